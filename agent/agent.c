@@ -1,0 +1,848 @@
+// SPDX-License-Identifier: MIT
+/* The agent daemon: registers with the coordinator, runs the points it is assigned. */
+#include "agent.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "exitcode.h"
+#include "log.h"
+#include "runner.h"
+#include "transport.h"
+#include "yamlcfg.h"
+
+static volatile sig_atomic_t quit;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+const char *rb_default_state_dir(void)
+{
+	static char buf[4096];
+	const char *env = getenv("RB_STATE_DIR"), *home = getenv("HOME");
+
+	if (env && *env)
+		return env;
+	if (geteuid() == 0 || !home)
+		return "/var/lib/rackbench";
+	snprintf(buf, sizeof(buf), "%s/.local/state/rackbench", home);
+	return buf;
+}
+
+static int push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static void set_str(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = strdup(s);
+}
+
+void rb_agent_cfg_release(struct rb_agent_cfg *c)
+{
+	for (size_t i = 0; i < c->nlabels; i++)
+		free(c->labels[i]);
+	for (size_t i = 0; i < c->ntargets; i++)
+		free(c->targets[i]);
+	for (size_t i = 0; i < c->nallow; i++)
+		free(c->allow[i]);
+	free(c->labels);
+	free(c->targets);
+	free(c->allow);
+	free(c->coordinator);
+	free(c->name);
+	free(c->state_dir);
+	free(c->key);
+	free(c->coordinator_key);
+	memset(c, 0, sizeof(*c));
+}
+
+static void agent_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench-agent [--config FILE] [options]\n"
+		"       rackbench-agent run [--target PATH ...] [workload options] [--json]\n"
+		"\n"
+		"The per-host agent. It connects out to the coordinator, reconnecting forever,\n"
+		"starts idle and runs nothing until a coordinator assigns it work.\n"
+		"\n"
+		"  --config FILE            YAML with the keys below (coordinator, name, labels,\n"
+		"                           targets, allow, state_dir, key, coordinator_key, insecure)\n"
+		"  --coordinator ENDPOINT   tcp://HOST:PORT of the coordinator\n"
+		"  --name NAME              this agent's name in campaigns (default: hostname)\n"
+		"  --label K=V              a label campaigns can select on (repeatable)\n"
+		"  --target PATH            a block device or file this agent offers (repeatable)\n"
+		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
+		"  --state-dir DIR          rackbench's own files; files under it are rackbench's\n"
+		"                           (default %s)\n"
+		"  --key FILE, --coordinator-key FILE\n"
+		"                           CURVE keys (not available yet: use --insecure)\n"
+		"  --insecure               run without keys: no authentication, no encryption\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Subcommands: run (one local job, see 'rackbench-agent run --help').\n",
+		rb_default_state_dir());
+}
+
+static int load_config(const char *path, struct rb_agent_cfg *c)
+{
+	struct rb_diags d;
+	struct rb_yaml y;
+	char *text = NULL;
+	size_t len;
+	yaml_node_t *root;
+	int r;
+
+	rb_diags_init(&d);
+	r = rb_read_file(path, 1 << 20, &text, &len);
+	if (r) {
+		rb_err("cannot read '%s': %s", path, strerror(-r));
+		return RB_EXIT_USAGE;
+	}
+	r = rb_yaml_load(&y, path, text, len, &d);
+	root = rb_yaml_root(&y);
+	if (!r && root->type != YAML_MAPPING_NODE)
+		rb_yaml_error(&y, &d, root, NULL, "agent config must be a mapping, not %s",
+			      rb_yaml_kind(root));
+	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE ?
+					    root->data.mapping.pairs.start : NULL;
+	     p && p < root->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		char ***list = NULL;
+		size_t *nlist = NULL;
+
+		if (!key) {
+			rb_yaml_error(&y, &d, k, NULL, "keys must be scalars");
+			continue;
+		}
+		if (!strcmp(key, "targets") || !strcmp(key, "allow")) {
+			list = !strcmp(key, "targets") ? &c->targets : &c->allow;
+			nlist = !strcmp(key, "targets") ? &c->ntargets : &c->nallow;
+			if (v->type != YAML_SEQUENCE_NODE) {
+				rb_yaml_error(&y, &d, v, key, "'%s' must be a list of paths, not %s",
+					      key, rb_yaml_kind(v));
+				continue;
+			}
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				yaml_node_t *e = rb_yaml_get(&y, *it);
+
+				if (!rb_yaml_scalar(e))
+					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths", key);
+				else
+					push(list, nlist, rb_yaml_scalar(e));
+			}
+		} else if (!strcmp(key, "labels")) {
+			if (v->type != YAML_MAPPING_NODE) {
+				rb_yaml_error(&y, &d, v, key, "'labels' must be a mapping, not %s",
+					      rb_yaml_kind(v));
+				continue;
+			}
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				const char *lk = rb_yaml_scalar(rb_yaml_get(&y, q->key));
+				const char *lv = rb_yaml_scalar(rb_yaml_get(&y, q->value));
+				char kv[512];
+
+				if (!lk || !lv) {
+					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
+						      "labels are KEY: VALUE scalars");
+					continue;
+				}
+				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
+				push(&c->labels, &c->nlabels, kv);
+			}
+		} else if (!val) {
+			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
+				      rb_yaml_kind(v));
+		} else if (!strcmp(key, "coordinator")) {
+			set_str(&c->coordinator, val);
+		} else if (!strcmp(key, "name")) {
+			set_str(&c->name, val);
+		} else if (!strcmp(key, "state_dir")) {
+			set_str(&c->state_dir, val);
+		} else if (!strcmp(key, "key")) {
+			set_str(&c->key, val);
+		} else if (!strcmp(key, "coordinator_key")) {
+			set_str(&c->coordinator_key, val);
+		} else if (!strcmp(key, "insecure")) {
+			if (strcmp(val, "true") && strcmp(val, "false"))
+				rb_yaml_error(&y, &d, v, key, "'insecure' must be true or false");
+			c->insecure = !strcmp(val, "true");
+		} else {
+			rb_yaml_error(&y, &d, k, key, "unknown key '%s' in agent config", key);
+		}
+	}
+	rb_diags_sort(&d);
+	rb_diags_print(&d, stderr);
+	r = rb_diags_errors(&d) ? RB_EXIT_USAGE : 0;
+	rb_diags_release(&d);
+	rb_yaml_release(&y);
+	free(text);
+	return r;
+}
+
+int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* the config file first, so flags override it */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--config")) {
+			if (i + 1 >= argc) {
+				rb_err("'--config' needs a file");
+				return RB_EXIT_USAGE;
+			}
+			int r = load_config(argv[i + 1], c);
+
+			if (r)
+				return r;
+		}
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			agent_usage(stdout);
+			return 1;
+		}
+		if (!strcmp(a, "--insecure")) {
+			c->insecure = true;
+			continue;
+		}
+		if (strncmp(a, "--", 2) || !v) {
+			rb_err(strncmp(a, "--", 2) ? "unexpected argument '%s' (see --help)"
+						   : "'%s' needs a value",
+			       a);
+			return RB_EXIT_USAGE;
+		}
+		i++;
+		if (!strcmp(a, "--config"))
+			continue;
+		else if (!strcmp(a, "--coordinator"))
+			set_str(&c->coordinator, v);
+		else if (!strcmp(a, "--name"))
+			set_str(&c->name, v);
+		else if (!strcmp(a, "--state-dir"))
+			set_str(&c->state_dir, v);
+		else if (!strcmp(a, "--key"))
+			set_str(&c->key, v);
+		else if (!strcmp(a, "--coordinator-key"))
+			set_str(&c->coordinator_key, v);
+		else if (!strcmp(a, "--target"))
+			push(&c->targets, &c->ntargets, v);
+		else if (!strcmp(a, "--allow"))
+			push(&c->allow, &c->nallow, v);
+		else if (!strcmp(a, "--label")) {
+			if (!strchr(v, '=')) {
+				rb_err("'--label' takes KEY=VALUE, not '%s'", v);
+				return RB_EXIT_USAGE;
+			}
+			push(&c->labels, &c->nlabels, v);
+		} else {
+			rb_err("unknown option '%s' (see --help)", a);
+			return RB_EXIT_USAGE;
+		}
+	}
+	if (!c->coordinator) {
+		rb_err("no coordinator: give --coordinator tcp://HOST:PORT");
+		return RB_EXIT_USAGE;
+	}
+	if (!c->name) {
+		char host[256] = "agent";
+
+		gethostname(host, sizeof(host));
+		set_str(&c->name, host);
+	}
+	if (!c->state_dir)
+		set_str(&c->state_dir, rb_default_state_dir());
+	for (size_t i = 0; i < c->nallow; i++) {
+		bool offered = false;
+
+		for (size_t k = 0; k < c->ntargets; k++)
+			offered |= !strcmp(c->allow[i], c->targets[k]);
+		if (!offered) {
+			rb_err("--allow '%s' is not one of this agent's --target paths",
+			       c->allow[i]);
+			return RB_EXIT_USAGE;
+		}
+	}
+	if (!c->insecure) {
+		rb_err("CURVE keys are not available in this version: start the agent with "
+		       "--insecure (no authentication, no encryption)");
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- the daemon ---- */
+
+struct point {
+	struct rb_run *run;
+	struct rb_prepared *prep;
+	uint32_t point, attempt;
+	char **drives;
+	size_t ndrives;
+	struct rb_workload wl;
+	Rb__Sample **batch;
+	size_t nbatch, capbatch;
+};
+
+struct agent {
+	const struct rb_agent_cfg *cfg;
+	void *sock;
+	struct point pt;
+	bool lost_data;
+};
+
+static int send_env(struct agent *a, Rb__Envelope *e)
+{
+	int r = rb_tx_send(a->sock, NULL, e, false);
+
+	if (r && !a->lost_data) {
+		rb_err("cannot send %s to the coordinator: %s", rb_wire_body_name(e),
+		       strerror(-r));
+		a->lost_data = true;
+	}
+	return r;
+}
+
+static bool offered(const struct rb_agent_cfg *c, const char *path)
+{
+	for (size_t i = 0; i < c->ntargets; i++)
+		if (!strcmp(c->targets[i], path))
+			return true;
+	return false;
+}
+
+static void send_hello(struct agent *a, uint64_t epoch)
+{
+	const struct rb_agent_cfg *c = a->cfg;
+	Rb__Envelope e;
+	Rb__Hello h = RB__HELLO__INIT;
+	struct utsname u;
+	char host[256] = "";
+	Rb__Label *labels = calloc(c->nlabels + 1, sizeof(*labels));
+	Rb__Label **lp = calloc(c->nlabels + 1, sizeof(*lp));
+	Rb__TargetInfo *ti = calloc(c->ntargets + 1, sizeof(*ti));
+	Rb__TargetInfo **tp = calloc(c->ntargets + 1, sizeof(*tp));
+	struct rb_target_info *info = calloc(c->ntargets + 1, sizeof(*info));
+	char kernel[300] = "";
+	struct rb_guard_policy gp = { .allow = c->allow, .nallow = c->nallow };
+
+	if (!labels || !lp || !ti || !tp || !info)
+		goto out;
+	gethostname(host, sizeof(host));
+	if (uname(&u) == 0)
+		snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
+	rb_wire_init(&e);
+	h.name = c->name;
+	h.hostname = host;
+	h.kernel = kernel;
+	h.rb_version = (char *)RB_VERSION;
+	h.epoch = epoch;
+	for (size_t i = 0; i < c->nlabels; i++) {
+		char *eq = strchr(c->labels[i], '=');
+
+		rb__label__init(&labels[i]);
+		*eq = '\0';
+		labels[i].key = c->labels[i];
+		labels[i].value = eq + 1;
+		lp[i] = &labels[i];
+	}
+	h.n_labels = c->nlabels;
+	h.labels = lp;
+	for (size_t i = 0; i < c->ntargets; i++) {
+		rb__target_info__init(&ti[i]);
+		rb_target_probe(c->targets[i], &info[i]);
+		ti[i].path = c->targets[i];
+		ti[i].kind = (char *)rb_target_kind_name(info[i].kind);
+		ti[i].size_bytes = info[i].size_bytes;
+		ti[i].model = info[i].model;
+		ti[i].serial = info[i].serial;
+		ti[i].firmware = info[i].firmware;
+		ti[i].logical_block_size = info[i].logical_block_size;
+		ti[i].writable = rb_guard_allowed(&gp, c->targets[i]);
+		tp[i] = &ti[i];
+	}
+	h.n_targets = c->ntargets;
+	h.targets = tp;
+	e.body_case = RB__ENVELOPE__BODY_HELLO;
+	e.hello = &h;
+	rb_tx_send(a->sock, NULL, &e, true);
+	for (size_t i = 0; i < c->nlabels; i++)
+		labels[i].key[strlen(labels[i].key)] = '=';
+out:
+	free(labels);
+	free(lp);
+	free(ti);
+	free(tp);
+	free(info);
+}
+
+static void guard_policy(const struct agent *a, bool destructive, struct rb_guard_policy *gp)
+{
+	memset(gp, 0, sizeof(*gp));
+	gp->destructive = destructive;
+	gp->destructive_key = "'destructive: true' in the campaign";
+	gp->allow = a->cfg->allow;
+	gp->nallow = a->cfg->nallow;
+	gp->state_dir = a->cfg->state_dir;
+	gp->proc_root = "";
+}
+
+static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
+{
+	Rb__Envelope e;
+	Rb__PreflightReply rep = RB__PREFLIGHT_REPLY__INIT;
+	struct rb_guard_policy gp;
+	struct rb_diags d;
+	size_t cap = 0;
+
+	rb_diags_init(&d);
+	guard_policy(a, pf->destructive, &gp);
+	for (size_t i = 0; i < pf->n_drives; i++) {
+		if (!offered(a->cfg, pf->drives[i]))
+			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, pf->drives[i],
+				     "agent '%s' does not offer this target (see its --target)",
+				     a->cfg->name);
+		else if (pf->writes)
+			rb_guard_check_write(&gp, pf->drives[i], &d);
+	}
+	cap = d.n;
+	Rb__Diagnostic *dv = calloc(cap + 1, sizeof(*dv));
+	Rb__Diagnostic **dp = calloc(cap + 1, sizeof(*dp));
+
+	if (dv && dp) {
+		for (size_t i = 0; i < d.n; i++) {
+			rb__diagnostic__init(&dv[i]);
+			dv[i].subject = d.v[i].subject;
+			dv[i].message = d.v[i].message;
+			dp[i] = &dv[i];
+		}
+		rep.n_refusals = d.n;
+		rep.refusals = dp;
+	}
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
+	e.preflight_reply = &rep;
+	send_env(a, &e);
+	free(dv);
+	free(dp);
+	rb_diags_release(&d);
+}
+
+static void fill_dir(Rb__DirResult *dr, int dir, const struct rb_dir_stats *s)
+{
+	size_t nz = rb_hist_nonzero(&s->hist);
+
+	rb__dir_result__init(dr);
+	dr->direction = (uint32_t)dir;
+	dr->ios = s->ios;
+	dr->bytes = s->bytes;
+	dr->errors = s->errors;
+	dr->lat_sum_ns = s->lat_sum_ns;
+	dr->lat_min_ns = s->ios ? s->lat_min_ns : 0;
+	dr->lat_max_ns = s->lat_max_ns;
+	dr->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
+	dr->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
+	if (dr->hist_idx && dr->hist_cnt)
+		dr->n_hist_idx = dr->n_hist_cnt =
+			rb_hist_to_sparse(&s->hist, dr->hist_idx, dr->hist_cnt, nz);
+}
+
+static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
+{
+	Rb__Envelope e;
+	Rb__PointDone pd = RB__POINT_DONE__INIT;
+
+	pd.point = point;
+	pd.attempt = attempt;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
+	e.point_done = &pd;
+	send_env(a, &e);
+}
+
+static void send_drive_status(struct agent *a, const Rb__Assign *as, const char *drive,
+			      const char *status, const char *msg)
+{
+	Rb__Envelope e;
+	Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
+
+	dr.point = as->point;
+	dr.attempt = as->attempt;
+	dr.drive = (char *)drive;
+	dr.status = (char *)status;
+	dr.message = (char *)msg;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_RESULT;
+	e.result = &dr;
+	send_env(a, &e);
+}
+
+static void fail_point(struct agent *a, const Rb__Assign *as, const char *status,
+		       const struct rb_diags *d, const char *msg)
+{
+	for (size_t i = 0; i < as->n_drives; i++) {
+		char buf[2048] = "";
+		size_t n = 0;
+
+		for (size_t k = 0; d && k < d->n && n < sizeof(buf); k++)
+			if (!d->v[k].subject || !strcmp(d->v[k].subject, as->drives[i]))
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+						      n ? "; " : "", d->v[k].message);
+		if (!n && msg)
+			snprintf(buf, sizeof(buf), "%s", msg);
+		if (!n && !msg && d && d->n)
+			snprintf(buf, sizeof(buf), "not run: another drive of this point failed");
+		send_drive_status(a, as, as->drives[i], status, buf);
+	}
+	send_point_done(a, as->point, as->attempt);
+}
+
+static void start_point(struct agent *a, const Rb__Assign *as)
+{
+	struct point *p = &a->pt;
+	struct rb_guard_policy gp;
+	struct rb_diags d;
+	char err[512];
+	int r;
+
+	rb_diags_init(&d);
+	memset(p, 0, sizeof(*p));
+	rb_workload_defaults(&p->wl);
+	for (size_t i = 0; i < as->n_settings; i++) {
+		const struct rb_opt *o = rb_opt_find(as->settings[i]->key);
+
+		if (!o) {
+			/* a newer coordinator's setting: tolerated, said once */
+			rb_warn("ignoring unknown workload setting '%s'", as->settings[i]->key);
+			continue;
+		}
+		if (rb_opt_set(&p->wl, o, as->settings[i]->value, err, sizeof(err))) {
+			fail_point(a, as, "error", NULL, err);
+			return;
+		}
+	}
+	for (size_t i = 0; i < as->n_drives; i++)
+		if (!offered(a->cfg, as->drives[i]))
+			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, as->drives[i],
+				     "agent '%s' does not offer this target", a->cfg->name);
+	if (d.n) {
+		fail_point(a, as, "error", &d, NULL);
+		goto out;
+	}
+	guard_policy(a, as->destructive, &gp);
+	r = rb_runner_prepare(&p->wl, as->drives, as->n_drives, &gp, &p->prep, &d);
+	if (r) {
+		for (size_t i = 0; i < d.n; i++)
+			rb_err("point %u: %s: %s", as->point, d.v[i].subject, d.v[i].message);
+		fail_point(a, as, r == -EPERM ? "refused" : "error", &d, NULL);
+		goto out;
+	}
+	r = rb_run_new(&p->wl, p->prep->fds, p->prep->spans, p->prep->n, &p->run, err,
+		       sizeof(err));
+	if (r) {
+		p->prep = rb_prepared_free(p->prep);
+		fail_point(a, as, "error", NULL, err);
+		goto out;
+	}
+	p->point = as->point;
+	p->attempt = as->attempt;
+	p->ndrives = as->n_drives;
+	p->drives = calloc(as->n_drives, sizeof(char *));
+	for (size_t i = 0; p->drives && i < as->n_drives; i++)
+		p->drives[i] = strdup(as->drives[i]);
+	rb_info("point %u: %s on %zu drive(s)", as->point,
+		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
+	rb_run_start(p->run);
+out:
+	rb_diags_release(&d);
+}
+
+static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
+		      const struct rb_dir_stats *dirs)
+{
+	struct agent *a = arg;
+	struct point *p = &a->pt;
+
+	for (int d = 0; d < RB_NDIR; d++) {
+		const struct rb_dir_stats *s = &dirs[d];
+		size_t nz;
+		Rb__Sample *sm;
+
+		/* a direction the workload never uses is not sampled */
+		if (d == RB_DIR_READ && p->wl.rw != RB_RW_RW && p->wl.rw != RB_RW_RANDRW &&
+		    !rb_rw_reads(p->wl.rw))
+			continue;
+		if (d == RB_DIR_WRITE && !rb_rw_writes(p->wl.rw))
+			continue;
+		if (p->nbatch == p->capbatch) {
+			size_t cap = p->capbatch ? p->capbatch * 2 : 16;
+			Rb__Sample **nb = realloc(p->batch, cap * sizeof(*nb));
+
+			if (!nb)
+				return;
+			p->batch = nb;
+			p->capbatch = cap;
+		}
+		sm = calloc(1, sizeof(*sm));
+		if (!sm)
+			return;
+		rb__sample__init(sm);
+		nz = rb_hist_nonzero(&s->hist);
+		sm->point = p->point;
+		sm->attempt = p->attempt;
+		sm->drive = p->drives[target];
+		sm->interval = interval;
+		sm->direction = (uint32_t)d;
+		sm->t_ns = t_wall_ns;
+		sm->ios = s->ios;
+		sm->bytes = s->bytes;
+		sm->errors = s->errors;
+		sm->lat_sum_ns = s->lat_sum_ns;
+		sm->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
+		sm->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
+		if (sm->hist_idx && sm->hist_cnt)
+			sm->n_hist_idx = sm->n_hist_cnt =
+				rb_hist_to_sparse(&s->hist, sm->hist_idx, sm->hist_cnt, nz);
+		p->batch[p->nbatch++] = sm;
+	}
+}
+
+static void flush_batch(struct agent *a)
+{
+	struct point *p = &a->pt;
+	Rb__Envelope e;
+	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
+
+	if (!p->nbatch)
+		return;
+	b.n_samples = p->nbatch;
+	b.samples = p->batch;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
+	e.samples = &b;
+	send_env(a, &e);
+	for (size_t i = 0; i < p->nbatch; i++) {
+		free(p->batch[i]->hist_idx);
+		free(p->batch[i]->hist_cnt);
+		free(p->batch[i]);
+	}
+	p->nbatch = 0;
+}
+
+static void finish_point(struct agent *a)
+{
+	struct point *p = &a->pt;
+
+	rb_run_join(p->run);
+	rb_run_poll(p->run, on_sample, a);
+	flush_batch(a);
+	for (size_t t = 0; t < p->ndrives; t++) {
+		const struct rb_target_result *res = rb_run_result(p->run, t);
+		Rb__Envelope e;
+		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
+		Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
+		Rb__BsCount bc[RB_NDIR], *bp[RB_NDIR];
+		Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
+		size_t nb = 0;
+
+		dr.point = p->point;
+		dr.attempt = p->attempt;
+		dr.drive = p->drives[t];
+		dr.start_ns = res->start_wall_ns;
+		dr.end_ns = res->end_wall_ns;
+		dr.elapsed_ns = res->elapsed_ns;
+		dr.cpu_usr_pct = res->cpu_usr_pct;
+		dr.cpu_sys_pct = res->cpu_sys_pct;
+		dr.uring_features = (char *)res->features;
+		dr.status = res->setup_err ? (char *)"error" : (char *)"ok";
+		dr.message = (char *)res->message;
+		for (int d = 0; d < RB_NDIR; d++) {
+			fill_dir(&dirs[d], d, &res->dir[d]);
+			dp[d] = &dirs[d];
+			if (res->dir[d].ios) {
+				rb__bs_count__init(&bc[nb]);
+				bc[nb].direction = (uint32_t)d;
+				bc[nb].bs = p->wl.bs;
+				bc[nb].ios = res->dir[d].ios;
+				bp[nb] = &bc[nb];
+				nb++;
+			}
+		}
+		dr.n_dirs = RB_NDIR;
+		dr.dirs = dp;
+		dr.n_bs_counts = nb;
+		dr.bs_counts = bp;
+		for (unsigned k = 0; k < res->nerrors; k++) {
+			rb__io_error__init(&ie[k]);
+			ie[k].offset = res->errors[k].offset;
+			ie[k].length = res->errors[k].length;
+			ie[k].direction = res->errors[k].dir;
+			ie[k].err = res->errors[k].err;
+			ip[k] = &ie[k];
+		}
+		dr.n_io_errors = res->nerrors;
+		dr.io_errors = ip;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_RESULT;
+		e.result = &dr;
+		send_env(a, &e);
+		for (int d = 0; d < RB_NDIR; d++) {
+			free(dirs[d].hist_idx);
+			free(dirs[d].hist_cnt);
+		}
+	}
+	send_point_done(a, p->point, p->attempt);
+	rb_info("point %u done", p->point);
+	p->run = rb_run_free(p->run);
+	p->prep = rb_prepared_free(p->prep);
+	for (size_t i = 0; i < p->ndrives; i++)
+		free(p->drives[i]);
+	free(p->drives);
+	free(p->batch);
+	memset(p, 0, sizeof(*p));
+}
+
+static void send_error(struct agent *a, int code, const char *msg)
+{
+	Rb__Envelope e;
+	Rb__Error er = RB__ERROR__INIT;
+
+	er.code = code;
+	er.message = (char *)msg;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_ERROR;
+	e.error = &er;
+	rb_tx_send(a->sock, NULL, &e, true);
+}
+
+int rb_agent_serve(const struct rb_agent_cfg *cfg)
+{
+	struct agent a = { .cfg = cfg };
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t epoch = 0;
+	int64_t next_hello = 0, backoff = 200000000LL;
+	bool welcomed = false;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (getrandom(&epoch, sizeof(epoch), 0) != sizeof(epoch))
+		epoch = (uint64_t)rb_wall_ns();
+	rb_warn("running without keys (--insecure): connections are neither authenticated "
+		"nor encrypted");
+	a.sock = rb_tx_dealer_connect(cfg->coordinator, cfg->name);
+	if (!a.sock) {
+		rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
+		return RB_EXIT_USAGE;
+	}
+	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
+		cfg->coordinator);
+	while (!quit) {
+		Rb__Envelope *env = NULL;
+		char err[512];
+		int64_t now = rb_mono_ns();
+		int r;
+
+		if (!a.pt.run && now >= next_hello) {
+			uint64_t j;
+
+			send_hello(&a, epoch);
+			/* jittered back-off: 0.5x .. 1.5x, doubling up to 2 s */
+			if (getrandom(&j, sizeof(j), 0) != sizeof(j))
+				j = (uint64_t)now;
+			next_hello = now + backoff / 2 + (int64_t)(j % (uint64_t)backoff);
+			if (backoff < 2000000000LL)
+				backoff *= 2;
+		}
+		r = rb_tx_recv(a.sock, a.pt.run ? 20 : 100, NULL, &env, err, sizeof(err));
+		if (r == 0) {
+			switch (env->body_case) {
+			case RB__ENVELOPE__BODY_WELCOME:
+				if (!welcomed)
+					rb_info("registered with the coordinator (campaign '%s')",
+						env->welcome->campaign);
+				welcomed = true;
+				break;
+			case RB__ENVELOPE__BODY_PREFLIGHT:
+				handle_preflight(&a, env->preflight);
+				break;
+			case RB__ENVELOPE__BODY_ASSIGN:
+				if (a.pt.run) {
+					send_error(&a, EBUSY, "a point is already running");
+					break;
+				}
+				a.lost_data = false;
+				start_point(&a, env->assign);
+				break;
+			case RB__ENVELOPE__BODY_STOP:
+				if (a.pt.run) {
+					rb_warn("stopping point %u: %s", a.pt.point,
+						env->stop->reason);
+					rb_run_stop(a.pt.run);
+				}
+				welcomed = false;
+				backoff = 200000000LL;
+				next_hello = rb_mono_ns() + 1000000000LL;
+				break;
+			case RB__ENVELOPE__BODY_ERROR:
+				rb_err("coordinator: %s", env->error->message);
+				break;
+			default:
+				rb_debug("ignoring %s message", rb_wire_body_name(env));
+				break;
+			}
+			rb_wire_free(env);
+		} else if (r != -EAGAIN && r != -EINTR) {
+			rb_err("bad message from the coordinator: %s", err);
+			if (r == -EPROTONOSUPPORT) {
+				char msg[600];
+
+				snprintf(msg, sizeof(msg), "agent '%s': %s", cfg->name, err);
+				send_error(&a, -r, msg);
+			}
+		}
+		if (a.pt.run) {
+			bool done = rb_run_poll(a.pt.run, on_sample, &a);
+
+			flush_batch(&a);
+			if (done)
+				finish_point(&a);
+		}
+	}
+	if (a.pt.run) {
+		rb_run_stop(a.pt.run);
+		finish_point(&a);
+	}
+	rb_info("agent '%s' exiting", cfg->name);
+	rb_tx_close(a.sock);
+	rb_tx_context_term();
+	return RB_EXIT_OK;
+}

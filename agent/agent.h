@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The agent daemon and its local subcommands. */
+#ifndef RB_AGENT_H
+#define RB_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rb_agent_cfg {
+	char *coordinator;	/* tcp://HOST:PORT */
+	char *name;
+	char **labels;		/* "K=V" */
+	size_t nlabels;
+	char **targets;
+	size_t ntargets;
+	char **allow;
+	size_t nallow;
+	char *state_dir;
+	char *key, *coordinator_key;
+	bool insecure;
+};
+
+/* The state folder used when none is given: /var/lib/rackbench as root, else ~/.local/state. */
+const char *rb_default_state_dir(void);
+/*
+ * Parses `rackbench-agent` daemon flags and --config FILE (a YAML mapping with the
+ * same keys). Returns 0, 1 when --help was printed, or an exit code >= 2 after
+ * printing what was wrong. The cfg's strings point into argv or a loaded config.
+ */
+int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *cfg);
+void rb_agent_cfg_release(struct rb_agent_cfg *cfg);
+/* Runs the daemon until SIGTERM/SIGINT; returns the process exit code. */
+int rb_agent_serve(const struct rb_agent_cfg *cfg);
+/* `rackbench-agent run ...`; argv[0] is "run". Returns the exit code. */
+int rb_agent_run_cmd(int argc, char **argv);
+
+#endif

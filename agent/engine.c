@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: MIT
+#include "engine.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "clock.h"
+#include "engine_ops.h"
+
+#define SLOTS 8
+#define WAIT_CAP_NS 100000000ULL /* re-check the stop flag at least this often */
+
+struct slot {
+	bool used;
+	unsigned interval;
+	unsigned reported;
+	struct rb_dir_stats d[RB_NDIR];
+};
+
+struct tgt {
+	struct rb_run *run;
+	int fd;
+	uint64_t span;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct slot slots[SLOTS];
+	unsigned next_emit;
+	unsigned jobs_done;
+	struct rb_dir_stats scratch[RB_NDIR];
+	struct rb_target_result res;
+};
+
+struct job {
+	struct rb_run *run;
+	struct tgt *t;
+	unsigned tidx, idx;	/* target index, job index within the target */
+	struct rb_engine_ctx ctx;
+	bool ctx_ready;
+	struct rb_io *ios;
+	struct rb_io **freelist;
+	unsigned nfree;
+	struct rb_io **done;
+	struct rb_io **queued;
+	int *res;
+	uint64_t rng[4];
+	uint64_t region_start, region_blocks, seq_block;
+	struct rb_dir_stats ival[RB_NDIR], total[RB_NDIR];
+	unsigned cur;
+	uint64_t issued;
+	struct rb_io_error errs[RB_MAX_IO_ERRORS];
+	unsigned nerrs;
+	uint64_t usr_ns, sys_ns;
+	int64_t last_completion;
+	pthread_t th;
+	bool started;
+	int err;
+	char msg[256];
+};
+
+struct rb_run {
+	struct rb_workload wl;
+	const struct rb_engine_ops *ops;
+	size_t ntgt, njobs;
+	struct tgt *tgts;
+	struct job *jobs;
+	atomic_bool stop;
+	pthread_barrier_t b1, b2;
+	bool started;
+	int64_t start_ns, measure_ns, end_ns, wall_offset;
+	unsigned nintervals;
+};
+
+/* xoshiro256** seeded through splitmix64: fast, and reproducible from the seed */
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t rnd(uint64_t *s)
+{
+	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return r;
+}
+
+/* uniform in [0, n) without division (Lemire) */
+static inline uint64_t rnd_below(uint64_t *s, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rnd(s) * n) >> 64);
+}
+
+void rb_dir_stats_clear(struct rb_dir_stats *s)
+{
+	s->ios = s->bytes = s->errors = s->lat_sum_ns = s->lat_max_ns = 0;
+	s->lat_min_ns = UINT64_MAX;
+	rb_hist_clear(&s->hist);
+}
+
+void rb_dir_stats_merge(struct rb_dir_stats *dst, const struct rb_dir_stats *src)
+{
+	dst->ios += src->ios;
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	dst->lat_sum_ns += src->lat_sum_ns;
+	if (src->lat_min_ns < dst->lat_min_ns)
+		dst->lat_min_ns = src->lat_min_ns;
+	if (src->lat_max_ns > dst->lat_max_ns)
+		dst->lat_max_ns = src->lat_max_ns;
+	if (src->hist.total)
+		rb_hist_merge(&dst->hist, &src->hist);
+}
+
+double rb_dir_stats_mean_ns(const struct rb_dir_stats *s)
+{
+	return s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0.0;
+}
+
+static uint64_t thread_cpu_ns(bool sys)
+{
+	struct rusage ru;
+	const struct timeval *tv = sys ? &ru.ru_stime : &ru.ru_utime;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+static void flush_interval(struct job *j, unsigned i)
+{
+	struct tgt *t = j->t;
+	struct slot *s = &t->slots[i % SLOTS];
+
+	pthread_mutex_lock(&t->mu);
+	while (s->used && s->interval != i)
+		pthread_cond_wait(&t->cv, &t->mu);
+	if (!s->used) {
+		s->used = true;
+		s->interval = i;
+		s->reported = 0;
+		for (int d = 0; d < RB_NDIR; d++)
+			rb_dir_stats_clear(&s->d[d]);
+	}
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_dir_stats_merge(&s->d[d], &j->ival[d]);
+	s->reported++;
+	pthread_mutex_unlock(&t->mu);
+	for (int d = 0; d < RB_NDIR; d++) {
+		rb_dir_stats_merge(&j->total[d], &j->ival[d]);
+		if (j->ival[d].ios || j->ival[d].errors)
+			rb_dir_stats_clear(&j->ival[d]);
+	}
+}
+
+static void advance_to(struct job *j, unsigned idx)
+{
+	while (j->cur < idx)
+		flush_interval(j, j->cur++);
+}
+
+static void gen_io(struct job *j, struct rb_io *io)
+{
+	const struct rb_workload *wl = &j->run->wl;
+	uint64_t block;
+
+	switch (wl->rw) {
+	case RB_RW_READ:
+	case RB_RW_RANDREAD:
+		io->dir = RB_DIR_READ;
+		break;
+	case RB_RW_WRITE:
+	case RB_RW_RANDWRITE:
+		io->dir = RB_DIR_WRITE;
+		break;
+	default:
+		io->dir = rnd_below(j->rng, 100) < wl->rwmixread ? RB_DIR_READ : RB_DIR_WRITE;
+		break;
+	}
+	if (rb_rw_random(wl->rw)) {
+		block = rnd_below(j->rng, j->region_blocks);
+	} else {
+		block = j->seq_block++;
+		if (j->seq_block == j->region_blocks)
+			j->seq_block = 0;
+	}
+	io->offset = io->orig_offset = wl->offset + (j->region_start + block) * wl->bs;
+	io->len = io->orig_len = (uint32_t)wl->bs;
+	io->buf = io->orig_buf;
+}
+
+static void record_error(struct job *j, struct rb_io *io, int err)
+{
+	j->ival[io->dir].errors++;
+	if (j->nerrs < RB_MAX_IO_ERRORS) {
+		struct rb_io_error *e = &j->errs[j->nerrs++];
+
+		e->offset = io->offset;
+		e->length = io->len;
+		e->dir = io->dir;
+		e->err = err;
+	}
+}
+
+/* Returns true when the IO is finished (its slot is free again). */
+static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
+{
+	struct rb_run *r = j->run;
+	struct rb_dir_stats *s;
+	uint64_t lat;
+
+	if (res < 0) {
+		record_error(j, io, -res);
+		return true;
+	}
+	if ((uint32_t)res < io->len) {
+		if (res == 0) {
+			/* nothing more to read or write there: the target shrank */
+			record_error(j, io, ENOSPC);
+			return true;
+		}
+		io->offset += (uint64_t)res;
+		io->buf += res;
+		io->len -= (uint32_t)res;
+		r->ops->prep(&j->ctx, io);
+		return false;
+	}
+	if (now < r->measure_ns)
+		return true;
+	if (now > j->last_completion)
+		j->last_completion = now;
+	unsigned idx = (unsigned)((uint64_t)(now - r->measure_ns) / r->wl.interval_ns);
+
+	if (idx >= r->nintervals)
+		idx = r->nintervals - 1;
+	if (idx > j->cur)
+		advance_to(j, idx);
+	lat = (uint64_t)(now - io->submit_ns);
+	s = &j->ival[io->dir];
+	s->ios++;
+	s->bytes += io->orig_len;
+	s->lat_sum_ns += lat;
+	if (lat < s->lat_min_ns)
+		s->lat_min_ns = lat;
+	if (lat > s->lat_max_ns)
+		s->lat_max_ns = lat;
+	rb_hist_record(&s->hist, lat);
+	return true;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = { .tv_sec = t / 1000000000LL, .tv_nsec = t % 1000000000LL };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static void job_loop(struct job *j)
+{
+	struct rb_run *r = j->run;
+	const struct rb_engine_ops *ops = r->ops;
+	const uint64_t rate = r->wl.rate_iops, n = r->wl.numjobs;
+	uint64_t inflight = 0;
+	bool issuing = true;
+	int64_t now = rb_mono_ns();
+
+	for (;;) {
+		unsigned q = 0;
+		int64_t next_due = 0;
+		int got, rc;
+
+		if (issuing && (now >= r->end_ns || atomic_load_explicit(&r->stop,
+									 memory_order_relaxed)))
+			issuing = false;
+		while (issuing && j->nfree) {
+			if (rate) {
+				int64_t due = r->start_ns +
+					      (int64_t)(((unsigned __int128)(j->issued * n + j->idx) *
+							 1000000000ULL) / rate);
+				if (due > now) {
+					next_due = due;
+					break;
+				}
+			}
+			struct rb_io *io = j->freelist[--j->nfree];
+
+			gen_io(j, io);
+			ops->prep(&j->ctx, io);
+			j->queued[q++] = io;
+			j->issued++;
+		}
+		if (q) {
+			int64_t ts = rb_mono_ns();
+
+			for (unsigned k = 0; k < q; k++)
+				j->queued[k]->submit_ns = ts;
+			rc = ops->submit(&j->ctx);
+			if (rc < 0) {
+				snprintf(j->msg, sizeof(j->msg), "cannot submit IO: %s",
+					 strerror(-rc));
+				j->err = rc;
+				break;
+			}
+			inflight += q;
+		}
+		if (!inflight) {
+			if (!issuing)
+				break;
+			if (next_due)
+				sleep_until(next_due);
+			now = rb_mono_ns();
+			continue;
+		}
+		uint64_t wait = WAIT_CAP_NS;
+
+		if (next_due)
+			wait = next_due > now ? (uint64_t)(next_due - now) : 1;
+		got = ops->reap(&j->ctx, wait, j->done, j->res, r->wl.iodepth);
+		now = rb_mono_ns();
+		if (got < 0) {
+			snprintf(j->msg, sizeof(j->msg), "cannot reap IO: %s", strerror(-got));
+			j->err = got;
+			break;
+		}
+		bool resubmit = false;
+
+		for (int k = 0; k < got; k++) {
+			if (complete(j, j->done[k], j->res[k], now)) {
+				j->freelist[j->nfree++] = j->done[k];
+				inflight--;
+			} else {
+				resubmit = true;
+			}
+		}
+		if (resubmit) {
+			rc = ops->submit(&j->ctx);
+			if (rc < 0) {
+				j->err = rc;
+				snprintf(j->msg, sizeof(j->msg), "cannot submit IO: %s",
+					 strerror(-rc));
+				break;
+			}
+		}
+	}
+}
+
+static void *job_main(void *arg)
+{
+	struct job *j = arg;
+	struct rb_run *r = j->run;
+	uint64_t u0, s0;
+
+	j->err = r->ops->setup(&j->ctx, j->msg, sizeof(j->msg));
+	j->ctx_ready = j->err == 0;
+	if (pthread_barrier_wait(&r->b1) == PTHREAD_BARRIER_SERIAL_THREAD) {
+		/* every ring is ready: start all jobs at one instant */
+		r->start_ns = rb_mono_ns() + 1000000;
+		r->measure_ns = r->start_ns + (int64_t)r->wl.ramp_ns;
+		r->end_ns = r->measure_ns + (int64_t)r->wl.runtime_ns;
+		r->wall_offset = rb_wall_ns() - rb_mono_ns();
+	}
+	pthread_barrier_wait(&r->b2);
+	u0 = thread_cpu_ns(false);
+	s0 = thread_cpu_ns(true);
+	if (!j->err) {
+		sleep_until(r->start_ns);
+		job_loop(j);
+	}
+	j->usr_ns = thread_cpu_ns(false) - u0;
+	j->sys_ns = thread_cpu_ns(true) - s0;
+	/* hand in every interval: stopped jobs only up to the one they were in */
+	if (!atomic_load(&r->stop) && !j->err)
+		advance_to(j, r->nintervals - 1);
+	flush_interval(j, j->cur);
+	pthread_mutex_lock(&j->t->mu);
+	j->t->jobs_done++;
+	pthread_cond_broadcast(&j->t->cv);
+	pthread_mutex_unlock(&j->t->mu);
+	return NULL;
+}
+
+int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
+	       size_t n, struct rb_run **ret, char *err, size_t errlen)
+{
+	struct rb_run *r;
+	uint64_t seed = wl->seed;
+
+	if (!n || !wl->bs || !wl->iodepth || !wl->numjobs) {
+		snprintf(err, errlen, "nothing to run");
+		return -EINVAL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->wl = *wl;
+	r->ops = wl->engine == RB_ENGINE_NULL ? &rb_engine_null : &rb_engine_uring;
+	r->ntgt = n;
+	r->njobs = n * wl->numjobs;
+	r->nintervals = (unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+	if (!r->nintervals)
+		r->nintervals = 1;
+	r->tgts = calloc(n, sizeof(*r->tgts));
+	r->jobs = calloc(r->njobs, sizeof(*r->jobs));
+	if (!r->tgts || !r->jobs)
+		goto out_nomem;
+	for (size_t t = 0; t < n; t++) {
+		struct tgt *tg = &r->tgts[t];
+		uint64_t blocks = span_bytes[t] / wl->bs;
+
+		if (blocks < wl->numjobs) {
+			snprintf(err, errlen,
+				 "target %zu has room for %llu blocks of %llu bytes, fewer than "
+				 "numjobs (%u)", t, (unsigned long long)blocks,
+				 (unsigned long long)wl->bs, wl->numjobs);
+			rb_run_free(r);
+			return -EINVAL;
+		}
+		tg->run = r;
+		tg->fd = fds[t];
+		tg->span = span_bytes[t];
+		pthread_mutex_init(&tg->mu, NULL);
+		pthread_cond_init(&tg->cv, NULL);
+		for (int d = 0; d < RB_NDIR; d++)
+			rb_dir_stats_clear(&tg->res.dir[d]);
+	}
+	for (size_t k = 0; k < r->njobs; k++) {
+		struct job *j = &r->jobs[k];
+		size_t t = k / wl->numjobs;
+		uint64_t blocks = r->tgts[t].span / wl->bs, x;
+		unsigned depth = wl->iodepth;
+
+		j->run = r;
+		j->t = &r->tgts[t];
+		j->tidx = (unsigned)t;
+		j->idx = (unsigned)(k % wl->numjobs);
+		/* sequential jobs get their own region; random ones roam the whole span */
+		if (rb_rw_random(wl->rw)) {
+			j->region_start = 0;
+			j->region_blocks = blocks;
+		} else {
+			j->region_blocks = blocks / wl->numjobs;
+			j->region_start = j->idx * j->region_blocks;
+		}
+		x = seed ^ ((uint64_t)t << 40) ^ ((uint64_t)j->idx << 20);
+		for (int i = 0; i < 4; i++)
+			j->rng[i] = splitmix(&x);
+		j->ctx.fd = fds[t];
+		j->ctx.depth = depth;
+		j->ctx.bs = wl->bs;
+		if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * wl->bs))
+			goto out_nomem;
+		/* writes carry random data, never zeros a drive could compress away */
+		for (size_t b = 0; b < depth * wl->bs / 8; b++)
+			((uint64_t *)j->ctx.bufs)[b] = rnd(j->rng);
+		j->ios = calloc(depth, sizeof(*j->ios));
+		j->freelist = calloc(depth, sizeof(*j->freelist));
+		j->done = calloc(depth, sizeof(*j->done));
+		j->queued = calloc(depth, sizeof(*j->queued));
+		j->res = calloc(depth, sizeof(*j->res));
+		if (!j->ios || !j->freelist || !j->done || !j->queued || !j->res)
+			goto out_nomem;
+		for (unsigned i = 0; i < depth; i++) {
+			j->ios[i].slot = i;
+			j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * wl->bs;
+			j->freelist[j->nfree++] = &j->ios[i];
+		}
+		for (int d = 0; d < RB_NDIR; d++) {
+			rb_dir_stats_clear(&j->ival[d]);
+			rb_dir_stats_clear(&j->total[d]);
+		}
+	}
+	*ret = r;
+	return 0;
+out_nomem:
+	snprintf(err, errlen, "out of memory setting up %zu jobs", r->njobs);
+	rb_run_free(r);
+	return -ENOMEM;
+}
+
+int rb_run_start(struct rb_run *r)
+{
+	r->started = true;
+	pthread_barrier_init(&r->b1, NULL, (unsigned)r->njobs);
+	pthread_barrier_init(&r->b2, NULL, (unsigned)r->njobs);
+	for (size_t k = 0; k < r->njobs; k++) {
+		int e = pthread_create(&r->jobs[k].th, NULL, job_main, &r->jobs[k]);
+
+		if (e) {
+			/* the barrier would never open: stop here, loudly */
+			fprintf(stderr, "cannot start job thread: %s\n", strerror(e));
+			abort();
+		}
+		r->jobs[k].started = true;
+	}
+	return 0;
+}
+
+bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
+{
+	bool all_done = true;
+
+	for (size_t ti = 0; ti < r->ntgt; ti++) {
+		struct tgt *t = &r->tgts[ti];
+
+		for (;;) {
+			struct slot *s;
+			bool ready, finished;
+			unsigned interval = 0;
+
+			pthread_mutex_lock(&t->mu);
+			finished = t->jobs_done == r->wl.numjobs;
+			s = &t->slots[t->next_emit % SLOTS];
+			if (finished && !s->used) {
+				/* jobs stopped at different intervals: skip the gap */
+				unsigned lo = UINT32_MAX;
+
+				for (int k = 0; k < SLOTS; k++)
+					if (t->slots[k].used && t->slots[k].interval < lo)
+						lo = t->slots[k].interval;
+				if (lo != UINT32_MAX) {
+					t->next_emit = lo;
+					s = &t->slots[lo % SLOTS];
+				}
+			}
+			ready = s->used && s->interval == t->next_emit &&
+				(s->reported == r->wl.numjobs || finished);
+			if (ready) {
+				interval = s->interval;
+				memcpy(t->scratch, s->d, sizeof(t->scratch));
+				s->used = false;
+				t->next_emit++;
+				pthread_cond_broadcast(&t->cv);
+			}
+			pthread_mutex_unlock(&t->mu);
+			if (!ready) {
+				if (!finished)
+					all_done = false;
+				break;
+			}
+			if (fn) {
+				int64_t end = r->measure_ns +
+					      (int64_t)((uint64_t)(interval + 1) * r->wl.interval_ns);
+
+				if (end > r->end_ns)
+					end = r->end_ns;
+				fn(arg, (unsigned)ti, interval, end + r->wall_offset, t->scratch);
+			}
+		}
+	}
+	return all_done;
+}
+
+void rb_run_stop(struct rb_run *r)
+{
+	atomic_store(&r->stop, true);
+}
+
+static void collect(struct rb_run *r)
+{
+	for (size_t ti = 0; ti < r->ntgt; ti++) {
+		struct rb_target_result *res = &r->tgts[ti].res;
+		int64_t last = 0;
+		uint64_t usr = 0, sys = 0;
+
+		for (size_t k = ti * r->wl.numjobs; k < (ti + 1) * r->wl.numjobs; k++) {
+			struct job *j = &r->jobs[k];
+
+			for (int d = 0; d < RB_NDIR; d++)
+				rb_dir_stats_merge(&res->dir[d], &j->total[d]);
+			for (unsigned e = 0; e < j->nerrs && res->nerrors < RB_MAX_IO_ERRORS; e++)
+				res->errors[res->nerrors++] = j->errs[e];
+			if (j->last_completion > last)
+				last = j->last_completion;
+			usr += j->usr_ns;
+			sys += j->sys_ns;
+			if (j->err && !res->setup_err) {
+				res->setup_err = j->err;
+				snprintf(res->message, sizeof(res->message), "%s", j->msg);
+			}
+			snprintf(res->features, sizeof(res->features), "%s", j->ctx.features);
+		}
+		res->elapsed_ns = last > r->measure_ns ? (uint64_t)(last - r->measure_ns)
+						       : r->wl.runtime_ns;
+		res->start_wall_ns = r->measure_ns + r->wall_offset;
+		res->end_wall_ns = res->start_wall_ns + (int64_t)res->elapsed_ns;
+		uint64_t wall = (uint64_t)(r->end_ns - r->start_ns);
+		if (wall) {
+			res->cpu_usr_pct = 100.0 * (double)usr / (double)wall;
+			res->cpu_sys_pct = 100.0 * (double)sys / (double)wall;
+		}
+	}
+}
+
+void rb_run_join(struct rb_run *r)
+{
+	if (!r->started)
+		return;
+	/* jobs may wait for their intervals to be taken: keep draining until done */
+	while (!rb_run_poll(r, NULL, NULL)) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	for (size_t k = 0; k < r->njobs; k++) {
+		if (r->jobs[k].started) {
+			pthread_join(r->jobs[k].th, NULL);
+			r->jobs[k].started = false;
+		}
+	}
+	collect(r);
+}
+
+const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target)
+{
+	return target < r->ntgt ? &r->tgts[target].res : NULL;
+}
+
+struct rb_run *rb_run_free(struct rb_run *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t k = 0; r->jobs && k < r->njobs; k++) {
+		struct job *j = &r->jobs[k];
+
+		if (j->ctx_ready)
+			r->ops->teardown(&j->ctx);
+		free(j->ctx.bufs);
+		free(j->ios);
+		free(j->freelist);
+		free(j->done);
+		free(j->queued);
+		free(j->res);
+	}
+	for (size_t t = 0; r->tgts && t < r->ntgt; t++) {
+		pthread_mutex_destroy(&r->tgts[t].mu);
+		pthread_cond_destroy(&r->tgts[t].cv);
+	}
+	if (r->started) {
+		pthread_barrier_destroy(&r->b1);
+		pthread_barrier_destroy(&r->b2);
+	}
+	free(r->jobs);
+	free(r->tgts);
+	free(r);
+	return NULL;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The IO engine: runs one workload on a set of targets, numjobs threads per target,
+ * each thread with its own engine instance (an io_uring, or the null engine).
+ *
+ * Latency of an IO runs from just before its submission to the reaping of its
+ * completion. Failed IOs are counted as errors with their offset and are never
+ * counted as completed nor recorded in the histogram. Short reads and writes are
+ * resubmitted for the remainder, keeping the first submission time. IOs that
+ * complete during the ramp are not recorded at all. The hot path allocates nothing:
+ * IO slots and buffers are set up before the clock starts.
+ *
+ * Samples: the measured time is cut into intervals from the end of the ramp; every
+ * job hands each interval's counts and histogram delta to its target, and
+ * rb_run_poll() emits an interval of a target once all its jobs handed it in.
+ */
+#ifndef RB_ENGINE_H
+#define RB_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "options.h"
+
+enum rb_dir { RB_DIR_READ, RB_DIR_WRITE, RB_NDIR };
+
+struct rb_dir_stats {
+	uint64_t ios, bytes, errors;
+	uint64_t lat_sum_ns, lat_min_ns, lat_max_ns;
+	struct rb_hist hist;
+};
+
+struct rb_io_error {
+	uint64_t offset;
+	uint32_t length;
+	uint32_t dir;
+	int err;		/* positive errno */
+};
+
+#define RB_MAX_IO_ERRORS 64
+
+struct rb_target_result {
+	int64_t start_wall_ns, end_wall_ns;
+	uint64_t elapsed_ns;	/* measured time: end of ramp to last completion */
+	double cpu_usr_pct, cpu_sys_pct; /* percent of one CPU, summed over jobs */
+	struct rb_dir_stats dir[RB_NDIR];
+	struct rb_io_error errors[RB_MAX_IO_ERRORS];
+	unsigned nerrors;	/* listed; dir[].errors has the full counts */
+	char features[128];	/* io_uring features used */
+	int setup_err;		/* negative errno when jobs could not start */
+	char message[256];
+};
+
+/* Called for each emitted interval of a target; stats are the interval's deltas. */
+typedef void (*rb_sample_fn)(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
+			     const struct rb_dir_stats *dirs);
+
+struct rb_run;
+
+/*
+ * Prepares a run of wl on n targets given as open descriptors and the byte range to
+ * use (offset/size already resolved against each target's size). The descriptors
+ * stay owned by the caller. Returns 0, or negative errno with err filled.
+ */
+int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
+	       size_t n, struct rb_run **ret, char *err, size_t errlen);
+/* Starts the job threads; IO begins at once. */
+int rb_run_start(struct rb_run *r);
+/* Emits finished intervals; returns true once every job ended and all is emitted. */
+bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg);
+/* Asks every job to stop issuing IO (safe from any thread). */
+void rb_run_stop(struct rb_run *r);
+/* Joins the jobs (after rb_run_poll() returned true, or after rb_run_stop()). */
+void rb_run_join(struct rb_run *r);
+const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target);
+struct rb_run *rb_run_free(struct rb_run *r);
+
+/* Mean latency and IOPS helpers over stats. */
+double rb_dir_stats_mean_ns(const struct rb_dir_stats *s);
+void rb_dir_stats_merge(struct rb_dir_stats *dst, const struct rb_dir_stats *src);
+void rb_dir_stats_clear(struct rb_dir_stats *s);
+
+#endif

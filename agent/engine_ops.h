@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The engine seam: an ops table per IO backend (io_uring, null). Internal to the engine. */
+#ifndef RB_ENGINE_OPS_H
+#define RB_ENGINE_OPS_H
+
+#include <stdint.h>
+
+struct rb_io {
+	uint64_t offset;	/* current (advances on a short IO) */
+	uint64_t orig_offset;
+	uint32_t len;		/* remaining */
+	uint32_t orig_len;
+	uint32_t dir;		/* enum rb_dir */
+	uint32_t slot;
+	int64_t submit_ns;
+	char *buf;		/* current position in the slot's buffer */
+	char *orig_buf;
+};
+
+struct rb_engine_ctx {
+	int fd;
+	unsigned depth;
+	char *bufs;		/* depth * bs, aligned */
+	uint64_t bs;
+	void *priv;
+	char features[128];
+};
+
+struct rb_engine_ops {
+	const char *name;
+	/* sets up for depth IOs over fd with the given buffers; 0 or negative errno */
+	int (*setup)(struct rb_engine_ctx *c, char *err, size_t errlen);
+	void (*teardown)(struct rb_engine_ctx *c);
+	/* queues one IO; it is submitted by the next submit() */
+	void (*prep)(struct rb_engine_ctx *c, struct rb_io *io);
+	/* submits everything queued; 0 or negative errno */
+	int (*submit)(struct rb_engine_ctx *c);
+	/*
+	 * Reaps up to max completions, waiting for at least one for up to wait_ns
+	 * (0: do not wait). Fills done[] and res[] (bytes or negative errno) and
+	 * returns the count, or negative errno.
+	 */
+	int (*reap)(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io **done, int *res,
+		    unsigned max);
+};
+
+extern const struct rb_engine_ops rb_engine_uring;
+extern const struct rb_engine_ops rb_engine_null;
+
+#endif

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+/* `rackbench-agent run`: one job on this host, no coordinator, fio-like flags. */
+#include "agent.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "exitcode.h"
+#include "log.h"
+#include "runner.h"
+
+static struct rb_run *volatile running;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (running)
+		rb_run_stop(running);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench-agent run --target PATH [--target PATH ...] [options]\n"
+		"\n"
+		"Runs one workload on this host's targets, without a coordinator, through the\n"
+		"same engine and safety guard as a campaign. Writes need both keys:\n"
+		"--destructive and the target on --allow (or a file under the state folder).\n"
+		"\n"
+		"  --target PATH            block device or file (repeat for several; all run at once)\n"
+		"  --json                   print the result as JSON (schemas/run-output.schema.json)\n"
+		"  --destructive            the run's key for writes\n"
+		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
+		"  --state-dir DIR          rackbench's own files (default %s)\n"
+		"  --errors-ok              exit 0 even when IOs failed (default: exit 6)\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Workload options (the same keys as a campaign's workload:):\n",
+		rb_default_state_dir());
+	rb_workload_help(out);
+	fprintf(out, "\nExit codes: 0 ok, 1 failed, 2 bad arguments, 3 refused by the safety "
+		     "guard, 6 IO errors.\n");
+}
+
+static const char *dir_name(int d)
+{
+	return d == RB_DIR_READ ? "read" : "write";
+}
+
+static void print_dir_text(FILE *out, const struct rb_dir_stats *s, uint64_t elapsed_ns, int d)
+{
+	double secs = (double)elapsed_ns / 1e9;
+
+	if (!s->ios && !s->errors)
+		return;
+	fprintf(out, "  %-5s IOPS=%.0f, BW=%.1fMiB/s (%.1fMB/s), %" PRIu64 " IOs, %" PRIu64
+		     " errors\n",
+		dir_name(d), secs > 0 ? (double)s->ios / secs : 0,
+		secs > 0 ? (double)s->bytes / secs / 1048576.0 : 0,
+		secs > 0 ? (double)s->bytes / secs / 1e6 : 0, s->ios, s->errors);
+	if (!s->ios)
+		return;
+	fprintf(out,
+		"        lat (us): min=%.2f mean=%.2f p50=%.2f p90=%.2f p99=%.2f p99.9=%.2f "
+		"p99.99=%.2f max=%.2f\n",
+		(double)s->lat_min_ns / 1e3, rb_dir_stats_mean_ns(s) / 1e3,
+		(double)rb_hist_percentile(&s->hist, 50) / 1e3,
+		(double)rb_hist_percentile(&s->hist, 90) / 1e3,
+		(double)rb_hist_percentile(&s->hist, 99) / 1e3,
+		(double)rb_hist_percentile(&s->hist, 99.9) / 1e3,
+		(double)rb_hist_percentile(&s->hist, 99.99) / 1e3, (double)s->lat_max_ns / 1e3);
+}
+
+static void print_dir_json(FILE *out, const struct rb_dir_stats *s, uint64_t elapsed_ns)
+{
+	double secs = (double)elapsed_ns / 1e9;
+
+	fprintf(out,
+		"{\"ios\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"iops\": %.3f, "
+		"\"bw_bytes_per_s\": %.3f, \"errors\": %" PRIu64 ", \"lat_ns\": {"
+		"\"min\": %" PRIu64 ", \"mean\": %.1f, \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+		", \"p99\": %" PRIu64 ", \"p99_9\": %" PRIu64 ", \"p99_99\": %" PRIu64
+		", \"max\": %" PRIu64 "}}",
+		s->ios, s->bytes, secs > 0 ? (double)s->ios / secs : 0.0,
+		secs > 0 ? (double)s->bytes / secs : 0.0, s->errors, s->ios ? s->lat_min_ns : 0,
+		rb_dir_stats_mean_ns(s), rb_hist_percentile(&s->hist, 50),
+		rb_hist_percentile(&s->hist, 90), rb_hist_percentile(&s->hist, 99),
+		rb_hist_percentile(&s->hist, 99.9), rb_hist_percentile(&s->hist, 99.99),
+		s->lat_max_ns);
+}
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Prints a target's document; leaves it open (no closing brace) when !close. */
+static void print_target_json(FILE *out, const struct rb_workload *wl,
+			      const struct rb_target_result *res, const char *path, bool close)
+{
+	static const struct rb_dir_stats empty = { .lat_min_ns = 0 };
+
+	fprintf(out, "{\"target\": ");
+	json_string(out, path);
+	fprintf(out, ", \"elapsed_ns\": %" PRIu64 ", \"read\": ", res->elapsed_ns);
+	print_dir_json(out, &res->dir[RB_DIR_READ], res->elapsed_ns);
+	fprintf(out, ", \"write\": ");
+	print_dir_json(out, &res->dir[RB_DIR_WRITE], res->elapsed_ns);
+	fprintf(out, ", \"trim\": ");
+	print_dir_json(out, &empty, res->elapsed_ns);
+	fprintf(out, ", \"cpu\": {\"usr_pct\": %.2f, \"sys_pct\": %.2f}, \"errors\": [",
+		res->cpu_usr_pct, res->cpu_sys_pct);
+	for (unsigned e = 0; e < res->nerrors; e++) {
+		fprintf(out, "%s{\"offset\": %" PRIu64 ", \"length\": %u, \"direction\": \"%s\", "
+			     "\"errno\": %d, \"message\": ",
+			e ? ", " : "", res->errors[e].offset, res->errors[e].length,
+			dir_name((int)res->errors[e].dir), res->errors[e].err);
+		json_string(out, strerror(res->errors[e].err));
+		fputc('}', out);
+	}
+	fprintf(out, "], \"settings\": {");
+	for (size_t i = 0; i < rb_workload_nopts; i++) {
+		char v[64];
+
+		fprintf(out, "%s\"%s\": ", i ? ", " : "", rb_workload_opts[i].key);
+		json_string(out, rb_opt_format(wl, &rb_workload_opts[i], v, sizeof(v)));
+	}
+	fprintf(out, "}, \"uring_features\": ");
+	json_string(out, res->features);
+	if (close)
+		fputc('}', out);
+}
+
+int rb_agent_run_cmd(int argc, char **argv)
+{
+	struct rb_workload wl;
+	char **targets = NULL, **allow = NULL;
+	size_t ntargets = 0, nallow = 0;
+	bool json = false, destructive = false, errors_ok = false;
+	const char *state_dir = NULL;
+	char err[512];
+	int rc = RB_EXIT_USAGE;
+	struct rb_diags diags;
+	struct rb_prepared *prep = NULL;
+	struct rb_run *run = NULL;
+
+	rb_workload_defaults(&wl);
+	rb_diags_init(&diags);
+	targets = calloc((size_t)argc, sizeof(*targets));
+	allow = calloc((size_t)argc, sizeof(*allow));
+	if (!targets || !allow)
+		goto out;
+	for (int i = 1; i < argc; i++) {
+		char name[64];
+		const char *a = argv[i], *val = NULL, *eq;
+		const struct rb_opt *o;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			rc = RB_EXIT_OK;
+			goto out;
+		}
+		if (strncmp(a, "--", 2) != 0) {
+			rb_err("unexpected argument '%s' (see --help)", a);
+			goto out;
+		}
+		eq = strchr(a, '=');
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
+			 a + 2);
+		if (!strcmp(name, "json") || !strcmp(name, "destructive") ||
+		    !strcmp(name, "errors-ok")) {
+			if (eq) {
+				rb_err("'--%s' takes no value", name);
+				goto out;
+			}
+			json |= !strcmp(name, "json");
+			destructive |= !strcmp(name, "destructive");
+			errors_ok |= !strcmp(name, "errors-ok");
+			continue;
+		}
+		val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+		if (!val) {
+			rb_err("'--%s' needs a value", name);
+			goto out;
+		}
+		if (!strcmp(name, "target")) {
+			targets[ntargets++] = (char *)val;
+		} else if (!strcmp(name, "allow")) {
+			allow[nallow++] = (char *)val;
+		} else if (!strcmp(name, "state-dir")) {
+			state_dir = val;
+		} else if ((o = rb_opt_find(name))) {
+			if (rb_opt_set(&wl, o, val, err, sizeof(err))) {
+				rb_err("%s", err);
+				goto out;
+			}
+		} else {
+			rb_err("unknown option '--%s' (see --help)", name);
+			goto out;
+		}
+	}
+	if (!ntargets) {
+		if (wl.engine != RB_ENGINE_NULL) {
+			rb_err("no target: give --target PATH (see --help)");
+			goto out;
+		}
+		targets[ntargets++] = (char *)"null";
+	}
+	if (rb_workload_check(&wl, err, sizeof(err))) {
+		rb_err("%s", err);
+		goto out;
+	}
+	struct rb_guard_policy gp = {
+		.destructive = destructive,
+		.destructive_key = "--destructive",
+		.allow = allow,
+		.nallow = nallow,
+		.state_dir = state_dir ? state_dir : rb_default_state_dir(),
+		.proc_root = "",
+	};
+	int r = rb_runner_prepare(&wl, targets, ntargets, &gp, &prep, &diags);
+	if (r) {
+		if (r == -EPERM) {
+			fprintf(stderr, "rackbench-agent: refused by the safety guard, nothing was "
+					"written:\n");
+			for (size_t i = 0; i < diags.n; i++)
+				fprintf(stderr, "  %s: %s\n", diags.v[i].subject, diags.v[i].message);
+			rc = RB_EXIT_REFUSED;
+		} else {
+			for (size_t i = 0; i < diags.n; i++)
+				rb_err("%s: %s", diags.v[i].subject, diags.v[i].message);
+			rc = r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
+		}
+		goto out;
+	}
+	r = rb_run_new(&wl, prep->fds, prep->spans, prep->n, &run, err, sizeof(err));
+	if (r) {
+		rb_err("%s", err);
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	running = run;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rb_run_start(run);
+	rb_run_join(run);
+	running = NULL;
+
+	uint64_t total_errors = 0;
+	rc = RB_EXIT_OK;
+	for (size_t t = 0; t < prep->n; t++) {
+		const struct rb_target_result *res = rb_run_result(run, t);
+
+		if (res->setup_err) {
+			rb_err("%s: %s", targets[t], res->message);
+			rc = RB_EXIT_FAILED;
+		}
+		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors;
+	}
+	if (rc == RB_EXIT_OK && total_errors && !errors_ok)
+		rc = RB_EXIT_IO_ERRORS;
+	if (json) {
+		/* the top level is the merge of every target; "targets" has each one */
+		struct rb_target_result *all = calloc(1, sizeof(*all));
+		char dump[2048];
+
+		if (!all) {
+			rc = RB_EXIT_FAILED;
+			goto out;
+		}
+		for (int d = 0; d < RB_NDIR; d++)
+			rb_dir_stats_clear(&all->dir[d]);
+		for (size_t t = 0; t < prep->n; t++) {
+			const struct rb_target_result *res = rb_run_result(run, t);
+
+			for (int d = 0; d < RB_NDIR; d++)
+				rb_dir_stats_merge(&all->dir[d], &res->dir[d]);
+			for (unsigned e = 0; e < res->nerrors && all->nerrors < RB_MAX_IO_ERRORS; e++)
+				all->errors[all->nerrors++] = res->errors[e];
+			if (res->elapsed_ns > all->elapsed_ns)
+				all->elapsed_ns = res->elapsed_ns;
+			all->cpu_usr_pct += res->cpu_usr_pct;
+			all->cpu_sys_pct += res->cpu_sys_pct;
+			snprintf(all->features, sizeof(all->features), "%s", res->features);
+		}
+		print_target_json(stdout, &wl, all, ntargets == 1 ? targets[0] : "all", false);
+		printf(", \"targets\": [");
+		for (size_t t = 0; t < prep->n; t++) {
+			if (t)
+				printf(", ");
+			print_target_json(stdout, &wl, rb_run_result(run, t), targets[t], true);
+		}
+		printf("], \"exit_code\": %d, \"effective\": ", rc);
+		json_string(stdout, rb_workload_dump(&wl, dump, sizeof(dump)));
+		printf("}\n");
+		free(all);
+	} else {
+		char dump[2048];
+
+		printf("rackbench-agent run: %s\n", rb_workload_dump(&wl, dump, sizeof(dump)));
+		for (size_t t = 0; t < prep->n; t++) {
+			const struct rb_target_result *res = rb_run_result(run, t);
+
+			printf("%s (%s, %llu bytes used): %.2fs measured\n", targets[t],
+			       rb_target_kind_name(prep->info[t].kind),
+			       (unsigned long long)prep->spans[t], (double)res->elapsed_ns / 1e9);
+			for (int d = 0; d < RB_NDIR; d++)
+				print_dir_text(stdout, &res->dir[d], res->elapsed_ns, d);
+			printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,
+			       res->cpu_sys_pct, res->features[0] ? res->features : "-");
+			for (unsigned e = 0; e < res->nerrors; e++)
+				printf("  error %s at offset %" PRIu64 " (%u bytes): %s\n",
+				       dir_name((int)res->errors[e].dir), res->errors[e].offset,
+				       res->errors[e].length, strerror(res->errors[e].err));
+		}
+	}
+out:
+	rb_run_free(run);
+	rb_prepared_free(prep);
+	rb_diags_release(&diags);
+	free(targets);
+	free(allow);
+	return rc;
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static void read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+}
+
+int rb_target_probe(const char *path, struct rb_target_info *ret)
+{
+	struct stat st;
+	char sys[PATH_MAX + 64], link[PATH_MAX];
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->path, sizeof(ret->path), "%s", path);
+	if (!realpath(path, ret->real)) {
+		ret->real[0] = '\0';
+		if (errno == ENOENT) {
+			ret->kind = RB_TARGET_MISSING;
+			return 0;
+		}
+		return -errno;
+	}
+	if (stat(ret->real, &st) < 0)
+		return -errno;
+	if (S_ISREG(st.st_mode)) {
+		ret->kind = RB_TARGET_FILE;
+		ret->size_bytes = (uint64_t)st.st_size;
+		ret->logical_block_size = 512;
+		snprintf(ret->model, sizeof(ret->model), "file");
+		return 0;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		ret->kind = RB_TARGET_OTHER;
+		return 0;
+	}
+	ret->kind = RB_TARGET_BLOCK;
+	ret->rdev = st.st_rdev;
+	int fd = open(ret->real, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		uint64_t sz = 0;
+		int lbs = 0;
+
+		if (ioctl(fd, BLKGETSIZE64, &sz) == 0)
+			ret->size_bytes = sz;
+		if (ioctl(fd, BLKSSZGET, &lbs) == 0)
+			ret->logical_block_size = (uint32_t)lbs;
+		close(fd);
+	}
+	/* /sys/dev/block/M:m is the device; partitions have their disk as parent */
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/device/model", major(st.st_rdev),
+		 minor(st.st_rdev));
+	read_sysfs(sys, ret->model, sizeof(ret->model));
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/device/serial", major(st.st_rdev),
+		 minor(st.st_rdev));
+	read_sysfs(sys, ret->serial, sizeof(ret->serial));
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/device/firmware_rev", major(st.st_rdev),
+		 minor(st.st_rdev));
+	read_sysfs(sys, ret->firmware, sizeof(ret->firmware));
+	if (!ret->model[0]) {
+		/* loop devices: name the backing file */
+		snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
+			 major(st.st_rdev), minor(st.st_rdev));
+		read_sysfs(sys, link, sizeof(link));
+		if (link[0])
+			snprintf(ret->model, sizeof(ret->model), "loop");
+	}
+	return 0;
+}
+
+const char *rb_target_kind_name(enum rb_target_kind k)
+{
+	switch (k) {
+	case RB_TARGET_FILE:
+		return "file";
+	case RB_TARGET_BLOCK:
+		return "block";
+	case RB_TARGET_MISSING:
+		return "missing";
+	default:
+		return "other";
+	}
+}
+
+bool rb_path_under(const char *path, const char *dir)
+{
+	char rp[PATH_MAX], rd[PATH_MAX], parent[PATH_MAX];
+	size_t n;
+
+	if (!dir || !*dir || !realpath(dir, rd))
+		return false;
+	if (!realpath(path, rp)) {
+		/* a file that does not exist yet: resolve its folder */
+		char *slash;
+
+		snprintf(parent, sizeof(parent), "%s", path);
+		slash = strrchr(parent, '/');
+		if (!slash)
+			snprintf(parent, sizeof(parent), ".");
+		else if (slash == parent)
+			parent[1] = '\0';
+		else
+			*slash = '\0';
+		if (!realpath(parent, rp))
+			return false;
+		if (strchr(path, '/') && strlen(rp) + strlen(strrchr(path, '/')) < sizeof(rp))
+			strcat(rp, strrchr(path, '/'));
+	}
+	n = strlen(rd);
+	return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/'));
+}
+
+int rb_target_layout_file(const char *path, uint64_t size)
+{
+	struct stat st;
+	uint64_t pos, x = 0x9e3779b97f4a7c15ULL;
+	const size_t chunk = 1 << 20;
+	uint64_t *buf;
+	int fd, r = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out_close;
+	}
+	if ((uint64_t)st.st_size >= size)
+		goto out_close;
+	buf = malloc(chunk);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out_close;
+	}
+	for (size_t i = 0; i < chunk / 8; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = x;
+	}
+	/* rewrite from the start: a hole anywhere would make reads measure nothing */
+	for (pos = 0; pos < size;) {
+		size_t n = size - pos < chunk ? (size_t)(size - pos) : chunk;
+		ssize_t w = pwrite(fd, buf, n, (off_t)pos);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		pos += (uint64_t)w;
+	}
+	free(buf);
+	if (!r && fsync(fd) < 0)
+		r = -errno;
+out_close:
+	close(fd);
+	return r;
+}

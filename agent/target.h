@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Targets: what an agent offers (block devices, files) and their identity. */
+#ifndef RB_TARGET_H
+#define RB_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum rb_target_kind { RB_TARGET_MISSING, RB_TARGET_FILE, RB_TARGET_BLOCK, RB_TARGET_OTHER };
+
+struct rb_target_info {
+	char path[4096];	/* as given */
+	char real[4096];	/* symlinks resolved; "" when missing */
+	enum rb_target_kind kind;
+	dev_t rdev;		/* block devices */
+	uint64_t size_bytes;
+	uint32_t logical_block_size;
+	char model[64], serial[64], firmware[32];
+};
+
+/* Fills info from path (stat, sysfs). A missing path is kind MISSING, not an error. */
+int rb_target_probe(const char *path, struct rb_target_info *ret);
+const char *rb_target_kind_name(enum rb_target_kind k);
+/* Whether path (resolved) lies under directory dir (resolved). */
+bool rb_path_under(const char *path, const char *dir);
+/*
+ * Creates or extends a regular file to size bytes, writing every byte (random data,
+ * so reads never measure holes), then fsyncs. Returns 0 or negative errno.
+ */
+int rb_target_layout_file(const char *path, uint64_t size);
+
+#endif

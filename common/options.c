@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+#include "options.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "units.h"
+
+static const char *const rw_choices[] = { "read", "write", "randread", "randwrite",
+					  "rw", "randrw", NULL };
+static const char *const engine_choices[] = { "uring", "null", NULL };
+static const char *const bool_choices[] = { "false", "true", NULL };
+
+#define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
+
+const struct rb_opt rb_workload_opts[] = {
+	{ "rw", RB_OPT_ENUM, F(rw), 0, 5, "randread", rw_choices, "PATTERN",
+	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw" },
+	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
+	  "block size (binary units: 4k = 4096)" },
+	{ "iodepth", RB_OPT_UINT, F(iodepth), 1, 4096, "1", NULL, "N",
+	  "IOs in flight per job" },
+	{ "numjobs", RB_OPT_UINT, F(numjobs), 1, 1024, "1", NULL, "N",
+	  "job threads per target, each with its own io_uring" },
+	{ "runtime", RB_OPT_DURATION, F(runtime_ns), 1000000ULL, 31ULL * 86400 * 1000000000ULL,
+	  "10s", NULL, "DURATION", "measured time, after the ramp (ns, us, ms, s, m, h)" },
+	{ "ramp", RB_OPT_DURATION, F(ramp_ns), 0, 86400ULL * 1000000000ULL, "0s", NULL,
+	  "DURATION", "time run before measuring starts, excluded from results" },
+	{ "rwmixread", RB_OPT_UINT, F(rwmixread), 0, 100, "50", NULL, "PCT",
+	  "percent of reads in rw and randrw" },
+	{ "direct", RB_OPT_BOOL, F(direct), 0, 1, "true", bool_choices, "BOOL",
+	  "O_DIRECT (false: buffered IO, recorded in the results)" },
+	{ "size", RB_OPT_SIZE, F(size), 0, UINT64_MAX, "0", NULL, "SIZE",
+	  "bytes of the target to use from the offset (0: all; files are created this size)" },
+	{ "offset", RB_OPT_SIZE, F(offset), 0, UINT64_MAX, "0", NULL, "SIZE",
+	  "start of the range used within the target" },
+	{ "rate_iops", RB_OPT_UINT, F(rate_iops), 0, UINT64_MAX, "0", NULL, "IOPS",
+	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none" },
+	{ "seed", RB_OPT_UINT, F(seed), 0, UINT64_MAX, "1", NULL, "N",
+	  "seed of every random choice (offsets, mix)" },
+	{ "engine", RB_OPT_ENUM, F(engine), 0, 1, "uring", engine_choices, "ENGINE",
+	  "uring (io_uring) or null (no IO: measures the engine's own cost)" },
+	{ "interval", RB_OPT_DURATION, F(interval_ns), 10000000ULL, 3600ULL * 1000000000ULL, "1s",
+	  NULL, "DURATION", "sample interval" },
+};
+const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
+
+const struct rb_opt *rb_opt_find(const char *key)
+{
+	for (size_t i = 0; i < rb_workload_nopts; i++)
+		if (strcmp(rb_workload_opts[i].key, key) == 0)
+			return &rb_workload_opts[i];
+	return NULL;
+}
+
+static void store(struct rb_workload *wl, const struct rb_opt *o, uint64_t v)
+{
+	char *p = (char *)wl + o->offset;
+
+	if (o->width == 4) {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(p, &x, 4);
+	} else {
+		memcpy(p, &v, 8);
+	}
+}
+
+uint64_t rb_opt_get(const struct rb_workload *wl, const struct rb_opt *o)
+{
+	const char *p = (const char *)wl + o->offset;
+
+	if (o->width == 4) {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		return x;
+	}
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+void rb_workload_defaults(struct rb_workload *wl)
+{
+	char err[256];
+
+	memset(wl, 0, sizeof(*wl));
+	for (size_t i = 0; i < rb_workload_nopts; i++)
+		rb_opt_set(wl, &rb_workload_opts[i], rb_workload_opts[i].def, err, sizeof(err));
+}
+
+static void range_text(const struct rb_opt *o, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	switch (o->type) {
+	case RB_OPT_SIZE:
+		if (o->max == UINT64_MAX)
+			snprintf(buf, len, "at least %s", rb_fmt_size(o->min, a, sizeof(a)));
+		else
+			snprintf(buf, len, "%s to %s", rb_fmt_size(o->min, a, sizeof(a)),
+				 rb_fmt_size(o->max, b, sizeof(b)));
+		break;
+	case RB_OPT_DURATION:
+		snprintf(buf, len, "%s to %s", rb_fmt_duration(o->min, a, sizeof(a)),
+			 rb_fmt_duration(o->max, b, sizeof(b)));
+		break;
+	default:
+		if (o->max == UINT64_MAX)
+			snprintf(buf, len, "at least %" PRIu64, o->min);
+		else
+			snprintf(buf, len, "%" PRIu64 " to %" PRIu64, o->min, o->max);
+		break;
+	}
+}
+
+static void choices_text(const struct rb_opt *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; o->choices[i] && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", o->choices[i]);
+}
+
+int rb_opt_set(struct rb_workload *wl, const struct rb_opt *o, const char *value, char *err,
+	       size_t errlen)
+{
+	char rng[96];
+	uint64_t v = 0;
+	int r = 0;
+
+	if (!value) {
+		snprintf(err, errlen, "'%s' needs a value", o->key);
+		return -EINVAL;
+	}
+	switch (o->type) {
+	case RB_OPT_ENUM:
+	case RB_OPT_BOOL:
+		for (v = 0; o->choices[v]; v++)
+			if (strcmp(o->choices[v], value) == 0)
+				break;
+		if (o->type == RB_OPT_BOOL && !o->choices[v]) {
+			if (!strcmp(value, "yes") || !strcmp(value, "on") || !strcmp(value, "1"))
+				v = 1;
+			else if (!strcmp(value, "no") || !strcmp(value, "off") || !strcmp(value, "0"))
+				v = 0;
+		}
+		if (!o->choices[v] && !(o->type == RB_OPT_BOOL && v <= 1)) {
+			choices_text(o, rng, sizeof(rng));
+			snprintf(err, errlen, "'%s' must be one of %s, not '%s'", o->key, rng, value);
+			return -EINVAL;
+		}
+		store(wl, o, v);
+		return 0;
+	case RB_OPT_SIZE:
+		r = rb_parse_size(value, &v);
+		if (r) {
+			snprintf(err, errlen,
+				 "'%s' must be a size such as 4k, 128k, 1m or 2g (binary units), not '%s'",
+				 o->key, value);
+			return r;
+		}
+		break;
+	case RB_OPT_DURATION:
+		r = rb_parse_duration(value, &v);
+		if (r) {
+			snprintf(err, errlen,
+				 "'%s' must be a duration such as 500ms, 30s, 5m or 1h, not '%s'",
+				 o->key, value);
+			return r;
+		}
+		break;
+	case RB_OPT_UINT:
+		r = rb_parse_u64(value, &v);
+		if (r) {
+			range_text(o, rng, sizeof(rng));
+			snprintf(err, errlen, "'%s' must be a whole number (%s), not '%s'", o->key,
+				 rng, value);
+			return r;
+		}
+		break;
+	}
+	if (v < o->min || v > o->max) {
+		range_text(o, rng, sizeof(rng));
+		snprintf(err, errlen, "'%s' is out of range: %s, not %s", o->key, rng, value);
+		return -ERANGE;
+	}
+	store(wl, o, v);
+	return 0;
+}
+
+char *rb_opt_format(const struct rb_workload *wl, const struct rb_opt *o, char *buf, size_t len)
+{
+	uint64_t v = rb_opt_get(wl, o);
+
+	switch (o->type) {
+	case RB_OPT_ENUM:
+	case RB_OPT_BOOL:
+		snprintf(buf, len, "%s", o->choices[v]);
+		return buf;
+	case RB_OPT_SIZE:
+		return rb_fmt_size(v, buf, len);
+	case RB_OPT_DURATION:
+		return rb_fmt_duration(v, buf, len);
+	case RB_OPT_UINT:
+		snprintf(buf, len, "%" PRIu64, v);
+		return buf;
+	}
+	buf[0] = '\0';
+	return buf;
+}
+
+int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
+{
+	if (wl->engine == RB_ENGINE_URING && wl->direct && wl->bs % 512) {
+		snprintf(err, errlen, "'bs' must be a multiple of 512 bytes with direct IO");
+		return -EINVAL;
+	}
+	if (wl->offset % wl->bs && wl->offset % 4096) {
+		snprintf(err, errlen, "'offset' must be aligned to 4k or to 'bs'");
+		return -EINVAL;
+	}
+	if (wl->size && wl->size < wl->bs * wl->numjobs) {
+		snprintf(err, errlen, "'size' must hold at least one block per job (bs x numjobs)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len)
+{
+	size_t n = 0;
+	char v[64];
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < rb_workload_nopts && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", i ? " " : "",
+				      rb_workload_opts[i].key,
+				      rb_opt_format(wl, &rb_workload_opts[i], v, sizeof(v)));
+	return buf;
+}
+
+void rb_workload_help(FILE *out)
+{
+	for (size_t i = 0; i < rb_workload_nopts; i++) {
+		const struct rb_opt *o = &rb_workload_opts[i];
+		char flag[64], rng[96];
+
+		snprintf(flag, sizeof(flag), "--%s %s", o->key, o->metavar);
+		if (o->choices)
+			choices_text(o, rng, sizeof(rng));
+		else
+			range_text(o, rng, sizeof(rng));
+		fprintf(out, "  %-24s %s\n  %-24s (default %s; %s)\n", flag, o->help, "", o->def,
+			rng);
+	}
+}
+
+const char *rb_rw_name(enum rb_rw rw)
+{
+	return rw <= RB_RW_RANDRW ? rw_choices[rw] : "?";
+}
+
+bool rb_rw_writes(enum rb_rw rw)
+{
+	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE ||
+	       ((rw == RB_RW_RW || rw == RB_RW_RANDRW));
+}
+
+bool rb_rw_reads(enum rb_rw rw)
+{
+	return rw != RB_RW_WRITE && rw != RB_RW_RANDWRITE;
+}
+
+bool rb_rw_random(enum rb_rw rw)
+{
+	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workload option table: one declarative list of every workload setting (name,
+ * type, unit, range, default, help, CLI flag, campaign key, results column). It
+ * drives `rackbench-agent run` flags, the campaign's `workload:` and `matrix:` keys,
+ * `--help`, the settings sent to agents, and the effective configuration stored with
+ * results. Add a setting here and everything else follows.
+ */
+#ifndef RB_OPTIONS_H
+#define RB_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rb_rw { RB_RW_READ, RB_RW_WRITE, RB_RW_RANDREAD, RB_RW_RANDWRITE, RB_RW_RW, RB_RW_RANDRW };
+enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL };
+
+struct rb_workload {
+	uint32_t rw;		/* enum rb_rw */
+	uint64_t bs;		/* bytes */
+	uint32_t iodepth;
+	uint32_t numjobs;
+	uint64_t runtime_ns;
+	uint64_t ramp_ns;
+	uint32_t rwmixread;	/* percent of reads in rw/randrw */
+	uint32_t direct;	/* bool */
+	uint64_t size;		/* bytes of the target used; 0 = all of it */
+	uint64_t offset;	/* bytes */
+	uint64_t rate_iops;	/* total across numjobs; 0 = unlimited */
+	uint64_t seed;
+	uint32_t engine;	/* enum rb_engine_kind */
+	uint64_t interval_ns;	/* sample interval */
+};
+
+enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL };
+
+struct rb_opt {
+	const char *key;	/* campaign key; the CLI flag is --key */
+	enum rb_opt_type type;
+	size_t offset;
+	size_t width;		/* 4 or 8 bytes */
+	uint64_t min, max;	/* inclusive, in the option's unit (bytes, ns, count) */
+	const char *def;	/* default, in the text form the parser takes */
+	const char *const *choices; /* RB_OPT_ENUM: NULL-terminated */
+	const char *metavar;
+	const char *help;
+};
+
+extern const struct rb_opt rb_workload_opts[];
+extern const size_t rb_workload_nopts;
+
+/* The option named key, or NULL. */
+const struct rb_opt *rb_opt_find(const char *key);
+/* Sets every option to its default. */
+void rb_workload_defaults(struct rb_workload *wl);
+/*
+ * Parses value with the option's type and range and stores it. On error returns
+ * -EINVAL (or -ERANGE) and writes a message naming what was expected into err.
+ */
+int rb_opt_set(struct rb_workload *wl, const struct rb_opt *o, const char *value, char *err,
+	       size_t errlen);
+/* The option's value in the text form the parser takes back ("4k", "2s", "randread"). */
+char *rb_opt_format(const struct rb_workload *wl, const struct rb_opt *o, char *buf, size_t len);
+/* Raw numeric value of an option (enum index, bytes, ns, count). */
+uint64_t rb_opt_get(const struct rb_workload *wl, const struct rb_opt *o);
+/* Checks relations between options (offset aligned to bs, ...). 0 or -EINVAL with err. */
+int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen);
+/* "key=value key=value ..." of every option: the effective configuration. */
+char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len);
+/* One line per option for --help: flag, metavar, help, default, range. */
+void rb_workload_help(FILE *out);
+
+const char *rb_rw_name(enum rb_rw rw);
+bool rb_rw_writes(enum rb_rw rw);
+bool rb_rw_reads(enum rb_rw rw);
+bool rb_rw_random(enum rb_rw rw);
+
+#endif

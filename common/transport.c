@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "transport.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+static void *ctx;
+
+void *rb_tx_context(void)
+{
+	if (!ctx) {
+		ctx = zmq_ctx_new();
+		if (ctx)
+			zmq_ctx_set(ctx, ZMQ_BLOCKY, 0);
+	}
+	return ctx;
+}
+
+void rb_tx_context_term(void)
+{
+	if (ctx) {
+		zmq_ctx_term(ctx);
+		ctx = NULL;
+	}
+}
+
+void *rb_tx_router_bind(const char *endpoint, char *ret_endpoint, size_t len)
+{
+	void *s = zmq_socket(rb_tx_context(), ZMQ_ROUTER);
+	int one = 1, linger = 0, hwm = 0;
+	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
+	char ep[256];
+	size_t eplen = sizeof(ep);
+	char tcp0[256];
+
+	if (!s)
+		return NULL;
+	zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one));
+	zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
+	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+	zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	/* "tcp://host:0" is the user-facing way to ask for an ephemeral port */
+	snprintf(tcp0, sizeof(tcp0), "%s", endpoint);
+	size_t n = strlen(tcp0);
+	if (n > 2 && strncmp(tcp0, "tcp://", 6) == 0 && strcmp(tcp0 + n - 2, ":0") == 0)
+		snprintf(tcp0 + n - 1, sizeof(tcp0) - n + 1, "*");
+	if (zmq_bind(s, tcp0) != 0) {
+		int e = errno;
+
+		zmq_close(s);
+		errno = e;
+		return NULL;
+	}
+	if (ret_endpoint) {
+		zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &eplen);
+		snprintf(ret_endpoint, len, "%s", ep);
+	}
+	return s;
+}
+
+void *rb_tx_dealer_connect(const char *endpoint, const char *identity)
+{
+	void *s = zmq_socket(rb_tx_context(), ZMQ_DEALER);
+	int linger = 1000, ivl = 100, ivl_max = 2000, one = 1, sndtimeo = 10000;
+	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
+
+	if (!s)
+		return NULL;
+	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+	zmq_setsockopt(s, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
+	zmq_setsockopt(s, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
+	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	/* queue nothing onto a connection that is not up; blocking sends time out */
+	zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof(one));
+	zmq_setsockopt(s, ZMQ_SNDTIMEO, &sndtimeo, sizeof(sndtimeo));
+	if (identity)
+		zmq_setsockopt(s, ZMQ_ROUTING_ID, identity, strlen(identity));
+	if (zmq_connect(s, endpoint) != 0) {
+		int e = errno;
+
+		zmq_close(s);
+		errno = e;
+		return NULL;
+	}
+	return s;
+}
+
+void rb_tx_close(void *sock)
+{
+	if (sock)
+		zmq_close(sock);
+}
+
+int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait)
+{
+	int fl = dontwait ? ZMQ_DONTWAIT : 0;
+	uint8_t *buf;
+	size_t len;
+	int r = rb_wire_pack(e, &buf, &len);
+
+	if (r)
+		return r;
+	if (peer && zmq_send(sock, peer->rid, peer->rid_len, ZMQ_SNDMORE | fl) < 0) {
+		r = -errno;
+		goto out_free;
+	}
+	if (zmq_send(sock, buf, len, fl) < 0)
+		r = -errno;
+out_free:
+	free(buf);
+	return r;
+}
+
+int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+	       char *err, size_t errlen)
+{
+	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
+	zmq_msg_t part;
+	int more = 0, r, nparts = 0;
+	size_t ms = sizeof(more);
+	struct rb_peer peer = { .rid_len = 0 };
+
+	r = zmq_poll(&it, 1, timeout_ms);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return -EAGAIN;
+	r = -EBADMSG;
+	snprintf(err, errlen, "empty message");
+	do {
+		zmq_msg_init(&part);
+		if (zmq_msg_recv(&part, sock, 0) < 0) {
+			int e = errno;
+
+			zmq_msg_close(&part);
+			return -e;
+		}
+		zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ms);
+		nparts++;
+		if (more && nparts == 1) {
+			/* routing id frame (ROUTER side) */
+			peer.rid_len = zmq_msg_size(&part) < RB_RID_MAX ? zmq_msg_size(&part)
+									  : RB_RID_MAX;
+			memcpy(peer.rid, zmq_msg_data(&part), peer.rid_len);
+		} else if (!more && r == -EBADMSG && nparts <= 2) {
+			r = rb_wire_unpack(zmq_msg_data(&part), zmq_msg_size(&part), ret, err,
+					   errlen);
+		} else if (!more) {
+			snprintf(err, errlen, "message has %d frames", nparts);
+			if (r == 0) {
+				rb_wire_free(*ret);
+				r = -EBADMSG;
+			}
+		}
+		zmq_msg_close(&part);
+	} while (more);
+	if (ret_peer)
+		*ret_peer = peer;
+	return r;
+}

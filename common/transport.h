@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ZeroMQ transport: the one module that translates libzmq's conventions. Agents
+ * connect a DEALER, the coordinator binds a ROUTER; a message is one envelope frame
+ * (plus the routing id frame on the ROUTER side). Sockets never cross threads.
+ */
+#ifndef RB_TRANSPORT_H
+#define RB_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+#define RB_RID_MAX 256
+
+struct rb_peer {
+	uint8_t rid[RB_RID_MAX];
+	size_t rid_len;
+};
+
+/* Shared context of a process. */
+void *rb_tx_context(void);
+void rb_tx_context_term(void);
+/*
+ * Binds a ROUTER on endpoint (tcp://127.0.0.1:0 picks a port); ret_endpoint gets
+ * the endpoint actually bound. Returns a socket or NULL with errno set.
+ */
+void *rb_tx_router_bind(const char *endpoint, char *ret_endpoint, size_t len);
+/* Connects a DEALER; libzmq reconnects by itself with a jittered, capped back-off. */
+void *rb_tx_dealer_connect(const char *endpoint, const char *identity);
+void rb_tx_close(void *sock);
+/* Sends e (to peer on a ROUTER; peer NULL on a DEALER). 0 or negative errno. */
+int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait);
+/*
+ * Waits up to timeout_ms (-1: forever) for one message. Returns 0 with a decoded
+ * envelope, -EAGAIN on timeout, -EINTR when interrupted by a signal, or a decode
+ * error (the frame is consumed; err says why).
+ */
+int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+	       char *err, size_t errlen);
+
+#endif

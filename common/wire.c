@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+#include "wire.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static __thread size_t decode_left;
+
+static void *bounded_alloc(void *data, size_t size)
+{
+	(void)data;
+	if (size > decode_left)
+		return NULL;
+	decode_left -= size;
+	return malloc(size);
+}
+
+static void plain_free(void *data, void *p)
+{
+	(void)data;
+	free(p);
+}
+
+static ProtobufCAllocator bounded = { bounded_alloc, plain_free, NULL };
+
+void rb_wire_init(Rb__Envelope *e)
+{
+	rb__envelope__init(e);
+	e->version_major = RB_PROTO_MAJOR;
+	e->version_minor = RB_PROTO_MINOR;
+}
+
+int rb_wire_pack(const Rb__Envelope *e, uint8_t **ret_buf, size_t *ret_len)
+{
+	size_t n = rb__envelope__get_packed_size(e);
+	uint8_t *buf;
+
+	if (n > RB_WIRE_MAX_BYTES)
+		return -EMSGSIZE;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	rb__envelope__pack(e, buf);
+	*ret_buf = buf;
+	*ret_len = n;
+	return 0;
+}
+
+int rb_wire_unpack(const uint8_t *buf, size_t len, Rb__Envelope **ret, char *err, size_t errlen)
+{
+	Rb__Envelope *e;
+
+	if (len > RB_WIRE_MAX_BYTES) {
+		snprintf(err, errlen, "message of %zu bytes exceeds the %u byte limit", len,
+			 RB_WIRE_MAX_BYTES);
+		return -EMSGSIZE;
+	}
+	decode_left = RB_WIRE_DECODE_BUDGET;
+	e = rb__envelope__unpack(&bounded, len, buf);
+	if (!e) {
+		snprintf(err, errlen, "malformed message (%zu bytes) is not a rackbench envelope",
+			 len);
+		return -EBADMSG;
+	}
+	if (e->version_major != RB_PROTO_MAJOR) {
+		snprintf(err, errlen,
+			 "protocol version %u.%u is not compatible with this side's %u.%u",
+			 e->version_major, e->version_minor, RB_PROTO_MAJOR, RB_PROTO_MINOR);
+		rb_wire_free(e);
+		return -EPROTONOSUPPORT;
+	}
+	if (e->body_case == RB__ENVELOPE__BODY__NOT_SET) {
+		snprintf(err, errlen, "message has no body this version understands");
+		rb_wire_free(e);
+		return -EBADMSG;
+	}
+	*ret = e;
+	return 0;
+}
+
+void rb_wire_free(Rb__Envelope *e)
+{
+	if (e)
+		rb__envelope__free_unpacked(e, &bounded);
+}
+
+const char *rb_wire_body_name(const Rb__Envelope *e)
+{
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_HELLO:
+		return "hello";
+	case RB__ENVELOPE__BODY_WELCOME:
+		return "welcome";
+	case RB__ENVELOPE__BODY_PREFLIGHT:
+		return "preflight";
+	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
+		return "preflight-reply";
+	case RB__ENVELOPE__BODY_ASSIGN:
+		return "assign";
+	case RB__ENVELOPE__BODY_SAMPLES:
+		return "samples";
+	case RB__ENVELOPE__BODY_RESULT:
+		return "result";
+	case RB__ENVELOPE__BODY_POINT_DONE:
+		return "point-done";
+	case RB__ENVELOPE__BODY_STOP:
+		return "stop";
+	case RB__ENVELOPE__BODY_ERROR:
+		return "error";
+	default:
+		return "unknown";
+	}
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+#include "yamlcfg.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t len,
+		 struct rb_diags *d)
+{
+	yaml_parser_t p;
+	int r = 0;
+
+	memset(y, 0, sizeof(*y));
+	y->file = strdup(file ? file : "<input>");
+	if (!y->file)
+		return -ENOMEM;
+	if (!yaml_parser_initialize(&p))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&p, &y->doc)) {
+		const yaml_mark_t *m = p.problem ? &p.problem_mark : &p.context_mark;
+
+		rb_diags_add(d, RB_SEV_ERROR, y->file, (unsigned)m->line + 1,
+			     (unsigned)m->column + 1, NULL, "invalid YAML: %s%s%s",
+			     p.problem ? p.problem : "syntax error", p.context ? " " : "",
+			     p.context ? p.context : "");
+		r = -EINVAL;
+		goto out;
+	}
+	y->loaded = true;
+	if (!yaml_document_get_root_node(&y->doc)) {
+		rb_diags_add(d, RB_SEV_ERROR, y->file, 1, 1, NULL, "file is empty");
+		r = -EINVAL;
+	}
+out:
+	yaml_parser_delete(&p);
+	return r;
+}
+
+void rb_yaml_release(struct rb_yaml *y)
+{
+	if (y->loaded)
+		yaml_document_delete(&y->doc);
+	free(y->file);
+	memset(y, 0, sizeof(*y));
+}
+
+yaml_node_t *rb_yaml_root(struct rb_yaml *y)
+{
+	return y->loaded ? yaml_document_get_root_node(&y->doc) : NULL;
+}
+
+yaml_node_t *rb_yaml_get(struct rb_yaml *y, int id)
+{
+	return yaml_document_get_node(&y->doc, id);
+}
+
+const char *rb_yaml_scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+const char *rb_yaml_kind(const yaml_node_t *n)
+{
+	switch (n ? n->type : YAML_NO_NODE) {
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_SCALAR_NODE:
+		return "a scalar";
+	default:
+		return "nothing";
+	}
+}
+
+void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n,
+		   const char *subject, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	rb_diags_add(d, RB_SEV_ERROR, y->file, n ? rb_yaml_line(n) : 1, n ? rb_yaml_col(n) : 1,
+		     subject, "%s", buf);
+}
+
+int rb_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return -errno;
+	buf = malloc(max + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	n = fread(buf, 1, max + 1, f);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+
+		fclose(f);
+		free(buf);
+		return -e;
+	}
+	fclose(f);
+	if (n > max) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[n] = '\0';
+	*ret = buf;
+	*ret_len = n;
+	return 0;
+}

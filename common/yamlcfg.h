@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * YAML documents with positions, for loaders that report FILE:LINE:COLUMN. Wraps
+ * libyaml's document API (anchors and aliases resolved by libyaml). Lines and
+ * columns returned here are 1-based.
+ */
+#ifndef RB_YAMLCFG_H
+#define RB_YAMLCFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#include "diag.h"
+
+struct rb_yaml {
+	yaml_document_t doc;
+	bool loaded;
+	char *file;
+};
+
+/* Parses text; a syntax error or an empty document is a diagnostic and -EINVAL. */
+int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t len,
+		 struct rb_diags *d);
+void rb_yaml_release(struct rb_yaml *y);
+yaml_node_t *rb_yaml_root(struct rb_yaml *y);
+yaml_node_t *rb_yaml_get(struct rb_yaml *y, int id);
+static inline unsigned rb_yaml_line(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.line + 1;
+}
+static inline unsigned rb_yaml_col(const yaml_node_t *n)
+{
+	return (unsigned)n->start_mark.column + 1;
+}
+/* The scalar's text, or NULL when n is not a scalar. */
+const char *rb_yaml_scalar(const yaml_node_t *n);
+/* "a mapping", "a list", "a scalar". */
+const char *rb_yaml_kind(const yaml_node_t *n);
+/* Adds an error at n's position. */
+void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n,
+		   const char *subject, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Reads a whole file (at most max bytes) into a NUL-terminated buffer. */
+int rb_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+
+#endif
