@@ -7,15 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-bool rb_workload_writes(const struct rb_workload *wl)
-{
-	if (wl->engine == RB_ENGINE_NULL)
-		return false;
-	if (wl->rw == RB_RW_RW || wl->rw == RB_RW_RANDRW)
-		return wl->rwmixread < 100;
-	return rb_rw_writes(wl->rw);
-}
-
 static bool mix_reads(const struct rb_workload *wl)
 {
 	if (wl->rw == RB_RW_RW || wl->rw == RB_RW_RANDRW)

@@ -23,8 +23,6 @@ struct rb_prepared {
 	struct rb_target_info *info;
 };
 
-/* Whether the workload writes at all (a mix with rwmixread=100 does not). */
-bool rb_workload_writes(const struct rb_workload *wl);
 /*
  * Returns 0 and the prepared targets; -EPERM when the guard refused (diags hold every
  * reason for every target; nothing was written); other negative errno with diags.

@@ -267,8 +267,7 @@ const char *rb_rw_name(enum rb_rw rw)
 
 bool rb_rw_writes(enum rb_rw rw)
 {
-	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE ||
-	       ((rw == RB_RW_RW || rw == RB_RW_RANDRW));
+	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE || rw == RB_RW_RW || rw == RB_RW_RANDRW;
 }
 
 bool rb_rw_reads(enum rb_rw rw)
@@ -279,4 +278,13 @@ bool rb_rw_reads(enum rb_rw rw)
 bool rb_rw_random(enum rb_rw rw)
 {
 	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW;
+}
+
+bool rb_workload_writes(const struct rb_workload *wl)
+{
+	if (wl->engine == RB_ENGINE_NULL)
+		return false;
+	if (wl->rw == RB_RW_RW || wl->rw == RB_RW_RANDRW)
+		return wl->rwmixread < 100;
+	return rb_rw_writes(wl->rw);
 }

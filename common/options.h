@@ -72,6 +72,8 @@ char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len);
 /* One line per option for --help: flag, metavar, help, default, range. */
 void rb_workload_help(FILE *out);
 
+/* Whether the workload writes at all (a mix with rwmixread=100 and the null engine do not). */
+bool rb_workload_writes(const struct rb_workload *wl);
 const char *rb_rw_name(enum rb_rw rw);
 bool rb_rw_writes(enum rb_rw rw);
 bool rb_rw_reads(enum rb_rw rw);

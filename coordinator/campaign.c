@@ -1,1 +1,532 @@
+// SPDX-License-Identifier: MIT
+#include "campaign.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+#include "yamlcfg.h"
+
+#define MAX_CAMPAIGN_BYTES (4u << 20)
+#define MAX_POINTS 100000
+
+struct setting {
+	const struct rb_opt *opt;
+	const char *value;
+};
+
+struct axis {
+	const struct rb_opt *opt;
+	const char **values;
+	size_t n;
+};
+
+struct loader {
+	struct rb_yaml y;
+	struct rb_diags *d;
+	struct rb_campaign *c;
+	struct setting defaults[64];
+	size_t ndefaults;
+};
+
+#define ERR(L, node, subject, ...) rb_yaml_error(&(L)->y, (L)->d, node, subject, __VA_ARGS__)
+
+static void known_keys(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rb_workload_nopts && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      rb_workload_opts[i].key);
+}
+
+static bool want(struct loader *L, yaml_node_t *n, yaml_node_type_t t, const char *key,
+		 const char *what)
+{
+	if (n->type == t)
+		return true;
+	ERR(L, n, key, "'%s' must be %s, not %s", key, what, rb_yaml_kind(n));
+	return false;
+}
+
+static bool parse_bool(struct loader *L, yaml_node_t *n, const char *key, bool *ret)
+{
+	const char *v = rb_yaml_scalar(n);
+
+	if (v && (!strcmp(v, "true") || !strcmp(v, "yes"))) {
+		*ret = true;
+		return true;
+	}
+	if (v && (!strcmp(v, "false") || !strcmp(v, "no"))) {
+		*ret = false;
+		return true;
+	}
+	ERR(L, n, key, "'%s' must be true or false%s%s%s", key, v ? ", not '" : "", v ? v : "",
+	    v ? "'" : "");
+	return false;
+}
+
+/* Validates one workload value on a scratch workload; errors name the key. */
+static bool check_value(struct loader *L, const struct rb_opt *o, yaml_node_t *v)
+{
+	struct rb_workload scratch;
+	char err[512];
+
+	if (!rb_yaml_scalar(v)) {
+		ERR(L, v, o->key, "'%s' must be a single value, not %s", o->key, rb_yaml_kind(v));
+		return false;
+	}
+	rb_workload_defaults(&scratch);
+	if (rb_opt_set(&scratch, o, rb_yaml_scalar(v), err, sizeof(err))) {
+		ERR(L, v, o->key, "%s", err);
+		return false;
+	}
+	return true;
+}
+
+/* A workload mapping: every key from the option table. */
+static size_t load_workload(struct loader *L, yaml_node_t *n, const char *ctx,
+			    struct setting *out, size_t max)
+{
+	size_t cnt = 0;
+	char known[512];
+
+	if (!want(L, n, YAML_MAPPING_NODE, ctx, "a mapping of workload settings"))
+		return 0;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k);
+		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
+
+		if (!o) {
+			known_keys(known, sizeof(known));
+			ERR(L, k, key, "unknown key '%s' in %s (known: %s)", key ? key : "?", ctx,
+			    known);
+			continue;
+		}
+		if (check_value(L, o, v) && cnt < max)
+			out[cnt++] = (struct setting){ o, rb_yaml_scalar(v) };
+	}
+	return cnt;
+}
+
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static void load_targets(struct loader *L, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, n, YAML_SEQUENCE_NODE, "targets", "a list of {agent, drives}"))
+		return;
+	if (n->data.sequence.items.start == n->data.sequence.items.top)
+		ERR(L, n, "targets", "'targets' is empty: name at least one agent and its drives");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *t = rb_yaml_get(&L->y, *it), *drives = NULL;
+		const char *agent = NULL;
+
+		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
+			continue;
+		for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top;
+		     p++) {
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+			const char *key = rb_yaml_scalar(k);
+
+			if (key && !strcmp(key, "agent")) {
+				if (want(L, v, YAML_SCALAR_NODE, "agent", "an agent name"))
+					agent = rb_yaml_scalar(v);
+			} else if (key && !strcmp(key, "drives")) {
+				if (want(L, v, YAML_SEQUENCE_NODE, "drives", "a list of paths"))
+					drives = v;
+			} else {
+				ERR(L, k, key, "unknown key '%s' in a target (known: agent, drives)",
+				    key ? key : "?");
+			}
+		}
+		if (!agent) {
+			ERR(L, t, "agent", "target has no 'agent'");
+			continue;
+		}
+		if (!drives) {
+			ERR(L, t, "drives", "target for agent '%s' has no 'drives'", agent);
+			continue;
+		}
+		bool known = false;
+
+		for (size_t i = 0; i < c->nagents; i++)
+			known |= !strcmp(c->agents[i], agent);
+		if (!known) {
+			char **v = realloc(c->agents, (c->nagents + 1) * sizeof(*v));
+
+			if (!v)
+				return;
+			c->agents = v;
+			c->agents[c->nagents++] = xstrdup(agent);
+		}
+		for (yaml_node_item_t *di = drives->data.sequence.items.start;
+		     di < drives->data.sequence.items.top; di++) {
+			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
+			const char *path = rb_yaml_scalar(dn);
+			struct rb_drive_ref *v;
+
+			if (!path || !*path) {
+				ERR(L, dn, "drives", "'drives' entries must be paths, not %s",
+				    rb_yaml_kind(dn));
+				continue;
+			}
+			for (size_t i = 0; i < c->ndrives; i++)
+				if (!strcmp(c->drives[i].agent, agent) &&
+				    !strcmp(c->drives[i].path, path))
+					ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
+					    path, agent);
+			v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
+			if (!v)
+				return;
+			c->drives = v;
+			c->drives[c->ndrives].agent = xstrdup(agent);
+			c->drives[c->ndrives].path = xstrdup(path);
+			c->ndrives++;
+		}
+		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
+			ERR(L, drives, "drives", "'drives' of agent '%s' is empty", agent);
+	}
+}
+
+static int add_point(struct loader *L, unsigned phase, const struct rb_workload *wl,
+		     const char *name, yaml_node_t *at)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_point *v;
+	char err[256];
+
+	if (rb_workload_check(wl, err, sizeof(err))) {
+		ERR(L, at, NULL, "point '%s': %s", name, err);
+		return -EINVAL;
+	}
+	if (c->npoints >= MAX_POINTS) {
+		ERR(L, at, NULL, "more than %d points", MAX_POINTS);
+		return -E2BIG;
+	}
+	v = realloc(c->points, (c->npoints + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->points = v;
+	v = &c->points[c->npoints];
+	v->index = (unsigned)c->npoints;
+	v->phase = phase;
+	v->wl = *wl;
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	c->npoints++;
+	return 0;
+}
+
+static void expand(struct loader *L, unsigned phase, const char *pname,
+		   const struct rb_workload *base, struct axis *axes, size_t naxes, size_t k,
+		   struct rb_workload *wl, char *name, size_t nlen, yaml_node_t *at)
+{
+	if (k == naxes) {
+		add_point(L, phase, wl, name, at);
+		return;
+	}
+	for (size_t i = 0; i < axes[k].n; i++) {
+		char err[256];
+		size_t len = strlen(name);
+
+		rb_opt_set(wl, axes[k].opt, axes[k].values[i], err, sizeof(err));
+		snprintf(name + len, nlen - len, " %s=%s", axes[k].opt->key, axes[k].values[i]);
+		expand(L, phase, pname, base, axes, naxes, k + 1, wl, name, nlen, at);
+		name[len] = '\0';
+	}
+}
+
+static void load_phases(struct loader *L, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, n, YAML_SEQUENCE_NODE, "phases", "a list of phases"))
+		return;
+	if (n->data.sequence.items.start == n->data.sequence.items.top)
+		ERR(L, n, "phases", "'phases' is empty: give at least one phase with a workload");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *ph = rb_yaml_get(&L->y, *it);
+		struct setting ws[64];
+		struct axis axes[16];
+		size_t nws = 0, naxes = 0;
+		const char *pname = NULL;
+		char defname[32];
+		bool ok = true;
+
+		if (!want(L, ph, YAML_MAPPING_NODE, "phases", "a list of phases"))
+			continue;
+		for (yaml_node_pair_t *p = ph->data.mapping.pairs.start;
+		     p < ph->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+			const char *key = rb_yaml_scalar(k);
+
+			if (key && !strcmp(key, "name")) {
+				if (want(L, v, YAML_SCALAR_NODE, "name", "a phase name"))
+					pname = rb_yaml_scalar(v);
+			} else if (key && !strcmp(key, "workload")) {
+				size_t before = rb_diags_errors(L->d);
+
+				nws = load_workload(L, v, "workload", ws, 64);
+				ok &= rb_diags_errors(L->d) == before;
+			} else if (key && !strcmp(key, "matrix")) {
+				if (!want(L, v, YAML_MAPPING_NODE, "matrix",
+					  "a mapping of workload keys to lists of values")) {
+					ok = false;
+					continue;
+				}
+				for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+				     q < v->data.mapping.pairs.top; q++) {
+					yaml_node_t *mk = rb_yaml_get(&L->y, q->key);
+					yaml_node_t *mv = rb_yaml_get(&L->y, q->value);
+					const char *mkey = rb_yaml_scalar(mk);
+					const struct rb_opt *o = mkey ? rb_opt_find(mkey) : NULL;
+					char known[512];
+
+					if (!o) {
+						known_keys(known, sizeof(known));
+						ERR(L, mk, mkey, "unknown key '%s' in matrix (known: %s)",
+						    mkey ? mkey : "?", known);
+						ok = false;
+						continue;
+					}
+					if (naxes == 16) {
+						ERR(L, mk, mkey, "a matrix has at most 16 keys");
+						ok = false;
+						continue;
+					}
+					struct axis *ax = &axes[naxes];
+
+					ax->opt = o;
+					ax->n = 0;
+					if (mv->type == YAML_SCALAR_NODE) {
+						ax->values = malloc(sizeof(char *));
+						if (ax->values && check_value(L, o, mv))
+							ax->values[ax->n++] = rb_yaml_scalar(mv);
+						else
+							ok = false;
+						naxes++;
+						continue;
+					}
+					if (!want(L, mv, YAML_SEQUENCE_NODE, mkey, "a list of values")) {
+						ok = false;
+						continue;
+					}
+					size_t cnt = (size_t)(mv->data.sequence.items.top -
+							      mv->data.sequence.items.start);
+					ax->values = calloc(cnt + 1, sizeof(char *));
+					if (!cnt)
+						ERR(L, mv, mkey, "matrix key '%s' has no values", mkey);
+					for (yaml_node_item_t *vi = mv->data.sequence.items.start;
+					     ax->values && vi < mv->data.sequence.items.top; vi++) {
+						yaml_node_t *vn = rb_yaml_get(&L->y, *vi);
+
+						if (check_value(L, o, vn))
+							ax->values[ax->n++] = rb_yaml_scalar(vn);
+						else
+							ok = false;
+					}
+					ok &= cnt > 0;
+					naxes++;
+				}
+			} else {
+				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
+					       "matrix)", key ? key : "?");
+			}
+		}
+		snprintf(defname, sizeof(defname), "phase%zu", c->nphases + 1);
+		struct rb_phase *pv = realloc(c->phases, (c->nphases + 1) * sizeof(*pv));
+
+		if (pv) {
+			c->phases = pv;
+			c->phases[c->nphases].name = xstrdup(pname ? pname : defname);
+			c->nphases++;
+		}
+		if (ok && pv) {
+			struct rb_workload wl;
+			char err[256], name[256];
+
+			rb_workload_defaults(&wl);
+			for (size_t i = 0; i < L->ndefaults; i++)
+				rb_opt_set(&wl, L->defaults[i].opt, L->defaults[i].value, err,
+					   sizeof(err));
+			for (size_t i = 0; i < nws; i++)
+				rb_opt_set(&wl, ws[i].opt, ws[i].value, err, sizeof(err));
+			snprintf(name, sizeof(name), "%s", c->phases[c->nphases - 1].name);
+			expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
+			       sizeof(name), ph);
+		}
+		for (size_t i = 0; i < naxes; i++)
+			free(axes[i].values);
+	}
+}
+
+static void load_root(struct loader *L, yaml_node_t *root)
+{
+	struct rb_campaign *c = L->c;
+	yaml_node_t *targets = NULL, *phases = NULL;
+
+	if (root->type != YAML_MAPPING_NODE) {
+		ERR(L, root, NULL, "a campaign must be a mapping (name, targets, phases, ...), not %s",
+		    rb_yaml_kind(root));
+		return;
+	}
+	/* defaults first: phases apply on top of them wherever they appear */
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+
+		if (key && !strcmp(key, "defaults"))
+			L->ndefaults = load_workload(L, rb_yaml_get(&L->y, p->value), "defaults",
+						     L->defaults, 64);
+	}
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k);
+
+		if (!key) {
+			ERR(L, k, NULL, "keys must be plain words, not %s", rb_yaml_kind(k));
+		} else if (!strcmp(key, "defaults")) {
+			continue;
+		} else if (!strcmp(key, "name")) {
+			if (want(L, v, YAML_SCALAR_NODE, key, "a name")) {
+				free(c->name);
+				c->name = xstrdup(rb_yaml_scalar(v));
+			}
+		} else if (!strcmp(key, "listen")) {
+			if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
+				free(c->listen);
+				c->listen = xstrdup(rb_yaml_scalar(v));
+				if (strncmp(c->listen, "tcp://", 6) && strncmp(c->listen, "ipc://", 6))
+					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH");
+			}
+		} else if (!strcmp(key, "results")) {
+			if (want(L, v, YAML_SCALAR_NODE, key, "a folder")) {
+				free(c->results_dir);
+				c->results_dir = xstrdup(rb_yaml_scalar(v));
+			}
+		} else if (!strcmp(key, "insecure")) {
+			parse_bool(L, v, key, &c->insecure);
+		} else if (!strcmp(key, "destructive")) {
+			parse_bool(L, v, key, &c->destructive);
+		} else if (!strcmp(key, "wait")) {
+			const char *s = rb_yaml_scalar(v);
+
+			if (!s || rb_parse_duration(s, &c->wait_ns))
+				ERR(L, v, key, "'wait' must be a duration such as 30s or 2m%s%s%s",
+				    s ? ", not '" : "", s ? s : "", s ? "'" : "");
+		} else if (!strcmp(key, "targets")) {
+			targets = v;
+			load_targets(L, v);
+		} else if (!strcmp(key, "phases")) {
+			phases = v;
+			load_phases(L, v);
+		} else {
+			ERR(L, k, key,
+			    "unknown key '%s' (known: name, listen, insecure, destructive, results, "
+			    "wait, defaults, targets, phases)", key);
+		}
+	}
+	if (!targets)
+		ERR(L, root, "targets", "campaign has no 'targets'");
+	if (!phases)
+		ERR(L, root, "phases", "campaign has no 'phases'");
+}
+
+int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_campaign **ret,
+		     struct rb_diags *diags)
+{
+	struct loader L = { .d = diags };
+	struct rb_campaign *c = calloc(1, sizeof(*c));
+	size_t before = rb_diags_errors(diags);
+	const char *base;
+
+	if (!c)
+		return -ENOMEM;
+	L.c = c;
+	c->file = xstrdup(file);
+	c->text = malloc(len + 1);
+	if (!c->text) {
+		rb_campaign_free(c);
+		return -ENOMEM;
+	}
+	memcpy(c->text, text, len);
+	c->text[len] = '\0';
+	c->text_len = len;
+	c->listen = xstrdup("tcp://*:7470");
+	c->results_dir = xstrdup(".");
+	c->wait_ns = 60ULL * 1000000000ULL;
+	base = strrchr(file, '/');
+	c->name = xstrdup(base ? base + 1 : file);
+	if (strlen(text) != len) {
+		rb_diags_add(diags, RB_SEV_ERROR, file, 1, 1, NULL, "file holds a NUL byte");
+	} else if (rb_yaml_load(&L.y, file, text, len, diags) == 0) {
+		load_root(&L, rb_yaml_root(&L.y));
+	}
+	rb_yaml_release(&L.y);
+	rb_diags_sort(diags);
+	if (rb_diags_errors(diags) > before) {
+		rb_campaign_free(c);
+		return -EINVAL;
+	}
+	*ret = c;
+	return 0;
+}
+
+int rb_campaign_load_file(const char *path, struct rb_campaign **ret, struct rb_diags *diags)
+{
+	char *text;
+	size_t len;
+	int r = rb_read_file(path, MAX_CAMPAIGN_BYTES, &text, &len);
+
+	if (r) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot read campaign: %s",
+			     r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
+		return r;
+	}
+	r = rb_campaign_load(path, text, len, ret, diags);
+	free(text);
+	return r;
+}
+
+struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->nagents; i++)
+		free(c->agents[i]);
+	for (size_t i = 0; i < c->ndrives; i++) {
+		free(c->drives[i].agent);
+		free(c->drives[i].path);
+	}
+	for (size_t i = 0; i < c->nphases; i++)
+		free(c->phases[i].name);
+	free(c->agents);
+	free(c->drives);
+	free(c->phases);
+	free(c->points);
+	free(c->file);
+	free(c->text);
+	free(c->name);
+	free(c->listen);
+	free(c->results_dir);
+	free(c);
+	return NULL;
+}
+
+bool rb_campaign_writes(const struct rb_campaign *c)
+{
+	for (size_t i = 0; i < c->npoints; i++)
+		if (rb_workload_writes(&c->points[i].wl))
+			return true;
+	return false;
+}

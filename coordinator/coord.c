@@ -1,1 +1,769 @@
+// SPDX-License-Identifier: MIT
+#include "coord.h"
 
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "clock.h"
+#include "exitcode.h"
+#include "hist.h"
+#include "log.h"
+#include "results.h"
+#include "transport.h"
+#include "units.h"
+
+struct rtarget {
+	char path[256], kind[16], model[64], serial[64], firmware[32];
+	uint64_t size;
+	uint32_t lbs;
+};
+
+struct ragent {
+	const char *name;
+	struct rb_peer peer;
+	bool seen;
+	char host[64], kernel[128], version[16], proto[16];
+	int64_t registered_ns;
+	struct rtarget *targets;
+	size_t ntargets;
+	bool replied, done;
+	bool assigned;
+};
+
+struct summary {
+	double iops, mbps, mean_ns;
+	uint64_t p99_ns;
+	bool have;
+	char status[16];
+};
+
+struct coord {
+	const struct rb_campaign *c;
+	const struct rb_coord_opts *o;
+	void *sock;
+	struct ragent *agents;
+	struct rb_results *res;
+	struct summary *sum;	/* [point][drive] */
+	unsigned cur_point;
+	size_t refusals;
+	bool fatal;
+	uint64_t io_errors;
+	size_t bad_drives;
+	struct rb_hist scratch;
+};
+
+static struct ragent *agent_by_name(struct coord *k, const char *name)
+{
+	for (size_t i = 0; i < k->c->nagents; i++)
+		if (!strcmp(k->agents[i].name, name))
+			return &k->agents[i];
+	return NULL;
+}
+
+static struct ragent *agent_by_peer(struct coord *k, const struct rb_peer *p)
+{
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+
+		if (a->seen && a->peer.rid_len == p->rid_len &&
+		    !memcmp(a->peer.rid, p->rid, p->rid_len))
+			return a;
+	}
+	return NULL;
+}
+
+static int drive_index(struct coord *k, const char *agent, const char *path)
+{
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		if (!strcmp(k->c->drives[i].agent, agent) && !strcmp(k->c->drives[i].path, path))
+			return (int)i;
+	return -1;
+}
+
+static void send_to(struct coord *k, struct ragent *a, Rb__Envelope *e)
+{
+	int r = rb_tx_send(k->sock, &a->peer, e, true);
+
+	if (r)
+		rb_err("cannot send %s to agent '%s': %s", rb_wire_body_name(e), a->name,
+		       strerror(-r));
+}
+
+static void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
+		     uint32_t major, uint32_t minor)
+{
+	struct ragent *a = agent_by_name(k, h->name);
+	Rb__Envelope e;
+	Rb__Welcome w = RB__WELCOME__INIT;
+
+	if (!a) {
+		rb_debug("agent '%s' is not in this campaign; ignored", h->name);
+		return;
+	}
+	if (!a->seen)
+		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name, h->hostname,
+			h->n_targets);
+	a->peer = *peer;
+	a->seen = true;
+	copy(a->host, sizeof(a->host), h->hostname);
+	copy(a->kernel, sizeof(a->kernel), h->kernel);
+	copy(a->version, sizeof(a->version), h->rb_version);
+	snprintf(a->proto, sizeof(a->proto), "%u.%u", major, minor);
+	if (!a->registered_ns)
+		a->registered_ns = rb_wall_ns();
+	free(a->targets);
+	a->targets = calloc(h->n_targets + 1, sizeof(*a->targets));
+	a->ntargets = a->targets ? h->n_targets : 0;
+	for (size_t i = 0; i < a->ntargets; i++) {
+		struct rtarget *t = &a->targets[i];
+		const Rb__TargetInfo *ti = h->targets[i];
+
+		copy(t->path, sizeof(t->path), ti->path);
+		copy(t->kind, sizeof(t->kind), ti->kind);
+		copy(t->model, sizeof(t->model), ti->model);
+		copy(t->serial, sizeof(t->serial), ti->serial);
+		copy(t->firmware, sizeof(t->firmware), ti->firmware);
+		t->size = ti->size_bytes;
+		t->lbs = ti->logical_block_size;
+	}
+	rb_wire_init(&e);
+	w.campaign = k->c->name;
+	e.body_case = RB__ENVELOPE__BODY_WELCOME;
+	e.welcome = &w;
+	send_to(k, a, &e);
+}
+
+static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elapsed_ns,
+		    struct rb_hist *h)
+{
+	double secs = (double)elapsed_ns / 1e9;
+
+	memset(d, 0, sizeof(*d));
+	if (!dr)
+		return;
+	rb_hist_clear(h);
+	rb_hist_add_sparse(h, dr->hist_idx, dr->hist_cnt,
+			   dr->n_hist_idx < dr->n_hist_cnt ? dr->n_hist_idx : dr->n_hist_cnt);
+	d->ios = dr->ios;
+	d->bytes = dr->bytes;
+	d->errors = dr->errors;
+	d->iops = secs > 0 ? (double)dr->ios / secs : 0;
+	d->bw_bytes_per_s = secs > 0 ? (double)dr->bytes / secs : 0;
+	d->lat_mean_ns = dr->ios ? (double)dr->lat_sum_ns / (double)dr->ios : 0;
+	d->lat_min_ns = dr->lat_min_ns;
+	d->lat_max_ns = dr->lat_max_ns;
+	d->lat_p50_ns = rb_hist_percentile(h, 50);
+	d->lat_p90_ns = rb_hist_percentile(h, 90);
+	d->lat_p99_ns = rb_hist_percentile(h, 99);
+	d->lat_p99_9_ns = rb_hist_percentile(h, 99.9);
+}
+
+static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
+{
+	int di = drive_index(k, a->name, dr->drive);
+	struct rb_row_result row;
+	const Rb__DirResult *dirs[2] = { NULL, NULL };
+	struct summary *s;
+
+	if (di < 0 || dr->point != k->cur_point) {
+		rb_warn("agent '%s' sent a result for unknown drive '%s' or point %u", a->name,
+			dr->drive, dr->point);
+		return;
+	}
+	memset(&row, 0, sizeof(row));
+	row.drive = (uint32_t)di;
+	row.point = dr->point;
+	row.attempt = dr->attempt;
+	copy(row.status, sizeof(row.status), dr->status);
+	copy(row.message, sizeof(row.message), dr->message);
+	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
+	row.start_ns = dr->start_ns;
+	row.end_ns = dr->end_ns;
+	row.elapsed_ns = dr->elapsed_ns;
+	row.cpu_usr_pct = dr->cpu_usr_pct;
+	row.cpu_sys_pct = dr->cpu_sys_pct;
+	for (size_t i = 0; i < dr->n_dirs; i++)
+		if (dr->dirs[i]->direction < 2)
+			dirs[dr->dirs[i]->direction] = dr->dirs[i];
+	dir_row(&row.read, dirs[0], dr->elapsed_ns, &k->scratch);
+	dir_row(&row.write, dirs[1], dr->elapsed_ns, &k->scratch);
+	/* the summary's latency is over both directions: merge, never average */
+	rb_hist_clear(&k->scratch);
+	for (int d = 0; d < 2; d++)
+		if (dirs[d])
+			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
+					   dirs[d]->n_hist_idx);
+	rb_results_result(k->res, &row);
+	for (size_t i = 0; i < dr->n_bs_counts; i++) {
+		struct rb_row_bs b = { .drive = (uint32_t)di,
+				       .point = dr->point,
+				       .attempt = dr->attempt,
+				       .direction = (uint8_t)dr->bs_counts[i]->direction,
+				       .bs_bytes = dr->bs_counts[i]->bs,
+				       .ios = dr->bs_counts[i]->ios };
+
+		rb_results_bs(k->res, &b);
+	}
+	for (size_t i = 0; i < dr->n_io_errors; i++)
+		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes): %s",
+		       a->name, dr->drive, dr->io_errors[i]->direction ? "write" : "read",
+		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
+		       strerror(dr->io_errors[i]->err));
+	k->io_errors += row.read.errors + row.write.errors;
+	if (strcmp(row.status, "ok")) {
+		k->bad_drives++;
+		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
+		       row.status, row.message);
+	}
+	s = &k->sum[(size_t)dr->point * k->c->ndrives + (size_t)di];
+	s->have = true;
+	copy(s->status, sizeof(s->status), row.status);
+	s->iops = row.read.iops + row.write.iops;
+	s->mbps = (row.read.bw_bytes_per_s + row.write.bw_bytes_per_s) / 1e6;
+	s->mean_ns = (row.read.ios + row.write.ios)
+			     ? (row.read.lat_mean_ns * (double)row.read.ios +
+				row.write.lat_mean_ns * (double)row.write.ios) /
+				       (double)(row.read.ios + row.write.ios)
+			     : 0;
+	s->p99_ns = rb_hist_percentile(&k->scratch, 99);
+}
+
+static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch *b)
+{
+	for (size_t i = 0; i < b->n_samples; i++) {
+		const Rb__Sample *s = b->samples[i];
+		int di = drive_index(k, a->name, s->drive);
+		size_t nh = s->n_hist_idx < s->n_hist_cnt ? s->n_hist_idx : s->n_hist_cnt;
+		struct rb_row_sample row;
+
+		if (di < 0 || s->direction > 1)
+			continue;
+		rb_hist_clear(&k->scratch);
+		if (rb_hist_add_sparse(&k->scratch, s->hist_idx, s->hist_cnt, nh)) {
+			rb_warn("agent '%s' sent a histogram bucket out of range; sample dropped",
+				a->name);
+			continue;
+		}
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)di;
+		row.point = s->point;
+		row.attempt = s->attempt;
+		row.interval = s->interval;
+		row.direction = (uint8_t)s->direction;
+		row.t_ns = s->t_ns;
+		row.ios = s->ios;
+		row.bytes = s->bytes;
+		row.errors = s->errors;
+		row.lat_mean_ns = s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0;
+		row.lat_p50_ns = rb_hist_percentile(&k->scratch, 50);
+		row.lat_p99_ns = rb_hist_percentile(&k->scratch, 99);
+		rb_results_sample(k->res, &row);
+		for (size_t h = 0; h < nh; h++) {
+			struct rb_row_hist hr = { .drive = (uint32_t)di,
+						  .point = s->point,
+						  .attempt = s->attempt,
+						  .interval = s->interval,
+						  .direction = (uint8_t)s->direction,
+						  .bucket = s->hist_idx[h],
+						  .count = s->hist_cnt[h] };
+
+			rb_results_hist(k->res, &hr);
+		}
+	}
+}
+
+/* Receives and dispatches one message; returns -EAGAIN on timeout. */
+static int pump(struct coord *k, int timeout_ms)
+{
+	struct rb_peer peer;
+	Rb__Envelope *e = NULL;
+	struct ragent *a;
+	char err[512];
+	int r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
+
+	if (r == -EAGAIN || r == -EINTR)
+		return r;
+	if (r) {
+		char name[RB_RID_MAX + 1];
+
+		snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
+		rb_err("bad message from '%s': %s", name, err);
+		if (r == -EPROTONOSUPPORT) {
+			/* tell the agent too, in a message any version can read */
+			Rb__Envelope ee;
+			Rb__Error er = RB__ERROR__INIT;
+
+			rb_wire_init(&ee);
+			er.code = -r;
+			er.message = err;
+			ee.body_case = RB__ENVELOPE__BODY_ERROR;
+			ee.error = &er;
+			rb_tx_send(k->sock, &peer, &ee, true);
+		}
+		return 0;
+	}
+	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
+		on_hello(k, &peer, e->hello, e->version_major, e->version_minor);
+		goto out;
+	}
+	a = agent_by_peer(k, &peer);
+	if (!a) {
+		rb_debug("%s from an unregistered peer ignored", rb_wire_body_name(e));
+		goto out;
+	}
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
+		for (size_t i = 0; i < e->preflight_reply->n_refusals; i++) {
+			const Rb__Diagnostic *d = e->preflight_reply->refusals[i];
+
+			fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name, d->subject,
+				d->message);
+			k->refusals++;
+		}
+		a->replied = true;
+		break;
+	case RB__ENVELOPE__BODY_SAMPLES:
+		if (k->res)
+			on_samples(k, a, e->samples);
+		break;
+	case RB__ENVELOPE__BODY_RESULT:
+		if (k->res)
+			on_result(k, a, e->result);
+		break;
+	case RB__ENVELOPE__BODY_POINT_DONE:
+		if (e->point_done->point == k->cur_point)
+			a->done = true;
+		break;
+	case RB__ENVELOPE__BODY_ERROR:
+		rb_err("agent '%s': %s", a->name, e->error->message);
+		break;
+	default:
+		rb_debug("ignoring %s from '%s'", rb_wire_body_name(e), a->name);
+		break;
+	}
+out:
+	rb_wire_free(e);
+	return 0;
+}
+
+static bool stopped(struct coord *k)
+{
+	return k->o->stop && *k->o->stop;
+}
+
+static int wait_agents(struct coord *k)
+{
+	int64_t deadline = rb_mono_ns() + (int64_t)k->c->wait_ns;
+	char wait[32];
+
+	rb_info("waiting up to %s for %zu agent(s)",
+		rb_fmt_duration(k->c->wait_ns, wait, sizeof(wait)), k->c->nagents);
+	for (;;) {
+		size_t missing = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++)
+			missing += !k->agents[i].seen;
+		if (!missing)
+			return 0;
+		if (stopped(k))
+			return RB_EXIT_FAILED;
+		if (rb_mono_ns() >= deadline) {
+			for (size_t i = 0; i < k->c->nagents; i++)
+				if (!k->agents[i].seen)
+					rb_err("agent '%s' did not connect within %s", k->agents[i].name,
+					       wait);
+			return RB_EXIT_FAILED;
+		}
+		pump(k, 100);
+	}
+}
+
+static int check_offered(struct coord *k)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		struct ragent *a = agent_by_name(k, k->c->drives[i].agent);
+		bool found = false;
+
+		for (size_t t = 0; t < a->ntargets; t++)
+			found |= !strcmp(a->targets[t].path, k->c->drives[i].path);
+		if (!found) {
+			rb_err("%s: drive '%s' is not offered by agent '%s' (its --target list)",
+			       k->c->file, k->c->drives[i].path, a->name);
+			rc = RB_EXIT_USAGE;
+		}
+	}
+	return rc;
+}
+
+static char **agent_drives(struct coord *k, struct ragent *a, size_t *ret_n)
+{
+	char **v = calloc(k->c->ndrives + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; v && i < k->c->ndrives; i++)
+		if (!strcmp(k->c->drives[i].agent, a->name))
+			v[n++] = k->c->drives[i].path;
+	*ret_n = n;
+	return v;
+}
+
+static int preflight(struct coord *k)
+{
+	bool writes = rb_campaign_writes(k->c);
+	int64_t deadline = rb_mono_ns() + 30LL * 1000000000LL;
+
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+		Rb__Envelope e;
+		Rb__Preflight pf = RB__PREFLIGHT__INIT;
+
+		pf.drives = agent_drives(k, a, &pf.n_drives);
+		pf.writes = writes;
+		pf.destructive = k->c->destructive;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
+		e.preflight = &pf;
+		send_to(k, a, &e);
+		free(pf.drives);
+	}
+	if (writes)
+		fprintf(stderr, "rackbench: checking %zu drive(s) with the safety guard\n",
+			k->c->ndrives);
+	for (;;) {
+		size_t waiting = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++)
+			waiting += !k->agents[i].replied;
+		if (!waiting)
+			break;
+		if (stopped(k))
+			return RB_EXIT_FAILED;
+		if (rb_mono_ns() >= deadline) {
+			for (size_t i = 0; i < k->c->nagents; i++)
+				if (!k->agents[i].replied)
+					rb_err("agent '%s' did not answer the safety check",
+					       k->agents[i].name);
+			return RB_EXIT_FAILED;
+		}
+		pump(k, 100);
+	}
+	if (k->refusals) {
+		rb_err("refused by the safety guard (%zu reason(s) above); nothing was written "
+		       "to any drive",
+		       k->refusals);
+		return RB_EXIT_REFUSED;
+	}
+	return 0;
+}
+
+static void write_static_rows(struct coord *k)
+{
+	const struct rb_campaign *c = k->c;
+
+	for (size_t i = 0; i < c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+		struct rb_row_agent row;
+
+		memset(&row, 0, sizeof(row));
+		copy(row.name, sizeof(row.name), a->name);
+		copy(row.host, sizeof(row.host), a->host);
+		copy(row.kernel, sizeof(row.kernel), a->kernel);
+		copy(row.rb_version, sizeof(row.rb_version), a->version);
+		copy(row.protocol, sizeof(row.protocol), a->proto);
+		row.registered_ns = a->registered_ns;
+		rb_results_agent(k->res, &row);
+	}
+	for (size_t i = 0; i < c->ndrives; i++) {
+		struct ragent *a = agent_by_name(k, c->drives[i].agent);
+		struct rb_row_drive row;
+
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)i;
+		copy(row.agent, sizeof(row.agent), a->name);
+		copy(row.host, sizeof(row.host), a->host);
+		copy(row.path, sizeof(row.path), c->drives[i].path);
+		for (size_t t = 0; t < a->ntargets; t++) {
+			const struct rtarget *ti = &a->targets[t];
+
+			if (strcmp(ti->path, c->drives[i].path))
+				continue;
+			copy(row.kind, sizeof(row.kind), ti->kind);
+			copy(row.model, sizeof(row.model), ti->model);
+			copy(row.serial, sizeof(row.serial), ti->serial);
+			copy(row.firmware, sizeof(row.firmware), ti->firmware);
+			row.capacity_bytes = ti->size;
+			row.logical_block_size = ti->lbs;
+		}
+		rb_results_drive(k->res, &row);
+	}
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		struct rb_row_point row;
+
+		memset(&row, 0, sizeof(row));
+		row.point = p->index;
+		copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
+		copy(row.name, sizeof(row.name), p->name);
+		copy(row.rw, sizeof(row.rw), rb_rw_name(p->wl.rw));
+		row.bs_bytes = p->wl.bs;
+		row.iodepth = p->wl.iodepth;
+		row.numjobs = p->wl.numjobs;
+		row.rwmixread_pct = p->wl.rwmixread;
+		row.runtime_ns = p->wl.runtime_ns;
+		row.ramp_ns = p->wl.ramp_ns;
+		row.rate_iops = p->wl.rate_iops;
+		row.direct = (uint8_t)p->wl.direct;
+		copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
+		rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
+		rb_results_point(k->res, &row);
+	}
+	rb_results_flush(k->res);
+}
+
+static int run_point(struct coord *k, const struct rb_point *p)
+{
+	int64_t budget = (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 + 60LL * 1000000000LL;
+	int64_t deadline = rb_mono_ns() + budget;
+
+	k->cur_point = p->index;
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+		Rb__Envelope e;
+		Rb__Assign as = RB__ASSIGN__INIT;
+		Rb__Setting st[64], *sp[64];
+
+		a->done = false;
+		as.point = p->index;
+		as.attempt = 0;
+		as.destructive = k->c->destructive;
+		as.drives = agent_drives(k, a, &as.n_drives);
+		for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
+			char *v = malloc(64);
+
+			rb__setting__init(&st[o]);
+			st[o].key = (char *)rb_workload_opts[o].key;
+			st[o].value = v ? rb_opt_format(&p->wl, &rb_workload_opts[o], v, 64) : (char *)"";
+			sp[o] = &st[o];
+		}
+		as.n_settings = rb_workload_nopts;
+		as.settings = sp;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_ASSIGN;
+		e.assign = &as;
+		if (as.n_drives)
+			send_to(k, a, &e);
+		else
+			a->done = true;
+		for (size_t o = 0; o < rb_workload_nopts; o++)
+			if (st[o].value[0])
+				free(st[o].value);
+		free(as.drives);
+	}
+	for (;;) {
+		size_t waiting = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++)
+			waiting += !k->agents[i].done;
+		if (!waiting)
+			break;
+		if (stopped(k))
+			return RB_EXIT_FAILED;
+		if (rb_mono_ns() >= deadline) {
+			for (size_t i = 0; i < k->c->nagents; i++)
+				if (!k->agents[i].done)
+					rb_err("agent '%s' did not finish point %u in time",
+					       k->agents[i].name, p->index);
+			return RB_EXIT_PARTIAL;
+		}
+		pump(k, 100);
+		/* drain what is queued before flushing */
+		while (pump(k, 0) == 0)
+			;
+	}
+	if (rb_results_flush(k->res))
+		rb_err("cannot write results: HDF5 append failed");
+	return 0;
+}
+
+static void stop_agents(struct coord *k, const char *reason)
+{
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+		Rb__Envelope e;
+		Rb__Stop s = RB__STOP__INIT;
+
+		if (!a->seen)
+			continue;
+		s.reason = (char *)reason;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_STOP;
+		e.stop = &s;
+		send_to(k, a, &e);
+	}
+}
+
+static void print_summary(struct coord *k, FILE *out)
+{
+	const struct rb_campaign *c = k->c;
+
+	fprintf(out, "\n%-40s %-28s %12s %10s %12s %12s\n", "point", "drive", "IOPS", "MB/s",
+		"mean lat us", "p99 lat us");
+	for (size_t p = 0; p < c->npoints; p++) {
+		for (size_t d = 0; d < c->ndrives; d++) {
+			const struct summary *s = &k->sum[p * c->ndrives + d];
+			char drive[300];
+
+			snprintf(drive, sizeof(drive), "%s:%s", c->drives[d].agent,
+				 c->drives[d].path);
+			if (strlen(drive) > 28)
+				memmove(drive + 1, drive + strlen(drive) - 27, 28), drive[0] = '~';
+			if (!s->have) {
+				fprintf(out, "%-40.40s %-28s %12s\n", c->points[p].name, drive,
+					"(no result)");
+				continue;
+			}
+			if (strcmp(s->status, "ok")) {
+				fprintf(out, "%-40.40s %-28s %12s\n", c->points[p].name, drive,
+					s->status);
+				continue;
+			}
+			fprintf(out, "%-40.40s %-28s %12.0f %10.1f %12.1f %12.1f\n",
+				c->points[p].name, drive, s->iops, s->mbps, s->mean_ns / 1e3,
+				(double)s->p99_ns / 1e3);
+		}
+	}
+}
+
+static int results_path(const struct rb_campaign *c, char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char ts[32];
+
+	if (mkdir(c->results_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, c->name, ts);
+	return 0;
+}
+
+int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
+{
+	struct coord k = { .c = c, .o = o };
+	char path[4096], err[512], bound[256] = "";
+	const char *status = "complete";
+	int rc = RB_EXIT_FAILED, r;
+	bool started = false;
+
+	k.agents = calloc(c->nagents, sizeof(*k.agents));
+	k.sum = calloc(c->npoints * c->ndrives + 1, sizeof(*k.sum));
+	if (!k.agents || !k.sum)
+		goto out;
+	for (size_t i = 0; i < c->nagents; i++)
+		k.agents[i].name = c->agents[i];
+	if (!c->insecure) {
+		rb_err("%s: CURVE keys are not available in this version: set 'insecure: true' "
+		       "(or pass --insecure) for a keyless run",
+		       c->file);
+		rc = RB_EXIT_USAGE;
+		goto out;
+	}
+	rb_warn("running without keys (insecure): agents are not authenticated and traffic "
+		"is not encrypted");
+	k.sock = o->router;
+	if (!k.sock) {
+		k.sock = rb_tx_router_bind(c->listen, bound, sizeof(bound));
+		if (!k.sock) {
+			rb_err("cannot listen on '%s': %s", c->listen, strerror(errno));
+			goto out;
+		}
+		rb_info("listening on %s", bound);
+	}
+	rc = wait_agents(&k);
+	if (rc)
+		goto out_close;
+	rc = check_offered(&k);
+	if (rc)
+		goto out_close;
+	rc = preflight(&k);
+	if (rc)
+		goto out_close;
+	if (o->results_path) {
+		snprintf(path, sizeof(path), "%s", o->results_path);
+	} else if ((r = results_path(c, path, sizeof(path)))) {
+		rb_err("cannot create results folder '%s': %s", c->results_dir, strerror(-r));
+		rc = RB_EXIT_FAILED;
+		goto out_close;
+	}
+	k.res = rb_results_create(path, &(struct rb_results_meta){ .campaign_name = c->name,
+								    .campaign_text = c->text,
+								    .start_ns = rb_wall_ns(),
+								    .insecure = c->insecure },
+				  err, sizeof(err));
+	if (!k.res) {
+		rb_err("%s", err);
+		rc = RB_EXIT_FAILED;
+		goto out_close;
+	}
+	if (o->ret_path)
+		snprintf(o->ret_path, o->ret_path_len, "%s", path);
+	write_static_rows(&k);
+	started = true;
+	for (size_t i = 0; i < c->npoints; i++) {
+		char dur[32];
+
+		fprintf(stderr, "rackbench: [%zu/%zu] %s (%s on %zu drive(s))\n", i + 1, c->npoints,
+			c->points[i].name, rb_fmt_duration(c->points[i].wl.runtime_ns, dur, sizeof(dur)),
+			c->ndrives);
+		rc = run_point(&k, &c->points[i]);
+		if (rc)
+			break;
+	}
+	if (stopped(&k)) {
+		status = "aborted";
+		stop_agents(&k, "campaign aborted by the user");
+		rb_err("campaign aborted; results so far are in %s", path);
+		rc = RB_EXIT_FAILED;
+	} else {
+		stop_agents(&k, "campaign finished");
+		if (!rc && k.bad_drives)
+			rc = RB_EXIT_PARTIAL;
+		if (rc == RB_EXIT_PARTIAL)
+			status = "partial";
+		else if (rc)
+			status = "failed";
+		else if (k.io_errors)
+			rc = RB_EXIT_IO_ERRORS;
+	}
+	if (rb_results_close(k.res, status, rb_wall_ns()))
+		rb_err("cannot finish '%s'", path);
+	k.res = NULL;
+	print_summary(&k, stdout);
+	printf("\nresults: %s (%s)\n", path, status);
+	fflush(stdout);
+out_close:
+	if (!started)
+		stop_agents(&k, "campaign failed before it started");
+	/* let queued stops leave before the socket goes */
+	if (!o->router)
+		rb_tx_close(k.sock);
+out:
+	for (size_t i = 0; k.agents && i < c->nagents; i++)
+		free(k.agents[i].targets);
+	free(k.agents);
+	free(k.sum);
+	return rc;
+}

@@ -1,1 +1,107 @@
-int main(void){return 0;}
+// SPDX-License-Identifier: MIT
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign.h"
+#include "coord.h"
+#include "demo.h"
+#include "exitcode.h"
+#include "log.h"
+#include "transport.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench COMMAND [ARGS]\n"
+		"\n"
+		"  run CAMPAIGN.yaml [--insecure] [--results DIR]\n"
+		"                    run a campaign: wait for its agents, check every drive with\n"
+		"                    the safety guard, run the points, write one HDF5 file\n"
+		"  demo [--out DIR]  two local agents with file targets and a built-in campaign\n"
+		"  help              this text\n"
+		"\n"
+		"Exit codes: 0 ok, 1 failed, 2 bad input, 3 refused by the safety guard,\n"
+		"4 partial results, 6 IO errors.\n");
+}
+
+static int run_cmd(int argc, char **argv)
+{
+	const char *file = NULL, *results = NULL;
+	bool insecure = false;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return RB_EXIT_OK;
+		} else if (!strcmp(argv[i], "--insecure")) {
+			insecure = true;
+		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
+			results = argv[++i];
+		} else if (argv[i][0] == '-' || file) {
+			rb_err("unexpected argument '%s' (see 'rackbench help')", argv[i]);
+			return RB_EXIT_USAGE;
+		} else {
+			file = argv[i];
+		}
+	}
+	if (!file) {
+		rb_err("no campaign file: rackbench run CAMPAIGN.yaml");
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_init(&d);
+	if (rb_campaign_load_file(file, &c, &d)) {
+		rb_diags_print(&d, stderr);
+		rb_diags_release(&d);
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_release(&d);
+	if (insecure)
+		c->insecure = true;
+	if (results) {
+		free(c->results_dir);
+		c->results_dir = strdup(results);
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop });
+	rb_campaign_free(c);
+	rb_tx_context_term();
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	rb_log_init("rackbench", RB_LOG_INFO);
+	if (argc < 2) {
+		usage(stderr);
+		return RB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "run"))
+		return run_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "demo"))
+		return rb_demo_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return RB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("rackbench %s\n", RB_VERSION);
+		return RB_EXIT_OK;
+	}
+	rb_err("unknown command '%s' (see 'rackbench help')", argv[1]);
+	return RB_EXIT_USAGE;
+}

@@ -1,1 +1,439 @@
+// SPDX-License-Identifier: MIT
+#include "results.h"
 
+#include <errno.h>
+#include <hdf5.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hist.h"
+
+enum ftype { FT_U8, FT_U32, FT_U64, FT_I64, FT_F64, FT_STR };
+
+struct field {
+	const char *name;
+	size_t off;
+	enum ftype t;
+	size_t len;
+	const char *unit;
+};
+
+#define FLD(T, m, type, unit) { #m, offsetof(T, m), type, sizeof(((T *)0)->m), unit }
+#define DIR_FIELDS(T, d)                                                                     \
+	{ #d "_ios", offsetof(T, d.ios), FT_U64, 8, "1" },                                    \
+	{ #d "_bytes", offsetof(T, d.bytes), FT_U64, 8, "B" },                                \
+	{ #d "_errors", offsetof(T, d.errors), FT_U64, 8, "1" },                              \
+	{ #d "_iops", offsetof(T, d.iops), FT_F64, 8, "1/s" },                                \
+	{ #d "_bw_bytes_per_s", offsetof(T, d.bw_bytes_per_s), FT_F64, 8, "B/s" },            \
+	{ #d "_lat_mean_ns", offsetof(T, d.lat_mean_ns), FT_F64, 8, "ns" },                   \
+	{ #d "_lat_min_ns", offsetof(T, d.lat_min_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p50_ns", offsetof(T, d.lat_p50_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p90_ns", offsetof(T, d.lat_p90_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p99_ns", offsetof(T, d.lat_p99_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p99_9_ns", offsetof(T, d.lat_p99_9_ns), FT_U64, 8, "ns" },                 \
+	{ #d "_lat_max_ns", offsetof(T, d.lat_max_ns), FT_U64, 8, "ns" }
+
+static const struct field agent_f[] = {
+	FLD(struct rb_row_agent, name, FT_STR, ""),
+	FLD(struct rb_row_agent, host, FT_STR, ""),
+	FLD(struct rb_row_agent, kernel, FT_STR, ""),
+	FLD(struct rb_row_agent, rb_version, FT_STR, ""),
+	FLD(struct rb_row_agent, protocol, FT_STR, ""),
+	FLD(struct rb_row_agent, registered_ns, FT_I64, "ns since UTC epoch"),
+};
+static const struct field drive_f[] = {
+	FLD(struct rb_row_drive, drive, FT_U32, ""),
+	FLD(struct rb_row_drive, agent, FT_STR, ""),
+	FLD(struct rb_row_drive, host, FT_STR, ""),
+	FLD(struct rb_row_drive, path, FT_STR, ""),
+	FLD(struct rb_row_drive, kind, FT_STR, ""),
+	FLD(struct rb_row_drive, model, FT_STR, ""),
+	FLD(struct rb_row_drive, serial, FT_STR, ""),
+	FLD(struct rb_row_drive, firmware, FT_STR, ""),
+	FLD(struct rb_row_drive, capacity_bytes, FT_U64, "B"),
+	FLD(struct rb_row_drive, logical_block_size, FT_U32, "B"),
+};
+static const struct field point_f[] = {
+	FLD(struct rb_row_point, point, FT_U32, ""),
+	FLD(struct rb_row_point, phase, FT_STR, ""),
+	FLD(struct rb_row_point, name, FT_STR, ""),
+	FLD(struct rb_row_point, rw, FT_STR, ""),
+	FLD(struct rb_row_point, bs_bytes, FT_U64, "B"),
+	FLD(struct rb_row_point, iodepth, FT_U32, "1"),
+	FLD(struct rb_row_point, numjobs, FT_U32, "1"),
+	FLD(struct rb_row_point, rwmixread_pct, FT_U32, "%"),
+	FLD(struct rb_row_point, runtime_ns, FT_U64, "ns"),
+	FLD(struct rb_row_point, ramp_ns, FT_U64, "ns"),
+	FLD(struct rb_row_point, rate_iops, FT_U64, "1/s"),
+	FLD(struct rb_row_point, direct, FT_U8, "bool"),
+	FLD(struct rb_row_point, engine, FT_STR, ""),
+	FLD(struct rb_row_point, settings, FT_STR, ""),
+};
+static const struct field result_f[] = {
+	FLD(struct rb_row_result, drive, FT_U32, ""),
+	FLD(struct rb_row_result, point, FT_U32, ""),
+	FLD(struct rb_row_result, attempt, FT_U32, ""),
+	FLD(struct rb_row_result, status, FT_STR, ""),
+	FLD(struct rb_row_result, start_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, end_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, elapsed_ns, FT_U64, "ns"),
+	DIR_FIELDS(struct rb_row_result, read),
+	DIR_FIELDS(struct rb_row_result, write),
+	FLD(struct rb_row_result, cpu_usr_pct, FT_F64, "%"),
+	FLD(struct rb_row_result, cpu_sys_pct, FT_F64, "%"),
+	FLD(struct rb_row_result, uring_features, FT_STR, ""),
+	FLD(struct rb_row_result, message, FT_STR, ""),
+};
+static const struct field sample_f[] = {
+	FLD(struct rb_row_sample, drive, FT_U32, ""),
+	FLD(struct rb_row_sample, point, FT_U32, ""),
+	FLD(struct rb_row_sample, attempt, FT_U32, ""),
+	FLD(struct rb_row_sample, interval, FT_U32, ""),
+	FLD(struct rb_row_sample, direction, FT_U8, "0=read 1=write"),
+	FLD(struct rb_row_sample, t_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_sample, ios, FT_U64, "1"),
+	FLD(struct rb_row_sample, bytes, FT_U64, "B"),
+	FLD(struct rb_row_sample, errors, FT_U64, "1"),
+	FLD(struct rb_row_sample, lat_mean_ns, FT_F64, "ns"),
+	FLD(struct rb_row_sample, lat_p50_ns, FT_U64, "ns"),
+	FLD(struct rb_row_sample, lat_p99_ns, FT_U64, "ns"),
+};
+static const struct field hist_f[] = {
+	FLD(struct rb_row_hist, drive, FT_U32, ""),
+	FLD(struct rb_row_hist, point, FT_U32, ""),
+	FLD(struct rb_row_hist, attempt, FT_U32, ""),
+	FLD(struct rb_row_hist, interval, FT_U32, ""),
+	FLD(struct rb_row_hist, direction, FT_U8, "0=read 1=write"),
+	FLD(struct rb_row_hist, bucket, FT_U32, ""),
+	FLD(struct rb_row_hist, count, FT_U64, "1"),
+};
+static const struct field bs_f[] = {
+	FLD(struct rb_row_bs, drive, FT_U32, ""),
+	FLD(struct rb_row_bs, point, FT_U32, ""),
+	FLD(struct rb_row_bs, attempt, FT_U32, ""),
+	FLD(struct rb_row_bs, direction, FT_U8, "0=read 1=write"),
+	FLD(struct rb_row_bs, bs_bytes, FT_U64, "B"),
+	FLD(struct rb_row_bs, ios, FT_U64, "1"),
+};
+
+enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, NTABLES };
+
+struct table {
+	const char *name;
+	const struct field *f;
+	size_t nf, rowsize;
+	hid_t dset, type;
+	char *buf;
+	size_t nbuf, capbuf;
+	hsize_t written;
+};
+
+struct rb_results {
+	hid_t file;
+	struct table t[NTABLES];
+};
+
+#define ARRAY(a) a, sizeof(a) / sizeof((a)[0])
+static const struct {
+	const char *name;
+	const struct field *f;
+	size_t nf;
+	size_t rowsize;
+	const char *desc;
+} table_defs[NTABLES] = {
+	{ "agents", ARRAY(agent_f), sizeof(struct rb_row_agent), "one row per agent" },
+	{ "drives", ARRAY(drive_f), sizeof(struct rb_row_drive), "one row per drive" },
+	{ "points", ARRAY(point_f), sizeof(struct rb_row_point), "one row per test point" },
+	{ "results", ARRAY(result_f), sizeof(struct rb_row_result),
+	  "one row per (drive, point, attempt)" },
+	{ "samples", ARRAY(sample_f), sizeof(struct rb_row_sample),
+	  "one row per (drive, point, attempt, interval, direction)" },
+	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
+	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
+	{ "bs_counts", ARRAY(bs_f), sizeof(struct rb_row_bs),
+	  "IOs per block size per (drive, point, attempt, direction)" },
+};
+
+static hid_t vlstr_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	return t;
+}
+
+static int attr_str(hid_t obj, const char *name, const char *value)
+{
+	hid_t t = vlstr_type(), sp = H5Screate(H5S_SCALAR), a;
+	int r = 0;
+
+	if (H5Aexists(obj, name) > 0)
+		H5Adelete(obj, name);
+	a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0 || H5Awrite(a, t, &value) < 0)
+		r = -EIO;
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(sp);
+	H5Tclose(t);
+	return r;
+}
+
+static int attr_i64(hid_t obj, const char *name, int64_t v)
+{
+	hid_t sp = H5Screate(H5S_SCALAR), a;
+	int r = 0;
+
+	if (H5Aexists(obj, name) > 0)
+		H5Adelete(obj, name);
+	a = H5Acreate2(obj, name, H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0 || H5Awrite(a, H5T_NATIVE_INT64, &v) < 0)
+		r = -EIO;
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(sp);
+	return r;
+}
+
+static hid_t field_type(const struct field *f, bool file)
+{
+	hid_t t;
+
+	switch (f->t) {
+	case FT_U8:
+		return H5Tcopy(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
+	case FT_U32:
+		return H5Tcopy(file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
+	case FT_U64:
+		return H5Tcopy(file ? H5T_STD_U64LE : H5T_NATIVE_UINT64);
+	case FT_I64:
+		return H5Tcopy(file ? H5T_STD_I64LE : H5T_NATIVE_INT64);
+	case FT_F64:
+		return H5Tcopy(file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+	case FT_STR:
+		t = H5Tcopy(H5T_C_S1);
+		H5Tset_size(t, f->len);
+		H5Tset_strpad(t, H5T_STR_NULLTERM);
+		H5Tset_cset(t, H5T_CSET_UTF8);
+		return t;
+	}
+	return -1;
+}
+
+static int table_create(struct rb_results *r, int i)
+{
+	struct table *t = &r->t[i];
+	hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk;
+	hid_t sp, dcpl, ftype;
+	char units[4096];
+	size_t n = 0;
+
+	t->name = table_defs[i].name;
+	t->f = table_defs[i].f;
+	t->nf = table_defs[i].nf;
+	t->rowsize = table_defs[i].rowsize;
+	t->type = H5Tcreate(H5T_COMPOUND, t->rowsize);
+	ftype = H5Tcreate(H5T_COMPOUND, t->rowsize);
+	for (size_t k = 0; k < t->nf; k++) {
+		hid_t mt = field_type(&t->f[k], false);
+
+		H5Tinsert(t->type, t->f[k].name, t->f[k].off, mt);
+		H5Tinsert(ftype, t->f[k].name, t->f[k].off, mt);
+		H5Tclose(mt);
+	}
+	chunk = 65536 / t->rowsize ? 65536 / t->rowsize : 1;
+	sp = H5Screate_simple(1, &dims, &maxdims);
+	dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_chunk(dcpl, 1, &chunk);
+	H5Pset_shuffle(dcpl);
+	H5Pset_deflate(dcpl, 4);
+	t->dset = H5Dcreate2(r->file, t->name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+	H5Pclose(dcpl);
+	H5Sclose(sp);
+	H5Tclose(ftype);
+	if (t->dset < 0)
+		return -EIO;
+	/* units of every column, as JSON: {"read_iops": "1/s", ...} */
+	n += (size_t)snprintf(units + n, sizeof(units) - n, "{");
+	for (size_t k = 0; k < t->nf && n < sizeof(units); k++)
+		n += (size_t)snprintf(units + n, sizeof(units) - n, "%s\"%s\": \"%s\"",
+				      k ? ", " : "", t->f[k].name, t->f[k].unit);
+	if (n < sizeof(units))
+		snprintf(units + n, sizeof(units) - n, "}");
+	attr_str(t->dset, "units", units);
+	attr_str(t->dset, "description", table_defs[i].desc);
+	return 0;
+}
+
+struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m,
+				     char *err, size_t errlen)
+{
+	struct rb_results *r = calloc(1, sizeof(*r));
+	hid_t fapl;
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	fapl = H5Pcreate(H5P_FILE_ACCESS);
+	H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
+	r->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	if (r->file < 0) {
+		snprintf(err, errlen, "cannot create '%s' (it exists, or the folder is not writable)",
+			 path);
+		free(r);
+		return NULL;
+	}
+	for (int i = 0; i < NTABLES; i++) {
+		if (table_create(r, i)) {
+			snprintf(err, errlen, "cannot create table '%s' in '%s'", table_defs[i].name,
+				 path);
+			rb_results_close(r, "failed", 0);
+			return NULL;
+		}
+	}
+	char ver[32];
+
+	snprintf(ver, sizeof(ver), "%d", RB_RESULTS_SCHEMA_VERSION);
+	attr_str(r->file, "schema_version", ver);
+	attr_str(r->file, "rackbench_version", RB_VERSION);
+	attr_str(r->file, "campaign_name", m->campaign_name);
+	attr_i64(r->file, "start_ns", m->start_ns);
+	attr_i64(r->file, "end_ns", 0);
+	attr_str(r->file, "status", "running");
+	attr_str(r->file, "insecure", m->insecure ? "true" : "false");
+	attr_i64(r->file, "hist_sub_bucket_bits", RB_HIST_SUB_BITS);
+	attr_i64(r->file, "hist_max_pow", RB_HIST_MAX_POW);
+	attr_i64(r->file, "hist_buckets", RB_HIST_BUCKETS);
+	attr_str(r->file, "hist_rule",
+		 "bucket b < 128 holds the value b; else g = (b-128)//128, s = (b-128)%128, "
+		 "lower = (128+s) << g, width = 1 << g; reported value = lower + (width-1)//2; "
+		 "percentile p = value of the bucket holding rank ceil(p/100*total)");
+	{
+		hid_t t = vlstr_type(), sp = H5Screate(H5S_SCALAR);
+		hid_t d = H5Dcreate2(r->file, "campaign", t, sp, H5P_DEFAULT, H5P_DEFAULT,
+				     H5P_DEFAULT);
+		const char *text = m->campaign_text ? m->campaign_text : "";
+
+		if (d >= 0) {
+			H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &text);
+			H5Dclose(d);
+		}
+		H5Sclose(sp);
+		H5Tclose(t);
+	}
+	H5Fflush(r->file, H5F_SCOPE_GLOBAL);
+	return r;
+}
+
+static int push(struct rb_results *r, int i, const void *row)
+{
+	struct table *t = &r->t[i];
+
+	if (t->nbuf == t->capbuf) {
+		size_t cap = t->capbuf ? t->capbuf * 2 : 64;
+		char *nb = realloc(t->buf, cap * t->rowsize);
+
+		if (!nb)
+			return -ENOMEM;
+		t->buf = nb;
+		t->capbuf = cap;
+	}
+	memcpy(t->buf + t->nbuf * t->rowsize, row, t->rowsize);
+	t->nbuf++;
+	return 0;
+}
+
+int rb_results_agent(struct rb_results *r, const struct rb_row_agent *row)
+{
+	return push(r, T_AGENTS, row);
+}
+int rb_results_drive(struct rb_results *r, const struct rb_row_drive *row)
+{
+	return push(r, T_DRIVES, row);
+}
+int rb_results_point(struct rb_results *r, const struct rb_row_point *row)
+{
+	return push(r, T_POINTS, row);
+}
+int rb_results_result(struct rb_results *r, const struct rb_row_result *row)
+{
+	return push(r, T_RESULTS, row);
+}
+int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row)
+{
+	return push(r, T_SAMPLES, row);
+}
+int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row)
+{
+	return push(r, T_HIST, row);
+}
+int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row)
+{
+	return push(r, T_BS, row);
+}
+
+static int table_append(struct table *t)
+{
+	hsize_t size, start, count = t->nbuf;
+	hid_t fs, ms;
+	herr_t e;
+
+	if (!t->nbuf)
+		return 0;
+	size = t->written + t->nbuf;
+	if (H5Dset_extent(t->dset, &size) < 0)
+		return -EIO;
+	fs = H5Dget_space(t->dset);
+	start = t->written;
+	H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+	ms = H5Screate_simple(1, &count, NULL);
+	e = H5Dwrite(t->dset, t->type, ms, fs, H5P_DEFAULT, t->buf);
+	H5Sclose(ms);
+	H5Sclose(fs);
+	if (e < 0)
+		return -EIO;
+	t->written = size;
+	t->nbuf = 0;
+	return 0;
+}
+
+int rb_results_flush(struct rb_results *r)
+{
+	int rc = 0;
+
+	for (int i = 0; i < NTABLES; i++)
+		if (table_append(&r->t[i]))
+			rc = -EIO;
+	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+		rc = -EIO;
+	return rc;
+}
+
+int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)
+{
+	int rc;
+
+	if (!r)
+		return 0;
+	rc = rb_results_flush(r);
+	attr_str(r->file, "status", status);
+	attr_i64(r->file, "end_ns", end_ns);
+	for (int i = 0; i < NTABLES; i++) {
+		if (r->t[i].dset > 0)
+			H5Dclose(r->t[i].dset);
+		if (r->t[i].type > 0)
+			H5Tclose(r->t[i].type);
+		free(r->t[i].buf);
+	}
+	if (H5Fclose(r->file) < 0)
+		rc = -EIO;
+	free(r);
+	return rc;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Campaign files: YAML describing targets (agent + drives), phases with a workload and
+ * a matrix, and run settings. The loader reports every error it finds, in file order,
+ * as FILE:LINE:COLUMN diagnostics naming the key; workload keys come from the one
+ * option table (common/options.h). Format: schemas/campaign.md.
+ */
+#ifndef RB_CAMPAIGN_H
+#define RB_CAMPAIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "options.h"
+
+struct rb_drive_ref {
+	char *agent;
+	char *path;
+};
+
+struct rb_point {
+	unsigned index;
+	unsigned phase;
+	char name[256];		/* "randread iodepth=8" */
+	struct rb_workload wl;
+};
+
+struct rb_phase {
+	char *name;
+};
+
+struct rb_campaign {
+	char *file;
+	char *text;		/* the campaign as written, stored with the results */
+	size_t text_len;
+	char *name;
+	char *listen;
+	bool insecure;
+	bool destructive;
+	char *results_dir;
+	uint64_t wait_ns;
+	char **agents;		/* distinct agent names, in file order */
+	size_t nagents;
+	struct rb_drive_ref *drives;
+	size_t ndrives;
+	struct rb_phase *phases;
+	size_t nphases;
+	struct rb_point *points;
+	size_t npoints;
+};
+
+/* Returns 0, or -EINVAL with every problem in diags (sorted in file order). */
+int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_campaign **ret,
+		     struct rb_diags *diags);
+int rb_campaign_load_file(const char *path, struct rb_campaign **ret, struct rb_diags *diags);
+struct rb_campaign *rb_campaign_free(struct rb_campaign *c);
+/* Whether any point writes. */
+bool rb_campaign_writes(const struct rb_campaign *c);
+
+#endif

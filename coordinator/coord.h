@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Runs a campaign in-process: binds (or takes) the ROUTER socket, waits for the
+ * campaign's agents, checks every drive with each agent's guard before anything is
+ * written anywhere, runs the points in order with all targeted drives at once,
+ * writes the HDF5 file and prints a summary table.
+ */
+#ifndef RB_COORD_H
+#define RB_COORD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "campaign.h"
+
+struct rb_coord_opts {
+	void *router;			/* already bound (demo), or NULL to bind c->listen */
+	const char *results_path;	/* NULL: <results>/<name>-<UTC time>.h5 */
+	volatile sig_atomic_t *stop;	/* set by a signal handler: abort the run */
+	char *ret_path;			/* the file written */
+	size_t ret_path_len;
+};
+
+/* Returns the process exit code (common/exitcode.h). */
+int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o);
+
+#endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results writer: one HDF5 file per campaign run, a few long compound tables
+ * (agents, drives, points, results, samples, histograms, bs_counts) and root
+ * attributes. The layout is documented in schemas/results-layout.md, and a test holds
+ * this module to that document. This is the one module that speaks HDF5.
+ *
+ * Rows are buffered and appended per table on rb_results_flush(), which also flushes
+ * the file, so a coordinator killed between flushes leaves a file h5clear can repair.
+ */
+#ifndef RB_RESULTS_H
+#define RB_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RB_RESULTS_SCHEMA_VERSION 1
+
+struct rb_row_agent {
+	char name[64];
+	char host[64];
+	char kernel[128];
+	char rb_version[16];
+	char protocol[16];
+	int64_t registered_ns;
+};
+
+struct rb_row_drive {
+	uint32_t drive;
+	char agent[64];
+	char host[64];
+	char path[256];
+	char kind[16];
+	char model[64];
+	char serial[64];
+	char firmware[32];
+	uint64_t capacity_bytes;
+	uint32_t logical_block_size;
+};
+
+struct rb_row_point {
+	uint32_t point;
+	char phase[64];
+	char name[256];
+	char rw[16];
+	uint64_t bs_bytes;
+	uint32_t iodepth;
+	uint32_t numjobs;
+	uint32_t rwmixread_pct;
+	uint64_t runtime_ns;
+	uint64_t ramp_ns;
+	uint64_t rate_iops;
+	uint8_t direct;
+	char engine[16];
+	char settings[512];
+};
+
+struct rb_row_dir {
+	uint64_t ios, bytes, errors;
+	double iops, bw_bytes_per_s, lat_mean_ns;
+	uint64_t lat_min_ns, lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p99_9_ns, lat_max_ns;
+};
+
+struct rb_row_result {
+	uint32_t drive, point, attempt;
+	char status[16];
+	int64_t start_ns, end_ns;
+	uint64_t elapsed_ns;
+	struct rb_row_dir read, write;
+	double cpu_usr_pct, cpu_sys_pct;
+	char uring_features[64];
+	char message[256];
+};
+
+struct rb_row_sample {
+	uint32_t drive, point, attempt, interval;
+	uint8_t direction;
+	int64_t t_ns;
+	uint64_t ios, bytes, errors;
+	double lat_mean_ns;
+	uint64_t lat_p50_ns, lat_p99_ns;
+};
+
+struct rb_row_hist {
+	uint32_t drive, point, attempt, interval;
+	uint8_t direction;
+	uint32_t bucket;
+	uint64_t count;
+};
+
+struct rb_row_bs {
+	uint32_t drive, point, attempt;
+	uint8_t direction;
+	uint64_t bs_bytes;
+	uint64_t ios;
+};
+
+struct rb_results_meta {
+	const char *campaign_name;
+	const char *campaign_text;
+	int64_t start_ns;
+	int insecure;
+};
+
+struct rb_results;
+
+/* Creates path (failing if it exists). Returns NULL with err filled. */
+struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m,
+				     char *err, size_t errlen);
+int rb_results_agent(struct rb_results *r, const struct rb_row_agent *row);
+int rb_results_drive(struct rb_results *r, const struct rb_row_drive *row);
+int rb_results_point(struct rb_results *r, const struct rb_row_point *row);
+int rb_results_result(struct rb_results *r, const struct rb_row_result *row);
+int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row);
+int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row);
+int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row);
+/* Appends buffered rows and flushes the file. 0 or negative errno. */
+int rb_results_flush(struct rb_results *r);
+/* Sets status and end time, flushes and closes. Returns 0 or negative errno. */
+int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns);
+
+#endif
