@@ -710,6 +710,17 @@ static void finish_point(struct agent *a)
 		}
 		dr.n_io_errors = res->nerrors;
 		dr.io_errors = ip;
+		Rb__TargetInfo ti = RB__TARGET_INFO__INIT;
+		const struct rb_target_info *info = &p->prep->info[t];
+
+		ti.path = p->drives[t];
+		ti.kind = (char *)rb_target_kind_name(info->kind);
+		ti.size_bytes = info->size_bytes;
+		ti.model = (char *)info->model;
+		ti.serial = (char *)info->serial;
+		ti.firmware = (char *)info->firmware;
+		ti.logical_block_size = info->logical_block_size;
+		dr.target = &ti;
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &dr;

@@ -24,9 +24,11 @@ static int parse_number(const char *s, uint64_t *ret_int, uint64_t *ret_frac,
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++) {
-		if (v > (UINT64_MAX - 9) / 10)
+		uint64_t digit = (uint64_t)(*p - '0');
+
+		if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && digit > UINT64_MAX % 10))
 			return -ERANGE;
-		v = v * 10 + (uint64_t)(*p - '0');
+		v = v * 10 + digit;
 	}
 	if (*p == '.') {
 		p++;

@@ -50,6 +50,7 @@ struct coord {
 	struct rb_results *res;
 	struct summary *sum;	/* [point][drive] */
 	unsigned cur_point;
+	bool drives_written;
 	size_t refusals;
 	bool fatal;
 	uint64_t io_errors;
@@ -179,6 +180,21 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		rb_warn("agent '%s' sent a result for unknown drive '%s' or point %u", a->name,
 			dr->drive, dr->point);
 		return;
+	}
+	if (dr->target) {
+		/* identity as the agent opened it (files are laid out on first use) */
+		for (size_t t = 0; t < a->ntargets; t++) {
+			struct rtarget *ti = &a->targets[t];
+
+			if (strcmp(ti->path, dr->drive))
+				continue;
+			copy(ti->kind, sizeof(ti->kind), dr->target->kind);
+			copy(ti->model, sizeof(ti->model), dr->target->model);
+			copy(ti->serial, sizeof(ti->serial), dr->target->serial);
+			copy(ti->firmware, sizeof(ti->firmware), dr->target->firmware);
+			ti->size = dr->target->size_bytes;
+			ti->lbs = dr->target->logical_block_size;
+		}
 	}
 	memset(&row, 0, sizeof(row));
 	row.drive = (uint32_t)di;
@@ -485,6 +501,41 @@ static void write_static_rows(struct coord *k)
 		row.registered_ns = a->registered_ns;
 		rb_results_agent(k->res, &row);
 	}
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		struct rb_row_point row;
+
+		memset(&row, 0, sizeof(row));
+		row.point = p->index;
+		copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
+		copy(row.name, sizeof(row.name), p->name);
+		copy(row.rw, sizeof(row.rw), rb_rw_name(p->wl.rw));
+		row.bs_bytes = p->wl.bs;
+		row.iodepth = p->wl.iodepth;
+		row.numjobs = p->wl.numjobs;
+		row.rwmixread_pct = p->wl.rwmixread;
+		row.runtime_ns = p->wl.runtime_ns;
+		row.ramp_ns = p->wl.ramp_ns;
+		row.rate_iops = p->wl.rate_iops;
+		row.direct = (uint8_t)p->wl.direct;
+		copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
+		rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
+		rb_results_point(k->res, &row);
+	}
+	rb_results_flush(k->res);
+}
+
+/*
+ * Drive rows go in once the drives' identity is known from a point's results (file
+ * targets are laid out on first use), or at the end if no point ran.
+ */
+static void write_drive_rows(struct coord *k)
+{
+	const struct rb_campaign *c = k->c;
+
+	if (k->drives_written)
+		return;
+	k->drives_written = true;
 	for (size_t i = 0; i < c->ndrives; i++) {
 		struct ragent *a = agent_by_name(k, c->drives[i].agent);
 		struct rb_row_drive row;
@@ -507,27 +558,6 @@ static void write_static_rows(struct coord *k)
 			row.logical_block_size = ti->lbs;
 		}
 		rb_results_drive(k->res, &row);
-	}
-	for (size_t i = 0; i < c->npoints; i++) {
-		const struct rb_point *p = &c->points[i];
-		struct rb_row_point row;
-
-		memset(&row, 0, sizeof(row));
-		row.point = p->index;
-		copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
-		copy(row.name, sizeof(row.name), p->name);
-		copy(row.rw, sizeof(row.rw), rb_rw_name(p->wl.rw));
-		row.bs_bytes = p->wl.bs;
-		row.iodepth = p->wl.iodepth;
-		row.numjobs = p->wl.numjobs;
-		row.rwmixread_pct = p->wl.rwmixread;
-		row.runtime_ns = p->wl.runtime_ns;
-		row.ramp_ns = p->wl.ramp_ns;
-		row.rate_iops = p->wl.rate_iops;
-		row.direct = (uint8_t)p->wl.direct;
-		copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
-		rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
-		rb_results_point(k->res, &row);
 	}
 	rb_results_flush(k->res);
 }
@@ -729,6 +759,7 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 			c->points[i].name, rb_fmt_duration(c->points[i].wl.runtime_ns, dur, sizeof(dur)),
 			c->ndrives);
 		rc = run_point(&k, &c->points[i]);
+		write_drive_rows(&k);
 		if (rc)
 			break;
 	}
@@ -748,6 +779,7 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		else if (k.io_errors)
 			rc = RB_EXIT_IO_ERRORS;
 	}
+	write_drive_rows(&k);
 	if (rb_results_close(k.res, status, rb_wall_ns()))
 		rb_err("cannot finish '%s'", path);
 	k.res = NULL;

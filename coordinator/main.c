@@ -24,9 +24,10 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: rackbench COMMAND [ARGS]\n"
 		"\n"
-		"  run CAMPAIGN.yaml [--insecure] [--results DIR]\n"
+		"  run CAMPAIGN.yaml [--insecure] [--results DIR] [--listen ENDPOINT]\n"
 		"                    run a campaign: wait for its agents, check every drive with\n"
-		"                    the safety guard, run the points, write one HDF5 file\n"
+		"                    the safety guard, run the points, write one HDF5 file;\n"
+		"                    the flags override the campaign's insecure, results, listen\n"
 		"  demo [--out DIR]  two local agents with file targets and a built-in campaign\n"
 		"  help              this text\n"
 		"\n"
@@ -36,7 +37,7 @@ static void usage(FILE *out)
 
 static int run_cmd(int argc, char **argv)
 {
-	const char *file = NULL, *results = NULL;
+	const char *file = NULL, *results = NULL, *listen = NULL;
 	bool insecure = false;
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
@@ -51,6 +52,8 @@ static int run_cmd(int argc, char **argv)
 			insecure = true;
 		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
 			results = argv[++i];
+		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
+			listen = argv[++i];
 		} else if (argv[i][0] == '-' || file) {
 			rb_err("unexpected argument '%s' (see 'rackbench help')", argv[i]);
 			return RB_EXIT_USAGE;
@@ -74,6 +77,10 @@ static int run_cmd(int argc, char **argv)
 	if (results) {
 		free(c->results_dir);
 		c->results_dir = strdup(results);
+	}
+	if (listen) {
+		free(c->listen);
+		c->listen = strdup(listen);
 	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

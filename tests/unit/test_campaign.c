@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "campaign.h"
+
+static const char good[] =
+	"name: t\n"
+	"insecure: true\n"
+	"defaults: {size: 8m, runtime: 1s}\n"
+	"targets:\n"
+	"  - agent: a1\n"
+	"    drives: [/d/0, /d/1]\n"
+	"  - agent: a2\n"
+	"    drives: [/d/0]\n"
+	"phases:\n"
+	"  - name: rr\n"
+	"    workload: {rw: randread, bs: 4k}\n"
+	"    matrix:\n"
+	"      iodepth: [1, 4, 16]\n"
+	"      numjobs: [1, 2]\n"
+	"  - name: sw\n"
+	"    workload:\n"
+	"      rw: write\n"
+	"      bs: 128k\n";
+
+static void test_campaign_loads_and_expands_matrix(void **state)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	(void)state;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("good.yaml", good, strlen(good), &c, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(c->nagents, 2);
+	assert_int_equal(c->ndrives, 3);
+	assert_int_equal(c->npoints, 3 * 2 + 1);
+	/* first matrix key outermost, file order */
+	assert_int_equal(c->points[0].wl.iodepth, 1);
+	assert_int_equal(c->points[0].wl.numjobs, 1);
+	assert_int_equal(c->points[1].wl.numjobs, 2);
+	assert_int_equal(c->points[2].wl.iodepth, 4);
+	assert_int_equal(c->points[5].wl.iodepth, 16);
+	assert_string_equal(c->points[5].name, "rr iodepth=16 numjobs=2");
+	/* defaults apply under every phase */
+	assert_int_equal(c->points[6].wl.size, 8 << 20);
+	assert_int_equal(c->points[6].wl.bs, 131072);
+	assert_int_equal(c->points[6].wl.runtime_ns, 1000000000ULL);
+	assert_true(rb_campaign_writes(c));
+	assert_true(c->insecure);
+	rb_campaign_free(c);
+	rb_diags_release(&d);
+}
+
+static void test_campaign_reports_every_error_in_file_order(void **state)
+{
+	static const char bad[] =
+		"name: t\n"
+		"targets:\n"
+		"  - agent: a1\n"
+		"    drives: [/d/0]\n"
+		"phases:\n"
+		"  - workload:\n"
+		"      bs: 4q\n"
+		"      iodepth: -1\n"
+		"      colour: blue\n";
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	(void)state;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("bad.yaml", bad, strlen(bad), &c, &d), -EINVAL);
+	assert_null(c);
+	assert_int_equal(d.n, 3);
+	assert_int_equal(d.v[0].line, 7);
+	assert_int_equal(d.v[0].column, 11);
+	assert_non_null(strstr(d.v[0].message, "'bs'"));
+	assert_int_equal(d.v[1].line, 8);
+	assert_non_null(strstr(d.v[1].message, "'iodepth'"));
+	assert_int_equal(d.v[2].line, 9);
+	assert_int_equal(d.v[2].column, 7);
+	assert_non_null(strstr(d.v[2].message, "unknown key 'colour'"));
+	assert_string_equal(d.v[2].file, "bad.yaml");
+	rb_diags_release(&d);
+}
+
+static void test_campaign_structure_errors(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned line, col;
+		const char *msg;
+	} cases[] = {
+		{ "", 1, 1, "file is empty" },
+		{ "name: [unclosed\n", 2, 1, "invalid YAML" },
+		{ "- a\n- b\n", 1, 1, "must be a mapping" },
+		{ "targets: {agent: a}\nphases: []\n", 1, 10, "'targets' must be a list" },
+		{ "targets:\n  - agent: a\nphases:\n  - workload: {}\n", 2, 5, "has no 'drives'" },
+		{ "targets:\n  - agent: a\n    drives: [x]\n", 1, 1, "no 'phases'" },
+		{ "insecure: perhaps\ntargets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n",
+		  1, 11, "'insecure' must be true or false" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    matrix: {bs: []}\n",
+		  5, 18, "has no values" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rb_campaign *c = NULL;
+		struct rb_diags d;
+
+		rb_diags_init(&d);
+		assert_int_equal(rb_campaign_load("x.yaml", cases[i].text, strlen(cases[i].text), &c,
+						  &d),
+				 -EINVAL);
+		assert_true(d.n >= 1);
+		if (d.v[0].line != cases[i].line || d.v[0].column != cases[i].col ||
+		    !strstr(d.v[0].message, cases[i].msg))
+			fail_msg("case %zu: got %u:%u '%s', want %u:%u '%s'", i, d.v[0].line,
+				 d.v[0].column, d.v[0].message, cases[i].line, cases[i].col,
+				 cases[i].msg);
+		rb_diags_release(&d);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_campaign_loads_and_expands_matrix),
+		cmocka_unit_test(test_campaign_reports_every_error_in_file_order),
+		cmocka_unit_test(test_campaign_structure_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "engine.h"
+#include "target.h"
+
+struct seen {
+	uint64_t ios[RB_NDIR], hist[RB_NDIR];
+	unsigned intervals[RB_NDIR];
+	unsigned last_interval;
+	bool ordered;
+};
+
+static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t, const struct rb_dir_stats *d)
+{
+	struct seen *s = (struct seen *)arg + target;
+
+	(void)t;
+	if (s->intervals[0] && interval != s->last_interval + 1)
+		s->ordered = false;
+	s->last_interval = interval;
+	for (int k = 0; k < RB_NDIR; k++) {
+		s->ios[k] += d[k].ios;
+		s->hist[k] += d[k].hist.total;
+		s->intervals[k]++;
+	}
+}
+
+static void run_and_check(struct rb_workload *wl, const int *fds, const uint64_t *spans, size_t n)
+{
+	struct rb_run *r = NULL;
+	struct seen seen[4];
+	char err[256];
+
+	memset(seen, 0, sizeof(seen));
+	for (size_t i = 0; i < n; i++)
+		seen[i].ordered = true;
+	assert_int_equal(rb_run_new(wl, fds, spans, n, &r, err, sizeof(err)), 0);
+	rb_run_start(r);
+	while (!rb_run_poll(r, on_sample, seen))
+		usleep(5000);
+	rb_run_join(r);
+	for (size_t t = 0; t < n; t++) {
+		const struct rb_target_result *res = rb_run_result(r, t);
+		unsigned want = (unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+
+		assert_int_equal(res->setup_err, 0);
+		assert_true(res->dir[RB_DIR_READ].ios + res->dir[RB_DIR_WRITE].ios > 0);
+		for (int d = 0; d < RB_NDIR; d++) {
+			/* every completed IO is in the histogram, and in exactly one sample */
+			assert_int_equal(res->dir[d].hist.total, res->dir[d].ios);
+			assert_int_equal(seen[t].ios[d], res->dir[d].ios);
+			assert_int_equal(seen[t].hist[d], res->dir[d].ios);
+			assert_int_equal(seen[t].intervals[d], want);
+		}
+		assert_true(seen[t].ordered);
+	}
+	rb_run_free(r);
+}
+
+static void test_engine_null_counts_every_io(void **state)
+{
+	struct rb_workload wl;
+	char err[128];
+	int fds[2] = { -1, -1 };
+	uint64_t spans[2] = { 1 << 30, 1 << 30 };
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("runtime"), "350ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("interval"), "100ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "8", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("numjobs"), "2", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rw"), "randrw", err, sizeof(err));
+	run_and_check(&wl, fds, spans, 2);
+}
+
+static void test_engine_uring_on_file(void **state)
+{
+	char path[] = "/tmp/rb-engine.XXXXXX";
+	int fd = mkstemp(path);
+	struct rb_workload wl;
+	char err[128];
+	uint64_t span = 8 << 20;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(rb_target_layout_file(path, span), 0);
+	fd = open(path, O_RDWR | O_DIRECT);
+	if (fd < 0) {
+		unlink(path);
+		skip();
+	}
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "randrw", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("runtime"), "300ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("interval"), "100ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "4", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("numjobs"), "2", err, sizeof(err));
+	run_and_check(&wl, &fd, &span, 1);
+	close(fd);
+	unlink(path);
+}
+
+static void test_engine_refuses_target_smaller_than_jobs(void **state)
+{
+	struct rb_workload wl;
+	struct rb_run *r = NULL;
+	char err[256];
+	int fd = -1;
+	uint64_t span = 4096;
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("numjobs"), "4", err, sizeof(err));
+	assert_int_equal(rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "numjobs"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_engine_null_counts_every_io),
+		cmocka_unit_test(test_engine_uring_on_file),
+		cmocka_unit_test(test_engine_refuses_target_smaller_than_jobs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+static void test_options_defaults_parse_back(void **state)
+{
+	struct rb_workload wl, back;
+	char err[256], v[64];
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	assert_int_equal(wl.bs, 4096);
+	assert_int_equal(wl.iodepth, 1);
+	assert_int_equal(wl.direct, 1);
+	assert_int_equal(wl.runtime_ns, 10000000000ULL);
+	/* every option's formatted value parses back to the same value */
+	memset(&back, 0, sizeof(back));
+	for (size_t i = 0; i < rb_workload_nopts; i++) {
+		const struct rb_opt *o = &rb_workload_opts[i];
+
+		assert_int_equal(rb_opt_set(&back, o, rb_opt_format(&wl, o, v, sizeof(v)), err,
+					    sizeof(err)),
+				 0);
+		assert_int_equal(rb_opt_get(&back, o), rb_opt_get(&wl, o));
+		assert_non_null(o->help);
+		assert_ptr_equal(rb_opt_find(o->key), o);
+	}
+}
+
+static void test_options_table(void **state)
+{
+	static const struct {
+		const char *key, *val;
+		int rc;
+		uint64_t want;
+		const char *msg; /* part of the error */
+	} cases[] = {
+		{ "bs", "128k", 0, 131072, NULL },
+		{ "bs", "4q", -EINVAL, 0, "'bs' must be a size" },
+		{ "bs", "256", -ERANGE, 0, "'bs' is out of range" },
+		{ "iodepth", "32", 0, 32, NULL },
+		{ "iodepth", "-4", -EINVAL, 0, "'iodepth' must be a whole number" },
+		{ "iodepth", "0", -ERANGE, 0, "'iodepth' is out of range: 1 to 4096" },
+		{ "iodepth", "4097", -ERANGE, 0, "out of range" },
+		{ "rw", "randrw", 0, RB_RW_RANDRW, NULL },
+		{ "rw", "trim", -EINVAL, 0, "'rw' must be one of read, write" },
+		{ "runtime", "2m", 0, 120000000000ULL, NULL },
+		{ "runtime", "2q", -EINVAL, 0, "'runtime' must be a duration" },
+		{ "direct", "false", 0, 0, NULL },
+		{ "direct", "maybe", -EINVAL, 0, "'direct' must be one of false, true" },
+		{ "rwmixread", "101", -ERANGE, 0, "0 to 100" },
+		{ "engine", "null", 0, RB_ENGINE_NULL, NULL },
+		{ "rate_iops", "20000", 0, 20000, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rb_workload wl;
+		char err[256] = "";
+		const struct rb_opt *o = rb_opt_find(cases[i].key);
+		int rc;
+
+		rb_workload_defaults(&wl);
+		assert_non_null(o);
+		rc = rb_opt_set(&wl, o, cases[i].val, err, sizeof(err));
+		if (rc != cases[i].rc)
+			fail_msg("%s=%s: rc %d want %d (%s)", cases[i].key, cases[i].val, rc,
+				 cases[i].rc, err);
+		if (!rc)
+			assert_int_equal(rb_opt_get(&wl, o), cases[i].want);
+		else if (!strstr(err, cases[i].msg))
+			fail_msg("%s=%s: message '%s' lacks '%s'", cases[i].key, cases[i].val, err,
+				 cases[i].msg);
+	}
+}
+
+static void test_options_writes(void **state)
+{
+	struct rb_workload wl;
+	char err[64];
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "randread", err, sizeof(err));
+	assert_false(rb_workload_writes(&wl));
+	rb_opt_set(&wl, rb_opt_find("rw"), "randrw", err, sizeof(err));
+	assert_true(rb_workload_writes(&wl));
+	rb_opt_set(&wl, rb_opt_find("rwmixread"), "100", err, sizeof(err));
+	assert_false(rb_workload_writes(&wl));
+	rb_opt_set(&wl, rb_opt_find("rw"), "write", err, sizeof(err));
+	assert_true(rb_workload_writes(&wl));
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	assert_false(rb_workload_writes(&wl));
+}
+
+static void test_options_dump_names_every_key(void **state)
+{
+	struct rb_workload wl;
+	char buf[2048];
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_workload_dump(&wl, buf, sizeof(buf));
+	for (size_t i = 0; i < rb_workload_nopts; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s=", rb_workload_opts[i].key);
+		assert_non_null(strstr(buf, key));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_options_defaults_parse_back),
+		cmocka_unit_test(test_options_table),
+		cmocka_unit_test(test_options_writes),
+		cmocka_unit_test(test_options_dump_names_every_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
