@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: MIT
+"""The first safety rule on a real block device (a loop device): without both keys a write
+exits 3 and names every missing key; a mounted or swap device is refused even with both
+keys; the device's checksum is unchanged after every refusal."""
+import os
+import shutil
+import subprocess
+
+from rbtest import AGENT, Tmp, check, run, sha256, skip
+
+if os.geteuid() != 0:
+    skip("needs root for loop devices (run the root stage as root)")
+if not shutil.which("losetup"):
+    skip("needs losetup (util-linux)")
+
+
+def sh(*args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+with Tmp() as tmp:
+    backing = os.path.join(tmp, "disk.img")
+    with open(backing, "wb") as f:
+        f.write(os.urandom(32 << 20))
+    r = sh("losetup", "--find", "--show", backing)
+    if r.returncode != 0:
+        skip(f"cannot create a loop device: {r.stderr.strip()}")
+    dev = r.stdout.strip()
+    mnt = os.path.join(tmp, "mnt")
+    os.mkdir(mnt)
+    try:
+        base = [AGENT, "run", "--target", dev, "--runtime", "300ms", "--state-dir", tmp]
+        before = sha256(dev)
+        for extra, reasons in (
+                (["--rw", "write"], ["--destructive is not given", "not on the agent's --allow list"]),
+                (["--rw", "randwrite", "--destructive"], ["not on the agent's --allow list"]),
+                (["--rw", "write", "--allow", dev], ["--destructive is not given"])):
+            r = run(base + extra)
+            print(extra, r.returncode, r.stderr)
+            check(r.returncode == 3, f"{extra}: exit {r.returncode}, want 3")
+            check(dev in r.stderr, "refusal names the device")
+            for reason in reasons:
+                check(reason in r.stderr, f"{extra}: refusal lacks '{reason}'")
+            check(sha256(dev) == before, f"{extra}: the device changed")
+        # reads need no key
+        r = run(base + ["--rw", "randread"])
+        check(r.returncode == 0, f"read: {r.returncode} {r.stderr}")
+        # both keys on a clean device: written
+        r = run(base + ["--rw", "write", "--destructive", "--allow", dev])
+        check(r.returncode == 0, f"both keys: {r.returncode} {r.stderr}")
+        check(sha256(dev) != before, "both keys: the device was not written")
+        # mounted: refused even with both keys, every reason listed
+        if sh("mkfs.ext4", "-q", "-F", dev).returncode == 0 and \
+                sh("mount", dev, mnt).returncode == 0:
+            try:
+                before = sha256(dev)
+                r = run(base + ["--rw", "write"])
+                check(r.returncode == 3 and f"device is mounted at {mnt}" in r.stderr
+                      and "--destructive is not given" in r.stderr,
+                      f"mounted without keys: {r.returncode} {r.stderr}")
+                r = run(base + ["--rw", "write", "--destructive", "--allow", dev])
+                print(r.stderr)
+                check(r.returncode == 3 and "mounted" in r.stderr, f"mounted: {r.returncode}")
+                check(sha256(dev) == before, "mounted: the device changed")
+            finally:
+                sh("umount", mnt)
+        else:
+            skip("cannot make and mount ext4 on a loop device here")
+        # swap: refused
+        if sh("mkswap", dev).returncode == 0 and sh("swapon", dev).returncode == 0:
+            try:
+                r = run(base + ["--rw", "write", "--destructive", "--allow", dev])
+                print(r.stderr)
+                check(r.returncode == 3 and "swap" in r.stderr, f"swap: {r.returncode}")
+            finally:
+                sh("swapoff", dev)
+        else:
+            print("note: swapon on a loop device is not possible here; swap case not run")
+    finally:
+        sh("umount", mnt)
+        sh("losetup", "-d", dev)
+print("ok")
