@@ -459,7 +459,8 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 		rb_campaign_free(c);
 		return -ENOMEM;
 	}
-	memcpy(c->text, text, len);
+	if (len)
+		memcpy(c->text, text, len);
 	c->text[len] = '\0';
 	c->text_len = len;
 	c->listen = xstrdup("tcp://*:7470");
@@ -467,7 +468,7 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 	c->wait_ns = 60ULL * 1000000000ULL;
 	base = strrchr(file, '/');
 	c->name = xstrdup(base ? base + 1 : file);
-	if (strlen(text) != len) {
+	if (len && memchr(text, '\0', len)) {
 		rb_diags_add(diags, RB_SEV_ERROR, file, 1, 1, NULL, "file holds a NUL byte");
 	} else if (rb_yaml_load(&L.y, file, text, len, diags) == 0) {
 		load_root(&L, rb_yaml_root(&L.y));

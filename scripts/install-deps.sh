@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian 12 packages rackbench builds, runs and tests with (as root).
+# Runs apt-get only when something is missing.
+set -eu
+PKGS="build-essential cmake pkg-config clang libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
+liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmocka-dev
+libyaml-dev libblkid-dev python3 python3-h5py python3-numpy python3-jsonschema python3-yaml
+util-linux e2fsprogs systemd fio"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages:$missing (run as root, or install them)" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,134 @@
+#!/bin/bash
+# Installs what is missing, builds, and runs every test stage with a time budget each.
+# Each stage's time is printed; a stage that overruns its budget by half fails. At the
+# end every skipped test is listed with its reason; under CI (CI=true) a skip fails the
+# run unless it is for what the machine cannot have (real NVMe, GPU, device-mapper/MD).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+JOBS=$(nproc)
+export RB_SKIP_LOG=$ROOT/build/skipped.txt
+declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=180
+	[sanitize]=600 [fuzz]=180 [qemu]=0 [browser]=0 [slow]=0)
+FAILED=0
+STAGES=()
+
+stage() { # name command...
+	local name=$1 budget=${BUDGET[$1]} start end took rc
+	shift
+	echo "=== stage $name (budget ${budget}s)"
+	start=$(date +%s)
+	# a hung stage is stopped at three times its budget
+	# functions run in a child bash so that timeout can stop them
+	timeout $((budget * 3 + 30)) bash -c '"$@"' bash "$@"
+	rc=$?
+	end=$(date +%s)
+	took=$((end - start))
+	if [ $rc -ne 0 ]; then
+		STAGES+=("$name: FAILED (exit $rc) in ${took}s")
+		FAILED=1
+	elif [ $((took * 2)) -gt $((budget * 3)) ]; then
+		STAGES+=("$name: FAILED: ${took}s overran its ${budget}s budget by more than half")
+		FAILED=1
+	else
+		STAGES+=("$name: ok in ${took}s (budget ${budget}s)")
+	fi
+	echo "=== stage $name: ${took}s, exit $rc"
+	return 0
+}
+
+ctest_label() { # build-dir label
+	local out
+	out=$(mktemp)
+	(cd "$1" && ctest -L "^$2\$" --output-on-failure -j"$JOBS" --timeout 300) 2>&1 | tee "$out"
+	local rc=${PIPESTATUS[0]}
+	local line total failed skipped
+	line=$(grep -E '^[0-9]+% tests passed' "$out" | tail -1)
+	if [ -n "$line" ]; then
+		total=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+		failed=$(sed -E 's/.*, ([0-9]+) tests failed.*/\1/' <<<"$line")
+		skipped=$(grep -c '\*\*\*Skipped' "$out" || true)
+		echo "$((total - failed - skipped)) $failed $skipped" >>"$ROOT/build/counts.txt"
+	elif grep -q 'No tests were found' "$out"; then
+		echo "(no $2 tests yet)"
+	fi
+	rm -f "$out"
+	return "$rc"
+}
+
+configure_build() { # dir extra-cmake-args...
+	local dir=$1
+	shift
+	cmake -S . -B "$dir" -DRB_WERROR=ON "$@" >/dev/null && cmake --build "$dir" -j"$JOBS"
+}
+
+run_sanitized() {
+	configure_build build-asan -DRB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug || return 1
+	# leaks from libzmq's and HDF5's global state at exit are not ours
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		LSAN_OPTIONS=suppressions=$ROOT/tests/lsan.supp \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash -c 'ctest_label build-asan unit && ctest_label build-asan integration'
+}
+
+run_fuzz() {
+	if ! command -v clang >/dev/null; then
+		echo "clang missing: cannot build libFuzzer targets"
+		return 1
+	fi
+	CC=clang configure_build build-fuzz -DRB_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug || return 1
+	# seconds per target
+	local secs=${RB_FUZZ_SECONDS:-30} rc=0
+	for t in fuzz_campaign fuzz_wire; do
+		local corpus=$ROOT/build-fuzz/corpus-$t
+		mkdir -p "$corpus"
+		cp "$ROOT"/tests/fuzz/corpus/$t/* "$corpus"/ 2>/dev/null
+		echo "--- $t for ${secs}s"
+		ASAN_OPTIONS=detect_leaks=1 "$ROOT/build-fuzz/tests/$t" -max_total_time="$secs" \
+			-rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix="$ROOT/build-fuzz/$t-" "$corpus" >"$ROOT/build-fuzz/$t.log" 2>&1
+		local frc=$?
+		tail -12 "$ROOT/build-fuzz/$t.log"
+		if [ $frc -ne 0 ]; then
+			echo "$t: crash or leak (exit $frc); artifacts in build-fuzz/, log build-fuzz/$t.log"
+			rc=1
+		fi
+	done
+	return $rc
+}
+
+export ROOT JOBS
+export -f ctest_label configure_build run_sanitized run_fuzz
+rm -f "$RB_SKIP_LOG" build/counts.txt
+mkdir -p build
+stage deps ./scripts/install-deps.sh
+stage build configure_build build
+stage unit ctest_label build unit
+stage integration ctest_label build integration
+if [ "$(id -u)" = 0 ]; then
+	stage root ctest_label build root
+else
+	echo "root stage: not root, its tests skip" | tee -a "$RB_SKIP_LOG"
+	stage root ctest_label build root
+fi
+if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
+	stage sanitize run_sanitized
+	stage fuzz run_fuzz
+fi
+
+echo
+echo "=== stages"
+printf '  %s\n' "${STAGES[@]}"
+if [ -s "$RB_SKIP_LOG" ]; then
+	echo "=== skipped tests and why"
+	sed 's/^/  /' "$RB_SKIP_LOG"
+	if [ "${CI:-}" = true ] && grep -qvE 'needs (real NVMe|a GPU|device-mapper|MD)' "$RB_SKIP_LOG"; then
+		echo "CI: a test skipped for something this machine can have: that is a failure"
+		FAILED=1
+	fi
+else
+	echo "=== no test skipped"
+fi
+read -r P F S < <(awk '{p+=$1; f+=$2; s+=$3} END {print p+0, f+0, s+0}' build/counts.txt 2>/dev/null || echo "0 0 0")
+echo "total: $P passed, $F failed, $S skipped"
+exit $FAILED
