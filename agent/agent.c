@@ -669,7 +669,8 @@ static void finish_point(struct agent *a)
 		Rb__Envelope e;
 		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
 		Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
-		Rb__BsCount bc[RB_NDIR], *bp[RB_NDIR];
+		Rb__BsCount *bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*bc));
+		Rb__BsCount **bp = calloc(RB_NDIR * RB_BS_MAX, sizeof(*bp));
 		Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
 		size_t nb = 0;
 
@@ -687,11 +688,13 @@ static void finish_point(struct agent *a)
 		for (int d = 0; d < RB_NDIR; d++) {
 			fill_dir(&dirs[d], d, &res->dir[d]);
 			dp[d] = &dirs[d];
-			if (res->dir[d].ios) {
+			for (unsigned b = 0; bc && bp && b < res->nbs; b++) {
+				if (!res->bs_ios[d][b])
+					continue;
 				rb__bs_count__init(&bc[nb]);
 				bc[nb].direction = (uint32_t)d;
-				bc[nb].bs = p->wl.bs;
-				bc[nb].ios = res->dir[d].ios;
+				bc[nb].bs = res->bs[b];
+				bc[nb].ios = res->bs_ios[d][b];
 				bp[nb] = &bc[nb];
 				nb++;
 			}
@@ -729,6 +732,8 @@ static void finish_point(struct agent *a)
 			free(dirs[d].hist_idx);
 			free(dirs[d].hist_cnt);
 		}
+		free(bc);
+		free(bp);
 	}
 	send_point_done(a, p->point, p->attempt);
 	rb_info("point %u done", p->point);

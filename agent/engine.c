@@ -32,6 +32,7 @@ struct tgt {
 	struct slot slots[SLOTS];
 	unsigned next_emit;
 	unsigned jobs_done;
+	unsigned *job_last;	/* last interval a finished job handed in; UINT32_MAX: running */
 	struct rb_dir_stats scratch[RB_NDIR];
 	struct rb_target_result res;
 };
@@ -48,9 +49,12 @@ struct job {
 	struct rb_io **done;
 	struct rb_io **queued;
 	int *res;
-	uint64_t rng[4];
-	uint64_t region_start, region_blocks, seq_block;
+	struct rb_rng rng;
+	struct rb_offgen off;
+	uint64_t region_start, region_bytes, seq_pos; /* bytes */
+	uint64_t limit_bytes, issued_bytes;	/* size-based runs */
 	struct rb_dir_stats ival[RB_NDIR], total[RB_NDIR];
+	uint64_t bs_ios[RB_NDIR][RB_BS_MAX];
 	unsigned cur;
 	uint64_t issued;
 	struct rb_io_error errs[RB_MAX_IO_ERRORS];
@@ -73,41 +77,32 @@ struct rb_run {
 	pthread_barrier_t b1, b2;
 	bool started;
 	int64_t start_ns, measure_ns, end_ns, wall_offset;
-	unsigned nintervals;
+	unsigned nintervals;	/* UINT32_MAX for size-based runs: no fixed count */
+	bool size_based;
+	struct rb_bssplit split;
+	struct rb_alias alias;
+	uint64_t unit, max_bs;	/* offset granularity (smallest size), largest size */
+	struct rb_clock clock;
 };
 
-/* xoshiro256** seeded through splitmix64: fast, and reproducible from the seed */
-static uint64_t splitmix(uint64_t *x)
+static int64_t real_now(void *arg)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	(void)arg;
+	return rb_mono_ns();
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
+static void real_sleep_until(void *arg, int64_t t)
 {
-	return (x << k) | (x >> (64 - k));
+	struct timespec ts = { .tv_sec = t / 1000000000LL, .tv_nsec = t % 1000000000LL };
+
+	(void)arg;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
-static inline uint64_t rnd(uint64_t *s)
+static inline int64_t now_ns(const struct rb_run *r)
 {
-	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return r;
-}
-
-/* uniform in [0, n) without division (Lemire) */
-static inline uint64_t rnd_below(uint64_t *s, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)rnd(s) * n) >> 64);
+	return r->clock.now(r->clock.arg);
 }
 
 void rb_dir_stats_clear(struct rb_dir_stats *s)
@@ -180,8 +175,10 @@ static void advance_to(struct job *j, unsigned idx)
 
 static void gen_io(struct job *j, struct rb_io *io)
 {
-	const struct rb_workload *wl = &j->run->wl;
-	uint64_t block;
+	const struct rb_run *r = j->run;
+	const struct rb_workload *wl = &r->wl;
+	unsigned k = r->split.n > 1 ? rb_alias_draw(&r->alias, &j->rng) : 0;
+	uint64_t bs = r->split.bs[k], pos;
 
 	switch (wl->rw) {
 	case RB_RW_READ:
@@ -193,18 +190,21 @@ static void gen_io(struct job *j, struct rb_io *io)
 		io->dir = RB_DIR_WRITE;
 		break;
 	default:
-		io->dir = rnd_below(j->rng, 100) < wl->rwmixread ? RB_DIR_READ : RB_DIR_WRITE;
+		io->dir = rb_rng_below(&j->rng, 100) < wl->rwmixread ? RB_DIR_READ : RB_DIR_WRITE;
 		break;
 	}
 	if (rb_rw_random(wl->rw)) {
-		block = rnd_below(j->rng, j->region_blocks);
+		/* a position on the unit grid where the largest size still fits */
+		pos = rb_offgen_next(&j->off, &j->rng) * r->unit;
 	} else {
-		block = j->seq_block++;
-		if (j->seq_block == j->region_blocks)
-			j->seq_block = 0;
+		if (j->seq_pos + bs > j->region_bytes)
+			j->seq_pos = 0;
+		pos = j->seq_pos;
+		j->seq_pos += bs;
 	}
-	io->offset = io->orig_offset = wl->offset + (j->region_start + block) * wl->bs;
-	io->len = io->orig_len = (uint32_t)wl->bs;
+	io->offset = io->orig_offset = wl->offset + j->region_start + pos;
+	io->len = io->orig_len = (uint32_t)bs;
+	io->bs_index = k;
 	io->buf = io->orig_buf;
 }
 
@@ -238,6 +238,7 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 			record_error(j, io, ENOSPC);
 			return true;
 		}
+		/* a short IO: the rest goes again, keeping its first submission time */
 		io->offset += (uint64_t)res;
 		io->buf += res;
 		io->len -= (uint32_t)res;
@@ -248,16 +249,16 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 		return true;
 	if (now > j->last_completion)
 		j->last_completion = now;
-	unsigned idx = (unsigned)((uint64_t)(now - r->measure_ns) / r->wl.interval_ns);
+	uint64_t idx64 = (uint64_t)(now - r->measure_ns) / r->wl.interval_ns;
+	unsigned idx = idx64 >= r->nintervals ? r->nintervals - 1 : (unsigned)idx64;
 
-	if (idx >= r->nintervals)
-		idx = r->nintervals - 1;
 	if (idx > j->cur)
 		advance_to(j, idx);
 	lat = (uint64_t)(now - io->submit_ns);
 	s = &j->ival[io->dir];
 	s->ios++;
 	s->bytes += io->orig_len;
+	j->bs_ios[io->dir][io->bs_index]++;
 	s->lat_sum_ns += lat;
 	if (lat < s->lat_min_ns)
 		s->lat_min_ns = lat;
@@ -267,33 +268,28 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 	return true;
 }
 
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { .tv_sec = t / 1000000000LL, .tv_nsec = t % 1000000000LL };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static void job_loop(struct job *j)
 {
 	struct rb_run *r = j->run;
 	const struct rb_engine_ops *ops = r->ops;
 	const uint64_t rate = r->wl.rate_iops, n = r->wl.numjobs;
 	uint64_t inflight = 0;
-	bool issuing = true;
-	int64_t now = rb_mono_ns();
+	bool issuing = true, pending = false;
+	int64_t now = now_ns(r);
 
 	for (;;) {
 		unsigned q = 0;
 		int64_t next_due = 0;
-		int got, rc;
+		int got;
 
-		if (issuing && (now >= r->end_ns || atomic_load_explicit(&r->stop,
-									 memory_order_relaxed)))
+		if (issuing && (now >= r->end_ns ||
+				atomic_load_explicit(&r->stop, memory_order_relaxed) ||
+				(j->limit_bytes && j->issued_bytes >= j->limit_bytes)))
 			issuing = false;
 		while (issuing && j->nfree) {
 			if (rate) {
+				/* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced,
+				 * exact over the run, the total shared by the jobs */
 				int64_t due = r->start_ns +
 					      (int64_t)(((unsigned __int128)(j->issued * n + j->idx) *
 							 1000000000ULL) / rate);
@@ -302,63 +298,57 @@ static void job_loop(struct job *j)
 					break;
 				}
 			}
+			if (j->limit_bytes && j->issued_bytes >= j->limit_bytes)
+				break;
 			struct rb_io *io = j->freelist[--j->nfree];
 
 			gen_io(j, io);
 			ops->prep(&j->ctx, io);
 			j->queued[q++] = io;
 			j->issued++;
+			j->issued_bytes += io->orig_len;
 		}
-		if (q) {
-			int64_t ts = rb_mono_ns();
-
-			for (unsigned k = 0; k < q; k++)
-				j->queued[k]->submit_ns = ts;
-			rc = ops->submit(&j->ctx);
-			if (rc < 0) {
-				snprintf(j->msg, sizeof(j->msg), "cannot submit IO: %s",
-					 strerror(-rc));
-				j->err = rc;
-				break;
-			}
-			inflight += q;
-		}
-		if (!inflight) {
+		if (!inflight && !q && !pending) {
 			if (!issuing)
 				break;
 			if (next_due)
-				sleep_until(next_due);
-			now = rb_mono_ns();
+				r->clock.sleep_until(r->clock.arg, next_due);
+			now = now_ns(r);
 			continue;
 		}
-		uint64_t wait = WAIT_CAP_NS;
+		/*
+		 * With IOs in flight and nothing due, wait for a completion without a timer
+		 * (arming one per call costs); in-flight IOs always complete or fail. A rate
+		 * limit waits until the next IO is due.
+		 */
+		uint64_t wait = UINT64_MAX;
 
 		if (next_due)
-			wait = next_due > now ? (uint64_t)(next_due - now) : 1;
-		got = ops->reap(&j->ctx, wait, j->done, j->res, r->wl.iodepth);
-		now = rb_mono_ns();
+			wait = next_due > now ? (uint64_t)(next_due - now) : 0;
+		else if (!inflight && !q)
+			wait = WAIT_CAP_NS;
+		/* latency starts here: just before the submitting system call */
+		if (q) {
+			int64_t ts = now_ns(r);
+
+			for (unsigned k = 0; k < q; k++)
+				j->queued[k]->submit_ns = ts;
+			inflight += q;
+		}
+		got = ops->submit_reap(&j->ctx, wait, j->done, j->res, r->wl.iodepth);
+		now = now_ns(r);
 		if (got < 0) {
-			snprintf(j->msg, sizeof(j->msg), "cannot reap IO: %s", strerror(-got));
+			snprintf(j->msg, sizeof(j->msg), "io_uring_enter failed: %s", strerror(-got));
 			j->err = got;
 			break;
 		}
-		bool resubmit = false;
-
+		pending = false;
 		for (int k = 0; k < got; k++) {
 			if (complete(j, j->done[k], j->res[k], now)) {
 				j->freelist[j->nfree++] = j->done[k];
 				inflight--;
 			} else {
-				resubmit = true;
-			}
-		}
-		if (resubmit) {
-			rc = ops->submit(&j->ctx);
-			if (rc < 0) {
-				j->err = rc;
-				snprintf(j->msg, sizeof(j->msg), "cannot submit IO: %s",
-					 strerror(-rc));
-				break;
+				pending = true; /* a short IO's rest is queued */
 			}
 		}
 	}
@@ -374,36 +364,45 @@ static void *job_main(void *arg)
 	j->ctx_ready = j->err == 0;
 	if (pthread_barrier_wait(&r->b1) == PTHREAD_BARRIER_SERIAL_THREAD) {
 		/* every ring is ready: start all jobs at one instant */
-		r->start_ns = rb_mono_ns() + 1000000;
+		r->start_ns = now_ns(r) + 1000000;
 		r->measure_ns = r->start_ns + (int64_t)r->wl.ramp_ns;
-		r->end_ns = r->measure_ns + (int64_t)r->wl.runtime_ns;
-		r->wall_offset = rb_wall_ns() - rb_mono_ns();
+		/* a size-based run ends with its bytes; runtime does not cut it short */
+		r->end_ns = r->size_based ? INT64_MAX
+					  : r->measure_ns + (int64_t)r->wl.runtime_ns;
+		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);
 	u0 = thread_cpu_ns(false);
 	s0 = thread_cpu_ns(true);
 	if (!j->err) {
-		sleep_until(r->start_ns);
+		r->clock.sleep_until(r->clock.arg, r->start_ns);
 		job_loop(j);
 	}
 	j->usr_ns = thread_cpu_ns(false) - u0;
 	j->sys_ns = thread_cpu_ns(true) - s0;
-	/* hand in every interval: stopped jobs only up to the one they were in */
-	if (!atomic_load(&r->stop) && !j->err)
+	/* hand in every interval of a time-based run (idle ones too: a stalled drive
+	 * shows); stopped and size-based jobs up to the one they were in */
+	if (!atomic_load(&r->stop) && !j->err && !r->size_based)
 		advance_to(j, r->nintervals - 1);
 	flush_interval(j, j->cur);
 	pthread_mutex_lock(&j->t->mu);
+	j->t->job_last[j->idx] = j->cur;
 	j->t->jobs_done++;
 	pthread_cond_broadcast(&j->t->cv);
 	pthread_mutex_unlock(&j->t->mu);
 	return NULL;
 }
 
+void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c)
+{
+	r->clock = *c;
+}
+
 int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 	       size_t n, struct rb_run **ret, char *err, size_t errlen)
 {
 	struct rb_run *r;
-	uint64_t seed = wl->seed;
+	struct rb_dist dist;
 
 	if (!n || !wl->bs || !wl->iodepth || !wl->numjobs) {
 		snprintf(err, errlen, "nothing to run");
@@ -413,31 +412,63 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 	if (!r)
 		return -ENOMEM;
 	r->wl = *wl;
+	r->clock = (struct rb_clock){ real_now, real_sleep_until, NULL };
 	r->ops = wl->engine == RB_ENGINE_NULL ? &rb_engine_null : &rb_engine_uring;
 	r->ntgt = n;
 	r->njobs = n * wl->numjobs;
-	r->nintervals = (unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+	r->size_based = wl->io_size || wl->passes;
+	if (r->size_based)
+		r->nintervals = UINT32_MAX;
+	else
+		r->nintervals = (unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
 	if (!r->nintervals)
 		r->nintervals = 1;
+	if (wl->bssplit[0]) {
+		if (rb_bssplit_parse(wl->bssplit, &r->split, err, errlen)) {
+			rb_run_free(r);
+			return -EINVAL;
+		}
+	} else {
+		r->split.n = 1;
+		r->split.bs[0] = wl->bs;
+		r->split.weight[0] = 1;
+	}
+	r->unit = r->max_bs = r->split.bs[0];
+	for (unsigned k = 0; k < r->split.n; k++) {
+		if (r->split.weight[k] > 0 && r->split.bs[k] < r->unit)
+			r->unit = r->split.bs[k];
+		if (r->split.bs[k] > r->max_bs)
+			r->max_bs = r->split.bs[k];
+	}
+	rb_alias_init(&r->alias, r->split.weight, r->split.n);
+	if (rb_dist_parse(wl->random_distribution[0] ? wl->random_distribution : "uniform", &dist,
+			  err, errlen)) {
+		rb_run_free(r);
+		return -EINVAL;
+	}
 	r->tgts = calloc(n, sizeof(*r->tgts));
 	r->jobs = calloc(r->njobs, sizeof(*r->jobs));
 	if (!r->tgts || !r->jobs)
 		goto out_nomem;
 	for (size_t t = 0; t < n; t++) {
 		struct tgt *tg = &r->tgts[t];
-		uint64_t blocks = span_bytes[t] / wl->bs;
 
-		if (blocks < wl->numjobs) {
+		if (span_bytes[t] / wl->numjobs < r->max_bs) {
 			snprintf(err, errlen,
-				 "target %zu has room for %llu blocks of %llu bytes, fewer than "
-				 "numjobs (%u)", t, (unsigned long long)blocks,
-				 (unsigned long long)wl->bs, wl->numjobs);
+				 "target %zu: %llu bytes hold fewer than numjobs (%u) blocks of %llu "
+				 "bytes", t, (unsigned long long)span_bytes[t], wl->numjobs,
+				 (unsigned long long)r->max_bs);
 			rb_run_free(r);
 			return -EINVAL;
 		}
 		tg->run = r;
 		tg->fd = fds[t];
 		tg->span = span_bytes[t];
+		tg->job_last = malloc(wl->numjobs * sizeof(*tg->job_last));
+		if (!tg->job_last)
+			goto out_nomem;
+		for (unsigned k = 0; k < wl->numjobs; k++)
+			tg->job_last[k] = UINT32_MAX;
 		pthread_mutex_init(&tg->mu, NULL);
 		pthread_cond_init(&tg->cv, NULL);
 		for (int d = 0; d < RB_NDIR; d++)
@@ -446,7 +477,7 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 	for (size_t k = 0; k < r->njobs; k++) {
 		struct job *j = &r->jobs[k];
 		size_t t = k / wl->numjobs;
-		uint64_t blocks = r->tgts[t].span / wl->bs, x;
+		uint64_t span = r->tgts[t].span, limit = 0;
 		unsigned depth = wl->iodepth;
 
 		j->run = r;
@@ -454,24 +485,38 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 		j->tidx = (unsigned)t;
 		j->idx = (unsigned)(k % wl->numjobs);
 		/* sequential jobs get their own region; random ones roam the whole span */
-		if (rb_rw_random(wl->rw)) {
+		if (rb_rw_random(wl->rw) && !wl->visit_once) {
 			j->region_start = 0;
-			j->region_blocks = blocks;
+			j->region_bytes = span;
 		} else {
-			j->region_blocks = blocks / wl->numjobs;
-			j->region_start = j->idx * j->region_blocks;
+			uint64_t per = span / wl->numjobs;
+
+			per -= per % r->unit;
+			j->region_start = j->idx * per;
+			j->region_bytes = per;
 		}
-		x = seed ^ ((uint64_t)t << 40) ^ ((uint64_t)j->idx << 20);
-		for (int i = 0; i < 4; i++)
-			j->rng[i] = splitmix(&x);
+		rb_rng_seed(&j->rng, wl->seed ^ ((uint64_t)t << 40) ^ ((uint64_t)j->idx << 20));
+		if (rb_offgen_init(&j->off, &dist, (j->region_bytes - r->max_bs) / r->unit + 1,
+				   wl->visit_once, &j->rng))
+			goto out_nomem;
+		/* size-based: the target's bytes shared by its jobs */
+		if (wl->passes)
+			limit = span * wl->passes;
+		else if (wl->io_size)
+			limit = wl->io_size;
+		if (limit) {
+			j->limit_bytes = limit / wl->numjobs + (j->idx == 0 ? limit % wl->numjobs : 0);
+			if (!j->limit_bytes)
+				j->limit_bytes = 1;
+		}
 		j->ctx.fd = fds[t];
 		j->ctx.depth = depth;
-		j->ctx.bs = wl->bs;
-		if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * wl->bs))
+		j->ctx.bs = r->max_bs;
+		if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * r->max_bs))
 			goto out_nomem;
 		/* writes carry random data, never zeros a drive could compress away */
-		for (size_t b = 0; b < depth * wl->bs / 8; b++)
-			((uint64_t *)j->ctx.bufs)[b] = rnd(j->rng);
+		for (size_t b = 0; b < depth * r->max_bs / 8; b++)
+			((uint64_t *)j->ctx.bufs)[b] = rb_rng_next(&j->rng);
 		j->ios = calloc(depth, sizeof(*j->ios));
 		j->freelist = calloc(depth, sizeof(*j->freelist));
 		j->done = calloc(depth, sizeof(*j->done));
@@ -481,7 +526,7 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 			goto out_nomem;
 		for (unsigned i = 0; i < depth; i++) {
 			j->ios[i].slot = i;
-			j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * wl->bs;
+			j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * r->max_bs;
 			j->freelist[j->nfree++] = &j->ios[i];
 		}
 		for (int d = 0; d < RB_NDIR; d++) {
@@ -515,6 +560,16 @@ int rb_run_start(struct rb_run *r)
 	return 0;
 }
 
+/* Finished jobs whose last interval is before i: they will hand in nothing more. */
+static unsigned done_before(const struct tgt *t, unsigned numjobs, unsigned i)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < numjobs; k++)
+		n += t->job_last[k] != UINT32_MAX && t->job_last[k] < i;
+	return n;
+}
+
 bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 {
 	bool all_done = true;
@@ -543,7 +598,8 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 				}
 			}
 			ready = s->used && s->interval == t->next_emit &&
-				(s->reported == r->wl.numjobs || finished);
+				(finished || s->reported + done_before(t, r->wl.numjobs, s->interval) >=
+						     r->wl.numjobs);
 			if (ready) {
 				interval = s->interval;
 				memcpy(t->scratch, s->d, sizeof(t->scratch));
@@ -561,7 +617,7 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 				int64_t end = r->measure_ns +
 					      (int64_t)((uint64_t)(interval + 1) * r->wl.interval_ns);
 
-				if (end > r->end_ns)
+				if (!r->size_based && end > r->end_ns)
 					end = r->end_ns;
 				fn(arg, (unsigned)ti, interval, end + r->wall_offset, t->scratch);
 			}
@@ -585,8 +641,11 @@ static void collect(struct rb_run *r)
 		for (size_t k = ti * r->wl.numjobs; k < (ti + 1) * r->wl.numjobs; k++) {
 			struct job *j = &r->jobs[k];
 
-			for (int d = 0; d < RB_NDIR; d++)
+			for (int d = 0; d < RB_NDIR; d++) {
 				rb_dir_stats_merge(&res->dir[d], &j->total[d]);
+				for (unsigned b = 0; b < r->split.n; b++)
+					res->bs_ios[d][b] += j->bs_ios[d][b];
+			}
 			for (unsigned e = 0; e < j->nerrs && res->nerrors < RB_MAX_IO_ERRORS; e++)
 				res->errors[res->nerrors++] = j->errs[e];
 			if (j->last_completion > last)
@@ -599,11 +658,14 @@ static void collect(struct rb_run *r)
 			}
 			snprintf(res->features, sizeof(res->features), "%s", j->ctx.features);
 		}
+		res->nbs = r->split.n;
+		memcpy(res->bs, r->split.bs, sizeof(res->bs));
 		res->elapsed_ns = last > r->measure_ns ? (uint64_t)(last - r->measure_ns)
 						       : r->wl.runtime_ns;
 		res->start_wall_ns = r->measure_ns + r->wall_offset;
 		res->end_wall_ns = res->start_wall_ns + (int64_t)res->elapsed_ns;
-		uint64_t wall = (uint64_t)(r->end_ns - r->start_ns);
+		uint64_t wall = r->size_based ? res->elapsed_ns + r->wl.ramp_ns
+					      : (uint64_t)(r->end_ns - r->start_ns);
 		if (wall) {
 			res->cpu_usr_pct = 100.0 * (double)usr / (double)wall;
 			res->cpu_sys_pct = 100.0 * (double)sys / (double)wall;
@@ -617,7 +679,7 @@ void rb_run_join(struct rb_run *r)
 		return;
 	/* jobs may wait for their intervals to be taken: keep draining until done */
 	while (!rb_run_poll(r, NULL, NULL)) {
-		struct timespec ts = { 0, 1000000 };
+		struct timespec ts = { 0, 20000000 }; /* 20 ms: the jobs need the CPUs */
 
 		nanosleep(&ts, NULL);
 	}
@@ -652,6 +714,7 @@ struct rb_run *rb_run_free(struct rb_run *r)
 		free(j->res);
 	}
 	for (size_t t = 0; r->tgts && t < r->ntgt; t++) {
+		free(r->tgts[t].job_last);
 		pthread_mutex_destroy(&r->tgts[t].mu);
 		pthread_cond_destroy(&r->tgts[t].cv);
 	}

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
 #include "hist.h"
 #include "options.h"
 
@@ -48,6 +49,9 @@ struct rb_target_result {
 	struct rb_dir_stats dir[RB_NDIR];
 	struct rb_io_error errors[RB_MAX_IO_ERRORS];
 	unsigned nerrors;	/* listed; dir[].errors has the full counts */
+	unsigned nbs;		/* block sizes of the workload */
+	uint64_t bs[RB_BS_MAX];
+	uint64_t bs_ios[RB_NDIR][RB_BS_MAX]; /* completed IOs per size and direction */
 	char features[128];	/* io_uring features used */
 	int setup_err;		/* negative errno when jobs could not start */
 	char message[256];
@@ -59,6 +63,13 @@ typedef void (*rb_sample_fn)(void *arg, unsigned target, unsigned interval, int6
 
 struct rb_run;
 
+/* The engine's clock: real by default; tests give a fake one to prove rate exactness. */
+struct rb_clock {
+	int64_t (*now)(void *arg);
+	void (*sleep_until)(void *arg, int64_t t);
+	void *arg;
+};
+
 /*
  * Prepares a run of wl on n targets given as open descriptors and the byte range to
  * use (offset/size already resolved against each target's size). The descriptors
@@ -66,6 +77,8 @@ struct rb_run;
  */
 int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 	       size_t n, struct rb_run **ret, char *err, size_t errlen);
+/* Replaces the monotonic clock (before rb_run_start). */
+void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c);
 /* Starts the job threads; IO begins at once. */
 int rb_run_start(struct rb_run *r);
 /* Emits finished intervals; returns true once every job ended and all is emitted. */

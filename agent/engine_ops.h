@@ -12,6 +12,7 @@ struct rb_io {
 	uint32_t orig_len;
 	uint32_t dir;		/* enum rb_dir */
 	uint32_t slot;
+	uint32_t bs_index;	/* which size of the split */
 	int64_t submit_ns;
 	char *buf;		/* current position in the slot's buffer */
 	char *orig_buf;
@@ -21,7 +22,7 @@ struct rb_engine_ctx {
 	int fd;
 	unsigned depth;
 	char *bufs;		/* depth * bs, aligned */
-	uint64_t bs;
+	uint64_t bs;		/* bytes per IO slot: the largest block size */
 	void *priv;
 	char features[128];
 };
@@ -33,15 +34,14 @@ struct rb_engine_ops {
 	void (*teardown)(struct rb_engine_ctx *c);
 	/* queues one IO; it is submitted by the next submit() */
 	void (*prep)(struct rb_engine_ctx *c, struct rb_io *io);
-	/* submits everything queued; 0 or negative errno */
-	int (*submit)(struct rb_engine_ctx *c);
 	/*
-	 * Reaps up to max completions, waiting for at least one for up to wait_ns
-	 * (0: do not wait). Fills done[] and res[] (bytes or negative errno) and
-	 * returns the count, or negative errno.
+	 * Submits everything queued and reaps up to max completions, waiting for at least
+	 * one for up to wait_ns (0: do not wait; UINT64_MAX: no limit), in one system call where the backend
+	 * can. Fills done[] and res[] (bytes or negative errno) and returns the count, or
+	 * negative errno.
 	 */
-	int (*reap)(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io **done, int *res,
-		    unsigned max);
+	int (*submit_reap)(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io **done,
+			   int *res, unsigned max);
 };
 
 extern const struct rb_engine_ops rb_engine_uring;

@@ -137,12 +137,21 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 	}
 	fprintf(out, "], \"settings\": {");
 	for (size_t i = 0; i < rb_workload_nopts; i++) {
-		char v[64];
+		char v[RB_OPT_VALUE_MAX];
 
 		fprintf(out, "%s\"%s\": ", i ? ", " : "", rb_workload_opts[i].key);
 		json_string(out, rb_opt_format(wl, &rb_workload_opts[i], v, sizeof(v)));
 	}
-	fprintf(out, "}, \"uring_features\": ");
+	fprintf(out, "}, \"bs_counts\": [");
+	for (unsigned b = 0, first = 1; b < res->nbs; b++)
+		for (int d = 0; d < RB_NDIR; d++)
+			if (res->bs_ios[d][b]) {
+				fprintf(out, "%s{\"direction\": \"%s\", \"bs\": %" PRIu64
+					     ", \"ios\": %" PRIu64 "}",
+					first ? "" : ", ", dir_name(d), res->bs[b], res->bs_ios[d][b]);
+				first = 0;
+			}
+	fprintf(out, "], \"uring_features\": ");
 	json_string(out, res->features);
 	if (close)
 		fputc('}', out);
@@ -279,7 +288,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 	if (json) {
 		/* the top level is the merge of every target; "targets" has each one */
 		struct rb_target_result *all = calloc(1, sizeof(*all));
-		char dump[2048];
+		char dump[RB_WORKLOAD_DUMP_MAX];
 
 		if (!all) {
 			rc = RB_EXIT_FAILED;
@@ -299,6 +308,11 @@ int rb_agent_run_cmd(int argc, char **argv)
 			all->cpu_usr_pct += res->cpu_usr_pct;
 			all->cpu_sys_pct += res->cpu_sys_pct;
 			snprintf(all->features, sizeof(all->features), "%s", res->features);
+			all->nbs = res->nbs;
+			memcpy(all->bs, res->bs, sizeof(all->bs));
+			for (int d = 0; d < RB_NDIR; d++)
+				for (unsigned b = 0; b < res->nbs; b++)
+					all->bs_ios[d][b] += res->bs_ios[d][b];
 		}
 		print_target_json(stdout, &wl, all, ntargets == 1 ? targets[0] : "all", false);
 		printf(", \"targets\": [");
@@ -312,7 +326,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		printf("}\n");
 		free(all);
 	} else {
-		char dump[2048];
+		char dump[RB_WORKLOAD_DUMP_MAX];
 
 		printf("rackbench-agent run: %s\n", rb_workload_dump(&wl, dump, sizeof(dump)));
 		for (size_t t = 0; t < prep->n; t++) {

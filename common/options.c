@@ -16,33 +16,45 @@ static const char *const bool_choices[] = { "false", "true", NULL };
 
 const struct rb_opt rb_workload_opts[] = {
 	{ "rw", RB_OPT_ENUM, F(rw), 0, 5, "randread", rw_choices, "PATTERN",
-	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw" },
+	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw", NULL },
 	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
-	  "block size (binary units: 4k = 4096)" },
+	  "block size (binary units: 4k = 4096)", NULL },
 	{ "iodepth", RB_OPT_UINT, F(iodepth), 1, 4096, "1", NULL, "N",
-	  "IOs in flight per job" },
+	  "IOs in flight per job", NULL },
 	{ "numjobs", RB_OPT_UINT, F(numjobs), 1, 1024, "1", NULL, "N",
-	  "job threads per target, each with its own io_uring" },
+	  "job threads per target, each with its own io_uring", NULL },
 	{ "runtime", RB_OPT_DURATION, F(runtime_ns), 1000000ULL, 31ULL * 86400 * 1000000000ULL,
-	  "10s", NULL, "DURATION", "measured time, after the ramp (ns, us, ms, s, m, h)" },
+	  "10s", NULL, "DURATION", "measured time, after the ramp (ns, us, ms, s, m, h)", NULL },
 	{ "ramp", RB_OPT_DURATION, F(ramp_ns), 0, 86400ULL * 1000000000ULL, "0s", NULL,
-	  "DURATION", "time run before measuring starts, excluded from results" },
+	  "DURATION", "time run before measuring starts, excluded from results", NULL },
 	{ "rwmixread", RB_OPT_UINT, F(rwmixread), 0, 100, "50", NULL, "PCT",
-	  "percent of reads in rw and randrw" },
+	  "percent of reads in rw and randrw", NULL },
 	{ "direct", RB_OPT_BOOL, F(direct), 0, 1, "true", bool_choices, "BOOL",
-	  "O_DIRECT (false: buffered IO, recorded in the results)" },
+	  "O_DIRECT (false: buffered IO, recorded in the results)", NULL },
 	{ "size", RB_OPT_SIZE, F(size), 0, UINT64_MAX, "0", NULL, "SIZE",
-	  "bytes of the target to use from the offset (0: all; files are created this size)" },
+	  "bytes of the target to use from the offset (0: all; files are created this size)", NULL },
 	{ "offset", RB_OPT_SIZE, F(offset), 0, UINT64_MAX, "0", NULL, "SIZE",
-	  "start of the range used within the target" },
+	  "start of the range used within the target", NULL },
 	{ "rate_iops", RB_OPT_UINT, F(rate_iops), 0, UINT64_MAX, "0", NULL, "IOPS",
-	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none" },
+	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none", NULL },
 	{ "seed", RB_OPT_UINT, F(seed), 0, UINT64_MAX, "1", NULL, "N",
-	  "seed of every random choice (offsets, mix)" },
+	  "seed of every random choice (offsets, mix)", NULL },
 	{ "engine", RB_OPT_ENUM, F(engine), 0, 1, "uring", engine_choices, "ENGINE",
-	  "uring (io_uring) or null (no IO: measures the engine's own cost)" },
+	  "uring (io_uring) or null (no IO: measures the engine's own cost)", NULL },
 	{ "interval", RB_OPT_DURATION, F(interval_ns), 10000000ULL, 3600ULL * 1000000000ULL, "1s",
-	  NULL, "DURATION", "sample interval" },
+	  NULL, "DURATION", "sample interval", NULL },
+	{ "bssplit", RB_OPT_TEXT, F(bssplit), 0, 0, "", NULL, "SPLIT",
+	  "block sizes with weights, any number, fractional: 4k/10:64k/50.5:128k/39.5 "
+	  "(replaces bs)", rb_check_bssplit },
+	{ "random_distribution", RB_OPT_TEXT, F(random_distribution), 0, 0, "uniform", NULL, "DIST",
+	  "offsets of random IO: uniform, zipf:THETA, pareto:H, normal:STDDEV_PCT, "
+	  "zoned:IO%/RANGE%:...", rb_check_distribution },
+	{ "visit_once", RB_OPT_BOOL, F(visit_once), 0, 1, "false", bool_choices, "BOOL",
+	  "random IO visits every block exactly once per pass (uniform only)", NULL },
+	{ "io_size", RB_OPT_SIZE, F(io_size), 0, UINT64_MAX, "0", NULL, "SIZE",
+	  "bytes per target to transfer, then stop (runtime becomes a limit); 0: time-based", NULL },
+	{ "passes", RB_OPT_UINT, F(passes), 0, 1000, "0", NULL, "N",
+	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based", NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
 
@@ -58,6 +70,9 @@ static void store(struct rb_workload *wl, const struct rb_opt *o, uint64_t v)
 {
 	char *p = (char *)wl + o->offset;
 
+	if (o->type == RB_OPT_TEXT)
+		return;
+
 	if (o->width == 4) {
 		uint32_t x = (uint32_t)v;
 
@@ -70,6 +85,9 @@ static void store(struct rb_workload *wl, const struct rb_opt *o, uint64_t v)
 uint64_t rb_opt_get(const struct rb_workload *wl, const struct rb_opt *o)
 {
 	const char *p = (const char *)wl + o->offset;
+
+	if (o->type == RB_OPT_TEXT)
+		return 0;
 
 	if (o->width == 4) {
 		uint32_t x;
@@ -137,7 +155,20 @@ int rb_opt_set(struct rb_workload *wl, const struct rb_opt *o, const char *value
 		snprintf(err, errlen, "'%s' needs a value", o->key);
 		return -EINVAL;
 	}
+	if (o->type == RB_OPT_TEXT) {
+		if (strlen(value) >= o->width) {
+			snprintf(err, errlen, "'%s' is longer than %zu characters", o->key,
+				 o->width - 1);
+			return -EINVAL;
+		}
+		if (*value && o->check && (r = o->check(value, err, errlen)))
+			return r;
+		memcpy((char *)wl + o->offset, value, strlen(value) + 1);
+		return 0;
+	}
 	switch (o->type) {
+	case RB_OPT_TEXT:
+		return -EINVAL; /* handled above */
 	case RB_OPT_ENUM:
 	case RB_OPT_BOOL:
 		for (v = 0; o->choices[v]; v++)
@@ -209,6 +240,9 @@ char *rb_opt_format(const struct rb_workload *wl, const struct rb_opt *o, char *
 	case RB_OPT_UINT:
 		snprintf(buf, len, "%" PRIu64, v);
 		return buf;
+	case RB_OPT_TEXT:
+		snprintf(buf, len, "%s", (const char *)wl + o->offset);
+		return buf;
 	}
 	buf[0] = '\0';
 	return buf;
@@ -216,6 +250,14 @@ char *rb_opt_format(const struct rb_workload *wl, const struct rb_opt *o, char *
 
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
+	if (wl->visit_once && strcmp(wl->random_distribution, "uniform") && *wl->random_distribution) {
+		snprintf(err, errlen, "'visit_once' works with the uniform distribution only");
+		return -EINVAL;
+	}
+	if (wl->io_size && wl->passes) {
+		snprintf(err, errlen, "give 'io_size' or 'passes', not both");
+		return -EINVAL;
+	}
 	if (wl->engine == RB_ENGINE_URING && wl->direct && wl->bs % 512) {
 		snprintf(err, errlen, "'bs' must be a multiple of 512 bytes with direct IO");
 		return -EINVAL;
@@ -234,7 +276,7 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len)
 {
 	size_t n = 0;
-	char v[64];
+	char v[RB_OPT_VALUE_MAX];
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < rb_workload_nopts && n < len; i++)
@@ -253,10 +295,12 @@ void rb_workload_help(FILE *out)
 		snprintf(flag, sizeof(flag), "--%s %s", o->key, o->metavar);
 		if (o->choices)
 			choices_text(o, rng, sizeof(rng));
+		else if (o->type == RB_OPT_TEXT)
+			snprintf(rng, sizeof(rng), "text");
 		else
 			range_text(o, rng, sizeof(rng));
-		fprintf(out, "  %-24s %s\n  %-24s (default %s; %s)\n", flag, o->help, "", o->def,
-			rng);
+		fprintf(out, "  %-24s %s\n  %-24s (default %s; %s)\n", flag, o->help, "",
+			*o->def ? o->def : "none", rng);
 	}
 }
 

@@ -17,6 +17,10 @@
 enum rb_rw { RB_RW_READ, RB_RW_WRITE, RB_RW_RANDREAD, RB_RW_RANDWRITE, RB_RW_RW, RB_RW_RANDRW };
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL };
 
+/* The longest text value of an option (a bssplit of 256 sizes fits), and of a dump. */
+#define RB_OPT_VALUE_MAX 4096
+#define RB_WORKLOAD_DUMP_MAX 8192
+
 struct rb_workload {
 	uint32_t rw;		/* enum rb_rw */
 	uint64_t bs;		/* bytes */
@@ -32,9 +36,15 @@ struct rb_workload {
 	uint64_t seed;
 	uint32_t engine;	/* enum rb_engine_kind */
 	uint64_t interval_ns;	/* sample interval */
+	char bssplit[RB_OPT_VALUE_MAX];	/* "" or SIZE/WEIGHT:...; replaces bs */
+	char random_distribution[256];	/* uniform, zipf:T, pareto:H, normal:S, zoned:... */
+	uint32_t visit_once;	/* random: every block exactly once per pass */
+	uint64_t io_size;	/* bytes per target to transfer, then stop; 0: time-based */
+	uint32_t passes;	/* passes over the range per target, then stop; 0: time-based */
 };
 
-enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL };
+enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL,
+		   RB_OPT_TEXT };
 
 struct rb_opt {
 	const char *key;	/* campaign key; the CLI flag is --key */
@@ -46,7 +56,13 @@ struct rb_opt {
 	const char *const *choices; /* RB_OPT_ENUM: NULL-terminated */
 	const char *metavar;
 	const char *help;
+	/* RB_OPT_TEXT: checks a value; 0 or -EINVAL with err filled */
+	int (*check)(const char *value, char *err, size_t errlen);
 };
+
+/* Validators of text options, set by the module that interprets them (agent/gen.c). */
+int rb_check_bssplit(const char *value, char *err, size_t errlen);
+int rb_check_distribution(const char *value, char *err, size_t errlen);
 
 extern const struct rb_opt rb_workload_opts[];
 extern const size_t rb_workload_nopts;

@@ -573,21 +573,24 @@ static int run_point(struct coord *k, const struct rb_point *p)
 		Rb__Envelope e;
 		Rb__Assign as = RB__ASSIGN__INIT;
 		Rb__Setting st[64], *sp[64];
+		char *vals = malloc(64 * (size_t)RB_OPT_VALUE_MAX);
 
 		a->done = false;
+		if (!vals)
+			return RB_EXIT_FAILED;
 		as.point = p->index;
 		as.attempt = 0;
 		as.destructive = k->c->destructive;
 		as.drives = agent_drives(k, a, &as.n_drives);
+		/* the workload travels as text of the option table, parsed by the same table */
 		for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
-			char *v = malloc(64);
-
 			rb__setting__init(&st[o]);
 			st[o].key = (char *)rb_workload_opts[o].key;
-			st[o].value = v ? rb_opt_format(&p->wl, &rb_workload_opts[o], v, 64) : (char *)"";
+			st[o].value = rb_opt_format(&p->wl, &rb_workload_opts[o],
+						    vals + o * RB_OPT_VALUE_MAX, RB_OPT_VALUE_MAX);
 			sp[o] = &st[o];
 		}
-		as.n_settings = rb_workload_nopts;
+		as.n_settings = rb_workload_nopts < 64 ? rb_workload_nopts : 64;
 		as.settings = sp;
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_ASSIGN;
@@ -596,9 +599,7 @@ static int run_point(struct coord *k, const struct rb_point *p)
 			send_to(k, a, &e);
 		else
 			a->done = true;
-		for (size_t o = 0; o < rb_workload_nopts; o++)
-			if (st[o].value[0])
-				free(st[o].value);
+		free(vals);
 		free(as.drives);
 	}
 	for (;;) {

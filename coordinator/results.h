@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RB_RESULTS_SCHEMA_VERSION 1
+#include "options.h"
+
+#define RB_RESULTS_SCHEMA_VERSION 2
 
 struct rb_row_agent {
 	char name[64];
@@ -52,7 +54,7 @@ struct rb_row_point {
 	uint64_t rate_iops;
 	uint8_t direct;
 	char engine[16];
-	char settings[512];
+	char settings[RB_WORKLOAD_DUMP_MAX];
 };
 
 struct rb_row_dir {

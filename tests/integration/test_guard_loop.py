@@ -6,7 +6,7 @@ import os
 import shutil
 import subprocess
 
-from rbtest import AGENT, Tmp, check, run, sha256, skip
+from rbtest import AGENT, Tmp, check, fail, run, sha256, skip
 
 if os.geteuid() != 0:
     skip("needs root for loop devices (run the root stage as root)")
@@ -50,8 +50,9 @@ with Tmp() as tmp:
         check(r.returncode == 0, f"both keys: {r.returncode} {r.stderr}")
         check(sha256(dev) != before, "both keys: the device was not written")
         # mounted: refused even with both keys, every reason listed
-        if sh("mkfs.ext4", "-q", "-F", dev).returncode == 0 and \
-                sh("mount", dev, mnt).returncode == 0:
+        mk = sh("mkfs.ext4", "-q", "-F", dev)
+        mo = sh("mount", dev, mnt) if mk.returncode == 0 else mk
+        if mo.returncode == 0:
             try:
                 before = sha256(dev)
                 r = run(base + ["--rw", "write"])
@@ -65,7 +66,7 @@ with Tmp() as tmp:
             finally:
                 sh("umount", mnt)
         else:
-            skip("cannot make and mount ext4 on a loop device here")
+            fail(f"cannot make and mount ext4 on {dev}: {mk.stderr} {mo.stderr}")
         # swap: refused
         if sh("mkswap", dev).returncode == 0 and sh("swapon", dev).returncode == 0:
             try:

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -131,12 +132,114 @@ static void test_engine_refuses_target_smaller_than_jobs(void **state)
 	assert_non_null(strstr(err, "numjobs"));
 }
 
+/* a clock per job thread: time moves only when the engine sleeps, so rates are exact */
+static __thread int64_t fake_ns;
+
+static int64_t fake_now(void *arg)
+{
+	(void)arg;
+	return fake_ns;
+}
+
+static void fake_sleep_until(void *arg, int64_t t)
+{
+	(void)arg;
+	if (t > fake_ns)
+		fake_ns = t;
+}
+
+static uint64_t run_null(struct rb_workload *wl, bool fake, struct rb_target_result *ret)
+{
+	struct rb_run *r = NULL;
+	int fd = -1;
+	uint64_t span = 1ULL << 30, ios;
+	char err[256];
+
+	assert_int_equal(rb_run_new(wl, &fd, &span, 1, &r, err, sizeof(err)), 0);
+	if (fake)
+		rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_sleep_until, NULL });
+	rb_run_start(r);
+	rb_run_join(r);
+	*ret = *rb_run_result(r, 0);
+	ios = ret->dir[RB_DIR_READ].ios + ret->dir[RB_DIR_WRITE].ios;
+	rb_run_free(r);
+	return ios;
+}
+
+static void test_engine_rate_exact_with_fake_clock(void **state)
+{
+	static const char *const jobs[] = { "1", "4", "3" };
+	struct rb_target_result *res = malloc(sizeof(*res));
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		struct rb_workload wl;
+		char err[128];
+		uint64_t ios;
+
+		rb_workload_defaults(&wl);
+		rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+		rb_opt_set(&wl, rb_opt_find("runtime"), "5s", err, sizeof(err));
+		rb_opt_set(&wl, rb_opt_find("rate_iops"), "10000", err, sizeof(err));
+		rb_opt_set(&wl, rb_opt_find("iodepth"), "4", err, sizeof(err));
+		rb_opt_set(&wl, rb_opt_find("numjobs"), jobs[i], err, sizeof(err));
+		ios = run_null(&wl, true, res);
+		if (ios < 49999 || ios > 50001)
+			fail_msg("%s job(s): %llu IOs at 10000 IOPS over 5 s of fake time", jobs[i],
+				 (unsigned long long)ios);
+		assert_int_equal(res->dir[RB_DIR_READ].hist.total, ios);
+	}
+	free(res);
+}
+
+static void test_engine_size_based_passes_and_split(void **state)
+{
+	struct rb_target_result *res = malloc(sizeof(*res));
+	struct rb_workload wl;
+	char err[128];
+	uint64_t ios, sum = 0, bytes = 0;
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rw"), "read", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("bs"), "128k", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("passes"), "2", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("numjobs"), "4", err, sizeof(err));
+	/* runtime does not cut a size-based run short */
+	rb_opt_set(&wl, rb_opt_find("runtime"), "1ms", err, sizeof(err));
+	ios = run_null(&wl, false, res);
+	assert_int_equal(ios, 2 * (1ULL << 30) / 131072);
+	assert_int_equal(res->dir[RB_DIR_READ].bytes, 2ULL << 30);
+	/* a split: counts per size add up to the IOs, and every size was drawn */
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rw"), "randrw", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("bssplit"), "4k/10.5:16k/0:64k/39.5:1m/50", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("io_size"), "1g", err, sizeof(err));
+	ios = run_null(&wl, false, res);
+	assert_int_equal(res->nbs, 4);
+	for (int d = 0; d < RB_NDIR; d++)
+		for (unsigned b = 0; b < res->nbs; b++) {
+			sum += res->bs_ios[d][b];
+			bytes += res->bs_ios[d][b] * res->bs[b];
+		}
+	assert_int_equal(sum, ios);
+	assert_int_equal(bytes, res->dir[0].bytes + res->dir[1].bytes);
+	assert_true(bytes >= 1ULL << 30 && bytes < (1ULL << 30) + (1ULL << 20));
+	assert_int_equal(res->bs_ios[0][1] + res->bs_ios[1][1], 0);
+	assert_true(res->bs_ios[0][0] > 0 && res->bs_ios[1][3] > 0);
+	free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engine_null_counts_every_io),
 		cmocka_unit_test(test_engine_uring_on_file),
 		cmocka_unit_test(test_engine_refuses_target_smaller_than_jobs),
+		cmocka_unit_test(test_engine_rate_exact_with_fake_clock),
+		cmocka_unit_test(test_engine_size_based_passes_and_split),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

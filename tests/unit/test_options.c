@@ -12,7 +12,7 @@
 static void test_options_defaults_parse_back(void **state)
 {
 	struct rb_workload wl, back;
-	char err[256], v[64];
+	char err[256], v[RB_OPT_VALUE_MAX];
 
 	(void)state;
 	rb_workload_defaults(&wl);
