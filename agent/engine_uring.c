@@ -26,17 +26,14 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	if (!p)
 		return -ENOMEM;
 	/*
-	 * One thread submits and reaps: let the kernel run completion work when the
-	 * thread enters the ring rather than interrupting it (COOP_TASKRUN, with
-	 * TASKRUN_FLAG so liburing knows when to enter). Not SINGLE_ISSUER nor
-	 * DEFER_TASKRUN: measured here they are a little faster, but with them the
-	 * ring's teardown releases its files about 100 ms after the process exits, so
-	 * an O_EXCL-claimed device stays busy after the run ends (a mkfs right after
-	 * `run` fails). Fall back on kernels that lack the flags.
+	 * One thread submits and reaps: completion work runs when that thread enters
+	 * the ring (SINGLE_ISSUER, DEFER_TASKRUN), never interrupting it; fio 3.33 sets
+	 * the same. Fall back on kernels that lack the flags. Measured on a loop device
+	 * over tmpfs (bench/engine_vs_fio.py): +25% IOPS at QD1 over no flags.
 	 */
 	static const unsigned tries[] = {
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN,
 		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
-		IORING_SETUP_COOP_TASKRUN,
 		0,
 	};
 	unsigned used = 0;
@@ -70,10 +67,16 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 		p->fixed_bufs = io_uring_register_buffers(&p->ring, iov, c->depth) == 0;
 		free(iov);
 	}
-	p->fixed_file = io_uring_register_files(&p->ring, &c->fd, 1) == 0;
+	/*
+	 * No registered file: with DEFER_TASKRUN a registered file is released by the
+	 * ring's teardown about 100 ms after the process exits, which keeps an
+	 * O_EXCL-claimed device busy after the run (a mkfs right after `run` fails);
+	 * measured here it gains nothing.
+	 */
+	p->fixed_file = false;
 	snprintf(c->features, sizeof(c->features), "%s%s%s%s",
 		 p->fixed_bufs ? "fixed_buffers " : "", p->fixed_file ? "fixed_files " : "",
-		 used & IORING_SETUP_TASKRUN_FLAG ? "taskrun_flag " : "",
+		 used & IORING_SETUP_DEFER_TASKRUN ? "defer_taskrun " : "",
 		 used & IORING_SETUP_COOP_TASKRUN ? "coop_taskrun" : "");
 	c->priv = p;
 	return 0;
@@ -85,12 +88,6 @@ static void u_teardown(struct rb_engine_ctx *c)
 
 	if (!p)
 		return;
-	/*
-	 * The ring's own teardown drops its file references later, in a kernel worker:
-	 * unregister now, so the device's exclusive claim ends when the run does.
-	 */
-	if (p->fixed_file)
-		io_uring_unregister_files(&p->ring);
 	if (p->fixed_bufs)
 		io_uring_unregister_buffers(&p->ring);
 	io_uring_queue_exit(&p->ring);
@@ -130,9 +127,18 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io
 	int r;
 
 	if (wait_ns == UINT64_MAX) {
-		/* no deadline: a plain submit-and-wait, no timer to arm */
-		r = io_uring_submit_and_wait(&p->ring, 1);
-		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+		/*
+		 * No deadline: submit, then wait without a timer to arm. Two enters, as
+		 * fio does: measured faster here than one submit-and-wait enter with
+		 * DEFER_TASKRUN (83k against 63k IOPS at QD1).
+		 */
+		if (p->queued) {
+			r = io_uring_submit(&p->ring);
+			if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
+				return r;
+		}
+		r = io_uring_wait_cqe(&p->ring, &cqe);
+		if (r < 0 && r != -EINTR && r != -EAGAIN)
 			return r;
 	} else if (wait_ns) {
 		struct __kernel_timespec ts = { .tv_sec = (long long)(wait_ns / 1000000000ULL),

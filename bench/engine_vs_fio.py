@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""rackbench's engine against fio 3.33, side by side on the same target, in one run.
+
+Each case runs both tools alternately, N pairs (default 5), and prints the median of
+each figure and the ratio rackbench/fio. CPU per IO is system-wide busy time from
+/proc/stat divided by the IOs, the same way for both tools; each tool's IO count is
+checked against the device's own counters (/sys/block/*/stat). These are benchmarks,
+not tests: the machine is shared and noisy, so read the ratios.
+
+Run as root (it makes a loop device over a tmpfs file):
+    /usr/bin/python3 bench/engine_vs_fio.py [--pairs 5] [--runtime 5] [--quick]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+AGENT = os.environ.get("RB_AGENT", os.path.join(ROOT, "build", "agent", "rackbench-agent"))
+
+
+def cpu_busy():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v) - idle  # jiffies
+
+
+def dev_ios(dev):
+    if not dev:
+        return 0
+    with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
+        v = [int(x) for x in f.read().split()]
+    # requests completed plus IOs merged into them: what the tools submitted
+    return v[0] + v[1] + v[4] + v[5]
+
+
+def run_fio(dev, case, runtime):
+    args = ["fio", "--name=b", "--output-format=json", "--lat_percentiles=1",
+            f"--runtime={runtime}", "--time_based", "--group_reporting",
+            f"--rw={case['rw']}", f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1"]
+    if case.get("null"):
+        args += ["--ioengine=null", "--size=1g"]
+    else:
+        args += ["--ioengine=io_uring", "--direct=1", f"--filename={dev}"]
+    if case.get("rate"):
+        args += [f"--rate_iops={case['rate']}"]  # per job in fio; one job here
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    j = json.loads(out[out.index("{"):])["jobs"][0]["read"]
+    pct = j["lat_ns"].get("percentile", {})
+    return {"iops": j["iops"], "ios": j["total_ios"], "p50": pct.get("50.000000", 0),
+            "p99": pct.get("99.000000", 0)}
+
+
+def run_rb(dev, case, runtime):
+    args = [AGENT, "run", "--json", f"--runtime={runtime}s", f"--rw={case['rw']}",
+            f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1"]
+    if case.get("null"):
+        args += ["--engine=null", "--size=1g"]
+    else:
+        args += [f"--target={dev}"]
+    if case.get("rate"):
+        args += [f"--rate_iops={case['rate']}"]
+    r = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["read"]
+    return {"iops": r["iops"], "ios": r["ios"], "p50": r["lat_ns"]["p50"], "p99": r["lat_ns"]["p99"]}
+
+
+def measure(tool, dev, case, runtime):
+    c0, d0 = cpu_busy(), dev_ios(None if case.get("null") else dev)
+    res = tool(dev, case, runtime)
+    c1, d1 = cpu_busy(), dev_ios(None if case.get("null") else dev)
+    hz = os.sysconf("SC_CLK_TCK")
+    res["cpu_ns_per_io"] = (c1 - c0) / hz * 1e9 / max(res["ios"], 1)
+    res["dev_ios"] = d1 - d0
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="3 pairs of 2 s")
+    ap.add_argument("--only", help="run the cases whose name contains this")
+    a = ap.parse_args()
+    if a.quick:
+        a.pairs, a.runtime = 3, 2
+    if os.geteuid() != 0:
+        sys.exit("run as root: the bench makes a loop device over a tmpfs file")
+    cases = [
+        {"name": "4k randread QD32", "rw": "randread", "bs": "4k", "qd": 32, "want": 1.00},
+        {"name": "4k randread QD1", "rw": "randread", "bs": "4k", "qd": 1, "want": 0.97},
+        {"name": "128k read QD8", "rw": "read", "bs": "128k", "qd": 8, "want": 0.97},
+        {"name": "4k randread QD4 at 20k IOPS", "rw": "randread", "bs": "4k", "qd": 4,
+         "rate": 20000, "agree": True},
+        {"name": "null engine QD32", "rw": "randread", "bs": "4k", "qd": 32, "null": True,
+         "want": 2.0},
+    ]
+    if a.only:
+        cases = [c for c in cases if a.only in c["name"]]
+    img = tempfile.NamedTemporaryFile(dir="/dev/shm", delete=False)
+    img.truncate(1 << 30)
+    img.close()
+    subprocess.run(["dd", "if=/dev/urandom", f"of={img.name}", "bs=1M", "count=1024",
+                    "conv=notrunc", "status=none"], check=True)
+    dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", img.name],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    fio_ver = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"target {dev} (loop, O_DIRECT, over tmpfs); {fio_ver}; {a.pairs} pairs of "
+          f"{a.runtime} s, alternating; medians")
+    failed = []
+    try:
+        for c in cases:
+            rb, fio = [], []
+            for _ in range(a.pairs):
+                rb.append(measure(run_rb, dev, c, a.runtime))
+                fio.append(measure(run_fio, dev, c, a.runtime))
+            med = lambda xs, k: statistics.median(x[k] for x in xs)  # noqa: E731
+            r_iops, f_iops = med(rb, "iops"), med(fio, "iops")
+            r_cpu, f_cpu = med(rb, "cpu_ns_per_io"), med(fio, "cpu_ns_per_io")
+            print(f"\n{c['name']}")
+            print(f"  {'':10} {'IOPS':>12} {'CPU ns/IO':>10} {'p50 ns':>9} {'p99 ns':>9} {'dev IOs / tool IOs':>19}")
+            for name, xs in (("rackbench", rb), ("fio", fio)):
+                agree = statistics.median(x["dev_ios"] / max(x["ios"], 1) for x in xs)
+                print(f"  {name:10} {med(xs, 'iops'):12.0f} {med(xs, 'cpu_ns_per_io'):10.0f} "
+                      f"{med(xs, 'p50'):9.0f} {med(xs, 'p99'):9.0f} "
+                      f"{('%.4f' % agree) if not c.get('null') else '-':>19}")
+            ratio = r_iops / f_iops
+            print(f"  ratio rackbench/fio: IOPS {ratio:.3f}, CPU per IO {r_cpu / f_cpu:.3f}")
+            if c.get("agree"):
+                p50 = med(rb, "p50") / med(fio, "p50")
+                p99 = med(rb, "p99") / med(fio, "p99")
+                ok = abs(ratio - 1) <= 0.05 and abs(p50 - 1) <= 0.10 and abs(p99 - 1) <= 0.10
+                print(f"  agreement: IOPS {ratio:.3f} (within 5%), p50 {p50:.3f}, p99 {p99:.3f} "
+                      f"(within 10%): {'yes' if ok else 'NO'}")
+            else:
+                ok = ratio >= c["want"] and (c.get("null") or r_cpu <= f_cpu * 1.0)
+                print(f"  target: IOPS >= {c['want']:.2f}x fio"
+                      f"{'' if c.get('null') else ' with no more CPU per IO'}: {'met' if ok else 'NOT met'}")
+            if not ok:
+                failed.append(c["name"])
+    finally:
+        subprocess.run(["losetup", "-d", dev])
+        os.unlink(img.name)
+    print("\ntargets not met: " + (", ".join(failed) if failed else "none"))
+
+
+if __name__ == "__main__":
+    main()
