@@ -709,6 +709,7 @@ static void finish_point(struct agent *a)
 			ie[k].length = res->errors[k].length;
 			ie[k].direction = res->errors[k].dir;
 			ie[k].err = res->errors[k].err;
+			ie[k].count = res->errors[k].count;
 			ip[k] = &ie[k];
 		}
 		dr.n_io_errors = res->nerrors;

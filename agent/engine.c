@@ -208,17 +208,30 @@ static void gen_io(struct job *j, struct rb_io *io)
 	io->buf = io->orig_buf;
 }
 
+void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
+		     const struct rb_io_error *e)
+{
+	for (unsigned i = 0; i < *n; i++) {
+		struct rb_io_error *x = &list[i];
+
+		if (x->offset == e->offset && x->length == e->length && x->dir == e->dir &&
+		    x->err == e->err) {
+			x->count += e->count;
+			return;
+		}
+	}
+	if (*n < max)
+		list[(*n)++] = *e;
+}
+
 static void record_error(struct job *j, struct rb_io *io, int err)
 {
-	j->ival[io->dir].errors++;
-	if (j->nerrs < RB_MAX_IO_ERRORS) {
-		struct rb_io_error *e = &j->errs[j->nerrs++];
+	struct rb_io_error e = { .offset = io->offset, .length = io->len, .dir = io->dir,
+				 .err = err, .count = 1 };
 
-		e->offset = io->offset;
-		e->length = io->len;
-		e->dir = io->dir;
-		e->err = err;
-	}
+	/* errors are rare: a short linear merge keeps the list readable */
+	j->ival[io->dir].errors++;
+	rb_io_error_add(j->errs, &j->nerrs, RB_MAX_IO_ERRORS, &e);
 }
 
 /* Returns true when the IO is finished (its slot is free again). */
@@ -646,8 +659,8 @@ static void collect(struct rb_run *r)
 				for (unsigned b = 0; b < r->split.n; b++)
 					res->bs_ios[d][b] += j->bs_ios[d][b];
 			}
-			for (unsigned e = 0; e < j->nerrs && res->nerrors < RB_MAX_IO_ERRORS; e++)
-				res->errors[res->nerrors++] = j->errs[e];
+			for (unsigned e = 0; e < j->nerrs; e++)
+				rb_io_error_add(res->errors, &res->nerrors, RB_MAX_IO_ERRORS, &j->errs[e]);
 			if (j->last_completion > last)
 				last = j->last_completion;
 			usr += j->usr_ns;

@@ -33,12 +33,18 @@ struct rb_dir_stats {
 	struct rb_hist hist;
 };
 
+/* A failed IO; the same failure at the same place is listed once, with a count. */
 struct rb_io_error {
 	uint64_t offset;
 	uint32_t length;
 	uint32_t dir;
 	int err;		/* positive errno */
+	uint64_t count;
 };
+
+/* Adds e to list (n entries, at most max): merges with an equal entry, else appends. */
+void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
+		     const struct rb_io_error *e);
 
 #define RB_MAX_IO_ERRORS 64
 
@@ -48,7 +54,7 @@ struct rb_target_result {
 	double cpu_usr_pct, cpu_sys_pct; /* percent of one CPU, summed over jobs */
 	struct rb_dir_stats dir[RB_NDIR];
 	struct rb_io_error errors[RB_MAX_IO_ERRORS];
-	unsigned nerrors;	/* listed; dir[].errors has the full counts */
+	unsigned nerrors;	/* distinct failures listed; dir[].errors counts them all */
 	unsigned nbs;		/* block sizes of the workload */
 	uint64_t bs[RB_BS_MAX];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX]; /* completed IOs per size and direction */

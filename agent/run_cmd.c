@@ -83,12 +83,14 @@ static void print_dir_json(FILE *out, const struct rb_dir_stats *s, uint64_t ela
 
 	fprintf(out,
 		"{\"ios\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"iops\": %.3f, "
-		"\"bw_bytes_per_s\": %.3f, \"errors\": %" PRIu64 ", \"lat_ns\": {"
+		"\"bw_bytes_per_s\": %.3f, \"errors\": %" PRIu64 ", \"hist_ios\": %" PRIu64
+		", \"lat_ns\": {"
 		"\"min\": %" PRIu64 ", \"mean\": %.1f, \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
 		", \"p99\": %" PRIu64 ", \"p99_9\": %" PRIu64 ", \"p99_99\": %" PRIu64
 		", \"max\": %" PRIu64 "}}",
 		s->ios, s->bytes, secs > 0 ? (double)s->ios / secs : 0.0,
-		secs > 0 ? (double)s->bytes / secs : 0.0, s->errors, s->ios ? s->lat_min_ns : 0,
+		secs > 0 ? (double)s->bytes / secs : 0.0, s->errors, s->hist.total,
+		s->ios ? s->lat_min_ns : 0,
 		rb_dir_stats_mean_ns(s), rb_hist_percentile(&s->hist, 50),
 		rb_hist_percentile(&s->hist, 90), rb_hist_percentile(&s->hist, 99),
 		rb_hist_percentile(&s->hist, 99.9), rb_hist_percentile(&s->hist, 99.99),
@@ -129,9 +131,9 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		res->cpu_usr_pct, res->cpu_sys_pct);
 	for (unsigned e = 0; e < res->nerrors; e++) {
 		fprintf(out, "%s{\"offset\": %" PRIu64 ", \"length\": %u, \"direction\": \"%s\", "
-			     "\"errno\": %d, \"message\": ",
+			     "\"errno\": %d, \"count\": %" PRIu64 ", \"message\": ",
 			e ? ", " : "", res->errors[e].offset, res->errors[e].length,
-			dir_name((int)res->errors[e].dir), res->errors[e].err);
+			dir_name((int)res->errors[e].dir), res->errors[e].err, res->errors[e].count);
 		json_string(out, strerror(res->errors[e].err));
 		fputc('}', out);
 	}
@@ -301,8 +303,9 @@ int rb_agent_run_cmd(int argc, char **argv)
 
 			for (int d = 0; d < RB_NDIR; d++)
 				rb_dir_stats_merge(&all->dir[d], &res->dir[d]);
-			for (unsigned e = 0; e < res->nerrors && all->nerrors < RB_MAX_IO_ERRORS; e++)
-				all->errors[all->nerrors++] = res->errors[e];
+			for (unsigned e = 0; e < res->nerrors; e++)
+				rb_io_error_add(all->errors, &all->nerrors, RB_MAX_IO_ERRORS,
+						&res->errors[e]);
 			if (res->elapsed_ns > all->elapsed_ns)
 				all->elapsed_ns = res->elapsed_ns;
 			all->cpu_usr_pct += res->cpu_usr_pct;
@@ -340,9 +343,14 @@ int rb_agent_run_cmd(int argc, char **argv)
 			printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,
 			       res->cpu_sys_pct, res->features[0] ? res->features : "-");
 			for (unsigned e = 0; e < res->nerrors; e++)
-				printf("  error %s at offset %" PRIu64 " (%u bytes): %s\n",
+				printf("  error %s at offset %" PRIu64 " (%u bytes), %" PRIu64
+				       " time(s): %s\n",
 				       dir_name((int)res->errors[e].dir), res->errors[e].offset,
-				       res->errors[e].length, strerror(res->errors[e].err));
+				       res->errors[e].length, res->errors[e].count,
+				       strerror(res->errors[e].err));
+			if (res->nerrors == RB_MAX_IO_ERRORS)
+				printf("  (the first %d distinct failures are listed)\n",
+				       RB_MAX_IO_ERRORS);
 		}
 	}
 out:

@@ -231,9 +231,11 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		rb_results_bs(k->res, &b);
 	}
 	for (size_t i = 0; i < dr->n_io_errors; i++)
-		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes): %s",
+		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
+		       " time(s): %s",
 		       a->name, dr->drive, dr->io_errors[i]->direction ? "write" : "read",
 		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
+		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
 		       strerror(dr->io_errors[i]->err));
 	k->io_errors += row.read.errors + row.write.errors;
 	if (strcmp(row.status, "ok")) {
