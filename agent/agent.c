@@ -725,6 +725,12 @@ static void finish_point(struct agent *a)
 		ti.firmware = (char *)info->firmware;
 		ti.logical_block_size = info->logical_block_size;
 		dr.target = &ti;
+		dr.verify_checked = res->verify.checked;
+		dr.verify_mismatches = res->verify.bad;
+		for (unsigned m = 0; m < res->nmismatches; m++)
+			rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
+			       p->point, p->drives[t], res->mismatches[m].offset,
+			       rb_verify_kind_name(res->mismatches[m].kind));
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &dr;

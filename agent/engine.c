@@ -59,6 +59,11 @@ struct job {
 	uint64_t issued;
 	struct rb_io_error errs[RB_MAX_IO_ERRORS];
 	unsigned nerrs;
+	struct rb_verify_stats vst;
+	struct rb_verify_mismatch vmis[RB_MAX_IO_ERRORS];
+	unsigned nvmis;
+	uint32_t pass;		/* sequential passes done: the verify generation */
+	unsigned inflight_n;	/* verify: IOs in flight, to keep them apart */
 	uint64_t usr_ns, sys_ns;
 	int64_t last_completion;
 	pthread_t th;
@@ -173,6 +178,22 @@ static void advance_to(struct job *j, unsigned idx)
 		flush_interval(j, j->cur++);
 }
 
+static bool overlaps_inflight(const struct job *j, const struct rb_io *self, uint64_t pos,
+			      uint64_t len)
+{
+	uint64_t a = j->run->wl.offset + j->region_start + pos;
+
+	for (unsigned i = 0; i < j->ctx.depth; i++) {
+		const struct rb_io *o = &j->ios[i];
+
+		if (o == self || !o->busy)
+			continue;
+		if (a < o->orig_offset + o->orig_len && o->orig_offset < a + len)
+			return true;
+	}
+	return false;
+}
+
 static void gen_io(struct job *j, struct rb_io *io)
 {
 	const struct rb_run *r = j->run;
@@ -194,11 +215,19 @@ static void gen_io(struct job *j, struct rb_io *io)
 		break;
 	}
 	if (rb_rw_random(wl->rw)) {
-		/* a position on the unit grid where the largest size still fits */
-		pos = rb_offgen_next(&j->off, &j->rng) * r->unit;
+		/* a position on the unit grid where the largest size still fits; with
+		 * verify, not over an IO of this job in flight (a read racing a write to
+		 * the same chunk would read a torn block) */
+		for (int tries = 0;; tries++) {
+			pos = rb_offgen_next(&j->off, &j->rng) * r->unit;
+			if (!wl->verify || tries == 64 || !overlaps_inflight(j, io, pos, bs))
+				break;
+		}
 	} else {
-		if (j->seq_pos + bs > j->region_bytes)
+		if (j->seq_pos + bs > j->region_bytes) {
 			j->seq_pos = 0;
+			j->pass++;
+		}
 		pos = j->seq_pos;
 		j->seq_pos += bs;
 	}
@@ -206,6 +235,16 @@ static void gen_io(struct job *j, struct rb_io *io)
 	io->len = io->orig_len = (uint32_t)bs;
 	io->bs_index = k;
 	io->buf = io->orig_buf;
+	if (wl->verify && io->dir == RB_DIR_WRITE)
+		rb_verify_stamp(io->buf, bs, io->offset, j->pass, (uint32_t)wl->seed);
+}
+
+static void on_mismatch(void *arg, const struct rb_verify_mismatch *m)
+{
+	struct job *j = arg;
+
+	if (j->nvmis < RB_MAX_IO_ERRORS)
+		j->vmis[j->nvmis++] = *m;
 }
 
 void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
@@ -258,6 +297,9 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 		r->ops->prep(&j->ctx, io);
 		return false;
 	}
+	if (r->wl.verify && io->dir == RB_DIR_READ)
+		rb_verify_check(io->orig_buf, io->orig_len, io->orig_offset,
+				!rb_workload_writes(&r->wl), &j->vst, on_mismatch, j);
 	if (now < r->measure_ns)
 		return true;
 	if (now > j->last_completion)
@@ -316,6 +358,7 @@ static void job_loop(struct job *j)
 			struct rb_io *io = j->freelist[--j->nfree];
 
 			gen_io(j, io);
+			io->busy = true;
 			ops->prep(&j->ctx, io);
 			j->queued[q++] = io;
 			j->issued++;
@@ -358,6 +401,7 @@ static void job_loop(struct job *j)
 		pending = false;
 		for (int k = 0; k < got; k++) {
 			if (complete(j, j->done[k], j->res[k], now)) {
+				j->done[k]->busy = false;
 				j->freelist[j->nfree++] = j->done[k];
 				inflight--;
 			} else {
@@ -497,8 +541,10 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 		j->t = &r->tgts[t];
 		j->tidx = (unsigned)t;
 		j->idx = (unsigned)(k % wl->numjobs);
-		/* sequential jobs get their own region; random ones roam the whole span */
-		if (rb_rw_random(wl->rw) && !wl->visit_once) {
+		/* sequential jobs get their own region, and so do random ones that visit
+		 * once or verify while writing; others roam the whole span */
+		if (rb_rw_random(wl->rw) && !wl->visit_once &&
+		    !(wl->verify && rb_workload_writes(wl) && wl->numjobs > 1)) {
 			j->region_start = 0;
 			j->region_bytes = span;
 		} else {
@@ -661,6 +707,11 @@ static void collect(struct rb_run *r)
 			}
 			for (unsigned e = 0; e < j->nerrs; e++)
 				rb_io_error_add(res->errors, &res->nerrors, RB_MAX_IO_ERRORS, &j->errs[e]);
+			res->verify.checked += j->vst.checked;
+			res->verify.unwritten += j->vst.unwritten;
+			res->verify.bad += j->vst.bad;
+			for (unsigned e = 0; e < j->nvmis && res->nmismatches < RB_MAX_IO_ERRORS; e++)
+				res->mismatches[res->nmismatches++] = j->vmis[e];
 			if (j->last_completion > last)
 				last = j->last_completion;
 			usr += j->usr_ns;

@@ -24,6 +24,7 @@
 #include "gen.h"
 #include "hist.h"
 #include "options.h"
+#include "verify.h"
 
 enum rb_dir { RB_DIR_READ, RB_DIR_WRITE, RB_NDIR };
 
@@ -55,6 +56,9 @@ struct rb_target_result {
 	struct rb_dir_stats dir[RB_NDIR];
 	struct rb_io_error errors[RB_MAX_IO_ERRORS];
 	unsigned nerrors;	/* distinct failures listed; dir[].errors counts them all */
+	struct rb_verify_stats verify;	/* chunks checked, unwritten, bad */
+	struct rb_verify_mismatch mismatches[RB_MAX_IO_ERRORS];
+	unsigned nmismatches;	/* listed; verify.bad counts them all */
 	unsigned nbs;		/* block sizes of the workload */
 	uint64_t bs[RB_BS_MAX];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX]; /* completed IOs per size and direction */

@@ -3,6 +3,7 @@
 #ifndef RB_ENGINE_OPS_H
 #define RB_ENGINE_OPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct rb_io {
@@ -13,6 +14,7 @@ struct rb_io {
 	uint32_t dir;		/* enum rb_dir */
 	uint32_t slot;
 	uint32_t bs_index;	/* which size of the split */
+	bool busy;		/* in flight */
 	int64_t submit_ns;
 	char *buf;		/* current position in the slot's buffer */
 	char *orig_buf;

@@ -137,7 +137,21 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		json_string(out, strerror(res->errors[e].err));
 		fputc('}', out);
 	}
-	fprintf(out, "], \"settings\": {");
+	fprintf(out, "], \"verify\": {\"checked\": %" PRIu64 ", \"unwritten\": %" PRIu64
+		     ", \"mismatches\": %" PRIu64 ", \"list\": [",
+		res->verify.checked, res->verify.unwritten, res->verify.bad);
+	for (unsigned e = 0; e < res->nmismatches; e++) {
+		const struct rb_verify_mismatch *m = &res->mismatches[e];
+
+		fprintf(out, "%s{\"offset\": %" PRIu64 ", \"kind\": \"%s\", \"expected_offset\": %" PRIu64
+			     ", \"found_offset\": %" PRIu64 ", \"expected_crc\": %u, \"found_crc\": %u}",
+			e ? ", " : "", m->offset,
+			m->kind == RB_VERIFY_NO_HEADER	    ? "no_header"
+			: m->kind == RB_VERIFY_WRONG_OFFSET ? "wrong_offset"
+							    : "bad_crc",
+			m->offset, m->found_offset, m->expected_crc, m->found_crc);
+	}
+	fprintf(out, "]}, \"settings\": {");
 	for (size_t i = 0; i < rb_workload_nopts; i++) {
 		char v[RB_OPT_VALUE_MAX];
 
@@ -283,7 +297,8 @@ int rb_agent_run_cmd(int argc, char **argv)
 			rb_err("%s: %s", targets[t], res->message);
 			rc = RB_EXIT_FAILED;
 		}
-		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors;
+		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
+				res->verify.bad;
 	}
 	if (rc == RB_EXIT_OK && total_errors && !errors_ok)
 		rc = RB_EXIT_IO_ERRORS;
@@ -311,6 +326,11 @@ int rb_agent_run_cmd(int argc, char **argv)
 			all->cpu_usr_pct += res->cpu_usr_pct;
 			all->cpu_sys_pct += res->cpu_sys_pct;
 			snprintf(all->features, sizeof(all->features), "%s", res->features);
+			all->verify.checked += res->verify.checked;
+			all->verify.unwritten += res->verify.unwritten;
+			all->verify.bad += res->verify.bad;
+			for (unsigned e = 0; e < res->nmismatches && all->nmismatches < RB_MAX_IO_ERRORS; e++)
+				all->mismatches[all->nmismatches++] = res->mismatches[e];
 			all->nbs = res->nbs;
 			memcpy(all->bs, res->bs, sizeof(all->bs));
 			for (int d = 0; d < RB_NDIR; d++)
@@ -351,6 +371,24 @@ int rb_agent_run_cmd(int argc, char **argv)
 			if (res->nerrors == RB_MAX_IO_ERRORS)
 				printf("  (the first %d distinct failures are listed)\n",
 				       RB_MAX_IO_ERRORS);
+			if (wl.verify)
+				printf("  verify: %" PRIu64 " chunks of %d bytes checked, %" PRIu64
+				       " mismatches, %" PRIu64 " never written\n",
+				       res->verify.checked, RB_VERIFY_CHUNK, res->verify.bad,
+				       res->verify.unwritten);
+			for (unsigned e = 0; e < res->nmismatches; e++) {
+				const struct rb_verify_mismatch *m = &res->mismatches[e];
+
+				if (m->kind == RB_VERIFY_NO_HEADER)
+					printf("  mismatch at offset %" PRIu64 ": %s\n", m->offset,
+					       rb_verify_kind_name(m->kind));
+				else
+					printf("  mismatch at offset %" PRIu64 ": %s; the header says "
+					       "offset %" PRIu64 " crc32c %08x, the data's crc32c is "
+					       "%08x\n",
+					       m->offset, rb_verify_kind_name(m->kind), m->found_offset,
+					       m->found_crc, m->expected_crc);
+			}
 		}
 	}
 out:

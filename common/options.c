@@ -55,6 +55,9 @@ const struct rb_opt rb_workload_opts[] = {
 	  "bytes per target to transfer, then stop (runtime becomes a limit); 0: time-based", NULL },
 	{ "passes", RB_OPT_UINT, F(passes), 0, 1000, "0", NULL, "N",
 	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based", NULL },
+	{ "verify", RB_OPT_BOOL, F(verify), 0, 1, "false", bool_choices, "BOOL",
+	  "writes carry a header (offset, generation, seed) and crc32c per 512 bytes; reads check "
+	  "them (a read-only run is a verify pass: every chunk must carry one)", NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
 

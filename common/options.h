@@ -41,6 +41,7 @@ struct rb_workload {
 	uint32_t visit_once;	/* random: every block exactly once per pass */
 	uint64_t io_size;	/* bytes per target to transfer, then stop; 0: time-based */
 	uint32_t passes;	/* passes over the range per target, then stop; 0: time-based */
+	uint32_t verify;	/* writes carry headers and crc32c; reads check them */
 };
 
 enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL,

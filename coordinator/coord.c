@@ -208,6 +208,11 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	row.elapsed_ns = dr->elapsed_ns;
 	row.cpu_usr_pct = dr->cpu_usr_pct;
 	row.cpu_sys_pct = dr->cpu_sys_pct;
+	row.verify_checked = dr->verify_checked;
+	row.verify_mismatches = dr->verify_mismatches;
+	if (dr->verify_mismatches)
+		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
+		       dr->drive, dr->point, dr->verify_mismatches);
 	for (size_t i = 0; i < dr->n_dirs; i++)
 		if (dr->dirs[i]->direction < 2)
 			dirs[dr->dirs[i]->direction] = dr->dirs[i];
@@ -237,7 +242,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
 		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
 		       strerror(dr->io_errors[i]->err));
-	k->io_errors += row.read.errors + row.write.errors;
+	k->io_errors += row.read.errors + row.write.errors + row.verify_mismatches;
 	if (strcmp(row.status, "ok")) {
 		k->bad_drives++;
 		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,

@@ -84,6 +84,8 @@ static const struct field result_f[] = {
 	DIR_FIELDS(struct rb_row_result, write),
 	FLD(struct rb_row_result, cpu_usr_pct, FT_F64, "%"),
 	FLD(struct rb_row_result, cpu_sys_pct, FT_F64, "%"),
+	FLD(struct rb_row_result, verify_checked, FT_U64, "1"),
+	FLD(struct rb_row_result, verify_mismatches, FT_U64, "1"),
 	FLD(struct rb_row_result, uring_features, FT_STR, ""),
 	FLD(struct rb_row_result, message, FT_STR, ""),
 };

@@ -70,6 +70,7 @@ struct rb_row_result {
 	uint64_t elapsed_ns;
 	struct rb_row_dir read, write;
 	double cpu_usr_pct, cpu_sys_pct;
+	uint64_t verify_checked, verify_mismatches;
 	char uring_features[64];
 	char message[256];
 };
