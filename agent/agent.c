@@ -597,10 +597,12 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 		Rb__Sample *sm;
 
 		/* a direction the workload never uses is not sampled */
-		if (d == RB_DIR_READ && p->wl.rw != RB_RW_RW && p->wl.rw != RB_RW_RANDRW &&
-		    !rb_rw_reads(p->wl.rw))
+		if (d == RB_DIR_READ && !rb_rw_reads(p->wl.rw))
 			continue;
-		if (d == RB_DIR_WRITE && !rb_rw_writes(p->wl.rw))
+		if (d == RB_DIR_WRITE && (!rb_rw_writes(p->wl.rw) || p->wl.rw == RB_RW_TRIM ||
+					  p->wl.rw == RB_RW_RANDTRIM))
+			continue;
+		if (d == RB_DIR_TRIM && p->wl.rw != RB_RW_TRIM && p->wl.rw != RB_RW_RANDTRIM)
 			continue;
 		if (p->nbatch == p->capbatch) {
 			size_t cap = p->capbatch ? p->capbatch * 2 : 16;

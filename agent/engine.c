@@ -210,6 +210,10 @@ static void gen_io(struct job *j, struct rb_io *io)
 	case RB_RW_RANDWRITE:
 		io->dir = RB_DIR_WRITE;
 		break;
+	case RB_RW_TRIM:
+	case RB_RW_RANDTRIM:
+		io->dir = RB_DIR_TRIM;
+		break;
 	default:
 		io->dir = rb_rng_below(&j->rng, 100) < wl->rwmixread ? RB_DIR_READ : RB_DIR_WRITE;
 		break;
@@ -284,6 +288,9 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 		record_error(j, io, -res);
 		return true;
 	}
+	/* a trim (fallocate) completes with 0, all of it or nothing */
+	if (io->dir == RB_DIR_TRIM)
+		res = (int)io->len;
 	if ((uint32_t)res < io->len) {
 		if (res == 0) {
 			/* nothing more to read or write there: the target shrank */

@@ -26,7 +26,7 @@
 #include "options.h"
 #include "verify.h"
 
-enum rb_dir { RB_DIR_READ, RB_DIR_WRITE, RB_NDIR };
+enum rb_dir { RB_DIR_READ, RB_DIR_WRITE, RB_DIR_TRIM, RB_NDIR };
 
 struct rb_dir_stats {
 	uint64_t ios, bytes, errors;

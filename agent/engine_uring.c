@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* io_uring backend: one ring per job, registered buffers and file. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +104,11 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	int fd = p->fixed_file ? 0 : c->fd;
 	/* a resubmitted remainder of a short IO may not start on the slot's boundary;
 	 * fixed buffers accept any range inside the registered one */
-	if (p->fixed_bufs) {
+	if (io->dir == RB_DIR_TRIM) {
+		/* discard on block devices and files alike, the size kept */
+		io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					io->offset, io->len);
+	} else if (p->fixed_bufs) {
 		if (io->dir == RB_DIR_READ)
 			io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, (int)io->slot);
 		else

@@ -50,7 +50,7 @@ static void usage(FILE *out)
 
 static const char *dir_name(int d)
 {
-	return d == RB_DIR_READ ? "read" : "write";
+	return d == RB_DIR_READ ? "read" : d == RB_DIR_WRITE ? "write" : "trim";
 }
 
 static void print_dir_text(FILE *out, const struct rb_dir_stats *s, uint64_t elapsed_ns, int d)
@@ -117,7 +117,6 @@ static void json_string(FILE *out, const char *s)
 static void print_target_json(FILE *out, const struct rb_workload *wl,
 			      const struct rb_target_result *res, const char *path, bool close)
 {
-	static const struct rb_dir_stats empty = { .lat_min_ns = 0 };
 
 	fprintf(out, "{\"target\": ");
 	json_string(out, path);
@@ -126,7 +125,7 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 	fprintf(out, ", \"write\": ");
 	print_dir_json(out, &res->dir[RB_DIR_WRITE], res->elapsed_ns);
 	fprintf(out, ", \"trim\": ");
-	print_dir_json(out, &empty, res->elapsed_ns);
+	print_dir_json(out, &res->dir[RB_DIR_TRIM], res->elapsed_ns);
 	fprintf(out, ", \"cpu\": {\"usr_pct\": %.2f, \"sys_pct\": %.2f}, \"errors\": [",
 		res->cpu_usr_pct, res->cpu_sys_pct);
 	for (unsigned e = 0; e < res->nerrors; e++) {
@@ -298,6 +297,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 			rc = RB_EXIT_FAILED;
 		}
 		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
+				res->dir[RB_DIR_TRIM].errors +
 				res->verify.bad;
 	}
 	if (rc == RB_EXIT_OK && total_errors && !errors_ok)

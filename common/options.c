@@ -7,16 +7,17 @@
 
 #include "units.h"
 
-static const char *const rw_choices[] = { "read", "write", "randread", "randwrite",
-					  "rw", "randrw", NULL };
+static const char *const rw_choices[] = { "read",	"write", "randread", "randwrite", "rw",
+					  "randrw", "trim",  "randtrim", NULL };
 static const char *const engine_choices[] = { "uring", "null", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
 
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
 
 const struct rb_opt rb_workload_opts[] = {
-	{ "rw", RB_OPT_ENUM, F(rw), 0, 5, "randread", rw_choices, "PATTERN",
-	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw", NULL },
+	{ "rw", RB_OPT_ENUM, F(rw), 0, 7, "randread", rw_choices, "PATTERN",
+	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw, trim, "
+	  "randtrim (discard: fallocate punch-hole)", NULL },
 	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
 	  "block size (binary units: 4k = 4096)", NULL },
 	{ "iodepth", RB_OPT_UINT, F(iodepth), 1, 4096, "1", NULL, "N",
@@ -309,22 +310,26 @@ void rb_workload_help(FILE *out)
 
 const char *rb_rw_name(enum rb_rw rw)
 {
-	return rw <= RB_RW_RANDRW ? rw_choices[rw] : "?";
+	return rw <= RB_RW_RANDTRIM ? rw_choices[rw] : "?";
 }
 
 bool rb_rw_writes(enum rb_rw rw)
 {
-	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE || rw == RB_RW_RW || rw == RB_RW_RANDRW;
+	/* a trim destroys data as a write does: the guard treats it as one */
+	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE || rw == RB_RW_RW || rw == RB_RW_RANDRW ||
+	       rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM;
 }
 
 bool rb_rw_reads(enum rb_rw rw)
 {
-	return rw != RB_RW_WRITE && rw != RB_RW_RANDWRITE;
+	return rw != RB_RW_WRITE && rw != RB_RW_RANDWRITE && rw != RB_RW_TRIM &&
+	       rw != RB_RW_RANDTRIM;
 }
 
 bool rb_rw_random(enum rb_rw rw)
 {
-	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW;
+	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW ||
+	       rw == RB_RW_RANDTRIM;
 }
 
 bool rb_workload_writes(const struct rb_workload *wl)

@@ -14,7 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum rb_rw { RB_RW_READ, RB_RW_WRITE, RB_RW_RANDREAD, RB_RW_RANDWRITE, RB_RW_RW, RB_RW_RANDRW };
+enum rb_rw {
+	RB_RW_READ, RB_RW_WRITE, RB_RW_RANDREAD, RB_RW_RANDWRITE, RB_RW_RW, RB_RW_RANDRW,
+	RB_RW_TRIM, RB_RW_RANDTRIM,
+};
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL };
 
 /* The longest text value of an option (a bssplit of 256 sizes fits), and of a dump. */

@@ -173,7 +173,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 {
 	int di = drive_index(k, a->name, dr->drive);
 	struct rb_row_result row;
-	const Rb__DirResult *dirs[2] = { NULL, NULL };
+	const Rb__DirResult *dirs[3] = { NULL, NULL, NULL };
 	struct summary *s;
 
 	if (di < 0 || dr->point != k->cur_point) {
@@ -214,13 +214,14 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
 		       dr->drive, dr->point, dr->verify_mismatches);
 	for (size_t i = 0; i < dr->n_dirs; i++)
-		if (dr->dirs[i]->direction < 2)
+		if (dr->dirs[i]->direction < 3)
 			dirs[dr->dirs[i]->direction] = dr->dirs[i];
 	dir_row(&row.read, dirs[0], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.write, dirs[1], dr->elapsed_ns, &k->scratch);
+	dir_row(&row.trim, dirs[2], dr->elapsed_ns, &k->scratch);
 	/* the summary's latency is over both directions: merge, never average */
 	rb_hist_clear(&k->scratch);
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 3; d++)
 		if (dirs[d])
 			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
 					   dirs[d]->n_hist_idx);
@@ -242,7 +243,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
 		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
 		       strerror(dr->io_errors[i]->err));
-	k->io_errors += row.read.errors + row.write.errors + row.verify_mismatches;
+	k->io_errors += row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
 	if (strcmp(row.status, "ok")) {
 		k->bad_drives++;
 		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
@@ -251,13 +252,16 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	s = &k->sum[(size_t)dr->point * k->c->ndrives + (size_t)di];
 	s->have = true;
 	copy(s->status, sizeof(s->status), row.status);
-	s->iops = row.read.iops + row.write.iops;
-	s->mbps = (row.read.bw_bytes_per_s + row.write.bw_bytes_per_s) / 1e6;
-	s->mean_ns = (row.read.ios + row.write.ios)
-			     ? (row.read.lat_mean_ns * (double)row.read.ios +
-				row.write.lat_mean_ns * (double)row.write.ios) /
-				       (double)(row.read.ios + row.write.ios)
-			     : 0;
+	s->iops = row.read.iops + row.write.iops + row.trim.iops;
+	s->mbps = (row.read.bw_bytes_per_s + row.write.bw_bytes_per_s + row.trim.bw_bytes_per_s) /
+		  1e6;
+	uint64_t all = row.read.ios + row.write.ios + row.trim.ios;
+
+	s->mean_ns = all ? (row.read.lat_mean_ns * (double)row.read.ios +
+			    row.write.lat_mean_ns * (double)row.write.ios +
+			    row.trim.lat_mean_ns * (double)row.trim.ios) /
+				   (double)all
+			 : 0;
 	s->p99_ns = rb_hist_percentile(&k->scratch, 99);
 }
 
@@ -269,7 +273,7 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		size_t nh = s->n_hist_idx < s->n_hist_cnt ? s->n_hist_idx : s->n_hist_cnt;
 		struct rb_row_sample row;
 
-		if (di < 0 || s->direction > 1)
+		if (di < 0 || s->direction > 2)
 			continue;
 		rb_hist_clear(&k->scratch);
 		if (rb_hist_add_sparse(&k->scratch, s->hist_idx, s->hist_cnt, nh)) {

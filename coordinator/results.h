@@ -68,7 +68,7 @@ struct rb_row_result {
 	char status[16];
 	int64_t start_ns, end_ns;
 	uint64_t elapsed_ns;
-	struct rb_row_dir read, write;
+	struct rb_row_dir read, write, trim;
 	double cpu_usr_pct, cpu_sys_pct;
 	uint64_t verify_checked, verify_mismatches;
 	char uring_features[64];

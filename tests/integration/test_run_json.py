@@ -30,6 +30,19 @@ with Tmp() as tmp:
     check(len(doc["targets"]) == 1, "per-target documents")
     ratio = doc["read"]["ios"] / (doc["read"]["ios"] + doc["write"]["ios"])
     check(0.7 < ratio < 0.8, f"read share {ratio} for rwmixread 75")
+    # trim punches holes; it needs the run's key like a write
+    r = run([AGENT, "run", "--target", t, "--rw", "trim", "--bs", "1m", "--passes", "1",
+             "--state-dir", tmp, "--json"])
+    check(r.returncode == 3, f"trim without --destructive: exit {r.returncode}")
+    blocks = os.stat(t).st_blocks
+    r = run([AGENT, "run", "--target", t, "--rw", "trim", "--bs", "1m", "--passes", "1",
+             "--destructive", "--state-dir", tmp, "--json"])
+    check(r.returncode == 0, f"trim: exit {r.returncode}: {r.stderr}")
+    doc = json.loads(r.stdout)
+    jsonschema.validate(doc, schema)
+    check(doc["trim"]["ios"] == 8 and doc["trim"]["bytes"] == 8 << 20, f"trim counts {doc['trim']}")
+    check(doc["read"]["ios"] == 0 and doc["write"]["ios"] == 0, "a trim run neither reads nor writes")
+    check(os.stat(t).st_blocks < blocks, "trim freed the file's blocks")
     # null engine: no target needed
     r = run([AGENT, "run", "--engine", "null", "--size", "1g", "--runtime", "200ms", "--json"])
     check(r.returncode == 0, f"null: exit {r.returncode}: {r.stderr}")
