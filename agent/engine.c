@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "clock.h"
@@ -285,6 +288,12 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 	uint64_t lat;
 
 	if (res < 0) {
+		if (res == -EOPNOTSUPP && r->wl.iopoll && !j->err) {
+			snprintf(j->msg, sizeof(j->msg),
+				 "IOPOLL: the device has no poll queues (NVMe: boot with "
+				 "nvme.poll_queues=N)");
+			j->err = res;
+		}
 		record_error(j, io, -res);
 		return true;
 	}
@@ -344,11 +353,11 @@ static void job_loop(struct job *j)
 		int64_t next_due = 0;
 		int got;
 
-		if (issuing && (now >= r->end_ns ||
+		if (issuing && (now >= r->end_ns || j->err ||
 				atomic_load_explicit(&r->stop, memory_order_relaxed) ||
 				(j->limit_bytes && j->issued_bytes >= j->limit_bytes)))
 			issuing = false;
-		while (issuing && j->nfree) {
+		while (issuing && j->nfree && (!r->wl.submit_batch || q < r->wl.submit_batch)) {
 			if (rate) {
 				/* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced,
 				 * exact over the run, the total shared by the jobs */
@@ -398,7 +407,11 @@ static void job_loop(struct job *j)
 				j->queued[k]->submit_ns = ts;
 			inflight += q;
 		}
-		got = ops->submit_reap(&j->ctx, wait, j->done, j->res, r->wl.iodepth);
+		unsigned want = r->wl.complete_batch;
+
+		if (want > inflight)
+			want = (unsigned)inflight;
+		got = ops->submit_reap(&j->ctx, wait, want, j->done, j->res, r->wl.iodepth);
 		now = now_ns(r);
 		if (got < 0) {
 			snprintf(j->msg, sizeof(j->msg), "io_uring_enter failed: %s", strerror(-got));
@@ -418,14 +431,75 @@ static void job_loop(struct job *j)
 	}
 }
 
+/* The CPUs of the NUMA node the device behind fd hangs off; 0 when unknown. */
+static size_t numa_cpus(int fd, unsigned *cpus, size_t max)
+{
+	struct stat st;
+	char path[128], buf[512];
+	FILE *f;
+	int node = -1;
+	size_t n = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/device/numa_node", major(st.st_rdev),
+		 minor(st.st_rdev));
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%d", &node) != 1)
+		node = -1;
+	fclose(f);
+	if (node < 0)
+		return 0;
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	if (rb_parse_cpus(buf, cpus, max, &n))
+		return 0;
+	return n;
+}
+
+/* Pins the job as --cpus or --numa say; returns the CPU, or -1 when not pinned. */
+static int pin_job(struct job *j, size_t global_index)
+{
+	unsigned list[4096];
+	size_t n = 0;
+	cpu_set_t set;
+
+	if (j->run->wl.cpus[0])
+		rb_parse_cpus(j->run->wl.cpus, list, 4096, &n);
+	else if (j->run->wl.numa)
+		n = numa_cpus(j->ctx.fd, list, 4096);
+	if (!n)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(list[global_index % n], &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		return -1;
+	return (int)list[global_index % n];
+}
+
 static void *job_main(void *arg)
 {
 	struct job *j = arg;
 	struct rb_run *r = j->run;
 	uint64_t u0, s0;
+	int cpu = pin_job(j, (size_t)(j - r->jobs));
 
 	j->err = r->ops->setup(&j->ctx, j->msg, sizeof(j->msg));
 	j->ctx_ready = j->err == 0;
+	if (cpu >= 0) {
+		size_t l = strlen(j->ctx.features);
+
+		snprintf(j->ctx.features + l, sizeof(j->ctx.features) - l, "%scpu%d",
+			 l && j->ctx.features[l - 1] != ' ' ? " " : "", cpu);
+	}
 	if (pthread_barrier_wait(&r->b1) == PTHREAD_BARRIER_SERIAL_THREAD) {
 		/* every ring is ready: start all jobs at one instant */
 		r->start_ns = now_ns(r) + 1000000;
@@ -576,6 +650,8 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 				j->limit_bytes = 1;
 		}
 		j->ctx.fd = fds[t];
+		j->ctx.sqpoll = wl->sqpoll;
+		j->ctx.iopoll = wl->iopoll;
 		j->ctx.depth = depth;
 		j->ctx.bs = r->max_bs;
 		if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * r->max_bs))

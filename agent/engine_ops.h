@@ -23,6 +23,7 @@ struct rb_io {
 struct rb_engine_ctx {
 	int fd;
 	unsigned depth;
+	bool sqpoll, iopoll;	/* io_uring setup asked for */
 	char *bufs;		/* depth * bs, aligned */
 	uint64_t bs;		/* bytes per IO slot: the largest block size */
 	void *priv;
@@ -38,12 +39,12 @@ struct rb_engine_ops {
 	void (*prep)(struct rb_engine_ctx *c, struct rb_io *io);
 	/*
 	 * Submits everything queued and reaps up to max completions, waiting for at least
-	 * one for up to wait_ns (0: do not wait; UINT64_MAX: no limit), in one system call where the backend
-	 * can. Fills done[] and res[] (bytes or negative errno) and returns the count, or
+	 * wait_nr of them (at least one) for up to wait_ns (0: do not wait; UINT64_MAX: no
+	 * limit). Fills done[] and res[] (bytes or negative errno) and returns the count, or
 	 * negative errno.
 	 */
-	int (*submit_reap)(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io **done,
-			   int *res, unsigned max);
+	int (*submit_reap)(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			   struct rb_io **done, int *res, unsigned max);
 };
 
 extern const struct rb_engine_ops rb_engine_uring;

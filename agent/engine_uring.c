@@ -40,12 +40,27 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	};
 	unsigned used = 0;
 
+	unsigned extra = (c->sqpoll ? IORING_SETUP_SQPOLL : 0) | (c->iopoll ? IORING_SETUP_IOPOLL : 0);
+	struct io_uring_params par;
+
 	r = -EINVAL;
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		used = tries[i];
-		r = io_uring_queue_init(c->depth < 2 ? 2 : c->depth, &p->ring, used);
+		/* DEFER_TASKRUN does not go with SQPOLL: the kernel thread is the issuer */
+		used = (c->sqpoll ? tries[i] & ~(IORING_SETUP_SINGLE_ISSUER |
+						   IORING_SETUP_DEFER_TASKRUN)
+				  : tries[i]) | extra;
+		memset(&par, 0, sizeof(par));
+		par.flags = used;
+		par.sq_thread_idle = 1000; /* ms */
+		r = io_uring_queue_init_params(c->depth < 2 ? 2 : c->depth, &p->ring, &par);
 		if (r != -EINVAL)
 			break;
+	}
+	if (r == -EINVAL && extra) {
+		snprintf(err, errlen, "the kernel refused io_uring %s%s", c->sqpoll ? "SQPOLL " : "",
+			 c->iopoll ? "IOPOLL" : "");
+		free(p);
+		return r;
 	}
 	if (r < 0) {
 		if (r == -EPERM || r == -ENOSYS)
@@ -76,7 +91,9 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	 * measured here it gains nothing.
 	 */
 	p->fixed_file = false;
-	snprintf(c->features, sizeof(c->features), "%s%s%s%s",
+	snprintf(c->features, sizeof(c->features), "%s%s%s%s%s%s",
+		 used & IORING_SETUP_SQPOLL ? "sqpoll " : "",
+		 used & IORING_SETUP_IOPOLL ? "iopoll " : "",
 		 p->fixed_bufs ? "fixed_buffers " : "", p->fixed_file ? "fixed_files " : "",
 		 used & IORING_SETUP_DEFER_TASKRUN ? "defer_taskrun " : "",
 		 used & IORING_SETUP_COOP_TASKRUN ? "coop_taskrun" : "");
@@ -124,8 +141,8 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	p->queued++;
 }
 
-static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io **done,
-			 int *res, unsigned max)
+static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			 struct rb_io **done, int *res, unsigned max)
 {
 	struct uring_priv *p = c->priv;
 	struct io_uring_cqe *cqe;
@@ -143,7 +160,7 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io
 			if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 				return r;
 		}
-		r = io_uring_wait_cqe(&p->ring, &cqe);
+		r = io_uring_wait_cqe_nr(&p->ring, &cqe, wait_nr ? wait_nr : 1);
 		if (r < 0 && r != -EINTR && r != -EAGAIN)
 			return r;
 	} else if (wait_ns) {
@@ -214,9 +231,10 @@ static void n_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	p->q[p->n++] = io;
 }
 
-static int n_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, struct rb_io **done, int *res,
-		  unsigned max)
+static int n_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			 struct rb_io **done, int *res, unsigned max)
 {
+	(void)wait_nr;
 	struct null_priv *p = c->priv;
 	unsigned n = p->n < max ? p->n : max;
 

@@ -56,6 +56,20 @@ const struct rb_opt rb_workload_opts[] = {
 	  "bytes per target to transfer, then stop (runtime becomes a limit); 0: time-based", NULL },
 	{ "passes", RB_OPT_UINT, F(passes), 0, 1000, "0", NULL, "N",
 	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based", NULL },
+	{ "sqpoll", RB_OPT_BOOL, F(sqpoll), 0, 1, "false", bool_choices, "BOOL",
+	  "io_uring SQPOLL: a kernel thread picks up submissions (latency starts when the IO "
+	  "is made visible to it)", NULL },
+	{ "iopoll", RB_OPT_BOOL, F(iopoll), 0, 1, "false", bool_choices, "BOOL",
+	  "io_uring IOPOLL: completions are polled, not interrupted (NVMe with poll queues: "
+	  "nvme.poll_queues=N)", NULL },
+	{ "submit_batch", RB_OPT_UINT, F(submit_batch), 0, 4096, "0", NULL, "N",
+	  "at most N IOs per submission (0: every free slot at once)", NULL },
+	{ "complete_batch", RB_OPT_UINT, F(complete_batch), 1, 4096, "1", NULL, "N",
+	  "wait for N completions before refilling (capped at the IOs in flight)", NULL },
+	{ "cpus", RB_OPT_TEXT, F(cpus), 0, 0, "", NULL, "LIST",
+	  "pin job i to the i-th CPU of a list such as 0-3,8 (round robin)", rb_check_cpus },
+	{ "numa", RB_OPT_BOOL, F(numa), 0, 1, "false", bool_choices, "BOOL",
+	  "pin jobs to the CPUs of the target's NUMA node (where sysfs names one)", NULL },
 	{ "verify", RB_OPT_BOOL, F(verify), 0, 1, "false", bool_choices, "BOOL",
 	  "writes carry a header (offset, generation, seed) and crc32c per 512 bytes; reads check "
 	  "them (a read-only run is a verify pass: every chunk must carry one)", NULL },
@@ -330,6 +344,50 @@ bool rb_rw_random(enum rb_rw rw)
 {
 	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW ||
 	       rw == RB_RW_RANDTRIM;
+}
+
+int rb_parse_cpus(const char *text, unsigned *ret, size_t max, size_t *ret_n)
+{
+	char buf[256], *save = NULL, *tok;
+	size_t n = 0;
+
+	if (strlen(text) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t a, b;
+		char *dash = strchr(tok, '-');
+
+		if (dash)
+			*dash = '\0';
+		if (rb_parse_u64(tok, &a) || (dash && rb_parse_u64(dash + 1, &b)))
+			return -EINVAL;
+		if (!dash)
+			b = a;
+		if (b < a || b >= 4096)
+			return -EINVAL;
+		for (uint64_t c = a; c <= b; c++) {
+			if (n == max)
+				return -E2BIG;
+			ret[n++] = (unsigned)c;
+		}
+	}
+	if (!n)
+		return -EINVAL;
+	*ret_n = n;
+	return 0;
+}
+
+int rb_check_cpus(const char *value, char *err, size_t errlen)
+{
+	unsigned v[4096];
+	size_t n;
+
+	if (rb_parse_cpus(value, v, 4096, &n)) {
+		snprintf(err, errlen, "'cpus' must be a CPU list such as 0-3,8, not '%s'", value);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 bool rb_workload_writes(const struct rb_workload *wl)

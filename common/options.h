@@ -45,6 +45,12 @@ struct rb_workload {
 	uint64_t io_size;	/* bytes per target to transfer, then stop; 0: time-based */
 	uint32_t passes;	/* passes over the range per target, then stop; 0: time-based */
 	uint32_t verify;	/* writes carry headers and crc32c; reads check them */
+	uint32_t sqpoll;	/* io_uring SQPOLL: a kernel thread submits */
+	uint32_t iopoll;	/* io_uring IOPOLL: completions are polled (needs poll queues) */
+	uint32_t submit_batch;	/* at most this many IOs per submission; 0: all free */
+	uint32_t complete_batch; /* wait for this many completions (capped at in flight) */
+	char cpus[256];		/* job i runs on the i-th CPU of this list; "" none */
+	uint32_t numa;		/* jobs run on the CPUs of the device's NUMA node */
 };
 
 enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL,
@@ -67,6 +73,9 @@ struct rb_opt {
 /* Validators of text options, set by the module that interprets them (agent/gen.c). */
 int rb_check_bssplit(const char *value, char *err, size_t errlen);
 int rb_check_distribution(const char *value, char *err, size_t errlen);
+int rb_check_cpus(const char *value, char *err, size_t errlen);
+/* Parses a CPU list "0-3,8" into ret (at most max). 0, -EINVAL or -E2BIG. */
+int rb_parse_cpus(const char *text, unsigned *ret, size_t max, size_t *ret_n);
 
 extern const struct rb_opt rb_workload_opts[];
 extern const size_t rb_workload_nopts;

@@ -30,6 +30,17 @@ with Tmp() as tmp:
     check(len(doc["targets"]) == 1, "per-target documents")
     ratio = doc["read"]["ios"] / (doc["read"]["ios"] + doc["write"]["ios"])
     check(0.7 < ratio < 0.8, f"read share {ratio} for rwmixread 75")
+    # io_uring options: SQPOLL, batches and pinning are used and recorded
+    r = run([AGENT, "run", "--target", t, "--state-dir", tmp, "--rw", "randread", "--iodepth", "8",
+             "--numjobs", "2", "--runtime", "300ms", "--sqpoll", "true", "--submit_batch", "4",
+             "--complete_batch", "2", "--cpus", "0", "--json"])
+    check(r.returncode == 0, f"sqpoll: exit {r.returncode}: {r.stderr}")
+    doc = json.loads(r.stdout)
+    check("sqpoll" in doc["uring_features"] and "cpu0" in doc["uring_features"],
+          f"features {doc['uring_features']}")
+    check(doc["read"]["ios"] > 0, "sqpoll run did IO")
+    r = run([AGENT, "run", "--target", t, "--cpus", "7-2"])
+    check(r.returncode == 2 and "'cpus' must be a CPU list" in r.stderr, "bad cpu list")
     # trim punches holes; it needs the run's key like a write
     r = run([AGENT, "run", "--target", t, "--rw", "trim", "--bs", "1m", "--passes", "1",
              "--state-dir", tmp, "--json"])

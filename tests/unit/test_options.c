@@ -82,6 +82,32 @@ static void test_options_table(void **state)
 	}
 }
 
+static void test_options_cpu_lists(void **state)
+{
+	static const struct {
+		const char *in;
+		int rc;
+		size_t n;
+		unsigned first, last;
+	} cases[] = {
+		{ "0", 0, 1, 0, 0 },	      { "0-3", 0, 4, 0, 3 },	   { "0-1,8,10-11", 0, 5, 0, 11 },
+		{ "3-1", -EINVAL, 0, 0, 0 }, { "a", -EINVAL, 0, 0, 0 }, { "", -EINVAL, 0, 0, 0 },
+		{ "0-5000", -EINVAL, 0, 0, 0 },
+	};
+	unsigned v[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = 0;
+		int rc = rb_parse_cpus(cases[i].in, v, 64, &n);
+
+		if (rc != cases[i].rc || (rc == 0 && (n != cases[i].n || v[0] != cases[i].first ||
+						      v[n - 1] != cases[i].last)))
+			fail_msg("cpus '%s': rc %d n %zu", cases[i].in, rc, n);
+	}
+	assert_int_equal(rb_parse_cpus("0-99", v, 64, &(size_t){ 0 }), -E2BIG);
+}
+
 static void test_options_writes(void **state)
 {
 	struct rb_workload wl;
@@ -123,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_options_defaults_parse_back),
 		cmocka_unit_test(test_options_table),
 		cmocka_unit_test(test_options_writes),
+		cmocka_unit_test(test_options_cpu_lists),
 		cmocka_unit_test(test_options_dump_names_every_key),
 	};
 
