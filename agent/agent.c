@@ -549,6 +549,12 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 			return;
 		}
 	}
+	if (p->wl.stripe) {
+		/* a volume of several drives needs its own name in the results first */
+		fail_point(a, as, "error", NULL,
+			   "'stripe' runs in rackbench-agent run only for now, not in campaigns");
+		goto out;
+	}
 	for (size_t i = 0; i < as->n_drives; i++)
 		if (!offered(a->cfg, as->drives[i]))
 			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, as->drives[i],

@@ -91,6 +91,8 @@ struct rb_run {
 	struct rb_alias alias;
 	uint64_t unit, max_bs;	/* offset granularity (smallest size), largest size */
 	struct rb_clock clock;
+	unsigned nmembers;	/* striped volume: its member files; else 1 */
+	int *member_fds;
 };
 
 static int64_t real_now(void *arg)
@@ -238,12 +240,29 @@ static void gen_io(struct job *j, struct rb_io *io)
 		pos = j->seq_pos;
 		j->seq_pos += bs;
 	}
-	io->offset = io->orig_offset = wl->offset + j->region_start + pos;
+	io->log_offset = wl->offset + j->region_start + pos;
+	io->fd_index = 0;
+	if (r->nmembers > 1 || wl->stripe) {
+		/* a striped volume: unit c of the volume is unit c / n of member c % n; an
+		 * IO never crosses a unit (moved back inside it when a size would) */
+		uint64_t l = j->region_start + pos, unit = wl->stripe, c, within;
+
+		c = l / unit;
+		within = l % unit;
+		if (within + bs > unit)
+			within = unit - bs;
+		io->fd_index = (uint32_t)(c % r->nmembers);
+		io->offset = wl->offset + (c / r->nmembers) * unit + within;
+		io->log_offset = c * unit + within;
+	} else {
+		io->offset = io->log_offset;
+	}
+	io->orig_offset = io->offset;
 	io->len = io->orig_len = (uint32_t)bs;
 	io->bs_index = k;
 	io->buf = io->orig_buf;
 	if (wl->verify && io->dir == RB_DIR_WRITE)
-		rb_verify_stamp(io->buf, bs, io->offset, j->pass, (uint32_t)wl->seed);
+		rb_verify_stamp(io->buf, bs, io->log_offset, j->pass, (uint32_t)wl->seed);
 }
 
 static void on_mismatch(void *arg, const struct rb_verify_mismatch *m)
@@ -272,8 +291,9 @@ void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
 
 static void record_error(struct job *j, struct rb_io *io, int err)
 {
-	struct rb_io_error e = { .offset = io->offset, .length = io->len, .dir = io->dir,
-				 .err = err, .count = 1 };
+	/* striped volumes report volume offsets; a short IO's rest where it failed */
+	struct rb_io_error e = { .offset = io->log_offset + (io->offset - io->orig_offset),
+				 .length = io->len, .dir = io->dir, .err = err, .count = 1 };
 
 	/* errors are rare: a short linear merge keeps the list readable */
 	j->ival[io->dir].errors++;
@@ -314,7 +334,7 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 		return false;
 	}
 	if (r->wl.verify && io->dir == RB_DIR_READ)
-		rb_verify_check(io->orig_buf, io->orig_len, io->orig_offset,
+		rb_verify_check(io->orig_buf, io->orig_len, io->log_offset,
 				!rb_workload_writes(&r->wl), &j->vst, on_mismatch, j);
 	if (now < r->measure_ns)
 		return true;
@@ -552,6 +572,33 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 	r->wl = *wl;
 	r->clock = (struct rb_clock){ real_now, real_sleep_until, NULL };
 	r->ops = wl->engine == RB_ENGINE_NULL ? &rb_engine_null : &rb_engine_uring;
+	/* a striped volume is one target made of n members */
+	uint64_t vol_span = 0;
+
+	r->nmembers = wl->stripe ? (unsigned)n : 1;
+	if (wl->stripe) {
+		uint64_t min = UINT64_MAX;
+
+		r->member_fds = malloc(n * sizeof(int));
+		if (!r->member_fds) {
+			rb_run_free(r);
+			return -ENOMEM;
+		}
+		for (size_t t = 0; t < n; t++) {
+			r->member_fds[t] = fds[t];
+			if (span_bytes[t] < min)
+				min = span_bytes[t];
+		}
+		vol_span = (min / wl->stripe) * wl->stripe * n;
+		if (!vol_span) {
+			snprintf(err, errlen, "'stripe' (%llu bytes) is larger than a member",
+				 (unsigned long long)wl->stripe);
+			rb_run_free(r);
+			return -EINVAL;
+		}
+		span_bytes = &vol_span;
+		n = 1;
+	}
 	r->ntgt = n;
 	r->njobs = n * wl->numjobs;
 	r->size_based = wl->io_size || wl->passes;
@@ -650,6 +697,8 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 				j->limit_bytes = 1;
 		}
 		j->ctx.fd = fds[t];
+		j->ctx.fds = r->member_fds ? r->member_fds : &j->ctx.fd;
+		j->ctx.nfds = r->nmembers;
 		j->ctx.sqpoll = wl->sqpoll;
 		j->ctx.iopoll = wl->iopoll;
 		j->ctx.depth = depth;
@@ -839,6 +888,11 @@ void rb_run_join(struct rb_run *r)
 	collect(r);
 }
 
+size_t rb_run_ntargets(const struct rb_run *r)
+{
+	return r->ntgt;
+}
+
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target)
 {
 	return target < r->ntgt ? &r->tgts[target].res : NULL;
@@ -871,6 +925,7 @@ struct rb_run *rb_run_free(struct rb_run *r)
 	}
 	free(r->jobs);
 	free(r->tgts);
+	free(r->member_fds);
 	free(r);
 	return NULL;
 }

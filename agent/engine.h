@@ -97,6 +97,8 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg);
 void rb_run_stop(struct rb_run *r);
 /* Joins the jobs (after rb_run_poll() returned true, or after rb_run_stop()). */
 void rb_run_join(struct rb_run *r);
+/* Targets measured: the n given, or 1 for a striped volume. */
+size_t rb_run_ntargets(const struct rb_run *r);
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target);
 struct rb_run *rb_run_free(struct rb_run *r);
 

@@ -14,6 +14,8 @@ struct rb_io {
 	uint32_t dir;		/* enum rb_dir */
 	uint32_t slot;
 	uint32_t bs_index;	/* which size of the split */
+	uint32_t fd_index;	/* which of the context's files (striped volumes) */
+	uint64_t log_offset;	/* offset in the volume, for reports and verify */
 	bool busy;		/* in flight */
 	int64_t submit_ns;
 	char *buf;		/* current position in the slot's buffer */
@@ -21,7 +23,9 @@ struct rb_io {
 };
 
 struct rb_engine_ctx {
-	int fd;
+	int fd;			/* fds[0] */
+	const int *fds;		/* a striped volume's members; else &fd */
+	unsigned nfds;
 	unsigned depth;
 	bool sqpoll, iopoll;	/* io_uring setup asked for */
 	char *bufs;		/* depth * bs, aligned */

@@ -118,7 +118,7 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 {
 	struct uring_priv *p = c->priv;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&p->ring);
-	int fd = p->fixed_file ? 0 : c->fd;
+	int fd = p->fixed_file ? 0 : c->fds[io->fd_index];
 	/* a resubmitted remainder of a short IO may not start on the slot's boundary;
 	 * fixed buffers accept any range inside the registered one */
 	if (io->dir == RB_DIR_TRIM) {

@@ -14,6 +14,7 @@
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
+#include "units.h"
 
 static struct rb_run *volatile running;
 
@@ -289,11 +290,27 @@ int rb_agent_run_cmd(int argc, char **argv)
 
 	uint64_t total_errors = 0;
 	rc = RB_EXIT_OK;
-	for (size_t t = 0; t < prep->n; t++) {
+	/* a striped volume is measured as one target, named after its members */
+	size_t nres = rb_run_ntargets(run);
+	char volname[4096] = "";
+
+	if (wl.stripe) {
+		char u[32];
+		size_t l = (size_t)snprintf(volname, sizeof(volname), "stripe(");
+
+		for (size_t t = 0; t < ntargets && l < sizeof(volname); t++)
+			l += (size_t)snprintf(volname + l, sizeof(volname) - l, "%s%s", t ? "," : "",
+					      targets[t]);
+		if (l < sizeof(volname))
+			snprintf(volname + l, sizeof(volname) - l, "; %s)",
+				 rb_fmt_size(wl.stripe, u, sizeof(u)));
+	}
+#define RES_NAME(t) (wl.stripe ? volname : targets[t])
+	for (size_t t = 0; t < nres; t++) {
 		const struct rb_target_result *res = rb_run_result(run, t);
 
 		if (res->setup_err) {
-			rb_err("%s: %s", targets[t], res->message);
+			rb_err("%s: %s", RES_NAME(t), res->message);
 			rc = RB_EXIT_FAILED;
 		}
 		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
@@ -313,7 +330,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		}
 		for (int d = 0; d < RB_NDIR; d++)
 			rb_dir_stats_clear(&all->dir[d]);
-		for (size_t t = 0; t < prep->n; t++) {
+		for (size_t t = 0; t < nres; t++) {
 			const struct rb_target_result *res = rb_run_result(run, t);
 
 			for (int d = 0; d < RB_NDIR; d++)
@@ -337,12 +354,12 @@ int rb_agent_run_cmd(int argc, char **argv)
 				for (unsigned b = 0; b < res->nbs; b++)
 					all->bs_ios[d][b] += res->bs_ios[d][b];
 		}
-		print_target_json(stdout, &wl, all, ntargets == 1 ? targets[0] : "all", false);
+		print_target_json(stdout, &wl, all, nres == 1 ? RES_NAME(0) : "all", false);
 		printf(", \"targets\": [");
-		for (size_t t = 0; t < prep->n; t++) {
+		for (size_t t = 0; t < nres; t++) {
 			if (t)
 				printf(", ");
-			print_target_json(stdout, &wl, rb_run_result(run, t), targets[t], true);
+			print_target_json(stdout, &wl, rb_run_result(run, t), RES_NAME(t), true);
 		}
 		printf("], \"exit_code\": %d, \"effective\": ", rc);
 		json_string(stdout, rb_workload_dump(&wl, dump, sizeof(dump)));
@@ -352,12 +369,16 @@ int rb_agent_run_cmd(int argc, char **argv)
 		char dump[RB_WORKLOAD_DUMP_MAX];
 
 		printf("rackbench-agent run: %s\n", rb_workload_dump(&wl, dump, sizeof(dump)));
-		for (size_t t = 0; t < prep->n; t++) {
+		for (size_t t = 0; t < nres; t++) {
 			const struct rb_target_result *res = rb_run_result(run, t);
 
-			printf("%s (%s, %llu bytes used): %.2fs measured\n", targets[t],
-			       rb_target_kind_name(prep->info[t].kind),
-			       (unsigned long long)prep->spans[t], (double)res->elapsed_ns / 1e9);
+			if (wl.stripe)
+				printf("%s: %.2fs measured\n", volname, (double)res->elapsed_ns / 1e9);
+			else
+				printf("%s (%s, %llu bytes used): %.2fs measured\n", targets[t],
+				       rb_target_kind_name(prep->info[t].kind),
+				       (unsigned long long)prep->spans[t],
+				       (double)res->elapsed_ns / 1e9);
 			for (int d = 0; d < RB_NDIR; d++)
 				print_dir_text(stdout, &res->dir[d], res->elapsed_ns, d);
 			printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,

@@ -70,6 +70,9 @@ const struct rb_opt rb_workload_opts[] = {
 	  "pin job i to the i-th CPU of a list such as 0-3,8 (round robin)", rb_check_cpus },
 	{ "numa", RB_OPT_BOOL, F(numa), 0, 1, "false", bool_choices, "BOOL",
 	  "pin jobs to the CPUs of the target's NUMA node (where sysfs names one)", NULL },
+	{ "stripe", RB_OPT_SIZE, F(stripe), 0, 1ULL << 30, "0", NULL, "SIZE",
+	  "the targets form one volume striped in units of SIZE (RAID 0), measured as one; "
+	  "0: each target on its own", NULL },
 	{ "verify", RB_OPT_BOOL, F(verify), 0, 1, "false", bool_choices, "BOOL",
 	  "writes carry a header (offset, generation, seed) and crc32c per 512 bytes; reads check "
 	  "them (a read-only run is a verify pass: every chunk must carry one)", NULL },
@@ -270,6 +273,10 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
 	if (wl->visit_once && strcmp(wl->random_distribution, "uniform") && *wl->random_distribution) {
 		snprintf(err, errlen, "'visit_once' works with the uniform distribution only");
+		return -EINVAL;
+	}
+	if (wl->stripe && (wl->stripe % 512 || wl->stripe < wl->bs)) {
+		snprintf(err, errlen, "'stripe' must be a multiple of 512 and at least 'bs'");
 		return -EINVAL;
 	}
 	if (wl->io_size && wl->passes) {
