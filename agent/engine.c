@@ -556,6 +556,11 @@ void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c)
 	r->clock = *c;
 }
 
+void rb_run_set_ops(struct rb_run *r, const struct rb_engine_ops *ops)
+{
+	r->ops = ops;
+}
+
 int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 	       size_t n, struct rb_run **ret, char *err, size_t errlen)
 {

@@ -52,6 +52,9 @@ struct rb_engine_ops {
 };
 
 extern const struct rb_engine_ops rb_engine_uring;
+struct rb_run;
+/* Replaces the backend (before rb_run_start): the seam tests put a fake behind. */
+void rb_run_set_ops(struct rb_run *r, const struct rb_engine_ops *ops);
 extern const struct rb_engine_ops rb_engine_null;
 
 #endif

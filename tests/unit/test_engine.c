@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
+#include "engine_ops.h"
 #include "target.h"
 
 struct seen {
@@ -232,6 +233,105 @@ static void test_engine_size_based_passes_and_split(void **state)
 	free(res);
 }
 
+/*
+ * A fake backend behind the ops table: every IO first completes short (half, then a
+ * quarter...), then in full; every 10th IO fails once with EIO. Counts what it saw.
+ */
+struct fake {
+	struct rb_io *q[64];
+	unsigned n;
+	uint64_t submissions, bytes_done, failures;
+};
+static struct fake fk;
+
+static int f_setup(struct rb_engine_ctx *c, char *err, size_t len)
+{
+	(void)c;
+	(void)err;
+	(void)len;
+	return 0;
+}
+
+static void f_teardown(struct rb_engine_ctx *c)
+{
+	(void)c;
+}
+
+static void f_prep(struct rb_engine_ctx *c, struct rb_io *io)
+{
+	(void)c;
+	fk.q[fk.n++] = io;
+	fk.submissions++;
+}
+
+static int f_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			 struct rb_io **done, int *res, unsigned max)
+{
+	unsigned n = fk.n < max ? fk.n : max;
+
+	(void)c;
+	(void)wait_ns;
+	(void)wait_nr;
+	for (unsigned i = 0; i < n; i++) {
+		struct rb_io *io = fk.q[i];
+
+		done[i] = io;
+		if (fk.submissions % 10 == 0 && io->len == io->orig_len && io->dir == 0 &&
+		    fk.failures < 5) {
+			res[i] = -EIO;
+			fk.failures++;
+		} else if (io->len > 512) {
+			res[i] = (int)(io->len / 2); /* short */
+		} else {
+			res[i] = (int)io->len;
+		}
+		if (res[i] > 0)
+			fk.bytes_done += (uint64_t)res[i];
+	}
+	memmove(fk.q, fk.q + n, (fk.n - n) * sizeof(fk.q[0]));
+	fk.n -= n;
+	return (int)n;
+}
+
+static const struct rb_engine_ops fake_ops = {
+	.name = "fake", .setup = f_setup, .teardown = f_teardown, .prep = f_prep,
+	.submit_reap = f_submit_reap,
+};
+
+static void test_engine_short_ios_resubmitted_and_counted_once(void **state)
+{
+	struct rb_workload wl;
+	struct rb_run *r = NULL;
+	char err[256];
+	int fd = -1;
+	uint64_t span = 64 << 20;
+	const struct rb_target_result *res;
+
+	(void)state;
+	memset(&fk, 0, sizeof(fk));
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "read", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("bs"), "4k", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "4", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("io_size"), "4m", err, sizeof(err));
+	assert_int_equal(rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)), 0);
+	rb_run_set_ops(r, &fake_ops);
+	rb_run_start(r);
+	rb_run_join(r);
+	res = rb_run_result(r, 0);
+	/* 4k goes 2048 + 1024 + 512 + 512: four submissions, one IO */
+	assert_int_equal(res->dir[RB_DIR_READ].errors, fk.failures);
+	assert_true(fk.failures > 0);
+	assert_int_equal(res->dir[RB_DIR_READ].ios + res->dir[RB_DIR_READ].errors, 1024);
+	assert_int_equal(res->dir[RB_DIR_READ].bytes, res->dir[RB_DIR_READ].ios * 4096);
+	assert_int_equal(fk.bytes_done, res->dir[RB_DIR_READ].bytes);
+	assert_int_equal(fk.submissions, res->dir[RB_DIR_READ].ios * 4 + fk.failures);
+	assert_int_equal(res->dir[RB_DIR_READ].hist.total, res->dir[RB_DIR_READ].ios);
+	/* a failure is listed at the offset of the IO that failed */
+	assert_true(res->nerrors > 0 && res->errors[0].err == EIO && res->errors[0].length == 4096);
+	rb_run_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_engine_refuses_target_smaller_than_jobs),
 		cmocka_unit_test(test_engine_rate_exact_with_fake_clock),
 		cmocka_unit_test(test_engine_size_based_passes_and_split),
+		cmocka_unit_test(test_engine_short_ios_resubmitted_and_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
