@@ -412,7 +412,7 @@ static void guard_policy(const struct agent *a, bool destructive, struct rb_guar
 	gp->allow = a->cfg->allow;
 	gp->nallow = a->cfg->nallow;
 	gp->state_dir = a->cfg->state_dir;
-	gp->proc_root = "";
+	gp->root = "";
 }
 
 static void handle_preflight(struct agent *a, const Rb__Preflight *pf)

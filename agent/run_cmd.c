@@ -258,7 +258,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		.allow = allow,
 		.nallow = nallow,
 		.state_dir = state_dir ? state_dir : rb_default_state_dir(),
-		.proc_root = "",
+		.root = "",
 	};
 	int r = rb_runner_prepare(&wl, targets, ntargets, &gp, &prep, &diags);
 	if (r) {

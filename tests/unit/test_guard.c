@@ -56,7 +56,7 @@ static bool mentions(const struct rb_diags *d, const char *what)
 static void test_guard_refuses_without_both_keys(void **s)
 {
 	struct rb_guard_policy p = { .destructive = false, .destructive_key = "--destructive",
-				     .state_dir = state, .proc_root = "" };
+				     .state_dir = state, .root = "" };
 	struct rb_diags d;
 
 	(void)s;
@@ -73,7 +73,7 @@ static void test_guard_refuses_without_both_keys(void **s)
 static void test_guard_one_key_is_not_enough(void **s)
 {
 	char *allow[] = { outside };
-	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .proc_root = "" };
+	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .root = "" };
 	struct rb_diags d;
 
 	(void)s;
@@ -98,7 +98,7 @@ static void test_guard_one_key_is_not_enough(void **s)
 static void test_guard_state_dir_files_are_rackbench_own(void **s)
 {
 	char mine[400];
-	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .proc_root = "" };
+	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .root = "" };
 	struct rb_diags d;
 
 	(void)s;
@@ -110,7 +110,7 @@ static void test_guard_state_dir_files_are_rackbench_own(void **s)
 
 static void test_guard_resolves_symlinks_first(void **s)
 {
-	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .proc_root = "" };
+	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .root = "" };
 	struct rb_diags d;
 
 	(void)s;
@@ -124,7 +124,7 @@ static void test_guard_resolves_symlinks_first(void **s)
 static void test_guard_refuses_missing_outside_state(void **s)
 {
 	char missing[400], *allow[1];
-	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .proc_root = "" };
+	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .root = "" };
 	struct rb_diags d;
 
 	(void)s;
