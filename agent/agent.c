@@ -404,10 +404,12 @@ out:
 	free(info);
 }
 
-static void guard_policy(const struct agent *a, bool destructive, struct rb_guard_policy *gp)
+static void guard_policy(const struct agent *a, bool destructive, bool wipe,
+			 struct rb_guard_policy *gp)
 {
 	memset(gp, 0, sizeof(*gp));
 	gp->destructive = destructive;
+	gp->wipe_signatures = wipe;
 	gp->destructive_key = "'destructive: true' in the campaign";
 	gp->allow = a->cfg->allow;
 	gp->nallow = a->cfg->nallow;
@@ -424,7 +426,7 @@ static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 	size_t cap = 0;
 
 	rb_diags_init(&d);
-	guard_policy(a, pf->destructive, &gp);
+	guard_policy(a, pf->destructive, pf->wipe_signatures, &gp);
 	for (size_t i = 0; i < pf->n_drives; i++) {
 		if (!offered(a->cfg, pf->drives[i]))
 			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, pf->drives[i],
@@ -563,7 +565,7 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		fail_point(a, as, "error", &d, NULL);
 		goto out;
 	}
-	guard_policy(a, as->destructive, &gp);
+	guard_policy(a, as->destructive, as->wipe_signatures, &gp);
 	r = rb_runner_prepare(&p->wl, as->drives, as->n_drives, &gp, &p->prep, &d);
 	if (r) {
 		for (size_t i = 0; i < d.n; i++)

@@ -171,7 +171,8 @@ static void holder_kind(const struct blk *h, char *buf, size_t len)
 }
 
 struct sysdisk {
-	dev_t disk;
+	dev_t disk;		/* the disk at the bottom of the chain */
+	dev_t leaf;		/* the partition (or disk) the chain ends on */
 	char what[64];		/* "/", "/boot", "swap" */
 	char chain[512];	/* "dm-0 <- md0 <- nvme0n1p1" */
 };
@@ -192,6 +193,7 @@ static void walk_down(const struct rb_guard_policy *p, const struct blk *b, cons
 		if (*n >= MAX_SYSTEM || family(b, fam, 1) < 1)
 			return;
 		out[*n].disk = fam[0].dev;
+		out[*n].leaf = b->dev;
 		snprintf(out[*n].what, sizeof(out[*n].what), "%s", what);
 		snprintf(out[*n].chain, sizeof(out[*n].chain), "%s", next);
 		(*n)++;
@@ -386,11 +388,12 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 	}
 	/* the disk behind /, /boot or swap, through any chain of holders */
 	nsys = system_disks(p, sys);
-	for (size_t i = 0; i < nsys; i++) {
-		bool ours = false;
+	bool is_part = exists(self.dir, "partition");
 
-		for (size_t f = 0; f < nfam && !ours; f++)
-			ours = sys[i].disk == fam[f].dev;
+	for (size_t i = 0; i < nsys; i++) {
+		/* a disk holds what any of its partitions holds; a partition only its own */
+		bool ours = is_part ? sys[i].leaf == self.dev : sys[i].disk == self.dev;
+
 		/* a holder the target is (md0, dm-0) also leads down to system disks */
 		if (!ours && strstr(sys[i].chain, self.name)) {
 			const char *c = sys[i].chain;

@@ -40,6 +40,8 @@ static void usage(FILE *out)
 		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
 		"  --state-dir DIR          rackbench's own files (default %s)\n"
 		"  --errors-ok              exit 0 even when IOs failed (default: exit 6)\n"
+		"  --wipe-signatures        let writes overwrite filesystem, RAID, LVM, swap signatures\n"
+		"                           and partition tables (every other check still holds)\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Workload options (the same keys as a campaign's workload:):\n",
@@ -178,7 +180,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 	struct rb_workload wl;
 	char **targets = NULL, **allow = NULL;
 	size_t ntargets = 0, nallow = 0;
-	bool json = false, destructive = false, errors_ok = false;
+	bool json = false, destructive = false, errors_ok = false, wipe = false;
 	const char *state_dir = NULL;
 	char err[512];
 	int rc = RB_EXIT_USAGE;
@@ -210,7 +212,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
 			 a + 2);
 		if (!strcmp(name, "json") || !strcmp(name, "destructive") ||
-		    !strcmp(name, "errors-ok")) {
+		    !strcmp(name, "errors-ok") || !strcmp(name, "wipe-signatures")) {
 			if (eq) {
 				rb_err("'--%s' takes no value", name);
 				goto out;
@@ -218,6 +220,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 			json |= !strcmp(name, "json");
 			destructive |= !strcmp(name, "destructive");
 			errors_ok |= !strcmp(name, "errors-ok");
+			wipe |= !strcmp(name, "wipe-signatures");
 			continue;
 		}
 		val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
@@ -258,6 +261,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		.allow = allow,
 		.nallow = nallow,
 		.state_dir = state_dir ? state_dir : rb_default_state_dir(),
+		.wipe_signatures = wipe,
 		.root = "",
 	};
 	int r = rb_runner_prepare(&wl, targets, ntargets, &gp, &prep, &diags);

@@ -418,6 +418,8 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			parse_bool(L, v, key, &c->insecure);
 		} else if (!strcmp(key, "destructive")) {
 			parse_bool(L, v, key, &c->destructive);
+		} else if (!strcmp(key, "wipe_signatures")) {
+			parse_bool(L, v, key, &c->wipe_signatures);
 		} else if (!strcmp(key, "wait")) {
 			const char *s = rb_yaml_scalar(v);
 
@@ -432,8 +434,8 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			load_phases(L, v);
 		} else {
 			ERR(L, k, key,
-			    "unknown key '%s' (known: name, listen, insecure, destructive, results, "
-			    "wait, defaults, targets, phases)", key);
+			    "unknown key '%s' (known: name, listen, insecure, destructive, "
+			    "wipe_signatures, results, wait, defaults, targets, phases)", key);
 		}
 	}
 	if (!targets)

@@ -39,6 +39,7 @@ struct rb_campaign {
 	char *listen;
 	bool insecure;
 	bool destructive;
+	bool wipe_signatures;	/* the guard may let writes overwrite signatures */
 	char *results_dir;
 	uint64_t wait_ns;
 	char **agents;		/* distinct agent names, in file order */

@@ -459,6 +459,7 @@ static int preflight(struct coord *k)
 		pf.drives = agent_drives(k, a, &pf.n_drives);
 		pf.writes = writes;
 		pf.destructive = k->c->destructive;
+		pf.wipe_signatures = k->c->wipe_signatures;
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
 		e.preflight = &pf;
@@ -592,6 +593,7 @@ static int run_point(struct coord *k, const struct rb_point *p)
 		as.point = p->index;
 		as.attempt = 0;
 		as.destructive = k->c->destructive;
+		as.wipe_signatures = k->c->wipe_signatures;
 		as.drives = agent_drives(k, a, &as.n_drives);
 		/* the workload travels as text of the option table, parsed by the same table */
 		for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {

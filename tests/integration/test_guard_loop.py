@@ -67,6 +67,39 @@ with Tmp() as tmp:
                 sh("umount", mnt)
         else:
             fail(f"cannot make and mount ext4 on {dev}: {mk.stderr} {mo.stderr}")
+        # a filesystem signature, not mounted: refused unless signatures may be wiped
+        check(sh("mkfs.ext4", "-q", "-F", dev).returncode == 0, "mkfs")
+        before = sha256(dev)
+        r = run(base + ["--rw", "write", "--destructive", "--allow", dev])
+        check(r.returncode == 3 and "carries a ext4 signature" in r.stderr,
+              f"signature: {r.returncode} {r.stderr}")
+        check(sha256(dev) == before, "signature: the device changed")
+        r = run(base + ["--rw", "write", "--destructive", "--allow", dev, "--wipe-signatures"])
+        check(r.returncode == 0, f"--wipe-signatures: {r.returncode} {r.stderr}")
+        check(sha256(dev) != before, "--wipe-signatures: written")
+        # a partition mounted (the kernel parses no tables here: sfdisk, then partx -a)
+        if sh("sh", "-c", f"echo 'start=2048, size=20480, type=83' | sfdisk -q {dev}").returncode == 0 \
+                and sh("partx", "-a", dev).returncode == 0 and os.path.exists(dev + "p1"):
+            part = dev + "p1"
+            try:
+                check(sh("mkfs.ext4", "-q", "-F", part).returncode == 0, "mkfs partition")
+                # read-only: a mounted filesystem would change the device by itself
+                check(sh("mount", "-o", "ro", part, mnt).returncode == 0, "mount partition")
+                before = sha256(dev)
+                r = run(base + ["--rw", "write", "--destructive", "--allow", dev, "--wipe-signatures"])
+                print(r.stderr)
+                check(r.returncode == 3 and f"partition {os.path.basename(part)} is mounted at {mnt}"
+                      in r.stderr, f"mounted partition: {r.returncode}")
+                r = run(base + ["--rw", "write"])
+                for reason in ("--destructive is not given", "not on the agent's --allow list",
+                               "is mounted at", "partition table"):
+                    check(reason in r.stderr, f"every reason listed: lacks '{reason}'")
+                check(sha256(dev) == before, "mounted partition: the device changed")
+            finally:
+                sh("umount", mnt)
+                sh("partx", "-d", dev)
+        else:
+            fail("cannot write a partition table and add its partitions with partx")
         # swap: refused
         if sh("mkswap", dev).returncode == 0 and sh("swapon", dev).returncode == 0:
             try:

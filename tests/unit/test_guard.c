@@ -3,11 +3,13 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -138,6 +140,210 @@ static void test_guard_refuses_missing_outside_state(void **s)
 	rb_diags_release(&d);
 }
 
+/* ---- recorded sysfs/proc trees through the root prefix ---- */
+
+static char tree[300];
+
+static void mkdirs(const char *rel)
+{
+	char path[1024], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	for (p = path + strlen(tree) + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	}
+	mkdir(path, 0755);
+}
+
+static void put(const char *rel, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tree, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void link_to(const char *target_rel, const char *link_rel)
+{
+	char t[1024], l[1024];
+
+	snprintf(t, sizeof(t), "%s/%s", tree, target_rel);
+	snprintf(l, sizeof(l), "%s/%s", tree, link_rel);
+	assert_int_equal(symlink(t, l), 0);
+}
+
+/* a block device at sysfs dir rel with number devno; its dev/block and class links */
+static void blockdev(const char *rel, const char *name, const char *devno, bool part)
+{
+	char p[512];
+
+	char line[32];
+
+	mkdirs(rel);
+	snprintf(p, sizeof(p), "%s/dev", rel);
+	snprintf(line, sizeof(line), "%s\n", devno);
+	put(p, line);
+	if (part) {
+		snprintf(p, sizeof(p), "%s/partition", rel);
+		put(p, "1\n");
+	}
+	snprintf(p, sizeof(p), "%s/holders", rel);
+	mkdirs(p);
+	snprintf(p, sizeof(p), "%s/slaves", rel);
+	mkdirs(p);
+	mkdirs("sys/dev/block");
+	mkdirs("sys/class/block");
+	snprintf(p, sizeof(p), "sys/dev/block/%s", devno);
+	link_to(rel, p);
+	snprintf(p, sizeof(p), "sys/class/block/%s", name);
+	link_to(rel, p);
+}
+
+static void holds(const char *holder_rel, const char *holder, const char *slave_rel,
+		  const char *slave)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/holders/%s", slave_rel, holder);
+	link_to(holder_rel, p);
+	snprintf(p, sizeof(p), "%s/slaves/%s", holder_rel, slave);
+	link_to(slave_rel, p);
+}
+
+static void new_tree(void)
+{
+	char cmd[400];
+
+	if (tree[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+		assert_int_equal(system(cmd), 0);
+	}
+	snprintf(tree, sizeof(tree), "/tmp/rb-tree.XXXXXX");
+	assert_non_null(mkdtemp(tree));
+	mkdirs("proc/self");
+	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n");
+}
+
+static size_t check_dev(unsigned ma, unsigned mi, struct rb_diags *d)
+{
+	struct rb_guard_policy p = { .root = tree, .wipe_signatures = true };
+
+	rb_diags_init(d);
+	rb_guard_check_blockdev(&p, "dev", makedev(ma, mi), NULL, d);
+	return d->n;
+}
+
+#define NV "sys/devices/pci0000:00/0000:00:04.0/nvme"
+#define VB "sys/devices/virtual/block"
+
+static void test_guard_refuses_every_disk_under_lvm_on_md_root(void **unused)
+{
+	struct rb_diags d;
+
+	(void)unused;
+	new_tree();
+	blockdev(NV "/nvme0/nvme0n1", "nvme0n1", "259:0", false);
+	blockdev(NV "/nvme0/nvme0n1/nvme0n1p1", "nvme0n1p1", "259:1", true);
+	blockdev(NV "/nvme1/nvme1n1", "nvme1n1", "259:2", false);
+	blockdev(NV "/nvme1/nvme1n1/nvme1n1p1", "nvme1n1p1", "259:3", true);
+	blockdev(VB "/md0", "md0", "9:0", false);
+	mkdirs(VB "/md0/md");
+	put(VB "/md0/md/level", "raid1\n");
+	blockdev(VB "/dm-0", "dm-0", "253:0", false);
+	mkdirs(VB "/dm-0/dm");
+	put(VB "/dm-0/dm/name", "vg-root\n");
+	put(VB "/dm-0/dm/uuid", "LVM-Zx9kq\n");
+	holds(VB "/md0", "md0", NV "/nvme0/nvme0n1/nvme0n1p1", "nvme0n1p1");
+	holds(VB "/md0", "md0", NV "/nvme1/nvme1n1/nvme1n1p1", "nvme1n1p1");
+	holds(VB "/dm-0", "dm-0", VB "/md0", "md0");
+	put("proc/self/mountinfo", "25 1 253:0 / / rw,relatime shared:1 - ext4 /dev/mapper/vg-root rw\n"
+				   "30 25 0:5 / /proc rw - proc proc rw\n");
+	/* each NVMe disk: its partition is in the array, and it is behind / */
+	for (unsigned mi = 0; mi <= 2; mi += 2) {
+		assert_int_equal(check_dev(259, mi, &d), 2);
+		assert_true(mentions(&d, "is held by md0 (MD array (raid1))"));
+		assert_true(mentions(&d, "device is behind / (dm-0 <- md0 <- nvme"));
+		rb_diags_release(&d);
+	}
+	/* the array and the volume themselves */
+	check_dev(9, 0, &d);
+	assert_true(mentions(&d, "device is held by dm-0 (LVM volume vg-root)"));
+	assert_true(mentions(&d, "device is behind /"));
+	rb_diags_release(&d);
+	check_dev(253, 0, &d);
+	assert_true(mentions(&d, "device is mounted at /"));
+	rb_diags_release(&d);
+}
+
+static void test_guard_root_on_a_partition_and_swap(void **unused)
+{
+	struct rb_diags d;
+
+	(void)unused;
+	new_tree();
+	blockdev("sys/devices/pci/ata1/sda", "sda", "8:0", false);
+	blockdev("sys/devices/pci/ata1/sda/sda1", "sda1", "8:1", true);
+	blockdev("sys/devices/pci/ata1/sda/sda2", "sda2", "8:2", true);
+	blockdev("sys/devices/pci/ata2/sdb", "sdb", "8:16", false);
+	put("proc/self/mountinfo", "25 1 8:1 / / rw - ext4 /dev/sda1 rw\n");
+	put("proc/swaps", "Filename\tType\tSize\tUsed\tPriority\n"
+			  "/dev/sda2 partition\t1048572\t0\t-2\n");
+	assert_int_equal(check_dev(8, 0, &d), 4);
+	assert_true(mentions(&d, "partition sda1 is mounted at /"));
+	assert_true(mentions(&d, "partition sda2 is in use as swap (/dev/sda2)"));
+	assert_true(mentions(&d, "device is behind / (sda1)"));
+	assert_true(mentions(&d, "device is behind swap (sda2)"));
+	rb_diags_release(&d);
+	/* a partition target: itself, not its siblings */
+	assert_int_equal(check_dev(8, 2, &d), 2);
+	assert_true(mentions(&d, "device is in use as swap"));
+	rb_diags_release(&d);
+	/* the other disk is clean */
+	assert_int_equal(check_dev(8, 16, &d), 0);
+	rb_diags_release(&d);
+}
+
+static void test_guard_names_a_dm_crypt_holder(void **unused)
+{
+	struct rb_diags d;
+
+	(void)unused;
+	new_tree();
+	blockdev("sys/devices/pci/ata3/sdc", "sdc", "8:32", false);
+	blockdev(VB "/dm-1", "dm-1", "253:1", false);
+	mkdirs(VB "/dm-1/dm");
+	put(VB "/dm-1/dm/name", "crypt-data\n");
+	put(VB "/dm-1/dm/uuid", "CRYPT-LUKS2-0f1e2d3c-crypt-data\n");
+	holds(VB "/dm-1", "dm-1", "sys/devices/pci/ata3/sdc", "sdc");
+	put("proc/self/mountinfo", "40 1 253:1 / /data rw - xfs /dev/mapper/crypt-data rw\n");
+	assert_int_equal(check_dev(8, 32, &d), 1);
+	assert_true(mentions(&d, "device is held by dm-1 (dm-crypt volume crypt-data)"));
+	rb_diags_release(&d);
+	/* a number sysfs does not know is refused, not waved through */
+	assert_int_equal(check_dev(8, 48, &d), 1);
+	assert_true(mentions(&d, "is not in sysfs"));
+	rb_diags_release(&d);
+}
+
+static int teardown_tree(void **s)
+{
+	char cmd[400];
+
+	(void)s;
+	if (!tree[0])
+		return 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,7 +352,12 @@ int main(void)
 		cmocka_unit_test(test_guard_state_dir_files_are_rackbench_own),
 		cmocka_unit_test(test_guard_resolves_symlinks_first),
 		cmocka_unit_test(test_guard_refuses_missing_outside_state),
+		cmocka_unit_test(test_guard_refuses_every_disk_under_lvm_on_md_root),
+		cmocka_unit_test(test_guard_root_on_a_partition_and_swap),
+		cmocka_unit_test(test_guard_names_a_dm_crypt_holder),
 	};
+	int r = cmocka_run_group_tests(tests, setup, teardown);
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	teardown_tree(NULL);
+	return r;
 }
