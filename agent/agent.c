@@ -103,7 +103,8 @@ static void agent_usage(FILE *out)
 		"  --insecure               run without keys: no authentication, no encryption\n"
 		"  -h, --help               this text\n"
 		"\n"
-		"Subcommands: run (one local job, see 'rackbench-agent run --help').\n",
+		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
+		"be allowed); each has --help.\n",
 		rb_default_state_dir());
 }
 

@@ -31,6 +31,8 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *cfg);
 void rb_agent_cfg_release(struct rb_agent_cfg *cfg);
 /* Runs the daemon until SIGTERM/SIGINT; returns the process exit code. */
 int rb_agent_serve(const struct rb_agent_cfg *cfg);
+/* `rackbench-agent inventory ...`; argv[0] is "inventory". Returns the exit code. */
+int rb_agent_inventory_cmd(int argc, char **argv);
 /* `rackbench-agent run ...`; argv[0] is "run". Returns the exit code. */
 int rb_agent_run_cmd(int argc, char **argv);
 

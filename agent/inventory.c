@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rackbench-agent inventory`: the block devices this host has and the agent's targets,
+ * with identity from sysfs and, for each, whether a write would be allowed and every
+ * reason if not. It never opens a device for writing: this is how the host's own root
+ * disk is ever looked at.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "exitcode.h"
+#include "guard.h"
+#include "log.h"
+#include "target.h"
+
+struct dev_row {
+	char name[64], path[96], model[96], serial[96], firmware[48], scheduler[32], wwid[160];
+	char byid[512];
+	unsigned ma, mi;
+	uint64_t size_bytes;
+	unsigned lbs, pbs;
+	int rotational, numa_node;
+	unsigned nparts;
+	bool allowed;
+	struct rb_diags why;
+};
+
+static void sysread(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX + 128];
+	FILE *f;
+	size_t n;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+}
+
+static uint64_t sysnum(const char *dir, const char *file, uint64_t def)
+{
+	char buf[64];
+
+	sysread(dir, file, buf, sizeof(buf));
+	return buf[0] ? strtoull(buf, NULL, 10) : def;
+}
+
+/* "mq-deadline [none]" -> "none" */
+static void active_scheduler(char *s)
+{
+	char *a = strchr(s, '['), *b = a ? strchr(a, ']') : NULL;
+
+	if (a && b) {
+		memmove(s, a + 1, (size_t)(b - a - 1));
+		s[b - a - 1] = '\0';
+	}
+}
+
+static void by_id(const char *root, const char *name, char *out, size_t len)
+{
+	char dir[PATH_MAX], link[PATH_MAX + 300], target[PATH_MAX];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	out[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/dev/disk/by-id", root);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		ssize_t l;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		l = readlink(link, target, sizeof(target) - 1);
+		if (l <= 0)
+			continue;
+		target[l] = '\0';
+		const char *base = strrchr(target, '/');
+
+		if (!strcmp(base ? base + 1 : target, name) && n < len)
+			n += (size_t)snprintf(out + n, len - n, "%s/dev/disk/by-id/%s", n ? " " : "",
+					      de->d_name);
+	}
+	closedir(d);
+}
+
+static bool listed(const char *name)
+{
+	/* RAM disks and loop devices with nothing behind them are not drives */
+	return strncmp(name, "ram", 3) && strncmp(name, "zram", 4);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench-agent inventory [--json] [--allow PATH ...] [--target PATH ...]\n"
+		"                                 [--config FILE] [--root DIR]\n"
+		"\n"
+		"Lists this host's block devices (identity, size, block sizes, rotational,\n"
+		"scheduler, NUMA node, /dev/disk/by-id names) and the agent's targets, each with\n"
+		"whether a write would be allowed and every reason if not. Writes also need the\n"
+		"run's key (destructive: true, or --destructive), which inventory does not judge.\n"
+		"Nothing is opened for writing.\n"
+		"\n"
+		"  --json          one JSON document\n"
+		"  --allow PATH    the agent's allow-list (as the daemon's --allow)\n"
+		"  --target PATH   also list this target (files)\n"
+		"  --config FILE   read targets and allow from the agent's config\n"
+		"  --root DIR      read /sys, /proc and /dev/disk under DIR (recorded trees)\n");
+}
+
+int rb_agent_inventory_cmd(int argc, char **argv)
+{
+	const char *root = "";
+	bool json = false;
+	struct rb_agent_cfg cfg;
+	char **allow = calloc((size_t)argc + 1, sizeof(char *));
+	char **targets = calloc((size_t)argc + 1, sizeof(char *));
+	size_t nallow = 0, ntargets = 0, nrows = 0;
+	struct dev_row *rows = NULL;
+	char dir[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int rc = RB_EXIT_USAGE;
+
+	memset(&cfg, 0, sizeof(cfg));
+	if (!allow || !targets)
+		goto out;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			rc = RB_EXIT_OK;
+			goto out;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--allow") && v) {
+			allow[nallow++] = argv[++i];
+		} else if (!strcmp(a, "--target") && v) {
+			targets[ntargets++] = argv[++i];
+		} else if (!strcmp(a, "--root") && v) {
+			root = argv[++i];
+		} else if (!strcmp(a, "--config") && v) {
+			char *fake[] = { (char *)"inventory", (char *)"--config", argv[++i],
+					 (char *)"--coordinator", (char *)"-", (char *)"--insecure" };
+
+			if (rb_agent_parse(6, fake, &cfg))
+				goto out;
+		} else {
+			rb_err("unexpected argument '%s' (see 'rackbench-agent inventory --help')", a);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < cfg.nallow; i++)
+		allow[nallow++] = cfg.allow[i];
+	struct rb_guard_policy gp = { .destructive = true, .allow = allow, .nallow = nallow,
+				      .state_dir = cfg.state_dir ? cfg.state_dir
+								 : rb_default_state_dir(),
+				      .root = root };
+
+	snprintf(dir, sizeof(dir), "%s/sys/class/block", root);
+	d = opendir(dir);
+	if (!d) {
+		rb_err("cannot read '%s': %s", dir, strerror(errno));
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		char link[PATH_MAX + 300], sys[PATH_MAX], buf[64];
+		struct dev_row *r, *nr;
+		struct stat st;
+		DIR *pd;
+		struct dirent *pe;
+
+		if (de->d_name[0] == '.' || !listed(de->d_name))
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		if (!realpath(link, sys) || access(strcat(strcpy(link, sys), "/partition"), F_OK) == 0)
+			continue;
+		/* a loop device with no file behind it is not a drive */
+		if (!strncmp(de->d_name, "loop", 4) &&
+		    access(strcat(strcpy(link, sys), "/loop/backing_file"), F_OK) != 0)
+			continue;
+		nr = realloc(rows, (nrows + 1) * sizeof(*rows));
+		if (!nr)
+			goto out_close;
+		rows = nr;
+		r = &rows[nrows++];
+		memset(r, 0, sizeof(*r));
+		rb_diags_init(&r->why);
+		snprintf(r->name, sizeof(r->name), "%s", de->d_name);
+		snprintf(r->path, sizeof(r->path), "/dev/%s", de->d_name);
+		sysread(sys, "dev", buf, sizeof(buf));
+		sscanf(buf, "%u:%u", &r->ma, &r->mi);
+		r->size_bytes = sysnum(sys, "size", 0) * 512;
+		r->lbs = (unsigned)sysnum(sys, "queue/logical_block_size", 512);
+		r->pbs = (unsigned)sysnum(sys, "queue/physical_block_size", 512);
+		r->rotational = (int)sysnum(sys, "queue/rotational", 0);
+		r->numa_node = -1;
+		sysread(sys, "device/numa_node", buf, sizeof(buf));
+		if (buf[0])
+			r->numa_node = atoi(buf);
+		sysread(sys, "queue/scheduler", r->scheduler, sizeof(r->scheduler));
+		active_scheduler(r->scheduler);
+		sysread(sys, "device/model", r->model, sizeof(r->model));
+		sysread(sys, "device/serial", r->serial, sizeof(r->serial));
+		sysread(sys, "device/firmware_rev", r->firmware, sizeof(r->firmware));
+		sysread(sys, "wwid", r->wwid, sizeof(r->wwid));
+		if (!r->wwid[0])
+			sysread(sys, "device/wwid", r->wwid, sizeof(r->wwid));
+		if (!r->model[0] && !strncmp(r->name, "loop", 4))
+			sysread(sys, "loop/backing_file", r->model, sizeof(r->model));
+		by_id(root, r->name, r->byid, sizeof(r->byid));
+		pd = opendir(sys);
+		while (pd && (pe = readdir(pd))) {
+			char sub[PATH_MAX + 300];
+
+			snprintf(sub, sizeof(sub), "%s/%s/partition", sys, pe->d_name);
+			r->nparts += pe->d_name[0] != '.' && access(sub, F_OK) == 0;
+		}
+		if (pd)
+			closedir(pd);
+		/* the verdict: the agent's key and every device check, never opening it */
+		if (!rb_guard_allowed(&gp, r->path))
+			rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
+				     "not on the agent's --allow list");
+		rb_guard_check_blockdev(&gp, r->path, makedev(r->ma, r->mi),
+					!*root && stat(r->path, &st) == 0 ? r->path : NULL,
+					&r->why);
+		r->allowed = rb_diags_errors(&r->why) == 0;
+	}
+out_close:
+	closedir(d);
+	for (size_t i = 0; i < cfg.ntargets; i++)
+		targets[ntargets++] = cfg.targets[i];
+	if (json) {
+		printf("{\"devices\": [");
+		for (size_t i = 0; i < nrows; i++) {
+			const struct dev_row *r = &rows[i];
+
+			printf("%s{\"name\": ", i ? ", " : "");
+			json_str(r->name);
+			printf(", \"path\": ");
+			json_str(r->path);
+			printf(", \"dev\": \"%u:%u\", \"size_bytes\": %" PRIu64
+			       ", \"logical_block_size\": %u, \"physical_block_size\": %u, "
+			       "\"rotational\": %s, \"numa_node\": %d, \"partitions\": %u, \"model\": ",
+			       r->ma, r->mi, r->size_bytes, r->lbs, r->pbs,
+			       r->rotational ? "true" : "false", r->numa_node, r->nparts);
+			json_str(r->model);
+			printf(", \"serial\": ");
+			json_str(r->serial);
+			printf(", \"firmware\": ");
+			json_str(r->firmware);
+			printf(", \"wwid\": ");
+			json_str(r->wwid);
+			printf(", \"scheduler\": ");
+			json_str(r->scheduler);
+			printf(", \"by_id\": ");
+			json_str(r->byid);
+			printf(", \"write_allowed\": %s, \"reasons\": [", r->allowed ? "true" : "false");
+			for (size_t k = 0; k < r->why.n; k++) {
+				printf("%s", k ? ", " : "");
+				json_str(r->why.v[k].message);
+			}
+			printf("]}");
+		}
+		printf("], \"targets\": [");
+	} else {
+		printf("%-12s %10s %-24s %-20s %-6s %s\n", "DEVICE", "SIZE", "MODEL", "SERIAL",
+		       "WRITE", "REASONS");
+		for (size_t i = 0; i < nrows; i++) {
+			const struct dev_row *r = &rows[i];
+
+			printf("%-12s %9.1fG %-24.24s %-20.20s %-6s %s\n", r->path,
+			       (double)r->size_bytes / (1 << 30), r->model[0] ? r->model : "-",
+			       r->serial[0] ? r->serial : "-", r->allowed ? "yes" : "no",
+			       r->why.n ? r->why.v[0].message : "");
+			for (size_t k = 1; k < r->why.n; k++)
+				printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "",
+				       r->why.v[k].message);
+		}
+	}
+	for (size_t i = 0; i < ntargets; i++) {
+		struct rb_target_info ti;
+		struct rb_diags why;
+
+		rb_diags_init(&why);
+		rb_target_probe(targets[i], &ti);
+		rb_guard_check_write(&gp, targets[i], &why);
+		if (json) {
+			printf("%s{\"path\": ", i ? ", " : "");
+			json_str(targets[i]);
+			printf(", \"kind\": \"%s\", \"size_bytes\": %" PRIu64 ", \"write_allowed\": %s, "
+			       "\"reasons\": [",
+			       rb_target_kind_name(ti.kind), ti.size_bytes,
+			       rb_diags_errors(&why) ? "false" : "true");
+			for (size_t k = 0; k < why.n; k++) {
+				printf("%s", k ? ", " : "");
+				json_str(why.v[k].message);
+			}
+			printf("]}");
+		} else {
+			printf("%-12s %9.1fG %-24s %-20s %-6s %s\n", targets[i],
+			       (double)ti.size_bytes / (1 << 30), rb_target_kind_name(ti.kind), "-",
+			       rb_diags_errors(&why) ? "no" : "yes", why.n ? why.v[0].message : "");
+			for (size_t k = 1; k < why.n; k++)
+				printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "",
+				       why.v[k].message);
+		}
+		rb_diags_release(&why);
+	}
+	if (json)
+		printf("], \"note\": \"writes also need the run's key (destructive: true or "
+		       "--destructive)\"}\n");
+	rc = RB_EXIT_OK;
+out:
+	for (size_t i = 0; i < nrows; i++)
+		rb_diags_release(&rows[i].why);
+	free(rows);
+	free(allow);
+	free(targets);
+	rb_agent_cfg_release(&cfg);
+	return rc;
+}

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+"""rackbench-agent inventory --json on loop devices and files: a clean allow-listed loop
+device would be writable, the same with an ext4 signature would not (reason named), the
+disk behind / is never writable and says why, files follow the state-folder rule. The
+real root disk is only ever looked at this way, never through a write path."""
+import json
+import os
+import shutil
+import subprocess
+
+from rbtest import AGENT, Tmp, check, run, skip
+
+if os.geteuid() != 0:
+    skip("needs root for loop devices")
+
+with Tmp() as tmp:
+    img = os.path.join(tmp, "d.img")
+    with open(img, "wb") as f:
+        f.truncate(32 << 20)
+    dev = subprocess.run(["losetup", "--find", "--show", img], capture_output=True,
+                         text=True).stdout.strip()
+    check(dev.startswith("/dev/loop"), "loop device")
+    try:
+        own = os.path.join(tmp, "state", "own.dat")
+        os.mkdir(os.path.join(tmp, "state"))
+        user = os.path.join(tmp, "user.dat")
+        open(user, "w").close()
+        cfg = os.path.join(tmp, "agent.yaml")
+        with open(cfg, "w") as f:
+            f.write(f"state_dir: {tmp}/state\ntargets: [{own}, {user}]\n")
+
+        def inventory(*extra):
+            r = run([AGENT, "inventory", "--json", "--allow", dev, "--config", cfg] + list(extra))
+            check(r.returncode == 0, f"inventory: {r.returncode} {r.stderr}")
+            return json.loads(r.stdout)
+
+        doc = inventory()
+        devs = {d["path"]: d for d in doc["devices"]}
+        check(dev in devs, f"{dev} listed")
+        d = devs[dev]
+        check(d["size_bytes"] == 32 << 20 and d["logical_block_size"] > 0, "identity fields")
+        check(d["write_allowed"] and d["reasons"] == [], f"clean loop device: {d['reasons']}")
+        # the disk behind /: never writable, reasons given
+        roots = [x for x in doc["devices"] if any("/" in r and ("mounted at /" in r or "behind /" in r)
+                                                  for r in x["reasons"])]
+        check(roots and not any(x["write_allowed"] for x in roots), "the root disk is refused")
+        targets = {t["path"]: t for t in doc["targets"]}
+        check(targets[own]["write_allowed"], "a file rackbench would create is writable")
+        check(not targets[user]["write_allowed"] and
+              "not created by rackbench" in targets[user]["reasons"][0], "a user's file is not")
+        # a signature changes the verdict, and says so
+        check(subprocess.run(["mkfs.ext4", "-q", "-F", dev]).returncode == 0, "mkfs")
+        d = {x["path"]: x for x in inventory()["devices"]}[dev]
+        check(not d["write_allowed"] and any("ext4 signature" in r for r in d["reasons"]),
+              f"ext4: {d['reasons']}")
+        # not on the allow-list
+        r = run([AGENT, "inventory", "--json"])
+        d = {x["path"]: x for x in json.loads(r.stdout)["devices"]}[dev]
+        check("not on the agent's --allow list" in d["reasons"], "allow-list reason")
+        r = run([AGENT, "inventory"])
+        check(dev in r.stdout and "WRITE" in r.stdout, "text table")
+        r = run([AGENT, "inventory", "--root", os.path.join(tmp, "nowhere")])
+        check(r.returncode == 1 and "cannot read" in r.stderr, "a missing --root is an error")
+    finally:
+        subprocess.run(["losetup", "-d", dev])
+print("ok")
