@@ -414,9 +414,16 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
 			 struct rb_diags *diags)
 {
+	return rb_guard_check_write_fd(p, path, -1, diags);
+}
+
+int rb_guard_check_write_fd(const struct rb_guard_policy *p, const char *path, int fd,
+			    struct rb_diags *diags)
+{
 	struct rb_target_info ti;
 	size_t before = rb_diags_errors(diags);
 	bool allowed = rb_guard_allowed(p, path);
+	struct stat st;
 	int r;
 
 	r = rb_target_probe(path, &ti);
@@ -424,6 +431,11 @@ int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot inspect target: %s",
 			     strerror(-r));
 		return -EPERM;
+	}
+	/* what is open is what is judged */
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode)) {
+		ti.kind = RB_TARGET_BLOCK;
+		ti.rdev = st.st_rdev;
 	}
 	if (!p->destructive)
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,

@@ -43,6 +43,12 @@ struct rb_guard_policy {
 int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
 			 struct rb_diags *diags);
 /*
+ * The same on an open descriptor: a block device is judged by fstat(fd), not by its
+ * path again, so nothing can swap the device between the checks and the writes.
+ */
+int rb_guard_check_write_fd(const struct rb_guard_policy *p, const char *path, int fd,
+			    struct rb_diags *diags);
+/*
  * The block-device checks alone, for the device numbered dev (the keys are not
  * checked). devpath, when not NULL, is probed with libblkid for signatures.
  * subject names the device in messages. Returns 0 or -EPERM with diagnostics.

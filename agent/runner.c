@@ -29,7 +29,7 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 }
 
 static int prepare_one(const struct rb_workload *wl, const char *path,
-		       const struct rb_guard_policy *gp, bool writes, int *ret_fd,
+		       const struct rb_guard_policy *gp, bool writes, int claimed, int *ret_fd,
 		       uint64_t *ret_span, struct rb_target_info *ti, struct rb_diags *d)
 {
 	uint64_t total, span;
@@ -112,7 +112,7 @@ static int prepare_one(const struct rb_workload *wl, const char *path,
 	/* a block device we write is claimed exclusively: nobody mounts it meanwhile */
 	if (writes && ti->kind == RB_TARGET_BLOCK)
 		flags |= O_EXCL;
-	fd = open(ti->real, flags);
+	fd = claimed >= 0 ? claimed : open(ti->real, flags);
 	if (fd < 0) {
 		r = -errno;
 		if (r == -EBUSY)
@@ -140,33 +140,69 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	struct rb_prepared *p;
 	int refused = 0, r = 0;
 
-	/* the guard sees every target before anything is opened or laid out */
+	int *claims = malloc((n + 1) * sizeof(*claims));
+
+	if (!claims)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		claims[i] = -1;
+	/*
+	 * The guard sees every target before anything is written or laid out. A block
+	 * device to write is claimed first (O_EXCL: nobody mounts or assembles it from
+	 * now on) and judged on that descriptor, which the run then keeps.
+	 */
 	if (writes) {
-		for (size_t i = 0; i < n; i++)
-			if (rb_guard_check_write(gp, paths[i], diags))
+		for (size_t i = 0; i < n; i++) {
+			struct rb_target_info ti;
+
+			if (rb_target_probe(paths[i], &ti) == 0 && ti.kind == RB_TARGET_BLOCK) {
+				claims[i] = open(ti.real, O_RDWR | O_EXCL | O_CLOEXEC |
+								 (wl->direct ? O_DIRECT : 0));
+				if (claims[i] < 0)
+					rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+						     "cannot claim the device exclusively: %s",
+						     errno == EBUSY ? "it is in use (mounted, "
+								      "assembled, or open O_EXCL)"
+								    : strerror(errno));
+			}
+			if (rb_guard_check_write_fd(gp, paths[i], claims[i], diags) ||
+			    (ti.kind == RB_TARGET_BLOCK && claims[i] < 0))
 				refused = -EPERM;
-		if (refused)
+		}
+		if (refused) {
+			for (size_t i = 0; i < n; i++)
+				if (claims[i] >= 0)
+					close(claims[i]);
+			free(claims);
 			return refused;
+		}
 	}
 	p = calloc(1, sizeof(*p));
-	if (!p)
+	if (!p) {
+		free(claims);
 		return -ENOMEM;
+	}
 	p->fds = malloc(n * sizeof(*p->fds));
 	p->spans = calloc(n, sizeof(*p->spans));
 	p->info = calloc(n, sizeof(*p->info));
 	if (!p->fds || !p->spans || !p->info) {
 		rb_prepared_free(p);
+		free(claims);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
 		p->fds[i] = -1;
 	p->n = n;
 	for (size_t i = 0; i < n; i++) {
-		int e = prepare_one(wl, paths[i], gp, writes, &p->fds[i], &p->spans[i],
+		int e = prepare_one(wl, paths[i], gp, writes, claims[i], &p->fds[i], &p->spans[i],
 				    &p->info[i], diags);
+
+		if (e && claims[i] >= 0 && p->fds[i] != claims[i])
+			close(claims[i]);
 		if (e && !r)
 			r = e;
 	}
+	free(claims);
 	if (r) {
 		rb_prepared_free(p);
 		return r;

@@ -5,6 +5,7 @@ keys; the device's checksum is unchanged after every refusal."""
 import os
 import shutil
 import subprocess
+import time
 
 from rbtest import AGENT, Tmp, check, fail, run, sha256, skip
 
@@ -49,6 +50,20 @@ with Tmp() as tmp:
         r = run(base + ["--rw", "write", "--destructive", "--allow", dev])
         check(r.returncode == 0, f"both keys: {r.returncode} {r.stderr}")
         check(sha256(dev) != before, "both keys: the device was not written")
+        # while a write runs, the guard's O_EXCL hold keeps anyone from mounting it
+        if sh("mkfs.ext4", "-q", "-F", dev).returncode == 0:
+            w = subprocess.Popen(base[:2] + ["--target", dev, "--rw", "randwrite", "--offset", "16m",
+                                             "--size", "16m", "--runtime", "3s", "--state-dir", tmp,
+                                             "--destructive", "--allow", dev, "--wipe-signatures"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1)
+            m = sh("mount", dev, mnt)
+            out, err = w.communicate(timeout=30)
+            check(w.returncode == 0, f"the write run: {w.returncode} {err}")
+            check(m.returncode != 0 and "busy" in m.stderr, f"mount during the run: {m.returncode} {m.stderr}")
+            # the claim ends with the run (the data under it is the run's now)
+            fd = os.open(dev, os.O_RDONLY | os.O_EXCL)
+            os.close(fd)
         # mounted: refused even with both keys, every reason listed
         mk = sh("mkfs.ext4", "-q", "-F", dev)
         mo = sh("mount", dev, mnt) if mk.returncode == 0 else mk
