@@ -369,6 +369,10 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 	}
 }
 
+const char *const rb_campaign_keys[] = { "name",    "listen",	"insecure", "destructive",
+					 "wipe_signatures", "results", "wait", "defaults",
+					 "targets", "phases", NULL };
+
 static void load_root(struct loader *L, yaml_node_t *root)
 {
 	struct rb_campaign *c = L->c;

@@ -8,6 +8,7 @@
 #include "coord.h"
 #include "demo.h"
 #include "exitcode.h"
+#include "plan.h"
 #include "log.h"
 #include "transport.h"
 
@@ -28,6 +29,8 @@ static void usage(FILE *out)
 		"                    run a campaign: wait for its agents, check every drive with\n"
 		"                    the safety guard, run the points, write one HDF5 file;\n"
 		"                    the flags override the campaign's insecure, results, listen\n"
+		"  plan CAMPAIGN.yaml  validate a campaign and print its expanded points and time\n"
+		"  options [--json]  the workload option table (campaign keys = run flags)\n"
 		"  demo [--out DIR]  two local agents with file targets and a built-in campaign\n"
 		"  help              this text\n"
 		"\n"
@@ -101,6 +104,10 @@ int main(int argc, char **argv)
 		return run_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "demo"))
 		return rb_demo_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "plan"))
+		return rb_plan_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "options"))
+		return rb_options_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return RB_EXIT_OK;

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes schemas/campaign.schema.json (JSON Schema draft-07) from the option table, as
+`rackbench options --json` prints it, so the schema and the C loader cannot drift:
+tests/integration/test_campaign_schema.py regenerates it and compares.
+
+    scripts/gen_campaign_schema.py build/coordinator/rackbench > schemas/campaign.schema.json
+"""
+import json
+import subprocess
+import sys
+
+SIZE = r"^[0-9]+(\.[0-9]+)?\s*([kKmMgGtTpP]([iI]?[bB])?|[bB])?$"
+DURATION = r"^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|min|h)?$"
+
+
+def value_schema(o):
+    t = o["type"]
+    if t == "enum":
+        return {"enum": o["choices"]}
+    if t == "bool":
+        return {"type": "boolean"}
+    if t == "uint":
+        s = {"type": "integer", "minimum": o["min"]}
+        if o["max"] < 2**64 - 1:
+            s["maximum"] = o["max"]
+        return s
+    if t == "size":
+        return {"$ref": "#/definitions/size"}
+    if t == "duration":
+        return {"$ref": "#/definitions/duration"}
+    return {"type": "string"}
+
+
+def main():
+    table = json.loads(subprocess.run([sys.argv[1], "options", "--json"], check=True,
+                                      capture_output=True, text=True).stdout)
+    props = {}
+    for o in table["options"]:
+        s = value_schema(o)
+        s["description"] = f"{o['help']} (default: {o['default'] or 'none'})"
+        props[o["key"]] = s
+    matrix = {k: {"oneOf": [{k2: v for k2, v in s.items() if k2 != "description"},
+                            {"type": "array", "minItems": 1,
+                             "items": {k2: v for k2, v in s.items() if k2 != "description"}}]}
+              for k, s in props.items()}
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$id": "https://rackbench.invalid/schemas/campaign.schema.json",
+        "title": "rackbench campaign",
+        "description": "Generated from the workload option table by scripts/gen_campaign_schema.py; "
+                       "the C loader (coordinator/campaign.c) enforces the same rules and reports "
+                       "FILE:LINE:COLUMN for each break.",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["targets", "phases"],
+        "properties": {
+            "name": {"type": "string", "description": "names the results file (default: the file name)"},
+            "listen": {"type": "string", "pattern": "^(tcp|ipc)://",
+                       "description": "endpoint the coordinator binds (default tcp://*:7470)"},
+            "insecure": {"type": "boolean", "description": "run without keys (warned, recorded)"},
+            "destructive": {"type": "boolean", "description": "the run's key for writes and trims"},
+            "wipe_signatures": {"type": "boolean",
+                                "description": "let writes overwrite filesystem/RAID/LVM/swap signatures and partition tables"},
+            "results": {"type": "string", "description": "folder of the HDF5 file (default .)"},
+            "wait": {"$ref": "#/definitions/duration", "description": "how long to wait for the agents (default 60s)"},
+            "defaults": {"$ref": "#/definitions/workload"},
+            "targets": {
+                "type": "array", "minItems": 1,
+                "items": {"type": "object", "additionalProperties": False,
+                          "required": ["agent", "drives"],
+                          "properties": {"agent": {"type": "string", "minLength": 1},
+                                         "drives": {"type": "array", "minItems": 1,
+                                                    "items": {"type": "string", "minLength": 1}}}},
+            },
+            "phases": {
+                "type": "array", "minItems": 1,
+                "items": {"type": "object", "additionalProperties": False,
+                          "properties": {"name": {"type": "string"},
+                                         "workload": {"$ref": "#/definitions/workload"},
+                                         "matrix": {"type": "object", "additionalProperties": False,
+                                                    "properties": matrix}}},
+            },
+        },
+        "definitions": {
+            "size": {"oneOf": [{"type": "integer", "minimum": 0},
+                               {"type": "string", "pattern": SIZE}],
+                     "description": "bytes; binary units: 4k = 4096, 1m, 2g"},
+            "duration": {"oneOf": [{"type": "integer", "minimum": 0},
+                                   {"type": "string", "pattern": DURATION}],
+                         "description": "ns, us, ms, s, m, h; a bare number is seconds"},
+            "workload": {"type": "object", "additionalProperties": False, "properties": props},
+        },
+    }
+    keys = set(schema["properties"])
+    if keys != set(table["campaign_keys"]):
+        sys.exit(f"campaign keys differ: schema {sorted(keys)} loader {sorted(table['campaign_keys'])}")
+    json.dump(schema, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
