@@ -20,6 +20,7 @@
 #include "exitcode.h"
 #include "guard.h"
 #include "log.h"
+#include "nvme.h"
 #include "target.h"
 
 struct dev_row {
@@ -32,6 +33,11 @@ struct dev_row {
 	unsigned nparts;
 	bool allowed;
 	struct rb_diags why;
+	bool nvme;		/* identity and health read from the drive */
+	int nvme_err;
+	uint16_t nvme_status;
+	struct rb_nvme_id id;
+	struct rb_nvme_smart smart;
 };
 
 static void sysread(const char *dir, const char *file, char *buf, size_t len)
@@ -124,6 +130,54 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+static void print_nvme(const struct dev_row *r)
+{
+	const struct rb_nvme_id *id = &r->id;
+	const struct rb_nvme_smart *s = &r->smart;
+	char warn[256];
+
+	if (r->nvme_err) {
+		printf(", \"nvme\": {\"error\": ");
+		json_str(r->nvme_status ? "the drive refused the command" : strerror(-r->nvme_err));
+		printf(", \"status\": %u}", r->nvme_status);
+		return;
+	}
+	printf(", \"nvme\": {\"nsid\": %u, \"vid\": %u, \"namespaces\": %u, "
+	       "\"size_blocks\": %" PRIu64 ", \"lba_format\": %u, \"lba_formats\": [",
+	       id->nsid, id->vid, id->nn, id->size_blocks, id->lbaf_in_use);
+	for (unsigned i = 0; i < id->nlbaf; i++)
+		printf("%s{\"data_bytes\": %u, \"meta_bytes\": %u, \"rel_perf\": %u}", i ? ", " : "",
+		       id->lbaf[i].data_bytes, id->lbaf[i].meta_bytes, id->lbaf[i].rel_perf);
+	printf("], \"eui64\": \"");
+	for (int i = 0; i < 8; i++)
+		printf("%02x", id->eui64[i]);
+	printf("\", \"nguid\": \"");
+	for (int i = 0; i < 16; i++)
+		printf("%02x", id->nguid[i]);
+	printf("\", \"format_all_namespaces\": %s}", id->format_all_ns ? "true" : "false");
+	rb_nvme_warning_text(s->critical_warning, warn, sizeof(warn));
+	printf(", \"health\": {\"critical_warning\": %u, \"alerts\": ", s->critical_warning);
+	json_str(warn);
+	printf(", \"temperature_c\": %d, \"available_spare_pct\": %u, \"spare_threshold_pct\": %u, "
+	       "\"percentage_used\": %u, \"data_units_read\": %.0f, \"data_units_written\": %.0f, "
+	       "\"host_reads\": %.0f, \"host_writes\": %.0f, \"power_on_hours\": %.0f, "
+	       "\"power_cycles\": %.0f, \"unsafe_shutdowns\": %.0f, \"media_errors\": %.0f, "
+	       "\"error_log_entries\": %.0f, \"warning_temp_minutes\": %u, "
+	       "\"critical_temp_minutes\": %u, \"thermal_transitions\": [%u, %u], "
+	       "\"sensors_c\": [",
+	       (int)s->composite_temp_k - 273, s->avail_spare_pct, s->spare_thresh_pct,
+	       s->percent_used, s->data_units_read, s->data_units_written, s->host_reads,
+	       s->host_writes, s->power_on_hours, s->power_cycles, s->unsafe_shutdowns,
+	       s->media_errors, s->error_log_entries, s->warn_temp_minutes, s->crit_temp_minutes,
+	       s->thm_temp1_transitions, s->thm_temp2_transitions);
+	for (int i = 0, first = 1; i < 8; i++)
+		if (s->sensor_temp_k[i]) {
+			printf("%s%d", first ? "" : ", ", (int)s->sensor_temp_k[i] - 273);
+			first = 0;
+		}
+	printf("]}");
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -140,13 +194,16 @@ static void usage(FILE *out)
 		"  --allow PATH    the agent's allow-list (as the daemon's --allow)\n"
 		"  --target PATH   also list this target (files)\n"
 		"  --config FILE   read targets and allow from the agent's config\n"
-		"  --root DIR      read /sys, /proc and /dev/disk under DIR (recorded trees)\n");
+		"  --root DIR      read /sys, /proc and /dev/disk under DIR (recorded trees)\n"
+		"  --nvme-pages DIR  NVMe identify and SMART pages from DIR/NAME.id-ctrl, .id-ns,\n"
+		"                  .smart instead of the drives (pages recorded elsewhere)\n");
 }
 
 int rb_agent_inventory_cmd(int argc, char **argv)
 {
 	const char *root = "";
 	bool json = false;
+	const struct rb_nvme_ops *nvme_ops = &rb_nvme_libnvme;
 	struct rb_agent_cfg cfg;
 	char **allow = calloc((size_t)argc + 1, sizeof(char *));
 	char **targets = calloc((size_t)argc + 1, sizeof(char *));
@@ -175,6 +232,9 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 			targets[ntargets++] = argv[++i];
 		} else if (!strcmp(a, "--root") && v) {
 			root = argv[++i];
+		} else if (!strcmp(a, "--nvme-pages") && v) {
+			rb_nvme_pages_dir(argv[++i]);
+			nvme_ops = &rb_nvme_pages;
 		} else if (!strcmp(a, "--config") && v) {
 			char *fake[] = { (char *)"inventory", (char *)"--config", argv[++i],
 					 (char *)"--coordinator", (char *)"-", (char *)"--insecure" };
@@ -246,6 +306,17 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 		if (!r->model[0] && !strncmp(r->name, "loop", 4))
 			sysread(sys, "loop/backing_file", r->model, sizeof(r->model));
 		by_id(root, r->name, r->byid, sizeof(r->byid));
+		if (!strncmp(r->name, "nvme", 4)) {
+			/* identity and health from the drive itself */
+			r->nvme = true;
+			r->nvme_err = rb_nvme_read(nvme_ops, r->path, &r->id, &r->smart,
+						   &r->nvme_status);
+			if (!r->nvme_err) {
+				snprintf(r->model, sizeof(r->model), "%s", r->id.model);
+				snprintf(r->serial, sizeof(r->serial), "%s", r->id.serial);
+				snprintf(r->firmware, sizeof(r->firmware), "%s", r->id.firmware);
+			}
+		}
 		pd = opendir(sys);
 		while (pd && (pe = readdir(pd))) {
 			char sub[PATH_MAX + 300];
@@ -293,6 +364,8 @@ out_close:
 			json_str(r->scheduler);
 			printf(", \"by_id\": ");
 			json_str(r->byid);
+			if (r->nvme)
+				print_nvme(r);
 			printf(", \"write_allowed\": %s, \"reasons\": [", r->allowed ? "true" : "false");
 			for (size_t k = 0; k < r->why.n; k++) {
 				printf("%s", k ? ", " : "");
@@ -314,6 +387,12 @@ out_close:
 			for (size_t k = 1; k < r->why.n; k++)
 				printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "",
 				       r->why.v[k].message);
+			if (r->nvme && !r->nvme_err && r->smart.critical_warning) {
+				char warn[256];
+
+				rb_nvme_warning_text(r->smart.critical_warning, warn, sizeof(warn));
+				printf("%-12s HEALTH ALERT: %s\n", "", warn);
+			}
 		}
 	}
 	for (size_t i = 0; i < ntargets; i++) {

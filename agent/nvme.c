@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+#include "nvme.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libnvme.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint16_t le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* a 128-bit little-endian counter */
+static double le128(const uint8_t *p)
+{
+	return (double)le64(p) + (double)le64(p + 8) * 18446744073709551616.0;
+}
+
+/* ASCII field, space padded: copy and trim */
+static void ascii(char *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	while (n && (dst[n - 1] == ' ' || dst[n - 1] == '\0'))
+		dst[--n] = '\0';
+}
+
+void rb_nvme_parse_id_ctrl(const uint8_t *page, struct rb_nvme_id *id)
+{
+	id->vid = le16(page + 0);
+	ascii(id->serial, page + 4, 20);
+	ascii(id->model, page + 24, 40);
+	ascii(id->firmware, page + 64, 8);
+	id->sanicap = le32(page + 328);
+	id->nn = le32(page + 516);
+	id->format_all_ns = page[524] & 1;
+	id->erase_all_ns = page[524] & 2;
+	id->crypto_erase = page[524] & 4;
+}
+
+void rb_nvme_parse_id_ns(const uint8_t *page, struct rb_nvme_id *id)
+{
+	uint8_t flbas = page[26];
+
+	id->size_blocks = le64(page + 0);
+	id->capacity_blocks = le64(page + 8);
+	id->used_blocks = le64(page + 16);
+	id->nlbaf = (unsigned)page[25] + 1;
+	if (id->nlbaf > 64)
+		id->nlbaf = 64;
+	/* format index: bits 3:0, and 6:5 as its high bits beyond 16 formats */
+	id->lbaf_in_use = (unsigned)(flbas & 0x0f) | (unsigned)((flbas >> 5) & 3) << 4;
+	for (unsigned i = 0; i < id->nlbaf; i++) {
+		uint32_t v = le32(page + 128 + 4 * i);
+		unsigned lbads = (v >> 16) & 0xff;
+
+		id->lbaf[i].meta_bytes = (uint16_t)(v & 0xffff);
+		id->lbaf[i].data_bytes = lbads >= 9 && lbads < 32 ? 1u << lbads : 0;
+		id->lbaf[i].rel_perf = (uint8_t)((v >> 24) & 3);
+	}
+	memcpy(id->nguid, page + 104, 16);
+	memcpy(id->eui64, page + 120, 8);
+}
+
+void rb_nvme_parse_smart(const uint8_t *page, struct rb_nvme_smart *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->critical_warning = page[0];
+	s->composite_temp_k = le16(page + 1);
+	s->avail_spare_pct = page[3];
+	s->spare_thresh_pct = page[4];
+	s->percent_used = page[5];
+	s->data_units_read = le128(page + 32);
+	s->data_units_written = le128(page + 48);
+	s->host_reads = le128(page + 64);
+	s->host_writes = le128(page + 80);
+	s->ctrl_busy_minutes = le128(page + 96);
+	s->power_cycles = le128(page + 112);
+	s->power_on_hours = le128(page + 128);
+	s->unsafe_shutdowns = le128(page + 144);
+	s->media_errors = le128(page + 160);
+	s->error_log_entries = le128(page + 176);
+	s->warn_temp_minutes = le32(page + 192);
+	s->crit_temp_minutes = le32(page + 196);
+	for (int i = 0; i < 8; i++)
+		s->sensor_temp_k[i] = le16(page + 200 + 2 * i);
+	s->thm_temp1_transitions = le32(page + 216);
+	s->thm_temp2_transitions = le32(page + 220);
+	s->thm_temp1_seconds = le32(page + 224);
+	s->thm_temp2_seconds = le32(page + 228);
+}
+
+void rb_nvme_warning_text(uint8_t w, char *buf, size_t len)
+{
+	static const char *const bits[] = {
+		"available spare below threshold", "temperature outside its thresholds",
+		"reliability degraded by media or internal errors", "media placed in read-only mode",
+		"volatile memory backup failed", "persistent memory region read-only",
+	};
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 6 && n < len; i++)
+		if (w & (1u << i))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", bits[i]);
+}
+
+int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,
+		 struct rb_nvme_smart *ret_smart, uint16_t *ret_status)
+{
+	uint8_t *page = calloc(1, RB_NVME_ID_SIZE);
+	void *h = NULL;
+	uint32_t nsid = 0;
+	int r;
+
+	if (!page)
+		return -ENOMEM;
+	*ret_status = 0;
+	r = ops->open(path, &h, &nsid);
+	if (r)
+		goto out;
+	memset(ret_id, 0, sizeof(*ret_id));
+	ret_id->nsid = nsid;
+	r = ops->identify_ctrl(h, page, ret_status);
+	if (r)
+		goto out_close;
+	rb_nvme_parse_id_ctrl(page, ret_id);
+	memset(page, 0, RB_NVME_ID_SIZE);
+	r = ops->identify_ns(h, nsid, page, ret_status);
+	if (r)
+		goto out_close;
+	rb_nvme_parse_id_ns(page, ret_id);
+	if (ret_smart) {
+		memset(page, 0, RB_NVME_SMART_SIZE);
+		/* the controller-wide log: namespace 0xffffffff */
+		r = ops->smart_log(h, 0xffffffff, page, ret_status);
+		if (r == 0)
+			rb_nvme_parse_smart(page, ret_smart);
+	}
+out_close:
+	ops->close(h);
+out:
+	free(page);
+	return r;
+}
+
+/* ---- libnvme ---- */
+
+static int ln_open(const char *path, void **ret_h, uint32_t *ret_nsid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (nvme_get_nsid(fd, ret_nsid) < 0) {
+		int e = errno ? errno : ENOTTY;
+
+		close(fd);
+		return -e;
+	}
+	*ret_h = (void *)(intptr_t)(fd + 1);
+	return 0;
+}
+
+static void ln_close(void *h)
+{
+	close((int)(intptr_t)h - 1);
+}
+
+/* libnvme: <0 with errno, >0 an NVMe status */
+static int ln_result(int r, uint16_t *ret_status)
+{
+	if (r < 0)
+		return errno ? -errno : -EIO;
+	if (r > 0) {
+		*ret_status = (uint16_t)r;
+		return -EIO;
+	}
+	return 0;
+}
+
+static int ln_identify_ctrl(void *h, uint8_t *page, uint16_t *ret_status)
+{
+	return ln_result(nvme_identify_ctrl((int)(intptr_t)h - 1, (struct nvme_id_ctrl *)page),
+			 ret_status);
+}
+
+static int ln_identify_ns(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status)
+{
+	return ln_result(nvme_identify_ns((int)(intptr_t)h - 1, nsid, (struct nvme_id_ns *)page),
+			 ret_status);
+}
+
+static int ln_smart_log(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status)
+{
+	return ln_result(nvme_get_log_smart((int)(intptr_t)h - 1, nsid, true,
+					    (struct nvme_smart_log *)page),
+			 ret_status);
+}
+
+const struct rb_nvme_ops rb_nvme_libnvme = {
+	.open = ln_open,
+	.close = ln_close,
+	.identify_ctrl = ln_identify_ctrl,
+	.identify_ns = ln_identify_ns,
+	.smart_log = ln_smart_log,
+};
+
+/* ---- recorded pages ---- */
+
+static char pages_dir[4096];
+
+void rb_nvme_pages_dir(const char *dir)
+{
+	snprintf(pages_dir, sizeof(pages_dir), "%s", dir);
+}
+
+struct pages_h {
+	char name[256];
+};
+
+static int pg_open(const char *path, void **ret_h, uint32_t *ret_nsid)
+{
+	const char *name = strrchr(path, '/');
+	struct pages_h *h = calloc(1, sizeof(*h));
+	const char *n;
+
+	if (!h)
+		return -ENOMEM;
+	snprintf(h->name, sizeof(h->name), "%s", name ? name + 1 : path);
+	/* nvme0n2 -> namespace 2 */
+	n = strrchr(h->name, 'n');
+	*ret_nsid = n && n != h->name ? (uint32_t)strtoul(n + 1, NULL, 10) : 1;
+	*ret_h = h;
+	return 0;
+}
+
+static void pg_close(void *h)
+{
+	free(h);
+}
+
+static int pg_read(void *h, const char *what, uint8_t *page, size_t len)
+{
+	char path[4600];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", pages_dir, ((struct pages_h *)h)->name, what);
+	f = fopen(path, "rbe");
+	if (!f)
+		return -errno;
+	n = fread(page, 1, len, f);
+	fclose(f);
+	return n == len ? 0 : -EIO;
+}
+
+static int pg_ctrl(void *h, uint8_t *page, uint16_t *st)
+{
+	(void)st;
+	return pg_read(h, "id-ctrl", page, RB_NVME_ID_SIZE);
+}
+
+static int pg_ns(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
+{
+	(void)nsid;
+	(void)st;
+	return pg_read(h, "id-ns", page, RB_NVME_ID_SIZE);
+}
+
+static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
+{
+	(void)nsid;
+	(void)st;
+	return pg_read(h, "smart", page, RB_NVME_SMART_SIZE);
+}
+
+const struct rb_nvme_ops rb_nvme_pages = {
+	.open = pg_open,
+	.close = pg_close,
+	.identify_ctrl = pg_ctrl,
+	.identify_ns = pg_ns,
+	.smart_log = pg_smart,
+};

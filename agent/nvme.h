@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVMe identity and health. The pages (Identify Controller, Identify Namespace, the
+ * SMART / Health Information log) are parsed here by their byte offsets in the NVMe
+ * base specification, so a fake can serve pages laid out as the specification defines
+ * them. Reading them sits behind an ops table: libnvme on real devices (the one module
+ * that speaks libnvme; NVMe status codes stay in a ret_status out-parameter, never
+ * mixed with errno), a fake in tests.
+ */
+#ifndef RB_NVME_H
+#define RB_NVME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RB_NVME_ID_SIZE 4096
+#define RB_NVME_SMART_SIZE 512
+
+struct rb_nvme_lbaf {
+	uint32_t data_bytes;	/* 2^LBADS */
+	uint16_t meta_bytes;
+	uint8_t rel_perf;	/* 0 best .. 3 degraded */
+};
+
+struct rb_nvme_id {
+	/* controller */
+	uint16_t vid;
+	char serial[21], model[41], firmware[9];
+	uint32_t nn;		/* namespaces the controller supports */
+	bool format_all_ns;	/* FNA bit 0: a Format applies to all namespaces */
+	bool erase_all_ns;	/* FNA bit 1: a secure erase applies to all namespaces */
+	bool crypto_erase;	/* FNA bit 2 */
+	uint32_t sanicap;	/* bit 0 crypto, 1 block, 2 overwrite */
+	/* namespace */
+	uint32_t nsid;
+	uint64_t size_blocks, capacity_blocks, used_blocks;
+	unsigned nlbaf;		/* LBA formats present */
+	unsigned lbaf_in_use;
+	struct rb_nvme_lbaf lbaf[64];
+	uint8_t nguid[16], eui64[8];
+};
+
+struct rb_nvme_smart {
+	uint8_t critical_warning;	/* bit 0 spare, 1 temperature, 2 reliability, 3 read-only, 4 backup */
+	uint16_t composite_temp_k;
+	uint8_t avail_spare_pct, spare_thresh_pct, percent_used;
+	/* 128-bit counters, kept as double beyond 2^53 (units: data units = 1000 x 512 B) */
+	double data_units_read, data_units_written, host_reads, host_writes;
+	double ctrl_busy_minutes, power_cycles, power_on_hours, unsafe_shutdowns;
+	double media_errors, error_log_entries;
+	uint32_t warn_temp_minutes, crit_temp_minutes;
+	uint16_t sensor_temp_k[8];	/* 0: not reported */
+	uint32_t thm_temp1_transitions, thm_temp2_transitions;
+	uint32_t thm_temp1_seconds, thm_temp2_seconds;
+};
+
+/* Parse a 4096-byte Identify Controller / Identify Namespace page into id. */
+void rb_nvme_parse_id_ctrl(const uint8_t *page, struct rb_nvme_id *id);
+void rb_nvme_parse_id_ns(const uint8_t *page, struct rb_nvme_id *id);
+/* Parse a 512-byte SMART / Health Information log page. */
+void rb_nvme_parse_smart(const uint8_t *page, struct rb_nvme_smart *s);
+/* Critical-warning bits in words ("available spare below threshold, ..."). */
+void rb_nvme_warning_text(uint8_t critical_warning, char *buf, size_t len);
+
+struct rb_nvme_ops {
+	/* Opens a namespace block device; ret_nsid gets its namespace id. */
+	int (*open)(const char *path, void **ret_h, uint32_t *ret_nsid);
+	void (*close)(void *h);
+	/*
+	 * Each reads a raw page. Returns 0; negative errno when the command could not be
+	 * sent; or -EIO with the NVMe status in ret_status when the device refused it.
+	 */
+	int (*identify_ctrl)(void *h, uint8_t *page, uint16_t *ret_status);
+	int (*identify_ns)(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status);
+	int (*smart_log)(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status);
+};
+
+extern const struct rb_nvme_ops rb_nvme_libnvme;
+/*
+ * Recorded pages: for a device /dev/NAME, DIR/NAME.id-ctrl, DIR/NAME.id-ns and
+ * DIR/NAME.smart (raw bytes, as `nvme id-ctrl -b` writes them). For drives seen
+ * elsewhere, and for tests. Set the folder first.
+ */
+extern const struct rb_nvme_ops rb_nvme_pages;
+void rb_nvme_pages_dir(const char *dir);
+
+/* Identity and health of a namespace through ops. 0 or negative errno. */
+int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,
+		 struct rb_nvme_smart *ret_smart, uint16_t *ret_status);
+
+#endif

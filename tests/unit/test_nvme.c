@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVMe parsing through the ops table with a fake that serves pages laid out as the
+ * NVMe base specification defines them (byte offsets written here, independently of
+ * the parser): Identify Controller, Identify Namespace, SMART / Health log.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "nvme.h"
+
+static uint8_t ctrl[4096], ns[4096], smart[512];
+static uint16_t fail_status;
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static void padded(uint8_t *p, const char *s, size_t n)
+{
+	memset(p, ' ', n);
+	memcpy(p, s, strlen(s));
+}
+
+static int f_open(const char *path, void **h, uint32_t *nsid)
+{
+	if (strcmp(path, "/dev/nvme0n2"))
+		return -ENOENT;
+	*h = ctrl;
+	*nsid = 2;
+	return 0;
+}
+
+static void f_close(void *h)
+{
+	(void)h;
+}
+
+static int f_ctrl(void *h, uint8_t *page, uint16_t *st)
+{
+	(void)h;
+	if (fail_status) {
+		*st = fail_status;
+		return -EIO;
+	}
+	memcpy(page, ctrl, sizeof(ctrl));
+	return 0;
+}
+
+static int f_ns(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
+{
+	(void)h;
+	(void)st;
+	assert_int_equal(nsid, 2);
+	memcpy(page, ns, sizeof(ns));
+	return 0;
+}
+
+static int f_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
+{
+	(void)h;
+	(void)st;
+	assert_int_equal(nsid, 0xffffffff);
+	memcpy(page, smart, sizeof(smart));
+	return 0;
+}
+
+static const struct rb_nvme_ops fake = { f_open, f_close, f_ctrl, f_ns, f_smart };
+
+static int build_pages(void **state)
+{
+	(void)state;
+	memset(ctrl, 0, sizeof(ctrl));
+	memset(ns, 0, sizeof(ns));
+	memset(smart, 0, sizeof(smart));
+	/* Identify Controller: VID 0, SN 4..23, MN 24..63, FR 64..71, SANICAP 328, NN 516, FNA 524 */
+	put16(ctrl + 0, 0x1b36);
+	padded(ctrl + 4, "RB-SERIAL-0001", 20);
+	padded(ctrl + 24, "QEMU NVMe Ctrl", 40);
+	padded(ctrl + 64, "8.0.0", 8);
+	put32(ctrl + 328, 0x3);
+	put32(ctrl + 516, 256);
+	ctrl[524] = 0x1 | 0x4;
+	/* Identify Namespace: NSZE 0, NCAP 8, NUSE 16, NLBAF 25 (0's based), FLBAS 26,
+	 * NGUID 104, EUI64 120, LBAF n at 128 + 4n (MS 15:0, LBADS 23:16, RP 25:24) */
+	put64(ns + 0, 2097152);
+	put64(ns + 8, 2097152);
+	put64(ns + 16, 1000);
+	ns[25] = 1;
+	ns[26] = 1;
+	put32(ns + 128, 9u << 16 | 2u << 24);
+	put32(ns + 132, 12u << 16 | 8u);
+	for (int i = 0; i < 8; i++)
+		ns[120 + i] = (uint8_t)(0xa0 + i);
+	/* SMART: warning 0, temp 1..2 (K), spare 3, threshold 4, used 5, 128-bit counters */
+	smart[0] = 0x2 | 0x8;
+	put16(smart + 1, 310);
+	smart[3] = 97;
+	smart[4] = 10;
+	smart[5] = 3;
+	put64(smart + 32, 123456);
+	put64(smart + 48, 654321);
+	put64(smart + 56, 1); /* high half of data units written: 2^64 + 654321 */
+	put64(smart + 128, 4242);
+	put64(smart + 144, 7);
+	put64(smart + 160, 2);
+	put64(smart + 176, 5);
+	put32(smart + 192, 11);
+	put16(smart + 200, 305);
+	put16(smart + 202, 320);
+	put32(smart + 216, 3);
+	put32(smart + 228, 60);
+	fail_status = 0;
+	return 0;
+}
+
+static void test_nvme_identity_from_spec_pages(void **state)
+{
+	struct rb_nvme_id id;
+	struct rb_nvme_smart s;
+	uint16_t st = 0;
+
+	(void)state;
+	assert_int_equal(rb_nvme_read(&fake, "/dev/nvme0n2", &id, &s, &st), 0);
+	assert_int_equal(id.vid, 0x1b36);
+	assert_string_equal(id.serial, "RB-SERIAL-0001");
+	assert_string_equal(id.model, "QEMU NVMe Ctrl");
+	assert_string_equal(id.firmware, "8.0.0");
+	assert_int_equal(id.nn, 256);
+	assert_true(id.format_all_ns);
+	assert_false(id.erase_all_ns);
+	assert_true(id.crypto_erase);
+	assert_int_equal(id.sanicap & 3, 3);
+	assert_int_equal(id.nsid, 2);
+	assert_int_equal(id.size_blocks, 2097152);
+	assert_int_equal(id.used_blocks, 1000);
+	assert_int_equal(id.nlbaf, 2);
+	assert_int_equal(id.lbaf_in_use, 1);
+	assert_int_equal(id.lbaf[0].data_bytes, 512);
+	assert_int_equal(id.lbaf[0].rel_perf, 2);
+	assert_int_equal(id.lbaf[1].data_bytes, 4096);
+	assert_int_equal(id.lbaf[1].meta_bytes, 8);
+	assert_int_equal(id.eui64[0], 0xa0);
+	assert_int_equal(id.eui64[7], 0xa7);
+}
+
+static void test_nvme_smart_from_spec_page(void **state)
+{
+	struct rb_nvme_id id;
+	struct rb_nvme_smart s;
+	uint16_t st = 0;
+	char text[256];
+
+	(void)state;
+	assert_int_equal(rb_nvme_read(&fake, "/dev/nvme0n2", &id, &s, &st), 0);
+	assert_int_equal(s.critical_warning, 0xa);
+	assert_int_equal(s.composite_temp_k, 310);
+	assert_int_equal(s.avail_spare_pct, 97);
+	assert_int_equal(s.spare_thresh_pct, 10);
+	assert_int_equal(s.percent_used, 3);
+	assert_true(s.data_units_read == 123456.0);
+	assert_true(s.data_units_written == 18446744073709551616.0 + 654321.0);
+	assert_true(s.power_on_hours == 4242.0);
+	assert_true(s.unsafe_shutdowns == 7.0 && s.media_errors == 2.0 && s.error_log_entries == 5.0);
+	assert_int_equal(s.warn_temp_minutes, 11);
+	assert_int_equal(s.sensor_temp_k[0], 305);
+	assert_int_equal(s.sensor_temp_k[1], 320);
+	assert_int_equal(s.sensor_temp_k[2], 0);
+	assert_int_equal(s.thm_temp1_transitions, 3);
+	assert_int_equal(s.thm_temp2_seconds, 60);
+	rb_nvme_warning_text(s.critical_warning, text, sizeof(text));
+	assert_string_equal(text, "temperature outside its thresholds, media placed in read-only mode");
+}
+
+static void test_nvme_status_kept_apart_from_errno(void **state)
+{
+	struct rb_nvme_id id;
+	uint16_t st = 0;
+
+	(void)state;
+	fail_status = 0x4002; /* DNR | Invalid Field in Command */
+	assert_int_equal(rb_nvme_read(&fake, "/dev/nvme0n2", &id, NULL, &st), -EIO);
+	assert_int_equal(st, 0x4002);
+	fail_status = 0;
+	assert_int_equal(rb_nvme_read(&fake, "/dev/nvme9n9", &id, NULL, &st), -ENOENT);
+	assert_int_equal(st, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_nvme_identity_from_spec_pages, build_pages),
+		cmocka_unit_test_setup(test_nvme_smart_from_spec_page, build_pages),
+		cmocka_unit_test_setup(test_nvme_status_kept_apart_from_errno, build_pages),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
