@@ -104,7 +104,7 @@ static void agent_usage(FILE *out)
 		"  -h, --help               this text\n"
 		"\n"
 		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
-		"be allowed); each has --help.\n",
+		"be allowed), purge (format, sanitize, deallocate, discard, zero); each has --help.\n",
 		rb_default_state_dir());
 }
 

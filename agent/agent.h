@@ -33,6 +33,8 @@ void rb_agent_cfg_release(struct rb_agent_cfg *cfg);
 int rb_agent_serve(const struct rb_agent_cfg *cfg);
 /* `rackbench-agent inventory ...`; argv[0] is "inventory". Returns the exit code. */
 int rb_agent_inventory_cmd(int argc, char **argv);
+/* `rackbench-agent purge ...`; argv[0] is "purge". Returns the exit code. */
+int rb_agent_purge_cmd(int argc, char **argv);
 /* `rackbench-agent run ...`; argv[0] is "run". Returns the exit code. */
 int rb_agent_run_cmd(int argc, char **argv);
 

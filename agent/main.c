@@ -14,6 +14,8 @@ int main(int argc, char **argv)
 	rb_log_init("rackbench-agent", RB_LOG_INFO);
 	if (argc > 1 && !strcmp(argv[1], "run"))
 		return rb_agent_run_cmd(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "purge"))
+		return rb_agent_purge_cmd(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "inventory"))
 		return rb_agent_inventory_cmd(argc - 1, argv + 1);
 	if (argc > 1 && argv[1][0] != '-') {

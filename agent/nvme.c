@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "nvme.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libnvme.h>
@@ -213,12 +214,94 @@ static int ln_smart_log(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_sta
 			 ret_status);
 }
 
+static int ln_format(void *h, uint32_t nsid, unsigned lbaf, unsigned ses, uint16_t *st)
+{
+	uint32_t result = 0;
+	struct nvme_format_nvm_args a = {
+		.result = &result,
+		.args_size = sizeof(a),
+		.fd = (int)(intptr_t)h - 1,
+		.timeout = 0, /* a Format may take minutes: no driver timeout */
+		.nsid = nsid,
+		.ses = (enum nvme_cmd_format_ses)ses,
+		.lbaf = (uint8_t)(lbaf & 0xf),
+		.lbafu = (uint8_t)(lbaf >> 4),
+	};
+
+	return ln_result(nvme_format_nvm(&a), st);
+}
+
+static int ln_sanitize(void *h, unsigned sanact, uint16_t *st)
+{
+	uint32_t result = 0;
+	struct nvme_sanitize_nvm_args a = {
+		.result = &result,
+		.args_size = sizeof(a),
+		.fd = (int)(intptr_t)h - 1,
+		.sanact = (enum nvme_sanitize_sanact)sanact,
+	};
+
+	return ln_result(nvme_sanitize_nvm(&a), st);
+}
+
+static int ln_sanitize_status(void *h, uint16_t *sprog, uint16_t *sstat, uint16_t *st)
+{
+	struct nvme_sanitize_log_page log;
+	int r = ln_result(nvme_get_log_sanitize((int)(intptr_t)h - 1, true, &log), st);
+
+	if (!r) {
+		*sprog = le16((const uint8_t *)&log.sprog);
+		*sstat = le16((const uint8_t *)&log.sstat);
+	}
+	return r;
+}
+
+static int ln_deallocate(void *h, uint32_t nsid, uint64_t blocks, uint16_t *st)
+{
+	struct nvme_dsm_range ranges[256];
+	uint64_t lba = 0;
+
+	/* Dataset Management, deallocate: up to 256 ranges of up to 2^32-1 blocks */
+	while (lba < blocks) {
+		uint16_t n = 0;
+
+		while (n < 256 && lba < blocks) {
+			uint64_t len = blocks - lba > 0xffffffffULL ? 0xffffffffULL : blocks - lba;
+
+			ranges[n].cattr = 0;
+			ranges[n].nlb = htole32((uint32_t)len);
+			ranges[n].slba = htole64(lba);
+			lba += len;
+			n++;
+		}
+		uint32_t result = 0;
+		struct nvme_dsm_args a = {
+			.result = &result,
+			.dsm = ranges,
+			.args_size = sizeof(a),
+			.fd = (int)(intptr_t)h - 1,
+			.nsid = nsid,
+			.attrs = NVME_DSMGMT_AD,
+			.nr_ranges = n,
+		};
+		int r = ln_result(nvme_dsm(&a), st);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 const struct rb_nvme_ops rb_nvme_libnvme = {
 	.open = ln_open,
 	.close = ln_close,
 	.identify_ctrl = ln_identify_ctrl,
 	.identify_ns = ln_identify_ns,
 	.smart_log = ln_smart_log,
+	.format = ln_format,
+	.sanitize = ln_sanitize,
+	.sanitize_status = ln_sanitize_status,
+	.deallocate = ln_deallocate,
 };
 
 /* ---- recorded pages ---- */

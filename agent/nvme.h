@@ -74,6 +74,14 @@ struct rb_nvme_ops {
 	int (*identify_ctrl)(void *h, uint8_t *page, uint16_t *ret_status);
 	int (*identify_ns)(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status);
 	int (*smart_log)(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status);
+	/* Purges (NULL where a backend cannot). ses: 0 none, 1 user data, 2 crypto. */
+	int (*format)(void *h, uint32_t nsid, unsigned lbaf, unsigned ses, uint16_t *ret_status);
+	/* sanact: 2 block erase, 4 crypto erase */
+	int (*sanitize)(void *h, unsigned sanact, uint16_t *ret_status);
+	/* sprog: progress out of 65536; sstat bits 2:0: 0 never, 1 done, 2 running, 3 failed */
+	int (*sanitize_status)(void *h, uint16_t *ret_sprog, uint16_t *ret_sstat,
+			       uint16_t *ret_status);
+	int (*deallocate)(void *h, uint32_t nsid, uint64_t blocks, uint16_t *ret_status);
 };
 
 extern const struct rb_nvme_ops rb_nvme_libnvme;

@@ -85,7 +85,10 @@ static int f_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 	return 0;
 }
 
-static const struct rb_nvme_ops fake = { f_open, f_close, f_ctrl, f_ns, f_smart };
+static const struct rb_nvme_ops fake = {
+	.open = f_open, .close = f_close, .identify_ctrl = f_ctrl, .identify_ns = f_ns,
+	.smart_log = f_smart,
+};
 
 static int build_pages(void **state)
 {

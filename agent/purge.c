@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+#include "purge.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "target.h"
+
+#define MAX_NS 256
+
+static const char *const names[] = { "format",	   "sanitize", "sanitize-crypto",
+				     "deallocate", "discard",  "zero" };
+
+int rb_purge_method_parse(const char *s, enum rb_purge_method *ret)
+{
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i])) {
+			*ret = (enum rb_purge_method)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *rb_purge_method_name(enum rb_purge_method m)
+{
+	return (unsigned)m < sizeof(names) / sizeof(names[0]) ? names[m] : "?";
+}
+
+static bool is_nvme_method(enum rb_purge_method m)
+{
+	return m <= RB_PURGE_DEALLOCATE;
+}
+
+struct ns {
+	char name[64];
+	dev_t dev;
+};
+
+static int read_dev(const char *dir, dev_t *ret)
+{
+	char path[PATH_MAX + 8], buf[64] = "";
+	unsigned ma, mi;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dev", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (sscanf(buf, "%u:%u", &ma, &mi) != 2)
+		return -EINVAL;
+	*ret = makedev(ma, mi);
+	return 0;
+}
+
+/* The namespace's sysfs folder, from its name (works in recorded trees). */
+static int ns_dir(const struct rb_guard_policy *gp, const char *name, char *ret, size_t len)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/sys/class/block/%s", gp->root ? gp->root : "", name);
+	if (!realpath(path, real))
+		return -errno;
+	snprintf(ret, len, "%s", real);
+	return 0;
+}
+
+/* Every namespace of the controller a namespace hangs off (its siblings in sysfs). */
+static size_t siblings(const char *dir, struct ns *out, size_t max)
+{
+	char ctrl[PATH_MAX];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	snprintf(ctrl, sizeof(ctrl), "%s", dir);
+	dirname(ctrl);
+	d = opendir(ctrl);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		char sub[PATH_MAX + 300];
+
+		if (strncmp(de->d_name, "nvme", 4) || !strchr(de->d_name + 4, 'n'))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", ctrl, de->d_name);
+		if (read_dev(sub, &out[n].dev) == 0) {
+			snprintf(out[n].name, sizeof(out[n].name), "%s", de->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static void history(const struct rb_guard_policy *gp, const char *path, const char *serial,
+		    enum rb_purge_method m, int result)
+{
+	char file[PATH_MAX];
+	FILE *f;
+
+	if (!gp->state_dir || !*gp->state_dir)
+		return;
+	mkdir(gp->state_dir, 0700);
+	snprintf(file, sizeof(file), "%s/history.jsonl", gp->state_dir);
+	f = fopen(file, "ae");
+	if (!f)
+		return;
+	fprintf(f, "{\"time_ns\": %" PRId64 ", \"device\": \"%s\", \"serial\": \"%s\", "
+		   "\"event\": \"purge\", \"method\": \"%s\", \"result\": %d}\n",
+		rb_wall_ns(), path, serial, rb_purge_method_name(m), result);
+	fclose(f);
+}
+
+static int purge_nvme(const struct rb_purge_req *req, const struct rb_nvme_ops *ops,
+		      const struct rb_nvme_id *id, struct rb_diags *d, FILE *log)
+{
+	uint16_t st = 0;
+	void *h;
+	uint32_t nsid;
+	int r = ops->open(req->path, &h, &nsid);
+
+	if (r)
+		goto out;
+	switch (req->method) {
+	case RB_PURGE_FORMAT:
+		r = ops->format ? ops->format(h, nsid, id->lbaf_in_use, req->ses, &st) : -ENOTSUP;
+		break;
+	case RB_PURGE_DEALLOCATE:
+		r = ops->deallocate ? ops->deallocate(h, nsid, id->size_blocks, &st) : -ENOTSUP;
+		break;
+	default: {
+		unsigned sanact = req->method == RB_PURGE_SANITIZE_CRYPTO ? 4 : 2;
+		uint16_t sprog = 0, sstat = 0;
+
+		r = ops->sanitize ? ops->sanitize(h, sanact, &st) : -ENOTSUP;
+		/* the controller works on in the background: follow its log */
+		while (!r && ops->sanitize_status) {
+			struct timespec ts = { 1, 0 };
+
+			r = ops->sanitize_status(h, &sprog, &sstat, &st);
+			if (r)
+				break;
+			if ((sstat & 7) == 2) {
+				fprintf(log, "sanitize: %.1f%%\n", 100.0 * sprog / 65536.0);
+				nanosleep(&ts, NULL);
+				continue;
+			}
+			if ((sstat & 7) == 3)
+				r = -EIO;
+			break;
+		}
+		break;
+	}
+	}
+	ops->close(h);
+out:
+	if (r)
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, req->path, "%s failed: %s%s",
+			     rb_purge_method_name(req->method),
+			     st ? "the drive refused it, NVMe status " : strerror(-r),
+			     st ? "" : "");
+	if (r && st)
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, req->path, "NVMe status 0x%04x", st);
+	return r;
+}
+
+static int purge_plain(const struct rb_purge_req *req, struct rb_diags *d, FILE *log)
+{
+	struct rb_target_info ti;
+	uint64_t range[2];
+	int fd, r = 0;
+
+	rb_target_probe(req->path, &ti);
+	fd = open(ti.real[0] ? ti.real : req->path, O_RDWR | O_CLOEXEC |
+							    (ti.kind == RB_TARGET_BLOCK ? O_EXCL : 0));
+	if (fd < 0) {
+		r = -errno;
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, req->path, "cannot open: %s", strerror(-r));
+		return r;
+	}
+	range[0] = 0;
+	range[1] = ti.size_bytes;
+	if (ti.kind == RB_TARGET_BLOCK) {
+		unsigned long op = req->method == RB_PURGE_ZERO ? BLKZEROOUT : BLKDISCARD;
+
+		if (ioctl(fd, op, range) < 0)
+			r = -errno;
+	} else if (fallocate(fd, req->method == RB_PURGE_ZERO ? FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE
+							       : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			     0, (off_t)ti.size_bytes) < 0) {
+		r = -errno;
+	}
+	if (!r)
+		fsync(fd);
+	close(fd);
+	if (r)
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, req->path, "%s failed: %s",
+			     rb_purge_method_name(req->method), strerror(-r));
+	else
+		fprintf(log, "%s: %s of %" PRIu64 " bytes done\n", req->path,
+			rb_purge_method_name(req->method), ti.size_bytes);
+	return r;
+}
+
+int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
+	     const struct rb_nvme_ops *ops, struct rb_diags *diags, FILE *log)
+{
+	struct rb_guard_policy wide = *gp;
+	struct rb_nvme_id id;
+	struct ns affected[MAX_NS];
+	size_t n = 0, before = rb_diags_errors(diags);
+	const char *base = strrchr(req->path, '/');
+	char dir[PATH_MAX];
+	uint16_t st = 0;
+	int r;
+
+	/* a purge erases signatures by design; every other check holds */
+	wide.wipe_signatures = true;
+	if (!is_nvme_method(req->method)) {
+		if (rb_guard_check_write(&wide, req->path, diags) || rb_diags_errors(diags) > before)
+			return -EPERM;
+		if (req->dry_run) {
+			fprintf(log, "would %s %s\n", rb_purge_method_name(req->method), req->path);
+			return 0;
+		}
+		r = purge_plain(req, diags, log);
+		history(gp, req->path, "", req->method, r);
+		return r;
+	}
+	if (!gp->destructive)
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
+			     "a purge needs the run's key: %s is not given",
+			     gp->destructive_key ? gp->destructive_key : "--destructive");
+	/* NVMe: which namespaces the command touches */
+	base = base ? base + 1 : req->path;
+	if (strncmp(base, "nvme", 4) || ns_dir(gp, base, dir, sizeof(dir))) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
+			     "%s needs an NVMe namespace (/dev/nvmeXnY); use discard or zero",
+			     rb_purge_method_name(req->method));
+		return -EINVAL;
+	}
+	r = rb_nvme_read(ops, req->path, &id, NULL, &st);
+	if (r) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
+			     "cannot identify the drive: %s", st ? "NVMe command failed" : strerror(-r));
+		return r;
+	}
+	bool all = req->method == RB_PURGE_SANITIZE_BLOCK || req->method == RB_PURGE_SANITIZE_CRYPTO ||
+		   (req->method == RB_PURGE_FORMAT &&
+		    (id.format_all_ns || (req->ses && id.erase_all_ns)));
+
+	if (all) {
+		n = siblings(dir, affected, MAX_NS);
+		fprintf(log, "%s %s touches every namespace of the controller (%s): ",
+			rb_purge_method_name(req->method), req->path,
+			req->method == RB_PURGE_FORMAT ? "its Format applies to all namespaces"
+						       : "a Sanitize covers the whole subsystem");
+		for (size_t i = 0; i < n; i++)
+			fprintf(log, "%s%s", i ? ", " : "", affected[i].name);
+		fprintf(log, "\n");
+	} else if (read_dev(dir, &affected[0].dev) == 0) {
+		snprintf(affected[0].name, sizeof(affected[0].name), "%s", base);
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char path[96], subject[160];
+
+		snprintf(path, sizeof(path), "/dev/%s", affected[i].name);
+		snprintf(subject, sizeof(subject), "%s (touched by the %s of %s)", path,
+			 rb_purge_method_name(req->method), req->path);
+		if (!rb_guard_allowed(gp, path))
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, strcmp(path, req->path) ? subject : path,
+				     "not on the agent's --allow list");
+		rb_guard_check_blockdev(&wide, strcmp(path, req->path) ? subject : path,
+					affected[i].dev, NULL, diags);
+	}
+	if (rb_diags_errors(diags) > before)
+		return -EPERM;
+	if (req->dry_run) {
+		fprintf(log, "would %s %s (serial %s)\n", rb_purge_method_name(req->method), req->path,
+			id.serial);
+		return 0;
+	}
+	r = purge_nvme(req, ops, &id, diags, log);
+	history(gp, req->path, id.serial, req->method, r);
+	if (!r)
+		fprintf(log, "%s: %s done\n", req->path, rb_purge_method_name(req->method));
+	return r;
+}
+
+/* ---- rackbench-agent purge ---- */
+
+#include "agent.h"
+#include "exitcode.h"
+#include "log.h"
+
+static void purge_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench-agent purge DEVICE --method METHOD [--destructive] [--allow PATH ...]\n"
+		"                             [--ses user|crypto] [--dry-run] [--state-dir DIR]\n"
+		"\n"
+		"Returns a drive to a known state. Guarded like a write, and wider: every\n"
+		"namespace the command touches must pass (a Format the controller applies to all\n"
+		"namespaces, any Sanitize), and be on --allow.\n"
+		"\n"
+		"  --method format           NVMe Format (--ses user|crypto adds a secure erase)\n"
+		"  --method sanitize         NVMe Sanitize, block erase (waits, with progress)\n"
+		"  --method sanitize-crypto  NVMe Sanitize, crypto erase\n"
+		"  --method deallocate       NVMe Dataset Management: deallocate the namespace\n"
+		"  --method discard          discard a block device (BLKDISCARD) or punch a file\n"
+		"  --method zero             write zeroes (BLKZEROOUT, or zero a file's range)\n"
+		"  --dry-run                 check and name what would be purged, touch nothing\n"
+		"  --root DIR, --nvme-pages DIR  recorded sysfs/proc trees and NVMe pages (tests)\n"
+		"\n"
+		"The result is appended to STATE_DIR/history.jsonl. Exit codes: 0 done, 1 failed,\n"
+		"2 bad arguments, 3 refused by the safety guard.\n");
+}
+
+int rb_agent_purge_cmd(int argc, char **argv)
+{
+	struct rb_purge_req req = { .method = RB_PURGE_DISCARD };
+	char **allow = calloc((size_t)argc + 1, sizeof(char *));
+	size_t nallow = 0;
+	bool destructive = false, have_method = false;
+	const char *state = NULL, *root = "";
+	const struct rb_nvme_ops *ops = &rb_nvme_libnvme;
+	struct rb_diags d;
+	int rc = RB_EXIT_USAGE, r;
+
+	rb_diags_init(&d);
+	if (!allow)
+		return RB_EXIT_FAILED;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			purge_usage(stdout);
+			rc = RB_EXIT_OK;
+			goto out;
+		} else if (!strcmp(a, "--destructive")) {
+			destructive = true;
+		} else if (!strcmp(a, "--dry-run")) {
+			req.dry_run = true;
+		} else if (!strcmp(a, "--method") && v) {
+			if (rb_purge_method_parse(argv[++i], &req.method)) {
+				rb_err("'--method' must be format, sanitize, sanitize-crypto, "
+				       "deallocate, discard or zero, not '%s'", argv[i]);
+				goto out;
+			}
+			have_method = true;
+		} else if (!strcmp(a, "--ses") && v) {
+			i++;
+			req.ses = !strcmp(argv[i], "user") ? 1 : !strcmp(argv[i], "crypto") ? 2 : 99;
+			if (req.ses == 99) {
+				rb_err("'--ses' must be user or crypto, not '%s'", argv[i]);
+				goto out;
+			}
+		} else if (!strcmp(a, "--allow") && v) {
+			allow[nallow++] = argv[++i];
+		} else if (!strcmp(a, "--state-dir") && v) {
+			state = argv[++i];
+		} else if (!strcmp(a, "--root") && v) {
+			root = argv[++i];
+		} else if (!strcmp(a, "--nvme-pages") && v) {
+			rb_nvme_pages_dir(argv[++i]);
+			ops = &rb_nvme_pages;
+		} else if (a[0] != '-' && !req.path) {
+			req.path = a;
+		} else {
+			rb_err("unexpected argument '%s' (see 'rackbench-agent purge --help')", a);
+			goto out;
+		}
+	}
+	if (!req.path || !have_method) {
+		rb_err("give a DEVICE and --method (see 'rackbench-agent purge --help')");
+		goto out;
+	}
+	if (req.ses && req.method != RB_PURGE_FORMAT) {
+		rb_err("'--ses' goes with --method format only");
+		goto out;
+	}
+	struct rb_guard_policy gp = { .destructive = destructive, .destructive_key = "--destructive",
+				      .allow = allow, .nallow = nallow,
+				      .state_dir = state ? state : rb_default_state_dir(),
+				      .root = root };
+
+	r = rb_purge(&req, &gp, ops, &d, stdout);
+	if (r == -EPERM) {
+		fprintf(stderr, "rackbench-agent: purge of %s refused by the safety guard, nothing "
+				"was touched:\n", req.path);
+		for (size_t i = 0; i < d.n; i++)
+			fprintf(stderr, "  %s: %s\n", d.v[i].subject, d.v[i].message);
+		rc = RB_EXIT_REFUSED;
+	} else if (r) {
+		for (size_t i = 0; i < d.n; i++)
+			rb_err("%s: %s", d.v[i].subject, d.v[i].message);
+		rc = r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
+	} else {
+		rc = RB_EXIT_OK;
+	}
+out:
+	rb_diags_release(&d);
+	free(allow);
+	return rc;
+}
