@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "health.h"
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
@@ -311,6 +312,7 @@ struct point {
 	struct rb_workload wl;
 	Rb__Sample **batch;
 	size_t nbatch, capbatch;
+	int64_t next_health;
 };
 
 struct agent {
@@ -528,6 +530,54 @@ static void fail_point(struct agent *a, const Rb__Assign *as, const char *status
 	send_point_done(a, as->point, as->attempt);
 }
 
+/* One health snapshot per drive of the point: when 0 before, 1 during, 2 after. */
+static void send_health(struct agent *a, unsigned when)
+{
+	struct point *p = &a->pt;
+
+	for (size_t i = 0; i < p->ndrives; i++) {
+		struct rb_health h;
+		Rb__Envelope e;
+		Rb__Health m = RB__HEALTH__INIT;
+
+		if (rb_health_read(p->drives[i], &rb_nvme_libnvme, &h))
+			continue; /* files have no health of their own */
+		m.point = p->point;
+		m.attempt = p->attempt;
+		m.drive = p->drives[i];
+		m.t_ns = rb_wall_ns();
+		m.when = when;
+		m.nvme = h.nvme;
+		m.critical_warning = h.critical_warning;
+		m.temperature_c = h.temperature_c;
+		m.available_spare_pct = h.available_spare_pct;
+		m.percentage_used = h.percentage_used;
+		m.data_units_read = h.data_units_read;
+		m.data_units_written = h.data_units_written;
+		m.host_reads = h.host_reads;
+		m.host_writes = h.host_writes;
+		m.power_on_hours = h.power_on_hours;
+		m.unsafe_shutdowns = h.unsafe_shutdowns;
+		m.media_errors = h.media_errors;
+		m.error_log_entries = h.error_log_entries;
+		m.kernel = h.kernel;
+		m.kernel_read_ios = h.kernel_read_ios;
+		m.kernel_write_ios = h.kernel_write_ios;
+		m.kernel_read_bytes = h.kernel_read_bytes;
+		m.kernel_write_bytes = h.kernel_write_bytes;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_HEALTH;
+		e.health = &m;
+		send_env(a, &e);
+		if (h.nvme && h.critical_warning) {
+			char w[256];
+
+			rb_nvme_warning_text(h.critical_warning, w, sizeof(w));
+			rb_warn("drive '%s' health alert: %s", p->drives[i], w);
+		}
+	}
+}
+
 static void start_point(struct agent *a, const Rb__Assign *as)
 {
 	struct point *p = &a->pt;
@@ -589,6 +639,10 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		p->drives[i] = strdup(as->drives[i]);
 	rb_info("point %u: %s on %zu drive(s)", as->point,
 		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
+	send_health(a, 0);
+	p->next_health = p->wl.health_interval_ns
+				 ? rb_mono_ns() + (int64_t)p->wl.health_interval_ns
+				 : INT64_MAX;
 	rb_run_start(p->run);
 out:
 	rb_diags_release(&d);
@@ -675,6 +729,8 @@ static void finish_point(struct agent *a)
 	rb_run_join(p->run);
 	rb_run_poll(p->run, on_sample, a);
 	flush_batch(a);
+	/* after, and before the results: the coordinator computes the deltas with them */
+	send_health(a, 2);
 	for (size_t t = 0; t < p->ndrives; t++) {
 		const struct rb_target_result *res = rb_run_result(p->run, t);
 		Rb__Envelope e;
@@ -862,6 +918,10 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				snprintf(msg, sizeof(msg), "agent '%s': %s", cfg->name, err);
 				send_error(&a, -r, msg);
 			}
+		}
+		if (a.pt.run && rb_mono_ns() >= a.pt.next_health) {
+			send_health(&a, 1);
+			a.pt.next_health = rb_mono_ns() + (int64_t)a.pt.wl.health_interval_ns;
 		}
 		if (a.pt.run) {
 			bool done = rb_run_poll(a.pt.run, on_sample, &a);

@@ -73,6 +73,10 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "stripe", RB_OPT_SIZE, F(stripe), 0, 1ULL << 30, "0", NULL, "SIZE",
 	  "the targets form one volume striped in units of SIZE (RAID 0), measured as one; "
 	  "0: each target on its own", NULL },
+	{ "health_interval", RB_OPT_DURATION, F(health_interval_ns), 0, 86400ULL * 1000000000ULL,
+	  "10s", NULL, "DURATION",
+	  "drive health (SMART, kernel IO counters) every DURATION during a campaign point, "
+	  "besides before and after it; 0: before and after only", NULL },
 	{ "verify", RB_OPT_BOOL, F(verify), 0, 1, "false", bool_choices, "BOOL",
 	  "writes carry a header (offset, generation, seed) and crc32c per 512 bytes; reads check "
 	  "them (a read-only run is a verify pass: every chunk must carry one)", NULL },

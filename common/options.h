@@ -52,6 +52,7 @@ struct rb_workload {
 	char cpus[256];		/* job i runs on the i-th CPU of this list; "" none */
 	uint32_t numa;		/* jobs run on the CPUs of the device's NUMA node */
 	uint64_t stripe;	/* >0: the targets form one volume striped in units of this */
+	uint64_t health_interval_ns; /* health snapshots during a point; 0: before/after only */
 };
 
 enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL,

@@ -108,6 +108,8 @@ const char *rb_wire_body_name(const Rb__Envelope *e)
 		return "stop";
 	case RB__ENVELOPE__BODY_ERROR:
 		return "error";
+	case RB__ENVELOPE__BODY_HEALTH:
+		return "health";
 	default:
 		return "unknown";
 	}

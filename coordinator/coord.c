@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +43,17 @@ struct summary {
 	char status[16];
 };
 
+/* The health seen of one drive during the current point. */
+struct hstate {
+	bool have_before, have_after;
+	struct rb_row_health before, after;
+	double max_temp_c;
+	uint8_t warnings;
+};
+
 struct coord {
 	const struct rb_campaign *c;
+	struct hstate *health;	/* per drive */
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
@@ -225,6 +235,23 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		if (dirs[d])
 			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
 					   dirs[d]->n_hist_idx);
+	/* the drive's own account of the point: what it wrote, how hot, new errors */
+	const struct hstate *hs = &k->health[di];
+
+	row.health_max_temp_c = hs->max_temp_c;
+	row.health_new_media_errors = NAN;
+	row.health_critical_warning = hs->warnings;
+	if (hs->have_before && hs->have_after) {
+		if (hs->after.nvme && hs->before.nvme) {
+			row.health_write_bytes = (uint64_t)((hs->after.data_units_written -
+							     hs->before.data_units_written) *
+							    512000.0);
+			row.health_new_media_errors = hs->after.media_errors - hs->before.media_errors;
+		} else if (hs->after.kernel_write_bytes >= hs->before.kernel_write_bytes) {
+			row.health_write_bytes =
+				hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
+		}
+	}
 	rb_results_result(k->res, &row);
 	for (size_t i = 0; i < dr->n_bs_counts; i++) {
 		struct rb_row_bs b = { .drive = (uint32_t)di,
@@ -263,6 +290,58 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 				   (double)all
 			 : 0;
 	s->p99_ns = rb_hist_percentile(&k->scratch, 99);
+}
+
+static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
+{
+	int di = drive_index(k, a->name, m->drive);
+	struct rb_row_health row;
+	struct hstate *hs;
+
+	if (di < 0 || m->point != k->cur_point || m->when > 2)
+		return;
+	memset(&row, 0, sizeof(row));
+	row.drive = (uint32_t)di;
+	row.point = m->point;
+	row.attempt = m->attempt;
+	row.when = (uint8_t)m->when;
+	row.t_ns = m->t_ns;
+	row.nvme = m->nvme;
+	row.critical_warning = (uint8_t)m->critical_warning;
+	row.temperature_c = m->nvme ? m->temperature_c : NAN;
+	row.available_spare_pct = m->nvme ? m->available_spare_pct : NAN;
+	row.percentage_used = m->nvme ? m->percentage_used : NAN;
+	row.data_units_read = m->nvme ? m->data_units_read : NAN;
+	row.data_units_written = m->nvme ? m->data_units_written : NAN;
+	row.host_reads = m->nvme ? m->host_reads : NAN;
+	row.host_writes = m->nvme ? m->host_writes : NAN;
+	row.power_on_hours = m->nvme ? m->power_on_hours : NAN;
+	row.unsafe_shutdowns = m->nvme ? m->unsafe_shutdowns : NAN;
+	row.media_errors = m->nvme ? m->media_errors : NAN;
+	row.error_log_entries = m->nvme ? m->error_log_entries : NAN;
+	row.kernel_read_ios = m->kernel_read_ios;
+	row.kernel_write_ios = m->kernel_write_ios;
+	row.kernel_read_bytes = m->kernel_read_bytes;
+	row.kernel_write_bytes = m->kernel_write_bytes;
+	rb_results_health(k->res, &row);
+	hs = &k->health[di];
+	if (m->when == 0) {
+		hs->before = row;
+		hs->have_before = true;
+	} else if (m->when == 2) {
+		hs->after = row;
+		hs->have_after = true;
+	}
+	if (m->nvme && !(row.temperature_c <= hs->max_temp_c))
+		hs->max_temp_c = row.temperature_c;
+	hs->warnings |= row.critical_warning;
+	if (row.critical_warning) {
+		char w[64];
+
+		snprintf(w, sizeof(w), "0x%02x", row.critical_warning);
+		rb_warn("agent '%s' drive '%s': health alert, critical warning %s", a->name,
+			m->drive, w);
+	}
 }
 
 static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch *b)
@@ -362,6 +441,10 @@ static int pump(struct coord *k, int timeout_ms)
 	case RB__ENVELOPE__BODY_SAMPLES:
 		if (k->res)
 			on_samples(k, a, e->samples);
+		break;
+	case RB__ENVELOPE__BODY_HEALTH:
+		if (k->res)
+			on_health(k, a, e->health);
 		break;
 	case RB__ENVELOPE__BODY_RESULT:
 		if (k->res)
@@ -580,6 +663,8 @@ static int run_point(struct coord *k, const struct rb_point *p)
 	int64_t deadline = rb_mono_ns() + budget;
 
 	k->cur_point = p->index;
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];
 		Rb__Envelope e;
@@ -714,7 +799,8 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 
 	k.agents = calloc(c->nagents, sizeof(*k.agents));
 	k.sum = calloc(c->npoints * c->ndrives + 1, sizeof(*k.sum));
-	if (!k.agents || !k.sum)
+	k.health = calloc(c->ndrives + 1, sizeof(*k.health));
+	if (!k.agents || !k.sum || !k.health)
 		goto out;
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
@@ -811,5 +897,6 @@ out:
 		free(k.agents[i].targets);
 	free(k.agents);
 	free(k.sum);
+	free(k.health);
 	return rc;
 }

@@ -87,6 +87,10 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, cpu_sys_pct, FT_F64, "%"),
 	FLD(struct rb_row_result, verify_checked, FT_U64, "1"),
 	FLD(struct rb_row_result, verify_mismatches, FT_U64, "1"),
+	FLD(struct rb_row_result, health_write_bytes, FT_U64, "B"),
+	FLD(struct rb_row_result, health_max_temp_c, FT_F64, "degC"),
+	FLD(struct rb_row_result, health_new_media_errors, FT_F64, "1"),
+	FLD(struct rb_row_result, health_critical_warning, FT_U8, "NVMe bits"),
 	FLD(struct rb_row_result, uring_features, FT_STR, ""),
 	FLD(struct rb_row_result, message, FT_STR, ""),
 };
@@ -113,6 +117,30 @@ static const struct field hist_f[] = {
 	FLD(struct rb_row_hist, bucket, FT_U32, ""),
 	FLD(struct rb_row_hist, count, FT_U64, "1"),
 };
+static const struct field health_f[] = {
+	FLD(struct rb_row_health, drive, FT_U32, ""),
+	FLD(struct rb_row_health, point, FT_U32, ""),
+	FLD(struct rb_row_health, attempt, FT_U32, ""),
+	FLD(struct rb_row_health, when, FT_U8, "0=before 1=during 2=after"),
+	FLD(struct rb_row_health, t_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_health, nvme, FT_U8, "bool"),
+	FLD(struct rb_row_health, critical_warning, FT_U8, "NVMe bits"),
+	FLD(struct rb_row_health, temperature_c, FT_F64, "degC"),
+	FLD(struct rb_row_health, available_spare_pct, FT_F64, "%"),
+	FLD(struct rb_row_health, percentage_used, FT_F64, "%"),
+	FLD(struct rb_row_health, data_units_read, FT_F64, "512000 B"),
+	FLD(struct rb_row_health, data_units_written, FT_F64, "512000 B"),
+	FLD(struct rb_row_health, host_reads, FT_F64, "1"),
+	FLD(struct rb_row_health, host_writes, FT_F64, "1"),
+	FLD(struct rb_row_health, power_on_hours, FT_F64, "h"),
+	FLD(struct rb_row_health, unsafe_shutdowns, FT_F64, "1"),
+	FLD(struct rb_row_health, media_errors, FT_F64, "1"),
+	FLD(struct rb_row_health, error_log_entries, FT_F64, "1"),
+	FLD(struct rb_row_health, kernel_read_ios, FT_U64, "1"),
+	FLD(struct rb_row_health, kernel_write_ios, FT_U64, "1"),
+	FLD(struct rb_row_health, kernel_read_bytes, FT_U64, "B"),
+	FLD(struct rb_row_health, kernel_write_bytes, FT_U64, "B"),
+};
 static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, drive, FT_U32, ""),
 	FLD(struct rb_row_bs, point, FT_U32, ""),
@@ -122,7 +150,7 @@ static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, ios, FT_U64, "1"),
 };
 
-enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, NTABLES };
+enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, T_HEALTH, NTABLES };
 
 struct table {
 	const char *name;
@@ -158,6 +186,8 @@ static const struct {
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 	{ "bs_counts", ARRAY(bs_f), sizeof(struct rb_row_bs),
 	  "IOs per block size per (drive, point, attempt, direction)" },
+	{ "health", ARRAY(health_f), sizeof(struct rb_row_health),
+	  "drive health snapshots before, during and after each point" },
 };
 
 static hid_t vlstr_type(void)
@@ -380,6 +410,10 @@ int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row)
 int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row)
 {
 	return push(r, T_BS, row);
+}
+int rb_results_health(struct rb_results *r, const struct rb_row_health *row)
+{
+	return push(r, T_HEALTH, row);
 }
 
 static int table_append(struct table *t)

@@ -16,7 +16,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 2
+#define RB_RESULTS_SCHEMA_VERSION 3
 
 struct rb_row_agent {
 	char name[64];
@@ -71,6 +71,10 @@ struct rb_row_result {
 	struct rb_row_dir read, write, trim;
 	double cpu_usr_pct, cpu_sys_pct;
 	uint64_t verify_checked, verify_mismatches;
+	uint64_t health_write_bytes;	/* written during the point, by the drive's counters */
+	double health_max_temp_c;	/* NaN: unknown */
+	double health_new_media_errors; /* NaN: unknown */
+	uint8_t health_critical_warning; /* every warning bit seen */
 	char uring_features[64];
 	char message[256];
 };
@@ -89,6 +93,17 @@ struct rb_row_hist {
 	uint8_t direction;
 	uint32_t bucket;
 	uint64_t count;
+};
+
+struct rb_row_health {
+	uint32_t drive, point, attempt;
+	uint8_t when;		/* 0 before, 1 during, 2 after */
+	int64_t t_ns;
+	uint8_t nvme, critical_warning;
+	double temperature_c, available_spare_pct, percentage_used;
+	double data_units_read, data_units_written, host_reads, host_writes;
+	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
+	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
 };
 
 struct rb_row_bs {
@@ -117,6 +132,7 @@ int rb_results_result(struct rb_results *r, const struct rb_row_result *row);
 int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row);
 int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row);
 int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row);
+int rb_results_health(struct rb_results *r, const struct rb_row_health *row);
 /* Appends buffered rows and flushes the file. 0 or negative errno. */
 int rb_results_flush(struct rb_results *r);
 /* Sets status and end time, flushes and closes. Returns 0 or negative errno. */
