@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "health.h"
+#include "keys.h"
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
@@ -99,13 +100,14 @@ static void agent_usage(FILE *out)
 		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
 		"  --state-dir DIR          rackbench's own files; files under it are rackbench's\n"
 		"                           (default %s)\n"
-		"  --key FILE, --coordinator-key FILE\n"
-		"                           CURVE keys (not available yet: use --insecure)\n"
+		"  --key FILE               this agent's CURVE key pair ('rackbench-agent keygen DIR')\n"
+		"  --coordinator-key FILE   the coordinator's public key (.pub): pinned\n"
 		"  --insecure               run without keys: no authentication, no encryption\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
-		"be allowed), purge (format, sanitize, deallocate, discard, zero); each has --help.\n",
+		"be allowed), purge (format, sanitize, deallocate, discard, zero), keygen DIR (a\n"
+		"CURVE key pair); each has --help.\n",
 		rb_default_state_dir());
 }
 
@@ -293,9 +295,9 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 			return RB_EXIT_USAGE;
 		}
 	}
-	if (!c->insecure) {
-		rb_err("CURVE keys are not available in this version: start the agent with "
-		       "--insecure (no authentication, no encryption)");
+	if (!c->insecure && (!c->key || !c->coordinator_key)) {
+		rb_err("give --key FILE (this agent's key pair, from 'rackbench-agent keygen') and "
+		       "--coordinator-key FILE (the coordinator's public key), or --insecure");
 		return RB_EXIT_USAGE;
 	}
 	return 0;
@@ -846,13 +848,34 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	signal(SIGPIPE, SIG_IGN);
 	if (getrandom(&epoch, sizeof(epoch), 0) != sizeof(epoch))
 		epoch = (uint64_t)rb_wall_ns();
-	rb_warn("running without keys (--insecure): connections are neither authenticated "
-		"nor encrypted");
-	a.sock = rb_tx_dealer_connect(cfg->coordinator, cfg->name);
+	struct rb_keypair mine = { .pub = "" }, coord = { .pub = "" };
+
+	if (cfg->insecure) {
+		rb_warn("running without keys (--insecure): connections are neither authenticated "
+			"nor encrypted");
+	} else {
+		char err[600];
+
+		if (rb_keys_read(cfg->key, true, &mine, err, sizeof(err)) ||
+		    rb_keys_read(cfg->coordinator_key, false, &coord, err, sizeof(err))) {
+			rb_err("%s", err);
+			return RB_EXIT_USAGE;
+		}
+	}
+	a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
+			       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name, &mine,
+							    coord.pub);
 	if (!a.sock) {
 		rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
 		return RB_EXIT_USAGE;
 	}
+	/*
+	 * libzmq gives up on a connection whose CURVE handshake was refused: while no
+	 * coordinator has welcomed us, start over with a fresh socket every few seconds
+	 * (a key added to the allow-list later then gets in).
+	 */
+	int64_t fresh_at = rb_mono_ns() + 5000000000LL;
+
 	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
 		cfg->coordinator);
 	while (!quit) {
@@ -861,6 +884,18 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		int64_t now = rb_mono_ns();
 		int r;
 
+		if (!welcomed && !a.pt.run && now >= fresh_at) {
+			rb_tx_close(a.sock);
+			a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
+					       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name,
+									    &mine, coord.pub);
+			if (!a.sock) {
+				rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
+				return RB_EXIT_FAILED;
+			}
+			fresh_at = now + 4000000000LL + (int64_t)(epoch % 2000000000ULL);
+			next_hello = now;
+		}
 		if (!a.pt.run && now >= next_hello) {
 			uint64_t j;
 

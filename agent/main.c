@@ -4,6 +4,7 @@
 
 #include "agent.h"
 #include "exitcode.h"
+#include "keys.h"
 #include "log.h"
 
 int main(int argc, char **argv)
@@ -14,6 +15,8 @@ int main(int argc, char **argv)
 	rb_log_init("rackbench-agent", RB_LOG_INFO);
 	if (argc > 1 && !strcmp(argv[1], "run"))
 		return rb_agent_run_cmd(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "keygen"))
+		return rb_keygen_cmd(argc - 1, argv + 1, "agent");
 	if (argc > 1 && !strcmp(argv[1], "purge"))
 		return rb_agent_purge_cmd(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "inventory"))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "transport.h"
 
+#include "keys.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,12 @@ void rb_tx_context_term(void)
 
 void *rb_tx_router_bind(const char *endpoint, char *ret_endpoint, size_t len)
 {
+	return rb_tx_router_bind_keyed(endpoint, NULL, ret_endpoint, len);
+}
+
+void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *server,
+			      char *ret_endpoint, size_t len)
+{
 	void *s = zmq_socket(rb_tx_context(), ZMQ_ROUTER);
 	int one = 1, linger = 1000, hwm = 0;
 	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
@@ -43,6 +51,11 @@ void *rb_tx_router_bind(const char *endpoint, char *ret_endpoint, size_t len)
 	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
 	zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
 	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	if (server) {
+		zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one));
+		zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, server->sec, 40);
+		zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "rackbench", 9);
+	}
 	/* "tcp://host:0" is the user-facing way to ask for an ephemeral port */
 	snprintf(tcp0, sizeof(tcp0), "%s", endpoint);
 	size_t n = strlen(tcp0);
@@ -64,6 +77,12 @@ void *rb_tx_router_bind(const char *endpoint, char *ret_endpoint, size_t len)
 
 void *rb_tx_dealer_connect(const char *endpoint, const char *identity)
 {
+	return rb_tx_dealer_connect_keyed(endpoint, identity, NULL, NULL);
+}
+
+void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
+				 const struct rb_keypair *client, const char *server_pub)
+{
 	void *s = zmq_socket(rb_tx_context(), ZMQ_DEALER);
 	int linger = 1000, ivl = 100, ivl_max = 2000, one = 1, sndtimeo = 10000;
 	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
@@ -79,6 +98,11 @@ void *rb_tx_dealer_connect(const char *endpoint, const char *identity)
 	zmq_setsockopt(s, ZMQ_SNDTIMEO, &sndtimeo, sizeof(sndtimeo));
 	if (identity)
 		zmq_setsockopt(s, ZMQ_ROUTING_ID, identity, strlen(identity));
+	if (client) {
+		zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server_pub, 40);
+		zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, client->pub, 40);
+		zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, client->sec, 40);
+	}
 	if (zmq_connect(s, endpoint) != 0) {
 		int e = errno;
 
@@ -147,6 +171,9 @@ int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelop
 									  : RB_RID_MAX;
 			memcpy(peer.rid, zmq_msg_data(&part), peer.rid_len);
 		} else if (!more && r == -EBADMSG && nparts <= 2) {
+			const char *uid = zmq_msg_gets(&part, "User-Id");
+
+			snprintf(peer.user_id, sizeof(peer.user_id), "%s", uid ? uid : "");
 			r = rb_wire_unpack(zmq_msg_data(&part), zmq_msg_size(&part), ret, err,
 					   errlen);
 		} else if (!more) {

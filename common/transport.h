@@ -18,7 +18,10 @@
 struct rb_peer {
 	uint8_t rid[RB_RID_MAX];
 	size_t rid_len;
+	char user_id[64];	/* the name the ZAP handler gave the connection's key; "" insecure */
 };
+
+struct rb_keypair;
 
 /* Shared context of a process. */
 void *rb_tx_context(void);
@@ -28,8 +31,17 @@ void rb_tx_context_term(void);
  * the endpoint actually bound. Returns a socket or NULL with errno set.
  */
 void *rb_tx_router_bind(const char *endpoint, char *ret_endpoint, size_t len);
+/*
+ * The same with CURVE (server): clients must present a key the ZAP handler accepts,
+ * so start the handler (rb_zap_start()) first. server NULL: keyless.
+ */
+void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *server,
+			      char *ret_endpoint, size_t len);
 /* Connects a DEALER; libzmq reconnects by itself with a jittered, capped back-off. */
 void *rb_tx_dealer_connect(const char *endpoint, const char *identity);
+/* With CURVE: this side's key pair, and the server's pinned public key (Z85). */
+void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
+				 const struct rb_keypair *client, const char *server_pub);
 void rb_tx_close(void *sock);
 /* Sends e (to peer on a ROUTER; peer NULL on a DEALER). 0 or negative errno. */
 int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait);

@@ -369,9 +369,10 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 	}
 }
 
-const char *const rb_campaign_keys[] = { "name",    "listen",	"insecure", "destructive",
-					 "wipe_signatures", "results", "wait", "defaults",
-					 "targets", "phases", NULL };
+const char *const rb_campaign_keys[] = { "name",	   "listen",	"insecure", "key",
+					 "agent_keys", "destructive", "wipe_signatures",
+					 "results",   "wait",	     "defaults",	"targets",
+					 "phases",    NULL };
 
 static void load_root(struct loader *L, yaml_node_t *root)
 {
@@ -413,6 +414,13 @@ static void load_root(struct loader *L, yaml_node_t *root)
 				if (strncmp(c->listen, "tcp://", 6) && strncmp(c->listen, "ipc://", 6))
 					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH");
 			}
+		} else if (!strcmp(key, "key") || !strcmp(key, "agent_keys")) {
+			if (want(L, v, YAML_SCALAR_NODE, key, "a file")) {
+				char **dst = !strcmp(key, "key") ? &c->key : &c->agent_keys;
+
+				free(*dst);
+				*dst = xstrdup(rb_yaml_scalar(v));
+			}
 		} else if (!strcmp(key, "results")) {
 			if (want(L, v, YAML_SCALAR_NODE, key, "a folder")) {
 				free(c->results_dir);
@@ -438,8 +446,9 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			load_phases(L, v);
 		} else {
 			ERR(L, k, key,
-			    "unknown key '%s' (known: name, listen, insecure, destructive, "
-			    "wipe_signatures, results, wait, defaults, targets, phases)", key);
+			    "unknown key '%s' (known: name, listen, insecure, key, agent_keys, "
+			    "destructive, wipe_signatures, results, wait, defaults, targets, phases)",
+			    key);
 		}
 	}
 	if (!targets)
@@ -526,6 +535,8 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 	free(c->name);
 	free(c->listen);
 	free(c->results_dir);
+	free(c->key);
+	free(c->agent_keys);
 	free(c);
 	return NULL;
 }

@@ -41,6 +41,8 @@ struct rb_campaign {
 	bool destructive;
 	bool wipe_signatures;	/* the guard may let writes overwrite signatures */
 	char *results_dir;
+	char *key;		/* the coordinator's key pair file */
+	char *agent_keys;	/* the allow-list: NAME PUBLIC-KEY lines */
 	uint64_t wait_ns;
 	char **agents;		/* distinct agent names, in file order */
 	size_t nagents;

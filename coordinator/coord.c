@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "exitcode.h"
 #include "hist.h"
+#include "keys.h"
 #include "log.h"
 #include "results.h"
 #include "transport.h"
@@ -53,6 +54,7 @@ struct hstate {
 
 struct coord {
 	const struct rb_campaign *c;
+	struct rb_zap *zap;	/* NULL when insecure */
 	struct hstate *health;	/* per drive */
 	const struct rb_coord_opts *o;
 	void *sock;
@@ -419,12 +421,23 @@ static int pump(struct coord *k, int timeout_ms)
 		return 0;
 	}
 	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
+		/* the key's name (from the allow-list) must be the name the agent claims */
+		if (k->zap && strcmp(peer.user_id, e->hello->name)) {
+			rb_warn("refused: the key of agent '%s' claims to be agent '%s'", peer.user_id,
+				e->hello->name);
+			goto out;
+		}
 		on_hello(k, &peer, e->hello, e->version_major, e->version_minor);
 		goto out;
 	}
 	a = agent_by_peer(k, &peer);
 	if (!a) {
 		rb_debug("%s from an unregistered peer ignored", rb_wire_body_name(e));
+		goto out;
+	}
+	if (k->zap && strcmp(peer.user_id, a->name)) {
+		rb_warn("dropped %s: sent as agent '%s' with the key of '%s'", rb_wire_body_name(e),
+			a->name, peer.user_id);
 		goto out;
 	}
 	switch (e->body_case) {
@@ -468,6 +481,14 @@ out:
 
 static bool stopped(struct coord *k)
 {
+	/* without its ZAP handler libzmq would accept any key: stop at once */
+	if (k->zap && !rb_zap_alive(k->zap)) {
+		if (!k->fatal)
+			rb_err("the ZAP authentication handler died: stopping, since libzmq would "
+			       "now accept connections with any key");
+		k->fatal = true;
+		return true;
+	}
 	return k->o->stop && *k->o->stop;
 }
 
@@ -804,18 +825,35 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		goto out;
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
+	struct rb_keypair server;
+
 	if (!c->insecure) {
-		rb_err("%s: CURVE keys are not available in this version: set 'insecure: true' "
-		       "(or pass --insecure) for a keyless run",
-		       c->file);
-		rc = RB_EXIT_USAGE;
-		goto out;
+		if (!c->key || !c->agent_keys) {
+			rb_err("%s: a keyed run needs 'key' (the coordinator's key pair) and "
+			       "'agent_keys' (the allow-list); or say 'insecure: true'", c->file);
+			rc = RB_EXIT_USAGE;
+			goto out;
+		}
+		if (rb_keys_read(c->key, true, &server, err, sizeof(err))) {
+			rb_err("%s", err);
+			rc = RB_EXIT_USAGE;
+			goto out;
+		}
+		/* the handler first: bound before the socket, or libzmq accepts any key */
+		k.zap = rb_zap_start(c->agent_keys, err, sizeof(err));
+		if (!k.zap) {
+			rb_err("%s", err);
+			rc = RB_EXIT_USAGE;
+			goto out;
+		}
+	} else {
+		rb_warn("running without keys (insecure): agents are not authenticated and "
+			"traffic is not encrypted");
 	}
-	rb_warn("running without keys (insecure): agents are not authenticated and traffic "
-		"is not encrypted");
 	k.sock = o->router;
 	if (!k.sock) {
-		k.sock = rb_tx_router_bind(c->listen, bound, sizeof(bound));
+		k.sock = rb_tx_router_bind_keyed(c->listen, c->insecure ? NULL : &server, bound,
+						 sizeof(bound));
 		if (!k.sock) {
 			rb_err("cannot listen on '%s': %s", c->listen, strerror(errno));
 			goto out;
@@ -863,7 +901,10 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		if (rc)
 			break;
 	}
-	if (stopped(&k)) {
+	if (k.fatal) {
+		status = "failed";
+		rc = RB_EXIT_FAILED;
+	} else if (stopped(&k)) {
 		status = "aborted";
 		stop_agents(&k, "campaign aborted by the user");
 		rb_err("campaign aborted; results so far are in %s", path);
@@ -895,6 +936,7 @@ out_close:
 out:
 	for (size_t i = 0; k.agents && i < c->nagents; i++)
 		free(k.agents[i].targets);
+	rb_zap_stop(k.zap);
 	free(k.agents);
 	free(k.sum);
 	free(k.health);

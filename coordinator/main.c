@@ -8,6 +8,7 @@
 #include "coord.h"
 #include "demo.h"
 #include "exitcode.h"
+#include "keys.h"
 #include "plan.h"
 #include "log.h"
 #include "transport.h"
@@ -16,7 +17,10 @@ static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (sig == SIGHUP) {
+		rb_zap_reload_requested = 1; /* the ZAP handler rereads the allow-list */
+		return;
+	}
 	stop = 1;
 }
 
@@ -25,10 +29,14 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: rackbench COMMAND [ARGS]\n"
 		"\n"
-		"  run CAMPAIGN.yaml [--insecure] [--results DIR] [--listen ENDPOINT]\n"
+		"  run CAMPAIGN.yaml [--insecure] [--key FILE --agent-keys FILE] [--results DIR]\n"
+		"                    [--listen ENDPOINT]\n"
 		"                    run a campaign: wait for its agents, check every drive with\n"
 		"                    the safety guard, run the points, write one HDF5 file;\n"
-		"                    the flags override the campaign's insecure, results, listen\n"
+		"                    the flags override the campaign's keys of the same names.\n"
+		"                    Connections use CURVE: only agents whose public key is on\n"
+		"                    --agent-keys (NAME KEY lines; SIGHUP rereads it) get in\n"
+		"  keygen DIR [NAME] a CURVE key pair: DIR/NAME.key and DIR/NAME.pub\n"
 		"  plan CAMPAIGN.yaml  validate a campaign and print its expanded points and time\n"
 		"  options [--json]  the workload option table (campaign keys = run flags)\n"
 		"  demo [--out DIR]  two local agents with file targets and a built-in campaign\n"
@@ -40,7 +48,7 @@ static void usage(FILE *out)
 
 static int run_cmd(int argc, char **argv)
 {
-	const char *file = NULL, *results = NULL, *listen = NULL;
+	const char *file = NULL, *results = NULL, *listen = NULL, *key = NULL, *agent_keys = NULL;
 	bool insecure = false;
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
@@ -57,6 +65,10 @@ static int run_cmd(int argc, char **argv)
 			results = argv[++i];
 		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
 			listen = argv[++i];
+		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
+			key = argv[++i];
+		} else if (!strcmp(argv[i], "--agent-keys") && i + 1 < argc) {
+			agent_keys = argv[++i];
 		} else if (argv[i][0] == '-' || file) {
 			rb_err("unexpected argument '%s' (see 'rackbench help')", argv[i]);
 			return RB_EXIT_USAGE;
@@ -85,8 +97,17 @@ static int run_cmd(int argc, char **argv)
 		free(c->listen);
 		c->listen = strdup(listen);
 	}
+	if (key) {
+		free(c->key);
+		c->key = strdup(key);
+	}
+	if (agent_keys) {
+		free(c->agent_keys);
+		c->agent_keys = strdup(agent_keys);
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop });
 	rb_campaign_free(c);
 	rb_tx_context_term();
@@ -104,6 +125,8 @@ int main(int argc, char **argv)
 		return run_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "demo"))
 		return rb_demo_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "keygen"))
+		return rb_keygen_cmd(argc - 1, argv + 1, "coordinator");
 	if (!strcmp(argv[1], "plan"))
 		return rb_plan_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "options"))

@@ -70,8 +70,11 @@ class Tmp:
 class Agent:
     """A real rackbench-agent process."""
 
-    def __init__(self, endpoint, name, targets, allow=(), cwd=None, state_dir=None, extra=()):
-        args = [AGENT, "--coordinator", endpoint, "--name", name, "--insecure"]
+    def __init__(self, endpoint, name, targets, allow=(), cwd=None, state_dir=None, extra=(),
+                 insecure=True):
+        args = [AGENT, "--coordinator", endpoint, "--name", name]
+        if insecure:
+            args.append("--insecure")
         if state_dir:
             args += ["--state-dir", state_dir]
         for t in targets:

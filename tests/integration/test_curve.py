@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: MIT
+"""CURVE on every connection, with real processes over loopback:
+(a) agents whose keys are on the allow-list run a keyed campaign (results: insecure=false);
+(d) an agent whose key is not on the list is refused, logged with its key, and nothing of
+    it is stored (the campaign fails naming it);
+(g) agent A's valid key claiming agent B's name is refused and logged;
+(h) the list is reread on SIGHUP: a key added while the coordinator waits gets in;
+(f) the ZAP handler killed through a test hook: the coordinator stops, non-zero, before
+    taking the next connection."""
+import glob
+import os
+import signal
+import subprocess
+import time
+
+from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+
+h5py = h5()
+
+CAMPAIGN = """name: keyed
+key: {keys}/coordinator.key
+agent_keys: {keys}/allowed
+wait: {wait}
+defaults: {{size: 4m, runtime: 300ms, interval: 100ms}}
+targets:
+{targets}
+phases:
+  - workload: {{rw: randread}}
+"""
+
+
+def pub(path):
+    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
+
+
+def keyed_agent(ep, tmp, name, keyname=None):
+    d = os.path.join(tmp, "st-" + name)
+    os.makedirs(d, exist_ok=True)
+    keyname = keyname or name
+    return Agent(ep, name, [f"st-{name}/d.dat"], cwd=tmp, state_dir=d,
+                 extra=["--key", f"{tmp}/keys/{keyname}.key",
+                        "--coordinator-key", f"{tmp}/keys/coordinator.pub"],
+                 insecure=False)
+
+
+def campaign(tmp, names, wait="15s", allowed=("a1", "a2")):
+    keys = os.path.join(tmp, "keys")
+    with open(os.path.join(keys, "allowed"), "w") as f:
+        for n in allowed:
+            f.write(f"{n} {pub(os.path.join(keys, n + '.pub'))}\n")
+    t = "".join(f"  - agent: {n}\n    drives: [st-{n}/d.dat]\n" for n in names)
+    path = os.path.join(tmp, "c.yaml")
+    with open(path, "w") as f:
+        f.write(CAMPAIGN.format(keys=keys, wait=wait, targets=t))
+    return path
+
+
+with Tmp() as tmp:
+    keys = os.path.join(tmp, "keys")
+    r = run([COORD, "keygen", keys])
+    check(r.returncode == 0 and os.stat(f"{keys}/coordinator.key").st_mode & 0o077 == 0,
+          "coordinator keygen, secret mode 0600")
+    for n in ("a1", "a2", "rogue"):
+        check(run([AGENT, "keygen", keys, n]).returncode == 0, f"keygen {n}")
+    check(run([AGENT, "keygen", keys, "a1"]).returncode == 1, "keygen never overwrites")
+    r = run([AGENT, "--coordinator", "tcp://127.0.0.1:1", "--name", "x"])
+    check(r.returncode == 2 and "--key FILE" in r.stderr, "keys or --insecure are required")
+
+    # (a) keyed campaign
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    path = campaign(tmp, ["a1", "a2"])
+    agents = [keyed_agent(ep, tmp, "a1"), keyed_agent(ep, tmp, "a2")]
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--results", f"{tmp}/out"])
+    finally:
+        for a in agents:
+            a.stop()
+    print(r.stderr)
+    check(r.returncode == 0, f"keyed run: {r.returncode}")
+    check("insecure" not in r.stderr.split("listening")[0], "no insecure warning")
+    with h5py.File(glob.glob(f"{tmp}/out/*.h5")[0], "r") as f:
+        check(f.attrs["insecure"] == "false", "results say the run was keyed")
+
+    # (d) a key not on the list, and (g) a1's key claiming a2's name
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    path = campaign(tmp, ["a1", "a2"], wait="3s", allowed=("a1", "a2"))
+    agents = [keyed_agent(ep, tmp, "a2", keyname="rogue"), keyed_agent(ep, tmp, "a1")]
+    impostor = Agent(ep, "a2", ["st-a2/d.dat"], cwd=tmp, insecure=False,
+                     extra=["--key", f"{keys}/a1.key", "--coordinator-key", f"{keys}/coordinator.pub"])
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--results", f"{tmp}/out2"])
+    finally:
+        for a in agents + [impostor]:
+            a.stop()
+    print(r.stderr)
+    check(r.returncode == 1 and "agent 'a2' did not connect" in r.stderr, "a2 never got in")
+    check(f"key {pub(keys + '/rogue.pub')} is not on the agent allow-list" in r.stderr,
+          "the refused key is logged")
+    check("the key of agent 'a1' claims to be agent 'a2'" in r.stderr, "the impostor is logged")
+    check(not os.path.exists(f"{tmp}/out2"), "nothing stored")
+
+    # (h) SIGHUP rereads the list: a2 added while the coordinator waits
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    path = campaign(tmp, ["a1", "a2"], wait="20s", allowed=("a1",))
+    agents = [keyed_agent(ep, tmp, "a1"), keyed_agent(ep, tmp, "a2")]
+    try:
+        c = subprocess.Popen([COORD, "run", path, "--listen", ep, "--results", f"{tmp}/out3"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)
+        with open(f"{keys}/allowed", "a") as f:
+            f.write(f"a2 {pub(keys + '/a2.pub')}\n")
+        c.send_signal(signal.SIGHUP)
+        out, err = c.communicate(timeout=60)
+    finally:
+        for a in agents:
+            a.stop()
+    print(err)
+    check(c.returncode == 0 and "allow-list reloaded: 2 key(s)" in err, f"SIGHUP: {c.returncode}")
+
+    # (f) the ZAP handler dies: the coordinator stops before taking the next connection
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    path = campaign(tmp, ["a1", "a2"], wait="20s")
+    a1 = keyed_agent(ep, tmp, "a1")
+    try:
+        c = subprocess.Popen([COORD, "run", path, "--listen", ep, "--results", f"{tmp}/out4"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, RB_TEST_ZAP_DIE_AFTER="1"))
+        time.sleep(1.5)
+        a2 = keyed_agent(ep, tmp, "a2")
+        out, err = c.communicate(timeout=30)
+        a2.stop()
+    finally:
+        a1.stop()
+    print(err)
+    check(c.returncode != 0 and "ZAP authentication handler died" in err, f"ZAP death: {c.returncode}")
+    check("agent 'a2' connected" not in err, "no connection taken after the handler died")
+print("ok")
