@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 static __thread size_t decode_left;
@@ -24,11 +25,26 @@ static void plain_free(void *data, void *p)
 
 static ProtobufCAllocator bounded = { bounded_alloc, plain_free, NULL };
 
+/* test hooks: speak as another version, or add a field this version does not know */
+static uint32_t major_ = RB_PROTO_MAJOR, minor_ = RB_PROTO_MINOR;
+static bool extra_field;
+
+__attribute__((constructor)) static void wire_test_hooks(void)
+{
+	const char *ma = getenv("RB_TEST_PROTO_MAJOR"), *mi = getenv("RB_TEST_PROTO_MINOR");
+
+	if (ma)
+		major_ = (uint32_t)strtoul(ma, NULL, 10);
+	if (mi)
+		minor_ = (uint32_t)strtoul(mi, NULL, 10);
+	extra_field = getenv("RB_TEST_WIRE_EXTRA_FIELD") != NULL;
+}
+
 void rb_wire_init(Rb__Envelope *e)
 {
 	rb__envelope__init(e);
-	e->version_major = RB_PROTO_MAJOR;
-	e->version_minor = RB_PROTO_MINOR;
+	e->version_major = major_;
+	e->version_minor = minor_;
 }
 
 int rb_wire_pack(const Rb__Envelope *e, uint8_t **ret_buf, size_t *ret_len)
@@ -38,10 +54,16 @@ int rb_wire_pack(const Rb__Envelope *e, uint8_t **ret_buf, size_t *ret_len)
 
 	if (n > RB_WIRE_MAX_BYTES)
 		return -EMSGSIZE;
-	buf = malloc(n ? n : 1);
+	buf = malloc(n + 3);
 	if (!buf)
 		return -ENOMEM;
 	rb__envelope__pack(e, buf);
+	if (extra_field) {
+		/* field 99, varint 5: what a newer minor version might add */
+		buf[n++] = 0x98;
+		buf[n++] = 0x06;
+		buf[n++] = 0x05;
+	}
 	*ret_buf = buf;
 	*ret_len = n;
 	return 0;
