@@ -18,6 +18,7 @@
 
 #include "agent.h"
 #include "exitcode.h"
+#include "jsonout.h"
 #include "guard.h"
 #include "log.h"
 #include "nvme.h"
@@ -40,29 +41,12 @@ struct dev_row {
 	struct rb_nvme_smart smart;
 };
 
-static void sysread(const char *dir, const char *file, char *buf, size_t len)
-{
-	char path[PATH_MAX + 128];
-	FILE *f;
-	size_t n;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-}
 
 static uint64_t sysnum(const char *dir, const char *file, uint64_t def)
 {
 	char buf[64];
 
-	sysread(dir, file, buf, sizeof(buf));
+	rb_sysfs_read(dir, file, buf, sizeof(buf));
 	return buf[0] ? strtoull(buf, NULL, 10) : def;
 }
 
@@ -114,21 +98,6 @@ static bool listed(const char *name)
 	return strncmp(name, "ram", 3) && strncmp(name, "zram", 4);
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static void print_nvme(const struct dev_row *r)
 {
@@ -138,7 +107,7 @@ static void print_nvme(const struct dev_row *r)
 
 	if (r->nvme_err) {
 		printf(", \"nvme\": {\"error\": ");
-		json_str(r->nvme_status ? "the drive refused the command" : strerror(-r->nvme_err));
+		rb_json_str(stdout, r->nvme_status ? "the drive refused the command" : strerror(-r->nvme_err));
 		printf(", \"status\": %u}", r->nvme_status);
 		return;
 	}
@@ -157,7 +126,7 @@ static void print_nvme(const struct dev_row *r)
 	printf("\", \"format_all_namespaces\": %s}", id->format_all_ns ? "true" : "false");
 	rb_nvme_warning_text(s->critical_warning, warn, sizeof(warn));
 	printf(", \"health\": {\"critical_warning\": %u, \"alerts\": ", s->critical_warning);
-	json_str(warn);
+	rb_json_str(stdout, warn);
 	printf(", \"temperature_c\": %d, \"available_spare_pct\": %u, \"spare_threshold_pct\": %u, "
 	       "\"percentage_used\": %u, \"data_units_read\": %.0f, \"data_units_written\": %.0f, "
 	       "\"host_reads\": %.0f, \"host_writes\": %.0f, \"power_on_hours\": %.0f, "
@@ -285,26 +254,26 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 		rb_diags_init(&r->why);
 		snprintf(r->name, sizeof(r->name), "%s", de->d_name);
 		snprintf(r->path, sizeof(r->path), "/dev/%s", de->d_name);
-		sysread(sys, "dev", buf, sizeof(buf));
+		rb_sysfs_read(sys, "dev", buf, sizeof(buf));
 		sscanf(buf, "%u:%u", &r->ma, &r->mi);
 		r->size_bytes = sysnum(sys, "size", 0) * 512;
 		r->lbs = (unsigned)sysnum(sys, "queue/logical_block_size", 512);
 		r->pbs = (unsigned)sysnum(sys, "queue/physical_block_size", 512);
 		r->rotational = (int)sysnum(sys, "queue/rotational", 0);
 		r->numa_node = -1;
-		sysread(sys, "device/numa_node", buf, sizeof(buf));
+		rb_sysfs_read(sys, "device/numa_node", buf, sizeof(buf));
 		if (buf[0])
 			r->numa_node = atoi(buf);
-		sysread(sys, "queue/scheduler", r->scheduler, sizeof(r->scheduler));
+		rb_sysfs_read(sys, "queue/scheduler", r->scheduler, sizeof(r->scheduler));
 		active_scheduler(r->scheduler);
-		sysread(sys, "device/model", r->model, sizeof(r->model));
-		sysread(sys, "device/serial", r->serial, sizeof(r->serial));
-		sysread(sys, "device/firmware_rev", r->firmware, sizeof(r->firmware));
-		sysread(sys, "wwid", r->wwid, sizeof(r->wwid));
+		rb_sysfs_read(sys, "device/model", r->model, sizeof(r->model));
+		rb_sysfs_read(sys, "device/serial", r->serial, sizeof(r->serial));
+		rb_sysfs_read(sys, "device/firmware_rev", r->firmware, sizeof(r->firmware));
+		rb_sysfs_read(sys, "wwid", r->wwid, sizeof(r->wwid));
 		if (!r->wwid[0])
-			sysread(sys, "device/wwid", r->wwid, sizeof(r->wwid));
+			rb_sysfs_read(sys, "device/wwid", r->wwid, sizeof(r->wwid));
 		if (!r->model[0] && !strncmp(r->name, "loop", 4))
-			sysread(sys, "loop/backing_file", r->model, sizeof(r->model));
+			rb_sysfs_read(sys, "loop/backing_file", r->model, sizeof(r->model));
 		by_id(root, r->name, r->byid, sizeof(r->byid));
 		if (!strncmp(r->name, "nvme", 4)) {
 			/* identity and health from the drive itself */
@@ -345,31 +314,31 @@ out_close:
 			const struct dev_row *r = &rows[i];
 
 			printf("%s{\"name\": ", i ? ", " : "");
-			json_str(r->name);
+			rb_json_str(stdout, r->name);
 			printf(", \"path\": ");
-			json_str(r->path);
+			rb_json_str(stdout, r->path);
 			printf(", \"dev\": \"%u:%u\", \"size_bytes\": %" PRIu64
 			       ", \"logical_block_size\": %u, \"physical_block_size\": %u, "
 			       "\"rotational\": %s, \"numa_node\": %d, \"partitions\": %u, \"model\": ",
 			       r->ma, r->mi, r->size_bytes, r->lbs, r->pbs,
 			       r->rotational ? "true" : "false", r->numa_node, r->nparts);
-			json_str(r->model);
+			rb_json_str(stdout, r->model);
 			printf(", \"serial\": ");
-			json_str(r->serial);
+			rb_json_str(stdout, r->serial);
 			printf(", \"firmware\": ");
-			json_str(r->firmware);
+			rb_json_str(stdout, r->firmware);
 			printf(", \"wwid\": ");
-			json_str(r->wwid);
+			rb_json_str(stdout, r->wwid);
 			printf(", \"scheduler\": ");
-			json_str(r->scheduler);
+			rb_json_str(stdout, r->scheduler);
 			printf(", \"by_id\": ");
-			json_str(r->byid);
+			rb_json_str(stdout, r->byid);
 			if (r->nvme)
 				print_nvme(r);
 			printf(", \"write_allowed\": %s, \"reasons\": [", r->allowed ? "true" : "false");
 			for (size_t k = 0; k < r->why.n; k++) {
 				printf("%s", k ? ", " : "");
-				json_str(r->why.v[k].message);
+				rb_json_str(stdout, r->why.v[k].message);
 			}
 			printf("]}");
 		}
@@ -404,14 +373,14 @@ out_close:
 		rb_guard_check_write(&gp, targets[i], &why);
 		if (json) {
 			printf("%s{\"path\": ", i ? ", " : "");
-			json_str(targets[i]);
+			rb_json_str(stdout, targets[i]);
 			printf(", \"kind\": \"%s\", \"size_bytes\": %" PRIu64 ", \"write_allowed\": %s, "
 			       "\"reasons\": [",
 			       rb_target_kind_name(ti.kind), ti.size_bytes,
 			       rb_diags_errors(&why) ? "false" : "true");
 			for (size_t k = 0; k < why.n; k++) {
 				printf("%s", k ? ", " : "");
-				json_str(why.v[k].message);
+				rb_json_str(stdout, why.v[k].message);
 			}
 			printf("]}");
 		} else {

@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "exitcode.h"
+#include "jsonout.h"
 #include "log.h"
 #include "runner.h"
 #include "units.h"
@@ -100,21 +101,6 @@ static void print_dir_json(FILE *out, const struct rb_dir_stats *s, uint64_t ela
 		s->lat_max_ns);
 }
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
 
 /* Prints a target's document; leaves it open (no closing brace) when !close. */
 static void print_target_json(FILE *out, const struct rb_workload *wl,
@@ -122,7 +108,7 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 {
 
 	fprintf(out, "{\"target\": ");
-	json_string(out, path);
+	rb_json_str(out, path);
 	fprintf(out, ", \"elapsed_ns\": %" PRIu64 ", \"read\": ", res->elapsed_ns);
 	print_dir_json(out, &res->dir[RB_DIR_READ], res->elapsed_ns);
 	fprintf(out, ", \"write\": ");
@@ -136,7 +122,7 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 			     "\"errno\": %d, \"count\": %" PRIu64 ", \"message\": ",
 			e ? ", " : "", res->errors[e].offset, res->errors[e].length,
 			dir_name((int)res->errors[e].dir), res->errors[e].err, res->errors[e].count);
-		json_string(out, strerror(res->errors[e].err));
+		rb_json_str(out, strerror(res->errors[e].err));
 		fputc('}', out);
 	}
 	fprintf(out, "], \"verify\": {\"checked\": %" PRIu64 ", \"unwritten\": %" PRIu64
@@ -158,7 +144,7 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		char v[RB_OPT_VALUE_MAX];
 
 		fprintf(out, "%s\"%s\": ", i ? ", " : "", rb_workload_opts[i].key);
-		json_string(out, rb_opt_format(wl, &rb_workload_opts[i], v, sizeof(v)));
+		rb_json_str(out, rb_opt_format(wl, &rb_workload_opts[i], v, sizeof(v)));
 	}
 	fprintf(out, "}, \"bs_counts\": [");
 	for (unsigned b = 0, first = 1; b < res->nbs; b++)
@@ -170,7 +156,7 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 				first = 0;
 			}
 	fprintf(out, "], \"uring_features\": ");
-	json_string(out, res->features);
+	rb_json_str(out, res->features);
 	if (close)
 		fputc('}', out);
 }
@@ -366,7 +352,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 			print_target_json(stdout, &wl, rb_run_result(run, t), RES_NAME(t), true);
 		}
 		printf("], \"exit_code\": %d, \"effective\": ", rc);
-		json_string(stdout, rb_workload_dump(&wl, dump, sizeof(dump)));
+		rb_json_str(stdout, rb_workload_dump(&wl, dump, sizeof(dump)));
 		printf("}\n");
 		free(all);
 	} else {

@@ -13,6 +13,16 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+static void read_sysfs(const char *path, char *buf, size_t len);
+
+void rb_sysfs_read(const char *dir, const char *file, char *buf, size_t len)
+{
+	char path[PATH_MAX + 128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	read_sysfs(path, buf, len);
+}
+
 static void read_sysfs(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");

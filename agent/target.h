@@ -4,6 +4,7 @@
 #define RB_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,8 @@ struct rb_target_info {
 /* Fills info from path (stat, sysfs). A missing path is kind MISSING, not an error. */
 int rb_target_probe(const char *path, struct rb_target_info *ret);
 const char *rb_target_kind_name(enum rb_target_kind k);
+/* Reads sysfs attribute dir/file into buf, trailing newline and spaces cut; "" if absent. */
+void rb_sysfs_read(const char *dir, const char *file, char *buf, size_t len);
 /* Whether path (resolved) lies under directory dir (resolved). */
 bool rb_path_under(const char *path, const char *dir);
 /*

@@ -2,6 +2,7 @@
 #include "coord.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -492,31 +493,47 @@ static bool stopped(struct coord *k)
 	return k->o->stop && *k->o->stop;
 }
 
-static int wait_agents(struct coord *k)
+/*
+ * Pumps messages until every agent's flag (a bool member of struct ragent at offset
+ * flag) is set. On the deadline names each agent still missing as "agent 'X' did not
+ * WHAT" and returns timeout_rc; RB_EXIT_FAILED when stopped.
+ */
+static int await_agents(struct coord *k, size_t flag, int64_t deadline, const char *what,
+			int timeout_rc)
 {
-	int64_t deadline = rb_mono_ns() + (int64_t)k->c->wait_ns;
-	char wait[32];
-
-	rb_info("waiting up to %s for %zu agent(s)",
-		rb_fmt_duration(k->c->wait_ns, wait, sizeof(wait)), k->c->nagents);
 	for (;;) {
-		size_t missing = 0;
+		size_t waiting = 0;
 
 		for (size_t i = 0; i < k->c->nagents; i++)
-			missing += !k->agents[i].seen;
-		if (!missing)
+			waiting += !*(bool *)((char *)&k->agents[i] + flag);
+		if (!waiting)
 			return 0;
 		if (stopped(k))
 			return RB_EXIT_FAILED;
 		if (rb_mono_ns() >= deadline) {
 			for (size_t i = 0; i < k->c->nagents; i++)
-				if (!k->agents[i].seen)
-					rb_err("agent '%s' did not connect within %s", k->agents[i].name,
-					       wait);
-			return RB_EXIT_FAILED;
+				if (!*(bool *)((char *)&k->agents[i] + flag))
+					rb_err("agent '%s' did not %s", k->agents[i].name, what);
+			return timeout_rc;
 		}
 		pump(k, 100);
+		/* drain what is queued before looking again */
+		while (pump(k, 0) == 0)
+			;
 	}
+}
+
+static int wait_agents(struct coord *k)
+{
+	int64_t deadline = rb_mono_ns() + (int64_t)k->c->wait_ns;
+	char wait[32];
+
+	char what[64];
+
+	rb_info("waiting up to %s for %zu agent(s)",
+		rb_fmt_duration(k->c->wait_ns, wait, sizeof(wait)), k->c->nagents);
+	snprintf(what, sizeof(what), "connect within %s", wait);
+	return await_agents(k, offsetof(struct ragent, seen), deadline, what, RB_EXIT_FAILED);
 }
 
 static int check_offered(struct coord *k)
@@ -554,6 +571,7 @@ static int preflight(struct coord *k)
 {
 	bool writes = rb_campaign_writes(k->c);
 	int64_t deadline = rb_mono_ns() + 30LL * 1000000000LL;
+	int rc;
 
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];
@@ -573,24 +591,10 @@ static int preflight(struct coord *k)
 	if (writes)
 		fprintf(stderr, "rackbench: checking %zu drive(s) with the safety guard\n",
 			k->c->ndrives);
-	for (;;) {
-		size_t waiting = 0;
-
-		for (size_t i = 0; i < k->c->nagents; i++)
-			waiting += !k->agents[i].replied;
-		if (!waiting)
-			break;
-		if (stopped(k))
-			return RB_EXIT_FAILED;
-		if (rb_mono_ns() >= deadline) {
-			for (size_t i = 0; i < k->c->nagents; i++)
-				if (!k->agents[i].replied)
-					rb_err("agent '%s' did not answer the safety check",
-					       k->agents[i].name);
-			return RB_EXIT_FAILED;
-		}
-		pump(k, 100);
-	}
+	rc = await_agents(k, offsetof(struct ragent, replied), deadline, "answer the safety check",
+			  RB_EXIT_FAILED);
+	if (rc)
+		return rc;
 	if (k->refusals) {
 		rb_err("refused by the safety guard (%zu reason(s) above); nothing was written "
 		       "to any drive",
@@ -721,27 +725,13 @@ static int run_point(struct coord *k, const struct rb_point *p)
 		free(vals);
 		free(as.drives);
 	}
-	for (;;) {
-		size_t waiting = 0;
+	char what[64];
 
-		for (size_t i = 0; i < k->c->nagents; i++)
-			waiting += !k->agents[i].done;
-		if (!waiting)
-			break;
-		if (stopped(k))
-			return RB_EXIT_FAILED;
-		if (rb_mono_ns() >= deadline) {
-			for (size_t i = 0; i < k->c->nagents; i++)
-				if (!k->agents[i].done)
-					rb_err("agent '%s' did not finish point %u in time",
-					       k->agents[i].name, p->index);
-			return RB_EXIT_PARTIAL;
-		}
-		pump(k, 100);
-		/* drain what is queued before flushing */
-		while (pump(k, 0) == 0)
-			;
-	}
+	snprintf(what, sizeof(what), "finish point %u in time", p->index);
+	int rc = await_agents(k, offsetof(struct ragent, done), deadline, what, RB_EXIT_PARTIAL);
+
+	if (rc)
+		return rc;
 	if (rb_results_flush(k->res))
 		rb_err("cannot write results: HDF5 append failed");
 	return 0;

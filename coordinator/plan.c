@@ -8,25 +8,11 @@
 
 #include "campaign.h"
 #include "exitcode.h"
+#include "jsonout.h"
 #include "log.h"
 #include "options.h"
 #include "units.h"
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static const char *type_name(enum rb_opt_type t)
 {
@@ -69,12 +55,12 @@ int rb_options_cmd(int argc, char **argv)
 		}
 		printf("%s{\"key\": \"%s\", \"type\": \"%s\", \"default\": ", i ? ", " : "", o->key,
 		       type_name(o->type));
-		json_str(o->def);
+		rb_json_str(stdout, o->def);
 		printf(", \"min\": %" PRIu64 ", \"max\": %" PRIu64 ", \"choices\": [", o->min, o->max);
 		for (size_t c = 0; o->choices && o->choices[c]; c++)
 			printf("%s\"%s\"", c ? ", " : "", o->choices[c]);
 		printf("], \"help\": ");
-		json_str(o->help);
+		rb_json_str(stdout, o->help);
 		printf("}");
 	}
 	if (json) {
