@@ -168,3 +168,26 @@ def make_nvme_tree(tree, fna=1):
         put(f"{pages}/{ns}.smart", bytes(sm), "wb")
 
     return pages
+
+
+class LoopDevices:
+    """n loop devices over sparse files in folder, each size bytes; detached on exit."""
+
+    def __init__(self, folder, n, size=32 << 20):
+        self.devs = []
+        for i in range(n):
+            img = os.path.join(folder, f"loop{i}.img")
+            with open(img, "wb") as f:
+                f.truncate(size)
+            r = subprocess.run(["losetup", "--find", "--show", img], capture_output=True, text=True)
+            if r.returncode:
+                self.__exit__()
+                skip(f"cannot create a loop device: {r.stderr.strip()}")
+            self.devs.append(r.stdout.strip())
+
+    def __enter__(self):
+        return self.devs
+
+    def __exit__(self, *a):
+        for d in self.devs:
+            subprocess.run(["losetup", "-d", d])

@@ -8,7 +8,7 @@ import os
 import subprocess
 
 import layout
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, run, skip
+from rbtest import LoopDevices, COORD, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
 if os.geteuid() != 0:
@@ -30,14 +30,7 @@ phases:
 """
 
 with Tmp() as tmp:
-    devs = []
-    try:
-        for i in range(2):
-            img = os.path.join(tmp, f"d{i}.img")
-            with open(img, "wb") as f:
-                f.truncate(32 << 20)
-            devs.append(subprocess.run(["losetup", "--find", "--show", img], capture_output=True,
-                                       text=True, check=True).stdout.strip())
+    with LoopDevices(tmp, 2) as devs:
         path = os.path.join(tmp, "c.yaml")
         with open(path, "w") as f:
             f.write(CAMPAIGN.format(d0=devs[0], d1=devs[1]))
@@ -74,7 +67,4 @@ with Tmp() as tmp:
                         check(delta == 0, f"a read point wrote {delta} bytes")
                         reads = int(after["kernel_read_ios"]) - int(before["kernel_read_ios"])
                         check(reads >= int(row["read_ios"]), "the drive saw every read")
-    finally:
-        for d in devs:
-            subprocess.run(["losetup", "-d", d])
 print("ok")

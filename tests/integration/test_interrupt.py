@@ -7,7 +7,7 @@ import signal
 import subprocess
 import time
 
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, skip
+from rbtest import LoopDevices, COORD, Agent, Tmp, check, free_port, h5, skip
 
 h5py = h5()
 if os.geteuid() != 0:
@@ -33,14 +33,7 @@ def ios(dev):
 
 
 with Tmp() as tmp:
-    devs = []
-    try:
-        for i in range(2):
-            img = os.path.join(tmp, f"d{i}.img")
-            with open(img, "wb") as f:
-                f.truncate(32 << 20)
-            devs.append(subprocess.run(["losetup", "--find", "--show", img], capture_output=True,
-                                       text=True, check=True).stdout.strip())
+    with LoopDevices(tmp, 2) as devs:
         path = os.path.join(tmp, "c.yaml")
         with open(path, "w") as f:
             f.write(CAMPAIGN.format(d0=devs[0], d1=devs[1]))
@@ -73,7 +66,4 @@ with Tmp() as tmp:
         finally:
             for a in agents:
                 a.stop()
-    finally:
-        for d in devs:
-            subprocess.run(["losetup", "-d", d])
 print("ok")
