@@ -874,7 +874,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	 * coordinator has welcomed us, start over with a fresh socket every few seconds
 	 * (a key added to the allow-list later then gets in).
 	 */
-	int64_t fresh_at = rb_mono_ns() + 5000000000LL;
+	int64_t fresh_at = rb_mono_ns() + 5000000000LL, next_beat = 0;
 
 	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
 		cfg->coordinator);
@@ -953,6 +953,19 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				snprintf(msg, sizeof(msg), "agent '%s': %s", cfg->name, err);
 				send_error(&a, -r, msg);
 			}
+		}
+		if (a.pt.run && now >= next_beat) {
+			/* liveness while the samples may be minutes apart */
+			Rb__Envelope be;
+			Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
+
+			hb.epoch = epoch;
+			hb.point = a.pt.point;
+			rb_wire_init(&be);
+			be.body_case = RB__ENVELOPE__BODY_HEARTBEAT;
+			be.heartbeat = &hb;
+			rb_tx_send(a.sock, NULL, &be, true);
+			next_beat = now + 1000000000LL;
 		}
 		if (a.pt.run && rb_mono_ns() >= a.pt.next_health) {
 			send_health(&a, 1);

@@ -132,6 +132,8 @@ const char *rb_wire_body_name(const Rb__Envelope *e)
 		return "error";
 	case RB__ENVELOPE__BODY_HEALTH:
 		return "health";
+	case RB__ENVELOPE__BODY_HEARTBEAT:
+		return "heartbeat";
 	default:
 		return "unknown";
 	}

@@ -369,10 +369,11 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 	}
 }
 
-const char *const rb_campaign_keys[] = { "name",	   "listen",	"insecure", "key",
-					 "agent_keys", "destructive", "wipe_signatures",
-					 "results",   "wait",	     "defaults",	"targets",
-					 "phases",    NULL };
+const char *const rb_campaign_keys[] = { "name",	      "listen",	      "insecure",
+					 "key",	      "agent_keys",   "destructive",
+					 "wipe_signatures", "results", "wait",
+					 "on_agent_lost", "lost_wait", "defaults",
+					 "targets",   "phases",	      NULL };
 
 static void load_root(struct loader *L, yaml_node_t *root)
 {
@@ -438,6 +439,22 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			if (!s || rb_parse_duration(s, &c->wait_ns))
 				ERR(L, v, key, "'wait' must be a duration such as 30s or 2m%s%s%s",
 				    s ? ", not '" : "", s ? s : "", s ? "'" : "");
+		} else if (!strcmp(key, "on_agent_lost")) {
+			const char *s = rb_yaml_scalar(v);
+
+			if (s && !strcmp(s, "wait"))
+				c->on_agent_lost = RB_LOST_WAIT;
+			else if (s && !strcmp(s, "continue"))
+				c->on_agent_lost = RB_LOST_CONTINUE;
+			else if (s && !strcmp(s, "abort"))
+				c->on_agent_lost = RB_LOST_ABORT;
+			else
+				ERR(L, v, key, "'on_agent_lost' must be wait, continue or abort");
+		} else if (!strcmp(key, "lost_wait")) {
+			const char *s = rb_yaml_scalar(v);
+
+			if (!s || rb_parse_duration(s, &c->lost_wait_ns))
+				ERR(L, v, key, "'lost_wait' must be a duration such as 60s");
 		} else if (!strcmp(key, "targets")) {
 			targets = v;
 			load_targets(L, v);
@@ -447,7 +464,8 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		} else {
 			ERR(L, k, key,
 			    "unknown key '%s' (known: name, listen, insecure, key, agent_keys, "
-			    "destructive, wipe_signatures, results, wait, defaults, targets, phases)",
+			    "destructive, wipe_signatures, results, wait, on_agent_lost, lost_wait, "
+			    "defaults, targets, phases)",
 			    key);
 		}
 	}
@@ -481,6 +499,7 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 	c->listen = xstrdup("tcp://*:7470");
 	c->results_dir = xstrdup(".");
 	c->wait_ns = 60ULL * 1000000000ULL;
+	c->lost_wait_ns = 60ULL * 1000000000ULL;
 	base = strrchr(file, '/');
 	c->name = xstrdup(base ? base + 1 : file);
 	if (len && memchr(text, '\0', len)) {

@@ -44,6 +44,8 @@ struct rb_campaign {
 	char *key;		/* the coordinator's key pair file */
 	char *agent_keys;	/* the allow-list: NAME PUBLIC-KEY lines */
 	uint64_t wait_ns;
+	enum { RB_LOST_WAIT, RB_LOST_CONTINUE, RB_LOST_ABORT } on_agent_lost;
+	uint64_t lost_wait_ns;	/* how long a lost agent is waited for */
 	char **agents;		/* distinct agent names, in file order */
 	size_t nagents;
 	struct rb_drive_ref *drives;

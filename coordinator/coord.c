@@ -36,6 +36,11 @@ struct ragent {
 	size_t ntargets;
 	bool replied, done;
 	bool assigned;
+	uint64_t epoch;		/* of the agent process; another one means it restarted */
+	int64_t last_seen_ns;
+	bool lost, dropped, reassign;
+	int64_t lost_deadline;
+	uint32_t attempt;	/* of the current point */
 };
 
 struct summary {
@@ -64,6 +69,7 @@ struct coord {
 	struct summary *sum;	/* [point][drive] */
 	unsigned cur_point;
 	bool drives_written;
+	bool lost_abort;
 	size_t refusals;
 	bool fatal;
 	uint64_t io_errors;
@@ -129,6 +135,12 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 			h->n_targets);
 	a->peer = *peer;
 	a->seen = true;
+	a->last_seen_ns = rb_mono_ns();
+	if (a->epoch && h->epoch != a->epoch && !a->done && !a->dropped && k->res) {
+		/* a new process: whatever point the old one ran is gone */
+		a->reassign = true;
+	}
+	a->epoch = h->epoch;
 	copy(a->host, sizeof(a->host), h->hostname);
 	copy(a->kernel, sizeof(a->kernel), h->kernel);
 	copy(a->version, sizeof(a->version), h->rb_version);
@@ -441,6 +453,7 @@ static int pump(struct coord *k, int timeout_ms)
 			a->name, peer.user_id);
 		goto out;
 	}
+	a->last_seen_ns = rb_mono_ns(); /* any traffic counts */
 	switch (e->body_case) {
 	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
 		for (size_t i = 0; i < e->preflight_reply->n_refusals; i++) {
@@ -465,8 +478,10 @@ static int pump(struct coord *k, int timeout_ms)
 			on_result(k, a, e->result);
 		break;
 	case RB__ENVELOPE__BODY_POINT_DONE:
-		if (e->point_done->point == k->cur_point)
+		if (e->point_done->point == k->cur_point && e->point_done->attempt == a->attempt)
 			a->done = true;
+		break;
+	case RB__ENVELOPE__BODY_HEARTBEAT:
 		break;
 	case RB__ENVELOPE__BODY_ERROR:
 		rb_err("agent '%s': %s", a->name, e->error->message);
@@ -682,6 +697,76 @@ static void write_drive_rows(struct coord *k)
 	rb_results_flush(k->res);
 }
 
+/* Sends the point to one agent, as the given attempt. Returns 0 or RB_EXIT_FAILED. */
+static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint32_t attempt)
+{
+	Rb__Envelope e;
+	Rb__Assign as = RB__ASSIGN__INIT;
+	Rb__Setting st[64], *sp[64];
+	char *vals = malloc(64 * (size_t)RB_OPT_VALUE_MAX);
+
+	if (!vals)
+		return RB_EXIT_FAILED;
+	a->done = false;
+	a->attempt = attempt;
+	as.point = p->index;
+	as.attempt = attempt;
+	as.destructive = k->c->destructive;
+	as.wipe_signatures = k->c->wipe_signatures;
+	as.drives = agent_drives(k, a, &as.n_drives);
+	/* the workload travels as text of the option table, parsed by the same table */
+	for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
+		rb__setting__init(&st[o]);
+		st[o].key = (char *)rb_workload_opts[o].key;
+		st[o].value = rb_opt_format(&p->wl, &rb_workload_opts[o],
+					    vals + o * RB_OPT_VALUE_MAX, RB_OPT_VALUE_MAX);
+		sp[o] = &st[o];
+	}
+	as.n_settings = rb_workload_nopts < 64 ? rb_workload_nopts : 64;
+	as.settings = sp;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_ASSIGN;
+	e.assign = &as;
+	if (as.n_drives && !a->dropped)
+		send_to(k, a, &e);
+	else
+		a->done = true;
+	free(vals);
+	free(as.drives);
+	return 0;
+}
+
+/* An agent given up on: its drives get 'lost' rows for the point, and it gets no more. */
+static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point *p)
+{
+	if (!a->dropped)
+		rb_err("agent '%s' is lost: point %u ('%s') is partial, and the campaign goes on "
+		       "without it", a->name, p->index, p->name);
+	a->dropped = true;
+	a->done = true;
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		struct rb_row_result row;
+
+		if (strcmp(k->c->drives[i].agent, a->name))
+			continue;
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)i;
+		row.point = p->index;
+		row.attempt = a->attempt;
+		copy(row.status, sizeof(row.status), "lost");
+		snprintf(row.message, sizeof(row.message), "agent '%s' lost during the point",
+			 a->name);
+		row.health_max_temp_c = NAN;
+		row.health_new_media_errors = NAN;
+		rb_results_result(k->res, &row);
+		k->sum[(size_t)p->index * k->c->ndrives + i] =
+			(struct summary){ .have = true, .status = "lost" };
+		k->bad_drives++;
+	}
+}
+
+#define LOST_AFTER_NS 5000000000LL /* no traffic for this long during a point: lost */
+
 static int run_point(struct coord *k, const struct rb_point *p)
 {
 	int64_t budget = (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 + 60LL * 1000000000LL;
@@ -691,47 +776,70 @@ static int run_point(struct coord *k, const struct rb_point *p)
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
-		Rb__Envelope e;
-		Rb__Assign as = RB__ASSIGN__INIT;
-		Rb__Setting st[64], *sp[64];
-		char *vals = malloc(64 * (size_t)RB_OPT_VALUE_MAX);
-
-		a->done = false;
-		if (!vals)
+		k->agents[i].last_seen_ns = rb_mono_ns();
+		k->agents[i].lost = false;
+		k->agents[i].reassign = false;
+		if (assign(k, &k->agents[i], p, 0))
 			return RB_EXIT_FAILED;
-		as.point = p->index;
-		as.attempt = 0;
-		as.destructive = k->c->destructive;
-		as.wipe_signatures = k->c->wipe_signatures;
-		as.drives = agent_drives(k, a, &as.n_drives);
-		/* the workload travels as text of the option table, parsed by the same table */
-		for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
-			rb__setting__init(&st[o]);
-			st[o].key = (char *)rb_workload_opts[o].key;
-			st[o].value = rb_opt_format(&p->wl, &rb_workload_opts[o],
-						    vals + o * RB_OPT_VALUE_MAX, RB_OPT_VALUE_MAX);
-			sp[o] = &st[o];
-		}
-		as.n_settings = rb_workload_nopts < 64 ? rb_workload_nopts : 64;
-		as.settings = sp;
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_ASSIGN;
-		e.assign = &as;
-		if (as.n_drives)
-			send_to(k, a, &e);
-		else
-			a->done = true;
-		free(vals);
-		free(as.drives);
+		if (k->agents[i].dropped)
+			drop_agent(k, &k->agents[i], p);
 	}
-	char what[64];
+	for (;;) {
+		size_t waiting = 0;
+		int64_t now = rb_mono_ns();
 
-	snprintf(what, sizeof(what), "finish point %u in time", p->index);
-	int rc = await_agents(k, offsetof(struct ragent, done), deadline, what, RB_EXIT_PARTIAL);
+		for (size_t i = 0; i < k->c->nagents; i++) {
+			struct ragent *a = &k->agents[i];
 
-	if (rc)
-		return rc;
+			if (a->done)
+				continue;
+			waiting++;
+			if (a->reassign) {
+				/* it restarted and lost the point: run it again, as a new attempt */
+				a->reassign = false;
+				a->lost = false;
+				rb_warn("agent '%s' restarted during point %u: running it again as "
+					"attempt %u", a->name, p->index, a->attempt + 1);
+				assign(k, a, p, a->attempt + 1);
+				if (now + budget > deadline)
+					deadline = now + budget;
+			} else if (!a->lost && now - a->last_seen_ns > LOST_AFTER_NS) {
+				a->lost = true;
+				rb_warn("agent '%s': nothing heard for 5 s during point %u", a->name,
+					p->index);
+				if (k->c->on_agent_lost == RB_LOST_ABORT) {
+					rb_err("aborting: the campaign says on_agent_lost: abort");
+					k->lost_abort = true;
+					return RB_EXIT_FAILED;
+				}
+				if (k->c->on_agent_lost == RB_LOST_CONTINUE)
+					drop_agent(k, a, p);
+				else
+					a->lost_deadline = now + (int64_t)k->c->lost_wait_ns;
+			} else if (a->lost && now - a->last_seen_ns <= LOST_AFTER_NS) {
+				a->lost = false;
+				rb_info("agent '%s' is back", a->name);
+			} else if (a->lost && now >= a->lost_deadline) {
+				drop_agent(k, a, p);
+			}
+		}
+		if (!waiting)
+			break;
+		if (stopped(k))
+			return RB_EXIT_FAILED;
+		if (now >= deadline) {
+			for (size_t i = 0; i < k->c->nagents; i++)
+				if (!k->agents[i].done) {
+					rb_err("agent '%s' did not finish point %u in time",
+					       k->agents[i].name, p->index);
+					drop_agent(k, &k->agents[i], p);
+				}
+			break;
+		}
+		pump(k, 100);
+		while (pump(k, 0) == 0)
+			;
+	}
 	if (rb_results_flush(k->res))
 		rb_err("cannot write results: HDF5 append failed");
 	return 0;
@@ -893,6 +1001,10 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 	}
 	if (k.fatal) {
 		status = "failed";
+		rc = RB_EXIT_FAILED;
+	} else if (k.lost_abort) {
+		status = "aborted";
+		stop_agents(&k, "campaign aborted: an agent was lost");
 		rc = RB_EXIT_FAILED;
 	} else if (stopped(&k)) {
 		status = "aborted";

@@ -66,6 +66,9 @@ def main():
             "wipe_signatures": {"type": "boolean",
                                 "description": "let writes overwrite filesystem/RAID/LVM/swap signatures and partition tables"},
             "results": {"type": "string", "description": "folder of the HDF5 file (default .)"},
+            "on_agent_lost": {"enum": ["wait", "continue", "abort"],
+                              "description": "an agent silent for 5 s mid-point: wait for it (up to lost_wait; a restarted agent runs the point again as a new attempt), continue without it (its drives' rows say 'lost', exit 4), or abort"},
+            "lost_wait": {"$ref": "#/definitions/duration", "description": "how long to wait for a lost agent (default 60s)"},
             "wait": {"$ref": "#/definitions/duration", "description": "how long to wait for the agents (default 60s)"},
             "defaults": {"$ref": "#/definitions/workload"},
             "targets": {
