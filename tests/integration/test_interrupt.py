@@ -57,6 +57,9 @@ with Tmp() as tmp:
             at3 = [ios(d) for d in devs]
             out, err = c.communicate(timeout=30)
             print(err)
+            if at2 != at3:
+                for a in agents:
+                    print(a.output())
             check(at2 == at3, f"IO still running 2 s after Ctrl-C: {at2} -> {at3}")
             check(c.returncode == 1, f"exit {c.returncode}")
             with h5py.File(glob.glob(os.path.join(tmp, "out", "*.h5"))[0], "r") as f:
