@@ -38,7 +38,7 @@ void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *ser
 			      char *ret_endpoint, size_t len)
 {
 	void *s = zmq_socket(rb_tx_context(), ZMQ_ROUTER);
-	int one = 1, linger = 1000, hwm = 0;
+	int one = 1, linger = 5000, hwm = 0;
 	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
 	char ep[256];
 	size_t eplen = sizeof(ep);

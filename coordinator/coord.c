@@ -1009,6 +1009,20 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 	} else if (stopped(&k)) {
 		status = "aborted";
 		stop_agents(&k, "campaign aborted by the user");
+		/*
+		 * Wait (up to 5 s) for the agents to stop and send what they measured: their
+		 * partial point is recorded, and the stops are surely out of the socket (a
+		 * loaded machine can hold them in libzmq's queue past a close).
+		 */
+		for (int64_t until = rb_mono_ns() + 5000000000LL; rb_mono_ns() < until;) {
+			size_t running = 0;
+
+			for (size_t i = 0; i < c->nagents; i++)
+				running += !k.agents[i].done && !k.agents[i].dropped;
+			if (!running)
+				break;
+			pump(&k, 100);
+		}
 		rb_err("campaign aborted; results so far are in %s", path);
 		rc = RB_EXIT_FAILED;
 	} else {
