@@ -83,7 +83,7 @@ with Tmp() as tmp:
 
     # (d) a key not on the list, and (g) a1's key claiming a2's name
     ep = f"tcp://127.0.0.1:{free_port()}"
-    path = campaign(tmp, ["a1", "a2"], wait="3s", allowed=("a1", "a2"))
+    path = campaign(tmp, ["a1", "a2"], wait="6s", allowed=("a1", "a2"))
     agents = [keyed_agent(ep, tmp, "a2", keyname="rogue"), keyed_agent(ep, tmp, "a1")]
     impostor = Agent(ep, "a2", ["st-a2/d.dat"], cwd=tmp, insecure=False,
                      extra=["--key", f"{keys}/a1.key", "--coordinator-key", f"{keys}/coordinator.pub"])
@@ -121,17 +121,23 @@ with Tmp() as tmp:
     ep = f"tcp://127.0.0.1:{free_port()}"
     path = campaign(tmp, ["a1", "a2"], wait="20s")
     a1 = keyed_agent(ep, tmp, "a1")
+    errf = open(os.path.join(tmp, "zap.err"), "w+")
     try:
         c = subprocess.Popen([COORD, "run", path, "--listen", ep, "--results", f"{tmp}/out4"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             stdout=subprocess.DEVNULL, stderr=errf, text=True,
                              env=dict(os.environ, RB_TEST_ZAP_DIE_AFTER="1"))
-        time.sleep(1.5)
+        # a1 is the handler's one request; only then comes a2
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "agent 'a1' connected" not in open(errf.name).read():
+            time.sleep(0.1)
         a2 = keyed_agent(ep, tmp, "a2")
-        out, err = c.communicate(timeout=30)
+        c.wait(timeout=30)
         a2.stop()
     finally:
         a1.stop()
+    err = open(errf.name).read()
     print(err)
+    check("agent 'a1' connected" in err, "a1 got in first")
     check(c.returncode != 0 and "ZAP authentication handler died" in err, f"ZAP death: {c.returncode}")
     check("agent 'a2' connected" not in err, "no connection taken after the handler died")
 print("ok")
