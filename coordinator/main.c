@@ -10,6 +10,7 @@
 #include "exitcode.h"
 #include "keys.h"
 #include "plan.h"
+#include "report.h"
 #include "log.h"
 #include "transport.h"
 
@@ -39,6 +40,8 @@ static void usage(FILE *out)
 		"  keygen DIR [NAME] a CURVE key pair: DIR/NAME.key and DIR/NAME.pub\n"
 		"  plan CAMPAIGN.yaml  validate a campaign and print its expanded points and time\n"
 		"  options [--json]  the workload option table (campaign keys = run flags)\n"
+		"  report RESULTS.h5 [MORE.h5 ...] [--format table|markdown|csv] [--baseline DRIVE]\n"
+		"                    results as a table, each drive against a baseline drive\n"
 		"  demo [--out DIR]  two local agents with file targets and a built-in campaign\n"
 		"  help              this text\n"
 		"\n"
@@ -127,6 +130,8 @@ int main(int argc, char **argv)
 		return rb_demo_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "keygen"))
 		return rb_keygen_cmd(argc - 1, argv + 1, "coordinator");
+	if (!strcmp(argv[1], "report"))
+		return rb_report_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan"))
 		return rb_plan_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "options"))

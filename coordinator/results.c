@@ -474,3 +474,108 @@ int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)
 	free(r);
 	return rc;
 }
+
+/* ---- reading back ---- */
+
+struct rb_results_in {
+	hid_t file;
+};
+
+struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen)
+{
+	struct rb_results_in *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return NULL;
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	in->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (in->file < 0 || H5Aexists(in->file, "schema_version") <= 0) {
+		snprintf(err, errlen, "'%s' is not a rackbench results file (or cannot be read)",
+			 path);
+		if (in->file >= 0)
+			H5Fclose(in->file);
+		free(in);
+		return NULL;
+	}
+	return in;
+}
+
+void rb_results_in_close(struct rb_results_in *in)
+{
+	if (!in)
+		return;
+	H5Fclose(in->file);
+	free(in);
+}
+
+const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len)
+{
+	hid_t a, t;
+	char *v = NULL;
+
+	buf[0] = '\0';
+	if (H5Aexists(in->file, name) <= 0)
+		return buf;
+	a = H5Aopen(in->file, name, H5P_DEFAULT);
+	t = vlstr_type();
+	if (a >= 0 && H5Aread(a, t, &v) >= 0 && v) {
+		snprintf(buf, len, "%s", v);
+		H5free_memory(v);
+	}
+	H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	return buf;
+}
+
+/* Reads table i with this build's row type: fields match by name, so a file with
+ * more columns reads too. */
+static int read_table(struct rb_results_in *in, int i, void **ret, size_t *ret_n)
+{
+	hid_t d = H5Dopen2(in->file, table_defs[i].name, H5P_DEFAULT), sp, mt;
+	hsize_t n = 0;
+	void *rows;
+	int r = 0;
+
+	if (d < 0)
+		return -EIO;
+	sp = H5Dget_space(d);
+	H5Sget_simple_extent_dims(sp, &n, NULL);
+	mt = H5Tcreate(H5T_COMPOUND, table_defs[i].rowsize);
+	for (size_t k = 0; k < table_defs[i].nf; k++) {
+		hid_t ft = field_type(&table_defs[i].f[k], false);
+
+		H5Tinsert(mt, table_defs[i].f[k].name, table_defs[i].f[k].off, ft);
+		H5Tclose(ft);
+	}
+	rows = calloc((size_t)n + 1, table_defs[i].rowsize);
+	if (!rows)
+		r = -ENOMEM;
+	else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
+		r = -EIO;
+	H5Tclose(mt);
+	H5Sclose(sp);
+	H5Dclose(d);
+	if (r) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_n = (size_t)n;
+	return 0;
+}
+
+int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n)
+{
+	return read_table(in, T_DRIVES, (void **)ret, ret_n);
+}
+
+int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n)
+{
+	return read_table(in, T_POINTS, (void **)ret, ret_n);
+}
+
+int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret, size_t *ret_n)
+{
+	return read_table(in, T_RESULTS, (void **)ret, ret_n);
+}

@@ -138,4 +138,19 @@ int rb_results_flush(struct rb_results *r);
 /* Sets status and end time, flushes and closes. Returns 0 or negative errno. */
 int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns);
 
+
+/* ---- reading a results file back (rackbench report) ---- */
+
+struct rb_results_in;
+
+/* Opens a results file for reading; NULL with err filled. */
+struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen);
+void rb_results_in_close(struct rb_results_in *in);
+/* A root attribute that is a string ("" when absent). */
+const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len);
+/* Whole tables into new arrays the caller frees. 0 or -EIO (file not of this layout). */
+int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n);
+int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n);
+int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret, size_t *ret_n);
+
 #endif

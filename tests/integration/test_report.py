@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+"""rackbench report: the table, Markdown and CSV of a real run agree with its HDF5 file;
+--baseline gives each drive's IOPS difference from one drive at the same point, across
+files too; bad input is exit 2 with a message."""
+import csv
+import glob
+import io
+import os
+
+from rbtest import COORD, Tmp, check, h5, run
+
+h5py = h5()
+
+with Tmp() as tmp:
+    r = run([COORD, "demo", "--out", tmp])
+    check(r.returncode == 0, f"demo: {r.returncode}")
+    f = glob.glob(os.path.join(tmp, "demo-*.h5"))[0]
+    with h5py.File(f, "r") as h:
+        res = h["results"][:]
+        drives = h["drives"][:]
+        points = h["points"][:]
+    r = run([COORD, "report", f, "--format", "csv", "--baseline", "demo-a1"])
+    check(r.returncode == 0, f"csv: {r.returncode} {r.stderr}")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    check(len(rows) == len(drives) * len(points), f"{len(rows)} rows")
+    label = {int(d["drive"]): f"{d['agent'].decode()}:{d['path'].decode()}" for d in drives}
+    name = {int(p["point"]): p["name"].decode() for p in points}
+    base = {}
+    for x in res:
+        want = float(x["read_iops"] + x["write_iops"] + x["trim_iops"])
+        row = [w for w in rows if w["drive"] == label[int(x["drive"])] and w["point"] == name[int(x["point"])]]
+        check(len(row) == 1 and abs(float(row[0]["iops"]) - want) < 0.1, f"iops of {row}")
+        check(abs(float(row[0]["read_p99_us"]) - x["read_lat_p99_ns"] / 1e3) < 0.01, "p99")
+        if label[int(x["drive"])].startswith("demo-a1") and int(x["point"]) not in base:
+            base[int(x["point"])] = want
+    for w in rows:
+        p = [k for k, v in name.items() if v == w["point"]][0]
+        want = 100.0 * (float(w["iops"]) - base[p]) / base[p]
+        check(abs(float(w["vs_baseline_pct"]) - want) < 0.05, f"vs baseline {w}")
+    r = run([COORD, "report", f, f, "--format", "markdown"])
+    check(r.returncode == 0 and "| point | drive |" in r.stdout and "#2 " in r.stdout, "two files")
+    r = run([COORD, "report", f])
+    check(r.returncode == 0 and all(n in r.stdout for n in name.values()), "table names every point")
+    r = run([COORD, "report", f, "--baseline", "no-such-drive"])
+    check(r.returncode == 2 and "no drive matches --baseline" in r.stderr, "unknown baseline")
+    junk = os.path.join(tmp, "junk.h5")
+    open(junk, "w").write("not hdf5")
+    r = run([COORD, "report", junk])
+    check(r.returncode == 2 and "is not a rackbench results file" in r.stderr, "not results")
+print("ok")
