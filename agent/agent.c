@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "health.h"
 #include "keys.h"
+#include "nvme.h"
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
@@ -422,6 +423,31 @@ static void guard_policy(const struct agent *a, bool destructive, bool wipe,
 	gp->root = "";
 }
 
+/* The campaign's identity pin: the drive must report this serial (NVMe identify, else sysfs). */
+static void check_pin(const char *path, const char *serial, struct rb_diags *d)
+{
+	struct rb_target_info ti;
+	struct rb_nvme_id id;
+	uint16_t st;
+	const char *base = strrchr(path, '/');
+	const char *got;
+
+	if (!serial || !*serial)
+		return;
+	if (rb_target_probe(path, &ti)) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot read its identity");
+		return;
+	}
+	got = ti.serial;
+	if (ti.kind == RB_TARGET_BLOCK && base && !strncmp(base + 1, "nvme", 4) &&
+	    rb_nvme_read(&rb_nvme_libnvme, ti.real, &id, NULL, &st) == 0)
+		got = id.serial;
+	if (strcmp(got, serial))
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "identity does not match the campaign's pin: the drive reports serial "
+			     "'%s', the campaign pins '%s'", got, serial);
+}
+
 static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 {
 	Rb__Envelope e;
@@ -437,8 +463,12 @@ static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, pf->drives[i],
 				     "agent '%s' does not offer this target (see its --target)",
 				     a->cfg->name);
-		else if (pf->writes)
-			rb_guard_check_write(&gp, pf->drives[i], &d);
+		else {
+			if (i < pf->n_serials)
+				check_pin(pf->drives[i], pf->serials[i], &d);
+			if (pf->writes)
+				rb_guard_check_write(&gp, pf->drives[i], &d);
+		}
 	}
 	cap = d.n;
 	Rb__Diagnostic *dv = calloc(cap + 1, sizeof(*dv));
@@ -616,6 +646,13 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 				     "agent '%s' does not offer this target", a->cfg->name);
 	if (d.n) {
 		fail_point(a, as, "error", &d, NULL);
+		goto out;
+	}
+	/* the pin again at the moment of the run: a drive swapped since is refused */
+	for (size_t i = 0; i < as->n_drives && i < as->n_serials; i++)
+		check_pin(as->drives[i], as->serials[i], &d);
+	if (d.n) {
+		fail_point(a, as, "refused", &d, NULL);
 		goto out;
 	}
 	guard_policy(a, as->destructive, as->wipe_signatures, &gp);

@@ -171,12 +171,29 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 		for (yaml_node_item_t *di = drives->data.sequence.items.start;
 		     di < drives->data.sequence.items.top; di++) {
 			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
-			const char *path = rb_yaml_scalar(dn);
+			const char *path = rb_yaml_scalar(dn), *serial = "";
 			struct rb_drive_ref *v;
 
+			/* a drive is a path, or {path, serial}: the serial pins its identity */
+			if (dn->type == YAML_MAPPING_NODE) {
+				for (yaml_node_pair_t *q = dn->data.mapping.pairs.start;
+				     q < dn->data.mapping.pairs.top; q++) {
+					yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
+					const char *k2 = rb_yaml_scalar(qk);
+					const char *v2 = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+
+					if (k2 && !strcmp(k2, "path") && v2)
+						path = v2;
+					else if (k2 && !strcmp(k2, "serial") && v2)
+						serial = v2;
+					else
+						ERR(L, qk, k2, "unknown key '%s' in a drive (known: path, "
+							       "serial)", k2 ? k2 : "?");
+				}
+			}
 			if (!path || !*path) {
-				ERR(L, dn, "drives", "'drives' entries must be paths, not %s",
-				    rb_yaml_kind(dn));
+				ERR(L, dn, "drives", "'drives' entries must be paths or {path, serial}, "
+						     "not %s", rb_yaml_kind(dn));
 				continue;
 			}
 			for (size_t i = 0; i < c->ndrives; i++)
@@ -190,6 +207,7 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 			c->drives = v;
 			c->drives[c->ndrives].agent = xstrdup(agent);
 			c->drives[c->ndrives].path = xstrdup(path);
+			c->drives[c->ndrives].serial = xstrdup(serial);
 			c->ndrives++;
 		}
 		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
@@ -542,6 +560,7 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 	for (size_t i = 0; i < c->ndrives; i++) {
 		free(c->drives[i].agent);
 		free(c->drives[i].path);
+		free(c->drives[i].serial);
 	}
 	for (size_t i = 0; i < c->nphases; i++)
 		free(c->phases[i].name);

@@ -18,6 +18,7 @@
 struct rb_drive_ref {
 	char *agent;
 	char *path;
+	char *serial;		/* the identity pin: "" when the campaign pins none */
 };
 
 struct rb_point {

@@ -570,15 +570,21 @@ static int check_offered(struct coord *k)
 	return rc;
 }
 
-static char **agent_drives(struct coord *k, struct ragent *a, size_t *ret_n)
+/* The agent's drives of the campaign, and their identity pins in ret_serials. */
+static char **agent_drives(struct coord *k, struct ragent *a, size_t *ret_n,
+			   char ***ret_serials)
 {
 	char **v = calloc(k->c->ndrives + 1, sizeof(*v));
+	char **s = calloc(k->c->ndrives + 1, sizeof(*s));
 	size_t n = 0;
 
-	for (size_t i = 0; v && i < k->c->ndrives; i++)
-		if (!strcmp(k->c->drives[i].agent, a->name))
+	for (size_t i = 0; v && s && i < k->c->ndrives; i++)
+		if (!strcmp(k->c->drives[i].agent, a->name)) {
+			s[n] = k->c->drives[i].serial;
 			v[n++] = k->c->drives[i].path;
+		}
 	*ret_n = n;
+	*ret_serials = s;
 	return v;
 }
 
@@ -593,7 +599,8 @@ static int preflight(struct coord *k)
 		Rb__Envelope e;
 		Rb__Preflight pf = RB__PREFLIGHT__INIT;
 
-		pf.drives = agent_drives(k, a, &pf.n_drives);
+		pf.drives = agent_drives(k, a, &pf.n_drives, &pf.serials);
+		pf.n_serials = pf.n_drives;
 		pf.writes = writes;
 		pf.destructive = k->c->destructive;
 		pf.wipe_signatures = k->c->wipe_signatures;
@@ -602,6 +609,7 @@ static int preflight(struct coord *k)
 		e.preflight = &pf;
 		send_to(k, a, &e);
 		free(pf.drives);
+		free(pf.serials);
 	}
 	if (writes)
 		fprintf(stderr, "rackbench: checking %zu drive(s) with the safety guard\n",
@@ -713,7 +721,8 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.attempt = attempt;
 	as.destructive = k->c->destructive;
 	as.wipe_signatures = k->c->wipe_signatures;
-	as.drives = agent_drives(k, a, &as.n_drives);
+	as.drives = agent_drives(k, a, &as.n_drives, &as.serials);
+	as.n_serials = as.n_drives;
 	/* the workload travels as text of the option table, parsed by the same table */
 	for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
 		rb__setting__init(&st[o]);
@@ -733,6 +742,7 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 		a->done = true;
 	free(vals);
 	free(as.drives);
+	free(as.serials);
 	return 0;
 }
 

@@ -77,7 +77,13 @@ def main():
                           "required": ["agent", "drives"],
                           "properties": {"agent": {"type": "string", "minLength": 1},
                                          "drives": {"type": "array", "minItems": 1,
-                                                    "items": {"type": "string", "minLength": 1}}}},
+                                                    "items": {"oneOf": [
+                                                        {"type": "string", "minLength": 1},
+                                                        {"type": "object", "additionalProperties": False,
+                                                         "required": ["path"],
+                                                         "properties": {"path": {"type": "string", "minLength": 1},
+                                                                        "serial": {"type": "string",
+                                                                                   "description": "identity pin: the drive must report this serial"}}}]}}}},
             },
             "phases": {
                 "type": "array", "minItems": 1,

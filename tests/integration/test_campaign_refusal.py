@@ -54,3 +54,34 @@ with Tmp() as tmp:
     check(not os.path.exists(own), "the allowed file was not even created")
     check(not os.path.exists(os.path.join(tmp, "out")), "no results for a refused campaign")
 print("ok")
+
+# an identity pin that the drive does not match: refused before anything runs
+PINNED = """name: pinned
+insecure: true
+wait: 20s
+defaults: {{size: 4m, runtime: 300ms}}
+targets:
+  - agent: p1
+    drives: [{{path: {own}, serial: S3R1AL-0042}}]
+phases:
+  - workload: {{rw: randread}}
+"""
+with Tmp() as tmp:
+    os.mkdir(os.path.join(tmp, "s"))
+    own = os.path.join(tmp, "s", "own.dat")
+    path = os.path.join(tmp, "p.yaml")
+    with open(path, "w") as f:
+        f.write(PINNED.format(own=own))
+    r = run([COORD, "plan", path])
+    check(r.returncode == 0 and "1 drive(s)" in r.stdout, f"plan with a pin: {r.stderr}")
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    a = Agent(ep, "p1", [own], state_dir=os.path.join(tmp, "s"))
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--results", os.path.join(tmp, "out")])
+    finally:
+        a.stop()
+    print(r.stderr)
+    check(r.returncode == 3, f"pin: exit {r.returncode}, want 3")
+    check("the drive reports serial '', the campaign pins 'S3R1AL-0042'" in r.stderr,
+          "the pin and what the drive says are named")
+print("ok (pin)")

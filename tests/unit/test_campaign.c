@@ -18,7 +18,7 @@ static const char good[] =
 	"  - agent: a1\n"
 	"    drives: [/d/0, /d/1]\n"
 	"  - agent: a2\n"
-	"    drives: [/d/0]\n"
+	"    drives: [{path: /d/0, serial: SN-7}]\n"
 	"phases:\n"
 	"  - name: rr\n"
 	"    workload: {rw: randread, bs: 4k}\n"
@@ -41,6 +41,9 @@ static void test_campaign_loads_and_expands_matrix(void **state)
 	assert_int_equal(d.n, 0);
 	assert_int_equal(c->nagents, 2);
 	assert_int_equal(c->ndrives, 3);
+	assert_string_equal(c->drives[0].serial, "");
+	assert_string_equal(c->drives[2].path, "/d/0");
+	assert_string_equal(c->drives[2].serial, "SN-7");
 	assert_int_equal(c->npoints, 3 * 2 + 1);
 	/* first matrix key outermost, file order */
 	assert_int_equal(c->points[0].wl.iodepth, 1);
@@ -108,6 +111,8 @@ static void test_campaign_structure_errors(void **state)
 		  1, 11, "'insecure' must be true or false" },
 		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    matrix: {bs: []}\n",
 		  5, 18, "has no values" },
+		{ "targets:\n  - {agent: a, drives: [{path: x, wwn: y}]}\nphases:\n  - workload: {}\n",
+		  2, 35, "unknown key 'wwn' in a drive" },
 	};
 
 	(void)state;
