@@ -365,7 +365,7 @@ static void job_loop(struct job *j)
 	const struct rb_engine_ops *ops = r->ops;
 	const uint64_t rate = r->wl.rate_iops, n = r->wl.numjobs;
 	uint64_t inflight = 0;
-	bool issuing = true, pending = false;
+	bool issuing = true;
 	int64_t now = now_ns(r);
 
 	for (;;) {
@@ -400,7 +400,8 @@ static void job_loop(struct job *j)
 			j->issued++;
 			j->issued_bytes += io->orig_len;
 		}
-		if (!inflight && !q && !pending) {
+		/* a short IO's requeued rest still counts in flight */
+		if (!inflight && !q) {
 			if (!issuing)
 				break;
 			if (next_due)
@@ -438,14 +439,11 @@ static void job_loop(struct job *j)
 			j->err = got;
 			break;
 		}
-		pending = false;
 		for (int k = 0; k < got; k++) {
 			if (complete(j, j->done[k], j->res[k], now)) {
 				j->done[k]->busy = false;
 				j->freelist[j->nfree++] = j->done[k];
 				inflight--;
-			} else {
-				pending = true; /* a short IO's rest is queued */
 			}
 		}
 	}

@@ -30,8 +30,7 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	/*
 	 * One thread submits and reaps: completion work runs when that thread enters
 	 * the ring (SINGLE_ISSUER, DEFER_TASKRUN), never interrupting it; fio 3.33 sets
-	 * the same. Fall back on kernels that lack the flags. Measured on a loop device
-	 * over tmpfs (bench/engine_vs_fio.py): +25% IOPS at QD1 over no flags.
+	 * the same. Fall back on kernels that lack the flags.
 	 */
 	static const unsigned tries[] = {
 		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN,
@@ -152,8 +151,7 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 	if (wait_ns == UINT64_MAX) {
 		/*
 		 * No deadline: submit, then wait without a timer to arm. Two enters, as
-		 * fio does: measured faster here than one submit-and-wait enter with
-		 * DEFER_TASKRUN (83k against 63k IOPS at QD1).
+		 * fio does (bench/engine_vs_fio.py compares the two tools as they are).
 		 */
 		if (p->queued) {
 			r = io_uring_submit(&p->ring);

@@ -226,90 +226,91 @@ static bool swap_dev(const struct rb_guard_policy *p, const char *path, dev_t *r
 	return true;
 }
 
-static size_t system_disks(const struct rb_guard_policy *p, struct sysdisk *out)
+/* What the host uses its block devices for: mounts and swaps, read once per check. */
+struct use {
+	dev_t dev;
+	char what[256];		/* mount point, or the swap entry */
+};
+
+struct uses {
+	struct use *v;
+	size_t n, cap;
+	size_t nmounts;		/* v[0 .. nmounts) are mounts, the rest swaps */
+};
+
+static void add_use(struct uses *u, dev_t dev, const char *what)
+{
+	if (u->n == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 64;
+		struct use *v = realloc(u->v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		u->v = v;
+		u->cap = cap;
+	}
+	u->v[u->n].dev = dev;
+	snprintf(u->v[u->n].what, sizeof(u->v[u->n].what), "%s", what);
+	u->n++;
+}
+
+static void read_uses(const struct rb_guard_policy *p, struct uses *u)
 {
 	char path[PATH_MAX], line[8192];
+	FILE *f;
+
+	memset(u, 0, sizeof(*u));
+	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", root_of(p));
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned id, parent, ma, mi;
+		char root[4096], mnt[4096];
+
+		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) == 6)
+			add_use(u, makedev(ma, mi), mnt);
+	}
+	if (f)
+		fclose(f);
+	u->nmounts = u->n;
+	snprintf(path, sizeof(path), "%s/proc/swaps", root_of(p));
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char swp[4096];
+		dev_t d;
+
+		if (sscanf(line, "%4095s", swp) == 1 && swp[0] == '/' && swap_dev(p, swp, &d))
+			add_use(u, d, swp);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The use of dev among v[from, to), or NULL. */
+static const char *used_as(const struct uses *u, size_t from, size_t to, dev_t dev)
+{
+	for (size_t i = from; i < to; i++)
+		if (u->v[i].dev == dev)
+			return u->v[i].what;
+	return NULL;
+}
+
+/* The disks under /, /boot, /boot/efi and every swap, through their chains. */
+static size_t system_disks(const struct rb_guard_policy *p, const struct uses *u,
+			   struct sysdisk *out)
+{
 	size_t n = 0;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", root_of(p));
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned id, parent, ma, mi;
-		char root[4096], mnt[4096];
+	for (size_t i = 0; i < u->n; i++) {
+		const char *w = u->v[i].what;
+		bool swap = i >= u->nmounts;
 		struct blk b;
 
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) != 6)
+		if (!swap && strcmp(w, "/") && strcmp(w, "/boot") && strcmp(w, "/boot/efi"))
 			continue;
-		if (strcmp(mnt, "/") && strcmp(mnt, "/boot") && strcmp(mnt, "/boot/efi"))
-			continue;
-		if (blk_from_dev(p, makedev(ma, mi), &b) == 0)
-			walk_down(p, &b, mnt, "", out, &n, 0);
+		if (blk_from_dev(p, u->v[i].dev, &b) == 0)
+			walk_down(p, &b, swap ? "swap" : w, "", out, &n, 0);
 	}
-	if (f)
-		fclose(f);
-	snprintf(path, sizeof(path), "%s/proc/swaps", root_of(p));
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		char swp[4096];
-		dev_t d;
-		struct blk b;
-
-		if (sscanf(line, "%4095s", swp) != 1 || swp[0] != '/')
-			continue;
-		if (swap_dev(p, swp, &d) && blk_from_dev(p, d, &b) == 0)
-			walk_down(p, &b, "swap", "", out, &n, 0);
-	}
-	if (f)
-		fclose(f);
 	return n;
-}
-
-/* Where a device number is mounted, from mountinfo; false when it is not. */
-static bool mounted_at(const struct rb_guard_policy *p, dev_t dev, char *where, size_t len)
-{
-	char path[PATH_MAX], line[8192];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", root_of(p));
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		unsigned id, parent, ma, mi;
-		char root[4096], mnt[4096];
-
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) == 6 &&
-		    makedev(ma, mi) == dev) {
-			snprintf(where, len, "%s", mnt);
-			found = true;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-static bool in_swaps(const struct rb_guard_policy *p, dev_t dev, char *what, size_t len)
-{
-	char path[PATH_MAX], line[4096];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/proc/swaps", root_of(p));
-	f = fopen(path, "re");
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char swp[4096];
-		dev_t d;
-
-		if (sscanf(line, "%4095s", swp) == 1 && swp[0] == '/' && swap_dev(p, swp, &d) &&
-		    d == dev) {
-			snprintf(what, len, "%s", swp);
-			found = true;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
 }
 
 static void probe_signatures(const char *subject, const char *devpath, struct rb_diags *d)
@@ -344,18 +345,23 @@ static void probe_signatures(const char *subject, const char *devpath, struct rb
 int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject, dev_t dev,
 			    const char *devpath, struct rb_diags *diags)
 {
-	static struct blk fam[MAX_FAMILY];
+	struct blk *fam = malloc(MAX_FAMILY * sizeof(*fam));
 	struct sysdisk sys[MAX_SYSTEM];
 	size_t before = rb_diags_errors(diags), nfam, nsys;
 	struct blk self;
-	char where[4096];
+	struct uses u;
+	const char *where;
 
+	if (!fam)
+		return -ENOMEM;
 	if (blk_from_dev(p, dev, &self)) {
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
 			     "device %u:%u is not in sysfs: cannot check what uses it", major(dev),
 			     minor(dev));
+		free(fam);
 		return -EPERM;
 	}
+	read_uses(p, &u);
 	nfam = family(&self, fam, MAX_FAMILY);
 	for (size_t i = 0; i < nfam; i++) {
 		const struct blk *b = &fam[i];
@@ -371,10 +377,10 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 			snprintf(who, sizeof(who), "device");
 		else
 			snprintf(who, sizeof(who), "partition %s", b->name);
-		if (mounted_at(p, b->dev, where, sizeof(where)))
+		if ((where = used_as(&u, 0, u.nmounts, b->dev)))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject, "%s is mounted at %s",
 				     who, where);
-		if (in_swaps(p, b->dev, where, sizeof(where)))
+		if ((where = used_as(&u, u.nmounts, u.n, b->dev)))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
 				     "%s is in use as swap (%s)", who, where);
 		nh = list_links(b->dir, "holders", holders, 16);
@@ -387,7 +393,7 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 		}
 	}
 	/* the disk behind /, /boot or swap, through any chain of holders */
-	nsys = system_disks(p, sys);
+	nsys = system_disks(p, &u, sys);
 	bool is_part = exists(self.dir, "partition");
 
 	for (size_t i = 0; i < nsys; i++) {
@@ -408,6 +414,8 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 	}
 	if (devpath && !p->wipe_signatures)
 		probe_signatures(subject, devpath, diags);
+	free(u.v);
+	free(fam);
 	return rb_diags_errors(diags) > before ? -EPERM : 0;
 }
 

@@ -94,7 +94,7 @@ static void by_id(const char *root, const char *name, char *out, size_t len)
 
 static bool listed(const char *name)
 {
-	/* RAM disks and loop devices with nothing behind them are not drives */
+	/* RAM disks are not drives (idle loop devices are left out by the caller) */
 	return strncmp(name, "ram", 3) && strncmp(name, "zram", 4);
 }
 

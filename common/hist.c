@@ -58,17 +58,48 @@ int rb_hist_add_sparse(struct rb_hist *h, const uint32_t *idx, const uint64_t *c
 	return 0;
 }
 
+/* rank of percentile p among total values: ceil(p/100 * total), within 1..total */
+static uint64_t rank_of(uint64_t total, double p)
+{
+	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)total);
+
+	if (rank < 1)
+		rank = 1;
+	return rank > total ? total : rank;
+}
+
+uint64_t rb_hist_sparse_percentile(const uint32_t *idx, const uint64_t *cnt, size_t n, double p)
+{
+	uint64_t total = 0, rank, cum = 0;
+
+	for (size_t k = 0; k < n; k++)
+		total += cnt[k];
+	if (!total)
+		return 0;
+	rank = rank_of(total, p);
+	for (size_t k = 0; k < n; k++) {
+		cum += cnt[k];
+		if (cum >= rank)
+			return rb_hist_bucket_value(idx[k]);
+	}
+	return rb_hist_bucket_value(idx[n - 1]);
+}
+
+bool rb_hist_sparse_valid(const uint32_t *idx, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (idx[k] >= RB_HIST_BUCKETS || (k && idx[k] <= idx[k - 1]))
+			return false;
+	return true;
+}
+
 uint64_t rb_hist_percentile(const struct rb_hist *h, double p)
 {
 	uint64_t rank, cum = 0;
 
 	if (!h->total)
 		return 0;
-	rank = (uint64_t)ceil(p / 100.0 * (double)h->total);
-	if (rank < 1)
-		rank = 1;
-	if (rank > h->total)
-		rank = h->total;
+	rank = rank_of(h->total, p);
 	for (unsigned i = 0; i < RB_HIST_BUCKETS; i++) {
 		cum += h->counts[i];
 		if (cum >= rank)

@@ -75,6 +75,13 @@ int rb_hist_add_sparse(struct rb_hist *h, const uint32_t *idx, const uint64_t *c
  * Returns 0 for an empty histogram.
  */
 uint64_t rb_hist_percentile(const struct rb_hist *h, double p);
+/*
+ * The same on a histogram given sparsely, without building it: indexes must be strictly
+ * ascending and in range (rb_hist_sparse_valid()), as rb_hist_to_sparse() writes them.
+ */
+uint64_t rb_hist_sparse_percentile(const uint32_t *idx, const uint64_t *cnt, size_t n, double p);
+/* Whether sparse indexes are strictly ascending and in range (input from the wire). */
+bool rb_hist_sparse_valid(const uint32_t *idx, size_t n);
 /* Number of non-zero buckets. */
 size_t rb_hist_nonzero(const struct rb_hist *h);
 /* Writes up to max non-zero (index, count) pairs; returns how many were written. */

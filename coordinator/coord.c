@@ -35,7 +35,6 @@ struct ragent {
 	struct rtarget *targets;
 	size_t ntargets;
 	bool replied, done;
-	bool assigned;
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool lost, dropped, reassign;
@@ -249,7 +248,8 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	for (int d = 0; d < 3; d++)
 		if (dirs[d])
 			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
-					   dirs[d]->n_hist_idx);
+					   dirs[d]->n_hist_idx < dirs[d]->n_hist_cnt ? dirs[d]->n_hist_idx
+										       : dirs[d]->n_hist_cnt);
 	/* the drive's own account of the point: what it wrote, how hot, new errors */
 	const struct hstate *hs = &k->health[di];
 
@@ -369,10 +369,10 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 
 		if (di < 0 || s->direction > 2)
 			continue;
-		rb_hist_clear(&k->scratch);
-		if (rb_hist_add_sparse(&k->scratch, s->hist_idx, s->hist_cnt, nh)) {
-			rb_warn("agent '%s' sent a histogram bucket out of range; sample dropped",
-				a->name);
+		/* percentiles straight from the sparse delta: no 37 KiB histogram per sample */
+		if (!rb_hist_sparse_valid(s->hist_idx, nh)) {
+			rb_warn("agent '%s' sent a histogram with buckets out of range or order; "
+				"sample dropped", a->name);
 			continue;
 		}
 		memset(&row, 0, sizeof(row));
@@ -386,8 +386,8 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		row.bytes = s->bytes;
 		row.errors = s->errors;
 		row.lat_mean_ns = s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0;
-		row.lat_p50_ns = rb_hist_percentile(&k->scratch, 50);
-		row.lat_p99_ns = rb_hist_percentile(&k->scratch, 99);
+		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 50);
+		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 99);
 		rb_results_sample(k->res, &row);
 		for (size_t h = 0; h < nh; h++) {
 			struct rb_row_hist hr = { .drive = (uint32_t)di,

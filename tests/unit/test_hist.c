@@ -130,9 +130,21 @@ static void test_hist_sparse_round_trip(void **state)
 	assert_int_equal(rb_hist_add_sparse(b, idx, cnt, n), 0);
 	assert_memory_equal(a->counts, b->counts, sizeof(a->counts));
 	assert_int_equal(a->total, b->total);
+	/* percentiles from the sparse form equal those of the histogram */
+	assert_true(rb_hist_sparse_valid(idx, n));
+	for (double p = 0.5; p <= 100; p += 0.5)
+		assert_int_equal(rb_hist_sparse_percentile(idx, cnt, n, p), rb_hist_percentile(a, p));
+	if (n > 1) {
+		uint32_t t = idx[0];
+
+		idx[0] = idx[1]; /* out of order: refused */
+		assert_false(rb_hist_sparse_valid(idx, n));
+		idx[0] = t;
+	}
 	/* an out-of-range index from the wire adds nothing */
 	idx[0] = RB_HIST_BUCKETS;
 	assert_int_equal(rb_hist_add_sparse(b, idx, cnt, n), -22);
+	assert_false(rb_hist_sparse_valid(idx, n));
 	assert_int_equal(a->total, b->total);
 	free(a);
 	free(b);
