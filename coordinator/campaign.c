@@ -586,3 +586,27 @@ bool rb_campaign_writes(const struct rb_campaign *c)
 			return true;
 	return false;
 }
+
+char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len)
+{
+	/* FNV-1a 64 over every point's phase, name and settings, in order */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char set[RB_WORKLOAD_DUMP_MAX];
+
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		const char *parts[3] = { c->phases[p->phase].name, p->name,
+					 rb_workload_dump(&p->wl, set, sizeof(set)) };
+
+		for (size_t k = 0; k < 3; k++) {
+			for (const char *s = parts[k]; *s; s++) {
+				h ^= (unsigned char)*s;
+				h *= 0x100000001b3ULL;
+			}
+			h ^= (unsigned char)(k == 2 ? '\n' : '\t');
+			h *= 0x100000001b3ULL;
+		}
+	}
+	snprintf(buf, len, "%016llx", (unsigned long long)h);
+	return buf;
+}

@@ -67,5 +67,8 @@ int rb_campaign_load_file(const char *path, struct rb_campaign **ret, struct rb_
 struct rb_campaign *rb_campaign_free(struct rb_campaign *c);
 /* Whether any point writes. */
 bool rb_campaign_writes(const struct rb_campaign *c);
+/* The methodology hash: 16 hex digits over the expanded plan (points, settings, order),
+ * not the drives; stored with the results so reports compare like with like. */
+char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len);
 
 #endif

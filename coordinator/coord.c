@@ -984,8 +984,12 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		rc = RB_EXIT_FAILED;
 		goto out_close;
 	}
+	char method[24];
+
 	k.res = rb_results_create(path, &(struct rb_results_meta){ .campaign_name = c->name,
 								    .campaign_text = c->text,
+								    .methodology = rb_campaign_methodology(
+									    c, method, sizeof(method)),
 								    .start_ns = rb_wall_ns(),
 								    .insecure = c->insecure },
 				  err, sizeof(err));

@@ -112,6 +112,8 @@ int rb_plan_cmd(int argc, char **argv)
 	printf("time: %s for the time-based points%s%s\n",
 	       rb_fmt_duration(total_ns ? total_ns : 0, b, sizeof(b)),
 	       sized ? ", plus " : "", sized ? "size-based points (time depends on the drives)" : "");
+	printf("methodology: %s (stored with the results; equal hashes ran the same plan)\n",
+	       rb_campaign_methodology(c, a, sizeof(a)));
 	rb_campaign_free(c);
 	return RB_EXIT_OK;
 }

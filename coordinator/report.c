@@ -1,36 +1,545 @@
 // SPDX-License-Identifier: MIT
 /*
  * `rackbench report`: results files as a table people compare drives by, in the
- * terminal, as Markdown or as CSV; --baseline puts every drive's IOPS against one drive
- * at the same point ("drive A is N% faster than B at QD x"), across files too.
+ * terminal, as Markdown, as CSV or as one self-contained HTML page; --baseline puts
+ * every drive's IOPS against one drive at the same point ("drive A is N% faster than B
+ * at QD x"), across files too. Drives of one model are merged by adding their
+ * histograms, with outliers flagged by a stated rule; --spec compares against a
+ * vendor's claims and exits 5 below --require.
  */
 #include "report.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exitcode.h"
+#include "hist.h"
 #include "log.h"
-#include "results.h"
+#include "report_model.h"
+#include "units.h"
+#include "yamlcfg.h"
 
 enum fmt { FMT_TABLE, FMT_MARKDOWN, FMT_CSV };
-
-struct line {
-	char file[32], point[256], drive[320], model[64], serial[64], status[16];
-	double iops, mbps, read_mean_us, read_p99_us, write_mean_us, write_p99_us;
-	double vs_base;		/* percent; NAN: none */
-};
 
 static const char *const cols[] = { "file",	    "point",	"drive",	 "model",
 				     "serial",	    "status",	"iops",		 "mb_s",
 				     "read_mean_us", "read_p99_us", "write_mean_us", "write_p99_us",
-				     "vs_baseline_pct" };
+				     "vs_baseline_pct", "outlier" };
 
-static void emit(enum fmt f, const struct line *l, bool multi)
+static int cmp_double(const void *a, const void *b)
 {
-	char vs[32];
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double rp_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+bool rp_is_outlier(double x, double median, double mad)
+{
+	double lim = fmax(3.5 * 1.4826 * mad, 0.10 * fabs(median));
+
+	return fabs(x - median) > lim;
+}
+
+const char *rp_metric_name(enum rp_metric m)
+{
+	static const char *const n[] = { "mbps", "iops", "mean_us", "p99_us", "p99_9_us" };
+
+	return n[m];
+}
+
+double rp_cell_metric(const struct rp_cell *c, enum rp_metric m)
+{
+	const struct rb_row_result *r = c->res;
+
+	if (!r)
+		return NAN;
+	/* latency claims are about the direction the point does (reads when it reads) */
+	const struct rb_row_dir *d = r->read.ios ? &r->read : &r->write;
+
+	switch (m) {
+	case RP_MBPS:
+		return c->mbps;
+	case RP_IOPS:
+		return c->iops;
+	case RP_MEAN_US:
+		return d->ios ? d->lat_mean_ns / 1e3 : NAN;
+	case RP_P99_US:
+		return d->ios ? (double)d->lat_p99_ns / 1e3 : NAN;
+	case RP_P99_9_US:
+		return d->ios ? (double)d->lat_p99_9_ns / 1e3 : NAN;
+	}
+	return NAN;
+}
+
+/* ---- loading ---- */
+
+static void file_free(struct rp_file *f)
+{
+	free(f->dr);
+	free(f->pt);
+	free(f->rs);
+	free(f->sm);
+	free(f->hi);
+}
+
+static int load_file(struct rp_file *f, const char *path)
+{
+	char err[512];
+	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	if (!in) {
+		rb_err("%s", err);
+		return RB_EXIT_USAGE;
+	}
+	rb_results_attr(in, "methodology", f->methodology, sizeof(f->methodology));
+	rb_results_attr(in, "campaign_name", f->campaign, sizeof(f->campaign));
+	rb_results_attr(in, "status", f->status, sizeof(f->status));
+	if (rb_results_read_drives(in, &f->dr, &f->nd) || rb_results_read_points(in, &f->pt, &f->np) ||
+	    rb_results_read_results(in, &f->rs, &f->nr) ||
+	    rb_results_read_samples(in, &f->sm, &f->nsm) ||
+	    rb_results_read_hists(in, &f->hi, &f->nhi)) {
+		rb_err("'%s': cannot read its tables", path);
+		rb_results_in_close(in);
+		return RB_EXIT_FAILED;
+	}
+	rb_results_in_close(in);
+	return 0;
+}
+
+static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
+{
+	struct rp_file *f = &r->files[fi];
+
+	f->cell0 = r->ncells;
+	for (size_t p = 0; p < f->np; p++) {
+		for (size_t d = 0; d < f->nd; d++) {
+			const struct rb_row_result *best = NULL;
+			struct rp_cell *c;
+
+			/* the latest attempt of the point on the drive */
+			for (size_t k = 0; k < f->nr; k++)
+				if (f->rs[k].point == f->pt[p].point && f->rs[k].drive == f->dr[d].drive &&
+				    (!best || f->rs[k].attempt >= best->attempt))
+					best = &f->rs[k];
+			if (r->ncells == *cap) {
+				size_t nc = *cap ? *cap * 2 : 64;
+				struct rp_cell *n = realloc(r->cells, nc * sizeof(*n));
+
+				if (!n)
+					return -ENOMEM;
+				r->cells = n;
+				*cap = nc;
+			}
+			c = &r->cells[r->ncells++];
+			memset(c, 0, sizeof(*c));
+			c->file = fi;
+			c->pt = &f->pt[p];
+			c->dr = &f->dr[d];
+			c->res = best;
+			c->vs_base = NAN;
+			if (r->nfiles > 1)
+				snprintf(c->label, sizeof(c->label), "#%zu %s:%s", fi + 1, c->dr->agent,
+					 c->dr->path);
+			else
+				snprintf(c->label, sizeof(c->label), "%s:%s", c->dr->agent, c->dr->path);
+			if (!best)
+				continue;
+			c->iops = best->read.iops + best->write.iops + best->trim.iops;
+			c->mbps = (best->read.bw_bytes_per_s + best->write.bw_bytes_per_s +
+				   best->trim.bw_bytes_per_s) / 1e6;
+			c->rd_mean_us = best->read.lat_mean_ns / 1e3;
+			c->rd_p99_us = (double)best->read.lat_p99_ns / 1e3;
+			c->wr_mean_us = best->write.lat_mean_ns / 1e3;
+			c->wr_p99_us = (double)best->write.lat_p99_ns / 1e3;
+		}
+	}
+	return 0;
+}
+
+static const char *model_of(const struct rp_cell *c)
+{
+	return c->dr->model[0] ? c->dr->model : "(unknown model)";
+}
+
+/* Groups cells by (point name, model); medians, MAD and outliers per group. */
+static int make_groups(struct rp_report *r)
+{
+	double *v = malloc((r->ncells + 1) * sizeof(double));
+
+	if (!v)
+		return -ENOMEM;
+	r->groups = calloc(r->ncells + 1, sizeof(*r->groups));
+	if (!r->groups) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct rp_cell *c = &r->cells[i];
+		size_t g;
+
+		for (g = 0; g < r->ngroups; g++)
+			if (!strcmp(r->groups[g].point, c->pt->name) &&
+			    !strcmp(r->groups[g].model, model_of(c)))
+				break;
+		if (g == r->ngroups) {
+			snprintf(r->groups[g].point, sizeof(r->groups[g].point), "%s", c->pt->name);
+			snprintf(r->groups[g].model, sizeof(r->groups[g].model), "%s", model_of(c));
+			r->ngroups++;
+		}
+		c->group = g;
+	}
+	for (size_t g = 0; g < r->ngroups; g++) {
+		struct rp_group *G = &r->groups[g];
+		size_t n = 0;
+
+		for (size_t i = 0; i < r->ncells; i++)
+			if (r->cells[i].group == g && r->cells[i].res)
+				v[n++] = r->cells[i].iops;
+		G->ndrives = n;
+		if (!n)
+			continue;
+		G->iops_med = rp_median(v, n);
+		G->iops_min = v[0];
+		G->iops_max = v[n - 1];
+		for (size_t k = 0; k < n; k++)
+			v[k] = fabs(v[k] - G->iops_med);
+		G->mad = rp_median(v, n);
+		/* with fewer than three drives there is no majority to stand out from */
+		for (size_t i = 0; i < r->ncells && n >= 3; i++) {
+			struct rp_cell *c = &r->cells[i];
+
+			if (c->group == g && c->res && rp_is_outlier(c->iops, G->iops_med, G->mad)) {
+				c->outlier = true;
+				G->noutliers++;
+			}
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/* Row index by id, for ids that are row numbers or close to them; -1 when unknown. */
+static long *id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n)
+{
+	uint32_t max = 0;
+	long *lut;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = *(const uint32_t *)((const char *)rows + i * rowsize);
+
+		if (id > max)
+			max = id;
+	}
+	if (max > 16 * n + 1024)
+		return NULL;
+	lut = malloc(((size_t)max + 1) * sizeof(*lut));
+	if (!lut)
+		return NULL;
+	for (size_t i = 0; i <= max; i++)
+		lut[i] = -1;
+	for (size_t i = 0; i < n; i++)
+		lut[*(const uint32_t *)((const char *)rows + i * rowsize)] = (long)i;
+	*ret_n = (size_t)max + 1;
+	return lut;
+}
+
+/*
+ * Per group and direction, the drives' histograms added bucket by bucket (every
+ * interval of each drive's latest attempt); percentiles come from the sum.
+ */
+static int merge_hists(struct rp_report *r)
+{
+	struct rb_hist *h = calloc(r->ngroups * 2 + 1, sizeof(*h));
+	int rc = 0;
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t fi = 0; fi < r->nfiles && !rc; fi++) {
+		const struct rp_file *f = &r->files[fi];
+		size_t nd_lut = 0, np_lut = 0;
+		long *dl = id_lut(f->dr, f->nd, sizeof(*f->dr), &nd_lut);
+		long *pl = id_lut(f->pt, f->np, sizeof(*f->pt), &np_lut);
+
+		/* drive and point ids are rb_results' row numbers: anything else is not ours */
+		if ((f->nd && !dl) || (f->np && !pl)) {
+			rb_err("'%s': drive or point ids out of range", f->path);
+			rc = -EINVAL;
+		}
+		for (size_t k = 0; k < f->nhi && !rc; k++) {
+			const struct rb_row_hist *x = &f->hi[k];
+			const struct rp_cell *c;
+
+			if (x->drive >= nd_lut || x->point >= np_lut || dl[x->drive] < 0 ||
+			    pl[x->point] < 0 || x->direction > 1 || x->bucket >= RB_HIST_BUCKETS)
+				continue;
+			c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd + (size_t)dl[x->drive]];
+			if (!c->res || x->attempt != c->res->attempt)
+				continue;
+			h[c->group * 2 + x->direction].counts[x->bucket] += x->count;
+			h[c->group * 2 + x->direction].total += x->count;
+		}
+		free(dl);
+		free(pl);
+	}
+	for (size_t g = 0; g < r->ngroups; g++) {
+		struct rp_group *G = &r->groups[g];
+
+		G->rd_p50_us = (double)rb_hist_percentile(&h[2 * g], 50) / 1e3;
+		G->rd_p99_us = (double)rb_hist_percentile(&h[2 * g], 99) / 1e3;
+		G->wr_p50_us = (double)rb_hist_percentile(&h[2 * g + 1], 50) / 1e3;
+		G->wr_p99_us = (double)rb_hist_percentile(&h[2 * g + 1], 99) / 1e3;
+	}
+	free(h);
+	return rc;
+}
+
+static int apply_baseline(struct rp_report *r)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct rp_cell *b = NULL;
+
+		/* the baseline's cell at the same point name */
+		for (size_t k = 0; k < r->ncells && !b; k++)
+			if (!strcmp(r->cells[k].pt->name, r->cells[i].pt->name) &&
+			    (strstr(r->cells[k].label, r->baseline) ||
+			     (r->cells[k].dr->serial[0] && !strcmp(r->cells[k].dr->serial, r->baseline))))
+				b = &r->cells[k];
+		if (b) {
+			found = true;
+			if (b->iops > 0 && r->cells[i].res)
+				r->cells[i].vs_base = 100.0 * (r->cells[i].iops - b->iops) / b->iops;
+		}
+	}
+	if (!found) {
+		rb_err("no drive matches --baseline '%s'", r->baseline);
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- spec files ---- */
+
+static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, const char *model,
+		      struct rp_claim *c)
+{
+	bool have_metric = false;
+	size_t errs = rb_diags_errors(d);
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->model, sizeof(c->model), "%s", model ? model : "");
+	snprintf(c->spec_file, sizeof(c->spec_file), "%s", y->file);
+	c->line = rb_yaml_line(n);
+	if (n->type != YAML_MAPPING_NODE) {
+		rb_yaml_error(y, d, n, "claims", "a claim must be a mapping (rw, bs, a metric), not %s",
+			      rb_yaml_kind(n));
+		return -EINVAL;
+	}
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		static const char *const metrics[] = { "mbps", "iops", "mean_us", "p99_us",
+						       "p99_9_us" };
+		uint64_t u;
+		char *end;
+
+		if (!key || !val) {
+			rb_yaml_error(y, d, v, key, "'%s' must be a scalar", key ? key : "?");
+			continue;
+		}
+		if (!strcmp(key, "name")) {
+			snprintf(c->name, sizeof(c->name), "%s", val);
+		} else if (!strcmp(key, "rw")) {
+			snprintf(c->rw, sizeof(c->rw), "%s", val);
+		} else if (!strcmp(key, "bs")) {
+			if (rb_parse_size(val, &c->bs) || !c->bs)
+				rb_yaml_error(y, d, v, key, "'bs' must be a size like 4k or 128k, not '%s'",
+					      val);
+		} else if (!strcmp(key, "iodepth") || !strcmp(key, "numjobs")) {
+			if (rb_parse_u64(val, &u) || !u || u > 65536)
+				rb_yaml_error(y, d, v, key, "'%s' must be a count from 1, not '%s'", key,
+					      val);
+			else if (key[0] == 'i')
+				c->iodepth = (unsigned)u;
+			else
+				c->numjobs = (unsigned)u;
+		} else {
+			size_t m;
+
+			for (m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++)
+				if (!strcmp(key, metrics[m]))
+					break;
+			if (m == sizeof(metrics) / sizeof(metrics[0])) {
+				rb_yaml_error(y, d, k, key,
+					      "unknown key '%s' in a claim (known: name, rw, bs, iodepth, "
+					      "numjobs, and one of mbps, iops, mean_us, p99_us, p99_9_us)",
+					      key);
+				continue;
+			}
+			if (have_metric) {
+				rb_yaml_error(y, d, k, key, "a claim has one figure; '%s' is a second",
+					      key);
+				continue;
+			}
+			have_metric = true;
+			c->metric = (enum rp_metric)m;
+			c->value = strtod(val, &end);
+			if (end == val || *end || !(c->value > 0) || !isfinite(c->value))
+				rb_yaml_error(y, d, v, key, "'%s' must be a positive number, not '%s'",
+					      key, val);
+		}
+	}
+	if (!c->rw[0])
+		rb_yaml_error(y, d, n, "rw", "a claim needs 'rw' (read, write, randread, ...)");
+	if (!have_metric)
+		rb_yaml_error(y, d, n, "claims",
+			      "a claim needs one figure: mbps, iops, mean_us, p99_us or p99_9_us");
+	if (!c->name[0]) {
+		char bs[32];
+
+		snprintf(c->name, sizeof(c->name), "%s%s%s %s", c->rw, c->bs ? " " : "",
+			 c->bs ? rb_fmt_size(c->bs, bs, sizeof(bs)) : "", rp_metric_name(c->metric));
+	}
+	return rb_diags_errors(d) > errs ? -EINVAL : 0;
+}
+
+static int load_spec(struct rp_report *r, const char *path)
+{
+	struct rb_diags d;
+	struct rb_yaml y;
+	char *text = NULL;
+	size_t len = 0;
+	const char *model = NULL;
+	yaml_node_t *root, *claims = NULL;
+	int rc = RB_EXIT_USAGE, e;
+
+	rb_diags_init(&d);
+	e = rb_read_file(path, 1 << 20, &text, &len);
+	if (e) {
+		rb_err("cannot read spec file '%s': %s", path, strerror(-e));
+		return RB_EXIT_USAGE;
+	}
+	if (rb_yaml_load(&y, path, text, len, &d))
+		goto out;
+	root = rb_yaml_root(&y);
+	if (!root || root->type != YAML_MAPPING_NODE) {
+		rb_yaml_error(&y, &d, root, NULL, "a spec file is a mapping: model, claims");
+		goto out_yaml;
+	}
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
+		const char *key = rb_yaml_scalar(k);
+
+		if (key && !strcmp(key, "model") && rb_yaml_scalar(v))
+			model = rb_yaml_scalar(v);
+		else if (key && !strcmp(key, "claims") && v->type == YAML_SEQUENCE_NODE)
+			claims = v;
+		else if (key && (!strcmp(key, "model") || !strcmp(key, "claims")))
+			rb_yaml_error(&y, &d, v, key, "'%s' must be %s", key,
+				      key[0] == 'm' ? "a model name" : "a list of claims");
+		else
+			rb_yaml_error(&y, &d, k, key, "unknown key '%s' in a spec (known: model, claims)",
+				      key ? key : "?");
+	}
+	if (!claims && !rb_diags_errors(&d))
+		rb_yaml_error(&y, &d, root, "claims", "a spec file needs 'claims', a list");
+	for (yaml_node_item_t *it = claims ? claims->data.sequence.items.start : NULL;
+	     claims && it < claims->data.sequence.items.top; it++) {
+		struct rp_claim *nc = realloc(r->claims, (r->nclaims + 1) * sizeof(*nc));
+
+		if (!nc)
+			goto out_yaml;
+		r->claims = nc;
+		if (!spec_claim(&y, &d, rb_yaml_get(&y, *it), model, &r->claims[r->nclaims]))
+			r->nclaims++;
+	}
+	if (!rb_diags_errors(&d))
+		rc = 0;
+out_yaml:
+	rb_yaml_release(&y);
+out:
+	rb_diags_sort(&d);
+	rb_diags_print(&d, stderr);
+	rb_diags_release(&d);
+	free(text);
+	return rc;
+}
+
+static bool claim_matches(const struct rp_claim *c, const struct rp_cell *cell)
+{
+	const struct rb_row_point *p = cell->pt;
+
+	if (!cell->res || strcmp(c->rw, p->rw))
+		return false;
+	if ((c->bs && c->bs != p->bs_bytes) || (c->iodepth && c->iodepth != p->iodepth) ||
+	    (c->numjobs && c->numjobs != p->numjobs))
+		return false;
+	/* a rate-limited point measures the limit, not the drive */
+	if (p->rate_iops)
+		return false;
+	return !c->model[0] || strstr(cell->dr->model, c->model);
+}
+
+static int judge(struct rp_report *r)
+{
+	for (size_t i = 0; i < r->nclaims; i++) {
+		const struct rp_claim *c = &r->claims[i];
+		bool any = false;
+
+		for (size_t k = 0; k < r->ncells; k++) {
+			const struct rp_cell *cell = &r->cells[k];
+			struct rp_verdict *v, *nv;
+			double x;
+
+			if (!claim_matches(c, cell))
+				continue;
+			x = rp_cell_metric(cell, c->metric);
+			if (isnan(x))
+				continue;
+			nv = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*nv));
+			if (!nv)
+				return -ENOMEM;
+			r->verdicts = nv;
+			v = &r->verdicts[r->nverdicts++];
+			v->claim = c;
+			v->cell = cell;
+			v->measured = x;
+			/* higher is better for rates, lower for latencies: pct >= 100 meets it */
+			if (c->metric == RP_MBPS || c->metric == RP_IOPS)
+				v->pct = 100.0 * x / c->value;
+			else
+				v->pct = x > 0 ? 100.0 * c->value / x : INFINITY;
+			v->pass = v->pct >= r->require_pct;
+			any = true;
+		}
+		if (!any)
+			rb_warn("%s:%u: claim '%s' matches no measured point%s%s", c->spec_file, c->line,
+				c->name, c->model[0] ? " of a drive of model " : "", c->model);
+	}
+	return 0;
+}
+
+/* ---- text outputs ---- */
+
+static void emit(enum fmt f, const struct rp_cell *l, bool multi)
+{
+	char vs[32], drive[40];
+	const char *status = l->res ? l->res->status : "none";
 
 	if (isnan(l->vs_base))
 		snprintf(vs, sizeof(vs), "-");
@@ -38,29 +547,35 @@ static void emit(enum fmt f, const struct line *l, bool multi)
 		snprintf(vs, sizeof(vs), "%+.1f", l->vs_base);
 	switch (f) {
 	case FMT_CSV:
-		printf("%s,\"%s\",\"%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s\n", l->file,
-		       l->point, l->drive, l->model, l->serial, l->status, l->iops, l->mbps,
-		       l->read_mean_us, l->read_p99_us, l->write_mean_us, l->write_p99_us,
-		       isnan(l->vs_base) ? "" : vs);
+		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s\n",
+		       l->file + 1, l->pt->name, l->dr->agent, l->dr->path, l->dr->model,
+		       l->dr->serial, status, l->iops, l->mbps, l->rd_mean_us, l->rd_p99_us,
+		       l->wr_mean_us, l->wr_p99_us, isnan(l->vs_base) ? "" : vs,
+		       l->outlier ? "yes" : "");
 		break;
 	case FMT_MARKDOWN:
-		printf("| %s%s%s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s |\n",
-		       multi ? l->file : "", multi ? " " : "", l->point, l->drive, l->model, l->status,
-		       l->iops, l->mbps, l->read_mean_us, l->read_p99_us, l->write_mean_us,
-		       l->write_p99_us, vs);
+		printf("| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s%s |\n",
+		       l->pt->name, l->label, l->dr->model, status, l->iops, l->mbps, l->rd_mean_us,
+		       l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs, l->outlier ? " outlier" : "");
 		break;
 	default: {
 		/* a long drive name keeps its end, where paths differ */
-		size_t dl = strlen(l->drive);
-		char drive[40];
+		char d[340];
+		size_t dl;
 
+		snprintf(d, sizeof(d), "%s:%s", l->dr->agent, l->dr->path);
+		dl = strlen(d);
 		if (dl > 30)
-			snprintf(drive, sizeof(drive), "~%s", l->drive + dl - 29);
+			snprintf(drive, sizeof(drive), "~%s", d + dl - 29);
 		else
-			snprintf(drive, sizeof(drive), "%s", l->drive);
-		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9.1f %9.1f %9.1f %9.1f %8s\n",
-		       multi ? l->file : "", l->point, drive, l->status, l->iops, l->mbps,
-		       l->read_mean_us, l->read_p99_us, l->write_mean_us, l->write_p99_us, vs);
+			snprintf(drive, sizeof(drive), "%s", d);
+		char file[16] = "";
+
+		if (multi)
+			snprintf(file, sizeof(file), "#%zu", l->file + 1);
+		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9.1f %9.1f %9.1f %9.1f %8s%s\n",
+		       file, l->pt->name, drive, status, l->iops, l->mbps, l->rd_mean_us,
+		       l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs, l->outlier ? " outlier" : "");
 		break;
 	}
 	}
@@ -88,158 +603,216 @@ static void header(enum fmt f)
 	}
 }
 
+static void models_text(const struct rp_report *r, enum fmt f)
+{
+	bool md = f == FMT_MARKDOWN;
+
+	printf("\n%sper model (histograms added across drives; outliers: %s)\n", md ? "### " : "",
+	       RP_OUTLIER_RULE);
+	if (md)
+		printf("\n| point | model | drives | IOPS min | IOPS median | IOPS max | read p50 us | "
+		       "read p99 us | write p50 us | write p99 us | outliers |\n"
+		       "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+	else
+		printf("%-34s %-20s %6s %11s %11s %11s %9s %9s %9s %9s %8s\n", "point", "model",
+		       "drives", "IOPS min", "median", "max", "rd p50", "rd p99", "wr p50", "wr p99",
+		       "outliers");
+	for (size_t g = 0; g < r->ngroups; g++) {
+		const struct rp_group *G = &r->groups[g];
+
+		printf(md ? "| %s | %s | %zu | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f | %zu |\n"
+			  : "%-34.34s %-20.20s %6zu %11.0f %11.0f %11.0f %9.1f %9.1f %9.1f %9.1f %8zu\n",
+		       G->point, G->model, G->ndrives, G->iops_min, G->iops_med, G->iops_max,
+		       G->rd_p50_us, G->rd_p99_us, G->wr_p50_us, G->wr_p99_us, G->noutliers);
+	}
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].outlier)
+			printf("%soutlier: %s (%s) at %s: %.0f IOPS, model median %.0f (%+.1f%%)\n",
+			       md ? "- " : "", r->cells[i].label, model_of(&r->cells[i]),
+			       r->cells[i].pt->name, r->cells[i].iops,
+			       r->groups[r->cells[i].group].iops_med,
+			       100.0 * (r->cells[i].iops - r->groups[r->cells[i].group].iops_med) /
+				       r->groups[r->cells[i].group].iops_med);
+}
+
+static void verdicts_text(const struct rp_report *r, enum fmt f)
+{
+	bool md = f == FMT_MARKDOWN;
+	size_t fails = 0;
+
+	printf("\n%sagainst spec (required: %.0f%% of each claim)\n", md ? "### " : "",
+	       r->require_pct);
+	for (size_t i = 0; i < r->nverdicts; i++) {
+		const struct rp_verdict *v = &r->verdicts[i];
+		bool lat = v->claim->metric >= RP_MEAN_US;
+
+		fails += !v->pass;
+		printf("%s%-4s %-28.28s %-30.30s %-28.28s claimed %s%.1f %s, measured %.1f (%.1f%%)\n",
+		       md ? "- " : "", v->pass ? "PASS" : "FAIL", v->claim->name, v->cell->label,
+		       v->cell->pt->name, lat ? "<= " : "", v->claim->value,
+		       rp_metric_name(v->claim->metric), v->measured, v->pct);
+	}
+	printf("%zu of %zu checks below %.0f%%\n", fails, r->nverdicts, r->require_pct);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rackbench report RESULTS.h5 [MORE.h5 ...] [--format table|markdown|csv]\n"
-		"                        [--baseline DRIVE]\n"
+		"                        [--baseline DRIVE] [--html FILE] [--spec SPEC.yaml ...]\n"
+		"                        [--require PCT]\n"
 		"\n"
 		"One row per point and drive: IOPS, MB/s, mean and p99 latency per direction,\n"
-		"status. --baseline DRIVE (a part of agent:path, or a serial) adds each drive's\n"
-		"IOPS difference from that drive at the same point, across files too.\n");
+		"status; then, per point and drive model, min/median/max IOPS and percentiles of\n"
+		"the drives' histograms added together, with outliers flagged (%s).\n"
+		"\n"
+		"  --baseline DRIVE  each drive's IOPS difference from DRIVE (a part of\n"
+		"                    agent:path, or a serial) at the same point, across files too\n"
+		"  --html FILE       also write one self-contained page with charts (inline SVG)\n"
+		"  --spec FILE       a vendor's claims (docs/report.md); repeatable\n"
+		"  --require PCT     the share of each claim a drive must reach (default 90%%);\n"
+		"                    below it for any check: exit 5\n"
+		"\n"
+		"Files compare side by side; when their methodology hashes differ (another plan),\n"
+		"the report says so and compares points by name.\n",
+		RP_OUTLIER_RULE);
 }
 
 int rb_report_cmd(int argc, char **argv)
 {
 	enum fmt f = FMT_TABLE;
-	const char *baseline = NULL;
+	const char *html = NULL;
 	const char **files = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nfiles = 0, nlines = 0, cap = 0;
-	struct line *lines = NULL;
+	const char **specs = calloc((size_t)argc + 1, sizeof(char *));
+	size_t nfiles = 0, nspecs = 0, cap = 0;
+	struct rp_report r = { .require_pct = 90.0 };
 	int rc = RB_EXIT_USAGE;
 
-	if (!files)
+	if (!files || !specs) {
+		free(files);
+		free(specs);
 		return RB_EXIT_FAILED;
+	}
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+		const char *a = argv[i];
+		bool has = i + 1 < argc;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			rc = RB_EXIT_OK;
 			goto out;
-		} else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-			i++;
-			if (!strcmp(argv[i], "table"))
+		} else if (!strcmp(a, "--format") && has) {
+			a = argv[++i];
+			if (!strcmp(a, "table"))
 				f = FMT_TABLE;
-			else if (!strcmp(argv[i], "markdown"))
+			else if (!strcmp(a, "markdown"))
 				f = FMT_MARKDOWN;
-			else if (!strcmp(argv[i], "csv"))
+			else if (!strcmp(a, "csv"))
 				f = FMT_CSV;
 			else {
-				rb_err("'--format' must be table, markdown or csv, not '%s'", argv[i]);
+				rb_err("'--format' must be table, markdown or csv, not '%s'", a);
 				goto out;
 			}
-		} else if (!strcmp(argv[i], "--baseline") && i + 1 < argc) {
-			baseline = argv[++i];
-		} else if (argv[i][0] == '-') {
-			rb_err("unexpected argument '%s' (see 'rackbench report --help')", argv[i]);
+		} else if (!strcmp(a, "--baseline") && has) {
+			r.baseline = argv[++i];
+		} else if (!strcmp(a, "--html") && has) {
+			html = argv[++i];
+		} else if (!strcmp(a, "--spec") && has) {
+			specs[nspecs++] = argv[++i];
+		} else if (!strcmp(a, "--require") && has) {
+			char *end;
+
+			a = argv[++i];
+			r.require_pct = strtod(a, &end);
+			if (end == a || (*end && strcmp(end, "%")) || !(r.require_pct > 0) ||
+			    r.require_pct > 1000) {
+				rb_err("'--require' must be a percentage like 90%%, not '%s'", a);
+				goto out;
+			}
+		} else if (a[0] == '-') {
+			rb_err("%s '%s' (see 'rackbench report --help')",
+			       has || strncmp(a, "--", 2) ? "unexpected argument" : "missing value for",
+			       a);
 			goto out;
 		} else {
-			files[nfiles++] = argv[i];
+			files[nfiles++] = a;
 		}
 	}
 	if (!nfiles) {
 		rb_err("no results file: rackbench report RESULTS.h5");
 		goto out;
 	}
-	for (size_t fi = 0; fi < nfiles; fi++) {
-		struct rb_results_in *in;
-		struct rb_row_drive *dr = NULL;
-		struct rb_row_point *pt = NULL;
-		struct rb_row_result *rs = NULL;
-		size_t nd = 0, np = 0, nr = 0;
-		char err[512];
-
-		in = rb_results_open(files[fi], err, sizeof(err));
-		if (!in) {
-			rb_err("%s", err);
-			rc = RB_EXIT_USAGE;
+	for (size_t i = 0; i < nspecs; i++)
+		if ((rc = load_spec(&r, specs[i])))
 			goto out;
-		}
-		if (rb_results_read_drives(in, &dr, &nd) || rb_results_read_points(in, &pt, &np) ||
-		    rb_results_read_results(in, &rs, &nr)) {
-			rb_err("'%s': cannot read its tables", files[fi]);
-			rb_results_in_close(in);
-			free(dr);
-			free(pt);
-			free(rs);
+	r.files = calloc(nfiles, sizeof(*r.files));
+	if (!r.files) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	for (size_t fi = 0; fi < nfiles; fi++) {
+		r.nfiles = fi + 1;
+		if ((rc = load_file(&r.files[fi], files[fi])))
+			goto out;
+	}
+	for (size_t fi = 0; fi < nfiles; fi++) {
+		if (add_cells(&r, fi, &cap)) {
 			rc = RB_EXIT_FAILED;
 			goto out;
 		}
-		rb_results_in_close(in);
-		for (size_t p = 0; p < np; p++) {
-			for (size_t d = 0; d < nd; d++) {
-				const struct rb_row_result *best = NULL;
-				struct line *l;
-
-				/* the latest attempt of the point on the drive */
-				for (size_t r = 0; r < nr; r++)
-					if (rs[r].point == pt[p].point && rs[r].drive == dr[d].drive &&
-					    (!best || rs[r].attempt >= best->attempt))
-						best = &rs[r];
-				if (nlines == cap) {
-					cap = cap ? cap * 2 : 64;
-					struct line *nl = realloc(lines, cap * sizeof(*lines));
-
-					if (!nl)
-						goto out;
-					lines = nl;
-				}
-				l = &lines[nlines++];
-				memset(l, 0, sizeof(*l));
-				snprintf(l->file, sizeof(l->file), "#%zu", fi + 1);
-				snprintf(l->point, sizeof(l->point), "%s", pt[p].name);
-				snprintf(l->drive, sizeof(l->drive), "%s:%s", dr[d].agent, dr[d].path);
-				snprintf(l->model, sizeof(l->model), "%s", dr[d].model);
-				snprintf(l->serial, sizeof(l->serial), "%s", dr[d].serial);
-				snprintf(l->status, sizeof(l->status), "%s", best ? best->status : "none");
-				l->vs_base = NAN;
-				if (!best)
-					continue;
-				l->iops = best->read.iops + best->write.iops + best->trim.iops;
-				l->mbps = (best->read.bw_bytes_per_s + best->write.bw_bytes_per_s +
-					   best->trim.bw_bytes_per_s) / 1e6;
-				l->read_mean_us = best->read.lat_mean_ns / 1e3;
-				l->read_p99_us = (double)best->read.lat_p99_ns / 1e3;
-				l->write_mean_us = best->write.lat_mean_ns / 1e3;
-				l->write_p99_us = (double)best->write.lat_p99_ns / 1e3;
-			}
+		if (strcmp(r.files[fi].methodology, r.files[0].methodology)) {
+			r.methodology_differs = true;
+			rb_warn("#%zu '%s' ran another methodology (%s) than #1 (%s): its points "
+				"compare by name only",
+				fi + 1, files[fi], r.files[fi].methodology[0] ? r.files[fi].methodology : "none recorded",
+				r.files[0].methodology[0] ? r.files[0].methodology : "none recorded");
 		}
-		free(dr);
-		free(pt);
-		free(rs);
 	}
-	if (baseline) {
-		bool found = false;
-
-		for (size_t i = 0; i < nlines; i++) {
-			const struct line *b = NULL;
-
-			/* the baseline's line at the same point name */
-			for (size_t k = 0; k < nlines && !b; k++)
-				if (!strcmp(lines[k].point, lines[i].point) &&
-				    (strstr(lines[k].drive, baseline) ||
-				     (lines[k].serial[0] && !strcmp(lines[k].serial, baseline))))
-					b = &lines[k];
-			if (b) {
-				found = true;
-				if (b->iops > 0)
-					lines[i].vs_base = 100.0 * (lines[i].iops - b->iops) / b->iops;
-			}
-		}
-		if (!found) {
-			rb_err("no drive matches --baseline '%s'", baseline);
-			rc = RB_EXIT_USAGE;
-			goto out;
-		}
+	if (make_groups(&r) || merge_hists(&r)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	if (r.baseline && (rc = apply_baseline(&r)))
+		goto out;
+	if (judge(&r)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
 	}
 	if (f != FMT_CSV && nfiles > 1)
 		for (size_t fi = 0; fi < nfiles; fi++)
-			printf("#%zu %s\n", fi + 1, files[fi]);
+			printf("#%zu %s (methodology %s)\n", fi + 1, files[fi],
+			       r.files[fi].methodology[0] ? r.files[fi].methodology : "not recorded");
 	header(f);
-	for (size_t i = 0; i < nlines; i++)
-		emit(f, &lines[i], nfiles > 1);
+	for (size_t i = 0; i < r.ncells; i++)
+		emit(f, &r.cells[i], nfiles > 1);
+	if (f != FMT_CSV) {
+		models_text(&r, f);
+		if (r.nclaims)
+			verdicts_text(&r, f);
+	}
+	if (html) {
+		int e = rp_html(&r, html);
+
+		if (e) {
+			rb_err("cannot write '%s': %s", html, strerror(-e));
+			rc = RB_EXIT_FAILED;
+			goto out;
+		}
+		rb_info("wrote %s", html);
+	}
 	rc = RB_EXIT_OK;
+	for (size_t i = 0; i < r.nverdicts; i++)
+		if (!r.verdicts[i].pass)
+			rc = RB_EXIT_BELOW_SPEC;
 out:
-	free(lines);
+	for (size_t fi = 0; fi < r.nfiles; fi++)
+		file_free(&r.files[fi]);
+	free(r.files);
+	free(r.cells);
+	free(r.groups);
+	free(r.claims);
+	free(r.verdicts);
 	free(files);
+	free(specs);
 	return rc;
 }

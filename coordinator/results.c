@@ -337,6 +337,7 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 	attr_str(r->file, "schema_version", ver);
 	attr_str(r->file, "rackbench_version", RB_VERSION);
 	attr_str(r->file, "campaign_name", m->campaign_name);
+	attr_str(r->file, "methodology", m->methodology ? m->methodology : "");
 	attr_i64(r->file, "start_ns", m->start_ns);
 	attr_i64(r->file, "end_ns", 0);
 	attr_str(r->file, "status", "running");
@@ -578,4 +579,19 @@ int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, 
 int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret, size_t *ret_n)
 {
 	return read_table(in, T_RESULTS, (void **)ret, ret_n);
+}
+
+int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret, size_t *ret_n)
+{
+	return read_table(in, T_SAMPLES, (void **)ret, ret_n);
+}
+
+int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, size_t *ret_n)
+{
+	return read_table(in, T_HIST, (void **)ret, ret_n);
+}
+
+int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n)
+{
+	return read_table(in, T_HEALTH, (void **)ret, ret_n);
 }

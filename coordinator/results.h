@@ -16,7 +16,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 3
+#define RB_RESULTS_SCHEMA_VERSION 4
 
 struct rb_row_agent {
 	char name[64];
@@ -116,6 +116,7 @@ struct rb_row_bs {
 struct rb_results_meta {
 	const char *campaign_name;
 	const char *campaign_text;
+	const char *methodology;	/* rb_campaign_methodology(): the expanded plan's hash */
 	int64_t start_ns;
 	int insecure;
 };
@@ -152,5 +153,8 @@ const char *rb_results_attr(struct rb_results_in *in, const char *name, char *bu
 int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n);
 int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n);
 int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret, size_t *ret_n);
+int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret, size_t *ret_n);
+int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, size_t *ret_n);
+int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n);
 
 #endif

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What `rackbench report` computes from results files, shared by its text and HTML
+ * outputs: one cell per (file, point, drive) with the latest attempt's figures, model
+ * groups merged from histograms (never averaged percentiles) with outliers flagged, and
+ * spec verdicts.
+ */
+#ifndef RB_REPORT_MODEL_H
+#define RB_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "results.h"
+
+struct rp_file {
+	const char *path;
+	char methodology[32], campaign[128], status[16];
+	struct rb_row_drive *dr;
+	size_t nd;
+	struct rb_row_point *pt;
+	size_t np;
+	struct rb_row_result *rs;
+	size_t nr;
+	struct rb_row_sample *sm;
+	size_t nsm;
+	struct rb_row_hist *hi;
+	size_t nhi;
+	size_t cell0;			/* its first cell: cell0 + point row * nd + drive row */
+};
+
+struct rp_cell {
+	size_t file;
+	const struct rb_row_point *pt;
+	const struct rb_row_drive *dr;
+	const struct rb_row_result *res; /* the latest attempt; NULL: none */
+	char label[340];		 /* agent:path, with #file when several files */
+	double iops, mbps, rd_mean_us, rd_p99_us, wr_mean_us, wr_p99_us;
+	double vs_base;			/* percent; NAN: none */
+	bool outlier;
+	size_t group;			/* index into groups */
+};
+
+/* The drives of one model at one point (by point name, across files). */
+struct rp_group {
+	char point[256], model[64];
+	size_t ndrives;
+	double iops_min, iops_med, iops_max, mad;
+	double rd_p50_us, rd_p99_us, wr_p50_us, wr_p99_us; /* from the merged histograms */
+	size_t noutliers;
+};
+
+enum rp_metric { RP_MBPS, RP_IOPS, RP_MEAN_US, RP_P99_US, RP_P99_9_US };
+
+struct rp_claim {
+	char name[128], model[64], rw[16], spec_file[256];
+	unsigned line;
+	uint64_t bs;			/* 0: any */
+	unsigned iodepth, numjobs;	/* 0: any */
+	enum rp_metric metric;
+	double value;
+};
+
+struct rp_verdict {
+	const struct rp_claim *claim;
+	const struct rp_cell *cell;
+	double measured, pct;
+	bool pass;
+};
+
+struct rp_report {
+	struct rp_file *files;
+	size_t nfiles;
+	struct rp_cell *cells;
+	size_t ncells;
+	struct rp_group *groups;
+	size_t ngroups;
+	struct rp_claim *claims;
+	size_t nclaims;
+	struct rp_verdict *verdicts;
+	size_t nverdicts;
+	const char *baseline;
+	double require_pct;
+	bool methodology_differs;
+};
+
+/* Outlier rule: |x - median| > max(3.5 * 1.4826 * MAD, 10% of the median). */
+#define RP_OUTLIER_RULE                                                                      \
+	"a drive is an outlier at a point when |IOPS - median| > max(3.5 x 1.4826 x MAD, 10% " \
+	"of the median) among the drives of its model (MAD: median absolute deviation)"
+bool rp_is_outlier(double x, double median, double mad);
+double rp_median(double *v, size_t n); /* sorts v */
+const char *rp_metric_name(enum rp_metric m);
+/* A cell's figure for a metric; NAN when it has none. */
+double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
+
+int rp_html(const struct rp_report *r, const char *path);
+
+#endif
