@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+"""Synthetic results files for report tests, made from a real one: the real file's layout,
+attributes and points, with its first drive cloned into as many drives as a test needs,
+each with its own model, IOPS scale and latency shift. Run with /usr/bin/python3 (h5py)."""
+import numpy as np
+
+
+def widen(h5py, src, dst, drives):
+    """drives: a list of dicts with keys model, scale (IOPS and bandwidth factor) and
+    shift (histogram buckets added to every latency bucket, so drives differ)."""
+    with h5py.File(src, "r") as s, h5py.File(dst, "w") as d:
+        for k, v in s.attrs.items():
+            d.attrs[k] = v
+        d.create_dataset("campaign", data=s["campaign"][()])
+        tables = {}
+        for name in ("agents", "drives", "points", "results", "samples", "histograms",
+                     "bs_counts", "health"):
+            tables[name] = s[name][:]
+        d0 = tables["drives"][0]["drive"]
+        out = {"agents": tables["agents"], "points": tables["points"]}
+        rows = {n: [] for n in ("drives", "results", "samples", "histograms", "bs_counts",
+                                "health")}
+        for i, spec in enumerate(drives):
+            dr = tables["drives"][0].copy()
+            dr["drive"] = i
+            dr["path"] = f"/dev/synth{i}".encode()
+            dr["model"] = spec["model"].encode()
+            dr["serial"] = f"SYN{i:05d}".encode()
+            rows["drives"].append(dr)
+            for name in ("results", "samples", "histograms", "bs_counts", "health"):
+                t = tables[name]
+                sel = t[t["drive"] == d0].copy()
+                sel["drive"] = i
+                if name == "results":
+                    for col in sel.dtype.names:
+                        if col.endswith("_iops") or col.endswith("_bw_bytes_per_s"):
+                            sel[col] = sel[col] * spec["scale"]
+                if name == "samples":
+                    for col in ("ios", "bytes"):
+                        sel[col] = (sel[col] * spec["scale"]).astype(sel[col].dtype)
+                if name == "histograms" and spec.get("shift"):
+                    sel["bucket"] = sel["bucket"] + spec["shift"]
+                rows[name].append(sel)
+        out["drives"] = np.array(rows["drives"], dtype=tables["drives"].dtype)
+        for name in ("results", "samples", "histograms", "bs_counts", "health"):
+            out[name] = np.concatenate(rows[name]) if rows[name] else tables[name]
+        for name, data in out.items():
+            ds = d.create_dataset(name, data=data, maxshape=(None,), chunks=True)
+            for k, v in s[name].attrs.items():
+                ds.attrs[k] = v
