@@ -20,6 +20,7 @@
 #include "coord.h"
 #include "exitcode.h"
 #include "log.h"
+#include "report.h"
 #include "transport.h"
 
 #define NAGENTS 2
@@ -229,6 +230,17 @@ int rb_demo_cmd(int argc, char **argv)
 	if (rc && rc != RB_EXIT_IO_ERRORS)
 		for (int i = 0; i < NAGENTS; i++)
 			show_log(tmp, i + 1);
+	if (path[0] && !stop) {
+		/* the page next to the file: demo-<time>.h5 -> demo-<time>.html */
+		char html[sizeof(path) + 8];
+		size_t l = strlen(path);
+
+		if (l > 3 && !strcmp(path + l - 3, ".h5"))
+			l -= 3;
+		snprintf(html, sizeof(html), "%.*s.html", (int)l, path);
+		if (rb_report_html(path, html) == RB_EXIT_OK)
+			fprintf(stderr, "report: %s\n", html);
+	}
 out_stop:
 	stop_children(pids, NAGENTS);
 out_close:

@@ -655,6 +655,92 @@ static void verdicts_text(const struct rp_report *r, enum fmt f)
 	printf("%zu of %zu checks below %.0f%%\n", fails, r->nverdicts, r->require_pct);
 }
 
+static const char *meth(const struct rp_file *f)
+{
+	return f->methodology[0] ? f->methodology : "none recorded";
+}
+
+/* f < 0: no text output (the demo's page). */
+static int report(struct rp_report *r, const char **files, size_t nfiles, const char **specs,
+		  size_t nspecs, int f, const char *html)
+{
+	size_t cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < nspecs; i++)
+		if ((rc = load_spec(r, specs[i])))
+			goto out;
+	r->files = calloc(nfiles, sizeof(*r->files));
+	if (!r->files) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	for (size_t fi = 0; fi < nfiles; fi++) {
+		r->nfiles = fi + 1;
+		if ((rc = load_file(&r->files[fi], files[fi])))
+			goto out;
+	}
+	for (size_t fi = 0; fi < nfiles; fi++) {
+		if (add_cells(r, fi, &cap)) {
+			rc = RB_EXIT_FAILED;
+			goto out;
+		}
+		if (strcmp(r->files[fi].methodology, r->files[0].methodology)) {
+			r->methodology_differs = true;
+			rb_warn("#%zu '%s' ran another methodology (%s) than #1 (%s): its points "
+				"compare by name only",
+				fi + 1, files[fi], meth(&r->files[fi]), meth(&r->files[0]));
+		}
+	}
+	if (make_groups(r) || merge_hists(r)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	if (r->baseline && (rc = apply_baseline(r)))
+		goto out;
+	if (judge(r)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	if (f >= 0 && f != FMT_CSV && nfiles > 1)
+		for (size_t fi = 0; fi < nfiles; fi++)
+			printf("#%zu %s (methodology %s)\n", fi + 1, files[fi],
+			       r->files[fi].methodology[0] ? r->files[fi].methodology : "not recorded");
+	if (f >= 0)
+		header((enum fmt)f);
+	for (size_t i = 0; f >= 0 && i < r->ncells; i++)
+		emit((enum fmt)f, &r->cells[i], nfiles > 1);
+	if (f >= 0 && f != FMT_CSV) {
+		models_text(r, (enum fmt)f);
+		if (r->nclaims)
+			verdicts_text(r, (enum fmt)f);
+	}
+	if (html) {
+		int e = rp_html(r, html);
+
+		if (e) {
+			rb_err("cannot write '%s': %s", html, strerror(-e));
+			rc = RB_EXIT_FAILED;
+			goto out;
+		}
+		if (f >= 0)
+			rb_info("wrote %s", html);
+	}
+	rc = RB_EXIT_OK;
+	for (size_t i = 0; i < r->nverdicts; i++)
+		if (!r->verdicts[i].pass)
+			rc = RB_EXIT_BELOW_SPEC;
+out:
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		file_free(&r->files[fi]);
+	free(r->files);
+	free(r->cells);
+	free(r->groups);
+	free(r->claims);
+	free(r->verdicts);
+	return rc;
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -684,7 +770,7 @@ int rb_report_cmd(int argc, char **argv)
 	const char *html = NULL;
 	const char **files = calloc((size_t)argc + 1, sizeof(char *));
 	const char **specs = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nfiles = 0, nspecs = 0, cap = 0;
+	size_t nfiles = 0, nspecs = 0;
 	struct rp_report r = { .require_pct = 90.0 };
 	int rc = RB_EXIT_USAGE;
 
@@ -742,77 +828,16 @@ int rb_report_cmd(int argc, char **argv)
 		rb_err("no results file: rackbench report RESULTS.h5");
 		goto out;
 	}
-	for (size_t i = 0; i < nspecs; i++)
-		if ((rc = load_spec(&r, specs[i])))
-			goto out;
-	r.files = calloc(nfiles, sizeof(*r.files));
-	if (!r.files) {
-		rc = RB_EXIT_FAILED;
-		goto out;
-	}
-	for (size_t fi = 0; fi < nfiles; fi++) {
-		r.nfiles = fi + 1;
-		if ((rc = load_file(&r.files[fi], files[fi])))
-			goto out;
-	}
-	for (size_t fi = 0; fi < nfiles; fi++) {
-		if (add_cells(&r, fi, &cap)) {
-			rc = RB_EXIT_FAILED;
-			goto out;
-		}
-		if (strcmp(r.files[fi].methodology, r.files[0].methodology)) {
-			r.methodology_differs = true;
-			rb_warn("#%zu '%s' ran another methodology (%s) than #1 (%s): its points "
-				"compare by name only",
-				fi + 1, files[fi], r.files[fi].methodology[0] ? r.files[fi].methodology : "none recorded",
-				r.files[0].methodology[0] ? r.files[0].methodology : "none recorded");
-		}
-	}
-	if (make_groups(&r) || merge_hists(&r)) {
-		rc = RB_EXIT_FAILED;
-		goto out;
-	}
-	if (r.baseline && (rc = apply_baseline(&r)))
-		goto out;
-	if (judge(&r)) {
-		rc = RB_EXIT_FAILED;
-		goto out;
-	}
-	if (f != FMT_CSV && nfiles > 1)
-		for (size_t fi = 0; fi < nfiles; fi++)
-			printf("#%zu %s (methodology %s)\n", fi + 1, files[fi],
-			       r.files[fi].methodology[0] ? r.files[fi].methodology : "not recorded");
-	header(f);
-	for (size_t i = 0; i < r.ncells; i++)
-		emit(f, &r.cells[i], nfiles > 1);
-	if (f != FMT_CSV) {
-		models_text(&r, f);
-		if (r.nclaims)
-			verdicts_text(&r, f);
-	}
-	if (html) {
-		int e = rp_html(&r, html);
-
-		if (e) {
-			rb_err("cannot write '%s': %s", html, strerror(-e));
-			rc = RB_EXIT_FAILED;
-			goto out;
-		}
-		rb_info("wrote %s", html);
-	}
-	rc = RB_EXIT_OK;
-	for (size_t i = 0; i < r.nverdicts; i++)
-		if (!r.verdicts[i].pass)
-			rc = RB_EXIT_BELOW_SPEC;
+	rc = report(&r, files, nfiles, specs, nspecs, (int)f, html);
 out:
-	for (size_t fi = 0; fi < r.nfiles; fi++)
-		file_free(&r.files[fi]);
-	free(r.files);
-	free(r.cells);
-	free(r.groups);
-	free(r.claims);
-	free(r.verdicts);
 	free(files);
 	free(specs);
 	return rc;
+}
+
+int rb_report_html(const char *results, const char *html)
+{
+	struct rp_report r = { .require_pct = 90.0 };
+
+	return report(&r, &results, 1, NULL, 0, -1, html);
 }

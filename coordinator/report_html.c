@@ -328,7 +328,7 @@ static void sort_series(struct series *s)
  * Queue-depth sweeps (by_rate false: points of one family differing in iodepth) and
  * rate curves (by_rate true: differing in rate_iops). Returns charts drawn.
  */
-static int sweeps(FILE *o, const struct rp_report *r, bool by_rate)
+static int sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char *heading)
 {
 	bool *done = calloc(r->ncells + 1, sizeof(bool));
 	int charts = 0;
@@ -368,6 +368,8 @@ static int sweeps(FILE *o, const struct rp_report *r, bool by_rate)
 			series_add(l, x, mean);
 		}
 		if (distinct >= 2) {
+			if (!charts)
+				fprintf(o, "<h2>%s</h2>\n", heading);
 			for (size_t k = 0; k < ns; k++)
 				sort_series(&s[k]), sort_series(&lat[k]);
 			snprintf(title, sizeof(title), "%s: %s %s, %u job(s)%s", p0->phase, p0->rw,
@@ -698,16 +700,13 @@ int rp_html(const struct rp_report *r, const char *path)
 		      "differ): points compare by name only.</p>\n", o);
 	if (r->nclaims)
 		verdicts_table(o, r);
-	fputs("<h2>Throughput and latency against queue depth</h2>\n", o);
-	e = sweeps(o, r, false);
+	e = sweeps(o, r, false, "Throughput and latency against queue depth");
 	if (e == 0)
-		fputs("<p class=\"note\">No queue-depth sweep in these results.</p>\n", o);
+		fputs("<h2>Throughput and latency against queue depth</h2>\n<p class=\"note\">No "
+		      "queue-depth sweep in these results.</p>\n", o);
 	charts += e > 0 ? e : 0;
-	e = sweeps(o, r, true);
-	if (e > 0) {
-		fputs("<h2>Latency against IOPS (rate curves)</h2>\n", o);
-		charts += e;
-	}
+	e = sweeps(o, r, true, "Latency against IOPS (rate curves)");
+	charts += e > 0 ? e : 0;
 	fputs("<h2>Preconditioning</h2>\n", o);
 	e = timeseries(o, r);
 	if (e == 0)

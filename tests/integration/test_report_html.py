@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+"""rackbench report --html, rendered by a real browser: a fixture campaign with a
+preconditioning phase, a queue-depth matrix and a rate curve runs on four drives of two
+agents; the page renders in headless Chromium with no console messages, every expected
+chart is in the DOM as an SVG with one series per drive, and a screenshot is kept. A
+synthetic file of 500 drives renders too, and the page's size is printed."""
+import glob
+import html.parser
+import os
+import shutil
+import subprocess
+
+import synth
+from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
+
+h5py = h5()
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if not CHROMIUM:
+    skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
+ARTIFACTS = os.environ.get("RB_ARTIFACTS") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(COORD))), "artifacts")
+
+
+class Charts(html.parser.HTMLParser):
+    """Collects every <svg class="chart">: its kind and its series' names."""
+
+    def __init__(self):
+        super().__init__()
+        self.charts, self.cur, self.drive_rows, self.in_drives = [], None, 0, False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "svg" and a.get("class") == "chart":
+            self.cur = {"kind": a.get("data-chart"), "series": []}
+            self.charts.append(self.cur)
+        elif tag == "g" and a.get("class") == "series" and self.cur is not None:
+            self.cur["series"].append(a.get("data-series"))
+        elif tag == "table":
+            self.in_drives = a.get("class") == "drives"
+        elif tag == "tr" and self.in_drives:
+            self.drive_rows += 1
+
+    def handle_endtag(self, tag):
+        if tag == "svg":
+            self.cur = None
+        elif tag == "table":
+            self.in_drives = False
+
+
+def render(page, tmp, shot=None):
+    """The DOM Chromium built from the page, and its console lines."""
+    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
+            "--v=0", f"--user-data-dir={os.path.join(tmp, 'chromium')}"]
+    if shot:
+        args += [f"--screenshot={shot}", "--window-size=1280,6000"]
+    else:
+        args += ["--dump-dom"]
+    r = subprocess.run(args + [f"file://{page}"], capture_output=True, text=True, timeout=120)
+    console = [x for x in r.stderr.splitlines() if ":CONSOLE(" in x]
+    return r, console
+
+
+with Tmp() as tmp:
+    port = free_port()
+    ep = f"tcp://127.0.0.1:{port}"
+    agents = []
+    for name in ("a1", "a2"):
+        os.mkdir(os.path.join(tmp, name))
+        t = [f"{name}/disk0.dat", f"{name}/disk1.dat"]
+        agents.append(Agent(ep, f"rep-{name}", t, allow=t, cwd=tmp,
+                            state_dir=os.path.join(tmp, name)))
+    try:
+        r = run([COORD, "run", os.path.join(SRC, "tests", "campaigns", "report.yaml"),
+                 "--listen", ep, "--results", os.path.join(tmp, "out")])
+    finally:
+        for a in agents:
+            a.stop()
+    check(r.returncode == 0, f"campaign: {r.returncode}\n{r.stderr}")
+    f = glob.glob(os.path.join(tmp, "out", "report-fixture-*.h5"))[0]
+    with h5py.File(f, "r") as h:
+        drives = [f"{d['agent'].decode()}:{d['path'].decode()}" for d in h["drives"][:]]
+        npoints = len(h["points"])
+    page = os.path.join(tmp, "report.html")
+    r = run([COORD, "report", f, "--html", page, "--baseline", drives[0]])
+    check(r.returncode == 0 and os.path.exists(page), f"report --html: {r.returncode} {r.stderr}")
+    text = open(page).read()
+    for bad in ("<script", "http://", "https://", "src="):
+        check(bad not in text, f"the page is not self-contained: it has '{bad}'")
+
+    r, console = render(page, tmp)
+    check(r.returncode == 0, f"chromium: {r.returncode}\n{r.stderr[-2000:]}")
+    check(not console, "console messages:\n" + "\n".join(console))
+    p = Charts()
+    p.feed(r.stdout)
+    kinds = {}
+    for c in p.charts:
+        kinds.setdefault(c["kind"], []).append(c)
+        check(sorted(c["series"]) == sorted(drives),
+              f"a {c['kind']} chart has series {c['series']}, want one per drive {drives}")
+    # randread over QD 1/4/16: throughput and latency; the curve; the precondition phase;
+    # and a bar chart per point
+    want = {"qd-throughput": 1, "qd-latency": 1, "curve": 1, "timeseries": 1, "bars": npoints}
+    for k, n in want.items():
+        check(len(kinds.get(k, [])) == n, f"{len(kinds.get(k, []))} '{k}' charts, want {n}")
+    check(p.drive_rows == 1 + len(drives), f"drive table rows {p.drive_rows}")
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    shot = os.path.join(ARTIFACTS, "report.png")
+    r, console = render(page, tmp, shot)
+    check(r.returncode == 0 and os.path.getsize(shot) > 10000, f"screenshot: {r.returncode}")
+    shutil.copy(page, os.path.join(ARTIFACTS, "report.html"))
+    print(f"screenshot: {shot}")
+
+    # 500 drives of three models
+    big = os.path.join(tmp, "big.h5")
+    synth.widen(h5py, f, big, [{"model": f"MODEL-{i % 3}", "scale": 1 + (i % 7) / 100,
+                                "shift": i % 5} for i in range(500)])
+    page = os.path.join(tmp, "big.html")
+    r = run([COORD, "report", big, "--html", page])
+    check(r.returncode == 0, f"500 drives: {r.returncode} {r.stderr}")
+    r, console = render(page, tmp)
+    check(r.returncode == 0 and not console, f"500 drives render: {r.returncode} {console}")
+    p = Charts()
+    p.feed(r.stdout)
+    check(p.drive_rows == 501, f"500-drive table has {p.drive_rows - 1} rows")
+    qd = [c for c in p.charts if c["kind"] == "qd-throughput"]
+    check(qd and len(qd[0]["series"]) == 500, "500 series in the QD chart")
+    print(f"500 drives x {npoints} points: page {os.path.getsize(page) / 1e6:.1f} MB")
+print("ok")
