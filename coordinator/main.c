@@ -41,12 +41,14 @@ static void usage(FILE *out)
 		"  plan CAMPAIGN.yaml  validate a campaign and print its expanded points and time\n"
 		"  options [--json]  the workload option table (campaign keys = run flags)\n"
 		"  report RESULTS.h5 [MORE.h5 ...] [--format table|markdown|csv] [--baseline DRIVE]\n"
-		"                    results as a table, each drive against a baseline drive\n"
+		"                    [--html FILE] [--spec SPEC.yaml] [--require PCT]\n"
+		"                    results as a table or an HTML page, each drive against a\n"
+		"                    baseline, per model with outliers, against a vendor spec\n"
 		"  demo [--out DIR]  two local agents with file targets and a built-in campaign\n"
 		"  help              this text\n"
 		"\n"
 		"Exit codes: 0 ok, 1 failed, 2 bad input, 3 refused by the safety guard,\n"
-		"4 partial results, 6 IO errors.\n");
+		"4 partial results, 5 below a spec (report --spec), 6 IO errors.\n");
 }
 
 static int run_cmd(int argc, char **argv)
