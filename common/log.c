@@ -7,6 +7,14 @@
 
 static const char *prog_name = "rackbench";
 static enum rb_log_level max_level = RB_LOG_INFO;
+static void (*hook)(void *);
+static void *hook_arg;
+
+void rb_log_set_hook(void (*before)(void *arg), void *arg)
+{
+	hook = before;
+	hook_arg = arg;
+}
 
 void rb_log_init(const char *prog, enum rb_log_level max)
 {
@@ -27,6 +35,8 @@ void rb_log(enum rb_log_level lvl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (hook)
+		hook(hook_arg);
 	/* one write per line, so lines of several processes do not interleave */
 	fprintf(stderr, "%s: %s%s\n", prog_name, tag[lvl], buf);
 }

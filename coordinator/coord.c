@@ -16,6 +16,7 @@
 #include "hist.h"
 #include "keys.h"
 #include "log.h"
+#include "progress.h"
 #include "results.h"
 #include "transport.h"
 #include "units.h"
@@ -61,6 +62,7 @@ struct coord {
 	const struct rb_campaign *c;
 	struct rb_zap *zap;	/* NULL when insecure */
 	struct hstate *health;	/* per drive */
+	struct rb_progress *prog;	/* the live view; NULL before the points run */
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
@@ -349,6 +351,8 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 	}
 	if (m->nvme && !(row.temperature_c <= hs->max_temp_c))
 		hs->max_temp_c = row.temperature_c;
+	if (m->nvme)
+		rb_progress_temp(k->prog, (size_t)di, row.temperature_c);
 	hs->warnings |= row.critical_warning;
 	if (row.critical_warning) {
 		char w[64];
@@ -389,6 +393,8 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 50);
 		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 99);
 		rb_results_sample(k->res, &row);
+		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
+				   row.lat_p99_ns);
 		for (size_t h = 0; h < nh; h++) {
 			struct rb_row_hist hr = { .drive = (uint32_t)di,
 						  .point = s->point,
@@ -849,6 +855,7 @@ static int run_point(struct coord *k, const struct rb_point *p)
 		pump(k, 100);
 		while (pump(k, 0) == 0)
 			;
+		rb_progress_tick(k->prog);
 	}
 	if (rb_results_flush(k->res))
 		rb_err("cannot write results: HDF5 append failed");
@@ -933,6 +940,12 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		goto out;
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
+	k.prog = rb_progress_new(c, o->events, err, sizeof(err));
+	if (!k.prog) {
+		rb_err("%s", err);
+		rc = RB_EXIT_USAGE;
+		goto out;
+	}
 	struct rb_keypair server;
 
 	if (!c->insecure) {
@@ -1003,12 +1016,9 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 	write_static_rows(&k);
 	started = true;
 	for (size_t i = 0; i < c->npoints; i++) {
-		char dur[32];
-
-		fprintf(stderr, "rackbench: [%zu/%zu] %s (%s on %zu drive(s))\n", i + 1, c->npoints,
-			c->points[i].name, rb_fmt_duration(c->points[i].wl.runtime_ns, dur, sizeof(dur)),
-			c->ndrives);
+		rb_progress_point(k.prog, i);
 		rc = run_point(&k, &c->points[i]);
+		rb_progress_point_done(k.prog, stopped(&k) ? "aborted" : rc ? "failed" : "ok");
 		write_drive_rows(&k);
 		if (rc)
 			break;
@@ -1050,6 +1060,7 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		else if (k.io_errors)
 			rc = RB_EXIT_IO_ERRORS;
 	}
+	rb_progress_end(k.prog, status, rc);
 	write_drive_rows(&k);
 	if (rb_results_close(k.res, status, rb_wall_ns()))
 		rb_err("cannot finish '%s'", path);
@@ -1070,5 +1081,6 @@ out:
 	free(k.agents);
 	free(k.sum);
 	free(k.health);
+	rb_progress_free(k.prog);
 	return rc;
 }

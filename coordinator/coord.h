@@ -18,6 +18,7 @@ struct rb_coord_opts {
 	void *router;			/* already bound (demo), or NULL to bind c->listen */
 	const char *results_path;	/* NULL: <results>/<name>-<UTC time>.h5 */
 	volatile sig_atomic_t *stop;	/* set by a signal handler: abort the run */
+	const char *events;		/* JSON Lines of progress events, or NULL */
 	char *ret_path;			/* the file written */
 	size_t ret_path_len;
 };

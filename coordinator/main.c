@@ -31,10 +31,14 @@ static void usage(FILE *out)
 		"usage: rackbench COMMAND [ARGS]\n"
 		"\n"
 		"  run CAMPAIGN.yaml [--insecure] [--key FILE --agent-keys FILE] [--results DIR]\n"
-		"                    [--listen ENDPOINT]\n"
+		"                    [--listen ENDPOINT] [--events FILE]\n"
 		"                    run a campaign: wait for its agents, check every drive with\n"
 		"                    the safety guard, run the points, write one HDF5 file;\n"
 		"                    the flags override the campaign's keys of the same names.\n"
+		"                    Progress: on a terminal a live view (point k of n, ETA,\n"
+		"                    per-drive IOPS, MB/s, p99, temperature; NO_COLOR honoured),\n"
+		"                    else a line per point and every 5 s; --events appends JSON\n"
+		"                    Lines (point_start, sample, health, point_done, run_done)\n"
 		"                    Connections use CURVE: only agents whose public key is on\n"
 		"                    --agent-keys (NAME KEY lines; SIGHUP rereads it) get in\n"
 		"  keygen DIR [NAME] a CURVE key pair: DIR/NAME.key and DIR/NAME.pub\n"
@@ -54,6 +58,7 @@ static void usage(FILE *out)
 static int run_cmd(int argc, char **argv)
 {
 	const char *file = NULL, *results = NULL, *listen = NULL, *key = NULL, *agent_keys = NULL;
+	const char *events = NULL;
 	bool insecure = false;
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
@@ -74,6 +79,8 @@ static int run_cmd(int argc, char **argv)
 			key = argv[++i];
 		} else if (!strcmp(argv[i], "--agent-keys") && i + 1 < argc) {
 			agent_keys = argv[++i];
+		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
+			events = argv[++i];
 		} else if (argv[i][0] == '-' || file) {
 			rb_err("unexpected argument '%s' (see 'rackbench help')", argv[i]);
 			return RB_EXIT_USAGE;
@@ -113,7 +120,7 @@ static int run_cmd(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop });
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop, .events = events });
 	rb_campaign_free(c);
 	rb_tx_context_term();
 	return rc;

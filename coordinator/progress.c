@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+#include "progress.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "jsonout.h"
+#include "log.h"
+#include "units.h"
+
+#define REDRAW_NS 500000000LL
+#define LINES_NS 5000000000LL
+
+struct pdrive {
+	char label[340];
+	uint32_t interval;	/* the interval the figures below are of */
+	uint64_t ios, bytes, p99_ns;
+	double temp_c;		/* NAN: unknown */
+	uint64_t total_ios, total_bytes;
+};
+
+struct rb_progress {
+	const struct rb_campaign *c;
+	FILE *events;
+	bool tty, color;
+	struct pdrive *d;
+	size_t k;		/* current point */
+	int64_t run_start, point_start, last_draw, last_line;
+	uint64_t point_ns;	/* the current point's planned time */
+	unsigned drawn;		/* lines of the view on screen */
+};
+
+static const char *dir_name(unsigned d)
+{
+	return d == 0 ? "read" : d == 1 ? "write" : "trim";
+}
+
+static uint64_t planned_ns(const struct rb_point *p)
+{
+	/* size-based points have no planned time; their runtime is a cap */
+	return p->wl.ramp_ns + p->wl.runtime_ns;
+}
+
+static void erase(void *arg)
+{
+	struct rb_progress *p = arg;
+
+	if (p->tty && p->drawn) {
+		fprintf(stderr, "\033[%uA\r\033[J", p->drawn);
+		p->drawn = 0;
+		fflush(stderr);
+	}
+}
+
+struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events,
+				    char *err, size_t errlen)
+{
+	struct rb_progress *p = calloc(1, sizeof(*p));
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (!p || !(p->d = calloc(c->ndrives + 1, sizeof(*p->d)))) {
+		free(p);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	p->c = c;
+	if (events) {
+		p->events = fopen(events, "ae");
+		if (!p->events) {
+			snprintf(err, errlen, "cannot open events file '%s': %s", events,
+				 strerror(errno));
+			free(p->d);
+			free(p);
+			return NULL;
+		}
+	}
+	p->tty = isatty(STDERR_FILENO) && !(term && !strcmp(term, "dumb"));
+	p->color = p->tty && !(nc && *nc);
+	for (size_t i = 0; i < c->ndrives; i++) {
+		snprintf(p->d[i].label, sizeof(p->d[i].label), "%s:%s", c->drives[i].agent,
+			 c->drives[i].path);
+		p->d[i].temp_c = NAN;
+	}
+	p->run_start = rb_mono_ns();
+	if (p->tty)
+		rb_log_set_hook(erase, p);
+	return p;
+}
+
+static void event_head(struct rb_progress *p, const char *ev)
+{
+	fprintf(p->events, "{\"t_ns\": %lld, \"event\": \"%s\"", (long long)rb_wall_ns(), ev);
+}
+
+void rb_progress_point(struct rb_progress *p, size_t k)
+{
+	const struct rb_point *pt = &p->c->points[k];
+	char dur[32];
+
+	p->k = k;
+	p->point_start = p->last_line = rb_mono_ns();
+	p->point_ns = planned_ns(pt);
+	for (size_t i = 0; i < p->c->ndrives; i++) {
+		p->d[i].ios = p->d[i].bytes = p->d[i].p99_ns = 0;
+		p->d[i].total_ios = p->d[i].total_bytes = 0;
+		p->d[i].interval = 0;
+	}
+	erase(p);
+	fprintf(stderr, "rackbench: [%zu/%zu] %s (%s on %zu drive(s))\n", k + 1, p->c->npoints,
+		pt->name, rb_fmt_duration(pt->wl.runtime_ns, dur, sizeof(dur)), p->c->ndrives);
+	if (p->events) {
+		event_head(p, "point_start");
+		fprintf(p->events, ", \"point\": %u, \"of\": %zu, \"phase\": ", pt->index,
+			p->c->npoints);
+		rb_json_str(p->events, p->c->phases[pt->phase].name);
+		fputs(", \"name\": ", p->events);
+		rb_json_str(p->events, pt->name);
+		fprintf(p->events, ", \"planned_ns\": %llu}\n", (unsigned long long)p->point_ns);
+		fflush(p->events);
+	}
+	p->last_draw = 0;
+	rb_progress_tick(p);
+}
+
+void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval,
+			unsigned direction, uint64_t ios, uint64_t bytes, uint64_t p99_ns)
+{
+	struct pdrive *d;
+	double s;
+
+	if (!p || drive >= p->c->ndrives)
+		return;
+	s = (double)p->c->points[p->k].wl.interval_ns / 1e9;
+	d = &p->d[drive];
+	if (interval != d->interval) {
+		d->interval = interval;
+		d->ios = d->bytes = d->p99_ns = 0;
+	}
+	d->ios += ios;
+	d->bytes += bytes;
+	d->total_ios += ios;
+	d->total_bytes += bytes;
+	if (p99_ns > d->p99_ns)
+		d->p99_ns = p99_ns;
+	if (p->events) {
+		event_head(p, "sample");
+		fputs(", \"drive\": ", p->events);
+		rb_json_str(p->events, d->label);
+		fprintf(p->events,
+			", \"point\": %u, \"interval\": %u, \"direction\": \"%s\", \"iops\": %.1f, "
+			"\"mb_s\": %.3f, \"p99_us\": %.3f}\n",
+			p->c->points[p->k].index, interval, dir_name(direction),
+			s > 0 ? (double)ios / s : 0, s > 0 ? (double)bytes / s / 1e6 : 0,
+			(double)p99_ns / 1e3);
+		fflush(p->events);
+	}
+}
+
+void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c)
+{
+	if (!p || drive >= p->c->ndrives || isnan(temp_c))
+		return;
+	p->d[drive].temp_c = temp_c;
+	if (p->events) {
+		event_head(p, "health");
+		fputs(", \"drive\": ", p->events);
+		rb_json_str(p->events, p->d[drive].label);
+		fprintf(p->events, ", \"temperature_c\": %.1f}\n", temp_c);
+		fflush(p->events);
+	}
+}
+
+/* Time left: the rest of this point and the planned time of every later one. */
+static uint64_t eta_ns(const struct rb_progress *p, int64_t now)
+{
+	uint64_t el = (uint64_t)(now - p->point_start), left = el < p->point_ns ? p->point_ns - el : 0;
+
+	for (size_t i = p->k + 1; i < p->c->npoints; i++)
+		left += planned_ns(&p->c->points[i]);
+	return left;
+}
+
+static void totals(const struct rb_progress *p, double *iops, double *mbps, uint64_t *p99)
+{
+	double s = (double)p->c->points[p->k].wl.interval_ns / 1e9;
+
+	*iops = *mbps = 0;
+	*p99 = 0;
+	for (size_t i = 0; i < p->c->ndrives; i++) {
+		*iops += s > 0 ? (double)p->d[i].ios / s : 0;
+		*mbps += s > 0 ? (double)p->d[i].bytes / s / 1e6 : 0;
+		if (p->d[i].p99_ns > *p99)
+			*p99 = p->d[i].p99_ns;
+	}
+}
+
+static void draw(struct rb_progress *p, int64_t now)
+{
+	const struct rb_point *pt = &p->c->points[p->k];
+	double s = (double)pt->wl.interval_ns / 1e9;
+	char el[32], plan[32], eta[32];
+	struct winsize ws = { 0 };
+	unsigned rows = 24, lines = 0;
+	size_t show;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
+		rows = ws.ws_row;
+	show = p->c->ndrives < rows - 4 ? p->c->ndrives : rows - 4;
+	erase(p);
+	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s of %s \u00b7 ETA %s%s\n",
+		p->color ? "\033[1m" : "", p->c->phases[pt->phase].name, p->k + 1, p->c->npoints,
+		pt->name,
+		rb_fmt_duration((uint64_t)(now - p->point_start) / 1000000000ULL * 1000000000ULL, el,
+				sizeof(el)),
+		rb_fmt_duration(p->point_ns, plan, sizeof(plan)),
+		rb_fmt_duration(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)),
+		p->color ? "\033[0m" : "");
+	fprintf(stderr, "  %-40s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
+	lines = 2;
+	for (size_t i = 0; i < show; i++) {
+		const struct pdrive *d = &p->d[i];
+		size_t l = strlen(d->label);
+		char t[16] = "-";
+
+		if (!isnan(d->temp_c))
+			snprintf(t, sizeof(t), "%.0fC", d->temp_c);
+		fprintf(stderr, "  %s%-40.40s %11.0f %9.1f %10.1f %6s\n", l > 40 ? "~" : "",
+			l > 40 ? d->label + l - 39 : d->label, s > 0 ? (double)d->ios / s : 0,
+			s > 0 ? (double)d->bytes / s / 1e6 : 0, (double)d->p99_ns / 1e3, t);
+		lines++;
+	}
+	if (show < p->c->ndrives) {
+		double iops, mbps;
+		uint64_t p99;
+
+		totals(p, &iops, &mbps, &p99);
+		fprintf(stderr, "  ... %zu more; all drives: %.0f IOPS, %.1f MB/s, worst p99 %.1f us\n",
+			p->c->ndrives - show, iops, mbps, (double)p99 / 1e3);
+		lines++;
+	}
+	fflush(stderr);
+	p->drawn = lines;
+}
+
+static void plain_line(struct rb_progress *p, int64_t now, const char *what)
+{
+	double iops, mbps;
+	uint64_t p99;
+	char eta[32];
+
+	totals(p, &iops, &mbps, &p99);
+	fprintf(stderr,
+		"rackbench: [%zu/%zu] %s: %s, %zu drive(s): %.0f IOPS, %.1f MB/s, worst p99 %.1f us; "
+		"ETA %s\n",
+		p->k + 1, p->c->npoints, p->c->points[p->k].name, what, p->c->ndrives, iops, mbps,
+		(double)p99 / 1e3,
+		rb_fmt_duration(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)));
+}
+
+void rb_progress_tick(struct rb_progress *p)
+{
+	int64_t now = rb_mono_ns();
+
+	if (!p)
+		return;
+	if (p->tty && now - p->last_draw >= REDRAW_NS) {
+		draw(p, now);
+		p->last_draw = now;
+	} else if (!p->tty && now - p->last_line >= LINES_NS) {
+		char el[32], what[48];
+
+		snprintf(what, sizeof(what), "%s in",
+			 rb_fmt_duration((uint64_t)(now - p->point_start) / 1000000000ULL *
+						 1000000000ULL,
+					 el, sizeof(el)));
+		plain_line(p, now, what);
+		p->last_line = now;
+	}
+}
+
+void rb_progress_point_done(struct rb_progress *p, const char *status)
+{
+	const struct rb_point *pt = &p->c->points[p->k];
+	double el = (double)(rb_mono_ns() - p->point_start) / 1e9;
+	double iops = 0, mbps = 0;
+
+	erase(p);
+	/* the point's average over its run, from every interval received, all drives */
+	for (size_t i = 0; i < p->c->ndrives; i++) {
+		iops += el > 0 ? (double)p->d[i].total_ios / el : 0;
+		mbps += el > 0 ? (double)p->d[i].total_bytes / el / 1e6 : 0;
+	}
+	fprintf(stderr, "rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "
+		"%.1f MB/s\n", p->k + 1, p->c->npoints, pt->name, status, el, p->c->ndrives, iops,
+		mbps);
+	if (p->events) {
+		event_head(p, "point_done");
+		fprintf(p->events, ", \"point\": %u, \"status\": ", pt->index);
+		rb_json_str(p->events, status);
+		fprintf(p->events, ", \"elapsed_ns\": %lld}\n",
+			(long long)(rb_mono_ns() - p->point_start));
+		fflush(p->events);
+	}
+}
+
+void rb_progress_end(struct rb_progress *p, const char *status, int exit_code)
+{
+	erase(p);
+	if (p->events) {
+		event_head(p, "run_done");
+		fputs(", \"status\": ", p->events);
+		rb_json_str(p->events, status);
+		fprintf(p->events, ", \"exit_code\": %d, \"elapsed_ns\": %lld}\n", exit_code,
+			(long long)(rb_mono_ns() - p->run_start));
+		fflush(p->events);
+	}
+}
+
+void rb_progress_free(struct rb_progress *p)
+{
+	if (!p)
+		return;
+	erase(p);
+	if (p->tty)
+		rb_log_set_hook(NULL, NULL);
+	if (p->events)
+		fclose(p->events);
+	free(p->d);
+	free(p);
+}

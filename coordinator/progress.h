@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Progress of `rackbench run`: on a terminal a view redrawn in place (phase, point k of
+ * n, elapsed and ETA, per-drive IOPS, MB/s, p99 and temperature); otherwise one plain
+ * line per point start and end and every 5 s; and, with --events FILE, JSON Lines of
+ * every point, sample and health reading. NO_COLOR turns colour off.
+ */
+#ifndef RB_PROGRESS_H
+#define RB_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "campaign.h"
+
+struct rb_progress;
+
+/* events: a JSON Lines file to append to, or NULL. NULL with err filled on failure. */
+struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events,
+				    char *err, size_t errlen);
+void rb_progress_free(struct rb_progress *p);
+void rb_progress_point(struct rb_progress *p, size_t k);
+void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval,
+			unsigned direction, uint64_t ios, uint64_t bytes, uint64_t p99_ns);
+void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);
+void rb_progress_point_done(struct rb_progress *p, const char *status);
+/* Redraws the view when due; call often. */
+void rb_progress_tick(struct rb_progress *p);
+void rb_progress_end(struct rb_progress *p, const char *status, int exit_code);
+
+#endif
