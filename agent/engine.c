@@ -69,6 +69,7 @@ struct job {
 	unsigned inflight_n;	/* verify: IOs in flight, to keep them apart */
 	uint64_t usr_ns, sys_ns;
 	int64_t last_completion;
+	FILE *latlog;		/* debug: every measured IO's latency, uint64 ns */
 	pthread_t th;
 	bool started;
 	int err;
@@ -356,6 +357,8 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 	if (lat > s->lat_max_ns)
 		s->lat_max_ns = lat;
 	rb_hist_record(&s->hist, lat);
+	if (j->latlog)
+		fwrite(&lat, sizeof(lat), 1, j->latlog);
 	return true;
 }
 
@@ -547,6 +550,27 @@ static void *job_main(void *arg)
 	pthread_cond_broadcast(&j->t->cv);
 	pthread_mutex_unlock(&j->t->mu);
 	return NULL;
+}
+
+int rb_run_set_lat_log(struct rb_run *r, const char *path, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < r->njobs; k++) {
+		char name[4096];
+
+		if (r->njobs == 1)
+			snprintf(name, sizeof(name), "%s", path);
+		else
+			snprintf(name, sizeof(name), "%s.%zu", path, k);
+		r->jobs[k].latlog = fopen(name, "wxe");
+		if (!r->jobs[k].latlog) {
+			snprintf(err, errlen, "cannot create latency log '%s': %s", name,
+				 strerror(errno));
+			return -errno;
+		}
+		/* a large buffer: a write per 64 Ki IOs, not per IO */
+		setvbuf(r->jobs[k].latlog, NULL, _IOFBF, 1 << 19);
+	}
+	return 0;
 }
 
 void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c)
@@ -916,6 +940,8 @@ struct rb_run *rb_run_free(struct rb_run *r)
 		free(j->done);
 		free(j->queued);
 		free(j->res);
+		if (j->latlog)
+			fclose(j->latlog);
 	}
 	for (size_t t = 0; r->tgts && t < r->ntgt; t++) {
 		free(r->tgts[t].job_last);

@@ -89,6 +89,11 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 	       size_t n, struct rb_run **ret, char *err, size_t errlen);
 /* Replaces the monotonic clock (before rb_run_start). */
 void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c);
+/*
+ * Debug: every measured IO's latency (uint64 ns, host order, completion order) into
+ * PATH, or PATH.N per job when there are several. Before rb_run_start.
+ */
+int rb_run_set_lat_log(struct rb_run *r, const char *path, char *err, size_t errlen);
 /* Starts the job threads; IO begins at once. */
 int rb_run_start(struct rb_run *r);
 /* Emits finished intervals; returns true once every job ended and all is emitted. */

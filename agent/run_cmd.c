@@ -41,6 +41,8 @@ static void usage(FILE *out)
 		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
 		"  --state-dir DIR          rackbench's own files (default %s)\n"
 		"  --errors-ok              exit 0 even when IOs failed (default: exit 6)\n"
+		"  --lat-log FILE           debug: every measured IO's latency, uint64 ns each in\n"
+		"                           completion order (FILE.N per job with several jobs)\n"
 		"  --wipe-signatures        let writes overwrite filesystem, RAID, LVM, swap signatures\n"
 		"                           and partition tables (every other check still holds)\n"
 		"  -h, --help               this text\n"
@@ -167,7 +169,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 	char **targets = NULL, **allow = NULL;
 	size_t ntargets = 0, nallow = 0;
 	bool json = false, destructive = false, errors_ok = false, wipe = false;
-	const char *state_dir = NULL;
+	const char *state_dir = NULL, *lat_log = NULL;
 	char err[512];
 	int rc = RB_EXIT_USAGE;
 	struct rb_diags diags;
@@ -220,6 +222,8 @@ int rb_agent_run_cmd(int argc, char **argv)
 			allow[nallow++] = (char *)val;
 		} else if (!strcmp(name, "state-dir")) {
 			state_dir = val;
+		} else if (!strcmp(name, "lat-log")) {
+			lat_log = val;
 		} else if ((o = rb_opt_find(name))) {
 			if (rb_opt_set(&wl, o, val, err, sizeof(err))) {
 				rb_err("%s", err);
@@ -269,6 +273,11 @@ int rb_agent_run_cmd(int argc, char **argv)
 	if (r) {
 		rb_err("%s", err);
 		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	if (lat_log && rb_run_set_lat_log(run, lat_log, err, sizeof(err))) {
+		rb_err("%s", err);
+		rc = RB_EXIT_USAGE;
 		goto out;
 	}
 	running = run;
