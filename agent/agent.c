@@ -670,6 +670,9 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		fail_point(a, as, "error", NULL, err);
 		goto out;
 	}
+	/* per-drive rates (curves): one target per drive, as campaigns do not stripe */
+	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->prep->n; i++)
+		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
 	p->point = as->point;
 	p->attempt = as->attempt;
 	p->ndrives = as->n_drives;

@@ -36,6 +36,7 @@ struct tgt {
 	unsigned next_emit;
 	unsigned jobs_done;
 	unsigned *job_last;	/* last interval a finished job handed in; UINT32_MAX: running */
+	uint64_t rate_iops;	/* this target's limit (the workload's unless set apart) */
 	struct rb_dir_stats scratch[RB_NDIR];
 	struct rb_target_result res;
 };
@@ -366,7 +367,7 @@ static void job_loop(struct job *j)
 {
 	struct rb_run *r = j->run;
 	const struct rb_engine_ops *ops = r->ops;
-	const uint64_t rate = r->wl.rate_iops, n = r->wl.numjobs;
+	const uint64_t rate = j->t->rate_iops, n = r->wl.numjobs;
 	uint64_t inflight = 0;
 	bool issuing = true;
 	int64_t now = now_ns(r);
@@ -552,6 +553,14 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
+int rb_run_set_target_rate(struct rb_run *r, size_t target, uint64_t iops)
+{
+	if (target >= r->ntgt || r->started)
+		return -EINVAL;
+	r->tgts[target].rate_iops = iops;
+	return 0;
+}
+
 int rb_run_set_lat_log(struct rb_run *r, const char *path, char *err, size_t errlen)
 {
 	for (size_t k = 0; k < r->njobs; k++) {
@@ -676,6 +685,7 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 		tg->run = r;
 		tg->fd = fds[t];
 		tg->span = span_bytes[t];
+		tg->rate_iops = wl->rate_iops;
 		tg->job_last = malloc(wl->numjobs * sizeof(*tg->job_last));
 		if (!tg->job_last)
 			goto out_nomem;

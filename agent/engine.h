@@ -93,6 +93,8 @@ void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c);
  * Debug: every measured IO's latency (uint64 ns, host order, completion order) into
  * PATH, or PATH.N per job when there are several. Before rb_run_start.
  */
+/* A rate limit for one target apart from the workload's (curves). Before rb_run_start. */
+int rb_run_set_target_rate(struct rb_run *r, size_t target, uint64_t iops);
 int rb_run_set_lat_log(struct rb_run *r, const char *path, char *err, size_t errlen);
 /* Starts the job threads; IO begins at once. */
 int rb_run_start(struct rb_run *r);

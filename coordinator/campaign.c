@@ -2,6 +2,7 @@
 #include "campaign.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,12 +236,238 @@ static int add_point(struct loader *L, unsigned phase, const struct rb_workload 
 		return -ENOMEM;
 	c->points = v;
 	v = &c->points[c->npoints];
+	memset(v, 0, sizeof(*v));
 	v->index = (unsigned)c->npoints;
 	v->phase = phase;
 	v->wl = *wl;
+	v->curve_pct = NAN;
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	c->npoints++;
 	return 0;
+}
+
+/* Appends a copy of tmpl named "<tmpl name> <suffix>". */
+static struct rb_point *push_point(struct loader *L, const struct rb_point *tmpl,
+				   const char *suffix, yaml_node_t *at)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_point *v;
+
+	if (c->npoints >= MAX_POINTS) {
+		ERR(L, at, NULL, "more than %d points", MAX_POINTS);
+		return NULL;
+	}
+	v = realloc(c->points, (c->npoints + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->points = v;
+	v = &c->points[c->npoints];
+	*v = *tmpl;
+	v->index = (unsigned)c->npoints;
+	snprintf(v->name, sizeof(v->name), "%s %s", tmpl->name, suffix);
+	c->npoints++;
+	return v;
+}
+
+struct phase_extra {
+	double curve[64];
+	size_t ncurve;
+	yaml_node_t *curve_node, *steady_node;
+	unsigned rounds, window;
+	enum rb_track_metric metric;
+	struct setting track[16];
+	yaml_node_t *track_nodes[16];
+	size_t ntrack;
+	uint64_t idle_ns;
+};
+
+static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	x->curve_node = v;
+	if (!want(L, v, YAML_SEQUENCE_NODE, "curve", "a list of percentages of the maximum rate"))
+		return;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *n = rb_yaml_get(&L->y, *it);
+		const char *t = rb_yaml_scalar(n);
+		char *end = NULL;
+		double pct = t ? strtod(t, &end) : NAN;
+
+		if (end && *end == '%')
+			end++;
+		if (!t || end == t || *end || !(pct > 0) || pct > 1000) {
+			ERR(L, n, "curve", "a curve percentage must be a number above 0 and at most "
+					   "1000, not '%s'", t ? t : rb_yaml_kind(n));
+			continue;
+		}
+		if (x->ncurve == sizeof(x->curve) / sizeof(x->curve[0])) {
+			ERR(L, n, "curve", "a curve has at most 64 percentages");
+			break;
+		}
+		x->curve[x->ncurve++] = pct;
+	}
+	if (!x->ncurve && v->data.sequence.items.start == v->data.sequence.items.top)
+		ERR(L, v, "curve", "'curve' is empty: give the percentages, e.g. [10, 50, 90, 100]");
+}
+
+static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	x->steady_node = v;
+	x->rounds = 25;
+	x->window = 5;
+	if (!want(L, v, YAML_MAPPING_NODE, "steady_state",
+		  "a mapping: max_rounds, window, track, metric"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
+		uint64_t u;
+
+		if (key && (!strcmp(key, "max_rounds") || !strcmp(key, "window"))) {
+			if (!val || rb_parse_u64(val, &u) || u < (key[0] == 'w' ? 2 : 1) || u > 1000)
+				ERR(L, n, key, "'%s' must be a whole number from %d to 1000", key,
+				    key[0] == 'w' ? 2 : 1);
+			else if (key[0] == 'w')
+				x->window = (unsigned)u;
+			else
+				x->rounds = (unsigned)u;
+		} else if (key && !strcmp(key, "metric")) {
+			if (val && !strcmp(val, "iops"))
+				x->metric = RB_TRACK_IOPS;
+			else if (val && !strcmp(val, "mbps"))
+				x->metric = RB_TRACK_MBPS;
+			else if (val && !strcmp(val, "mean_latency"))
+				x->metric = RB_TRACK_MEAN_LAT;
+			else
+				ERR(L, n, key, "'metric' must be iops, mbps or mean_latency");
+		} else if (key && !strcmp(key, "track")) {
+			if (!want(L, n, YAML_MAPPING_NODE, "track",
+				  "a mapping of matrix keys to the tracking point's values"))
+				continue;
+			for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+			     q < n->data.mapping.pairs.top && x->ntrack < 16; q++) {
+				yaml_node_t *tk = rb_yaml_get(&L->y, q->key);
+				const char *tkey = rb_yaml_scalar(tk);
+				const char *tval = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+				const struct rb_opt *o = tkey ? rb_opt_find(tkey) : NULL;
+
+				if (!o || !tval) {
+					ERR(L, tk, tkey, "'track' takes matrix keys and one value each");
+					continue;
+				}
+				x->track[x->ntrack].opt = o;
+				x->track[x->ntrack].value = tval;
+				x->track_nodes[x->ntrack++] = tk;
+			}
+		} else {
+			ERR(L, k, key, "unknown key '%s' in steady_state (known: max_rounds, window, "
+				       "track, metric)", key ? key : "?");
+		}
+	}
+	if (x->window > x->rounds)
+		ERR(L, v, "steady_state", "'window' (%u) is more than 'max_rounds' (%u)", x->window,
+		    x->rounds);
+}
+
+/* The matrix point (its ordinal in expansion order) that track names. */
+static long track_ordinal(struct loader *L, const struct phase_extra *x, const struct axis *axes,
+			  size_t naxes)
+{
+	long ord = 0;
+
+	for (size_t t = 0; t < x->ntrack; t++) {
+		size_t a;
+
+		for (a = 0; a < naxes; a++)
+			if (axes[a].opt == x->track[t].opt)
+				break;
+		if (a == naxes) {
+			ERR(L, x->track_nodes[t], x->track[t].opt->key,
+			    "'track' names '%s', which the phase's matrix does not vary",
+			    x->track[t].opt->key);
+			return -1;
+		}
+		size_t i;
+
+		for (i = 0; i < axes[a].n; i++)
+			if (!strcmp(axes[a].values[i], x->track[t].value))
+				break;
+		if (i == axes[a].n) {
+			ERR(L, x->track_nodes[t], x->track[t].opt->key,
+			    "'track' value '%s' of '%s' is not one of the matrix's values",
+			    x->track[t].value, x->track[t].opt->key);
+			return -1;
+		}
+	}
+	/* the first axis varies slowest */
+	for (size_t a = 0; a < naxes; a++) {
+		size_t i = 0;
+
+		for (size_t t = 0; t < x->ntrack; t++)
+			if (axes[a].opt == x->track[t].opt)
+				for (i = 0; i < axes[a].n; i++)
+					if (!strcmp(axes[a].values[i], x->track[t].value))
+						break;
+		ord = ord * (long)axes[a].n + (long)(i < axes[a].n ? i : 0);
+	}
+	return ord;
+}
+
+/* Turns the matrix points just added (from index b) into curve or steady-state points. */
+static void shape_phase(struct loader *L, size_t b, const struct phase_extra *x, long track,
+			yaml_node_t *at)
+{
+	struct rb_campaign *c = L->c;
+	size_t m = c->npoints - b;
+	struct rb_point *tmpl = malloc((m + 1) * sizeof(*tmpl));
+	char sfx[64];
+
+	if (!tmpl)
+		return;
+	memcpy(tmpl, c->points + b, m * sizeof(*tmpl));
+	c->npoints = b;
+	c->phases[c->nphases - 1].npoints_per_round = x->ncurve ? x->ncurve + 1 : m;
+	if (x->ncurve) {
+		for (size_t i = 0; i < m; i++) {
+			struct rb_point *mx;
+			unsigned base;
+
+			if (tmpl[i].wl.rate_iops) {
+				ERR(L, at, "curve", "a curve sets the rates itself: point '%s' has "
+						    "rate_iops", tmpl[i].name);
+				break;
+			}
+			mx = push_point(L, &tmpl[i], "curve=max", at);
+			if (!mx)
+				break;
+			mx->curve_pct = 0;
+			base = mx->index;
+			mx->curve_base = base;
+			for (size_t k = 0; k < x->ncurve; k++) {
+				struct rb_point *q;
+
+				snprintf(sfx, sizeof(sfx), "curve=%g%%", x->curve[k]);
+				q = push_point(L, &tmpl[i], sfx, at);
+				if (!q)
+					break;
+				q->curve_pct = x->curve[k];
+				q->curve_base = base;
+			}
+		}
+	} else {
+		for (unsigned r = 1; r <= x->rounds; r++)
+			for (size_t i = 0; i < m; i++) {
+				struct rb_point *q;
+
+				snprintf(sfx, sizeof(sfx), "round=%u", r);
+				q = push_point(L, &tmpl[i], sfx, at);
+				if (!q)
+					break;
+				q->round = r;
+				q->track = (long)i == track;
+			}
+	}
+	free(tmpl);
 }
 
 static void expand(struct loader *L, unsigned phase, const char *pname,
@@ -279,7 +506,10 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 		const char *pname = NULL;
 		char defname[32];
 		bool ok = true;
+		struct phase_extra x;
+		size_t errs0 = rb_diags_errors(L->d);
 
+		memset(&x, 0, sizeof(x));
 		if (!want(L, ph, YAML_MAPPING_NODE, "phases", "a list of phases"))
 			continue;
 		for (yaml_node_pair_t *p = ph->data.mapping.pairs.start;
@@ -355,17 +585,36 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 					ok &= cnt > 0;
 					naxes++;
 				}
+			} else if (key && !strcmp(key, "curve")) {
+				load_curve(L, v, &x);
+			} else if (key && !strcmp(key, "steady_state")) {
+				load_steady(L, v, &x);
+			} else if (key && !strcmp(key, "idle")) {
+				const char *t = rb_yaml_scalar(v);
+
+				if (!t || rb_parse_duration(t, &x.idle_ns))
+					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
 			} else {
 				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
-					       "matrix)", key ? key : "?");
+					       "matrix, curve, steady_state, idle)", key ? key : "?");
 			}
 		}
+		if (x.curve_node && x.steady_node)
+			ERR(L, x.steady_node, "steady_state",
+			    "a phase has either a curve or steady_state, not both (put the curve in "
+			    "a phase after the steady-state one)");
+		ok &= rb_diags_errors(L->d) == errs0;
 		snprintf(defname, sizeof(defname), "phase%zu", c->nphases + 1);
 		struct rb_phase *pv = realloc(c->phases, (c->nphases + 1) * sizeof(*pv));
 
 		if (pv) {
 			c->phases = pv;
+			memset(&c->phases[c->nphases], 0, sizeof(c->phases[0]));
 			c->phases[c->nphases].name = xstrdup(pname ? pname : defname);
+			c->phases[c->nphases].idle_ns = x.idle_ns;
+			c->phases[c->nphases].steady_rounds = x.steady_node ? x.rounds : 0;
+			c->phases[c->nphases].steady_window = x.window;
+			c->phases[c->nphases].metric = x.metric;
 			c->nphases++;
 		}
 		if (ok && pv) {
@@ -379,8 +628,17 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 			for (size_t i = 0; i < nws; i++)
 				rb_opt_set(&wl, ws[i].opt, ws[i].value, err, sizeof(err));
 			snprintf(name, sizeof(name), "%s", c->phases[c->nphases - 1].name);
+			size_t b = c->npoints;
+
 			expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
 			       sizeof(name), ph);
+			c->phases[c->nphases - 1].npoints_per_round = c->npoints - b;
+			if (x.ncurve || x.steady_node) {
+				long track = x.steady_node ? track_ordinal(L, &x, axes, naxes) : 0;
+
+				if (track >= 0)
+					shape_phase(L, b, &x, track, ph);
+			}
 		}
 		for (size_t i = 0; i < naxes; i++)
 			free(axes[i].values);

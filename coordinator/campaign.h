@@ -26,10 +26,21 @@ struct rb_point {
 	unsigned phase;
 	char name[256];		/* "randread iodepth=8" */
 	struct rb_workload wl;
+	unsigned round;		/* steady-state phases: 1.., else 0 */
+	bool track;		/* the steady-state tracking point of its round */
+	double curve_pct;	/* curves: 0 the unthrottled run, else percent of it; NAN: none */
+	unsigned curve_base;	/* curves: index of the point measuring the maximum */
 };
+
+enum rb_track_metric { RB_TRACK_IOPS, RB_TRACK_MBPS, RB_TRACK_MEAN_LAT };
 
 struct rb_phase {
 	char *name;
+	uint64_t idle_ns;		/* idle time after each point of the phase */
+	unsigned steady_rounds;		/* 0: not a steady-state phase; else the most rounds */
+	unsigned steady_window;		/* rounds in the measurement window (5) */
+	enum rb_track_metric metric;
+	size_t npoints_per_round;	/* matrix points in one round or one curve */
 };
 
 struct rb_campaign {

@@ -2,6 +2,7 @@
 #include "coord.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
@@ -17,6 +18,7 @@
 #include "keys.h"
 #include "log.h"
 #include "progress.h"
+#include "steady.h"
 #include "results.h"
 #include "transport.h"
 #include "units.h"
@@ -41,6 +43,7 @@ struct ragent {
 	bool lost, dropped, reassign;
 	int64_t lost_deadline;
 	uint32_t attempt;	/* of the current point */
+	uint32_t minor;		/* protocol minor version it speaks */
 };
 
 struct summary {
@@ -63,6 +66,12 @@ struct coord {
 	struct rb_zap *zap;	/* NULL when insecure */
 	struct hstate *health;	/* per drive */
 	struct rb_progress *prog;	/* the live view; NULL before the points run */
+	struct ss_row {
+		long row;
+		int drive;
+		unsigned round;
+	} *ss;				/* results rows of the current steady-state phase */
+	size_t nss, capss;
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
@@ -146,6 +155,7 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	copy(a->kernel, sizeof(a->kernel), h->kernel);
 	copy(a->version, sizeof(a->version), h->rb_version);
 	snprintf(a->proto, sizeof(a->proto), "%u.%u", major, minor);
+	a->minor = minor;
 	if (!a->registered_ns)
 		a->registered_ns = rb_wall_ns();
 	free(a->targets);
@@ -193,6 +203,35 @@ static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elap
 	d->lat_p90_ns = rb_hist_percentile(h, 90);
 	d->lat_p99_ns = rb_hist_percentile(h, 99);
 	d->lat_p99_9_ns = rb_hist_percentile(h, 99.9);
+}
+
+/* A curve point's rate for one drive: the percentage of its own measured maximum. */
+static uint64_t curve_rate(struct coord *k, const struct rb_point *p, int di)
+{
+	const struct summary *mx;
+	double r;
+
+	if (!(p->curve_pct > 0))
+		return p->wl.rate_iops;
+	mx = di < 0 ? NULL : &k->sum[(size_t)p->curve_base * k->c->ndrives + (size_t)di];
+	r = mx && mx->have ? mx->iops * p->curve_pct / 100.0 : 0;
+	/* a drive without a maximum (lost, failed) gets 1 IOPS, never unthrottled */
+	return r >= 1 ? (uint64_t)(r + 0.5) : 1;
+}
+
+/* Remembers a steady-state round's results row, to mark it once the verdict is in. */
+static void ss_note(struct coord *k, long row, int di, unsigned round)
+{
+	if (k->nss == k->capss) {
+		size_t nc = k->capss ? k->capss * 2 : 64;
+		struct ss_row *n = realloc(k->ss, nc * sizeof(*n));
+
+		if (!n)
+			return;
+		k->ss = n;
+		k->capss = nc;
+	}
+	k->ss[k->nss++] = (struct ss_row){ .row = row, .drive = di, .round = round };
 }
 
 static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
@@ -269,6 +308,9 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 				hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
 		}
 	}
+	row.rate_iops = curve_rate(k, &k->c->points[dr->point], di);
+	if (k->c->points[dr->point].round)
+		ss_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
 	rb_results_result(k->res, &row);
 	for (size_t i = 0; i < dr->n_bs_counts; i++) {
 		struct rb_row_bs b = { .drive = (uint32_t)di,
@@ -560,6 +602,18 @@ static int wait_agents(struct coord *k)
 static int check_offered(struct coord *k)
 {
 	int rc = 0;
+	bool curves = false;
+
+	for (size_t i = 0; i < k->c->npoints; i++)
+		curves |= k->c->points[i].curve_pct > 0;
+	/* an agent of 1.0 ignores per-drive rates: its curve points would run unthrottled */
+	for (size_t i = 0; curves && i < k->c->nagents; i++)
+		if (k->agents[i].minor < 1) {
+			rb_err("agent '%s' speaks protocol %s: this campaign's curves need 1.1 or "
+			       "newer (per-drive rates); upgrade the agent",
+			       k->agents[i].name, k->agents[i].proto);
+			rc = RB_EXIT_USAGE;
+		}
 
 	for (size_t i = 0; i < k->c->ndrives; i++) {
 		struct ragent *a = agent_by_name(k, k->c->drives[i].agent);
@@ -650,28 +704,34 @@ static void write_static_rows(struct coord *k)
 		row.registered_ns = a->registered_ns;
 		rb_results_agent(k->res, &row);
 	}
-	for (size_t i = 0; i < c->npoints; i++) {
-		const struct rb_point *p = &c->points[i];
-		struct rb_row_point row;
-
-		memset(&row, 0, sizeof(row));
-		row.point = p->index;
-		copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
-		copy(row.name, sizeof(row.name), p->name);
-		copy(row.rw, sizeof(row.rw), rb_rw_name(p->wl.rw));
-		row.bs_bytes = p->wl.bs;
-		row.iodepth = p->wl.iodepth;
-		row.numjobs = p->wl.numjobs;
-		row.rwmixread_pct = p->wl.rwmixread;
-		row.runtime_ns = p->wl.runtime_ns;
-		row.ramp_ns = p->wl.ramp_ns;
-		row.rate_iops = p->wl.rate_iops;
-		row.direct = (uint8_t)p->wl.direct;
-		copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
-		rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
-		rb_results_point(k->res, &row);
-	}
 	rb_results_flush(k->res);
+}
+
+/* A point's row goes in when the point starts: rounds a steady state skips never run. */
+static void write_point_row(struct coord *k, const struct rb_point *p)
+{
+	const struct rb_campaign *c = k->c;
+	struct rb_row_point row;
+
+	memset(&row, 0, sizeof(row));
+	row.point = p->index;
+	copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
+	copy(row.name, sizeof(row.name), p->name);
+	copy(row.rw, sizeof(row.rw), rb_rw_name(p->wl.rw));
+	row.bs_bytes = p->wl.bs;
+	row.iodepth = p->wl.iodepth;
+	row.numjobs = p->wl.numjobs;
+	row.rwmixread_pct = p->wl.rwmixread;
+	row.runtime_ns = p->wl.runtime_ns;
+	row.ramp_ns = p->wl.ramp_ns;
+	row.rate_iops = p->wl.rate_iops;
+	row.direct = (uint8_t)p->wl.direct;
+	copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
+	rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
+	row.round = p->round;
+	row.track = p->track;
+	row.curve_pct = p->curve_pct;
+	rb_results_point(k->res, &row);
 }
 
 /*
@@ -729,6 +789,15 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.wipe_signatures = k->c->wipe_signatures;
 	as.drives = agent_drives(k, a, &as.n_drives, &as.serials);
 	as.n_serials = as.n_drives;
+	uint64_t *rates = NULL;
+
+	if (p->curve_pct > 0 && as.n_drives) {
+		rates = calloc(as.n_drives, sizeof(*rates));
+		for (size_t i = 0; rates && i < as.n_drives; i++)
+			rates[i] = curve_rate(k, p, drive_index(k, a->name, as.drives[i]));
+		as.drive_rate_iops = rates;
+		as.n_drive_rate_iops = rates ? as.n_drives : 0;
+	}
 	/* the workload travels as text of the option table, parsed by the same table */
 	for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
 		rb__setting__init(&st[o]);
@@ -749,6 +818,7 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	free(vals);
 	free(as.drives);
 	free(as.serials);
+	free(rates);
 	return 0;
 }
 
@@ -911,6 +981,111 @@ static void print_summary(struct coord *k, FILE *out)
 	}
 }
 
+/*
+ * After round `round` of steady-state phase `ph`: judges every drive's tracking values
+ * (SNIA PTS). When every drive that has them is steady, or at the last round, writes
+ * the verdicts and marks the phase's results rows; returns true to end the phase.
+ */
+static bool steady_check(struct coord *k, unsigned ph, unsigned round)
+{
+	const struct rb_campaign *c = k->c;
+	const struct rb_phase *P = &c->phases[ph];
+	size_t *track = calloc(round + 1, sizeof(*track));
+	double *y = calloc(round + 1, sizeof(*y));
+	bool all = true, any = false, final = round >= P->steady_rounds;
+	static const char *const metric[] = { "iops", "mbps", "mean_latency_us" };
+
+	if (!track || !y) {
+		free(track);
+		free(y);
+		return false;
+	}
+	for (size_t i = 0; i < c->npoints; i++)
+		if (c->points[i].phase == ph && c->points[i].track && c->points[i].round <= round)
+			track[c->points[i].round - 1] = i;
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 0 decides; pass 1 (when the phase ends) records */
+		for (size_t d = 0; d < c->ndrives; d++) {
+			struct rb_steady st;
+			bool complete = true;
+			long at;
+
+			for (unsigned r = 0; r < round; r++) {
+				const struct summary *s = &k->sum[track[r] * c->ndrives + d];
+
+				complete &= s->have && !strcmp(s->status, "ok");
+				y[r] = P->metric == RB_TRACK_MBPS	 ? s->mbps
+				       : P->metric == RB_TRACK_MEAN_LAT ? s->mean_ns / 1e3
+									: s->iops;
+			}
+			at = complete ? rb_steady_find(y, round, P->steady_window, &st) : -1;
+			if (!complete)
+				memset(&st, 0, sizeof(st));
+			if (pass == 0) {
+				any |= complete;
+				all &= !complete || at >= 0;
+				continue;
+			}
+			struct rb_row_steady row;
+
+			memset(&row, 0, sizeof(row));
+			row.drive = (uint32_t)d;
+			copy(row.phase, sizeof(row.phase), P->name);
+			copy(row.metric, sizeof(row.metric), metric[P->metric]);
+			row.rounds = round;
+			row.window = P->steady_window;
+			row.steady = at >= 0;
+			row.steady_round = at >= 0 ? (uint32_t)at + 1 : 0;
+			row.avg = st.avg;
+			row.min = st.min;
+			row.max = st.max;
+			row.slope = st.slope;
+			row.range_ok = st.range_ok;
+			row.slope_ok = st.slope_ok;
+			rb_results_steady(k->res, &row);
+			for (size_t i = 0; i < k->nss; i++) {
+				const struct ss_row *x = &k->ss[i];
+				bool in = at >= 0 && x->round <= (unsigned)at + 1 &&
+					  x->round + P->steady_window > (unsigned)at + 1;
+
+				if (x->drive == (int)d)
+					rb_results_set_steady(k->res, x->row, in ? 1 : 2);
+			}
+			if (at >= 0)
+				rb_info("phase '%s': drive %s:%s steady at round %ld (window %ld-%ld, "
+					"average %.6g %s)",
+					P->name, c->drives[d].agent, c->drives[d].path, at + 1,
+					at + 2 - (long)P->steady_window, at + 1, st.avg, metric[P->metric]);
+			else
+				rb_warn("phase '%s': drive %s:%s not steady after %u round(s)", P->name,
+					c->drives[d].agent, c->drives[d].path, round);
+		}
+		if (pass == 0 && !(any && all) && !final)
+			break;
+	}
+	free(track);
+	free(y);
+	if ((any && all) || final) {
+		k->nss = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Idle time after a point: keep taking messages (heartbeats), stop on a signal. */
+static void idle(struct coord *k, uint64_t ns)
+{
+	char d[32];
+
+	if (!ns)
+		return;
+	rb_info("idle %s", rb_fmt_duration(ns, d, sizeof(d)));
+	for (int64_t until = rb_mono_ns() + (int64_t)ns; rb_mono_ns() < until && !stopped(k);) {
+		pump(k, 100);
+		rb_progress_tick(k->prog);
+	}
+}
+
 static int results_path(const struct rb_campaign *c, char *buf, size_t len)
 {
 	time_t now = time(NULL);
@@ -1015,12 +1190,35 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 		snprintf(o->ret_path, o->ret_path_len, "%s", path);
 	write_static_rows(&k);
 	started = true;
+	unsigned skip_phase = UINT_MAX;
+
 	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+
+		/* a steady-state phase ends at its first steady round */
+		if (p->round && p->phase == skip_phase)
+			continue;
+		write_point_row(&k, p);
 		rb_progress_point(k.prog, i);
-		rc = run_point(&k, &c->points[i]);
+		rc = run_point(&k, p);
 		rb_progress_point_done(k.prog, stopped(&k) ? "aborted" : rc ? "failed" : "ok");
 		write_drive_rows(&k);
 		if (rc)
+			break;
+		if (p->round && (i + 1 == c->npoints || c->points[i + 1].phase != p->phase ||
+				 c->points[i + 1].round != p->round) &&
+		    p->round >= c->phases[p->phase].steady_window &&
+		    steady_check(&k, p->phase, p->round))
+			skip_phase = p->phase;
+		rb_results_flush(k.res);
+		size_t next = i + 1;
+
+		while (next < c->npoints && c->points[next].round &&
+		       c->points[next].phase == skip_phase)
+			next++;
+		if (next < c->npoints)
+			idle(&k, c->phases[p->phase].idle_ns);
+		if (stopped(&k))
 			break;
 	}
 	if (k.fatal) {
@@ -1081,6 +1279,7 @@ out:
 	free(k.agents);
 	free(k.sum);
 	free(k.health);
+	free(k.ss);
 	rb_progress_free(k.prog);
 	return rc;
 }

@@ -97,21 +97,70 @@ int rb_plan_cmd(int argc, char **argv)
 	printf("campaign %s: %zu agent(s), %zu drive(s), %zu phase(s), %zu point(s)%s\n", c->name,
 	       c->nagents, c->ndrives, c->nphases, c->npoints,
 	       rb_campaign_writes(c) ? ", writes (destructive)" : ", read-only");
+	/* per phase: its points, and for a steady state the range its rounds allow */
+	uint64_t min_ns = 0, max_ns = 0;
+
+	for (size_t ph = 0; ph < c->nphases; ph++) {
+		const struct rb_phase *P = &c->phases[ph];
+		uint64_t round_ns = 0, all_ns = 0;
+		size_t n = 0, per = P->npoints_per_round, psized = 0, curves = 0;
+
+		for (size_t i = 0; i < c->npoints; i++) {
+			const struct rb_workload *wl = &c->points[i].wl;
+
+			if (c->points[i].phase != ph)
+				continue;
+			n++;
+			curves += c->points[i].curve_pct == 0;
+			if (wl->io_size || wl->passes) {
+				psized++;
+				continue;
+			}
+			all_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
+			if (c->points[i].round == 1)
+				round_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
+		}
+		sized += psized;
+		if (P->steady_rounds) {
+			printf("phase %s: steady state over %zu point(s) per round, %u to %u rounds: "
+			       "%zu to %zu points, %s to %s\n",
+			       P->name, per, P->steady_window, P->steady_rounds,
+			       per * P->steady_window, n,
+			       rb_fmt_duration(round_ns * P->steady_window, a, sizeof(a)),
+			       rb_fmt_duration(all_ns, b, sizeof(b)));
+			min_ns += round_ns * P->steady_window;
+		} else {
+			char cv[96] = "";
+
+			if (curves)
+				snprintf(cv, sizeof(cv), " (%zu curve(s): an unthrottled run, then %zu "
+					 "rate(s) each)", curves, per - 1);
+			printf("phase %s: %zu point(s)%s, %s%s\n", P->name, n, cv,
+			       rb_fmt_duration(all_ns, a, sizeof(a)),
+			       psized ? " plus size-based points" : "");
+			min_ns += all_ns;
+		}
+		max_ns += all_ns;
+		total_ns += all_ns;
+	}
 	for (size_t i = 0; i < c->npoints; i++) {
 		const struct rb_workload *wl = &c->points[i].wl;
 		bool size_based = wl->io_size || wl->passes;
 
-		if (size_based)
-			sized++;
-		else
-			total_ns += wl->ramp_ns + wl->runtime_ns;
 		printf("  %3zu  %-44s %s\n", i + 1, c->points[i].name,
 		       size_based ? (wl->passes ? "size-based (passes)" : "size-based (io_size)")
 				  : rb_fmt_duration(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
 	}
-	printf("time: %s for the time-based points%s%s\n",
-	       rb_fmt_duration(total_ns ? total_ns : 0, b, sizeof(b)),
-	       sized ? ", plus " : "", sized ? "size-based points (time depends on the drives)" : "");
+	if (min_ns == max_ns)
+		printf("time: %s for the time-based points (idle included)%s%s\n",
+		       rb_fmt_duration(total_ns, b, sizeof(b)), sized ? ", plus " : "",
+		       sized ? "size-based points (time depends on the drives)" : "");
+	else
+		printf("time: %s to %s for the time-based points (idle included; steady state "
+		       "decides)%s%s\n",
+		       rb_fmt_duration(min_ns, a, sizeof(a)), rb_fmt_duration(max_ns, b, sizeof(b)),
+		       sized ? ", plus " : "",
+		       sized ? "size-based points (time depends on the drives)" : "");
 	printf("methodology: %s (stored with the results; equal hashes ran the same plan)\n",
 	       rb_campaign_methodology(c, a, sizeof(a)));
 	rb_campaign_free(c);

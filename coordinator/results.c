@@ -71,6 +71,9 @@ static const struct field point_f[] = {
 	FLD(struct rb_row_point, direct, FT_U8, "bool"),
 	FLD(struct rb_row_point, engine, FT_STR, ""),
 	FLD(struct rb_row_point, settings, FT_STR, ""),
+	FLD(struct rb_row_point, round, FT_U32, "1"),
+	FLD(struct rb_row_point, track, FT_U8, "bool"),
+	FLD(struct rb_row_point, curve_pct, FT_F64, "%"),
 };
 static const struct field result_f[] = {
 	FLD(struct rb_row_result, drive, FT_U32, ""),
@@ -93,6 +96,23 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, health_critical_warning, FT_U8, "NVMe bits"),
 	FLD(struct rb_row_result, uring_features, FT_STR, ""),
 	FLD(struct rb_row_result, message, FT_STR, ""),
+	FLD(struct rb_row_result, rate_iops, FT_U64, "1/s"),
+	FLD(struct rb_row_result, steady, FT_U8, "0=no steady-state phase 1=steady 2=not"),
+};
+static const struct field steady_f[] = {
+	FLD(struct rb_row_steady, drive, FT_U32, ""),
+	FLD(struct rb_row_steady, phase, FT_STR, ""),
+	FLD(struct rb_row_steady, metric, FT_STR, ""),
+	FLD(struct rb_row_steady, rounds, FT_U32, "1"),
+	FLD(struct rb_row_steady, window, FT_U32, "1"),
+	FLD(struct rb_row_steady, steady, FT_U8, "bool"),
+	FLD(struct rb_row_steady, steady_round, FT_U32, "1"),
+	FLD(struct rb_row_steady, avg, FT_F64, "metric"),
+	FLD(struct rb_row_steady, min, FT_F64, "metric"),
+	FLD(struct rb_row_steady, max, FT_F64, "metric"),
+	FLD(struct rb_row_steady, slope, FT_F64, "metric per round"),
+	FLD(struct rb_row_steady, range_ok, FT_U8, "bool"),
+	FLD(struct rb_row_steady, slope_ok, FT_U8, "bool"),
 };
 static const struct field sample_f[] = {
 	FLD(struct rb_row_sample, drive, FT_U32, ""),
@@ -150,7 +170,8 @@ static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, ios, FT_U64, "1"),
 };
 
-enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, T_HEALTH, NTABLES };
+enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, T_HEALTH, T_STEADY,
+       NTABLES };
 
 struct table {
 	const char *name;
@@ -188,6 +209,8 @@ static const struct {
 	  "IOs per block size per (drive, point, attempt, direction)" },
 	{ "health", ARRAY(health_f), sizeof(struct rb_row_health),
 	  "drive health snapshots before, during and after each point" },
+	{ "steady_state", ARRAY(steady_f), sizeof(struct rb_row_steady),
+	  "SNIA steady-state verdict per (drive, steady-state phase)" },
 };
 
 static hid_t vlstr_type(void)
@@ -594,4 +617,47 @@ int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, si
 int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n)
 {
 	return read_table(in, T_HEALTH, (void **)ret, ret_n);
+}
+
+int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row)
+{
+	return push(r, T_STEADY, row);
+}
+
+long rb_results_next_result(const struct rb_results *r)
+{
+	return (long)(r->t[T_RESULTS].written + r->t[T_RESULTS].nbuf);
+}
+
+int rb_results_set_steady(struct rb_results *r, long row, uint8_t steady)
+{
+	struct table *t = &r->t[T_RESULTS];
+	hsize_t at = (hsize_t)row, one = 1;
+	hid_t mt, sp, ms;
+	herr_t e;
+
+	if (row < 0 || at >= t->written + t->nbuf)
+		return -EINVAL;
+	if (at >= t->written) {
+		/* still buffered */
+		((struct rb_row_result *)(void *)(t->buf + (at - t->written) * t->rowsize))->steady =
+			steady;
+		return 0;
+	}
+	/* written: rewrite that one field of that one row */
+	mt = H5Tcreate(H5T_COMPOUND, sizeof(uint8_t));
+	H5Tinsert(mt, "steady", 0, H5T_NATIVE_UINT8);
+	sp = H5Dget_space(t->dset);
+	H5Sselect_hyperslab(sp, H5S_SELECT_SET, &at, NULL, &one, NULL);
+	ms = H5Screate_simple(1, &one, NULL);
+	e = H5Dwrite(t->dset, mt, ms, sp, H5P_DEFAULT, &steady);
+	H5Sclose(ms);
+	H5Sclose(sp);
+	H5Tclose(mt);
+	return e < 0 ? -EIO : 0;
+}
+
+int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret, size_t *ret_n)
+{
+	return read_table(in, T_STEADY, (void **)ret, ret_n);
 }

@@ -16,7 +16,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 4
+#define RB_RESULTS_SCHEMA_VERSION 5
 
 struct rb_row_agent {
 	char name[64];
@@ -55,6 +55,9 @@ struct rb_row_point {
 	uint8_t direct;
 	char engine[16];
 	char settings[RB_WORKLOAD_DUMP_MAX];
+	uint32_t round;		/* steady-state round, 1..; 0: not a steady-state phase */
+	uint8_t track;		/* the round's tracking point */
+	double curve_pct;	/* curve: 0 the unthrottled run, else percent of it; NaN: none */
 };
 
 struct rb_row_dir {
@@ -77,6 +80,21 @@ struct rb_row_result {
 	uint8_t health_critical_warning; /* every warning bit seen */
 	char uring_features[64];
 	char message[256];
+	uint64_t rate_iops;	/* the limit this drive ran at (curves: its own); 0 none */
+	uint8_t steady;		/* 0 no steady-state phase, 1 in the steady window, 2 not */
+};
+
+/* One row per drive and steady-state phase: the SNIA verdict and its window. */
+struct rb_row_steady {
+	uint32_t drive;
+	char phase[64];
+	char metric[16];
+	uint32_t rounds;	/* rounds run */
+	uint32_t window;	/* rounds in the measurement window */
+	uint8_t steady;
+	uint32_t steady_round;	/* the round that closed the steady window; 0: none */
+	double avg, min, max, slope;	/* of the steady window, or of the last one */
+	uint8_t range_ok, slope_ok;
 };
 
 struct rb_row_sample {
@@ -134,6 +152,11 @@ int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row);
 int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row);
 int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row);
 int rb_results_health(struct rb_results *r, const struct rb_row_health *row);
+int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row);
+/* The row index the next rb_results_result() gets. */
+long rb_results_next_result(const struct rb_results *r);
+/* Sets the steady column of a results row already added. 0 or negative errno. */
+int rb_results_set_steady(struct rb_results *r, long row, uint8_t steady);
 /* Appends buffered rows and flushes the file. 0 or negative errno. */
 int rb_results_flush(struct rb_results *r);
 /* Sets status and end time, flushes and closes. Returns 0 or negative errno. */
@@ -156,5 +179,6 @@ int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret
 int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret, size_t *ret_n);
 int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, size_t *ret_n);
 int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n);
+int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret, size_t *ret_n);
 
 #endif

@@ -91,7 +91,27 @@ def main():
                           "properties": {"name": {"type": "string"},
                                          "workload": {"$ref": "#/definitions/workload"},
                                          "matrix": {"type": "object", "additionalProperties": False,
-                                                    "properties": matrix}}},
+                                                    "properties": matrix},
+                                         "idle": {"$ref": "#/definitions/duration",
+                                                  "description": "idle time after each point of the phase"},
+                                         "curve": {"type": "array", "minItems": 1, "maxItems": 64,
+                                                   "description": "vdbench-style curve: an unthrottled run, then each "
+                                                                  "percentage of each drive's own maximum IOPS",
+                                                   "items": {"oneOf": [
+                                                       {"type": "number", "exclusiveMinimum": 0, "maximum": 1000},
+                                                       {"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?%?$"}]}},
+                                         "steady_state": {
+                                             "type": "object", "additionalProperties": False,
+                                             "description": "SNIA PTS steady state: rounds over the matrix until "
+                                                            "the tracking point is steady over a window",
+                                             "properties": {
+                                                 "max_rounds": {"type": "integer", "minimum": 1, "maximum": 1000},
+                                                 "window": {"type": "integer", "minimum": 2, "maximum": 1000},
+                                                 "metric": {"enum": ["iops", "mbps", "mean_latency"]},
+                                                 "track": {"type": "object",
+                                                           "description": "matrix keys and the tracking point's values",
+                                                           "additionalProperties": {"type": ["string", "number"]}}}}},
+                          "not": {"required": ["curve", "steady_state"]}},
             },
         },
         "definitions": {

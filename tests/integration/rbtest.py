@@ -14,6 +14,7 @@ AGENT = os.environ.get("RB_AGENT", "build/agent/rackbench-agent")
 COORD = os.environ.get("RB_COORD", "build/coordinator/rackbench")
 SRC = os.environ.get("RB_SRC", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 SKIP = 77
+FAULTFS = os.environ.get("RB_FAULTFS", "build/tests/faultfs")
 
 
 def skip(reason):
@@ -191,3 +192,31 @@ class LoopDevices:
     def __exit__(self, *a):
         for d in self.devs:
             subprocess.run(["losetup", "-d", d])
+
+
+class Faulty:
+    """A faultfs (FUSE) file with a loop device over it: reads fail or wait as told
+    (tests/fixtures/faultfs.c). Needs root."""
+
+    def __init__(self, tmp, name, *opts):
+        self.mnt = os.path.join(tmp, name)
+        os.mkdir(self.mnt)
+        self.proc = subprocess.Popen([FAULTFS, self.mnt, "-f", "-s"] + list(opts))
+        img = os.path.join(self.mnt, "disk.img")
+        for _ in range(100):
+            if os.path.exists(img):
+                break
+            time.sleep(0.05)
+        check(os.path.exists(img), "faultfs did not mount")
+        r = subprocess.run(["losetup", "--find", "--show", img], capture_output=True, text=True)
+        if r.returncode:
+            self.close()
+            skip(f"cannot make a loop device over a FUSE file: {r.stderr.strip()}")
+        self.dev = r.stdout.strip()
+
+    def close(self):
+        if getattr(self, "dev", None):
+            subprocess.run(["losetup", "-d", self.dev])
+        subprocess.run(["umount", self.mnt], capture_output=True)
+        self.proc.terminate()
+        self.proc.wait(10)

@@ -10,43 +10,15 @@
 import json
 import os
 import shutil
-import subprocess
-import time
 
-from rbtest import AGENT, Tmp, check, run, skip
+from rbtest import AGENT, FAULTFS, Faulty, Tmp, check, run, skip
 
-FAULTFS = os.environ.get("RB_FAULTFS", "build/tests/faultfs")
 if os.geteuid() != 0:
     skip("needs root for a FUSE mount and a loop device")
 if not os.path.exists(FAULTFS):
     skip("faultfs was not built: install libfuse3-dev")
 if not os.path.exists("/dev/fuse"):
     skip("needs /dev/fuse")
-
-
-class Faulty:
-    def __init__(self, tmp, name, *opts):
-        self.mnt = os.path.join(tmp, name)
-        os.mkdir(self.mnt)
-        self.proc = subprocess.Popen([FAULTFS, self.mnt, "-f", "-s"] + list(opts))
-        img = os.path.join(self.mnt, "disk.img")
-        for _ in range(100):
-            if os.path.exists(img):
-                break
-            time.sleep(0.05)
-        check(os.path.exists(img), "faultfs did not mount")
-        r = subprocess.run(["losetup", "--find", "--show", img], capture_output=True, text=True)
-        if r.returncode:
-            self.close()
-            skip(f"cannot make a loop device over a FUSE file: {r.stderr.strip()}")
-        self.dev = r.stdout.strip()
-
-    def close(self):
-        if getattr(self, "dev", None):
-            subprocess.run(["losetup", "-d", self.dev])
-        subprocess.run(["umount", self.mnt], capture_output=True)
-        self.proc.terminate()
-        self.proc.wait(10)
 
 
 with Tmp() as tmp:

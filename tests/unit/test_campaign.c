@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +114,25 @@ static void test_campaign_structure_errors(void **state)
 		  5, 18, "has no values" },
 		{ "targets:\n  - {agent: a, drives: [{path: x, wwn: y}]}\nphases:\n  - workload: {}\n",
 		  2, 35, "unknown key 'wwn' in a drive" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    curve: [50, 0]\n",
+		  5, 17, "above 0 and at most 1000" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {rate_iops: 5}\n"
+		  "    curve: [50]\n",
+		  4, 5, "a curve sets the rates itself" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    curve: [50]\n"
+		  "    steady_state: {}\n",
+		  6, 19, "either a curve or steady_state" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n"
+		  "    steady_state: {max_rounds: 3, window: 5}\n",
+		  5, 19, "'window' (5) is more than 'max_rounds' (3)" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n"
+		  "    matrix: {bs: [4k, 8k]}\n    steady_state: {track: {bs: 16k}}\n",
+		  6, 28, "'track' value '16k' of 'bs' is not one of the matrix's values" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n"
+		  "    steady_state: {track: {iodepth: 4}}\n",
+		  5, 28, "which the phase's matrix does not vary" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    idle: soon\n",
+		  5, 11, "'idle' must be a duration" },
 	};
 
 	(void)state;
@@ -134,12 +154,59 @@ static void test_campaign_structure_errors(void **state)
 	}
 }
 
+/* Curves and steady state expand into points with their roles marked. */
+static void test_campaign_curve_and_steady_state(void **state)
+{
+	static const char text[] = "targets:\n  - {agent: a, drives: [x]}\nphases:\n"
+				   "  - name: ss\n    workload: {rw: randrw}\n"
+				   "    matrix: {bs: [4k, 64k], rwmixread: [0, 100]}\n"
+				   "    steady_state: {max_rounds: 4, window: 3, track: {bs: 64k}}\n"
+				   "  - name: cv\n    workload: {bs: 8k}\n    matrix: {iodepth: [1, 8]}\n"
+				   "    curve: [10, 50%]\n    idle: 2s\n";
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	(void)state;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("x.yaml", text, strlen(text), &c, &d), 0);
+	/* 4 rounds x 4 matrix points, then 2 curves of 1 + 2 points */
+	assert_int_equal(c->npoints, 16 + 6);
+	assert_int_equal(c->phases[0].steady_rounds, 4);
+	assert_int_equal(c->phases[0].steady_window, 3);
+	assert_int_equal(c->phases[0].npoints_per_round, 4);
+	for (size_t i = 0; i < 16; i++) {
+		const struct rb_point *p = &c->points[i];
+
+		assert_int_equal(p->round, i / 4 + 1);
+		/* track {bs: 64k}, rwmixread unnamed: its first value; bs varies slowest */
+		assert_int_equal(p->track, i % 4 == 2);
+		assert_true(isnan(p->curve_pct));
+	}
+	assert_string_equal(c->points[6].name, "ss bs=64k rwmixread=0 round=2");
+	assert_int_equal(c->phases[1].idle_ns, 2000000000ULL);
+	static const double pct[] = { 0, 10, 50, 0, 10, 50 };
+
+	for (size_t i = 0; i < 6; i++) {
+		const struct rb_point *p = &c->points[16 + i];
+
+		assert_true(p->curve_pct == pct[i]);
+		assert_int_equal(p->curve_base, 16 + (i / 3) * 3);
+		assert_int_equal(p->round, 0);
+		assert_int_equal(p->wl.iodepth, i < 3 ? 1 : 8);
+	}
+	assert_string_equal(c->points[16].name, "cv iodepth=1 curve=max");
+	assert_string_equal(c->points[20].name, "cv iodepth=8 curve=10%");
+	rb_campaign_free(c);
+	rb_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_campaign_loads_and_expands_matrix),
 		cmocka_unit_test(test_campaign_reports_every_error_in_file_order),
 		cmocka_unit_test(test_campaign_structure_errors),
+		cmocka_unit_test(test_campaign_curve_and_steady_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
