@@ -84,8 +84,15 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m)
 
 /* ---- loading ---- */
 
+bool rp_is_curve(const struct rb_row_point *p)
+{
+	/* files before schema 5 have no curve_pct: 0 there, so the name decides the max */
+	return p->curve_pct > 0 || (p->curve_pct == 0 && strstr(p->name, "curve=max"));
+}
+
 static void file_free(struct rp_file *f)
 {
+	free(f->ss);
 	free(f->dr);
 	free(f->pt);
 	free(f->rs);
@@ -114,6 +121,11 @@ static int load_file(struct rp_file *f, const char *path)
 		rb_err("'%s': cannot read its tables", path);
 		rb_results_in_close(in);
 		return RB_EXIT_FAILED;
+	}
+	/* older files have no steady_state table */
+	if (rb_results_read_steady(in, &f->ss, &f->nss)) {
+		f->ss = NULL;
+		f->nss = 0;
 	}
 	rb_results_in_close(in);
 	return 0;
@@ -655,6 +667,36 @@ static void verdicts_text(const struct rp_report *r, enum fmt f)
 	printf("%zu of %zu checks below %.0f%%\n", fails, r->nverdicts, r->require_pct);
 }
 
+static void steady_text(const struct rp_report *r, enum fmt f)
+{
+	bool md = f == FMT_MARKDOWN;
+
+	printf("\n%ssteady state (SNIA PTS: over the window, max - min <= 20%% and |slope| x "
+	       "(rounds - 1) <= 10%% of the average)\n", md ? "### " : "");
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		const struct rp_file *F = &r->files[fi];
+
+		for (size_t i = 0; i < F->nss; i++) {
+			const struct rb_row_steady *x = &F->ss[i];
+			const struct rb_row_drive *d = NULL;
+
+			for (size_t k = 0; k < F->nd; k++)
+				if (F->dr[k].drive == x->drive)
+					d = &F->dr[k];
+			printf("%s%s:%s phase %s: %s", md ? "- " : "",
+			       d ? d->agent : "?", d ? d->path : "?", x->phase,
+			       x->steady ? "steady" : "NOT steady");
+			if (x->steady)
+				printf(" at round %u (window %u-%u)", x->steady_round,
+				       x->steady_round + 1 - x->window, x->steady_round);
+			else
+				printf(" after %u round(s)", x->rounds);
+			printf(": %s average %.6g, range %.6g, slope %.4g per round\n", x->metric, x->avg,
+			       x->max - x->min, x->slope);
+		}
+	}
+}
+
 static const char *meth(const struct rp_file *f)
 {
 	return f->methodology[0] ? f->methodology : "none recorded";
@@ -712,6 +754,11 @@ static int report(struct rp_report *r, const char **files, size_t nfiles, const 
 		emit((enum fmt)f, &r->cells[i], nfiles > 1);
 	if (f >= 0 && f != FMT_CSV) {
 		models_text(r, (enum fmt)f);
+		for (size_t fi = 0; fi < r->nfiles; fi++)
+			if (r->files[fi].nss) {
+				steady_text(r, (enum fmt)f);
+				break;
+			}
 		if (r->nclaims)
 			verdicts_text(r, (enum fmt)f);
 	}

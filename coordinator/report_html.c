@@ -343,20 +343,29 @@ static int sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char *
 		bool mbps = p0->bs_bytes >= 65536;
 		char title[512], bs[32];
 
-		if (done[i] || (by_rate && !p0->rate_iops))
+		bool rated = p0->rate_iops || rp_is_curve(p0);
+
+		/* steady-state rounds have their own chart */
+		if (done[i] || by_rate != rated || p0->round)
 			continue;
 		for (size_t k = i; k < r->ncells; k++) {
 			const struct rp_cell *c = &r->cells[k];
 			double x;
 
-			if (done[k] || !same_family(p0, c->pt, by_rate) || (by_rate && !c->pt->rate_iops))
+			if (done[k] || !same_family(p0, c->pt, by_rate) || c->pt->round ||
+			    by_rate != (c->pt->rate_iops || rp_is_curve(c->pt)))
 				continue;
 			done[k] = true;
 			if (!c->res)
 				continue;
 			x = by_rate ? c->iops : c->pt->iodepth;
-			if (distinct < 2 && x != seen[0] && x != seen[1])
-				seen[distinct++] = x;
+			/* a family is what its settings vary, not what the drives achieved */
+			double key = !by_rate		  ? x
+				     : rp_is_curve(c->pt) ? 1e12 + c->pt->curve_pct
+							  : (double)c->pt->rate_iops;
+
+			if (distinct < 2 && key != seen[0] && key != seen[1])
+				seen[distinct++] = key;
 			struct series *a = series_for(&s, &ns, c->label);
 			struct series *l = series_for(&lat, &nl, c->label);
 
@@ -485,6 +494,106 @@ static void th(FILE *o, const char *const *h, size_t n)
 	for (size_t i = 0; i < n; i++)
 		fprintf(o, "<th>%s</th>", h[i]);
 	fputs("</tr></thead>\n", o);
+}
+
+/* The tracking metric per round, per drive, and the verdicts. */
+static void steady_section(FILE *o, const struct rp_report *r)
+{
+	static const char *const h[] = { "drive", "phase", "metric", "verdict", "rounds",
+					 "window", "average", "min", "max", "slope per round" };
+	bool any = false;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		any |= r->files[fi].nss > 0;
+	if (!any)
+		return;
+	fputs("<h2>Steady state</h2>\n<p class=\"note\">SNIA PTS: over a window of rounds, "
+	      "steady when max &minus; min &le; 20% and |slope| &times; (rounds &minus; 1) &le; 10% "
+	      "of the window average (least-squares slope).</p>\n", o);
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		const struct rp_file *f = &r->files[fi];
+		char phases[8][64];
+		size_t nph = 0;
+
+		/* one chart per steady-state phase: the tracking point's metric per round */
+		for (size_t i = 0; i < f->nss; i++) {
+			size_t k;
+
+			for (k = 0; k < nph; k++)
+				if (!strcmp(phases[k], f->ss[i].phase))
+					break;
+			if (k == nph && nph < 8)
+				snprintf(phases[nph++], sizeof(phases[0]), "%s", f->ss[i].phase);
+		}
+		for (size_t ph = 0; ph < nph; ph++) {
+			struct series *s = NULL;
+			size_t ns = 0;
+			const char *metric = "iops";
+			char title[200];
+
+			for (size_t i = 0; i < f->nss; i++)
+				if (!strcmp(f->ss[i].phase, phases[ph]))
+					metric = f->ss[i].metric;
+			for (size_t p = 0; p < f->np; p++) {
+				if (!f->pt[p].track || strcmp(f->pt[p].phase, phases[ph]))
+					continue;
+				for (size_t d = 0; d < f->nd; d++) {
+					const struct rp_cell *c = &r->cells[f->cell0 + p * f->nd + d];
+					struct series *x;
+					double y;
+
+					if (!c->res)
+						continue;
+					y = !strcmp(metric, "mbps") ? c->mbps
+					    : !strcmp(metric, "mean_latency_us")
+						    ? (c->res->read.ios ? c->rd_mean_us : c->wr_mean_us)
+						    : c->iops;
+					x = series_for(&s, &ns, c->label);
+					if (x)
+						series_add(x, f->pt[p].round, y);
+				}
+			}
+			snprintf(title, sizeof(title), "%s: the tracking point's %s per round",
+				 phases[ph], metric);
+			if (ns) {
+				for (size_t k = 0; k < ns; k++)
+					sort_series(&s[k]);
+				line_chart(o, "steady", title, "round", metric, false, s, ns);
+			}
+			series_free(s, ns);
+		}
+	}
+	fputs("<table class=\"steady\">", o);
+	th(o, h, sizeof(h) / sizeof(h[0]));
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		const struct rp_file *f = &r->files[fi];
+
+		for (size_t i = 0; i < f->nss; i++) {
+			const struct rb_row_steady *x = &f->ss[i];
+
+			fputs("<tr><td>", o);
+			for (size_t d = 0; d < f->nd; d++)
+				if (f->dr[d].drive == x->drive) {
+					esc(o, f->dr[d].agent);
+					fputs(":", o);
+					esc(o, f->dr[d].path);
+				}
+			fputs("</td><td>", o);
+			esc(o, x->phase);
+			fputs("</td><td>", o);
+			esc(o, x->metric);
+			if (x->steady)
+				fprintf(o, "</td><td class=\"pass\">steady at round %u</td>", x->steady_round);
+			else
+				fputs("</td><td class=\"bad\">not steady</td>", o);
+			fprintf(o, "<td class=\"n\">%u</td><td class=\"n\">%u&ndash;%u</td>"
+				   "<td class=\"n\">%.6g</td><td class=\"n\">%.6g</td><td class=\"n\">"
+				   "%.6g</td><td class=\"n\">%.4g</td></tr>\n",
+				x->rounds, x->steady_round ? x->steady_round + 1 - x->window : 0,
+				x->steady_round, x->avg, x->min, x->max, x->slope);
+		}
+	}
+	fputs("</table>\n", o);
 }
 
 static void drives_table(FILE *o, const struct rp_report *r)
@@ -707,6 +816,7 @@ int rp_html(const struct rp_report *r, const char *path)
 	charts += e > 0 ? e : 0;
 	e = sweeps(o, r, true, "Latency against IOPS (rate curves)");
 	charts += e > 0 ? e : 0;
+	steady_section(o, r);
 	fputs("<h2>Preconditioning</h2>\n", o);
 	e = timeseries(o, r);
 	if (e == 0)

@@ -26,6 +26,8 @@ struct rp_file {
 	size_t nsm;
 	struct rb_row_hist *hi;
 	size_t nhi;
+	struct rb_row_steady *ss;	/* steady-state verdicts (schema 5 on) */
+	size_t nss;
 	size_t cell0;			/* its first cell: cell0 + point row * nd + drive row */
 };
 
@@ -93,6 +95,9 @@ double rp_median(double *v, size_t n); /* sorts v */
 const char *rp_metric_name(enum rp_metric m);
 /* A cell's figure for a metric; NAN when it has none. */
 double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
+
+/* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
+bool rp_is_curve(const struct rb_row_point *p);
 
 int rp_html(const struct rp_report *r, const char *path);
 

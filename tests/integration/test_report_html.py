@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """rackbench report --html, rendered by a real browser: a fixture campaign with a
-preconditioning phase, a queue-depth matrix and a rate curve runs on four drives of two
-agents; the page renders in headless Chromium with no console messages, every expected
+preconditioning phase, a queue-depth matrix, a curve and a steady state runs on four drives
+of two agents; the page renders in headless Chromium with no console messages, every expected
 chart is in the DOM as an SVG with one series per drive, and a screenshot is kept. A
 synthetic file of 500 drives renders too, and the page's size is printed."""
 import glob
@@ -98,11 +98,13 @@ with Tmp() as tmp:
         check(sorted(c["series"]) == sorted(drives),
               f"a {c['kind']} chart has series {c['series']}, want one per drive {drives}")
     # randread over QD 1/4/16: throughput and latency; the curve; the precondition phase;
-    # and a bar chart per point
-    want = {"qd-throughput": 1, "qd-latency": 1, "curve": 1, "timeseries": 1, "bars": npoints}
+    # the steady state's tracking metric; and a bar chart per point
+    want = {"qd-throughput": 1, "qd-latency": 1, "curve": 1, "timeseries": 1, "steady": 1,
+            "bars": npoints}
     for k, n in want.items():
         check(len(kinds.get(k, [])) == n, f"{len(kinds.get(k, []))} '{k}' charts, want {n}")
     check(p.drive_rows == 1 + len(drives), f"drive table rows {p.drive_rows}")
+    check(text.count("steady at round 2") == len(drives), "a steady-state verdict per drive")
     os.makedirs(ARTIFACTS, exist_ok=True)
     shot = os.path.join(ARTIFACTS, "report.png")
     r, console = render(page, tmp, shot)
