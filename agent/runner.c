@@ -91,6 +91,8 @@ static int prepare_one(const struct rb_workload *wl, const char *path,
 		return -EINVAL;
 	}
 	span = wl->size ? wl->size : total - wl->offset;
+	if (wl->size_pct)
+		span = (total - wl->offset) / 100 * wl->size_pct;
 	if (wl->offset + span > total) {
 		if (writes || !mix_reads(wl) || wl->size) {
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,

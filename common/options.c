@@ -36,6 +36,9 @@ const struct rb_opt rb_workload_opts[] = {
 	  "bytes of the target to use from the offset (0: all; files are created this size)", NULL },
 	{ "offset", RB_OPT_SIZE, F(offset), 0, UINT64_MAX, "0", NULL, "SIZE",
 	  "start of the range used within the target", NULL },
+	{ "size_pct", RB_OPT_UINT, F(size_pct), 0, 100, "0", NULL, "PCT",
+	  "percent of the target from offset to use (25: the 25% section vdbench reviews test "
+	  "on); 0: size, or all of it", NULL },
 	{ "rate_iops", RB_OPT_UINT, F(rate_iops), 0, UINT64_MAX, "0", NULL, "IOPS",
 	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none", NULL },
 	{ "seed", RB_OPT_UINT, F(seed), 0, UINT64_MAX, "1", NULL, "N",
@@ -281,6 +284,10 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 	}
 	if (wl->stripe && (wl->stripe % 512 || wl->stripe < wl->bs)) {
 		snprintf(err, errlen, "'stripe' must be a multiple of 512 and at least 'bs'");
+		return -EINVAL;
+	}
+	if (wl->size && wl->size_pct) {
+		snprintf(err, errlen, "give 'size' or 'size_pct', not both");
 		return -EINVAL;
 	}
 	if (wl->io_size && wl->passes) {

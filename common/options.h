@@ -35,6 +35,7 @@ struct rb_workload {
 	uint32_t direct;	/* bool */
 	uint64_t size;		/* bytes of the target used; 0 = all of it */
 	uint64_t offset;	/* bytes */
+	uint32_t size_pct;	/* percent of the target from offset; 0: size (or all) */
 	uint64_t rate_iops;	/* total across numjobs; 0 = unlimited */
 	uint64_t seed;
 	uint32_t engine;	/* enum rb_engine_kind */

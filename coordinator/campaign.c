@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "presets.h"
 #include "units.h"
 #include "yamlcfg.h"
 
@@ -649,12 +650,135 @@ const char *const rb_campaign_keys[] = { "name",	      "listen",	      "insecure
 					 "key",	      "agent_keys",   "destructive",
 					 "wipe_signatures", "results", "wait",
 					 "on_agent_lost", "lost_wait", "defaults",
-					 "targets",   "phases",	      NULL };
+					 "targets",   "phases",	      "preset", "overrides",
+					 NULL };
+
+/* Applies 'overrides' to the points from first on, at the overrides' positions. */
+static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, ov, YAML_MAPPING_NODE, "overrides", "a mapping of workload keys (and idle)"))
+		return;
+	for (yaml_node_pair_t *p = ov->data.mapping.pairs.start; p < ov->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
+		char err[256], a[RB_OPT_VALUE_MAX], b[RB_OPT_VALUE_MAX];
+
+		if (key && !strcmp(key, "idle")) {
+			uint64_t ns;
+
+			if (!val || rb_parse_duration(val, &ns)) {
+				ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
+				continue;
+			}
+			for (size_t i = 0; i < c->nphases; i++)
+				if (c->phases[i].idle_ns)
+					c->phases[i].idle_ns = ns;
+			continue;
+		}
+		if (!o || !val) {
+			ERR(L, k, key, "'overrides' takes workload keys and idle; '%s' is not one",
+			    key ? key : "?");
+			continue;
+		}
+		if (!check_value(L, o, v))
+			continue;
+		/* an override must not collapse what a phase varies */
+		for (size_t i = first; i + 1 < c->npoints; i++) {
+			const struct rb_point *x = &c->points[i], *y = &c->points[i + 1];
+
+			if (x->phase == y->phase &&
+			    strcmp(rb_opt_format(&x->wl, o, a, sizeof(a)),
+				   rb_opt_format(&y->wl, o, b, sizeof(b)))) {
+				ERR(L, k, key, "the preset's phase '%s' varies '%s': an override would "
+					       "make its points alike", c->phases[x->phase].name, key);
+				goto next;
+			}
+		}
+		for (size_t i = first; i < c->npoints; i++) {
+			struct rb_workload *wl = &c->points[i].wl;
+			bool sized = wl->passes || wl->io_size;
+
+			/* runtime shortens time-based points; passes and io_size size-based ones */
+			if (!strcmp(key, "runtime") && sized)
+				continue;
+			if (!strcmp(key, "passes") && !wl->passes)
+				continue;
+			if (!strcmp(key, "io_size") && !wl->io_size)
+				continue;
+			rb_opt_set(wl, o, val, err, sizeof(err));
+			if (rb_workload_check(wl, err, sizeof(err))) {
+				ERR(L, v, key, "override '%s' makes point '%s' invalid: %s", key,
+				    c->points[i].name, err);
+				break;
+			}
+		}
+next:;
+	}
+}
+
+/* preset: NAME -- the preset's defaults and phases, as if written here. */
+static void load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides)
+{
+	const char *name = rb_yaml_scalar(n);
+	const struct rb_preset *pr = name ? rb_preset_find(name) : NULL;
+	struct rb_yaml saved = L->y, py;
+	struct setting keep[64];
+	size_t nkeep = L->ndefaults, first = L->c->npoints;
+	char file[128];
+	yaml_node_t *root;
+
+	if (!pr) {
+		char known[512] = "";
+		size_t np;
+		const struct rb_preset *all = rb_presets(&np);
+
+		for (size_t i = 0; i < np; i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", all[i].name);
+		ERR(L, n, "preset", "unknown preset '%s' (known: %s; see 'rackbench presets')",
+		    name ? name : "?", known);
+		return;
+	}
+	snprintf(file, sizeof(file), "<preset %s>", pr->name);
+	if (rb_yaml_load(&py, file, pr->text, strlen(pr->text), L->d))
+		return;
+	root = rb_yaml_root(&py);
+	memcpy(keep, L->defaults, nkeep * sizeof(keep[0]));
+	L->y = py;
+	/* the preset's defaults, then the campaign's on top */
+	L->ndefaults = 0;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+
+		if (key && !strcmp(key, "defaults"))
+			L->ndefaults = load_workload(L, rb_yaml_get(&L->y, p->value), "defaults",
+						     L->defaults, 64);
+	}
+	for (size_t i = 0; i < nkeep && L->ndefaults < 64; i++)
+		L->defaults[L->ndefaults++] = keep[i];
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+
+		if (key && !strcmp(key, "phases"))
+			load_phases(L, rb_yaml_get(&L->y, p->value));
+	}
+	L->y = saved;
+	if (overrides)
+		apply_overrides(L, overrides, first);
+	rb_yaml_release(&py);
+	L->ndefaults = nkeep;
+	memcpy(L->defaults, keep, nkeep * sizeof(keep[0]));
+}
 
 static void load_root(struct loader *L, yaml_node_t *root)
 {
 	struct rb_campaign *c = L->c;
-	yaml_node_t *targets = NULL, *phases = NULL;
+	yaml_node_t *targets = NULL, *phases = NULL, *preset = NULL, *overrides = NULL;
 
 	if (root->type != YAML_MAPPING_NODE) {
 		ERR(L, root, NULL, "a campaign must be a mapping (name, targets, phases, ...), not %s",
@@ -737,18 +861,28 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		} else if (!strcmp(key, "phases")) {
 			phases = v;
 			load_phases(L, v);
+		} else if (!strcmp(key, "preset")) {
+			preset = v;
+		} else if (!strcmp(key, "overrides")) {
+			overrides = v;
 		} else {
 			ERR(L, k, key,
 			    "unknown key '%s' (known: name, listen, insecure, key, agent_keys, "
 			    "destructive, wipe_signatures, results, wait, on_agent_lost, lost_wait, "
-			    "defaults, targets, phases)",
+			    "defaults, targets, preset, overrides, phases)",
 			    key);
 		}
 	}
 	if (!targets)
 		ERR(L, root, "targets", "campaign has no 'targets'");
-	if (!phases)
-		ERR(L, root, "phases", "campaign has no 'phases'");
+	if (preset && phases)
+		ERR(L, preset, "preset", "a campaign has 'preset' or 'phases', not both");
+	else if (preset)
+		load_preset(L, preset, overrides);
+	else if (overrides)
+		ERR(L, overrides, "overrides", "'overrides' adjusts a preset: give 'preset' too");
+	if (!phases && !preset)
+		ERR(L, root, "phases", "campaign has no 'phases' (or 'preset')");
 }
 
 int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_campaign **ret,

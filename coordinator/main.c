@@ -44,6 +44,7 @@ static void usage(FILE *out)
 		"  keygen DIR [NAME] a CURVE key pair: DIR/NAME.key and DIR/NAME.pub\n"
 		"  plan CAMPAIGN.yaml  validate a campaign and print its expanded points and time\n"
 		"  options [--json]  the workload option table (campaign keys = run flags)\n"
+		"  presets [NAME]    the reviews' procedures as campaigns ('preset: NAME')\n"
 		"  report RESULTS.h5 [MORE.h5 ...] [--format table|markdown|csv] [--baseline DRIVE]\n"
 		"                    [--html FILE] [--spec SPEC.yaml] [--require PCT]\n"
 		"                    results as a table or an HTML page, each drive against a\n"
@@ -143,6 +144,8 @@ int main(int argc, char **argv)
 		return rb_report_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan"))
 		return rb_plan_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "presets"))
+		return rb_presets_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "options"))
 		return rb_options_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

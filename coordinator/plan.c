@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `rackbench plan` and `rackbench options`: what a campaign expands to, and the table. */
 #include "plan.h"
+#include "presets.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,28 +68,105 @@ int rb_options_cmd(int argc, char **argv)
 		printf("], \"campaign_keys\": [");
 		for (size_t i = 0; rb_campaign_keys[i]; i++)
 			printf("%s\"%s\"", i ? ", " : "", rb_campaign_keys[i]);
+		size_t np;
+		const struct rb_preset *pr = rb_presets(&np);
+
+		printf("], \"presets\": [");
+		for (size_t i = 0; i < np; i++)
+			printf("%s\"%s\"", i ? ", " : "", pr[i].name);
 		printf("]}\n");
 	}
 	return RB_EXIT_OK;
+}
+
+/* A duration people read: 1h31m, 4m05s, 12.5s, 300ms. */
+static char *human(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = ns / (uint64_t)1000000000;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, (s % 3600 + 30) / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+	else if (ns >= 1000000000ULL)
+		snprintf(buf, len, "%.3gs", (double)ns / 1e9);
+	else
+		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)1000000);
+	return buf;
+}
+
+/* Bytes one drive moves in a size-based point, with an assumed capacity; 0 unknown. */
+static uint64_t sized_bytes(const struct rb_workload *wl, uint64_t capacity)
+{
+	uint64_t span;
+
+	if (wl->io_size)
+		return wl->io_size;
+	if (wl->size)
+		span = wl->size;
+	else if (!capacity || capacity <= wl->offset)
+		return 0;
+	else
+		span = wl->size_pct ? (capacity - wl->offset) / 100 * wl->size_pct
+				    : capacity - wl->offset;
+	return span * wl->passes;
+}
+
+static void plan_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench plan CAMPAIGN.yaml [--points] [--assume-capacity SIZE]\n"
+		"                      [--assume-mbps N]\n"
+		"\n"
+		"Validates a campaign and prints its plan with no agent needed: per phase the\n"
+		"points, the time of time-based ones (idle included), a range for steady-state\n"
+		"phases (window to max_rounds rounds) and the bytes of size-based ones; then the\n"
+		"methodology hash stored with the results.\n"
+		"\n"
+		"  --points               list every point (default when there are at most 100)\n"
+		"  --assume-capacity SIZE a drive's capacity, for the bytes of fills and passes\n"
+		"  --assume-mbps N        a drive's MB/s during size-based points, for their time\n");
 }
 
 int rb_plan_cmd(int argc, char **argv)
 {
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
-	uint64_t total_ns = 0;
+	uint64_t total_ns = 0, capacity = 0, mbps = 0, sized_total = 0;
 	size_t sized = 0;
+	bool list = false;
+	const char *file = NULL;
 	char a[32], b[32];
 
-	if (argc != 2 || argv[1][0] == '-') {
-		printf("usage: rackbench plan CAMPAIGN.yaml\n\nValidates a campaign and prints its "
-		       "expanded plan (points, their settings and\ntime), with no agent needed.\n");
-		return argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-			       ? RB_EXIT_OK
-			       : RB_EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			plan_usage(stdout);
+			return RB_EXIT_OK;
+		} else if (!strcmp(argv[i], "--points")) {
+			list = true;
+		} else if (!strcmp(argv[i], "--assume-capacity") && i + 1 < argc) {
+			if (rb_parse_size(argv[++i], &capacity) || !capacity) {
+				rb_err("'--assume-capacity' must be a size like 7680g, not '%s'", argv[i]);
+				return RB_EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "--assume-mbps") && i + 1 < argc) {
+			if (rb_parse_u64(argv[++i], &mbps) || !mbps) {
+				rb_err("'--assume-mbps' must be a whole number of MB/s, not '%s'", argv[i]);
+				return RB_EXIT_USAGE;
+			}
+		} else if (argv[i][0] == '-' || file) {
+			rb_err("unexpected argument '%s' (see 'rackbench plan --help')", argv[i]);
+			return RB_EXIT_USAGE;
+		} else {
+			file = argv[i];
+		}
+	}
+	if (!file) {
+		plan_usage(stderr);
+		return RB_EXIT_USAGE;
 	}
 	rb_diags_init(&d);
-	if (rb_campaign_load_file(argv[1], &c, &d)) {
+	if (rb_campaign_load_file(file, &c, &d)) {
 		rb_diags_print(&d, stderr);
 		rb_diags_release(&d);
 		return RB_EXIT_USAGE;
@@ -102,8 +180,10 @@ int rb_plan_cmd(int argc, char **argv)
 
 	for (size_t ph = 0; ph < c->nphases; ph++) {
 		const struct rb_phase *P = &c->phases[ph];
-		uint64_t round_ns = 0, all_ns = 0;
+		uint64_t round_ns = 0, all_ns = 0, bytes = 0;
 		size_t n = 0, per = P->npoints_per_round, psized = 0, curves = 0;
+		bool bytes_known = true;
+		char extra[160] = "";
 
 		for (size_t i = 0; i < c->npoints; i++) {
 			const struct rb_workload *wl = &c->points[i].wl;
@@ -113,7 +193,11 @@ int rb_plan_cmd(int argc, char **argv)
 			n++;
 			curves += c->points[i].curve_pct == 0;
 			if (wl->io_size || wl->passes) {
+				uint64_t x = sized_bytes(wl, capacity);
+
 				psized++;
+				bytes += x;
+				bytes_known &= x > 0;
 				continue;
 			}
 			all_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
@@ -121,13 +205,31 @@ int rb_plan_cmd(int argc, char **argv)
 				round_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
 		}
 		sized += psized;
+		if (psized && bytes_known) {
+			char sz[32];
+
+			snprintf(extra, sizeof(extra), "; size-based: %s per drive", rb_fmt_size(bytes, sz,
+												  sizeof(sz)));
+			if (mbps) {
+				uint64_t ns = (uint64_t)((double)bytes / ((double)mbps * 1e6) * 1e9);
+
+				snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+					 ", %s at %" PRIu64 " MB/s", human(ns, sz, sizeof(sz)),
+					 mbps);
+				all_ns += ns;
+				sized_total++;
+			}
+		} else if (psized) {
+			snprintf(extra, sizeof(extra), "; size-based: time depends on the drives "
+						       "(--assume-capacity, --assume-mbps)");
+		}
 		if (P->steady_rounds) {
 			printf("phase %s: steady state over %zu point(s) per round, %u to %u rounds: "
-			       "%zu to %zu points, %s to %s\n",
+			       "%zu to %zu points, %s to %s%s\n",
 			       P->name, per, P->steady_window, P->steady_rounds,
 			       per * P->steady_window, n,
-			       rb_fmt_duration(round_ns * P->steady_window, a, sizeof(a)),
-			       rb_fmt_duration(all_ns, b, sizeof(b)));
+			       human(round_ns * P->steady_window, a, sizeof(a)),
+			       human(all_ns, b, sizeof(b)), extra);
 			min_ns += round_ns * P->steady_window;
 		} else {
 			char cv[96] = "";
@@ -136,33 +238,85 @@ int rb_plan_cmd(int argc, char **argv)
 				snprintf(cv, sizeof(cv), " (%zu curve(s): an unthrottled run, then %zu "
 					 "rate(s) each)", curves, per - 1);
 			printf("phase %s: %zu point(s)%s, %s%s\n", P->name, n, cv,
-			       rb_fmt_duration(all_ns, a, sizeof(a)),
-			       psized ? " plus size-based points" : "");
+			       psized == n && !mbps && !bytes_known ? "size-based" : human(all_ns, a, sizeof(a)),
+			       psized == n && !mbps && !bytes_known ? ": time depends on the drives "
+								     "(--assume-capacity, --assume-mbps)"
+								   : extra);
 			min_ns += all_ns;
 		}
 		max_ns += all_ns;
 		total_ns += all_ns;
 	}
-	for (size_t i = 0; i < c->npoints; i++) {
-		const struct rb_workload *wl = &c->points[i].wl;
-		bool size_based = wl->io_size || wl->passes;
+	if (list || c->npoints <= 100) {
+		for (size_t i = 0; i < c->npoints; i++) {
+			const struct rb_workload *wl = &c->points[i].wl;
+			bool size_based = wl->io_size || wl->passes;
 
-		printf("  %3zu  %-44s %s\n", i + 1, c->points[i].name,
-		       size_based ? (wl->passes ? "size-based (passes)" : "size-based (io_size)")
-				  : rb_fmt_duration(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+			printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
+			       size_based ? (wl->passes ? "size-based (passes)" : "size-based (io_size)")
+					  : human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+		}
+	} else {
+		printf("  (%zu points: --points lists them)\n", c->npoints);
 	}
+	bool open_ended = sized > sized_total;
+
 	if (min_ns == max_ns)
-		printf("time: %s for the time-based points (idle included)%s%s\n",
-		       rb_fmt_duration(total_ns, b, sizeof(b)), sized ? ", plus " : "",
-		       sized ? "size-based points (time depends on the drives)" : "");
+		printf("time: %s (idle included)%s\n", human(total_ns, b, sizeof(b)),
+		       open_ended ? ", plus size-based points (time depends on the drives)" : "");
 	else
-		printf("time: %s to %s for the time-based points (idle included; steady state "
-		       "decides)%s%s\n",
-		       rb_fmt_duration(min_ns, a, sizeof(a)), rb_fmt_duration(max_ns, b, sizeof(b)),
-		       sized ? ", plus " : "",
-		       sized ? "size-based points (time depends on the drives)" : "");
+		printf("time: %s to %s (idle included; steady state decides)%s\n",
+		       human(min_ns, a, sizeof(a)), human(max_ns, b, sizeof(b)),
+		       open_ended ? ", plus size-based points (time depends on the drives)" : "");
 	printf("methodology: %s (stored with the results; equal hashes ran the same plan)\n",
 	       rb_campaign_methodology(c, a, sizeof(a)));
 	rb_campaign_free(c);
+	return RB_EXIT_OK;
+}
+
+int rb_presets_cmd(int argc, char **argv)
+{
+	size_t n;
+	const struct rb_preset *p = rb_presets(&n);
+
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		bool help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+
+		printf("usage: rackbench presets [NAME]\n\nLists the presets (the reviews' procedures "
+		       "as campaigns), or prints one's\ndefaults and phases. A campaign uses one with "
+		       "'preset: NAME' and adjusts it\nwith 'overrides:' (docs/presets.md).\n");
+		return help ? RB_EXIT_OK : RB_EXIT_USAGE;
+	}
+	if (argc == 2) {
+		const struct rb_preset *x = rb_preset_find(argv[1]);
+
+		if (!x) {
+			rb_err("unknown preset '%s' (see 'rackbench presets')", argv[1]);
+			return RB_EXIT_USAGE;
+		}
+		printf("# preset %s: %s\n# source: %s\n%s", x->name, x->summary, x->source, x->text);
+		return RB_EXIT_OK;
+	}
+	for (size_t i = 0; i < n; i++) {
+		/* the point count, from the preset loaded as a campaign of one drive */
+		char text[256];
+		struct rb_campaign *c = NULL;
+		struct rb_diags d;
+		size_t pts = 0;
+
+		snprintf(text, sizeof(text),
+			 "insecure: true\ntargets: [{agent: a, drives: [d]}]\npreset: %s\n",
+			 p[i].name);
+		rb_diags_init(&d);
+		if (!rb_campaign_load("<presets>", text, strlen(text), &c, &d)) {
+			pts = c->npoints;
+			rb_campaign_free(c);
+		}
+		rb_diags_release(&d);
+		printf("%-20s %5zu points  %s\n%-20s               source: %s\n", p[i].name, pts,
+		       p[i].summary, "", p[i].source);
+	}
+	printf("\nDetails: docs/presets.md; 'rackbench presets NAME' prints one; 'rackbench plan' "
+	       "counts a campaign using it.\n");
 	return RB_EXIT_OK;
 }

@@ -6,5 +6,6 @@
 /* argv[0] is the command name. Each returns the exit code. */
 int rb_plan_cmd(int argc, char **argv);
 int rb_options_cmd(int argc, char **argv);
+int rb_presets_cmd(int argc, char **argv);
 
 #endif

@@ -53,7 +53,9 @@ def main():
                        "FILE:LINE:COLUMN for each break.",
         "type": "object",
         "additionalProperties": False,
-        "required": ["targets", "phases"],
+        "required": ["targets"],
+        "oneOf": [{"required": ["phases"], "not": {"required": ["preset"]}},
+                  {"required": ["preset"], "not": {"required": ["phases"]}}],
         "properties": {
             "name": {"type": "string", "description": "names the results file (default: the file name)"},
             "listen": {"type": "string", "pattern": "^(tcp|ipc)://",
@@ -71,6 +73,12 @@ def main():
             "lost_wait": {"$ref": "#/definitions/duration", "description": "how long to wait for a lost agent (default 60s)"},
             "wait": {"$ref": "#/definitions/duration", "description": "how long to wait for the agents (default 60s)"},
             "defaults": {"$ref": "#/definitions/workload"},
+            "preset": {"enum": table["presets"],
+                       "description": "a review's procedure as this campaign's phases (rackbench presets; docs/presets.md)"},
+            "overrides": {"type": "object", "additionalProperties": False,
+                          "description": "adjusts a preset: workload keys for every point (runtime: time-based "
+                                         "points only; passes, io_size: size-based ones only), and idle",
+                          "properties": dict(props, idle={"$ref": "#/definitions/duration"})},
             "targets": {
                 "type": "array", "minItems": 1,
                 "items": {"type": "object", "additionalProperties": False,
