@@ -651,7 +651,107 @@ const char *const rb_campaign_keys[] = { "name",	      "listen",	      "insecure
 					 "wipe_signatures", "results", "wait",
 					 "on_agent_lost", "lost_wait", "defaults",
 					 "targets",   "phases",	      "preset", "overrides",
-					 NULL };
+					 "lock",      NULL };
+
+/* lock: FILE -- pins each drive to the serial 'rackbench plan --lock' recorded. */
+static void load_lock(struct loader *L, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+	const char *name = rb_yaml_scalar(n);
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	struct rb_yaml ly;
+	yaml_node_t *root, *drives = NULL;
+	bool *seen;
+	int e;
+
+	if (!name || !*name) {
+		ERR(L, n, "lock", "'lock' must be a file written by 'rackbench plan --lock'");
+		return;
+	}
+	/* relative to the campaign file */
+	if (name[0] != '/' && strchr(c->file, '/'))
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(strrchr(c->file, '/') - c->file), c->file,
+			 name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
+	e = rb_read_file(path, 1 << 20, &text, &len);
+	if (e) {
+		ERR(L, n, "lock", "cannot read lock file '%s': %s", path, strerror(-e));
+		return;
+	}
+	if (rb_yaml_load(&ly, path, text, len, L->d)) {
+		free(text);
+		return;
+	}
+	root = rb_yaml_root(&ly);
+	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE
+					   ? root->data.mapping.pairs.start
+					   : NULL;
+	     p && p < root->data.mapping.pairs.top; p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&ly, p->key));
+
+		if (key && !strcmp(key, "drives"))
+			drives = rb_yaml_get(&ly, p->value);
+	}
+	seen = calloc(c->ndrives + 1, sizeof(bool));
+	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen) {
+		rb_yaml_error(&ly, L->d, root, "drives", "a lock file has 'drives', a list");
+		goto out;
+	}
+	for (yaml_node_item_t *it = drives->data.sequence.items.start;
+	     it < drives->data.sequence.items.top; it++) {
+		yaml_node_t *dn = rb_yaml_get(&ly, *it);
+		const char *agent = NULL, *dpath = NULL, *serial = NULL;
+		size_t i;
+
+		for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
+									 : NULL;
+		     q && q < dn->data.mapping.pairs.top; q++) {
+			const char *k = rb_yaml_scalar(rb_yaml_get(&ly, q->key));
+			const char *v = rb_yaml_scalar(rb_yaml_get(&ly, q->value));
+
+			if (k && !strcmp(k, "agent"))
+				agent = v;
+			else if (k && !strcmp(k, "path"))
+				dpath = v;
+			else if (k && !strcmp(k, "serial"))
+				serial = v;
+		}
+		if (!agent || !dpath || !serial) {
+			rb_yaml_error(&ly, L->d, dn, "drives", "a locked drive has agent, path and serial");
+			continue;
+		}
+		for (i = 0; i < c->ndrives; i++)
+			if (!strcmp(c->drives[i].agent, agent) && !strcmp(c->drives[i].path, dpath))
+				break;
+		if (i == c->ndrives) {
+			rb_yaml_error(&ly, L->d, dn, dpath,
+				      "the lock names drive '%s' of agent '%s', which the campaign does "
+				      "not target", dpath, agent);
+			continue;
+		}
+		seen[i] = true;
+		if (!*serial)
+			continue; /* no serial to pin (a file, a loop device): recorded only */
+		if (c->drives[i].serial[0] && strcmp(c->drives[i].serial, serial)) {
+			ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
+					  "'%s' in the lock", dpath, agent, c->drives[i].serial, serial);
+			continue;
+		}
+		free(c->drives[i].serial);
+		c->drives[i].serial = xstrdup(serial);
+	}
+	for (size_t i = 0; i < c->ndrives; i++)
+		if (!seen[i])
+			ERR(L, n, "lock", "drive '%s' of agent '%s' is not in the lock '%s': run "
+					  "'rackbench plan --lock' again", c->drives[i].path,
+			    c->drives[i].agent, path);
+out:
+	free(seen);
+	rb_yaml_release(&ly);
+	free(text);
+}
 
 /* Applies 'overrides' to the points from first on, at the overrides' positions. */
 static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
@@ -778,7 +878,8 @@ static void load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides
 static void load_root(struct loader *L, yaml_node_t *root)
 {
 	struct rb_campaign *c = L->c;
-	yaml_node_t *targets = NULL, *phases = NULL, *preset = NULL, *overrides = NULL;
+	yaml_node_t *targets = NULL, *phases = NULL, *preset = NULL, *overrides = NULL,
+		    *lock = NULL;
 
 	if (root->type != YAML_MAPPING_NODE) {
 		ERR(L, root, NULL, "a campaign must be a mapping (name, targets, phases, ...), not %s",
@@ -865,16 +966,20 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			preset = v;
 		} else if (!strcmp(key, "overrides")) {
 			overrides = v;
+		} else if (!strcmp(key, "lock")) {
+			lock = v;
 		} else {
 			ERR(L, k, key,
 			    "unknown key '%s' (known: name, listen, insecure, key, agent_keys, "
 			    "destructive, wipe_signatures, results, wait, on_agent_lost, lost_wait, "
-			    "defaults, targets, preset, overrides, phases)",
+			    "defaults, targets, lock, preset, overrides, phases)",
 			    key);
 		}
 	}
 	if (!targets)
 		ERR(L, root, "targets", "campaign has no 'targets'");
+	else if (lock)
+		load_lock(L, lock);
 	if (preset && phases)
 		ERR(L, preset, "preset", "a campaign has 'preset' or 'phases', not both");
 	else if (preset)

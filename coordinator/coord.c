@@ -66,6 +66,7 @@ struct coord {
 	struct rb_zap *zap;	/* NULL when insecure */
 	struct hstate *health;	/* per drive */
 	struct rb_progress *prog;	/* the live view; NULL before the points run */
+	bool *refused;			/* per drive: the guard said no at preflight */
 	struct ss_row {
 		long row;
 		int drive;
@@ -510,6 +511,10 @@ static int pump(struct coord *k, int timeout_ms)
 			fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name, d->subject,
 				d->message);
 			k->refusals++;
+			int di = drive_index(k, a->name, d->subject);
+
+			if (di >= 0 && k->refused)
+				k->refused[di] = true;
 		}
 		a->replied = true;
 		break;
@@ -1086,6 +1091,82 @@ static void idle(struct coord *k, uint64_t ns)
 	}
 }
 
+/* The identity an agent reported for one of its drives, or NULL. */
+static const struct rtarget *target_of(struct coord *k, size_t di)
+{
+	struct ragent *a = agent_by_name(k, k->c->drives[di].agent);
+
+	for (size_t t = 0; a && t < a->ntargets; t++)
+		if (!strcmp(a->targets[t].path, k->c->drives[di].path))
+			return &a->targets[t];
+	return NULL;
+}
+
+/*
+ * plan --resolve: what the campaign selects, as the agents see it, and what the guard
+ * says; --lock writes the identities a destructive campaign will write (only when the
+ * guard let every drive through).
+ */
+static int resolve(struct coord *k, const char *lock, int rc)
+{
+	const struct rb_campaign *c = k->c;
+	char sz[32], method[24];
+	FILE *f = NULL;
+	size_t unpinnable = 0;
+
+	printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", "agent", "path", "kind", "model",
+	       "serial", "firmware", "size", "guard");
+	for (size_t i = 0; i < c->ndrives; i++) {
+		const struct rtarget *t = target_of(k, i);
+
+		printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", c->drives[i].agent,
+		       c->drives[i].path, t ? t->kind : "?", t && t->model[0] ? t->model : "-",
+		       t && t->serial[0] ? t->serial : "-", t && t->firmware[0] ? t->firmware : "-",
+		       t ? rb_fmt_size(t->size, sz, sizeof(sz)) : "?",
+		       k->refused[i] ? "REFUSED (reasons above)"
+				     : rb_campaign_writes(c) ? "writes allowed" : "reads only");
+	}
+	if (!lock)
+		return rc;
+	if (rc) {
+		rb_err("no lock written: the guard refused a drive, or an agent did not answer");
+		return rc;
+	}
+	if (!rb_campaign_writes(c))
+		rb_warn("campaign '%s' does not write: a lock pins drives all the same", c->name);
+	f = fopen(lock, "wxe");
+	if (!f) {
+		rb_err("cannot create lock file '%s': %s (it exists, or the folder is not "
+		       "writable)", lock, strerror(errno));
+		return RB_EXIT_USAGE;
+	}
+	fprintf(f, "# rackbench lock: the drives campaign '%s' writes, by identity.\n"
+		   "# Written by 'rackbench plan --lock'; a campaign with 'lock: THIS-FILE' runs only\n"
+		   "# if each drive still reports the serial below.\n"
+		   "campaign: %s\nmethodology: %s\ndrives:\n",
+		c->name, c->name, rb_campaign_methodology(c, method, sizeof(method)));
+	for (size_t i = 0; i < c->ndrives; i++) {
+		const struct rtarget *t = target_of(k, i);
+
+		fprintf(f, "  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
+			   "firmware: \"%s\", size: %llu}\n",
+			c->drives[i].agent, c->drives[i].path, t ? t->serial : "", t ? t->model : "",
+			t ? t->firmware : "", (unsigned long long)(t ? t->size : 0));
+		if (!t || !t->serial[0])
+			unpinnable++;
+	}
+	if (fclose(f)) {
+		rb_err("cannot write lock file '%s'", lock);
+		return RB_EXIT_FAILED;
+	}
+	printf("lock: %s (%zu drive(s)", lock, c->ndrives);
+	if (unpinnable)
+		printf("; %zu without a serial (files, loop devices) are recorded, not pinned",
+		       unpinnable);
+	printf(")\n");
+	return 0;
+}
+
 static int results_path(const struct rb_campaign *c, char *buf, size_t len)
 {
 	time_t now = time(NULL);
@@ -1162,7 +1243,14 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 	rc = check_offered(&k);
 	if (rc)
 		goto out_close;
+	k.refused = calloc(c->ndrives + 1, sizeof(bool));
 	rc = preflight(&k);
+	if (o->resolve_only) {
+		rc = k.refused ? resolve(&k, o->lock_path, rc) : RB_EXIT_FAILED;
+		stop_agents(&k, "plan --resolve done");
+		started = true;
+		goto out_close;
+	}
 	if (rc)
 		goto out_close;
 	if (o->results_path) {
@@ -1280,6 +1368,7 @@ out:
 	free(k.sum);
 	free(k.health);
 	free(k.ss);
+	free(k.refused);
 	rb_progress_free(k.prog);
 	return rc;
 }

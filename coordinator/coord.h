@@ -21,6 +21,8 @@ struct rb_coord_opts {
 	const char *events;		/* JSON Lines of progress events, or NULL */
 	char *ret_path;			/* the file written */
 	size_t ret_path_len;
+	bool resolve_only;		/* plan --resolve: agents, drives, guard verdicts; no IO */
+	const char *lock_path;		/* plan --lock: write the drives' identities here */
 };
 
 /* Returns the process exit code (common/exitcode.h). */

@@ -4,10 +4,15 @@
 #include "presets.h"
 
 #include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "campaign.h"
+#include "coord.h"
+#include "transport.h"
 #include "exitcode.h"
 #include "jsonout.h"
 #include "log.h"
@@ -112,11 +117,19 @@ static uint64_t sized_bytes(const struct rb_workload *wl, uint64_t capacity)
 	return span * wl->passes;
 }
 
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
 static void plan_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: rackbench plan CAMPAIGN.yaml [--points] [--assume-capacity SIZE]\n"
-		"                      [--assume-mbps N]\n"
+		"                      [--assume-mbps N] [--resolve [--lock FILE] [--listen EP]]\n"
 		"\n"
 		"Validates a campaign and prints its plan with no agent needed: per phase the\n"
 		"points, the time of time-based ones (idle included), a range for steady-state\n"
@@ -124,6 +137,12 @@ static void plan_usage(FILE *out)
 		"methodology hash stored with the results.\n"
 		"\n"
 		"  --points               list every point (default when there are at most 100)\n"
+		"  --resolve              wait for the campaign's agents and print each drive as its\n"
+		"                         agent sees it (model, serial, firmware, size) and what the\n"
+		"                         safety guard says; nothing is written (exit 3: refused)\n"
+		"  --lock FILE            with --resolve: write the drives' identities to FILE;\n"
+		"                         a campaign with 'lock: FILE' then runs only on them\n"
+		"  --listen ENDPOINT      with --resolve: where agents connect (default: campaign's)\n"
 		"  --assume-capacity SIZE a drive's capacity, for the bytes of fills and passes\n"
 		"  --assume-mbps N        a drive's MB/s during size-based points, for their time\n");
 }
@@ -134,8 +153,8 @@ int rb_plan_cmd(int argc, char **argv)
 	struct rb_diags d;
 	uint64_t total_ns = 0, capacity = 0, mbps = 0, sized_total = 0;
 	size_t sized = 0;
-	bool list = false;
-	const char *file = NULL;
+	bool list = false, resolve = false;
+	const char *file = NULL, *lock = NULL, *listen = NULL;
 	char a[32], b[32];
 
 	for (int i = 1; i < argc; i++) {
@@ -144,6 +163,13 @@ int rb_plan_cmd(int argc, char **argv)
 			return RB_EXIT_OK;
 		} else if (!strcmp(argv[i], "--points")) {
 			list = true;
+		} else if (!strcmp(argv[i], "--resolve")) {
+			resolve = true;
+		} else if (!strcmp(argv[i], "--lock") && i + 1 < argc) {
+			lock = argv[++i];
+			resolve = true;
+		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
+			listen = argv[++i];
 		} else if (!strcmp(argv[i], "--assume-capacity") && i + 1 < argc) {
 			if (rb_parse_size(argv[++i], &capacity) || !capacity) {
 				rb_err("'--assume-capacity' must be a size like 7680g, not '%s'", argv[i]);
@@ -172,6 +198,23 @@ int rb_plan_cmd(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	rb_diags_release(&d);
+	if (resolve) {
+		struct sigaction sa = { .sa_handler = on_stop };
+		int rc;
+
+		if (listen) {
+			free(c->listen);
+			c->listen = strdup(listen);
+		}
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop_flag,
+							      .resolve_only = true,
+							      .lock_path = lock });
+		rb_campaign_free(c);
+		rb_tx_context_term();
+		return rc;
+	}
 	printf("campaign %s: %zu agent(s), %zu drive(s), %zu phase(s), %zu point(s)%s\n", c->name,
 	       c->nagents, c->ndrives, c->nphases, c->npoints,
 	       rb_campaign_writes(c) ? ", writes (destructive)" : ", read-only");

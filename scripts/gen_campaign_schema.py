@@ -73,6 +73,8 @@ def main():
             "lost_wait": {"$ref": "#/definitions/duration", "description": "how long to wait for a lost agent (default 60s)"},
             "wait": {"$ref": "#/definitions/duration", "description": "how long to wait for the agents (default 60s)"},
             "defaults": {"$ref": "#/definitions/workload"},
+            "lock": {"type": "string",
+                     "description": "a file from 'rackbench plan --lock': each drive must report the serial recorded there"},
             "preset": {"enum": table["presets"],
                        "description": "a review's procedure as this campaign's phases (rackbench presets; docs/presets.md)"},
             "overrides": {"type": "object", "additionalProperties": False,
