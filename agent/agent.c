@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "health.h"
+#include "history.h"
 #include "keys.h"
 #include "nvme.h"
 #include "exitcode.h"
@@ -836,6 +837,19 @@ static void finish_point(struct agent *a)
 		dr.target = &ti;
 		dr.verify_checked = res->verify.checked;
 		dr.verify_mismatches = res->verify.bad;
+		/* the state the drive was measured in, then what this point wrote */
+		struct rb_drive_history hist;
+		char what[300];
+
+		rb_history_read(a->cfg->state_dir, p->drives[t], info->serial, &hist);
+		dr.history_since_ns = hist.first_ns;
+		dr.purge_ns = hist.purge_ns;
+		dr.purge_method = hist.purge_method;
+		dr.written_since_purge = hist.written_bytes;
+		dr.fill_passes_since_purge = hist.fill_passes;
+		snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
+		rb_history_note_run(a->cfg->state_dir, p->drives[t], info->serial, &p->wl,
+				    res->dir[RB_DIR_WRITE].bytes, p->prep->spans[t], what);
 		for (unsigned m = 0; m < res->nmismatches; m++)
 			rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
 			       p->point, p->drives[t], res->mismatches[m].offset,

@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "exitcode.h"
+#include "history.h"
 #include "jsonout.h"
 #include "log.h"
 #include "runner.h"
@@ -315,6 +316,11 @@ int rb_agent_run_cmd(int argc, char **argv)
 		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
 				res->dir[RB_DIR_TRIM].errors +
 				res->verify.bad;
+		/* the drive's history: what this run wrote (not for a striped volume's parts) */
+		if (!wl.stripe && t < prep->n)
+			rb_history_note_run(state_dir ? state_dir : rb_default_state_dir(), targets[t],
+					    prep->info[t].serial, &wl, res->dir[RB_DIR_WRITE].bytes,
+					    prep->spans[t], "rackbench-agent run");
 	}
 	if (rc == RB_EXIT_OK && total_errors && !errors_ok)
 		rc = RB_EXIT_IO_ERRORS;

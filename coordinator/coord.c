@@ -276,6 +276,11 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	row.cpu_sys_pct = dr->cpu_sys_pct;
 	row.verify_checked = dr->verify_checked;
 	row.verify_mismatches = dr->verify_mismatches;
+	row.history_since_ns = dr->history_since_ns;
+	row.purge_ns = dr->purge_ns;
+	copy(row.purge_method, sizeof(row.purge_method), dr->purge_method);
+	row.written_since_purge_bytes = dr->written_since_purge;
+	row.fill_passes_since_purge = dr->fill_passes_since_purge;
 	if (dr->verify_mismatches)
 		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
 		       dr->drive, dr->point, dr->verify_mismatches);

@@ -598,8 +598,10 @@ static void steady_section(FILE *o, const struct rp_report *r)
 
 static void drives_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "file", "agent", "path", "model", "serial", "firmware",
-					 "capacity", "written during the run", "max temp",
+	static const char *const h[] = { "file",     "agent",	 "path",
+					 "model",    "serial",	 "firmware",
+					 "capacity", "last purge", "history at its last point",
+					 "written during the run", "max temp",
 					 "new media errors", "critical warning" };
 	char cap[32], wr[32];
 
@@ -613,12 +615,15 @@ static void drives_table(FILE *o, const struct rp_report *r)
 			uint64_t written = 0;
 			double temp = NAN, media = NAN;
 			unsigned warn = 0;
+			const struct rb_row_result *last = NULL;
 
 			for (size_t k = 0; k < f->nr; k++) {
 				const struct rb_row_result *x = &f->rs[k];
 
 				if (x->drive != dr->drive)
 					continue;
+				if (!last || x->start_ns >= last->start_ns)
+					last = x;
 				written += x->health_write_bytes;
 				if (!isnan(x->health_max_temp_c))
 					temp = isnan(temp) ? x->health_max_temp_c
@@ -637,9 +642,33 @@ static void drives_table(FILE *o, const struct rp_report *r)
 			esc(o, dr->serial);
 			fputs("</td><td>", o);
 			esc(o, dr->firmware);
-			fprintf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>",
-				rb_fmt_size(dr->capacity_bytes, cap, sizeof(cap)),
-				rb_fmt_size(written, wr, sizeof(wr)));
+			fprintf(o, "</td><td class=\"n\">%s</td>",
+				rb_fmt_size(dr->capacity_bytes, cap, sizeof(cap)));
+			/* the state the drive was measured in: purge, then what was written since */
+			if (last && last->purge_ns) {
+				char when[40];
+				time_t t = (time_t)(last->purge_ns / 1000000000LL);
+				struct tm tm;
+
+				gmtime_r(&t, &tm);
+				strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
+				fputs("<td>", o);
+				esc(o, last->purge_method);
+				fprintf(o, ", %s</td>", when);
+			} else {
+				fputs("<td>none recorded</td>", o);
+			}
+			if (last && last->history_since_ns) {
+				char b[32];
+
+				fprintf(o, "<td>%s written%s, %llu passes</td>",
+					rb_fmt_size(last->written_since_purge_bytes, b, sizeof(b)),
+					last->purge_ns ? " since" : " (no purge recorded)",
+					(unsigned long long)last->fill_passes_since_purge);
+			} else {
+				fputs("<td>new to rackbench</td>", o);
+			}
+			fprintf(o, "<td class=\"n\">%s</td>", rb_fmt_size(written, wr, sizeof(wr)));
 			if (isnan(temp))
 				fputs("<td class=\"n\">-</td>", o);
 			else

@@ -98,6 +98,11 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, message, FT_STR, ""),
 	FLD(struct rb_row_result, rate_iops, FT_U64, "1/s"),
 	FLD(struct rb_row_result, steady, FT_U8, "0=no steady-state phase 1=steady 2=not"),
+	FLD(struct rb_row_result, history_since_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, purge_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, purge_method, FT_STR, ""),
+	FLD(struct rb_row_result, written_since_purge_bytes, FT_U64, "B"),
+	FLD(struct rb_row_result, fill_passes_since_purge, FT_U64, "1"),
 };
 static const struct field steady_f[] = {
 	FLD(struct rb_row_steady, drive, FT_U32, ""),

@@ -82,6 +82,12 @@ struct rb_row_result {
 	char message[256];
 	uint64_t rate_iops;	/* the limit this drive ran at (curves: its own); 0 none */
 	uint8_t steady;		/* 0 no steady-state phase, 1 in the steady window, 2 not */
+	/* the drive's history before the point, as its agent recorded it */
+	int64_t history_since_ns;
+	int64_t purge_ns;
+	char purge_method[24];
+	uint64_t written_since_purge_bytes;
+	uint64_t fill_passes_since_purge;
 };
 
 /* One row per drive and steady-state phase: the SNIA verdict and its window. */
