@@ -6,7 +6,9 @@ Each case runs both tools alternately, N pairs (default 5), and prints the media
 each figure and the ratio rackbench/fio. CPU per IO is system-wide busy time from
 /proc/stat divided by the IOs, the same way for both tools; each tool's IO count is
 checked against the device's own counters (/sys/block/*/stat). These are benchmarks,
-not tests: the machine is shared and noisy, so read the ratios.
+not tests: the machine is shared and noisy, so read the ratios. For 4K random reads a
+third row runs bench/bare_uring.c (build/bare_uring), the smallest liburing loop there is:
+a gap to fio that it shares is not rackbench's per-IO cost.
 
 Run as root (it makes a loop device over a tmpfs file):
     /usr/bin/python3 bench/engine_vs_fio.py [--pairs 5] [--runtime 5] [--quick]
@@ -21,6 +23,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 AGENT = os.environ.get("RB_AGENT", os.path.join(ROOT, "build", "agent", "rackbench-agent"))
+BARE = os.path.join(ROOT, "build", "bare_uring")
 
 
 def cpu_busy():
@@ -69,6 +72,13 @@ def run_rb(dev, case, runtime):
     return {"iops": r["iops"], "ios": r["ios"], "p50": r["lat_ns"]["p50"], "p99": r["lat_ns"]["p99"]}
 
 
+def run_bare(dev, case, runtime):
+    """The smallest liburing loop (bench/bare_uring.c): the floor for any engine."""
+    ios, iops = subprocess.run([BARE, dev, str(case["qd"]), str(runtime)], capture_output=True,
+                               text=True, check=True).stdout.split()
+    return {"iops": float(iops), "ios": int(ios), "p50": 0, "p99": 0}
+
+
 def measure(tool, dev, case, runtime):
     c0, d0 = cpu_busy(), dev_ios(None if case.get("null") else dev)
     res = tool(dev, case, runtime)
@@ -114,22 +124,31 @@ def main():
     failed = []
     try:
         for c in cases:
-            rb, fio = [], []
+            rb, fio, bare = [], [], []
+            # the bare loop only where it does the same IO (random 4k reads, no limit)
+            with_bare = (os.path.exists(BARE) and c["rw"] == "randread" and c["bs"] == "4k"
+                         and not c.get("rate") and not c.get("null"))
             for _ in range(a.pairs):
                 rb.append(measure(run_rb, dev, c, a.runtime))
                 fio.append(measure(run_fio, dev, c, a.runtime))
+                if with_bare:
+                    bare.append(measure(run_bare, dev, c, a.runtime))
             med = lambda xs, k: statistics.median(x[k] for x in xs)  # noqa: E731
             r_iops, f_iops = med(rb, "iops"), med(fio, "iops")
             r_cpu, f_cpu = med(rb, "cpu_ns_per_io"), med(fio, "cpu_ns_per_io")
             print(f"\n{c['name']}")
             print(f"  {'':10} {'IOPS':>12} {'CPU ns/IO':>10} {'p50 ns':>9} {'p99 ns':>9} {'dev IOs / tool IOs':>19}")
-            for name, xs in (("rackbench", rb), ("fio", fio)):
+            for name, xs in (("rackbench", rb), ("fio", fio)) + ((("bare loop", bare),) if bare else ()):
                 agree = statistics.median(x["dev_ios"] / max(x["ios"], 1) for x in xs)
                 print(f"  {name:10} {med(xs, 'iops'):12.0f} {med(xs, 'cpu_ns_per_io'):10.0f} "
                       f"{med(xs, 'p50'):9.0f} {med(xs, 'p99'):9.0f} "
                       f"{('%.4f' % agree) if not c.get('null') else '-':>19}")
             ratio = r_iops / f_iops
             print(f"  ratio rackbench/fio: IOPS {ratio:.3f}, CPU per IO {r_cpu / f_cpu:.3f}")
+            if bare:
+                b_iops = med(bare, "iops")
+                print(f"  ratio rackbench/bare liburing loop: IOPS {r_iops / b_iops:.3f}; "
+                      f"bare loop/fio {b_iops / f_iops:.3f}")
             if c.get("agree"):
                 p50 = med(rb, "p50") / med(fio, "p50")
                 p99 = med(rb, "p99") / med(fio, "p99")
