@@ -280,6 +280,8 @@ struct phase_extra {
 	yaml_node_t *track_nodes[16];
 	size_t ntrack;
 	uint64_t idle_ns;
+	unsigned repeat;
+	yaml_node_t *repeat_node;
 };
 
 static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
@@ -595,15 +597,28 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 
 				if (!t || rb_parse_duration(t, &x.idle_ns))
 					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
+			} else if (key && !strcmp(key, "repeat")) {
+				const char *t = rb_yaml_scalar(v);
+				uint64_t u;
+
+				x.repeat_node = v;
+				if (!t || rb_parse_u64(t, &u) || u < 1 || u > 1000)
+					ERR(L, v, key, "'repeat' must be a whole number from 1 to 1000");
+				else
+					x.repeat = (unsigned)u;
 			} else {
 				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
-					       "matrix, curve, steady_state, idle)", key ? key : "?");
+					       "matrix, curve, steady_state, idle, repeat)", key ? key : "?");
 			}
 		}
 		if (x.curve_node && x.steady_node)
 			ERR(L, x.steady_node, "steady_state",
 			    "a phase has either a curve or steady_state, not both (put the curve in "
 			    "a phase after the steady-state one)");
+		if (x.repeat_node && (x.curve_node || x.steady_node))
+			ERR(L, x.repeat_node, "repeat",
+			    "'repeat' runs a matrix again; a %s decides its own points",
+			    x.curve_node ? "curve" : "steady state");
 		ok &= rb_diags_errors(L->d) == errs0;
 		snprintf(defname, sizeof(defname), "phase%zu", c->nphases + 1);
 		struct rb_phase *pv = realloc(c->phases, (c->nphases + 1) * sizeof(*pv));
@@ -639,6 +654,22 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 
 				if (track >= 0)
 					shape_phase(L, b, &x, track, ph);
+			} else if (x.repeat > 1) {
+				/* the phase's points again, as a block, x.repeat times */
+				size_t m = c->npoints - b;
+				struct rb_point *tmpl = malloc((m + 1) * sizeof(*tmpl));
+				char sfx[32];
+
+				if (tmpl) {
+					memcpy(tmpl, c->points + b, m * sizeof(*tmpl));
+					c->npoints = b;
+					for (unsigned r = 1; r <= x.repeat; r++)
+						for (size_t i = 0; i < m; i++) {
+							snprintf(sfx, sizeof(sfx), "repeat=%u", r);
+							push_point(L, &tmpl[i], sfx, ph);
+						}
+					free(tmpl);
+				}
 			}
 		}
 		for (size_t i = 0; i < naxes; i++)
@@ -886,6 +917,26 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		    rb_yaml_kind(root));
 		return;
 	}
+	/* anchors and aliases are fine (libyaml resolves them); merge keys are not YAML 1.2 */
+	bool merges = false;
+
+	for (yaml_node_t *nd = L->y.doc.nodes.start; nd < L->y.doc.nodes.top; nd++) {
+		if (nd->type != YAML_MAPPING_NODE)
+			continue;
+		for (yaml_node_pair_t *p = nd->data.mapping.pairs.start; p < nd->data.mapping.pairs.top;
+		     p++) {
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key);
+			const char *key = rb_yaml_scalar(k);
+
+			if (key && !strcmp(key, "<<")) {
+				ERR(L, k, "<<", "YAML merge keys ('<<') are not supported: write the "
+						"keys out, or use an alias for a whole value, or 'defaults'");
+				merges = true;
+			}
+		}
+	}
+	if (merges)
+		return;
 	/* defaults first: phases apply on top of them wherever they appear */
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
 	     p++) {

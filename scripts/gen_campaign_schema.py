@@ -104,6 +104,8 @@ def main():
                                                     "properties": matrix},
                                          "idle": {"$ref": "#/definitions/duration",
                                                   "description": "idle time after each point of the phase"},
+                                         "repeat": {"type": "integer", "minimum": 1, "maximum": 1000,
+                                                    "description": "run the phase's matrix this many times, as a block"},
                                          "curve": {"type": "array", "minItems": 1, "maxItems": 64,
                                                    "description": "vdbench-style curve: an unthrottled run, then each "
                                                                   "percentage of each drive's own maximum IOPS",

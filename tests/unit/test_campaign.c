@@ -133,6 +133,14 @@ static void test_campaign_structure_errors(void **state)
 		  5, 28, "which the phase's matrix does not vary" },
 		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    idle: soon\n",
 		  5, 11, "'idle' must be a duration" },
+		{ "d: &x {rw: read}\ntargets:\n  - {agent: a, drives: [x]}\nphases:\n"
+		  "  - workload: {<<: *x, bs: 4k}\n",
+		  5, 16, "merge keys ('<<') are not supported" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    curve: [50]\n"
+		  "    repeat: 2\n",
+		  6, 13, "a curve decides its own points" },
+		{ "targets:\n  - {agent: a, drives: [x]}\nphases:\n  - workload: {}\n    repeat: 0\n",
+		  5, 13, "'repeat' must be a whole number" },
 	};
 
 	(void)state;
@@ -195,7 +203,20 @@ static void test_campaign_curve_and_steady_state(void **state)
 		assert_int_equal(p->wl.iodepth, i < 3 ? 1 : 8);
 	}
 	assert_string_equal(c->points[16].name, "cv iodepth=1 curve=max");
+
 	assert_string_equal(c->points[20].name, "cv iodepth=8 curve=10%");
+	rb_campaign_free(c);
+	/* repeat: the matrix again, as a block; anchors and aliases resolve */
+	static const char rep[] = "defaults: &d {rw: randread}\ntargets:\n  - {agent: a, drives: [x]}\n"
+				  "phases:\n  - workload: *d\n    matrix: {iodepth: [1, 8]}\n"
+				  "    repeat: 3\n";
+
+	c = NULL;
+	assert_int_equal(rb_campaign_load("r.yaml", rep, strlen(rep), &c, &d), 0);
+	assert_int_equal(c->npoints, 6);
+	assert_string_equal(c->points[0].name, "phase1 iodepth=1 repeat=1");
+	assert_string_equal(c->points[3].name, "phase1 iodepth=8 repeat=2");
+	assert_int_equal(c->points[5].wl.iodepth, 8);
 	rb_campaign_free(c);
 	rb_diags_release(&d);
 }
