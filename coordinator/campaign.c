@@ -119,6 +119,68 @@ static char *xstrdup(const char *s)
 	return strdup(s ? s : "");
 }
 
+static void add_agent(struct rb_campaign *c, const char *agent)
+{
+	for (size_t i = 0; i < c->nagents; i++)
+		if (!strcmp(c->agents[i], agent))
+			return;
+	char **v = realloc(c->agents, (c->nagents + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	c->agents = v;
+	c->agents[c->nagents++] = xstrdup(agent);
+}
+
+/* select: {model, serial, firmware, count} -- drives chosen when the agent connects. */
+static void load_selector(struct loader *L, const char *agent, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_selector sel = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
+	const char *model = "", *serial = "", *firmware = "";
+	bool have_count = false;
+
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		uint64_t u;
+
+		if (!key || !val) {
+			ERR(L, v, key, "'select' takes model, serial, firmware and count, each a scalar");
+		} else if (!strcmp(key, "model")) {
+			model = val;
+		} else if (!strcmp(key, "serial")) {
+			serial = val;
+		} else if (!strcmp(key, "firmware")) {
+			firmware = val;
+		} else if (!strcmp(key, "count")) {
+			if (rb_parse_u64(val, &u) || !u || u > 100000)
+				ERR(L, v, key, "'count' must be the number of drives expected, from 1");
+			else
+				sel.count = (unsigned)u;
+			have_count = true;
+		} else {
+			ERR(L, k, key, "unknown key '%s' in select (known: model, serial, firmware, "
+				       "count)", key);
+		}
+	}
+	if (!have_count)
+		ERR(L, n, "count", "'select' needs 'count': how many drives it must find");
+	if (!*model && !*serial && !*firmware)
+		ERR(L, n, "select", "'select' needs model, serial or firmware to choose by");
+	struct rb_selector *v = realloc(c->selectors, (c->nselectors + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	c->selectors = v;
+	sel.agent = xstrdup(agent);
+	sel.model = xstrdup(model);
+	sel.serial = xstrdup(serial);
+	sel.firmware = xstrdup(firmware);
+	c->selectors[c->nselectors++] = sel;
+	add_agent(c, agent);
+}
+
 static void load_targets(struct loader *L, yaml_node_t *n)
 {
 	struct rb_campaign *c = L->c;
@@ -131,6 +193,7 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 	     it++) {
 		yaml_node_t *t = rb_yaml_get(&L->y, *it), *drives = NULL;
 		const char *agent = NULL;
+		yaml_node_t *select = NULL;
 
 		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
 			continue;
@@ -145,8 +208,12 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 			} else if (key && !strcmp(key, "drives")) {
 				if (want(L, v, YAML_SEQUENCE_NODE, "drives", "a list of paths"))
 					drives = v;
+			} else if (key && !strcmp(key, "select")) {
+				if (want(L, v, YAML_MAPPING_NODE, "select",
+					 "a mapping: model, serial, firmware, count"))
+					select = v;
 			} else {
-				ERR(L, k, key, "unknown key '%s' in a target (known: agent, drives)",
+				ERR(L, k, key, "unknown key '%s' in a target (known: agent, drives, select)",
 				    key ? key : "?");
 			}
 		}
@@ -154,22 +221,19 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 			ERR(L, t, "agent", "target has no 'agent'");
 			continue;
 		}
-		if (!drives) {
-			ERR(L, t, "drives", "target for agent '%s' has no 'drives'", agent);
+		if (drives && select) {
+			ERR(L, select, "select", "a target has 'drives' or 'select', not both");
 			continue;
 		}
-		bool known = false;
-
-		for (size_t i = 0; i < c->nagents; i++)
-			known |= !strcmp(c->agents[i], agent);
-		if (!known) {
-			char **v = realloc(c->agents, (c->nagents + 1) * sizeof(*v));
-
-			if (!v)
-				return;
-			c->agents = v;
-			c->agents[c->nagents++] = xstrdup(agent);
+		if (select) {
+			load_selector(L, agent, select);
+			continue;
 		}
+		if (!drives) {
+			ERR(L, t, "drives", "target for agent '%s' has no 'drives' (or 'select')", agent);
+			continue;
+		}
+		add_agent(c, agent);
 		for (yaml_node_item_t *di = drives->data.sequence.items.start;
 		     di < drives->data.sequence.items.top; di++) {
 			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
@@ -1112,6 +1176,13 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 	}
 	for (size_t i = 0; i < c->nphases; i++)
 		free(c->phases[i].name);
+	for (size_t i = 0; i < c->nselectors; i++) {
+		free(c->selectors[i].agent);
+		free(c->selectors[i].model);
+		free(c->selectors[i].serial);
+		free(c->selectors[i].firmware);
+	}
+	free(c->selectors);
 	free(c->agents);
 	free(c->drives);
 	free(c->phases);
@@ -1157,4 +1228,19 @@ char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len
 	}
 	snprintf(buf, len, "%016llx", (unsigned long long)h);
 	return buf;
+}
+
+int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
+			  const char *serial)
+{
+	struct rb_drive_ref *v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->drives = v;
+	v[c->ndrives].agent = xstrdup(agent);
+	v[c->ndrives].path = xstrdup(path);
+	v[c->ndrives].serial = xstrdup(serial ? serial : "");
+	c->ndrives++;
+	return 0;
 }

@@ -21,6 +21,15 @@ struct rb_drive_ref {
 	char *serial;		/* the identity pin: "" when the campaign pins none */
 };
 
+/* Drives an agent offers, chosen by identity when it connects: every match, which must
+ * be exactly count. */
+struct rb_selector {
+	char *agent;
+	char *model, *serial, *firmware;	/* "" any; model and firmware: substrings */
+	unsigned count;
+	unsigned line, column;
+};
+
 struct rb_point {
 	unsigned index;
 	unsigned phase;
@@ -60,8 +69,10 @@ struct rb_campaign {
 	uint64_t lost_wait_ns;	/* how long a lost agent is waited for */
 	char **agents;		/* distinct agent names, in file order */
 	size_t nagents;
-	struct rb_drive_ref *drives;
+	struct rb_drive_ref *drives;	/* selected drives are appended when agents connect */
 	size_t ndrives;
+	struct rb_selector *selectors;
+	size_t nselectors;
 	struct rb_phase *phases;
 	size_t nphases;
 	struct rb_point *points;
@@ -76,6 +87,9 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 		     struct rb_diags *diags);
 int rb_campaign_load_file(const char *path, struct rb_campaign **ret, struct rb_diags *diags);
 struct rb_campaign *rb_campaign_free(struct rb_campaign *c);
+/* Appends a drive (a selector's choice, when its agent connected). 0 or -ENOMEM. */
+int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
+			  const char *serial);
 /* Whether any point writes. */
 bool rb_campaign_writes(const struct rb_campaign *c);
 /* The methodology hash: 16 hex digits over the expanded plan (points, settings, order),

@@ -1186,7 +1186,54 @@ static int results_path(const struct rb_campaign *c, char *buf, size_t len)
 	return 0;
 }
 
-int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
+/*
+ * Each selector's drives, from what its agent offered: every target matching it, which
+ * must be exactly the expected count; a selected drive is pinned to the serial it was
+ * chosen by. Returns 0 or RB_EXIT_USAGE naming what is missing.
+ */
+static int select_drives(struct coord *k, struct rb_campaign *c)
+{
+	int rc = 0;
+
+	for (size_t s = 0; s < c->nselectors; s++) {
+		const struct rb_selector *sel = &c->selectors[s];
+		struct ragent *a = agent_by_name(k, sel->agent);
+		unsigned found = 0;
+		char what[256];
+
+		what[0] = '\0';
+		if (sel->model[0])
+			snprintf(what, sizeof(what), "model ~ %s", sel->model);
+		if (sel->serial[0])
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sserial = %s",
+				 what[0] ? ", " : "", sel->serial);
+		if (sel->firmware[0])
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sfirmware ~ %s",
+				 what[0] ? ", " : "", sel->firmware);
+		for (size_t t = 0; a && t < a->ntargets; t++) {
+			const struct rtarget *x = &a->targets[t];
+
+			if ((sel->model[0] && !strstr(x->model, sel->model)) ||
+			    (sel->serial[0] && strcmp(x->serial, sel->serial)) ||
+			    (sel->firmware[0] && !strstr(x->firmware, sel->firmware)))
+				continue;
+			found++;
+			if (found <= sel->count && drive_index(k, a->name, x->path) < 0)
+				rb_campaign_add_drive(c, a->name, x->path, x->serial);
+		}
+		if (found != sel->count) {
+			rb_err("%s:%u:%u: agent '%s' offers %u drive(s) with %s; the campaign expects "
+			       "%u%s", c->file, sel->line, sel->column, sel->agent, found, what,
+			       sel->count, found < sel->count ? ": missing drives" : "");
+			rc = RB_EXIT_USAGE;
+		} else {
+			rb_info("agent '%s': %u drive(s) with %s selected", sel->agent, found, what);
+		}
+	}
+	return rc;
+}
+
+int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 {
 	struct coord k = { .c = c, .o = o };
 	char path[4096], err[512], bound[256] = "";
@@ -1195,18 +1242,10 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 	bool started = false;
 
 	k.agents = calloc(c->nagents, sizeof(*k.agents));
-	k.sum = calloc(c->npoints * c->ndrives + 1, sizeof(*k.sum));
-	k.health = calloc(c->ndrives + 1, sizeof(*k.health));
-	if (!k.agents || !k.sum || !k.health)
+	if (!k.agents)
 		goto out;
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
-	k.prog = rb_progress_new(c, o->events, err, sizeof(err));
-	if (!k.prog) {
-		rb_err("%s", err);
-		rc = RB_EXIT_USAGE;
-		goto out;
-	}
 	struct rb_keypair server;
 
 	if (!c->insecure) {
@@ -1245,6 +1284,18 @@ int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o)
 	rc = wait_agents(&k);
 	if (rc)
 		goto out_close;
+	/* the drives are known now: selectors chose theirs from what the agents offer */
+	rc = select_drives(&k, c);
+	if (rc)
+		goto out_close;
+	k.sum = calloc(c->npoints * c->ndrives + 1, sizeof(*k.sum));
+	k.health = calloc(c->ndrives + 1, sizeof(*k.health));
+	k.prog = rb_progress_new(c, o->events, err, sizeof(err));
+	if (!k.sum || !k.health || !k.prog) {
+		rb_err("%s", k.prog ? "out of memory" : err);
+		rc = RB_EXIT_USAGE;
+		goto out_close;
+	}
 	rc = check_offered(&k);
 	if (rc)
 		goto out_close;

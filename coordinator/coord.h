@@ -26,6 +26,7 @@ struct rb_coord_opts {
 };
 
 /* Returns the process exit code (common/exitcode.h). */
-int rb_coord_run(const struct rb_campaign *c, const struct rb_coord_opts *o);
+/* Selectors' drives are appended to c when the agents connect. */
+int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o);
 
 #endif

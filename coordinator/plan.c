@@ -215,8 +215,15 @@ int rb_plan_cmd(int argc, char **argv)
 		rb_tx_context_term();
 		return rc;
 	}
-	printf("campaign %s: %zu agent(s), %zu drive(s), %zu phase(s), %zu point(s)%s\n", c->name,
-	       c->nagents, c->ndrives, c->nphases, c->npoints,
+	unsigned selected = 0;
+
+	for (size_t i = 0; i < c->nselectors; i++)
+		selected += c->selectors[i].count;
+	printf("campaign %s: %zu agent(s), %zu drive(s)", c->name, c->nagents, c->ndrives);
+	if (c->nselectors)
+		printf(" + %u chosen by identity when their agents connect (--resolve shows them)",
+		       selected);
+	printf(", %zu phase(s), %zu point(s)%s\n", c->nphases, c->npoints,
 	       rb_campaign_writes(c) ? ", writes (destructive)" : ", read-only");
 	/* per phase: its points, and for a steady state the range its rounds allow */
 	uint64_t min_ns = 0, max_ns = 0;

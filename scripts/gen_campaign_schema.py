@@ -84,8 +84,20 @@ def main():
             "targets": {
                 "type": "array", "minItems": 1,
                 "items": {"type": "object", "additionalProperties": False,
-                          "required": ["agent", "drives"],
+                          "required": ["agent"],
+                          "oneOf": [{"required": ["drives"]}, {"required": ["select"]}],
                           "properties": {"agent": {"type": "string", "minLength": 1},
+                                         "select": {"type": "object", "additionalProperties": False,
+                                                    "description": "the agent's drives matching model/firmware "
+                                                                   "(substrings) and serial, chosen when it "
+                                                                   "connects: exactly count of them",
+                                                    "required": ["count"],
+                                                    "anyOf": [{"required": ["model"]}, {"required": ["serial"]},
+                                                              {"required": ["firmware"]}],
+                                                    "properties": {"model": {"type": "string"},
+                                                                   "serial": {"type": "string"},
+                                                                   "firmware": {"type": "string"},
+                                                                   "count": {"type": "integer", "minimum": 1}}},
                                          "drives": {"type": "array", "minItems": 1,
                                                     "items": {"oneOf": [
                                                         {"type": "string", "minLength": 1},
