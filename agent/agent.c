@@ -3,6 +3,8 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +18,8 @@
 #include "engine.h"
 #include "health.h"
 #include "history.h"
+#include "nvme.h"
+#include "purge.h"
 #include "keys.h"
 #include "nvme.h"
 #include "exitcode.h"
@@ -307,8 +311,22 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 
 /* ---- the daemon ---- */
 
+/* A purge point: the purges run on a thread while the loop keeps the heartbeats going. */
+struct purging {
+	pthread_t th;
+	bool started;
+	atomic_bool done;
+	struct rb_purge_req req;
+	struct rb_guard_policy gp;
+	size_t n;
+	char **drives;
+	int *rc;
+	char (*msg)[1024];
+};
+
 struct point {
 	struct rb_run *run;
+	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
 	char **drives;
@@ -325,6 +343,11 @@ struct agent {
 	struct point pt;
 	bool lost_data;
 };
+
+static bool busy(const struct agent *a)
+{
+	return a->pt.run || a->pt.purge;
+}
 
 static int send_env(struct agent *a, Rb__Envelope *e)
 {
@@ -611,6 +634,100 @@ static void send_health(struct agent *a, unsigned when)
 	}
 }
 
+static void *purge_main(void *arg)
+{
+	struct purging *pg = arg;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		struct rb_diags d;
+		struct rb_purge_req req = pg->req;
+		size_t l = 0;
+
+		rb_diags_init(&d);
+		req.path = pg->drives[i];
+		pg->rc[i] = rb_purge(&req, &pg->gp, &rb_nvme_libnvme, &d, stderr);
+		for (size_t k = 0; k < d.n && l < sizeof(pg->msg[i]); k++)
+			l += (size_t)snprintf(pg->msg[i] + l, sizeof(pg->msg[i]) - l, "%s%s",
+					      l ? "; " : "", d.v[k].message);
+		rb_diags_release(&d);
+	}
+	atomic_store(&pg->done, true);
+	return NULL;
+}
+
+static void purging_free(struct purging *pg)
+{
+	if (!pg)
+		return;
+	for (size_t i = 0; pg->drives && i < pg->n; i++)
+		free(pg->drives[i]);
+	free(pg->drives);
+	free(pg->rc);
+	free(pg->msg);
+	free(pg);
+}
+
+/* A purge point's results: a status per drive, then the point is done. */
+static void finish_purge(struct agent *a, const char *point_msg)
+{
+	struct point *p = &a->pt;
+	struct purging *pg = p->purge;
+
+	pthread_join(pg->th, NULL);
+	for (size_t i = 0; i < pg->n; i++) {
+		Rb__Envelope e;
+		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
+
+		dr.point = p->point;
+		dr.attempt = p->attempt;
+		dr.drive = pg->drives[i];
+		dr.status = pg->rc[i] == 0 ? (char *)"ok"
+			    : pg->rc[i] == -EPERM ? (char *)"refused"
+						  : (char *)"error";
+		dr.message = pg->rc[i] ? pg->msg[i] : (char *)point_msg;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_RESULT;
+		e.result = &dr;
+		send_env(a, &e);
+		if (pg->rc[i])
+			rb_err("point %u: purge of '%s': %s", p->point, pg->drives[i], pg->msg[i]);
+	}
+	send_point_done(a, p->point, p->attempt);
+	rb_info("point %u (purge) done", p->point);
+	purging_free(pg);
+	memset(p, 0, sizeof(*p));
+}
+
+static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_guard_policy *gp)
+{
+	struct point *p = &a->pt;
+	struct purging *pg = calloc(1, sizeof(*pg));
+
+	if (!pg || !(pg->drives = calloc(as->n_drives + 1, sizeof(char *))) ||
+	    !(pg->rc = calloc(as->n_drives + 1, sizeof(int))) ||
+	    !(pg->msg = calloc(as->n_drives + 1, sizeof(*pg->msg))) ||
+	    rb_purge_method_parse(as->purge, &pg->req.method)) {
+		purging_free(pg);
+		fail_point(a, as, "error", NULL, "cannot run this purge (unknown method?)");
+		return;
+	}
+	pg->req.ses = as->purge_ses;
+	pg->gp = *gp;
+	pg->n = as->n_drives;
+	for (size_t i = 0; i < as->n_drives; i++)
+		pg->drives[i] = strdup(as->drives[i]);
+	p->point = as->point;
+	p->attempt = as->attempt;
+	p->purge = pg;
+	rb_info("point %u: purge (%s) of %zu drive(s)", as->point, as->purge, as->n_drives);
+	if (pthread_create(&pg->th, NULL, purge_main, pg)) {
+		p->purge = NULL;
+		purging_free(pg);
+		fail_point(a, as, "error", NULL, "cannot start the purge");
+		memset(p, 0, sizeof(*p));
+	}
+}
+
 static void start_point(struct agent *a, const Rb__Assign *as)
 {
 	struct point *p = &a->pt;
@@ -657,6 +774,10 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		goto out;
 	}
 	guard_policy(a, as->destructive, as->wipe_signatures, &gp);
+	if (as->purge && *as->purge) {
+		start_purge(a, as, &gp);
+		goto out;
+	}
 	r = rb_runner_prepare(&p->wl, as->drives, as->n_drives, &gp, &p->prep, &d);
 	if (r) {
 		for (size_t i = 0; i < d.n; i++)
@@ -938,7 +1059,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		int64_t now = rb_mono_ns();
 		int r;
 
-		if (!welcomed && !a.pt.run && now >= fresh_at) {
+		if (!welcomed && !busy(&a) && now >= fresh_at) {
 			rb_tx_close(a.sock);
 			a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
 					       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name,
@@ -950,7 +1071,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			fresh_at = now + 4000000000LL + (int64_t)(epoch % 2000000000ULL);
 			next_hello = now;
 		}
-		if (!a.pt.run && now >= next_hello) {
+		if (!busy(&a) && now >= next_hello) {
 			uint64_t j;
 
 			send_hello(&a, epoch);
@@ -961,7 +1082,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			if (backoff < 2000000000LL)
 				backoff *= 2;
 		}
-		r = rb_tx_recv(a.sock, a.pt.run ? 20 : 100, NULL, &env, err, sizeof(err));
+		r = rb_tx_recv(a.sock, busy(&a) ? 20 : 100, NULL, &env, err, sizeof(err));
 		if (r == 0) {
 			switch (env->body_case) {
 			case RB__ENVELOPE__BODY_WELCOME:
@@ -974,7 +1095,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				handle_preflight(&a, env->preflight);
 				break;
 			case RB__ENVELOPE__BODY_ASSIGN:
-				if (a.pt.run) {
+				if (busy(&a)) {
 					send_error(&a, EBUSY, "a point is already running");
 					break;
 				}
@@ -1008,7 +1129,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				send_error(&a, -r, msg);
 			}
 		}
-		if (a.pt.run && now >= next_beat) {
+		if (busy(&a) && now >= next_beat) {
 			/* liveness while the samples may be minutes apart */
 			Rb__Envelope be;
 			Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
@@ -1025,6 +1146,8 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			send_health(&a, 1);
 			a.pt.next_health = rb_mono_ns() + (int64_t)a.pt.wl.health_interval_ns;
 		}
+		if (a.pt.purge && atomic_load(&a.pt.purge->done))
+			finish_purge(&a, "purged");
 		if (a.pt.run) {
 			bool done = rb_run_poll(a.pt.run, on_sample, &a);
 
@@ -1032,6 +1155,11 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			if (done)
 				finish_point(&a);
 		}
+	}
+	if (a.pt.purge) {
+		/* a purge is not interrupted halfway: the drive would be in no known state */
+		rb_warn("waiting for the purge of point %u to finish", a.pt.point);
+		finish_purge(&a, "purged");
 	}
 	if (a.pt.run) {
 		rb_run_stop(a.pt.run);

@@ -346,7 +346,50 @@ struct phase_extra {
 	uint64_t idle_ns;
 	unsigned repeat;
 	yaml_node_t *repeat_node;
+	yaml_node_t *purge_node;
+	char purge[24];
+	unsigned ses;
 };
+
+/* purge: {method, ses} -- the drives returned to a known state before what follows. */
+static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	static const char *const methods[] = { "format", "sanitize", "sanitize-crypto",
+					       "deallocate", "discard", "zero", NULL };
+
+	x->purge_node = v;
+	if (!want(L, v, YAML_MAPPING_NODE, "purge", "a mapping: method (and ses for format)"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
+
+		if (key && !strcmp(key, "method")) {
+			size_t i;
+
+			for (i = 0; methods[i] && !(val && !strcmp(val, methods[i])); i++)
+				;
+			if (!methods[i])
+				ERR(L, n, key, "'method' must be format, sanitize, sanitize-crypto, "
+					       "deallocate, discard or zero");
+			else
+				snprintf(x->purge, sizeof(x->purge), "%s", val);
+		} else if (key && !strcmp(key, "ses")) {
+			if (val && !strcmp(val, "user"))
+				x->ses = 1;
+			else if (val && !strcmp(val, "crypto"))
+				x->ses = 2;
+			else
+				ERR(L, n, key, "'ses' must be user or crypto (a Format's secure erase)");
+		} else {
+			ERR(L, k, key, "unknown key '%s' in purge (known: method, ses)", key ? key : "?");
+		}
+	}
+	if (!x->purge[0] && rb_diags_errors(L->d) == 0)
+		ERR(L, v, "method", "'purge' needs 'method'");
+	if (x->ses && strcmp(x->purge, "format"))
+		ERR(L, v, "ses", "'ses' goes with method format only");
+}
 
 static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 {
@@ -661,6 +704,8 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 
 				if (!t || rb_parse_duration(t, &x.idle_ns))
 					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
+			} else if (key && !strcmp(key, "purge")) {
+				load_purge(L, v, &x);
 			} else if (key && !strcmp(key, "repeat")) {
 				const char *t = rb_yaml_scalar(v);
 				uint64_t u;
@@ -672,13 +717,18 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 					x.repeat = (unsigned)u;
 			} else {
 				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
-					       "matrix, curve, steady_state, idle, repeat)", key ? key : "?");
+					       "matrix, curve, steady_state, idle, repeat, purge)",
+				    key ? key : "?");
 			}
 		}
 		if (x.curve_node && x.steady_node)
 			ERR(L, x.steady_node, "steady_state",
 			    "a phase has either a curve or steady_state, not both (put the curve in "
 			    "a phase after the steady-state one)");
+		if (x.purge_node && (naxes || nws || x.curve_node || x.steady_node || x.repeat_node))
+			ERR(L, x.purge_node, "purge",
+			    "a purge phase purges and nothing else: no workload, matrix, curve, "
+			    "steady_state or repeat");
 		if (x.repeat_node && (x.curve_node || x.steady_node))
 			ERR(L, x.repeat_node, "repeat",
 			    "'repeat' runs a matrix again; a %s decides its own points",
@@ -713,6 +763,15 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 			expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
 			       sizeof(name), ph);
 			c->phases[c->nphases - 1].npoints_per_round = c->npoints - b;
+			if (x.purge[0] && c->npoints > b) {
+				struct rb_point *q = &c->points[c->npoints - 1];
+				char nm[256];
+
+				snprintf(q->purge, sizeof(q->purge), "%s", x.purge);
+				q->purge_ses = x.ses;
+				snprintf(nm, sizeof(nm), "%.200s purge=%s", q->name, x.purge);
+				snprintf(q->name, sizeof(q->name), "%s", nm);
+			}
 			if (x.ncurve || x.steady_node) {
 				long track = x.steady_node ? track_ordinal(L, &x, axes, naxes) : 0;
 
@@ -1201,7 +1260,7 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 bool rb_campaign_writes(const struct rb_campaign *c)
 {
 	for (size_t i = 0; i < c->npoints; i++)
-		if (rb_workload_writes(&c->points[i].wl))
+		if (rb_workload_writes(&c->points[i].wl) || c->points[i].purge[0])
 			return true;
 	return false;
 }

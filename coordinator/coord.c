@@ -615,12 +615,12 @@ static int check_offered(struct coord *k)
 	bool curves = false;
 
 	for (size_t i = 0; i < k->c->npoints; i++)
-		curves |= k->c->points[i].curve_pct > 0;
-	/* an agent of 1.0 ignores per-drive rates: its curve points would run unthrottled */
+		curves |= k->c->points[i].curve_pct > 0 || k->c->points[i].purge[0];
+	/* an agent of 1.0 ignores per-drive rates and purges: it would run the wrong IO */
 	for (size_t i = 0; curves && i < k->c->nagents; i++)
 		if (k->agents[i].minor < 1) {
-			rb_err("agent '%s' speaks protocol %s: this campaign's curves need 1.1 or "
-			       "newer (per-drive rates); upgrade the agent",
+			rb_err("agent '%s' speaks protocol %s: this campaign's curves or purges need "
+			       "1.1 or newer; upgrade the agent",
 			       k->agents[i].name, k->agents[i].proto);
 			rc = RB_EXIT_USAGE;
 		}
@@ -727,7 +727,7 @@ static void write_point_row(struct coord *k, const struct rb_point *p)
 	row.point = p->index;
 	copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
 	copy(row.name, sizeof(row.name), p->name);
-	copy(row.rw, sizeof(row.rw), rb_rw_name(p->wl.rw));
+	copy(row.rw, sizeof(row.rw), p->purge[0] ? "purge" : rb_rw_name(p->wl.rw));
 	row.bs_bytes = p->wl.bs;
 	row.iodepth = p->wl.iodepth;
 	row.numjobs = p->wl.numjobs;
@@ -738,6 +738,14 @@ static void write_point_row(struct coord *k, const struct rb_point *p)
 	row.direct = (uint8_t)p->wl.direct;
 	copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
 	rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
+	if (p->purge[0]) {
+		/* no IO: the point is the purge */
+		snprintf(row.settings, sizeof(row.settings), "purge=%s ses=%u", p->purge, p->purge_ses);
+		row.engine[0] = '\0';
+		row.bs_bytes = 0;
+		row.iodepth = row.numjobs = 0;
+		row.runtime_ns = row.ramp_ns = 0;
+	}
 	row.round = p->round;
 	row.track = p->track;
 	row.curve_pct = p->curve_pct;
@@ -799,6 +807,8 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.wipe_signatures = k->c->wipe_signatures;
 	as.drives = agent_drives(k, a, &as.n_drives, &as.serials);
 	as.n_serials = as.n_drives;
+	as.purge = (char *)p->purge;
+	as.purge_ses = p->purge_ses;
 	uint64_t *rates = NULL;
 
 	if (p->curve_pct > 0 && as.n_drives) {
@@ -865,7 +875,10 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 
 static int run_point(struct coord *k, const struct rb_point *p)
 {
-	int64_t budget = (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 + 60LL * 1000000000LL;
+	/* a purge may take hours (a sanitize); the agent's heartbeats say it is alive */
+	int64_t budget = p->purge[0] ? 6LL * 3600 * 1000000000LL
+				     : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 +
+					       60LL * 1000000000LL;
 	int64_t deadline = rb_mono_ns() + budget;
 
 	k->cur_point = p->index;

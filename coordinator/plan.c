@@ -231,7 +231,7 @@ int rb_plan_cmd(int argc, char **argv)
 	for (size_t ph = 0; ph < c->nphases; ph++) {
 		const struct rb_phase *P = &c->phases[ph];
 		uint64_t round_ns = 0, all_ns = 0, bytes = 0;
-		size_t n = 0, per = P->npoints_per_round, psized = 0, curves = 0;
+		size_t n = 0, per = P->npoints_per_round, psized = 0, curves = 0, purges = 0;
 		bool bytes_known = true;
 		char extra[160] = "";
 
@@ -242,6 +242,10 @@ int rb_plan_cmd(int argc, char **argv)
 				continue;
 			n++;
 			curves += c->points[i].curve_pct == 0;
+			if (c->points[i].purge[0]) {
+				purges++;
+				continue;
+			}
 			if (wl->io_size || wl->passes) {
 				uint64_t x = sized_bytes(wl, capacity);
 
@@ -273,6 +277,16 @@ int rb_plan_cmd(int argc, char **argv)
 			snprintf(extra, sizeof(extra), "; size-based: time depends on the drives "
 						       "(--assume-capacity, --assume-mbps)");
 		}
+		if (purges) {
+			const char *m = "";
+
+			for (size_t i = 0; i < c->npoints; i++)
+				if (c->points[i].phase == ph && c->points[i].purge[0])
+					m = c->points[i].purge;
+			printf("phase %s: purge (%s): time depends on the drives\n", P->name, m);
+			sized++;
+			continue;
+		}
 		if (P->steady_rounds) {
 			printf("phase %s: steady state over %zu point(s) per round, %u to %u rounds: "
 			       "%zu to %zu points, %s to %s%s\n",
@@ -303,8 +317,10 @@ int rb_plan_cmd(int argc, char **argv)
 			bool size_based = wl->io_size || wl->passes;
 
 			printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
-			       size_based ? (wl->passes ? "size-based (passes)" : "size-based (io_size)")
-					  : human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+			       c->points[i].purge[0] ? "purge"
+			       : size_based	     ? (wl->passes ? "size-based (passes)"
+							   : "size-based (io_size)")
+						     : human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
 		}
 	} else {
 		printf("  (%zu points: --points lists them)\n", c->npoints);
