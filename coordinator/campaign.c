@@ -339,6 +339,7 @@ struct phase_extra {
 	size_t ncurve;
 	yaml_node_t *curve_node, *steady_node;
 	unsigned rounds, window;
+	bool rolling;
 	enum rb_track_metric metric;
 	struct setting track[16];
 	yaml_node_t *track_nodes[16];
@@ -441,6 +442,11 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 				x->window = (unsigned)u;
 			else
 				x->rounds = (unsigned)u;
+		} else if (key && !strcmp(key, "rolling")) {
+			if (val && !strcmp(val, "true"))
+				x->rolling = true;
+			else if (!(val && !strcmp(val, "false")))
+				ERR(L, n, key, "'rolling' must be true or false");
 		} else if (key && !strcmp(key, "metric")) {
 			if (val && !strcmp(val, "iops"))
 				x->metric = RB_TRACK_IOPS;
@@ -471,9 +477,14 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 			}
 		} else {
 			ERR(L, k, key, "unknown key '%s' in steady_state (known: max_rounds, window, "
-				       "track, metric)", key ? key : "?");
+				       "track, metric, rolling)", key ? key : "?");
 		}
 	}
+	if (x->rolling && (x->ntrack || x->rounds != 25))
+		ERR(L, v, "rolling", "a rolling steady state judges each point over its own "
+				     "intervals: no 'track' or 'max_rounds' (the runtime is the cap)");
+	else if (x->rolling)
+		x->rounds = x->window;
 	if (x->window > x->rounds)
 		ERR(L, v, "steady_state", "'window' (%u) is more than 'max_rounds' (%u)", x->window,
 		    x->rounds);
@@ -742,7 +753,8 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 			memset(&c->phases[c->nphases], 0, sizeof(c->phases[0]));
 			c->phases[c->nphases].name = xstrdup(pname ? pname : defname);
 			c->phases[c->nphases].idle_ns = x.idle_ns;
-			c->phases[c->nphases].steady_rounds = x.steady_node ? x.rounds : 0;
+			c->phases[c->nphases].steady_rounds = x.steady_node && !x.rolling ? x.rounds : 0;
+			c->phases[c->nphases].steady_rolling = x.rolling;
 			c->phases[c->nphases].steady_window = x.window;
 			c->phases[c->nphases].metric = x.metric;
 			c->nphases++;
@@ -772,7 +784,7 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 				snprintf(nm, sizeof(nm), "%.200s purge=%s", q->name, x.purge);
 				snprintf(q->name, sizeof(q->name), "%s", nm);
 			}
-			if (x.ncurve || x.steady_node) {
+			if (x.ncurve || (x.steady_node && !x.rolling)) {
 				long track = x.steady_node ? track_ordinal(L, &x, axes, naxes) : 0;
 
 				if (track >= 0)

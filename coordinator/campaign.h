@@ -49,7 +49,8 @@ struct rb_phase {
 	char *name;
 	uint64_t idle_ns;		/* idle time after each point of the phase */
 	unsigned steady_rounds;		/* 0: not a steady-state phase; else the most rounds */
-	unsigned steady_window;		/* rounds in the measurement window (5) */
+	unsigned steady_window;		/* rounds (rolling: intervals) in the window (5) */
+	bool steady_rolling;		/* each point runs until its intervals are steady */
 	enum rb_track_metric metric;
 	size_t npoints_per_round;	/* matrix points in one round or one curve */
 };

@@ -73,6 +73,16 @@ struct coord {
 		unsigned round;
 	} *ss;				/* results rows of the current steady-state phase */
 	size_t nss, capss;
+	struct roll {
+		uint32_t interval;
+		bool have, steady;
+		uint64_t ios, bytes, lat_ns;
+		double *v;
+		unsigned n, cap;
+		long at;
+		struct rb_steady st;
+	} *roll;			/* per drive, in a rolling steady-state point */
+	bool roll_stopped;
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
@@ -235,6 +245,106 @@ static void ss_note(struct coord *k, long row, int di, unsigned round)
 	k->ss[k->nss++] = (struct ss_row){ .row = row, .drive = di, .round = round };
 }
 
+static void stop_agents(struct coord *k, const char *reason);
+
+static void roll_free(struct coord *k)
+{
+	for (size_t i = 0; k->roll && i < k->c->ndrives; i++)
+		free(k->roll[i].v);
+	free(k->roll);
+	k->roll = NULL;
+}
+
+/* A rolling steady state: one drive's interval is complete; judge the last window. */
+static void roll_push(struct coord *k, const struct rb_point *p, struct roll *r)
+{
+	const struct rb_phase *P = &k->c->phases[p->phase];
+	double s = (double)p->wl.interval_ns / 1e9, v;
+
+	if (r->n == r->cap) {
+		unsigned nc = r->cap ? r->cap * 2 : 64;
+		double *nv = realloc(r->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return;
+		r->v = nv;
+		r->cap = nc;
+	}
+	v = P->metric == RB_TRACK_MBPS	   ? (double)r->bytes / s / 1e6
+	    : P->metric == RB_TRACK_MEAN_LAT ? (r->ios ? (double)r->lat_ns / (double)r->ios / 1e3 : 0)
+					     : (double)r->ios / s;
+	r->v[r->n++] = v;
+	r->ios = r->bytes = r->lat_ns = 0;
+	if (!r->steady && r->n >= P->steady_window) {
+		rb_steady_window(r->v + r->n - P->steady_window, P->steady_window, &r->st);
+		if (r->st.steady) {
+			r->steady = true;
+			r->at = (long)r->n - 1;
+		}
+	}
+}
+
+/* Feeds one sample to the rolling judge; stops the point when every drive is steady. */
+static void roll_sample(struct coord *k, int di, const Rb__Sample *smp)
+{
+	const struct rb_point *p = &k->c->points[k->cur_point];
+	struct roll *r;
+	bool all = true;
+
+	if (!k->roll || smp->point != k->cur_point || di < 0)
+		return;
+	r = &k->roll[di];
+	if (!r->have) {
+		r->have = true;
+		r->interval = smp->interval;
+	}
+	if (smp->interval != r->interval) {
+		roll_push(k, p, r);
+		r->interval = smp->interval;
+	}
+	r->ios += smp->ios;
+	r->bytes += smp->bytes;
+	r->lat_ns += smp->lat_sum_ns;
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		all &= k->roll[i].steady;
+	if (all && !k->roll_stopped) {
+		k->roll_stopped = true;
+		rb_info("point %u: every drive is steady; stopping it", p->index);
+		stop_agents(k, "steady state reached");
+	}
+}
+
+/* A rolling point's verdict for one drive, with its result row. */
+static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
+			 struct rb_row_result *row)
+{
+	static const char *const metric[] = { "iops", "mbps", "mean_latency_us" };
+	const struct rb_phase *P = &k->c->phases[p->phase];
+	struct roll *r = &k->roll[di];
+	struct rb_row_steady st;
+
+	if (!r->steady && r->n >= P->steady_window)
+		rb_steady_window(r->v + r->n - P->steady_window, P->steady_window, &r->st);
+	row->steady = r->steady ? 1 : 2;
+	memset(&st, 0, sizeof(st));
+	st.drive = (uint32_t)di;
+	copy(st.phase, sizeof(st.phase), P->name);
+	st.point = p->index;
+	st.rolling = 1;
+	copy(st.metric, sizeof(st.metric), metric[P->metric]);
+	st.rounds = r->n;
+	st.window = P->steady_window;
+	st.steady = r->steady;
+	st.steady_round = r->steady ? (uint32_t)r->at + 1 : 0;
+	st.avg = r->st.avg;
+	st.min = r->st.min;
+	st.max = r->st.max;
+	st.slope = r->st.slope;
+	st.range_ok = r->st.range_ok;
+	st.slope_ok = r->st.slope_ok;
+	rb_results_steady(k->res, &st);
+}
+
 static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
 {
 	int di = drive_index(k, a->name, dr->drive);
@@ -315,6 +425,8 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		}
 	}
 	row.rate_iops = curve_rate(k, &k->c->points[dr->point], di);
+	if (k->roll && strcmp(row.status, "lost"))
+		roll_verdict(k, &k->c->points[dr->point], di, &row);
 	if (k->c->points[dr->point].round)
 		ss_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
 	rb_results_result(k->res, &row);
@@ -443,6 +555,7 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		rb_results_sample(k->res, &row);
 		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
 				   row.lat_p99_ns);
+		roll_sample(k, di, s);
 		for (size_t h = 0; h < nh; h++) {
 			struct rb_row_hist hr = { .drive = (uint32_t)di,
 						  .point = s->point,
@@ -884,6 +997,11 @@ static int run_point(struct coord *k, const struct rb_point *p)
 	k->cur_point = p->index;
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
+	/* a rolling steady state judges this point's intervals as they come */
+	k->roll_stopped = false;
+	roll_free(k);
+	if (k->c->phases[p->phase].steady_rolling)
+		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		k->agents[i].last_seen_ns = rb_mono_ns();
 		k->agents[i].lost = false;
@@ -1054,6 +1172,7 @@ static bool steady_check(struct coord *k, unsigned ph, unsigned round)
 			memset(&row, 0, sizeof(row));
 			row.drive = (uint32_t)d;
 			copy(row.phase, sizeof(row.phase), P->name);
+			row.point = (uint32_t)track[round - 1];
 			copy(row.metric, sizeof(row.metric), metric[P->metric]);
 			row.rounds = round;
 			row.window = P->steady_window;
@@ -1436,6 +1555,7 @@ out:
 	free(k.agents);
 	free(k.sum);
 	free(k.health);
+	roll_free(&k);
 	free(k.ss);
 	free(k.refused);
 	rb_progress_free(k.prog);

@@ -683,14 +683,20 @@ static void steady_text(const struct rp_report *r, enum fmt f)
 			for (size_t k = 0; k < F->nd; k++)
 				if (F->dr[k].drive == x->drive)
 					d = &F->dr[k];
-			printf("%s%s:%s phase %s: %s", md ? "- " : "",
-			       d ? d->agent : "?", d ? d->path : "?", x->phase,
-			       x->steady ? "steady" : "NOT steady");
+			const char *unit = x->rolling ? "interval" : "round";
+			const char *pname = "";
+
+			for (size_t k = 0; x->rolling && k < F->np; k++)
+				if (F->pt[k].point == x->point)
+					pname = F->pt[k].name;
+			printf("%s%s:%s %s %s: %s", md ? "- " : "", d ? d->agent : "?",
+			       d ? d->path : "?", x->rolling ? "point" : "phase",
+			       x->rolling ? pname : x->phase, x->steady ? "steady" : "NOT steady");
 			if (x->steady)
-				printf(" at round %u (window %u-%u)", x->steady_round,
+				printf(" at %s %u (window %u-%u)", unit, x->steady_round,
 				       x->steady_round + 1 - x->window, x->steady_round);
 			else
-				printf(" after %u round(s)", x->rounds);
+				printf(" after %u %s(s)", x->rounds, unit);
 			printf(": %s average %.6g, range %.6g, slope %.4g per round\n", x->metric, x->avg,
 			       x->max - x->min, x->slope);
 		}

@@ -583,7 +583,8 @@ static void steady_section(FILE *o, const struct rp_report *r)
 			fputs("</td><td>", o);
 			esc(o, x->metric);
 			if (x->steady)
-				fprintf(o, "</td><td class=\"pass\">steady at round %u</td>", x->steady_round);
+				fprintf(o, "</td><td class=\"pass\">steady at %s %u</td>",
+					x->rolling ? "interval" : "round", x->steady_round);
 			else
 				fputs("</td><td class=\"bad\">not steady</td>", o);
 			fprintf(o, "<td class=\"n\">%u</td><td class=\"n\">%u&ndash;%u</td>"

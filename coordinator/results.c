@@ -107,6 +107,8 @@ static const struct field result_f[] = {
 static const struct field steady_f[] = {
 	FLD(struct rb_row_steady, drive, FT_U32, ""),
 	FLD(struct rb_row_steady, phase, FT_STR, ""),
+	FLD(struct rb_row_steady, point, FT_U32, ""),
+	FLD(struct rb_row_steady, rolling, FT_U8, "bool"),
 	FLD(struct rb_row_steady, metric, FT_STR, ""),
 	FLD(struct rb_row_steady, rounds, FT_U32, "1"),
 	FLD(struct rb_row_steady, window, FT_U32, "1"),

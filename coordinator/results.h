@@ -94,6 +94,8 @@ struct rb_row_result {
 struct rb_row_steady {
 	uint32_t drive;
 	char phase[64];
+	uint32_t point;		/* rolling: the point judged; rounds: the last tracking point */
+	uint8_t rolling;	/* 1: windows of intervals within one point; 0: of rounds */
 	char metric[16];
 	uint32_t rounds;	/* rounds run */
 	uint32_t window;	/* rounds in the measurement window */

@@ -140,6 +140,9 @@ def main():
                                                  "max_rounds": {"type": "integer", "minimum": 1, "maximum": 1000},
                                                  "window": {"type": "integer", "minimum": 2, "maximum": 1000},
                                                  "metric": {"enum": ["iops", "mbps", "mean_latency"]},
+                                                 "rolling": {"type": "boolean",
+                                                             "description": "judge each point over windows of its "
+                                                                            "own intervals and stop it once steady"},
                                                  "track": {"type": "object",
                                                            "description": "matrix keys and the tracking point's values",
                                                            "additionalProperties": {"type": ["string", "number"]}}}}},

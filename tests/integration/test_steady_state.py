@@ -4,7 +4,8 @@ its tracking IOPS are the same every round, on two drives of one agent. The phas
 the first round that closes a steady window (round 3 with window 3), not at max_rounds;
 the points table has only the rounds run; every drive's verdict is in steady_state and
 every result row of the phase says it was measured in steady state. The phase's idle time
-separates its points. `plan` prints the phase's range of rounds."""
+separates its points. `plan` prints the phase's range of rounds. A rolling steady state
+stops a 20 s point once every drive's last 5 intervals are steady, and says so."""
 import glob
 import os
 
@@ -26,6 +27,9 @@ phases:
     matrix: {rwmixread: [100, 70]}
     steady_state: {max_rounds: 6, window: 3, track: {rwmixread: 100}, metric: iops}
     idle: 500ms
+  - name: roll
+    workload: {rw: randread, bs: 4k, rate_iops: 500, runtime: 20s, interval: 200ms}
+    steady_state: {rolling: true, window: 5}
 """
 
 with Tmp() as tmp:
@@ -49,9 +53,22 @@ with Tmp() as tmp:
     check("steady at round 3 (window 1-3" in r.stderr, "the verdict is reported")
     path = glob.glob(os.path.join(tmp, "out", "steady-*.h5"))[0]
     with h5py.File(path, "r") as h:
-        pts = h["points"][:]
-        res = h["results"][:]
-        ss = h["steady_state"][:]
+        allpts = h["points"][:]
+        allres = h["results"][:]
+        allss = h["steady_state"][:]
+    roll_pt = [int(p["point"]) for p in allpts if p["phase"] == b"roll"]
+    check(len(roll_pt) == 1, f"one rolling point, got {roll_pt}")
+    pts = allpts[allpts["phase"] == b"ss"]
+    res = allres[allres["point"] != roll_pt[0]]
+    ss = allss[allss["rolling"] == 0]
+    roll_res = allres[allres["point"] == roll_pt[0]]
+    roll_ss = allss[allss["rolling"] == 1]
+    check(len(roll_ss) == 2 and all(x["steady"] == 1 and x["point"] == roll_pt[0] and
+                                    x["window"] == 5 and x["steady_round"] >= 5 for x in roll_ss),
+          f"rolling verdicts {roll_ss}")
+    check(len(roll_res) == 2 and all(x["steady"] == 1 and x["elapsed_ns"] < 8e9 for x in roll_res),
+          f"the rolling point stopped early: {roll_res['elapsed_ns']}")
+    check("every drive is steady; stopping it" in r.stderr, "the stop is reported")
     check(sorted({int(p["round"]) for p in pts}) == [1, 2, 3], f"rounds {set(pts['round'])}")
     check(len(pts) == 6, f"{len(pts)} point rows, want 2 per round x 3 rounds")
     check(sum(int(p["track"]) for p in pts) == 3, "one tracking point per round")
