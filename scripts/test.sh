@@ -9,7 +9,7 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=180
-	[sanitize]=600 [fuzz]=180 [qemu]=0 [browser]=0 [slow]=0)
+	[sanitize]=600 [fuzz]=180 [qemu]=120 [browser]=0 [slow]=0)
 FAILED=0
 STAGES=()
 
@@ -111,6 +111,8 @@ else
 	echo "root stage: not root, its tests skip" | tee -a "$RB_SKIP_LOG"
 	stage root ctest_label build root
 fi
+# an NVMe controller (QEMU's) in a small VM: the libnvme paths against a device
+stage qemu ctest_label build qemu
 if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
 	stage sanitize run_sanitized
 	stage fuzz run_fuzz

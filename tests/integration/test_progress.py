@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run, skip
+from rbtest import COORD, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
 
