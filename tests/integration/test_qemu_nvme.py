@@ -39,18 +39,25 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /tmp /run /state
-for m in $(cat /modules.order); do insmod /mod/$m 2>/dev/null; done
+while read m args; do insmod /mod/$m $args 2>/dev/null; done < /modules.order
 i=0
-while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+while [ ! -b /dev/nvme0n2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 step() { name=$1; shift; echo "=== BEGIN $name"; "$@"; echo "=== END $name rc=$?"; }
 A=/rackbench-agent
+N1=/dev/nvme0n1
+N2=/dev/nvme0n2
+# a marker on namespace 2, which no purge below may touch
+echo RBQEMU-MARKER-NS2 > /tmp/m; dd if=/tmp/m of=$N2 bs=512 count=1 conv=sync 2>/dev/null; sync
 step inventory $A inventory --json
-step refused $A run --target /dev/nvme0n1 --rw write --bs 4k --runtime 200ms --state-dir /state
-step format $A purge /dev/nvme0n1 --method format --destructive --allow /dev/nvme0n1 --state-dir /state
-step deallocate $A purge /dev/nvme0n1 --method deallocate --destructive --allow /dev/nvme0n1 --state-dir /state
+step refused $A run --target $N1 --rw write --bs 4k --runtime 200ms --state-dir /state
+step sanitize_refused $A purge $N1 --method sanitize --destructive --allow $N1 --state-dir /state
+step format $A purge $N1 --method format --destructive --allow $N1 --state-dir /state
+step marker dd if=$N2 bs=512 count=1 2>/dev/null
+step deallocate $A purge $N1 --method deallocate --destructive --allow $N1 --state-dir /state
 step write $A run --json --target /dev/nvme0n1 --rw write --bs 64k --iodepth 8 --size 16m --passes 1 --verify true --destructive --allow /dev/nvme0n1 --state-dir /state
 step verify $A run --json --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 8 --size 16m --runtime 1s --verify true --state-dir /state
-step sanitize $A purge /dev/nvme0n1 --method sanitize --destructive --allow /dev/nvme0n1 --state-dir /state
+step iopoll $A run --json --target $N1 --rw randread --bs 4k --iodepth 4 --size 16m --runtime 500ms --iopoll true --state-dir /state
+step sanitize $A purge $N1 --method sanitize --destructive --allow $N1 --allow $N2 --state-dir /state
 step history cat /state/history.jsonl
 echo "=== DONE"
 poweroff -f
@@ -95,7 +102,9 @@ def modules(root):
             name = name[:-3]
         open(os.path.join(root, "mod", name), "wb").write(data)
         names.append(name)
-    open(os.path.join(root, "modules.order"), "w").write("\n".join(names) + "\n")
+    # a poll queue for the IOPOLL job
+    lines = [n + (" poll_queues=1" if n == "nvme.ko" else "") for n in names]
+    open(os.path.join(root, "modules.order"), "w").write("\n".join(lines) + "\n")
 
 
 def steps(console):
@@ -110,7 +119,8 @@ with Tmp() as tmp:
     for d in ("bin", "proc", "sys", "dev", "tmp"):
         os.makedirs(os.path.join(root, d))
     shutil.copy(BUSYBOX, os.path.join(root, "bin", "busybox"))
-    for tool in ("sh", "mount", "insmod", "mkdir", "sleep", "cat", "poweroff", "echo"):
+    for tool in ("sh", "mount", "insmod", "mkdir", "sleep", "cat", "poweroff", "echo", "dd",
+                 "sync"):
         os.symlink("busybox", os.path.join(root, "bin", tool))
     open(os.path.join(root, "init"), "w").write(INIT)
     os.chmod(os.path.join(root, "init"), 0o755)
@@ -120,15 +130,19 @@ with Tmp() as tmp:
     cpio = subprocess.run(f"cd {root} && find . | cpio -o -H newc 2>/dev/null | gzip -1 > {initrd}",
                           shell=True)
     check(cpio.returncode == 0, "cpio")
-    disk = os.path.join(tmp, "nvme.img")
-    with open(disk, "wb") as f:
-        f.truncate(256 << 20)
+    disks = [os.path.join(tmp, f"ns{i}.img") for i in (1, 2)]
+    for disk in disks:
+        with open(disk, "wb") as f:
+            f.truncate(256 << 20)
     def boot(accel, limit):
         args = [QEMU, "-m", "768", "-smp", "2", "-nographic", "-no-reboot", "-accel", accel,
                 "-kernel", KERNEL, "-initrd", initrd,
                 "-append", "console=ttyS0 panic=-1 quiet loglevel=3",
-                "-drive", f"file={disk},if=none,id=nv0,format=raw",
-                "-device", "nvme,serial=RBQEMU0001,drive=nv0"]
+                "-drive", f"file={disks[0]},if=none,id=nv1,format=raw",
+                "-drive", f"file={disks[1]},if=none,id=nv2,format=raw",
+                "-device", "nvme,id=c0,serial=RBQEMU0001,smart_critical_warning=2",
+                "-device", "nvme-ns,bus=c0,drive=nv1,nsid=1",
+                "-device", "nvme-ns,bus=c0,drive=nv2,nsid=2"]
         try:
             r = subprocess.run(args, capture_output=True, text=True, timeout=limit,
                                stdin=subprocess.DEVNULL)
@@ -161,12 +175,23 @@ with Tmp() as tmp:
     check(not d["write_allowed"] and any("--allow" in x for x in d["reasons"]), "guard")
     h = d.get("health") or {}
     check(h and 0 < h.get("temperature_c", 0) < 100, f"SMART health: {h}")
+    check(h["critical_warning"] == 2 and h["alerts"], f"the injected warning: {h}")
+    check(d["nvme"]["format_all_namespaces"] is False, "QEMU formats per namespace")
+    check(any(x["name"] == "nvme0n2" for x in inv["devices"]), "the second namespace")
 
     rc, out = got["refused"]
     check(rc == 3 and "nvme0n1" in out, f"write without keys: {rc}\n{out}")
+    rc, out = got["sanitize_refused"]
+    check(rc == 3 and "nvme0n2" in out, f"a Sanitize touches namespace 2: {rc}\n{out}")
     for step in ("format", "deallocate"):
         rc, out = got[step]
         check(rc == 0, f"purge {step}: {rc}\n{out}")
+    rc, out = got["marker"]
+    check("RBQEMU-MARKER-NS2" in out, f"namespace 2 was touched by the Format of 1: {out!r}")
+    rc, out = got["iopoll"]
+    check(rc == 0, f"IOPOLL job: {rc}\n{out}")
+    io = json.loads(out[out.index("{"):])
+    check(io["read"]["ios"] > 0 and "iopoll" in io["uring_features"], f"IOPOLL: {io['uring_features']}")
     rc, out = got["write"]
     check(rc == 0, f"verified write: {rc}\n{out}")
     w = json.loads(out[out.index("{"):])
