@@ -27,6 +27,7 @@
 struct dev_row {
 	char name[64], path[96], model[96], serial[96], firmware[48], scheduler[32], wwid[160];
 	char byid[512];
+	char pci[32], link_speed[48], link_width[16];	/* the PCI device behind it, if any */
 	unsigned ma, mi;
 	uint64_t size_bytes;
 	unsigned lbs, pbs;
@@ -41,6 +42,32 @@ struct dev_row {
 	struct rb_nvme_smart smart;
 };
 
+
+/*
+ * The PCI function a block device hangs off (its address is the last path component
+ * shaped like 0000:00:04.0 in the device's sysfs path), and its PCIe link.
+ */
+static void pci_of(const char *sys, struct dev_row *r)
+{
+	char dir[PATH_MAX];
+	const char *p = sys, *last = NULL;
+
+	while ((p = strchr(p, '/'))) {
+		unsigned a, b, c, d;
+		char tail;
+
+		p++;
+		if (sscanf(p, "%4x:%2x:%2x.%1x%c", &a, &b, &c, &d, &tail) >= 4 &&
+		    strlen(p) >= 12 && p[4] == ':' && p[7] == ':' && p[10] == '.')
+			last = p;
+	}
+	if (!last)
+		return;
+	snprintf(r->pci, sizeof(r->pci), "%.12s", last);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(last - sys) + 12, sys);
+	rb_sysfs_read(dir, "current_link_speed", r->link_speed, sizeof(r->link_speed));
+	rb_sysfs_read(dir, "current_link_width", r->link_width, sizeof(r->link_width));
+}
 
 static uint64_t sysnum(const char *dir, const char *file, uint64_t def)
 {
@@ -275,6 +302,7 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 		if (!r->model[0] && !strncmp(r->name, "loop", 4))
 			rb_sysfs_read(sys, "loop/backing_file", r->model, sizeof(r->model));
 		by_id(root, r->name, r->byid, sizeof(r->byid));
+		pci_of(sys, r);
 		if (!strncmp(r->name, "nvme", 4)) {
 			/* identity and health from the drive itself */
 			r->nvme = true;
@@ -333,6 +361,17 @@ out_close:
 			rb_json_str(stdout, r->scheduler);
 			printf(", \"by_id\": ");
 			rb_json_str(stdout, r->byid);
+			if (r->pci[0]) {
+				printf(", \"pci\": {\"address\": ");
+				rb_json_str(stdout, r->pci);
+				printf(", \"link_speed\": ");
+				rb_json_str(stdout, r->link_speed);
+				printf(", \"link_width\": ");
+				rb_json_str(stdout, r->link_width);
+				printf("}");
+			} else {
+				printf(", \"pci\": null");
+			}
 			if (r->nvme)
 				print_nvme(r);
 			printf(", \"write_allowed\": %s, \"reasons\": [", r->allowed ? "true" : "false");

@@ -172,6 +172,8 @@ with Tmp() as tmp:
     check("QEMU" in d["model"] and d["serial"] == "RBQEMU0001" and d["firmware"],
           f"identity: model {d['model']!r} serial {d['serial']!r} firmware {d['firmware']!r}")
     check(d["size_bytes"] == 256 << 20 and d["logical_block_size"] in (512, 4096), "size")
+    check(d["pci"] and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", d["pci"]["address"]),
+          f"the PCI function: {d['pci']}")
     check(not d["write_allowed"] and any("--allow" in x for x in d["reasons"]), "guard")
     h = d.get("health") or {}
     check(h and 0 < h.get("temperature_c", 0) < 100, f"SMART health: {h}")
