@@ -197,3 +197,20 @@ char *rb_fmt_duration(uint64_t ns, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 "ns", ns);
 	return buf;
 }
+
+char *rb_fmt_duration_human(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = ns / (uint64_t)1000000000;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, (s % 3600 + 30) / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+	else if (ns >= (uint64_t)1000000000)
+		snprintf(buf, len, "%.3gs", (double)ns / 1e9);
+	else if (ns >= (uint64_t)1000000)
+		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)1000000);
+	else
+		snprintf(buf, len, "0s");
+	return buf;
+}

@@ -20,5 +20,7 @@ int rb_parse_u64(const char *s, uint64_t *ret);
 char *rb_fmt_size(uint64_t bytes, char *buf, size_t len);
 /* "500ms", "2s", "5m" style, exact when possible; returns buf. */
 char *rb_fmt_duration(uint64_t ns, char *buf, size_t len);
+/* A duration people read, rounded: 1h31m, 4m05s, 12.5s, 300ms, 0s. */
+char *rb_fmt_duration_human(uint64_t ns, char *buf, size_t len);
 
 #endif

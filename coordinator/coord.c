@@ -621,6 +621,10 @@ static int pump(struct coord *k, int timeout_ms)
 		goto out;
 	}
 	a->last_seen_ns = rb_mono_ns(); /* any traffic counts */
+	if (a->lost) {
+		a->lost = false;
+		rb_info("agent '%s' is back", a->name);
+	}
 	switch (e->body_case) {
 	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
 		for (size_t i = 0; i < e->preflight_reply->n_refusals; i++) {

@@ -84,22 +84,6 @@ int rb_options_cmd(int argc, char **argv)
 	return RB_EXIT_OK;
 }
 
-/* A duration people read: 1h31m, 4m05s, 12.5s, 300ms. */
-static char *human(uint64_t ns, char *buf, size_t len)
-{
-	uint64_t s = ns / (uint64_t)1000000000;
-
-	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, (s % 3600 + 30) / 60 % 60);
-	else if (s >= 60)
-		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
-	else if (ns >= 1000000000ULL)
-		snprintf(buf, len, "%.3gs", (double)ns / 1e9);
-	else
-		snprintf(buf, len, "%" PRIu64 "ms", ns / (uint64_t)1000000);
-	return buf;
-}
-
 /* Bytes one drive moves in a size-based point, with an assumed capacity; 0 unknown. */
 static uint64_t sized_bytes(const struct rb_workload *wl, uint64_t capacity)
 {
@@ -268,7 +252,7 @@ int rb_plan_cmd(int argc, char **argv)
 				uint64_t ns = (uint64_t)((double)bytes / ((double)mbps * 1e6) * 1e9);
 
 				snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-					 ", %s at %" PRIu64 " MB/s", human(ns, sz, sizeof(sz)),
+					 ", %s at %" PRIu64 " MB/s", rb_fmt_duration_human(ns, sz, sizeof(sz)),
 					 mbps);
 				all_ns += ns;
 				sized_total++;
@@ -292,8 +276,8 @@ int rb_plan_cmd(int argc, char **argv)
 			       "%zu to %zu points, %s to %s%s\n",
 			       P->name, per, P->steady_window, P->steady_rounds,
 			       per * P->steady_window, n,
-			       human(round_ns * P->steady_window, a, sizeof(a)),
-			       human(all_ns, b, sizeof(b)), extra);
+			       rb_fmt_duration_human(round_ns * P->steady_window, a, sizeof(a)),
+			       rb_fmt_duration_human(all_ns, b, sizeof(b)), extra);
 			min_ns += round_ns * P->steady_window;
 		} else {
 			char cv[96] = "";
@@ -302,7 +286,7 @@ int rb_plan_cmd(int argc, char **argv)
 				snprintf(cv, sizeof(cv), " (%zu curve(s): an unthrottled run, then %zu "
 					 "rate(s) each)", curves, per - 1);
 			printf("phase %s: %zu point(s)%s, %s%s\n", P->name, n, cv,
-			       psized == n && !mbps && !bytes_known ? "size-based" : human(all_ns, a, sizeof(a)),
+			       psized == n && !mbps && !bytes_known ? "size-based" : rb_fmt_duration_human(all_ns, a, sizeof(a)),
 			       psized == n && !mbps && !bytes_known ? ": time depends on the drives "
 								     "(--assume-capacity, --assume-mbps)"
 								   : extra);
@@ -320,7 +304,7 @@ int rb_plan_cmd(int argc, char **argv)
 			       c->points[i].purge[0] ? "purge"
 			       : size_based	     ? (wl->passes ? "size-based (passes)"
 							   : "size-based (io_size)")
-						     : human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+						     : rb_fmt_duration_human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
 		}
 	} else {
 		printf("  (%zu points: --points lists them)\n", c->npoints);
@@ -328,11 +312,11 @@ int rb_plan_cmd(int argc, char **argv)
 	bool open_ended = sized > sized_total;
 
 	if (min_ns == max_ns)
-		printf("time: %s (idle included)%s\n", human(total_ns, b, sizeof(b)),
+		printf("time: %s (idle included)%s\n", rb_fmt_duration_human(total_ns, b, sizeof(b)),
 		       open_ended ? ", plus size-based points (time depends on the drives)" : "");
 	else
 		printf("time: %s to %s (idle included; steady state decides)%s\n",
-		       human(min_ns, a, sizeof(a)), human(max_ns, b, sizeof(b)),
+		       rb_fmt_duration_human(min_ns, a, sizeof(a)), rb_fmt_duration_human(max_ns, b, sizeof(b)),
 		       open_ended ? ", plus size-based points (time depends on the drives)" : "");
 	printf("methodology: %s (stored with the results; equal hashes ran the same plan)\n",
 	       rb_campaign_methodology(c, a, sizeof(a)));

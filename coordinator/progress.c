@@ -114,7 +114,7 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 	}
 	erase(p);
 	fprintf(stderr, "rackbench: [%zu/%zu] %s (%s on %zu drive(s))\n", k + 1, p->c->npoints,
-		pt->name, rb_fmt_duration(pt->wl.runtime_ns, dur, sizeof(dur)), p->c->ndrives);
+		pt->name, rb_fmt_duration_human(pt->wl.runtime_ns, dur, sizeof(dur)), p->c->ndrives);
 	if (p->events) {
 		event_head(p, "point_start");
 		fprintf(p->events, ", \"point\": %u, \"of\": %zu, \"phase\": ", pt->index,
@@ -217,10 +217,10 @@ static void draw(struct rb_progress *p, int64_t now)
 	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s of %s \u00b7 ETA %s%s\n",
 		p->color ? "\033[1m" : "", p->c->phases[pt->phase].name, p->k + 1, p->c->npoints,
 		pt->name,
-		rb_fmt_duration((uint64_t)(now - p->point_start) / 1000000000ULL * 1000000000ULL, el,
+		rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL * 1000000000ULL, el,
 				sizeof(el)),
-		rb_fmt_duration(p->point_ns, plan, sizeof(plan)),
-		rb_fmt_duration(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)),
+		rb_fmt_duration_human(p->point_ns, plan, sizeof(plan)),
+		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)),
 		p->color ? "\033[0m" : "");
 	fprintf(stderr, "  %-40s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
 	lines = 2;
@@ -261,7 +261,7 @@ static void plain_line(struct rb_progress *p, int64_t now, const char *what)
 		"ETA %s\n",
 		p->k + 1, p->c->npoints, p->c->points[p->k].name, what, p->c->ndrives, iops, mbps,
 		(double)p99 / 1e3,
-		rb_fmt_duration(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)));
+		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)));
 }
 
 void rb_progress_tick(struct rb_progress *p)
@@ -277,7 +277,7 @@ void rb_progress_tick(struct rb_progress *p)
 		char el[32], what[48];
 
 		snprintf(what, sizeof(what), "%s in",
-			 rb_fmt_duration((uint64_t)(now - p->point_start) / 1000000000ULL *
+			 rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL *
 						 1000000000ULL,
 					 el, sizeof(el)));
 		plain_line(p, now, what);

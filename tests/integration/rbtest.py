@@ -72,8 +72,10 @@ class Agent:
     """A real rackbench-agent process."""
 
     def __init__(self, endpoint, name, targets, allow=(), cwd=None, state_dir=None, extra=(),
-                 insecure=True):
-        args = [AGENT, "--coordinator", endpoint, "--name", name]
+                 insecure=True, netns=None):
+        # in a network namespace: `ip netns exec` execs the agent, so the pid is the agent's
+        args = (["ip", "netns", "exec", netns] if netns else []) + [
+            os.path.abspath(AGENT), "--coordinator", endpoint, "--name", name]
         if insecure:
             args.append("--insecure")
         if state_dir:

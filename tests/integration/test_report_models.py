@@ -24,7 +24,8 @@ with Tmp() as tmp:
     check(r.returncode == 0, f"demo: {r.returncode} {r.stderr}")
     base = glob.glob(os.path.join(tmp, "demo-*.h5"))[0]
     f = os.path.join(tmp, "five.h5")
-    synth.widen(h5py, base, f, [{"model": "ACME X1", "scale": s, "shift": 3 * i}
+    # each drive's latencies a step (20 sub-buckets, about 16%) above the one before
+    synth.widen(h5py, base, f, [{"model": "ACME X1", "scale": s, "shift": 20 * i}
                                 for i, s in enumerate(SCALES)])
 
     # outliers: exactly the slow drive, at every point
@@ -60,11 +61,11 @@ with Tmp() as tmp:
                 want = f"{rb.percentile(counts, pct) / 1e3:.1f}"
                 check(cells[col] == want, f"{p['name']} dir {direction} p{pct}: report "
                       f"{cells[col]}, added histograms {want}")
-        # and the merged p99 is not simply one drive's (the shifts make them differ)
+        # and the merged p99 is not simply one drive's: the slower drives lift it
         one = rb.percentile(res.histogram(drive=0, point=p["point"],
                                           direction=0 if p["rw"] == "randread" else 1), 99)
-        check(abs(float(cells[7 if p["rw"] == "randread" else 9]) - one / 1e3) > 0.05,
-              "merged p99 differs from drive 0's")
+        check(float(cells[7 if p["rw"] == "randread" else 9]) > one / 1e3 * 1.05,
+              f"merged p99 {cells[7 if p['rw'] == 'randread' else 9]} not above drive 0's {one / 1e3}")
 
     # a spec: claims at the median drive's figures; the slow drive fails the IOPS claim
     rr = results[(results.drive == 0)].merge(pts, left_on="point", right_on="point")

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+"""Three hosts: three agents, each in its own network namespace behind a veth pair, each
+with two loop devices, and the coordinator in the root namespace. A campaign runs on all
+six drives and the HDF5 file holds them. Then one agent's link goes down for 10 s in the
+middle of a point and comes back: the coordinator waits for it (on_agent_lost: wait),
+its results arrive after the link is back, and the run exits 0 with every row ok."""
+import glob
+import os
+import subprocess
+import time
+
+from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, run, skip
+
+h5py = h5()
+if os.geteuid() != 0:
+    skip("needs root for network namespaces and loop devices")
+if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
+    skip("no 'ip netns' here (iproute2)")
+
+TAG = f"rb{os.getpid() % 10000}"
+NS = [f"{TAG}h{i}" for i in range(3)]
+
+
+def sh(*args):
+    return subprocess.run(args, capture_output=True, text=True)
+
+
+def setup():
+    for i, ns in enumerate(NS):
+        host, peer = f"{TAG}v{i}", f"{TAG}p{i}"
+        for cmd in (["ip", "netns", "add", ns],
+                    ["ip", "link", "add", host, "type", "veth", "peer", "name", peer],
+                    ["ip", "link", "set", peer, "netns", ns],
+                    ["ip", "addr", "add", f"10.77.{i}.1/24", "dev", host],
+                    ["ip", "link", "set", host, "up"],
+                    ["ip", "netns", "exec", ns, "ip", "addr", "add", f"10.77.{i}.2/24", "dev", peer],
+                    ["ip", "netns", "exec", ns, "ip", "link", "set", peer, "up"],
+                    ["ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up"]):
+            r = sh(*cmd)
+            if r.returncode:
+                teardown()
+                skip(f"cannot build the namespaces: {' '.join(cmd)}: {r.stderr.strip()}")
+
+
+def teardown():
+    for i, ns in enumerate(NS):
+        sh("ip", "link", "del", f"{TAG}v{i}")
+        sh("ip", "netns", "del", ns)
+
+
+CAMPAIGN = """name: netns
+insecure: true
+destructive: true
+wait: 30s
+on_agent_lost: wait
+lost_wait: 60s
+defaults: {{size: 16m, interval: 500ms}}
+targets:
+{targets}
+phases:
+  - name: write
+    workload: {{rw: randwrite, bs: 64k, iodepth: 4, runtime: 1s}}
+  - name: read
+    workload: {{rw: randread, bs: 4k, iodepth: 8, runtime: {read}}}
+"""
+
+with Tmp() as tmp:
+    setup()
+    try:
+        with LoopDevices(tmp, 6) as devs:
+            port = free_port()
+            targets = "\n".join(f"  - agent: host{i}\n    drives: [{devs[2 * i]}, {devs[2 * i + 1]}]"
+                                for i in range(3))
+            agents = [Agent(f"tcp://10.77.{i}.1:{port}", f"host{i}", devs[2 * i:2 * i + 2],
+                            allow=devs[2 * i:2 * i + 2], netns=NS[i],
+                            state_dir=os.path.join(tmp, f"s{i}"))
+                      for i in range(3)]
+            try:
+                camp = os.path.join(tmp, "c.yaml")
+                with open(camp, "w") as f:
+                    f.write(CAMPAIGN.format(targets=targets, read="1s"))
+                r = run([COORD, "run", camp, "--listen", f"tcp://0.0.0.0:{port}",
+                         "--results", os.path.join(tmp, "one")])
+                print(r.stderr[-2000:])
+                check(r.returncode == 0, f"three hosts: exit {r.returncode}")
+                for i in range(3):
+                    check(f"agent 'host{i}' connected from host" in r.stderr, f"host{i} connected")
+                with h5py.File(glob.glob(os.path.join(tmp, "one", "netns-*.h5"))[0], "r") as h:
+                    drives = h["drives"][:]
+                    res = h["results"][:]
+                check(len(drives) == 6 and len(res) == 12, f"{len(drives)} drives, {len(res)} rows")
+                check({(d["agent"].decode(), d["path"].decode()) for d in drives} ==
+                      {(f"host{i}", devs[2 * i + k]) for i in range(3) for k in (0, 1)}, "drives")
+                check(all(x["status"] == b"ok" for x in res), "rows ok")
+
+                # host1's link goes down 2 s into a 6 s point, for 10 s
+                with open(camp, "w") as f:
+                    f.write(CAMPAIGN.format(targets=targets, read="6s"))
+                p = subprocess.Popen([COORD, "run", camp, "--listen", f"tcp://0.0.0.0:{port}",
+                                      "--results", os.path.join(tmp, "two")],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                deadline = time.time() + 60
+                seen = ""
+                while time.time() < deadline and "[2/2]" not in seen:
+                    time.sleep(0.2)
+                    seen = ""  # the point starts about 2 s after the run: wait for it below
+                    if p.poll() is not None:
+                        break
+                    break
+                time.sleep(4.0)
+                sh("ip", "link", "set", f"{TAG}v1", "down")
+                time.sleep(10)
+                sh("ip", "link", "set", f"{TAG}v1", "up")
+                out, err = p.communicate(timeout=120)
+                print(err[-3000:])
+                check(p.returncode == 0, f"link cut: exit {p.returncode}")
+                check("agent 'host1': nothing heard for 5 s" in err and "agent 'host1' is back" in err,
+                      "the coordinator noticed the silence and the return")
+                with h5py.File(glob.glob(os.path.join(tmp, "two", "netns-*.h5"))[0], "r") as h:
+                    res = h["results"][:]
+                check(len(res) == 12 and all(x["status"] == b"ok" for x in res),
+                      f"rows after the cut: {[(int(x['drive']), int(x['point']), x['status']) for x in res]}")
+            finally:
+                for a in agents:
+                    a.stop()
+    finally:
+        teardown()
+print("ok")
