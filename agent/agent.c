@@ -792,6 +792,9 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		fail_point(a, as, "error", NULL, err);
 		goto out;
 	}
+	/* every agent of the point starts at the coordinator's instant, in our clock */
+	if (as->start_at_ns)
+		rb_run_set_start_at(p->run, as->start_at_ns);
 	/* per-drive rates (curves): one target per drive, as campaigns do not stripe */
 	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->prep->n; i++)
 		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
@@ -909,6 +912,7 @@ static void finish_point(struct agent *a)
 		dr.attempt = p->attempt;
 		dr.drive = p->drives[t];
 		dr.start_ns = res->start_wall_ns;
+		dr.start_mono_ns = res->start_mono_ns;
 		dr.end_ns = res->end_wall_ns;
 		dr.elapsed_ns = res->elapsed_ns;
 		dr.cpu_usr_pct = res->cpu_usr_pct;
@@ -1083,6 +1087,8 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				backoff *= 2;
 		}
 		r = rb_tx_recv(a.sock, busy(&a) ? 20 : 100, NULL, &env, err, sizeof(err));
+		int64_t recv_ns = rb_mono_ns();
+
 		if (r == 0) {
 			switch (env->body_case) {
 			case RB__ENVELOPE__BODY_WELCOME:
@@ -1094,6 +1100,20 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			case RB__ENVELOPE__BODY_PREFLIGHT:
 				handle_preflight(&a, env->preflight);
 				break;
+			case RB__ENVELOPE__BODY_TIME_PROBE: {
+				/* answered at once: the round trip bounds the offset's error */
+				Rb__Envelope te;
+				Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+
+				tr.t1 = recv_ns;
+				tr.t0 = env->time_probe->t0;
+				rb_wire_init(&te);
+				te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
+				te.time_reply = &tr;
+				tr.t2 = rb_mono_ns();
+				rb_tx_send(a.sock, NULL, &te, true);
+				break;
+			}
 			case RB__ENVELOPE__BODY_ASSIGN:
 				if (busy(&a)) {
 					send_error(&a, EBUSY, "a point is already running");

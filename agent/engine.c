@@ -87,6 +87,7 @@ struct rb_run {
 	pthread_barrier_t b1, b2;
 	bool started;
 	int64_t start_ns, measure_ns, end_ns, wall_offset;
+	int64_t start_at;	/* asked-for start, CLOCK_MONOTONIC; 0: at once */
 	unsigned nintervals;	/* UINT32_MAX for size-based runs: no fixed count */
 	bool size_based;
 	struct rb_bssplit split;
@@ -523,8 +524,10 @@ static void *job_main(void *arg)
 			 l && j->ctx.features[l - 1] != ' ' ? " " : "", cpu);
 	}
 	if (pthread_barrier_wait(&r->b1) == PTHREAD_BARRIER_SERIAL_THREAD) {
-		/* every ring is ready: start all jobs at one instant */
+		/* every ring is ready: start all jobs at one instant (the one asked for, if ahead) */
 		r->start_ns = now_ns(r) + 1000000;
+		if (r->start_at > r->start_ns)
+			r->start_ns = r->start_at;
 		r->measure_ns = r->start_ns + (int64_t)r->wl.ramp_ns;
 		/* a size-based run ends with its bytes; runtime does not cut it short */
 		r->end_ns = r->size_based ? INT64_MAX
@@ -551,6 +554,11 @@ static void *job_main(void *arg)
 	pthread_cond_broadcast(&j->t->cv);
 	pthread_mutex_unlock(&j->t->mu);
 	return NULL;
+}
+
+void rb_run_set_start_at(struct rb_run *r, int64_t mono_ns)
+{
+	r->start_at = mono_ns;
 }
 
 int rb_run_set_target_rate(struct rb_run *r, size_t target, uint64_t iops)
@@ -896,6 +904,7 @@ static void collect(struct rb_run *r)
 		res->elapsed_ns = last > r->measure_ns ? (uint64_t)(last - r->measure_ns)
 						       : r->wl.runtime_ns;
 		res->start_wall_ns = r->measure_ns + r->wall_offset;
+		res->start_mono_ns = r->start_ns;
 		res->end_wall_ns = res->start_wall_ns + (int64_t)res->elapsed_ns;
 		uint64_t wall = r->size_based ? res->elapsed_ns + r->wl.ramp_ns
 					      : (uint64_t)(r->end_ns - r->start_ns);

@@ -51,6 +51,7 @@ void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
 
 struct rb_target_result {
 	int64_t start_wall_ns, end_wall_ns;
+	int64_t start_mono_ns;	/* when the jobs started: the run's clock */
 	uint64_t elapsed_ns;	/* measured time: end of ramp to last completion */
 	double cpu_usr_pct, cpu_sys_pct; /* percent of one CPU, summed over jobs */
 	struct rb_dir_stats dir[RB_NDIR];
@@ -95,6 +96,8 @@ void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c);
  */
 /* A rate limit for one target apart from the workload's (curves). Before rb_run_start. */
 int rb_run_set_target_rate(struct rb_run *r, size_t target, uint64_t iops);
+/* Start the jobs at this CLOCK_MONOTONIC instant (if still ahead). Before rb_run_start. */
+void rb_run_set_start_at(struct rb_run *r, int64_t mono_ns);
 int rb_run_set_lat_log(struct rb_run *r, const char *path, char *err, size_t errlen);
 /* Starts the job threads; IO begins at once. */
 int rb_run_start(struct rb_run *r);

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "progress.h"
 #include "steady.h"
+#include "clocksync.h"
 #include "results.h"
 #include "transport.h"
 #include "units.h"
@@ -44,6 +45,8 @@ struct ragent {
 	int64_t lost_deadline;
 	uint32_t attempt;	/* of the current point */
 	uint32_t minor;		/* protocol minor version it speaks */
+	struct rb_clock_est clk;	/* its clock's offset from ours (common/clocksync.h) */
+	int64_t next_probe;
 };
 
 struct summary {
@@ -83,6 +86,7 @@ struct coord {
 		struct rb_steady st;
 	} *roll;			/* per drive, in a rolling steady-state point */
 	bool roll_stopped;
+	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
@@ -386,6 +390,9 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	row.cpu_sys_pct = dr->cpu_sys_pct;
 	row.verify_checked = dr->verify_checked;
 	row.verify_mismatches = dr->verify_mismatches;
+	/* how far from the planned instant its jobs started, in our clock */
+	if (dr->start_mono_ns && k->start_at && a->clk.n && dr->attempt == 0)
+		row.start_skew_ns = dr->start_mono_ns - rb_clock_offset(&a->clk, NULL) - k->start_at;
 	row.history_since_ns = dr->history_since_ns;
 	row.purge_ns = dr->purge_ns;
 	copy(row.purge_method, sizeof(row.purge_method), dr->purge_method);
@@ -570,6 +577,27 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 	}
 }
 
+/* Round trips for each agent's clock offset: quickly after it registers, then every 2 s. */
+static void probe_clocks(struct coord *k)
+{
+	int64_t now = rb_mono_ns();
+
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+		Rb__Envelope e;
+		Rb__TimeProbe tp = RB__TIME_PROBE__INIT;
+
+		if (!a->seen || a->dropped || a->minor < 1 || now < a->next_probe)
+			continue;
+		a->next_probe = now + (a->clk.n < 8 ? 30000000LL : 2000000000LL);
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_TIME_PROBE;
+		e.time_probe = &tp;
+		tp.t0 = rb_mono_ns();
+		send_to(k, a, &e);
+	}
+}
+
 /* Receives and dispatches one message; returns -EAGAIN on timeout. */
 static int pump(struct coord *k, int timeout_ms)
 {
@@ -577,7 +605,11 @@ static int pump(struct coord *k, int timeout_ms)
 	Rb__Envelope *e = NULL;
 	struct ragent *a;
 	char err[512];
-	int r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
+	int r;
+
+	probe_clocks(k);
+	r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
+	int64_t t3 = rb_mono_ns();
 
 	if (r == -EAGAIN || r == -EINTR)
 		return r;
@@ -657,6 +689,9 @@ static int pump(struct coord *k, int timeout_ms)
 			a->done = true;
 		break;
 	case RB__ENVELOPE__BODY_HEARTBEAT:
+		break;
+	case RB__ENVELOPE__BODY_TIME_REPLY:
+		rb_clock_add(&a->clk, e->time_reply->t0, e->time_reply->t1, e->time_reply->t2, t3);
 		break;
 	case RB__ENVELOPE__BODY_ERROR:
 		rb_err("agent '%s': %s", a->name, e->error->message);
@@ -829,6 +864,7 @@ static void write_static_rows(struct coord *k)
 		copy(row.rb_version, sizeof(row.rb_version), a->version);
 		copy(row.protocol, sizeof(row.protocol), a->proto);
 		row.registered_ns = a->registered_ns;
+		row.clock_offset_ns = rb_clock_offset(&a->clk, &row.clock_delay_ns);
 		rb_results_agent(k->res, &row);
 	}
 	rb_results_flush(k->res);
@@ -926,6 +962,9 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.n_serials = as.n_drives;
 	as.purge = (char *)p->purge;
 	as.purge_ses = p->purge_ses;
+	/* the point's instant in the agent's clock; a re-run attempt starts at once */
+	if (k->start_at && attempt == 0 && a->clk.n)
+		as.start_at_ns = k->start_at + rb_clock_offset(&a->clk, NULL);
 	uint64_t *rates = NULL;
 
 	if (p->curve_pct > 0 && as.n_drives) {
@@ -1006,6 +1045,8 @@ static int run_point(struct coord *k, const struct rb_point *p)
 	roll_free(k);
 	if (k->c->phases[p->phase].steady_rolling)
 		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
+	/* every agent starts the point at one instant, far enough ahead for the messages */
+	k->start_at = rb_mono_ns() + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		k->agents[i].last_seen_ns = rb_mono_ns();
 		k->agents[i].lost = false;

@@ -43,6 +43,8 @@ static const struct field agent_f[] = {
 	FLD(struct rb_row_agent, rb_version, FT_STR, ""),
 	FLD(struct rb_row_agent, protocol, FT_STR, ""),
 	FLD(struct rb_row_agent, registered_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_agent, clock_offset_ns, FT_I64, "ns"),
+	FLD(struct rb_row_agent, clock_delay_ns, FT_I64, "ns"),
 };
 static const struct field drive_f[] = {
 	FLD(struct rb_row_drive, drive, FT_U32, ""),
@@ -103,6 +105,7 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, purge_method, FT_STR, ""),
 	FLD(struct rb_row_result, written_since_purge_bytes, FT_U64, "B"),
 	FLD(struct rb_row_result, fill_passes_since_purge, FT_U64, "1"),
+	FLD(struct rb_row_result, start_skew_ns, FT_I64, "ns"),
 };
 static const struct field steady_f[] = {
 	FLD(struct rb_row_steady, drive, FT_U32, ""),

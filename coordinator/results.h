@@ -25,6 +25,8 @@ struct rb_row_agent {
 	char rb_version[16];
 	char protocol[16];
 	int64_t registered_ns;
+	int64_t clock_offset_ns;	/* its CLOCK_MONOTONIC minus ours, when the run started */
+	int64_t clock_delay_ns;		/* the round trip of that estimate; -1: none */
 };
 
 struct rb_row_drive {
@@ -88,6 +90,7 @@ struct rb_row_result {
 	char purge_method[24];
 	uint64_t written_since_purge_bytes;
 	uint64_t fill_passes_since_purge;
+	int64_t start_skew_ns;	/* its jobs' start minus the point's planned instant, our clock */
 };
 
 /* One row per drive and steady-state phase: the SNIA verdict and its window. */

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
-declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=180
+declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
 	[sanitize]=600 [fuzz]=180 [qemu]=120 [browser]=0 [slow]=0)
 FAILED=0
 STAGES=()

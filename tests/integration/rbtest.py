@@ -72,9 +72,10 @@ class Agent:
     """A real rackbench-agent process."""
 
     def __init__(self, endpoint, name, targets, allow=(), cwd=None, state_dir=None, extra=(),
-                 insecure=True, netns=None):
-        # in a network namespace: `ip netns exec` execs the agent, so the pid is the agent's
-        args = (["ip", "netns", "exec", netns] if netns else []) + [
+                 insecure=True, netns=None, wrap=()):
+        # in a network namespace: `ip netns exec` execs the agent, so the pid is the agent's;
+        # wrap: a command it runs under (unshare -T ... --kill-child passes SIGTERM on)
+        args = (["ip", "netns", "exec", netns] if netns else []) + list(wrap) + [
             os.path.abspath(AGENT), "--coordinator", endpoint, "--name", name]
         if insecure:
             args.append("--insecure")

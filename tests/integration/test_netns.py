@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Three hosts: three agents, each in its own network namespace behind a veth pair, each
-with two loop devices, and the coordinator in the root namespace. A campaign runs on all
-six drives and the HDF5 file holds them. Then one agent's link goes down for 10 s in the
-middle of a point and comes back: the coordinator waits for it (on_agent_lost: wait),
-its results arrive after the link is back, and the run exits 0 with every row ok."""
+"""Three hosts: three agents, each in its own network namespace behind a veth pair and its
+own time namespace (CLOCK_MONOTONIC moved by +5 s, -3 s and +2 s), each with two loop
+devices, and the coordinator in the root namespaces. A campaign runs on all six drives
+and the HDF5 file holds them; the coordinator's estimates of the agents' clock offsets
+equal the injected ones within 1 ms, and the start skew of the drives in coordinator time
+is printed (target: within 1 ms). Then one agent's link goes down for 10 s in the middle
+of a point and comes back: the coordinator waits for it (on_agent_lost: wait), its
+results arrive after the link is back, and the run exits 0 with every row ok."""
 import glob
 import os
 import subprocess
@@ -18,6 +21,7 @@ if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
     skip("no 'ip netns' here (iproute2)")
 
 TAG = f"rb{os.getpid() % 10000}"
+OFFSETS = [5, -3, 2]  # whole seconds (unshare takes no fractions) added to CLOCK_MONOTONIC
 NS = [f"{TAG}h{i}" for i in range(3)]
 
 
@@ -73,6 +77,8 @@ with Tmp() as tmp:
                                 for i in range(3))
             agents = [Agent(f"tcp://10.77.{i}.1:{port}", f"host{i}", devs[2 * i:2 * i + 2],
                             allow=devs[2 * i:2 * i + 2], netns=NS[i],
+                            wrap=["unshare", "-T", f"--monotonic={OFFSETS[i]}", "--fork",
+                                  "--kill-child=SIGTERM", "--"],
                             state_dir=os.path.join(tmp, f"s{i}"))
                       for i in range(3)]
             try:
@@ -82,12 +88,29 @@ with Tmp() as tmp:
                 r = run([COORD, "run", camp, "--listen", f"tcp://0.0.0.0:{port}",
                          "--results", os.path.join(tmp, "one")])
                 print(r.stderr[-2000:])
+                if r.returncode:
+                    for a in agents:
+                        print(a.output()[-1500:])
                 check(r.returncode == 0, f"three hosts: exit {r.returncode}")
                 for i in range(3):
                     check(f"agent 'host{i}' connected from host" in r.stderr, f"host{i} connected")
                 with h5py.File(glob.glob(os.path.join(tmp, "one", "netns-*.h5"))[0], "r") as h:
                     drives = h["drives"][:]
                     res = h["results"][:]
+                    ags = h["agents"][:]
+                for ag in ags:
+                    i = int(ag["name"].decode()[4:])
+                    est = int(ag["clock_offset_ns"]) / 1e9
+                    print(f"host{i}: injected {OFFSETS[i]:+.3f} s, estimated {est:+.6f} s "
+                          f"(round trip {int(ag['clock_delay_ns']) / 1e3:.0f} us)")
+                    check(abs(est - OFFSETS[i]) <= 0.001 and ag["clock_delay_ns"] > 0,
+                          f"host{i}: offset {est} s, injected {OFFSETS[i]} s")
+                for pt in (0, 1):
+                    sk = [int(x["start_skew_ns"]) for x in res if x["point"] == pt]
+                    print(f"point {pt}: start skew in coordinator time {min(sk) / 1e3:+.0f} .. "
+                          f"{max(sk) / 1e3:+.0f} us (spread {(max(sk) - min(sk)) / 1e3:.0f} us)")
+                    # seconds off would mean the offsets were not applied
+                    check(max(abs(x) for x in sk) < 50e6, f"point {pt}: skews {sk}")
                 check(len(drives) == 6 and len(res) == 12, f"{len(drives)} drives, {len(res)} rows")
                 check({(d["agent"].decode(), d["path"].decode()) for d in drives} ==
                       {(f"host{i}", devs[2 * i + k]) for i in range(3) for k in (0, 1)}, "drives")
