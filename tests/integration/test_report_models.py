@@ -61,11 +61,13 @@ with Tmp() as tmp:
                 want = f"{rb.percentile(counts, pct) / 1e3:.1f}"
                 check(cells[col] == want, f"{p['name']} dir {direction} p{pct}: report "
                       f"{cells[col]}, added histograms {want}")
-        # and the merged p99 is not simply one drive's: the slower drives lift it
-        one = rb.percentile(res.histogram(drive=0, point=p["point"],
-                                          direction=0 if p["rw"] == "randread" else 1), 99)
-        check(float(cells[7 if p["rw"] == "randread" else 9]) > one / 1e3 * 1.05,
-              f"merged p99 {cells[7 if p['rw'] == 'randread' else 9]} not above drive 0's {one / 1e3}")
+        # the merged p99 lies between the fastest and the slowest drive's: drives are
+        # shifted up one after another, so the sum sits within their range
+        d = 0 if p["rw"] == "randread" else 1
+        lo = rb.percentile(res.histogram(drive=0, point=p["point"], direction=d), 99) / 1e3
+        hi = rb.percentile(res.histogram(drive=4, point=p["point"], direction=d), 99) / 1e3
+        merged = float(cells[7 if d == 0 else 9])
+        check(lo <= merged <= hi and lo < hi, f"merged p99 {merged} outside [{lo}, {hi}]")
 
     # a spec: claims at the median drive's figures; the slow drive fails the IOPS claim
     rr = results[(results.drive == 0)].merge(pts, left_on="point", right_on="point")
