@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""What streaming to a coordinator costs an agent: the same job run standalone
+(`rackbench-agent run`) and as a campaign point (an agent sending its samples every
+interval to `rackbench run` over loopback), alternating, median of N pairs, IOPS ratio
+printed. Target: under 1% loss. Two jobs: the null engine (no IO: the engine's own rate,
+where any overhead shows most) and 4K random reads of a file in /dev/shm.
+
+    /usr/bin/python3 bench/streaming_overhead.py [--pairs 5] [--runtime 5] [--interval 100ms]
+"""
+import argparse
+import glob
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+AGENT = os.path.join(ROOT, "build", "agent", "rackbench-agent")
+COORD = os.path.join(ROOT, "build", "coordinator", "rackbench")
+
+
+def port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def standalone(job, target, runtime, interval):
+    import json
+    args = [AGENT, "run", "--json", f"--runtime={runtime}s", f"--interval={interval}"] + job
+    args += [f"--target={target}"] if target else []
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["read"]["iops"]
+
+
+def campaign(job, target, runtime, interval, tmp):
+    ep = f"tcp://127.0.0.1:{port()}"
+    wl = ", ".join(a[2:].replace("=", ": ", 1) for a in job)
+    drives = f"[{target}]" if target else "[null0]"
+    camp = os.path.join(tmp, "c.yaml")
+    with open(camp, "w") as f:
+        f.write(f"name: so\ninsecure: true\nwait: 20s\ntargets:\n  - agent: so\n"
+                f"    drives: {drives}\nphases:\n  - workload: {{{wl}, runtime: {runtime}s, "
+                f"interval: {interval}}}\n")
+    agent = subprocess.Popen([AGENT, "--coordinator", ep, "--name", "so", "--insecure",
+                              "--state-dir", os.path.join(tmp, "st"),
+                              "--target", target or "null0"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = os.path.join(tmp, f"r{time.monotonic_ns()}")
+        subprocess.run([COORD, "run", camp, "--listen", ep, "--results", out],
+                       capture_output=True, text=True, check=True)
+    finally:
+        agent.terminate()
+        agent.wait(10)
+    with h5py.File(glob.glob(os.path.join(out, "so-*.h5"))[0], "r") as h:
+        return float(h["results"][0]["read_iops"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--runtime", type=int, default=5)
+    ap.add_argument("--interval", default="100ms")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as tmp:
+        target = os.path.join(tmp, "t.dat")
+        with open(target, "wb") as f:
+            f.truncate(256 << 20)
+        jobs = [("null engine, 4K random, QD32", ["--engine=null", "--size=1g", "--rw=randread",
+                                                   "--bs=4k", "--iodepth=32"], None),
+                ("file in /dev/shm, 4K random read, QD8", ["--rw=randread", "--bs=4k",
+                                                           "--iodepth=8"], target)]
+        print(f"{a.pairs} pairs of {a.runtime} s, alternating, samples every {a.interval}; "
+              "medians")
+        for name, job, tgt in jobs:
+            solo, streamed = [], []
+            for _ in range(a.pairs):
+                solo.append(standalone(job, tgt, a.runtime, a.interval))
+                streamed.append(campaign(job, tgt, a.runtime, a.interval, tmp))
+            s, c = statistics.median(solo), statistics.median(streamed)
+            print(f"{name}: standalone {s:,.0f} IOPS, streaming {c:,.0f} IOPS, "
+                  f"ratio {c / s:.4f} ({'within' if c / s >= 0.99 else 'NOT within'} 1%)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
