@@ -2,6 +2,7 @@
 /* The agent daemon: registers with the coordinator, runs the points it is assigned. */
 #include "agent.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +19,7 @@
 #include "engine.h"
 #include "health.h"
 #include "history.h"
+#include "spool.h"
 #include "nvme.h"
 #include "purge.h"
 #include "keys.h"
@@ -113,7 +115,11 @@ static void agent_usage(FILE *out)
 		"\n"
 		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
 		"be allowed), purge (format, sanitize, deallocate, discard, zero), keygen DIR (a\n"
-		"CURVE key pair); each has --help.\n",
+		"CURVE key pair), spool FILE (a spool's records); each has --help.\n"
+		"\n"
+		"Data messages are written to STATE_DIR/spool before they are sent and kept until\n"
+		"the coordinator acknowledges them; a restarted agent sends what the last one\n"
+		"left for the same run.\n",
 		rb_default_state_dir());
 }
 
@@ -342,6 +348,17 @@ struct agent {
 	void *sock;
 	struct point pt;
 	bool lost_data;
+	uint64_t epoch;
+	/* delivery: data messages spooled and numbered until acknowledged (spool.h) */
+	struct rb_spool spool;
+	char run[96];
+	uint64_t seq;
+	int64_t last_ack_progress, next_sync;
+	struct oldspool {
+		char path[4096];
+		uint64_t epoch, last;
+	} *old;
+	size_t nold;
 };
 
 static bool busy(const struct agent *a)
@@ -349,9 +366,34 @@ static bool busy(const struct agent *a)
 	return a->pt.run || a->pt.purge;
 }
 
+static bool busy_point(const struct agent *a)
+{
+	return busy(a);
+}
+
 static int send_env(struct agent *a, Rb__Envelope *e)
 {
-	int r = rb_tx_send(a->sock, NULL, e, false);
+	int r;
+
+	if (a->spool.fd >= 0) {
+		/* numbered and on disk before it leaves: a crash or a cut link loses nothing */
+		uint8_t *buf;
+		size_t len;
+
+		e->epoch = a->epoch;
+		e->seq = ++a->seq;
+		r = rb_wire_pack(e, &buf, &len);
+		if (r)
+			return r;
+		if (rb_spool_append(&a->spool, e->seq, buf, len) && !a->lost_data) {
+			rb_err("cannot write the spool '%s': %s", a->spool.path, strerror(errno));
+			a->lost_data = true;
+		}
+		r = rb_tx_send_raw(a->sock, NULL, buf, len, false);
+		free(buf);
+		return 0; /* a send that failed goes again from the spool */
+	}
+	r = rb_tx_send(a->sock, NULL, e, false);
 
 	if (r && !a->lost_data) {
 		rb_err("cannot send %s to the coordinator: %s", rb_wire_body_name(e),
@@ -359,6 +401,107 @@ static int send_env(struct agent *a, Rb__Envelope *e)
 		a->lost_data = true;
 	}
 	return r;
+}
+
+static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
+{
+	struct agent *a = arg;
+
+	(void)seq;
+	return rb_tx_send_raw(a->sock, NULL, buf, len, true) == -EAGAIN;
+}
+
+/* Sends again what the coordinator has not acknowledged (after a silence). */
+static void resend_unacked(struct agent *a)
+{
+	if (a->spool.fd < 0 || a->spool.last <= a->spool.acked)
+		return;
+	rb_spool_sync(&a->spool);
+	long n = rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a);
+
+	rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held)",
+		a->spool.last - a->spool.acked, n);
+}
+
+/*
+ * Registered with a run: the spool for it, and the spools an earlier process of this
+ * agent left for the same run (killed mid-point) are sent again; each goes once the
+ * coordinator acknowledges its last message.
+ */
+static void spool_for_run(struct agent *a, const char *run)
+{
+	char dir[4096], prefix[128];
+	DIR *d;
+	struct dirent *de;
+
+	if (!run || !*run || !strcmp(run, a->run))
+		return;
+	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
+	if (a->spool.fd >= 0 && a->spool.acked >= a->spool.last)
+		unlink(a->spool.path);
+	rb_spool_close(&a->spool);
+	snprintf(a->run, sizeof(a->run), "%s", run);
+	a->seq = 0; /* numbered from 1 in each run */
+	a->last_ack_progress = rb_mono_ns();
+	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
+		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
+			strerror(errno));
+		a->spool.fd = -1;
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s/spool", a->cfg->state_dir);
+	snprintf(prefix, sizeof(prefix), "%s-", run);
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		struct oldspool *o;
+		uint64_t ep;
+		long n;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) ||
+		    sscanf(de->d_name + strlen(prefix), "%" SCNu64 ".spool", &ep) != 1 ||
+		    ep == a->epoch)
+			continue;
+		o = realloc(a->old, (a->nold + 1) * sizeof(*o));
+		if (!o)
+			break;
+		a->old = o;
+		o = &a->old[a->nold++];
+		snprintf(o->path, sizeof(o->path), "%s/%s", dir, de->d_name);
+		o->epoch = ep;
+		o->last = 0;
+		n = rb_spool_walk(o->path, 0, resend_one, a);
+		o->last = rb_spool_last_seq(o->path);
+		if (!o->last) {
+			unlink(o->path);
+			a->nold--;
+			continue;
+		}
+		rb_info("sent again %ld message(s) of this agent's earlier process (%s)", n,
+			o->path);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void on_ack(struct agent *a, const Rb__Ack *ack)
+{
+	if (ack->epoch == a->epoch) {
+		if (ack->seq > a->spool.acked)
+			a->last_ack_progress = rb_mono_ns();
+		/* an idle agent's spool starts over once everything is held */
+		if (!busy_point(a))
+			rb_spool_acked(&a->spool, ack->seq);
+		else if (ack->seq > a->spool.acked)
+			a->spool.acked = ack->seq;
+		return;
+	}
+	for (size_t i = 0; i < a->nold; i++)
+		if (a->old[i].epoch == ack->epoch && ack->seq >= a->old[i].last) {
+			rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
+			unlink(a->old[i].path);
+			a->old[i] = a->old[--a->nold];
+			return;
+		}
 }
 
 static bool offered(const struct rb_agent_cfg *c, const char *path)
@@ -547,6 +690,8 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
 	e.point_done = &pd;
 	send_env(a, &e);
+	/* a point's data on disk at its end */
+	rb_spool_sync(&a->spool);
 }
 
 static void send_drive_status(struct agent *a, const Rb__Assign *as, const char *drive,
@@ -1016,7 +1161,7 @@ static void send_error(struct agent *a, int code, const char *msg)
 
 int rb_agent_serve(const struct rb_agent_cfg *cfg)
 {
-	struct agent a = { .cfg = cfg };
+	struct agent a = { .cfg = cfg, .spool = { .fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t epoch = 0;
 	int64_t next_hello = 0, backoff = 200000000LL;
@@ -1027,6 +1172,9 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	signal(SIGPIPE, SIG_IGN);
 	if (getrandom(&epoch, sizeof(epoch), 0) != sizeof(epoch))
 		epoch = (uint64_t)rb_wall_ns();
+	epoch &= (1ULL << 62) - 1; /* printable in a file name, never 0 */
+	epoch |= 1;
+	a.epoch = epoch;
 	struct rb_keypair mine = { .pub = "" }, coord = { .pub = "" };
 
 	if (cfg->insecure) {
@@ -1096,6 +1244,10 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 					rb_info("registered with the coordinator (campaign '%s')",
 						env->welcome->campaign);
 				welcomed = true;
+				spool_for_run(&a, env->welcome->run);
+				break;
+			case RB__ENVELOPE__BODY_ACK:
+				on_ack(&a, env->ack);
 				break;
 			case RB__ENVELOPE__BODY_PREFLIGHT:
 				handle_preflight(&a, env->preflight);
@@ -1149,6 +1301,16 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				send_error(&a, -r, msg);
 			}
 		}
+		/* the spool on disk every second; unacknowledged data again after 2 s of silence */
+		if (now >= a.next_sync) {
+			rb_spool_sync(&a.spool);
+			a.next_sync = now + 1000000000LL;
+		}
+		if (welcomed && a.spool.last > a.spool.acked &&
+		    now - a.last_ack_progress > 2000000000LL) {
+			resend_unacked(&a);
+			a.last_ack_progress = now;
+		}
 		if (busy(&a) && now >= next_beat) {
 			/* liveness while the samples may be minutes apart */
 			Rb__Envelope be;
@@ -1185,6 +1347,11 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		rb_run_stop(a.pt.run);
 		finish_point(&a);
 	}
+	/* what was not acknowledged stays in the spool for the next process */
+	if (a.spool.fd >= 0 && a.spool.acked >= a.spool.last)
+		unlink(a.spool.path);
+	rb_spool_close(&a.spool);
+	free(a.old);
 	rb_info("agent '%s' exiting", cfg->name);
 	rb_tx_close(a.sock);
 	rb_tx_context_term();

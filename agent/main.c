@@ -6,6 +6,7 @@
 #include "exitcode.h"
 #include "keys.h"
 #include "log.h"
+#include "spool.h"
 
 int main(int argc, char **argv)
 {
@@ -21,6 +22,8 @@ int main(int argc, char **argv)
 		return rb_agent_purge_cmd(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "inventory"))
 		return rb_agent_inventory_cmd(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "spool"))
+		return rb_spool_dump_cmd(argc - 1, argv + 1);
 	if (argc > 1 && argv[1][0] != '-') {
 		rb_err("unknown subcommand '%s' (see --help)", argv[1]);
 		return RB_EXIT_USAGE;

@@ -119,22 +119,27 @@ void rb_tx_close(void *sock)
 		zmq_close(sock);
 }
 
-int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait)
+int rb_tx_send_raw(void *sock, const struct rb_peer *peer, const uint8_t *buf, size_t len,
+		   bool dontwait)
 {
 	int fl = dontwait ? ZMQ_DONTWAIT : 0;
+
+	if (peer && zmq_send(sock, peer->rid, peer->rid_len, ZMQ_SNDMORE | fl) < 0)
+		return -errno;
+	if (zmq_send(sock, buf, len, fl) < 0)
+		return -errno;
+	return 0;
+}
+
+int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait)
+{
 	uint8_t *buf;
 	size_t len;
 	int r = rb_wire_pack(e, &buf, &len);
 
 	if (r)
 		return r;
-	if (peer && zmq_send(sock, peer->rid, peer->rid_len, ZMQ_SNDMORE | fl) < 0) {
-		r = -errno;
-		goto out_free;
-	}
-	if (zmq_send(sock, buf, len, fl) < 0)
-		r = -errno;
-out_free:
+	r = rb_tx_send_raw(sock, peer, buf, len, dontwait);
 	free(buf);
 	return r;
 }

@@ -45,6 +45,9 @@ void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
 void rb_tx_close(void *sock);
 /* Sends e (to peer on a ROUTER; peer NULL on a DEALER). 0 or negative errno. */
 int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait);
+/* Sends an envelope already packed (a spooled one). 0 or negative errno. */
+int rb_tx_send_raw(void *sock, const struct rb_peer *peer, const uint8_t *buf, size_t len,
+		   bool dontwait);
 /*
  * Waits up to timeout_ms (-1: forever) for one message. Returns 0 with a decoded
  * envelope, -EAGAIN on timeout, -EINTR when interrupted by a signal, or a decode

@@ -2,6 +2,8 @@
 #include "coord.h"
 
 #include <errno.h>
+#include <unistd.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -20,6 +22,7 @@
 #include "progress.h"
 #include "steady.h"
 #include "clocksync.h"
+#include "crc32c.h"
 #include "results.h"
 #include "transport.h"
 #include "units.h"
@@ -47,6 +50,12 @@ struct ragent {
 	uint32_t minor;		/* protocol minor version it speaks */
 	struct rb_clock_est clk;	/* its clock's offset from ours (common/clocksync.h) */
 	int64_t next_probe;
+	/* delivery: per agent process (epoch), the last data message applied */
+	struct seqpos {
+		uint64_t epoch, seq;
+		bool due;	/* an Ack to send */
+	} seqs[8];
+	unsigned nseqs;
 };
 
 struct summary {
@@ -87,6 +96,10 @@ struct coord {
 	} *roll;			/* per drive, in a rolling steady-state point */
 	bool roll_stopped;
 	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
+	int journal;			/* the run's journal (RESULTS.h5.journal); -1 none */
+	bool journal_dirty;
+	int64_t last_ack_flush;
+	char run[96];			/* this run's identity, for the agents' spools */
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
@@ -190,6 +203,7 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	}
 	rb_wire_init(&e);
 	w.campaign = k->c->name;
+	w.run = k->run;
 	e.body_case = RB__ENVELOPE__BODY_WELCOME;
 	e.welcome = &w;
 	send_to(k, a, &e);
@@ -577,6 +591,84 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 	}
 }
 
+/* The position of an agent process's numbered messages; the oldest is forgotten when full. */
+static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
+{
+	for (unsigned i = 0; i < a->nseqs; i++)
+		if (a->seqs[i].epoch == epoch)
+			return &a->seqs[i];
+	if (a->nseqs == sizeof(a->seqs) / sizeof(a->seqs[0])) {
+		memmove(a->seqs, a->seqs + 1, sizeof(a->seqs) - sizeof(a->seqs[0]));
+		a->nseqs--;
+	}
+	a->seqs[a->nseqs] = (struct seqpos){ .epoch = epoch };
+	return &a->seqs[a->nseqs++];
+}
+
+/* Appends a data message to the journal: u32 length, u32 crc32c, agent name NUL, envelope. */
+static void journal(struct coord *k, const struct ragent *a, const Rb__Envelope *e)
+{
+	uint8_t *buf, *rec;
+	size_t len, nl = strlen(a->name) + 1;
+	uint32_t l, c;
+
+	if (k->journal < 0 || rb_wire_pack(e, &buf, &len))
+		return;
+	rec = malloc(8 + nl + len);
+	if (rec) {
+		l = (uint32_t)(nl + len);
+		memcpy(rec + 8, a->name, nl);
+		memcpy(rec + 8 + nl, buf, len);
+		c = rb_crc32c(0, rec + 8, nl + len);
+		memcpy(rec, &l, 4);
+		memcpy(rec + 4, &c, 4);
+		if (write(k->journal, rec, 8 + nl + len) != (ssize_t)(8 + nl + len))
+			rb_err("cannot append to the journal: %s", strerror(errno));
+		k->journal_dirty = true;
+		free(rec);
+	}
+	free(buf);
+}
+
+/* Group commit: the journal on disk, then one cumulative Ack per agent process owed one. */
+static void flush_acks(struct coord *k, bool force)
+{
+	int64_t now = rb_mono_ns();
+	bool any = false;
+
+	if (!force && now - k->last_ack_flush < 20000000LL)
+		return;
+	k->last_ack_flush = now;
+	for (size_t i = 0; i < k->c->nagents && !any; i++)
+		for (unsigned j = 0; j < k->agents[i].nseqs; j++)
+			any |= k->agents[i].seqs[j].due;
+	if (!any)
+		return;
+	if (k->journal >= 0 && k->journal_dirty) {
+		if (fdatasync(k->journal))
+			rb_err("cannot sync the journal: %s", strerror(errno));
+		k->journal_dirty = false;
+	}
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+
+		for (unsigned j = 0; j < a->nseqs; j++) {
+			Rb__Envelope e;
+			Rb__Ack ack = RB__ACK__INIT;
+
+			if (!a->seqs[j].due)
+				continue;
+			a->seqs[j].due = false;
+			ack.epoch = a->seqs[j].epoch;
+			ack.seq = a->seqs[j].seq;
+			rb_wire_init(&e);
+			e.body_case = RB__ENVELOPE__BODY_ACK;
+			e.ack = &ack;
+			send_to(k, a, &e);
+		}
+	}
+}
+
 /* Round trips for each agent's clock offset: quickly after it registers, then every 2 s. */
 static void probe_clocks(struct coord *k)
 {
@@ -608,6 +700,7 @@ static int pump(struct coord *k, int timeout_ms)
 	int r;
 
 	probe_clocks(k);
+	flush_acks(k, timeout_ms > 0);
 	r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
 	int64_t t3 = rb_mono_ns();
 
@@ -656,6 +749,16 @@ static int pump(struct coord *k, int timeout_ms)
 	if (a->lost) {
 		a->lost = false;
 		rb_info("agent '%s' is back", a->name);
+	}
+	/* a numbered data message: once, in order, journaled before it is acknowledged */
+	if (e->seq) {
+		struct seqpos *x = seq_pos(a, e->epoch);
+
+		x->due = true;
+		if (e->seq != x->seq + 1)
+			goto out; /* a duplicate, or past a gap the agent will fill by sending again */
+		x->seq = e->seq;
+		journal(k, a, e);
 	}
 	switch (e->body_case) {
 	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
@@ -1412,7 +1515,7 @@ static int select_drives(struct coord *k, struct rb_campaign *c)
 
 int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 {
-	struct coord k = { .c = c, .o = o };
+	struct coord k = { .c = c, .o = o, .journal = -1 };
 	char path[4096], err[512], bound[256] = "";
 	const char *status = "complete";
 	int rc = RB_EXIT_FAILED, r;
@@ -1421,6 +1524,8 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	k.agents = calloc(c->nagents, sizeof(*k.agents));
 	if (!k.agents)
 		goto out;
+	/* this run's identity: the agents' spool files carry it */
+	snprintf(k.run, sizeof(k.run), "%" PRIx64 "-%d", (uint64_t)rb_wall_ns(), (int)getpid());
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
 	struct rb_keypair server;
@@ -1509,6 +1614,15 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	}
 	if (o->ret_path)
 		snprintf(o->ret_path, o->ret_path_len, "%s", path);
+	{
+		/* every data message an agent sends, as received, before it is acknowledged */
+		char jp[4200];
+
+		snprintf(jp, sizeof(jp), "%s.journal", path);
+		k.journal = open(jp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (k.journal < 0)
+			rb_warn("cannot create the journal '%s': %s", jp, strerror(errno));
+	}
 	write_static_rows(&k);
 	started = true;
 	unsigned skip_phase = UINT_MAX;
@@ -1542,6 +1656,8 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		if (stopped(&k))
 			break;
 	}
+	/* the last messages acknowledged before the agents are told to stop */
+	flush_acks(&k, true);
 	if (k.fatal) {
 		status = "failed";
 		rc = RB_EXIT_FAILED;
@@ -1601,6 +1717,10 @@ out:
 	free(k.sum);
 	free(k.health);
 	roll_free(&k);
+	if (k.journal >= 0) {
+		fdatasync(k.journal);
+		close(k.journal);
+	}
 	free(k.ss);
 	free(k.refused);
 	rb_progress_free(k.prog);

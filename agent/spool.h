@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The agent's spool: every data message (samples, health, results, point done) is written
+ * to STATE_DIR/spool/RUN-EPOCH.spool before it is sent, numbered (epoch, seq). The
+ * coordinator acknowledges cumulatively once its journal holds them; what it has not
+ * acknowledged is sent again (after a silence, or by the next process of this agent after
+ * a crash). A record: u32 length, u32 crc32c of the bytes, u64 seq, the envelope bytes.
+ */
+#ifndef RB_SPOOL_H
+#define RB_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rb_spool {
+	int fd;
+	char path[4096];
+	uint64_t epoch;
+	uint64_t last;		/* the last seq written */
+	uint64_t acked;		/* the coordinator's cumulative ack */
+	bool dirty;		/* written since the last fsync */
+};
+
+/* Opens (creates) dir/RUN-EPOCH.spool. 0 or negative errno. */
+int rb_spool_open(struct rb_spool *s, const char *state_dir, const char *run, uint64_t epoch);
+void rb_spool_close(struct rb_spool *s);
+/* Appends one record with seq; 0 or negative errno (the message must not be sent then). */
+int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t len);
+int rb_spool_sync(struct rb_spool *s);
+/* The coordinator holds everything up to seq; when that is all, the file is emptied. */
+void rb_spool_acked(struct rb_spool *s, uint64_t seq);
+/* Calls fn for each whole record of a spool file with seq > after, in order; a torn tail
+ * (a crash mid-write) ends the walk. Returns records seen, or negative errno. */
+long rb_spool_walk(const char *path, uint64_t after,
+		   int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg);
+
+/* The last whole record's seq of a spool file; 0 when it holds none. */
+uint64_t rb_spool_last_seq(const char *path);
+
+/* rackbench-agent spool FILE: the records as JSON lines (a reader apart from the
+ * coordinator, for tests and for people). */
+int rb_spool_dump_cmd(int argc, char **argv);
+
+#endif
