@@ -1138,7 +1138,7 @@ static int run_point(struct coord *k, const struct rb_point *p)
 	int64_t budget = p->purge[0] ? 6LL * 3600 * 1000000000LL
 				     : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 +
 					       60LL * 1000000000LL;
-	int64_t deadline = rb_mono_ns() + budget;
+	int64_t deadline = rb_mono_ns() + budget, next_flush = rb_mono_ns() + 5000000000LL;
 
 	k->cur_point = p->index;
 	for (size_t i = 0; i < k->c->ndrives; i++)
@@ -1215,6 +1215,13 @@ static int run_point(struct coord *k, const struct rb_point *p)
 		while (pump(k, 0) == 0)
 			;
 		rb_progress_tick(k->prog);
+		/* rows reach the file every few seconds, not only at the point's end: memory
+		 * stays bounded on long points, and a crash loses at most that much of them */
+		if (now >= next_flush) {
+			if (rb_results_flush(k->res))
+				rb_err("cannot write results: HDF5 append failed");
+			next_flush = now + 5000000000LL;
+		}
 	}
 	if (rb_results_flush(k->res))
 		rb_err("cannot write results: HDF5 append failed");
