@@ -265,6 +265,17 @@ static void ss_note(struct coord *k, long row, int di, unsigned round)
 
 static void stop_agents(struct coord *k, const char *reason);
 
+/* A verdict row's window figures, from the judge (both steady-state modes). */
+static void steady_fill(struct rb_row_steady *row, const struct rb_steady *st)
+{
+	row->avg = st->avg;
+	row->min = st->min;
+	row->max = st->max;
+	row->slope = st->slope;
+	row->range_ok = st->range_ok;
+	row->slope_ok = st->slope_ok;
+}
+
 static void roll_free(struct coord *k)
 {
 	for (size_t i = 0; k->roll && i < k->c->ndrives; i++)
@@ -354,12 +365,7 @@ static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
 	st.window = P->steady_window;
 	st.steady = r->steady;
 	st.steady_round = r->steady ? (uint32_t)r->at + 1 : 0;
-	st.avg = r->st.avg;
-	st.min = r->st.min;
-	st.max = r->st.max;
-	st.slope = r->st.slope;
-	st.range_ok = r->st.range_ok;
-	st.slope_ok = r->st.slope_ok;
+	steady_fill(&st, &r->st);
 	rb_results_steady(k->res, &st);
 }
 
@@ -1333,12 +1339,7 @@ static bool steady_check(struct coord *k, unsigned ph, unsigned round)
 			row.window = P->steady_window;
 			row.steady = at >= 0;
 			row.steady_round = at >= 0 ? (uint32_t)at + 1 : 0;
-			row.avg = st.avg;
-			row.min = st.min;
-			row.max = st.max;
-			row.slope = st.slope;
-			row.range_ok = st.range_ok;
-			row.slope_ok = st.slope_ok;
+			steady_fill(&row, &st);
 			rb_results_steady(k->res, &row);
 			for (size_t i = 0; i < k->nss; i++) {
 				const struct ss_row *x = &k->ss[i];
