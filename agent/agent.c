@@ -416,11 +416,18 @@ static void resend_unacked(struct agent *a)
 {
 	if (a->spool.fd < 0 || a->spool.last <= a->spool.acked)
 		return;
+	static int64_t said;
+	int64_t now = rb_mono_ns();
+
 	rb_spool_sync(&a->spool);
 	long n = rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a);
 
-	rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held)",
-		a->spool.last - a->spool.acked, n);
+	/* said once in a while: a coordinator gone for good would fill the log otherwise */
+	if (now - said > 30000000000LL) {
+		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held)",
+			a->spool.last - a->spool.acked, n);
+		said = now;
+	}
 }
 
 /*
