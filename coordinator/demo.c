@@ -153,8 +153,9 @@ int rb_demo_cmd(int argc, char **argv)
 			       "Starts two local agents, each with two file-backed targets in a\n"
 			       "temporary folder, runs a small built-in campaign (4K random read\n"
 			       "and 128K sequential write at two queue depths, 2 s each), writes\n"
-			       "the HDF5 file into DIR (default: the current folder) and prints the\n"
-			       "table. No drives, no configuration, no root needed.\n");
+			       "the HDF5 file into DIR (default: the current folder) with its journal\n"
+			       "and an HTML report beside it, and prints the table. No drives, no\n"
+			       "configuration, no root needed.\n");
 			return RB_EXIT_OK;
 		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
 			out = argv[++i];
