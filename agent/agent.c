@@ -19,11 +19,10 @@
 #include "engine.h"
 #include "health.h"
 #include "history.h"
-#include "spool.h"
-#include "nvme.h"
-#include "purge.h"
 #include "keys.h"
 #include "nvme.h"
+#include "purge.h"
+#include "spool.h"
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
@@ -320,7 +319,6 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 /* A purge point: the purges run on a thread while the loop keeps the heartbeats going. */
 struct purging {
 	pthread_t th;
-	bool started;
 	atomic_bool done;
 	struct rb_purge_req req;
 	struct rb_guard_policy gp;
@@ -366,11 +364,6 @@ static bool busy(const struct agent *a)
 	return a->pt.run || a->pt.purge;
 }
 
-static bool busy_point(const struct agent *a)
-{
-	return busy(a);
-}
-
 static int send_env(struct agent *a, Rb__Envelope *e)
 {
 	int r;
@@ -385,8 +378,9 @@ static int send_env(struct agent *a, Rb__Envelope *e)
 		r = rb_wire_pack(e, &buf, &len);
 		if (r)
 			return r;
-		if (rb_spool_append(&a->spool, e->seq, buf, len) && !a->lost_data) {
-			rb_err("cannot write the spool '%s': %s", a->spool.path, strerror(errno));
+		r = rb_spool_append(&a->spool, e->seq, buf, len);
+		if (r && !a->lost_data) {
+			rb_err("cannot write the spool '%s': %s", a->spool.path, strerror(-r));
 			a->lost_data = true;
 		}
 		r = rb_tx_send_raw(a->sock, NULL, buf, len, false);
@@ -444,9 +438,7 @@ static void spool_for_run(struct agent *a, const char *run)
 	if (!run || !*run || !strcmp(run, a->run))
 		return;
 	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
-	if (a->spool.fd >= 0 && a->spool.acked >= a->spool.last)
-		unlink(a->spool.path);
-	rb_spool_close(&a->spool);
+	rb_spool_retire(&a->spool);
 	snprintf(a->run, sizeof(a->run), "%s", run);
 	a->seq = 0; /* numbered from 1 in each run */
 	a->last_ack_progress = rb_mono_ns();
@@ -495,8 +487,8 @@ static void on_ack(struct agent *a, const Rb__Ack *ack)
 	if (ack->epoch == a->epoch) {
 		if (ack->seq > a->spool.acked)
 			a->last_ack_progress = rb_mono_ns();
-		/* an idle agent's spool starts over once everything is held */
-		if (!busy_point(a))
+		/* the file starts over between points, once everything is held */
+		if (!busy(a))
 			rb_spool_acked(&a->spool, ack->seq);
 		else if (ack->seq > a->spool.acked)
 			a->spool.acked = ack->seq;
@@ -820,7 +812,7 @@ static void purging_free(struct purging *pg)
 }
 
 /* A purge point's results: a status per drive, then the point is done. */
-static void finish_purge(struct agent *a, const char *point_msg)
+static void finish_purge(struct agent *a)
 {
 	struct point *p = &a->pt;
 	struct purging *pg = p->purge;
@@ -836,7 +828,7 @@ static void finish_purge(struct agent *a, const char *point_msg)
 		dr.status = pg->rc[i] == 0 ? (char *)"ok"
 			    : pg->rc[i] == -EPERM ? (char *)"refused"
 						  : (char *)"error";
-		dr.message = pg->rc[i] ? pg->msg[i] : (char *)point_msg;
+		dr.message = pg->rc[i] ? pg->msg[i] : (char *)"purged";
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &dr;
@@ -1336,7 +1328,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			a.pt.next_health = rb_mono_ns() + (int64_t)a.pt.wl.health_interval_ns;
 		}
 		if (a.pt.purge && atomic_load(&a.pt.purge->done))
-			finish_purge(&a, "purged");
+			finish_purge(&a);
 		if (a.pt.run) {
 			bool done = rb_run_poll(a.pt.run, on_sample, &a);
 
@@ -1348,16 +1340,14 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	if (a.pt.purge) {
 		/* a purge is not interrupted halfway: the drive would be in no known state */
 		rb_warn("waiting for the purge of point %u to finish", a.pt.point);
-		finish_purge(&a, "purged");
+		finish_purge(&a);
 	}
 	if (a.pt.run) {
 		rb_run_stop(a.pt.run);
 		finish_point(&a);
 	}
 	/* what was not acknowledged stays in the spool for the next process */
-	if (a.spool.fd >= 0 && a.spool.acked >= a.spool.last)
-		unlink(a.spool.path);
-	rb_spool_close(&a.spool);
+	rb_spool_retire(&a.spool);
 	free(a.old);
 	rb_info("agent '%s' exiting", cfg->name);
 	rb_tx_close(a.sock);

@@ -80,23 +80,50 @@ void rb_history_read(const char *state_dir, const char *device, const char *seri
 	fclose(f);
 }
 
-int rb_history_add_write(const char *state_dir, const char *device, const char *serial,
-			 uint64_t bytes, uint64_t fill_passes, const char *what)
+/* Opens STATE_DIR/history.jsonl to append a record begun with its time, device and serial. */
+static FILE *record(const char *state_dir, const char *device, const char *serial)
 {
 	char file[PATH_MAX];
 	FILE *f;
 
-	if (!state_dir || !*state_dir)
-		return 0;
 	mkdir(state_dir, 0700);
 	snprintf(file, sizeof(file), "%s/history.jsonl", state_dir);
 	f = fopen(file, "ae");
 	if (!f)
-		return -errno;
+		return NULL;
 	fprintf(f, "{\"time_ns\": %" PRId64 ", \"device\": ", rb_wall_ns());
 	rb_json_str(f, device);
 	fputs(", \"serial\": ", f);
 	rb_json_str(f, serial ? serial : "");
+	return f;
+}
+
+int rb_history_add_purge(const char *state_dir, const char *device, const char *serial,
+			 const char *method, int result)
+{
+	FILE *f;
+
+	if (!state_dir || !*state_dir)
+		return 0;
+	f = record(state_dir, device, serial);
+	if (!f)
+		return -errno;
+	fputs(", \"event\": \"purge\", \"method\": ", f);
+	rb_json_str(f, method);
+	fprintf(f, ", \"result\": %d}\n", result);
+	return fclose(f) ? -EIO : 0;
+}
+
+int rb_history_add_write(const char *state_dir, const char *device, const char *serial,
+			 uint64_t bytes, uint64_t fill_passes, const char *what)
+{
+	FILE *f;
+
+	if (!state_dir || !*state_dir)
+		return 0;
+	f = record(state_dir, device, serial);
+	if (!f)
+		return -errno;
 	fprintf(f, ", \"event\": \"write\", \"bytes\": %" PRIu64 ", \"fill_passes\": %" PRIu64
 		   ", \"what\": ",
 		bytes, fill_passes);

@@ -21,6 +21,9 @@ struct rb_drive_history {
 /* The drive's history from STATE_DIR/history.jsonl (all zero when there is none). */
 void rb_history_read(const char *state_dir, const char *device, const char *serial,
 		     struct rb_drive_history *out);
+/* Records a purge (result 0: done) of a drive. */
+int rb_history_add_purge(const char *state_dir, const char *device, const char *serial,
+			 const char *method, int result);
 /* Records what a point wrote: bytes, and full sequential passes over span bytes. */
 int rb_history_add_write(const char *state_dir, const char *device, const char *serial,
 			 uint64_t bytes, uint64_t fill_passes, const char *what);

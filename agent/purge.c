@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "history.h"
 #include "target.h"
 
 #define MAX_NS 256
@@ -112,20 +113,7 @@ static size_t siblings(const char *dir, struct ns *out, size_t max)
 static void history(const struct rb_guard_policy *gp, const char *path, const char *serial,
 		    enum rb_purge_method m, int result)
 {
-	char file[PATH_MAX];
-	FILE *f;
-
-	if (!gp->state_dir || !*gp->state_dir)
-		return;
-	mkdir(gp->state_dir, 0700);
-	snprintf(file, sizeof(file), "%s/history.jsonl", gp->state_dir);
-	f = fopen(file, "ae");
-	if (!f)
-		return;
-	fprintf(f, "{\"time_ns\": %" PRId64 ", \"device\": \"%s\", \"serial\": \"%s\", "
-		   "\"event\": \"purge\", \"method\": \"%s\", \"result\": %d}\n",
-		rb_wall_ns(), path, serial, rb_purge_method_name(m), result);
-	fclose(f);
+	rb_history_add_purge(gp->state_dir, path, serial, rb_purge_method_name(m), result);
 }
 
 static int purge_nvme(const struct rb_purge_req *req, const struct rb_nvme_ops *ops,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "crc32c.h"
@@ -43,10 +44,18 @@ void rb_spool_close(struct rb_spool *s)
 	s->fd = -1;
 }
 
+void rb_spool_retire(struct rb_spool *s)
+{
+	if (s->fd >= 0 && s->acked >= s->last)
+		unlink(s->path);
+	rb_spool_close(s);
+}
+
 int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t len)
 {
 	uint8_t hdr[16];
 	uint32_t l = (uint32_t)len, c = rb_crc32c(0, buf, len);
+	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)buf, len } };
 	ssize_t w;
 
 	if (s->fd < 0)
@@ -55,15 +64,8 @@ int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t
 	memcpy(hdr + 4, &c, 4);
 	memcpy(hdr + 8, &seq, 8);
 	/* one write of header and body: a crash leaves at worst a torn last record */
-	uint8_t *rec = malloc(16 + len);
-
-	if (!rec)
-		return -ENOMEM;
-	memcpy(rec, hdr, 16);
-	memcpy(rec + 16, buf, len);
-	w = write(s->fd, rec, 16 + len);
-	free(rec);
-	if (w != (ssize_t)(16 + len))
+	w = writev(s->fd, iov, 2);
+	if (w != (ssize_t)(sizeof(hdr) + len))
 		return w < 0 ? -errno : -EIO;
 	s->last = seq;
 	s->dirty = true;

@@ -26,6 +26,8 @@ struct rb_spool {
 /* Opens (creates) dir/RUN-EPOCH.spool. 0 or negative errno. */
 int rb_spool_open(struct rb_spool *s, const char *state_dir, const char *run, uint64_t epoch);
 void rb_spool_close(struct rb_spool *s);
+/* Closes it, and removes the file when the coordinator holds all of it. */
+void rb_spool_retire(struct rb_spool *s);
 /* Appends one record with seq; 0 or negative errno (the message must not be sent then). */
 int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t len);
 int rb_spool_sync(struct rb_spool *s);

@@ -443,10 +443,7 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 			else
 				x->rounds = (unsigned)u;
 		} else if (key && !strcmp(key, "rolling")) {
-			if (val && !strcmp(val, "true"))
-				x->rolling = true;
-			else if (!(val && !strcmp(val, "false")))
-				ERR(L, n, key, "'rolling' must be true or false");
+			parse_bool(L, n, key, &x->rolling);
 		} else if (key && !strcmp(key, "metric")) {
 			if (val && !strcmp(val, "iops"))
 				x->metric = RB_TRACK_IOPS;

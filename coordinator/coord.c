@@ -2,6 +2,7 @@
 #include "coord.h"
 
 #include <errno.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -94,6 +95,7 @@ struct coord {
 		long at;
 		struct rb_steady st;
 	} *roll;			/* per drive, in a rolling steady-state point */
+	size_t roll_steady;		/* drives steady so far in this rolling point */
 	bool roll_stopped;
 	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
 	int journal;			/* the run's journal (RESULTS.h5.journal); -1 none */
@@ -234,6 +236,9 @@ static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elap
 	d->lat_p99_9_ns = rb_hist_percentile(h, 99.9);
 }
 
+/* How steady_state rows name the tracking metric (enum rb_track_metric). */
+static const char *const track_metric[] = { "iops", "mbps", "mean_latency_us" };
+
 /* A curve point's rate for one drive: the percentage of its own measured maximum. */
 static uint64_t curve_rate(struct coord *k, const struct rb_point *p, int di)
 {
@@ -309,6 +314,7 @@ static void roll_push(struct coord *k, const struct rb_point *p, struct roll *r)
 		if (r->st.steady) {
 			r->steady = true;
 			r->at = (long)r->n - 1;
+			k->roll_steady++;
 		}
 	}
 }
@@ -318,7 +324,6 @@ static void roll_sample(struct coord *k, int di, const Rb__Sample *smp)
 {
 	const struct rb_point *p = &k->c->points[k->cur_point];
 	struct roll *r;
-	bool all = true;
 
 	if (!k->roll || smp->point != k->cur_point || di < 0)
 		return;
@@ -334,9 +339,7 @@ static void roll_sample(struct coord *k, int di, const Rb__Sample *smp)
 	r->ios += smp->ios;
 	r->bytes += smp->bytes;
 	r->lat_ns += smp->lat_sum_ns;
-	for (size_t i = 0; i < k->c->ndrives; i++)
-		all &= k->roll[i].steady;
-	if (all && !k->roll_stopped) {
+	if (k->roll_steady == k->c->ndrives && !k->roll_stopped) {
 		k->roll_stopped = true;
 		rb_info("point %u: every drive is steady; stopping it", p->index);
 		stop_agents(k, "steady state reached");
@@ -347,7 +350,6 @@ static void roll_sample(struct coord *k, int di, const Rb__Sample *smp)
 static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
 			 struct rb_row_result *row)
 {
-	static const char *const metric[] = { "iops", "mbps", "mean_latency_us" };
 	const struct rb_phase *P = &k->c->phases[p->phase];
 	struct roll *r = &k->roll[di];
 	struct rb_row_steady st;
@@ -360,7 +362,7 @@ static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
 	copy(st.phase, sizeof(st.phase), P->name);
 	st.point = p->index;
 	st.rolling = 1;
-	copy(st.metric, sizeof(st.metric), metric[P->metric]);
+	copy(st.metric, sizeof(st.metric), track_metric[P->metric]);
 	st.rounds = r->n;
 	st.window = P->steady_window;
 	st.steady = r->steady;
@@ -614,25 +616,21 @@ static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
 /* Appends a data message to the journal: u32 length, u32 crc32c, agent name NUL, envelope. */
 static void journal(struct coord *k, const struct ragent *a, const Rb__Envelope *e)
 {
-	uint8_t *buf, *rec;
+	uint8_t *buf, hdr[8];
 	size_t len, nl = strlen(a->name) + 1;
 	uint32_t l, c;
 
 	if (k->journal < 0 || rb_wire_pack(e, &buf, &len))
 		return;
-	rec = malloc(8 + nl + len);
-	if (rec) {
-		l = (uint32_t)(nl + len);
-		memcpy(rec + 8, a->name, nl);
-		memcpy(rec + 8 + nl, buf, len);
-		c = rb_crc32c(0, rec + 8, nl + len);
-		memcpy(rec, &l, 4);
-		memcpy(rec + 4, &c, 4);
-		if (write(k->journal, rec, 8 + nl + len) != (ssize_t)(8 + nl + len))
-			rb_err("cannot append to the journal: %s", strerror(errno));
-		k->journal_dirty = true;
-		free(rec);
-	}
+	struct iovec iov[3] = { { hdr, sizeof(hdr) }, { (void *)a->name, nl }, { buf, len } };
+
+	l = (uint32_t)(nl + len);
+	c = rb_crc32c(rb_crc32c(0, a->name, nl), buf, len);
+	memcpy(hdr, &l, 4);
+	memcpy(hdr + 4, &c, 4);
+	if (writev(k->journal, iov, 3) != (ssize_t)(sizeof(hdr) + nl + len))
+		rb_err("cannot append to the journal: %s", strerror(errno));
+	k->journal_dirty = true;
 	free(buf);
 }
 
@@ -706,7 +704,7 @@ static int pump(struct coord *k, int timeout_ms)
 	int r;
 
 	probe_clocks(k);
-	flush_acks(k, timeout_ms > 0);
+	flush_acks(k, false);
 	r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
 	int64_t t3 = rb_mono_ns();
 
@@ -1151,6 +1149,7 @@ static int run_point(struct coord *k, const struct rb_point *p)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	/* a rolling steady state judges this point's intervals as they come */
 	k->roll_stopped = false;
+	k->roll_steady = 0;
 	roll_free(k);
 	if (k->c->phases[p->phase].steady_rolling)
 		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
@@ -1295,7 +1294,6 @@ static bool steady_check(struct coord *k, unsigned ph, unsigned round)
 	size_t *track = calloc(round + 1, sizeof(*track));
 	double *y = calloc(round + 1, sizeof(*y));
 	bool all = true, any = false, final = round >= P->steady_rounds;
-	static const char *const metric[] = { "iops", "mbps", "mean_latency_us" };
 
 	if (!track || !y) {
 		free(track);
@@ -1334,7 +1332,7 @@ static bool steady_check(struct coord *k, unsigned ph, unsigned round)
 			row.drive = (uint32_t)d;
 			copy(row.phase, sizeof(row.phase), P->name);
 			row.point = (uint32_t)track[round - 1];
-			copy(row.metric, sizeof(row.metric), metric[P->metric]);
+			copy(row.metric, sizeof(row.metric), track_metric[P->metric]);
 			row.rounds = round;
 			row.window = P->steady_window;
 			row.steady = at >= 0;
@@ -1353,7 +1351,8 @@ static bool steady_check(struct coord *k, unsigned ph, unsigned round)
 				rb_info("phase '%s': drive %s:%s steady at round %ld (window %ld-%ld, "
 					"average %.6g %s)",
 					P->name, c->drives[d].agent, c->drives[d].path, at + 1,
-					at + 2 - (long)P->steady_window, at + 1, st.avg, metric[P->metric]);
+					at + 2 - (long)P->steady_window, at + 1, st.avg,
+					track_metric[P->metric]);
 			else
 				rb_warn("phase '%s': drive %s:%s not steady after %u round(s)", P->name,
 					c->drives[d].agent, c->drives[d].path, round);

@@ -29,7 +29,7 @@ static const char *const cols[] = { "file",	    "point",	"drive",	 "model",
 				     "read_mean_us", "read_p99_us", "write_mean_us", "write_p99_us",
 				     "vs_baseline_pct", "outlier" };
 
-static int cmp_double(const void *a, const void *b)
+int rp_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -40,7 +40,7 @@ double rp_median(double *v, size_t n)
 {
 	if (!n)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), rp_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 

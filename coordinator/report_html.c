@@ -303,13 +303,6 @@ static struct series *series_for(struct series **s, size_t *ns, const char *name
 	return &n[(*ns)++];
 }
 
-static int cmp_x(const void *a, const void *b)
-{
-	const double *x = a, *y = b;
-
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
 static void sort_series(struct series *s)
 {
 	double *xy = malloc(s->n * 2 * sizeof(double) + 1);
@@ -318,7 +311,7 @@ static void sort_series(struct series *s)
 		return;
 	for (size_t k = 0; k < s->n; k++)
 		xy[2 * k] = s->x[k], xy[2 * k + 1] = s->y[k];
-	qsort(xy, s->n, 2 * sizeof(double), cmp_x);
+	qsort(xy, s->n, 2 * sizeof(double), rp_cmp_double);
 	for (size_t k = 0; k < s->n; k++)
 		s->x[k] = xy[2 * k], s->y[k] = xy[2 * k + 1];
 	free(xy);
@@ -807,7 +800,7 @@ int rp_html(const struct rp_report *r, const char *path)
 {
 	char tmp[4096];
 	FILE *o;
-	int charts = 0, e;
+	int e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
@@ -843,9 +836,7 @@ int rp_html(const struct rp_report *r, const char *path)
 	if (e == 0)
 		fputs("<h2>Throughput and latency against queue depth</h2>\n<p class=\"note\">No "
 		      "queue-depth sweep in these results.</p>\n", o);
-	charts += e > 0 ? e : 0;
-	e = sweeps(o, r, true, "Latency against IOPS (rate curves)");
-	charts += e > 0 ? e : 0;
+	sweeps(o, r, true, "Latency against IOPS (rate curves)");
 	steady_section(o, r);
 	fputs("<h2>Preconditioning</h2>\n", o);
 	e = timeseries(o, r);
@@ -895,7 +886,6 @@ int rp_html(const struct rp_report *r, const char *path)
 		fprintf(o, "<p class=\"note\">rackbench " RB_VERSION ", %s.</p>\n</body></html>\n",
 			ts);
 	}
-	(void)charts;
 	if (ferror(o) | fclose(o)) {
 		e = -EIO;
 		unlink(tmp);

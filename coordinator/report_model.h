@@ -92,6 +92,8 @@ struct rp_report {
 	"of the median) among the drives of its model (MAD: median absolute deviation)"
 bool rp_is_outlier(double x, double median, double mad);
 double rp_median(double *v, size_t n); /* sorts v */
+/* qsort order of doubles; also of records that start with a double (x of an x,y pair). */
+int rp_cmp_double(const void *a, const void *b);
 const char *rp_metric_name(enum rp_metric m);
 /* A cell's figure for a metric; NAN when it has none. */
 double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);

@@ -104,6 +104,18 @@ class Agent:
         return self.proc.returncode
 
 
+def file_agents(ep, tmp, prefix, names=("a1", "a2")):
+    """Agents PREFIX-NAME, each offering and allowing NAME/disk0.dat and NAME/disk1.dat
+    under tmp (laid out on first use), its state folder tmp/NAME."""
+    agents = []
+    for name in names:
+        os.makedirs(os.path.join(tmp, name), exist_ok=True)
+        t = [f"{name}/disk0.dat", f"{name}/disk1.dat"]
+        agents.append(Agent(ep, f"{prefix}-{name}", t, allow=t, cwd=tmp,
+                            state_dir=os.path.join(tmp, name)))
+    return agents
+
+
 def run(args, timeout=180, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
 
@@ -195,6 +207,16 @@ class LoopDevices:
     def __exit__(self, *a):
         for d in self.devs:
             subprocess.run(["losetup", "-d", d])
+
+
+def need_faultfs():
+    """Skips unless a faultfs file and a loop device over it can be made here."""
+    if os.geteuid() != 0:
+        skip("needs root for a FUSE mount and a loop device")
+    if not os.path.exists(FAULTFS):
+        skip("faultfs was not built: install libfuse3-dev")
+    if not os.path.exists("/dev/fuse"):
+        skip("needs /dev/fuse")
 
 
 class Faulty:

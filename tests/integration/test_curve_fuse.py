@@ -7,15 +7,10 @@ percentage, and the achieved IOPS is within 2% of it."""
 import glob
 import os
 
-from rbtest import (COORD, FAULTFS, Agent, Faulty, Tmp, check, free_port, h5, run, skip)
+from rbtest import COORD, Agent, Faulty, Tmp, check, free_port, h5, need_faultfs, run
 
 h5py = h5()
-if os.geteuid() != 0:
-    skip("needs root for a FUSE mount and a loop device")
-if not os.path.exists(FAULTFS):
-    skip("faultfs was not built: install libfuse3-dev")
-if not os.path.exists("/dev/fuse"):
-    skip("needs /dev/fuse")
+need_faultfs()
 
 with Tmp() as tmp:
     f = Faulty(tmp, "slow", "--size=16m", "--delay-us=1000", "--delay-every=1")

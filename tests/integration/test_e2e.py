@@ -6,7 +6,7 @@ import json
 import os
 
 import layout
-from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run
+from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run
 
 h5py = h5()
 import numpy as np  # noqa: E402
@@ -15,12 +15,7 @@ campaign = os.path.join(SRC, "tests", "campaigns", "e2e.yaml")
 with Tmp() as tmp:
     port = free_port()
     ep = f"tcp://127.0.0.1:{port}"
-    agents = []
-    for name in ("a1", "a2"):
-        os.mkdir(os.path.join(tmp, name))
-        t = [f"{name}/disk0.dat", f"{name}/disk1.dat"]
-        agents.append(Agent(ep, f"e2e-{name}", t, allow=t, cwd=tmp,
-                            state_dir=os.path.join(tmp, name)))
+    agents = file_agents(ep, tmp, "e2e")
     try:
         r = run([COORD, "run", campaign, "--listen", ep, "--results", os.path.join(tmp, "out")])
     finally:

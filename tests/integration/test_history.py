@@ -7,7 +7,7 @@ it."""
 import glob
 import os
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Tmp, check, file_agents, free_port, h5, run
 
 h5py = h5()
 MIB = 1 << 20
@@ -30,8 +30,7 @@ phases:
 
 def campaign_run(tmp, tag):
     ep = f"tcp://127.0.0.1:{free_port()}"
-    t = ["a1/disk0.dat", "a1/disk1.dat"]
-    a = Agent(ep, "hi-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "a1"))
+    (a,) = file_agents(ep, tmp, "hi", ("a1",))
     out = os.path.join(tmp, tag)
     try:
         r = run([COORD, "run", os.path.join(tmp, "c.yaml"), "--listen", ep, "--results", out])

@@ -8,17 +8,11 @@
    device, and both are above the 1 ms the filesystem adds.
 """
 import json
-import os
 import shutil
 
-from rbtest import AGENT, FAULTFS, Faulty, Tmp, check, run, skip
+from rbtest import AGENT, Faulty, Tmp, check, need_faultfs, run, skip
 
-if os.geteuid() != 0:
-    skip("needs root for a FUSE mount and a loop device")
-if not os.path.exists(FAULTFS):
-    skip("faultfs was not built: install libfuse3-dev")
-if not os.path.exists("/dev/fuse"):
-    skip("needs /dev/fuse")
+need_faultfs()
 
 
 with Tmp() as tmp:

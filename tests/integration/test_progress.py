@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import time
 
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, run, skip
+from rbtest import COORD, Tmp, check, file_agents, free_port, h5, run, skip
 
 h5py = h5()
 
@@ -40,8 +40,7 @@ def campaign(tmp):
 
 
 def agent(tmp, ep):
-    t = ["a1/disk0.dat", "a1/disk1.dat"]
-    return Agent(ep, "prog-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "a1"))
+    return file_agents(ep, tmp, "prog", ("a1",))[0]
 
 
 with Tmp() as tmp:

@@ -9,7 +9,7 @@ import os
 import subprocess
 import tempfile
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Tmp, check, file_agents, free_port, h5, run
 
 h5py = h5()
 
@@ -39,7 +39,7 @@ with Tmp() as tmp:
     check(r.returncode == 0 and "phase clean: purge (zero)" in r.stdout, r.stdout)
     ep = f"tcp://127.0.0.1:{free_port()}"
     t = ["a1/disk0.dat", "a1/disk1.dat"]
-    a = Agent(ep, "pg-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "a1"))
+    (a,) = file_agents(ep, tmp, "pg", ("a1",))
     try:
         r = run([COORD, "run", c, "--listen", ep, "--results", os.path.join(tmp, "out")])
     finally:

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 
 import synth
-from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
+from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
 
 h5py = h5()
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -63,12 +63,7 @@ def render(page, tmp, shot=None):
 with Tmp() as tmp:
     port = free_port()
     ep = f"tcp://127.0.0.1:{port}"
-    agents = []
-    for name in ("a1", "a2"):
-        os.mkdir(os.path.join(tmp, name))
-        t = [f"{name}/disk0.dat", f"{name}/disk1.dat"]
-        agents.append(Agent(ep, f"rep-{name}", t, allow=t, cwd=tmp,
-                            state_dir=os.path.join(tmp, name)))
+    agents = file_agents(ep, tmp, "rep")
     try:
         r = run([COORD, "run", os.path.join(SRC, "tests", "campaigns", "report.yaml"),
                  "--listen", ep, "--results", os.path.join(tmp, "out")])

@@ -9,7 +9,7 @@ stops a 20 s point once every drive's last 5 intervals are steady, and says so."
 import glob
 import os
 
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import COORD, Tmp, check, file_agents, free_port, h5, run
 
 h5py = h5()
 
@@ -42,8 +42,7 @@ with Tmp() as tmp:
           in r.stdout, r.stdout)
     os.mkdir(os.path.join(tmp, "a1"))
     ep = f"tcp://127.0.0.1:{free_port()}"
-    t = ["a1/disk0.dat", "a1/disk1.dat"]
-    a = Agent(ep, "ss-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "a1"))
+    (a,) = file_agents(ep, tmp, "ss", ("a1",))
     try:
         r = run([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out")])
     finally:
