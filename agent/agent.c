@@ -537,6 +537,9 @@ static void send_hello(struct agent *a, uint64_t epoch)
 	h.kernel = kernel;
 	h.rb_version = (char *)RB_VERSION;
 	h.epoch = epoch;
+	/* what a restarted coordinator must hear before it judges which points are done */
+	h.run = a->run;
+	h.spooled = a->spool.fd >= 0 ? a->spool.last : 0;
 	for (size_t i = 0; i < c->nlabels; i++) {
 		char *eq = strchr(c->labels[i], '=');
 
@@ -1147,15 +1150,7 @@ static void finish_point(struct agent *a)
 
 static void send_error(struct agent *a, int code, const char *msg)
 {
-	Rb__Envelope e;
-	Rb__Error er = RB__ERROR__INIT;
-
-	er.code = code;
-	er.message = (char *)msg;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_ERROR;
-	e.error = &er;
-	rb_tx_send(a->sock, NULL, &e, true);
+	rb_tx_send_error(a->sock, NULL, code, msg);
 }
 
 int rb_agent_serve(const struct rb_agent_cfg *cfg)

@@ -152,21 +152,8 @@ static int dump_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 		printf("}\n");
 		return 0;
 	}
-	printf("{\"seq\": %" PRIu64 ", \"epoch\": %" PRIu64 ", \"body\": \"%s\"", seq, e->epoch,
-	       rb_wire_body_name(e));
-	if (e->body_case == RB__ENVELOPE__BODY_SAMPLES) {
-		printf(", \"samples\": [");
-		for (size_t i = 0; i < e->samples->n_samples; i++) {
-			const Rb__Sample *x = e->samples->samples[i];
-
-			printf("%s{\"drive\": ", i ? ", " : "");
-			rb_json_str(stdout, x->drive);
-			printf(", \"point\": %u, \"attempt\": %u, \"interval\": %u, \"direction\": %u, "
-			       "\"ios\": %" PRIu64 "}",
-			       x->point, x->attempt, x->interval, x->direction, x->ios);
-		}
-		printf("]");
-	}
+	printf("{");
+	rb_wire_json_fields(stdout, e);
 	printf("}\n");
 	rb_wire_free(e);
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zmq.h>
 
 static void *ctx;
@@ -193,4 +194,126 @@ int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelop
 	if (ret_peer)
 		*ret_peer = peer;
 	return r;
+}
+
+/* ---- the local control socket: text requests and replies (REQ/REP over ipc) ---- */
+
+#define CONTROL_MAX (8u << 20)
+
+void *rb_tx_control_bind(const char *path)
+{
+	void *s = zmq_socket(rb_tx_context(), ZMQ_REP);
+	int64_t maxmsg = CONTROL_MAX;
+	int linger = 1000;
+	char ep[4200];
+	mode_t old;
+	int r;
+
+	if (!s)
+		return NULL;
+	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+	snprintf(ep, sizeof(ep), "ipc://%s", path);
+	/* only this user (root, for a system service) may start campaigns */
+	old = umask(077);
+	r = zmq_bind(s, ep);
+	umask(old);
+	if (r) {
+		int e = errno;
+
+		zmq_close(s);
+		errno = e;
+		return NULL;
+	}
+	return s;
+}
+
+void *rb_tx_control_connect(const char *path, int timeout_ms)
+{
+	void *s = zmq_socket(rb_tx_context(), ZMQ_REQ);
+	int linger = 0;
+	char ep[4200];
+
+	if (!s)
+		return NULL;
+	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+	zmq_setsockopt(s, ZMQ_RCVTIMEO, &timeout_ms, sizeof(timeout_ms));
+	zmq_setsockopt(s, ZMQ_SNDTIMEO, &timeout_ms, sizeof(timeout_ms));
+	snprintf(ep, sizeof(ep), "ipc://%s", path);
+	if (zmq_connect(s, ep)) {
+		int e = errno;
+
+		zmq_close(s);
+		errno = e;
+		return NULL;
+	}
+	return s;
+}
+
+int rb_tx_text_send(void *sock, const char *buf, size_t len)
+{
+	return zmq_send(sock, buf, len, 0) < 0 ? -errno : 0;
+}
+
+int rb_tx_text_recv(void *sock, int timeout_ms, char **ret, size_t *ret_len)
+{
+	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
+	zmq_msg_t m;
+	int r, more = 0;
+	size_t ms = sizeof(more);
+
+	*ret = NULL;
+	r = zmq_poll(&it, 1, timeout_ms);
+	if (r < 0)
+		return -errno;
+	if (r == 0)
+		return -EAGAIN;
+	zmq_msg_init(&m);
+	if (zmq_msg_recv(&m, sock, 0) < 0) {
+		r = -errno;
+		zmq_msg_close(&m);
+		return r;
+	}
+	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ms);
+	*ret_len = zmq_msg_size(&m);
+	*ret = malloc(*ret_len + 1);
+	if (*ret) {
+		memcpy(*ret, zmq_msg_data(&m), *ret_len);
+		(*ret)[*ret_len] = '\0';
+	}
+	zmq_msg_close(&m);
+	/* one frame per request: more is drained and the request refused */
+	while (more) {
+		zmq_msg_init(&m);
+		zmq_msg_recv(&m, sock, 0);
+		zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ms);
+		zmq_msg_close(&m);
+		free(*ret);
+		*ret = NULL;
+	}
+	return *ret ? 0 : -EBADMSG;
+}
+
+int rb_tx_poll2(void *a, void *b, int timeout_ms)
+{
+	zmq_pollitem_t it[2] = { { .socket = a, .events = ZMQ_POLLIN },
+				 { .socket = b, .events = ZMQ_POLLIN } };
+	int r = zmq_poll(it, b ? 2 : 1, timeout_ms);
+
+	if (r < 0)
+		return -errno;
+	return ((it[0].revents & ZMQ_POLLIN) ? 1 : 0) | ((b && (it[1].revents & ZMQ_POLLIN)) ? 2 : 0);
+}
+
+int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const char *msg)
+{
+	Rb__Envelope e;
+	Rb__Error er = RB__ERROR__INIT;
+
+	er.code = code;
+	er.message = (char *)msg;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_ERROR;
+	e.error = &er;
+	return rb_tx_send(sock, peer, &e, true);
 }

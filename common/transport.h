@@ -48,6 +48,8 @@ int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bo
 /* Sends an envelope already packed (a spooled one). 0 or negative errno. */
 int rb_tx_send_raw(void *sock, const struct rb_peer *peer, const uint8_t *buf, size_t len,
 		   bool dontwait);
+/* An Error message (any version reads it): code (an errno) and text. */
+int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const char *msg);
 /*
  * Waits up to timeout_ms (-1: forever) for one message. Returns 0 with a decoded
  * envelope, -EAGAIN on timeout, -EINTR when interrupted by a signal, or a decode
@@ -55,5 +57,18 @@ int rb_tx_send_raw(void *sock, const struct rb_peer *peer, const uint8_t *buf, s
  */
 int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
 	       char *err, size_t errlen);
+
+/*
+ * The local control socket of `rackbench serve` (a REP socket on ipc://path, created
+ * owner-only) and its clients (REQ; a reply not within timeout_ms is an error). A
+ * request and a reply are one frame of text, at most 8 MiB.
+ */
+void *rb_tx_control_bind(const char *path);
+void *rb_tx_control_connect(const char *path, int timeout_ms);
+int rb_tx_text_send(void *sock, const char *buf, size_t len);
+/* 0 and a NUL-terminated copy to free, -EAGAIN on timeout, -EBADMSG, or -errno. */
+int rb_tx_text_recv(void *sock, int timeout_ms, char **ret, size_t *ret_len);
+/* Waits until a (bit 0) or b (bit 1; b may be NULL) has a message; 0 on timeout. */
+int rb_tx_poll2(void *a, void *b, int timeout_ms);
 
 #endif

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <inttypes.h>
+
+#include "jsonout.h"
 
 static __thread size_t decode_left;
 
@@ -136,5 +139,39 @@ const char *rb_wire_body_name(const Rb__Envelope *e)
 		return "heartbeat";
 	default:
 		return "unknown";
+	}
+}
+
+void rb_wire_json_fields(FILE *out, const Rb__Envelope *e)
+{
+	fprintf(out, "\"epoch\": %" PRIu64 ", \"seq\": %" PRIu64 ", \"body\": \"%s\"", e->epoch,
+		e->seq, rb_wire_body_name(e));
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_SAMPLES:
+		fprintf(out, ", \"samples\": [");
+		for (size_t i = 0; i < e->samples->n_samples; i++) {
+			const Rb__Sample *x = e->samples->samples[i];
+
+			fprintf(out, "%s{\"drive\": ", i ? ", " : "");
+			rb_json_str(out, x->drive);
+			fprintf(out, ", \"point\": %u, \"attempt\": %u, \"interval\": %u, "
+				     "\"direction\": %u, \"ios\": %" PRIu64 "}",
+				x->point, x->attempt, x->interval, x->direction, x->ios);
+		}
+		fprintf(out, "]");
+		break;
+	case RB__ENVELOPE__BODY_RESULT:
+		fprintf(out, ", \"drive\": ");
+		rb_json_str(out, e->result->drive);
+		fprintf(out, ", \"point\": %u, \"attempt\": %u, \"status\": ", e->result->point,
+			e->result->attempt);
+		rb_json_str(out, e->result->status);
+		break;
+	case RB__ENVELOPE__BODY_POINT_DONE:
+		fprintf(out, ", \"point\": %u, \"attempt\": %u", e->point_done->point,
+			e->point_done->attempt);
+		break;
+	default:
+		break;
 	}
 }

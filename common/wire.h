@@ -11,11 +11,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rackbench.pb-c.h"
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 1
+#define RB_PROTO_MINOR 2
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -33,5 +34,8 @@ int rb_wire_unpack(const uint8_t *buf, size_t len, Rb__Envelope **ret, char *err
 void rb_wire_free(Rb__Envelope *e);
 /* Name of the body type, for messages ("hello", "samples", ...). */
 const char *rb_wire_body_name(const Rb__Envelope *e);
+/* The message as JSON object members (epoch, seq, body, and for samples each sample's
+ * key; for results and PointDone the point): `rackbench-agent spool`, `rackbench journal`. */
+void rb_wire_json_fields(FILE *out, const Rb__Envelope *e);
 
 #endif

@@ -24,6 +24,7 @@
 #include "steady.h"
 #include "clocksync.h"
 #include "crc32c.h"
+#include "journal.h"
 #include "results.h"
 #include "transport.h"
 #include "units.h"
@@ -46,6 +47,8 @@ struct ragent {
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool lost, dropped, reassign;
+	char spool_run[96];	/* its Hello: the run of its spool, and the last message in it */
+	uint64_t spooled;
 	int64_t lost_deadline;
 	uint32_t attempt;	/* of the current point */
 	uint32_t minor;		/* protocol minor version it speaks */
@@ -99,6 +102,13 @@ struct coord {
 	bool roll_stopped;
 	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
 	int journal;			/* the run's journal (RESULTS.h5.journal); -1 none */
+	char journal_path[4200];
+	off_t jcursor;			/* resume: the next journal record to replay */
+	bool replaying;			/* resume: applying journaled messages, not live ones */
+	struct jpoint {
+		uint32_t attempt;	/* the newest attempt the journal has of the point */
+		bool any, done;		/* any message of it; its PointDone */
+	} *jp;				/* resume: [point][agent] */
 	bool journal_dirty;
 	int64_t last_ack_flush;
 	char run[96];			/* this run's identity, for the agents' spools */
@@ -181,6 +191,8 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 		a->reassign = true;
 	}
 	a->epoch = h->epoch;
+	copy(a->spool_run, sizeof(a->spool_run), h->run);
+	a->spooled = h->spooled;
 	copy(a->host, sizeof(a->host), h->hostname);
 	copy(a->kernel, sizeof(a->kernel), h->kernel);
 	copy(a->version, sizeof(a->version), h->rb_version);
@@ -339,7 +351,7 @@ static void roll_sample(struct coord *k, int di, const Rb__Sample *smp)
 	r->ios += smp->ios;
 	r->bytes += smp->bytes;
 	r->lat_ns += smp->lat_sum_ns;
-	if (k->roll_steady == k->c->ndrives && !k->roll_stopped) {
+	if (k->roll_steady == k->c->ndrives && !k->roll_stopped && !k->replaying) {
 		k->roll_stopped = true;
 		rb_info("point %u: every drive is steady; stopping it", p->index);
 		stop_agents(k, "steady state reached");
@@ -613,23 +625,18 @@ static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
 	return &a->seqs[a->nseqs++];
 }
 
-/* Appends a data message to the journal: u32 length, u32 crc32c, agent name NUL, envelope. */
+/* Appends a data message to the journal (coordinator/journal.h). */
 static void journal(struct coord *k, const struct ragent *a, const Rb__Envelope *e)
 {
-	uint8_t *buf, hdr[8];
-	size_t len, nl = strlen(a->name) + 1;
-	uint32_t l, c;
+	uint8_t *buf;
+	size_t len;
+	int r;
 
 	if (k->journal < 0 || rb_wire_pack(e, &buf, &len))
 		return;
-	struct iovec iov[3] = { { hdr, sizeof(hdr) }, { (void *)a->name, nl }, { buf, len } };
-
-	l = (uint32_t)(nl + len);
-	c = rb_crc32c(rb_crc32c(0, a->name, nl), buf, len);
-	memcpy(hdr, &l, 4);
-	memcpy(hdr + 4, &c, 4);
-	if (writev(k->journal, iov, 3) != (ssize_t)(sizeof(hdr) + nl + len))
-		rb_err("cannot append to the journal: %s", strerror(errno));
+	r = rb_journal_append(k->journal, a->name, buf, len);
+	if (r)
+		rb_err("cannot append to the journal: %s", strerror(-r));
 	k->journal_dirty = true;
 	free(buf);
 }
@@ -694,6 +701,8 @@ static void probe_clocks(struct coord *k)
 	}
 }
 
+static void dispatch(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t t3);
+
 /* Receives and dispatches one message; returns -EAGAIN on timeout. */
 static int pump(struct coord *k, int timeout_ms)
 {
@@ -705,6 +714,8 @@ static int pump(struct coord *k, int timeout_ms)
 
 	probe_clocks(k);
 	flush_acks(k, false);
+	if (k->o->tick)
+		k->o->tick(k->o->hook_arg);
 	r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
 	int64_t t3 = rb_mono_ns();
 
@@ -715,18 +726,9 @@ static int pump(struct coord *k, int timeout_ms)
 
 		snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
 		rb_err("bad message from '%s': %s", name, err);
-		if (r == -EPROTONOSUPPORT) {
-			/* tell the agent too, in a message any version can read */
-			Rb__Envelope ee;
-			Rb__Error er = RB__ERROR__INIT;
-
-			rb_wire_init(&ee);
-			er.code = -r;
-			er.message = err;
-			ee.body_case = RB__ENVELOPE__BODY_ERROR;
-			ee.error = &er;
-			rb_tx_send(k->sock, &peer, &ee, true);
-		}
+		/* tell the agent too, in a message any version can read */
+		if (r == -EPROTONOSUPPORT)
+			rb_tx_send_error(k->sock, &peer, -r, err);
 		return 0;
 	}
 	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
@@ -736,6 +738,9 @@ static int pump(struct coord *k, int timeout_ms)
 				e->hello->name);
 			goto out;
 		}
+		if (k->o->hello_hook)
+			k->o->hello_hook(k->o->hook_arg, &peer, e->hello, e->version_major,
+					 e->version_minor);
 		on_hello(k, &peer, e->hello, e->version_major, e->version_minor);
 		goto out;
 	}
@@ -764,6 +769,15 @@ static int pump(struct coord *k, int timeout_ms)
 		x->seq = e->seq;
 		journal(k, a, e);
 	}
+	dispatch(k, a, e, t3);
+out:
+	rb_wire_free(e);
+	return 0;
+}
+
+/* Applies one message of agent a (received at t3, our clock). */
+static void dispatch(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t t3)
+{
 	switch (e->body_case) {
 	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
 		for (size_t i = 0; i < e->preflight_reply->n_refusals; i++) {
@@ -807,9 +821,6 @@ static int pump(struct coord *k, int timeout_ms)
 		rb_debug("ignoring %s from '%s'", rb_wire_body_name(e), a->name);
 		break;
 	}
-out:
-	rb_wire_free(e);
-	return 0;
 }
 
 static bool stopped(struct coord *k)
@@ -1049,8 +1060,12 @@ static void write_drive_rows(struct coord *k)
 	rb_results_flush(k->res);
 }
 
-/* Sends the point to one agent, as the given attempt. Returns 0 or RB_EXIT_FAILED. */
-static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint32_t attempt)
+/*
+ * Sends the point to one agent, as the given attempt, to start at the point's common
+ * instant or (a re-run of one agent's part) at once. Returns 0 or RB_EXIT_FAILED.
+ */
+static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint32_t attempt,
+		  bool at_start)
 {
 	Rb__Envelope e;
 	Rb__Assign as = RB__ASSIGN__INIT;
@@ -1069,8 +1084,8 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.n_serials = as.n_drives;
 	as.purge = (char *)p->purge;
 	as.purge_ses = p->purge_ses;
-	/* the point's instant in the agent's clock; a re-run attempt starts at once */
-	if (k->start_at && attempt == 0 && a->clk.n)
+	/* the point's instant in the agent's clock */
+	if (k->start_at && at_start && a->clk.n)
 		as.start_at_ns = k->start_at + rb_clock_offset(&a->clk, NULL);
 	uint64_t *rates = NULL;
 
@@ -1136,14 +1151,9 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 
 #define LOST_AFTER_NS 5000000000LL /* no traffic for this long during a point: lost */
 
-static int run_point(struct coord *k, const struct rb_point *p)
+/* Per-point state, before the point's messages come (live or from the journal). */
+static void point_begin(struct coord *k, const struct rb_point *p)
 {
-	/* a purge may take hours (a sanitize); the agent's heartbeats say it is alive */
-	int64_t budget = p->purge[0] ? 6LL * 3600 * 1000000000LL
-				     : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 +
-					       60LL * 1000000000LL;
-	int64_t deadline = rb_mono_ns() + budget, next_flush = rb_mono_ns() + 5000000000LL;
-
 	k->cur_point = p->index;
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
@@ -1153,13 +1163,25 @@ static int run_point(struct coord *k, const struct rb_point *p)
 	roll_free(k);
 	if (k->c->phases[p->phase].steady_rolling)
 		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
+}
+
+/* Runs point p on every agent as the given attempt (0, or the next after a resume). */
+static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt)
+{
+	/* a purge may take hours (a sanitize); the agent's heartbeats say it is alive */
+	int64_t budget = p->purge[0] ? 6LL * 3600 * 1000000000LL
+				     : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 +
+					       60LL * 1000000000LL;
+	int64_t deadline = rb_mono_ns() + budget, next_flush = rb_mono_ns() + 5000000000LL;
+
+	point_begin(k, p);
 	/* every agent starts the point at one instant, far enough ahead for the messages */
 	k->start_at = rb_mono_ns() + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		k->agents[i].last_seen_ns = rb_mono_ns();
 		k->agents[i].lost = false;
 		k->agents[i].reassign = false;
-		if (assign(k, &k->agents[i], p, 0))
+		if (assign(k, &k->agents[i], p, attempt, true))
 			return RB_EXIT_FAILED;
 		if (k->agents[i].dropped)
 			drop_agent(k, &k->agents[i], p);
@@ -1180,7 +1202,7 @@ static int run_point(struct coord *k, const struct rb_point *p)
 				a->lost = false;
 				rb_warn("agent '%s' restarted during point %u: running it again as "
 					"attempt %u", a->name, p->index, a->attempt + 1);
-				assign(k, a, p, a->attempt + 1);
+				assign(k, a, p, a->attempt + 1, false);
 				if (now + budget > deadline)
 					deadline = now + budget;
 			} else if (!a->lost && now - a->last_seen_ns > LOST_AFTER_NS) {
@@ -1520,6 +1542,233 @@ static int select_drives(struct coord *k, struct rb_campaign *c)
 	return rc;
 }
 
+/* ---- resume: a crashed run's journal replayed into a new HDF5 file, then onwards ---- */
+
+/* The point (and attempt) a data message belongs to; false for messages of no point. */
+static bool msg_point(const Rb__Envelope *e, uint32_t *point, uint32_t *attempt)
+{
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_SAMPLES:
+		if (!e->samples->n_samples)
+			return false;
+		*point = e->samples->samples[0]->point;
+		*attempt = e->samples->samples[0]->attempt;
+		return true;
+	case RB__ENVELOPE__BODY_HEALTH:
+		*point = e->health->point;
+		*attempt = e->health->attempt;
+		return true;
+	case RB__ENVELOPE__BODY_RESULT:
+		*point = e->result->point;
+		*attempt = e->result->attempt;
+		return true;
+	case RB__ENVELOPE__BODY_POINT_DONE:
+		*point = e->point_done->point;
+		*attempt = e->point_done->attempt;
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum { J_SEQS, J_POINTS, J_REPLAY };
+
+struct jwalk {
+	struct coord *k;
+	int pass;
+	uint32_t upto;	/* J_REPLAY: messages of points up to this one */
+	bool stopped;	/* J_REPLAY: at a later point's message (k->jcursor) */
+};
+
+static int journal_record(void *arg, const char *agent, const uint8_t *buf, size_t len, off_t at)
+{
+	struct jwalk *w = arg;
+	struct coord *k = w->k;
+	struct ragent *a = agent_by_name(k, agent);
+	Rb__Envelope *e;
+	char err[256];
+	uint32_t point = 0, attempt = 0;
+	bool has;
+	int rc = 0;
+
+	if (!a)
+		return 0; /* not an agent of this campaign: nothing of it was used */
+	if (rb_wire_unpack(buf, len, &e, err, sizeof(err))) {
+		rb_warn("%s: the record at byte %lld is unreadable (%s); skipped", k->journal_path,
+			(long long)at, err);
+		return 0;
+	}
+	has = msg_point(e, &point, &attempt) && point < k->c->npoints;
+	switch (w->pass) {
+	case J_SEQS:
+		/* where each agent process's numbered messages stand: resent ones are dropped */
+		if (e->seq) {
+			struct seqpos *x = seq_pos(a, e->epoch);
+
+			if (e->seq > x->seq)
+				x->seq = e->seq;
+		}
+		break;
+	case J_POINTS:
+		/* which points the journal holds whole: each agent's newest attempt, done */
+		if (has) {
+			struct jpoint *j = &k->jp[point * k->c->nagents + (size_t)(a - k->agents)];
+
+			if (!j->any || attempt > j->attempt) {
+				j->attempt = attempt;
+				j->done = false;
+			}
+			j->any = true;
+			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_POINT_DONE)
+				j->done = true;
+		}
+		break;
+	case J_REPLAY:
+		if (has && point > w->upto) {
+			k->jcursor = at; /* the next point's: it comes next time */
+			w->stopped = true;
+			rc = 1;
+		} else if (has) {
+			dispatch(k, a, e, rb_mono_ns());
+		}
+		break;
+	}
+	rb_wire_free(e);
+	return rc;
+}
+
+static int journal_pass(struct coord *k, int pass, uint32_t upto)
+{
+	struct jwalk w = { .k = k, .pass = pass, .upto = upto };
+	char err[512];
+	off_t end;
+	long n;
+
+	if (pass == J_REPLAY && k->jcursor < 0)
+		return 0; /* walked to the end already */
+	n = rb_journal_walk(k->journal_path, pass == J_REPLAY ? k->jcursor : 0, NULL, journal_record,
+			    &w, &end, err, sizeof(err));
+	if (n < 0) {
+		rb_err("%s", err);
+		return RB_EXIT_FAILED;
+	}
+	if (pass == J_REPLAY && !w.stopped)
+		k->jcursor = -1; /* walked to the end: nothing of a later point */
+	return 0;
+}
+
+/* Whether the journal holds point i whole: every agent with drives sent its PointDone. */
+static bool point_whole(struct coord *k, size_t i)
+{
+	for (size_t a = 0; a < k->c->nagents; a++) {
+		const struct jpoint *j = &k->jp[i * k->c->nagents + a];
+		bool drives = false;
+
+		for (size_t d = 0; d < k->c->ndrives && !drives; d++)
+			drives = !strcmp(k->c->drives[d].agent, k->agents[a].name);
+		if (drives && !(j->any && j->done))
+			return false;
+	}
+	return true;
+}
+
+/* The journal's messages up to point p (stragglers of earlier points too), as they came. */
+static int replay(struct coord *k, const struct rb_point *p, uint32_t upto)
+{
+	struct rb_progress *prog = k->prog;
+	int rc;
+
+	point_begin(k, p);
+	k->replaying = true;
+	k->prog = NULL; /* the live view shows live points */
+	rc = journal_pass(k, J_REPLAY, upto);
+	k->prog = prog;
+	k->replaying = false;
+	return rc;
+}
+
+/*
+ * After a restart the agents send again what the crashed coordinator never
+ * acknowledged; their Hello says up to which message. Wait (up to 20 s) until the
+ * journal holds it, so that a point they finished meanwhile counts as done.
+ */
+static void await_spooled(struct coord *k)
+{
+	int64_t deadline = rb_mono_ns() + 20000000000LL;
+
+	for (;;) {
+		size_t behind = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++) {
+			struct ragent *a = &k->agents[i];
+
+			if (!strcmp(a->spool_run, k->run) && a->spooled > seq_pos(a, a->epoch)->seq)
+				behind++;
+		}
+		if (!behind || stopped(k))
+			return;
+		if (rb_mono_ns() >= deadline) {
+			rb_warn("%zu agent(s) did not send all of their spool within 20 s; what comes "
+				"later is still kept",
+				behind);
+			return;
+		}
+		pump(k, 100);
+	}
+}
+
+/* The crashed run's HDF5 file is kept beside, as PATH.crashed (or .crashed.N). */
+static int set_aside(const char *path)
+{
+	char to[4200];
+
+	if (access(path, F_OK))
+		return 0;
+	snprintf(to, sizeof(to), "%s.crashed", path);
+	for (int n = 1; !access(to, F_OK) && n < 1000; n++)
+		snprintf(to, sizeof(to), "%s.crashed.%d", path, n);
+	if (rename(path, to)) {
+		rb_err("cannot move '%s' aside: %s", path, strerror(errno));
+		return RB_EXIT_FAILED;
+	}
+	rb_info("the crashed run's file is kept as %s; a new one is built from the journal", to);
+	return 0;
+}
+
+/* The journal of a new run, opened before the first message, with the run's description. */
+static int journal_create(struct coord *k, const char *path)
+{
+	struct rb_journal_meta m = { .insecure = k->c->insecure, .start_ns = rb_wall_ns() };
+	char *abs;
+	int r;
+
+	snprintf(k->journal_path, sizeof(k->journal_path), "%s.journal", path);
+	r = rb_journal_open(k->journal_path, false, &k->journal);
+	if (r) {
+		rb_err("cannot create the journal '%s': %s", k->journal_path, strerror(-r));
+		return RB_EXIT_FAILED;
+	}
+	copy(m.run, sizeof(m.run), k->run);
+	copy(m.file, sizeof(m.file), k->c->file);
+	copy(m.listen, sizeof(m.listen), k->c->listen);
+	/* keys by absolute path: resume may run from another folder */
+	abs = k->c->key ? realpath(k->c->key, NULL) : NULL;
+	copy(m.key, sizeof(m.key), abs ? abs : k->c->key);
+	free(abs);
+	abs = k->c->agent_keys ? realpath(k->c->agent_keys, NULL) : NULL;
+	copy(m.agent_keys, sizeof(m.agent_keys), abs ? abs : k->c->agent_keys);
+	free(abs);
+	m.campaign = k->c->text;
+	r = rb_journal_write_meta(k->journal, &m);
+	if (!r && fdatasync(k->journal))
+		r = -errno;
+	if (r) {
+		rb_err("cannot write the journal '%s': %s", k->journal_path, strerror(-r));
+		return RB_EXIT_FAILED;
+	}
+	return 0;
+}
+
 int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 {
 	struct coord k = { .c = c, .o = o, .journal = -1 };
@@ -1535,9 +1784,28 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	snprintf(k.run, sizeof(k.run), "%" PRIx64 "-%d", (uint64_t)rb_wall_ns(), (int)getpid());
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
+	if (o->resume) {
+		/* the same run: the agents' spools and numbering go on where they were */
+		snprintf(k.run, sizeof(k.run), "%s", o->resume->run);
+		snprintf(k.journal_path, sizeof(k.journal_path), "%s.journal", o->results_path);
+		r = rb_journal_open(k.journal_path, true, &k.journal);
+		if (r) {
+			rb_err("cannot reopen the journal '%s': %s", k.journal_path, strerror(-r));
+			goto out;
+		}
+		if (journal_pass(&k, J_SEQS, 0))
+			goto out;
+	}
 	struct rb_keypair server;
 
-	if (!c->insecure) {
+	if (o->router) {
+		/* the socket (and its keys) belong to the caller: demo or service */
+		k.zap = o->zap;
+		c->insecure = !o->zap;
+		if (c->insecure)
+			rb_warn("running without keys (insecure): agents are not authenticated and "
+				"traffic is not encrypted");
+	} else if (!c->insecure) {
 		if (!c->key || !c->agent_keys) {
 			rb_err("%s: a keyed run needs 'key' (the coordinator's key pair) and "
 			       "'agent_keys' (the allow-list); or say 'insecure: true'", c->file);
@@ -1570,6 +1838,9 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		}
 		rb_info("listening on %s", bound);
 	}
+	for (size_t i = 0; i < o->nknown; i++)
+		on_hello(&k, &o->known[i].peer, o->known[i].hello->hello,
+			 o->known[i].hello->version_major, o->known[i].hello->version_minor);
 	rc = wait_agents(&k);
 	if (rc)
 		goto out_close;
@@ -1598,6 +1869,11 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	}
 	if (rc)
 		goto out_close;
+	if (o->resume) {
+		await_spooled(&k);
+		if (set_aside(o->results_path))
+			goto out_close;
+	}
 	if (o->results_path) {
 		snprintf(path, sizeof(path), "%s", o->results_path);
 	} else if ((r = results_path(c, path, sizeof(path)))) {
@@ -1611,7 +1887,8 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 								    .campaign_text = c->text,
 								    .methodology = rb_campaign_methodology(
 									    c, method, sizeof(method)),
-								    .start_ns = rb_wall_ns(),
+								    .start_ns = o->resume ? o->resume->start_ns
+											  : rb_wall_ns(),
 								    .insecure = c->insecure },
 				  err, sizeof(err));
 	if (!k.res) {
@@ -1621,18 +1898,27 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	}
 	if (o->ret_path)
 		snprintf(o->ret_path, o->ret_path_len, "%s", path);
-	{
-		/* every data message an agent sends, as received, before it is acknowledged */
-		char jp[4200];
-
-		snprintf(jp, sizeof(jp), "%s.journal", path);
-		k.journal = open(jp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (k.journal < 0)
-			rb_warn("cannot create the journal '%s': %s", jp, strerror(errno));
+	if (o->state) {
+		snprintf(o->state->results, sizeof(o->state->results), "%s", path);
+		o->state->npoints = c->npoints;
 	}
+	/* every data message an agent sends, as received, before it is acknowledged */
+	if (!o->resume && journal_create(&k, path))
+		goto out_close;
 	write_static_rows(&k);
 	started = true;
 	unsigned skip_phase = UINT_MAX;
+	/* resume: the points the journal holds whole are replayed, the rest run */
+	bool replaying = o->resume != NULL;
+	uint32_t attempt = 0;
+
+	if (replaying) {
+		k.jp = calloc(c->npoints * c->nagents + 1, sizeof(*k.jp));
+		if (!k.jp || journal_pass(&k, J_POINTS, 0)) {
+			rc = RB_EXIT_FAILED;
+			goto out_close;
+		}
+	}
 
 	for (size_t i = 0; i < c->npoints; i++) {
 		const struct rb_point *p = &c->points[i];
@@ -1641,9 +1927,31 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		if (p->round && p->phase == skip_phase)
 			continue;
 		write_point_row(&k, p);
-		rb_progress_point(k.prog, i);
-		rc = run_point(&k, p);
-		rb_progress_point_done(k.prog, stopped(&k) ? "aborted" : rc ? "failed" : "ok");
+		if (o->state)
+			o->state->point = i;
+		if (replaying && point_whole(&k, i)) {
+			rc = replay(&k, p, p->index);
+			rb_info("point %u ('%s'): restored from the journal", p->index, p->name);
+		} else {
+			if (replaying) {
+				/* what the journal has of this point stays, as its old attempt(s) */
+				for (size_t a = 0; a < c->nagents; a++) {
+					const struct jpoint *j = &k.jp[i * c->nagents + a];
+
+					if (j->any && j->attempt + 1 > attempt)
+						attempt = j->attempt + 1;
+				}
+				rc = replay(&k, p, UINT32_MAX);
+				replaying = false;
+				rb_info("resuming at point %u ('%s') as attempt %u", p->index, p->name,
+					attempt);
+			}
+			rb_progress_point(k.prog, i);
+			if (!rc)
+				rc = run_point(&k, p, attempt);
+			attempt = 0;
+			rb_progress_point_done(k.prog, stopped(&k) ? "aborted" : rc ? "failed" : "ok");
+		}
 		write_drive_rows(&k);
 		if (rc)
 			break;
@@ -1658,11 +1966,14 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		while (next < c->npoints && c->points[next].round &&
 		       c->points[next].phase == skip_phase)
 			next++;
-		if (next < c->npoints)
+		if (next < c->npoints && !replaying)
 			idle(&k, c->phases[p->phase].idle_ns);
 		if (stopped(&k))
 			break;
 	}
+	/* every point was whole in the journal: what came after the last one, too */
+	if (replaying && c->npoints && !rc)
+		rc = replay(&k, &c->points[c->npoints - 1], UINT32_MAX);
 	/* the last messages acknowledged before the agents are told to stop */
 	flush_acks(&k, true);
 	if (k.fatal) {
@@ -1719,7 +2030,8 @@ out_close:
 out:
 	for (size_t i = 0; k.agents && i < c->nagents; i++)
 		free(k.agents[i].targets);
-	rb_zap_stop(k.zap);
+	if (k.zap != o->zap)
+		rb_zap_stop(k.zap);
 	free(k.agents);
 	free(k.sum);
 	free(k.health);
@@ -1729,6 +2041,7 @@ out:
 		close(k.journal);
 	}
 	free(k.ss);
+	free(k.jp);
 	free(k.refused);
 	rb_progress_free(k.prog);
 	return rc;

@@ -13,6 +13,16 @@
 #include <stddef.h>
 
 #include "campaign.h"
+#include "journal.h"
+#include "transport.h"
+
+struct rb_zap;
+
+/* Where a run stands, for `rackbench status` (updated by rb_coord_run). */
+struct rb_coord_state {
+	size_t point, npoints;		/* the point running (index), of how many */
+	char results[4096];		/* the file being written; "" before */
+};
 
 struct rb_coord_opts {
 	void *router;			/* already bound (demo), or NULL to bind c->listen */
@@ -23,6 +33,25 @@ struct rb_coord_opts {
 	size_t ret_path_len;
 	bool resolve_only;		/* plan --resolve: agents, drives, guard verdicts; no IO */
 	const char *lock_path;		/* plan --lock: write the drives' identities here */
+	/* resume: results_path's journal describes the run; its whole points are replayed
+	 * into a new file (the old one kept as .crashed) and the rest run */
+	const struct rb_journal_meta *resume;
+	/* rackbench serve: its ZAP handler (with router; NULL keyless), a hook for every
+	 * Hello (any agent, of this campaign or not), one called between messages (the
+	 * control socket), and where the run stands */
+	struct rb_zap *zap;
+	void (*hello_hook)(void *arg, const struct rb_peer *peer, const Rb__Hello *h,
+			   uint32_t major, uint32_t minor);
+	void (*tick)(void *arg);
+	void *hook_arg;
+	struct rb_coord_state *state;
+	/* rackbench serve: the agents already connected, as their last Hello said: the run
+	 * starts with them at once instead of waiting for the next Hello */
+	const struct rb_known_agent {
+		struct rb_peer peer;
+		const Rb__Envelope *hello;
+	} *known;
+	size_t nknown;
 };
 
 /* Returns the process exit code (common/exitcode.h). */

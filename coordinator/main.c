@@ -11,6 +11,7 @@
 #include "keys.h"
 #include "plan.h"
 #include "report.h"
+#include "serve.h"
 #include "log.h"
 #include "transport.h"
 
@@ -41,6 +42,23 @@ static void usage(FILE *out)
 		"                    Lines (point_start, sample, health, point_done, run_done)\n"
 		"                    Connections use CURVE: only agents whose public key is on\n"
 		"                    --agent-keys (NAME KEY lines; SIGHUP rereads it) get in\n"
+		"  resume RESULTS.h5 [--listen ENDPOINT] [--events FILE]\n"
+		"                    carry on a run whose coordinator died: rebuild RESULTS.h5\n"
+		"                    from RESULTS.h5.journal (the old file is kept as\n"
+		"                    RESULTS.h5.crashed), then run the points not finished\n"
+		"                    (an interrupted one as its next attempt); the campaign, keys\n"
+		"                    and endpoint are the run's own, from the journal\n"
+		"  journal RESULTS.h5.journal\n"
+		"                    print a run's journal as JSON lines\n"
+		"  serve [--listen EP] [--key FILE --agent-keys FILE | --insecure] [--control PATH]\n"
+		"                    the coordinator as a service: agents stay connected; run and\n"
+		"                    resume submit campaigns to it (one at a time), and\n"
+		"  agents | status [RUN-ID] | abort [--control PATH]\n"
+		"                    ask it: its agents, the run going on or ended, stop the run.\n"
+		"                    'run' and 'resume' use a service when one listens on the\n"
+		"                    control socket (--control, $RACKBENCH_CONTROL, default\n"
+		"                    /run/rackbench/control as root), else run in-process;\n"
+		"                    --no-service forces in-process\n"
 		"  keygen DIR [NAME] a CURVE key pair: DIR/NAME.key and DIR/NAME.pub\n"
 		"  plan CAMPAIGN.yaml [--points] [--assume-capacity SIZE] [--assume-mbps N]\n"
 		"                    validate a campaign: points per phase, time, methodology\n"
@@ -57,11 +75,33 @@ static void usage(FILE *out)
 		"4 partial results, 5 below a spec (report --spec), 6 IO errors.\n");
 }
 
+/* path as an absolute one (for a service with another working folder); NULL stays. */
+static char *absolute(const char *path)
+{
+	char cwd[4096], *r = NULL;
+
+	if (!path)
+		return NULL;
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	if (asprintf(&r, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return r;
+}
+
+/* A service listening on the control socket, unless --no-service; its path in buf. */
+static bool use_service(const char *ctl, bool no_service, char *buf, size_t len)
+{
+	rb_control_path(ctl, buf, len);
+	return !no_service && rb_service_present(buf);
+}
+
 static int run_cmd(int argc, char **argv)
 {
 	const char *file = NULL, *results = NULL, *listen = NULL, *key = NULL, *agent_keys = NULL;
-	const char *events = NULL;
-	bool insecure = false;
+	const char *events = NULL, *ctl = NULL;
+	bool insecure = false, no_service = false;
+	char cpath[4096];
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -83,6 +123,10 @@ static int run_cmd(int argc, char **argv)
 			agent_keys = argv[++i];
 		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
 			events = argv[++i];
+		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
+			ctl = argv[++i];
+		} else if (!strcmp(argv[i], "--no-service")) {
+			no_service = true;
 		} else if (argv[i][0] == '-' || file) {
 			rb_err("unexpected argument '%s' (see 'rackbench help')", argv[i]);
 			return RB_EXIT_USAGE;
@@ -101,6 +145,24 @@ static int run_cmd(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	rb_diags_release(&d);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (use_service(ctl, no_service, cpath, sizeof(cpath))) {
+		/* the service's socket and keys serve every run */
+		char *f = realpath(file, NULL), *res = absolute(results ? results : c->results_dir),
+		     *ev = absolute(events);
+
+		if (insecure || listen || key || agent_keys)
+			rb_warn("--insecure, --listen, --key and --agent-keys are the service's: "
+				"ignored (or use --no-service)");
+		rc = rb_service_submit(cpath, "run", f ? f : file, c->text, res, ev, &stop);
+		free(f);
+		free(res);
+		free(ev);
+		rb_campaign_free(c);
+		rb_tx_context_term();
+		return rc;
+	}
 	if (insecure)
 		c->insecure = true;
 	if (results) {
@@ -119,11 +181,94 @@ static int run_cmd(int argc, char **argv)
 		free(c->agent_keys);
 		c->agent_keys = strdup(agent_keys);
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop, .events = events });
 	rb_campaign_free(c);
+	rb_tx_context_term();
+	return rc;
+}
+
+static int resume_cmd(int argc, char **argv)
+{
+	const char *path = NULL, *events = NULL, *listen = NULL, *ctl = NULL;
+	bool no_service = false;
+	char cpath[4096];
+	struct rb_journal_meta m;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char jp[4200], err[600];
+	long n;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return RB_EXIT_OK;
+		} else if (!strcmp(argv[i], "--events") && i + 1 < argc) {
+			events = argv[++i];
+		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
+			listen = argv[++i];
+		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
+			ctl = argv[++i];
+		} else if (!strcmp(argv[i], "--no-service")) {
+			no_service = true;
+		} else if (argv[i][0] == '-' || path) {
+			rb_err("unexpected argument '%s' (see 'rackbench help')", argv[i]);
+			return RB_EXIT_USAGE;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		rb_err("no results file: rackbench resume RESULTS.h5");
+		return RB_EXIT_USAGE;
+	}
+	snprintf(jp, sizeof(jp), "%s.journal", path);
+	n = rb_journal_walk(jp, 0, &m, NULL, NULL, NULL, err, sizeof(err));
+	if (n < 0) {
+		rb_err("%s", err);
+		return RB_EXIT_USAGE;
+	}
+	if (use_service(ctl, no_service, cpath, sizeof(cpath))) {
+		char *p = absolute(path), *ev = absolute(events);
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rc = rb_service_submit(cpath, "resume", p, NULL, NULL, ev, &stop);
+		free(p);
+		free(ev);
+		rb_journal_meta_free(&m);
+		rb_tx_context_term();
+		return rc;
+	}
+	rb_diags_init(&d);
+	if (rb_campaign_load(m.file, m.campaign, strlen(m.campaign), &c, &d)) {
+		rb_err("the campaign in '%s' no longer loads:", jp);
+		rb_diags_print(&d, stderr);
+		rb_diags_release(&d);
+		rb_journal_meta_free(&m);
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_release(&d);
+	/* the run's own settings, as it ran (flags included) */
+	c->insecure = m.insecure;
+	free(c->listen);
+	c->listen = strdup(listen ? listen : m.listen);
+	free(c->key);
+	c->key = m.key[0] ? strdup(m.key) : NULL;
+	free(c->agent_keys);
+	c->agent_keys = m.agent_keys[0] ? strdup(m.agent_keys) : NULL;
+	rb_info("resuming run %s of campaign '%s' (%s)", m.run, c->name, path);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop,
+						      .events = events,
+						      .results_path = path,
+						      .resume = &m });
+	rb_campaign_free(c);
+	rb_journal_meta_free(&m);
 	rb_tx_context_term();
 	return rc;
 }
@@ -137,6 +282,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return run_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "serve"))
+		return rb_serve_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "agents") || !strcmp(argv[1], "status") || !strcmp(argv[1], "abort"))
+		return rb_control_cmd(argv[1], argc - 1, argv + 1);
+	if (!strcmp(argv[1], "journal"))
+		return rb_journal_dump_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "resume"))
+		return resume_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "demo"))
 		return rb_demo_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "keygen"))

@@ -9,7 +9,7 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
-	[sanitize]=600 [fuzz]=180 [qemu]=120 [browser]=0 [slow]=0)
+	[sanitize]=600 [fuzz]=240 [qemu]=120 [browser]=0 [slow]=0)
 FAILED=0
 STAGES=()
 
@@ -79,7 +79,7 @@ run_fuzz() {
 	CC=clang configure_build build-fuzz -DRB_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug || return 1
 	# seconds per target
 	local secs=${RB_FUZZ_SECONDS:-30} rc=0
-	for t in fuzz_campaign fuzz_wire; do
+	for t in ${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal}; do
 		local corpus=$ROOT/build-fuzz/corpus-$t
 		mkdir -p "$corpus"
 		cp "$ROOT"/tests/fuzz/corpus/$t/* "$corpus"/ 2>/dev/null

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "exitcode.h"
+#include "jsonout.h"
+#include "log.h"
+#include "wire.h"
+
+#define MAGIC "rackbench-journal 1\n"
+/* a record: a name and the largest envelope the wire accepts */
+#define RECORD_MAX (RB_WIRE_MAX_BYTES + 4096u)
+
+int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len)
+{
+	size_t nl = strlen(agent) + 1;
+	uint8_t hdr[8];
+	uint32_t l = (uint32_t)(nl + len), c = rb_crc32c(rb_crc32c(0, agent, nl), buf, len);
+	struct iovec iov[3] = { { hdr, sizeof(hdr) }, { (void *)agent, nl }, { (void *)buf, len } };
+
+	memcpy(hdr, &l, 4);
+	memcpy(hdr + 4, &c, 4);
+	ssize_t w = writev(fd, iov, 3);
+
+	if (w < 0)
+		return -errno;
+	return w == (ssize_t)(sizeof(hdr) + nl + len) ? 0 : -EIO;
+}
+
+int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, MAGIC "run %s\nfile %s\nlisten %s\nkey %s\nagent_keys %s\ninsecure %d\n"
+		   "start_ns %" PRId64 "\ncampaign\n%s",
+		m->run, m->file, m->listen, m->key, m->agent_keys, m->insecure ? 1 : 0,
+		m->start_ns, m->campaign ? m->campaign : "");
+	if (fclose(f))
+		return -ENOMEM;
+	r = rb_journal_append(fd, "", (const uint8_t *)text, len);
+	free(text);
+	return r;
+}
+
+void rb_journal_meta_free(struct rb_journal_meta *m)
+{
+	if (m) {
+		free(m->campaign);
+		m->campaign = NULL;
+	}
+}
+
+static int parse_meta(const char *t, size_t len, struct rb_journal_meta *m)
+{
+	const char *p = t, *end = t + len;
+
+	if (len < strlen(MAGIC) || memcmp(t, MAGIC, strlen(MAGIC)))
+		return -EBADMSG;
+	p += strlen(MAGIC);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *sp;
+		char *dst = NULL;
+		size_t cap = 0, vl;
+
+		if (!nl)
+			return -EBADMSG;
+		if (nl - p == 8 && !memcmp(p, "campaign", 8)) {
+			m->campaign = strndup(nl + 1, (size_t)(end - nl - 1));
+			return m->campaign ? 0 : -ENOMEM;
+		}
+		sp = memchr(p, ' ', (size_t)(nl - p));
+		if (!sp)
+			return -EBADMSG;
+		vl = (size_t)(nl - sp - 1);
+#define KEY(k) ((size_t)(sp - p) == strlen(k) && !memcmp(p, k, strlen(k)))
+		if (KEY("run"))
+			dst = m->run, cap = sizeof(m->run);
+		else if (KEY("file"))
+			dst = m->file, cap = sizeof(m->file);
+		else if (KEY("listen"))
+			dst = m->listen, cap = sizeof(m->listen);
+		else if (KEY("key"))
+			dst = m->key, cap = sizeof(m->key);
+		else if (KEY("agent_keys"))
+			dst = m->agent_keys, cap = sizeof(m->agent_keys);
+		else if (KEY("insecure"))
+			m->insecure = vl == 1 && sp[1] == '1';
+		else if (KEY("start_ns"))
+			m->start_ns = strtoll(sp + 1, NULL, 10);
+#undef KEY
+		if (dst) {
+			if (vl >= cap)
+				return -EBADMSG;
+			memcpy(dst, sp + 1, vl);
+			dst[vl] = '\0';
+		}
+		p = nl + 1;
+	}
+	return -EBADMSG; /* no campaign */
+}
+
+long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
+		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf = NULL, hdr[8];
+	size_t cap = 0;
+	long n = 0;
+	off_t at = 0;
+	int rc = 0;
+
+	if (ret_end)
+		*ret_end = 0;
+	if (meta)
+		memset(meta, 0, sizeof(*meta));
+	if (!f) {
+		snprintf(err, errlen, "cannot open the journal '%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	if (from > 0) {
+		/* a later walk of the same file: the description was read before */
+		if (fseeko(f, from, SEEK_SET)) {
+			snprintf(err, errlen, "cannot seek in '%s': %s", path, strerror(errno));
+			fclose(f);
+			return -EIO;
+		}
+		at = from;
+	}
+	for (;;) {
+		uint32_t l, c;
+		size_t nl;
+
+		if (fread(hdr, 1, 8, f) != 8)
+			break;
+		memcpy(&l, hdr, 4);
+		memcpy(&c, hdr + 4, 4);
+		if (l == 0 || l > RECORD_MAX)
+			break; /* torn, or not ours */
+		if (l > cap) {
+			uint8_t *nb = realloc(buf, l);
+
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = l;
+		}
+		if (fread(buf, 1, l, f) != l || rb_crc32c(0, buf, l) != c)
+			break;
+		nl = strnlen((const char *)buf, l);
+		if (nl == l)
+			break;
+		if (at == 0) {
+			/* the first record describes the run */
+			if (nl != 0 || (meta && parse_meta((const char *)buf + 1, l - 1, meta))) {
+				snprintf(err, errlen, "'%s' is not a rackbench journal (or an older "
+						      "one without the run's description)", path);
+				rc = -EBADMSG;
+				break;
+			}
+		} else if (fn && nl > 0) {
+			rc = fn(arg, (const char *)buf, buf + nl + 1, l - nl - 1, at);
+			if (rc)
+				break;
+			n++;
+		}
+		at += 8 + (off_t)l;
+	}
+	if (rc == 0 && at == 0) {
+		snprintf(err, errlen, "the journal '%s' is empty or damaged at its start", path);
+		rc = -EBADMSG;
+	}
+	if (ret_end)
+		*ret_end = at;
+	free(buf);
+	fclose(f);
+	return rc ? rc : n;
+}
+
+int rb_journal_open(const char *path, bool resume, int *ret_fd)
+{
+	int fd;
+
+	if (resume) {
+		char err[256];
+		off_t end = 0;
+		long n = rb_journal_walk(path, 0, NULL, NULL, NULL, &end, err, sizeof(err));
+
+		if (n < 0)
+			return (int)n;
+		/* a record torn by the crash: cut off, the next one goes after the last whole one */
+		if (truncate(path, end))
+			return -errno;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (resume ? 0 : O_EXCL), 0644);
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
+}
+
+static int dump_one(void *arg, const char *agent, const uint8_t *buf, size_t len, off_t at)
+{
+	Rb__Envelope *e = NULL;
+	char err[256];
+
+	(void)arg;
+	printf("{\"at\": %lld, \"agent\": ", (long long)at);
+	rb_json_str(stdout, agent);
+	if (rb_wire_unpack(buf, len, &e, err, sizeof(err))) {
+		printf(", \"error\": ");
+		rb_json_str(stdout, err);
+	} else {
+		printf(", ");
+		rb_wire_json_fields(stdout, e);
+		rb_wire_free(e);
+	}
+	printf("}\n");
+	return 0;
+}
+
+int rb_journal_dump_cmd(int argc, char **argv)
+{
+	struct rb_journal_meta m;
+	char err[600];
+	off_t end;
+	long n;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr,
+			"usage: rackbench journal RESULTS.h5.journal\n\nPrints the run's description, "
+			"then each whole record of the journal as a JSON\nline: its byte offset, the "
+			"agent, epoch, seq, the message, and for samples each\nsample's key.\n");
+		return argc == 2 && !strcmp(argv[1], "--help") ? RB_EXIT_OK : RB_EXIT_USAGE;
+	}
+	n = rb_journal_walk(argv[1], 0, &m, dump_one, NULL, &end, err, sizeof(err));
+	if (n < 0) {
+		rb_err("%s", err);
+		return RB_EXIT_USAGE;
+	}
+	fprintf(stderr, "run %s, campaign file %s: %ld record(s), %lld bytes whole\n", m.run, m.file,
+		n, (long long)end);
+	rb_journal_meta_free(&m);
+	return RB_EXIT_OK;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The run's journal, RESULTS.h5.journal: every data message an agent sends, appended as
+ * received and fdatasync'ed before it is acknowledged, so that `rackbench resume` can
+ * rebuild the HDF5 file and carry on after a coordinator crash.
+ *
+ * Records: u32 length, u32 crc32c (both little-endian host order), then `length` bytes:
+ * the agent's name, NUL, the packed rb.Envelope. The first record has an empty name and
+ * holds the run's description (rb_journal_meta) instead of an envelope. A torn record at
+ * the end (a crash mid-append) ends the journal; resume cuts it off.
+ */
+#ifndef RB_JOURNAL_H
+#define RB_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What a resumed run needs to be the same run: written first, as text. */
+struct rb_journal_meta {
+	char run[96];		/* the run's identity (the agents' spools carry it) */
+	char file[1024];	/* the campaign file it was read from, for messages */
+	char listen[256], key[1024], agent_keys[1024];
+	bool insecure;
+	int64_t start_ns;
+	char *campaign;		/* the campaign's text (allocated) */
+};
+
+/* Opens (creating) the journal for appending; resume cuts a torn tail first. -errno. */
+int rb_journal_open(const char *path, bool resume, int *ret_fd);
+int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len);
+int rb_journal_write_meta(int fd, const struct rb_journal_meta *m);
+
+/* Called for each envelope record; a non-zero return stops the walk and is returned. */
+typedef int (*rb_journal_fn)(void *arg, const char *agent, const uint8_t *buf, size_t len,
+			     off_t at);
+/*
+ * Walks path's records from offset `from` (0: the start). meta, when not NULL, receives
+ * the description (release with rb_journal_meta_free). Returns the number of records
+ * walked, or -errno (-EBADMSG: not a journal, err says why); *ret_end is the end of the
+ * last whole record.
+ */
+long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
+		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen);
+void rb_journal_meta_free(struct rb_journal_meta *m);
+/* rackbench journal FILE: the records as JSON lines (a reader separate from resume). */
+int rb_journal_dump_cmd(int argc, char **argv);
+
+#endif

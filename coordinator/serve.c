@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: MIT
+#include "serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "clock.h"
+#include "coord.h"
+#include "diag.h"
+#include "exitcode.h"
+#include "journal.h"
+#include "keys.h"
+#include "log.h"
+#include "transport.h"
+
+const char *rb_control_path(const char *given, char *buf, size_t len)
+{
+	const char *env = getenv("RACKBENCH_CONTROL");
+
+	if (given && *given)
+		snprintf(buf, len, "%s", given);
+	else if (env && *env)
+		snprintf(buf, len, "%s", env);
+	else if (getuid() == 0)
+		snprintf(buf, len, "/run/rackbench/control");
+	else
+		snprintf(buf, len, "/tmp/rackbench-%u/control", (unsigned)getuid());
+	return buf;
+}
+
+bool rb_service_present(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return r == 0;
+}
+
+/* ---- the service ---- */
+
+struct reg {
+	char name[64], host[64], version[16], proto[16];
+	size_t ntargets;
+	int64_t first_ns, last_ns;	/* wall clock */
+	struct rb_peer peer;
+	Rb__Envelope *hello;		/* its last Hello, for the next run */
+};
+
+struct done_run {
+	char id[48], campaign[128], results[4096];
+	int rc;
+};
+
+struct service {
+	void *router, *control;
+	struct rb_zap *zap;
+	struct reg *agents;
+	size_t nagents, cap;
+	const char *results_dir, *log_dir;
+	/* the run going on */
+	bool running;
+	char id[48];
+	const struct rb_campaign *c;
+	struct rb_coord_state state;
+	/* the last runs, for `status ID` */
+	struct done_run done[16];
+	unsigned ndone;
+	unsigned seq;
+};
+
+static volatile sig_atomic_t quit, abort_run;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP) {
+		rb_zap_reload_requested = 1;
+		return;
+	}
+	quit = 1;
+	abort_run = 1; /* a run going on stops first: IO ends on every agent */
+}
+
+static struct reg *reg_find(struct service *s, const char *name, bool add)
+{
+	for (size_t i = 0; i < s->nagents; i++)
+		if (!strcmp(s->agents[i].name, name))
+			return &s->agents[i];
+	if (!add)
+		return NULL;
+	if (s->nagents == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		struct reg *n = realloc(s->agents, nc * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->agents = n;
+		s->cap = nc;
+	}
+	memset(&s->agents[s->nagents], 0, sizeof(s->agents[0]));
+	snprintf(s->agents[s->nagents].name, sizeof(s->agents[0].name), "%s", name);
+	s->agents[s->nagents].first_ns = rb_wall_ns();
+	return &s->agents[s->nagents++];
+}
+
+static bool in_run(struct service *s, const char *name)
+{
+	for (size_t i = 0; s->running && s->c && i < s->c->nagents; i++)
+		if (!strcmp(s->c->agents[i], name))
+			return true;
+	return false;
+}
+
+/* Every Hello, idle or during a run: the registry; agents no run needs are welcomed. */
+static void on_hello(void *arg, const struct rb_peer *peer, const Rb__Hello *h, uint32_t major,
+		     uint32_t minor)
+{
+	struct service *s = arg;
+	struct reg *r = reg_find(s, h->name, true);
+
+	if (!r)
+		return;
+	if (!r->last_ns)
+		rb_info("agent '%s' registered from host %s with %zu target(s)", h->name,
+			h->hostname, h->n_targets);
+	r->peer = *peer;
+	r->last_ns = rb_wall_ns();
+	snprintf(r->host, sizeof(r->host), "%s", h->hostname);
+	snprintf(r->version, sizeof(r->version), "%s", h->rb_version);
+	snprintf(r->proto, sizeof(r->proto), "%u.%u", major, minor);
+	r->ntargets = h->n_targets;
+	if (!in_run(s, h->name)) {
+		Rb__Envelope e;
+		Rb__Welcome w = RB__WELCOME__INIT;
+
+		rb_wire_init(&e);
+		w.campaign = (char *)"";
+		w.run = (char *)"";
+		e.body_case = RB__ENVELOPE__BODY_WELCOME;
+		e.welcome = &w;
+		rb_tx_send(s->router, peer, &e, true);
+	}
+}
+
+/* Keeps e (a Hello whose agent is registered) as that agent's last; false: not kept. */
+static bool keep_hello(struct service *s, Rb__Envelope *e)
+{
+	struct reg *r = reg_find(s, e->hello->name, false);
+
+	if (!r)
+		return false;
+	rb_wire_free(r->hello);
+	r->hello = e;
+	return true;
+}
+
+/* An agent's message while no run goes on: its liveness, or a Hello. */
+static void idle_message(struct service *s)
+{
+	struct rb_peer peer;
+	Rb__Envelope *e = NULL;
+	char err[512];
+	int r = rb_tx_recv(s->router, 0, &peer, &e, err, sizeof(err));
+
+	if (r == -EAGAIN || r == -EINTR)
+		return;
+	if (r) {
+		rb_err("bad message from '%.*s': %s", (int)peer.rid_len, (const char *)peer.rid, err);
+		if (r == -EPROTONOSUPPORT)
+			rb_tx_send_error(s->router, &peer, -r, err);
+		return;
+	}
+	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
+		if (s->zap && strcmp(peer.user_id, e->hello->name))
+			rb_warn("refused: the key of agent '%s' claims to be agent '%s'", peer.user_id,
+				e->hello->name);
+		else {
+			on_hello(s, &peer, e->hello, e->version_major, e->version_minor);
+			if (keep_hello(s, e))
+				e = NULL;
+		}
+	} else {
+		for (size_t i = 0; i < s->nagents; i++)
+			if (s->agents[i].peer.rid_len == peer.rid_len &&
+			    !memcmp(s->agents[i].peer.rid, peer.rid, peer.rid_len))
+				s->agents[i].last_ns = rb_wall_ns();
+	}
+	rb_wire_free(e);
+}
+
+static void reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(struct service *s, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		rb_tx_text_send(s->control, "error\nout of memory\n", 20);
+		return;
+	}
+	rb_tx_text_send(s->control, text, (size_t)n);
+	free(text);
+}
+
+static void reply_agents(struct service *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int64_t now = rb_wall_ns();
+
+	if (!f) {
+		reply(s, "error\nout of memory\n");
+		return;
+	}
+	fprintf(f, "ok\n");
+	for (size_t i = 0; i < s->nagents; i++) {
+		const struct reg *r = &s->agents[i];
+
+		fprintf(f, "%s\t%s\t%s\t%s\t%zu\t%.1f\t%s\n", r->name, r->host, r->version, r->proto,
+			r->ntargets, (double)(now - r->last_ns) / 1e9,
+			in_run(s, r->name) ? "running" : "idle");
+	}
+	fclose(f);
+	rb_tx_text_send(s->control, text, len);
+	free(text);
+}
+
+static void reply_status(struct service *s, const char *id)
+{
+	if (s->running && (!id || !strcmp(id, s->id))) {
+		reply(s, "ok\nstate=running\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\nresults=%s\n",
+		      s->id, s->c->name, s->state.point, s->state.npoints, s->state.results);
+		return;
+	}
+	for (unsigned i = s->ndone; i-- > 0;) {
+		const struct done_run *d = &s->done[i % 16];
+
+		if (i + 16 < s->ndone)
+			break;
+		if (!id || !strcmp(id, d->id)) {
+			reply(s, "ok\nstate=%s\nid=%s\ncampaign=%s\nexit=%d\nresults=%s\n",
+			      id ? "done" : "idle", d->id, d->campaign, d->rc, d->results);
+			return;
+		}
+	}
+	if (id)
+		reply(s, "error\nno run '%s' (the service keeps the last 16)\n", id);
+	else
+		reply(s, "ok\nstate=idle\n");
+}
+
+/* The value of "key=" among a request's lines (before its empty line), or NULL. */
+static const char *req_value(char *req, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (char *p = strchr(req, '\n'); p && p[1] && p[1] != '\n'; p = strchr(p + 1, '\n')) {
+		if (!strncmp(p + 1, key, kl) && p[1 + kl] == '=') {
+			const char *v = p + 2 + kl, *e = strchr(v, '\n');
+			size_t n = e ? (size_t)(e - v) : strlen(v);
+
+			if (n >= len)
+				return NULL;
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static void control_request(struct service *s, bool idle_now, char **pending);
+
+/* Between a run's messages: the control socket (status, agents, abort; no second run). */
+static void tick(void *arg)
+{
+	struct service *s = arg;
+	char *pending = NULL;
+
+	control_request(s, false, &pending);
+	free(pending);
+}
+
+static void run_now(struct service *s, char *req)
+{
+	char file[4096], results[4096], events[4096], path[4096], log[4200], err[600];
+	bool resume = !strncmp(req, "resume\n", 7);
+	struct rb_journal_meta m = { .campaign = NULL };
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	const char *text = strstr(req, "\n\n");
+	char *diag = NULL;
+	size_t dlen = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc, fd, saved_out = -1, saved_err = -1;
+
+	rb_diags_init(&d);
+	if (resume) {
+		char jp[4200];
+
+		if (!req_value(req, "path", path, sizeof(path))) {
+			reply(s, "error\nresume: no results path\n");
+			return;
+		}
+		snprintf(jp, sizeof(jp), "%s.journal", path);
+		if (rb_journal_walk(jp, 0, &m, NULL, NULL, NULL, err, sizeof(err)) < 0) {
+			reply(s, "error\n%s\n", err);
+			return;
+		}
+		snprintf(file, sizeof(file), "%s", m.file);
+		text = m.campaign;
+	} else {
+		if (!text || !req_value(req, "file", file, sizeof(file))) {
+			reply(s, "error\nrun: no campaign\n");
+			return;
+		}
+		text += 2;
+	}
+	if (rb_campaign_load(file, text, strlen(text), &c, &d)) {
+		FILE *f = open_memstream(&diag, &dlen);
+
+		if (f) {
+			rb_diags_print(&d, f);
+			fclose(f);
+		}
+		reply(s, "error\n%s", diag ? diag : "the campaign does not load\n");
+		free(diag);
+		rb_diags_release(&d);
+		rb_journal_meta_free(&m);
+		return;
+	}
+	rb_diags_release(&d);
+	if (req_value(req, "results", results, sizeof(results)) || s->results_dir) {
+		free(c->results_dir);
+		c->results_dir = strdup(req_value(req, "results", results, sizeof(results))
+						? results
+						: s->results_dir);
+	}
+	if (!req_value(req, "events", events, sizeof(events)))
+		events[0] = '\0';
+	gmtime_r(&now, &tm);
+	strftime(s->id, sizeof(s->id), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(s->id + strlen(s->id), sizeof(s->id) - strlen(s->id), "-%u", ++s->seq);
+	snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		reply(s, "error\ncannot create the run's log '%s': %s\n", log, strerror(errno));
+		rb_campaign_free(c);
+		rb_journal_meta_free(&m);
+		return;
+	}
+	reply(s, "ok\nid=%s\nlog=%s\n", s->id, log);
+	rb_info("run %s: campaign '%s'%s; its output goes to %s", s->id, c->name,
+		resume ? " (resumed)" : "", log);
+	/* the run's output (log lines, progress, summary) into its log */
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	s->running = true;
+	s->c = c;
+	memset(&s->state, 0, sizeof(s->state));
+	abort_run = 0;
+	/* the agents heard from lately start the run at once, as they last said hello */
+	struct rb_known_agent *known = calloc(s->nagents + 1, sizeof(*known));
+	size_t nknown = 0;
+	int64_t now_ns = rb_wall_ns();
+
+	for (size_t i = 0; known && i < s->nagents; i++)
+		if (s->agents[i].hello && now_ns - s->agents[i].last_ns < 5000000000LL)
+			known[nknown++] = (struct rb_known_agent){ .peer = s->agents[i].peer,
+								   .hello = s->agents[i].hello };
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .router = s->router,
+						      .zap = s->zap,
+						      .stop = &abort_run,
+						      .events = events[0] ? events : NULL,
+						      .results_path = resume ? path : NULL,
+						      .resume = resume ? &m : NULL,
+						      .hello_hook = on_hello,
+						      .tick = tick,
+						      .hook_arg = s,
+						      .state = &s->state,
+						      .known = known,
+						      .nknown = nknown });
+	free(known);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	s->running = false;
+	s->c = NULL;
+	if (!quit)
+		abort_run = 0;
+	struct done_run *dr = &s->done[s->ndone++ % 16];
+
+	snprintf(dr->id, sizeof(dr->id), "%s", s->id);
+	snprintf(dr->campaign, sizeof(dr->campaign), "%s", c->name);
+	snprintf(dr->results, sizeof(dr->results), "%s", s->state.results);
+	dr->rc = rc;
+	rb_info("run %s ended: exit %d, results %s", s->id, rc,
+		s->state.results[0] ? s->state.results : "(none)");
+	rb_campaign_free(c);
+	rb_journal_meta_free(&m);
+}
+
+/*
+ * One control request, if there is one. Idle, a run request is handed back in *pending
+ * (answered and run by the caller); during a run it is refused.
+ */
+static void control_request(struct service *s, bool idle_now, char **pending)
+{
+	char *req = NULL, id[64];
+	size_t len;
+	int r = rb_tx_text_recv(s->control, 0, &req, &len);
+
+	if (r == -EAGAIN || r == -EINTR)
+		return;
+	if (r) {
+		reply(s, "error\nbad request (one frame of text, at most 8 MiB)\n");
+		return;
+	}
+	if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
+		reply_agents(s);
+	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
+		reply_status(s, req_value(req, "id", id, sizeof(id)));
+	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
+		if (s->running) {
+			abort_run = 1;
+			rb_warn("run %s: abort requested over the control socket", s->id);
+			reply(s, "ok\nid=%s\n", s->id);
+		} else {
+			reply(s, "error\nno run is going on\n");
+		}
+	} else if (!strncmp(req, "run\n", 4) || !strncmp(req, "resume\n", 7)) {
+		if (!idle_now) {
+			reply(s, "error\nbusy: run %s (campaign '%s') is going on; one run at a time\n",
+			      s->id, s->c ? s->c->name : "?");
+		} else {
+			*pending = req;
+			return;
+		}
+	} else {
+		reply(s, "error\nunknown request '%.*s' (agents, status, abort, run, resume)\n",
+		      (int)strcspn(req, "\n"), req);
+	}
+	free(req);
+}
+
+static void serve_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: rackbench serve [--listen ENDPOINT] [--key FILE --agent-keys FILE | "
+		"--insecure]\n"
+		"                       [--control PATH] [--results DIR] [--log-dir DIR]\n"
+		"\n"
+		"The coordinator as a service: binds the agents' socket once (CURVE with the\n"
+		"allow-list, reread on SIGHUP; or --insecure), keeps a registry of the agents\n"
+		"connected, and runs the campaigns that 'rackbench run' and 'rackbench resume'\n"
+		"submit over the control socket, one at a time. 'rackbench agents', 'status' and\n"
+		"'abort' ask it. Each run's output goes to LOG-DIR/run-ID.log (default: the\n"
+		"control socket's folder), which the submitting client follows. SIGTERM or\n"
+		"SIGINT aborts a run going on (IO stops on every agent) and exits.\n"
+		"  --listen ENDPOINT   the agents' endpoint (default tcp://0.0.0.0:7470)\n"
+		"  --control PATH      the control socket (default %s)\n"
+		"  --results DIR       results folder of runs submitted without one\n"
+		"  --log-dir DIR       where the runs' logs go\n",
+		getuid() == 0 ? "/run/rackbench/control" : "/tmp/rackbench-UID/control");
+}
+
+int rb_serve_cmd(int argc, char **argv)
+{
+	const char *listen = "tcp://0.0.0.0:7470", *key = NULL, *agent_keys = NULL, *ctl = NULL;
+	const char *log_dir = NULL;
+	struct service s = { .results_dir = NULL };
+	struct sigaction sa = { .sa_handler = on_signal };
+	bool insecure = false;
+	char cpath[4096], dir[4096], bound[256], err[600];
+	struct rb_keypair server;
+	int rc = RB_EXIT_FAILED;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			serve_usage(stdout);
+			return RB_EXIT_OK;
+		} else if (!strcmp(argv[i], "--insecure")) {
+			insecure = true;
+		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
+			listen = argv[++i];
+		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
+			key = argv[++i];
+		} else if (!strcmp(argv[i], "--agent-keys") && i + 1 < argc) {
+			agent_keys = argv[++i];
+		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
+			ctl = argv[++i];
+		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
+			s.results_dir = argv[++i];
+		} else if (!strcmp(argv[i], "--log-dir") && i + 1 < argc) {
+			log_dir = argv[++i];
+		} else {
+			rb_err("unexpected argument '%s' (see 'rackbench serve --help')", argv[i]);
+			return RB_EXIT_USAGE;
+		}
+	}
+	if (!insecure && (!key || !agent_keys)) {
+		rb_err("serve needs --key (its key pair) and --agent-keys (the allow-list), or "
+		       "--insecure");
+		return RB_EXIT_USAGE;
+	}
+	rb_control_path(ctl, cpath, sizeof(cpath));
+	{
+		char tmp[4096];
+
+		snprintf(tmp, sizeof(tmp), "%s", cpath);
+		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		rb_err("cannot create '%s': %s", dir, strerror(errno));
+		return RB_EXIT_FAILED;
+	}
+	s.log_dir = log_dir ? log_dir : dir;
+	if (rb_service_present(cpath)) {
+		rb_err("a rackbench service already listens on %s", cpath);
+		return RB_EXIT_FAILED;
+	}
+	unlink(cpath); /* a dead service's socket file */
+	if (!insecure) {
+		if (rb_keys_read(key, true, &server, err, sizeof(err))) {
+			rb_err("%s", err);
+			return RB_EXIT_USAGE;
+		}
+		/* the handler first: bound before the socket, or libzmq accepts any key */
+		s.zap = rb_zap_start(agent_keys, err, sizeof(err));
+		if (!s.zap) {
+			rb_err("%s", err);
+			return RB_EXIT_USAGE;
+		}
+	} else {
+		rb_warn("serving without keys (--insecure): agents are not authenticated and "
+			"traffic is not encrypted");
+	}
+	s.router = rb_tx_router_bind_keyed(listen, insecure ? NULL : &server, bound, sizeof(bound));
+	if (!s.router) {
+		rb_err("cannot listen on '%s': %s", listen, strerror(errno));
+		goto out;
+	}
+	s.control = rb_tx_control_bind(cpath);
+	if (!s.control) {
+		rb_err("cannot create the control socket '%s': %s", cpath, strerror(errno));
+		goto out;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rb_info("serving agents on %s; control socket %s", bound, cpath);
+	rc = RB_EXIT_OK;
+	while (!quit) {
+		char *pending = NULL;
+		int r;
+
+		/* without its ZAP handler libzmq would accept any key: stop at once */
+		if (s.zap && !rb_zap_alive(s.zap)) {
+			rb_err("the ZAP authentication handler died: stopping, since libzmq would now "
+			       "accept connections with any key");
+			rc = RB_EXIT_FAILED;
+			break;
+		}
+		r = rb_tx_poll2(s.router, s.control, 200);
+		if (r < 0)
+			continue;
+		if (r & 1)
+			idle_message(&s);
+		if (r & 2)
+			control_request(&s, true, &pending);
+		if (pending) {
+			run_now(&s, pending);
+			free(pending);
+			if (s.zap && !rb_zap_alive(s.zap))
+				continue;
+		}
+	}
+	rb_info("service stopping");
+out:
+	if (s.control) {
+		rb_tx_close(s.control);
+		unlink(cpath);
+	}
+	if (s.router)
+		rb_tx_close(s.router);
+	rb_zap_stop(s.zap);
+	for (size_t i = 0; i < s.nagents; i++)
+		rb_wire_free(s.agents[i].hello);
+	free(s.agents);
+	rb_tx_context_term();
+	return rc;
+}
+
+/* ---- clients ---- */
+
+/* One request, one reply. Returns the reply (to free), or NULL with the error logged. */
+static char *ask(const char *path, const char *req, size_t len, int timeout_ms)
+{
+	void *sock;
+	char *rep = NULL;
+	size_t rl;
+	int r;
+
+	if (!rb_service_present(path)) {
+		rb_err("no rackbench service at %s (start one with 'rackbench serve')", path);
+		return NULL;
+	}
+	sock = rb_tx_control_connect(path, timeout_ms);
+	if (!sock) {
+		rb_err("cannot connect to the service at %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	r = rb_tx_text_send(sock, req, len);
+	if (!r)
+		r = rb_tx_text_recv(sock, timeout_ms, &rep, &rl);
+	rb_tx_close(sock);
+	if (r) {
+		rb_err("the service at %s did not answer: %s", path,
+		       r == -EAGAIN ? "timed out" : strerror(-r));
+		return NULL;
+	}
+	return rep;
+}
+
+/* Prints an error reply's message; returns whether the reply is ok. */
+static bool reply_ok(const char *rep)
+{
+	if (!strncmp(rep, "ok\n", 3) || !strcmp(rep, "ok"))
+		return true;
+	fprintf(stderr, "rackbench: error: %s", strncmp(rep, "error\n", 6) ? rep : rep + 6);
+	if (!*rep || rep[strlen(rep) - 1] != '\n')
+		fputc('\n', stderr);
+	return false;
+}
+
+static const char *field(char *rep, const char *key, char *buf, size_t len)
+{
+	return req_value(rep, key, buf, len);
+}
+
+int rb_control_cmd(const char *cmd, int argc, char **argv)
+{
+	const char *ctl = NULL, *id = NULL;
+	bool json = false;
+	char path[4096], req[256], *rep;
+	int rc = RB_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: rackbench %s [--control PATH]%s\n\n%s\n", cmd,
+			       !strcmp(cmd, "agents")   ? " [--json]"
+			       : !strcmp(cmd, "status") ? " [RUN-ID]"
+							: "",
+			       !strcmp(cmd, "agents")
+				       ? "The agents registered with the running service: name, host, "
+					 "version, protocol,\ntargets, seconds since last heard, and "
+					 "whether a run uses them."
+			       : !strcmp(cmd, "status")
+				       ? "The service's run going on (point k of n, results file) or "
+					 "the last one ended\n(its exit code); with RUN-ID, that run."
+				       : "Aborts the service's run going on: IO stops on every agent, "
+					 "the results say\n'aborted'.");
+			return RB_EXIT_OK;
+		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
+			ctl = argv[++i];
+		} else if (!strcmp(argv[i], "--json") && !strcmp(cmd, "agents")) {
+			json = true;
+		} else if (argv[i][0] != '-' && !strcmp(cmd, "status") && !id) {
+			id = argv[i];
+		} else {
+			rb_err("unexpected argument '%s' (see 'rackbench %s --help')", argv[i], cmd);
+			return RB_EXIT_USAGE;
+		}
+	}
+	rb_control_path(ctl, path, sizeof(path));
+	snprintf(req, sizeof(req), "%s\n%s%s%s", cmd, id ? "id=" : "", id ? id : "", id ? "\n" : "");
+	rep = ask(path, req, strlen(req), 5000);
+	if (!rep)
+		return RB_EXIT_FAILED;
+	if (!reply_ok(rep)) {
+		free(rep);
+		return RB_EXIT_FAILED;
+	}
+	if (!strcmp(cmd, "agents")) {
+		char *save = NULL, *line = strtok_r(rep + 3, "\n", &save);
+		bool first = true;
+
+		if (json)
+			printf("[");
+		else
+			printf("%-24s %-20s %-10s %-6s %7s %9s %s\n", "agent", "host", "version",
+			       "proto", "targets", "heard s", "state");
+		for (; line; line = strtok_r(NULL, "\n", &save)) {
+			char *f[7];
+			int n = 0;
+
+			for (char *t = line; n < 7; n++) {
+				f[n] = t;
+				t = strchr(t, '\t');
+				if (!t) {
+					n++;
+					break;
+				}
+				*t++ = '\0';
+			}
+			if (n < 7)
+				continue;
+			if (json)
+				printf("%s\n {\"name\": \"%s\", \"host\": \"%s\", \"version\": \"%s\", "
+				       "\"protocol\": \"%s\", \"targets\": %s, \"heard_s_ago\": %s, "
+				       "\"state\": \"%s\"}",
+				       first ? "" : ",", f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
+			else
+				printf("%-24s %-20s %-10s %-6s %7s %9s %s\n", f[0], f[1], f[2], f[3],
+				       f[4], f[5], f[6]);
+			first = false;
+		}
+		if (json)
+			printf("%s]\n", first ? "" : "\n");
+	} else if (!strcmp(cmd, "status")) {
+		char st[32] = "", v[4096];
+
+		field(rep, "state", st, sizeof(st));
+		if (!strcmp(st, "running")) {
+			char point[32] = "0", points[32] = "0", camp[256] = "";
+
+			field(rep, "point", point, sizeof(point));
+			field(rep, "points", points, sizeof(points));
+			field(rep, "campaign", camp, sizeof(camp));
+			printf("running: run %s, campaign '%s', point %ld of %s, results %s\n",
+			       field(rep, "id", v, sizeof(v)) ? v : "?", camp, strtol(point, NULL, 10) + 1,
+			       points, field(rep, "results", v, sizeof(v)) && *v ? v : "(not yet)");
+		} else if (field(rep, "id", v, sizeof(v))) {
+			char ex[16] = "?", camp[256] = "", res[4096] = "";
+
+			field(rep, "exit", ex, sizeof(ex));
+			field(rep, "campaign", camp, sizeof(camp));
+			field(rep, "results", res, sizeof(res));
+			printf("%s: run %s, campaign '%s', ended with exit %s, results %s\n",
+			       !strcmp(st, "done") ? "done" : "idle", v, camp, ex, *res ? res : "(none)");
+			if (id)
+				rc = (int)strtol(ex, NULL, 10);
+		} else {
+			printf("idle: no run yet\n");
+		}
+	} else {
+		char v[64];
+
+		printf("abort requested for run %s\n", field(rep, "id", v, sizeof(v)) ? v : "?");
+	}
+	free(rep);
+	return rc;
+}
+
+/* Copies what the run's log has beyond *at to stderr. */
+static void follow(const char *log, off_t *at)
+{
+	char buf[65536];
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), *at)) > 0) {
+		fwrite(buf, 1, (size_t)n, stderr);
+		*at += n;
+	}
+	fflush(stderr);
+	close(fd);
+}
+
+int rb_service_submit(const char *path, const char *kind, const char *arg, const char *text,
+		      const char *results_dir, const char *events,
+		      volatile sig_atomic_t *interrupted)
+{
+	char *req = NULL, *rep, id[64], log[4200], st[32], ex[16];
+	size_t len = 0;
+	FILE *f = open_memstream(&req, &len);
+	bool aborted = false;
+	off_t at = 0;
+	int rc = RB_EXIT_FAILED;
+
+	if (!f)
+		return RB_EXIT_FAILED;
+	fprintf(f, "%s\n%s=%s\n", kind, !strcmp(kind, "run") ? "file" : "path", arg);
+	if (results_dir)
+		fprintf(f, "results=%s\n", results_dir);
+	if (events)
+		fprintf(f, "events=%s\n", events);
+	fprintf(f, "\n%s", text ? text : "");
+	fclose(f);
+	rep = ask(path, req, len, 10000);
+	free(req);
+	if (!rep)
+		return RB_EXIT_FAILED;
+	if (!reply_ok(rep) || !field(rep, "id", id, sizeof(id)) || !field(rep, "log", log, sizeof(log))) {
+		/* a campaign the service cannot load is bad input, as in-process */
+		rc = strncmp(rep, "error\n", 6) || strncmp(rep + 6, "busy", 4) ? RB_EXIT_USAGE
+									 : RB_EXIT_FAILED;
+		free(rep);
+		return rc;
+	}
+	free(rep);
+	fprintf(stderr, "rackbench: run %s submitted to the service at %s\n", id, path);
+	for (;;) {
+		char q[128];
+
+		follow(log, &at);
+		if (*interrupted && !aborted) {
+			aborted = true;
+			rep = ask(path, "abort\n", 6, 5000);
+			free(rep);
+		}
+		snprintf(q, sizeof(q), "status\nid=%s\n", id);
+		rep = ask(path, q, strlen(q), 5000);
+		if (!rep)
+			break;
+		if (!reply_ok(rep)) {
+			free(rep);
+			break;
+		}
+		if (field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
+			follow(log, &at);
+			rc = field(rep, "exit", ex, sizeof(ex)) ? (int)strtol(ex, NULL, 10)
+								: RB_EXIT_FAILED;
+			free(rep);
+			break;
+		}
+		free(rep);
+		usleep(200000);
+	}
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rackbench serve`: the coordinator as a service. It binds the agents' socket once
+ * (CURVE and its ZAP handler, or keyless), keeps the registry of the agents connected
+ * to it, and runs campaigns one at a time, submitted over a local control socket by
+ * `rackbench run`, `resume`, and inspected with `agents`, `status`, `abort`.
+ *
+ * The control socket is a ZeroMQ REP socket on a Unix socket file only its owner may use: by
+ * default /run/rackbench/control as root, else /tmp/rackbench-UID/control, or
+ * $RACKBENCH_CONTROL, or --control PATH. Requests and replies are one frame of text:
+ * a command line, then "key=value" lines; a run's campaign text follows an empty line.
+ * A reply starts with "ok" or "error". A run's output goes to a log file the client
+ * follows (the service and its clients are on one host).
+ */
+#ifndef RB_SERVE_H
+#define RB_SERVE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The control socket's path: given, else $RACKBENCH_CONTROL, else the default. */
+const char *rb_control_path(const char *given, char *buf, size_t len);
+/* Whether a service listens at path (a connect to the socket file, nothing sent). */
+bool rb_service_present(const char *path);
+
+int rb_serve_cmd(int argc, char **argv);
+/* rackbench agents | status | abort [--control PATH] */
+int rb_control_cmd(const char *cmd, int argc, char **argv);
+/*
+ * Submits a run ("run": file and campaign text; "resume": the results path) to the
+ * service at path, follows its output to stderr until it ends (Ctrl-C asks the
+ * service to abort it) and returns its exit code.
+ */
+int rb_service_submit(const char *path, const char *kind, const char *arg, const char *text,
+		      const char *results_dir, const char *events,
+		      volatile sig_atomic_t *interrupted);
+
+#endif

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: MIT
+"""`rackbench serve`: the coordinator as a service, with real processes.
+
+A keyed service (CURVE, an allow-list) and two keyed agents that stay connected to it:
+`agents` lists them; `run` submits a campaign and follows its output; while it runs,
+`status` names the point, a second `run` is refused (busy), and `abort` stops it (IO on
+both agents ends, the results say aborted, the submitting client exits 1); the next run,
+with the same agent processes, completes (exit 0, results complete). Ctrl-C on a
+submitting client aborts its run too. SIGTERM stops the service (exit 0, socket gone);
+without one, `status` says so and `run` runs in-process."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+
+h5py = h5()
+
+
+def pub(path):
+    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
+
+
+CAMPAIGN = """name: {name}
+destructive: true
+wait: 15s
+defaults: {{size: 8m, interval: 200ms, runtime: {runtime}}}
+targets:
+  - agent: sv-a1
+    drives: [a1/d.dat]
+  - agent: sv-a2
+    drives: [a2/d.dat]
+phases:
+  - workload: {{rw: randwrite, bs: 4k}}
+    matrix: {{iodepth: [1, 2, 4]}}
+"""
+
+
+def h5status(path):
+    with h5py.File(path, "r") as h:
+        s = h.attrs["status"]
+        return s.decode() if isinstance(s, bytes) else str(s)
+
+
+def results_of(out):
+    import re
+    m = re.search(r"results: (\S+\.h5)", out)
+    return m.group(1) if m else None
+
+
+with Tmp() as tmp:
+    keys = os.path.join(tmp, "keys")
+    for who, tool in (("coordinator", COORD), ("sv-a1", AGENT), ("sv-a2", AGENT)):
+        r = run([tool, "keygen", keys, who])
+        check(r.returncode == 0, f"keygen {who}: {r.stderr}")
+    with open(os.path.join(keys, "allowed"), "w") as f:
+        for n in ("sv-a1", "sv-a2"):
+            f.write(f"{n} {pub(os.path.join(keys, n + '.pub'))}\n")
+    ctl = os.path.join(tmp, "ctl", "control")
+    env = dict(os.environ, RACKBENCH_CONTROL=ctl)
+    port = free_port()
+    serve = subprocess.Popen([COORD, "serve", "--listen", f"tcp://127.0.0.1:{port}",
+                              "--key", f"{keys}/coordinator.key",
+                              "--agent-keys", f"{keys}/allowed"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    agents = []
+    try:
+        deadline = time.time() + 10
+        while time.time() < deadline and not os.path.exists(ctl):
+            time.sleep(0.1)
+        check(os.path.exists(ctl), "the control socket appears")
+        check(os.stat(ctl).st_mode & 0o077 == 0, "only its owner may use the control socket")
+        for n in ("a1", "a2"):
+            os.makedirs(os.path.join(tmp, n), exist_ok=True)
+            agents.append(Agent(f"tcp://127.0.0.1:{port}", f"sv-{n}", [f"{n}/d.dat"],
+                                allow=[f"{n}/d.dat"], cwd=tmp, state_dir=os.path.join(tmp, n),
+                                insecure=False,
+                                extra=["--key", f"{keys}/sv-{n}.key",
+                                       "--coordinator-key", f"{keys}/coordinator.pub"]))
+        listed = []
+        deadline = time.time() + 15
+        while time.time() < deadline and len(listed) < 2:
+            r = run([COORD, "agents", "--json"], env=env)
+            check(r.returncode == 0, f"agents: {r.returncode} {r.stderr}")
+            listed = json.loads(r.stdout)
+            time.sleep(0.3)
+        check(sorted(a["name"] for a in listed) == ["sv-a1", "sv-a2"], f"agents: {listed}")
+        check(all(a["state"] == "idle" and a["protocol"] == "1.2" for a in listed), "idle")
+        pids = [a.proc.pid for a in agents]
+
+        # a long run, aborted over the control socket
+        camp = os.path.join(tmp, "long.yaml")
+        with open(camp, "w") as f:
+            f.write(CAMPAIGN.format(name="long", runtime="6s"))
+        long_run = subprocess.Popen([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        running = ""
+        deadline = time.time() + 20
+        while time.time() < deadline and "point 1 of 3" not in running:
+            running = run([COORD, "status"], env=env).stdout
+            time.sleep(0.2)
+        check("running: run" in running and "campaign 'long', point 1 of 3" in running,
+              f"status while running: {running}")
+        r = run([COORD, "agents"], env=env)
+        check(r.stdout.count("running") == 2, f"agents during the run: {r.stdout}")
+        r = run([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env)
+        check(r.returncode == 1 and "busy" in r.stderr, f"second run: {r.returncode} {r.stderr}")
+        time.sleep(1)
+        stat = [os.stat(os.path.join(tmp, n, "d.dat")).st_mtime_ns for n in ("a1", "a2")]
+        r = run([COORD, "abort"], env=env)
+        check(r.returncode == 0 and "abort requested" in r.stdout, f"abort: {r.stdout}{r.stderr}")
+        t0 = time.time()
+        out, _ = long_run.communicate(timeout=30)
+        print(out[-1500:])
+        check(long_run.returncode == 1, f"aborted run: exit {long_run.returncode}")
+        check("abort requested over the control socket" in out or "aborted" in out, "said")
+        # IO stopped on both agents: the files are no longer written
+        time.sleep(1)
+        later = [os.stat(os.path.join(tmp, n, "d.dat")).st_mtime_ns for n in ("a1", "a2")]
+        time.sleep(1.5)
+        last = [os.stat(os.path.join(tmp, n, "d.dat")).st_mtime_ns for n in ("a1", "a2")]
+        check(later == last, "the agents still write after the abort")
+        check(stat != later, "the agents were writing before the abort")
+        path = results_of(out)
+        check(path and h5status(path) == "aborted", f"results of the aborted run: {path}")
+        print(f"aborted within {time.time() - t0:.1f} s")
+
+        # the next run, on the same agent processes, completes
+        short = os.path.join(tmp, "short.yaml")
+        with open(short, "w") as f:
+            f.write(CAMPAIGN.format(name="short", runtime="1s"))
+        r = run([COORD, "run", short, "--results", "out"], cwd=tmp, env=env, timeout=60)
+        print(r.stderr[-800:])
+        check(r.returncode == 0, f"second run: exit {r.returncode}")
+        path = results_of(r.stderr + r.stdout)
+        check(path and h5status(path) == "complete", f"results: {path}")
+        with h5py.File(path, "r") as h:
+            check(h.attrs["insecure"] in (b"false", "false"), "the run used the service's keys")
+            check(len(h["results"]) == 6, f"{len(h['results'])} result rows, want 2 x 3")
+        check([a.proc.pid for a in agents] == pids and all(a.proc.poll() is None for a in agents),
+              "the same agent processes served both runs")
+        r = run([COORD, "status"], env=env)
+        check("ended with exit 0" in r.stdout, f"status after: {r.stdout}")
+
+        # Ctrl-C on the submitting client aborts its run on the service
+        p = subprocess.Popen([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + 20
+        while time.time() < deadline and "running" not in run([COORD, "status"], env=env).stdout:
+            time.sleep(0.2)
+        time.sleep(1)
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=30)
+        check(p.returncode == 1, f"Ctrl-C'd client: exit {p.returncode}")
+        check(h5status(results_of(out)) == "aborted", "the Ctrl-C'd run is aborted")
+
+        # a bad campaign: the service names the line, exit 2
+        bad = os.path.join(tmp, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write(CAMPAIGN.format(name="bad", runtime="1s").replace("rw: randwrite", "rw: nope"))
+        r = run([COORD, "run", bad], cwd=tmp, env=env)
+        check(r.returncode == 2 and "bad.yaml:" in r.stderr, f"bad campaign: {r.returncode} {r.stderr}")
+    finally:
+        for a in agents:
+            a.stop()
+        serve.send_signal(signal.SIGTERM)
+        try:
+            sout, _ = serve.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            sout, _ = serve.communicate()
+    print(sout[-1500:])
+    check(serve.returncode == 0, f"service exit {serve.returncode}")
+    check(not os.path.exists(ctl), "the control socket is removed")
+    r = run([COORD, "status"], env=env)
+    check(r.returncode == 1 and "no rackbench service" in r.stderr, f"no service: {r.stderr}")
+print("ok")
