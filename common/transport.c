@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <zmq.h>
 
@@ -15,9 +16,24 @@ static void *ctx;
 void *rb_tx_context(void)
 {
 	if (!ctx) {
+		struct rlimit rl;
+
 		ctx = zmq_ctx_new();
-		if (ctx)
-			zmq_ctx_set(ctx, ZMQ_BLOCKY, 0);
+		if (!ctx)
+			return NULL;
+		zmq_ctx_set(ctx, ZMQ_BLOCKY, 0);
+		/*
+		 * A coordinator of a thousand agents holds a descriptor per connection, and a
+		 * load generator a socket per simulated agent: the soft descriptor limit up to
+		 * the hard one, and libzmq's socket limit (1023 by default) with it.
+		 */
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > 1024)
+			zmq_ctx_set(ctx, ZMQ_MAX_SOCKETS,
+				    rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur);
 	}
 	return ctx;
 }
@@ -39,7 +55,7 @@ void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *ser
 			      char *ret_endpoint, size_t len)
 {
 	void *s = zmq_socket(rb_tx_context(), ZMQ_ROUTER);
-	int one = 1, linger = 5000, hwm = 0;
+	int one = 1, linger = 5000, hwm = 0, rcvhwm = 64;
 	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
 	char ep[256];
 	size_t eplen = sizeof(ep);
@@ -51,6 +67,13 @@ void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *ser
 	zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
 	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
 	zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+	/*
+	 * What libzmq queues from each agent before TCP pushes back: bounded, so a fleet
+	 * sending faster than the coordinator writes cannot grow its memory without end
+	 * (the agents keep the rest in their spools, and send at most a window ahead of
+	 * the acknowledgements anyway).
+	 */
+	zmq_setsockopt(s, ZMQ_RCVHWM, &rcvhwm, sizeof(rcvhwm));
 	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
 	if (server) {
 		zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one));
@@ -316,4 +339,22 @@ int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const cha
 	e.body_case = RB__ENVELOPE__BODY_ERROR;
 	e.error = &er;
 	return rb_tx_send(sock, peer, &e, true);
+}
+
+int rb_tx_poll_many(void *const *socks, size_t n, int timeout_ms, unsigned char *ready)
+{
+	zmq_pollitem_t *it = calloc(n + 1, sizeof(*it));
+	int r;
+
+	if (!it)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		it[i] = (zmq_pollitem_t){ .socket = socks[i], .events = ZMQ_POLLIN };
+	r = zmq_poll(it, (int)n, timeout_ms);
+	if (r < 0)
+		r = -errno;
+	for (size_t i = 0; i < n; i++)
+		ready[i] = (it[i].revents & ZMQ_POLLIN) != 0;
+	free(it);
+	return r;
 }

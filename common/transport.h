@@ -70,5 +70,7 @@ int rb_tx_text_send(void *sock, const char *buf, size_t len);
 int rb_tx_text_recv(void *sock, int timeout_ms, char **ret, size_t *ret_len);
 /* Waits until a (bit 0) or b (bit 1; b may be NULL) has a message; 0 on timeout. */
 int rb_tx_poll2(void *a, void *b, int timeout_ms);
+/* Waits until any of n sockets has a message; ready[i] says which. Count, 0, -errno. */
+int rb_tx_poll_many(void *const *socks, size_t n, int timeout_ms, unsigned char *ready);
 
 #endif

@@ -31,7 +31,55 @@ struct loader {
 	struct rb_campaign *c;
 	struct setting defaults[64];
 	size_t ndefaults;
+	size_t *seen, seen_mask;	/* drives by (agent, path): index + 1, open addressing */
 };
+
+static size_t drive_hash(const char *agent, const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *p = agent; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/*
+ * Whether (agent, path) is listed already; else it is noted as drive c->ndrives. A fleet
+ * campaign lists tens of thousands of drives: a hash, not a scan per drive.
+ */
+static bool drive_listed(struct loader *L, const char *agent, const char *path)
+{
+	struct rb_campaign *c = L->c;
+	size_t h;
+
+	if (!L->seen || c->ndrives * 2 >= L->seen_mask) {
+		size_t cap = L->seen ? (L->seen_mask + 1) * 2 : 64;
+		size_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return false;
+		free(L->seen);
+		L->seen = n;
+		L->seen_mask = cap - 1;
+		for (size_t i = 0; i < c->ndrives; i++) {
+			h = drive_hash(c->drives[i].agent, c->drives[i].path) & L->seen_mask;
+			while (L->seen[h])
+				h = (h + 1) & L->seen_mask;
+			L->seen[h] = i + 1;
+		}
+	}
+	for (h = drive_hash(agent, path) & L->seen_mask; L->seen[h]; h = (h + 1) & L->seen_mask) {
+		const struct rb_drive_ref *d = &c->drives[L->seen[h] - 1];
+
+		if (!strcmp(d->agent, agent) && !strcmp(d->path, path))
+			return true;
+	}
+	L->seen[h] = c->ndrives + 1;
+	return false;
+}
 
 #define ERR(L, node, subject, ...) rb_yaml_error(&(L)->y, (L)->d, node, subject, __VA_ARGS__)
 
@@ -262,11 +310,11 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 						     "not %s", rb_yaml_kind(dn));
 				continue;
 			}
-			for (size_t i = 0; i < c->ndrives; i++)
-				if (!strcmp(c->drives[i].agent, agent) &&
-				    !strcmp(c->drives[i].path, path))
-					ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
-					    path, agent);
+			if (drive_listed(L, agent, path)) {
+				ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
+				    path, agent);
+				continue;
+			}
 			v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
 			if (!v)
 				return;
@@ -1206,6 +1254,7 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 		load_root(&L, rb_yaml_root(&L.y));
 	}
 	rb_yaml_release(&L.y);
+	free(L.seen);
 	rb_diags_sort(diags);
 	if (rb_diags_errors(diags) > before) {
 		rb_campaign_free(c);

@@ -47,6 +47,7 @@ struct ragent {
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool lost, dropped, reassign;
+	size_t *didx, ndidx, dhint;	/* its drives (indexes of c->drives), the next guess */
 	char spool_run[96];	/* its Hello: the run of its spool, and the last message in it */
 	uint64_t spooled;
 	int64_t lost_deadline;
@@ -115,6 +116,7 @@ struct coord {
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
+	size_t *ahash, ahash_mask;	/* agent names: open addressing, index + 1 */
 	struct rb_results *res;
 	struct summary *sum;	/* [point][drive] */
 	unsigned cur_point;
@@ -127,19 +129,64 @@ struct coord {
 	struct rb_hist scratch;
 };
 
+static size_t name_hash(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* A thousand agents each sending ten messages a second: names are looked up hashed. */
+static int hash_agents(struct coord *k)
+{
+	size_t cap = 16;
+
+	while (cap < k->c->nagents * 2)
+		cap *= 2;
+	k->ahash = calloc(cap, sizeof(*k->ahash));
+	if (!k->ahash)
+		return -ENOMEM;
+	k->ahash_mask = cap - 1;
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		size_t h = name_hash(k->agents[i].name, strlen(k->agents[i].name)) & k->ahash_mask;
+
+		while (k->ahash[h])
+			h = (h + 1) & k->ahash_mask;
+		k->ahash[h] = i + 1;
+	}
+	return 0;
+}
+
+static struct ragent *agent_by_len(struct coord *k, const char *name, size_t len)
+{
+	for (size_t h = name_hash(name, len) & k->ahash_mask; k->ahash[h];
+	     h = (h + 1) & k->ahash_mask) {
+		struct ragent *a = &k->agents[k->ahash[h] - 1];
+
+		if (!strncmp(a->name, name, len) && !a->name[len])
+			return a;
+	}
+	return NULL;
+}
+
 static struct ragent *agent_by_name(struct coord *k, const char *name)
 {
-	for (size_t i = 0; i < k->c->nagents; i++)
-		if (!strcmp(k->agents[i].name, name))
-			return &k->agents[i];
-	return NULL;
+	return agent_by_len(k, name, strlen(name));
 }
 
 static struct ragent *agent_by_peer(struct coord *k, const struct rb_peer *p)
 {
-	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+	/* agents connect with their name as routing id: try that first */
+	struct ragent *a = agent_by_len(k, (const char *)p->rid, p->rid_len);
 
+	if (a && a->seen && a->peer.rid_len == p->rid_len &&
+	    !memcmp(a->peer.rid, p->rid, p->rid_len))
+		return a;
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		a = &k->agents[i];
 		if (a->seen && a->peer.rid_len == p->rid_len &&
 		    !memcmp(a->peer.rid, p->rid, p->rid_len))
 			return a;
@@ -152,6 +199,38 @@ static int drive_index(struct coord *k, const char *agent, const char *path)
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		if (!strcmp(k->c->drives[i].agent, agent) && !strcmp(k->c->drives[i].path, path))
 			return (int)i;
+	return -1;
+}
+
+/* Each agent's drives, once the campaign's drives are final (selectors resolved). */
+static void index_drives(struct coord *k)
+{
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		free(k->agents[i].didx);
+		k->agents[i].didx = calloc(k->c->ndrives + 1, sizeof(size_t));
+		k->agents[i].ndidx = 0;
+	}
+	for (size_t d = 0; d < k->c->ndrives; d++) {
+		struct ragent *a = agent_by_name(k, k->c->drives[d].agent);
+
+		if (a && a->didx)
+			a->didx[a->ndidx++] = d;
+	}
+}
+
+/* The index of agent a's drive path; samples come in drive order, so guess the next. */
+static int agent_drive(struct coord *k, struct ragent *a, const char *path)
+{
+	if (!a->didx)
+		return drive_index(k, a->name, path);
+	for (size_t j = 0; j < a->ndidx; j++) {
+		size_t at = (a->dhint + j) % a->ndidx, d = a->didx[at];
+
+		if (!strcmp(k->c->drives[d].path, path)) {
+			a->dhint = at + 1 < a->ndidx ? at + 1 : 0;
+			return (int)d;
+		}
+	}
 	return -1;
 }
 
@@ -385,7 +464,7 @@ static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
 
 static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
 {
-	int di = drive_index(k, a->name, dr->drive);
+	int di = agent_drive(k, a, dr->drive);
 	struct rb_row_result row;
 	const Rb__DirResult *dirs[3] = { NULL, NULL, NULL };
 	struct summary *s;
@@ -512,7 +591,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 
 static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 {
-	int di = drive_index(k, a->name, m->drive);
+	int di = agent_drive(k, a, m->drive);
 	struct rb_row_health row;
 	struct hstate *hs;
 
@@ -568,7 +647,7 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 {
 	for (size_t i = 0; i < b->n_samples; i++) {
 		const Rb__Sample *s = b->samples[i];
-		int di = drive_index(k, a->name, s->drive);
+		int di = agent_drive(k, a, s->drive);
 		size_t nh = s->n_hist_idx < s->n_hist_cnt ? s->n_hist_idx : s->n_hist_cnt;
 		struct rb_row_sample row;
 
@@ -786,7 +865,7 @@ static void dispatch(struct coord *k, struct ragent *a, const Rb__Envelope *e, i
 			fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name, d->subject,
 				d->message);
 			k->refusals++;
-			int di = drive_index(k, a->name, d->subject);
+			int di = agent_drive(k, a, d->subject);
 
 			if (di >= 0 && k->refused)
 				k->refused[di] = true;
@@ -821,6 +900,16 @@ static void dispatch(struct coord *k, struct ragent *a, const Rb__Envelope *e, i
 		rb_debug("ignoring %s from '%s'", rb_wire_body_name(e), a->name);
 		break;
 	}
+}
+
+/*
+ * Takes what is queued, but a bounded amount: a fleet sending faster than we write
+ * would otherwise keep us here while the rows pile up in memory unflushed.
+ */
+static void drain(struct coord *k)
+{
+	for (int n = 0; n < 256 && pump(k, 0) == 0; n++)
+		;
 }
 
 static bool stopped(struct coord *k)
@@ -860,9 +949,7 @@ static int await_agents(struct coord *k, size_t flag, int64_t deadline, const ch
 			return timeout_rc;
 		}
 		pump(k, 100);
-		/* drain what is queued before looking again */
-		while (pump(k, 0) == 0)
-			;
+		drain(k);
 	}
 }
 
@@ -1092,7 +1179,7 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	if (p->curve_pct > 0 && as.n_drives) {
 		rates = calloc(as.n_drives, sizeof(*rates));
 		for (size_t i = 0; rates && i < as.n_drives; i++)
-			rates[i] = curve_rate(k, p, drive_index(k, a->name, as.drives[i]));
+			rates[i] = curve_rate(k, p, agent_drive(k, a, as.drives[i]));
 		as.drive_rate_iops = rates;
 		as.n_drive_rate_iops = rates ? as.n_drives : 0;
 	}
@@ -1239,12 +1326,11 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 			break;
 		}
 		pump(k, 100);
-		while (pump(k, 0) == 0)
-			;
+		drain(k);
 		rb_progress_tick(k->prog);
-		/* rows reach the file every few seconds, not only at the point's end: memory
-		 * stays bounded on long points, and a crash loses at most that much of them */
-		if (now >= next_flush) {
+		/* rows reach the file every few seconds (or every 32 MiB of them), not only at
+		 * the point's end: memory stays bounded on long points and large fleets */
+		if (now >= next_flush || rb_results_buffered(k->res) > (32u << 20)) {
 			if (rb_results_flush(k->res))
 				rb_err("cannot write results: HDF5 append failed");
 			next_flush = now + 5000000000LL;
@@ -1784,6 +1870,8 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	snprintf(k.run, sizeof(k.run), "%" PRIx64 "-%d", (uint64_t)rb_wall_ns(), (int)getpid());
 	for (size_t i = 0; i < c->nagents; i++)
 		k.agents[i].name = c->agents[i];
+	if (hash_agents(&k))
+		goto out;
 	if (o->resume) {
 		/* the same run: the agents' spools and numbering go on where they were */
 		snprintf(k.run, sizeof(k.run), "%s", o->resume->run);
@@ -1848,6 +1936,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	rc = select_drives(&k, c);
 	if (rc)
 		goto out_close;
+	index_drives(&k);
 	k.sum = calloc(c->npoints * c->ndrives + 1, sizeof(*k.sum));
 	k.health = calloc(c->ndrives + 1, sizeof(*k.health));
 	k.prog = rb_progress_new(c, o->events, err, sizeof(err));
@@ -2028,8 +2117,11 @@ out_close:
 	if (!o->router)
 		rb_tx_close(k.sock);
 out:
-	for (size_t i = 0; k.agents && i < c->nagents; i++)
+	for (size_t i = 0; k.agents && i < c->nagents; i++) {
 		free(k.agents[i].targets);
+		free(k.agents[i].didx);
+	}
+	free(k.ahash);
 	if (k.zap != o->zap)
 		rb_zap_stop(k.zap);
 	free(k.agents);

@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <hdf5.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -190,14 +191,42 @@ struct table {
 	hid_t dset, type;
 	char *buf;
 	size_t nbuf, capbuf;
-	hsize_t written;
+	hsize_t queued;		/* rows handed to the writer (the caller's thread) */
+	hsize_t written;	/* rows in the file (the writer's thread) */
+};
+
+/*
+ * The writer: a thread that appends what rb_results_flush() hands it and compresses
+ * it (deflate is most of a fleet's cost), so the coordinator's own thread only
+ * decodes messages and copies rows. HDF5 here is not thread-safe: after creation only
+ * the writer calls it, until rb_results_close() has joined it.
+ */
+struct job {
+	struct job *next;
+	bool steady;		/* rewrite one row's steady field instead of appending */
+	hsize_t row;
+	uint8_t value;
+	char *buf[NTABLES];
+	size_t n[NTABLES], bytes;
 };
 
 struct rb_results {
 	hid_t file;
 	struct table t[NTABLES];
 	char *path;
+	pthread_t thr;
+	bool thr_on, stop, failed;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;	/* a job queued, or stop */
+	pthread_cond_t room;	/* the queue shrank */
+	struct job *head, *tail;
+	size_t queued_bytes;
 };
+
+static void *writer(void *arg);
+
+/* What the writer may be behind by before rb_results_flush() waits for it. */
+#define QUEUE_MAX_BYTES (256u << 20)
 
 #define ARRAY(a) a, sizeof(a) / sizeof((a)[0])
 static const struct {
@@ -317,7 +346,9 @@ static int table_create(struct rb_results *r, int i)
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	H5Pset_chunk(dcpl, 1, &chunk);
 	H5Pset_shuffle(dcpl);
-	H5Pset_deflate(dcpl, 4);
+	/* level 1: a fleet's samples are compressed as they come, on the coordinator's one
+	 * thread; after shuffling, level 1 keeps most of level 4's ratio at a third the cost */
+	H5Pset_deflate(dcpl, 1);
 	t->dset = H5Dcreate2(r->file, t->name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
 	H5Pclose(dcpl);
 	H5Sclose(sp);
@@ -410,6 +441,15 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 		return NULL;
 	}
 	H5Fflush(r->file, H5F_SCOPE_GLOBAL);
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	pthread_cond_init(&r->room, NULL);
+	if (pthread_create(&r->thr, NULL, writer, r)) {
+		snprintf(err, errlen, "cannot start the writer of '%s'", path);
+		rb_results_close(r, "failed", 0);
+		return NULL;
+	}
+	r->thr_on = true;
 	return r;
 }
 
@@ -464,50 +504,164 @@ int rb_results_health(struct rb_results *r, const struct rb_row_health *row)
 	return push(r, T_HEALTH, row);
 }
 
-static int table_append(struct table *t)
+/* The writer's thread: appends n rows of buf to the table. */
+static int table_append(struct table *t, const char *buf, size_t n)
 {
-	hsize_t size, start, count = t->nbuf;
+	hsize_t size, start, count = n;
 	hid_t fs, ms;
 	herr_t e;
 
-	if (!t->nbuf)
+	if (!n)
 		return 0;
-	size = t->written + t->nbuf;
+	size = t->written + n;
 	if (H5Dset_extent(t->dset, &size) < 0)
 		return -EIO;
 	fs = H5Dget_space(t->dset);
 	start = t->written;
 	H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
 	ms = H5Screate_simple(1, &count, NULL);
-	e = H5Dwrite(t->dset, t->type, ms, fs, H5P_DEFAULT, t->buf);
+	e = H5Dwrite(t->dset, t->type, ms, fs, H5P_DEFAULT, buf);
 	H5Sclose(ms);
 	H5Sclose(fs);
 	if (e < 0)
 		return -EIO;
 	t->written = size;
-	t->nbuf = 0;
 	return 0;
+}
+
+/* The writer's thread: one row's steady field, rewritten in place. */
+static int set_steady_row(struct table *t, hsize_t at, uint8_t steady)
+{
+	hsize_t one = 1;
+	hid_t mt, sp, ms;
+	herr_t e;
+
+	mt = H5Tcreate(H5T_COMPOUND, sizeof(uint8_t));
+	H5Tinsert(mt, "steady", 0, H5T_NATIVE_UINT8);
+	sp = H5Dget_space(t->dset);
+	H5Sselect_hyperslab(sp, H5S_SELECT_SET, &at, NULL, &one, NULL);
+	ms = H5Screate_simple(1, &one, NULL);
+	e = H5Dwrite(t->dset, mt, ms, sp, H5P_DEFAULT, &steady);
+	H5Sclose(ms);
+	H5Sclose(sp);
+	H5Tclose(mt);
+	return e < 0 ? -EIO : 0;
+}
+
+static void *writer(void *arg)
+{
+	struct rb_results *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		struct job *j;
+		bool bad = false;
+
+		while (!r->head && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!r->head)
+			break;
+		j = r->head;
+		r->head = j->next;
+		if (!r->head)
+			r->tail = NULL;
+		pthread_mutex_unlock(&r->mu);
+		if (j->steady) {
+			bad = set_steady_row(&r->t[T_RESULTS], j->row, j->value) != 0;
+		} else {
+			for (int i = 0; i < NTABLES; i++) {
+				bad |= table_append(&r->t[i], j->buf[i], j->n[i]) != 0;
+				free(j->buf[i]);
+			}
+			/* whole on disk at every flush: SWMR orders the metadata writes */
+			bad |= H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0;
+		}
+		pthread_mutex_lock(&r->mu);
+		r->failed |= bad;
+		r->queued_bytes -= j->bytes;
+		pthread_cond_broadcast(&r->room);
+		free(j);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static void enqueue(struct rb_results *r, struct job *j)
+{
+	pthread_mutex_lock(&r->mu);
+	/* a writer far behind holds the caller back: memory stays bounded */
+	while (r->queued_bytes > QUEUE_MAX_BYTES)
+		pthread_cond_wait(&r->room, &r->mu);
+	r->queued_bytes += j->bytes;
+	if (r->tail)
+		r->tail->next = j;
+	else
+		r->head = j;
+	r->tail = j;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+size_t rb_results_buffered(const struct rb_results *r)
+{
+	size_t n = 0;
+
+	for (int i = 0; r && i < NTABLES; i++)
+		n += r->t[i].nbuf * r->t[i].rowsize;
+	return n;
 }
 
 int rb_results_flush(struct rb_results *r)
 {
-	int rc = 0;
+	struct job *j;
+	bool failed;
 
-	for (int i = 0; i < NTABLES; i++)
-		if (table_append(&r->t[i]))
-			rc = -EIO;
-	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
-		rc = -EIO;
-	return rc;
+	if (!r->thr_on)
+		return -EIO;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	for (int i = 0; i < NTABLES; i++) {
+		struct table *t = &r->t[i];
+
+		if (!t->nbuf)
+			continue;
+		/* the rows go to the writer; a buffer as large takes their place */
+		j->buf[i] = t->buf;
+		j->n[i] = t->nbuf;
+		j->bytes += t->nbuf * t->rowsize;
+		t->queued += t->nbuf;
+		t->nbuf = 0;
+		t->buf = malloc(t->capbuf * t->rowsize);
+		if (!t->buf)
+			t->capbuf = 0;
+	}
+	enqueue(r, j);
+	pthread_mutex_lock(&r->mu);
+	failed = r->failed;
+	pthread_mutex_unlock(&r->mu);
+	return failed ? -EIO : 0;
 }
 
 int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)
 {
-	int rc;
+	int rc = 0;
 
 	if (!r)
 		return 0;
-	rc = rb_results_flush(r);
+	if (r->thr_on) {
+		rc = rb_results_flush(r);
+		pthread_mutex_lock(&r->mu);
+		r->stop = true;
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thr, NULL);
+		if (r->failed)
+			rc = -EIO;
+		pthread_mutex_destroy(&r->mu);
+		pthread_cond_destroy(&r->cv);
+		pthread_cond_destroy(&r->room);
+	}
 	for (int i = 0; i < NTABLES; i++) {
 		if (r->t[i].dset > 0)
 			H5Dclose(r->t[i].dset);
@@ -661,35 +815,34 @@ int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row)
 
 long rb_results_next_result(const struct rb_results *r)
 {
-	return (long)(r->t[T_RESULTS].written + r->t[T_RESULTS].nbuf);
+	return (long)(r->t[T_RESULTS].queued + r->t[T_RESULTS].nbuf);
 }
 
 int rb_results_set_steady(struct rb_results *r, long row, uint8_t steady)
 {
 	struct table *t = &r->t[T_RESULTS];
-	hsize_t at = (hsize_t)row, one = 1;
-	hid_t mt, sp, ms;
-	herr_t e;
+	hsize_t at = (hsize_t)row;
+	struct job *j;
 
-	if (row < 0 || at >= t->written + t->nbuf)
+	if (row < 0 || at >= t->queued + t->nbuf)
 		return -EINVAL;
-	if (at >= t->written) {
+	if (at >= t->queued) {
 		/* still buffered */
-		((struct rb_row_result *)(void *)(t->buf + (at - t->written) * t->rowsize))->steady =
+		((struct rb_row_result *)(void *)(t->buf + (at - t->queued) * t->rowsize))->steady =
 			steady;
 		return 0;
 	}
-	/* written: rewrite that one field of that one row */
-	mt = H5Tcreate(H5T_COMPOUND, sizeof(uint8_t));
-	H5Tinsert(mt, "steady", 0, H5T_NATIVE_UINT8);
-	sp = H5Dget_space(t->dset);
-	H5Sselect_hyperslab(sp, H5S_SELECT_SET, &at, NULL, &one, NULL);
-	ms = H5Screate_simple(1, &one, NULL);
-	e = H5Dwrite(t->dset, mt, ms, sp, H5P_DEFAULT, &steady);
-	H5Sclose(ms);
-	H5Sclose(sp);
-	H5Tclose(mt);
-	return e < 0 ? -EIO : 0;
+	/* handed to the writer: it rewrites that field of that row, in order */
+	j = calloc(1, sizeof(*j));
+	if (!j || !r->thr_on) {
+		free(j);
+		return -ENOMEM;
+	}
+	j->steady = true;
+	j->row = at;
+	j->value = steady;
+	enqueue(r, j);
+	return 0;
 }
 
 int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret, size_t *ret_n)

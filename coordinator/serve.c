@@ -845,7 +845,7 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 			free(rep);
 		}
 		snprintf(q, sizeof(q), "status\nid=%s\n", id);
-		rep = ask(path, q, strlen(q), 5000);
+		rep = ask(path, q, strlen(q), 30000);
 		if (!rep)
 			break;
 		if (!reply_ok(rep)) {

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""A fleet against one coordinator: `rackbench serve` with real CURVE and an allow-list,
+and fleet_sim (build/fleet_sim: many simulated agents in one process, each a real
+DEALER socket with its own key) connecting N agents x D drives, then `rackbench run` of
+one point sending a sample per drive every interval (counters + a sparse histogram of
+B buckets). Journal and HDF5 go to --dir, which must not be tmpfs.
+
+Prints: how long the fleet took to connect (all agents registered), the time from
+`rackbench run` to the first IO instant of the last of the N x D drives, every 10 s the
+samples/s acknowledged (journaled + fsynced) and the coordinator's RSS, at the end the
+sample rows in the HDF5 file per second of the point, and whether RSS stayed flat (the
+second half's peak within 5% of the first half's).
+
+    /usr/bin/python3 bench/fleet.py [--agents 1000] [--drives 24] [--buckets 64]
+                                    [--interval 100ms] [--duration 300] [--dir /var/tmp/...]
+
+Targets (issue 5): >= 200k samples/s, flat RSS, <= 2 s to start. The disk needed is
+about 1.5 KB per sample (HDF5 rows + journal): 1000 x 24 at 100 ms for 5 minutes is
+~110 GB; --duration sets the point's length.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+COORD = os.path.join(ROOT, "build", "coordinator", "rackbench")
+SIM = os.path.join(ROOT, "build", "fleet_sim")
+
+
+def port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def parse_ms(d):
+    m = re.fullmatch(r"(\d+)(ms|s)", d)
+    return int(m.group(1)) * (1 if m.group(2) == "ms" else 1000)
+
+
+def rss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--agents", type=int, default=1000)
+    ap.add_argument("--drives", type=int, default=24)
+    ap.add_argument("--buckets", type=int, default=64)
+    ap.add_argument("--interval", default="100ms")
+    ap.add_argument("--duration", type=int, default=300, help="seconds of the point")
+    ap.add_argument("--dir", default="/var/tmp/rackbench-fleet")
+    ap.add_argument("--keep", action="store_true", help="keep --dir afterwards")
+    a = ap.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    fstype = subprocess.run(["stat", "-f", "-c", "%T", a.dir], capture_output=True,
+                            text=True).stdout.strip()
+    if fstype in ("tmpfs", "ramfs"):
+        sys.exit(f"{a.dir} is on {fstype}: the journal and HDF5 must be on a disk")
+    keys = os.path.join(a.dir, "keys")
+    shutil.rmtree(keys, ignore_errors=True)
+    subprocess.run([COORD, "keygen", keys, "coordinator"], check=True, capture_output=True)
+    t = time.monotonic()
+    subprocess.run([SIM, "keys", keys, str(a.agents)], check=True)
+    print(f"{a.agents} agent key pairs in {time.monotonic() - t:.1f} s; journal and HDF5 on "
+          f"{fstype} ({a.dir})")
+    camp = os.path.join(a.dir, "fleet.yaml")
+    with open(camp, "w") as f:
+        f.write("name: fleet\nwait: 60s\ndefaults: {interval: %s, runtime: %ds}\ntargets:\n"
+                % (a.interval, a.duration))
+        drives = ", ".join(f"/dev/nvme{i}n1" for i in range(a.drives))
+        for i in range(a.agents):
+            f.write(f"  - agent: sim-{i:04d}\n    drives: [{drives}]\n")
+        f.write("phases:\n  - workload: {rw: randread, bs: 4k, iodepth: 32}\n")
+    ctl = os.path.join(a.dir, "control")
+    out = os.path.join(a.dir, "out")
+    shutil.rmtree(out, ignore_errors=True)
+    ep = f"tcp://127.0.0.1:{port()}"
+    env = dict(os.environ, RACKBENCH_CONTROL=ctl)
+    serve = subprocess.Popen([COORD, "serve", "--listen", ep, "--key", f"{keys}/coordinator.key",
+                              "--agent-keys", f"{keys}/allowed", "--control", ctl,
+                              "--results", out],
+                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(a.dir, "serve.log"),
+                                                                    "w"))
+    sim = None
+    try:
+        while not os.path.exists(ctl):
+            time.sleep(0.05)
+        t = time.monotonic()
+        sim = subprocess.Popen([SIM, "run", ep, keys, str(a.agents), str(a.drives),
+                                str(a.buckets)], stdout=subprocess.PIPE, text=True)
+        lines = []
+        threading.Thread(target=lambda: [lines.append(l) for l in sim.stdout], daemon=True).start()
+        n = 0
+        while n < a.agents and time.monotonic() - t < 120:
+            time.sleep(0.5)
+            r = subprocess.run([COORD, "agents", "--json"], env=env, capture_output=True,
+                               text=True)
+            n = len(json.loads(r.stdout)) if r.returncode == 0 else 0
+        print(f"{n} agents registered with the service {time.monotonic() - t:.1f} s after "
+              "they started connecting")
+        time.sleep(3)  # a Hello from each since, for the run to start with
+        t0 = time.monotonic_ns()
+        run = subprocess.Popen([COORD, "run", camp, "--results", out], env=env, stdout=subprocess.DEVNULL,
+                               stderr=open(os.path.join(a.dir, "run.log"), "w"))
+        rss = []
+        start = time.monotonic()
+        while run.poll() is None:
+            time.sleep(10)
+            rss.append(rss_kib(serve.pid))
+            sims = [l for l in lines if l.startswith("sim: welcomed")]
+            print(f"t={time.monotonic() - start:5.0f} s  coordinator RSS {rss[-1] / 1024:7.1f} MiB"
+                  f"  {sims[-1].strip() if sims else ''}")
+            sys.stdout.flush()
+        wall = time.monotonic() - start
+        print(f"run exit {run.returncode} after {wall:.0f} s")
+        sim.send_signal(signal.SIGTERM)
+        sim.wait(30)
+        time.sleep(0.5)
+        last = [int(l.split()[1]) for l in lines if l.startswith("last_start_mono_ns")]
+        if last:
+            print(f"from `rackbench run` to the first IO instant of the last of "
+                  f"{a.agents * a.drives} drives: {(last[0] - t0) / 1e9:.2f} s (target <= 2 s)")
+        files = glob.glob(os.path.join(out, "fleet-*.h5"))
+        if files:
+            import h5py
+            with h5py.File(files[0], "r") as h:
+                rows = len(h["samples"])
+                hist = len(h["histograms"])
+            size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(out, "fleet-*")))
+            print(f"HDF5: {rows:,} sample rows, {hist:,} histogram rows, {size / 1e9:.1f} GB "
+                  f"with the journal: {rows / wall:,.0f} samples/s over the run's {wall:.0f} s "
+                  f"(offered: {a.agents * a.drives / (parse_ms(a.interval) / 1000):,.0f}/s for "
+                  f"{a.duration} s)")
+        if len(rss) >= 4:
+            h = len(rss) // 2
+            first, second = max(rss[:h]), max(rss[h:])
+            print(f"RSS peak: first half {first / 1024:.1f} MiB, second half {second / 1024:.1f} "
+                  f"MiB: {'flat' if second <= first * 1.05 else 'GROWING'} (within 5%)")
+    finally:
+        if sim and sim.poll() is None:
+            sim.kill()
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(30)
+        if not a.keep:
+            shutil.rmtree(out, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

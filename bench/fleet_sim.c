@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fleet_sim: many simulated agents in one process, for bench/fleet.py. Each is a real
+ * DEALER socket with its own CURVE key pair, speaking the real protocol to a real
+ * coordinator: Hello with DRIVES targets, Welcome, PreflightReply (no refusals),
+ * TimeReply, and on Assign one SampleBatch per interval (a Sample per drive: the
+ * counters and a sparse histogram of BUCKETS buckets), then a DriveResult per drive
+ * and PointDone, numbered (epoch, seq) like a real agent's data messages.
+ *
+ *   fleet_sim keys DIR N            writes N key pairs and DIR/allowed (the allow-list)
+ *   fleet_sim run ENDPOINT DIR N DRIVES BUCKETS
+ *
+ * Every 10 s it prints a line: agents welcomed, running, samples sent and acknowledged
+ * (cumulative acks cover whole batches: drives samples each) and per second. At the end,
+ * the latest instant (CLOCK_MONOTONIC) an agent started its point: "last_start_mono_ns".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "keys.h"
+#include "transport.h"
+#include "units.h"
+#include "wire.h"
+
+struct sim {
+	void *sock;
+	char name[32];
+	uint64_t epoch, seq, acked, batches_at_seq0;
+	bool welcomed, running;
+	uint32_t point, attempt, interval, ndrives;
+	int64_t next_hello, start_at, next_sample, end;
+	uint64_t interval_ns, runtime_ns;
+	uint64_t batches;	/* sample batches sent this point */
+	uint64_t first_batch_seq;
+};
+
+static volatile sig_atomic_t quit;
+static void on_signal(int sig)
+{
+	(void)sig;
+	quit = 1;
+}
+
+static unsigned ndrives_g, nbuckets_g;
+static char **drive_names;
+
+static void send_data(struct sim *s, Rb__Envelope *e)
+{
+	e->epoch = s->epoch;
+	e->seq = ++s->seq;
+	rb_tx_send(s->sock, NULL, e, false);
+}
+
+static void hello(struct sim *s)
+{
+	Rb__Envelope e;
+	Rb__Hello h = RB__HELLO__INIT;
+	Rb__TargetInfo *ti = calloc(ndrives_g, sizeof(*ti));
+	Rb__TargetInfo **tp = calloc(ndrives_g, sizeof(*tp));
+
+	for (unsigned i = 0; i < ndrives_g; i++) {
+		rb__target_info__init(&ti[i]);
+		ti[i].path = drive_names[i];
+		ti[i].kind = (char *)"block";
+		ti[i].size_bytes = 7680ULL << 30;
+		ti[i].model = (char *)"SIMULATED NVMe";
+		ti[i].serial = s->name;
+		ti[i].firmware = (char *)"1.0";
+		ti[i].logical_block_size = 4096;
+		tp[i] = &ti[i];
+	}
+	h.name = s->name;
+	h.hostname = s->name;
+	h.kernel = (char *)"Linux sim";
+	h.rb_version = (char *)RB_VERSION;
+	h.epoch = s->epoch;
+	h.targets = tp;
+	h.n_targets = ndrives_g;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_HELLO;
+	e.hello = &h;
+	rb_tx_send(s->sock, NULL, &e, true);
+	free(ti);
+	free(tp);
+}
+
+static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, uint64_t *lat,
+		      unsigned seed)
+{
+	uint32_t b = 2000 + seed % 200;
+
+	*ios = 0;
+	*lat = 0;
+	for (unsigned k = 0; k < n; k++) {
+		idx[k] = b + k;
+		cnt[k] = 1 + (seed * 2654435761u + k * 40503u) % 400;
+		*ios += cnt[k];
+		*lat += cnt[k] * 90000;
+	}
+}
+
+static void samples(struct sim *s, int64_t now_wall)
+{
+	Rb__Envelope e;
+	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
+	Rb__Sample sm[64], *sp[64];
+	uint32_t idx[64][64];
+	uint64_t cnt[64][64];
+	unsigned n = s->ndrives < 64 ? s->ndrives : 64;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t ios, lat;
+
+		rb__sample__init(&sm[i]);
+		fill_hist(idx[i], cnt[i], nbuckets_g, &ios, &lat, s->interval * 31 + i);
+		sm[i].point = s->point;
+		sm[i].attempt = s->attempt;
+		sm[i].drive = drive_names[i];
+		sm[i].interval = s->interval;
+		sm[i].direction = 0;
+		sm[i].t_ns = now_wall;
+		sm[i].ios = ios;
+		sm[i].bytes = ios * 4096;
+		sm[i].lat_sum_ns = lat;
+		sm[i].hist_idx = idx[i];
+		sm[i].n_hist_idx = nbuckets_g;
+		sm[i].hist_cnt = cnt[i];
+		sm[i].n_hist_cnt = nbuckets_g;
+		sp[i] = &sm[i];
+	}
+	b.samples = sp;
+	b.n_samples = n;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
+	e.samples = &b;
+	send_data(s, &e);
+	if (!s->batches++)
+		s->first_batch_seq = s->seq;
+	s->interval++;
+}
+
+static void finish(struct sim *s)
+{
+	for (unsigned i = 0; i < s->ndrives && i < 64; i++) {
+		Rb__Envelope e;
+		Rb__DriveResult r = RB__DRIVE_RESULT__INIT;
+		Rb__DirResult d = RB__DIR_RESULT__INIT, *dp = &d;
+		uint32_t idx[64];
+		uint64_t cnt[64], ios, lat;
+
+		fill_hist(idx, cnt, nbuckets_g, &ios, &lat, i);
+		d.direction = 0;
+		d.ios = ios * s->interval;
+		d.bytes = d.ios * 4096;
+		d.lat_sum_ns = lat * s->interval;
+		d.lat_min_ns = 80000;
+		d.lat_max_ns = 200000;
+		d.hist_idx = idx;
+		d.n_hist_idx = nbuckets_g;
+		d.hist_cnt = cnt;
+		d.n_hist_cnt = nbuckets_g;
+		r.point = s->point;
+		r.attempt = s->attempt;
+		r.drive = drive_names[i];
+		r.elapsed_ns = s->runtime_ns;
+		r.dirs = &dp;
+		r.n_dirs = 1;
+		r.status = (char *)"ok";
+		r.message = (char *)"";
+		r.uring_features = (char *)"simulated";
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_RESULT;
+		e.result = &r;
+		send_data(s, &e);
+	}
+	Rb__Envelope e;
+	Rb__PointDone pd = RB__POINT_DONE__INIT;
+
+	pd.point = s->point;
+	pd.attempt = s->attempt;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
+	e.point_done = &pd;
+	send_data(s, &e);
+	s->running = false;
+}
+
+static void on_message(struct sim *s, Rb__Envelope *e, int64_t *last_start)
+{
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_WELCOME:
+		s->welcomed = true;
+		break;
+	case RB__ENVELOPE__BODY_ACK:
+		if (e->ack->epoch == s->epoch && e->ack->seq > s->acked)
+			s->acked = e->ack->seq;
+		break;
+	case RB__ENVELOPE__BODY_TIME_PROBE: {
+		Rb__Envelope te;
+		Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+
+		tr.t0 = e->time_probe->t0;
+		tr.t1 = rb_mono_ns();
+		rb_wire_init(&te);
+		te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
+		te.time_reply = &tr;
+		tr.t2 = rb_mono_ns();
+		rb_tx_send(s->sock, NULL, &te, true);
+		break;
+	}
+	case RB__ENVELOPE__BODY_PREFLIGHT: {
+		Rb__Envelope re;
+		Rb__PreflightReply pr = RB__PREFLIGHT_REPLY__INIT;
+
+		rb_wire_init(&re);
+		re.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
+		re.preflight_reply = &pr;
+		send_data(s, &re);
+		break;
+	}
+	case RB__ENVELOPE__BODY_ASSIGN: {
+		const Rb__Assign *a = e->assign;
+		int64_t now = rb_mono_ns();
+
+		s->point = a->point;
+		s->attempt = a->attempt;
+		s->ndrives = (uint32_t)a->n_drives;
+		s->interval_ns = 1000000000ULL;
+		s->runtime_ns = 60000000000ULL;
+		for (size_t i = 0; i < a->n_settings; i++) {
+			if (!strcmp(a->settings[i]->key, "interval"))
+				rb_parse_duration(a->settings[i]->value, &s->interval_ns);
+			else if (!strcmp(a->settings[i]->key, "runtime"))
+				rb_parse_duration(a->settings[i]->value, &s->runtime_ns);
+		}
+		s->start_at = a->start_at_ns > now ? a->start_at_ns : now;
+		if (s->start_at > *last_start)
+			*last_start = s->start_at;
+		s->next_sample = s->start_at + (int64_t)s->interval_ns;
+		s->end = s->start_at + (int64_t)s->runtime_ns;
+		s->interval = 0;
+		s->batches = 0;
+		s->running = true;
+		break;
+	}
+	case RB__ENVELOPE__BODY_STOP:
+		if (s->running)
+			finish(s);
+		s->welcomed = false;
+		s->next_hello = rb_mono_ns() + 500000000LL;
+		break;
+	default:
+		break;
+	}
+}
+
+static int keys_cmd(const char *dir, unsigned n)
+{
+	char path[4096], name[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/allowed", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return 1;
+	for (unsigned i = 0; i < n; i++) {
+		struct rb_keypair k;
+
+		snprintf(name, sizeof(name), "sim-%04u", i);
+		if (rb_keys_generate(&k) || rb_keys_write(dir, name, &k))
+			return 1;
+		fprintf(f, "%s %s\n", name, k.pub);
+	}
+	return fclose(f) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "keys"))
+		return keys_cmd(argv[2], (unsigned)atoi(argv[3]));
+	if (argc != 7 || strcmp(argv[1], "run")) {
+		fprintf(stderr, "usage: fleet_sim keys DIR N | fleet_sim run ENDPOINT DIR N DRIVES "
+				"BUCKETS\n");
+		return 2;
+	}
+	const char *ep = argv[2], *dir = argv[3];
+	unsigned n = (unsigned)atoi(argv[4]);
+	struct sim *s = calloc(n, sizeof(*s));
+	void **socks = calloc(n, sizeof(*socks));
+	unsigned char *ready = calloc(n, 1);
+	struct rb_keypair coord;
+	char err[600], path[4096];
+	int64_t last_start = 0, next_report;
+	uint64_t prev_sent = 0, prev_acked = 0;
+
+	ndrives_g = (unsigned)atoi(argv[5]);
+	nbuckets_g = (unsigned)atoi(argv[6]);
+	if (ndrives_g < 1 || ndrives_g > 64 || nbuckets_g < 1 || nbuckets_g > 64 || !s) {
+		fprintf(stderr, "DRIVES and BUCKETS: 1..64\n");
+		return 2;
+	}
+	drive_names = calloc(ndrives_g, sizeof(*drive_names));
+	for (unsigned i = 0; i < ndrives_g; i++) {
+		drive_names[i] = malloc(32);
+		snprintf(drive_names[i], 32, "/dev/nvme%un1", i);
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	snprintf(path, sizeof(path), "%s/coordinator.pub", dir);
+	if (rb_keys_read(path, false, &coord, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct rb_keypair k;
+
+		snprintf(s[i].name, sizeof(s[i].name), "sim-%04u", i);
+		snprintf(path, sizeof(path), "%s/%s.key", dir, s[i].name);
+		if (rb_keys_read(path, true, &k, err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		s[i].sock = rb_tx_dealer_connect_keyed(ep, s[i].name, &k, coord.pub);
+		if (!s[i].sock) {
+			fprintf(stderr, "agent %u: cannot connect: %s\n", i, strerror(errno));
+			return 1;
+		}
+		socks[i] = s[i].sock;
+		s[i].epoch = ((uint64_t)rb_wall_ns() ^ ((uint64_t)i << 40)) | 1;
+		s[i].next_hello = rb_mono_ns() + (int64_t)(i % 1000) * 1000000LL;
+	}
+	next_report = rb_mono_ns() + 10000000000LL;
+	printf("sim: %u agents x %u drives, %u buckets per sample, connecting to %s\n", n, ndrives_g,
+	       nbuckets_g, ep);
+	fflush(stdout);
+	while (!quit) {
+		int64_t now = rb_mono_ns(), wake = now + 50000000LL;
+
+		for (unsigned i = 0; i < n; i++) {
+			struct sim *x = &s[i];
+
+			if (!x->running && now >= x->next_hello) {
+				hello(x);
+				x->next_hello = now + (x->welcomed ? 2000000000LL : 1000000000LL) +
+						(int64_t)(i % 500) * 1000000LL;
+			}
+			while (x->running && now >= x->next_sample) {
+				samples(x, rb_wall_ns());
+				x->next_sample += (int64_t)x->interval_ns;
+			}
+			if (x->running && now >= x->end)
+				finish(x);
+			if (x->running && x->next_sample < wake)
+				wake = x->next_sample;
+		}
+		int timeout = (int)((wake - rb_mono_ns()) / 1000000);
+
+		if (rb_tx_poll_many(socks, n, timeout < 0 ? 0 : timeout, ready) > 0) {
+			for (unsigned i = 0; i < n; i++) {
+				Rb__Envelope *e;
+
+				while (ready[i] &&
+				       rb_tx_recv(s[i].sock, 0, NULL, &e, err, sizeof(err)) == 0) {
+					on_message(&s[i], e, &last_start);
+					rb_wire_free(e);
+				}
+			}
+		}
+		if (rb_mono_ns() >= next_report) {
+			uint64_t sent = 0, acked = 0;
+			unsigned welcomed = 0, running = 0;
+
+			for (unsigned i = 0; i < n; i++) {
+				const struct sim *x = &s[i];
+				uint64_t ab = x->acked >= x->first_batch_seq && x->batches
+						      ? x->acked - x->first_batch_seq + 1
+						      : 0;
+
+				if (ab > x->batches)
+					ab = x->batches;
+				sent += x->batches * x->ndrives;
+				acked += ab * x->ndrives;
+				welcomed += x->welcomed;
+				running += x->running;
+			}
+			printf("sim: welcomed %u running %u samples sent %" PRIu64 " acked %" PRIu64
+			       " | last 10 s: %.0f sent/s %.0f acked/s\n",
+			       welcomed, running, sent, acked, (double)(sent - prev_sent) / 10,
+			       (double)(acked - prev_acked) / 10);
+			fflush(stdout);
+			prev_sent = sent;
+			prev_acked = acked;
+			next_report += 10000000000LL;
+		}
+	}
+	printf("last_start_mono_ns %" PRId64 "\n", last_start);
+	for (unsigned i = 0; i < n; i++)
+		rb_tx_close(s[i].sock);
+	rb_tx_context_term();
+	return 0;
+}
