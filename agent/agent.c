@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "nvme.h"
 #include "purge.h"
 #include "spool.h"
+#include "units.h"
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
@@ -84,6 +86,7 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 	free(c->coordinator);
 	free(c->name);
 	free(c->state_dir);
+	free(c->spool_max);
 	free(c->key);
 	free(c->coordinator_key);
 	memset(c, 0, sizeof(*c));
@@ -99,7 +102,8 @@ static void agent_usage(FILE *out)
 		"starts idle and runs nothing until a coordinator assigns it work.\n"
 		"\n"
 		"  --config FILE            YAML with the keys below (coordinator, name, labels,\n"
-		"                           targets, allow, state_dir, key, coordinator_key, insecure)\n"
+		"                           targets, allow, state_dir, key, coordinator_key, insecure,\n"
+		"                           spool_max)\n"
 		"  --coordinator ENDPOINT   tcp://HOST:PORT of the coordinator\n"
 		"  --name NAME              this agent's name in campaigns (default: hostname)\n"
 		"  --label K=V              a label campaigns can select on (repeatable)\n"
@@ -110,6 +114,8 @@ static void agent_usage(FILE *out)
 		"  --key FILE               this agent's CURVE key pair ('rackbench-agent keygen DIR')\n"
 		"  --coordinator-key FILE   the coordinator's public key (.pub): pinned\n"
 		"  --insecure               run without keys: no authentication, no encryption\n"
+		"  --spool-max SIZE         the spool's cap (default 4g): a point whose unacknowledged\n"
+		"                           data reaches it is stopped and reported, never dropped\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
@@ -117,8 +123,9 @@ static void agent_usage(FILE *out)
 		"CURVE key pair), spool FILE (a spool's records); each has --help.\n"
 		"\n"
 		"Data messages are written to STATE_DIR/spool before they are sent and kept until\n"
-		"the coordinator acknowledges them; a restarted agent sends what the last one\n"
-		"left for the same run.\n",
+		"the coordinator acknowledges them; at most 64 are in flight unacknowledged (the\n"
+		"acknowledgements are the credits: a slow coordinator holds the rest in the spool,\n"
+		"not in memory); a restarted agent sends what the last one left for the same run.\n",
 		rb_default_state_dir());
 }
 
@@ -200,6 +207,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 			set_str(&c->name, val);
 		} else if (!strcmp(key, "state_dir")) {
 			set_str(&c->state_dir, val);
+		} else if (!strcmp(key, "spool_max")) {
+			set_str(&c->spool_max, val);
 		} else if (!strcmp(key, "key")) {
 			set_str(&c->key, val);
 		} else if (!strcmp(key, "coordinator_key")) {
@@ -264,6 +273,8 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 			set_str(&c->name, v);
 		else if (!strcmp(a, "--state-dir"))
 			set_str(&c->state_dir, v);
+		else if (!strcmp(a, "--spool-max"))
+			set_str(&c->spool_max, v);
 		else if (!strcmp(a, "--key"))
 			set_str(&c->key, v);
 		else if (!strcmp(a, "--coordinator-key"))
@@ -295,6 +306,12 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 	}
 	if (!c->state_dir)
 		set_str(&c->state_dir, rb_default_state_dir());
+	c->spool_max_bytes = 4ULL << 30;
+	if (c->spool_max && (rb_parse_size(c->spool_max, &c->spool_max_bytes) ||
+			     c->spool_max_bytes < 65536)) {
+		rb_err("spool_max '%s' is not a size of at least 64k (like 512m, 4g)", c->spool_max);
+		return RB_EXIT_USAGE;
+	}
 	for (size_t i = 0; i < c->nallow; i++) {
 		bool offered = false;
 
@@ -328,8 +345,12 @@ struct purging {
 	char (*msg)[1024];
 };
 
+/* Data messages in flight unacknowledged, at most: the coordinator's acks are the credits. */
+#define SEND_WINDOW 64
+
 struct point {
 	struct rb_run *run;
+	bool spool_full;	/* stopped at the spool's cap */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
@@ -351,6 +372,9 @@ struct agent {
 	struct rb_spool spool;
 	char run[96];
 	uint64_t seq;
+	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
+	bool held;		/* messages wait in the spool for acknowledgements */
+	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
 	int64_t last_ack_progress, next_sync;
 	struct oldspool {
 		char path[4096];
@@ -383,7 +407,16 @@ static int send_env(struct agent *a, Rb__Envelope *e)
 			rb_err("cannot write the spool '%s': %s", a->spool.path, strerror(-r));
 			a->lost_data = true;
 		}
-		r = rb_tx_send_raw(a->sock, NULL, buf, len, false);
+		/* credits: the coordinator's acknowledgements open the window */
+		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
+			rb_tx_send_raw(a->sock, NULL, buf, len, false);
+			a->sent = e->seq;
+		} else if (!a->held) {
+			a->held = true;
+			rb_info("the coordinator is %" PRIu64 " message(s) behind: holding the rest "
+				"in the spool until it acknowledges",
+				a->seq - a->spool.acked);
+		}
 		free(buf);
 		return 0; /* a send that failed goes again from the spool */
 	}
@@ -401,8 +434,30 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 {
 	struct agent *a = arg;
 
-	(void)seq;
-	return rb_tx_send_raw(a->sock, NULL, buf, len, true) == -EAGAIN;
+	/* the current spool: no further than the window (an old process's: all of it) */
+	if (a->spool.fd >= 0 && a->spool.epoch == a->epoch && seq > a->spool.acked + SEND_WINDOW &&
+	    a->walking_own)
+		return 1;
+	if (rb_tx_send_raw(a->sock, NULL, buf, len, true) == -EAGAIN)
+		return 1;
+	if (a->walking_own && seq > a->sent)
+		a->sent = seq;
+	return 0;
+}
+
+/* Acknowledgements came: what the spool holds beyond what was sent, up to the window. */
+static void send_held(struct agent *a)
+{
+	if (a->spool.fd < 0 || a->sent >= a->spool.last || a->sent >= a->spool.acked + SEND_WINDOW)
+		return;
+	rb_spool_sync(&a->spool);
+	a->walking_own = true;
+	rb_spool_walk(a->spool.path, a->sent, resend_one, a);
+	a->walking_own = false;
+	if (a->sent >= a->spool.last && a->held) {
+		a->held = false;
+		rb_info("the coordinator caught up: nothing held in the spool");
+	}
 }
 
 /* Sends again what the coordinator has not acknowledged (after a silence). */
@@ -414,7 +469,10 @@ static void resend_unacked(struct agent *a)
 	int64_t now = rb_mono_ns();
 
 	rb_spool_sync(&a->spool);
+	a->walking_own = true;
 	long n = rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a);
+
+	a->walking_own = false;
 
 	/* said once in a while: a coordinator gone for good would fill the log otherwise */
 	if (now - said > 30000000000LL) {
@@ -441,6 +499,8 @@ static void spool_for_run(struct agent *a, const char *run)
 	rb_spool_retire(&a->spool);
 	snprintf(a->run, sizeof(a->run), "%s", run);
 	a->seq = 0; /* numbered from 1 in each run */
+	a->sent = 0;
+	a->held = false;
 	a->last_ack_progress = rb_mono_ns();
 	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
 		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
@@ -487,11 +547,16 @@ static void on_ack(struct agent *a, const Rb__Ack *ack)
 	if (ack->epoch == a->epoch) {
 		if (ack->seq > a->spool.acked)
 			a->last_ack_progress = rb_mono_ns();
-		/* the file starts over between points, once everything is held */
-		if (!busy(a))
-			rb_spool_acked(&a->spool, ack->seq);
-		else if (ack->seq > a->spool.acked)
-			a->spool.acked = ack->seq;
+		/*
+		 * Once the coordinator holds everything the file starts over: between points,
+		 * and during one whenever it has grown past 1 MiB or a quarter of the cap (a
+		 * day-long point's spool is then what is unacknowledged, which the cap bounds).
+		 */
+		uint64_t min = a->cfg->spool_max_bytes / 4 < (1u << 20) ? a->cfg->spool_max_bytes / 4
+									 : (1u << 20);
+
+		rb_spool_acked(&a->spool, ack->seq, busy(a) ? min : 0);
+		send_held(a);
 		return;
 	}
 	for (size_t i = 0; i < a->nold; i++)
@@ -1065,8 +1130,11 @@ static void finish_point(struct agent *a)
 		dr.cpu_usr_pct = res->cpu_usr_pct;
 		dr.cpu_sys_pct = res->cpu_sys_pct;
 		dr.uring_features = (char *)res->features;
-		dr.status = res->setup_err ? (char *)"error" : (char *)"ok";
-		dr.message = (char *)res->message;
+		dr.status = res->setup_err || p->spool_full ? (char *)"error" : (char *)"ok";
+		dr.message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
+						     "while the coordinator did not acknowledge; "
+						     "nothing measured was dropped"
+					   : (char *)res->message;
 		for (int d = 0; d < RB_NDIR; d++) {
 			fill_dir(&dirs[d], d, &res->dir[d]);
 			dp[d] = &dirs[d];
@@ -1299,6 +1367,16 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		if (now >= a.next_sync) {
 			rb_spool_sync(&a.spool);
 			a.next_sync = now + 1000000000LL;
+			/* at the cap IO stops (and says so): what was measured stays, none dropped */
+			if (a.pt.run && !a.pt.spool_full && a.spool.fd >= 0 &&
+			    a.spool.bytes >= cfg->spool_max_bytes) {
+				rb_err("the spool '%s' reached its cap (%s bytes) with %" PRIu64
+				       " message(s) unacknowledged: stopping point %u",
+				       a.spool.path, cfg->spool_max ? cfg->spool_max : "4g",
+				       a.spool.last - a.spool.acked, a.pt.point);
+				a.pt.spool_full = true;
+				rb_run_stop(a.pt.run);
+			}
 		}
 		if (welcomed && a.spool.last > a.spool.acked &&
 		    now - a.last_ack_progress > 2000000000LL) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct rb_agent_cfg {
 	char *coordinator;	/* tcp://HOST:PORT */
@@ -18,6 +19,8 @@ struct rb_agent_cfg {
 	char *state_dir;
 	char *key, *coordinator_key;
 	bool insecure;
+	char *spool_max;	/* the spool's cap (a size); NULL: the default */
+	uint64_t spool_max_bytes;
 };
 
 /* The state folder used when none is given: /var/lib/rackbench as root, else ~/.local/state. */

@@ -69,6 +69,7 @@ int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t
 		return w < 0 ? -errno : -EIO;
 	s->last = seq;
 	s->dirty = true;
+	s->bytes += (uint64_t)w;
 	return 0;
 }
 
@@ -80,14 +81,16 @@ int rb_spool_sync(struct rb_spool *s)
 	return fdatasync(s->fd) ? -errno : 0;
 }
 
-void rb_spool_acked(struct rb_spool *s, uint64_t seq)
+void rb_spool_acked(struct rb_spool *s, uint64_t seq, uint64_t min_bytes)
 {
 	if (seq > s->acked)
 		s->acked = seq;
-	/* everything held by the coordinator: the file starts over */
-	if (s->fd >= 0 && s->acked >= s->last && s->last)
-		if (ftruncate(s->fd, 0) == 0)
+	/* everything held by the coordinator: the file starts over (O_APPEND: at 0) */
+	if (s->fd >= 0 && s->acked >= s->last && s->last && s->bytes >= min_bytes)
+		if (ftruncate(s->fd, 0) == 0) {
 			s->dirty = false;
+			s->bytes = 0;
+		}
 }
 
 long rb_spool_walk(const char *path, uint64_t after,

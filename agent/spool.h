@@ -21,6 +21,7 @@ struct rb_spool {
 	uint64_t last;		/* the last seq written */
 	uint64_t acked;		/* the coordinator's cumulative ack */
 	bool dirty;		/* written since the last fsync */
+	uint64_t bytes;		/* the file's size */
 };
 
 /* Opens (creates) dir/RUN-EPOCH.spool. 0 or negative errno. */
@@ -31,8 +32,9 @@ void rb_spool_retire(struct rb_spool *s);
 /* Appends one record with seq; 0 or negative errno (the message must not be sent then). */
 int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t len);
 int rb_spool_sync(struct rb_spool *s);
-/* The coordinator holds everything up to seq; when that is all, the file is emptied. */
-void rb_spool_acked(struct rb_spool *s, uint64_t seq);
+/* The coordinator holds everything up to seq; when that is all and the file has at
+ * least min_bytes, it is emptied. */
+void rb_spool_acked(struct rb_spool *s, uint64_t seq, uint64_t min_bytes);
 /* Calls fn for each whole record of a spool file with seq > after, in order; a torn tail
  * (a crash mid-write) ends the walk. Returns records seen, or negative errno. */
 long rb_spool_walk(const char *path, uint64_t after,
