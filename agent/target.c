@@ -135,8 +135,14 @@ bool rb_path_under(const char *path, const char *dir)
 			*slash = '\0';
 		if (!realpath(parent, rp))
 			return false;
-		if (strchr(path, '/') && strlen(rp) + strlen(strrchr(path, '/')) < sizeof(rp))
-			strcat(rp, strrchr(path, '/'));
+		/* the name goes back on: "dir/name", or a bare "name" in the current folder */
+		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+		if (strlen(rp) + 1 + strlen(name) >= sizeof(rp))
+			return false;
+		if (strcmp(rp, "/"))
+			strcat(rp, "/");
+		strcat(rp, name);
 	}
 	n = strlen(rd);
 	return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/'));

@@ -2,6 +2,7 @@
 #include "campaign.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,7 +182,8 @@ static void add_agent(struct rb_campaign *c, const char *agent)
 }
 
 /* select: {model, serial, firmware, count} -- drives chosen when the agent connects. */
-static void load_selector(struct loader *L, const char *agent, yaml_node_t *n)
+static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
+			  struct rb_selector *tmpl)
 {
 	struct rb_campaign *c = L->c;
 	struct rb_selector sel = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
@@ -216,6 +218,15 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n)
 		ERR(L, n, "count", "'select' needs 'count': how many drives it must find");
 	if (!*model && !*serial && !*firmware)
 		ERR(L, n, "select", "'select' needs model, serial or firmware to choose by");
+	if (tmpl) {
+		/* an agent group's: copied to each agent chosen */
+		*tmpl = sel;
+		tmpl->agent = xstrdup("");
+		tmpl->model = xstrdup(model);
+		tmpl->serial = xstrdup(serial);
+		tmpl->firmware = xstrdup(firmware);
+		return;
+	}
 	struct rb_selector *v = realloc(c->selectors, (c->nselectors + 1) * sizeof(*v));
 
 	if (!v)
@@ -227,6 +238,139 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n)
 	sel.firmware = xstrdup(firmware);
 	c->selectors[c->nselectors++] = sel;
 	add_agent(c, agent);
+}
+
+static void selector_copy(struct rb_selector *dst, const struct rb_selector *src,
+			  const char *agent)
+{
+	*dst = *src;
+	dst->agent = xstrdup(agent);
+	dst->model = xstrdup(src->model);
+	dst->serial = xstrdup(src->serial);
+	dst->firmware = xstrdup(src->firmware);
+}
+
+/* agents: {name: GLOB, labels: {K: V}, count: N} -- agents chosen when they connect. */
+static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, yaml_node_t *select)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_agent_group g = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
+	bool have_count = false;
+
+	g.name = xstrdup("");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		uint64_t u;
+
+		if (key && !strcmp(key, "labels")) {
+			if (!want(L, v, YAML_MAPPING_NODE, "labels", "a mapping of label: value"))
+				continue;
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				const char *lk = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
+				const char *lv = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+				char **nl = realloc(g.labels, (g.nlabels + 1) * sizeof(*nl));
+
+				if (!lk || !lv) {
+					ERR(L, v, "labels", "labels are scalar 'key: value' pairs");
+					continue;
+				}
+				if (!nl)
+					break;
+				g.labels = nl;
+				if (asprintf(&g.labels[g.nlabels], "%s=%s", lk, lv) < 0)
+					break;
+				g.nlabels++;
+			}
+		} else if (!key || !val) {
+			ERR(L, v, key, "'agents' takes name, labels and count");
+		} else if (!strcmp(key, "name")) {
+			free(g.name);
+			g.name = xstrdup(val);
+		} else if (!strcmp(key, "count")) {
+			if (rb_parse_u64(val, &u) || !u || u > 100000)
+				ERR(L, v, key, "'count' must be the number of agents expected, from 1");
+			else
+				g.count = (unsigned)u;
+			have_count = true;
+		} else {
+			ERR(L, k, key, "unknown key '%s' in agents (known: name, labels, count)", key);
+		}
+	}
+	if (!have_count)
+		ERR(L, n, "count", "'agents' needs 'count': how many agents it must find");
+	if (!*g.name && !g.nlabels)
+		ERR(L, n, "agents", "'agents' needs a name pattern or labels to choose by");
+	if (select) {
+		g.has_select = true;
+		load_selector(L, NULL, select, &g.select);
+	}
+	for (yaml_node_item_t *di = drives ? drives->data.sequence.items.start : NULL;
+	     drives && di < drives->data.sequence.items.top; di++) {
+		yaml_node_t *dn = rb_yaml_get(&L->y, *di);
+		const char *path = rb_yaml_scalar(dn);
+		char **nd;
+
+		if (!path || !*path) {
+			ERR(L, dn, "drives", "a group's 'drives' are paths every agent offers (pin "
+					     "serials with per-agent targets)");
+			continue;
+		}
+		for (size_t i = 0; i < g.ndrives; i++)
+			if (!strcmp(g.drives[i], path))
+				ERR(L, dn, "drives", "drive '%s' is listed twice", path);
+		nd = realloc(g.drives, (g.ndrives + 1) * sizeof(*nd));
+		if (!nd)
+			break;
+		g.drives = nd;
+		g.drives[g.ndrives++] = xstrdup(path);
+	}
+	if (drives && !g.ndrives)
+		ERR(L, drives, "drives", "'drives' is empty");
+	struct rb_agent_group *v = realloc(c->groups, (c->ngroups + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	c->groups = v;
+	c->groups[c->ngroups++] = g;
+}
+
+bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
+			    const char *const *keys, const char *const *values, size_t nlabels)
+{
+	if (*g->name && fnmatch(g->name, name, 0))
+		return false;
+	for (size_t i = 0; i < g->nlabels; i++) {
+		const char *eq = strchr(g->labels[i], '=');
+		size_t kl = (size_t)(eq - g->labels[i]);
+		bool found = false;
+
+		for (size_t j = 0; j < nlabels && !found; j++)
+			found = strlen(keys[j]) == kl && !strncmp(keys[j], g->labels[i], kl) &&
+				!strcmp(values[j], eq + 1);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
+			  const struct rb_agent_group *g)
+{
+	add_agent(c, agent);
+	for (size_t i = 0; i < g->ndrives; i++)
+		if (rb_campaign_add_drive(c, agent, g->drives[i], ""))
+			return -ENOMEM;
+	if (g->has_select) {
+		struct rb_selector *v = realloc(c->selectors, (c->nselectors + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->selectors = v;
+		selector_copy(&c->selectors[c->nselectors++], &g->select, agent);
+	}
+	return 0;
 }
 
 static void load_targets(struct loader *L, yaml_node_t *n)
@@ -241,7 +385,7 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 	     it++) {
 		yaml_node_t *t = rb_yaml_get(&L->y, *it), *drives = NULL;
 		const char *agent = NULL;
-		yaml_node_t *select = NULL;
+		yaml_node_t *select = NULL, *group = NULL;
 
 		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
 			continue;
@@ -253,6 +397,10 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 			if (key && !strcmp(key, "agent")) {
 				if (want(L, v, YAML_SCALAR_NODE, "agent", "an agent name"))
 					agent = rb_yaml_scalar(v);
+			} else if (key && !strcmp(key, "agents")) {
+				if (want(L, v, YAML_MAPPING_NODE, "agents",
+					 "a mapping: name (a pattern), labels, count"))
+					group = v;
 			} else if (key && !strcmp(key, "drives")) {
 				if (want(L, v, YAML_SEQUENCE_NODE, "drives", "a list of paths"))
 					drives = v;
@@ -261,24 +409,35 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 					 "a mapping: model, serial, firmware, count"))
 					select = v;
 			} else {
-				ERR(L, k, key, "unknown key '%s' in a target (known: agent, drives, select)",
+				ERR(L, k, key, "unknown key '%s' in a target (known: agent, agents, drives, "
+					       "select)",
 				    key ? key : "?");
 			}
 		}
-		if (!agent) {
-			ERR(L, t, "agent", "target has no 'agent'");
+		if (agent && group) {
+			ERR(L, group, "agents", "a target has 'agent' (one) or 'agents' (a group), "
+						"not both");
+			continue;
+		}
+		if (!agent && !group) {
+			ERR(L, t, "agent", "target has no 'agent' (or 'agents')");
 			continue;
 		}
 		if (drives && select) {
 			ERR(L, select, "select", "a target has 'drives' or 'select', not both");
 			continue;
 		}
-		if (select) {
-			load_selector(L, agent, select);
+		if (!drives && !select) {
+			ERR(L, t, "drives", "target for %s%s%s has no 'drives' (or 'select')",
+			    agent ? "agent '" : "an agent group", agent ? agent : "", agent ? "'" : "");
 			continue;
 		}
-		if (!drives) {
-			ERR(L, t, "drives", "target for agent '%s' has no 'drives' (or 'select')", agent);
+		if (group) {
+			load_group(L, group, drives, select);
+			continue;
+		}
+		if (select) {
+			load_selector(L, agent, select, NULL);
 			continue;
 		}
 		add_agent(c, agent);
@@ -1300,6 +1459,24 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 		free(c->selectors[i].firmware);
 	}
 	free(c->selectors);
+	for (size_t i = 0; i < c->ngroups; i++) {
+		struct rb_agent_group *g = &c->groups[i];
+
+		free(g->name);
+		for (size_t j = 0; j < g->nlabels; j++)
+			free(g->labels[j]);
+		free(g->labels);
+		for (size_t j = 0; j < g->ndrives; j++)
+			free(g->drives[j]);
+		free(g->drives);
+		if (g->has_select) {
+			free(g->select.agent);
+			free(g->select.model);
+			free(g->select.serial);
+			free(g->select.firmware);
+		}
+	}
+	free(c->groups);
 	free(c->agents);
 	free(c->drives);
 	free(c->phases);

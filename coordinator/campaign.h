@@ -30,6 +30,22 @@ struct rb_selector {
 	unsigned line, column;
 };
 
+/*
+ * Agents chosen when they connect, by name pattern (a glob) and labels: exactly count
+ * of them, each with the same drives (paths it must offer) or a selector per agent.
+ */
+struct rb_agent_group {
+	char *name;		/* a glob (fnmatch); "" any */
+	char **labels;		/* "KEY=VALUE", all required */
+	size_t nlabels;
+	unsigned count;
+	char **drives;		/* paths, or none with a selector */
+	size_t ndrives;
+	bool has_select;
+	struct rb_selector select;	/* agent "": a template */
+	unsigned line, column;
+};
+
 struct rb_point {
 	unsigned index;
 	unsigned phase;
@@ -76,6 +92,8 @@ struct rb_campaign {
 	size_t ndrives;
 	struct rb_selector *selectors;
 	size_t nselectors;
+	struct rb_agent_group *groups;	/* their agents join agents[] when chosen */
+	size_t ngroups;
 	struct rb_phase *phases;
 	size_t nphases;
 	struct rb_point *points;
@@ -93,6 +111,12 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c);
 /* Appends a drive (a selector's choice, when its agent connected). 0 or -ENOMEM. */
 int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
 			  const char *serial);
+/* Appends an agent (a group's choice); its drives as paths, or a copy of a selector. */
+int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
+			  const struct rb_agent_group *g);
+/* Whether an agent of that name and labels ("K=V" pairs) belongs to group g. */
+bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
+			    const char *const *keys, const char *const *values, size_t nlabels);
 /* Whether any point writes. */
 bool rb_campaign_writes(const struct rb_campaign *c);
 /* The methodology hash: 16 hex digits over the expanded plan (points, settings, order),

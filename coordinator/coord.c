@@ -117,6 +117,14 @@ struct coord {
 	void *sock;
 	struct ragent *agents;
 	size_t *ahash, ahash_mask;	/* agent names: open addressing, index + 1 */
+	/* agents of no target by name, heard before agent groups are resolved */
+	struct cand {
+		struct rb_peer peer;
+		Rb__Envelope *hello;	/* its last Hello (a copy) */
+		bool taken;
+	} *cands;
+	size_t ncands;
+	bool groups_resolved;
 	struct rb_results *res;
 	struct summary *sum;	/* [point][drive] */
 	unsigned cur_point;
@@ -248,6 +256,149 @@ static void copy(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* An agent no target names: kept (its latest Hello) until the groups choose theirs. */
+static void stash(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
+		  uint32_t major, uint32_t minor)
+{
+	Rb__Envelope e, *copy = NULL;
+	uint8_t *buf;
+	size_t len, i;
+	char err[128];
+
+	/* a deep copy, by the codec: pack and unpack */
+	rb_wire_init(&e);
+	e.version_major = major;
+	e.version_minor = minor;
+	e.body_case = RB__ENVELOPE__BODY_HELLO;
+	e.hello = (Rb__Hello *)h;
+	if (rb_wire_pack(&e, &buf, &len))
+		return;
+	if (rb_wire_unpack(buf, len, &copy, err, sizeof(err))) {
+		free(buf);
+		return;
+	}
+	free(buf);
+	for (i = 0; i < k->ncands; i++)
+		if (!strcmp(k->cands[i].hello->hello->name, h->name))
+			break;
+	if (i == k->ncands) {
+		struct cand *n = realloc(k->cands, (k->ncands + 1) * sizeof(*n));
+
+		if (!n) {
+			rb_wire_free(copy);
+			return;
+		}
+		k->cands = n;
+		k->cands[k->ncands++] = (struct cand){ .hello = NULL };
+		rb_debug("agent '%s' connected; a candidate for the campaign's agent groups",
+			 h->name);
+	}
+	rb_wire_free(k->cands[i].hello);
+	k->cands[i].hello = copy;
+	k->cands[i].peer = *peer;
+}
+
+static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
+		     uint32_t major, uint32_t minor);
+
+static bool cand_matches(const struct rb_agent_group *g, const struct cand *x)
+{
+	const Rb__Hello *h = x->hello->hello;
+	const char *keys[64], *values[64];
+	size_t n = h->n_labels < 64 ? h->n_labels : 64;
+
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = h->labels[i]->key;
+		values[i] = h->labels[i]->value;
+	}
+	return rb_agent_group_matches(g, h->name, keys, values, n);
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cand *)a)->hello->hello->name,
+		      ((const struct cand *)b)->hello->hello->name);
+}
+
+/*
+ * How many agents each group lacks; with choose, the groups take theirs (each the first
+ * count matching by name, in target order) and they join the campaign.
+ */
+static size_t groups_short(struct coord *k, bool report, bool choose)
+{
+	struct rb_campaign *c = (struct rb_campaign *)k->c;
+	size_t lacking = 0;
+
+	qsort(k->cands, k->ncands, sizeof(*k->cands), cand_cmp);
+	for (size_t i = 0; i < k->ncands; i++)
+		k->cands[i].taken = false;
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const struct rb_agent_group *G = &c->groups[g];
+		unsigned found = 0;
+		char names[512] = "";
+
+		for (size_t i = 0; i < k->ncands && found < G->count; i++) {
+			struct cand *x = &k->cands[i];
+
+			if (x->taken || !cand_matches(G, x))
+				continue;
+			x->taken = true;
+			found++;
+			if (strlen(names) + strlen(x->hello->hello->name) + 3 < sizeof(names))
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 names[0] ? ", " : "", x->hello->hello->name);
+			if (choose && rb_campaign_add_agent(c, x->hello->hello->name, G))
+				return SIZE_MAX;
+		}
+		if (found < G->count) {
+			lacking += G->count - found;
+			if (report) {
+				char labels[256] = "";
+
+				for (size_t l = 0; l < G->nlabels; l++)
+					snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels),
+						 "%s%s", l ? ", " : "", G->labels[l]);
+				rb_err("%s:%u:%u: the campaign expects %u agent(s) named '%s'%s%s; %u "
+				       "connected%s%s: missing agents",
+				       c->file, G->line, G->column, G->count, *G->name ? G->name : "*",
+				       labels[0] ? " with labels " : "", labels, found,
+				       names[0] ? ": " : "", names);
+			}
+		} else if (choose) {
+			rb_info("agents named '%s': chose %s", *G->name ? G->name : "*", names);
+		}
+	}
+	return lacking;
+}
+
+/* The groups' agents join: room in agents[], the name hash, their Hellos applied. */
+static int resolve_groups(struct coord *k)
+{
+	size_t before = k->c->nagents;
+	struct ragent *n;
+
+	if (groups_short(k, false, true) == SIZE_MAX)
+		return RB_EXIT_FAILED;
+	n = realloc(k->agents, (k->c->nagents + 1) * sizeof(*n));
+	if (!n)
+		return RB_EXIT_FAILED;
+	k->agents = n;
+	memset(&k->agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
+	for (size_t i = 0; i < k->c->nagents; i++)
+		k->agents[i].name = k->c->agents[i];
+	free(k->ahash);
+	if (hash_agents(k))
+		return RB_EXIT_FAILED;
+	k->groups_resolved = true;
+	for (size_t i = 0; i < k->ncands; i++) {
+		const Rb__Envelope *e = k->cands[i].hello;
+
+		if (k->cands[i].taken)
+			on_hello(k, &k->cands[i].peer, e->hello, e->version_major, e->version_minor);
+	}
+	return 0;
+}
+
 static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
 		     uint32_t major, uint32_t minor)
 {
@@ -256,7 +407,10 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	Rb__Welcome w = RB__WELCOME__INIT;
 
 	if (!a) {
-		rb_debug("agent '%s' is not in this campaign; ignored", h->name);
+		if (k->c->ngroups && !k->groups_resolved)
+			stash(k, peer, h, major, minor);
+		else
+			rb_debug("agent '%s' is not in this campaign; ignored", h->name);
 		return;
 	}
 	if (!a->seen)
@@ -957,13 +1111,30 @@ static int wait_agents(struct coord *k)
 {
 	int64_t deadline = rb_mono_ns() + (int64_t)k->c->wait_ns;
 	char wait[32];
-
 	char what[64];
+	size_t grouped = 0;
+	int rc;
 
+	for (size_t g = 0; g < k->c->ngroups; g++)
+		grouped += k->c->groups[g].count;
 	rb_info("waiting up to %s for %zu agent(s)",
-		rb_fmt_duration(k->c->wait_ns, wait, sizeof(wait)), k->c->nagents);
+		rb_fmt_duration(k->c->wait_ns, wait, sizeof(wait)), k->c->nagents + grouped);
 	snprintf(what, sizeof(what), "connect within %s", wait);
-	return await_agents(k, offsetof(struct ragent, seen), deadline, what, RB_EXIT_FAILED);
+	rc = await_agents(k, offsetof(struct ragent, seen), deadline, what, RB_EXIT_FAILED);
+	if (rc || !k->c->ngroups)
+		return rc;
+	/* the groups: until each has its count of matching agents */
+	while (groups_short(k, false, false)) {
+		if (stopped(k))
+			return RB_EXIT_FAILED;
+		if (rb_mono_ns() >= deadline) {
+			groups_short(k, true, false);
+			return RB_EXIT_FAILED;
+		}
+		pump(k, 100);
+		drain(k);
+	}
+	return resolve_groups(k);
 }
 
 static int check_offered(struct coord *k)
@@ -1863,7 +2034,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	int rc = RB_EXIT_FAILED, r;
 	bool started = false;
 
-	k.agents = calloc(c->nagents, sizeof(*k.agents));
+	k.agents = calloc(c->nagents + 1, sizeof(*k.agents));
 	if (!k.agents)
 		goto out;
 	/* this run's identity: the agents' spool files carry it */
@@ -2122,6 +2293,9 @@ out:
 		free(k.agents[i].didx);
 	}
 	free(k.ahash);
+	for (size_t i = 0; i < k.ncands; i++)
+		rb_wire_free(k.cands[i].hello);
+	free(k.cands);
 	if (k.zap != o->zap)
 		rb_zap_stop(k.zap);
 	free(k.agents);

@@ -84,9 +84,22 @@ def main():
             "targets": {
                 "type": "array", "minItems": 1,
                 "items": {"type": "object", "additionalProperties": False,
-                          "required": ["agent"],
-                          "oneOf": [{"required": ["drives"]}, {"required": ["select"]}],
+                          "allOf": [{"oneOf": [{"required": ["agent"]}, {"required": ["agents"]}]},
+                                    {"oneOf": [{"required": ["drives"]}, {"required": ["select"]}]}],
                           "properties": {"agent": {"type": "string", "minLength": 1},
+                                         "agents": {"type": "object", "additionalProperties": False,
+                                                    "description": "a group of agents chosen when they "
+                                                                   "connect: the first count (by name) whose "
+                                                                   "name matches the glob and that carry every "
+                                                                   "label; each with the target's drives "
+                                                                   "(paths) or select",
+                                                    "required": ["count"],
+                                                    "anyOf": [{"required": ["name"]}, {"required": ["labels"]}],
+                                                    "properties": {"name": {"type": "string", "minLength": 1,
+                                                                            "description": "a glob: jbof-*"},
+                                                                   "labels": {"type": "object",
+                                                                              "additionalProperties": {"type": "string"}},
+                                                                   "count": {"type": "integer", "minimum": 1}}},
                                          "select": {"type": "object", "additionalProperties": False,
                                                     "description": "the agent's drives matching model/firmware "
                                                                    "(substrings) and serial, chosen when it "

@@ -110,6 +110,29 @@ static void test_guard_state_dir_files_are_rackbench_own(void **s)
 	rb_diags_release(&d);
 }
 
+/* A file named bare ("disk1.dat") while the state folder is the current one is its own,
+ * like "./disk1.dat"; a bare name elsewhere is not. */
+static void test_guard_bare_name_in_the_state_dir(void **s)
+{
+	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .root = "" };
+	struct rb_diags d;
+	char cwd[4096];
+
+	(void)s;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(state), 0);
+	rb_diags_init(&d);
+	assert_int_equal(rb_guard_check_write(&p, "disk1.dat", &d), 0);
+	assert_int_equal(rb_guard_check_write(&p, "./disk1.dat", &d), 0);
+	rb_diags_release(&d);
+	assert_int_equal(chdir("/"), 0);
+	rb_diags_init(&d);
+	assert_int_equal(rb_guard_check_write(&p, "disk1.dat", &d), -EPERM);
+	assert_true(mentions(&d, "not created by rackbench"));
+	rb_diags_release(&d);
+	assert_int_equal(chdir(cwd), 0);
+}
+
 static void test_guard_resolves_symlinks_first(void **s)
 {
 	struct rb_guard_policy p = { .destructive = true, .state_dir = state, .root = "" };
@@ -350,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_guard_refuses_without_both_keys),
 		cmocka_unit_test(test_guard_one_key_is_not_enough),
 		cmocka_unit_test(test_guard_state_dir_files_are_rackbench_own),
+		cmocka_unit_test(test_guard_bare_name_in_the_state_dir),
 		cmocka_unit_test(test_guard_resolves_symlinks_first),
 		cmocka_unit_test(test_guard_refuses_missing_outside_state),
 		cmocka_unit_test(test_guard_refuses_every_disk_under_lvm_on_md_root),
