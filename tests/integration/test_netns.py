@@ -4,10 +4,13 @@ own time namespace (CLOCK_MONOTONIC moved by +5 s, -3 s and +2 s), each with two
 devices, and the coordinator in the root namespaces. A campaign runs on all six drives
 and the HDF5 file holds them; the coordinator's estimates of the agents' clock offsets
 equal the injected ones within 1 ms, and the start skew of the drives in coordinator time
-is printed (target: within 1 ms). Then one agent's link goes down for 10 s in the middle
-of a point and comes back: the coordinator waits for it (on_agent_lost: wait), its
-results arrive after the link is back, and the run exits 0 with every row ok."""
+is printed (target: within 1 ms). Then, with the coordinator as a service (`rackbench
+serve`, the campaign submitted by `rackbench run` over its control socket), one agent's
+link goes down for 10 s in the middle of a point and comes back: the service waits for it
+(on_agent_lost: wait), its results arrive after the link is back, and the run exits 0
+with every row ok; `rackbench agents` lists the three hosts."""
 import glob
+import json
 import os
 import subprocess
 import time
@@ -116,19 +119,35 @@ with Tmp() as tmp:
                       {(f"host{i}", devs[2 * i + k]) for i in range(3) for k in (0, 1)}, "drives")
                 check(all(x["status"] == b"ok" for x in res), "rows ok")
 
+                # the service on the same port: the agents reconnect to it by themselves
+                env = dict(os.environ, RACKBENCH_CONTROL=os.path.join(tmp, "ctl", "control"))
+                serve = subprocess.Popen([COORD, "serve", "--insecure", "--listen",
+                                          f"tcp://0.0.0.0:{port}"], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                listed = []
+                for _ in range(60):
+                    time.sleep(0.5)
+                    r = run([COORD, "agents", "--json"], env=env)
+                    listed = sorted(a["name"] for a in json.loads(r.stdout)) if r.returncode == 0 else []
+                    if len(listed) == 3:
+                        break
+                check(listed == ["host0", "host1", "host2"], f"agents of the service: {listed}")
                 # host1's link goes down 2 s into a 6 s point, for 10 s
                 with open(camp, "w") as f:
                     f.write(CAMPAIGN.format(targets=targets, read="6s"))
-                p = subprocess.Popen([COORD, "run", camp, "--listen", f"tcp://0.0.0.0:{port}",
-                                      "--results", os.path.join(tmp, "two")],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "two")],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
                 # about 2 s into the 6 s point: the run waits for agents and a 1 s point first
                 time.sleep(4.0)
                 sh("ip", "link", "set", f"{TAG}v1", "down")
                 time.sleep(10)
                 sh("ip", "link", "set", f"{TAG}v1", "up")
                 out, err = p.communicate(timeout=120)
+                serve.terminate()
+                serve.wait(30)
                 print(err[-3000:])
+                check("submitted to the service" in err, "the run went to the service")
                 check(p.returncode == 0, f"link cut: exit {p.returncode}")
                 check("agent 'host1': nothing heard for 5 s" in err and "agent 'host1' is back" in err,
                       "the coordinator noticed the silence and the return")
