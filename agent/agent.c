@@ -375,6 +375,8 @@ struct agent {
 	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
 	bool held;		/* messages wait in the spool for acknowledgements */
 	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
+	bool ran_any;		/* in this run: the last point and attempt started */
+	uint32_t ran_point, ran_attempt;
 	int64_t last_ack_progress, next_sync;
 	struct oldspool {
 		char path[4096];
@@ -501,6 +503,7 @@ static void spool_for_run(struct agent *a, const char *run)
 	a->seq = 0; /* numbered from 1 in each run */
 	a->sent = 0;
 	a->held = false;
+	a->ran_any = false;
 	a->last_ack_progress = rb_mono_ns();
 	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
 		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
@@ -1264,6 +1267,8 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	 * (a key added to the allow-list later then gets in).
 	 */
 	int64_t fresh_at = rb_mono_ns() + 5000000000LL, next_beat = 0;
+	bool ever_welcomed = false;	/* on this socket: its handshake went through */
+	int64_t last_heard = rb_mono_ns();	/* anything from the coordinator */
 
 	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
 		cfg->coordinator);
@@ -1273,7 +1278,14 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		int64_t now = rb_mono_ns();
 		int r;
 
-		if (!welcomed && !busy(&a) && now >= fresh_at) {
+		/*
+		 * A socket never welcomed, or not heard on for 30 s: a refused handshake is not
+		 * retried by libzmq. Not merely a stopped campaign's: closing that would drop
+		 * what the next campaign sends before the new socket connects.
+		 */
+		if ((!ever_welcomed || now - last_heard > 30000000000LL) && !busy(&a) &&
+		    now >= fresh_at) {
+			ever_welcomed = false;
 			rb_tx_close(a.sock);
 			a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
 					       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name,
@@ -1300,12 +1312,14 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		int64_t recv_ns = rb_mono_ns();
 
 		if (r == 0) {
+			last_heard = recv_ns;
 			switch (env->body_case) {
 			case RB__ENVELOPE__BODY_WELCOME:
 				if (!welcomed)
 					rb_info("registered with the coordinator (campaign '%s')",
 						env->welcome->campaign);
 				welcomed = true;
+				ever_welcomed = true;
 				spool_for_run(&a, env->welcome->run);
 				break;
 			case RB__ENVELOPE__BODY_ACK:
@@ -1333,6 +1347,16 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 					send_error(&a, EBUSY, "a point is already running");
 					break;
 				}
+				if (a.ran_any && env->assign->point == a.ran_point &&
+				    env->assign->attempt == a.ran_attempt) {
+					/* an Assign sent again: what it measured is in the spool */
+					rb_warn("point %u attempt %u was run already; not again",
+						a.ran_point, a.ran_attempt);
+					break;
+				}
+				a.ran_any = true;
+				a.ran_point = env->assign->point;
+				a.ran_attempt = env->assign->attempt;
 				a.lost_data = false;
 				start_point(&a, env->assign);
 				break;

@@ -47,6 +47,9 @@ struct ragent {
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool lost, dropped, reassign;
+	int64_t asked_ns;	/* when the last Preflight or Assign went to it */
+	uint8_t *assign_msg;	/* the current point's Assign, packed */
+	size_t assign_len;
 	size_t *didx, ndidx, dhint;	/* its drives (indexes of c->drives), the next guess */
 	char spool_run[96];	/* its Hello: the run of its spool, and the last message in it */
 	uint64_t spooled;
@@ -125,6 +128,7 @@ struct coord {
 	} *cands;
 	size_t ncands;
 	bool groups_resolved;
+	bool preflighting, in_point;
 	struct rb_results *res;
 	struct summary *sum;	/* [point][drive] */
 	unsigned cur_point;
@@ -329,7 +333,8 @@ static size_t groups_short(struct coord *k, bool report, bool choose)
 	struct rb_campaign *c = (struct rb_campaign *)k->c;
 	size_t lacking = 0;
 
-	qsort(k->cands, k->ncands, sizeof(*k->cands), cand_cmp);
+	if (k->ncands)
+		qsort(k->cands, k->ncands, sizeof(*k->cands), cand_cmp);
 	for (size_t i = 0; i < k->ncands; i++)
 		k->cands[i].taken = false;
 	for (size_t g = 0; g < c->ngroups; g++) {
@@ -399,12 +404,16 @@ static int resolve_groups(struct coord *k)
 	return 0;
 }
 
+static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch);
+static void send_preflight(struct coord *k, struct ragent *a);
+
 static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
 		     uint32_t major, uint32_t minor)
 {
 	struct ragent *a = agent_by_name(k, h->name);
 	Rb__Envelope e;
 	Rb__Welcome w = RB__WELCOME__INIT;
+	int resend = 0;
 
 	if (!a) {
 		if (k->c->ngroups && !k->groups_resolved)
@@ -423,9 +432,25 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 		/* a new process: whatever point the old one ran is gone */
 		a->reassign = true;
 	}
+	/*
+	 * The same process saying hello again is idle (agents say hello only when idle) and
+	 * has sent us everything it spooled: if it owes a preflight reply or should be in the
+	 * current point, what we sent it was lost (a reconnect drops what was in flight).
+	 */
+	bool same = a->epoch && h->epoch == a->epoch && !strcmp(h->run, k->run) &&
+		    h->spooled <= seq_pos(a, h->epoch)->seq &&
+		    rb_mono_ns() - a->asked_ns > 1500000000LL;
+
 	a->epoch = h->epoch;
 	copy(a->spool_run, sizeof(a->spool_run), h->run);
 	a->spooled = h->spooled;
+	if (same && k->preflighting && !a->replied) {
+		rb_warn("agent '%s' never had the safety check: asking again", a->name);
+		resend = 1;
+	} else if (same && k->in_point && !a->done && !a->dropped && a->assign_msg) {
+		rb_warn("agent '%s' never had point %u: sending it again", a->name, k->cur_point);
+		resend = 2;
+	}
 	copy(a->host, sizeof(a->host), h->hostname);
 	copy(a->kernel, sizeof(a->kernel), h->kernel);
 	copy(a->version, sizeof(a->version), h->rb_version);
@@ -454,6 +479,12 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	e.body_case = RB__ENVELOPE__BODY_WELCOME;
 	e.welcome = &w;
 	send_to(k, a, &e);
+	if (resend == 1) {
+		send_preflight(k, a);
+	} else if (resend == 2) {
+		rb_tx_send_raw(k->sock, &a->peer, a->assign_msg, a->assign_len, true);
+		a->asked_ns = rb_mono_ns();
+	}
 }
 
 static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elapsed_ns,
@@ -1186,34 +1217,40 @@ static char **agent_drives(struct coord *k, struct ragent *a, size_t *ret_n,
 	return v;
 }
 
+static void send_preflight(struct coord *k, struct ragent *a)
+{
+	Rb__Envelope e;
+	Rb__Preflight pf = RB__PREFLIGHT__INIT;
+
+	pf.drives = agent_drives(k, a, &pf.n_drives, &pf.serials);
+	pf.n_serials = pf.n_drives;
+	pf.writes = rb_campaign_writes(k->c);
+	pf.destructive = k->c->destructive;
+	pf.wipe_signatures = k->c->wipe_signatures;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
+	e.preflight = &pf;
+	send_to(k, a, &e);
+	a->asked_ns = rb_mono_ns();
+	free(pf.drives);
+	free(pf.serials);
+}
+
 static int preflight(struct coord *k)
 {
 	bool writes = rb_campaign_writes(k->c);
 	int64_t deadline = rb_mono_ns() + 30LL * 1000000000LL;
 	int rc;
 
-	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
-		Rb__Envelope e;
-		Rb__Preflight pf = RB__PREFLIGHT__INIT;
-
-		pf.drives = agent_drives(k, a, &pf.n_drives, &pf.serials);
-		pf.n_serials = pf.n_drives;
-		pf.writes = writes;
-		pf.destructive = k->c->destructive;
-		pf.wipe_signatures = k->c->wipe_signatures;
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
-		e.preflight = &pf;
-		send_to(k, a, &e);
-		free(pf.drives);
-		free(pf.serials);
-	}
+	for (size_t i = 0; i < k->c->nagents; i++)
+		send_preflight(k, &k->agents[i]);
+	k->preflighting = true;
 	if (writes)
 		fprintf(stderr, "rackbench: checking %zu drive(s) with the safety guard\n",
 			k->c->ndrives);
 	rc = await_agents(k, offsetof(struct ragent, replied), deadline, "answer the safety check",
 			  RB_EXIT_FAILED);
+	k->preflighting = false;
 	if (rc)
 		return rc;
 	if (k->refusals) {
@@ -1367,10 +1404,16 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_ASSIGN;
 	e.assign = &as;
-	if (as.n_drives && !a->dropped)
+	if (as.n_drives && !a->dropped) {
 		send_to(k, a, &e);
-	else
+		a->asked_ns = rb_mono_ns();
+		free(a->assign_msg);
+		a->assign_msg = NULL;
+		/* kept packed: sent again if the agent turns out never to have had it */
+		rb_wire_pack(&e, &a->assign_msg, &a->assign_len);
+	} else {
 		a->done = true;
+	}
 	free(vals);
 	free(as.drives);
 	free(as.serials);
@@ -1433,6 +1476,7 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 	int64_t deadline = rb_mono_ns() + budget, next_flush = rb_mono_ns() + 5000000000LL;
 
 	point_begin(k, p);
+	k->in_point = true;
 	/* every agent starts the point at one instant, far enough ahead for the messages */
 	k->start_at = rb_mono_ns() + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
@@ -1507,6 +1551,7 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 			next_flush = now + 5000000000LL;
 		}
 	}
+	k->in_point = false;
 	if (rb_results_flush(k->res))
 		rb_err("cannot write results: HDF5 append failed");
 	return 0;
@@ -2209,6 +2254,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 			rb_progress_point(k.prog, i);
 			if (!rc)
 				rc = run_point(&k, p, attempt);
+			k.in_point = false; /* however it ended: no Assign goes again */
 			attempt = 0;
 			rb_progress_point_done(k.prog, stopped(&k) ? "aborted" : rc ? "failed" : "ok");
 		}
@@ -2291,6 +2337,7 @@ out:
 	for (size_t i = 0; k.agents && i < c->nagents; i++) {
 		free(k.agents[i].targets);
 		free(k.agents[i].didx);
+		free(k.agents[i].assign_msg);
 	}
 	free(k.ahash);
 	for (size_t i = 0; i < k.ncands; i++)

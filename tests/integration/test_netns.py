@@ -8,7 +8,10 @@ is printed (target: within 1 ms). Then, with the coordinator as a service (`rack
 serve`, the campaign submitted by `rackbench run` over its control socket), one agent's
 link goes down for 10 s in the middle of a point and comes back: the service waits for it
 (on_agent_lost: wait), its results arrive after the link is back, and the run exits 0
-with every row ok; `rackbench agents` lists the three hosts."""
+with every row ok; `rackbench agents` lists the three hosts. Last, the service is killed
+(SIGKILL) in the middle of a campaign's second point; a new service starts, the agents
+reconnect to it, and `rackbench resume` through it rebuilds the file from the journal:
+exit 0, every row ok, no sample key twice, the points the agents finished restored."""
 import glob
 import json
 import os
@@ -144,8 +147,6 @@ with Tmp() as tmp:
                 time.sleep(10)
                 sh("ip", "link", "set", f"{TAG}v1", "up")
                 out, err = p.communicate(timeout=120)
-                serve.terminate()
-                serve.wait(30)
                 print(err[-3000:])
                 check("submitted to the service" in err, "the run went to the service")
                 check(p.returncode == 0, f"link cut: exit {p.returncode}")
@@ -155,7 +156,52 @@ with Tmp() as tmp:
                     res = h["results"][:]
                 check(len(res) == 12 and all(x["status"] == b"ok" for x in res),
                       f"rows after the cut: {[(int(x['drive']), int(x['point']), x['status']) for x in res]}")
+
+                # the service killed mid-campaign, a new one, and resume through it
+                with open(camp, "w") as f:
+                    f.write(CAMPAIGN.format(targets=targets, read="4s"))
+                p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "three")],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+                for _ in range(600):
+                    if glob.glob(os.path.join(tmp, "three", "netns-*.h5")) or p.poll() is not None:
+                        break
+                    time.sleep(0.05)
+                if not glob.glob(os.path.join(tmp, "three", "netns-*.h5")):
+                    p.kill()
+                    print(p.communicate()[1][-3000:])
+                    print("HOST1", agents[1].output()[-8000:])
+                    check(False, "the third run did not start")
+                time.sleep(3.5)  # the 1 s write point, then into the 4 s read point
+                serve.kill()
+                serve.wait()
+                p.communicate(timeout=60)
+                check(p.returncode != 0, "the client of a killed service fails")
+                path = glob.glob(os.path.join(tmp, "three", "netns-*.h5"))[0]
+                time.sleep(4)  # the agents finish the point on their own
+                serve = subprocess.Popen([COORD, "serve", "--insecure", "--listen",
+                                          f"tcp://0.0.0.0:{port}"], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                time.sleep(0.5)
+                r = run([COORD, "resume", path], env=env, timeout=120)
+                serve.terminate()
+                serve.wait(30)
+                print(r.stderr[-2500:])
+                check(r.returncode == 0, f"resume through the service: exit {r.returncode}")
+                check("point 0 ('write'): restored from the journal" in r.stderr, "restored")
+                # the read point ran on without a coordinator; the agents' spools had it
+                check("point 1 ('read'): restored from the journal" in r.stderr,
+                      "the point the agents finished alone is restored")
+                with h5py.File(path, "r") as h:
+                    res = h["results"][:]
+                    keys = [(int(x["drive"]), int(x["point"]), int(x["attempt"]),
+                             int(x["interval"]), int(x["direction"])) for x in h["samples"][:]]
+                check(len(keys) == len(set(keys)), "a sample key twice after the resume")
+                oks = {(int(x["drive"]), int(x["point"])) for x in res if x["status"] == b"ok"}
+                check(len(oks) == 12, f"ok rows after the resume: {sorted(oks)}")
             finally:
+                if "serve" in dir() and serve.poll() is None:
+                    serve.kill()
                 for a in agents:
                     a.stop()
     finally:
