@@ -70,6 +70,9 @@ def main():
     ap.add_argument("--duration", type=int, default=300, help="seconds of the point")
     ap.add_argument("--dir", default="/var/tmp/rackbench-fleet")
     ap.add_argument("--keep", action="store_true", help="keep --dir afterwards")
+    ap.add_argument("--nice-sim", type=int, default=0,
+                    help="run the simulator at this nice level: on a small machine it shares "
+                         "the coordinator's CPUs, and 19 shows what the coordinator can take")
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     fstype = subprocess.run(["stat", "-f", "-c", "%T", a.dir], capture_output=True,
@@ -107,7 +110,8 @@ def main():
             time.sleep(0.05)
         t = time.monotonic()
         sim = subprocess.Popen([SIM, "run", ep, keys, str(a.agents), str(a.drives),
-                                str(a.buckets)], stdout=subprocess.PIPE, text=True)
+                                str(a.buckets)], stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: os.nice(a.nice_sim))
         lines = []
         threading.Thread(target=lambda: [lines.append(l) for l in sim.stdout], daemon=True).start()
         n = 0

@@ -350,7 +350,9 @@ int main(int argc, char **argv)
 				x->next_hello = now + (x->welcomed ? 2000000000LL : 1000000000LL) +
 						(int64_t)(i % 500) * 1000000LL;
 			}
-			while (x->running && now >= x->next_sample) {
+			/* exactly runtime / interval batches, however late this process runs */
+			while (x->running && now >= x->next_sample &&
+			       x->batches < x->runtime_ns / x->interval_ns) {
 				samples(x, rb_wall_ns());
 				x->next_sample += (int64_t)x->interval_ns;
 			}

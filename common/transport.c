@@ -171,6 +171,12 @@ int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bo
 int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
 	       char *err, size_t errlen)
 {
+	return rb_tx_recv_keep(sock, timeout_ms, ret_peer, ret, NULL, NULL, err, errlen);
+}
+
+int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+		    uint8_t **ret_raw, size_t *ret_rawlen, char *err, size_t errlen)
+{
 	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
 	zmq_msg_t part;
 	int more = 0, r, nparts = 0;
@@ -205,11 +211,22 @@ int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelop
 			snprintf(peer.user_id, sizeof(peer.user_id), "%s", uid ? uid : "");
 			r = rb_wire_unpack(zmq_msg_data(&part), zmq_msg_size(&part), ret, err,
 					   errlen);
+			/* the bytes as received, for a journal: no second encoding */
+			if (r == 0 && ret_raw) {
+				*ret_rawlen = zmq_msg_size(&part);
+				*ret_raw = malloc(*ret_rawlen ? *ret_rawlen : 1);
+				if (*ret_raw)
+					memcpy(*ret_raw, zmq_msg_data(&part), *ret_rawlen);
+			}
 		} else if (!more) {
 			snprintf(err, errlen, "message has %d frames", nparts);
 			if (r == 0) {
 				rb_wire_free(*ret);
 				r = -EBADMSG;
+				if (ret_raw) {
+					free(*ret_raw);
+					*ret_raw = NULL;
+				}
 			}
 		}
 		zmq_msg_close(&part);

@@ -57,6 +57,9 @@ int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const cha
  */
 int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
 	       char *err, size_t errlen);
+/* The same, and with a message (ret 0) a copy of its bytes as received (to free). */
+int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+		    uint8_t **ret_raw, size_t *ret_rawlen, char *err, size_t errlen);
 
 /*
  * The local control socket of `rackbench serve` (a REP socket on ipc://path, created

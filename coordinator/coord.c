@@ -889,20 +889,17 @@ static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
 	return &a->seqs[a->nseqs++];
 }
 
-/* Appends a data message to the journal (coordinator/journal.h). */
-static void journal(struct coord *k, const struct ragent *a, const Rb__Envelope *e)
+/* Appends a data message, its bytes as received, to the journal (coordinator/journal.h). */
+static void journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
 {
-	uint8_t *buf;
-	size_t len;
 	int r;
 
-	if (k->journal < 0 || rb_wire_pack(e, &buf, &len))
+	if (k->journal < 0 || !buf)
 		return;
 	r = rb_journal_append(k->journal, a->name, buf, len);
 	if (r)
 		rb_err("cannot append to the journal: %s", strerror(-r));
 	k->journal_dirty = true;
-	free(buf);
 }
 
 /* Group commit: the journal on disk, then one cumulative Ack per agent process owed one. */
@@ -980,7 +977,11 @@ static int pump(struct coord *k, int timeout_ms)
 	flush_acks(k, false);
 	if (k->o->tick)
 		k->o->tick(k->o->hook_arg);
-	r = rb_tx_recv(k->sock, timeout_ms, &peer, &e, err, sizeof(err));
+	uint8_t *raw = NULL;
+	size_t rawlen = 0;
+
+	r = rb_tx_recv_keep(k->sock, timeout_ms, &peer, &e, k->journal >= 0 ? &raw : NULL, &rawlen,
+			    err, sizeof(err));
 	int64_t t3 = rb_mono_ns();
 
 	if (r == -EAGAIN || r == -EINTR)
@@ -1031,10 +1032,11 @@ static int pump(struct coord *k, int timeout_ms)
 		if (e->seq != x->seq + 1)
 			goto out; /* a duplicate, or past a gap the agent will fill by sending again */
 		x->seq = e->seq;
-		journal(k, a, e);
+		journal(k, a, raw, rawlen);
 	}
 	dispatch(k, a, e, t3);
 out:
+	free(raw);
 	rb_wire_free(e);
 	return 0;
 }

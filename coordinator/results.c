@@ -193,6 +193,8 @@ struct table {
 	size_t nbuf, capbuf;
 	hsize_t queued;		/* rows handed to the writer (the caller's thread) */
 	hsize_t written;	/* rows in the file (the writer's thread) */
+	char *spare;		/* a buffer the writer is done with, for the next rows (mu) */
+	size_t spare_cap;
 };
 
 /*
@@ -207,7 +209,7 @@ struct job {
 	hsize_t row;
 	uint8_t value;
 	char *buf[NTABLES];
-	size_t n[NTABLES], bytes;
+	size_t n[NTABLES], cap[NTABLES], bytes;
 };
 
 struct rb_results {
@@ -571,6 +573,14 @@ static void *writer(void *arg)
 		} else {
 			for (int i = 0; i < NTABLES; i++) {
 				bad |= table_append(&r->t[i], j->buf[i], j->n[i]) != 0;
+				/* back for the next rows: fresh memory would be page faults */
+				pthread_mutex_lock(&r->mu);
+				if (!r->t[i].spare && j->buf[i]) {
+					r->t[i].spare = j->buf[i];
+					r->t[i].spare_cap = j->cap[i];
+					j->buf[i] = NULL;
+				}
+				pthread_mutex_unlock(&r->mu);
 				free(j->buf[i]);
 			}
 			/* whole on disk at every flush: SWMR orders the metadata writes */
@@ -626,15 +636,18 @@ int rb_results_flush(struct rb_results *r)
 
 		if (!t->nbuf)
 			continue;
-		/* the rows go to the writer; a buffer as large takes their place */
+		/* the rows go to the writer; a buffer it is done with takes their place */
 		j->buf[i] = t->buf;
 		j->n[i] = t->nbuf;
+		j->cap[i] = t->capbuf;
 		j->bytes += t->nbuf * t->rowsize;
 		t->queued += t->nbuf;
 		t->nbuf = 0;
-		t->buf = malloc(t->capbuf * t->rowsize);
-		if (!t->buf)
-			t->capbuf = 0;
+		pthread_mutex_lock(&r->mu);
+		t->buf = t->spare;
+		t->capbuf = t->spare ? t->spare_cap : 0;
+		t->spare = NULL;
+		pthread_mutex_unlock(&r->mu);
 	}
 	enqueue(r, j);
 	pthread_mutex_lock(&r->mu);
@@ -668,6 +681,7 @@ int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)
 		if (r->t[i].type > 0)
 			H5Tclose(r->t[i].type);
 		free(r->t[i].buf);
+		free(r->t[i].spare);
 	}
 	if (H5Fclose(r->file) < 0)
 		rc = -EIO;
