@@ -28,16 +28,24 @@
 #include "units.h"
 #include "wire.h"
 
+/*
+ * A point is a fixed sequence of messages, like a real agent's spool: nbatches sample
+ * batches (batch i due one interval after the last), a DriveResult per drive, and a
+ * PointDone, numbered from base. Each can be made again from its index, so the simulator
+ * behaves like an agent without keeping the bytes: at most WINDOW past the last ack
+ * (credits), and everything unacknowledged again after 2 s without progress.
+ */
+#define WINDOW 64
+
 struct sim {
 	void *sock;
 	char name[32];
-	uint64_t epoch, seq, acked, batches_at_seq0;
+	uint64_t epoch, seq, acked;
 	bool welcomed, running;
-	uint32_t point, attempt, interval, ndrives;
-	int64_t next_hello, start_at, next_sample, end;
+	uint32_t point, attempt, ndrives;
+	int64_t next_hello, start_at, last_progress;
 	uint64_t interval_ns, runtime_ns;
-	uint64_t batches;	/* sample batches sent this point */
-	uint64_t first_batch_seq;
+	uint64_t base, nbatches, total, next;	/* the point's messages: see above */
 };
 
 static volatile sig_atomic_t quit;
@@ -105,7 +113,7 @@ static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, u
 	}
 }
 
-static void samples(struct sim *s, int64_t now_wall)
+static void samples(struct sim *s, uint32_t interval, int64_t now_wall, uint64_t seq)
 {
 	Rb__Envelope e;
 	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
@@ -118,11 +126,11 @@ static void samples(struct sim *s, int64_t now_wall)
 		uint64_t ios, lat;
 
 		rb__sample__init(&sm[i]);
-		fill_hist(idx[i], cnt[i], nbuckets_g, &ios, &lat, s->interval * 31 + i);
+		fill_hist(idx[i], cnt[i], nbuckets_g, &ios, &lat, interval * 31 + i);
 		sm[i].point = s->point;
 		sm[i].attempt = s->attempt;
 		sm[i].drive = drive_names[i];
-		sm[i].interval = s->interval;
+		sm[i].interval = interval;
 		sm[i].direction = 0;
 		sm[i].t_ns = now_wall;
 		sm[i].ios = ios;
@@ -139,35 +147,42 @@ static void samples(struct sim *s, int64_t now_wall)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
 	e.samples = &b;
-	send_data(s, &e);
-	if (!s->batches++)
-		s->first_batch_seq = s->seq;
-	s->interval++;
+	e.epoch = s->epoch;
+	e.seq = seq;
+	rb_tx_send(s->sock, NULL, &e, false);
 }
 
-static void finish(struct sim *s)
+/* Message i of the point: a batch, a drive's result, or the PointDone. */
+static void point_msg(struct sim *s, uint64_t i)
 {
-	for (unsigned i = 0; i < s->ndrives && i < 64; i++) {
+	uint64_t seq = s->base + i;
+
+	if (i < s->nbatches) {
+		samples(s, (uint32_t)i, rb_wall_ns(), seq);
+		return;
+	}
+	if (i < s->nbatches + s->ndrives) {
+		unsigned d = (unsigned)(i - s->nbatches);
 		Rb__Envelope e;
 		Rb__DriveResult r = RB__DRIVE_RESULT__INIT;
-		Rb__DirResult d = RB__DIR_RESULT__INIT, *dp = &d;
+		Rb__DirResult dr = RB__DIR_RESULT__INIT, *dp = &dr;
 		uint32_t idx[64];
 		uint64_t cnt[64], ios, lat;
 
-		fill_hist(idx, cnt, nbuckets_g, &ios, &lat, i);
-		d.direction = 0;
-		d.ios = ios * s->interval;
-		d.bytes = d.ios * 4096;
-		d.lat_sum_ns = lat * s->interval;
-		d.lat_min_ns = 80000;
-		d.lat_max_ns = 200000;
-		d.hist_idx = idx;
-		d.n_hist_idx = nbuckets_g;
-		d.hist_cnt = cnt;
-		d.n_hist_cnt = nbuckets_g;
+		fill_hist(idx, cnt, nbuckets_g, &ios, &lat, d);
+		dr.direction = 0;
+		dr.ios = ios * s->nbatches;
+		dr.bytes = dr.ios * 4096;
+		dr.lat_sum_ns = lat * s->nbatches;
+		dr.lat_min_ns = 80000;
+		dr.lat_max_ns = 200000;
+		dr.hist_idx = idx;
+		dr.n_hist_idx = nbuckets_g;
+		dr.hist_cnt = cnt;
+		dr.n_hist_cnt = nbuckets_g;
 		r.point = s->point;
 		r.attempt = s->attempt;
-		r.drive = drive_names[i];
+		r.drive = drive_names[d];
 		r.elapsed_ns = s->runtime_ns;
 		r.dirs = &dp;
 		r.n_dirs = 1;
@@ -177,7 +192,10 @@ static void finish(struct sim *s)
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &r;
-		send_data(s, &e);
+		e.epoch = s->epoch;
+		e.seq = seq;
+		rb_tx_send(s->sock, NULL, &e, false);
+		return;
 	}
 	Rb__Envelope e;
 	Rb__PointDone pd = RB__POINT_DONE__INIT;
@@ -187,8 +205,39 @@ static void finish(struct sim *s)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
 	e.point_done = &pd;
-	send_data(s, &e);
-	s->running = false;
+	e.epoch = s->epoch;
+	e.seq = seq;
+	rb_tx_send(s->sock, NULL, &e, false);
+}
+
+/* When message i is due: a batch one interval after the last, the rest at the end. */
+static int64_t due(const struct sim *s, uint64_t i)
+{
+	if (i < s->nbatches)
+		return s->start_at + (int64_t)((i + 1) * s->interval_ns);
+	return s->start_at + (int64_t)(s->nbatches * s->interval_ns);
+}
+
+/* Sends what is due and the window allows; again what 2 s of silence left unacknowledged. */
+static void pace(struct sim *s, int64_t now, int64_t *wake)
+{
+	while (s->next < s->total && s->base + s->next <= s->acked + WINDOW &&
+	       now >= due(s, s->next)) {
+		point_msg(s, s->next);
+		s->next++;
+	}
+	if (s->acked + 1 < s->base + s->next && now - s->last_progress > 2000000000LL) {
+		for (uint64_t i = s->acked + 1 - s->base; i < s->next; i++)
+			point_msg(s, i);
+		s->last_progress = now;
+	}
+	if (s->acked >= s->base + s->total - 1) {
+		s->running = false; /* all of it held by the coordinator */
+		s->seq = s->base + s->total - 1;
+		return;
+	}
+	if (s->next < s->total && s->base + s->next <= s->acked + WINDOW && due(s, s->next) < *wake)
+		*wake = due(s, s->next);
 }
 
 static void on_message(struct sim *s, Rb__Envelope *e, int64_t *last_start)
@@ -198,8 +247,10 @@ static void on_message(struct sim *s, Rb__Envelope *e, int64_t *last_start)
 		s->welcomed = true;
 		break;
 	case RB__ENVELOPE__BODY_ACK:
-		if (e->ack->epoch == s->epoch && e->ack->seq > s->acked)
+		if (e->ack->epoch == s->epoch && e->ack->seq > s->acked) {
 			s->acked = e->ack->seq;
+			s->last_progress = rb_mono_ns();
+		}
 		break;
 	case RB__ENVELOPE__BODY_TIME_PROBE: {
 		Rb__Envelope te;
@@ -242,16 +293,18 @@ static void on_message(struct sim *s, Rb__Envelope *e, int64_t *last_start)
 		s->start_at = a->start_at_ns > now ? a->start_at_ns : now;
 		if (s->start_at > *last_start)
 			*last_start = s->start_at;
-		s->next_sample = s->start_at + (int64_t)s->interval_ns;
-		s->end = s->start_at + (int64_t)s->runtime_ns;
-		s->interval = 0;
-		s->batches = 0;
+		s->nbatches = s->runtime_ns / s->interval_ns;
+		s->total = s->nbatches + (s->ndrives < 64 ? s->ndrives : 64) + 1;
+		s->base = s->seq + 1;
+		s->next = 0;
+		s->last_progress = now;
 		s->running = true;
 		break;
 	}
 	case RB__ENVELOPE__BODY_STOP:
 		if (s->running)
-			finish(s);
+			s->seq = s->base + s->next - 1; /* what was sent stands; the rest is dropped */
+		s->running = false;
 		s->welcomed = false;
 		s->next_hello = rb_mono_ns() + 500000000LL;
 		break;
@@ -350,16 +403,8 @@ int main(int argc, char **argv)
 				x->next_hello = now + (x->welcomed ? 2000000000LL : 1000000000LL) +
 						(int64_t)(i % 500) * 1000000LL;
 			}
-			/* exactly runtime / interval batches, however late this process runs */
-			while (x->running && now >= x->next_sample &&
-			       x->batches < x->runtime_ns / x->interval_ns) {
-				samples(x, rb_wall_ns());
-				x->next_sample += (int64_t)x->interval_ns;
-			}
-			if (x->running && now >= x->end)
-				finish(x);
-			if (x->running && x->next_sample < wake)
-				wake = x->next_sample;
+			if (x->running)
+				pace(x, now, &wake);
 		}
 		int timeout = (int)((wake - rb_mono_ns()) / 1000000);
 
@@ -380,13 +425,14 @@ int main(int argc, char **argv)
 
 			for (unsigned i = 0; i < n; i++) {
 				const struct sim *x = &s[i];
-				uint64_t ab = x->acked >= x->first_batch_seq && x->batches
-						      ? x->acked - x->first_batch_seq + 1
-						      : 0;
+				uint64_t sb = x->next < x->nbatches ? x->next : x->nbatches;
+				uint64_t ab = x->acked >= x->base ? x->acked - x->base + 1 : 0;
 
-				if (ab > x->batches)
-					ab = x->batches;
-				sent += x->batches * x->ndrives;
+				if (ab > x->nbatches)
+					ab = x->nbatches;
+				if (!x->base)
+					sb = ab = 0;
+				sent += sb * x->ndrives;
 				acked += ab * x->ndrives;
 				welcomed += x->welcomed;
 				running += x->running;
