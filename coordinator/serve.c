@@ -77,6 +77,7 @@ struct service {
 	struct reg *agents;
 	size_t nagents, cap;
 	const char *results_dir, *log_dir;
+	const char *listen, *key, *agent_keys;	/* its own: what a run's journal records */
 	/* the run going on */
 	bool running;
 	char id[48];
@@ -363,6 +364,14 @@ static void run_now(struct service *s, char *req)
 	}
 	if (!req_value(req, "events", events, sizeof(events)))
 		events[0] = '\0';
+	/* the run is the service's: its endpoint and keys (a resume without the service
+	 * then listens where the agents connect, with the keys they trust) */
+	free(c->listen);
+	c->listen = strdup(s->listen);
+	free(c->key);
+	c->key = s->key ? strdup(s->key) : NULL;
+	free(c->agent_keys);
+	c->agent_keys = s->agent_keys ? strdup(s->agent_keys) : NULL;
 	gmtime_r(&now, &tm);
 	strftime(s->id, sizeof(s->id), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(s->id + strlen(s->id), sizeof(s->id) - strlen(s->id), "-%u", ++s->seq);
@@ -548,6 +557,9 @@ int rb_serve_cmd(int argc, char **argv)
 		return RB_EXIT_FAILED;
 	}
 	s.log_dir = log_dir ? log_dir : dir;
+	s.listen = listen;
+	s.key = insecure ? NULL : key;
+	s.agent_keys = insecure ? NULL : agent_keys;
 	if (rb_service_present(cpath)) {
 		rb_err("a rackbench service already listens on %s", cpath);
 		return RB_EXIT_FAILED;
