@@ -123,7 +123,7 @@ static void agent_usage(FILE *out)
 		"CURVE key pair), spool FILE (a spool's records); each has --help.\n"
 		"\n"
 		"Data messages are written to STATE_DIR/spool before they are sent and kept until\n"
-		"the coordinator acknowledges them; at most 64 are in flight unacknowledged (the\n"
+		"the coordinator acknowledges them; at most 16 are in flight unacknowledged (the\n"
 		"acknowledgements are the credits: a slow coordinator holds the rest in the spool,\n"
 		"not in memory); a restarted agent sends what the last one left for the same run.\n",
 		rb_default_state_dir());
@@ -345,8 +345,12 @@ struct purging {
 	char (*msg)[1024];
 };
 
-/* Data messages in flight unacknowledged, at most: the coordinator's acks are the credits. */
-#define SEND_WINDOW 64
+/*
+ * Data messages in flight unacknowledged, at most: the coordinator's acks are the credits.
+ * 16 is 1.6 s of a 100 ms interval and far more than a round trip needs, and it bounds
+ * what a fleet can queue in the coordinator (16 messages per agent).
+ */
+#define SEND_WINDOW 16
 
 struct point {
 	struct rb_run *run;

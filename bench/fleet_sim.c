@@ -35,7 +35,7 @@
  * behaves like an agent without keeping the bytes: at most WINDOW past the last ack
  * (credits), and everything unacknowledged again after 2 s without progress.
  */
-#define WINDOW 64
+#define WINDOW 16
 
 struct sim {
 	void *sock;

@@ -2,7 +2,7 @@
 """Flow control between an agent and a coordinator that falls behind (SIGSTOP for 4 s,
 mid-point, samples every 25 ms).
 
-(a) Credits: the agent sends at most 64 messages past the last acknowledgement and holds
+(a) Credits: the agent sends at most 16 messages past the last acknowledgement and holds
     the rest in its spool (it says so), sends them as acknowledgements come (it says when
     it has caught up), and the run completes: every interval of every drive is in the
     HDF5 file exactly once, with no gap.
