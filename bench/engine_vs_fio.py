@@ -8,7 +8,9 @@ each figure and the ratio rackbench/fio. CPU per IO is system-wide busy time fro
 checked against the device's own counters (/sys/block/*/stat). These are benchmarks,
 not tests: the machine is shared and noisy, so read the ratios. For 4K random reads a
 third row runs bench/bare_uring.c (build/bare_uring), the smallest liburing loop there is:
-a gap to fio that it shares is not rackbench's per-IO cost.
+a gap to fio that it shares is not rackbench's per-IO cost. "dev mean" is the block
+layer's own mean time per request (ms ticks / requests, /sys/block/*/stat) while that tool
+ran: a witness for the tools' mean latencies, which include what each adds around it.
 
 Run as root (it makes a loop device over a tmpfs file):
     /usr/bin/python3 bench/engine_vs_fio.py [--pairs 5] [--runtime 5] [--quick]
@@ -33,13 +35,15 @@ def cpu_busy():
     return sum(v) - idle  # jiffies
 
 
-def dev_ios(dev):
+def dev_stat(dev):
+    """(IOs the tools submitted, ms the device's requests took in all): the block layer's
+    own account, a witness apart from both tools."""
     if not dev:
-        return 0
+        return 0, 0
     with open(f"/sys/block/{os.path.basename(dev)}/stat") as f:
         v = [int(x) for x in f.read().split()]
-    # requests completed plus IOs merged into them: what the tools submitted
-    return v[0] + v[1] + v[4] + v[5]
+    # requests completed plus IOs merged into them; read and write ticks (ms)
+    return v[0] + v[1] + v[4] + v[5], v[3] + v[7]
 
 
 def run_fio(dev, case, runtime):
@@ -56,7 +60,7 @@ def run_fio(dev, case, runtime):
     j = json.loads(out[out.index("{"):])["jobs"][0]["read"]
     pct = j["lat_ns"].get("percentile", {})
     return {"iops": j["iops"], "ios": j["total_ios"], "p50": pct.get("50.000000", 0),
-            "p99": pct.get("99.000000", 0)}
+            "p99": pct.get("99.000000", 0), "mean": j["lat_ns"]["mean"]}
 
 
 def run_rb(dev, case, runtime):
@@ -69,23 +73,26 @@ def run_rb(dev, case, runtime):
     if case.get("rate"):
         args += [f"--rate_iops={case['rate']}"]
     r = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["read"]
-    return {"iops": r["iops"], "ios": r["ios"], "p50": r["lat_ns"]["p50"], "p99": r["lat_ns"]["p99"]}
+    return {"iops": r["iops"], "ios": r["ios"], "p50": r["lat_ns"]["p50"], "p99": r["lat_ns"]["p99"],
+            "mean": r["lat_ns"]["mean"]}
 
 
 def run_bare(dev, case, runtime):
     """The smallest liburing loop (bench/bare_uring.c): the floor for any engine."""
     ios, iops = subprocess.run([BARE, dev, str(case["qd"]), str(runtime)], capture_output=True,
                                text=True, check=True).stdout.split()
-    return {"iops": float(iops), "ios": int(ios), "p50": 0, "p99": 0}
+    return {"iops": float(iops), "ios": int(ios), "p50": 0, "p99": 0, "mean": 0}
 
 
 def measure(tool, dev, case, runtime):
-    c0, d0 = cpu_busy(), dev_ios(None if case.get("null") else dev)
+    c0, (d0, t0) = cpu_busy(), dev_stat(None if case.get("null") else dev)
     res = tool(dev, case, runtime)
-    c1, d1 = cpu_busy(), dev_ios(None if case.get("null") else dev)
+    c1, (d1, t1) = cpu_busy(), dev_stat(None if case.get("null") else dev)
     hz = os.sysconf("SC_CLK_TCK")
     res["cpu_ns_per_io"] = (c1 - c0) / hz * 1e9 / max(res["ios"], 1)
     res["dev_ios"] = d1 - d0
+    # the mean time a request spent in the block layer, by the kernel's clock
+    res["dev_mean"] = (t1 - t0) * 1e6 / max(d1 - d0, 1)
     return res
 
 
@@ -137,11 +144,13 @@ def main():
             r_iops, f_iops = med(rb, "iops"), med(fio, "iops")
             r_cpu, f_cpu = med(rb, "cpu_ns_per_io"), med(fio, "cpu_ns_per_io")
             print(f"\n{c['name']}")
-            print(f"  {'':10} {'IOPS':>12} {'CPU ns/IO':>10} {'p50 ns':>9} {'p99 ns':>9} {'dev IOs / tool IOs':>19}")
+            print(f"  {'':10} {'IOPS':>12} {'CPU ns/IO':>10} {'p50 ns':>9} {'p99 ns':>9} "
+                  f"{'mean ns':>9} {'dev mean ns':>11} {'dev IOs / tool IOs':>19}")
             for name, xs in (("rackbench", rb), ("fio", fio)) + ((("bare loop", bare),) if bare else ()):
                 agree = statistics.median(x["dev_ios"] / max(x["ios"], 1) for x in xs)
                 print(f"  {name:10} {med(xs, 'iops'):12.0f} {med(xs, 'cpu_ns_per_io'):10.0f} "
-                      f"{med(xs, 'p50'):9.0f} {med(xs, 'p99'):9.0f} "
+                      f"{med(xs, 'p50'):9.0f} {med(xs, 'p99'):9.0f} {med(xs, 'mean'):9.0f} "
+                      f"{med(xs, 'dev_mean') if not c.get('null') else 0:11.0f} "
                       f"{('%.4f' % agree) if not c.get('null') else '-':>19}")
             ratio = r_iops / f_iops
             print(f"  ratio rackbench/fio: IOPS {ratio:.3f}, CPU per IO {r_cpu / f_cpu:.3f}")
