@@ -52,6 +52,11 @@ def setup():
                 skip(f"cannot build the namespaces: {' '.join(cmd)}: {r.stderr.strip()}")
 
 
+def text(path):
+    with open(path, errors="replace") as f:
+        return f.read()
+
+
 def teardown():
     for i, ns in enumerate(NS):
         sh("ip", "link", "del", f"{TAG}v{i}")
@@ -160,19 +165,23 @@ with Tmp() as tmp:
                 # the service killed mid-campaign, a new one, and resume through it
                 with open(camp, "w") as f:
                     f.write(CAMPAIGN.format(targets=targets, read="4s"))
+                logs = set(glob.glob(os.path.join(tmp, "ctl", "run-*.log")))
                 p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "three")],
                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
+                # 1 s into the read point, by the run's own log (the service writes it)
+                started = False
                 for _ in range(600):
-                    if glob.glob(os.path.join(tmp, "three", "netns-*.h5")) or p.poll() is not None:
+                    new = set(glob.glob(os.path.join(tmp, "ctl", "run-*.log"))) - logs
+                    started = any("[2/2] read (" in text(x) for x in new)
+                    if started or p.poll() is not None:
                         break
                     time.sleep(0.05)
-                if not glob.glob(os.path.join(tmp, "three", "netns-*.h5")):
+                if not started:
                     p.kill()
                     print(p.communicate()[1][-3000:])
-                    print("HOST1", agents[1].output()[-8000:])
-                    check(False, "the third run did not start")
-                time.sleep(3.5)  # the 1 s write point, then into the 4 s read point
+                    check(False, "the third run's read point did not start")
+                time.sleep(1)
                 serve.kill()
                 serve.wait()
                 p.communicate(timeout=60)
