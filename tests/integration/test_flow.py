@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Flow control between an agent and a coordinator that falls behind (SIGSTOP for 4 s,
-mid-point, samples every 25 ms).
+"""Flow control between an agent and a coordinator that falls behind (SIGSTOP for 4 s or
+6 s, mid-point, samples every 25 ms).
 
 (a) Credits: the agent sends at most 16 messages past the last acknowledgement and holds
     the rest in its spool (it says so), sends them as acknowledgements come (it says when
@@ -34,7 +34,7 @@ phases:
 """
 
 
-def case(tmp, name, extra):
+def case(tmp, name, extra, stop_s):
     camp = os.path.join(tmp, f"{name}.yaml")
     with open(camp, "w") as f:
         f.write(CAMPAIGN)
@@ -51,7 +51,7 @@ def case(tmp, name, extra):
             time.sleep(0.05)
         time.sleep(2)
         c.send_signal(signal.SIGSTOP)
-        time.sleep(4)
+        time.sleep(stop_s)
         c.send_signal(signal.SIGCONT)
         cout, cerr = c.communicate(timeout=60)
     finally:
@@ -78,7 +78,7 @@ def case(tmp, name, extra):
 
 with Tmp() as tmp:
     os.mkdir(os.path.join(tmp, "a1"))
-    rc, log, results, count = case(tmp, "window", [])
+    rc, log, results, count = case(tmp, "window", [], 4)
     check(rc == 0, f"(a) exit {rc}")
     check("holding the rest in the spool until it acknowledges" in log, "(a) the agent held data")
     check("the coordinator caught up" in log, "(a) and sent it once acknowledged")
@@ -87,7 +87,8 @@ with Tmp() as tmp:
     check(n >= 2 * 250, f"(a) only {n} intervals for 8 s at 25 ms on 2 drives")
     print(f"(a) {n} intervals, each once, no gap")
 
-    rc, log, results, count = case(tmp, "cap", ["--spool-max", "64k"])
+    # 6 s of 25 ms batches: well past 64k, whatever a batch weighs
+    rc, log, results, count = case(tmp, "cap", ["--spool-max", "64k"], 6)
     check(rc == 4, f"(b) exit {rc}, want 4 (partial)")
     check("reached its cap" in log, "(b) the agent says the spool is full")
     check(all(s == "error" and "spool reached its cap" in m for _, s, m in results),
