@@ -274,12 +274,12 @@ static void reply_status(struct service *s, const char *id)
 		reply(s, "ok\nstate=idle\n");
 }
 
-/* The value of "key=" among a request's lines (before its empty line), or NULL. */
-static const char *req_value(char *req, const char *key, char *buf, size_t len)
+const char *rb_control_field(const char *req, const char *key, char *buf, size_t len)
 {
 	size_t kl = strlen(key);
 
-	for (char *p = strchr(req, '\n'); p && p[1] && p[1] != '\n'; p = strchr(p + 1, '\n')) {
+	for (const char *p = strchr(req, '\n'); p && p[1] && p[1] != '\n';
+	     p = strchr(p + 1, '\n')) {
 		if (!strncmp(p + 1, key, kl) && p[1 + kl] == '=') {
 			const char *v = p + 2 + kl, *e = strchr(v, '\n');
 			size_t n = e ? (size_t)(e - v) : strlen(v);
@@ -324,7 +324,7 @@ static void run_now(struct service *s, char *req)
 	if (resume) {
 		char jp[4200];
 
-		if (!req_value(req, "path", path, sizeof(path))) {
+		if (!rb_control_field(req, "path", path, sizeof(path))) {
 			reply(s, "error\nresume: no results path\n");
 			return;
 		}
@@ -336,7 +336,7 @@ static void run_now(struct service *s, char *req)
 		snprintf(file, sizeof(file), "%s", m.file);
 		text = m.campaign;
 	} else {
-		if (!text || !req_value(req, "file", file, sizeof(file))) {
+		if (!text || !rb_control_field(req, "file", file, sizeof(file))) {
 			reply(s, "error\nrun: no campaign\n");
 			return;
 		}
@@ -356,13 +356,13 @@ static void run_now(struct service *s, char *req)
 		return;
 	}
 	rb_diags_release(&d);
-	if (req_value(req, "results", results, sizeof(results)) || s->results_dir) {
+	if (rb_control_field(req, "results", results, sizeof(results)) || s->results_dir) {
 		free(c->results_dir);
-		c->results_dir = strdup(req_value(req, "results", results, sizeof(results))
+		c->results_dir = strdup(rb_control_field(req, "results", results, sizeof(results))
 						? results
 						: s->results_dir);
 	}
-	if (!req_value(req, "events", events, sizeof(events)))
+	if (!rb_control_field(req, "events", events, sizeof(events)))
 		events[0] = '\0';
 	/* the run is the service's: its endpoint and keys (a resume without the service
 	 * then listens where the agents connect, with the keys they trust) */
@@ -461,7 +461,7 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 	if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
 		reply_agents(s);
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
-		reply_status(s, req_value(req, "id", id, sizeof(id)));
+		reply_status(s, rb_control_field(req, "id", id, sizeof(id)));
 	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
 		if (s->running) {
 			abort_run = 1;
@@ -678,10 +678,6 @@ static bool reply_ok(const char *rep)
 	return false;
 }
 
-static const char *field(char *rep, const char *key, char *buf, size_t len)
-{
-	return req_value(rep, key, buf, len);
-}
 
 int rb_control_cmd(const char *cmd, int argc, char **argv)
 {
@@ -765,22 +761,22 @@ int rb_control_cmd(const char *cmd, int argc, char **argv)
 	} else if (!strcmp(cmd, "status")) {
 		char st[32] = "", v[4096];
 
-		field(rep, "state", st, sizeof(st));
+		rb_control_field(rep, "state", st, sizeof(st));
 		if (!strcmp(st, "running")) {
 			char point[32] = "0", points[32] = "0", camp[256] = "";
 
-			field(rep, "point", point, sizeof(point));
-			field(rep, "points", points, sizeof(points));
-			field(rep, "campaign", camp, sizeof(camp));
+			rb_control_field(rep, "point", point, sizeof(point));
+			rb_control_field(rep, "points", points, sizeof(points));
+			rb_control_field(rep, "campaign", camp, sizeof(camp));
 			printf("running: run %s, campaign '%s', point %ld of %s, results %s\n",
-			       field(rep, "id", v, sizeof(v)) ? v : "?", camp, strtol(point, NULL, 10) + 1,
-			       points, field(rep, "results", v, sizeof(v)) && *v ? v : "(not yet)");
-		} else if (field(rep, "id", v, sizeof(v))) {
+			       rb_control_field(rep, "id", v, sizeof(v)) ? v : "?", camp, strtol(point, NULL, 10) + 1,
+			       points, rb_control_field(rep, "results", v, sizeof(v)) && *v ? v : "(not yet)");
+		} else if (rb_control_field(rep, "id", v, sizeof(v))) {
 			char ex[16] = "?", camp[256] = "", res[4096] = "";
 
-			field(rep, "exit", ex, sizeof(ex));
-			field(rep, "campaign", camp, sizeof(camp));
-			field(rep, "results", res, sizeof(res));
+			rb_control_field(rep, "exit", ex, sizeof(ex));
+			rb_control_field(rep, "campaign", camp, sizeof(camp));
+			rb_control_field(rep, "results", res, sizeof(res));
 			printf("%s: run %s, campaign '%s', ended with exit %s, results %s\n",
 			       !strcmp(st, "done") ? "done" : "idle", v, camp, ex, *res ? res : "(none)");
 			if (id)
@@ -791,7 +787,7 @@ int rb_control_cmd(const char *cmd, int argc, char **argv)
 	} else {
 		char v[64];
 
-		printf("abort requested for run %s\n", field(rep, "id", v, sizeof(v)) ? v : "?");
+		printf("abort requested for run %s\n", rb_control_field(rep, "id", v, sizeof(v)) ? v : "?");
 	}
 	free(rep);
 	return rc;
@@ -838,7 +834,7 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 	free(req);
 	if (!rep)
 		return RB_EXIT_FAILED;
-	if (!reply_ok(rep) || !field(rep, "id", id, sizeof(id)) || !field(rep, "log", log, sizeof(log))) {
+	if (!reply_ok(rep) || !rb_control_field(rep, "id", id, sizeof(id)) || !rb_control_field(rep, "log", log, sizeof(log))) {
 		/* a campaign the service cannot load is bad input, as in-process */
 		rc = strncmp(rep, "error\n", 6) || strncmp(rep + 6, "busy", 4) ? RB_EXIT_USAGE
 									 : RB_EXIT_FAILED;
@@ -864,9 +860,9 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 			free(rep);
 			break;
 		}
-		if (field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
+		if (rb_control_field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
 			follow(log, &at);
-			rc = field(rep, "exit", ex, sizeof(ex)) ? (int)strtol(ex, NULL, 10)
+			rc = rb_control_field(rep, "exit", ex, sizeof(ex)) ? (int)strtol(ex, NULL, 10)
 								: RB_EXIT_FAILED;
 			free(rep);
 			break;

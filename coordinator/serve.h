@@ -24,6 +24,10 @@ const char *rb_control_path(const char *given, char *buf, size_t len);
 /* Whether a service listens at path (a connect to the socket file, nothing sent). */
 bool rb_service_present(const char *path);
 
+/* The value of "key=" among a request's or reply's lines (after its first line, before
+ * an empty one) copied into buf, or NULL (none, or longer than len - 1). */
+const char *rb_control_field(const char *msg, const char *key, char *buf, size_t len);
+
 int rb_serve_cmd(int argc, char **argv);
 /* rackbench agents | status | abort [--control PATH] */
 int rb_control_cmd(const char *cmd, int argc, char **argv);
