@@ -763,14 +763,16 @@ int rb_control_cmd(const char *cmd, int argc, char **argv)
 
 		rb_control_field(rep, "state", st, sizeof(st));
 		if (!strcmp(st, "running")) {
-			char point[32] = "0", points[32] = "0", camp[256] = "";
+			char point[32] = "0", points[32] = "0", camp[256] = "", rid[64] = "?";
+			char res[4096] = "";
 
 			rb_control_field(rep, "point", point, sizeof(point));
 			rb_control_field(rep, "points", points, sizeof(points));
 			rb_control_field(rep, "campaign", camp, sizeof(camp));
-			printf("running: run %s, campaign '%s', point %ld of %s, results %s\n",
-			       rb_control_field(rep, "id", v, sizeof(v)) ? v : "?", camp, strtol(point, NULL, 10) + 1,
-			       points, rb_control_field(rep, "results", v, sizeof(v)) && *v ? v : "(not yet)");
+			rb_control_field(rep, "id", rid, sizeof(rid));
+			rb_control_field(rep, "results", res, sizeof(res));
+			printf("running: run %s, campaign '%s', point %ld of %s, results %s\n", rid,
+			       camp, strtol(point, NULL, 10) + 1, points, *res ? res : "(not yet)");
 		} else if (rb_control_field(rep, "id", v, sizeof(v))) {
 			char ex[16] = "?", camp[256] = "", res[4096] = "";
 

@@ -147,8 +147,10 @@ with Tmp() as tmp:
         # Ctrl-C on the submitting client aborts its run on the service
         p = subprocess.Popen([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 20
-        while time.time() < deadline and "running" not in run([COORD, "status"], env=env).stdout:
+        # into its first point (the results file exists: a slow build takes a while)
+        deadline = time.time() + 30
+        while time.time() < deadline and "point 1 of 3, results /" not in run(
+                [COORD, "status"], env=env).stdout:
             time.sleep(0.2)
         time.sleep(1)
         p.send_signal(signal.SIGINT)
