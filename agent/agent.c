@@ -454,7 +454,10 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 /* Acknowledgements came: what the spool holds beyond what was sent, up to the window. */
 static void send_held(struct agent *a)
 {
-	if (a->spool.fd < 0 || a->sent >= a->spool.last || a->sent >= a->spool.acked + SEND_WINDOW)
+	/* a walk reads the spool from its start: walk once half the window is open, not
+	 * at every ack */
+	if (a->spool.fd < 0 || a->sent >= a->spool.last ||
+	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
 		return;
 	rb_spool_sync(&a->spool);
 	a->walking_own = true;

@@ -14,6 +14,9 @@ second half's peak within 5% of the first half's).
 
     /usr/bin/python3 bench/fleet.py [--agents 1000] [--drives 24] [--buckets 64]
                                     [--interval 100ms] [--duration 300] [--dir /var/tmp/...]
+                                    [--nice-sim 19] [--keep]
+
+The README's figures: --duration 300 --nice-sim 19 (5 minutes) and --duration 90.
 
 Targets (issue 5): >= 200k samples/s, flat RSS, <= 2 s to start. The disk needed is
 about 1.5 KB per sample (HDF5 rows + journal): 1000 x 24 at 100 ms for 5 minutes is
