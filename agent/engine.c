@@ -31,6 +31,10 @@ struct tgt {
 	struct rb_run *run;
 	int fd;
 	uint64_t span;
+	/* a striped volume (stripe > 0): unit c of the volume is unit c / n of member c % n */
+	uint64_t stripe;
+	unsigned nmembers;
+	const int *member_fds;	/* into run->member_fds; else &fd */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct slot slots[SLOTS];
@@ -95,8 +99,8 @@ struct rb_run {
 	struct rb_alias alias;
 	uint64_t unit, max_bs;	/* offset granularity (smallest size), largest size */
 	struct rb_clock clock;
-	unsigned nmembers;	/* striped volume: its member files; else 1 */
-	int *member_fds;
+	int *member_fds;	/* every descriptor given, volumes' members in order */
+	uint64_t *spans;	/* per target (a volume's: its members' whole units) */
 };
 
 static int64_t real_now(void *arg)
@@ -246,17 +250,18 @@ static void gen_io(struct job *j, struct rb_io *io)
 	}
 	io->log_offset = wl->offset + j->region_start + pos;
 	io->fd_index = 0;
-	if (r->nmembers > 1 || wl->stripe) {
+	if (j->t->stripe) {
 		/* a striped volume: unit c of the volume is unit c / n of member c % n; an
 		 * IO never crosses a unit (moved back inside it when a size would) */
-		uint64_t l = j->region_start + pos, unit = wl->stripe, c, within;
+		uint64_t l = j->region_start + pos, unit = j->t->stripe, c, within;
+		unsigned nm = j->t->nmembers;
 
 		c = l / unit;
 		within = l % unit;
 		if (within + bs > unit)
 			within = unit - bs;
-		io->fd_index = (uint32_t)(c % r->nmembers);
-		io->offset = wl->offset + (c / r->nmembers) * unit + within;
+		io->fd_index = (uint32_t)(c % nm);
+		io->offset = wl->offset + (c / nm) * unit + within;
 		io->log_offset = c * unit + within;
 	} else {
 		io->offset = io->log_offset;
@@ -612,10 +617,23 @@ void rb_run_set_ops(struct rb_run *r, const struct rb_engine_ops *ops)
 int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 	       size_t n, struct rb_run **ret, char *err, size_t errlen)
 {
+	/* with 'stripe' the targets given form one volume */
+	struct rb_volume one = { .members = (unsigned)n, .stripe = wl->stripe };
+
+	return rb_run_new_volumes(wl, fds, span_bytes, n, wl->stripe ? &one : NULL,
+				  wl->stripe ? 1 : n, ret, err, errlen);
+}
+
+int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
+		       size_t nfds, const struct rb_volume *vols, size_t n, struct rb_run **ret,
+		       char *err, size_t errlen)
+{
 	struct rb_run *r;
 	struct rb_dist dist;
+	uint64_t *spans = NULL;
+	size_t used = 0;
 
-	if (!n || !wl->bs || !wl->iodepth || !wl->numjobs) {
+	if (!n || !nfds || !wl->bs || !wl->iodepth || !wl->numjobs) {
 		snprintf(err, errlen, "nothing to run");
 		return -EINVAL;
 	}
@@ -625,33 +643,38 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 	r->wl = *wl;
 	r->clock = (struct rb_clock){ real_now, real_sleep_until, NULL };
 	r->ops = wl->engine == RB_ENGINE_NULL ? &rb_engine_null : &rb_engine_uring;
-	/* a striped volume is one target made of n members */
-	uint64_t vol_span = 0;
-
-	r->nmembers = wl->stripe ? (unsigned)n : 1;
-	if (wl->stripe) {
-		uint64_t min = UINT64_MAX;
-
-		r->member_fds = malloc(n * sizeof(int));
-		if (!r->member_fds) {
-			rb_run_free(r);
-			return -ENOMEM;
-		}
-		for (size_t t = 0; t < n; t++) {
-			r->member_fds[t] = fds[t];
-			if (span_bytes[t] < min)
-				min = span_bytes[t];
-		}
-		vol_span = (min / wl->stripe) * wl->stripe * n;
-		if (!vol_span) {
-			snprintf(err, errlen, "'stripe' (%llu bytes) is larger than a member",
-				 (unsigned long long)wl->stripe);
-			rb_run_free(r);
-			return -EINVAL;
-		}
-		span_bytes = &vol_span;
-		n = 1;
+	r->member_fds = malloc(nfds * sizeof(int));
+	spans = calloc(n, sizeof(*spans));
+	if (!r->member_fds || !spans) {
+		free(spans);
+		free(r->member_fds);
+		free(r);
+		return -ENOMEM;
 	}
+	r->spans = spans;
+	memcpy(r->member_fds, fds, nfds * sizeof(int));
+	/* a volume's span: whole units of its smallest member, times its members */
+	for (size_t t = 0; t < n; t++) {
+		unsigned nm = vols ? vols[t].members : 1;
+		uint64_t unit = vols ? vols[t].stripe : 0, min = UINT64_MAX;
+
+		if (!nm || used + nm > nfds) {
+			snprintf(err, errlen, "target %zu: %u member(s), %zu descriptor(s) left", t,
+				 nm, nfds - used);
+			goto out_inval;
+		}
+		for (unsigned m = 0; m < nm; m++)
+			if (span_bytes[used + m] < min)
+				min = span_bytes[used + m];
+		spans[t] = unit ? (min / unit) * unit * nm : min;
+		if (unit && !spans[t]) {
+			snprintf(err, errlen, "'stripe' (%llu bytes) is larger than a member",
+				 (unsigned long long)unit);
+			goto out_inval;
+		}
+		used += nm;
+	}
+	span_bytes = spans;
 	r->ntgt = n;
 	r->njobs = n * wl->numjobs;
 	r->size_based = wl->io_size || wl->passes;
@@ -688,6 +711,8 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 	r->jobs = calloc(r->njobs, sizeof(*r->jobs));
 	if (!r->tgts || !r->jobs)
 		goto out_nomem;
+	size_t first = 0;
+
 	for (size_t t = 0; t < n; t++) {
 		struct tgt *tg = &r->tgts[t];
 
@@ -700,8 +725,20 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 			return -EINVAL;
 		}
 		tg->run = r;
-		tg->fd = fds[t];
+		tg->member_fds = r->member_fds + first;
+		tg->nmembers = vols ? vols[t].members : 1;
+		tg->stripe = vols ? vols[t].stripe : 0;
+		tg->fd = tg->member_fds[0];
 		tg->span = span_bytes[t];
+		first += tg->nmembers;
+		/* an IO never spans two members: the unit holds the largest size */
+		if (tg->stripe && (tg->stripe < r->max_bs || tg->stripe % 512)) {
+			snprintf(err, errlen,
+				 "target %zu: a stripe unit of %llu bytes must be a multiple of 512 "
+				 "and hold the largest block size (%llu bytes)", t,
+				 (unsigned long long)tg->stripe, (unsigned long long)r->max_bs);
+			goto out_inval;
+		}
 		tg->rate_iops = wl->rate_iops;
 		tg->job_last = malloc(wl->numjobs * sizeof(*tg->job_last));
 		if (!tg->job_last)
@@ -750,9 +787,9 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 			if (!j->limit_bytes)
 				j->limit_bytes = 1;
 		}
-		j->ctx.fd = fds[t];
-		j->ctx.fds = r->member_fds ? r->member_fds : &j->ctx.fd;
-		j->ctx.nfds = r->nmembers;
+		j->ctx.fd = r->tgts[t].fd;
+		j->ctx.fds = r->tgts[t].member_fds;
+		j->ctx.nfds = r->tgts[t].nmembers;
 		j->ctx.sqpoll = wl->sqpoll;
 		j->ctx.iopoll = wl->iopoll;
 		j->ctx.depth = depth;
@@ -785,6 +822,9 @@ out_nomem:
 	snprintf(err, errlen, "out of memory setting up %zu jobs", r->njobs);
 	rb_run_free(r);
 	return -ENOMEM;
+out_inval:
+	rb_run_free(r);
+	return -EINVAL;
 }
 
 int rb_run_start(struct rb_run *r)
@@ -983,6 +1023,7 @@ struct rb_run *rb_run_free(struct rb_run *r)
 	free(r->jobs);
 	free(r->tgts);
 	free(r->member_fds);
+	free(r->spans);
 	free(r);
 	return NULL;
 }

@@ -88,6 +88,19 @@ struct rb_clock {
  */
 int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 	       size_t n, struct rb_run **ret, char *err, size_t errlen);
+/*
+ * A target made of several descriptors: members consecutive ones of fds, striped in units
+ * of stripe bytes (RAID 0; results and verify use volume offsets). members 1 and stripe 0:
+ * a plain target. rb_run_new is one volume of all n when wl->stripe, else n plain ones.
+ */
+struct rb_volume {
+	unsigned members;
+	uint64_t stripe;
+};
+/* Like rb_run_new, with n targets made of the nfds descriptors as vols says. */
+int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
+		       size_t nfds, const struct rb_volume *vols, size_t n, struct rb_run **ret,
+		       char *err, size_t errlen);
 /* Replaces the monotonic clock (before rb_run_start). */
 void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c);
 /*

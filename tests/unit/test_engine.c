@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stdbool.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <cmocka.h>
 
 #include "engine.h"
@@ -332,6 +333,124 @@ static void test_engine_short_ios_resubmitted_and_counted_once(void **state)
 	rb_run_free(r);
 }
 
+/*
+ * Volumes: a fake backend that checks, for every IO, that the member and offset are the
+ * RAID 0 map of the volume offset, and counts bytes per descriptor. Per-context queues:
+ * each job thread has its own.
+ */
+struct vq {
+	struct rb_io *q[64];
+	unsigned n;
+};
+static pthread_mutex_t v_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t v_bytes[16], v_bad, v_unit[16], v_members[16];
+
+static int v_setup(struct rb_engine_ctx *c, char *err, size_t len)
+{
+	(void)err;
+	(void)len;
+	c->priv = calloc(1, sizeof(struct vq));
+	return c->priv ? 0 : -ENOMEM;
+}
+
+static void v_teardown(struct rb_engine_ctx *c)
+{
+	free(c->priv);
+}
+
+static void v_prep(struct rb_engine_ctx *c, struct rb_io *io)
+{
+	struct vq *q = c->priv;
+	int fd = c->fds[io->fd_index];
+	uint64_t unit = v_unit[c->fds[0]], n = v_members[c->fds[0]], u, want_fd, want_off;
+
+	if (unit) {
+		u = io->log_offset / unit;
+		want_fd = (uint64_t)c->fds[u % n];
+		want_off = (u / n) * unit + io->log_offset % unit;
+	} else {
+		want_fd = (uint64_t)c->fds[0];
+		want_off = io->log_offset;
+	}
+	pthread_mutex_lock(&v_mu);
+	if ((uint64_t)fd != want_fd || io->offset != want_off || io->fd_index >= c->nfds ||
+	    (unit && io->log_offset % unit + io->len > unit))
+		v_bad++;
+	v_bytes[fd] += io->len;
+	pthread_mutex_unlock(&v_mu);
+	q->q[q->n++] = io;
+}
+
+static int v_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			 struct rb_io **done, int *res, unsigned max)
+{
+	struct vq *q = c->priv;
+	unsigned n = q->n < max ? q->n : max;
+
+	(void)wait_ns;
+	(void)wait_nr;
+	for (unsigned i = 0; i < n; i++) {
+		done[i] = q->q[i];
+		res[i] = (int)q->q[i]->len;
+	}
+	memmove(q->q, q->q + n, (q->n - n) * sizeof(q->q[0]));
+	q->n -= n;
+	return (int)n;
+}
+
+static const struct rb_engine_ops volume_ops = {
+	.name = "volume-fake", .setup = v_setup, .teardown = v_teardown, .prep = v_prep,
+	.submit_reap = v_submit_reap,
+};
+
+static void test_engine_volumes_map_raid0(void **state)
+{
+	/* target 0: a volume of descriptors 3, 4, 5 in 64k units; target 1: descriptor 6 */
+	int fds[4] = { 3, 4, 5, 6 };
+	uint64_t spans[4] = { 1 << 20, (1 << 20) + 100000, 2 << 20, 1 << 20 };
+	struct rb_volume vols[2] = { { .members = 3, .stripe = 65536 }, { .members = 1 } };
+	struct rb_workload wl;
+	struct rb_run *r = NULL;
+	char err[256];
+
+	(void)state;
+	memset(v_bytes, 0, sizeof(v_bytes));
+	v_bad = 0;
+	v_unit[3] = 65536;
+	v_members[3] = 3;
+	v_unit[6] = 0;
+	v_members[6] = 1;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "write", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("bs"), "16k", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "8", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("numjobs"), "2", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("passes"), "1", err, sizeof(err));
+	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 4, vols, 2, &r, err, sizeof(err)), 0);
+	rb_run_set_ops(r, &volume_ops);
+	rb_run_start(r);
+	rb_run_join(r);
+	assert_int_equal(rb_run_ntargets(r), 2);
+	/* the volume: whole units of its smallest member, on each member */
+	assert_int_equal(rb_run_result(r, 0)->dir[RB_DIR_WRITE].bytes, 3 << 20);
+	assert_int_equal(rb_run_result(r, 1)->dir[RB_DIR_WRITE].bytes, 1 << 20);
+	assert_int_equal(v_bad, 0);
+	assert_int_equal(v_bytes[3], 1 << 20);
+	assert_int_equal(v_bytes[4], 1 << 20);
+	assert_int_equal(v_bytes[5], 1 << 20);
+	assert_int_equal(v_bytes[6], 1 << 20);
+	rb_run_free(r);
+	/* a unit smaller than the largest size, or more members than descriptors: refused */
+	vols[0].stripe = 8192;
+	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 4, vols, 2, &r, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "largest block size"));
+	vols[0].stripe = 65536;
+	vols[0].members = 4;
+	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 4, vols, 2, &r, err, sizeof(err)),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_engine_rate_exact_with_fake_clock),
 		cmocka_unit_test(test_engine_size_based_passes_and_split),
 		cmocka_unit_test(test_engine_short_ios_resubmitted_and_counted_once),
+		cmocka_unit_test(test_engine_volumes_map_raid0),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
