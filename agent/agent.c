@@ -358,8 +358,12 @@ struct point {
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
-	char **drives;
+	char **drives;		/* the campaign's names: a target each */
 	size_t ndrives;
+	char **paths;		/* what is opened: drives, a volume's members in its place */
+	size_t npaths;
+	size_t *first;		/* per drive: its first path */
+	struct rb_volume *vols;	/* per drive: members and unit (1 and 0: a drive) */
 	struct rb_workload wl;
 	Rb__Sample **batch;
 	size_t nbatch, capbatch;
@@ -388,6 +392,8 @@ struct agent {
 	} *old;
 	size_t nold;
 };
+
+static void point_release(struct point *p);
 
 static bool busy(const struct agent *a)
 {
@@ -692,28 +698,122 @@ static void check_pin(const char *path, const char *serial, struct rb_diags *d)
 			     "'%s', the campaign pins '%s'", got, serial);
 }
 
+/*
+ * A point's drives as the engine sees them: each drive is a target; a volume's (protocol
+ * 1.3) members stand in its place among the paths, in stripe order.
+ */
+struct layout {
+	char **paths;		/* drives and members (the message's strings) */
+	char **serials;		/* identity pins, parallel to paths ("" none) */
+	size_t npaths;
+	struct rb_volume *vols;	/* per drive */
+	size_t *first;		/* per drive: its first path */
+	const char **volume;	/* per path: the volume it belongs to, or NULL */
+};
+
+static void layout_free(struct layout *L)
+{
+	free(L->paths);
+	free(L->serials);
+	free(L->vols);
+	free(L->first);
+	free(L->volume);
+	memset(L, 0, sizeof(*L));
+}
+
+static int layout_build(struct layout *L, char **drives, size_t n, char **serials,
+			size_t nserials, Rb__Volume **vols, size_t nvols)
+{
+	size_t cap = 0;
+
+	memset(L, 0, sizeof(*L));
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 1;
+
+		for (size_t v = 0; v < nvols; v++)
+			if (!strcmp(vols[v]->name, drives[i]))
+				k = vols[v]->n_members;
+		cap += k;
+	}
+	L->paths = calloc(cap + 1, sizeof(char *));
+	L->serials = calloc(cap + 1, sizeof(char *));
+	L->volume = calloc(cap + 1, sizeof(char *));
+	L->vols = calloc(n + 1, sizeof(*L->vols));
+	L->first = calloc(n + 1, sizeof(size_t));
+	if (!L->paths || !L->serials || !L->volume || !L->vols || !L->first) {
+		layout_free(L);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const Rb__Volume *vol = NULL;
+
+		for (size_t v = 0; v < nvols; v++)
+			if (!strcmp(vols[v]->name, drives[i]))
+				vol = vols[v];
+		L->first[i] = L->npaths;
+		if (!vol) {
+			L->vols[i] = (struct rb_volume){ .members = 1 };
+			L->serials[L->npaths] = i < nserials ? serials[i] : (char *)"";
+			L->paths[L->npaths++] = drives[i];
+			continue;
+		}
+		L->vols[i] = (struct rb_volume){ .members = (unsigned)vol->n_members,
+						 .stripe = vol->stripe };
+		for (size_t m = 0; m < vol->n_members; m++) {
+			L->serials[L->npaths] = m < vol->n_serials ? vol->serials[m] : (char *)"";
+			L->volume[L->npaths] = vol->name;
+			L->paths[L->npaths++] = vol->members[m];
+		}
+	}
+	return 0;
+}
+
+/* Diagnostics about a volume's member are the volume's, naming the member. */
+static void layout_subjects(const struct layout *L, struct rb_diags *d, size_t from)
+{
+	for (size_t k = from; k < d->n; k++)
+		for (size_t i = 0; d->v[k].subject && i < L->npaths; i++) {
+			char *msg;
+
+			if (!L->volume[i] || strcmp(d->v[k].subject, L->paths[i]))
+				continue;
+			if (asprintf(&msg, "member '%s': %s", L->paths[i], d->v[k].message) < 0)
+				break;
+			free(d->v[k].message);
+			d->v[k].message = msg;
+			free(d->v[k].subject);
+			d->v[k].subject = strdup(L->volume[i]);
+			break;
+		}
+}
+
 static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 {
 	Rb__Envelope e;
 	Rb__PreflightReply rep = RB__PREFLIGHT_REPLY__INIT;
 	struct rb_guard_policy gp;
 	struct rb_diags d;
+	struct layout L;
 	size_t cap = 0;
 
 	rb_diags_init(&d);
 	guard_policy(a, pf->destructive, pf->wipe_signatures, &gp);
-	for (size_t i = 0; i < pf->n_drives; i++) {
-		if (!offered(a->cfg, pf->drives[i]))
-			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, pf->drives[i],
+	if (layout_build(&L, pf->drives, pf->n_drives, pf->serials, pf->n_serials, pf->volumes,
+			 pf->n_volumes))
+		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, NULL, "out of memory");
+	for (size_t i = 0; i < L.npaths; i++) {
+		if (!offered(a->cfg, L.paths[i]))
+			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
 				     "agent '%s' does not offer this target (see its --target)",
 				     a->cfg->name);
 		else {
-			if (i < pf->n_serials)
-				check_pin(pf->drives[i], pf->serials[i], &d);
+			check_pin(L.paths[i], L.serials[i], &d);
 			if (pf->writes)
-				rb_guard_check_write(&gp, pf->drives[i], &d);
+				rb_guard_check_write(&gp, L.paths[i], &d);
 		}
 	}
+	layout_subjects(&L, &d, 0);
+	layout_free(&L);
 	cap = d.n;
 	Rb__Diagnostic *dv = calloc(cap + 1, sizeof(*dv));
 	Rb__Diagnostic **dp = calloc(cap + 1, sizeof(*dp));
@@ -808,18 +908,67 @@ static void fail_point(struct agent *a, const Rb__Assign *as, const char *status
 	send_point_done(a, as->point, as->attempt);
 }
 
+/*
+ * A volume's health: its members' counters added, the hottest temperature, the lowest
+ * spare, the most wear, every warning. Each member's own is read the same way.
+ */
+static void health_add(struct rb_health *acc, const struct rb_health *h, bool first)
+{
+	if (first) {
+		*acc = *h;
+		return;
+	}
+	acc->nvme &= h->nvme;
+	acc->kernel &= h->kernel;
+	acc->critical_warning |= h->critical_warning;
+	if (h->temperature_c > acc->temperature_c)
+		acc->temperature_c = h->temperature_c;
+	if (h->available_spare_pct < acc->available_spare_pct)
+		acc->available_spare_pct = h->available_spare_pct;
+	if (h->percentage_used > acc->percentage_used)
+		acc->percentage_used = h->percentage_used;
+	if (h->power_on_hours > acc->power_on_hours)
+		acc->power_on_hours = h->power_on_hours;
+	acc->data_units_read += h->data_units_read;
+	acc->data_units_written += h->data_units_written;
+	acc->host_reads += h->host_reads;
+	acc->host_writes += h->host_writes;
+	acc->unsafe_shutdowns += h->unsafe_shutdowns;
+	acc->media_errors += h->media_errors;
+	acc->error_log_entries += h->error_log_entries;
+	acc->kernel_read_ios += h->kernel_read_ios;
+	acc->kernel_write_ios += h->kernel_write_ios;
+	acc->kernel_read_bytes += h->kernel_read_bytes;
+	acc->kernel_write_bytes += h->kernel_write_bytes;
+}
+
 /* One health snapshot per drive of the point: when 0 before, 1 during, 2 after. */
 static void send_health(struct agent *a, unsigned when)
 {
 	struct point *p = &a->pt;
 
 	for (size_t i = 0; i < p->ndrives; i++) {
-		struct rb_health h;
+		struct rb_health h = { 0 }, one;
 		Rb__Envelope e;
 		Rb__Health m = RB__HEALTH__INIT;
+		unsigned got = 0;
 
-		if (rb_health_read(p->drives[i], &rb_nvme_libnvme, &h))
-			continue; /* files have no health of their own */
+		for (unsigned k = 0; k < p->vols[i].members; k++) {
+			const char *path = p->paths[p->first[i] + k];
+
+			if (rb_health_read(path, &rb_nvme_libnvme, &one))
+				break; /* files have no health of their own */
+			health_add(&h, &one, !got++);
+			if (p->vols[i].stripe && one.nvme && one.critical_warning) {
+				char w[256];
+
+				rb_nvme_warning_text(one.critical_warning, w, sizeof(w));
+				rb_warn("drive '%s' (of volume '%s') health alert: %s", path,
+					p->drives[i], w);
+			}
+		}
+		if (!got || got < p->vols[i].members)
+			continue;
 		m.point = p->point;
 		m.attempt = p->attempt;
 		m.drive = p->drives[i];
@@ -847,7 +996,7 @@ static void send_health(struct agent *a, unsigned when)
 		e.body_case = RB__ENVELOPE__BODY_HEALTH;
 		e.health = &m;
 		send_env(a, &e);
-		if (h.nvme && h.critical_warning) {
+		if (!p->vols[i].stripe && h.nvme && h.critical_warning) {
 			char w[256];
 
 			rb_nvme_warning_text(h.critical_warning, w, sizeof(w));
@@ -896,28 +1045,42 @@ static void finish_purge(struct agent *a)
 	struct purging *pg = p->purge;
 
 	pthread_join(pg->th, NULL);
-	for (size_t i = 0; i < pg->n; i++) {
+	/* a status per drive of the campaign: a volume's from all its members */
+	for (size_t i = 0; i < p->ndrives; i++) {
 		Rb__Envelope e;
 		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
+		char msg[2048] = "";
+		size_t l = 0;
+		int rc = 0;
 
+		for (unsigned k = 0; k < p->vols[i].members; k++) {
+			size_t j = p->first[i] + k;
+
+			if (!pg->rc[j])
+				continue;
+			if (!rc || pg->rc[j] == -EPERM)
+				rc = pg->rc[j];
+			rb_err("point %u: purge of '%s': %s", p->point, pg->drives[j], pg->msg[j]);
+			if (l < sizeof(msg))
+				l += (size_t)snprintf(msg + l, sizeof(msg) - l, "%s%s%s%s%s",
+						      l ? "; " : "", p->vols[i].stripe ? "member '" : "",
+						      p->vols[i].stripe ? pg->drives[j] : "",
+						      p->vols[i].stripe ? "': " : "", pg->msg[j]);
+		}
 		dr.point = p->point;
 		dr.attempt = p->attempt;
-		dr.drive = pg->drives[i];
-		dr.status = pg->rc[i] == 0 ? (char *)"ok"
-			    : pg->rc[i] == -EPERM ? (char *)"refused"
-						  : (char *)"error";
-		dr.message = pg->rc[i] ? pg->msg[i] : (char *)"purged";
+		dr.drive = p->drives[i];
+		dr.status = rc == 0 ? (char *)"ok" : rc == -EPERM ? (char *)"refused" : (char *)"error";
+		dr.message = rc ? msg : (char *)"purged";
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &dr;
 		send_env(a, &e);
-		if (pg->rc[i])
-			rb_err("point %u: purge of '%s': %s", p->point, pg->drives[i], pg->msg[i]);
 	}
 	send_point_done(a, p->point, p->attempt);
 	rb_info("point %u (purge) done", p->point);
 	purging_free(pg);
-	memset(p, 0, sizeof(*p));
+	point_release(p);
 }
 
 static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_guard_policy *gp)
@@ -925,34 +1088,73 @@ static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_g
 	struct point *p = &a->pt;
 	struct purging *pg = calloc(1, sizeof(*pg));
 
-	if (!pg || !(pg->drives = calloc(as->n_drives + 1, sizeof(char *))) ||
-	    !(pg->rc = calloc(as->n_drives + 1, sizeof(int))) ||
-	    !(pg->msg = calloc(as->n_drives + 1, sizeof(*pg->msg))) ||
+	if (!pg || !(pg->drives = calloc(p->npaths + 1, sizeof(char *))) ||
+	    !(pg->rc = calloc(p->npaths + 1, sizeof(int))) ||
+	    !(pg->msg = calloc(p->npaths + 1, sizeof(*pg->msg))) ||
 	    rb_purge_method_parse(as->purge, &pg->req.method)) {
 		purging_free(pg);
 		fail_point(a, as, "error", NULL, "cannot run this purge (unknown method?)");
+		point_release(p);
 		return;
 	}
 	pg->req.ses = as->purge_ses;
 	pg->gp = *gp;
-	pg->n = as->n_drives;
-	for (size_t i = 0; i < as->n_drives; i++)
-		pg->drives[i] = strdup(as->drives[i]);
-	p->point = as->point;
-	p->attempt = as->attempt;
+	/* a volume's members are purged one by one */
+	pg->n = p->npaths;
+	for (size_t i = 0; i < p->npaths; i++)
+		pg->drives[i] = strdup(p->paths[i]);
 	p->purge = pg;
-	rb_info("point %u: purge (%s) of %zu drive(s)", as->point, as->purge, as->n_drives);
+	rb_info("point %u: purge (%s) of %zu drive(s)", as->point, as->purge, p->npaths);
 	if (pthread_create(&pg->th, NULL, purge_main, pg)) {
 		p->purge = NULL;
 		purging_free(pg);
 		fail_point(a, as, "error", NULL, "cannot start the purge");
-		memset(p, 0, sizeof(*p));
+		point_release(p);
 	}
+}
+
+/* The point's drives, paths and volumes, copied from the message and the layout. */
+static int point_adopt(struct point *p, const Rb__Assign *as, struct layout *L)
+{
+	p->point = as->point;
+	p->attempt = as->attempt;
+	p->drives = calloc(as->n_drives + 1, sizeof(char *));
+	p->paths = calloc(L->npaths + 1, sizeof(char *));
+	if (!p->drives || !p->paths)
+		return -ENOMEM;
+	p->ndrives = as->n_drives;
+	for (size_t i = 0; i < as->n_drives; i++)
+		if (!(p->drives[i] = strdup(as->drives[i])))
+			return -ENOMEM;
+	p->npaths = L->npaths;
+	for (size_t i = 0; i < L->npaths; i++)
+		if (!(p->paths[i] = strdup(L->paths[i])))
+			return -ENOMEM;
+	p->first = L->first;
+	p->vols = L->vols;
+	L->first = NULL;
+	L->vols = NULL;
+	return 0;
+}
+
+static void point_release(struct point *p)
+{
+	for (size_t i = 0; p->drives && i < p->ndrives; i++)
+		free(p->drives[i]);
+	for (size_t i = 0; p->paths && i < p->npaths; i++)
+		free(p->paths[i]);
+	free(p->drives);
+	free(p->paths);
+	free(p->first);
+	free(p->vols);
+	free(p->batch);
+	memset(p, 0, sizeof(*p));
 }
 
 static void start_point(struct agent *a, const Rb__Assign *as)
 {
 	struct point *p = &a->pt;
+	struct layout L;
 	struct rb_guard_policy gp;
 	struct rb_diags d;
 	char err[512];
@@ -960,6 +1162,7 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 
 	rb_diags_init(&d);
 	memset(p, 0, sizeof(*p));
+	memset(&L, 0, sizeof(L));
 	rb_workload_defaults(&p->wl);
 	for (size_t i = 0; i < as->n_settings; i++) {
 		const struct rb_opt *o = rb_opt_find(as->settings[i]->key);
@@ -974,25 +1177,31 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 			return;
 		}
 	}
-	if (p->wl.stripe) {
-		/* a volume of several drives needs its own name in the results first */
-		fail_point(a, as, "error", NULL,
-			   "'stripe' runs in rackbench-agent run only for now, not in campaigns");
+	/* a volume's members stand in its place (each drive is one target of the engine) */
+	if (layout_build(&L, as->drives, as->n_drives, as->serials, as->n_serials, as->volumes,
+			 as->n_volumes)) {
+		fail_point(a, as, "error", NULL, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < as->n_drives; i++)
-		if (!offered(a->cfg, as->drives[i]))
-			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, as->drives[i],
+	for (size_t i = 0; i < L.npaths; i++)
+		if (!offered(a->cfg, L.paths[i]))
+			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
 				     "agent '%s' does not offer this target", a->cfg->name);
 	if (d.n) {
+		layout_subjects(&L, &d, 0);
 		fail_point(a, as, "error", &d, NULL);
 		goto out;
 	}
 	/* the pin again at the moment of the run: a drive swapped since is refused */
-	for (size_t i = 0; i < as->n_drives && i < as->n_serials; i++)
-		check_pin(as->drives[i], as->serials[i], &d);
+	for (size_t i = 0; i < L.npaths; i++)
+		check_pin(L.paths[i], L.serials[i], &d);
 	if (d.n) {
+		layout_subjects(&L, &d, 0);
 		fail_point(a, as, "refused", &d, NULL);
+		goto out;
+	}
+	if (point_adopt(p, as, &L)) {
+		fail_point(a, as, "error", NULL, "out of memory");
 		goto out;
 	}
 	guard_policy(a, as->destructive, as->wipe_signatures, &gp);
@@ -1000,32 +1209,29 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		start_purge(a, as, &gp);
 		goto out;
 	}
-	r = rb_runner_prepare(&p->wl, as->drives, as->n_drives, &gp, &p->prep, &d);
+	r = rb_runner_prepare(&p->wl, p->paths, p->npaths, &gp, &p->prep, &d);
 	if (r) {
+		layout_subjects(&L, &d, 0);
 		for (size_t i = 0; i < d.n; i++)
 			rb_err("point %u: %s: %s", as->point, d.v[i].subject, d.v[i].message);
 		fail_point(a, as, r == -EPERM ? "refused" : "error", &d, NULL);
+		point_release(p);
 		goto out;
 	}
-	r = rb_run_new(&p->wl, p->prep->fds, p->prep->spans, p->prep->n, &p->run, err,
-		       sizeof(err));
+	r = rb_run_new_volumes(&p->wl, p->prep->fds, p->prep->spans, p->prep->n, p->vols,
+			       p->ndrives, &p->run, err, sizeof(err));
 	if (r) {
 		p->prep = rb_prepared_free(p->prep);
 		fail_point(a, as, "error", NULL, err);
+		point_release(p);
 		goto out;
 	}
 	/* every agent of the point starts at the coordinator's instant, in our clock */
 	if (as->start_at_ns)
 		rb_run_set_start_at(p->run, as->start_at_ns);
-	/* per-drive rates (curves): one target per drive, as campaigns do not stripe */
-	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->prep->n; i++)
+	/* per-drive rates (curves): a volume is one target, with one rate */
+	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->ndrives; i++)
 		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
-	p->point = as->point;
-	p->attempt = as->attempt;
-	p->ndrives = as->n_drives;
-	p->drives = calloc(as->n_drives, sizeof(char *));
-	for (size_t i = 0; p->drives && i < as->n_drives; i++)
-		p->drives[i] = strdup(as->drives[i]);
 	rb_info("point %u: %s on %zu drive(s)", as->point,
 		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
 	send_health(a, 0);
@@ -1034,6 +1240,7 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 				 : INT64_MAX;
 	rb_run_start(p->run);
 out:
+	layout_free(&L);
 	rb_diags_release(&d);
 }
 
@@ -1175,31 +1382,89 @@ static void finish_point(struct agent *a)
 		dr.n_io_errors = res->nerrors;
 		dr.io_errors = ip;
 		Rb__TargetInfo ti = RB__TARGET_INFO__INIT;
-		const struct rb_target_info *info = &p->prep->info[t];
-
-		ti.path = p->drives[t];
-		ti.kind = (char *)rb_target_kind_name(info->kind);
-		ti.size_bytes = info->size_bytes;
-		ti.model = (char *)info->model;
-		ti.serial = (char *)info->serial;
-		ti.firmware = (char *)info->firmware;
-		ti.logical_block_size = info->logical_block_size;
-		dr.target = &ti;
-		dr.verify_checked = res->verify.checked;
-		dr.verify_mismatches = res->verify.bad;
-		/* the state the drive was measured in, then what this point wrote */
+		Rb__TargetInfo mi[64], *mp[64];
+		size_t f = p->first[t], nm = p->vols[t].members;
+		const struct rb_target_info *info = &p->prep->info[f];
 		struct rb_drive_history hist;
 		char what[300];
 
-		rb_history_read(a->cfg->state_dir, p->drives[t], info->serial, &hist);
+		ti.path = p->drives[t];
+		if (p->vols[t].stripe) {
+			/* a volume: its own size, its members as opened */
+			uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
+
+			ti.kind = (char *)"volume";
+			for (size_t m = 0; m < nm; m++) {
+				const struct rb_target_info *x = &p->prep->info[f + m];
+
+				if (p->prep->spans[f + m] < min)
+					min = p->prep->spans[f + m];
+				if (x->logical_block_size > ti.logical_block_size)
+					ti.logical_block_size = x->logical_block_size;
+				if (m >= 64)
+					continue;
+				rb__target_info__init(&mi[m]);
+				mi[m].path = p->paths[f + m];
+				mi[m].kind = (char *)rb_target_kind_name(x->kind);
+				mi[m].size_bytes = x->size_bytes;
+				mi[m].model = (char *)x->model;
+				mi[m].serial = (char *)x->serial;
+				mi[m].firmware = (char *)x->firmware;
+				mi[m].logical_block_size = x->logical_block_size;
+				mp[m] = &mi[m];
+			}
+			ti.size_bytes = min / unit * unit * nm;
+			dr.members = mp;
+			dr.n_members = nm < 64 ? nm : 64;
+		} else {
+			ti.kind = (char *)rb_target_kind_name(info->kind);
+			ti.size_bytes = info->size_bytes;
+			ti.model = (char *)info->model;
+			ti.serial = (char *)info->serial;
+			ti.firmware = (char *)info->firmware;
+			ti.logical_block_size = info->logical_block_size;
+		}
+		dr.target = &ti;
+		dr.verify_checked = res->verify.checked;
+		dr.verify_mismatches = res->verify.bad;
+		/*
+		 * The state the drive was measured in, then what this point wrote. A volume is
+		 * as fresh as its least fresh member: the oldest purge (none if one has none),
+		 * the fewest fill passes; what was written, added up. Each member is noted with
+		 * its share (the stripe spreads writes evenly over whole units).
+		 */
+		snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
+		for (size_t m = 0; m < nm; m++) {
+			const struct rb_target_info *x = &p->prep->info[f + m];
+			struct rb_drive_history h;
+
+			rb_history_read(a->cfg->state_dir, p->paths[f + m], x->serial, &h);
+			if (!m) {
+				hist = h;
+			} else {
+				if (h.first_ns && (!hist.first_ns || h.first_ns < hist.first_ns))
+					hist.first_ns = h.first_ns;
+				if (h.purge_ns < hist.purge_ns) {
+					hist.purge_ns = h.purge_ns;
+					memcpy(hist.purge_method, h.purge_method, sizeof(hist.purge_method));
+				}
+				hist.written_bytes += h.written_bytes;
+				if (h.fill_passes < hist.fill_passes)
+					hist.fill_passes = h.fill_passes;
+			}
+		}
 		dr.history_since_ns = hist.first_ns;
 		dr.purge_ns = hist.purge_ns;
 		dr.purge_method = hist.purge_method;
 		dr.written_since_purge = hist.written_bytes;
 		dr.fill_passes_since_purge = hist.fill_passes;
-		snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
-		rb_history_note_run(a->cfg->state_dir, p->drives[t], info->serial, &p->wl,
-				    res->dir[RB_DIR_WRITE].bytes, p->prep->spans[t], what);
+		for (size_t m = 0; m < nm; m++) {
+			uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
+			uint64_t span = p->vols[t].stripe ? ti.size_bytes / nm : p->prep->spans[f];
+
+			rb_history_note_run(a->cfg->state_dir, p->paths[f + m],
+					    p->prep->info[f + m].serial, &p->wl, w, span, what);
+		}
 		for (unsigned m = 0; m < res->nmismatches; m++)
 			rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
 			       p->point, p->drives[t], res->mismatches[m].offset,
@@ -1219,11 +1484,7 @@ static void finish_point(struct agent *a)
 	rb_info("point %u done", p->point);
 	p->run = rb_run_free(p->run);
 	p->prep = rb_prepared_free(p->prep);
-	for (size_t i = 0; i < p->ndrives; i++)
-		free(p->drives[i]);
-	free(p->drives);
-	free(p->batch);
-	memset(p, 0, sizeof(*p));
+	point_release(p);
 }
 
 static void send_error(struct agent *a, int code, const char *msg)

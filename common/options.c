@@ -75,7 +75,8 @@ const struct rb_opt rb_workload_opts[] = {
 	  "pin jobs to the CPUs of the target's NUMA node (where sysfs names one)", NULL },
 	{ "stripe", RB_OPT_SIZE, F(stripe), 0, 1ULL << 30, "0", NULL, "SIZE",
 	  "the targets form one volume striped in units of SIZE (RAID 0), measured as one; "
-	  "0: each target on its own", NULL },
+	  "0: each target on its own. In a campaign: the unit of its volumes at this point "
+	  "(a volume is a drive entry {volume, members, stripe})", NULL },
 	{ "health_interval", RB_OPT_DURATION, F(health_interval_ns), 0, 86400ULL * 1000000000ULL,
 	  "10s", NULL, "DURATION",
 	  "drive health (SMART, kernel IO counters) every DURATION during a campaign point, "

@@ -16,7 +16,7 @@
 #include "rackbench.pb-c.h"
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 2
+#define RB_PROTO_MINOR 3
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)

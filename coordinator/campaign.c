@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "campaign.h"
+#include "gen.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -32,7 +33,12 @@ struct loader {
 	struct rb_campaign *c;
 	struct setting defaults[64];
 	size_t ndefaults;
-	size_t *seen, seen_mask;	/* drives by (agent, path): index + 1, open addressing */
+	size_t *seen, seen_mask;	/* keys by (agent, path): index + 1, open addressing */
+	struct seen_key {
+		const char *agent, *path;
+	} *keys;
+	size_t nkeys, capkeys;
+	yaml_node_t *stripe_node;	/* where a workload first sets 'stripe' */
 };
 
 static size_t drive_hash(const char *agent, const char *path)
@@ -48,15 +54,15 @@ static size_t drive_hash(const char *agent, const char *path)
 }
 
 /*
- * Whether (agent, path) is listed already; else it is noted as drive c->ndrives. A fleet
- * campaign lists tens of thousands of drives: a hash, not a scan per drive.
+ * Whether (agent, path) is listed already (a drive, a volume or a volume's member); else it
+ * is noted. A fleet campaign lists tens of thousands of drives: a hash, not a scan per
+ * drive. The strings are the YAML document's, alive while the campaign loads.
  */
 static bool drive_listed(struct loader *L, const char *agent, const char *path)
 {
-	struct rb_campaign *c = L->c;
 	size_t h;
 
-	if (!L->seen || c->ndrives * 2 >= L->seen_mask) {
+	if (!L->seen || L->nkeys * 2 >= L->seen_mask) {
 		size_t cap = L->seen ? (L->seen_mask + 1) * 2 : 64;
 		size_t *n = calloc(cap, sizeof(*n));
 
@@ -65,20 +71,30 @@ static bool drive_listed(struct loader *L, const char *agent, const char *path)
 		free(L->seen);
 		L->seen = n;
 		L->seen_mask = cap - 1;
-		for (size_t i = 0; i < c->ndrives; i++) {
-			h = drive_hash(c->drives[i].agent, c->drives[i].path) & L->seen_mask;
+		for (size_t i = 0; i < L->nkeys; i++) {
+			h = drive_hash(L->keys[i].agent, L->keys[i].path) & L->seen_mask;
 			while (L->seen[h])
 				h = (h + 1) & L->seen_mask;
 			L->seen[h] = i + 1;
 		}
 	}
 	for (h = drive_hash(agent, path) & L->seen_mask; L->seen[h]; h = (h + 1) & L->seen_mask) {
-		const struct rb_drive_ref *d = &c->drives[L->seen[h] - 1];
+		const struct seen_key *d = &L->keys[L->seen[h] - 1];
 
 		if (!strcmp(d->agent, agent) && !strcmp(d->path, path))
 			return true;
 	}
-	L->seen[h] = c->ndrives + 1;
+	if (L->nkeys == L->capkeys) {
+		size_t cap = L->capkeys ? L->capkeys * 2 : 64;
+		struct seen_key *k = realloc(L->keys, cap * sizeof(*k));
+
+		if (!k)
+			return false;
+		L->keys = k;
+		L->capkeys = cap;
+	}
+	L->keys[L->nkeys] = (struct seen_key){ agent, path };
+	L->seen[h] = ++L->nkeys;
 	return false;
 }
 
@@ -157,6 +173,8 @@ static size_t load_workload(struct loader *L, yaml_node_t *n, const char *ctx,
 			    known);
 			continue;
 		}
+		if (!strcmp(o->key, "stripe") && !L->stripe_node)
+			L->stripe_node = k;
 		if (check_value(L, o, v) && cnt < max)
 			out[cnt++] = (struct setting){ o, rb_yaml_scalar(v) };
 	}
@@ -373,6 +391,159 @@ int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
 	return 0;
 }
 
+static int push_drive(struct rb_campaign *c, const char *agent, const char *path,
+		      const char *serial)
+{
+	struct rb_drive_ref *v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->drives = v;
+	memset(&v[c->ndrives], 0, sizeof(*v));
+	v[c->ndrives].agent = xstrdup(agent);
+	v[c->ndrives].path = xstrdup(path);
+	v[c->ndrives].serial = xstrdup(serial ? serial : "");
+	c->ndrives++;
+	return 0;
+}
+
+/* A drive entry: a path, or {path, serial} (the serial pins its identity). */
+static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, const char **ret_path,
+			const char **ret_serial)
+{
+	const char *path = rb_yaml_scalar(dn), *serial = "";
+
+	if (dn->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *q = dn->data.mapping.pairs.start; q < dn->data.mapping.pairs.top;
+		     q++) {
+			yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
+			const char *k2 = rb_yaml_scalar(qk);
+			const char *v2 = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+
+			if (k2 && !strcmp(k2, "path") && v2)
+				path = v2;
+			else if (k2 && !strcmp(k2, "serial") && v2)
+				serial = v2;
+			else
+				ERR(L, qk, k2, "unknown key '%s' in a drive (known: path, serial%s)",
+				    k2 ? k2 : "?",
+				    strcmp(ctx, "drives") ? "" : "; or a volume: volume, members, stripe");
+		}
+	}
+	if (!path || !*path) {
+		ERR(L, dn, ctx, "'%s' entries must be paths or {path, serial}, not %s", ctx,
+		    rb_yaml_kind(dn));
+		return false;
+	}
+	*ret_path = path;
+	*ret_serial = serial;
+	return true;
+}
+
+static bool is_volume(struct loader *L, yaml_node_t *dn)
+{
+	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
+								 : NULL;
+	     q && q < dn->data.mapping.pairs.top; q++) {
+		const char *k = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
+
+		if (k && !strcmp(k, "volume"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A striped volume among an agent's drives: {volume: NAME, members: [drives], stripe: SIZE}.
+ * It is one drive of the campaign, named NAME; its members are taken by it (listed once).
+ */
+static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
+{
+	struct rb_campaign *c = L->c;
+	const char *name = NULL;
+	yaml_node_t *members = NULL, *namenode = dn;
+	uint64_t stripe = 128 * 1024;
+	struct rb_member *mv = NULL;
+	size_t nm = 0;
+
+	for (yaml_node_pair_t *q = dn->data.mapping.pairs.start; q < dn->data.mapping.pairs.top;
+	     q++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, q->key), *v = rb_yaml_get(&L->y, q->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+
+		if (key && !strcmp(key, "volume")) {
+			name = val;
+			namenode = v;
+			if (!name || !*name || strchr(name, '/'))
+				ERR(L, v, key, "'volume' is the volume's name: a word, not a path "
+					       "(no '/')");
+		} else if (key && !strcmp(key, "members")) {
+			if (want(L, v, YAML_SEQUENCE_NODE, "members", "a list of drives"))
+				members = v;
+		} else if (key && !strcmp(key, "stripe")) {
+			if (!val || rb_parse_size(val, &stripe) || !stripe || stripe % 512 ||
+			    stripe > (1ULL << 30))
+				ERR(L, v, key, "'stripe' is the volume's unit: a size such as 128k, a "
+					       "multiple of 512 up to 1g%s%s%s",
+				    val ? ", not '" : "", val ? val : "", val ? "'" : "");
+		} else {
+			ERR(L, k, key, "unknown key '%s' in a volume (known: volume, members, stripe)",
+			    key ? key : "?");
+		}
+	}
+	if (!name || !*name || strchr(name, '/'))
+		return;
+	if (!members) {
+		ERR(L, dn, "members", "volume '%s' has no 'members': the drives it stripes over",
+		    name);
+		return;
+	}
+	for (yaml_node_item_t *it = members->data.sequence.items.start;
+	     it < members->data.sequence.items.top; it++) {
+		yaml_node_t *mn = rb_yaml_get(&L->y, *it);
+		const char *path, *serial;
+		struct rb_member *n;
+
+		if (!drive_entry(L, mn, "members", &path, &serial))
+			continue;
+		if (drive_listed(L, agent, path)) {
+			ERR(L, mn, "members", "drive '%s' of agent '%s' is listed twice (a volume's "
+					      "members are its own)", path, agent);
+			continue;
+		}
+		n = realloc(mv, (nm + 1) * sizeof(*n));
+		if (!n)
+			break;
+		mv = n;
+		mv[nm].path = xstrdup(path);
+		mv[nm].serial = xstrdup(serial);
+		nm++;
+	}
+	if (!nm) {
+		if (members->data.sequence.items.start == members->data.sequence.items.top)
+			ERR(L, members, "members", "volume '%s' has no members", name);
+		free(mv);
+		return;
+	}
+	if (drive_listed(L, agent, name)) {
+		ERR(L, namenode, "volume", "'%s' of agent '%s' is listed twice", name, agent);
+	} else if (!push_drive(c, agent, name, "")) {
+		struct rb_drive_ref *d = &c->drives[c->ndrives - 1];
+
+		d->members = mv;
+		d->nmembers = nm;
+		d->stripe = stripe;
+		d->line = rb_yaml_line(dn);
+		d->column = rb_yaml_col(dn);
+		return;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		free(mv[i].path);
+		free(mv[i].serial);
+	}
+	free(mv);
+}
+
 static void load_targets(struct loader *L, yaml_node_t *n)
 {
 	struct rb_campaign *c = L->c;
@@ -444,44 +615,21 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 		for (yaml_node_item_t *di = drives->data.sequence.items.start;
 		     di < drives->data.sequence.items.top; di++) {
 			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
-			const char *path = rb_yaml_scalar(dn), *serial = "";
-			struct rb_drive_ref *v;
+			const char *path, *serial;
 
-			/* a drive is a path, or {path, serial}: the serial pins its identity */
-			if (dn->type == YAML_MAPPING_NODE) {
-				for (yaml_node_pair_t *q = dn->data.mapping.pairs.start;
-				     q < dn->data.mapping.pairs.top; q++) {
-					yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
-					const char *k2 = rb_yaml_scalar(qk);
-					const char *v2 = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
-
-					if (k2 && !strcmp(k2, "path") && v2)
-						path = v2;
-					else if (k2 && !strcmp(k2, "serial") && v2)
-						serial = v2;
-					else
-						ERR(L, qk, k2, "unknown key '%s' in a drive (known: path, "
-							       "serial)", k2 ? k2 : "?");
-				}
-			}
-			if (!path || !*path) {
-				ERR(L, dn, "drives", "'drives' entries must be paths or {path, serial}, "
-						     "not %s", rb_yaml_kind(dn));
+			if (is_volume(L, dn)) {
+				load_volume(L, agent, dn);
 				continue;
 			}
+			if (!drive_entry(L, dn, "drives", &path, &serial))
+				continue;
 			if (drive_listed(L, agent, path)) {
 				ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
 				    path, agent);
 				continue;
 			}
-			v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
-			if (!v)
+			if (push_drive(c, agent, path, serial))
 				return;
-			c->drives = v;
-			c->drives[c->ndrives].agent = xstrdup(agent);
-			c->drives[c->ndrives].path = xstrdup(path);
-			c->drives[c->ndrives].serial = xstrdup(serial);
-			c->ndrives++;
 		}
 		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
 			ERR(L, drives, "drives", "'drives' of agent '%s' is empty", agent);
@@ -1033,6 +1181,7 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 	struct rb_yaml ly;
 	yaml_node_t *root, *drives = NULL;
 	bool *seen;
+	size_t *mseen = NULL;
 	int e;
 
 	if (!name || !*name) {
@@ -1065,7 +1214,8 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 			drives = rb_yaml_get(&ly, p->value);
 	}
 	seen = calloc(c->ndrives + 1, sizeof(bool));
-	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen) {
+	mseen = calloc(c->ndrives + 1, sizeof(size_t));
+	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen || !mseen) {
 		rb_yaml_error(&ly, L->d, root, "drives", "a lock file has 'drives', a list");
 		goto out;
 	}
@@ -1092,33 +1242,50 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 			rb_yaml_error(&ly, L->d, dn, "drives", "a locked drive has agent, path and serial");
 			continue;
 		}
-		for (i = 0; i < c->ndrives; i++)
-			if (!strcmp(c->drives[i].agent, agent) && !strcmp(c->drives[i].path, dpath))
-				break;
-		if (i == c->ndrives) {
+		/* a drive, or a volume's member: both are locked by path */
+		char **pin = NULL;
+		size_t m = 0;
+
+		for (i = 0; i < c->ndrives && !pin; i++) {
+			struct rb_drive_ref *d = &c->drives[i];
+
+			if (strcmp(d->agent, agent))
+				continue;
+			if (!d->nmembers && !strcmp(d->path, dpath))
+				pin = &d->serial;
+			for (m = 0; !pin && m < d->nmembers; m++)
+				if (!strcmp(d->members[m].path, dpath))
+					pin = &d->members[m].serial;
+		}
+		if (!pin) {
 			rb_yaml_error(&ly, L->d, dn, dpath,
 				      "the lock names drive '%s' of agent '%s', which the campaign does "
 				      "not target", dpath, agent);
 			continue;
 		}
-		seen[i] = true;
+		i--;
+		seen[i] |= !c->drives[i].nmembers;
+		if (c->drives[i].nmembers)
+			mseen[i]++;
 		if (!*serial)
 			continue; /* no serial to pin (a file, a loop device): recorded only */
-		if (c->drives[i].serial[0] && strcmp(c->drives[i].serial, serial)) {
+		if ((*pin)[0] && strcmp(*pin, serial)) {
 			ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
-					  "'%s' in the lock", dpath, agent, c->drives[i].serial, serial);
+					  "'%s' in the lock", dpath, agent, *pin, serial);
 			continue;
 		}
-		free(c->drives[i].serial);
-		c->drives[i].serial = xstrdup(serial);
+		free(*pin);
+		*pin = xstrdup(serial);
 	}
 	for (size_t i = 0; i < c->ndrives; i++)
-		if (!seen[i])
-			ERR(L, n, "lock", "drive '%s' of agent '%s' is not in the lock '%s': run "
-					  "'rackbench plan --lock' again", c->drives[i].path,
-			    c->drives[i].agent, path);
+		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])
+			ERR(L, n, "lock", "%s '%s' of agent '%s' is not in the lock '%s'%s: run "
+					  "'rackbench plan --lock' again",
+			    c->drives[i].nmembers ? "volume" : "drive", c->drives[i].path,
+			    c->drives[i].agent, path, c->drives[i].nmembers ? " (every member)" : "");
 out:
 	free(seen);
+	free(mseen);
 	rb_yaml_release(&ly);
 	free(text);
 }
@@ -1243,6 +1410,75 @@ static void load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides
 	rb_yaml_release(&py);
 	L->ndefaults = nkeep;
 	memcpy(L->defaults, keep, nkeep * sizeof(keep[0]));
+}
+
+uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p)
+{
+	return p->wl.stripe ? p->wl.stripe : d->stripe;
+}
+
+/* The largest size a point issues (its split's, else 'bs'). */
+static uint64_t point_max_bs(const struct rb_point *p)
+{
+	struct rb_bssplit sp;
+	char err[128];
+	uint64_t mx = p->wl.bs;
+
+	if (p->wl.bssplit[0] && !rb_bssplit_parse(p->wl.bssplit, &sp, err, sizeof(err)))
+		for (unsigned k = 0; k < sp.n; k++)
+			if (sp.weight[k] > 0 && sp.bs[k] > mx)
+				mx = sp.bs[k];
+	return mx;
+}
+
+/*
+ * Volumes against the points: an IO never spans two members, so every point's largest
+ * size must fit the unit; and 'stripe' in a workload sets volumes' units, so a campaign
+ * setting it needs a volume.
+ */
+static void check_volumes(struct loader *L, yaml_node_t *root)
+{
+	struct rb_campaign *c = L->c;
+	size_t nvol = 0;
+
+	for (size_t i = 0; i < c->ndrives; i++) {
+		const struct rb_drive_ref *d = &c->drives[i];
+		size_t bad = 0, first = 0;
+		uint64_t unit = 0, bs = 0;
+
+		if (!d->nmembers)
+			continue;
+		nvol++;
+		for (size_t k = 0; k < c->npoints; k++) {
+			const struct rb_point *p = &c->points[k];
+
+			if (p->purge[0] || rb_volume_unit(d, p) >= point_max_bs(p))
+				continue;
+			if (!bad++) {
+				first = k;
+				unit = rb_volume_unit(d, p);
+				bs = point_max_bs(p);
+			}
+		}
+		if (bad) {
+			char u[32], b[32];
+
+			rb_diags_add(L->d, RB_SEV_ERROR, c->file, d->line, d->column, "stripe",
+				     "volume '%s' stripes in units of %s, and point '%s'%s issues %s "
+				     "IOs: an IO never spans two members, so the unit must hold the "
+				     "largest block size (a larger 'stripe' here, or in the phase)",
+				     d->path, rb_fmt_size(unit, u, sizeof(u)), c->points[first].name,
+				     bad > 1 ? " (and others)" : "", rb_fmt_size(bs, b, sizeof(b)));
+		}
+	}
+	for (size_t k = 0; !nvol && k < c->npoints; k++)
+		if (c->points[k].wl.stripe) {
+			ERR(L, L->stripe_node ? L->stripe_node : root, "stripe",
+			    "'stripe' in a campaign sets the unit of its volumes, and no target has "
+			    "one (a volume is a drive entry {volume: NAME, members: [...], stripe: "
+			    "SIZE})");
+			break;
+		}
 }
 
 static void load_root(struct loader *L, yaml_node_t *root)
@@ -1378,6 +1614,7 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		ERR(L, overrides, "overrides", "'overrides' adjusts a preset: give 'preset' too");
 	if (!phases && !preset)
 		ERR(L, root, "phases", "campaign has no 'phases' (or 'preset')");
+	check_volumes(L, root);
 }
 
 int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_campaign **ret,
@@ -1414,6 +1651,7 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 	}
 	rb_yaml_release(&L.y);
 	free(L.seen);
+	free(L.keys);
 	rb_diags_sort(diags);
 	if (rb_diags_errors(diags) > before) {
 		rb_campaign_free(c);
@@ -1449,6 +1687,11 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 		free(c->drives[i].agent);
 		free(c->drives[i].path);
 		free(c->drives[i].serial);
+		for (size_t m = 0; m < c->drives[i].nmembers; m++) {
+			free(c->drives[i].members[m].path);
+			free(c->drives[i].members[m].serial);
+		}
+		free(c->drives[i].members);
 	}
 	for (size_t i = 0; i < c->nphases; i++)
 		free(c->phases[i].name);
@@ -1527,14 +1770,5 @@ char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len
 int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
 			  const char *serial)
 {
-	struct rb_drive_ref *v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	c->drives = v;
-	v[c->ndrives].agent = xstrdup(agent);
-	v[c->ndrives].path = xstrdup(path);
-	v[c->ndrives].serial = xstrdup(serial ? serial : "");
-	c->ndrives++;
-	return 0;
+	return push_drive(c, agent, path, serial);
 }

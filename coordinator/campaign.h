@@ -15,10 +15,20 @@
 #include "diag.h"
 #include "options.h"
 
+struct rb_member {
+	char *path;
+	char *serial;		/* the identity pin: "" none */
+};
+
+/* A campaign's drive: one device or file, or a striped volume of several measured as one. */
 struct rb_drive_ref {
 	char *agent;
-	char *path;
+	char *path;		/* a volume: its name */
 	char *serial;		/* the identity pin: "" when the campaign pins none */
+	struct rb_member *members;	/* a volume's, in stripe order; NULL: a drive */
+	size_t nmembers;
+	uint64_t stripe;	/* a volume's unit in bytes (a point's 'stripe' overrides it) */
+	unsigned line, column;	/* a volume's place in the file */
 };
 
 /* Drives an agent offers, chosen by identity when it connects: every match, which must
@@ -117,6 +127,8 @@ int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
 /* Whether an agent of that name and labels ("K=V" pairs) belongs to group g. */
 bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
 			    const char *const *keys, const char *const *values, size_t nlabels);
+/* The unit volume d stripes in at point p: the point's 'stripe', else the volume's own. */
+uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p);
 /* Whether any point writes. */
 bool rb_campaign_writes(const struct rb_campaign *c);
 /* The methodology hash: 16 hex digits over the expanded plan (points, settings, order),

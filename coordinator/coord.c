@@ -131,6 +131,7 @@ struct coord {
 	bool preflighting, in_point;
 	struct rb_results *res;
 	struct summary *sum;	/* [point][drive] */
+	struct rtarget *vinfo;	/* per drive: a volume as its agent opened it */
 	unsigned cur_point;
 	bool drives_written;
 	bool lost_abort;
@@ -407,6 +408,25 @@ static int resolve_groups(struct coord *k)
 static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch);
 static void send_preflight(struct coord *k, struct ragent *a);
 
+static void target_set(struct rtarget *t, const Rb__TargetInfo *ti)
+{
+	copy(t->path, sizeof(t->path), ti->path);
+	copy(t->kind, sizeof(t->kind), ti->kind);
+	copy(t->model, sizeof(t->model), ti->model);
+	copy(t->serial, sizeof(t->serial), ti->serial);
+	copy(t->firmware, sizeof(t->firmware), ti->firmware);
+	t->size = ti->size_bytes;
+	t->lbs = ti->logical_block_size;
+}
+
+/* Identity as the agent opened it for a point (files are laid out on first use). */
+static void target_update(struct ragent *a, const Rb__TargetInfo *ti)
+{
+	for (size_t t = 0; ti && ti->path && t < a->ntargets; t++)
+		if (!strcmp(a->targets[t].path, ti->path))
+			target_set(&a->targets[t], ti);
+}
+
 static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
 		     uint32_t major, uint32_t minor)
 {
@@ -461,18 +481,8 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	free(a->targets);
 	a->targets = calloc(h->n_targets + 1, sizeof(*a->targets));
 	a->ntargets = a->targets ? h->n_targets : 0;
-	for (size_t i = 0; i < a->ntargets; i++) {
-		struct rtarget *t = &a->targets[i];
-		const Rb__TargetInfo *ti = h->targets[i];
-
-		copy(t->path, sizeof(t->path), ti->path);
-		copy(t->kind, sizeof(t->kind), ti->kind);
-		copy(t->model, sizeof(t->model), ti->model);
-		copy(t->serial, sizeof(t->serial), ti->serial);
-		copy(t->firmware, sizeof(t->firmware), ti->firmware);
-		t->size = ti->size_bytes;
-		t->lbs = ti->logical_block_size;
-	}
+	for (size_t i = 0; i < a->ntargets; i++)
+		target_set(&a->targets[i], h->targets[i]);
 	rb_wire_init(&e);
 	w.campaign = k->c->name;
 	w.run = k->run;
@@ -659,21 +669,13 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 			dr->drive, dr->point);
 		return;
 	}
-	if (dr->target) {
-		/* identity as the agent opened it (files are laid out on first use) */
-		for (size_t t = 0; t < a->ntargets; t++) {
-			struct rtarget *ti = &a->targets[t];
-
-			if (strcmp(ti->path, dr->drive))
-				continue;
-			copy(ti->kind, sizeof(ti->kind), dr->target->kind);
-			copy(ti->model, sizeof(ti->model), dr->target->model);
-			copy(ti->serial, sizeof(ti->serial), dr->target->serial);
-			copy(ti->firmware, sizeof(ti->firmware), dr->target->firmware);
-			ti->size = dr->target->size_bytes;
-			ti->lbs = dr->target->logical_block_size;
-		}
-	}
+	/* identity as the agent opened it (files are laid out on first use) */
+	if (dr->target && k->c->drives[di].nmembers)
+		target_set(&k->vinfo[di], dr->target);
+	else if (dr->target)
+		target_update(a, dr->target);
+	for (size_t m = 0; m < dr->n_members; m++)
+		target_update(a, dr->members[m]);
 	memset(&row, 0, sizeof(row));
 	row.drive = (uint32_t)di;
 	row.point = dr->point;
@@ -1187,15 +1189,26 @@ static int check_offered(struct coord *k)
 		}
 
 	for (size_t i = 0; i < k->c->ndrives; i++) {
-		struct ragent *a = agent_by_name(k, k->c->drives[i].agent);
-		bool found = false;
+		const struct rb_drive_ref *d = &k->c->drives[i];
+		struct ragent *a = agent_by_name(k, d->agent);
 
-		for (size_t t = 0; t < a->ntargets; t++)
-			found |= !strcmp(a->targets[t].path, k->c->drives[i].path);
-		if (!found) {
-			rb_err("%s: drive '%s' is not offered by agent '%s' (its --target list)",
-			       k->c->file, k->c->drives[i].path, a->name);
+		if (d->nmembers && a->minor < 3) {
+			rb_err("agent '%s' speaks protocol %s: volume '%s' needs 1.3 or newer; upgrade "
+			       "the agent", a->name, a->proto, d->path);
 			rc = RB_EXIT_USAGE;
+		}
+		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
+			const char *path = d->nmembers ? d->members[m].path : d->path;
+			bool found = false;
+
+			for (size_t t = 0; t < a->ntargets; t++)
+				found |= !strcmp(a->targets[t].path, path);
+			if (!found) {
+				rb_err("%s: drive '%s'%s%s%s is not offered by agent '%s' (its --target "
+				       "list)", k->c->file, path, d->nmembers ? " (of volume '" : "",
+				       d->nmembers ? d->path : "", d->nmembers ? "')" : "", a->name);
+				rc = RB_EXIT_USAGE;
+			}
 		}
 	}
 	return rc;
@@ -1219,6 +1232,52 @@ static char **agent_drives(struct coord *k, struct ragent *a, size_t *ret_n,
 	return v;
 }
 
+/* The agent's volumes, for a Preflight or an Assign: units at point p (NULL: their own). */
+static Rb__Volume **agent_volumes(struct coord *k, struct ragent *a, const struct rb_point *p,
+				  size_t *ret_n)
+{
+	size_t n = 0;
+	Rb__Volume **v = NULL;
+
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		const struct rb_drive_ref *d = &k->c->drives[i];
+		Rb__Volume *x, **nv;
+
+		if (!d->nmembers || strcmp(d->agent, a->name))
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			break;
+		rb__volume__init(x);
+		x->name = d->path;
+		x->stripe = p ? rb_volume_unit(d, p) : d->stripe;
+		x->members = calloc(d->nmembers, sizeof(char *));
+		x->serials = calloc(d->nmembers, sizeof(char *));
+		for (size_t m = 0; x->members && x->serials && m < d->nmembers; m++) {
+			x->members[m] = d->members[m].path;
+			x->serials[m] = d->members[m].serial;
+		}
+		x->n_members = x->n_serials = x->members && x->serials ? d->nmembers : 0;
+		v[n++] = x;
+	}
+	*ret_n = n;
+	return v;
+}
+
+static void volumes_free(Rb__Volume **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i]->members);
+		free(v[i]->serials);
+		free(v[i]);
+	}
+	free(v);
+}
+
 static void send_preflight(struct coord *k, struct ragent *a)
 {
 	Rb__Envelope e;
@@ -1229,6 +1288,7 @@ static void send_preflight(struct coord *k, struct ragent *a)
 	pf.writes = rb_campaign_writes(k->c);
 	pf.destructive = k->c->destructive;
 	pf.wipe_signatures = k->c->wipe_signatures;
+	pf.volumes = agent_volumes(k, a, NULL, &pf.n_volumes);
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
 	e.preflight = &pf;
@@ -1236,6 +1296,7 @@ static void send_preflight(struct coord *k, struct ragent *a)
 	a->asked_ns = rb_mono_ns();
 	free(pf.drives);
 	free(pf.serials);
+	volumes_free(pf.volumes, pf.n_volumes);
 }
 
 static int preflight(struct coord *k)
@@ -1320,6 +1381,65 @@ static void write_point_row(struct coord *k, const struct rb_point *p)
 	rb_results_point(k->res, &row);
 }
 
+/* What agent a said of its target path (Hello, then as opened for a point). */
+static const struct rtarget *target_by_path(struct ragent *a, const char *path)
+{
+	for (size_t t = 0; a && t < a->ntargets; t++)
+		if (!strcmp(a->targets[t].path, path))
+			return &a->targets[t];
+	return NULL;
+}
+
+static const struct rtarget *target_of(struct coord *k, size_t di)
+{
+	return target_by_path(agent_by_name(k, k->c->drives[di].agent), k->c->drives[di].path);
+}
+
+/* Appends s to a '+'-joined list, once. */
+static void join(char *dst, size_t len, const char *s)
+{
+	size_t n = strlen(dst), l = strlen(s);
+
+	for (const char *p = dst; *s && (p = strstr(p, s)); p += l)
+		if ((p == dst || p[-1] == '+') && (p[l] == '+' || !p[l]))
+			return;
+	if (*s)
+		snprintf(dst + n, len - n, "%s%s", n ? "+" : "", s);
+}
+
+/*
+ * A volume's row in the drives table: its kind, what its members have in common (each
+ * member's own identity is in the members table), and its size as the agent opened it
+ * (else whole units of the smallest member, times the members).
+ */
+static void volume_row(struct coord *k, size_t i, struct rb_row_drive *row)
+{
+	const struct rb_drive_ref *d = &k->c->drives[i];
+	struct ragent *a = agent_by_name(k, d->agent);
+	uint64_t min = UINT64_MAX;
+
+	copy(row->kind, sizeof(row->kind), "volume");
+	row->stripe_bytes = d->stripe;
+	row->members = (uint32_t)d->nmembers;
+	for (size_t m = 0; m < d->nmembers; m++) {
+		const struct rtarget *t = target_by_path(a, d->members[m].path);
+
+		if (!t)
+			continue;
+		join(row->model, sizeof(row->model), t->model);
+		join(row->serial, sizeof(row->serial), t->serial);
+		join(row->firmware, sizeof(row->firmware), t->firmware);
+		if (t->size < min)
+			min = t->size;
+		if (t->lbs > row->logical_block_size)
+			row->logical_block_size = t->lbs;
+	}
+	if (k->vinfo[i].size)
+		row->capacity_bytes = k->vinfo[i].size;
+	else if (min != UINT64_MAX && d->stripe)
+		row->capacity_bytes = min / d->stripe * d->stripe * d->nmembers;
+}
+
 /*
  * Drive rows go in once the drives' identity is known from a point's results (file
  * targets are laid out on first use), or at the end if no point ran.
@@ -1332,19 +1452,19 @@ static void write_drive_rows(struct coord *k)
 		return;
 	k->drives_written = true;
 	for (size_t i = 0; i < c->ndrives; i++) {
-		struct ragent *a = agent_by_name(k, c->drives[i].agent);
+		const struct rb_drive_ref *d = &c->drives[i];
+		struct ragent *a = agent_by_name(k, d->agent);
 		struct rb_row_drive row;
+		const struct rtarget *ti;
 
 		memset(&row, 0, sizeof(row));
 		row.drive = (uint32_t)i;
 		copy(row.agent, sizeof(row.agent), a->name);
 		copy(row.host, sizeof(row.host), a->host);
-		copy(row.path, sizeof(row.path), c->drives[i].path);
-		for (size_t t = 0; t < a->ntargets; t++) {
-			const struct rtarget *ti = &a->targets[t];
-
-			if (strcmp(ti->path, c->drives[i].path))
-				continue;
+		copy(row.path, sizeof(row.path), d->path);
+		if (d->nmembers) {
+			volume_row(k, i, &row);
+		} else if ((ti = target_of(k, i))) {
 			copy(row.kind, sizeof(row.kind), ti->kind);
 			copy(row.model, sizeof(row.model), ti->model);
 			copy(row.serial, sizeof(row.serial), ti->serial);
@@ -1353,6 +1473,23 @@ static void write_drive_rows(struct coord *k)
 			row.logical_block_size = ti->lbs;
 		}
 		rb_results_drive(k->res, &row);
+		for (size_t m = 0; m < d->nmembers; m++) {
+			struct rb_row_member mr;
+
+			memset(&mr, 0, sizeof(mr));
+			mr.drive = (uint32_t)i;
+			mr.member = (uint32_t)m;
+			copy(mr.path, sizeof(mr.path), d->members[m].path);
+			if ((ti = target_by_path(a, d->members[m].path))) {
+				copy(mr.kind, sizeof(mr.kind), ti->kind);
+				copy(mr.model, sizeof(mr.model), ti->model);
+				copy(mr.serial, sizeof(mr.serial), ti->serial);
+				copy(mr.firmware, sizeof(mr.firmware), ti->firmware);
+				mr.capacity_bytes = ti->size;
+				mr.logical_block_size = ti->lbs;
+			}
+			rb_results_member(k->res, &mr);
+		}
 	}
 	rb_results_flush(k->res);
 }
@@ -1381,6 +1518,7 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.n_serials = as.n_drives;
 	as.purge = (char *)p->purge;
 	as.purge_ses = p->purge_ses;
+	as.volumes = agent_volumes(k, a, p, &as.n_volumes);
 	/* the point's instant in the agent's clock */
 	if (k->start_at && at_start && a->clk.n)
 		as.start_at_ns = k->start_at + rb_clock_offset(&a->clk, NULL);
@@ -1419,6 +1557,7 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	free(vals);
 	free(as.drives);
 	free(as.serials);
+	volumes_free(as.volumes, as.n_volumes);
 	free(rates);
 	return 0;
 }
@@ -1710,15 +1849,6 @@ static void idle(struct coord *k, uint64_t ns)
 }
 
 /* The identity an agent reported for one of its drives, or NULL. */
-static const struct rtarget *target_of(struct coord *k, size_t di)
-{
-	struct ragent *a = agent_by_name(k, k->c->drives[di].agent);
-
-	for (size_t t = 0; a && t < a->ntargets; t++)
-		if (!strcmp(a->targets[t].path, k->c->drives[di].path))
-			return &a->targets[t];
-	return NULL;
-}
 
 /*
  * plan --resolve: what the campaign selects, as the agents see it, and what the guard
@@ -1735,14 +1865,36 @@ static int resolve(struct coord *k, const char *lock, int rc)
 	printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", "agent", "path", "kind", "model",
 	       "serial", "firmware", "size", "guard");
 	for (size_t i = 0; i < c->ndrives; i++) {
-		const struct rtarget *t = target_of(k, i);
+		const struct rb_drive_ref *d = &c->drives[i];
+		struct ragent *a = agent_by_name(k, d->agent);
+		const char *verdict = k->refused[i] ? "REFUSED (reasons above)"
+				      : rb_campaign_writes(c) ? "writes allowed" : "reads only";
 
-		printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", c->drives[i].agent,
-		       c->drives[i].path, t ? t->kind : "?", t && t->model[0] ? t->model : "-",
-		       t && t->serial[0] ? t->serial : "-", t && t->firmware[0] ? t->firmware : "-",
-		       t ? rb_fmt_size(t->size, sz, sizeof(sz)) : "?",
-		       k->refused[i] ? "REFUSED (reasons above)"
-				     : rb_campaign_writes(c) ? "writes allowed" : "reads only");
+		if (d->nmembers) {
+			struct rb_row_drive v;
+			char u[32], label[64];
+
+			memset(&v, 0, sizeof(v));
+			volume_row(k, i, &v);
+			snprintf(label, sizeof(label), "%zu x %s", d->nmembers,
+				 rb_fmt_size(d->stripe, u, sizeof(u)));
+			printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", d->agent, d->path,
+			       "volume", label, "-", "-", rb_fmt_size(v.capacity_bytes, sz, sizeof(sz)),
+			       verdict);
+		}
+		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
+			const char *path = d->nmembers ? d->members[m].path : d->path;
+			const struct rtarget *t = target_by_path(a, path);
+			char shown[300];
+
+			snprintf(shown, sizeof(shown), "%s%s", d->nmembers ? "  + " : "", path);
+			printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", d->agent, shown,
+			       t ? t->kind : "?", t && t->model[0] ? t->model : "-",
+			       t && t->serial[0] ? t->serial : "-",
+			       t && t->firmware[0] ? t->firmware : "-",
+			       t ? rb_fmt_size(t->size, sz, sizeof(sz)) : "?",
+			       d->nmembers ? "(member)" : verdict);
+		}
 	}
 	if (!lock)
 		return rc;
@@ -1763,21 +1915,30 @@ static int resolve(struct coord *k, const char *lock, int rc)
 		   "# if each drive still reports the serial below.\n"
 		   "campaign: %s\nmethodology: %s\ndrives:\n",
 		c->name, c->name, rb_campaign_methodology(c, method, sizeof(method)));
-	for (size_t i = 0; i < c->ndrives; i++) {
-		const struct rtarget *t = target_of(k, i);
+	/* a volume's members are locked one by one: they are what gets written */
+	size_t locked = 0;
 
-		fprintf(f, "  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
-			   "firmware: \"%s\", size: %llu}\n",
-			c->drives[i].agent, c->drives[i].path, t ? t->serial : "", t ? t->model : "",
-			t ? t->firmware : "", (unsigned long long)(t ? t->size : 0));
-		if (!t || !t->serial[0])
-			unpinnable++;
+	for (size_t i = 0; i < c->ndrives; i++) {
+		const struct rb_drive_ref *d = &c->drives[i];
+
+		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
+			const char *path = d->nmembers ? d->members[m].path : d->path;
+			const struct rtarget *t = target_by_path(agent_by_name(k, d->agent), path);
+
+			fprintf(f, "  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
+				   "firmware: \"%s\", size: %llu}\n",
+				d->agent, path, t ? t->serial : "", t ? t->model : "",
+				t ? t->firmware : "", (unsigned long long)(t ? t->size : 0));
+			if (!t || !t->serial[0])
+				unpinnable++;
+			locked++;
+		}
 	}
 	if (fclose(f)) {
 		rb_err("cannot write lock file '%s'", lock);
 		return RB_EXIT_FAILED;
 	}
-	printf("lock: %s (%zu drive(s)", lock, c->ndrives);
+	printf("lock: %s (%zu drive(s)", lock, locked);
 	if (unpinnable)
 		printf("; %zu without a serial (files, loop devices) are recorded, not pinned",
 		       unpinnable);
@@ -2157,8 +2318,9 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	index_drives(&k);
 	k.sum = calloc(c->npoints * c->ndrives + 1, sizeof(*k.sum));
 	k.health = calloc(c->ndrives + 1, sizeof(*k.health));
+	k.vinfo = calloc(c->ndrives + 1, sizeof(*k.vinfo));
 	k.prog = rb_progress_new(c, o->events, err, sizeof(err));
-	if (!k.sum || !k.health || !k.prog) {
+	if (!k.sum || !k.health || !k.vinfo || !k.prog) {
 		rb_err("%s", k.prog ? "out of memory" : err);
 		rc = RB_EXIT_USAGE;
 		goto out_close;
@@ -2350,6 +2512,7 @@ out:
 	free(k.agents);
 	free(k.sum);
 	free(k.health);
+	free(k.vinfo);
 	roll_free(&k);
 	if (k.journal >= 0) {
 		fdatasync(k.journal);

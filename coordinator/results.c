@@ -58,6 +58,19 @@ static const struct field drive_f[] = {
 	FLD(struct rb_row_drive, firmware, FT_STR, ""),
 	FLD(struct rb_row_drive, capacity_bytes, FT_U64, "B"),
 	FLD(struct rb_row_drive, logical_block_size, FT_U32, "B"),
+	FLD(struct rb_row_drive, stripe_bytes, FT_U64, "B"),
+	FLD(struct rb_row_drive, members, FT_U32, "1"),
+};
+static const struct field member_f[] = {
+	FLD(struct rb_row_member, drive, FT_U32, ""),
+	FLD(struct rb_row_member, member, FT_U32, ""),
+	FLD(struct rb_row_member, path, FT_STR, ""),
+	FLD(struct rb_row_member, kind, FT_STR, ""),
+	FLD(struct rb_row_member, model, FT_STR, ""),
+	FLD(struct rb_row_member, serial, FT_STR, ""),
+	FLD(struct rb_row_member, firmware, FT_STR, ""),
+	FLD(struct rb_row_member, capacity_bytes, FT_U64, "B"),
+	FLD(struct rb_row_member, logical_block_size, FT_U32, "B"),
 };
 static const struct field point_f[] = {
 	FLD(struct rb_row_point, point, FT_U32, ""),
@@ -182,7 +195,7 @@ static const struct field bs_f[] = {
 };
 
 enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, T_HEALTH, T_STEADY,
-       NTABLES };
+       T_MEMBERS, NTABLES };
 
 struct table {
 	const char *name;
@@ -253,6 +266,8 @@ static const struct {
 	  "drive health snapshots before, during and after each point" },
 	{ "steady_state", ARRAY(steady_f), sizeof(struct rb_row_steady),
 	  "SNIA steady-state verdict per (drive, steady-state phase)" },
+	{ "members", ARRAY(member_f), sizeof(struct rb_row_member),
+	  "one row per member of each striped volume" },
 };
 
 static hid_t vlstr_type(void)
@@ -480,6 +495,11 @@ int rb_results_agent(struct rb_results *r, const struct rb_row_agent *row)
 int rb_results_drive(struct rb_results *r, const struct rb_row_drive *row)
 {
 	return push(r, T_DRIVES, row);
+}
+
+int rb_results_member(struct rb_results *r, const struct rb_row_member *row)
+{
+	return push(r, T_MEMBERS, row);
 }
 int rb_results_point(struct rb_results *r, const struct rb_row_point *row)
 {
@@ -795,6 +815,16 @@ static int read_table(struct rb_results_in *in, int i, void **ret, size_t *ret_n
 int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n)
 {
 	return read_table(in, T_DRIVES, (void **)ret, ret_n);
+}
+
+int rb_results_read_members(struct rb_results_in *in, struct rb_row_member **ret, size_t *ret_n)
+{
+	if (H5Lexists(in->file, "members", H5P_DEFAULT) <= 0) {
+		*ret = calloc(1, sizeof(**ret));
+		*ret_n = 0;
+		return *ret ? 0 : -ENOMEM;
+	}
+	return read_table(in, T_MEMBERS, (void **)ret, ret_n);
 }
 
 int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n)

@@ -16,7 +16,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 5
+#define RB_RESULTS_SCHEMA_VERSION 6
 
 struct rb_row_agent {
 	char name[64];
@@ -33,6 +33,21 @@ struct rb_row_drive {
 	uint32_t drive;
 	char agent[64];
 	char host[64];
+	char path[256];
+	char kind[16];
+	char model[64];
+	char serial[64];
+	char firmware[32];
+	uint64_t capacity_bytes;
+	uint32_t logical_block_size;
+	uint64_t stripe_bytes;	/* a striped volume's unit (its points may override); 0: a drive */
+	uint32_t members;	/* a volume's members (the members table); 0: a drive */
+};
+
+/* One member of a striped volume, as its agent opened it. */
+struct rb_row_member {
+	uint32_t drive;		/* the volume */
+	uint32_t member;	/* its place in the stripe order */
 	char path[256];
 	char kind[16];
 	char model[64];
@@ -157,6 +172,7 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 				     char *err, size_t errlen);
 int rb_results_agent(struct rb_results *r, const struct rb_row_agent *row);
 int rb_results_drive(struct rb_results *r, const struct rb_row_drive *row);
+int rb_results_member(struct rb_results *r, const struct rb_row_member *row);
 int rb_results_point(struct rb_results *r, const struct rb_row_point *row);
 int rb_results_result(struct rb_results *r, const struct rb_row_result *row);
 int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row);
@@ -187,6 +203,8 @@ void rb_results_in_close(struct rb_results_in *in);
 const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len);
 /* Whole tables into new arrays the caller frees. 0 or -EIO (file not of this layout). */
 int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n);
+/* A file older than schema 6 has no members table: 0 rows. */
+int rb_results_read_members(struct rb_results_in *in, struct rb_row_member **ret, size_t *ret_n);
 int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n);
 int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret, size_t *ret_n);
 int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret, size_t *ret_n);

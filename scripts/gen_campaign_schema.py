@@ -10,6 +10,13 @@ import json
 import subprocess
 import sys
 
+# a drive: a path, or {path, serial}
+DRIVE = {"oneOf": [{"type": "string", "minLength": 1},
+                   {"type": "object", "additionalProperties": False, "required": ["path"],
+                    "properties": {"path": {"type": "string", "minLength": 1},
+                                   "serial": {"type": "string",
+                                              "description": "identity pin: the drive must report this serial"}}}]}
+
 SIZE = r"^[0-9]+(\.[0-9]+)?\s*([kKmMgGtTpP]([iI]?[bB])?|[bB])?$"
 DURATION = r"^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|min|h)?$"
 
@@ -113,12 +120,25 @@ def main():
                                                                    "count": {"type": "integer", "minimum": 1}}},
                                          "drives": {"type": "array", "minItems": 1,
                                                     "items": {"oneOf": [
-                                                        {"type": "string", "minLength": 1},
+                                                        DRIVE,
                                                         {"type": "object", "additionalProperties": False,
-                                                         "required": ["path"],
-                                                         "properties": {"path": {"type": "string", "minLength": 1},
-                                                                        "serial": {"type": "string",
-                                                                                   "description": "identity pin: the drive must report this serial"}}}]}}}},
+                                                         "required": ["volume", "members"],
+                                                         "description": "a striped volume (RAID 0) of the agent's "
+                                                                        "drives, measured as one drive named 'volume'",
+                                                         "properties": {
+                                                             "volume": {"type": "string", "pattern": "^[^/]+$",
+                                                                        "description": "the volume's name (no '/')"},
+                                                             "stripe": {"type": "string",
+                                                                        "description": "the unit: unit c is unit c / n "
+                                                                                       "of member c % n; a size, a "
+                                                                                       "multiple of 512 holding every "
+                                                                                       "point's largest block size "
+                                                                                       "(default 128k; a workload's "
+                                                                                       "'stripe' overrides it)"},
+                                                             "members": {"type": "array", "minItems": 1,
+                                                                         "items": DRIVE,
+                                                                         "description": "in stripe order; each "
+                                                                                        "checked by the guard"}}}]}}}},
             },
             "phases": {
                 "type": "array", "minItems": 1,

@@ -87,7 +87,7 @@ with Tmp() as tmp:
             listed = json.loads(r.stdout)
             time.sleep(0.3)
         check(sorted(a["name"] for a in listed) == ["sv-a1", "sv-a2"], f"agents: {listed}")
-        check(all(a["state"] == "idle" and a["protocol"] == "1.2" for a in listed), "idle")
+        check(all(a["state"] == "idle" and a["protocol"] == "1.3" for a in listed), "idle")
         pids = [a.proc.pid for a in agents]
 
         # a long run, aborted over the control socket

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -221,6 +222,66 @@ static void test_campaign_curve_and_steady_state(void **state)
 	rb_diags_release(&d);
 }
 
+static const char volumes[] =
+	"name: v\n"
+	"insecure: true\n"
+	"targets:\n"
+	"  - agent: a1\n"
+	"    drives:\n"
+	"      - /d/4\n"
+	"      - volume: card\n"
+	"        stripe: 256k\n"
+	"        members: [/d/0, {path: /d/1, serial: SN-1}]\n"
+	"  - agent: a2\n"
+	"    drives: [{volume: solo, members: [/d/0]}]\n"
+	"phases:\n"
+	"  - name: rr\n"
+	"    workload: {rw: randread, bs: 4k}\n"
+	"  - name: seq\n"
+	"    workload: {rw: read, bs: 1m, stripe: 1m}\n";
+
+static void test_campaign_volumes(void **state)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	char *bad;
+
+	(void)state;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("v.yaml", volumes, strlen(volumes), &c, &d), 0);
+	assert_int_equal(c->ndrives, 3);
+	assert_int_equal(c->drives[0].nmembers, 0);
+	assert_string_equal(c->drives[1].path, "card");
+	assert_int_equal(c->drives[1].nmembers, 2);
+	assert_int_equal(c->drives[1].stripe, 256 << 10);
+	assert_string_equal(c->drives[1].members[1].path, "/d/1");
+	assert_string_equal(c->drives[1].members[1].serial, "SN-1");
+	assert_int_equal(c->drives[1].line, 7);
+	/* the default unit; a point's 'stripe' overrides a volume's own */
+	assert_int_equal(c->drives[2].stripe, 128 << 10);
+	assert_int_equal(rb_volume_unit(&c->drives[1], &c->points[0]), 256 << 10);
+	assert_int_equal(rb_volume_unit(&c->drives[1], &c->points[1]), 1 << 20);
+	rb_campaign_free(c);
+	c = NULL;
+
+	/* 1m IOs through a 256k unit, a member listed twice, a name that is a path */
+	bad = strdup(volumes);
+	memcpy(strstr(bad, ", stripe: 1m}"), "}            ", 13);
+	memcpy(strstr(bad, "/d/1, serial"), "/d/0", 4);
+	memcpy(strstr(bad, "volume: solo"), "volume: s/lo", 12);
+	assert_int_equal(rb_campaign_load("v.yaml", bad, strlen(bad), &c, &d), -EINVAL);
+	assert_int_equal(d.n, 3);
+	assert_int_equal(d.v[0].line, 7);
+	assert_non_null(strstr(d.v[0].message, "volume 'card' stripes in units of 256k, and "
+						 "point 'seq' issues 1m IOs"));
+	assert_int_equal(d.v[1].line, 9);
+	assert_non_null(strstr(d.v[1].message, "drive '/d/0' of agent 'a1' is listed twice"));
+	assert_int_equal(d.v[2].line, 11);
+	assert_non_null(strstr(d.v[2].message, "not a path"));
+	free(bad);
+	rb_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_campaign_reports_every_error_in_file_order),
 		cmocka_unit_test(test_campaign_structure_errors),
 		cmocka_unit_test(test_campaign_curve_and_steady_state),
+		cmocka_unit_test(test_campaign_volumes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

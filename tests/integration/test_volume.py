@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: MIT
+"""Striped volumes in campaigns: several of an agent's drives measured as one target
+(RAID 0), beside a plain drive, the way a review stripes a card's 4 namespaces.
+
+One agent offers d0.dat and m0/m1/m2.dat (files in its state folder, 4 MiB each). The
+campaign measures d0.dat and the volume vol3 = m0+m1+m2 in 64k units:
+- a sequential fill with verify headers, then random reads that check them;
+- the drives table has the volume (kind volume, 3 members, 64k, 12 MiB), the members
+  table its three files in stripe order; the fill wrote 12 MiB to the volume;
+- on disk, every 512-byte chunk of member k at offset o carries the volume offset of
+  RAID 0's map, ((o // unit) * 3 + k) * unit + o % unit: the known answer;
+- the history notes each member's share; health rows are the volume's;
+- a member outside the state folder, not allow-listed: the guard refuses the volume,
+  naming it and the member, exit 3, nothing written; a member the agent does not offer:
+  exit 2 naming it and its volume; `plan --resolve` lists the members."""
+import glob
+import json
+import os
+import struct
+
+import layout
+from rbtest import COORD, Agent, Tmp, check, free_port, h5, run
+
+h5py = h5()
+
+UNIT = 64 << 10
+CAMPAIGN = """name: volumes
+insecure: true
+destructive: true
+wait: 20s
+defaults: {{size: 4m, interval: 200ms}}
+targets:
+  - agent: v-a1
+    drives:
+      - d0.dat
+      - volume: {vol}
+        stripe: 64k
+        members: [{members}]
+phases:
+  - name: fill
+    workload: {{rw: write, bs: 64k, iodepth: 4, passes: 1, verify: true}}
+  - name: check
+    workload: {{rw: randread, bs: 4k, iodepth: 8, runtime: 1s, verify: true}}
+"""
+
+
+def campaign(tmp, name, members, vol="vol3"):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(CAMPAIGN.format(vol=vol, members=", ".join(members)))
+    return path
+
+
+with Tmp() as tmp:
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    state = os.path.join(tmp, "state")
+    os.makedirs(state)
+    outside = os.path.join(tmp, "outside.dat")
+    with open(outside, "wb") as f:
+        f.truncate(4 << 20)
+    files = ["d0.dat", "m0.dat", "m1.dat", "m2.dat"]
+    agent = Agent(ep, "v-a1", files + [outside], cwd=state, state_dir=state)
+    try:
+        camp = campaign(tmp, "c.yaml", ["m0.dat", "m1.dat", "m2.dat"])
+        r = run([COORD, "plan", camp])
+        check(r.returncode == 0, f"plan: {r.returncode} {r.stderr}")
+        r = run([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out")],
+                timeout=90)
+        print(r.stderr[-2500:])
+        check(r.returncode == 0, f"run: exit {r.returncode}")
+        with h5py.File(glob.glob(os.path.join(tmp, "out", "volumes-*.h5"))[0], "r") as h:
+            diffs = layout.check_file(h)
+            check(not diffs, "file differs from schemas/results-layout.md:\n  " + "\n  ".join(diffs))
+            drives = {d["path"].decode(): d for d in h["drives"][:]}
+            members = sorted((m["member"], m["path"].decode(), m["drive"], m["kind"].decode(),
+                              m["capacity_bytes"]) for m in h["members"][:])
+            results = h["results"][:]
+            health = h["health"][:]
+            version = h.attrs["schema_version"]
+            version = version.decode() if isinstance(version, bytes) else str(version)
+        check(version == "6", f"schema version {version}")
+        check(sorted(drives) == ["d0.dat", "vol3"], f"drives: {sorted(drives)}")
+        v = drives["vol3"]
+        vi = int(v["drive"])
+        check(v["kind"].decode() == "volume" and v["members"] == 3 and v["stripe_bytes"] == UNIT
+              and v["capacity_bytes"] == 12 << 20,
+              f"volume row: {v['kind']} {v['members']} {v['stripe_bytes']} {v['capacity_bytes']}")
+        check(drives["d0.dat"]["members"] == 0 and drives["d0.dat"]["stripe_bytes"] == 0,
+              "a plain drive has no members")
+        check(members == [(0, "m0.dat", vi, "file", 4 << 20), (1, "m1.dat", vi, "file", 4 << 20),
+                          (2, "m2.dat", vi, "file", 4 << 20)], f"members: {members}")
+        byrow = {(int(x["drive"]), int(x["point"])): x for x in results}
+        fill, chk = byrow[(vi, 0)], byrow[(vi, 1)]
+        check(fill["write_bytes"] == 12 << 20,
+              f"the fill wrote the whole volume: {fill['write_bytes']}")
+        check(byrow[(int(drives["d0.dat"]["drive"]), 0)]["write_bytes"] == 4 << 20,
+              "the plain drive: 4 MiB")
+        check(chk["read_ios"] > 0 and chk["verify_checked"] > 0
+              and chk["verify_mismatches"] == 0,
+              f"reads check the volume's headers: {chk['verify_checked']} "
+              f"{chk['verify_mismatches']}")
+        # RAID 0's map, read off the members' own bytes
+        bad = checked = 0
+        for k, name in enumerate(["m0.dat", "m1.dat", "m2.dat"]):
+            with open(os.path.join(state, name), "rb") as f:
+                data = f.read()
+            for o in range(0, len(data), 512 * 37):
+                magic, off = struct.unpack_from("<QQ", data, o)
+                want = ((o // UNIT) * 3 + k) * UNIT + o % UNIT
+                checked += 1
+                if magic != 0x5946495245564252 or off != want:
+                    bad += 1
+        check(checked > 600 and bad == 0, f"member chunks off the RAID 0 map: {bad}/{checked}")
+        # history: each member its share; results name the volume's history
+        with open(os.path.join(state, "history.jsonl")) as f:
+            hist = [json.loads(line) for line in f if line.strip()]
+        shares = {}
+        for e in hist:
+            if e.get("event") == "write":
+                dev = os.path.basename(e["device"])
+                shares[dev] = shares.get(dev, 0) + e["bytes"]
+        check(all(shares.get(m) == 4 << 20 for m in ("m0.dat", "m1.dat", "m2.dat", "d0.dat"))
+              and "vol3" not in shares, f"history shares: {shares}")
+        check(chk["written_since_purge_bytes"] == 12 << 20,
+              f"the volume's history: {chk['written_since_purge_bytes']}")
+        check(all(int(x["drive"]) in (vi, int(drives["d0.dat"]["drive"])) for x in health),
+              "health rows name campaign drives")
+
+        # the guard refuses a volume by its member, naming both
+        camp = campaign(tmp, "c2.yaml", ["m0.dat", f'"{outside}"'], vol="volb")
+        r = run([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out2")],
+                timeout=90)
+        print(r.stderr[-1500:])
+        check(r.returncode == 3, f"refused: exit {r.returncode}")
+        check("drive 'volb': member '" in r.stderr and outside in r.stderr,
+              "the refusal names the volume and the member")
+        check(not glob.glob(os.path.join(tmp, "out2", "*.h5")), "nothing ran")
+
+        # a member the agent does not offer
+        camp = campaign(tmp, "c3.yaml", ["m0.dat", "nope.dat"], vol="volc")
+        r = run([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out3")],
+                timeout=90)
+        check(r.returncode == 2 and "drive 'nope.dat' (of volume 'volc') is not offered" in
+              r.stderr, f"not offered: exit {r.returncode} {r.stderr[-800:]}")
+
+        # plan --resolve: the volume, then its members
+        camp = campaign(tmp, "c4.yaml", ["m0.dat", "m1.dat", "m2.dat"])
+        r = run([COORD, "plan", camp, "--resolve", "--listen", ep], timeout=60)
+        print(r.stdout)
+        check(r.returncode == 0 and "vol3" in r.stdout and "+ m2.dat" in r.stdout
+              and "3 x 64k" in r.stdout, f"resolve: {r.returncode} {r.stderr[-500:]}")
+    finally:
+        agent.stop()
+print("ok")
