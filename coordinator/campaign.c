@@ -269,6 +269,19 @@ static void selector_copy(struct rb_selector *dst, const struct rb_selector *src
 }
 
 /* agents: {name: GLOB, labels: {K: V}, count: N} -- agents chosen when they connect. */
+static bool is_volume(struct loader *L, yaml_node_t *dn)
+{
+	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
+								 : NULL;
+	     q && q < dn->data.mapping.pairs.top; q++) {
+		const char *k = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
+
+		if (k && !strcmp(k, "volume"))
+			return true;
+	}
+	return false;
+}
+
 static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, yaml_node_t *select)
 {
 	struct rb_campaign *c = L->c;
@@ -331,8 +344,10 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 		char **nd;
 
 		if (!path || !*path) {
-			ERR(L, dn, "drives", "a group's 'drives' are paths every agent offers (pin "
-					     "serials with per-agent targets)");
+			ERR(L, dn, "drives", "%s", is_volume(L, dn)
+				? "volumes are per agent: give a target with a volume its 'agent'"
+				: "a group's 'drives' are paths every agent offers (pin serials with "
+				  "per-agent targets)");
 			continue;
 		}
 		for (size_t i = 0; i < g.ndrives; i++)
@@ -440,18 +455,6 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 	return true;
 }
 
-static bool is_volume(struct loader *L, yaml_node_t *dn)
-{
-	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
-								 : NULL;
-	     q && q < dn->data.mapping.pairs.top; q++) {
-		const char *k = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
-
-		if (k && !strcmp(k, "volume"))
-			return true;
-	}
-	return false;
-}
 
 /*
  * A striped volume among an agent's drives: {volume: NAME, members: [drives], stripe: SIZE}.

@@ -10,6 +10,9 @@ campaign measures d0.dat and the volume vol3 = m0+m1+m2 in 64k units:
 - on disk, every 512-byte chunk of member k at offset o carries the volume offset of
   RAID 0's map, ((o // unit) * 3 + k) * unit + o % unit: the known answer;
 - the history notes each member's share; health rows are the volume's;
+- a purge phase zeroes every member (the volume's row says purged) and the history has
+  a purge per member, which the volume's later rows carry;
+- `plan --resolve --lock` lists the members and locks each, and a campaign holds to it;
 - a member outside the state folder, not allow-listed: the guard refuses the volume,
   naming it and the member, exit 3, nothing written; a member the agent does not offer:
   exit 2 naming it and its volume; `plan --resolve` lists the members."""
@@ -37,6 +40,8 @@ targets:
         stripe: 64k
         members: [{members}]
 phases:
+  - name: clean
+    purge: {{method: zero}}
   - name: fill
     workload: {{rw: write, bs: 64k, iodepth: 4, passes: 1, verify: true}}
   - name: check
@@ -59,6 +64,9 @@ with Tmp() as tmp:
     with open(outside, "wb") as f:
         f.truncate(4 << 20)
     files = ["d0.dat", "m0.dat", "m1.dat", "m2.dat"]
+    for name in files:  # there before the purge
+        with open(os.path.join(state, name), "wb") as f:
+            f.truncate(4 << 20)
     agent = Agent(ep, "v-a1", files + [outside], cwd=state, state_dir=state)
     try:
         camp = campaign(tmp, "c.yaml", ["m0.dat", "m1.dat", "m2.dat"])
@@ -90,10 +98,10 @@ with Tmp() as tmp:
         check(members == [(0, "m0.dat", vi, "file", 4 << 20), (1, "m1.dat", vi, "file", 4 << 20),
                           (2, "m2.dat", vi, "file", 4 << 20)], f"members: {members}")
         byrow = {(int(x["drive"]), int(x["point"])): x for x in results}
-        fill, chk = byrow[(vi, 0)], byrow[(vi, 1)]
+        fill, chk, wipe = byrow[(vi, 1)], byrow[(vi, 2)], byrow[(vi, 0)]
         check(fill["write_bytes"] == 12 << 20,
               f"the fill wrote the whole volume: {fill['write_bytes']}")
-        check(byrow[(int(drives["d0.dat"]["drive"]), 0)]["write_bytes"] == 4 << 20,
+        check(byrow[(int(drives["d0.dat"]["drive"]), 1)]["write_bytes"] == 4 << 20,
               "the plain drive: 4 MiB")
         check(chk["read_ios"] > 0 and chk["verify_checked"] > 0
               and chk["verify_mismatches"] == 0,
@@ -121,8 +129,14 @@ with Tmp() as tmp:
                 shares[dev] = shares.get(dev, 0) + e["bytes"]
         check(all(shares.get(m) == 4 << 20 for m in ("m0.dat", "m1.dat", "m2.dat", "d0.dat"))
               and "vol3" not in shares, f"history shares: {shares}")
-        check(chk["written_since_purge_bytes"] == 12 << 20,
-              f"the volume's history: {chk['written_since_purge_bytes']}")
+        purged = {os.path.basename(e["device"]) for e in hist if e.get("event") == "purge"}
+        check({"m0.dat", "m1.dat", "m2.dat", "d0.dat"} <= purged and "vol3" not in purged,
+              f"purges noted per member: {purged}")
+        check(wipe["status"] == b"ok" and wipe["message"] == b"purged",
+              f"the volume purged member by member: {wipe['status']} {wipe['message']}")
+        check(chk["written_since_purge_bytes"] == 12 << 20 and chk["purge_method"] == b"zero"
+              and chk["purge_ns"] > 0 and fill["written_since_purge_bytes"] == 0,
+              f"the volume's history: {chk['written_since_purge_bytes']} {chk['purge_method']}")
         check(all(int(x["drive"]) in (vi, int(drives["d0.dat"]["drive"])) for x in health),
               "health rows name campaign drives")
 
@@ -145,10 +159,25 @@ with Tmp() as tmp:
 
         # plan --resolve: the volume, then its members
         camp = campaign(tmp, "c4.yaml", ["m0.dat", "m1.dat", "m2.dat"])
-        r = run([COORD, "plan", camp, "--resolve", "--listen", ep], timeout=60)
+        lock = os.path.join(tmp, "vol.lock")
+        r = run([COORD, "plan", camp, "--resolve", "--listen", ep, "--lock", lock], timeout=60)
         print(r.stdout)
         check(r.returncode == 0 and "vol3" in r.stdout and "+ m2.dat" in r.stdout
               and "3 x 64k" in r.stdout, f"resolve: {r.returncode} {r.stderr[-500:]}")
+        # the lock records the members (what gets written), and a campaign holds to it
+        with open(lock) as f:
+            text = f.read()
+        check(all(f'path: "{m}"' in text for m in ("d0.dat", "m0.dat", "m1.dat", "m2.dat"))
+              and 'path: "vol3"' not in text, f"lock: {text}")
+        with open(camp, "a") as f:
+            f.write("lock: vol.lock\n")
+        r = run([COORD, "plan", camp])
+        check(r.returncode == 0, f"plan with the lock: {r.returncode} {r.stderr}")
+        with open(lock, "w") as f:
+            f.write("\n".join(line for line in text.splitlines() if "m1.dat" not in line) + "\n")
+        r = run([COORD, "plan", camp])
+        check(r.returncode == 2 and "volume 'vol3' of agent 'v-a1' is not in the lock" in r.stderr,
+              f"a member missing from the lock: {r.returncode} {r.stderr}")
     finally:
         agent.stop()
 print("ok")
