@@ -722,11 +722,21 @@ static void layout_free(struct layout *L)
 }
 
 static int layout_build(struct layout *L, char **drives, size_t n, char **serials,
-			size_t nserials, Rb__Volume **vols, size_t nvols)
+			size_t nserials, Rb__Volume **vols, size_t nvols, char *err, size_t errlen)
 {
 	size_t cap = 0;
 
 	memset(L, 0, sizeof(*L));
+	snprintf(err, errlen, "out of memory");
+	/* a unit of 0 would put every IO on the first member: refused, as is an empty one */
+	for (size_t v = 0; v < nvols; v++)
+		if (!vols[v]->n_members || vols[v]->n_members > 4096 || !vols[v]->stripe ||
+		    vols[v]->stripe % 512) {
+			snprintf(err, errlen, "volume '%s': %zu member(s) in units of %llu bytes: "
+				 "not a volume this agent can measure", vols[v]->name,
+				 vols[v]->n_members, (unsigned long long)vols[v]->stripe);
+			return -EINVAL;
+		}
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 1;
 
@@ -794,13 +804,14 @@ static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 	struct rb_guard_policy gp;
 	struct rb_diags d;
 	struct layout L;
+	char err[512];
 	size_t cap = 0;
 
 	rb_diags_init(&d);
 	guard_policy(a, pf->destructive, pf->wipe_signatures, &gp);
 	if (layout_build(&L, pf->drives, pf->n_drives, pf->serials, pf->n_serials, pf->volumes,
-			 pf->n_volumes))
-		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, NULL, "out of memory");
+			 pf->n_volumes, err, sizeof(err)))
+		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, a->cfg->name, "%s", err);
 	for (size_t i = 0; i < L.npaths; i++) {
 		if (!offered(a->cfg, L.paths[i]))
 			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
@@ -1179,8 +1190,8 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 	}
 	/* a volume's members stand in its place (each drive is one target of the engine) */
 	if (layout_build(&L, as->drives, as->n_drives, as->serials, as->n_serials, as->volumes,
-			 as->n_volumes)) {
-		fail_point(a, as, "error", NULL, "out of memory");
+			 as->n_volumes, err, sizeof(err))) {
+		fail_point(a, as, "error", NULL, err);
 		goto out;
 	}
 	for (size_t i = 0; i < L.npaths; i++)

@@ -557,6 +557,16 @@ static void *job_main(void *arg)
 	}
 	j->usr_ns = thread_cpu_ns(false) - u0;
 	j->sys_ns = thread_cpu_ns(true) - s0;
+	/*
+	 * The ring is torn down by the thread that set it up: a ring of one issuer takes
+	 * (un)registrations from that thread only, and its registered files must be let go
+	 * now -- left to the ring's asynchronous exit they would hold an O_EXCL-claimed
+	 * device past the run.
+	 */
+	if (j->ctx_ready) {
+		r->ops->teardown(&j->ctx);
+		j->ctx_ready = false;
+	}
 	/* hand in every interval of a time-based run (idle ones too: a stalled drive
 	 * shows); stopped and size-based jobs up to the one they were in */
 	if (!atomic_load(&r->stop) && !j->err && !r->size_based)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* io_uring backend: one ring per job, registered buffers and file. */
+/* io_uring backend: one ring per job, registered buffers and files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -84,12 +84,14 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 		free(iov);
 	}
 	/*
-	 * No registered file: with DEFER_TASKRUN a registered file is released by the
-	 * ring's teardown about 100 ms after the process exits, which keeps an
-	 * O_EXCL-claimed device busy after the run (a mkfs right after `run` fails);
-	 * measured here it gains nothing.
+	 * Registered files (a volume's members at their fd_index): no file lookup and
+	 * reference per IO. They are unregistered explicitly at teardown, which releases
+	 * them before the call returns -- left to the ring's own teardown they would be
+	 * released some 100 ms later (with DEFER_TASKRUN), keeping an O_EXCL-claimed device
+	 * busy after the run (a mkfs right after `run` failed).
 	 */
-	p->fixed_file = false;
+	p->fixed_file = c->fds[0] >= 0 &&
+			io_uring_register_files(&p->ring, c->fds, c->nfds ? c->nfds : 1) == 0;
 	snprintf(c->features, sizeof(c->features), "%s%s%s%s%s%s",
 		 used & IORING_SETUP_SQPOLL ? "sqpoll " : "",
 		 used & IORING_SETUP_IOPOLL ? "iopoll " : "",
@@ -108,6 +110,8 @@ static void u_teardown(struct rb_engine_ctx *c)
 		return;
 	if (p->fixed_bufs)
 		io_uring_unregister_buffers(&p->ring);
+	if (p->fixed_file)
+		io_uring_unregister_files(&p->ring);
 	io_uring_queue_exit(&p->ring);
 	free(p);
 	c->priv = NULL;
@@ -117,7 +121,7 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 {
 	struct uring_priv *p = c->priv;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&p->ring);
-	int fd = p->fixed_file ? 0 : c->fds[io->fd_index];
+	int fd = p->fixed_file ? (int)io->fd_index : c->fds[io->fd_index];
 	/* a resubmitted remainder of a short IO may not start on the slot's boundary;
 	 * fixed buffers accept any range inside the registered one */
 	if (io->dir == RB_DIR_TRIM) {
