@@ -215,6 +215,19 @@ static int drive_index(struct coord *k, const char *agent, const char *path)
 	return -1;
 }
 
+/* Whether path is a member of one of the agent's volumes. */
+static bool volume_member(struct coord *k, const char *agent, const char *path)
+{
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		const struct rb_drive_ref *d = &k->c->drives[i];
+
+		for (size_t m = 0; m < d->nmembers; m++)
+			if (!strcmp(d->members[m].path, path) && !strcmp(d->agent, agent))
+				return true;
+	}
+	return false;
+}
+
 /* Each agent's drives, once the campaign's drives are final (selectors resolved). */
 static void index_drives(struct coord *k)
 {
@@ -1989,8 +2002,9 @@ static int select_drives(struct coord *k, struct rb_campaign *c)
 
 			if ((sel->model[0] && !strstr(x->model, sel->model)) ||
 			    (sel->serial[0] && strcmp(x->serial, sel->serial)) ||
-			    (sel->firmware[0] && !strstr(x->firmware, sel->firmware)))
-				continue;
+			    (sel->firmware[0] && !strstr(x->firmware, sel->firmware)) ||
+			    volume_member(k, a->name, x->path))
+				continue; /* a volume's members are the volume's */
 			found++;
 			if (found <= sel->count && drive_index(k, a->name, x->path) < 0)
 				rb_campaign_add_drive(c, a->name, x->path, x->serial);

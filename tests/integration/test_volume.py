@@ -15,7 +15,8 @@ campaign measures d0.dat and the volume vol3 = m0+m1+m2 in 64k units:
 - `plan --resolve --lock` lists the members and locks each, and a campaign holds to it;
 - a member outside the state folder, not allow-listed: the guard refuses the volume,
   naming it and the member, exit 3, nothing written; a member the agent does not offer:
-  exit 2 naming it and its volume; `plan --resolve` lists the members."""
+  exit 2 naming it and its volume; `plan --resolve` lists the members; a selector on the
+  same agent does not take a volume's members."""
 import glob
 import json
 import os
@@ -178,6 +179,19 @@ with Tmp() as tmp:
         r = run([COORD, "plan", camp])
         check(r.returncode == 2 and "volume 'vol3' of agent 'v-a1' is not in the lock" in r.stderr,
               f"a member missing from the lock: {r.returncode} {r.stderr}")
+
+        # a selector on the same agent never takes a volume's member: 2 files are left
+        sel = os.path.join(tmp, "c5.yaml")
+        with open(sel, "w") as f:
+            f.write("name: sel\ninsecure: true\nwait: 20s\ntargets:\n"
+                    "  - agent: v-a1\n    drives: [{volume: vol3, members: [m0.dat, m1.dat, m2.dat]}]\n"
+                    "  - agent: v-a1\n    select: {model: file, count: 2}\n"
+                    "phases:\n  - workload: {rw: randread, bs: 4k, runtime: 1s}\n")
+        r = run([COORD, "plan", sel, "--resolve", "--listen", ep], timeout=60)
+        print(r.stdout, r.stderr[-800:])
+        rows = [line.split()[1] for line in r.stdout.splitlines()[1:] if line.startswith("v-a1")]
+        check(r.returncode == 0 and sorted(rows) == sorted(["d0.dat", outside, "vol3", "+", "+", "+"]),
+              f"selector beside a volume: {r.returncode} {rows}")
     finally:
         agent.stop()
 print("ok")
