@@ -1408,6 +1408,17 @@ static const struct rtarget *target_of(struct coord *k, size_t di)
 	return target_by_path(agent_by_name(k, k->c->drives[di].agent), k->c->drives[di].path);
 }
 
+/* A target's identity into a row of the drives or the members table (the same columns). */
+#define ROW_IDENTITY(row, ti)                                                     \
+	do {                                                                      \
+		copy((row)->kind, sizeof((row)->kind), (ti)->kind);               \
+		copy((row)->model, sizeof((row)->model), (ti)->model);            \
+		copy((row)->serial, sizeof((row)->serial), (ti)->serial);         \
+		copy((row)->firmware, sizeof((row)->firmware), (ti)->firmware);   \
+		(row)->capacity_bytes = (ti)->size;                               \
+		(row)->logical_block_size = (ti)->lbs;                            \
+	} while (0)
+
 /* Appends s to a '+'-joined list, once. */
 static void join(char *dst, size_t len, const char *s)
 {
@@ -1478,12 +1489,7 @@ static void write_drive_rows(struct coord *k)
 		if (d->nmembers) {
 			volume_row(k, i, &row);
 		} else if ((ti = target_of(k, i))) {
-			copy(row.kind, sizeof(row.kind), ti->kind);
-			copy(row.model, sizeof(row.model), ti->model);
-			copy(row.serial, sizeof(row.serial), ti->serial);
-			copy(row.firmware, sizeof(row.firmware), ti->firmware);
-			row.capacity_bytes = ti->size;
-			row.logical_block_size = ti->lbs;
+			ROW_IDENTITY(&row, ti);
 		}
 		rb_results_drive(k->res, &row);
 		for (size_t m = 0; m < d->nmembers; m++) {
@@ -1493,14 +1499,8 @@ static void write_drive_rows(struct coord *k)
 			mr.drive = (uint32_t)i;
 			mr.member = (uint32_t)m;
 			copy(mr.path, sizeof(mr.path), d->members[m].path);
-			if ((ti = target_by_path(a, d->members[m].path))) {
-				copy(mr.kind, sizeof(mr.kind), ti->kind);
-				copy(mr.model, sizeof(mr.model), ti->model);
-				copy(mr.serial, sizeof(mr.serial), ti->serial);
-				copy(mr.firmware, sizeof(mr.firmware), ti->firmware);
-				mr.capacity_bytes = ti->size;
-				mr.logical_block_size = ti->lbs;
-			}
+			if ((ti = target_by_path(a, d->members[m].path)))
+				ROW_IDENTITY(&mr, ti);
 			rb_results_member(k->res, &mr);
 		}
 	}
