@@ -53,6 +53,8 @@ struct job {
 	struct rb_engine_ctx ctx;
 	bool ctx_ready;
 	struct rb_io *ios;
+	struct rb_io *parts;	/* striped volumes: pmax per slot, for IOs across units */
+	unsigned pmax;		/* parts one IO may need (1: never split) */
 	struct rb_io **freelist;
 	unsigned nfree;
 	struct rb_io **done;
@@ -194,17 +196,49 @@ static void advance_to(struct job *j, unsigned idx)
 static bool overlaps_inflight(const struct job *j, const struct rb_io *self, uint64_t pos,
 			      uint64_t len)
 {
-	uint64_t a = j->run->wl.offset + j->region_start + pos;
+	/* the position as log_offset has it: in the volume, or on the target */
+	uint64_t a = (j->t->stripe ? 0 : j->run->wl.offset) + j->region_start + pos;
 
 	for (unsigned i = 0; i < j->ctx.depth; i++) {
 		const struct rb_io *o = &j->ios[i];
 
 		if (o == self || !o->busy)
 			continue;
-		if (a < o->orig_offset + o->orig_len && o->orig_offset < a + len)
+		if (a < o->log_offset + o->orig_len && o->log_offset < a + len)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * An IO across unit boundaries of a volume: a part per unit it touches, each on its
+ * member at its place there, each into its piece of the slot's buffer (RAID 0 splits it
+ * the same way).
+ */
+static void split_io(struct job *j, struct rb_io *io, uint64_t l, uint64_t bs)
+{
+	const struct tgt *t = j->t;
+	uint64_t unit = t->stripe, off = 0;
+	struct rb_io *parts = j->parts + (size_t)io->slot * j->pmax;
+
+	io->parts = parts;
+	while (off < bs && io->nparts < j->pmax) {
+		struct rb_io *pt = &parts[io->nparts++];
+		uint64_t c = (l + off) / unit, within = (l + off) % unit;
+		uint64_t len = unit - within < bs - off ? unit - within : bs - off;
+
+		pt->parent = io;
+		pt->slot = io->slot;
+		pt->dir = io->dir;
+		pt->fd_index = (uint32_t)(c % t->nmembers);
+		pt->offset = pt->orig_offset = j->run->wl.offset + (c / t->nmembers) * unit + within;
+		pt->log_offset = l + off;
+		pt->len = pt->orig_len = (uint32_t)len;
+		pt->orig_buf = io->orig_buf + off;
+		pt->buf = pt->orig_buf;
+		off += len;
+	}
+	io->pending = io->nparts;
 }
 
 static void gen_io(struct job *j, struct rb_io *io)
@@ -248,22 +282,23 @@ static void gen_io(struct job *j, struct rb_io *io)
 		pos = j->seq_pos;
 		j->seq_pos += bs;
 	}
-	io->log_offset = wl->offset + j->region_start + pos;
 	io->fd_index = 0;
+	io->nparts = 0;
+	io->failed = false;
 	if (j->t->stripe) {
-		/* a striped volume: unit c of the volume is unit c / n of member c % n; an
-		 * IO never crosses a unit (moved back inside it when a size would) */
+		/* a striped volume: unit c of the volume is unit c / n of member c % n */
 		uint64_t l = j->region_start + pos, unit = j->t->stripe, c, within;
 		unsigned nm = j->t->nmembers;
 
 		c = l / unit;
 		within = l % unit;
-		if (within + bs > unit)
-			within = unit - bs;
 		io->fd_index = (uint32_t)(c % nm);
 		io->offset = wl->offset + (c / nm) * unit + within;
-		io->log_offset = c * unit + within;
+		io->log_offset = l;
+		if (within + bs > unit)
+			split_io(j, io, l, bs);
 	} else {
+		io->log_offset = wl->offset + j->region_start + pos;
 		io->offset = io->log_offset;
 	}
 	io->orig_offset = io->offset;
@@ -298,24 +333,71 @@ void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
 		list[(*n)++] = *e;
 }
 
-static void record_error(struct job *j, struct rb_io *io, int err)
+/* An error's place in the list: striped volumes report volume offsets; a short IO's rest
+ * where it failed. */
+static void list_error(struct job *j, struct rb_io *io, int err)
 {
-	/* striped volumes report volume offsets; a short IO's rest where it failed */
 	struct rb_io_error e = { .offset = io->log_offset + (io->offset - io->orig_offset),
 				 .length = io->len, .dir = io->dir, .err = err, .count = 1 };
 
 	/* errors are rare: a short linear merge keeps the list readable */
-	j->ival[io->dir].errors++;
 	rb_io_error_add(j->errs, &j->nerrs, RB_MAX_IO_ERRORS, &e);
 }
 
-/* Returns true when the IO is finished (its slot is free again). */
-static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
+static void record_error(struct job *j, struct rb_io *io, int err)
+{
+	j->ival[io->dir].errors++;
+	list_error(j, io, err);
+}
+
+/*
+ * A part of a split IO is done (or failed): returns the IO once its last part is, with
+ * res telling how it went; NULL while parts are out. A part's error is listed at its
+ * own offset; the IO counts as one error.
+ */
+static struct rb_io *part_done(struct job *j, struct rb_io *pt, int *res)
+{
+	struct rb_io *io = pt->parent;
+
+	if (*res < 0) {
+		list_error(j, pt, -*res);
+		io->failed = true;
+	} else if (pt->dir == RB_DIR_TRIM || (uint32_t)*res >= pt->len) {
+		/* whole */
+	} else if (*res == 0) {
+		list_error(j, pt, ENOSPC);
+		io->failed = true;
+	} else {
+		/* a short part: its rest goes again */
+		pt->offset += (uint64_t)*res;
+		pt->buf += *res;
+		pt->len -= (uint32_t)*res;
+		j->run->ops->prep(&j->ctx, pt);
+		return NULL;
+	}
+	if (--io->pending)
+		return NULL;
+	if (io->failed) {
+		j->ival[io->dir].errors++;
+		*res = -EIO;
+	} else {
+		*res = (int)io->len;
+	}
+	return io;
+}
+
+/* Returns the IO finished (its slot free again), or NULL while it is not. */
+static struct rb_io *complete(struct job *j, struct rb_io *io, int res, int64_t now)
 {
 	struct rb_run *r = j->run;
 	struct rb_dir_stats *s;
 	uint64_t lat;
 
+	if (io->parent) {
+		io = part_done(j, io, &res);
+		if (!io || io->failed)
+			return io;
+	}
 	if (res < 0) {
 		if (res == -EOPNOTSUPP && r->wl.iopoll && !j->err) {
 			snprintf(j->msg, sizeof(j->msg),
@@ -324,7 +406,7 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 			j->err = res;
 		}
 		record_error(j, io, -res);
-		return true;
+		return io;
 	}
 	/* a trim (fallocate) completes with 0, all of it or nothing */
 	if (io->dir == RB_DIR_TRIM)
@@ -333,20 +415,20 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 		if (res == 0) {
 			/* nothing more to read or write there: the target shrank */
 			record_error(j, io, ENOSPC);
-			return true;
+			return io;
 		}
 		/* a short IO: the rest goes again, keeping its first submission time */
 		io->offset += (uint64_t)res;
 		io->buf += res;
 		io->len -= (uint32_t)res;
 		r->ops->prep(&j->ctx, io);
-		return false;
+		return NULL;
 	}
 	if (r->wl.verify && io->dir == RB_DIR_READ)
 		rb_verify_check(io->orig_buf, io->orig_len, io->log_offset,
 				!rb_workload_writes(&r->wl), &j->vst, on_mismatch, j);
 	if (now < r->measure_ns)
-		return true;
+		return io;
 	if (now > j->last_completion)
 		j->last_completion = now;
 	uint64_t idx64 = (uint64_t)(now - r->measure_ns) / r->wl.interval_ns;
@@ -367,7 +449,7 @@ static bool complete(struct job *j, struct rb_io *io, int res, int64_t now)
 	rb_hist_record(&s->hist, lat);
 	if (j->latlog)
 		fwrite(&lat, sizeof(lat), 1, j->latlog);
-	return true;
+	return io;
 }
 
 static void job_loop(struct job *j)
@@ -406,7 +488,11 @@ static void job_loop(struct job *j)
 
 			gen_io(j, io);
 			io->busy = true;
-			ops->prep(&j->ctx, io);
+			if (io->nparts)
+				for (unsigned p = 0; p < io->nparts; p++)
+					ops->prep(&j->ctx, &io->parts[p]);
+			else
+				ops->prep(&j->ctx, io);
 			j->queued[q++] = io;
 			j->issued++;
 			j->issued_bytes += io->orig_len;
@@ -443,7 +529,7 @@ static void job_loop(struct job *j)
 
 		if (want > inflight)
 			want = (unsigned)inflight;
-		got = ops->submit_reap(&j->ctx, wait, want, j->done, j->res, r->wl.iodepth);
+		got = ops->submit_reap(&j->ctx, wait, want, j->done, j->res, j->ctx.entries);
 		now = now_ns(r);
 		if (got < 0) {
 			snprintf(j->msg, sizeof(j->msg), "io_uring_enter failed: %s", strerror(-got));
@@ -451,9 +537,11 @@ static void job_loop(struct job *j)
 			break;
 		}
 		for (int k = 0; k < got; k++) {
-			if (complete(j, j->done[k], j->res[k], now)) {
-				j->done[k]->busy = false;
-				j->freelist[j->nfree++] = j->done[k];
+			struct rb_io *fin = complete(j, j->done[k], j->res[k], now);
+
+			if (fin) {
+				fin->busy = false;
+				j->freelist[j->nfree++] = fin;
 				inflight--;
 			}
 		}
@@ -741,12 +829,14 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 		tg->fd = tg->member_fds[0];
 		tg->span = span_bytes[t];
 		first += tg->nmembers;
-		/* an IO never spans two members: the unit holds the largest size */
-		if (tg->stripe && (tg->stripe < r->max_bs || tg->stripe % 512)) {
+		/* an IO across units goes as parts, a submission each: they must fit a ring */
+		if (tg->stripe && (tg->stripe % 512 ||
+				   (r->max_bs / tg->stripe + 2) * wl->iodepth > 32768)) {
 			snprintf(err, errlen,
-				 "target %zu: a stripe unit of %llu bytes must be a multiple of 512 "
-				 "and hold the largest block size (%llu bytes)", t,
-				 (unsigned long long)tg->stripe, (unsigned long long)r->max_bs);
+				 "target %zu: a stripe unit of %llu bytes must be a multiple of 512, "
+				 "and split %llu-byte IOs at depth %u into at most 32768 parts", t,
+				 (unsigned long long)tg->stripe, (unsigned long long)r->max_bs,
+				 wl->iodepth);
 			goto out_inval;
 		}
 		tg->rate_iops = wl->rate_iops;
@@ -803,6 +893,9 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 		j->ctx.sqpoll = wl->sqpoll;
 		j->ctx.iopoll = wl->iopoll;
 		j->ctx.depth = depth;
+		/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
+		j->pmax = r->tgts[t].stripe ? (unsigned)(r->max_bs / r->tgts[t].stripe) + 2 : 1;
+		j->ctx.entries = depth * j->pmax;
 		j->ctx.bs = r->max_bs;
 		if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * r->max_bs))
 			goto out_nomem;
@@ -811,10 +904,13 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 			((uint64_t *)j->ctx.bufs)[b] = rb_rng_next(&j->rng);
 		j->ios = calloc(depth, sizeof(*j->ios));
 		j->freelist = calloc(depth, sizeof(*j->freelist));
-		j->done = calloc(depth, sizeof(*j->done));
+		j->done = calloc(j->ctx.entries, sizeof(*j->done));
 		j->queued = calloc(depth, sizeof(*j->queued));
-		j->res = calloc(depth, sizeof(*j->res));
-		if (!j->ios || !j->freelist || !j->done || !j->queued || !j->res)
+		j->res = calloc(j->ctx.entries, sizeof(*j->res));
+		if (j->pmax > 1)
+			j->parts = calloc((size_t)depth * j->pmax, sizeof(*j->parts));
+		if (!j->ios || !j->freelist || !j->done || !j->queued || !j->res ||
+		    (j->pmax > 1 && !j->parts))
 			goto out_nomem;
 		for (unsigned i = 0; i < depth; i++) {
 			j->ios[i].slot = i;
@@ -1014,6 +1110,7 @@ struct rb_run *rb_run_free(struct rb_run *r)
 			r->ops->teardown(&j->ctx);
 		free(j->ctx.bufs);
 		free(j->ios);
+		free(j->parts);
 		free(j->freelist);
 		free(j->done);
 		free(j->queued);

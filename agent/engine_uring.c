@@ -51,7 +51,7 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 		memset(&par, 0, sizeof(par));
 		par.flags = used;
 		par.sq_thread_idle = 1000; /* ms */
-		r = io_uring_queue_init_params(c->depth < 2 ? 2 : c->depth, &p->ring, &par);
+		r = io_uring_queue_init_params(c->entries < 2 ? 2 : c->entries, &p->ring, &par);
 		if (r != -EINVAL)
 			break;
 	}
@@ -70,7 +70,7 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 				 strerror(-r));
 		else
 			snprintf(err, errlen, "cannot set up an io_uring of %u entries: %s",
-				 c->depth, strerror(-r));
+				 c->entries, strerror(-r));
 		free(p);
 		return r;
 	}
@@ -209,7 +209,7 @@ struct null_priv {
 
 static int n_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 {
-	struct null_priv *p = calloc(1, sizeof(*p) + c->depth * sizeof(p->q[0]));
+	struct null_priv *p = calloc(1, sizeof(*p) + c->entries * sizeof(p->q[0]));
 
 	(void)err;
 	(void)errlen;

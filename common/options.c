@@ -283,8 +283,8 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 		snprintf(err, errlen, "'visit_once' works with the uniform distribution only");
 		return -EINVAL;
 	}
-	if (wl->stripe && (wl->stripe % 512 || wl->stripe < wl->bs)) {
-		snprintf(err, errlen, "'stripe' must be a multiple of 512 and at least 'bs'");
+	if (wl->stripe % 512) {
+		snprintf(err, errlen, "'stripe' must be a multiple of 512");
 		return -EINVAL;
 	}
 	if (wl->size && wl->size_pct) {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "campaign.h"
-#include "gen.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -1420,60 +1419,14 @@ uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p)
 	return p->wl.stripe ? p->wl.stripe : d->stripe;
 }
 
-/* The largest size a point issues (its split's, else 'bs'). */
-static uint64_t point_max_bs(const struct rb_point *p)
-{
-	struct rb_bssplit sp;
-	char err[128];
-	uint64_t mx = p->wl.bs;
-
-	if (p->wl.bssplit[0] && !rb_bssplit_parse(p->wl.bssplit, &sp, err, sizeof(err)))
-		for (unsigned k = 0; k < sp.n; k++)
-			if (sp.weight[k] > 0 && sp.bs[k] > mx)
-				mx = sp.bs[k];
-	return mx;
-}
-
-/*
- * Volumes against the points: an IO never spans two members, so every point's largest
- * size must fit the unit; and 'stripe' in a workload sets volumes' units, so a campaign
- * setting it needs a volume.
- */
+/* 'stripe' in a workload sets volumes' units: a campaign setting it needs a volume. */
 static void check_volumes(struct loader *L, yaml_node_t *root)
 {
 	struct rb_campaign *c = L->c;
 	size_t nvol = 0;
 
-	for (size_t i = 0; i < c->ndrives; i++) {
-		const struct rb_drive_ref *d = &c->drives[i];
-		size_t bad = 0, first = 0;
-		uint64_t unit = 0, bs = 0;
-
-		if (!d->nmembers)
-			continue;
-		nvol++;
-		for (size_t k = 0; k < c->npoints; k++) {
-			const struct rb_point *p = &c->points[k];
-
-			if (p->purge[0] || rb_volume_unit(d, p) >= point_max_bs(p))
-				continue;
-			if (!bad++) {
-				first = k;
-				unit = rb_volume_unit(d, p);
-				bs = point_max_bs(p);
-			}
-		}
-		if (bad) {
-			char u[32], b[32];
-
-			rb_diags_add(L->d, RB_SEV_ERROR, c->file, d->line, d->column, "stripe",
-				     "volume '%s' stripes in units of %s, and point '%s'%s issues %s "
-				     "IOs: an IO never spans two members, so the unit must hold the "
-				     "largest block size (a larger 'stripe' here, or in the phase)",
-				     d->path, rb_fmt_size(unit, u, sizeof(u)), c->points[first].name,
-				     bad > 1 ? " (and others)" : "", rb_fmt_size(bs, b, sizeof(b)));
-		}
-	}
+	for (size_t i = 0; i < c->ndrives; i++)
+		nvol += c->drives[i].nmembers > 0;
 	for (size_t k = 0; !nvol && k < c->npoints; k++)
 		if (c->points[k].wl.stripe) {
 			ERR(L, L->stripe_node ? L->stripe_node : root, "stripe",

@@ -131,10 +131,10 @@ def main():
                                                              "stripe": {"type": "string",
                                                                         "description": "the unit: unit c is unit c / n "
                                                                                        "of member c % n; a size, a "
-                                                                                       "multiple of 512 holding every "
-                                                                                       "point's largest block size "
-                                                                                       "(default 128k; a workload's "
-                                                                                       "'stripe' overrides it)"},
+                                                                                       "multiple of 512 (default 128k; "
+                                                                                       "a workload's 'stripe' overrides "
+                                                                                       "it); an IO across units goes "
+                                                                                       "as parts"},
                                                              "members": {"type": "array", "minItems": 1,
                                                                          "items": DRIVE,
                                                                          "description": "in stripe order; each "

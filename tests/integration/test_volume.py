@@ -4,7 +4,9 @@
 
 One agent offers d0.dat and m0/m1/m2.dat (files in its state folder, 4 MiB each). The
 campaign measures d0.dat and the volume vol3 = m0+m1+m2 in 64k units:
-- a sequential fill with verify headers, then random reads that check them;
+- a sequential fill in 1 MiB IOs with verify headers (each goes as 16 parts, one per
+  unit, on their members), then random 4k reads and 192k reads (parts again) that check
+  every header;
 - the drives table has the volume (kind volume, 3 members, 64k, 12 MiB), the members
   table its three files in stripe order; the fill wrote 12 MiB to the volume;
 - on disk, every 512-byte chunk of member k at offset o carries the volume offset of
@@ -44,9 +46,11 @@ phases:
   - name: clean
     purge: {{method: zero}}
   - name: fill
-    workload: {{rw: write, bs: 64k, iodepth: 4, passes: 1, verify: true}}
+    workload: {{rw: write, bs: 1m, iodepth: 4, passes: 1, verify: true}}
   - name: check
     workload: {{rw: randread, bs: 4k, iodepth: 8, runtime: 1s, verify: true}}
+  - name: wide
+    workload: {{rw: randread, bs: 192k, iodepth: 4, runtime: 1s, verify: true}}
 """
 
 
@@ -104,6 +108,11 @@ with Tmp() as tmp:
               f"the fill wrote the whole volume: {fill['write_bytes']}")
         check(byrow[(int(drives["d0.dat"]["drive"]), 1)]["write_bytes"] == 4 << 20,
               "the plain drive: 4 MiB")
+        wide = byrow[(vi, 3)]
+        check(wide["read_ios"] > 0 and wide["verify_checked"] == wide["read_ios"] * 384
+              and wide["verify_mismatches"] == 0 and wide["read_errors"] == 0,
+              f"192k reads as parts over three members, every chunk checked: "
+              f"{wide['read_ios']} {wide['verify_checked']} {wide['verify_mismatches']}")
         check(chk["read_ios"] > 0 and chk["verify_checked"] > 0
               and chk["verify_mismatches"] == 0,
               f"reads check the volume's headers: {chk['verify_checked']} "

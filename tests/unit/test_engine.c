@@ -343,7 +343,8 @@ struct vq {
 	unsigned n;
 };
 static pthread_mutex_t v_mu = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t v_bytes[16], v_bad, v_unit[16], v_members[16];
+static uint64_t v_bytes[16], v_bad, v_unit[16], v_members[16], v_subs;
+static uint64_t v_fail_at = UINT64_MAX;	/* a part at this volume offset fails with EIO */
 
 static int v_setup(struct rb_engine_ctx *c, char *err, size_t len)
 {
@@ -377,6 +378,7 @@ static void v_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	    (unit && io->log_offset % unit + io->len > unit))
 		v_bad++;
 	v_bytes[fd] += io->len;
+	v_subs++;
 	pthread_mutex_unlock(&v_mu);
 	q->q[q->n++] = io;
 }
@@ -391,7 +393,7 @@ static int v_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 	(void)wait_nr;
 	for (unsigned i = 0; i < n; i++) {
 		done[i] = q->q[i];
-		res[i] = (int)q->q[i]->len;
+		res[i] = q->q[i]->log_offset == v_fail_at ? -EIO : (int)q->q[i]->len;
 	}
 	memmove(q->q, q->q + n, (q->n - n) * sizeof(q->q[0]));
 	q->n -= n;
@@ -440,15 +442,75 @@ static void test_engine_volumes_map_raid0(void **state)
 	assert_int_equal(v_bytes[5], 1 << 20);
 	assert_int_equal(v_bytes[6], 1 << 20);
 	rb_run_free(r);
-	/* a unit smaller than the largest size, or more members than descriptors: refused */
-	vols[0].stripe = 8192;
-	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 4, vols, 2, &r, err, sizeof(err)),
-			 -EINVAL);
-	assert_non_null(strstr(err, "largest block size"));
-	vols[0].stripe = 65536;
+	/* more members than descriptors, or a unit not of whole sectors: refused */
 	vols[0].members = 4;
 	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 4, vols, 2, &r, err, sizeof(err)),
 			 -EINVAL);
+	vols[0].members = 3;
+	vols[0].stripe = 65536 + 100;
+	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 4, vols, 2, &r, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "multiple of 512"));
+}
+
+/*
+ * IOs larger than the unit go as parts, one per unit touched, each on its member at its
+ * place (the fake checks every part against RAID 0's map); the IO is measured once, when
+ * its last part is done. A failing part makes its IO one error, listed at the part's
+ * volume offset, and the IO is not measured.
+ */
+static void test_engine_volumes_split_ios_across_units(void **state)
+{
+	int fds[3] = { 3, 4, 5 };
+	uint64_t spans[3] = { 1 << 20, 1 << 20, 1 << 20 };
+	struct rb_volume vol = { .members = 3, .stripe = 65536 };
+	struct rb_workload wl;
+	struct rb_run *r = NULL;
+	const struct rb_target_result *res;
+	char err[256];
+
+	(void)state;
+	memset(v_bytes, 0, sizeof(v_bytes));
+	v_bad = v_subs = 0;
+	v_unit[3] = 65536;
+	v_members[3] = 3;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "write", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("bs"), "96k", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "8", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("numjobs"), "2", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("passes"), "1", err, sizeof(err));
+	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 3, &vol, 1, &r, err, sizeof(err)), 0);
+	rb_run_set_ops(r, &volume_ops);
+	rb_run_start(r);
+	rb_run_join(r);
+	res = rb_run_result(r, 0);
+	/* 3 MiB in 32 IOs of 96k, each across a unit boundary: 64 parts */
+	assert_int_equal(res->dir[RB_DIR_WRITE].bytes, 3 << 20);
+	assert_int_equal(res->dir[RB_DIR_WRITE].ios, 32);
+	assert_int_equal(res->dir[RB_DIR_WRITE].hist.total, 32);
+	assert_int_equal(v_subs, 64);
+	assert_int_equal(v_bad, 0);
+	assert_int_equal(v_bytes[3], 1 << 20);
+	assert_int_equal(v_bytes[4], 1 << 20);
+	assert_int_equal(v_bytes[5], 1 << 20);
+	rb_run_free(r);
+
+	/* the part at volume offset 320k (unit 5: member 2) fails */
+	v_fail_at = 5 * 65536;
+	assert_int_equal(rb_run_new_volumes(&wl, fds, spans, 3, &vol, 1, &r, err, sizeof(err)), 0);
+	rb_run_set_ops(r, &volume_ops);
+	rb_run_start(r);
+	rb_run_join(r);
+	res = rb_run_result(r, 0);
+	v_fail_at = UINT64_MAX;
+	assert_int_equal(res->dir[RB_DIR_WRITE].errors, 1);
+	assert_int_equal(res->dir[RB_DIR_WRITE].ios, 31);
+	assert_int_equal(res->dir[RB_DIR_WRITE].hist.total, 31);
+	assert_int_equal(res->nerrors, 1);
+	assert_int_equal(res->errors[0].offset, 5 * 65536);
+	assert_int_equal(res->errors[0].err, EIO);
+	rb_run_free(r);
 }
 
 int main(void)
@@ -461,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_engine_size_based_passes_and_split),
 		cmocka_unit_test(test_engine_short_ios_resubmitted_and_counted_once),
 		cmocka_unit_test(test_engine_volumes_map_raid0),
+		cmocka_unit_test(test_engine_volumes_split_ios_across_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
