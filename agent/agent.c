@@ -953,15 +953,63 @@ static void health_add(struct rb_health *acc, const struct rb_health *h, bool fi
 	acc->kernel_write_bytes += h->kernel_write_bytes;
 }
 
-/* One health snapshot per drive of the point: when 0 before, 1 during, 2 after. */
+/* One snapshot as a Health message: of the drive, or of member (NULL: the drive). */
+static void send_health_one(struct agent *a, const char *drive, const char *member,
+			    unsigned when, const struct rb_health *h, bool alert)
+{
+	struct point *p = &a->pt;
+	Rb__Envelope e;
+	Rb__Health m = RB__HEALTH__INIT;
+
+	m.point = p->point;
+	m.attempt = p->attempt;
+	m.drive = (char *)drive;
+	m.member = (char *)(member ? member : "");
+	m.t_ns = rb_wall_ns();
+	m.when = when;
+	m.nvme = h->nvme;
+	m.critical_warning = h->critical_warning;
+	m.temperature_c = h->temperature_c;
+	m.available_spare_pct = h->available_spare_pct;
+	m.percentage_used = h->percentage_used;
+	m.data_units_read = h->data_units_read;
+	m.data_units_written = h->data_units_written;
+	m.host_reads = h->host_reads;
+	m.host_writes = h->host_writes;
+	m.power_on_hours = h->power_on_hours;
+	m.unsafe_shutdowns = h->unsafe_shutdowns;
+	m.media_errors = h->media_errors;
+	m.error_log_entries = h->error_log_entries;
+	m.kernel = h->kernel;
+	m.kernel_read_ios = h->kernel_read_ios;
+	m.kernel_write_ios = h->kernel_write_ios;
+	m.kernel_read_bytes = h->kernel_read_bytes;
+	m.kernel_write_bytes = h->kernel_write_bytes;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_HEALTH;
+	e.health = &m;
+	send_env(a, &e);
+	if (alert && h->nvme && h->critical_warning) {
+		char w[256];
+
+		rb_nvme_warning_text(h->critical_warning, w, sizeof(w));
+		if (member)
+			rb_warn("drive '%s' (of volume '%s') health alert: %s", member, drive, w);
+		else
+			rb_warn("drive '%s' health alert: %s", drive, w);
+	}
+}
+
+/*
+ * One health snapshot per drive of the point: when 0 before, 1 during, 2 after. A
+ * volume's members each send theirs, then the volume its members' added up.
+ */
 static void send_health(struct agent *a, unsigned when)
 {
 	struct point *p = &a->pt;
 
 	for (size_t i = 0; i < p->ndrives; i++) {
 		struct rb_health h = { 0 }, one;
-		Rb__Envelope e;
-		Rb__Health m = RB__HEALTH__INIT;
 		unsigned got = 0;
 
 		for (unsigned k = 0; k < p->vols[i].members; k++) {
@@ -969,50 +1017,13 @@ static void send_health(struct agent *a, unsigned when)
 
 			if (rb_health_read(path, &rb_nvme_libnvme, &one))
 				break; /* files have no health of their own */
+			if (p->vols[i].stripe)
+				send_health_one(a, p->drives[i], path, when, &one, true);
 			health_add(&h, &one, !got++);
-			if (p->vols[i].stripe && one.nvme && one.critical_warning) {
-				char w[256];
-
-				rb_nvme_warning_text(one.critical_warning, w, sizeof(w));
-				rb_warn("drive '%s' (of volume '%s') health alert: %s", path,
-					p->drives[i], w);
-			}
 		}
-		if (!got || got < p->vols[i].members)
-			continue;
-		m.point = p->point;
-		m.attempt = p->attempt;
-		m.drive = p->drives[i];
-		m.t_ns = rb_wall_ns();
-		m.when = when;
-		m.nvme = h.nvme;
-		m.critical_warning = h.critical_warning;
-		m.temperature_c = h.temperature_c;
-		m.available_spare_pct = h.available_spare_pct;
-		m.percentage_used = h.percentage_used;
-		m.data_units_read = h.data_units_read;
-		m.data_units_written = h.data_units_written;
-		m.host_reads = h.host_reads;
-		m.host_writes = h.host_writes;
-		m.power_on_hours = h.power_on_hours;
-		m.unsafe_shutdowns = h.unsafe_shutdowns;
-		m.media_errors = h.media_errors;
-		m.error_log_entries = h.error_log_entries;
-		m.kernel = h.kernel;
-		m.kernel_read_ios = h.kernel_read_ios;
-		m.kernel_write_ios = h.kernel_write_ios;
-		m.kernel_read_bytes = h.kernel_read_bytes;
-		m.kernel_write_bytes = h.kernel_write_bytes;
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_HEALTH;
-		e.health = &m;
-		send_env(a, &e);
-		if (!p->vols[i].stripe && h.nvme && h.critical_warning) {
-			char w[256];
-
-			rb_nvme_warning_text(h.critical_warning, w, sizeof(w));
-			rb_warn("drive '%s' health alert: %s", p->drives[i], w);
-		}
+		/* a volume's alerts were said per member */
+		if (got && got == p->vols[i].members)
+			send_health_one(a, p->drives[i], NULL, when, &h, !p->vols[i].stripe);
 	}
 }
 

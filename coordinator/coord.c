@@ -799,6 +799,16 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 		return;
 	memset(&row, 0, sizeof(row));
 	row.drive = (uint32_t)di;
+	/* a volume's member: its own row; the drive's state (deltas, alerts) is the sum's */
+	if (m->member && *m->member) {
+		const struct rb_drive_ref *d = &k->c->drives[di];
+
+		for (size_t i = 0; i < d->nmembers && !row.member; i++)
+			if (!strcmp(d->members[i].path, m->member))
+				row.member = (uint32_t)i + 1;
+		if (!row.member)
+			return;
+	}
 	row.point = m->point;
 	row.attempt = m->attempt;
 	row.when = (uint8_t)m->when;
@@ -821,6 +831,8 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 	row.kernel_read_bytes = m->kernel_read_bytes;
 	row.kernel_write_bytes = m->kernel_write_bytes;
 	rb_results_health(k->res, &row);
+	if (row.member)
+		return;
 	hs = &k->health[di];
 	if (m->when == 0) {
 		hs->before = row;

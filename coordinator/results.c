@@ -165,6 +165,7 @@ static const struct field health_f[] = {
 	FLD(struct rb_row_health, drive, FT_U32, ""),
 	FLD(struct rb_row_health, point, FT_U32, ""),
 	FLD(struct rb_row_health, attempt, FT_U32, ""),
+	FLD(struct rb_row_health, member, FT_U32, ""),
 	FLD(struct rb_row_health, when, FT_U8, "0=before 1=during 2=after"),
 	FLD(struct rb_row_health, t_ns, FT_I64, "ns since UTC epoch"),
 	FLD(struct rb_row_health, nvme, FT_U8, "bool"),

@@ -141,6 +141,7 @@ struct rb_row_hist {
 
 struct rb_row_health {
 	uint32_t drive, point, attempt;
+	uint32_t member;	/* 0: the drive (a volume's: its members added up); k: member k - 1 */
 	uint8_t when;		/* 0 before, 1 during, 2 after */
 	int64_t t_ns;
 	uint8_t nvme, critical_warning;
