@@ -508,9 +508,14 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 
 		if (!drive_entry(L, mn, "members", &path, &serial))
 			continue;
-		if (drive_listed(L, agent, path)) {
-			ERR(L, mn, "members", "drive '%s' of agent '%s' is listed twice (a volume's "
-					      "members are its own)", path, agent);
+		/* a drive may be in several volumes (phases choose which they measure) */
+		bool twice = false;
+
+		for (size_t i = 0; i < nm; i++)
+			twice |= !strcmp(mv[i].path, path);
+		if (twice) {
+			ERR(L, mn, "members", "drive '%s' is in volume '%s' twice", path,
+			    name ? name : "?");
 			continue;
 		}
 		n = realloc(mv, (nm + 1) * sizeof(*n));
@@ -692,6 +697,7 @@ static struct rb_point *push_point(struct loader *L, const struct rb_point *tmpl
 }
 
 struct phase_extra {
+	yaml_node_t *drives_node;
 	double curve[64];
 	size_t ncurve;
 	yaml_node_t *curve_node, *steady_node;
@@ -1071,6 +1077,10 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
 			} else if (key && !strcmp(key, "purge")) {
 				load_purge(L, v, &x);
+			} else if (key && !strcmp(key, "drives")) {
+				if (want(L, v, YAML_SEQUENCE_NODE, "drives",
+					 "a list of the campaign's drives (paths, volume names)"))
+					x.drives_node = v;
 			} else if (key && !strcmp(key, "repeat")) {
 				const char *t = rb_yaml_scalar(v);
 				uint64_t u;
@@ -1082,7 +1092,7 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 					x.repeat = (unsigned)u;
 			} else {
 				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
-					       "matrix, curve, steady_state, idle, repeat, purge)",
+					       "matrix, curve, steady_state, idle, repeat, purge, drives)",
 				    key ? key : "?");
 			}
 		}
@@ -1111,6 +1121,28 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 			c->phases[c->nphases].steady_rolling = x.rolling;
 			c->phases[c->nphases].steady_window = x.window;
 			c->phases[c->nphases].metric = x.metric;
+			c->phases[c->nphases].line = rb_yaml_line(ph);
+			c->phases[c->nphases].column = rb_yaml_col(ph);
+			for (yaml_node_item_t *di = x.drives_node ? x.drives_node->data.sequence.items.start
+								  : NULL;
+			     di && di < x.drives_node->data.sequence.items.top; di++) {
+				struct rb_phase *P = &c->phases[c->nphases];
+				const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
+				char **nd = realloc(P->drives, (P->ndrives + 1) * sizeof(*nd));
+
+				if (!nm || !*nm) {
+					ERR(L, rb_yaml_get(&L->y, *di), "drives", "a phase's 'drives' are "
+					    "names: a drive's path or a volume's name");
+					continue;
+				}
+				if (!nd)
+					break;
+				P->drives = nd;
+				P->drives[P->ndrives++] = xstrdup(nm);
+			}
+			if (x.drives_node && !c->phases[c->nphases].ndrives)
+				ERR(L, x.drives_node, "drives", "'drives' is empty: name the drives the "
+				    "phase measures, or leave it out for all");
 			c->nphases++;
 		}
 		if (ok && pv) {
@@ -1244,40 +1276,42 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 			rb_yaml_error(&ly, L->d, dn, "drives", "a locked drive has agent, path and serial");
 			continue;
 		}
-		/* a drive, or a volume's member: both are locked by path */
-		char **pin = NULL;
-		size_t m = 0;
+		/* a drive, or a volume's member (of every volume holding it): locked by path */
+		bool any = false;
+		const char *other = NULL;
 
-		for (i = 0; i < c->ndrives && !pin; i++) {
+		for (i = 0; i < c->ndrives; i++) {
 			struct rb_drive_ref *d = &c->drives[i];
 
 			if (strcmp(d->agent, agent))
 				continue;
-			if (!d->nmembers && !strcmp(d->path, dpath))
-				pin = &d->serial;
-			for (m = 0; !pin && m < d->nmembers; m++)
-				if (!strcmp(d->members[m].path, dpath))
-					pin = &d->members[m].serial;
+			for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
+				char **pin = d->nmembers ? &d->members[m].serial : &d->serial;
+
+				if (strcmp(d->nmembers ? d->members[m].path : d->path, dpath))
+					continue;
+				any = true;
+				seen[i] |= !d->nmembers;
+				mseen[i] += d->nmembers > 0;
+				if (!*serial)
+					continue; /* no serial to pin (a file, a loop device) */
+				if ((*pin)[0] && strcmp(*pin, serial)) {
+					other = *pin;
+					continue;
+				}
+				free(*pin);
+				*pin = xstrdup(serial);
+			}
 		}
-		if (!pin) {
+		if (!any) {
 			rb_yaml_error(&ly, L->d, dn, dpath,
 				      "the lock names drive '%s' of agent '%s', which the campaign does "
 				      "not target", dpath, agent);
 			continue;
 		}
-		i--;
-		seen[i] |= !c->drives[i].nmembers;
-		if (c->drives[i].nmembers)
-			mseen[i]++;
-		if (!*serial)
-			continue; /* no serial to pin (a file, a loop device): recorded only */
-		if ((*pin)[0] && strcmp(*pin, serial)) {
+		if (other)
 			ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
-					  "'%s' in the lock", dpath, agent, *pin, serial);
-			continue;
-		}
-		free(*pin);
-		*pin = xstrdup(serial);
+					  "'%s' in the lock", dpath, agent, other, serial);
 	}
 	for (size_t i = 0; i < c->ndrives; i++)
 		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])
@@ -1419,7 +1453,69 @@ uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p)
 	return p->wl.stripe ? p->wl.stripe : d->stripe;
 }
 
-/* 'stripe' in a workload sets volumes' units: a campaign setting it needs a volume. */
+bool rb_point_has_drive(const struct rb_campaign *c, const struct rb_point *p, size_t d)
+{
+	const struct rb_phase *P = &c->phases[p->phase];
+
+	for (size_t i = 0; i < P->ndrives; i++)
+		if (!strcmp(P->drives[i], c->drives[d].path))
+			return true;
+	return !P->ndrives;
+}
+
+/*
+ * Phase p measures its drives at once: no device may be in two of them (a drive in two
+ * volumes, or a volume's member also measured alone). Returns the first clash found.
+ */
+static bool phase_clash(const struct rb_campaign *c, size_t ph, const char **ret_path,
+			const char **ret_a, const char **ret_b, const char **ret_agent)
+{
+	struct rb_point probe = { .phase = (unsigned)ph };
+	struct key {
+		const char *agent, *path, *owner;
+	} *tab;
+	size_t n = 0, cap = 16, mask;
+	bool clash = false;
+
+	for (size_t d = 0; d < c->ndrives; d++)
+		n += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
+	while (cap < n * 2)
+		cap *= 2;
+	mask = cap - 1;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return false;
+	for (size_t d = 0; d < c->ndrives && !clash; d++) {
+		const struct rb_drive_ref *dr = &c->drives[d];
+
+		if (!rb_point_has_drive(c, &probe, d))
+			continue;
+		for (size_t m = 0; m < (dr->nmembers ? dr->nmembers : 1) && !clash; m++) {
+			const char *path = dr->nmembers ? dr->members[m].path : dr->path;
+			size_t h = drive_hash(dr->agent, path) & mask;
+
+			for (; tab[h].path; h = (h + 1) & mask)
+				if (!strcmp(tab[h].agent, dr->agent) && !strcmp(tab[h].path, path)) {
+					clash = true;
+					*ret_path = path;
+					*ret_a = tab[h].owner;
+					*ret_b = dr->path;
+					*ret_agent = dr->agent;
+					break;
+				}
+			if (!clash)
+				tab[h] = (struct key){ dr->agent, path, dr->path };
+		}
+	}
+	free(tab);
+	return clash;
+}
+
+/*
+ * Volumes against the phases: 'stripe' in a workload sets volumes' units (a campaign
+ * setting it needs a volume); a phase's 'drives' name drives the campaign has; no phase
+ * measures one device twice at once.
+ */
 static void check_volumes(struct loader *L, yaml_node_t *root)
 {
 	struct rb_campaign *c = L->c;
@@ -1435,6 +1531,30 @@ static void check_volumes(struct loader *L, yaml_node_t *root)
 			    "SIZE})");
 			break;
 		}
+	for (size_t ph = 0; ph < c->nphases; ph++) {
+		const struct rb_phase *P = &c->phases[ph];
+		const char *path, *x, *y, *agent;
+
+		/* drives chosen when agents connect cannot be named before */
+		for (size_t i = 0; i < P->ndrives && !c->nselectors; i++) {
+			bool found = false;
+
+			for (size_t d = 0; d < c->ndrives && !found; d++)
+				found = !strcmp(c->drives[d].path, P->drives[i]);
+			for (size_t g = 0; g < c->ngroups && !found; g++)
+				for (size_t d = 0; d < c->groups[g].ndrives && !found; d++)
+					found = !strcmp(c->groups[g].drives[d], P->drives[i]);
+			if (!found)
+				rb_diags_add(L->d, RB_SEV_ERROR, c->file, P->line, P->column, "drives",
+					     "phase '%s' measures drive '%s', which no target has (a "
+					     "drive's path or a volume's name)", P->name, P->drives[i]);
+		}
+		if (nvol && phase_clash(c, ph, &path, &x, &y, &agent))
+			rb_diags_add(L->d, RB_SEV_ERROR, c->file, P->line, P->column, "drives",
+				     "phase '%s' would measure '%s' of agent '%s' twice at once, in "
+				     "'%s' and in '%s': give the phase 'drives' naming the ones it "
+				     "measures", P->name, path, agent, x, y);
+	}
 }
 
 static void load_root(struct loader *L, yaml_node_t *root)
@@ -1649,8 +1769,12 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 		}
 		free(c->drives[i].members);
 	}
-	for (size_t i = 0; i < c->nphases; i++)
+	for (size_t i = 0; i < c->nphases; i++) {
 		free(c->phases[i].name);
+		for (size_t j = 0; j < c->phases[i].ndrives; j++)
+			free(c->phases[i].drives[j]);
+		free(c->phases[i].drives);
+	}
 	for (size_t i = 0; i < c->nselectors; i++) {
 		free(c->selectors[i].agent);
 		free(c->selectors[i].model);

@@ -79,6 +79,9 @@ struct rb_phase {
 	bool steady_rolling;		/* each point runs until its intervals are steady */
 	enum rb_track_metric metric;
 	size_t npoints_per_round;	/* matrix points in one round or one curve */
+	char **drives;			/* the drives it measures (paths, volume names); none: all */
+	size_t ndrives;
+	unsigned line, column;
 };
 
 struct rb_campaign {
@@ -127,6 +130,8 @@ int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
 /* Whether an agent of that name and labels ("K=V" pairs) belongs to group g. */
 bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
 			    const char *const *keys, const char *const *values, size_t nlabels);
+/* Whether point p measures campaign drive d (its phase's 'drives', else every drive). */
+bool rb_point_has_drive(const struct rb_campaign *c, const struct rb_point *p, size_t d);
 /* The unit volume d stripes in at point p: the point's 'stripe', else the volume's own. */
 uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p);
 /* Whether any point writes. */

@@ -103,6 +103,7 @@ struct coord {
 		struct rb_steady st;
 	} *roll;			/* per drive, in a rolling steady-state point */
 	size_t roll_steady;		/* drives steady so far in this rolling point */
+	size_t point_drives;		/* drives the current point measures */
 	bool roll_stopped;
 	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
 	int journal;			/* the run's journal (RESULTS.h5.journal); -1 none */
@@ -638,7 +639,7 @@ static void roll_sample(struct coord *k, int di, const Rb__Sample *smp)
 	r->ios += smp->ios;
 	r->bytes += smp->bytes;
 	r->lat_ns += smp->lat_sum_ns;
-	if (k->roll_steady == k->c->ndrives && !k->roll_stopped && !k->replaying) {
+	if (k->roll_steady == k->point_drives && !k->roll_stopped && !k->replaying) {
 		k->roll_stopped = true;
 		rb_info("point %u: every drive is steady; stopping it", p->index);
 		stop_agents(k, "steady state reached");
@@ -1239,16 +1240,18 @@ static int check_offered(struct coord *k)
 	return rc;
 }
 
-/* The agent's drives of the campaign, and their identity pins in ret_serials. */
-static char **agent_drives(struct coord *k, struct ragent *a, size_t *ret_n,
-			   char ***ret_serials)
+/* The agent's drives of point p (NULL: of the campaign), their identity pins in
+ * ret_serials. */
+static char **agent_drives(struct coord *k, struct ragent *a, const struct rb_point *p,
+			   size_t *ret_n, char ***ret_serials)
 {
 	char **v = calloc(k->c->ndrives + 1, sizeof(*v));
 	char **s = calloc(k->c->ndrives + 1, sizeof(*s));
 	size_t n = 0;
 
 	for (size_t i = 0; v && s && i < k->c->ndrives; i++)
-		if (!strcmp(k->c->drives[i].agent, a->name)) {
+		if (!strcmp(k->c->drives[i].agent, a->name) &&
+		    (!p || rb_point_has_drive(k->c, p, i))) {
 			s[n] = k->c->drives[i].serial;
 			v[n++] = k->c->drives[i].path;
 		}
@@ -1268,7 +1271,8 @@ static Rb__Volume **agent_volumes(struct coord *k, struct ragent *a, const struc
 		const struct rb_drive_ref *d = &k->c->drives[i];
 		Rb__Volume *x, **nv;
 
-		if (!d->nmembers || strcmp(d->agent, a->name))
+		if (!d->nmembers || strcmp(d->agent, a->name) ||
+		    (p && !rb_point_has_drive(k->c, p, i)))
 			continue;
 		nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv)
@@ -1308,7 +1312,7 @@ static void send_preflight(struct coord *k, struct ragent *a)
 	Rb__Envelope e;
 	Rb__Preflight pf = RB__PREFLIGHT__INIT;
 
-	pf.drives = agent_drives(k, a, &pf.n_drives, &pf.serials);
+	pf.drives = agent_drives(k, a, NULL, &pf.n_drives, &pf.serials);
 	pf.n_serials = pf.n_drives;
 	pf.writes = rb_campaign_writes(k->c);
 	pf.destructive = k->c->destructive;
@@ -1539,7 +1543,7 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 	as.attempt = attempt;
 	as.destructive = k->c->destructive;
 	as.wipe_signatures = k->c->wipe_signatures;
-	as.drives = agent_drives(k, a, &as.n_drives, &as.serials);
+	as.drives = agent_drives(k, a, p, &as.n_drives, &as.serials);
 	as.n_serials = as.n_drives;
 	as.purge = (char *)p->purge;
 	as.purge_ses = p->purge_ses;
@@ -1598,7 +1602,7 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 	for (size_t i = 0; i < k->c->ndrives; i++) {
 		struct rb_row_result row;
 
-		if (strcmp(k->c->drives[i].agent, a->name))
+		if (strcmp(k->c->drives[i].agent, a->name) || !rb_point_has_drive(k->c, p, i))
 			continue;
 		memset(&row, 0, sizeof(row));
 		row.drive = (uint32_t)i;
@@ -1627,6 +1631,9 @@ static void point_begin(struct coord *k, const struct rb_point *p)
 	/* a rolling steady state judges this point's intervals as they come */
 	k->roll_stopped = false;
 	k->roll_steady = 0;
+	k->point_drives = 0;
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		k->point_drives += rb_point_has_drive(k->c, p, i);
 	roll_free(k);
 	if (k->c->phases[p->phase].steady_rolling)
 		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
@@ -1751,6 +1758,8 @@ static void print_summary(struct coord *k, FILE *out)
 			const struct summary *s = &k->sum[p * c->ndrives + d];
 			char drive[300];
 
+			if (!rb_point_has_drive(c, &c->points[p], d))
+				continue;
 			snprintf(drive, sizeof(drive), "%s:%s", c->drives[d].agent,
 				 c->drives[d].path);
 			if (strlen(drive) > 28)
@@ -1800,6 +1809,8 @@ static bool steady_check(struct coord *k, unsigned ph, unsigned round)
 			bool complete = true;
 			long at;
 
+			if (!rb_point_has_drive(c, &c->points[track[0]], d))
+				continue;
 			for (unsigned r = 0; r < round; r++) {
 				const struct summary *s = &k->sum[track[r] * c->ndrives + d];
 
@@ -1880,6 +1891,22 @@ static void idle(struct coord *k, uint64_t ns)
  * says; --lock writes the identities a destructive campaign will write (only when the
  * guard let every drive through).
  */
+/* Whether device path of drive i's agent comes up before (drive i, member m). */
+static bool listed_before(const struct rb_campaign *c, size_t i, size_t m, const char *path)
+{
+	for (size_t j = 0; j <= i; j++) {
+		const struct rb_drive_ref *d = &c->drives[j];
+		size_t n = d->nmembers ? d->nmembers : 1;
+
+		if (strcmp(d->agent, c->drives[i].agent))
+			continue;
+		for (size_t k = 0; k < (j == i ? m : n); k++)
+			if (!strcmp(d->nmembers ? d->members[k].path : d->path, path))
+				return true;
+	}
+	return false;
+}
+
 static int resolve(struct coord *k, const char *lock, int rc)
 {
 	const struct rb_campaign *c = k->c;
@@ -1942,6 +1969,10 @@ static int resolve(struct coord *k, const char *lock, int rc)
 		c->name, c->name, rb_campaign_methodology(c, method, sizeof(method)));
 	/* a volume's members are locked one by one: they are what gets written */
 	size_t locked = 0;
+	bool vols = false;
+
+	for (size_t i = 0; i < c->ndrives; i++)
+		vols |= c->drives[i].nmembers > 0;
 
 	for (size_t i = 0; i < c->ndrives; i++) {
 		const struct rb_drive_ref *d = &c->drives[i];
@@ -1949,6 +1980,9 @@ static int resolve(struct coord *k, const char *lock, int rc)
 		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
 			const char *path = d->nmembers ? d->members[m].path : d->path;
 			const struct rtarget *t = target_by_path(agent_by_name(k, d->agent), path);
+
+			if (vols && listed_before(c, i, m, path))
+				continue; /* in several volumes: locked once */
 
 			fprintf(f, "  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
 				   "firmware: \"%s\", size: %llu}\n",

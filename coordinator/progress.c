@@ -31,6 +31,7 @@ struct rb_progress {
 	FILE *events;
 	bool tty, color;
 	struct pdrive *d;
+	size_t *in, nin;	/* the drives the current point measures */
 	size_t k;		/* current point */
 	int64_t run_start, point_start, last_draw, last_line;
 	uint64_t point_ns;	/* the current point's planned time */
@@ -65,7 +66,10 @@ struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *eve
 	struct rb_progress *p = calloc(1, sizeof(*p));
 	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 
-	if (!p || !(p->d = calloc(c->ndrives + 1, sizeof(*p->d)))) {
+	if (!p || !(p->d = calloc(c->ndrives + 1, sizeof(*p->d))) ||
+	    !(p->in = calloc(c->ndrives + 1, sizeof(*p->in)))) {
+		if (p)
+			free(p->d);
 		free(p);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
@@ -77,6 +81,7 @@ struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *eve
 			snprintf(err, errlen, "cannot open events file '%s': %s", events,
 				 strerror(errno));
 			free(p->d);
+			free(p->in);
 			free(p);
 			return NULL;
 		}
@@ -107,14 +112,17 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 	p->k = k;
 	p->point_start = p->last_line = rb_mono_ns();
 	p->point_ns = planned_ns(pt);
+	p->nin = 0;
 	for (size_t i = 0; i < p->c->ndrives; i++) {
 		p->d[i].ios = p->d[i].bytes = p->d[i].p99_ns = 0;
 		p->d[i].total_ios = p->d[i].total_bytes = 0;
 		p->d[i].interval = 0;
+		if (rb_point_has_drive(p->c, pt, i))
+			p->in[p->nin++] = i;
 	}
 	erase(p);
 	fprintf(stderr, "rackbench: [%zu/%zu] %s (%s on %zu drive(s))\n", k + 1, p->c->npoints,
-		pt->name, rb_fmt_duration_human(pt->wl.runtime_ns, dur, sizeof(dur)), p->c->ndrives);
+		pt->name, rb_fmt_duration_human(pt->wl.runtime_ns, dur, sizeof(dur)), p->nin);
 	if (p->events) {
 		event_head(p, "point_start");
 		fprintf(p->events, ", \"point\": %u, \"of\": %zu, \"phase\": ", pt->index,
@@ -193,11 +201,13 @@ static void totals(const struct rb_progress *p, double *iops, double *mbps, uint
 
 	*iops = *mbps = 0;
 	*p99 = 0;
-	for (size_t i = 0; i < p->c->ndrives; i++) {
-		*iops += s > 0 ? (double)p->d[i].ios / s : 0;
-		*mbps += s > 0 ? (double)p->d[i].bytes / s / 1e6 : 0;
-		if (p->d[i].p99_ns > *p99)
-			*p99 = p->d[i].p99_ns;
+	for (size_t i = 0; i < p->nin; i++) {
+		const struct pdrive *d = &p->d[p->in[i]];
+
+		*iops += s > 0 ? (double)d->ios / s : 0;
+		*mbps += s > 0 ? (double)d->bytes / s / 1e6 : 0;
+		if (d->p99_ns > *p99)
+			*p99 = d->p99_ns;
 	}
 }
 
@@ -212,7 +222,7 @@ static void draw(struct rb_progress *p, int64_t now)
 
 	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
 		rows = ws.ws_row;
-	show = p->c->ndrives < rows - 4 ? p->c->ndrives : rows - 4;
+	show = p->nin < rows - 4 ? p->nin : rows - 4;
 	erase(p);
 	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s of %s \u00b7 ETA %s%s\n",
 		p->color ? "\033[1m" : "", p->c->phases[pt->phase].name, p->k + 1, p->c->npoints,
@@ -225,7 +235,7 @@ static void draw(struct rb_progress *p, int64_t now)
 	fprintf(stderr, "  %-40s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
 	lines = 2;
 	for (size_t i = 0; i < show; i++) {
-		const struct pdrive *d = &p->d[i];
+		const struct pdrive *d = &p->d[p->in[i]];
 		size_t l = strlen(d->label);
 		char t[16] = "-";
 
@@ -236,13 +246,13 @@ static void draw(struct rb_progress *p, int64_t now)
 			s > 0 ? (double)d->bytes / s / 1e6 : 0, (double)d->p99_ns / 1e3, t);
 		lines++;
 	}
-	if (show < p->c->ndrives) {
+	if (show < p->nin) {
 		double iops, mbps;
 		uint64_t p99;
 
 		totals(p, &iops, &mbps, &p99);
 		fprintf(stderr, "  ... %zu more; all drives: %.0f IOPS, %.1f MB/s, worst p99 %.1f us\n",
-			p->c->ndrives - show, iops, mbps, (double)p99 / 1e3);
+			p->nin - show, iops, mbps, (double)p99 / 1e3);
 		lines++;
 	}
 	fflush(stderr);
@@ -259,7 +269,7 @@ static void plain_line(struct rb_progress *p, int64_t now, const char *what)
 	fprintf(stderr,
 		"rackbench: [%zu/%zu] %s: %s, %zu drive(s): %.0f IOPS, %.1f MB/s, worst p99 %.1f us; "
 		"ETA %s\n",
-		p->k + 1, p->c->npoints, p->c->points[p->k].name, what, p->c->ndrives, iops, mbps,
+		p->k + 1, p->c->npoints, p->c->points[p->k].name, what, p->nin, iops, mbps,
 		(double)p99 / 1e3,
 		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)));
 }
@@ -293,12 +303,12 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 
 	erase(p);
 	/* the point's average over its run, from every interval received, all drives */
-	for (size_t i = 0; i < p->c->ndrives; i++) {
-		iops += el > 0 ? (double)p->d[i].total_ios / el : 0;
-		mbps += el > 0 ? (double)p->d[i].total_bytes / el / 1e6 : 0;
+	for (size_t i = 0; i < p->nin; i++) {
+		iops += el > 0 ? (double)p->d[p->in[i]].total_ios / el : 0;
+		mbps += el > 0 ? (double)p->d[p->in[i]].total_bytes / el / 1e6 : 0;
 	}
 	fprintf(stderr, "rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "
-		"%.1f MB/s\n", p->k + 1, p->c->npoints, pt->name, status, el, p->c->ndrives, iops,
+		"%.1f MB/s\n", p->k + 1, p->c->npoints, pt->name, status, el, p->nin, iops,
 		mbps);
 	if (p->events) {
 		event_head(p, "point_done");
@@ -333,5 +343,6 @@ void rb_progress_free(struct rb_progress *p)
 	if (p->events)
 		fclose(p->events);
 	free(p->d);
+	free(p->in);
 	free(p);
 }

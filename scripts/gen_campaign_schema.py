@@ -159,6 +159,12 @@ def main():
                                                                   "ses": {"enum": ["user", "crypto"]}}},
                                          "repeat": {"type": "integer", "minimum": 1, "maximum": 1000,
                                                     "description": "run the phase's matrix this many times, as a block"},
+                                         "drives": {"type": "array", "minItems": 1,
+                                                    "items": {"type": "string", "minLength": 1},
+                                                    "description": "the campaign drives this phase measures (paths "
+                                                                   "or volume names, on every agent that has them); "
+                                                                   "default: all. Volumes sharing a drive go in "
+                                                                   "different phases"},
                                          "curve": {"type": "array", "minItems": 1, "maxItems": 64,
                                                    "description": "vdbench-style curve: an unthrottled run, then each "
                                                                   "percentage of each drive's own maximum IOPS",

@@ -14,6 +14,9 @@ campaign measures d0.dat and the volume vol3 = m0+m1+m2 in 64k units:
 - the history notes each member's share; health rows are the volume's;
 - a purge phase zeroes every member (the volume's row says purged) and the history has
   a purge per member, which the volume's later rows carry;
+- widths in one campaign: volumes of 1, 2 and 3 of the same files, a phase each
+  (`drives:`), one point per width on its volume alone; the 3-wide reads check the
+  fill's headers (they hold 3-wide volume offsets);
 - `plan --resolve --lock` lists the members and locks each, and a campaign holds to it;
 - a member outside the state folder, not allow-listed: the guard refuses the volume,
   naming it and the member, exit 3, nothing written; a member the agent does not offer:
@@ -52,6 +55,12 @@ phases:
   - name: wide
     workload: {{rw: randread, bs: 192k, iodepth: 4, runtime: 1s, verify: true}}
 """
+
+
+def h5verify(folder):
+    """Chunks the 3-wide point checked (point 2's verify_checked)."""
+    with h5py.File(glob.glob(os.path.join(folder, "*.h5"))[0], "r") as h:
+        return sum(int(x["verify_checked"]) for x in h["results"][:] if x["point"] == 2)
 
 
 def campaign(tmp, name, members, vol="vol3"):
@@ -149,6 +158,39 @@ with Tmp() as tmp:
               f"the volume's history: {chk['written_since_purge_bytes']} {chk['purge_method']}")
         check(all(int(x["drive"]) in (vi, int(drives["d0.dat"]["drive"])) for x in health),
               "health rows name campaign drives")
+
+        # widths in one campaign: volumes sharing members, a phase each
+        wcamp = os.path.join(tmp, "w.yaml")
+        with open(wcamp, "w") as f:
+            f.write("name: widths\ninsecure: true\nwait: 20s\n"
+                    "defaults: {size: 4m, runtime: 600ms, interval: 200ms}\n"
+                    "targets:\n  - agent: v-a1\n    drives:\n"
+                    "      - {volume: w1, stripe: 64k, members: [m0.dat]}\n"
+                    "      - {volume: w2, stripe: 64k, members: [m0.dat, m1.dat]}\n"
+                    "      - {volume: w3, stripe: 64k, members: [m0.dat, m1.dat, m2.dat]}\n"
+                    "phases:\n"
+                    "  - {name: x1, drives: [w1], workload: {rw: read, bs: 128k}}\n"
+                    "  - {name: x2, drives: [w2], workload: {rw: read, bs: 128k}}\n"
+                    "  - {name: x3, drives: [w3], workload: {rw: read, bs: 128k, verify: true}}\n")
+        r = run([COORD, "run", wcamp, "--listen", ep, "--results", os.path.join(tmp, "outw")],
+                timeout=90)
+        print(r.stderr[-1500:])
+        check(r.returncode == 0 and "(600ms on 1 drive(s))" in r.stderr, f"widths: exit {r.returncode}")
+        with h5py.File(glob.glob(os.path.join(tmp, "outw", "widths-*.h5"))[0], "r") as h:
+            wd = {int(x["drive"]): x for x in h["drives"][:]}
+            wres = sorted((int(x["point"]), wd[int(x["drive"])]["path"].decode(),
+                           x["status"].decode(), int(x["verify_mismatches"]), int(x["read_ios"]))
+                          for x in h["results"][:])
+            wmem = sorted((wd[int(m["drive"])]["path"].decode(), int(m["member"]))
+                          for m in h["members"][:])
+        check([(p, n) for p, n, *_ in wres] == [(0, "w1"), (1, "w2"), (2, "w3")]
+              and all(st == "ok" and mm == 0 and ios > 0 for _, _, st, mm, ios in wres),
+              f"a point per width, each on its volume alone: {wres}")
+        check(h5verify(os.path.join(tmp, "outw")) > 0, "the 3-wide reads checked the fill's headers")
+        check([wd[i]["capacity_bytes"] for i in sorted(wd)] == [4 << 20, 8 << 20, 12 << 20],
+              "widths' capacities")
+        check(wmem == [("w1", 0), ("w2", 0), ("w2", 1), ("w3", 0), ("w3", 1), ("w3", 2)],
+              f"members: {wmem}")
 
         # the guard refuses a volume by its member, naming both
         camp = campaign(tmp, "c2.yaml", ["m0.dat", f'"{outside}"'], vol="volb")

@@ -273,7 +273,7 @@ static void test_campaign_volumes(void **state)
 	assert_int_equal(rb_campaign_load("v.yaml", bad, strlen(bad), &c, &d), -EINVAL);
 	assert_int_equal(d.n, 2);
 	assert_int_equal(d.v[0].line, 9);
-	assert_non_null(strstr(d.v[0].message, "drive '/d/0' of agent 'a1' is listed twice"));
+	assert_non_null(strstr(d.v[0].message, "drive '/d/0' is in volume 'card' twice"));
 	assert_int_equal(d.v[1].line, 11);
 	assert_non_null(strstr(d.v[1].message, "not a path"));
 	rb_diags_release(&d);
@@ -290,6 +290,69 @@ static void test_campaign_volumes(void **state)
 	rb_diags_release(&d);
 }
 
+/* Widths in one campaign: volumes may share drives when each phase measures one. */
+static const char widths[] =
+	"name: w\n"
+	"insecure: true\n"
+	"targets:\n"
+	"  - agent: a1\n"
+	"    drives:\n"
+	"      - {volume: x1, members: [/d/0]}\n"
+	"      - {volume: x2, members: [/d/0, /d/1]}\n"
+	"      - /d/1\n"
+	"phases:\n"
+	"  - name: one\n"
+	"    drives: [x1]\n"
+	"    workload: {rw: read, bs: 1m}\n"
+	"  - name: two\n"
+	"    drives: [x2]\n"
+	"    workload: {rw: read, bs: 1m}\n"
+	"  - name: alone\n"
+	"    drives: [/d/1, x1]\n"
+	"    workload: {rw: read, bs: 1m}\n";
+
+static void test_campaign_phase_drives(void **state)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	char *bad;
+
+	(void)state;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("w.yaml", widths, strlen(widths), &c, &d), 0);
+	assert_int_equal(c->ndrives, 3);
+	assert_true(rb_point_has_drive(c, &c->points[0], 0));
+	assert_false(rb_point_has_drive(c, &c->points[0], 1));
+	assert_false(rb_point_has_drive(c, &c->points[1], 0));
+	assert_true(rb_point_has_drive(c, &c->points[1], 1));
+	assert_true(rb_point_has_drive(c, &c->points[2], 0));
+	assert_true(rb_point_has_drive(c, &c->points[2], 2));
+	rb_campaign_free(c);
+	c = NULL;
+	/* a phase measuring two volumes that share a drive, and a name no target has */
+	bad = strdup(widths);
+	memcpy(strstr(bad, "[/d/1, x1]"), "[/d/1, x2]", 10);
+	memcpy(strstr(bad, "drives: [x2]"), "drives: [x9]", 12);
+	assert_int_equal(rb_campaign_load("w.yaml", bad, strlen(bad), &c, &d), -EINVAL);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.v[0].line, 13);
+	assert_non_null(strstr(d.v[0].message, "phase 'two' measures drive 'x9', which no target has"));
+	assert_int_equal(d.v[1].line, 16);
+	assert_non_null(strstr(d.v[1].message, "phase 'alone' would measure '/d/1' of agent 'a1' "
+					       "twice at once"));
+	free(bad);
+	rb_diags_release(&d);
+	rb_diags_init(&d);
+	/* every drive at once (no 'drives'): the shared drive clashes */
+	bad = strdup(widths);
+	memcpy(strstr(bad, "    drives: [x1]\n"), "    idle: 0s    \n", 17);
+	assert_int_equal(rb_campaign_load("w.yaml", bad, strlen(bad), &c, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "phase 'one' would measure '/d/0'"));
+	free(bad);
+	rb_diags_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_campaign_structure_errors),
 		cmocka_unit_test(test_campaign_curve_and_steady_state),
 		cmocka_unit_test(test_campaign_volumes),
+		cmocka_unit_test(test_campaign_phase_drives),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
