@@ -2182,7 +2182,8 @@ static int journal_pass(struct coord *k, int pass, uint32_t upto)
 	return 0;
 }
 
-/* Whether the journal holds point i whole: every agent with drives sent its PointDone. */
+/* Whether the journal holds point i whole: every agent with drives in it sent its
+ * PointDone. */
 static bool point_whole(struct coord *k, size_t i)
 {
 	for (size_t a = 0; a < k->c->nagents; a++) {
@@ -2190,7 +2191,8 @@ static bool point_whole(struct coord *k, size_t i)
 		bool drives = false;
 
 		for (size_t d = 0; d < k->c->ndrives && !drives; d++)
-			drives = !strcmp(k->c->drives[d].agent, k->agents[a].name);
+			drives = !strcmp(k->c->drives[d].agent, k->agents[a].name) &&
+				 rb_point_has_drive(k->c, &k->c->points[i], d);
 		if (drives && !(j->any && j->done))
 			return false;
 	}
