@@ -381,6 +381,9 @@ struct agent {
 	char run[96];
 	uint64_t seq;
 	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
+	off_t sent_off;		/* where in the spool file the record after it begins */
+	uint64_t sent_emptied;	/* ... valid while the file was not emptied since */
+	char sent_path[4096];	/* ... and is this file */
 	bool held;		/* messages wait in the spool for acknowledgements */
 	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
 	bool ran_any;		/* in this run: the last point and attempt started */
@@ -460,14 +463,21 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 /* Acknowledgements came: what the spool holds beyond what was sent, up to the window. */
 static void send_held(struct agent *a)
 {
-	/* a walk reads the spool from its start: walk once half the window is open, not
-	 * at every ack */
+	/* walk once half the window is open, not at every ack */
 	if (a->spool.fd < 0 || a->sent >= a->spool.last ||
 	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
 		return;
 	rb_spool_sync(&a->spool);
+	/* from where the last walk stopped: linear in what is sent, not in the spool */
+	if (a->sent_emptied != a->spool.emptied || strcmp(a->sent_path, a->spool.path) ||
+	    a->sent_off > (off_t)a->spool.bytes) {
+		a->sent_off = 0;
+		a->sent_emptied = a->spool.emptied;
+		snprintf(a->sent_path, sizeof(a->sent_path), "%s", a->spool.path);
+	}
 	a->walking_own = true;
-	rb_spool_walk(a->spool.path, a->sent, resend_one, a);
+	if (rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
+		a->sent_off = 0;
 	a->walking_own = false;
 	if (a->sent >= a->spool.last && a->held) {
 		a->held = false;

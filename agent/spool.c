@@ -90,18 +90,25 @@ void rb_spool_acked(struct rb_spool *s, uint64_t seq, uint64_t min_bytes)
 		if (ftruncate(s->fd, 0) == 0) {
 			s->dirty = false;
 			s->bytes = 0;
+			s->emptied++;
 		}
 }
 
-long rb_spool_walk(const char *path, uint64_t after,
-		   int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg)
+long rb_spool_walk_at(const char *path, off_t start, uint64_t after,
+		      int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg,
+		      off_t *ret_end)
 {
 	FILE *f = fopen(path, "rbe");
 	uint8_t hdr[16];
 	long n = 0;
+	off_t at = start;
 
 	if (!f)
 		return -errno;
+	if (start && fseeko(f, start, SEEK_SET)) {
+		fclose(f);
+		return -EINVAL;
+	}
 	while (fread(hdr, 1, 16, f) == 16) {
 		uint32_t l, c;
 		uint64_t seq;
@@ -110,21 +117,40 @@ long rb_spool_walk(const char *path, uint64_t after,
 		memcpy(&l, hdr, 4);
 		memcpy(&c, hdr + 4, 4);
 		memcpy(&seq, hdr + 8, 8);
-		if (l > (64u << 20) || !(b = malloc(l ? l : 1)))
+		if (l > (64u << 20))
+			break;
+		if (seq <= after && fn) {
+			/* before what is asked for: passed over, unread */
+			if (fseeko(f, l, SEEK_CUR))
+				break;
+			n++;
+			at += 16 + (off_t)l;
+			continue;
+		}
+		if (!(b = malloc(l ? l : 1)))
 			break;
 		if (fread(b, 1, l, f) != l || rb_crc32c(0, b, l) != c) {
 			free(b); /* torn or damaged tail: what came before stands */
 			break;
 		}
 		n++;
-		if (seq > after && fn && fn(arg, seq, b, l)) {
+		if (fn && fn(arg, seq, b, l)) {
 			free(b);
-			break;
+			break; /* this record again next time */
 		}
+		at += 16 + (off_t)l;
 		free(b);
 	}
 	fclose(f);
+	if (ret_end)
+		*ret_end = at;
 	return n;
+}
+
+long rb_spool_walk(const char *path, uint64_t after,
+		   int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg)
+{
+	return rb_spool_walk_at(path, 0, after, fn, arg, NULL);
 }
 
 static int last_cb(void *arg, uint64_t seq, const uint8_t *buf, size_t len)

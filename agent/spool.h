@@ -22,6 +22,7 @@ struct rb_spool {
 	uint64_t acked;		/* the coordinator's cumulative ack */
 	bool dirty;		/* written since the last fsync */
 	uint64_t bytes;		/* the file's size */
+	uint64_t emptied;	/* times it was emptied: byte offsets from before are void */
 };
 
 /* Opens (creates) dir/RUN-EPOCH.spool. 0 or negative errno. */
@@ -39,6 +40,15 @@ void rb_spool_acked(struct rb_spool *s, uint64_t seq, uint64_t min_bytes);
  * (a crash mid-write) ends the walk. Returns records seen, or negative errno. */
 long rb_spool_walk(const char *path, uint64_t after,
 		   int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg);
+
+/*
+ * The same from byte offset start (a record's beginning, as a previous walk's ret_end
+ * said); records with seq <= after are passed over unread. ret_end: where the next walk
+ * may start -- after the last record handed to fn, or at the one fn stopped on.
+ */
+long rb_spool_walk_at(const char *path, off_t start, uint64_t after,
+		      int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg,
+		      off_t *ret_end);
 
 /* The last whole record's seq of a spool file; 0 when it holds none. */
 uint64_t rb_spool_last_seq(const char *path);

@@ -58,5 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rb_journal_walk(path, 0, &m, on_record, NULL, &end, err, sizeof(err)) >= 0)
 		rb_journal_meta_free(&m);
 	rb_spool_walk(path, 0, on_spooled, NULL);
+	/* records before seq 2 passed over unread, then from where that walk ended */
+	off_t at = 0;
+
+	if (rb_spool_walk_at(path, 0, 2, on_spooled, NULL, &at) >= 0)
+		rb_spool_walk_at(path, at, 0, on_spooled, NULL, NULL);
 	return 0;
 }
