@@ -167,6 +167,15 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 					 c->dr->path);
 			else
 				snprintf(c->label, sizeof(c->label), "%s:%s", c->dr->agent, c->dr->path);
+			/* a volume is compared with volumes of its width and unit, never with
+			 * single drives of its members' model */
+			if (c->dr->members)
+				snprintf(c->model, sizeof(c->model), "%u x %s (volume, %llu KiB unit)",
+					 c->dr->members, c->dr->model[0] ? c->dr->model : "?",
+					 (unsigned long long)(c->dr->stripe_bytes >> 10));
+			else
+				snprintf(c->model, sizeof(c->model), "%s",
+					 c->dr->model[0] ? c->dr->model : "(unknown model)");
 			if (!best)
 				continue;
 			c->iops = best->read.iops + best->write.iops + best->trim.iops;
@@ -183,7 +192,7 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 
 static const char *model_of(const struct rp_cell *c)
 {
-	return c->dr->model[0] ? c->dr->model : "(unknown model)";
+	return c->model;
 }
 
 /* Groups cells by (point name, model); medians, MAD and outliers per group. */

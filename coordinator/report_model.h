@@ -37,6 +37,7 @@ struct rp_cell {
 	const struct rb_row_drive *dr;
 	const struct rb_row_result *res; /* the latest attempt; NULL: none */
 	char label[340];		 /* agent:path, with #file when several files */
+	char model[128];		 /* what it groups by: the model; a volume's width too */
 	double iops, mbps, rd_mean_us, rd_p99_us, wr_mean_us, wr_p99_us;
 	double vs_base;			/* percent; NAN: none */
 	bool outlier;
@@ -45,7 +46,7 @@ struct rp_cell {
 
 /* The drives of one model at one point (by point name, across files). */
 struct rp_group {
-	char point[256], model[64];
+	char point[256], model[128];
 	size_t ndrives;
 	double iops_min, iops_med, iops_max, mad;
 	double rd_p50_us, rd_p99_us, wr_p50_us, wr_p99_us; /* from the merged histograms */

@@ -17,6 +17,7 @@ campaign measures d0.dat and the volume vol3 = m0+m1+m2 in 64k units:
 - widths in one campaign: volumes of 1, 2 and 3 of the same files, a phase each
   (`drives:`), one point per width on its volume alone; the 3-wide reads check the
   fill's headers (they hold 3-wide volume offsets);
+- `rackbench report` groups the volume by its width and unit, apart from single drives;
 - `plan --resolve --lock` lists the members and locks each, and a campaign holds to it;
 - a member outside the state folder, not allow-listed: the guard refuses the volume,
   naming it and the member, exit 3, nothing written; a member the agent does not offer:
@@ -158,6 +159,12 @@ with Tmp() as tmp:
               f"the volume's history: {chk['written_since_purge_bytes']} {chk['purge_method']}")
         check(all(int(x["drive"]) in (vi, int(drives["d0.dat"]["drive"])) for x in health),
               "health rows name campaign drives")
+
+        # the report groups a volume with volumes of its width, not with single files
+        r = run([COORD, "report", glob.glob(os.path.join(tmp, "out", "volumes-*.h5"))[0],
+                 "--format", "markdown"])
+        check(r.returncode == 0 and "3 x file (volume, 64 KiB unit)" in r.stdout,
+              f"report: {r.returncode} {r.stdout[-1500:]} {r.stderr[-500:]}")
 
         # widths in one campaign: volumes sharing members, a phase each
         wcamp = os.path.join(tmp, "w.yaml")
