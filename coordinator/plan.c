@@ -131,6 +131,13 @@ static void plan_usage(FILE *out)
 		"  --assume-mbps N        a drive's MB/s during size-based points, for their time\n");
 }
 
+/* A phase that measures some of the drives says which. */
+static void phase_drives(const struct rb_phase *P)
+{
+	for (size_t i = 0; i < P->ndrives; i++)
+		printf("%s%s%s", i ? ", " : "  measures: ", P->drives[i], i + 1 == P->ndrives ? "\n" : "");
+}
+
 int rb_plan_cmd(int argc, char **argv)
 {
 	struct rb_campaign *c = NULL;
@@ -268,6 +275,7 @@ int rb_plan_cmd(int argc, char **argv)
 				if (c->points[i].phase == ph && c->points[i].purge[0])
 					m = c->points[i].purge;
 			printf("phase %s: purge (%s): time depends on the drives\n", P->name, m);
+			phase_drives(P);
 			sized++;
 			continue;
 		}
@@ -292,6 +300,7 @@ int rb_plan_cmd(int argc, char **argv)
 								   : extra);
 			min_ns += all_ns;
 		}
+		phase_drives(P);
 		max_ns += all_ns;
 		total_ns += all_ns;
 	}
