@@ -1216,6 +1216,10 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 	yaml_node_t *root, *drives = NULL;
 	bool *seen;
 	size_t *mseen = NULL;
+	struct lock_key {
+		const char *agent, *path;
+		size_t drive, member;
+	} *keys = NULL;
 	int e;
 
 	if (!name || !*name) {
@@ -1249,7 +1253,26 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 	}
 	seen = calloc(c->ndrives + 1, sizeof(bool));
 	mseen = calloc(c->ndrives + 1, sizeof(size_t));
-	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen || !mseen) {
+	/* every device by (agent, path): a fleet's lock is looked up hashed */
+	size_t nkeys = 0, kcap = 16, kmask;
+
+	for (size_t d = 0; d < c->ndrives; d++)
+		nkeys += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
+	while (kcap < nkeys * 2)
+		kcap *= 2;
+	kmask = kcap - 1;
+	keys = calloc(kcap, sizeof(*keys));
+	for (size_t d = 0; keys && d < c->ndrives; d++)
+		for (size_t m = 0; m < (c->drives[d].nmembers ? c->drives[d].nmembers : 1); m++) {
+			const char *kp = c->drives[d].nmembers ? c->drives[d].members[m].path
+							       : c->drives[d].path;
+			size_t h = drive_hash(c->drives[d].agent, kp) & kmask;
+
+			while (keys[h].path)
+				h = (h + 1) & kmask;
+			keys[h] = (struct lock_key){ c->drives[d].agent, kp, d, m };
+		}
+	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen || !mseen || !keys) {
 		rb_yaml_error(&ly, L->d, root, "drives", "a lock file has 'drives', a list");
 		goto out;
 	}
@@ -1280,28 +1303,24 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 		bool any = false;
 		const char *other = NULL;
 
-		for (i = 0; i < c->ndrives; i++) {
-			struct rb_drive_ref *d = &c->drives[i];
+		for (size_t h = drive_hash(agent, dpath) & kmask; keys[h].path; h = (h + 1) & kmask) {
+			struct rb_drive_ref *d = &c->drives[keys[h].drive];
+			char **pin = d->nmembers ? &d->members[keys[h].member].serial : &d->serial;
 
-			if (strcmp(d->agent, agent))
+			if (strcmp(keys[h].agent, agent) || strcmp(keys[h].path, dpath))
 				continue;
-			for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
-				char **pin = d->nmembers ? &d->members[m].serial : &d->serial;
-
-				if (strcmp(d->nmembers ? d->members[m].path : d->path, dpath))
-					continue;
-				any = true;
-				seen[i] |= !d->nmembers;
-				mseen[i] += d->nmembers > 0;
-				if (!*serial)
-					continue; /* no serial to pin (a file, a loop device) */
-				if ((*pin)[0] && strcmp(*pin, serial)) {
-					other = *pin;
-					continue;
-				}
-				free(*pin);
-				*pin = xstrdup(serial);
+			any = true;
+			i = keys[h].drive;
+			seen[i] |= !d->nmembers;
+			mseen[i] += d->nmembers > 0;
+			if (!*serial)
+				continue; /* no serial to pin (a file, a loop device) */
+			if ((*pin)[0] && strcmp(*pin, serial)) {
+				other = *pin;
+				continue;
 			}
+			free(*pin);
+			*pin = xstrdup(serial);
 		}
 		if (!any) {
 			rb_yaml_error(&ly, L->d, dn, dpath,
@@ -1322,6 +1341,7 @@ static void load_lock(struct loader *L, yaml_node_t *n)
 out:
 	free(seen);
 	free(mseen);
+	free(keys);
 	rb_yaml_release(&ly);
 	free(text);
 }
