@@ -1233,6 +1233,7 @@ static void start_point(struct agent *a, const Rb__Assign *as)
 		goto out;
 	}
 	if (point_adopt(p, as, &L)) {
+		point_release(p);
 		fail_point(a, as, "error", NULL, "out of memory");
 		goto out;
 	}
