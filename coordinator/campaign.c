@@ -1128,13 +1128,14 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 			     di && di < x.drives_node->data.sequence.items.top; di++) {
 				struct rb_phase *P = &c->phases[c->nphases];
 				const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
-				char **nd = realloc(P->drives, (P->ndrives + 1) * sizeof(*nd));
+				char **nd;
 
 				if (!nm || !*nm) {
 					ERR(L, rb_yaml_get(&L->y, *di), "drives", "a phase's 'drives' are "
 					    "names: a drive's path or a volume's name");
 					continue;
 				}
+				nd = realloc(P->drives, (P->ndrives + 1) * sizeof(*nd));
 				if (!nd)
 					break;
 				P->drives = nd;
