@@ -2027,6 +2027,10 @@ static int results_path(const struct rb_campaign *c, char *buf, size_t len)
 static int select_drives(struct coord *k, struct rb_campaign *c)
 {
 	int rc = 0;
+	bool volumes = false;
+
+	for (size_t d = 0; d < c->ndrives && !volumes; d++)
+		volumes = c->drives[d].nmembers > 0;
 
 	for (size_t s = 0; s < c->nselectors; s++) {
 		const struct rb_selector *sel = &c->selectors[s];
@@ -2049,7 +2053,7 @@ static int select_drives(struct coord *k, struct rb_campaign *c)
 			if ((sel->model[0] && !strstr(x->model, sel->model)) ||
 			    (sel->serial[0] && strcmp(x->serial, sel->serial)) ||
 			    (sel->firmware[0] && !strstr(x->firmware, sel->firmware)) ||
-			    volume_member(k, a->name, x->path))
+			    (volumes && volume_member(k, a->name, x->path)))
 				continue; /* a volume's members are the volume's */
 			found++;
 			if (found <= sel->count && drive_index(k, a->name, x->path) < 0)
