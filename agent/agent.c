@@ -383,7 +383,6 @@ struct agent {
 	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
 	off_t sent_off;		/* where in the spool file the record after it begins */
 	uint64_t sent_emptied;	/* ... valid while the file was not emptied since */
-	char sent_path[4096];	/* ... and is this file */
 	bool held;		/* messages wait in the spool for acknowledgements */
 	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
 	bool ran_any;		/* in this run: the last point and attempt started */
@@ -469,11 +468,9 @@ static void send_held(struct agent *a)
 		return;
 	rb_spool_sync(&a->spool);
 	/* from where the last walk stopped: linear in what is sent, not in the spool */
-	if (a->sent_emptied != a->spool.emptied || strcmp(a->sent_path, a->spool.path) ||
-	    a->sent_off > (off_t)a->spool.bytes) {
+	if (a->sent_emptied != a->spool.emptied || a->sent_off > (off_t)a->spool.bytes) {
 		a->sent_off = 0;
 		a->sent_emptied = a->spool.emptied;
-		snprintf(a->sent_path, sizeof(a->sent_path), "%s", a->spool.path);
 	}
 	a->walking_own = true;
 	if (rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
@@ -525,6 +522,8 @@ static void spool_for_run(struct agent *a, const char *run)
 	snprintf(a->run, sizeof(a->run), "%s", run);
 	a->seq = 0; /* numbered from 1 in each run */
 	a->sent = 0;
+	a->sent_off = 0; /* a new file: its records from the start */
+	a->sent_emptied = 0;
 	a->held = false;
 	a->ran_any = false;
 	a->last_ack_progress = rb_mono_ns();

@@ -29,7 +29,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -39,13 +38,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 COORD = os.path.join(ROOT, "build", "coordinator", "rackbench")
 SIM = os.path.join(ROOT, "build", "fleet_sim")
 
-
-def port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+from rbtest import free_port  # noqa: E402  (one port helper for tests and benches)
 
 
 def parse_ms(d):
@@ -100,7 +94,7 @@ def main():
     ctl = os.path.join(a.dir, "control")
     out = os.path.join(a.dir, "out")
     shutil.rmtree(out, ignore_errors=True)
-    ep = f"tcp://127.0.0.1:{port()}"
+    ep = f"tcp://127.0.0.1:{free_port()}"
     env = dict(os.environ, RACKBENCH_CONTROL=ctl)
     serve = subprocess.Popen([COORD, "serve", "--listen", ep, "--key", f"{keys}/coordinator.key",
                               "--agent-keys", f"{keys}/allowed", "--control", ctl,

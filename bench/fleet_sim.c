@@ -113,6 +113,14 @@ static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, u
 	}
 }
 
+/* A data message, numbered like an agent's: (epoch, seq), acknowledged by the coordinator. */
+static void send_numbered(struct sim *s, Rb__Envelope *e, uint64_t seq)
+{
+	e->epoch = s->epoch;
+	e->seq = seq;
+	rb_tx_send(s->sock, NULL, e, false);
+}
+
 static void samples(struct sim *s, uint32_t interval, int64_t now_wall, uint64_t seq)
 {
 	Rb__Envelope e;
@@ -147,9 +155,7 @@ static void samples(struct sim *s, uint32_t interval, int64_t now_wall, uint64_t
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
 	e.samples = &b;
-	e.epoch = s->epoch;
-	e.seq = seq;
-	rb_tx_send(s->sock, NULL, &e, false);
+	send_numbered(s, &e, seq);
 }
 
 /* Message i of the point: a batch, a drive's result, or the PointDone. */
@@ -192,9 +198,7 @@ static void point_msg(struct sim *s, uint64_t i)
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &r;
-		e.epoch = s->epoch;
-		e.seq = seq;
-		rb_tx_send(s->sock, NULL, &e, false);
+		send_numbered(s, &e, seq);
 		return;
 	}
 	Rb__Envelope e;
@@ -205,9 +209,7 @@ static void point_msg(struct sim *s, uint64_t i)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
 	e.point_done = &pd;
-	e.epoch = s->epoch;
-	e.seq = seq;
-	rb_tx_send(s->sock, NULL, &e, false);
+	send_numbered(s, &e, seq);
 }
 
 /* When message i is due: a batch one interval after the last, the rest at the end. */

@@ -17,7 +17,6 @@ Measured here: unpinned, the /dev/shm job streams at 0.97x; pinned, 0.9994x.
 import argparse
 import glob
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,13 +29,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 AGENT = os.path.join(ROOT, "build", "agent", "rackbench-agent")
 COORD = os.path.join(ROOT, "build", "coordinator", "rackbench")
 
-
-def port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+from rbtest import free_port  # noqa: E402  (one port helper for tests and benches)
 
 
 def standalone(job, target, runtime, interval):
@@ -48,7 +42,7 @@ def standalone(job, target, runtime, interval):
 
 
 def campaign(job, target, runtime, interval, tmp):
-    ep = f"tcp://127.0.0.1:{port()}"
+    ep = f"tcp://127.0.0.1:{free_port()}"
     wl = ", ".join(a[2:].replace("=", ": ", 1) for a in job)
     drives = f"[{target}]" if target else "[null0]"
     camp = os.path.join(tmp, "c.yaml")

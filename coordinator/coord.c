@@ -433,12 +433,15 @@ static void target_set(struct rtarget *t, const Rb__TargetInfo *ti)
 	t->lbs = ti->logical_block_size;
 }
 
+static struct rtarget *target_by_path(struct ragent *a, const char *path);
+
 /* Identity as the agent opened it for a point (files are laid out on first use). */
 static void target_update(struct ragent *a, const Rb__TargetInfo *ti)
 {
-	for (size_t t = 0; ti && ti->path && t < a->ntargets; t++)
-		if (!strcmp(a->targets[t].path, ti->path))
-			target_set(&a->targets[t], ti);
+	struct rtarget *t = ti && ti->path ? target_by_path(a, ti->path) : NULL;
+
+	if (t)
+		target_set(t, ti);
 }
 
 static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
@@ -1411,7 +1414,7 @@ static void write_point_row(struct coord *k, const struct rb_point *p)
 }
 
 /* What agent a said of its target path (Hello, then as opened for a point). */
-static const struct rtarget *target_by_path(struct ragent *a, const char *path)
+static struct rtarget *target_by_path(struct ragent *a, const char *path)
 {
 	for (size_t t = 0; a && t < a->ntargets; t++)
 		if (!strcmp(a->targets[t].path, path))
