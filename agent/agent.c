@@ -601,6 +601,19 @@ static bool offered(const struct rb_agent_cfg *c, const char *path)
 	return false;
 }
 
+/* A target's identity as the protocol carries it (strings stay x's). */
+static void info_msg(Rb__TargetInfo *m, const char *path, const struct rb_target_info *x)
+{
+	rb__target_info__init(m);
+	m->path = (char *)path;
+	m->kind = (char *)rb_target_kind_name(x->kind);
+	m->size_bytes = x->size_bytes;
+	m->model = (char *)x->model;
+	m->serial = (char *)x->serial;
+	m->firmware = (char *)x->firmware;
+	m->logical_block_size = x->logical_block_size;
+}
+
 static void send_hello(struct agent *a, uint64_t epoch)
 {
 	const struct rb_agent_cfg *c = a->cfg;
@@ -642,15 +655,8 @@ static void send_hello(struct agent *a, uint64_t epoch)
 	h.n_labels = c->nlabels;
 	h.labels = lp;
 	for (size_t i = 0; i < c->ntargets; i++) {
-		rb__target_info__init(&ti[i]);
 		rb_target_probe(c->targets[i], &info[i]);
-		ti[i].path = c->targets[i];
-		ti[i].kind = (char *)rb_target_kind_name(info[i].kind);
-		ti[i].size_bytes = info[i].size_bytes;
-		ti[i].model = info[i].model;
-		ti[i].serial = info[i].serial;
-		ti[i].firmware = info[i].firmware;
-		ti[i].logical_block_size = info[i].logical_block_size;
+		info_msg(&ti[i], c->targets[i], &info[i]);
 		ti[i].writable = rb_guard_allowed(&gp, c->targets[i]);
 		tp[i] = &ti[i];
 	}
@@ -1435,26 +1441,14 @@ static void finish_point(struct agent *a)
 					ti.logical_block_size = x->logical_block_size;
 				if (m >= 64)
 					continue;
-				rb__target_info__init(&mi[m]);
-				mi[m].path = p->paths[f + m];
-				mi[m].kind = (char *)rb_target_kind_name(x->kind);
-				mi[m].size_bytes = x->size_bytes;
-				mi[m].model = (char *)x->model;
-				mi[m].serial = (char *)x->serial;
-				mi[m].firmware = (char *)x->firmware;
-				mi[m].logical_block_size = x->logical_block_size;
+				info_msg(&mi[m], p->paths[f + m], x);
 				mp[m] = &mi[m];
 			}
 			ti.size_bytes = min / unit * unit * nm;
 			dr.members = mp;
 			dr.n_members = nm < 64 ? nm : 64;
 		} else {
-			ti.kind = (char *)rb_target_kind_name(info->kind);
-			ti.size_bytes = info->size_bytes;
-			ti.model = (char *)info->model;
-			ti.serial = (char *)info->serial;
-			ti.firmware = (char *)info->firmware;
-			ti.logical_block_size = info->logical_block_size;
+			info_msg(&ti, p->drives[t], info);
 		}
 		dr.target = &ti;
 		dr.verify_checked = res->verify.checked;
