@@ -838,6 +838,8 @@ static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 				rb_guard_check_write(&gp, L.paths[i], &d);
 		}
 	}
+	/* one device under two names: refused before any phase, read or write, runs */
+	rb_guard_same_devices(L.paths, L.npaths, &d);
 	layout_subjects(&L, &d, 0);
 	layout_free(&L);
 	cap = d.n;

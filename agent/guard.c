@@ -5,14 +5,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <libgen.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/loop.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "statedir.h"
 #include "target.h"
 
 #define MAX_FAMILY 256
@@ -294,6 +299,122 @@ static const char *used_as(const struct uses *u, size_t from, size_t to, dev_t d
 	return NULL;
 }
 
+/*
+ * Loop devices and what they sit on, read from sysfs once per check: a loop is not a
+ * holder in either direction, and losetup opens its backing device without O_EXCL, so
+ * neither the holders nor the claim would see one.
+ */
+struct loopdev {
+	char name[32];
+	dev_t dev;
+	char backing[PATH_MAX];	/* loop/backing_file as the kernel shows it */
+	bool on_blk;		/* backed by a block device (back_rdev), else a file */
+	bool known;		/* the backing could be identified */
+	dev_t back_rdev;
+	dev_t back_dev;		/* a backing file's filesystem and inode */
+	ino_t back_ino;
+	uint64_t offset;
+};
+
+struct loops {
+	struct loopdev *v;
+	size_t n;
+};
+
+/* Device number of a node path: /dev/NAME through sysfs (recorded trees too), else stat. */
+static bool node_rdev(const struct rb_guard_policy *p, const char *path, dev_t *ret)
+{
+	char sys[PATH_MAX + 64], real[PATH_MAX];
+	struct stat st;
+	struct blk b;
+
+	if (!strncmp(path, "/dev/", 5) && !strchr(path + 5, '/')) {
+		snprintf(sys, sizeof(sys), "%s/sys/class/block/%s", root_of(p), path + 5);
+		if (realpath(sys, real) && blk_from_dir(real, &b) == 0) {
+			*ret = b.dev;
+			return true;
+		}
+	}
+	if (*root_of(p) || stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+		return false;
+	*ret = st.st_rdev;
+	return true;
+}
+
+static void read_loops(const struct rb_guard_policy *p, struct loops *L)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], buf[64];
+	struct dirent *de;
+	DIR *d;
+
+	memset(L, 0, sizeof(*L));
+	snprintf(dir, sizeof(dir), "%s/sys/block", root_of(p));
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		struct loopdev *l, *v;
+		struct stat st;
+		unsigned ma, mi;
+
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/loop/backing_file", dir, de->d_name);
+		if (access(path, F_OK))
+			continue;	/* a loop with nothing attached */
+		v = realloc(L->v, (L->n + 1) * sizeof(*v));
+		if (!v)
+			break;
+		L->v = v;
+		l = &L->v[L->n];
+		memset(l, 0, sizeof(*l));
+		snprintf(l->name, sizeof(l->name), "%s", de->d_name);
+		read_line(path, l->backing, sizeof(l->backing));
+		snprintf(path, sizeof(path), "%s/%s/dev", dir, de->d_name);
+		if (read_line(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &ma, &mi) != 2)
+			continue;
+		l->dev = makedev(ma, mi);
+		snprintf(path, sizeof(path), "%s/%s/loop/offset", dir, de->d_name);
+		if (read_line(path, buf, sizeof(buf)) == 0)
+			l->offset = strtoull(buf, NULL, 10);
+		L->n++;
+		if (node_rdev(p, l->backing, &l->back_rdev)) {
+			l->on_blk = l->known = true;
+			continue;
+		}
+		if (*root_of(p))
+			continue;
+		/* a file: the kernel knows its device and inode even when it was renamed */
+		snprintf(path, sizeof(path), "/dev/%s", l->name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct loop_info64 li;
+
+		if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
+			l->back_dev = (dev_t)li.lo_device;
+			l->back_ino = (ino_t)li.lo_inode;
+			l->known = true;
+		} else if (stat(l->backing, &st) == 0 && S_ISREG(st.st_mode)) {
+			l->back_dev = st.st_dev;
+			l->back_ino = st.st_ino;
+			l->known = true;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ", which is mounted at /mnt" and the like: what uses a loop device, for messages. */
+static void loop_use(const struct uses *u, const struct loopdev *l, char *buf, size_t len)
+{
+	const char *w;
+
+	buf[0] = '\0';
+	if ((w = used_as(u, 0, u->nmounts, l->dev)))
+		snprintf(buf, len, ", which is mounted at %s", w);
+	else if ((w = used_as(u, u->nmounts, u->n, l->dev)))
+		snprintf(buf, len, ", which is swap (%s)", w);
+}
+
 /* The disks under /, /boot, /boot/efi and every swap, through their chains. */
 static size_t system_disks(const struct rb_guard_policy *p, const struct uses *u,
 			   struct sysdisk *out)
@@ -313,8 +434,12 @@ static size_t system_disks(const struct rb_guard_policy *p, const struct uses *u
 	return n;
 }
 
-static void probe_signatures(const char *subject, const char *devpath, struct rb_diags *d)
+static void probe_signatures(const char *subject, const char *devpath, bool under_loop,
+			     struct rb_diags *d)
 {
+	const char *hint = under_loop ? "a loop device starts inside it, so wiping the loop's "
+					"own signatures would not remove it"
+				      : "set wipe_signatures to allow overwriting it";
 	blkid_probe pr = blkid_new_probe_from_filename(devpath);
 	const char *type = NULL, *pttype = NULL;
 
@@ -332,18 +457,124 @@ static void probe_signatures(const char *subject, const char *devpath, struct rb
 		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
 		if (type)
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, subject,
-				     "device carries a %s signature (set wipe_signatures to "
-				     "allow overwriting it)", type);
+				     "device carries a %s signature (%s)", type, hint);
 		if (pttype)
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, subject,
-				     "device carries a %s partition table (set wipe_signatures "
-				     "to allow overwriting it)", pttype);
+				     "device carries a %s partition table (%s)", pttype, hint);
 	}
 	blkid_free_probe(pr);
 }
 
-int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject, dev_t dev,
-			    const char *devpath, struct rb_diags *diags)
+#define MAX_LOOP_DEPTH 8
+
+static int check_blockdev(const struct rb_guard_policy *p, const char *subject, dev_t dev,
+			  const char *devpath, struct rb_diags *diags, dev_t from_loop,
+			  bool under_loop, int depth);
+
+/* Every reason of inner, each prefixed, into d under subject. */
+static void add_prefixed(struct rb_diags *d, const char *subject, const char *prefix,
+			 const struct rb_diags *inner)
+{
+	for (size_t i = 0; i < inner->n; i++)
+		rb_diags_add(d, inner->v[i].severity, NULL, 0, 0, subject, "%s%s", prefix,
+			     inner->v[i].message);
+}
+
+/* Loops over the device's family, and what the device sits on when it is a loop. */
+static void check_loops(const struct rb_guard_policy *p, const char *subject,
+			const struct blk *self, const struct blk *fam, size_t nfam,
+			const struct uses *u, struct rb_diags *diags, dev_t from_loop, int depth)
+{
+	bool is_part = exists(self->dir, "partition");
+	struct loops L;
+
+	read_loops(p, &L);
+	for (size_t i = 0; i < nfam; i++) {
+		const struct blk *b = &fam[i];
+
+		if (b->dev != self->dev && is_part)
+			continue;
+		for (size_t k = 0; k < L.n; k++) {
+			char use[320];
+
+			/* the loop the walk came up through is the target itself */
+			if (!L.v[k].on_blk || L.v[k].back_rdev != b->dev || L.v[k].dev == from_loop)
+				continue;
+			loop_use(u, &L.v[k], use, sizeof(use));
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				     "%s is the backing device of loop device %s (at offset %llu)%s: "
+				     "writes here change what the loop shows",
+				     b->dev == self->dev ? "device" : b->name, L.v[k].name,
+				     (unsigned long long)L.v[k].offset, use);
+		}
+	}
+	for (size_t k = 0; k < L.n; k++) {
+		const struct loopdev *l = &L.v[k];
+		char prefix[PATH_MAX + 128];
+
+		if (l->dev != self->dev)
+			continue;
+		if (!l->known) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				     "device is a loop device over '%s', which cannot be identified: "
+				     "cannot check what the writes would reach", l->backing);
+			break;
+		}
+		if (l->on_blk) {
+			struct rb_diags inner;
+
+			if (depth >= MAX_LOOP_DEPTH) {
+				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+					     "loop devices stacked more than %d deep", MAX_LOOP_DEPTH);
+				break;
+			}
+			/* the writes land on the backing device at the loop's offset: it is
+			 * judged as the target, signatures included when the loop starts
+			 * inside it (wiping the loop's own would not touch those) */
+			rb_diags_init(&inner);
+			check_blockdev(p, subject, l->back_rdev, *root_of(p) ? NULL : l->backing,
+				       &inner, l->dev, l->offset != 0, depth + 1);
+			snprintf(prefix, sizeof(prefix), "through loop device %s (over %s at offset "
+				 "%llu): ", l->name, l->backing, (unsigned long long)l->offset);
+			add_prefixed(diags, subject, prefix, &inner);
+			rb_diags_release(&inner);
+		}
+		/* another loop on the same backing: two devices over the same bytes */
+		for (size_t j = 0; j < L.n; j++) {
+			const struct loopdev *o = &L.v[j];
+			char use[320];
+
+			/* (siblings over a device: the walk down it names them) */
+			if (j == k || l->on_blk || !o->known || o->on_blk ||
+			    o->back_dev != l->back_dev || o->back_ino != l->back_ino)
+				continue;
+			loop_use(u, o, use, sizeof(use));
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				     "loop device %s sits on the same backing file '%s' as this one%s",
+				     o->name, l->backing, use);
+		}
+		/* a backing file used as swap */
+		for (size_t j = u->nmounts; !l->on_blk && j < u->n; j++) {
+			struct stat st;
+
+			if (!*root_of(p) && stat(u->v[j].what, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_dev == l->back_dev && st.st_ino == l->back_ino)
+				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+					     "device is a loop over the swap file %s", u->v[j].what);
+		}
+		break;
+	}
+	free(L.v);
+}
+
+/*
+ * under_loop: the device is what a loop target sits on, from an offset inside it; its
+ * signatures then refuse whatever wipe_signatures says (wiping the loop's own would
+ * not touch them).
+ */
+static int check_blockdev(const struct rb_guard_policy *p, const char *subject, dev_t dev,
+			  const char *devpath, struct rb_diags *diags, dev_t from_loop,
+			  bool under_loop, int depth)
 {
 	struct blk *fam = malloc(MAX_FAMILY * sizeof(*fam));
 	struct sysdisk sys[MAX_SYSTEM];
@@ -392,6 +623,7 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 				     "%s is held by %s (%s)", who, holders[h].name, kind);
 		}
 	}
+	check_loops(p, subject, &self, fam, nfam, &u, diags, from_loop, depth);
 	/* the disk behind /, /boot or swap, through any chain of holders */
 	nsys = system_disks(p, &u, sys);
 	bool is_part = exists(self.dir, "partition");
@@ -412,63 +644,292 @@ int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
 				     "device is behind %s (%s)", sys[i].what, sys[i].chain);
 	}
-	if (devpath && !p->wipe_signatures)
-		probe_signatures(subject, devpath, diags);
+	if (devpath && (!p->wipe_signatures || under_loop))
+		probe_signatures(subject, devpath, under_loop, diags);
 	free(u.v);
 	free(fam);
 	return rb_diags_errors(diags) > before ? -EPERM : 0;
 }
 
-int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
-			 struct rb_diags *diags)
+int rb_guard_check_blockdev(const struct rb_guard_policy *p, const char *subject, dev_t dev,
+			    const char *devpath, struct rb_diags *diags)
 {
-	return rb_guard_check_write_fd(p, path, -1, diags);
+	return check_blockdev(p, subject, dev, devpath, diags, makedev(0, 0), false, 0);
 }
 
-int rb_guard_check_write_fd(const struct rb_guard_policy *p, const char *path, int fd,
-			    struct rb_diags *diags)
+bool rb_guard_allowed_fd(const struct rb_guard_policy *p, int fd)
 {
-	struct rb_target_info ti;
+	struct stat st, a;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (size_t i = 0; i < p->nallow; i++)
+		if (stat(p->allow[i], &a) == 0 && a.st_dev == st.st_dev && a.st_ino == st.st_ino &&
+		    (a.st_mode & S_IFMT) == (st.st_mode & S_IFMT))
+			return true;
+	return false;
+}
+
+/* The first process other than this one holding the file open for writing, or 0. */
+static pid_t writer_of(const struct stat *want, char *comm, size_t len)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *pe;
+	pid_t self = getpid(), found = 0;
+
+	while (proc && !found && (pe = readdir(proc))) {
+		char path[300], fdinfo[64];
+		struct dirent *fe;
+		pid_t pid = (pid_t)strtol(pe->d_name, NULL, 10);
+		DIR *fds;
+
+		if (pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+		fds = opendir(path);
+		while (fds && !found && (fe = readdir(fds))) {
+			char fdpath[600], line[128];
+			struct stat st;
+			FILE *f;
+
+			if (fe->d_name[0] == '.')
+				continue;
+			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, fe->d_name);
+			if (stat(fdpath, &st) || st.st_dev != want->st_dev || st.st_ino != want->st_ino)
+				continue;
+			snprintf(fdpath, sizeof(fdpath), "/proc/%d/fdinfo/%s", (int)pid, fe->d_name);
+			f = fopen(fdpath, "re");
+			while (f && fgets(line, sizeof(line), f)) {
+				unsigned long flags;
+
+				if (sscanf(line, "flags: %lo", &flags) == 1 && (flags & O_ACCMODE) != O_RDONLY)
+					found = pid;
+			}
+			if (f)
+				fclose(f);
+		}
+		if (fds)
+			closedir(fds);
+		if (found) {
+			snprintf(fdinfo, sizeof(fdinfo), "/proc/%d/comm", (int)pid);
+			if (read_line(fdinfo, comm, len))
+				snprintf(comm, len, "?");
+		}
+	}
+	if (proc)
+		closedir(proc);
+	return found;
+}
+
+int rb_guard_check_file(const struct rb_guard_policy *p, const char *path, int fd,
+			struct rb_diags *diags)
+{
 	size_t before = rb_diags_errors(diags);
-	bool allowed = rb_guard_allowed(p, path);
+	char comm[64], use[320];
+	struct stat st;
+	struct uses u;
+	struct loops L;
+	pid_t w;
+
+	if (fstat(fd, &st) < 0) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot inspect the file: %s",
+			     strerror(errno));
+		return -EPERM;
+	}
+	if (st.st_nlink > 1)
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "the file has %ju links: its bytes are also another file's (a hard "
+			     "link), which rackbench cannot see", (uintmax_t)st.st_nlink);
+	read_uses(p, &u);
+	read_loops(p, &L);
+	for (size_t k = 0; k < L.n; k++) {
+		if (L.v[k].on_blk || !L.v[k].known || L.v[k].back_dev != st.st_dev ||
+		    L.v[k].back_ino != st.st_ino)
+			continue;
+		loop_use(&u, &L.v[k], use, sizeof(use));
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "the file is the backing file of loop device %s%s", L.v[k].name, use);
+	}
+	for (size_t j = u.nmounts; j < u.n; j++) {
+		struct stat sw;
+
+		if (!*root_of(p) && stat(u.v[j].what, &sw) == 0 && sw.st_dev == st.st_dev &&
+		    sw.st_ino == st.st_ino)
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "the file is in use as swap (%s)", u.v[j].what);
+	}
+	if (!*root_of(p) && (w = writer_of(&st, comm, sizeof(comm))))
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "the file is open for writing by process %d (%s)", (int)w, comm);
+	free(L.v);
+	free(u.v);
+	return rb_diags_errors(diags) > before ? -EPERM : 0;
+}
+
+static int open_block(const char *path, const char *real, unsigned how,
+		      struct rb_guard_target *t, struct rb_diags *d)
+{
+	int flags = O_CLOEXEC | ((how & RB_GUARD_WRITE) ? O_RDWR | O_EXCL : O_RDONLY);
+	struct stat st;
+
+	t->fd = open(real, flags);
+	if (t->fd < 0) {
+		int e = errno;
+
+		if (e == EBUSY && (how & RB_GUARD_WRITE))
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "cannot claim the device exclusively: it is in use (mounted, "
+				     "assembled, or open O_EXCL), here or in another mount namespace");
+		else
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot open: %s",
+				     strerror(e));
+		return -e;
+	}
+	/* what is open is what is judged */
+	if (fstat(t->fd, &st) == 0 && S_ISBLK(st.st_mode))
+		t->info.rdev = st.st_rdev;
+	t->info.kind = RB_TARGET_BLOCK;
+	return 0;
+}
+
+int rb_guard_open(const struct rb_guard_policy *p, const char *path, unsigned how,
+		  struct rb_guard_target *ret, struct rb_diags *diags)
+{
+	struct rb_guard_target t = { .fd = -1 };
+	char rel[PATH_MAX];
 	struct stat st;
 	int r;
 
-	r = rb_target_probe(path, &ti);
+	*ret = t;
+	r = rb_target_probe(path, &t.info);
 	if (r) {
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot inspect target: %s",
 			     strerror(-r));
-		return -EPERM;
+		return r;
 	}
-	/* what is open is what is judged */
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISBLK(st.st_mode)) {
-		ti.kind = RB_TARGET_BLOCK;
-		ti.rdev = st.st_rdev;
+	if (t.info.kind == RB_TARGET_BLOCK) {
+		r = open_block(path, t.info.real, how, &t, diags);
+		goto out;
 	}
+	t.in_state = rb_state_rel(p->state_dir, path, rel, sizeof(rel));
+	if (t.in_state) {
+		if (rb_state_dir_check(p->state_dir, diags))
+			return -EPERM;
+		r = rb_state_open(p->state_dir, rel, O_RDWR, how & RB_GUARD_CREATE);
+		if (r == -EACCES || r == -EROFS || r == -ETXTBSY)
+			r = rb_state_open(p->state_dir, rel, O_RDONLY, false);
+		if (r == -ENOENT && !(how & RB_GUARD_CREATE)) {
+			t.info.kind = RB_TARGET_MISSING;
+			*ret = t;
+			return 0;
+		}
+		if (r >= 0) {
+			t.fd = r;
+			r = 0;
+			t.ours = rb_state_owns(p->state_dir, t.fd);
+		} else if (r != -ELOOP) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot open: %s",
+				     strerror(-r));
+			return r;
+		}
+		/* a symlink inside the state folder: what it names is not rackbench's */
+	}
+	if (t.fd < 0) {
+		if (t.info.kind == RB_TARGET_MISSING) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+				     t.in_state ? "target is a dangling symbolic link (rackbench "
+						  "follows no link in its state folder)"
+						: "target does not exist (rackbench creates files "
+						  "only in its state folder)");
+			return -ENOENT;
+		}
+		t.fd = open(t.info.real, O_CLOEXEC | O_NOFOLLOW |
+						 ((how & RB_GUARD_WRITE) ? O_RDWR : O_RDONLY));
+		if (t.fd < 0) {
+			r = -errno;
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot open: %s",
+				     strerror(-r));
+			return r;
+		}
+		t.linked = t.in_state;
+		t.in_state = false;
+		r = 0;
+	}
+	if (fstat(t.fd, &st) < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		/* a device node reached without a symlink: the device rules, claimed */
+		close(t.fd);
+		t.fd = -1;
+		t.in_state = t.ours = false;
+		r = open_block(path, t.info.real[0] ? t.info.real : path, how, &t, diags);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "target is neither a block device nor a regular file");
+		r = -EINVAL;
+		goto out;
+	}
+	t.info.kind = RB_TARGET_FILE;
+	t.info.size_bytes = (uint64_t)st.st_size;
+	t.info.logical_block_size = 512;
+	t.info.rdev = 0;
+out:
+	if (r && t.fd >= 0) {
+		close(t.fd);
+		t.fd = -1;
+	}
+	*ret = t;
+	return r;
+}
+
+int rb_guard_judge(const struct rb_guard_policy *p, const char *path,
+		   const struct rb_guard_target *t, struct rb_diags *diags)
+{
+	size_t before = rb_diags_errors(diags);
+
 	if (!p->destructive)
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "writes need the run's key: %s is not given",
 			     p->destructive_key ? p->destructive_key : "destructive: true");
-	switch (ti.kind) {
+	switch (t->info.kind) {
 	case RB_TARGET_BLOCK:
-		if (!allowed)
+		if (!rb_guard_allowed(p, path) && !(t->fd >= 0 && rb_guard_allowed_fd(p, t->fd)))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
 				     "writes need the agent's key: '%s' is not on the agent's "
 				     "--allow list", path);
-		rb_guard_check_blockdev(p, path, ti.rdev, ti.real, diags);
+		check_blockdev(p, path, t->info.rdev, t->info.real[0] ? t->info.real : NULL, diags,
+			       makedev(0, 0), false, 0);
+		break;
+	case RB_TARGET_MISSING:
+		/* a file rackbench is to create in its state folder: only the run's key */
 		break;
 	case RB_TARGET_FILE:
-	case RB_TARGET_MISSING:
-		if (!allowed && !rb_path_under(path, p->state_dir))
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-				     "writes need the agent's key: the file was not created by "
-				     "rackbench (it is not under the state folder '%s') and is "
-				     "not on the agent's --allow list",
-				     p->state_dir ? p->state_dir : "(none)");
-		if (ti.kind == RB_TARGET_MISSING && !rb_path_under(path, p->state_dir))
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-				     "target does not exist (rackbench creates files only "
-				     "under its state folder)");
+		if (!t->ours && !rb_guard_allowed_fd(p, t->fd)) {
+			if (t->in_state)
+				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+					     "writes need the agent's key: the file is in the state "
+					     "folder but rackbench did not create it (it is not in "
+					     "the folder's index '%s'), and it is not on the agent's "
+					     "--allow list; remove it and let rackbench create it",
+					     RB_STATE_INDEX);
+			else if (t->linked)
+				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+					     "writes need the agent's key: the path is a symbolic "
+					     "link in the state folder to '%s', a file rackbench did "
+					     "not create, and it is not on the agent's --allow list",
+					     t->info.real);
+			else
+				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+					     "writes need the agent's key: the file was not created "
+					     "by rackbench (it is not in the state folder '%s') and "
+					     "is not on the agent's --allow list",
+					     p->state_dir ? p->state_dir : "(none)");
+		}
+		rb_guard_check_file(p, path, t->fd, diags);
 		break;
 	default:
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
@@ -476,4 +937,75 @@ int rb_guard_check_write_fd(const struct rb_guard_policy *p, const char *path, i
 		break;
 	}
 	return rb_diags_errors(diags) > before ? -EPERM : 0;
+}
+
+int rb_guard_claim(const struct rb_guard_policy *p, const char *path, unsigned how,
+		   struct rb_guard_target *ret, struct rb_diags *diags)
+{
+	int r = rb_guard_open(p, path, how, ret, diags);
+
+	if (!(how & RB_GUARD_WRITE))
+		return r;
+	/* a device that could not be claimed is judged all the same: every reason at once */
+	if (r && ret->info.kind != RB_TARGET_BLOCK) {
+		if (!p->destructive)
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "writes need the run's key: %s is not given",
+				     p->destructive_key ? p->destructive_key : "destructive: true");
+		return -EPERM;
+	}
+	if (rb_guard_judge(p, path, ret, diags) || r) {
+		if (ret->fd >= 0)
+			close(ret->fd);
+		ret->fd = -1;
+		return -EPERM;
+	}
+	return 0;
+}
+
+int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
+			 struct rb_diags *diags)
+{
+	struct rb_guard_target t;
+	int r = rb_guard_claim(p, path, RB_GUARD_WRITE, &t, diags);
+
+	if (!r && t.fd >= 0)
+		close(t.fd);
+	return r ? -EPERM : 0;
+}
+
+int rb_guard_same_devices(char *const *paths, size_t n, struct rb_diags *diags)
+{
+	struct stat *st = calloc(n + 1, sizeof(*st));
+	bool *ok = calloc(n + 1, sizeof(*ok));
+	int r = 0;
+
+	if (!st || !ok) {
+		free(st);
+		free(ok);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ok[i] = stat(paths[i], &st[i]) == 0 &&
+			(S_ISBLK(st[i].st_mode) || S_ISREG(st[i].st_mode));
+		for (size_t j = 0; ok[i] && j < i; j++) {
+			bool blk = S_ISBLK(st[i].st_mode);
+
+			/* the same name twice is one drive shared on purpose (volumes) */
+			if (!ok[j] || !strcmp(paths[i], paths[j]) ||
+			    blk != S_ISBLK(st[j].st_mode) ||
+			    (blk ? st[i].st_rdev != st[j].st_rdev
+				 : st[i].st_dev != st[j].st_dev || st[i].st_ino != st[j].st_ino))
+				continue;
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "is the same %s as '%s': one %s under two names would be "
+				     "measured twice at once (or written by two jobs)",
+				     blk ? "device" : "file", paths[j], blk ? "device" : "file");
+			r = -EPERM;
+			break;
+		}
+	}
+	free(st);
+	free(ok);
+	return r;
 }

@@ -169,41 +169,32 @@ out:
 	return r;
 }
 
-static int purge_plain(const struct rb_purge_req *req, struct rb_diags *d, FILE *log)
+/* Discard or zero of a target the guard opened: the descriptor it judged is used. */
+static int purge_plain(const struct rb_purge_req *req, const struct rb_guard_target *t,
+		       struct rb_diags *d, FILE *log)
 {
-	struct rb_target_info ti;
-	uint64_t range[2];
-	int fd, r = 0;
+	uint64_t range[2] = { 0, t->info.size_bytes };
+	int r = 0;
 
-	rb_target_probe(req->path, &ti);
-	fd = open(ti.real[0] ? ti.real : req->path, O_RDWR | O_CLOEXEC |
-							    (ti.kind == RB_TARGET_BLOCK ? O_EXCL : 0));
-	if (fd < 0) {
-		r = -errno;
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, req->path, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	range[0] = 0;
-	range[1] = ti.size_bytes;
-	if (ti.kind == RB_TARGET_BLOCK) {
+	if (t->info.kind == RB_TARGET_BLOCK) {
 		unsigned long op = req->method == RB_PURGE_ZERO ? BLKZEROOUT : BLKDISCARD;
 
-		if (ioctl(fd, op, range) < 0)
+		if (ioctl(t->fd, op, range) < 0)
 			r = -errno;
-	} else if (fallocate(fd, req->method == RB_PURGE_ZERO ? FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE
-							       : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			     0, (off_t)ti.size_bytes) < 0) {
+	} else if (fallocate(t->fd, req->method == RB_PURGE_ZERO
+					    ? FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE
+					    : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			     0, (off_t)t->info.size_bytes) < 0) {
 		r = -errno;
 	}
 	if (!r)
-		fsync(fd);
-	close(fd);
+		fsync(t->fd);
 	if (r)
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, req->path, "%s failed: %s",
 			     rb_purge_method_name(req->method), strerror(-r));
 	else
 		fprintf(log, "%s: %s of %" PRIu64 " bytes done\n", req->path,
-			rb_purge_method_name(req->method), ti.size_bytes);
+			rb_purge_method_name(req->method), t->info.size_bytes);
 	return r;
 }
 
@@ -222,13 +213,26 @@ int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
 	/* a purge erases signatures by design; every other check holds */
 	wide.wipe_signatures = true;
 	if (!is_nvme_method(req->method)) {
-		if (rb_guard_check_write(&wide, req->path, diags) || rb_diags_errors(diags) > before)
+		struct rb_guard_target t;
+
+		if (rb_guard_claim(&wide, req->path, RB_GUARD_WRITE, &t, diags) ||
+		    rb_diags_errors(diags) > before) {
+			if (t.fd >= 0)
+				close(t.fd);
 			return -EPERM;
+		}
+		if (t.fd < 0) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
+				     "target does not exist");
+			return -ENOENT;
+		}
 		if (req->dry_run) {
+			close(t.fd);
 			fprintf(log, "would %s %s\n", rb_purge_method_name(req->method), req->path);
 			return 0;
 		}
-		r = purge_plain(req, diags, log);
+		r = purge_plain(req, &t, diags, log);
+		close(t.fd);
 		history(gp, req->path, "", req->method, r);
 		return r;
 	}

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static bool mix_reads(const struct rb_workload *wl)
@@ -28,62 +30,70 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 	return NULL;
 }
 
-static int prepare_one(const struct rb_workload *wl, const char *path,
-		       const struct rb_guard_policy *gp, bool writes, int claimed, int *ret_fd,
-		       uint64_t *ret_span, struct rb_target_info *ti, struct rb_diags *d)
+/* The null engine needs no target: the range is the workload's size. */
+static int prepare_null(const struct rb_workload *wl, const char *path, int *ret_fd,
+			uint64_t *ret_span, struct rb_target_info *ti, struct rb_diags *d)
 {
-	uint64_t total, span;
-	int flags = O_CLOEXEC | (writes ? O_RDWR : O_RDONLY);
-	int r, fd;
-
-	if (wl->engine == RB_ENGINE_NULL) {
-		/* no target needed: the range is the workload's size */
-		memset(ti, 0, sizeof(*ti));
-		snprintf(ti->path, sizeof(ti->path), "%s", path);
-		ti->kind = RB_TARGET_OTHER;
-		if (!wl->size) {
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-				     "the null engine needs 'size' to set its range");
-			return -EINVAL;
-		}
-		*ret_fd = -1;
-		*ret_span = wl->size - wl->size % wl->bs;
-		return 0;
-	}
-	r = rb_target_probe(path, ti);
-	if (r) {
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot inspect target: %s",
-			     strerror(-r));
-		return r;
-	}
-	if ((ti->kind == RB_TARGET_MISSING || ti->kind == RB_TARGET_FILE) &&
-	    rb_path_under(path, gp->state_dir)) {
-		/* our own file: lay it out in full, so reads never measure holes */
-		uint64_t need = wl->offset + wl->size;
-
-		if (ti->kind == RB_TARGET_MISSING && !wl->size) {
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-				     "file does not exist yet: give 'size' to create it");
-			return -EINVAL;
-		}
-		if (need > ti->size_bytes) {
-			r = rb_target_layout_file(path, need);
-			if (r) {
-				rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-					     "cannot lay out file: %s", strerror(-r));
-				return r;
-			}
-			rb_target_probe(path, ti);
-		}
-	} else if (ti->kind == RB_TARGET_MISSING) {
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "target does not exist");
-		return -ENOENT;
-	} else if (ti->kind == RB_TARGET_OTHER) {
+	memset(ti, 0, sizeof(*ti));
+	snprintf(ti->path, sizeof(ti->path), "%s", path);
+	ti->kind = RB_TARGET_OTHER;
+	if (!wl->size) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-			     "target is neither a block device nor a regular file");
+			     "the null engine needs 'size' to set its range");
 		return -EINVAL;
 	}
-	total = ti->size_bytes;
+	*ret_fd = -1;
+	*ret_span = wl->size - wl->size % wl->bs;
+	return 0;
+}
+
+/*
+ * After the guard: lays out one of rackbench's own files to the size the workload
+ * needs (the file rules judged again on the descriptor first), turns on O_DIRECT, and
+ * resolves offset and size against the target.
+ */
+static int finish_one(const struct rb_workload *wl, const char *path,
+		      const struct rb_guard_policy *gp, bool writes, struct rb_guard_target *t,
+		      uint64_t *ret_span, struct rb_diags *d)
+{
+	uint64_t total, span, need;
+	int r, fl;
+
+	if (t->info.kind == RB_TARGET_MISSING) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "file does not exist yet: give 'size' to create it");
+		return -EINVAL;
+	}
+	if (wl->size > UINT64_MAX - wl->offset) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "offset + size (%llu + %llu bytes) is past any target",
+			     (unsigned long long)wl->offset, (unsigned long long)wl->size);
+		return -EINVAL;
+	}
+	need = wl->offset + wl->size;
+	if (t->info.kind == RB_TARGET_FILE && need > t->info.size_bytes) {
+		struct stat st;
+
+		if (!t->ours) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "the file holds %llu bytes, fewer than offset + size (%llu), "
+				     "and rackbench lays out only files it created",
+				     (unsigned long long)t->info.size_bytes, (unsigned long long)need);
+			return -EINVAL;
+		}
+		/* our own file: lay it out in full, so reads never measure holes */
+		if (rb_guard_check_file(gp, path, t->fd, d))
+			return -EPERM;
+		r = rb_target_layout_fd(t->fd, need);
+		if (r) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot lay out file: %s",
+				     strerror(-r));
+			return r;
+		}
+		if (fstat(t->fd, &st) == 0)
+			t->info.size_bytes = (uint64_t)st.st_size;
+	}
+	total = t->info.size_bytes;
 	if (wl->offset >= total) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "offset %llu is past the end of the target (%llu bytes)",
@@ -93,7 +103,7 @@ static int prepare_one(const struct rb_workload *wl, const char *path,
 	span = wl->size ? wl->size : total - wl->offset;
 	if (wl->size_pct)
 		span = (total - wl->offset) / 100 * wl->size_pct;
-	if (wl->offset + span > total) {
+	if (span > total - wl->offset) {
 		if (writes || !mix_reads(wl) || wl->size) {
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 				     "offset + size (%llu bytes) is past the end of the target "
@@ -109,29 +119,48 @@ static int prepare_one(const struct rb_workload *wl, const char *path,
 			     "target range holds fewer than numjobs blocks of bs");
 		return -EINVAL;
 	}
-	if (wl->direct)
-		flags |= O_DIRECT;
-	/* a block device we write is claimed exclusively: nobody mounts it meanwhile */
-	if (writes && ti->kind == RB_TARGET_BLOCK)
-		flags |= O_EXCL;
-	fd = claimed >= 0 ? claimed : open(ti->real, flags);
-	if (fd < 0) {
+	fl = fcntl(t->fd, F_GETFL);
+	if (wl->direct && (fl < 0 || fcntl(t->fd, F_SETFL, fl | O_DIRECT) < 0)) {
 		r = -errno;
-		if (r == -EBUSY)
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-				     "device is busy (mounted, or held by another user)");
-		else if (r == -EINVAL && wl->direct)
+		if (r == -EINVAL)
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 				     "cannot open with O_DIRECT (the filesystem does not support "
 				     "it; set direct: false)");
 		else
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot open: %s",
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot use O_DIRECT: %s",
 				     strerror(-r));
 		return r;
 	}
-	*ret_fd = fd;
 	*ret_span = span;
 	return 0;
+}
+
+/* Two targets that are one device or one file: refused, naming both. */
+static int same_targets(char *const *paths, const struct rb_guard_target *t, size_t n,
+			struct rb_diags *d)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat a, b;
+
+		if (t[i].fd < 0 || fstat(t[i].fd, &a))
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			if (t[j].fd < 0 || fstat(t[j].fd, &b))
+				continue;
+			if (S_ISBLK(a.st_mode) ? S_ISBLK(b.st_mode) && a.st_rdev == b.st_rdev
+					       : a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+				rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+					     "is the same %s as target '%s': one %s measured twice "
+					     "at once", S_ISBLK(a.st_mode) ? "device" : "file",
+					     paths[j], S_ISBLK(a.st_mode) ? "device" : "file");
+				r = -EINVAL;
+				break;
+			}
+		}
+	}
+	return r;
 }
 
 int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n,
@@ -139,76 +168,72 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 		      struct rb_diags *diags)
 {
 	bool writes = rb_workload_writes(wl);
+	unsigned how = (writes ? RB_GUARD_WRITE : 0) | (wl->size ? RB_GUARD_CREATE : 0);
+	struct rb_guard_target *t;
 	struct rb_prepared *p;
 	int refused = 0, r = 0;
 
-	int *claims = malloc((n + 1) * sizeof(*claims));
-
-	if (!claims)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		claims[i] = -1;
-	/*
-	 * The guard sees every target before anything is written or laid out. A block
-	 * device to write is claimed first (O_EXCL: nobody mounts or assembles it from
-	 * now on) and judged on that descriptor, which the run then keeps.
-	 */
-	if (writes) {
-		for (size_t i = 0; i < n; i++) {
-			struct rb_target_info ti;
-
-			if (rb_target_probe(paths[i], &ti) == 0 && ti.kind == RB_TARGET_BLOCK) {
-				claims[i] = open(ti.real, O_RDWR | O_EXCL | O_CLOEXEC |
-								 (wl->direct ? O_DIRECT : 0));
-				if (claims[i] < 0)
-					rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
-						     "cannot claim the device exclusively: %s",
-						     errno == EBUSY ? "it is in use (mounted, "
-								      "assembled, or open O_EXCL)"
-								    : strerror(errno));
-			}
-			if (rb_guard_check_write_fd(gp, paths[i], claims[i], diags) ||
-			    (ti.kind == RB_TARGET_BLOCK && claims[i] < 0))
-				refused = -EPERM;
-		}
-		if (refused) {
-			for (size_t i = 0; i < n; i++)
-				if (claims[i] >= 0)
-					close(claims[i]);
-			free(claims);
-			return refused;
-		}
-	}
 	p = calloc(1, sizeof(*p));
-	if (!p) {
-		free(claims);
-		return -ENOMEM;
-	}
-	p->fds = malloc(n * sizeof(*p->fds));
-	p->spans = calloc(n, sizeof(*p->spans));
-	p->info = calloc(n, sizeof(*p->info));
-	if (!p->fds || !p->spans || !p->info) {
-		rb_prepared_free(p);
-		free(claims);
-		return -ENOMEM;
-	}
+	t = calloc(n + 1, sizeof(*t));
+	if (!p || !t)
+		goto out_nomem;
+	p->fds = malloc((n + 1) * sizeof(*p->fds));
+	p->spans = calloc(n + 1, sizeof(*p->spans));
+	p->info = calloc(n + 1, sizeof(*p->info));
+	if (!p->fds || !p->spans || !p->info)
+		goto out_nomem;
 	for (size_t i = 0; i < n; i++)
-		p->fds[i] = -1;
+		p->fds[i] = t[i].fd = -1;
 	p->n = n;
+	if (wl->engine == RB_ENGINE_NULL) {
+		for (size_t i = 0; i < n && !r; i++)
+			r = prepare_null(wl, paths[i], &p->fds[i], &p->spans[i], &p->info[i], diags);
+		goto out;
+	}
+	/*
+	 * Every target is opened first (a block device to write claimed O_EXCL: nobody
+	 * mounts or assembles it from now on), and the guard judges each descriptor
+	 * before anything is written or laid out; the run keeps those descriptors, so
+	 * nothing can be swapped in between the checks and the IO.
+	 */
 	for (size_t i = 0; i < n; i++) {
-		int e = prepare_one(wl, paths[i], gp, writes, claims[i], &p->fds[i], &p->spans[i],
-				    &p->info[i], diags);
+		int e = rb_guard_claim(gp, paths[i], how, &t[i], diags);
 
-		if (e && claims[i] >= 0 && p->fds[i] != claims[i])
-			close(claims[i]);
+		if (e == -EPERM && writes)
+			refused = -EPERM;
+		else if (e && !r)
+			r = e;
+	}
+	if (!refused && !r)
+		r = same_targets(paths, t, n, diags);
+	if (refused || r) {
+		r = refused ? refused : r;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int e = finish_one(wl, paths[i], gp, writes, &t[i], &p->spans[i], diags);
+
+		p->info[i] = t[i].info;
 		if (e && !r)
 			r = e;
 	}
-	free(claims);
+	for (size_t i = 0; i < n && !r; i++) {
+		p->fds[i] = t[i].fd;
+		t[i].fd = -1;
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		if (t[i].fd >= 0)
+			close(t[i].fd);
+	free(t);
 	if (r) {
 		rb_prepared_free(p);
 		return r;
 	}
 	*ret = p;
 	return 0;
+out_nomem:
+	free(t);
+	rb_prepared_free(p);
+	return -ENOMEM;
 }

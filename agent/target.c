@@ -114,62 +114,21 @@ const char *rb_target_kind_name(enum rb_target_kind k)
 	}
 }
 
-bool rb_path_under(const char *path, const char *dir)
-{
-	char rp[PATH_MAX], rd[PATH_MAX], parent[PATH_MAX];
-	size_t n;
-
-	if (!dir || !*dir || !realpath(dir, rd))
-		return false;
-	if (!realpath(path, rp)) {
-		/* a file that does not exist yet: resolve its folder */
-		char *slash;
-
-		snprintf(parent, sizeof(parent), "%s", path);
-		slash = strrchr(parent, '/');
-		if (!slash)
-			snprintf(parent, sizeof(parent), ".");
-		else if (slash == parent)
-			parent[1] = '\0';
-		else
-			*slash = '\0';
-		if (!realpath(parent, rp))
-			return false;
-		/* the name goes back on: "dir/name", or a bare "name" in the current folder */
-		const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-
-		if (strlen(rp) + 1 + strlen(name) >= sizeof(rp))
-			return false;
-		if (strcmp(rp, "/"))
-			strcat(rp, "/");
-		strcat(rp, name);
-	}
-	n = strlen(rd);
-	return strncmp(rp, rd, n) == 0 && (rp[n] == '/' || (n == 1 && rd[0] == '/'));
-}
-
-int rb_target_layout_file(const char *path, uint64_t size)
+int rb_target_layout_fd(int fd, uint64_t size)
 {
 	struct stat st;
 	uint64_t pos, x = 0x9e3779b97f4a7c15ULL;
 	const size_t chunk = 1 << 20;
 	uint64_t *buf;
-	int fd, r = 0;
+	int r = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out_close;
-	}
 	if ((uint64_t)st.st_size >= size)
-		goto out_close;
+		return 0;
 	buf = malloc(chunk);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out_close;
-	}
+	if (!buf)
+		return -ENOMEM;
 	for (size_t i = 0; i < chunk / 8; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
@@ -192,7 +151,5 @@ int rb_target_layout_file(const char *path, uint64_t size)
 	free(buf);
 	if (!r && fsync(fd) < 0)
 		r = -errno;
-out_close:
-	close(fd);
 	return r;
 }

@@ -25,12 +25,11 @@ int rb_target_probe(const char *path, struct rb_target_info *ret);
 const char *rb_target_kind_name(enum rb_target_kind k);
 /* Reads sysfs attribute dir/file into buf, trailing newline and spaces cut; "" if absent. */
 void rb_sysfs_read(const char *dir, const char *file, char *buf, size_t len);
-/* Whether path (resolved) lies under directory dir (resolved). */
-bool rb_path_under(const char *path, const char *dir);
 /*
- * Creates or extends a regular file to size bytes, writing every byte (random data,
- * so reads never measure holes), then fsyncs. Returns 0 or negative errno.
+ * Extends the regular file open at fd (O_RDWR, no O_DIRECT) to size bytes, writing
+ * every byte from the start (random data, so reads never measure holes), then fsyncs.
+ * A file already that large is left alone. Returns 0 or negative errno.
  */
-int rb_target_layout_file(const char *path, uint64_t size);
+int rb_target_layout_fd(int fd, uint64_t size);
 
 #endif

@@ -52,3 +52,132 @@ with Tmp() as tmp:
              "--runtime", "300ms", "--state-dir", state])
     check(r.returncode == 0, f"own file: exit {r.returncode} {r.stderr}")
 print("ok")
+
+# ---- a file is rackbench's only if rackbench created it (the probe's G5-G7, G11b, G13) ----
+import subprocess
+import time
+
+
+def size(path):
+    return os.path.getsize(path)
+
+
+with Tmp() as tmp:
+    state = os.path.join(tmp, "state")
+    outside = os.path.join(tmp, "outside")
+    os.mkdir(state, 0o700)
+    os.mkdir(outside)
+    A = [AGENT, "run", "--runtime", "300ms", "--state-dir", state]
+
+    def victim(name, n=4 << 20):
+        p = os.path.join(outside, name)
+        with open(p, "wb") as f:
+            f.write(os.urandom(n))
+        return p
+
+    # G5a: a hard link in the state folder names an outside inode: refused with one key
+    v = victim("victim.bin")
+    hl = os.path.join(state, "hl.bin")
+    os.link(v, hl)
+    before = sha256(v)
+    r = run(A + ["--target", hl, "--rw", "write", "--destructive"])
+    print("hard link, write:", r.returncode, r.stderr)
+    check(r.returncode == 3, f"hard link write: exit {r.returncode}, want 3")
+    check("2 links" in r.stderr and "rackbench did not create it" in r.stderr,
+          "the refusal says the file has two links and is not rackbench's")
+    check(sha256(v) == before, "hard link write: the outside file changed")
+    # G5b: a read with no key must not lay out (grow, rewrite) a file that is not its own
+    v2 = victim("v2.bin", 1 << 20)
+    hl2 = os.path.join(state, "hl2.bin")
+    os.link(v2, hl2)
+    before2 = sha256(v2)
+    r = run(A + ["--target", hl2, "--rw", "randread", "--size", "4m"])
+    print("hard link, read with a size past it:", r.returncode, r.stderr)
+    check(r.returncode not in (0, 3) and "lays out only files it created" in r.stderr,
+          f"read of a short foreign file: exit {r.returncode} {r.stderr}")
+    check(sha256(v2) == before2 and size(v2) == 1 << 20, "the read rewrote or grew the file")
+    # G5c: purge --method zero of the hard link
+    r = run([AGENT, "purge", hl, "--method", "zero", "--destructive", "--state-dir", state])
+    print("hard link, purge zero:", r.returncode, r.stderr)
+    check(r.returncode == 3, f"purge of a hard link: exit {r.returncode}, want 3")
+    check(sha256(v) == before, "purge zeroed the outside file")
+    # G6a/b: a dangling symlink: nothing is created outside, read or write
+    new = os.path.join(outside, "new.bin")
+    dl = os.path.join(state, "dangling.bin")
+    os.symlink(new, dl)
+    for extra in (["--rw", "randread", "--size", "4m"],
+                  ["--rw", "write", "--size", "4m", "--destructive"]):
+        r = run(A + ["--target", dl] + extra)
+        print("dangling symlink", extra, r.returncode, r.stderr)
+        check(r.returncode != 0, f"dangling symlink {extra}: exit 0")
+        check(not os.path.exists(new), f"dangling symlink {extra}: the outside file was made")
+        check("dangling symbolic link" in r.stderr, "the error says the link dangles")
+    # a file rackbench made, then replaced by someone else's under the same name
+    mine = os.path.join(state, "mine.bin")
+    r = run(A + ["--target", mine, "--rw", "write", "--size", "1m", "--destructive"])
+    check(r.returncode == 0, f"own file: {r.returncode} {r.stderr}")
+    os.unlink(mine)
+    with open(mine, "wb") as f:
+        f.write(b"\0" * (1 << 20))
+    r = run(A + ["--target", mine, "--rw", "write", "--size", "1m", "--destructive"])
+    check(r.returncode == 3 and "not in the folder's index" in r.stderr,
+          f"a replaced file is not rackbench's: {r.returncode} {r.stderr}")
+    os.unlink(mine)
+    # G7: b.bin swapped for a symlink to an outside file while a.bin is laid out. The
+    # targets are opened and judged before any layout, and the run writes what it opened,
+    # so the outside file is never written whenever the swap lands.
+    b = os.path.join(state, "b.bin")
+    r = run(A + ["--target", b, "--rw", "read", "--size", "16m"])
+    check(r.returncode == 0, f"b.bin made by rackbench: {r.stderr}")
+    v3 = victim("v3.bin", 16 << 20)
+    before3 = sha256(v3)
+    a = os.path.join(state, "a.bin")
+    w = subprocess.Popen(A[:2] + ["--target", a, "--target", b, "--size", "16m", "--rw", "write",
+                                  "--destructive", "--runtime", "1s", "--state-dir", state],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 20
+    while not os.path.exists(a) and time.time() < deadline and w.poll() is None:
+        time.sleep(0.001)
+    tmpl = os.path.join(state, "t")
+    os.symlink(v3, tmpl)
+    os.replace(tmpl, b)
+    out, err = w.communicate(timeout=60)
+    print("swap during layout:", w.returncode, err[-400:])
+    check(sha256(v3) == before3, "the swapped-in symlink was written through")
+    os.unlink(b)
+    # G11b: one file under two names in one run is measured twice at once: refused
+    one = os.path.join(state, "one.bin")
+    alias = os.path.join(state, "..", "state", "one.bin")
+    r = run(A + ["--target", one, "--target", alias, "--rw", "randread", "--size", "1m"])
+    print("one file, two names:", r.returncode, r.stderr)
+    check(r.returncode != 0 and "is the same file as target" in r.stderr,
+          f"two names of one file: {r.returncode} {r.stderr}")
+    # another process has rackbench's own file open for writing: refused, naming it
+    r = run(A + ["--target", one, "--rw", "read", "--size", "1m"])
+    check(r.returncode == 0, f"one.bin: {r.stderr}")
+    holder = subprocess.Popen(["/usr/bin/python3", "-c",
+                               "import sys,time; f=open(sys.argv[1],'r+b'); print('open', flush=True); "
+                               "time.sleep(60)", one], stdout=subprocess.PIPE, text=True)
+    try:
+        check(holder.stdout.readline().strip() == "open", "holder did not start")
+        r = run(A + ["--target", one, "--rw", "write", "--size", "1m", "--destructive"])
+        print("open for writing elsewhere:", r.returncode, r.stderr)
+        check(r.returncode == 3 and f"open for writing by process {holder.pid}" in r.stderr,
+              f"a file another process writes: {r.returncode} {r.stderr}")
+    finally:
+        holder.kill()
+        holder.wait()
+    # G13: a system folder or a folder anyone can write is no state folder
+    v4 = victim("v4.bin", 1 << 20)
+    before4 = sha256(v4)
+    for sd, why in (("/", "is a system folder"), (outside, "writable by every user")):
+        if sd == outside:
+            os.chmod(outside, 0o777)
+        r = run([AGENT, "run", "--target", v4 if sd == "/" else os.path.join(outside, "x.bin"),
+                 "--rw", "write", "--size", "1m", "--destructive", "--runtime", "300ms",
+                 "--state-dir", sd])
+        print("state folder", sd, r.returncode, r.stderr)
+        check(r.returncode == 3 and why in r.stderr, f"--state-dir {sd}: {r.returncode} {r.stderr}")
+    check(sha256(v4) == before4, "a file changed through a state folder that is not one")
+    check(not os.path.exists(os.path.join(outside, "x.bin")), "a file was made in a 0777 folder")
+print("ok: file rules")

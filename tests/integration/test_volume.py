@@ -29,7 +29,7 @@ import os
 import struct
 
 import layout
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
 
 h5py = h5()
 
@@ -79,9 +79,10 @@ with Tmp() as tmp:
     with open(outside, "wb") as f:
         f.truncate(4 << 20)
     files = ["d0.dat", "m0.dat", "m1.dat", "m2.dat"]
-    for name in files:  # there before the purge
-        with open(os.path.join(state, name), "wb") as f:
-            f.truncate(4 << 20)
+    # there before the purge, made by rackbench (a file it did not make is not its own)
+    r = run([AGENT, "run", "--rw", "read", "--size", "4m", "--runtime", "100ms",
+             "--state-dir", state] + [a for n in files for a in ("--target", os.path.join(state, n))])
+    check(r.returncode == 0, f"laying out the files: {r.returncode} {r.stderr}")
     agent = Agent(ep, "v-a1", files + [outside], cwd=state, state_dir=state)
     try:
         camp = campaign(tmp, "c.yaml", ["m0.dat", "m1.dat", "m2.dat"])

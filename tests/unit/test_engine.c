@@ -99,8 +99,8 @@ static void test_engine_uring_on_file(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
+	assert_int_equal(rb_target_layout_fd(fd, span), 0);
 	close(fd);
-	assert_int_equal(rb_target_layout_file(path, span), 0);
 	rb_workload_defaults(&wl);
 	fd = open(path, O_RDWR | O_DIRECT);
 	if (fd < 0) {

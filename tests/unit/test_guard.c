@@ -128,7 +128,7 @@ static void test_guard_bare_name_in_the_state_dir(void **s)
 	assert_int_equal(chdir("/"), 0);
 	rb_diags_init(&d);
 	assert_int_equal(rb_guard_check_write(&p, "disk1.dat", &d), -EPERM);
-	assert_true(mentions(&d, "not created by rackbench"));
+	assert_true(mentions(&d, "does not exist"));
 	rb_diags_release(&d);
 	assert_int_equal(chdir(cwd), 0);
 }
@@ -142,7 +142,8 @@ static void test_guard_resolves_symlinks_first(void **s)
 	/* a link inside the state folder to a user's file is the user's file */
 	rb_diags_init(&d);
 	assert_int_equal(rb_guard_check_write(&p, link_to_outside, &d), -EPERM);
-	assert_true(mentions(&d, "not created by rackbench"));
+	assert_true(mentions(&d, "symbolic link in the state folder"));
+	assert_true(mentions(&d, "rackbench did not create"));
 	rb_diags_release(&d);
 }
 
@@ -356,6 +357,70 @@ static void test_guard_names_a_dm_crypt_holder(void **unused)
 	rb_diags_release(&d);
 }
 
+/* a loop device in the recorded tree: loop/backing_file and offset */
+static void loopdev(const char *name, const char *devno, const char *backing,
+		    const char *offset)
+{
+	char rel[256], p[300], line[300];
+
+	snprintf(rel, sizeof(rel), VB "/%s", name);
+	blockdev(rel, name, devno, false);
+	snprintf(p, sizeof(p), "%s/loop", rel);
+	mkdirs(p);
+	snprintf(p, sizeof(p), "%s/loop/backing_file", rel);
+	snprintf(line, sizeof(line), "%s\n", backing);
+	put(p, line);
+	snprintf(p, sizeof(p), "%s/loop/offset", rel);
+	snprintf(line, sizeof(line), "%s\n", offset);
+	put(p, line);
+	/* the tree's /sys/block lists it */
+	mkdirs("sys/block");
+	snprintf(p, sizeof(p), "sys/block/%s", name);
+	link_to(rel, p);
+}
+
+/* The shape that reaches the root disk: a loop over it at an offset holds no signature
+ * and no holder link, and losetup does not claim the disk; the guard walks down it. */
+static void test_guard_follows_loops_to_the_root_disk(void **unused)
+{
+	struct rb_diags d;
+
+	(void)unused;
+	new_tree();
+	blockdev("sys/devices/pci/ata1/sda", "sda", "8:0", false);
+	blockdev("sys/devices/pci/ata1/sda/sda1", "sda1", "8:1", true);
+	blockdev("sys/devices/pci/ata2/sdb", "sdb", "8:16", false);
+	put("proc/self/mountinfo", "25 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+				   "26 25 7:3 / /mnt ro - ext4 /dev/loop3 ro\n");
+	loopdev("loop0", "7:0", "/dev/sda", "1048576");	/* over the root disk */
+	loopdev("loop1", "7:1", "/dev/loop0", "4096");	/* two deep */
+	loopdev("loop3", "7:3", "/dev/sdb", "0");	/* sits on sdb, mounted */
+	loopdev("loop4", "7:4", "/dev/sdb", "65536");	/* a sibling over sdb */
+	check_dev(7, 0, &d);
+	assert_true(mentions(&d, "through loop device loop0 (over /dev/sda at offset 1048576): "
+				 "partition sda1 is mounted at /"));
+	assert_true(mentions(&d, "device is behind / (sda1)"));
+	/* loop1 sits on loop0: refused through both, and loop0 is not its own backing */
+	rb_diags_release(&d);
+	check_dev(7, 1, &d);
+	assert_true(mentions(&d, "through loop device loop1 (over /dev/loop0 at offset 4096): "
+				 "through loop device loop0"));
+	assert_true(mentions(&d, "behind /"));
+	assert_false(mentions(&d, "backing device of loop device loop1"));
+	rb_diags_release(&d);
+	/* the disk a loop sits on: refused, naming the loop and its mount */
+	check_dev(8, 16, &d);
+	assert_true(mentions(&d, "device is the backing device of loop device loop3 (at offset 0), "
+				 "which is mounted at /mnt"));
+	assert_true(mentions(&d, "backing device of loop device loop4 (at offset 65536)"));
+	rb_diags_release(&d);
+	/* loop4 over sdb: refused through sdb, which loop3 (mounted) also sits on */
+	check_dev(7, 4, &d);
+	assert_true(mentions(&d, "through loop device loop4 (over /dev/sdb at offset 65536): "
+				 "device is the backing device of loop device loop3"));
+	rb_diags_release(&d);
+}
+
 static int teardown_tree(void **s)
 {
 	char cmd[400];
@@ -379,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_guard_refuses_every_disk_under_lvm_on_md_root),
 		cmocka_unit_test(test_guard_root_on_a_partition_and_swap),
 		cmocka_unit_test(test_guard_names_a_dm_crypt_holder),
+		cmocka_unit_test(test_guard_follows_loops_to_the_root_disk),
 	};
 	int r = cmocka_run_group_tests(tests, setup, teardown);
 
