@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -323,10 +324,21 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 		}
 		if (pd)
 			closedir(pd);
-		/* the verdict: the agent's key and every device check, never opening it */
+		/* the verdict: the agent's key and every device check, never writing it */
 		if (!rb_guard_allowed(&gp, r->path))
 			rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
 				     "not on the agent's --allow list");
+		/* a mount in another mount namespace shows only as a claim that fails */
+		if (!*root) {
+			int fd = open(r->path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+
+			if (fd >= 0)
+				close(fd);
+			else if (errno == EBUSY)
+				rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
+					     "cannot claim the device exclusively: it is in use "
+					     "(mounted, here or in another mount namespace, or held)");
+		}
 		rb_guard_check_blockdev(&gp, r->path, makedev(r->ma, r->mi),
 					!*root && stat(r->path, &st) == 0 ? r->path : NULL,
 					&r->why);

@@ -148,6 +148,29 @@ with Tmp() as tmp:
         check(sums(disk) == before, "G9: the file changed")
         check(fsck(l7) == 0, "G9: the filesystem in the file is damaged")
 
+        # a swap file of rackbench's own: refused (not left to the kernel's ETXTBSY)
+        if shutil.which("swapon") and shutil.which("mkswap"):
+            fsimg = loop(image(os.path.join(tmp, "swapfs.img"), 32))
+            sh("mkfs.ext4", "-q", "-F", fsimg)
+            sh("mount", fsimg, mnt)
+            mounts.append(mnt)
+            sstate = os.path.join(mnt, "state")
+            os.mkdir(sstate, 0o700)
+            swf = os.path.join(sstate, "swap.bin")
+            r = run([AGENT, "run", "--target", swf, "--rw", "read", "--size", "4m",
+                     "--runtime", "100ms", "--state-dir", sstate])
+            check(r.returncode == 0, f"laying out the swap file: {r.stderr}")
+            sh("mkswap", swf)
+            if subprocess.run(["swapon", swf], capture_output=True).returncode == 0:
+                try:
+                    refused(run([AGENT, "run", "--target", swf, "--rw", "write", "--destructive",
+                                 "--runtime", "300ms", "--state-dir", sstate]),
+                            "swap file", "the file is in use as swap")
+                finally:
+                    subprocess.run(["swapoff", swf])
+            sh("umount", mnt)
+            mounts.remove(mnt)
+
         # two loops over one backing file: either one is two devices over the same bytes
         sib = image(os.path.join(tmp, "sib.img"), 16)
         s1 = loop(sib)
@@ -174,6 +197,13 @@ with Tmp() as tmp:
                                     stdout=subprocess.PIPE, text=True)
         try:
             check(other_ns.stdout.readline().strip() == "mounted", "mount in another namespace")
+            # inventory sees it too: the claim fails
+            inv = run([AGENT, "inventory", "--json"])
+            import json
+            rows = {d["path"]: d for d in json.loads(inv.stdout)["devices"]}
+            check(gx in rows and not rows[gx]["write_allowed"] and
+                  any("cannot claim the device exclusively" in w for w in rows[gx]["reasons"]),
+                  f"inventory of a device mounted in another namespace: {rows.get(gx)}")
             before = sums(gx, gy)
             camp = os.path.join(tmp, "g3d.yaml")
             with open(camp, "w") as f:
