@@ -105,21 +105,6 @@ struct rb_run {
 	uint64_t *spans;	/* per target (a volume's: its members' whole units) */
 };
 
-static int64_t real_now(void *arg)
-{
-	(void)arg;
-	return rb_mono_ns();
-}
-
-static void real_sleep_until(void *arg, int64_t t)
-{
-	struct timespec ts = { .tv_sec = t / 1000000000LL, .tv_nsec = t % 1000000000LL };
-
-	(void)arg;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static inline int64_t now_ns(const struct rb_run *r)
 {
 	return r->clock.now(r->clock.arg);
@@ -739,7 +724,7 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 	if (!r)
 		return -ENOMEM;
 	r->wl = *wl;
-	r->clock = (struct rb_clock){ real_now, real_sleep_until, NULL };
+	r->clock = rb_clock_real;
 	r->ops = wl->engine == RB_ENGINE_NULL ? &rb_engine_null : &rb_engine_uring;
 	r->member_fds = malloc(nfds * sizeof(int));
 	spans = calloc(n, sizeof(*spans));

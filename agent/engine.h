@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "gen.h"
 #include "hist.h"
 #include "options.h"
@@ -74,13 +75,6 @@ typedef void (*rb_sample_fn)(void *arg, unsigned target, unsigned interval, int6
 
 struct rb_run;
 
-/* The engine's clock: real by default; tests give a fake one to prove rate exactness. */
-struct rb_clock {
-	int64_t (*now)(void *arg);
-	void (*sleep_until)(void *arg, int64_t t);
-	void *arg;
-};
-
 /*
  * Prepares a run of wl on n targets given as open descriptors and the byte range to
  * use (offset/size already resolved against each target's size). The descriptors
@@ -101,7 +95,8 @@ struct rb_volume {
 int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 		       size_t nfds, const struct rb_volume *vols, size_t n, struct rb_run **ret,
 		       char *err, size_t errlen);
-/* Replaces the monotonic clock (before rb_run_start). */
+/* The engine's clock (common/clock.h): real by default; tests give a fake one to prove
+ * rate exactness. Before rb_run_start. */
 void rb_run_set_clock(struct rb_run *r, const struct rb_clock *c);
 /*
  * Debug: every measured IO's latency (uint64 ns, host order, completion order) into

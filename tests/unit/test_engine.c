@@ -159,7 +159,7 @@ static uint64_t run_null(struct rb_workload *wl, bool fake, struct rb_target_res
 
 	assert_int_equal(rb_run_new(wl, &fd, &span, 1, &r, err, sizeof(err)), 0);
 	if (fake)
-		rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_sleep_until, NULL });
+		rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL });
 	rb_run_start(r);
 	rb_run_join(r);
 	*ret = *rb_run_result(r, 0);
