@@ -267,6 +267,9 @@ struct rb_zap *rb_zap_start(const char *allowlist, char *err, size_t errlen)
 		return NULL;
 	}
 	z->die_after = hook ? strtol(hook, NULL, 10) : 0;
+	/* the handler thread owns list and n from its start (a SIGHUP reloads them there) */
+	size_t nkeys = z->n;
+
 	rb_tx_context(); /* made here, before the thread can race to make it */
 	atomic_store(&z->alive, true);
 	if (pthread_create(&z->th, NULL, zap_main, z)) {
@@ -284,7 +287,7 @@ struct rb_zap *rb_zap_start(const char *allowlist, char *err, size_t errlen)
 		free(z);
 		return NULL;
 	}
-	rb_info("agent allow-list '%s': %zu key(s)", allowlist, z->n);
+	rb_info("agent allow-list '%s': %zu key(s)", allowlist, nkeys);
 	return z;
 }
 
