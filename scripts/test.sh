@@ -9,7 +9,7 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
-	[sanitize]=600 [fuzz]=240 [qemu]=120 [browser]=0 [slow]=0)
+	[sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [browser]=0 [slow]=0)
 FAILED=0
 STAGES=()
 
@@ -71,6 +71,15 @@ run_sanitized() {
 		bash -c 'ctest_label build-asan unit && ctest_label build-asan integration'
 }
 
+# ThreadSanitizer over the unit and integration tests: engine jobs, the HDF5 writer, the
+# ZAP handler and purge threads share memory with the main loops. Suppressed are only
+# reports inside libraries not built with TSan (tests/tsan.supp says which and why).
+run_tsan() {
+	configure_build build-tsan -DRB_TSAN=ON -DCMAKE_BUILD_TYPE=Debug || return 1
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$ROOT/tests/tsan.supp" \
+		bash -c 'ctest_label build-tsan unit && ctest_label build-tsan integration'
+}
+
 run_fuzz() {
 	if ! command -v clang >/dev/null; then
 		echo "clang missing: cannot build libFuzzer targets"
@@ -98,7 +107,7 @@ run_fuzz() {
 }
 
 export ROOT JOBS
-export -f ctest_label configure_build run_sanitized run_fuzz
+export -f ctest_label configure_build run_sanitized run_tsan run_fuzz
 rm -f "$RB_SKIP_LOG" build/counts.txt
 mkdir -p build
 stage deps ./scripts/install-deps.sh
@@ -115,6 +124,7 @@ fi
 stage qemu ctest_label build qemu
 if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
 	stage sanitize run_sanitized
+	stage tsan run_tsan
 	stage fuzz run_fuzz
 fi
 
