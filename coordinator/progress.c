@@ -24,6 +24,8 @@ struct pdrive {
 	uint64_t ios, bytes, p99_ns;
 	double temp_c;		/* NAN: unknown */
 	uint64_t total_ios, total_bytes;
+	bool has_result;	/* the point's result row came: its figures below */
+	double result_iops, result_bw;
 };
 
 struct rb_progress {
@@ -117,6 +119,8 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 		p->d[i].ios = p->d[i].bytes = p->d[i].p99_ns = 0;
 		p->d[i].total_ios = p->d[i].total_bytes = 0;
 		p->d[i].interval = 0;
+		p->d[i].has_result = false;
+		p->d[i].result_iops = p->d[i].result_bw = 0;
 		if (rb_point_has_drive(p->c, pt, i))
 			p->in[p->nin++] = i;
 	}
@@ -295,27 +299,49 @@ void rb_progress_tick(struct rb_progress *p)
 	}
 }
 
+void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s)
+{
+	if (!p || drive >= p->c->ndrives)
+		return;
+	/* a later attempt's row replaces an earlier one's, as in the report */
+	p->d[drive].has_result = true;
+	p->d[drive].result_iops = iops;
+	p->d[drive].result_bw = bw_bytes_per_s;
+}
+
 void rb_progress_point_done(struct rb_progress *p, const char *status)
 {
 	const struct rb_point *pt = &p->c->points[p->k];
 	double el = (double)(rb_mono_ns() - p->point_start) / 1e9;
 	double iops = 0, mbps = 0;
+	size_t nres = 0;
 
 	erase(p);
-	/* the point's average over its run, from every interval received, all drives */
+	/*
+	 * The point's figures are its result rows added up: each drive's IOs over its own
+	 * measured time. Never over the coordinator's wall time, which includes set-up and
+	 * however long the coordinator took to drain the samples.
+	 */
 	for (size_t i = 0; i < p->nin; i++) {
-		iops += el > 0 ? (double)p->d[p->in[i]].total_ios / el : 0;
-		mbps += el > 0 ? (double)p->d[p->in[i]].total_bytes / el / 1e6 : 0;
+		const struct pdrive *d = &p->d[p->in[i]];
+
+		if (!d->has_result)
+			continue;
+		nres++;
+		iops += d->result_iops;
+		mbps += d->result_bw / 1e6;
 	}
 	fprintf(stderr, "rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "
-		"%.1f MB/s\n", p->k + 1, p->c->npoints, pt->name, status, el, p->nin, iops,
-		mbps);
+		"%.1f MB/s", p->k + 1, p->c->npoints, pt->name, status, el, p->nin, iops, mbps);
+	if (nres < p->nin)
+		fprintf(stderr, " (from %zu drive(s) with results)", nres);
+	fputc('\n', stderr);
 	if (p->events) {
 		event_head(p, "point_done");
 		fprintf(p->events, ", \"point\": %u, \"status\": ", pt->index);
 		rb_json_str(p->events, status);
-		fprintf(p->events, ", \"elapsed_ns\": %lld}\n",
-			(long long)(rb_mono_ns() - p->point_start));
+		fprintf(p->events, ", \"elapsed_ns\": %lld, \"iops\": %.1f, \"bw_bytes_per_s\": %.1f}\n",
+			(long long)(rb_mono_ns() - p->point_start), iops, mbps * 1e6);
 		fflush(p->events);
 	}
 }

@@ -23,6 +23,11 @@ void rb_progress_point(struct rb_progress *p, size_t k);
 void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval,
 			unsigned direction, uint64_t ios, uint64_t bytes, uint64_t p99_ns);
 void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);
+/*
+ * A drive's result row for the current point (all directions added). The "done" line
+ * is these added up, so it says what the rows say.
+ */
+void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s);
 void rb_progress_point_done(struct rb_progress *p, const char *status);
 /* Redraws the view when due; call often. */
 void rb_progress_tick(struct rb_progress *p);
