@@ -164,6 +164,15 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		fputc('}', out);
 }
 
+/* Workload flags are the campaign keys: --rate-iops is --rate_iops, as users type it. */
+static char *dashes_to_underscores(char *name)
+{
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
 int rb_agent_run_cmd(int argc, char **argv)
 {
 	struct rb_workload wl;
@@ -225,7 +234,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 			state_dir = val;
 		} else if (!strcmp(name, "lat-log")) {
 			lat_log = val;
-		} else if ((o = rb_opt_find(name))) {
+		} else if ((o = rb_opt_find(dashes_to_underscores(name)))) {
 			if (rb_opt_set(&wl, o, val, err, sizeof(err))) {
 				rb_err("%s", err);
 				goto out;

@@ -119,6 +119,29 @@ static int finish_one(const struct rb_workload *wl, const char *path,
 			     "target range holds fewer than numjobs blocks of bs");
 		return -EINVAL;
 	}
+	if (t->info.kind == RB_TARGET_FILE && wl->layout) {
+		/* the guard judged this a write (runner's claim loop): the range is written */
+		r = rb_target_fill_fd(t->fd, wl->offset, span);
+		if (r) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot lay out the range: %s",
+				     strerror(-r));
+			return r;
+		}
+	}
+	/* a hole reads as zeros from memory: a read of one measures no device */
+	if (t->info.kind == RB_TARGET_FILE && mix_reads(wl) && !wl->allow_holes) {
+		off_t hole = lseek(t->fd, (off_t)wl->offset, SEEK_HOLE);
+
+		if (hole >= 0 && (uint64_t)hole < wl->offset + span) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "the file has a hole at byte %lld, inside the range to read "
+				     "(%llu-%llu): reading holes measures no device; write the "
+				     "range first (--layout) or read it as it is (--allow-holes)",
+				     (long long)hole, (unsigned long long)wl->offset,
+				     (unsigned long long)(wl->offset + span));
+			return -EINVAL;
+		}
+	}
 	fl = fcntl(t->fd, F_GETFL);
 	if (wl->direct && (fl < 0 || fcntl(t->fd, F_SETFL, fl | O_DIRECT) < 0)) {
 		r = -errno;
@@ -197,9 +220,16 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	 * nothing can be swapped in between the checks and the IO.
 	 */
 	for (size_t i = 0; i < n; i++) {
-		int e = rb_guard_claim(gp, paths[i], how, &t[i], diags);
+		unsigned h = how;
+		struct rb_target_info ti;
+		int e;
 
-		if (e == -EPERM && writes)
+		/* laying out a file's range writes it: judged as a write */
+		if (wl->layout && !writes && rb_target_probe(paths[i], &ti) == 0 &&
+		    (ti.kind == RB_TARGET_FILE || ti.kind == RB_TARGET_MISSING))
+			h |= RB_GUARD_WRITE;
+		e = rb_guard_claim(gp, paths[i], h, &t[i], diags);
+		if (e == -EPERM && (h & RB_GUARD_WRITE))
 			refused = -EPERM;
 		else if (e && !r)
 			r = e;

@@ -114,18 +114,13 @@ const char *rb_target_kind_name(enum rb_target_kind k)
 	}
 }
 
-int rb_target_layout_fd(int fd, uint64_t size)
+int rb_target_fill_fd(int fd, uint64_t offset, uint64_t len)
 {
-	struct stat st;
-	uint64_t pos, x = 0x9e3779b97f4a7c15ULL;
+	uint64_t pos, end = offset + len, x = 0x9e3779b97f4a7c15ULL;
 	const size_t chunk = 1 << 20;
 	uint64_t *buf;
 	int r = 0;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if ((uint64_t)st.st_size >= size)
-		return 0;
 	buf = malloc(chunk);
 	if (!buf)
 		return -ENOMEM;
@@ -135,9 +130,8 @@ int rb_target_layout_fd(int fd, uint64_t size)
 		x ^= x << 17;
 		buf[i] = x;
 	}
-	/* rewrite from the start: a hole anywhere would make reads measure nothing */
-	for (pos = 0; pos < size;) {
-		size_t n = size - pos < chunk ? (size_t)(size - pos) : chunk;
+	for (pos = offset; pos < end;) {
+		size_t n = end - pos < chunk ? (size_t)(end - pos) : chunk;
 		ssize_t w = pwrite(fd, buf, n, (off_t)pos);
 
 		if (w < 0) {
@@ -152,4 +146,16 @@ int rb_target_layout_fd(int fd, uint64_t size)
 	if (!r && fsync(fd) < 0)
 		r = -errno;
 	return r;
+}
+
+int rb_target_layout_fd(int fd, uint64_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size >= size)
+		return 0;
+	/* rewrite from the start: a hole anywhere would make reads measure nothing */
+	return rb_target_fill_fd(fd, 0, size);
 }

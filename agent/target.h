@@ -31,5 +31,7 @@ void rb_sysfs_read(const char *dir, const char *file, char *buf, size_t len);
  * A file already that large is left alone. Returns 0 or negative errno.
  */
 int rb_target_layout_fd(int fd, uint64_t size);
+/* Writes [offset, offset + len) of the file open at fd with random data, then fsyncs. */
+int rb_target_fill_fd(int fd, uint64_t offset, uint64_t len);
 
 #endif

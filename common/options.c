@@ -84,6 +84,12 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "verify", RB_OPT_BOOL, F(verify), 0, 1, "false", bool_choices, "BOOL",
 	  "writes carry a header (offset, generation, seed) and crc32c per 512 bytes; reads check "
 	  "them (a read-only run is a verify pass: every chunk must carry one)", NULL },
+	{ "allow_holes", RB_OPT_BOOL, F(allow_holes), 0, 1, "false", bool_choices, "BOOL",
+	  "read a file target's holes (sparse ranges) although they measure no device; without "
+	  "it such a read is refused, naming the first hole", NULL },
+	{ "layout", RB_OPT_BOOL, F(layout), 0, 1, "false", bool_choices, "BOOL",
+	  "write a file target's whole range before the run, so reads measure data (a write: "
+	  "both keys of the guard for a file rackbench did not create)", NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
 

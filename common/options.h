@@ -54,6 +54,8 @@ struct rb_workload {
 	uint32_t numa;		/* jobs run on the CPUs of the device's NUMA node */
 	uint64_t stripe;	/* >0: the targets form one volume striped in units of this */
 	uint64_t health_interval_ns; /* health snapshots during a point; 0: before/after only */
+	uint32_t allow_holes;	/* reads of a file's holes are allowed (they measure no device) */
+	uint32_t layout;	/* write a file's range before the run (a write: both keys) */
 };
 
 enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL,

@@ -674,6 +674,14 @@ static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
 	rb_results_steady(k->res, &st);
 }
 
+/* The progress line adds up the rows: each drive's, all directions. */
+static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row)
+{
+	rb_progress_result(k->prog, di, row->read.iops + row->write.iops + row->trim.iops,
+			   row->read.bw_bytes_per_s + row->write.bw_bytes_per_s +
+				   row->trim.bw_bytes_per_s);
+}
+
 static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
 {
 	int di = agent_drive(k, a, dr->drive);
@@ -754,9 +762,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	if (k->c->points[dr->point].round)
 		ss_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
 	rb_results_result(k->res, &row);
-	rb_progress_result(k->prog, (size_t)di, row.read.iops + row.write.iops + row.trim.iops,
-			   row.read.bw_bytes_per_s + row.write.bw_bytes_per_s +
-				   row.trim.bw_bytes_per_s);
+	progress_result(k, (size_t)di, &row);
 	for (size_t i = 0; i < dr->n_bs_counts; i++) {
 		struct rb_row_bs b = { .drive = (uint32_t)di,
 				       .point = dr->point,

@@ -58,8 +58,8 @@ with Tmp() as tmp:
     # the histogram against every IO's own latency
     import numpy as np
     target, log = os.path.join(tmp, "t.dat"), os.path.join(tmp, "lat.bin")
-    with open(target, "wb") as t:
-        t.truncate(32 << 20)
+    with open(target, "wb") as t:  # data, not holes: reads of holes measure no device
+        t.write(os.urandom(32 << 20))
     r = run([AGENT, "run", "--json", "--target", target, "--rw", "randread", "--bs", "4k",
              "--iodepth", "4", "--runtime", "2s", "--lat-log", log])
     check(r.returncode == 0, f"run --lat-log: {r.returncode} {r.stderr}")

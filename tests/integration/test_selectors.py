@@ -31,8 +31,8 @@ with Tmp() as tmp:
     os.mkdir(os.path.join(tmp, "a1"))
     have = [f"a1/m{i}.dat" for i in range(3)]
     for p in have:
-        with open(os.path.join(tmp, p), "wb") as f:
-            f.truncate(8 << 20)
+        with open(os.path.join(tmp, p), "wb") as f:  # data: reads of holes are refused
+            f.write(os.urandom(8 << 20))
     # a fourth target does not exist yet: no model to match
     offered = have + ["a1/new.dat"]
     ep = f"tcp://127.0.0.1:{free_port()}"
