@@ -29,6 +29,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import threading
@@ -125,8 +126,16 @@ def main():
                                stderr=open(os.path.join(a.dir, "run.log"), "w"))
         rss = []
         start = time.monotonic()
+        next_report = start + 10
+        # the wall is the run's own to 0.2 s, not the 10 s of the reports
         while run.poll() is None:
-            time.sleep(10)
+            try:
+                run.wait(0.2)
+            except subprocess.TimeoutExpired:
+                pass
+            if time.monotonic() < next_report:
+                continue
+            next_report += 10
             rss.append(rss_kib(serve.pid))
             sims = [l for l in lines if l.startswith("sim: welcomed")]
             print(f"t={time.monotonic() - start:5.0f} s  coordinator RSS {rss[-1] / 1024:7.1f} MiB"
@@ -147,11 +156,26 @@ def main():
             with h5py.File(files[0], "r") as h:
                 rows = len(h["samples"])
                 hist = len(h["histograms"])
+                t = h["samples"]["t_ns"] if rows else []
             size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(out, "fleet-*")))
+            # the drives' own span: the samples' interval ends, first to last, plus the
+            # first interval (t_ns is where an interval ends)
+            span = ((int(t.max()) - int(t.min())) / 1e9 + parse_ms(a.interval) / 1000
+                    if rows else 0)
+            offered = a.agents * a.drives / (parse_ms(a.interval) / 1000)
             print(f"HDF5: {rows:,} sample rows, {hist:,} histogram rows, {size / 1e9:.1f} GB "
-                  f"with the journal: {rows / wall:,.0f} samples/s over the run's {wall:.0f} s "
-                  f"(offered: {a.agents * a.drives / (parse_ms(a.interval) / 1000):,.0f}/s for "
-                  f"{a.duration} s)")
+                  f"with the journal; offered {offered:,.0f}/s for {a.duration} s")
+            if span:
+                print(f"stored: {rows / span:,.0f} samples/s over the {span:.1f} s the samples "
+                      f"span; {rows / wall:,.0f}/s over the run's {wall:.1f} s wall (set-up "
+                      "and drain included)")
+        # acknowledged, from the simulator's own counters: its 10 s windows while running
+        acked = [float(l.split("sent/s")[1].split()[0]) for l in lines
+                 if l.startswith("sim: welcomed") and "acked/s" in l]
+        busy = [x for x in acked if x > 0]
+        if busy:
+            print(f"acknowledged: median {statistics.median(busy):,.0f} samples/s over "
+                  f"{len(busy)} windows of 10 s (min {min(busy):,.0f}, max {max(busy):,.0f})")
         if len(rss) >= 4:
             h = len(rss) // 2
             first, second = max(rss[:h]), max(rss[h:])
