@@ -707,6 +707,13 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 				  wl->stripe ? 1 : n, ret, err, errlen);
 }
 
+static const struct rb_engine_ops *ops_for(uint32_t engine)
+{
+	return engine == RB_ENGINE_NULL ? &rb_engine_null
+	       : engine == RB_ENGINE_NOP ? &rb_engine_nop
+					 : &rb_engine_uring;
+}
+
 int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
 		       size_t nfds, const struct rb_volume *vols, size_t n, struct rb_run **ret,
 		       char *err, size_t errlen)
@@ -725,7 +732,7 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 		return -ENOMEM;
 	r->wl = *wl;
 	r->clock = rb_clock_real;
-	r->ops = wl->engine == RB_ENGINE_NULL ? &rb_engine_null : &rb_engine_uring;
+	r->ops = ops_for(wl->engine);
 	r->member_fds = malloc(nfds * sizeof(int));
 	spans = calloc(n, sizeof(*spans));
 	if (!r->member_fds || !spans) {

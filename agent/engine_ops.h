@@ -62,6 +62,8 @@ struct rb_engine_ops {
 };
 
 extern const struct rb_engine_ops rb_engine_uring;
+/* IORING_OP_NOP through the same ring, submit and reap path: the io_uring limit. */
+extern const struct rb_engine_ops rb_engine_nop;
 struct rb_run;
 /* Replaces the backend (before rb_run_start): the seam tests put a fake behind. */
 void rb_run_set_ops(struct rb_run *r, const struct rb_engine_ops *ops);

@@ -245,7 +245,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		}
 	}
 	if (!ntargets) {
-		if (wl.engine != RB_ENGINE_NULL) {
+		if (rb_engine_needs_target(wl.engine)) {
 			rb_err("no target: give --target PATH (see --help)");
 			goto out;
 		}

@@ -30,7 +30,7 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 	return NULL;
 }
 
-/* The null engine needs no target: the range is the workload's size. */
+/* The null and NOP engines need no target: the range is the workload's size. */
 static int prepare_null(const struct rb_workload *wl, const char *path, int *ret_fd,
 			uint64_t *ret_span, struct rb_target_info *ti, struct rb_diags *d)
 {
@@ -39,7 +39,8 @@ static int prepare_null(const struct rb_workload *wl, const char *path, int *ret
 	ti->kind = RB_TARGET_OTHER;
 	if (!wl->size) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-			     "the null engine needs 'size' to set its range");
+			     "the %s engine needs 'size' to set its range",
+			     wl->engine == RB_ENGINE_NOP ? "nop" : "null");
 		return -EINVAL;
 	}
 	*ret_fd = -1;
@@ -208,7 +209,7 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	for (size_t i = 0; i < n; i++)
 		p->fds[i] = t[i].fd = -1;
 	p->n = n;
-	if (wl->engine == RB_ENGINE_NULL) {
+	if (!rb_engine_needs_target(wl->engine)) {
 		for (size_t i = 0; i < n && !r; i++)
 			r = prepare_null(wl, paths[i], &p->fds[i], &p->spans[i], &p->info[i], diags);
 		goto out;

@@ -14,8 +14,14 @@ wake-up costs tens of us per IO at QD1, and decides that case on an idle VM). "d
 layer's own mean time per request (ms ticks / requests, /sys/block/*/stat) while that tool
 ran: a witness for the tools' mean latencies, which include what each adds around it.
 
+The io_uring limit: with --t-io-uring PATH (fio's t/io_uring, built from a fio source
+tree: `./configure && make t/io_uring`; nothing of it is kept here) a NOP case runs
+rackbench's nop engine (IORING_OP_NOP through its own ring, submit and reap path, every
+latency recorded) against `t/io_uring -N1` at QD128: the ceiling of any io_uring engine.
+
 Run as root (it makes a loop device over a tmpfs file):
     /usr/bin/python3 bench/engine_vs_fio.py [--pairs 5] [--runtime 5] [--quick]
+                                           [--t-io-uring PATH]
 """
 import argparse
 import json
@@ -80,7 +86,9 @@ def run_fio(dev, case, runtime):
 def run_rb(dev, case, runtime):
     args = [AGENT, "run", "--json", f"--runtime={runtime}s", f"--rw={case['rw']}",
             f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1"]
-    if case.get("null"):
+    if case.get("nop"):
+        args += ["--engine=nop", "--size=1g"]
+    elif case.get("null"):
         args += ["--engine=null", "--size=1g"]
     else:
         args += [f"--target={dev}"]
@@ -89,6 +97,27 @@ def run_rb(dev, case, runtime):
     r = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)["read"]
     return {"iops": r["iops"], "ios": r["ios"], "p50": r["lat_ns"]["p50"], "p99": r["lat_ns"]["p99"],
             "mean": r["lat_ns"]["mean"]}
+
+
+T_IO_URING = None
+
+
+def run_tio(dev, case, runtime):
+    """fio's t/io_uring in NOP mode (it wants a file even then: a tmpfs one)."""
+    with tempfile.NamedTemporaryFile(dir="/dev/shm") as f:
+        f.truncate(1 << 20)
+        f.flush()
+        out = subprocess.run([T_IO_URING, "-N1", f"-d{case['qd']}", f"-r{runtime}", "-n1", f.name],
+                             capture_output=True, text=True, check=True).stdout
+    # per-second lines "IOPS=14.88M, IOS/call=32/32": the median second
+    vals = []
+    for line in out.splitlines():
+        if line.startswith("IOPS="):
+            v = line.split("=")[1].split(",")[0]
+            mult = {"M": 1e6, "K": 1e3}.get(v[-1], 1)
+            vals.append(float(v.rstrip("MK")) * mult)
+    iops = statistics.median(vals) if vals else 0
+    return {"iops": iops, "ios": int(iops * runtime), "p50": 0, "p99": 0, "mean": 0}
 
 
 def run_bare(dev, case, runtime):
@@ -122,7 +151,10 @@ def main():
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="3 pairs of 2 s")
     ap.add_argument("--only", help="run the cases whose name contains this")
+    ap.add_argument("--t-io-uring", help="fio's t/io_uring, built: adds the NOP case")
     a = ap.parse_args()
+    global T_IO_URING
+    T_IO_URING = a.t_io_uring
     if a.quick:
         a.pairs, a.runtime = 3, 2
     if os.geteuid() != 0:
@@ -139,6 +171,11 @@ def main():
         {"name": "null engine QD32", "rw": "randread", "bs": "4k", "qd": 32, "null": True,
          "want": 2.0},
     ]
+    if T_IO_URING:
+        # the other tool here is t/io_uring, not fio: rackbench records every latency
+        cases.append({"name": "io_uring NOP QD128 (against t/io_uring -N1)", "rw": "randread",
+                      "bs": "4k", "qd": 128, "nop": True, "null": True, "want": 0.9,
+                      "other": run_tio})
     if a.only:
         cases = [c for c in cases if a.only in c["name"]]
     img = tempfile.NamedTemporaryFile(dir="/dev/shm", delete=False)
@@ -160,7 +197,7 @@ def main():
                          and not c.get("rate") and not c.get("null"))
             for _ in range(a.pairs):
                 rb.append(measure(run_rb, dev, c, a.runtime))
-                fio.append(measure(run_fio, dev, c, a.runtime))
+                fio.append(measure(c.get("other", run_fio), dev, c, a.runtime))
                 if with_bare:
                     bare.append(measure(run_bare, dev, c, a.runtime))
             med = lambda xs, k: statistics.median(x[k] for x in xs)  # noqa: E731
@@ -169,7 +206,8 @@ def main():
             print(f"\n{c['name']}")
             print(f"  {'':10} {'IOPS':>12} {'CPU ns/IO':>10} {'p50 ns':>9} {'p99 ns':>9} "
                   f"{'mean ns':>9} {'dev mean ns':>11} {'dev IOs / tool IOs':>19}")
-            for name, xs in (("rackbench", rb), ("fio", fio)) + ((("bare loop", bare),) if bare else ()):
+            other = "t/io_uring" if c.get("other") else "fio"
+            for name, xs in (("rackbench", rb), (other, fio)) + ((("bare loop", bare),) if bare else ()):
                 agree = statistics.median(x["dev_ios"] / max(x["ios"], 1) for x in xs)
                 cpu = "-" if c.get("spin") else f"{med(xs, 'cpu_ns_per_io'):.0f}"
                 print(f"  {name:10} {med(xs, 'iops'):12.0f} {cpu:>10} "
@@ -183,7 +221,7 @@ def main():
                 print(f"  ratio rackbench/fio: IOPS {ratio:.3f} (CPU per IO: see the case "
                       f"without busy loops)")
             else:
-                print(f"  ratio rackbench/fio: IOPS {ratio:.3f}, CPU per IO {r_cpu / f_cpu:.3f}")
+                print(f"  ratio rackbench/{other}: IOPS {ratio:.3f}, CPU per IO {r_cpu / f_cpu:.3f}")
             if bare:
                 b_iops = med(bare, "iops")
                 print(f"  ratio rackbench/bare liburing loop: IOPS {r_iops / b_iops:.3f}; "
@@ -197,7 +235,7 @@ def main():
             else:
                 cpu_too = not c.get("null") and not c.get("spin")
                 ok = ratio >= c["want"] and (not cpu_too or r_cpu <= f_cpu * 1.0)
-                print(f"  target: IOPS >= {c['want']:.2f}x fio"
+                print(f"  target: IOPS >= {c['want']:.2f}x {other}"
                       f"{' with no more CPU per IO' if cpu_too else ''}: {'met' if ok else 'NOT met'}")
             if not ok:
                 failed.append(c["name"])

@@ -9,7 +9,7 @@
 
 static const char *const rw_choices[] = { "read",	"write", "randread", "randwrite", "rw",
 					  "randrw", "trim",  "randtrim", NULL };
-static const char *const engine_choices[] = { "uring", "null", NULL };
+static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
 
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
@@ -43,8 +43,9 @@ const struct rb_opt rb_workload_opts[] = {
 	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none", NULL },
 	{ "seed", RB_OPT_UINT, F(seed), 0, UINT64_MAX, "1", NULL, "N",
 	  "seed of every random choice (offsets, mix)", NULL },
-	{ "engine", RB_OPT_ENUM, F(engine), 0, 1, "uring", engine_choices, "ENGINE",
-	  "uring (io_uring) or null (no IO: measures the engine's own cost)", NULL },
+	{ "engine", RB_OPT_ENUM, F(engine), 0, 2, "uring", engine_choices, "ENGINE",
+	  "uring (io_uring); null (no IO, no system call: the engine's own cost); nop "
+	  "(IORING_OP_NOP through the same ring, submit and reap path: the io_uring limit)", NULL },
 	{ "interval", RB_OPT_DURATION, F(interval_ns), 10000000ULL, 3600ULL * 1000000000ULL, "1s",
 	  NULL, "DURATION", "sample interval", NULL },
 	{ "bssplit", RB_OPT_TEXT, F(bssplit), 0, 0, "", NULL, "SPLIT",
@@ -347,6 +348,11 @@ void rb_workload_help(FILE *out)
 	}
 }
 
+const char *rb_engine_name(uint32_t engine)
+{
+	return engine < 3 ? engine_choices[engine] : "?";
+}
+
 const char *rb_rw_name(enum rb_rw rw)
 {
 	return rw <= RB_RW_RANDTRIM ? rw_choices[rw] : "?";
@@ -417,7 +423,7 @@ int rb_check_cpus(const char *value, char *err, size_t errlen)
 
 bool rb_workload_writes(const struct rb_workload *wl)
 {
-	if (wl->engine == RB_ENGINE_NULL)
+	if (!rb_engine_needs_target(wl->engine))
 		return false;
 	if (wl->rw == RB_RW_RW || wl->rw == RB_RW_RANDRW)
 		return wl->rwmixread < 100;

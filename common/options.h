@@ -18,7 +18,13 @@ enum rb_rw {
 	RB_RW_READ, RB_RW_WRITE, RB_RW_RANDREAD, RB_RW_RANDWRITE, RB_RW_RW, RB_RW_RANDRW,
 	RB_RW_TRIM, RB_RW_RANDTRIM,
 };
-enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL };
+enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
+
+/* The null and NOP engines touch no target: their range is the workload's size. */
+static inline bool rb_engine_needs_target(uint32_t engine)
+{
+	return engine == RB_ENGINE_URING;
+}
 
 /* The longest text value of an option (a bssplit of 256 sizes fits), and of a dump. */
 #define RB_OPT_VALUE_MAX 4096
@@ -109,6 +115,8 @@ void rb_workload_help(FILE *out);
 /* Whether the workload writes at all (a mix with rwmixread=100 and the null engine do not). */
 bool rb_workload_writes(const struct rb_workload *wl);
 const char *rb_rw_name(enum rb_rw rw);
+/* "uring", "null" or "nop". */
+const char *rb_engine_name(uint32_t engine);
 bool rb_rw_writes(enum rb_rw rw);
 bool rb_rw_reads(enum rb_rw rw);
 bool rb_rw_random(enum rb_rw rw);

@@ -1406,7 +1406,7 @@ static void write_point_row(struct coord *k, const struct rb_point *p)
 	row.ramp_ns = p->wl.ramp_ns;
 	row.rate_iops = p->wl.rate_iops;
 	row.direct = (uint8_t)p->wl.direct;
-	copy(row.engine, sizeof(row.engine), p->wl.engine == RB_ENGINE_NULL ? "null" : "uring");
+	copy(row.engine, sizeof(row.engine), rb_engine_name(p->wl.engine));
 	rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
 	if (p->purge[0]) {
 		/* no IO: the point is the purge */

@@ -89,6 +89,39 @@ static void test_engine_null_counts_every_io(void **state)
 	run_and_check(&wl, fds, spans, 2);
 }
 
+/* The NOP engine goes through a real ring: every NOP is one measured IO of the full size. */
+static void test_engine_nop_counts_every_io_through_the_ring(void **state)
+{
+	struct rb_workload wl;
+	char err[128];
+	int fds[2] = { -1, -1 };
+	uint64_t spans[2] = { 1 << 30, 1 << 30 };
+	struct rb_run *r = NULL;
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "nop", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("runtime"), "250ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("interval"), "50ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "16", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rw"), "randread", err, sizeof(err));
+	run_and_check(&wl, fds, spans, 2);
+	/* a NOP is the whole IO: bytes are ios x bs, none short, none failed */
+	assert_int_equal(rb_run_new(&wl, fds, spans, 1, &r, err, sizeof(err)), 0);
+	rb_run_start(r);
+	while (!rb_run_poll(r, NULL, NULL))
+		usleep(5000);
+	rb_run_join(r);
+	const struct rb_target_result *res = rb_run_result(r, 0);
+
+	assert_int_equal(res->setup_err, 0);
+	assert_true(res->dir[RB_DIR_READ].ios > 1000);
+	assert_int_equal(res->dir[RB_DIR_READ].bytes, res->dir[RB_DIR_READ].ios * 4096);
+	assert_int_equal(res->dir[RB_DIR_READ].errors, 0);
+	assert_non_null(strstr(res->features, "fixed_buffers"));
+	rb_run_free(r);
+}
+
 static void test_engine_uring_on_file(void **state)
 {
 	char path[] = "/tmp/rb-engine.XXXXXX";
@@ -517,6 +550,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_engine_null_counts_every_io),
+		cmocka_unit_test(test_engine_nop_counts_every_io_through_the_ring),
 		cmocka_unit_test(test_engine_uring_on_file),
 		cmocka_unit_test(test_engine_refuses_target_smaller_than_jobs),
 		cmocka_unit_test(test_engine_rate_exact_with_fake_clock),
