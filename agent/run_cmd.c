@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "exitcode.h"
+#include "fiojob.h"
 #include "history.h"
 #include "jsonout.h"
 #include "log.h"
@@ -42,6 +43,9 @@ static void usage(FILE *out)
 		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
 		"  --state-dir DIR          rackbench's own files (default %s)\n"
 		"  --errors-ok              exit 0 even when IOs failed (default: exit 6)\n"
+		"  --fio JOB.fio            the workload of a fio job file's job (--section NAME when\n"
+		"                           it has several); its filename= are the targets unless\n"
+		"                           --target is given; later flags override it\n"
 		"  --lat-log FILE           debug: every measured IO's latency, uint64 ns each in\n"
 		"                           completion order (FILE.N per job with several jobs)\n"
 		"  --wipe-signatures        let writes overwrite filesystem, RAID, LVM, swap signatures\n"
@@ -164,6 +168,61 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		fputc('}', out);
 }
 
+#define RB_FIO_MAX_FILES 64
+
+/*
+ * --fio JOB.fio [--section NAME]: the job's workload as the base the other flags
+ * override, its filename= as targets. Every option that does not convert is said, with
+ * its FILE:LINE. Returns 0 (also without --fio) or -EINVAL, said.
+ */
+static int fio_job(int argc, char **argv, struct rb_workload *wl, struct rb_fio_xlate **ret,
+		   size_t *ret_n, char **targets, size_t *ntargets)
+{
+	const char *file = NULL, *section = NULL;
+	struct rb_fio_file jf;
+	struct rb_diags d;
+	size_t pick = SIZE_MAX;
+	int r = -EINVAL;
+
+	for (int i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--fio"))
+			file = argv[i + 1];
+		else if (!strcmp(argv[i], "--section"))
+			section = argv[i + 1];
+	}
+	if (!file) {
+		if (section)
+			rb_err("--section needs --fio JOB.fio");
+		return section ? -EINVAL : 0;
+	}
+	rb_diags_init(&d);
+	if (rb_fio_parse(file, &jf, &d) == 0) {
+		if (rb_fio_translate(&jf, ret, ret_n, &d) == 0) {
+			for (size_t j = 0; j < *ret_n; j++)
+				if (section ? !strcmp((*ret)[j].name, section) : *ret_n == 1)
+					pick = j;
+			if (pick == SIZE_MAX) {
+				rb_err("%s: %s; its jobs:", file, section ? "no such job" :
+					"several jobs: choose one with --section NAME");
+				for (size_t j = 0; j < *ret_n; j++)
+					fprintf(stderr, "  %s\n", (*ret)[j].name);
+			} else {
+				const struct rb_fio_xlate *x = &(*ret)[pick];
+
+				*wl = x->wl;
+				for (size_t k = 0; k < x->nfilenames && k < RB_FIO_MAX_FILES; k++)
+					targets[(*ntargets)++] = x->filenames[k];
+				rb_diags_print(&x->notes, stderr);
+				r = 0;
+			}
+		}
+		rb_fio_release(&jf);
+	}
+	rb_diags_print(&d, stderr);
+	rb_diags_release(&d);
+	return r;
+}
+
 /* Workload flags are the campaign keys: --rate-iops is --rate_iops, as users type it. */
 static char *dashes_to_underscores(char *name)
 {
@@ -171,6 +230,34 @@ static char *dashes_to_underscores(char *name)
 		if (*p == '-')
 			*p = '_';
 	return name;
+}
+
+/* What a failed rb_runner_prepare says, and its exit code. */
+static int prepare_failed(int r, const struct rb_diags *diags)
+{
+	if (r == -EPERM) {
+		fprintf(stderr, "rackbench-agent: refused by the safety guard, nothing was "
+				"written:\n");
+		for (size_t i = 0; i < diags->n; i++)
+			fprintf(stderr, "  %s: %s\n", diags->v[i].subject, diags->v[i].message);
+		return RB_EXIT_REFUSED;
+	}
+	for (size_t i = 0; i < diags->n; i++)
+		rb_err("%s: %s", diags->v[i].subject, diags->v[i].message);
+	return r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
+}
+
+/* A striped volume is measured as one target, named after its members. */
+static void volume_name(const struct rb_workload *wl, char **targets, size_t n, char *buf,
+			size_t len)
+{
+	char u[32];
+	size_t l = (size_t)snprintf(buf, len, "stripe(");
+
+	for (size_t t = 0; t < n && l < len; t++)
+		l += (size_t)snprintf(buf + l, len - l, "%s%s", t ? "," : "", targets[t]);
+	if (l < len)
+		snprintf(buf + l, len - l, "; %s)", rb_fmt_size(wl->stripe, u, sizeof(u)));
 }
 
 int rb_agent_run_cmd(int argc, char **argv)
@@ -185,13 +272,18 @@ int rb_agent_run_cmd(int argc, char **argv)
 	struct rb_diags diags;
 	struct rb_prepared *prep = NULL;
 	struct rb_run *run = NULL;
+	struct rb_fio_xlate *fx = NULL;
+	size_t nfx = 0;
 
 	rb_workload_defaults(&wl);
 	rb_diags_init(&diags);
-	targets = calloc((size_t)argc, sizeof(*targets));
+	targets = calloc((size_t)argc + RB_FIO_MAX_FILES, sizeof(*targets));
 	allow = calloc((size_t)argc, sizeof(*allow));
 	if (!targets || !allow)
 		goto out;
+	if (fio_job(argc, argv, &wl, &fx, &nfx, targets, &ntargets))
+		goto out;
+	bool fx_targets = ntargets > 0;
 	for (int i = 1; i < argc; i++) {
 		char name[64];
 		const char *a = argv[i], *val = NULL, *eq;
@@ -226,7 +318,13 @@ int rb_agent_run_cmd(int argc, char **argv)
 			rb_err("'--%s' needs a value", name);
 			goto out;
 		}
-		if (!strcmp(name, "target")) {
+		if (!strcmp(name, "fio") || !strcmp(name, "section")) {
+			continue;	/* read before the other flags */
+		} else if (!strcmp(name, "target")) {
+			if (fx_targets) {	/* --target replaces the job's filename= */
+				ntargets = 0;
+				fx_targets = false;
+			}
 			targets[ntargets++] = (char *)val;
 		} else if (!strcmp(name, "allow")) {
 			allow[nallow++] = (char *)val;
@@ -266,17 +364,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 	};
 	int r = rb_runner_prepare(&wl, targets, ntargets, &gp, &prep, &diags);
 	if (r) {
-		if (r == -EPERM) {
-			fprintf(stderr, "rackbench-agent: refused by the safety guard, nothing was "
-					"written:\n");
-			for (size_t i = 0; i < diags.n; i++)
-				fprintf(stderr, "  %s: %s\n", diags.v[i].subject, diags.v[i].message);
-			rc = RB_EXIT_REFUSED;
-		} else {
-			for (size_t i = 0; i < diags.n; i++)
-				rb_err("%s: %s", diags.v[i].subject, diags.v[i].message);
-			rc = r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
-		}
+		rc = prepare_failed(r, &diags);
 		goto out;
 	}
 	r = rb_run_new(&wl, prep->fds, prep->spans, prep->n, &run, err, sizeof(err));
@@ -299,21 +387,11 @@ int rb_agent_run_cmd(int argc, char **argv)
 
 	uint64_t total_errors = 0;
 	rc = RB_EXIT_OK;
-	/* a striped volume is measured as one target, named after its members */
 	size_t nres = rb_run_ntargets(run);
 	char volname[4096] = "";
 
-	if (wl.stripe) {
-		char u[32];
-		size_t l = (size_t)snprintf(volname, sizeof(volname), "stripe(");
-
-		for (size_t t = 0; t < ntargets && l < sizeof(volname); t++)
-			l += (size_t)snprintf(volname + l, sizeof(volname) - l, "%s%s", t ? "," : "",
-					      targets[t]);
-		if (l < sizeof(volname))
-			snprintf(volname + l, sizeof(volname) - l, "; %s)",
-				 rb_fmt_size(wl.stripe, u, sizeof(u)));
-	}
+	if (wl.stripe)
+		volume_name(&wl, targets, ntargets, volname, sizeof(volname));
 #define RES_NAME(t) (wl.stripe ? volname : targets[t])
 	for (size_t t = 0; t < nres; t++) {
 		const struct rb_target_result *res = rb_run_result(run, t);
@@ -432,5 +510,6 @@ out:
 	rb_diags_release(&diags);
 	free(targets);
 	free(allow);
+	rb_fio_xlate_free(fx, nfx);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "coord.h"
 #include "demo.h"
 #include "exitcode.h"
+#include "import_fio.h"
 #include "keys.h"
 #include "plan.h"
 #include "report.h"
@@ -64,6 +65,9 @@ static void usage(FILE *out)
 		"                    validate a campaign: points per phase, time, methodology\n"
 		"  options [--json]  the workload option table (campaign keys = run flags)\n"
 		"  presets [NAME]    the reviews' procedures as campaigns ('preset: NAME')\n"
+		"  import-fio JOB.fio [...] [--agent NAME] [--target PATH] [--strict]\n"
+		"                    fio job files as a campaign (on stdout), a phase per job;\n"
+		"                    what does not convert is named with FILE:LINE\n"
 		"  report RESULTS.h5 [MORE.h5 ...] [--format table|markdown|csv] [--baseline DRIVE]\n"
 		"                    [--html FILE] [--spec SPEC.yaml] [--require PCT]\n"
 		"                    results as a table or an HTML page, each drive against a\n"
@@ -302,6 +306,8 @@ int main(int argc, char **argv)
 		return rb_presets_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "options"))
 		return rb_options_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "import-fio"))
+		return rb_import_fio_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return RB_EXIT_OK;

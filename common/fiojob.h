@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio job files: read (ini sections, `include`, `$ncpus`-style expressions) and turned
+ * into rackbench workloads, one per job, with every fio option that has no equivalent
+ * named with its FILE:LINE and every difference in meaning said (rate per job against
+ * rackbench's total, randommap, jobs fio runs at once). Both `rackbench import-fio` and
+ * `rackbench-agent run --fio` use it.
+ */
+#ifndef RB_FIOJOB_H
+#define RB_FIOJOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "options.h"
+
+struct rb_fio_opt {
+	char *key, *value;	/* value "" for a bare flag; expressions already evaluated */
+	char *file;		/* where it was written (an include's own file) */
+	unsigned line;
+};
+
+struct rb_fio_job {
+	char *name;		/* the section's name; "global" for [global] */
+	char *file;
+	unsigned line;
+	struct rb_fio_opt *opts;
+	size_t nopts;
+};
+
+struct rb_fio_file {
+	struct rb_fio_job *jobs;	/* in file order, [global] sections included */
+	size_t njobs;
+};
+
+/* A job turned into a rackbench workload. */
+struct rb_fio_xlate {
+	char name[128];
+	struct rb_workload wl;
+	char **filenames;	/* fio's filename= list (':' split), owned */
+	size_t nfilenames;
+	bool stonewall;		/* a new phase starts here (stonewall, wait_for, new_group) */
+	struct rb_diags notes;	/* warnings: unsupported options and differences, each placed */
+};
+
+/* The job file at path, includes followed (at most 8 deep). 0, or -EINVAL with errors. */
+int rb_fio_parse(const char *path, struct rb_fio_file *ret, struct rb_diags *d);
+void rb_fio_release(struct rb_fio_file *f);
+/*
+ * The runnable jobs (not [global]) of f as workloads, each with the [global] sections
+ * before it applied first. Returns 0 and *ret (n entries, free with rb_fio_xlate_free),
+ * or -EINVAL with errors in d (a value rackbench cannot take, no job at all).
+ */
+int rb_fio_translate(const struct rb_fio_file *f, struct rb_fio_xlate **ret, size_t *ret_n,
+		     struct rb_diags *d);
+void rb_fio_xlate_free(struct rb_fio_xlate *x, size_t n);
+
+#endif
