@@ -13,6 +13,7 @@
 #include "engine.h"
 #include "exitcode.h"
 #include "fiojob.h"
+#include "fioout.h"
 #include "history.h"
 #include "jsonout.h"
 #include "log.h"
@@ -39,6 +40,8 @@ static void usage(FILE *out)
 		"\n"
 		"  --target PATH            block device or file (repeat for several; all run at once)\n"
 		"  --json                   print the result as JSON (schemas/run-output.schema.json)\n"
+		"  --output-format FMT      text, json (as --json), or fio's own: fio-json, json+\n"
+		"                           (with clat_ns.bins in fio's histogram layout)\n"
 		"  --destructive            the run's key for writes\n"
 		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
 		"  --state-dir DIR          rackbench's own files (default %s)\n"
@@ -232,6 +235,54 @@ static char *dashes_to_underscores(char *name)
 	return name;
 }
 
+static int output_format(const char *v, bool *json, int *fio)
+{
+	*json = !strcmp(v, "json");
+	*fio = !strcmp(v, "fio-json") ? 1 : !strcmp(v, "json+") || !strcmp(v, "fio-json+") ? 2 : 0;
+	if (*json || *fio || !strcmp(v, "text"))
+		return 0;
+	rb_err("--output-format is text, json (rackbench's), fio-json or json+ (fio's), not "
+	       "'%s'", v);
+	return -EINVAL;
+}
+
+/* fio's JSON (json+ with plus): a job per target, named after the fio job when given. */
+static void print_fio(const struct rb_workload *wl, const struct rb_run *run, size_t nres,
+		      char **targets, const char *volname, const char *job, bool plus)
+{
+	static const char *const keys[] = { "rw", "bs", "iodepth", "numjobs", "runtime",
+					    "direct", "rate_iops", "bssplit" };
+	struct rb_fio_job_out *jobs = calloc(nres + 1, sizeof(*jobs));
+	char vals[8][RB_OPT_VALUE_MAX], names[64][512];
+
+	if (!jobs)
+		return;
+	for (size_t k = 0; k < 8; k++)
+		rb_opt_format(wl, rb_opt_find(keys[k]), vals[k], sizeof(vals[k]));
+	for (size_t t = 0; t < nres; t++) {
+		const struct rb_target_result *res = rb_run_result(run, t);
+		struct rb_fio_job_out *x = &jobs[t];
+
+		snprintf(names[t % 64], sizeof(names[0]), "%s%s%s", job ? job : "",
+			 job ? ":" : "", wl->stripe ? volname : targets[t]);
+		x->name = names[t % 64];
+		for (size_t k = 0; k < 8; k++) {
+			x->options[k][0] = keys[k];
+			x->options[k][1] = vals[k];
+		}
+		for (int d = 0; d < 3; d++)
+			x->dir[d] = (struct rb_fio_dir){ res->dir[d].ios, res->dir[d].bytes,
+							 res->dir[d].errors, res->dir[d].lat_sum_ns,
+							 res->dir[d].lat_min_ns, res->dir[d].lat_max_ns,
+							 &res->dir[d].hist, res->elapsed_ns };
+		x->usr_cpu_pct = res->cpu_usr_pct;
+		x->sys_cpu_pct = res->cpu_sys_pct;
+		x->error = res->setup_err ? -res->setup_err : 0;
+	}
+	rb_fio_json_write(stdout, jobs, (unsigned)(nres < 64 ? nres : 64), plus);
+	free(jobs);
+}
+
 /* What a failed rb_runner_prepare says, and its exit code. */
 static int prepare_failed(int r, const struct rb_diags *diags)
 {
@@ -274,6 +325,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 	struct rb_run *run = NULL;
 	struct rb_fio_xlate *fx = NULL;
 	size_t nfx = 0;
+	int fio_fmt = 0;	/* 1: fio's json, 2: json+ */
 
 	rb_workload_defaults(&wl);
 	rb_diags_init(&diags);
@@ -320,6 +372,9 @@ int rb_agent_run_cmd(int argc, char **argv)
 		}
 		if (!strcmp(name, "fio") || !strcmp(name, "section")) {
 			continue;	/* read before the other flags */
+		} else if (!strcmp(name, "output-format")) {
+			if (output_format(val, &json, &fio_fmt))
+				goto out;
 		} else if (!strcmp(name, "target")) {
 			if (fx_targets) {	/* --target replaces the job's filename= */
 				ntargets = 0;
@@ -411,7 +466,10 @@ int rb_agent_run_cmd(int argc, char **argv)
 	}
 	if (rc == RB_EXIT_OK && total_errors && !errors_ok)
 		rc = RB_EXIT_IO_ERRORS;
-	if (json) {
+	if (fio_fmt) {
+		print_fio(&wl, run, nres, targets, volname, fx && nfx == 1 ? fx[0].name : NULL,
+			  fio_fmt == 2);
+	} else if (json) {
 		/* the top level is the merge of every target; "targets" has each one */
 		struct rb_target_result *all = calloc(1, sizeof(*all));
 		char dump[RB_WORKLOAD_DUMP_MAX];

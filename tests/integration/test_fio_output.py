@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+"""fio-compatible output: `rackbench-agent run --output-format fio-json | json+`. fio's own
+tool (fio_jsonplus_clat2csv, Debian's fio package) reads the json+ output and validates
+its bins; its CSV percentiles agree with rackbench's own within the two layouts' bucket
+error; the fields a fio-JSON reader takes from fio 3.33's own output of the same job are
+all there, with the same types; every IO is in exactly one bin."""
+import csv
+import glob
+import json
+import os
+import shutil
+import subprocess
+
+from rbtest import AGENT, Tmp, check, run, skip
+
+if not shutil.which("fio") or not shutil.which("fio_jsonplus_clat2csv"):
+    skip("needs fio and fio_jsonplus_clat2csv (Debian's fio package)")
+
+# what a fio-JSON reader (fio-plot's shape) takes from each job: path -> type
+FIELDS = {("jobname",): str, ("read", "iops"): float, ("read", "bw"): (int, float),
+          ("read", "bw_bytes"): (int, float), ("read", "io_bytes"): int,
+          ("read", "runtime"): (int, float), ("read", "total_ios"): int,
+          ("read", "clat_ns", "mean"): float, ("read", "clat_ns", "stddev"): float,
+          ("read", "clat_ns", "min"): int, ("read", "clat_ns", "max"): int,
+          ("read", "clat_ns", "percentile", "99.000000"): int,
+          ("read", "clat_ns", "percentile", "50.000000"): int,
+          ("read", "lat_ns", "mean"): float, ("write", "iops"): (int, float),
+          ("usr_cpu",): float, ("sys_cpu",): float, ("job options",): dict}
+
+
+def get(d, path):
+    for k in path:
+        d = d[k]
+    return d
+
+
+def kinds(t):
+    return t if isinstance(t, tuple) else (t,)
+
+
+with Tmp() as tmp:
+    data = os.path.join(tmp, "data.bin")
+    with open(data, "wb") as f:
+        f.write(os.urandom(32 << 20))
+    # fio's own output of the same job: the reader's fields are there (the control)
+    r = run(["fio", "--name=j", f"--filename={data}", "--rw=randread", "--bs=4k", "--iodepth=4",
+             "--ioengine=io_uring", "--runtime=1", "--time_based", "--output-format=json"])
+    check(r.returncode == 0, f"fio: {r.stderr}")
+    fio = json.loads(r.stdout[r.stdout.index("{"):])["jobs"][0]
+    for path, t in FIELDS.items():
+        check(isinstance(get(fio, path), kinds(t)), f"fio's own {path}: {type(get(fio, path))}")
+    for fmt in ("fio-json", "json+"):
+        r = run([AGENT, "run", "--target", data, "--rw", "randread", "--bs", "4k", "--iodepth", "4",
+                 "--runtime", "1s", "--output-format", fmt])
+        check(r.returncode == 0, f"{fmt}: {r.returncode} {r.stderr}")
+        doc = json.loads(r.stdout)
+        check(doc["fio version"].startswith("rackbench-") and len(doc["jobs"]) == 1, "jobs")
+        job = doc["jobs"][0]
+        for path, t in FIELDS.items():
+            v = get(job, path)
+            check(isinstance(v, kinds(t)), f"{fmt} {path}: {type(v).__name__} {v!r}")
+        rd = job["read"]
+        check(rd["total_ios"] > 0 and rd["io_bytes"] == rd["total_ios"] * 4096, f"{rd['total_ios']}")
+        check(abs(rd["iops"] - rd["total_ios"] / (rd["runtime"] / 1000)) <= 0.01 * rd["iops"],
+              "iops is total_ios over runtime")
+        check(("bins" in rd["clat_ns"]) == (fmt == "json+"), f"{fmt}: bins")
+        check("bins" not in job["write"]["clat_ns"], "no bins where there was no IO")
+    # json+: every IO in one bin; fio's tool reads and validates it
+    bins = {int(k): v for k, v in rd["clat_ns"]["bins"].items()}
+    check(sum(bins.values()) == rd["total_ios"], f"bins hold {sum(bins.values())} IOs")
+    out = os.path.join(tmp, "plus.json")
+    with open(out, "w") as f:
+        f.write(r.stdout)
+    dest = os.path.join(tmp, "clat.csv")
+    v = subprocess.run(["fio_jsonplus_clat2csv", out, dest], capture_output=True, text=True)
+    check(v.returncode == 0, f"fio_jsonplus_clat2csv: {v.stderr}")
+    v = subprocess.run(["fio_jsonplus_clat2csv", "--validate", out, dest], capture_output=True,
+                       text=True)
+    check(v.returncode == 0 and "validated" in v.stdout, f"--validate: {v.stdout} {v.stderr}")
+    csvs = glob.glob(os.path.join(tmp, "clat_job0.csv"))
+    check(len(csvs) == 1, f"CSV files: {os.listdir(tmp)}")
+    rows = []
+    with open(csvs[0]) as f:
+        rd_ = csv.reader(f, skipinitialspace=True)
+        head = next(rd_)
+        col = head.index("read_clat_ns_percentile")
+        for row in rd_:
+            if row[col]:
+                rows.append((int(row[0]), float(row[col])))
+    for p in (50, 90, 99):
+        from_csv = next(ns for ns, frac in rows if frac >= p / 100)  # a fraction there
+        ours = rd["clat_ns"]["percentile"][f"{p:f}"]
+        # fio's buckets are 1/64 of their group wide, rackbench's 1/128: 2.4% holds both
+        print(f"p{p}: fio_jsonplus_clat2csv {from_csv} ns, rackbench {ours} ns")
+        check(abs(from_csv - ours) <= 0.024 * ours + 2, f"p{p}: {from_csv} vs {ours}")
+    r = run([AGENT, "run", "--target", data, "--output-format", "xml"])
+    check(r.returncode == 2 and "--output-format is" in r.stderr, f"bad format: {r.stderr}")
+print("ok")
