@@ -283,6 +283,32 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 	free(jobs);
 }
 
+/* A target's error list overflow note and its verification, as text. */
+static void print_verify_text(const struct rb_workload *wl, const struct rb_target_result *res)
+{
+	if (res->nerrors == RB_MAX_IO_ERRORS)
+		printf("  (the first %d distinct failures are listed)\n",
+		       RB_MAX_IO_ERRORS);
+	if (wl->verify)
+		printf("  verify: %" PRIu64 " chunks of %d bytes checked, %" PRIu64
+		       " mismatches, %" PRIu64 " never written\n",
+		       res->verify.checked, RB_VERIFY_CHUNK, res->verify.bad,
+		       res->verify.unwritten);
+	for (unsigned e = 0; e < res->nmismatches; e++) {
+		const struct rb_verify_mismatch *m = &res->mismatches[e];
+
+		if (m->kind == RB_VERIFY_NO_HEADER)
+			printf("  mismatch at offset %" PRIu64 ": %s\n", m->offset,
+			       rb_verify_kind_name(m->kind));
+		else
+			printf("  mismatch at offset %" PRIu64 ": %s; the header says "
+			       "offset %" PRIu64 " crc32c %08x, the data's crc32c is "
+			       "%08x\n",
+			       m->offset, rb_verify_kind_name(m->kind), m->found_offset,
+			       m->found_crc, m->expected_crc);
+	}
+}
+
 /* What a failed rb_runner_prepare says, and its exit code. */
 static int prepare_failed(int r, const struct rb_diags *diags)
 {
@@ -539,27 +565,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 				       dir_name((int)res->errors[e].dir), res->errors[e].offset,
 				       res->errors[e].length, res->errors[e].count,
 				       strerror(res->errors[e].err));
-			if (res->nerrors == RB_MAX_IO_ERRORS)
-				printf("  (the first %d distinct failures are listed)\n",
-				       RB_MAX_IO_ERRORS);
-			if (wl.verify)
-				printf("  verify: %" PRIu64 " chunks of %d bytes checked, %" PRIu64
-				       " mismatches, %" PRIu64 " never written\n",
-				       res->verify.checked, RB_VERIFY_CHUNK, res->verify.bad,
-				       res->verify.unwritten);
-			for (unsigned e = 0; e < res->nmismatches; e++) {
-				const struct rb_verify_mismatch *m = &res->mismatches[e];
-
-				if (m->kind == RB_VERIFY_NO_HEADER)
-					printf("  mismatch at offset %" PRIu64 ": %s\n", m->offset,
-					       rb_verify_kind_name(m->kind));
-				else
-					printf("  mismatch at offset %" PRIu64 ": %s; the header says "
-					       "offset %" PRIu64 " crc32c %08x, the data's crc32c is "
-					       "%08x\n",
-					       m->offset, rb_verify_kind_name(m->kind), m->found_offset,
-					       m->found_crc, m->expected_crc);
-			}
+			print_verify_text(&wl, res);
 		}
 	}
 out:

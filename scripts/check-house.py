@@ -49,7 +49,7 @@ OVER_FUNCS = {  # "file:function": lines
     "agent/agent.c:rb_agent_serve": 227,
     "agent/engine.c:rb_run_new_volumes": 210,
     "agent/inventory.c:rb_agent_inventory_cmd": 261,
-    "agent/run_cmd.c:rb_agent_run_cmd": 253,
+    "agent/run_cmd.c:rb_agent_run_cmd": 240,
     "coordinator/campaign.c:load_phases": 228,
     "coordinator/campaign.c:load_lock": 139,
     "coordinator/campaign.c:load_root": 135,
