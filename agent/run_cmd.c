@@ -14,6 +14,7 @@
 #include "exitcode.h"
 #include "fiojob.h"
 #include "fioout.h"
+#include "fstarget.h"
 #include "history.h"
 #include "jsonout.h"
 #include "log.h"
@@ -49,6 +50,11 @@ static void usage(FILE *out)
 		"  --fio JOB.fio            the workload of a fio job file's job (--section NAME when\n"
 		"                           it has several); its filename= are the targets unless\n"
 		"                           --target is given; later flags override it\n"
+		"  --filesystem ext4|xfs    make this filesystem on the (one, block device) target,\n"
+		"                           a write: both keys; mount it privately (no other process\n"
+		"                           sees it; gone when the run ends, even killed) and run\n"
+		"                           the workload on a file of --size there\n"
+		"  --mkfs-options OPTS      given to mkfs; --mount-options OPTS: the mount's data\n"
 		"  --lat-log FILE           debug: every measured IO's latency, uint64 ns each in\n"
 		"                           completion order (FILE.N per job with several jobs)\n"
 		"  --wipe-signatures        let writes overwrite filesystem, RAID, LVM, swap signatures\n"
@@ -309,19 +315,26 @@ static void print_verify_text(const struct rb_workload *wl, const struct rb_targ
 	}
 }
 
+static void rc_print(const struct rb_diags *d, bool refused);
+
 /* What a failed rb_runner_prepare says, and its exit code. */
 static int prepare_failed(int r, const struct rb_diags *diags)
 {
-	if (r == -EPERM) {
+	rc_print(diags, r == -EPERM);
+	return r == -EPERM ? RB_EXIT_REFUSED : r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
+}
+
+static void rc_print(const struct rb_diags *d, bool refused)
+{
+	if (refused)
 		fprintf(stderr, "rackbench-agent: refused by the safety guard, nothing was "
 				"written:\n");
-		for (size_t i = 0; i < diags->n; i++)
-			fprintf(stderr, "  %s: %s\n", diags->v[i].subject, diags->v[i].message);
-		return RB_EXIT_REFUSED;
+	for (size_t i = 0; i < d->n; i++) {
+		if (refused)
+			fprintf(stderr, "  %s: %s\n", d->v[i].subject, d->v[i].message);
+		else
+			rb_err("%s: %s", d->v[i].subject, d->v[i].message);
 	}
-	for (size_t i = 0; i < diags->n; i++)
-		rb_err("%s: %s", diags->v[i].subject, diags->v[i].message);
-	return r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
 }
 
 /* A striped volume is measured as one target, named after its members. */
@@ -337,31 +350,47 @@ static void volume_name(const struct rb_workload *wl, char **targets, size_t n, 
 		snprintf(buf + l, len - l, "; %s)", rb_fmt_size(wl->stripe, u, sizeof(u)));
 }
 
-int rb_agent_run_cmd(int argc, char **argv)
-{
+/* What `run` was asked, from its flags. */
+struct run_args {
 	struct rb_workload wl;
-	char **targets = NULL, **allow = NULL;
-	size_t ntargets = 0, nallow = 0;
-	bool json = false, destructive = false, errors_ok = false, wipe = false;
-	const char *state_dir = NULL, *lat_log = NULL;
-	char err[512];
-	int rc = RB_EXIT_USAGE;
-	struct rb_diags diags;
-	struct rb_prepared *prep = NULL;
-	struct rb_run *run = NULL;
-	struct rb_fio_xlate *fx = NULL;
-	size_t nfx = 0;
-	int fio_fmt = 0;	/* 1: fio's json, 2: json+ */
+	char **targets, **allow;
+	size_t ntargets, nallow;
+	bool json, destructive, errors_ok, wipe;
+	const char *state_dir, *lat_log;
+	int fio_fmt;	/* 1: fio's json, 2: json+ */
+	struct rb_fs_spec fs;	/* --filesystem: a filesystem made on the target */
+};
 
-	rb_workload_defaults(&wl);
-	rb_diags_init(&diags);
-	targets = calloc((size_t)argc + RB_FIO_MAX_FILES, sizeof(*targets));
-	allow = calloc((size_t)argc, sizeof(*allow));
-	if (!targets || !allow)
-		goto out;
-	if (fio_job(argc, argv, &wl, &fx, &nfx, targets, &ntargets))
-		goto out;
-	bool fx_targets = ntargets > 0;
+/*
+ * --filesystem: the one target gets a filesystem, mounted privately; the workload runs
+ * on a file of rackbench's own there. Returns 0 or the exit code, said.
+ */
+static int fs_prepare(struct run_args *a, const struct rb_guard_policy *gp,
+		      struct rb_fs_target *fst, struct rb_diags *d)
+{
+	int r;
+
+	if (a->ntargets != 1 || !a->wl.size) {
+		rb_err("--filesystem takes one --target (a block device) and --size (the file's)");
+		return RB_EXIT_USAGE;
+	}
+	r = rb_fs_target_setup(gp, &a->fs, a->targets[0], fst, d);
+	if (r) {
+		rc_print(d, r == -EPERM);
+		return r == -EPERM ? RB_EXIT_REFUSED : r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
+	}
+	rb_info("%s: a new %s (mkfs options '%s', mount options '%s'), mounted privately at %s",
+		a->targets[0], a->fs.type, a->fs.mkfs_options, a->fs.mount_options, fst->mnt);
+	a->targets[0] = fst->file;
+	return 0;
+}
+
+/* The flags after --fio's job: 0 to run, 1 when --help was printed, -1 said. */
+static int parse_args(int argc, char **argv, struct run_args *ra)
+{
+	char err[512];
+
+	bool fx_targets = ra->ntargets > 0;
 	for (int i = 1; i < argc; i++) {
 		char name[64];
 		const char *a = argv[i], *val = NULL, *eq;
@@ -369,12 +398,11 @@ int rb_agent_run_cmd(int argc, char **argv)
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			rc = RB_EXIT_OK;
-			goto out;
+			return 1;
 		}
 		if (strncmp(a, "--", 2) != 0) {
 			rb_err("unexpected argument '%s' (see --help)", a);
-			goto out;
+			return -1;
 		}
 		eq = strchr(a, '=');
 		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
@@ -383,78 +411,113 @@ int rb_agent_run_cmd(int argc, char **argv)
 		    !strcmp(name, "errors-ok") || !strcmp(name, "wipe-signatures")) {
 			if (eq) {
 				rb_err("'--%s' takes no value", name);
-				goto out;
+				return -1;
 			}
-			json |= !strcmp(name, "json");
-			destructive |= !strcmp(name, "destructive");
-			errors_ok |= !strcmp(name, "errors-ok");
-			wipe |= !strcmp(name, "wipe-signatures");
+			ra->json |= !strcmp(name, "json");
+			ra->destructive |= !strcmp(name, "destructive");
+			ra->errors_ok |= !strcmp(name, "errors-ok");
+			ra->wipe |= !strcmp(name, "wipe-signatures");
 			continue;
 		}
 		val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
 		if (!val) {
 			rb_err("'--%s' needs a value", name);
-			goto out;
+			return -1;
 		}
 		if (!strcmp(name, "fio") || !strcmp(name, "section")) {
 			continue;	/* read before the other flags */
 		} else if (!strcmp(name, "output-format")) {
-			if (output_format(val, &json, &fio_fmt))
-				goto out;
+			if (output_format(val, &ra->json, &ra->fio_fmt))
+				return -1;
 		} else if (!strcmp(name, "target")) {
 			if (fx_targets) {	/* --target replaces the job's filename= */
-				ntargets = 0;
+				ra->ntargets = 0;
 				fx_targets = false;
 			}
-			targets[ntargets++] = (char *)val;
+			ra->targets[ra->ntargets++] = (char *)val;
 		} else if (!strcmp(name, "allow")) {
-			allow[nallow++] = (char *)val;
+			ra->allow[ra->nallow++] = (char *)val;
 		} else if (!strcmp(name, "state-dir")) {
-			state_dir = val;
+			ra->state_dir = val;
 		} else if (!strcmp(name, "lat-log")) {
-			lat_log = val;
+			ra->lat_log = val;
+		} else if (rb_fs_spec_flag(&ra->fs, name, val)) {
+			continue;
 		} else if ((o = rb_opt_find(dashes_to_underscores(name)))) {
-			if (rb_opt_set(&wl, o, val, err, sizeof(err))) {
+			if (rb_opt_set(&ra->wl, o, val, err, sizeof(err))) {
 				rb_err("%s", err);
-				goto out;
+				return -1;
 			}
 		} else {
 			rb_err("unknown option '--%s' (see --help)", name);
-			goto out;
+			return -1;
 		}
 	}
-	if (!ntargets) {
-		if (rb_engine_needs_target(wl.engine)) {
+	return 0;
+}
+
+int rb_agent_run_cmd(int argc, char **argv)
+{
+	struct run_args A = { 0 };
+	struct rb_fs_target fst = { 0 };
+	char err[512];
+	int rc = RB_EXIT_USAGE;
+	struct rb_diags diags;
+	struct rb_prepared *prep = NULL;
+	struct rb_run *run = NULL;
+	struct rb_fio_xlate *fx = NULL;
+	size_t nfx = 0;
+
+	rb_workload_defaults(&A.wl);
+	rb_diags_init(&diags);
+	A.targets = calloc((size_t)argc + RB_FIO_MAX_FILES, sizeof(*A.targets));
+	A.allow = calloc((size_t)argc, sizeof(*A.allow));
+	if (!A.targets || !A.allow)
+		goto out;
+	if (fio_job(argc, argv, &A.wl, &fx, &nfx, A.targets, &A.ntargets))
+		goto out;
+	switch (parse_args(argc, argv, &A)) {
+	case 1:
+		rc = RB_EXIT_OK;
+		goto out;
+	case -1:
+		goto out;
+	}
+	if (!A.ntargets) {
+		if (rb_engine_needs_target(A.wl.engine)) {
 			rb_err("no target: give --target PATH (see --help)");
 			goto out;
 		}
-		targets[ntargets++] = (char *)"null";
+		A.targets[A.ntargets++] = (char *)"null";
 	}
-	if (rb_workload_check(&wl, err, sizeof(err))) {
+	if (rb_workload_check(&A.wl, err, sizeof(err))) {
 		rb_err("%s", err);
 		goto out;
 	}
 	struct rb_guard_policy gp = {
-		.destructive = destructive,
+		.destructive = A.destructive,
 		.destructive_key = "--destructive",
-		.allow = allow,
-		.nallow = nallow,
-		.state_dir = state_dir ? state_dir : rb_default_state_dir(),
-		.wipe_signatures = wipe,
+		.allow = A.allow,
+		.nallow = A.nallow,
+		.state_dir = A.state_dir ? A.state_dir : rb_default_state_dir(),
+		.wipe_signatures = A.wipe,
 		.root = "",
 	};
-	int r = rb_runner_prepare(&wl, targets, ntargets, &gp, &prep, &diags);
+	if (A.fs.type[0] && (rc = fs_prepare(&A, &gp, &fst, &diags)))
+		goto out;
+	rc = RB_EXIT_USAGE;
+	int r = rb_runner_prepare(&A.wl, A.targets, A.ntargets, &gp, &prep, &diags);
 	if (r) {
 		rc = prepare_failed(r, &diags);
 		goto out;
 	}
-	r = rb_run_new(&wl, prep->fds, prep->spans, prep->n, &run, err, sizeof(err));
+	r = rb_run_new(&A.wl, prep->fds, prep->spans, prep->n, &run, err, sizeof(err));
 	if (r) {
 		rb_err("%s", err);
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
-	if (lat_log && rb_run_set_lat_log(run, lat_log, err, sizeof(err))) {
+	if (A.lat_log && rb_run_set_lat_log(run, A.lat_log, err, sizeof(err))) {
 		rb_err("%s", err);
 		rc = RB_EXIT_USAGE;
 		goto out;
@@ -471,9 +534,9 @@ int rb_agent_run_cmd(int argc, char **argv)
 	size_t nres = rb_run_ntargets(run);
 	char volname[4096] = "";
 
-	if (wl.stripe)
-		volume_name(&wl, targets, ntargets, volname, sizeof(volname));
-#define RES_NAME(t) (wl.stripe ? volname : targets[t])
+	if (A.wl.stripe)
+		volume_name(&A.wl, A.targets, A.ntargets, volname, sizeof(volname));
+#define RES_NAME(t) (A.wl.stripe ? volname : A.targets[t])
 	for (size_t t = 0; t < nres; t++) {
 		const struct rb_target_result *res = rb_run_result(run, t);
 
@@ -485,17 +548,17 @@ int rb_agent_run_cmd(int argc, char **argv)
 				res->dir[RB_DIR_TRIM].errors +
 				res->verify.bad;
 		/* the drive's history: what this run wrote (not for a striped volume's parts) */
-		if (!wl.stripe && t < prep->n)
-			rb_history_note_run(state_dir ? state_dir : rb_default_state_dir(), targets[t],
-					    prep->info[t].serial, &wl, res->dir[RB_DIR_WRITE].bytes,
+		if (!A.wl.stripe && t < prep->n)
+			rb_history_note_run(A.state_dir ? A.state_dir : rb_default_state_dir(), A.targets[t],
+					    prep->info[t].serial, &A.wl, res->dir[RB_DIR_WRITE].bytes,
 					    prep->spans[t], "rackbench-agent run");
 	}
-	if (rc == RB_EXIT_OK && total_errors && !errors_ok)
+	if (rc == RB_EXIT_OK && total_errors && !A.errors_ok)
 		rc = RB_EXIT_IO_ERRORS;
-	if (fio_fmt) {
-		print_fio(&wl, run, nres, targets, volname, fx && nfx == 1 ? fx[0].name : NULL,
-			  fio_fmt == 2);
-	} else if (json) {
+	if (A.fio_fmt) {
+		print_fio(&A.wl, run, nres, A.targets, volname, fx && nfx == 1 ? fx[0].name : NULL,
+			  A.fio_fmt == 2);
+	} else if (A.json) {
 		/* the top level is the merge of every target; "targets" has each one */
 		struct rb_target_result *all = calloc(1, sizeof(*all));
 		char dump[RB_WORKLOAD_DUMP_MAX];
@@ -530,28 +593,28 @@ int rb_agent_run_cmd(int argc, char **argv)
 				for (unsigned b = 0; b < res->nbs; b++)
 					all->bs_ios[d][b] += res->bs_ios[d][b];
 		}
-		print_target_json(stdout, &wl, all, nres == 1 ? RES_NAME(0) : "all", false);
+		print_target_json(stdout, &A.wl, all, nres == 1 ? RES_NAME(0) : "all", false);
 		printf(", \"targets\": [");
 		for (size_t t = 0; t < nres; t++) {
 			if (t)
 				printf(", ");
-			print_target_json(stdout, &wl, rb_run_result(run, t), RES_NAME(t), true);
+			print_target_json(stdout, &A.wl, rb_run_result(run, t), RES_NAME(t), true);
 		}
 		printf("], \"exit_code\": %d, \"effective\": ", rc);
-		rb_json_str(stdout, rb_workload_dump(&wl, dump, sizeof(dump)));
+		rb_json_str(stdout, rb_workload_dump(&A.wl, dump, sizeof(dump)));
 		printf("}\n");
 		free(all);
 	} else {
 		char dump[RB_WORKLOAD_DUMP_MAX];
 
-		printf("rackbench-agent run: %s\n", rb_workload_dump(&wl, dump, sizeof(dump)));
+		printf("rackbench-agent run: %s\n", rb_workload_dump(&A.wl, dump, sizeof(dump)));
 		for (size_t t = 0; t < nres; t++) {
 			const struct rb_target_result *res = rb_run_result(run, t);
 
-			if (wl.stripe)
+			if (A.wl.stripe)
 				printf("%s: %.2fs measured\n", volname, (double)res->elapsed_ns / 1e9);
 			else
-				printf("%s (%s, %llu bytes used): %.2fs measured\n", targets[t],
+				printf("%s (%s, %llu bytes used): %.2fs measured\n", A.targets[t],
 				       rb_target_kind_name(prep->info[t].kind),
 				       (unsigned long long)prep->spans[t],
 				       (double)res->elapsed_ns / 1e9);
@@ -565,15 +628,16 @@ int rb_agent_run_cmd(int argc, char **argv)
 				       dir_name((int)res->errors[e].dir), res->errors[e].offset,
 				       res->errors[e].length, res->errors[e].count,
 				       strerror(res->errors[e].err));
-			print_verify_text(&wl, res);
+			print_verify_text(&A.wl, res);
 		}
 	}
 out:
 	rb_run_free(run);
 	rb_prepared_free(prep);
+	rb_fs_target_teardown(&fst);
 	rb_diags_release(&diags);
-	free(targets);
-	free(allow);
+	free(A.targets);
+	free(A.allow);
 	rb_fio_xlate_free(fx, nfx);
 	return rc;
 }
