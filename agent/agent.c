@@ -109,7 +109,7 @@ static void agent_usage(FILE *out)
 		"  --label K=V              a label campaigns can select on (repeatable)\n"
 		"  --target PATH            a block device or file this agent offers (repeatable)\n"
 		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
-		"  --state-dir DIR          rackbench's own files; files under it are rackbench's\n"
+		"  --state-dir DIR          rackbench's own files (the files it creates there)\n"
 		"                           (default %s)\n"
 		"  --key FILE               this agent's CURVE key pair ('rackbench-agent keygen DIR')\n"
 		"  --coordinator-key FILE   the coordinator's public key (.pub): pinned\n"

@@ -6,7 +6,7 @@ PKGS="build-essential cmake pkg-config clang libzmq3-dev libprotobuf-c-dev proto
 liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmocka-dev
 libyaml-dev libblkid-dev python3 python3-h5py python3-numpy python3-pandas python3-jsonschema python3-yaml
 util-linux mount fdisk e2fsprogs systemd fio libclang-rt-14-dev procps libfuse3-dev fuse3
-chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file"
+chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file debootstrap lintian"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

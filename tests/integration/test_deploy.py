@@ -22,6 +22,15 @@ with Tmp() as tmp:
         # lines about other units on this machine are not ours
         ours = [l for l in r.stderr.splitlines() if f"{name}.service" in l]
         check(r.returncode == 0 and not ours, f"systemd-analyze verify {name}: {r.returncode} {ours}")
+    # systemd's exposure score of each unit: no worse than docs/deploy.md says
+    import re
+    for name, most in (("rackbench-agent", 3.1), ("rackbench", 4.1)):
+        r = run(["systemd-analyze", "security", "--offline=true",
+                 os.path.join(SRC, "deploy", name + ".service")])
+        m = re.search(r"Overall exposure level for \S+: ([0-9.]+)", r.stdout + r.stderr)
+        check(m, f"systemd-analyze security {name}: {r.stdout[-300:]} {r.stderr[-300:]}")
+        print(f"{name}.service exposure {m.group(1)} (at most {most})")
+        check(float(m.group(1)) <= most, f"{name}.service exposure {m.group(1)} > {most}")
     # the flags the units pass exist
     r = run([AGENT, "--help"])
     check("--config FILE" in r.stdout and "--state-dir DIR" in r.stdout, "agent --help")
