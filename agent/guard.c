@@ -375,25 +375,32 @@ static void read_loops(const struct rb_guard_policy *p, struct loops *L)
 		if (read_line(path, buf, sizeof(buf)) == 0)
 			l->offset = strtoull(buf, NULL, 10);
 		L->n++;
-		if (node_rdev(p, l->backing, &l->back_rdev)) {
-			l->on_blk = l->known = true;
+		if (*root_of(p)) {
+			/* a recorded tree: the backing by its name */
+			l->on_blk = l->known = node_rdev(p, l->backing, &l->back_rdev);
 			continue;
 		}
-		if (*root_of(p))
-			continue;
-		/* a file: the kernel knows its device and inode even when it was renamed */
+		/*
+		 * The kernel's own account, not the backing path (a path renamed, deleted or
+		 * named differently in this mount namespace would point elsewhere): the
+		 * backing's device number when it is a device, else its file's device and
+		 * inode. A loop that cannot be read stays unknown, and is refused.
+		 */
 		snprintf(path, sizeof(path), "/dev/%s", l->name);
 		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		struct loop_info64 li;
 
-		if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0) {
-			l->back_dev = (dev_t)li.lo_device;
-			l->back_ino = (ino_t)li.lo_inode;
+		if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
+		    fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == l->dev) {
+			l->offset = li.lo_offset;
 			l->known = true;
-		} else if (stat(l->backing, &st) == 0 && S_ISREG(st.st_mode)) {
-			l->back_dev = st.st_dev;
-			l->back_ino = st.st_ino;
-			l->known = true;
+			if (li.lo_rdevice) {
+				l->on_blk = true;
+				l->back_rdev = (dev_t)li.lo_rdevice;
+			} else {
+				l->back_dev = (dev_t)li.lo_device;
+				l->back_ino = (ino_t)li.lo_inode;
+			}
 		}
 		if (fd >= 0)
 			close(fd);
@@ -488,6 +495,11 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 	struct loops L;
 
 	read_loops(p, &L);
+	for (size_t k = 0; k < L.n; k++)
+		if (!L.v[k].known && L.v[k].dev != self->dev && L.v[k].dev != from_loop)
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				     "loop device %s over '%s' cannot be identified: it may sit on "
+				     "this device", L.v[k].name, L.v[k].backing);
 	for (size_t i = 0; i < nfam; i++) {
 		const struct blk *b = &fam[i];
 

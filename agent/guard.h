@@ -47,6 +47,7 @@ struct rb_guard_policy {
 enum {
 	RB_GUARD_WRITE = 1 << 0,	/* the run writes: claim a block device O_EXCL */
 	RB_GUARD_CREATE = 1 << 1,	/* make a missing file in the state folder */
+	RB_GUARD_CHECK = 1 << 2,	/* with WRITE: judge only; open read-only, claim too */
 };
 
 /* A target opened by rb_guard_open: the descriptor is what every check judges. */
@@ -55,6 +56,7 @@ struct rb_guard_target {
 	bool ours;		/* a file rackbench created (the state folder's index) */
 	bool in_state;		/* the path lies inside the state folder */
 	bool linked;		/* ... as a symlink: what it names was opened instead */
+	bool judged_write;	/* rb_guard_claim judged a write to it and allowed it */
 	struct rb_target_info info;	/* kind, device and size from the descriptor */
 };
 
@@ -85,6 +87,11 @@ int rb_guard_judge(const struct rb_guard_policy *p, const char *path,
  */
 int rb_guard_claim(const struct rb_guard_policy *p, const char *path, unsigned how,
 		   struct rb_guard_target *ret, struct rb_diags *diags);
+/*
+ * Makes t->fd writable: a file opened read-only (rackbench's own, to be laid out) is
+ * reopened through its descriptor, the same inode checked. 0 or negative errno.
+ */
+int rb_guard_make_writable(struct rb_guard_target *t);
 /*
  * The rules for touching a file's bytes at all (a write, or laying out one of
  * rackbench's files): one link only, not the backing file of a loop device, not a swap

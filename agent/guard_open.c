@@ -23,19 +23,45 @@ bool rb_guard_allowed_fd(const struct rb_guard_policy *p, int fd)
 
 	if (fstat(fd, &st) < 0)
 		return false;
+	for (size_t i = 0; i < p->nallow; i++) {
+		if (stat(p->allow[i], &a) || (a.st_mode & S_IFMT) != (st.st_mode & S_IFMT))
+			continue;
+		/* a device by its number (any node of it), a file by its inode */
+		if (S_ISBLK(st.st_mode) ? a.st_rdev == st.st_rdev
+					: a.st_dev == st.st_dev && a.st_ino == st.st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* Whether an --allow entry is the block device numbered rdev. */
+static bool allowed_rdev(const struct rb_guard_policy *p, dev_t rdev)
+{
+	struct stat a;
+
 	for (size_t i = 0; i < p->nallow; i++)
-		if (stat(p->allow[i], &a) == 0 && a.st_dev == st.st_dev && a.st_ino == st.st_ino &&
-		    (a.st_mode & S_IFMT) == (st.st_mode & S_IFMT))
+		if (stat(p->allow[i], &a) == 0 && S_ISBLK(a.st_mode) && a.st_rdev == rdev)
 			return true;
 	return false;
+}
+
+/* rackbench's own bookkeeping in the state folder is never a target. */
+static bool reserved(const char *rel)
+{
+	return !strcmp(rel, RB_STATE_INDEX) || !strcmp(rel, "history.jsonl") ||
+	       !strcmp(rel, "spool") || !strncmp(rel, "spool/", 6) ||
+	       (!strncmp(rel, "fs-", 3) && !strchr(rel, '/'));	/* the mount point itself */
 }
 
 static int open_block(const char *path, const char *real, unsigned how,
 		      struct rb_guard_target *t, struct rb_diags *d)
 {
-	int flags = O_CLOEXEC | ((how & RB_GUARD_WRITE) ? O_RDWR | O_EXCL : O_RDONLY);
+	/* a check that writes nothing claims read-only: exclusive all the same */
+	int flags = O_CLOEXEC | ((how & RB_GUARD_WRITE) ? O_EXCL : 0) |
+		    ((how & RB_GUARD_WRITE) && !(how & RB_GUARD_CHECK) ? O_RDWR : O_RDONLY);
 	struct stat st;
 
+	t->info.kind = RB_TARGET_BLOCK;
 	t->fd = open(real, flags);
 	if (t->fd < 0) {
 		int e = errno;
@@ -50,9 +76,48 @@ static int open_block(const char *path, const char *real, unsigned how,
 		return -e;
 	}
 	/* what is open is what is judged */
-	if (fstat(t->fd, &st) == 0 && S_ISBLK(st.st_mode))
-		t->info.rdev = st.st_rdev;
-	t->info.kind = RB_TARGET_BLOCK;
+	if (fstat(t->fd, &st) < 0 || !S_ISBLK(st.st_mode)) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "what was opened is not the block device it was a moment before");
+		close(t->fd);
+		t->fd = -1;
+		return -EPERM;
+	}
+	t->info.rdev = st.st_rdev;
+	return 0;
+}
+
+/* A descriptor of the same file, for writing (a read-only open of rackbench's own). */
+static int reopen_rw(int fd)
+{
+	char proc[64];
+	struct stat a, b;
+	int nfd;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	nfd = open(proc, O_RDWR | O_CLOEXEC);
+	if (nfd < 0)
+		return -errno;
+	if (fstat(fd, &a) || fstat(nfd, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		close(nfd);
+		return -EPERM;
+	}
+	return nfd;
+}
+
+int rb_guard_make_writable(struct rb_guard_target *t)
+{
+	int fl = fcntl(t->fd, F_GETFL), nfd;
+
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_ACCMODE) == O_RDWR)
+		return 0;
+	nfd = reopen_rw(t->fd);
+	if (nfd < 0)
+		return nfd;
+	close(t->fd);
+	t->fd = nfd;
 	return 0;
 }
 
@@ -62,7 +127,7 @@ int rb_guard_open(const struct rb_guard_policy *p, const char *path, unsigned ho
 	struct rb_guard_target t = { .fd = -1 };
 	char rel[PATH_MAX];
 	struct stat st;
-	int r;
+	int r, acc, fl;
 
 	*ret = t;
 	r = rb_target_probe(path, &t.info);
@@ -75,13 +140,28 @@ int rb_guard_open(const struct rb_guard_policy *p, const char *path, unsigned ho
 		r = open_block(path, t.info.real, how, &t, diags);
 		goto out;
 	}
+	/* a FIFO, a character device: refused before anything opens it (an open alone
+	 * may block, or arm a watchdog) */
+	if (t.info.kind == RB_TARGET_OTHER) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "target is neither a block device nor a regular file");
+		return -EINVAL;
+	}
+	/* written only when judged for writing; rackbench's own file is reopened for its
+	 * layout (rb_guard_make_writable) */
+	acc = (how & RB_GUARD_WRITE) && !(how & RB_GUARD_CHECK) ? O_RDWR : O_RDONLY;
 	t.in_state = rb_state_rel(p->state_dir, path, rel, sizeof(rel));
+	if (t.in_state && reserved(rel)) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "is rackbench's own bookkeeping in the state folder (its index of "
+			     "files, the drives' history, the spool, a mount point), not a target");
+		return -EINVAL;
+	}
 	if (t.in_state) {
 		if (rb_state_dir_check(p->state_dir, diags))
 			return -EPERM;
-		r = rb_state_open(p->state_dir, rel, O_RDWR, how & RB_GUARD_CREATE);
-		if (r == -EACCES || r == -EROFS || r == -ETXTBSY)
-			r = rb_state_open(p->state_dir, rel, O_RDONLY, false);
+		r = rb_state_open(p->state_dir, rel, acc | O_NONBLOCK | O_NOCTTY,
+				  how & RB_GUARD_CREATE);
 		if (r == -ENOENT && !(how & RB_GUARD_CREATE)) {
 			t.info.kind = RB_TARGET_MISSING;
 			*ret = t;
@@ -107,8 +187,7 @@ int rb_guard_open(const struct rb_guard_policy *p, const char *path, unsigned ho
 						  "only in its state folder)");
 			return -ENOENT;
 		}
-		t.fd = open(t.info.real, O_CLOEXEC | O_NOFOLLOW |
-						 ((how & RB_GUARD_WRITE) ? O_RDWR : O_RDONLY));
+		t.fd = open(t.info.real, O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | acc);
 		if (t.fd < 0) {
 			r = -errno;
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot open: %s",
@@ -121,20 +200,21 @@ int rb_guard_open(const struct rb_guard_policy *p, const char *path, unsigned ho
 	}
 	if (fstat(t.fd, &st) < 0) {
 		r = -errno;
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot inspect: %s",
+			     strerror(-r));
 		goto out;
 	}
-	if (S_ISBLK(st.st_mode)) {
-		/* a device node reached without a symlink: the device rules, claimed */
-		close(t.fd);
-		t.fd = -1;
-		t.in_state = t.ours = false;
-		r = open_block(path, t.info.real[0] ? t.info.real : path, how, &t, diags);
-		goto out;
-	}
+	/* it was a file a moment ago: anything else now was swapped in */
 	if (!S_ISREG(st.st_mode)) {
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-			     "target is neither a block device nor a regular file");
-		r = -EINVAL;
+			     "what was opened is not the regular file it was a moment before");
+		r = -EPERM;
+		goto out;
+	}
+	/* O_NONBLOCK was for the open only (io_uring would not wait on such a file) */
+	fl = fcntl(t.fd, F_GETFL);
+	if (fl < 0 || fcntl(t.fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		r = -errno;
 		goto out;
 	}
 	t.info.kind = RB_TARGET_FILE;
@@ -161,7 +241,8 @@ int rb_guard_judge(const struct rb_guard_policy *p, const char *path,
 			     p->destructive_key ? p->destructive_key : "destructive: true");
 	switch (t->info.kind) {
 	case RB_TARGET_BLOCK:
-		if (!rb_guard_allowed(p, path) && !(t->fd >= 0 && rb_guard_allowed_fd(p, t->fd)))
+		/* the key by the claimed device's number, never the path again */
+		if (!allowed_rdev(p, t->info.rdev))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
 				     "writes need the agent's key: '%s' is not on the agent's "
 				     "--allow list", path);
@@ -224,6 +305,7 @@ int rb_guard_claim(const struct rb_guard_policy *p, const char *path, unsigned h
 		ret->fd = -1;
 		return -EPERM;
 	}
+	ret->judged_write = true;
 	return 0;
 }
 
@@ -231,7 +313,7 @@ int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
 			 struct rb_diags *diags)
 {
 	struct rb_guard_target t;
-	int r = rb_guard_claim(p, path, RB_GUARD_WRITE, &t, diags);
+	int r = rb_guard_claim(p, path, RB_GUARD_WRITE | RB_GUARD_CHECK, &t, diags);
 
 	if (!r && t.fd >= 0)
 		close(t.fd);

@@ -2,12 +2,14 @@
 #include "history.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "jsonout.h"
@@ -86,11 +88,21 @@ static FILE *record(const char *state_dir, const char *device, const char *seria
 	char file[PATH_MAX];
 	FILE *f;
 
+	struct stat st;
+	int fd;
+
 	mkdir(state_dir, 0700);
 	snprintf(file, sizeof(file), "%s/history.jsonl", state_dir);
-	f = fopen(file, "ae");
-	if (!f)
+	/* never through a link someone put there: the history is rackbench's own file */
+	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    !(f = fdopen(fd, "a"))) {
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
 	fprintf(f, "{\"time_ns\": %" PRId64 ", \"device\": ", rb_wall_ns());
 	rb_json_str(f, device);
 	fputs(", \"serial\": ", f);

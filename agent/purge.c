@@ -198,6 +198,37 @@ static int purge_plain(const struct rb_purge_req *req, const struct rb_guard_tar
 	return r;
 }
 
+/*
+ * The device node the kernel names for what req->path opens now (an alias may point at
+ * another namespace than its name says), claimed once to see a mount in another mount
+ * namespace. 0 with ret, or -EINVAL said; a claim that fails is said (not returned).
+ */
+static int resolve_nvme(const struct rb_purge_req *req, char *ret, size_t len,
+			struct rb_diags *diags)
+{
+	char sys[96], kname[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	if (!realpath(req->path, ret) || stat(ret, &sb) || !S_ISBLK(sb.st_mode)) {
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
+			     "%s needs an NVMe namespace (a block device)",
+			     rb_purge_method_name(req->method));
+		return -EINVAL;
+	}
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(sb.st_rdev), minor(sb.st_rdev));
+	if (realpath(sys, kname) && strrchr(kname, '/'))
+		snprintf(ret, len, "/dev/%s", strrchr(kname, '/') + 1);
+	fd = open(ret, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY)
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
+			     "cannot claim the device exclusively: it is in use (mounted, here or "
+			     "in another mount namespace, or held)");
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
 	     const struct rb_nvme_ops *ops, struct rb_diags *diags, FILE *log)
 {
@@ -240,7 +271,22 @@ int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
 			     "a purge needs the run's key: %s is not given",
 			     gp->destructive_key ? gp->destructive_key : "--destructive");
-	/* NVMe: which namespaces the command touches */
+	/*
+	 * NVMe: the device the path names now, by the kernel's own name for its number
+	 * (an alias such as /dev/bench/nvme1n1 may point at another namespace than its
+	 * name says), claimed once to see a mount in another namespace; the commands go
+	 * to that device node, the one judged.
+	 */
+	struct rb_purge_req resolved = *req;
+	char real[PATH_MAX];
+
+	if (!*(gp->root ? gp->root : "")) {
+		if ((r = resolve_nvme(req, real, sizeof(real), diags)))
+			return r;
+		resolved.path = real;
+		req = &resolved;
+		base = strrchr(req->path, '/');
+	}
 	base = base ? base + 1 : req->path;
 	if (strncmp(base, "nvme", 4) || ns_dir(gp, base, dir, sizeof(dir))) {
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,

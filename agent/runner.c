@@ -85,7 +85,8 @@ static int finish_one(const struct rb_workload *wl, const char *path,
 		/* our own file: lay it out in full, so reads never measure holes */
 		if (rb_guard_check_file(gp, path, t->fd, d))
 			return -EPERM;
-		r = rb_target_layout_fd(t->fd, need);
+		if ((r = rb_guard_make_writable(t)) == 0)
+			r = rb_target_layout_fd(t->fd, need);
 		if (r) {
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot lay out file: %s",
 				     strerror(-r));
@@ -121,7 +122,12 @@ static int finish_one(const struct rb_workload *wl, const char *path,
 		return -EINVAL;
 	}
 	if (t->info.kind == RB_TARGET_FILE && wl->layout) {
-		/* the guard judged this a write (runner's claim loop): the range is written */
+		/* the range is written: only what the guard judged for a write */
+		if (!t->judged_write) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "laying out the range is a write the guard did not judge");
+			return -EPERM;
+		}
 		r = rb_target_fill_fd(t->fd, wl->offset, span);
 		if (r) {
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot lay out the range: %s",
@@ -192,7 +198,9 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 		      struct rb_diags *diags)
 {
 	bool writes = rb_workload_writes(wl);
-	unsigned how = (writes ? RB_GUARD_WRITE : 0) | (wl->size ? RB_GUARD_CREATE : 0);
+	/* laying out a range writes it: the whole run is judged as a write */
+	unsigned how = (writes || wl->layout ? RB_GUARD_WRITE : 0) |
+		       (wl->size ? RB_GUARD_CREATE : 0);
 	struct rb_guard_target *t;
 	struct rb_prepared *p;
 	int refused = 0, r = 0;
@@ -221,16 +229,9 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	 * nothing can be swapped in between the checks and the IO.
 	 */
 	for (size_t i = 0; i < n; i++) {
-		unsigned h = how;
-		struct rb_target_info ti;
-		int e;
+		int e = rb_guard_claim(gp, paths[i], how, &t[i], diags);
 
-		/* laying out a file's range writes it: judged as a write */
-		if (wl->layout && !writes && rb_target_probe(paths[i], &ti) == 0 &&
-		    (ti.kind == RB_TARGET_FILE || ti.kind == RB_TARGET_MISSING))
-			h |= RB_GUARD_WRITE;
-		e = rb_guard_claim(gp, paths[i], h, &t[i], diags);
-		if (e == -EPERM && (h & RB_GUARD_WRITE))
+		if (e == -EPERM && (how & RB_GUARD_WRITE))
 			refused = -EPERM;
 		else if (e && !r)
 			r = e;

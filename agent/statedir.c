@@ -107,7 +107,9 @@ static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode)
 	char buf[PATH_MAX], *p, *slash;
 	int fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
 
-	if (fd >= 0 || errno != ENOSYS)
+	/* no openat2 (an old kernel, or a seccomp filter that refuses what it does not
+	 * know with EPERM): the walk below does the same */
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))
 		return fd < 0 ? -errno : fd;
 	/* no openat2: walk the folders one by one, refusing '..' and symlinks */
 	if ((size_t)snprintf(buf, sizeof(buf), "%s", rel) >= sizeof(buf))
@@ -180,6 +182,15 @@ static int identify(int fd, struct ident *id)
 	return 0;
 }
 
+/* The index may vouch for files only if no one else could have written it. */
+static bool index_fit(int idx)
+{
+	struct stat st;
+
+	return fstat(idx, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	       st.st_uid == geteuid() && !(st.st_mode & 022);
+}
+
 static int record(int dirfd, const char *rel, int fd)
 {
 	struct ident id;
@@ -188,13 +199,25 @@ static int record(int dirfd, const char *rel, int fd)
 
 	if ((r = identify(fd, &id)))
 		return r;
-	idx = open_beneath(dirfd, RB_STATE_INDEX, O_WRONLY | O_APPEND | O_CREAT, 0600);
+	idx = open_beneath(dirfd, RB_STATE_INDEX, O_RDWR | O_APPEND | O_CREAT | O_NONBLOCK, 0600);
 	if (idx < 0)
 		return idx;
+	if (!index_fit(idx)) {
+		close(idx);
+		return -EPERM;
+	}
 	r = 0;
+	/* a torn last line is ended first, so the new one stands on its own */
+	off_t end = lseek(idx, 0, SEEK_END);
+	char last = '\n';
+
+	if (end > 0 && pread(idx, &last, 1, end - 1) == 1 && last != '\n' && write(idx, "\n", 1) != 1)
+		r = -EIO;
 	n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
 		     id.dev, id.ino, id.btime_ns, id.gen, rel);
-	if (n < 0 || (size_t)n >= sizeof(line))
+	if (r)
+		;
+	else if (n < 0 || (size_t)n >= sizeof(line))
 		r = -ENAMETOOLONG;
 	else if (write(idx, line, (size_t)n) != n)
 		r = errno ? -errno : -EIO;
@@ -231,7 +254,6 @@ int rb_state_open(const char *dir, const char *rel, int flags, bool create)
 bool rb_state_owns(const char *dir, int fd)
 {
 	struct ident id;
-	struct stat ist;
 	char line[PATH_MAX + 96];
 	bool found = false;
 	int dirfd, idx;
@@ -242,13 +264,12 @@ bool rb_state_owns(const char *dir, int fd)
 	dirfd = open_dir(dir);
 	if (dirfd < 0)
 		return false;
-	idx = open_beneath(dirfd, RB_STATE_INDEX, O_RDONLY, 0);
+	idx = open_beneath(dirfd, RB_STATE_INDEX, O_RDONLY | O_NONBLOCK, 0);
 	close(dirfd);
 	if (idx < 0)
 		return false;
-	/* an index others could write would vouch for anything */
-	if (fstat(idx, &ist) < 0 || ist.st_uid != geteuid() || (ist.st_mode & 022) ||
-	    !(f = fdopen(idx, "r"))) {
+	/* an index others could write (or another file's bytes) would vouch for anything */
+	if (!index_fit(idx) || !(f = fdopen(idx, "r"))) {
 		close(idx);
 		return false;
 	}

@@ -181,3 +181,83 @@ with Tmp() as tmp:
     check(sha256(v4) == before4, "a file changed through a state folder that is not one")
     check(not os.path.exists(os.path.join(outside, "x.bin")), "a file was made in a 0777 folder")
 print("ok: file rules")
+
+# ---- the second look: races, reserved names, the index, FIFOs ----
+import ctypes
+import threading
+
+libc = ctypes.CDLL(None, use_errno=True)
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def exchange(a, b):
+    return libc.renameat2(AT_FDCWD, a.encode(), AT_FDCWD, b.encode(), RENAME_EXCHANGE)
+
+
+with Tmp() as tmp:
+    state = os.path.join(tmp, "state")
+    outside = os.path.join(tmp, "outside")
+    os.mkdir(state, 0o700)
+    os.mkdir(outside)
+    victim = os.path.join(outside, "victim.bin")
+    with open(victim, "wb") as f:
+        f.write(os.urandom(1 << 20))
+    before = sha256(victim)
+    # a read with --layout and no key, while a name is swapped between a link to
+    # /dev/null and a hard link to the victim: the run is judged on what it opened
+    t_name, alt = os.path.join(state, "t.bin"), os.path.join(state, "alt")
+    os.symlink("/dev/null", t_name)
+    os.link(victim, alt)
+    stop = False
+
+    def swapper():
+        while not stop:
+            exchange(t_name, alt)
+
+    th = threading.Thread(target=swapper)
+    th.start()
+    try:
+        for _ in range(30):
+            run([AGENT, "run", "--target", t_name, "--rw", "read", "--layout", "true",
+                 "--size", "1m", "--runtime", "1ms", "--state-dir", state])
+    finally:
+        stop = True
+        th.join()
+    check(sha256(victim) == before, "a keyless --layout read wrote through a swapped name")
+    # the index through a hard link to an outside file: never appended to, never trusted
+    idx_victim = os.path.join(outside, "notes.txt")
+    with open(idx_victim, "w") as f:
+        f.write("precious\n")
+    s2 = os.path.join(tmp, "state2")
+    os.mkdir(s2, 0o700)
+    os.link(idx_victim, os.path.join(s2, "created"))
+    r = run([AGENT, "run", "--target", os.path.join(s2, "new.bin"), "--rw", "read", "--size", "1m",
+             "--runtime", "100ms", "--state-dir", s2])
+    check(r.returncode != 0, f"a file recorded through a linked index: {r.returncode}")
+    check(open(idx_victim).read() == "precious\n", "the linked index's file was appended to")
+    # rackbench's bookkeeping is not a target
+    s3 = os.path.join(tmp, "state3")
+    os.mkdir(s3, 0o700)
+    for name in ("created", "history.jsonl"):
+        r = run([AGENT, "run", "--target", os.path.join(s3, name), "--rw", "write", "--size", "1m",
+                 "--destructive", "--runtime", "100ms", "--state-dir", s3])
+        check(r.returncode == 3 and "bookkeeping" in r.stderr, f"target {name}: {r.stderr}")
+    # a FIFO is refused before anything opens it (an open would block)
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    r = run([AGENT, "run", "--target", fifo, "--rw", "read", "--runtime", "100ms",
+             "--state-dir", state], timeout=20)
+    check(r.returncode == 2 and "neither a block device nor a regular file" in r.stderr,
+          f"a FIFO: {r.returncode} {r.stderr}")
+    # the history is never written through a link
+    s4 = os.path.join(tmp, "state4")
+    os.mkdir(s4, 0o700)
+    hv = os.path.join(outside, "hist-victim.txt")
+    with open(hv, "w") as f:
+        f.write("x\n")
+    os.symlink(hv, os.path.join(s4, "history.jsonl"))
+    r = run([AGENT, "run", "--target", os.path.join(s4, "own.bin"), "--rw", "write", "--size", "1m",
+             "--destructive", "--runtime", "100ms", "--state-dir", s4])
+    check(open(hv).read() == "x\n", "the history was written through a symlink")
+print("ok: races and bookkeeping")

@@ -180,6 +180,51 @@ with Tmp() as tmp:
                 f"loop device {os.path.basename(s2)} sits on the same backing file")
         check(sums(s1) == before, "siblings: bytes changed")
 
+        # a loop over a device node that is gone since: the kernel's own account of the
+        # backing (not its path) finds the device it sits on
+        dn = loop(image(os.path.join(tmp, "deleted.img"), 32))
+        st = os.stat(dn)
+        node = os.path.join(tmp, "node")
+        os.mknod(node, 0o600 | 0o060000, st.st_rdev)
+        over = loop(node, "-o", "1M")
+        sh("mkfs.ext4", "-q", "-F", over)
+        sh("mount", "-o", "ro", over, mnt)
+        mounts.append(mnt)
+        os.unlink(node)
+        before = sums(dn, over)
+        refused(write(tmp, dn), "a loop over a deleted node",
+                f"backing device of loop device {os.path.basename(over)}", f"mounted at {mnt}")
+        sh("umount", mnt)
+        mounts.remove(mnt)
+        check(sums(dn, over) == before, "the loop over a deleted node: bytes changed")
+
+        # the agent's key is the claimed device's, not whatever the path names later
+        import threading
+        ka = loop(image(os.path.join(tmp, "ka.img"), 16))
+        kb = loop(image(os.path.join(tmp, "kb.img"), 16))
+        before = sums(kb)
+        ln_t, ln_alt = os.path.join(tmp, "t"), os.path.join(tmp, "alt")
+        os.symlink(kb, ln_t)
+        os.symlink(ka, ln_alt)
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        stop = []
+
+        def swap():
+            while not stop:
+                libc.renameat2(-100, ln_t.encode(), -100, ln_alt.encode(), 2)
+
+        th = threading.Thread(target=swap)
+        th.start()
+        try:
+            for _ in range(20):
+                run([AGENT, "run", "--target", ln_t, "--rw", "write", "--bs", "64k", "--runtime",
+                     "50ms", "--destructive", "--allow", ka, "--state-dir", state])
+        finally:
+            stop.append(1)
+            th.join()
+        check(sums(kb) == before, "a device not on --allow was written through a swapped link")
+
         # the control: a clean loop with both keys is written
         clean = loop(image(os.path.join(tmp, "clean.img"), 16))
         before = sums(clean)
