@@ -355,6 +355,8 @@ struct purging {
 struct point {
 	struct rb_run *run;
 	bool spool_full;	/* stopped at the spool's cap */
+	bool spool_failed;	/* stopped: the spool could not be written */
+	bool stopped;		/* stopped by the coordinator before its end */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
@@ -393,6 +395,17 @@ struct agent {
 		uint64_t epoch, last;
 	} *old;
 	size_t nold;
+	/*
+	 * Messages the spool could not take (its folder full): kept here, in order, until
+	 * acknowledged, so that no seq is ever skipped. While any is here nothing more goes
+	 * to the spool (its records stay before these).
+	 */
+	struct memrec {
+		uint64_t seq;
+		uint8_t *buf;
+		size_t len;
+	} *mem;
+	size_t nmem, capmem;
 };
 
 static void point_release(struct point *p);
@@ -400,6 +413,53 @@ static void point_release(struct point *p);
 static bool busy(const struct agent *a)
 {
 	return a->pt.run || a->pt.purge;
+}
+
+/* Keeps a message the spool could not take; takes buf. 0 or -ENOMEM. */
+static int mem_keep(struct agent *a, uint64_t seq, uint8_t **buf, size_t len)
+{
+	if (a->nmem == a->capmem) {
+		size_t cap = a->capmem ? a->capmem * 2 : 16;
+		struct memrec *m = realloc(a->mem, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		a->mem = m;
+		a->capmem = cap;
+	}
+	a->mem[a->nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
+	*buf = NULL;
+	return 0;
+}
+
+/* The coordinator holds everything up to seq: what memory kept of it goes. */
+static void mem_acked(struct agent *a, uint64_t seq)
+{
+	size_t n = 0;
+
+	while (n < a->nmem && a->mem[n].seq <= seq)
+		free(a->mem[n++].buf);
+	memmove(a->mem, a->mem + n, (a->nmem - n) * sizeof(*a->mem));
+	a->nmem -= n;
+}
+
+static void mem_clear(struct agent *a)
+{
+	if (a->nmem)
+		rb_warn("%zu message(s) of the previous run never acknowledged (its spool could "
+			"not hold them): dropped",
+			a->nmem);
+	mem_acked(a, UINT64_MAX);
+}
+
+static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
+
+/* Hands what memory kept with seq > after to resend_one, in order, while it takes them. */
+static void mem_send(struct agent *a, uint64_t after)
+{
+	for (size_t i = 0; i < a->nmem; i++)
+		if (a->mem[i].seq > after && resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
+			return;
 }
 
 static int send_env(struct agent *a, Rb__Envelope *e)
@@ -416,10 +476,33 @@ static int send_env(struct agent *a, Rb__Envelope *e)
 		r = rb_wire_pack(e, &buf, &len);
 		if (r)
 			return r;
-		r = rb_spool_append(&a->spool, e->seq, buf, len);
-		if (r && !a->lost_data) {
-			rb_err("cannot write the spool '%s': %s", a->spool.path, strerror(-r));
-			a->lost_data = true;
+		r = a->nmem ? -ENOSPC : rb_spool_append(&a->spool, e->seq, buf, len);
+		if (r) {
+			/* never a gap: kept in memory, sent as any other; the point stops */
+			if (!a->nmem)
+				rb_err("cannot write the spool '%s': %s; what it cannot hold is kept "
+				       "in memory until acknowledged",
+				       a->spool.path, strerror(-r));
+			if (a->pt.run && !a->pt.spool_failed) {
+				rb_err("stopping point %u: its measurements could not be spooled",
+				       a->pt.point);
+				a->pt.spool_failed = true;
+				rb_run_stop(a->pt.run);
+			}
+			if (mem_keep(a, e->seq, &buf, len)) {
+				free(buf);
+				rb_err("out of memory keeping message %" PRIu64, e->seq);
+				a->lost_data = true;
+				return -ENOMEM;
+			}
+			buf = a->mem[a->nmem - 1].buf;
+			if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
+				rb_tx_send_raw(a->sock, NULL, buf, len, false);
+				a->sent = e->seq;
+			} else {
+				a->held = true;
+			}
+			return 0;
 		}
 		/* credits: the coordinator's acknowledgements open the window */
 		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
@@ -463,7 +546,7 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 static void send_held(struct agent *a)
 {
 	/* walk once half the window is open, not at every ack */
-	if (a->spool.fd < 0 || a->sent >= a->spool.last ||
+	if (a->spool.fd < 0 || a->sent >= a->seq ||
 	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
 		return;
 	rb_spool_sync(&a->spool);
@@ -473,10 +556,13 @@ static void send_held(struct agent *a)
 		a->sent_emptied = a->spool.emptied;
 	}
 	a->walking_own = true;
-	if (rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
+	if (a->sent < a->spool.last &&
+	    rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
 		a->sent_off = 0;
+	if (a->sent >= a->spool.last)
+		mem_send(a, a->sent);
 	a->walking_own = false;
-	if (a->sent >= a->spool.last && a->held) {
+	if (a->sent >= a->seq && a->held) {
 		a->held = false;
 		rb_info("the coordinator caught up: nothing held in the spool");
 	}
@@ -485,21 +571,25 @@ static void send_held(struct agent *a)
 /* Sends again what the coordinator has not acknowledged (after a silence). */
 static void resend_unacked(struct agent *a)
 {
-	if (a->spool.fd < 0 || a->spool.last <= a->spool.acked)
+	if (a->spool.fd < 0 || a->seq <= a->spool.acked)
 		return;
 	static int64_t said;
 	int64_t now = rb_mono_ns();
 
 	rb_spool_sync(&a->spool);
 	a->walking_own = true;
-	long n = rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a);
+	long n = a->spool.last > a->spool.acked
+			 ? rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a)
+			 : 0;
 
+	mem_send(a, a->spool.acked);
 	a->walking_own = false;
 
 	/* said once in a while: a coordinator gone for good would fill the log otherwise */
 	if (now - said > 30000000000LL) {
-		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held)",
-			a->spool.last - a->spool.acked, n);
+		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held, "
+			"%zu in memory)",
+			a->seq - a->spool.acked, n, a->nmem);
 		said = now;
 	}
 }
@@ -519,6 +609,7 @@ static void spool_for_run(struct agent *a, const char *run)
 		return;
 	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
 	rb_spool_retire(&a->spool);
+	mem_clear(a);
 	snprintf(a->run, sizeof(a->run), "%s", run);
 	a->seq = 0; /* numbered from 1 in each run */
 	a->sent = 0;
@@ -581,6 +672,7 @@ static void on_ack(struct agent *a, const Rb__Ack *ack)
 									 : (1u << 20);
 
 		rb_spool_acked(&a->spool, ack->seq, busy(a) ? min : 0);
+		mem_acked(a, ack->seq);
 		send_held(a);
 		return;
 	}
@@ -642,7 +734,7 @@ static void send_hello(struct agent *a, uint64_t epoch)
 	h.epoch = epoch;
 	/* what a restarted coordinator must hear before it judges which points are done */
 	h.run = a->run;
-	h.spooled = a->spool.fd >= 0 ? a->spool.last : 0;
+	h.spooled = a->spool.fd >= 0 ? a->seq : 0;
 	for (size_t i = 0; i < c->nlabels; i++) {
 		char *eq = strchr(c->labels[i], '=');
 
@@ -1385,11 +1477,18 @@ static void finish_point(struct agent *a)
 		dr.cpu_usr_pct = res->cpu_usr_pct;
 		dr.cpu_sys_pct = res->cpu_sys_pct;
 		dr.uring_features = (char *)res->features;
-		dr.status = res->setup_err || p->spool_full ? (char *)"error" : (char *)"ok";
+		dr.status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
+			    : p->stopped					 ? (char *)"stopped"
+										 : (char *)"ok";
 		dr.message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
 						     "while the coordinator did not acknowledge; "
 						     "nothing measured was dropped"
-					   : (char *)res->message;
+			     : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
+							 "folder is full or failing); nothing measured "
+							 "was dropped"
+			     : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
+								       "before the point's end"
+							     : (char *)res->message;
 		for (int d = 0; d < RB_NDIR; d++) {
 			fill_dir(&dirs[d], d, &res->dir[d]);
 			dp[d] = &dirs[d];
@@ -1658,6 +1757,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				if (a.pt.run) {
 					rb_warn("stopping point %u: %s", a.pt.point,
 						env->stop->reason);
+					a.pt.stopped = true;
 					rb_run_stop(a.pt.run);
 				}
 				welcomed = false;
@@ -1696,7 +1796,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				rb_run_stop(a.pt.run);
 			}
 		}
-		if (welcomed && a.spool.last > a.spool.acked &&
+		if (welcomed && a.seq > a.spool.acked &&
 		    now - a.last_ack_progress > 2000000000LL) {
 			resend_unacked(&a);
 			a.last_ack_progress = now;
@@ -1738,7 +1838,13 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		finish_point(&a);
 	}
 	/* what was not acknowledged stays in the spool for the next process */
+	if (a.nmem)
+		rb_err("%zu message(s) the spool could not hold were never acknowledged: lost "
+		       "with this process",
+		       a.nmem);
 	rb_spool_retire(&a.spool);
+	mem_acked(&a, UINT64_MAX);
+	free(a.mem);
 	free(a.old);
 	rb_info("agent '%s' exiting", cfg->name);
 	rb_tx_close(a.sock);

@@ -65,8 +65,14 @@ int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t
 	memcpy(hdr + 8, &seq, 8);
 	/* one write of header and body: a crash leaves at worst a torn last record */
 	w = writev(s->fd, iov, 2);
-	if (w != (ssize_t)(sizeof(hdr) + len))
-		return w < 0 ? -errno : -EIO;
+	if (w != (ssize_t)(sizeof(hdr) + len)) {
+		int err = w < 0 ? errno : ENOSPC;
+
+		/* a short write (a full folder) leaves no torn record before the next one */
+		if (w > 0 && ftruncate(s->fd, (off_t)s->bytes))
+			err = errno;
+		return -err;
+	}
 	s->last = seq;
 	s->dirty = true;
 	s->bytes += (uint64_t)w;

@@ -9,7 +9,7 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
-	[sanitize]=600 [fuzz]=240 [qemu]=120 [browser]=0 [slow]=0)
+	[sanitize]=600 [fuzz]=240 [qemu]=120 [faults]=240 [browser]=0 [slow]=0)
 FAILED=0
 STAGES=()
 
@@ -113,6 +113,8 @@ else
 fi
 # an NVMe controller (QEMU's) in a small VM: the libnvme paths against a device
 stage qemu ctest_label build qemu
+# the fault matrix: full folders, damaged journal and spool, resume races, impostors
+stage faults ctest_label build faults
 if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
 	stage sanitize run_sanitized
 	stage fuzz run_fuzz
