@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "clock.h"
@@ -113,8 +114,19 @@ struct coord {
 	struct jpoint {
 		uint32_t attempt;	/* the newest attempt the journal has of the point */
 		bool any, done;		/* any message of it; its PointDone */
+		bool stopped;		/* a drive's result says it was stopped before its end */
 	} *jp;				/* resume: [point][agent] */
 	bool journal_dirty;
+	/* resume: numbered messages a damaged stretch of the journal held */
+	struct jgap {
+		size_t agent;
+		uint64_t epoch, lo, hi;		/* its messages lo..hi */
+		uint32_t point_lo, point_hi;	/* of these points */
+		uint64_t filled;		/* how many came again from the agent's spool */
+		bool asked;			/* the agent was asked to send them again */
+		int64_t asked_ns;
+	} *gaps;
+	size_t ngaps;
 	int64_t last_ack_flush;
 	char run[96];			/* this run's identity, for the agents' spools */
 	const struct rb_coord_opts *o;
@@ -138,6 +150,8 @@ struct coord {
 	bool lost_abort;
 	size_t refusals;
 	bool fatal;
+	int store_err;		/* the journal or the results file could not be written: stop */
+	char results_file[4096];	/* this run's HDF5 file, for messages */
 	uint64_t io_errors;
 	size_t bad_drives;
 	struct rb_hist scratch;
@@ -920,17 +934,36 @@ static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
 	return &a->seqs[a->nseqs++];
 }
 
+/*
+ * The results folder could not take what must be stored (the journal, the HDF5 file):
+ * said once, and the run stops -- nothing more is acknowledged, so the agents keep in
+ * their spools what is not on disk, and `rackbench resume` carries on once there is room.
+ */
+static void store_failed(struct coord *k, const char *what, int err)
+{
+	if (k->store_err)
+		return;
+	k->store_err = err ? err : EIO;
+	rb_err("cannot %s: %s; stopping the run (nothing further is acknowledged: the agents keep "
+	       "it in their spools)", what, strerror(k->store_err));
+}
+
 /* Appends a data message, its bytes as received, to the journal (coordinator/journal.h). */
-static void journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
+static int journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
 {
 	int r;
 
 	if (k->journal < 0 || !buf)
-		return;
+		return 0;
+	if (k->store_err)
+		return -k->store_err;
 	r = rb_journal_append(k->journal, a->name, buf, len);
-	if (r)
-		rb_err("cannot append to the journal: %s", strerror(-r));
+	if (r) {
+		store_failed(k, "append to the journal", -r);
+		return r;
+	}
 	k->journal_dirty = true;
+	return 0;
 }
 
 /* Group commit: the journal on disk, then one cumulative Ack per agent process owed one. */
@@ -945,11 +978,14 @@ static void flush_acks(struct coord *k, bool force)
 	for (size_t i = 0; i < k->c->nagents && !any; i++)
 		for (unsigned j = 0; j < k->agents[i].nseqs; j++)
 			any |= k->agents[i].seqs[j].due;
-	if (!any)
+	/* an Ack says "on disk": never after a failed write or sync */
+	if (!any || k->store_err)
 		return;
 	if (k->journal >= 0 && k->journal_dirty) {
-		if (fdatasync(k->journal))
-			rb_err("cannot sync the journal: %s", strerror(errno));
+		if (fdatasync(k->journal)) {
+			store_failed(k, "sync the journal", errno);
+			return;
+		}
 		k->journal_dirty = false;
 	}
 	for (size_t i = 0; i < k->c->nagents; i++) {
@@ -1132,6 +1168,8 @@ static void drain(struct coord *k)
 
 static bool stopped(struct coord *k)
 {
+	if (k->store_err)
+		return true;
 	/* without its ZAP handler libzmq would accept any key: stop at once */
 	if (k->zap && !rb_zap_alive(k->zap)) {
 		if (!k->fatal)
@@ -1723,13 +1761,13 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 		 * the point's end: memory stays bounded on long points and large fleets */
 		if (now >= next_flush || rb_results_buffered(k->res) > (32u << 20)) {
 			if (rb_results_flush(k->res))
-				rb_err("cannot write results: HDF5 append failed");
+				store_failed(k, "write the results file (HDF5 append failed)", EIO);
 			next_flush = now + 5000000000LL;
 		}
 	}
 	k->in_point = false;
 	if (rb_results_flush(k->res))
-		rb_err("cannot write results: HDF5 append failed");
+		store_failed(k, "write the results file (HDF5 append failed)", EIO);
 	return 0;
 }
 
@@ -2149,10 +2187,15 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 			if (!j->any || attempt > j->attempt) {
 				j->attempt = attempt;
 				j->done = false;
+				j->stopped = false;
 			}
 			j->any = true;
 			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_POINT_DONE)
 				j->done = true;
+			/* stopped short (a full results folder, an abort): it runs again */
+			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_RESULT &&
+			    e->result->status && !strcmp(e->result->status, "stopped"))
+				j->stopped = true;
 		}
 		break;
 	case J_REPLAY:
@@ -2200,7 +2243,7 @@ static bool point_whole(struct coord *k, size_t i)
 		for (size_t d = 0; d < k->c->ndrives && !drives; d++)
 			drives = !strcmp(k->c->drives[d].agent, k->agents[a].name) &&
 				 rb_point_has_drive(k->c, &k->c->points[i], d);
-		if (drives && !(j->any && j->done))
+		if (drives && !(j->any && j->done && !j->stopped))
 			return false;
 	}
 	return true;
@@ -2301,6 +2344,68 @@ static int journal_create(struct coord *k, const char *path)
 		return RB_EXIT_FAILED;
 	}
 	return 0;
+}
+
+/* The folder a results file is in, and its free space ("?" when it cannot be read). */
+static void folder_space(const char *path, char *dir, size_t dirlen, char *free_s, size_t flen)
+{
+	const char *slash = strrchr(path, '/');
+	struct statvfs v;
+
+	if (!slash)
+		snprintf(dir, dirlen, ".");
+	else if (slash == path)
+		snprintf(dir, dirlen, "/");
+	else
+		snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
+	if (statvfs(dir, &v))
+		snprintf(free_s, flen, "?");
+	else
+		rb_fmt_size((uint64_t)v.f_bavail * v.f_frsize, free_s, flen);
+}
+
+static void report_store_failure(struct coord *k, const char *path)
+{
+	char dir[4096], fr[32];
+
+	folder_space(path, dir, sizeof(dir), fr, sizeof(fr));
+	rb_err("the run stopped: the results folder '%s' could not store what came (%s; %s "
+	       "free); the journal holds everything acknowledged and the agents' spools the "
+	       "rest: free space, then run 'rackbench resume %s'",
+	       dir, strerror(k->store_err), fr, path);
+}
+
+/*
+ * A rough size of what the run stores (journal and HDF5 file): per sample interval and
+ * drive, about 2 KiB for both directions with their histograms. Warns when the results
+ * folder has less free space than that.
+ */
+static void check_space(struct coord *k, const char *path)
+{
+	const struct rb_campaign *c = k->c;
+	double need = 0;
+	char dir[4096], fr[32], nd[32];
+	struct statvfs v;
+
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		uint64_t iv = p->wl.interval_ns ? p->wl.interval_ns : 1000000000ULL;
+		size_t nd_ = 0;
+
+		for (size_t d = 0; d < c->ndrives; d++)
+			nd_ += rb_point_has_drive(c, p, d);
+		need += ((double)(p->wl.ramp_ns + p->wl.runtime_ns) / (double)iv + 2) *
+			(double)nd_ * 2048.0;
+	}
+	folder_space(path, dir, sizeof(dir), fr, sizeof(fr));
+	if (statvfs(dir, &v))
+		return;
+	if ((double)v.f_bavail * (double)v.f_frsize < need) {
+		rb_fmt_size((uint64_t)need, nd, sizeof(nd));
+		rb_warn("the results folder '%s' has %s free; this run may need about %s (a full "
+			"folder stops the run: resume it once there is room)",
+			dir, fr, nd);
+	}
 }
 
 int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
@@ -2443,6 +2548,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	/* every data message an agent sends, as received, before it is acknowledged */
 	if (!o->resume && journal_create(&k, path))
 		goto out_close;
+	check_space(&k, path);
 	write_static_rows(&k);
 	started = true;
 	unsigned skip_phase = UINT_MAX;
@@ -2515,7 +2621,22 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		rc = replay(&k, &c->points[c->npoints - 1], UINT32_MAX);
 	/* the last messages acknowledged before the agents are told to stop */
 	flush_acks(&k, true);
-	if (k.fatal) {
+	if (k.store_err) {
+		status = "aborted";
+		stop_agents(&k, "the coordinator's results folder is full (or failing)");
+		/* their stop reaches them and their last messages stay in their spools */
+		for (int64_t until = rb_mono_ns() + 5000000000LL; rb_mono_ns() < until;) {
+			size_t running = 0;
+
+			for (size_t i = 0; i < c->nagents; i++)
+				running += !k.agents[i].done && !k.agents[i].dropped;
+			if (!running)
+				break;
+			pump(&k, 100);
+		}
+		report_store_failure(&k, path);
+		rc = RB_EXIT_PARTIAL;
+	} else if (k.fatal) {
 		status = "failed";
 		rc = RB_EXIT_FAILED;
 	} else if (k.lost_abort) {
@@ -2554,8 +2675,15 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	}
 	rb_progress_end(k.prog, status, rc);
 	write_drive_rows(&k);
-	if (rb_results_close(k.res, status, rb_wall_ns()))
-		rb_err("cannot finish '%s'", path);
+	if (rb_results_close(k.res, status, rb_wall_ns())) {
+		rb_err("cannot finish '%s'%s", path,
+		       k.store_err ? ": its journal holds what was acknowledged" : "");
+		/* a file that could not be closed is never reported complete */
+		if (!strcmp(status, "complete")) {
+			status = "failed";
+			rc = RB_EXIT_FAILED;
+		}
+	}
 	k.res = NULL;
 	print_summary(&k, stdout);
 	printf("\nresults: %s (%s)\n", path, status);

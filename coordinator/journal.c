@@ -30,11 +30,17 @@ int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len)
 
 	memcpy(hdr, &l, 4);
 	memcpy(hdr + 4, &c, 4);
+	off_t end = lseek(fd, 0, SEEK_END);
 	ssize_t w = writev(fd, iov, 3);
 
-	if (w < 0)
-		return -errno;
-	return w == (ssize_t)(sizeof(hdr) + nl + len) ? 0 : -EIO;
+	if (w == (ssize_t)(sizeof(hdr) + nl + len))
+		return 0;
+	int err = w < 0 ? errno : ENOSPC;
+
+	/* a short write (a full folder): no torn record stays before a later one */
+	if (w > 0 && end >= 0 && ftruncate(fd, end))
+		err = errno;
+	return -err;
 }
 
 int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
