@@ -658,8 +658,44 @@ static void spool_for_run(struct agent *a, const char *run)
 		closedir(d);
 }
 
+/* Hands records with seq <= upto to resend_one (a walk's callback). */
+struct upto {
+	struct agent *a;
+	uint64_t upto;
+	long n;
+};
+
+static int resend_upto(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
+{
+	struct upto *u = arg;
+
+	if (seq > u->upto)
+		return 1;
+	u->n++;
+	return rb_tx_send_raw(u->a->sock, NULL, buf, len, true) == -EAGAIN;
+}
+
 static void on_ack(struct agent *a, const Rb__Ack *ack)
 {
+	if (ack->epoch == a->epoch && ack->seq < a->spool.acked) {
+		/*
+		 * Below what it acknowledged before: a resumed coordinator whose journal was
+		 * damaged lacks what follows. What the spool (or memory) still holds of it goes
+		 * again; the rest is gone, which the coordinator says.
+		 */
+		struct upto u = { .a = a, .upto = a->spool.acked };
+
+		rb_spool_sync(&a->spool);
+		if (a->spool.fd >= 0)
+			rb_spool_walk(a->spool.path, ack->seq, resend_upto, &u);
+		for (size_t i = 0; i < a->nmem && a->mem[i].seq <= u.upto; i++)
+			if (a->mem[i].seq > ack->seq)
+				resend_upto(&u, a->mem[i].seq, a->mem[i].buf, a->mem[i].len);
+		rb_warn("the coordinator lacks messages %" PRIu64 "..%" PRIu64 " (a damaged "
+			"journal): sent again the %ld the spool still holds",
+			ack->seq + 1, a->spool.acked, u.n);
+		return;
+	}
 	if (ack->epoch == a->epoch) {
 		if (ack->seq > a->spool.acked)
 			a->last_ack_progress = rb_mono_ns();

@@ -63,6 +63,7 @@ struct ragent {
 	struct seqpos {
 		uint64_t epoch, seq;
 		bool due;	/* an Ack to send */
+		uint32_t point;	/* resume: the point of the last journaled message */
 	} seqs[8];
 	unsigned nseqs;
 };
@@ -458,6 +459,47 @@ static void target_update(struct ragent *a, const Rb__TargetInfo *ti)
 		target_set(t, ti);
 }
 
+/*
+ * Resume over a damaged journal: an Ack below what the agent had acknowledged tells it
+ * the coordinator lacks what follows; it sends again what its spool still holds of it.
+ */
+static void ask_gaps(struct coord *k, struct ragent *a)
+{
+	for (size_t i = 0; i < k->ngaps; i++) {
+		struct jgap *g = &k->gaps[i];
+		Rb__Envelope e;
+		Rb__Ack ack = RB__ACK__INIT;
+
+		if (g->agent != (size_t)(a - k->agents) || g->lo > g->hi)
+			continue;
+		ack.epoch = g->epoch;
+		ack.seq = g->lo - 1;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_ACK;
+		e.ack = &ack;
+		send_to(k, a, &e);
+		if (!g->asked)
+			g->asked_ns = rb_mono_ns();
+		g->asked = true;
+	}
+}
+
+/* A numbered message the journal lacked (in a gap): it fills it. */
+static bool gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq)
+{
+	for (size_t i = 0; i < k->ngaps; i++) {
+		struct jgap *g = &k->gaps[i];
+
+		if (g->agent != (size_t)(a - k->agents) || g->epoch != epoch || seq != g->lo ||
+		    g->lo > g->hi)
+			continue;
+		g->lo++;
+		g->filled++;
+		return true;
+	}
+	return false;
+}
+
 static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
 		     uint32_t major, uint32_t minor)
 {
@@ -520,6 +562,7 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	e.body_case = RB__ENVELOPE__BODY_WELCOME;
 	e.welcome = &w;
 	send_to(k, a, &e);
+	ask_gaps(k, a);
 	if (resend == 1) {
 		send_preflight(k, a);
 	} else if (resend == 2) {
@@ -1096,10 +1139,20 @@ static int pump(struct coord *k, int timeout_ms)
 		struct seqpos *x = seq_pos(a, e->epoch);
 
 		x->due = true;
+		if (e->seq <= x->seq && k->ngaps && gap_fill(k, a, e->epoch, e->seq)) {
+			/* what a damaged journal lacked: stored again, applied as it comes */
+			if (journal(k, a, raw, rawlen))
+				goto out;
+			x->due = false;
+			dispatch(k, a, e, t3);
+			goto out;
+		}
 		if (e->seq != x->seq + 1)
 			goto out; /* a duplicate, or past a gap the agent will fill by sending again */
+		/* not stored: not applied either; the agent still holds it */
+		if (journal(k, a, raw, rawlen))
+			goto out;
 		x->seq = e->seq;
-		journal(k, a, raw, rawlen);
 	}
 	dispatch(k, a, e, t3);
 out:
@@ -2141,6 +2194,22 @@ static bool msg_point(const Rb__Envelope *e, uint32_t *point, uint32_t *attempt)
 	}
 }
 
+static void gap_add(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t lo,
+		    uint64_t hi, uint32_t point_lo, uint32_t point_hi)
+{
+	struct jgap *g = realloc(k->gaps, (k->ngaps + 1) * sizeof(*g));
+
+	if (!g)
+		return;
+	k->gaps = g;
+	k->gaps[k->ngaps++] = (struct jgap){ .agent = (size_t)(a - k->agents),
+					     .epoch = epoch,
+					     .lo = lo,
+					     .hi = hi,
+					     .point_lo = point_lo,
+					     .point_hi = point_hi };
+}
+
 enum { J_SEQS, J_POINTS, J_REPLAY };
 
 struct jwalk {
@@ -2175,8 +2244,14 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 		if (e->seq) {
 			struct seqpos *x = seq_pos(a, e->epoch);
 
+			/* journaled in order, one by one: a jump is what a damaged stretch held */
+			if (x->seq && e->seq > x->seq + 1)
+				gap_add(k, a, e->epoch, x->seq + 1, e->seq - 1, x->point,
+					has ? point : x->point);
 			if (e->seq > x->seq)
 				x->seq = e->seq;
+			if (has)
+				x->point = point;
 		}
 		break;
 	case J_POINTS:
@@ -2215,17 +2290,32 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 static int journal_pass(struct coord *k, int pass, uint32_t upto)
 {
 	struct jwalk w = { .k = k, .pass = pass, .upto = upto };
+	struct rb_journal_walk_info info;
 	char err[512];
-	off_t end;
 	long n;
 
 	if (pass == J_REPLAY && k->jcursor < 0)
 		return 0; /* walked to the end already */
-	n = rb_journal_walk(k->journal_path, pass == J_REPLAY ? k->jcursor : 0, NULL, journal_record,
-			    &w, &end, err, sizeof(err));
+	n = rb_journal_walk_ex(k->journal_path, pass == J_REPLAY ? k->jcursor : 0, NULL,
+			       journal_record, &w, &info, err, sizeof(err));
 	if (n < 0) {
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;
+	}
+	if (pass == J_SEQS && info.damaged) {
+		rb_warn("the journal '%s' is damaged: %u stretch(es) of %lld byte(s) in all (the "
+			"first at byte %lld) fail their checksum; skipped, read on from the next "
+			"whole record, and kept as they are",
+			k->journal_path, info.damaged, (long long)info.damaged_bytes,
+			(long long)info.first_damaged);
+		for (size_t i = 0; i < k->ngaps; i++) {
+			const struct jgap *g = &k->gaps[i];
+
+			rb_warn("the damaged journal lacks agent '%s''s messages %" PRIu64 "..%" PRIu64
+				" (process %" PRIx64 ", point(s) %u..%u): asking the agent for them",
+				k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo,
+				g->point_hi);
+		}
 	}
 	if (pass == J_REPLAY && !w.stopped)
 		k->jcursor = -1; /* walked to the end: nothing of a later point */
@@ -2264,6 +2354,31 @@ static int replay(struct coord *k, const struct rb_point *p, uint32_t upto)
 	return rc;
 }
 
+/* What a damaged journal lacked and the agents gave again, and what is lost for good. */
+static void report_gaps(struct coord *k)
+{
+	uint64_t lost = 0, filled = 0;
+
+	for (size_t i = 0; i < k->ngaps; i++) {
+		const struct jgap *g = &k->gaps[i];
+
+		filled += g->filled;
+		if (g->lo > g->hi)
+			continue;
+		lost += g->hi - g->lo + 1;
+		rb_err("lost: agent '%s''s messages %" PRIu64 "..%" PRIu64 " (process %" PRIx64
+		       ", of point(s) %u..%u): the journal was damaged there and the agent no "
+		       "longer holds them; what they measured is missing from the file",
+		       k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo, g->point_hi);
+	}
+	if (lost)
+		k->bad_drives++; /* the file lacks measurements: partial, never complete */
+	if (k->ngaps)
+		rb_info("damaged journal: %" PRIu64 " message(s) recovered from the agents' "
+			"spools, %" PRIu64 " lost",
+			filled, lost);
+}
+
 /*
  * After a restart the agents send again what the crashed coordinator never
  * acknowledged; their Hello says up to which message. Wait (up to 20 s) until the
@@ -2282,16 +2397,37 @@ static void await_spooled(struct coord *k)
 			if (!strcmp(a->spool_run, k->run) && a->spooled > seq_pos(a, a->epoch)->seq)
 				behind++;
 		}
-		if (!behind || stopped(k))
+		/* asked to fill a damaged journal's gap: 3 s for what the agent still holds */
+		for (size_t i = 0; i < k->ngaps; i++)
+			behind += k->gaps[i].asked && k->gaps[i].lo <= k->gaps[i].hi &&
+				  rb_mono_ns() - k->gaps[i].asked_ns < 3000000000LL;
+		if (!behind || stopped(k)) {
+			report_gaps(k);
 			return;
+		}
 		if (rb_mono_ns() >= deadline) {
 			rb_warn("%zu agent(s) did not send all of their spool within 20 s; what comes "
 				"later is still kept",
 				behind);
+			report_gaps(k);
 			return;
 		}
 		pump(k, 100);
 	}
+}
+
+/* Whether path is a results file whose run ended complete. */
+static bool run_complete(const char *path)
+{
+	char err[256], st[32];
+	struct rb_results_in *in = access(path, F_OK) ? NULL : rb_results_open(path, err, sizeof(err));
+	bool done;
+
+	if (!in)
+		return false;
+	done = !strcmp(rb_results_attr(in, "status", st, sizeof(st)), "complete");
+	rb_results_in_close(in);
+	return done;
 }
 
 /* The crashed run's HDF5 file is kept beside, as PATH.crashed (or .crashed.N). */
@@ -2429,7 +2565,27 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		/* the same run: the agents' spools and numbering go on where they were */
 		snprintf(k.run, sizeof(k.run), "%s", o->resume->run);
 		snprintf(k.journal_path, sizeof(k.journal_path), "%s.journal", o->results_path);
+		if (run_complete(o->results_path)) {
+			/* nothing to do, and nothing changes: not a byte of file or journal */
+			rb_info("the run in '%s' is complete: there is nothing to resume",
+				o->results_path);
+			rc = RB_EXIT_OK;
+			goto out;
+		}
 		r = rb_journal_open(k.journal_path, true, &k.journal);
+		if (r == -EWOULDBLOCK) {
+			pid_t pid = rb_journal_holder(k.journal_path);
+
+			if (pid > 0)
+				rb_err("the run in '%s' is still going: its coordinator (pid %d) holds "
+				       "the journal '%s'; not resumed",
+				       o->results_path, (int)pid, k.journal_path);
+			else
+				rb_err("the run in '%s' is still going: another process holds the "
+				       "journal '%s'; not resumed",
+				       o->results_path, k.journal_path);
+			goto out;
+		}
 		if (r) {
 			rb_err("cannot reopen the journal '%s': %s", k.journal_path, strerror(-r));
 			goto out;
@@ -2717,6 +2873,7 @@ out:
 	}
 	free(k.ss);
 	free(k.jp);
+	free(k.gaps);
 	free(k.refused);
 	rb_progress_free(k.prog);
 	return rc;
