@@ -393,6 +393,7 @@ struct agent {
 	struct oldspool {
 		char path[4096];
 		uint64_t epoch, last;
+		bool damaged;	/* kept (as PATH.damaged) once the coordinator holds the rest */
 	} *old;
 	size_t nold;
 	/*
@@ -644,9 +645,18 @@ static void spool_for_run(struct agent *a, const char *run)
 		snprintf(o->path, sizeof(o->path), "%s/%s", dir, de->d_name);
 		o->epoch = ep;
 		o->last = 0;
-		n = rb_spool_walk(o->path, 0, resend_one, a);
-		o->last = rb_spool_last_seq(o->path);
-		if (!o->last) {
+		struct rb_spool_walk_info info;
+
+		n = rb_spool_walk_ex(o->path, 0, 0, resend_one, a, &info);
+		o->last = info.last_seq;
+		o->damaged = info.damaged > 0;
+		if (o->damaged)
+			rb_warn("the spool '%s' is damaged: %u stretch(es) of %lld byte(s) (the first "
+				"at byte %lld) fail their checksum; what they held is lost, the "
+				"records after them are sent, and the file is kept",
+				o->path, info.damaged, (long long)info.damaged_bytes,
+				(long long)info.first_damaged);
+		if (!o->last && !o->damaged) {
 			unlink(o->path);
 			a->nold--;
 			continue;
@@ -714,8 +724,16 @@ static void on_ack(struct agent *a, const Rb__Ack *ack)
 	}
 	for (size_t i = 0; i < a->nold; i++)
 		if (a->old[i].epoch == ack->epoch && ack->seq >= a->old[i].last) {
-			rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
-			unlink(a->old[i].path);
+			char kept[4200];
+
+			snprintf(kept, sizeof(kept), "%s.damaged", a->old[i].path);
+			if (a->old[i].damaged && !rename(a->old[i].path, kept)) {
+				rb_warn("the coordinator holds all that is whole of '%s'; the damaged "
+					"file is kept as '%s'", a->old[i].path, kept);
+			} else {
+				rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
+				unlink(a->old[i].path);
+			}
 			a->old[i] = a->old[--a->nold];
 			return;
 		}

@@ -1147,6 +1147,18 @@ static int pump(struct coord *k, int timeout_ms)
 			dispatch(k, a, e, t3);
 			goto out;
 		}
+		if (e->seq > x->seq + 1 && a->epoch && e->epoch != a->epoch) {
+			/*
+			 * An earlier process's spool, sent again in one ordered pass by the next:
+			 * a jump is a record its spool lost (damaged), never to come. Said, and
+			 * what follows is taken.
+			 */
+			rb_err("lost: agent '%s''s messages %" PRIu64 "..%" PRIu64 " of its earlier "
+			       "process %" PRIx64 " (its spool was damaged there)",
+			       a->name, x->seq + 1, e->seq - 1, e->epoch);
+			k->bad_drives++; /* the file lacks measurements: partial */
+			x->seq = e->seq - 1;
+		}
 		if (e->seq != x->seq + 1)
 			goto out; /* a duplicate, or past a gap the agent will fill by sending again */
 		/* not stored: not applied either; the agent still holds it */
