@@ -1666,6 +1666,20 @@ static void finish_point(struct agent *a)
 	point_release(p);
 }
 
+/* A coordinator's run id names the spool file: a plain name that stays in its folder. */
+static bool run_id_ok(const char *run)
+{
+	size_t n = run ? strlen(run) : 0;
+
+	if (!n || n >= sizeof(((struct agent *)0)->run) || run[0] == '.' || run[0] == '-' ||
+	    strchr(run, '/') || strstr(run, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)run[i] < 0x20 || run[i] == 0x7f)
+			return false;
+	return true;
+}
+
 static void send_error(struct agent *a, int code, const char *msg)
 {
 	rb_tx_send_error(a->sock, NULL, code, msg);
@@ -1762,6 +1776,13 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			last_heard = recv_ns;
 			switch (env->body_case) {
 			case RB__ENVELOPE__BODY_WELCOME:
+				if (!run_id_ok(env->welcome->run)) {
+					/* it names a file in the state folder: never a path */
+					rb_err("refused the coordinator's welcome: its run id is not a "
+					       "plain name (no '/', '..', leading '.' or '-', or control "
+					       "characters)");
+					break;
+				}
 				if (!welcomed)
 					rb_info("registered with the coordinator (campaign '%s')",
 						env->welcome->campaign);
