@@ -48,6 +48,9 @@ struct ragent {
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool lost, dropped, reassign;
+	bool rejoin;		/* dropped, then its PointDone came: it may run the next point */
+	uint32_t drop_point, drop_attempt;	/* where it was dropped */
+	uint32_t *assigned;	/* per point: attempts assigned to it (0: never) */
 	int64_t asked_ns;	/* when the last Preflight or Assign went to it */
 	uint8_t *assign_msg;	/* the current point's Assign, packed */
 	size_t assign_len;
@@ -152,6 +155,9 @@ struct coord {
 	size_t refusals;
 	bool fatal;
 	int store_err;		/* the journal or the results file could not be written: stop */
+	/* the current point's sample keys stored: each once, whatever the epoch it came in */
+	uint64_t *skeys;
+	size_t nskeys, skeys_mask;
 	char results_file[4096];	/* this run's HDF5 file, for messages */
 	uint64_t io_errors;
 	size_t bad_drives;
@@ -731,6 +737,19 @@ static void roll_verdict(struct coord *k, const struct rb_point *p, int di,
 	rb_results_steady(k->res, &st);
 }
 
+/*
+ * Whether agent a was given (point, attempt): live, the current point and an attempt sent
+ * to it; replaying the journal, any point of the plan (the journal holds what was given).
+ */
+static bool assigned(struct coord *k, const struct ragent *a, uint32_t point, uint32_t attempt)
+{
+	if (point >= k->c->npoints)
+		return false;
+	if (k->replaying)
+		return true;
+	return point == k->cur_point && a->assigned && attempt < a->assigned[point];
+}
+
 static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
 {
 	int di = agent_drive(k, a, dr->drive);
@@ -738,9 +757,16 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	const Rb__DirResult *dirs[3] = { NULL, NULL, NULL };
 	struct summary *s;
 
-	if (di < 0 || dr->point != k->cur_point) {
+	if (di < 0 || dr->point != k->cur_point || !assigned(k, a, dr->point, dr->attempt)) {
 		rb_warn("agent '%s' sent a result for unknown drive '%s' or point %u", a->name,
 			dr->drive, dr->point);
+		return;
+	}
+	if (a->dropped && !k->replaying) {
+		/* its drives' rows for this point say "lost" already: one row per drive */
+		rb_info("agent '%s' is back and finished point %u on drive '%s'; its row stays "
+			"\"lost\"",
+			a->name, dr->point, dr->drive);
 		return;
 	}
 	/* identity as the agent opened it (files are laid out on first use) */
@@ -856,7 +882,8 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 	struct rb_row_health row;
 	struct hstate *hs;
 
-	if (di < 0 || m->point != k->cur_point || m->when > 2)
+	if (di < 0 || m->point != k->cur_point || m->when > 2 ||
+	    !assigned(k, a, m->point, m->attempt))
 		return;
 	memset(&row, 0, sizeof(row));
 	row.drive = (uint32_t)di;
@@ -916,6 +943,49 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 	}
 }
 
+/* Takes a sample key of the current point: false when it was stored already. */
+static bool skey_take(struct coord *k, uint32_t di, uint32_t attempt, uint32_t interval,
+		      uint32_t dir)
+{
+	uint64_t key;
+
+	/* packed: drive 20 bits, attempt 12, interval 30, direction 2; beyond: implausible */
+	if (di >= (1u << 20) || attempt >= (1u << 12) || interval >= (1u << 30))
+		return false;
+	key = ((uint64_t)di << 44 | (uint64_t)attempt << 32 | (uint64_t)interval << 2 | dir) + 1;
+	if ((k->nskeys + 1) * 2 > k->skeys_mask + 1) {
+		size_t cap = k->skeys_mask ? (k->skeys_mask + 1) * 2 : 1024;
+		uint64_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return true; /* no memory for the check: stored, as before it */
+		for (size_t i = 0; k->skeys && i <= k->skeys_mask; i++) {
+			size_t h;
+
+			if (!k->skeys[i])
+				continue;
+			for (h = (size_t)(k->skeys[i] * 0x9E3779B97F4A7C15ULL) & (cap - 1); t[h];
+			     h = (h + 1) & (cap - 1))
+				;
+			t[h] = k->skeys[i];
+		}
+		free(k->skeys);
+		k->skeys = t;
+		k->skeys_mask = cap - 1;
+	}
+	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask; k->skeys[h];
+	     h = (h + 1) & k->skeys_mask)
+		if (k->skeys[h] == key)
+			return false;
+	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask;;
+	     h = (h + 1) & k->skeys_mask)
+		if (!k->skeys[h]) {
+			k->skeys[h] = key;
+			k->nskeys++;
+			return true;
+		}
+}
+
 static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch *b)
 {
 	for (size_t i = 0; i < b->n_samples; i++) {
@@ -925,6 +995,17 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		struct rb_row_sample row;
 
 		if (di < 0 || s->direction > 2)
+			continue;
+		if (!assigned(k, a, s->point, s->attempt)) {
+			rb_debug("agent '%s' sent a sample of point %u attempt %u, which it was not "
+				 "given; dropped",
+				 a->name, s->point, s->attempt);
+			continue;
+		}
+		/* once per key: the same interval again under another epoch is not stored twice
+		 * (a straggler of an earlier point, replayed, is taken as the journal has it) */
+		if (s->point == k->cur_point &&
+		    !skey_take(k, (uint32_t)di, s->attempt, s->interval, s->direction))
 			continue;
 		/* percentiles straight from the sparse delta: no 37 KiB histogram per sample */
 		if (!rb_hist_sparse_valid(s->hist_idx, nh)) {
@@ -970,7 +1051,12 @@ static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
 		if (a->seqs[i].epoch == epoch)
 			return &a->seqs[i];
 	if (a->nseqs == sizeof(a->seqs) / sizeof(a->seqs[0])) {
-		memmove(a->seqs, a->seqs + 1, sizeof(a->seqs) - sizeof(a->seqs[0]));
+		/* the oldest goes, never the process the agent says it is (a flood of made-up
+		 * epochs would otherwise push its real one out, and all its later messages) */
+		unsigned old = a->seqs[0].epoch == a->epoch ? 1 : 0;
+
+		memmove(a->seqs + old, a->seqs + old + 1,
+			(a->nseqs - old - 1) * sizeof(a->seqs[0]));
 		a->nseqs--;
 	}
 	a->seqs[a->nseqs] = (struct seqpos){ .epoch = epoch };
@@ -1144,7 +1230,9 @@ static int pump(struct coord *k, int timeout_ms)
 			if (journal(k, a, raw, rawlen))
 				goto out;
 			x->due = false;
+			k->replaying = true; /* of a point the journal holds: as a replay of it */
 			dispatch(k, a, e, t3);
+			k->replaying = false;
 			goto out;
 		}
 		if (e->seq > x->seq + 1 && a->epoch && e->epoch != a->epoch) {
@@ -1204,6 +1292,10 @@ static void dispatch(struct coord *k, struct ragent *a, const Rb__Envelope *e, i
 			on_result(k, a, e->result);
 		break;
 	case RB__ENVELOPE__BODY_POINT_DONE:
+		/* dropped, and now idle: it runs the next point again */
+		if (a->dropped && e->point_done->point == a->drop_point &&
+		    e->point_done->attempt == a->drop_attempt)
+			a->rejoin = true;
 		if (e->point_done->point == k->cur_point && e->point_done->attempt == a->attempt)
 			a->done = true;
 		break;
@@ -1645,6 +1737,8 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 		return RB_EXIT_FAILED;
 	a->done = false;
 	a->attempt = attempt;
+	if (a->assigned && a->assigned[p->index] < attempt + 1)
+		a->assigned[p->index] = attempt + 1;
 	as.point = p->index;
 	as.attempt = attempt;
 	as.destructive = k->c->destructive;
@@ -1700,9 +1794,13 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 /* An agent given up on: its drives get 'lost' rows for the point, and it gets no more. */
 static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point *p)
 {
-	if (!a->dropped)
+	if (!a->dropped) {
 		rb_err("agent '%s' is lost: point %u ('%s') is partial, and the campaign goes on "
 		       "without it", a->name, p->index, p->name);
+		a->drop_point = p->index;
+		a->drop_attempt = a->attempt;
+		a->rejoin = false;
+	}
 	a->dropped = true;
 	a->done = true;
 	for (size_t i = 0; i < k->c->ndrives; i++) {
@@ -1732,6 +1830,10 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 static void point_begin(struct coord *k, const struct rb_point *p)
 {
 	k->cur_point = p->index;
+	free(k->skeys);
+	k->skeys = NULL;
+	k->nskeys = 0;
+	k->skeys_mask = 0;
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	/* a rolling steady state judges this point's intervals as they come */
@@ -1759,6 +1861,14 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 	/* every agent starts the point at one instant, far enough ahead for the messages */
 	k->start_at = rb_mono_ns() + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+
+		if (a->dropped && a->rejoin && !a->lost &&
+		    rb_mono_ns() - a->last_seen_ns <= LOST_AFTER_NS) {
+			rb_info("agent '%s' is back: it takes part again from point %u", a->name,
+				p->index);
+			a->dropped = false;
+		}
 		k->agents[i].last_seen_ns = rb_mono_ns();
 		k->agents[i].lost = false;
 		k->agents[i].reassign = false;
@@ -2573,6 +2683,9 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		k.agents[i].name = c->agents[i];
 	if (hash_agents(&k))
 		goto out;
+	for (size_t i = 0; i < c->nagents; i++)
+		if (!(k.agents[i].assigned = calloc(c->npoints + 1, sizeof(uint32_t))))
+			goto out;
 	if (o->resume) {
 		/* the same run: the agents' spools and numbering go on where they were */
 		snprintf(k.run, sizeof(k.run), "%s", o->resume->run);
@@ -2867,6 +2980,7 @@ out:
 		free(k.agents[i].targets);
 		free(k.agents[i].didx);
 		free(k.agents[i].assign_msg);
+		free(k.agents[i].assigned);
 	}
 	free(k.ahash);
 	for (size_t i = 0; i < k.ncands; i++)
@@ -2886,6 +3000,7 @@ out:
 	free(k.ss);
 	free(k.jp);
 	free(k.gaps);
+	free(k.skeys);
 	free(k.refused);
 	rb_progress_free(k.prog);
 	return rc;
