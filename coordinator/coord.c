@@ -212,6 +212,11 @@ static struct ragent *agent_by_name(struct coord *k, const char *name)
 	return agent_by_len(k, name, strlen(name));
 }
 
+static bool same_peer(const struct rb_peer *a, const struct rb_peer *b)
+{
+	return a->rid_len == b->rid_len && !memcmp(a->rid, b->rid, a->rid_len);
+}
+
 static struct ragent *agent_by_peer(struct coord *k, const struct rb_peer *p)
 {
 	/* agents connect with their name as routing id: try that first */
@@ -524,6 +529,10 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	if (!a->seen)
 		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name, h->hostname,
 			h->n_targets);
+	else if (k->zap && !same_peer(&a->peer, peer))
+		/* the caller checked that its key is this agent's */
+		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
+			"one", a->name);
 	a->peer = *peer;
 	a->seen = true;
 	a->last_seen_ns = rb_mono_ns();
@@ -1185,7 +1194,11 @@ static int pump(struct coord *k, int timeout_ms)
 	if (r) {
 		char name[RB_RID_MAX + 1];
 
-		snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
+		/* keyed, the routing id is libzmq's number: the key's name says who */
+		if (peer.user_id[0])
+			snprintf(name, sizeof(name), "%s", peer.user_id);
+		else
+			snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
 		rb_err("bad message from '%s': %s", name, err);
 		/* tell the agent too, in a message any version can read */
 		if (r == -EPROTONOSUPPORT)
@@ -1205,10 +1218,18 @@ static int pump(struct coord *k, int timeout_ms)
 		on_hello(k, &peer, e->hello, e->version_major, e->version_minor);
 		goto out;
 	}
-	a = agent_by_peer(k, &peer);
+	/* with keys, the agent is the one its key names (ZAP User-Id), never a routing id */
+	a = k->zap ? agent_by_name(k, peer.user_id) : agent_by_peer(k, &peer);
+	if (a && k->zap && !a->seen)
+		a = NULL;
 	if (!a) {
 		rb_debug("%s from an unregistered peer ignored", rb_wire_body_name(e));
 		goto out;
+	}
+	if (k->zap && !same_peer(&a->peer, &peer)) {
+		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
+			"one", a->name);
+		a->peer = peer;
 	}
 	if (k->zap && strcmp(peer.user_id, a->name)) {
 		rb_warn("dropped %s: sent as agent '%s' with the key of '%s'", rb_wire_body_name(e),
