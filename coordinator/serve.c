@@ -393,11 +393,16 @@ static void run_now(struct service *s, char *req)
 		return;
 	}
 	rb_diags_release(&d);
-	if (rb_control_field(req, "results", results, sizeof(results)) || s->results_dir) {
+	/* the run's own folder, else the service's (serve --results), else the client's */
+	const char *rdir = rb_control_field(req, "results", results, sizeof(results));
+
+	if (!rdir)
+		rdir = s->results_dir;
+	if (!rdir)
+		rdir = rb_control_field(req, "default_results", results, sizeof(results));
+	if (rdir) {
 		free(c->results_dir);
-		c->results_dir = strdup(rb_control_field(req, "results", results, sizeof(results))
-						? results
-						: s->results_dir);
+		c->results_dir = strdup(rdir);
 	}
 	if (!rb_control_field(req, "events", events, sizeof(events)))
 		events[0] = '\0';
@@ -872,8 +877,13 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 	if (!f)
 		return RB_EXIT_FAILED;
 	fprintf(f, "%s\n%s=%s\n", kind, !strcmp(kind, "run") ? "file" : "path", arg);
+	char cwd[4096];
+
 	if (results_dir)
 		fprintf(f, "results=%s\n", results_dir);
+	/* where results go when neither the run nor the service names a folder: here */
+	if (getcwd(cwd, sizeof(cwd)))
+		fprintf(f, "default_results=%s\n", cwd);
 	if (events)
 		fprintf(f, "events=%s\n", events);
 	fprintf(f, "\n%s", text ? text : "");
