@@ -7,7 +7,8 @@ with exit 4 and a message naming the folder and its free space; it never says
 "(complete)"; the file's status is not "complete"; the coordinator does not crash at exit;
 the agents' IO stopped and what was not acknowledged stays in their spools. Then the
 folder grows, `rackbench resume` completes the run (exit 0, status complete) and every
-sample the journal and the spools held is in the file exactly once, every point whole."""
+sample the journal and the spools held is in the file exactly once, every point whole.
+Before the run, the free-space check warns that the folder looks too small."""
 import glob
 import os
 import subprocess
@@ -49,6 +50,7 @@ with Tmp() as tmp:
             r = run([COORD, "run", camp, "--no-service", "--listen", ep, "--results", out],
                     timeout=120)
             print(r.stderr[-3000:])
+            check("this run may need about" in r.stderr, "the free-space check warned first")
             check(r.returncode == 4, f"a full results folder: exit {r.returncode}, not 4")
             check(f"the results folder '{out}'" in r.stderr and "free" in r.stderr,
                   "the message names the folder and its free space")
