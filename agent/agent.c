@@ -398,8 +398,8 @@ struct agent {
 	size_t nold;
 	/*
 	 * Messages the spool could not take (its folder full): kept here, in order, until
-	 * acknowledged, so that no seq is ever skipped. While any is here nothing more goes
-	 * to the spool (its records stay before these).
+	 * acknowledged, so that no seq is ever skipped. The next message first moves them
+	 * to the spool (in order) when it has room again; until then it is kept here too.
 	 */
 	struct memrec {
 		uint64_t seq;
@@ -440,8 +440,29 @@ static void mem_acked(struct agent *a, uint64_t seq)
 
 	while (n < a->nmem && a->mem[n].seq <= seq)
 		free(a->mem[n++].buf);
+	if (!n)
+		return;
 	memmove(a->mem, a->mem + n, (a->nmem - n) * sizeof(*a->mem));
 	a->nmem -= n;
+}
+
+/*
+ * What memory kept goes to the spool, in order, when it has room again (the next
+ * message then follows it there). 0, or the append's error with the rest still kept.
+ */
+static int mem_flush(struct agent *a)
+{
+	size_t n = 0;
+	int r = 0;
+
+	while (n < a->nmem &&
+	       !(r = rb_spool_append(&a->spool, a->mem[n].seq, a->mem[n].buf, a->mem[n].len)))
+		n++;
+	if (n)
+		mem_acked(a, a->mem[n - 1].seq);
+	if (!r && n)
+		rb_info("the spool has room again: %zu message(s) kept in memory are in it now", n);
+	return r;
 }
 
 static void mem_clear(struct agent *a)
@@ -477,7 +498,9 @@ static int send_env(struct agent *a, Rb__Envelope *e)
 		r = rb_wire_pack(e, &buf, &len);
 		if (r)
 			return r;
-		r = a->nmem ? -ENOSPC : rb_spool_append(&a->spool, e->seq, buf, len);
+		r = mem_flush(a);
+		if (!r)
+			r = rb_spool_append(&a->spool, e->seq, buf, len);
 		if (r) {
 			/* never a gap: kept in memory, sent as any other; the point stops */
 			if (!a->nmem)
