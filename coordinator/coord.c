@@ -158,7 +158,6 @@ struct coord {
 	/* the current point's sample keys stored: each once, whatever the epoch it came in */
 	uint64_t *skeys;
 	size_t nskeys, skeys_mask;
-	char results_file[4096];	/* this run's HDF5 file, for messages */
 	uint64_t io_errors;
 	size_t bad_drives;
 	struct rb_hist scratch;
