@@ -431,6 +431,9 @@ static int resolve_groups(struct coord *k)
 	memset(&k->agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
 	for (size_t i = 0; i < k->c->nagents; i++)
 		k->agents[i].name = k->c->agents[i];
+	for (size_t i = before; i < k->c->nagents; i++)
+		if (!(k->agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
+			return RB_EXIT_FAILED;
 	free(k->ahash);
 	if (hash_agents(k))
 		return RB_EXIT_FAILED;
