@@ -793,6 +793,13 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	row.attempt = dr->attempt;
 	copy(row.status, sizeof(row.status), dr->status);
 	copy(row.message, sizeof(row.message), dr->message);
+	/* a rolling steady-state point ends by our Stop once steady: its end, not a cut */
+	if (!strcmp(row.status, "stopped") &&
+	    k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
+	    (k->roll_stopped || k->replaying)) {
+		copy(row.status, sizeof(row.status), "ok");
+		row.message[0] = '\0';
+	}
 	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
 	row.start_ns = dr->start_ns;
 	row.end_ns = dr->end_ns;
@@ -2414,7 +2421,8 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 				j->done = true;
 			/* stopped short (a full results folder, an abort): it runs again */
 			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_RESULT &&
-			    e->result->status && !strcmp(e->result->status, "stopped"))
+			    e->result->status && !strcmp(e->result->status, "stopped") &&
+			    !k->c->phases[k->c->points[point].phase].steady_rolling)
 				j->stopped = true;
 		}
 		break;
