@@ -355,6 +355,8 @@ struct purging {
 struct point {
 	struct rb_run *run;
 	bool spool_full;	/* stopped at the spool's cap */
+	bool spool_failed;	/* stopped: the spool could not be written */
+	bool stopped;		/* stopped by the coordinator before its end */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
@@ -391,8 +393,20 @@ struct agent {
 	struct oldspool {
 		char path[4096];
 		uint64_t epoch, last;
+		bool damaged;	/* kept (as PATH.damaged) once the coordinator holds the rest */
 	} *old;
 	size_t nold;
+	/*
+	 * Messages the spool could not take (its folder full): kept here, in order, until
+	 * acknowledged, so that no seq is ever skipped. The next message first moves them
+	 * to the spool (in order) when it has room again; until then it is kept here too.
+	 */
+	struct memrec {
+		uint64_t seq;
+		uint8_t *buf;
+		size_t len;
+	} *mem;
+	size_t nmem, capmem;
 };
 
 static void point_release(struct point *p);
@@ -400,6 +414,74 @@ static void point_release(struct point *p);
 static bool busy(const struct agent *a)
 {
 	return a->pt.run || a->pt.purge;
+}
+
+/* Keeps a message the spool could not take; takes buf. 0 or -ENOMEM. */
+static int mem_keep(struct agent *a, uint64_t seq, uint8_t **buf, size_t len)
+{
+	if (a->nmem == a->capmem) {
+		size_t cap = a->capmem ? a->capmem * 2 : 16;
+		struct memrec *m = realloc(a->mem, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		a->mem = m;
+		a->capmem = cap;
+	}
+	a->mem[a->nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
+	*buf = NULL;
+	return 0;
+}
+
+/* The coordinator holds everything up to seq: what memory kept of it goes. */
+static void mem_acked(struct agent *a, uint64_t seq)
+{
+	size_t n = 0;
+
+	while (n < a->nmem && a->mem[n].seq <= seq)
+		free(a->mem[n++].buf);
+	if (!n)
+		return;
+	memmove(a->mem, a->mem + n, (a->nmem - n) * sizeof(*a->mem));
+	a->nmem -= n;
+}
+
+/*
+ * What memory kept goes to the spool, in order, when it has room again (the next
+ * message then follows it there). 0, or the append's error with the rest still kept.
+ */
+static int mem_flush(struct agent *a)
+{
+	size_t n = 0;
+	int r = 0;
+
+	while (n < a->nmem &&
+	       !(r = rb_spool_append(&a->spool, a->mem[n].seq, a->mem[n].buf, a->mem[n].len)))
+		n++;
+	if (n)
+		mem_acked(a, a->mem[n - 1].seq);
+	if (!r && n)
+		rb_info("the spool has room again: %zu message(s) kept in memory are in it now", n);
+	return r;
+}
+
+static void mem_clear(struct agent *a)
+{
+	if (a->nmem)
+		rb_warn("%zu message(s) of the previous run never acknowledged (its spool could "
+			"not hold them): dropped",
+			a->nmem);
+	mem_acked(a, UINT64_MAX);
+}
+
+static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
+
+/* Hands what memory kept with seq > after to resend_one, in order, while it takes them. */
+static void mem_send(struct agent *a, uint64_t after)
+{
+	for (size_t i = 0; i < a->nmem; i++)
+		if (a->mem[i].seq > after && resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
+			return;
 }
 
 static int send_env(struct agent *a, Rb__Envelope *e)
@@ -416,10 +498,35 @@ static int send_env(struct agent *a, Rb__Envelope *e)
 		r = rb_wire_pack(e, &buf, &len);
 		if (r)
 			return r;
-		r = rb_spool_append(&a->spool, e->seq, buf, len);
-		if (r && !a->lost_data) {
-			rb_err("cannot write the spool '%s': %s", a->spool.path, strerror(-r));
-			a->lost_data = true;
+		r = mem_flush(a);
+		if (!r)
+			r = rb_spool_append(&a->spool, e->seq, buf, len);
+		if (r) {
+			/* never a gap: kept in memory, sent as any other; the point stops */
+			if (!a->nmem)
+				rb_err("cannot write the spool '%s': %s; what it cannot hold is kept "
+				       "in memory until acknowledged",
+				       a->spool.path, strerror(-r));
+			if (a->pt.run && !a->pt.spool_failed) {
+				rb_err("stopping point %u: its measurements could not be spooled",
+				       a->pt.point);
+				a->pt.spool_failed = true;
+				rb_run_stop(a->pt.run);
+			}
+			if (mem_keep(a, e->seq, &buf, len)) {
+				free(buf);
+				rb_err("out of memory keeping message %" PRIu64, e->seq);
+				a->lost_data = true;
+				return -ENOMEM;
+			}
+			buf = a->mem[a->nmem - 1].buf;
+			if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
+				rb_tx_send_raw(a->sock, NULL, buf, len, false);
+				a->sent = e->seq;
+			} else {
+				a->held = true;
+			}
+			return 0;
 		}
 		/* credits: the coordinator's acknowledgements open the window */
 		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
@@ -463,7 +570,7 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 static void send_held(struct agent *a)
 {
 	/* walk once half the window is open, not at every ack */
-	if (a->spool.fd < 0 || a->sent >= a->spool.last ||
+	if (a->spool.fd < 0 || a->sent >= a->seq ||
 	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
 		return;
 	rb_spool_sync(&a->spool);
@@ -473,10 +580,13 @@ static void send_held(struct agent *a)
 		a->sent_emptied = a->spool.emptied;
 	}
 	a->walking_own = true;
-	if (rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
+	if (a->sent < a->spool.last &&
+	    rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
 		a->sent_off = 0;
+	if (a->sent >= a->spool.last)
+		mem_send(a, a->sent);
 	a->walking_own = false;
-	if (a->sent >= a->spool.last && a->held) {
+	if (a->sent >= a->seq && a->held) {
 		a->held = false;
 		rb_info("the coordinator caught up: nothing held in the spool");
 	}
@@ -485,21 +595,25 @@ static void send_held(struct agent *a)
 /* Sends again what the coordinator has not acknowledged (after a silence). */
 static void resend_unacked(struct agent *a)
 {
-	if (a->spool.fd < 0 || a->spool.last <= a->spool.acked)
+	if (a->spool.fd < 0 || a->seq <= a->spool.acked)
 		return;
 	static int64_t said;
 	int64_t now = rb_mono_ns();
 
 	rb_spool_sync(&a->spool);
 	a->walking_own = true;
-	long n = rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a);
+	long n = a->spool.last > a->spool.acked
+			 ? rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a)
+			 : 0;
 
+	mem_send(a, a->spool.acked);
 	a->walking_own = false;
 
 	/* said once in a while: a coordinator gone for good would fill the log otherwise */
 	if (now - said > 30000000000LL) {
-		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held)",
-			a->spool.last - a->spool.acked, n);
+		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held, "
+			"%zu in memory)",
+			a->seq - a->spool.acked, n, a->nmem);
 		said = now;
 	}
 }
@@ -519,6 +633,7 @@ static void spool_for_run(struct agent *a, const char *run)
 		return;
 	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
 	rb_spool_retire(&a->spool);
+	mem_clear(a);
 	snprintf(a->run, sizeof(a->run), "%s", run);
 	a->seq = 0; /* numbered from 1 in each run */
 	a->sent = 0;
@@ -553,9 +668,18 @@ static void spool_for_run(struct agent *a, const char *run)
 		snprintf(o->path, sizeof(o->path), "%s/%s", dir, de->d_name);
 		o->epoch = ep;
 		o->last = 0;
-		n = rb_spool_walk(o->path, 0, resend_one, a);
-		o->last = rb_spool_last_seq(o->path);
-		if (!o->last) {
+		struct rb_spool_walk_info info;
+
+		n = rb_spool_walk_ex(o->path, 0, 0, resend_one, a, &info);
+		o->last = info.last_seq;
+		o->damaged = info.damaged > 0;
+		if (o->damaged)
+			rb_warn("the spool '%s' is damaged: %u stretch(es) of %lld byte(s) (the first "
+				"at byte %lld) fail their checksum; what they held is lost, the "
+				"records after them are sent, and the file is kept",
+				o->path, info.damaged, (long long)info.damaged_bytes,
+				(long long)info.first_damaged);
+		if (!o->last && !o->damaged) {
 			unlink(o->path);
 			a->nold--;
 			continue;
@@ -567,8 +691,44 @@ static void spool_for_run(struct agent *a, const char *run)
 		closedir(d);
 }
 
+/* Hands records with seq <= upto to resend_one (a walk's callback). */
+struct upto {
+	struct agent *a;
+	uint64_t upto;
+	long n;
+};
+
+static int resend_upto(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
+{
+	struct upto *u = arg;
+
+	if (seq > u->upto)
+		return 1;
+	u->n++;
+	return rb_tx_send_raw(u->a->sock, NULL, buf, len, true) == -EAGAIN;
+}
+
 static void on_ack(struct agent *a, const Rb__Ack *ack)
 {
+	if (ack->epoch == a->epoch && ack->seq < a->spool.acked) {
+		/*
+		 * Below what it acknowledged before: a resumed coordinator whose journal was
+		 * damaged lacks what follows. What the spool (or memory) still holds of it goes
+		 * again; the rest is gone, which the coordinator says.
+		 */
+		struct upto u = { .a = a, .upto = a->spool.acked };
+
+		rb_spool_sync(&a->spool);
+		if (a->spool.fd >= 0)
+			rb_spool_walk(a->spool.path, ack->seq, resend_upto, &u);
+		for (size_t i = 0; i < a->nmem && a->mem[i].seq <= u.upto; i++)
+			if (a->mem[i].seq > ack->seq)
+				resend_upto(&u, a->mem[i].seq, a->mem[i].buf, a->mem[i].len);
+		rb_warn("the coordinator lacks messages %" PRIu64 "..%" PRIu64 " (a damaged "
+			"journal): sent again the %ld the spool still holds",
+			ack->seq + 1, a->spool.acked, u.n);
+		return;
+	}
 	if (ack->epoch == a->epoch) {
 		if (ack->seq > a->spool.acked)
 			a->last_ack_progress = rb_mono_ns();
@@ -581,13 +741,22 @@ static void on_ack(struct agent *a, const Rb__Ack *ack)
 									 : (1u << 20);
 
 		rb_spool_acked(&a->spool, ack->seq, busy(a) ? min : 0);
+		mem_acked(a, ack->seq);
 		send_held(a);
 		return;
 	}
 	for (size_t i = 0; i < a->nold; i++)
 		if (a->old[i].epoch == ack->epoch && ack->seq >= a->old[i].last) {
-			rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
-			unlink(a->old[i].path);
+			char kept[4200];
+
+			snprintf(kept, sizeof(kept), "%s.damaged", a->old[i].path);
+			if (a->old[i].damaged && !rename(a->old[i].path, kept)) {
+				rb_warn("the coordinator holds all that is whole of '%s'; the damaged "
+					"file is kept as '%s'", a->old[i].path, kept);
+			} else {
+				rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
+				unlink(a->old[i].path);
+			}
 			a->old[i] = a->old[--a->nold];
 			return;
 		}
@@ -642,7 +811,7 @@ static void send_hello(struct agent *a, uint64_t epoch)
 	h.epoch = epoch;
 	/* what a restarted coordinator must hear before it judges which points are done */
 	h.run = a->run;
-	h.spooled = a->spool.fd >= 0 ? a->spool.last : 0;
+	h.spooled = a->spool.fd >= 0 ? a->seq : 0;
 	for (size_t i = 0; i < c->nlabels; i++) {
 		char *eq = strchr(c->labels[i], '=');
 
@@ -1387,11 +1556,18 @@ static void finish_point(struct agent *a)
 		dr.cpu_usr_pct = res->cpu_usr_pct;
 		dr.cpu_sys_pct = res->cpu_sys_pct;
 		dr.uring_features = (char *)res->features;
-		dr.status = res->setup_err || p->spool_full ? (char *)"error" : (char *)"ok";
+		dr.status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
+			    : p->stopped					 ? (char *)"stopped"
+										 : (char *)"ok";
 		dr.message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
 						     "while the coordinator did not acknowledge; "
 						     "nothing measured was dropped"
-					   : (char *)res->message;
+			     : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
+							 "folder is full or failing); nothing measured "
+							 "was dropped"
+			     : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
+								       "before the point's end"
+							     : (char *)res->message;
 		for (int d = 0; d < RB_NDIR; d++) {
 			fill_dir(&dirs[d], d, &res->dir[d]);
 			dp[d] = &dirs[d];
@@ -1515,6 +1691,20 @@ static void finish_point(struct agent *a)
 	point_release(p);
 }
 
+/* A coordinator's run id names the spool file: a plain name that stays in its folder. */
+static bool run_id_ok(const char *run)
+{
+	size_t n = run ? strlen(run) : 0;
+
+	if (!n || n >= sizeof(((struct agent *)0)->run) || run[0] == '.' || run[0] == '-' ||
+	    strchr(run, '/') || strstr(run, ".."))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)run[i] < 0x20 || run[i] == 0x7f)
+			return false;
+	return true;
+}
+
 static void send_error(struct agent *a, int code, const char *msg)
 {
 	rb_tx_send_error(a->sock, NULL, code, msg);
@@ -1611,6 +1801,13 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			last_heard = recv_ns;
 			switch (env->body_case) {
 			case RB__ENVELOPE__BODY_WELCOME:
+				if (!run_id_ok(env->welcome->run)) {
+					/* it names a file in the state folder: never a path */
+					rb_err("refused the coordinator's welcome: its run id is not a "
+					       "plain name (no '/', '..', leading '.' or '-', or control "
+					       "characters)");
+					break;
+				}
 				if (!welcomed)
 					rb_info("registered with the coordinator (campaign '%s')",
 						env->welcome->campaign);
@@ -1660,6 +1857,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				if (a.pt.run) {
 					rb_warn("stopping point %u: %s", a.pt.point,
 						env->stop->reason);
+					a.pt.stopped = true;
 					rb_run_stop(a.pt.run);
 				}
 				welcomed = false;
@@ -1698,7 +1896,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				rb_run_stop(a.pt.run);
 			}
 		}
-		if (welcomed && a.spool.last > a.spool.acked &&
+		if (welcomed && a.seq > a.spool.acked &&
 		    now - a.last_ack_progress > 2000000000LL) {
 			resend_unacked(&a);
 			a.last_ack_progress = now;
@@ -1740,7 +1938,13 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		finish_point(&a);
 	}
 	/* what was not acknowledged stays in the spool for the next process */
+	if (a.nmem)
+		rb_err("%zu message(s) the spool could not hold were never acknowledged: lost "
+		       "with this process",
+		       a.nmem);
 	rb_spool_retire(&a.spool);
+	mem_acked(&a, UINT64_MAX);
+	free(a.mem);
 	free(a.old);
 	rb_info("agent '%s' exiting", cfg->name);
 	rb_tx_close(a.sock);

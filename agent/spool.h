@@ -5,6 +5,7 @@
  * coordinator acknowledges cumulatively once its journal holds them; what it has not
  * acknowledged is sent again (after a silence, or by the next process of this agent after
  * a crash). A record: u32 length, u32 crc32c of the bytes, u64 seq, the envelope bytes.
+ * A damaged record with whole ones after it is skipped, never taken for the end.
  */
 #ifndef RB_SPOOL_H
 #define RB_SPOOL_H
@@ -49,6 +50,23 @@ long rb_spool_walk(const char *path, uint64_t after,
 long rb_spool_walk_at(const char *path, off_t start, uint64_t after,
 		      int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg,
 		      off_t *ret_end);
+
+/* What a walk found besides records. */
+struct rb_spool_walk_info {
+	off_t end;		/* as rb_spool_walk_at's ret_end */
+	uint64_t last_seq;	/* of the last whole record */
+	unsigned damaged;	/* damaged stretches skipped, each with whole records after */
+	off_t damaged_bytes, first_damaged;
+};
+/*
+ * rb_spool_walk_at, also saying what it skipped: a record failing its checksum (or
+ * length, or seq order) with whole records after it is damage, skipped to the next
+ * whole record; with nothing whole after it, a torn tail that ends the walk. -EINVAL for
+ * what is not a regular file (a device never ends).
+ */
+long rb_spool_walk_ex(const char *path, off_t start, uint64_t after,
+		      int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg,
+		      struct rb_spool_walk_info *info);
 
 /* The last whole record's seq of a spool file; 0 when it holds none. */
 uint64_t rb_spool_last_seq(const char *path);

@@ -3,8 +3,13 @@
 
 int rb_clock_add(struct rb_clock_est *e, int64_t t0, int64_t t1, int64_t t2, int64_t t3)
 {
-	int64_t delay = (t3 - t0) - (t2 - t1);
+	int64_t rtt, held, delay, out, back;
 
+	/* instants from a peer are anything: a difference that does not fit is refused */
+	if (__builtin_sub_overflow(t3, t0, &rtt) || __builtin_sub_overflow(t2, t1, &held) ||
+	    __builtin_sub_overflow(rtt, held, &delay) || __builtin_sub_overflow(t1, t0, &out) ||
+	    __builtin_sub_overflow(t2, t3, &back))
+		return -1;
 	if (t3 < t0 || t2 < t1 || delay < 0)
 		return -1;
 	/* halves of each difference: no overflow for clocks far apart */

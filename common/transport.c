@@ -64,7 +64,15 @@ void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *ser
 	if (!s)
 		return NULL;
 	zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one));
-	zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
+	/*
+	 * Keyless, agents are their names as routing ids and a reconnect takes its name
+	 * over. With keys a peer's routing id is never trusted: keyed agents set none
+	 * (libzmq numbers each connection) and the coordinator routes to the connection
+	 * whose ZAP User-Id is the agent's; a peer claiming a routing id in use is ignored,
+	 * never handed what another connection had.
+	 */
+	if (!server)
+		zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
 	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
 	zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
 	/*
@@ -120,7 +128,8 @@ void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
 	/* queue nothing onto a connection that is not up; blocking sends time out */
 	zmq_setsockopt(s, ZMQ_IMMEDIATE, &one, sizeof(one));
 	zmq_setsockopt(s, ZMQ_SNDTIMEO, &sndtimeo, sizeof(sndtimeo));
-	if (identity)
+	/* keyed: no routing id of our own, the coordinator knows us by our key */
+	if (identity && !client)
 		zmq_setsockopt(s, ZMQ_ROUTING_ID, identity, strlen(identity));
 	if (client) {
 		zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server_pub, 40);

@@ -39,7 +39,10 @@ void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *ser
 			      char *ret_endpoint, size_t len);
 /* Connects a DEALER; libzmq reconnects by itself with a jittered, capped back-off. */
 void *rb_tx_dealer_connect(const char *endpoint, const char *identity);
-/* With CURVE: this side's key pair, and the server's pinned public key (Z85). */
+/*
+ * With CURVE: this side's key pair, and the server's pinned public key (Z85). The
+ * identity is then not used as routing id: the server knows the connection by its key.
+ */
 void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
 				 const struct rb_keypair *client, const char *server_pub);
 void rb_tx_close(void *sock);

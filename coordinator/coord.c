@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "clock.h"
@@ -47,6 +48,9 @@ struct ragent {
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool lost, dropped, reassign;
+	bool rejoin;		/* dropped, then its PointDone came: it may run the next point */
+	uint32_t drop_point, drop_attempt;	/* where it was dropped */
+	uint32_t *assigned;	/* per point: attempts assigned to it (0: never) */
 	int64_t asked_ns;	/* when the last Preflight or Assign went to it */
 	uint8_t *assign_msg;	/* the current point's Assign, packed */
 	size_t assign_len;
@@ -62,6 +66,7 @@ struct ragent {
 	struct seqpos {
 		uint64_t epoch, seq;
 		bool due;	/* an Ack to send */
+		uint32_t point;	/* resume: the point of the last journaled message */
 	} seqs[8];
 	unsigned nseqs;
 };
@@ -113,8 +118,19 @@ struct coord {
 	struct jpoint {
 		uint32_t attempt;	/* the newest attempt the journal has of the point */
 		bool any, done;		/* any message of it; its PointDone */
+		bool stopped;		/* a drive's result says it was stopped before its end */
 	} *jp;				/* resume: [point][agent] */
 	bool journal_dirty;
+	/* resume: numbered messages a damaged stretch of the journal held */
+	struct jgap {
+		size_t agent;
+		uint64_t epoch, lo, hi;		/* its messages lo..hi */
+		uint32_t point_lo, point_hi;	/* of these points */
+		uint64_t filled;		/* how many came again from the agent's spool */
+		bool asked;			/* the agent was asked to send them again */
+		int64_t asked_ns;
+	} *gaps;
+	size_t ngaps;
 	int64_t last_ack_flush;
 	char run[96];			/* this run's identity, for the agents' spools */
 	const struct rb_coord_opts *o;
@@ -138,6 +154,10 @@ struct coord {
 	bool lost_abort;
 	size_t refusals;
 	bool fatal;
+	int store_err;		/* the journal or the results file could not be written: stop */
+	/* the current point's sample keys stored: each once, whatever the epoch it came in */
+	uint64_t *skeys;
+	size_t nskeys, skeys_mask;
 	uint64_t io_errors;
 	size_t bad_drives;
 	struct rb_hist scratch;
@@ -189,6 +209,11 @@ static struct ragent *agent_by_len(struct coord *k, const char *name, size_t len
 static struct ragent *agent_by_name(struct coord *k, const char *name)
 {
 	return agent_by_len(k, name, strlen(name));
+}
+
+static bool same_peer(const struct rb_peer *a, const struct rb_peer *b)
+{
+	return a->rid_len == b->rid_len && !memcmp(a->rid, b->rid, a->rid_len);
 }
 
 static struct ragent *agent_by_peer(struct coord *k, const struct rb_peer *p)
@@ -406,6 +431,9 @@ static int resolve_groups(struct coord *k)
 	memset(&k->agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
 	for (size_t i = 0; i < k->c->nagents; i++)
 		k->agents[i].name = k->c->agents[i];
+	for (size_t i = before; i < k->c->nagents; i++)
+		if (!(k->agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
+			return RB_EXIT_FAILED;
 	free(k->ahash);
 	if (hash_agents(k))
 		return RB_EXIT_FAILED;
@@ -444,6 +472,47 @@ static void target_update(struct ragent *a, const Rb__TargetInfo *ti)
 		target_set(t, ti);
 }
 
+/*
+ * Resume over a damaged journal: an Ack below what the agent had acknowledged tells it
+ * the coordinator lacks what follows; it sends again what its spool still holds of it.
+ */
+static void ask_gaps(struct coord *k, struct ragent *a)
+{
+	for (size_t i = 0; i < k->ngaps; i++) {
+		struct jgap *g = &k->gaps[i];
+		Rb__Envelope e;
+		Rb__Ack ack = RB__ACK__INIT;
+
+		if (g->agent != (size_t)(a - k->agents) || g->lo > g->hi)
+			continue;
+		ack.epoch = g->epoch;
+		ack.seq = g->lo - 1;
+		rb_wire_init(&e);
+		e.body_case = RB__ENVELOPE__BODY_ACK;
+		e.ack = &ack;
+		send_to(k, a, &e);
+		if (!g->asked)
+			g->asked_ns = rb_mono_ns();
+		g->asked = true;
+	}
+}
+
+/* A numbered message the journal lacked (in a gap): it fills it. */
+static bool gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq)
+{
+	for (size_t i = 0; i < k->ngaps; i++) {
+		struct jgap *g = &k->gaps[i];
+
+		if (g->agent != (size_t)(a - k->agents) || g->epoch != epoch || seq != g->lo ||
+		    g->lo > g->hi)
+			continue;
+		g->lo++;
+		g->filled++;
+		return true;
+	}
+	return false;
+}
+
 static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
 		     uint32_t major, uint32_t minor)
 {
@@ -462,6 +531,10 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	if (!a->seen)
 		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name, h->hostname,
 			h->n_targets);
+	else if (k->zap && !same_peer(&a->peer, peer))
+		/* the caller checked that its key is this agent's */
+		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
+			"one", a->name);
 	a->peer = *peer;
 	a->seen = true;
 	a->last_seen_ns = rb_mono_ns();
@@ -506,6 +579,7 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hell
 	e.body_case = RB__ENVELOPE__BODY_WELCOME;
 	e.welcome = &w;
 	send_to(k, a, &e);
+	ask_gaps(k, a);
 	if (resend == 1) {
 		send_preflight(k, a);
 	} else if (resend == 2) {
@@ -682,6 +756,61 @@ static void progress_result(struct coord *k, size_t di, const struct rb_row_resu
 				   row->trim.bw_bytes_per_s);
 }
 
+/*
+ * Whether agent a was given (point, attempt): live, the current point and an attempt sent
+ * to it; replaying the journal, any point of the plan (the journal holds what was given).
+ */
+static bool assigned(struct coord *k, const struct ragent *a, uint32_t point, uint32_t attempt)
+{
+	if (point >= k->c->npoints)
+		return false;
+	if (k->replaying)
+		return true;
+	return point == k->cur_point && a->assigned && attempt < a->assigned[point];
+}
+
+/* The drive's own account of the point in its row: what it wrote, how hot, new errors. */
+static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
+{
+	const struct hstate *hs = &k->health[di];
+
+	row->health_max_temp_c = hs->max_temp_c;
+	row->health_new_media_errors = NAN;
+	row->health_critical_warning = hs->warnings;
+	if (!hs->have_before || !hs->have_after)
+		return;
+	if (hs->after.nvme && hs->before.nvme) {
+		row->health_write_bytes = (uint64_t)((hs->after.data_units_written -
+						      hs->before.data_units_written) * 512000.0);
+		row->health_new_media_errors = hs->after.media_errors - hs->before.media_errors;
+	} else if (hs->after.kernel_write_bytes >= hs->before.kernel_write_bytes) {
+		row->health_write_bytes = hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
+	}
+}
+
+/* A result's block-size counts into their table, its IO errors said. */
+static void result_extras(struct coord *k, const struct ragent *a, const Rb__DriveResult *dr,
+			  size_t di)
+{
+	for (size_t i = 0; i < dr->n_bs_counts; i++) {
+		struct rb_row_bs b = { .drive = (uint32_t)di,
+				       .point = dr->point,
+				       .attempt = dr->attempt,
+				       .direction = (uint8_t)dr->bs_counts[i]->direction,
+				       .bs_bytes = dr->bs_counts[i]->bs,
+				       .ios = dr->bs_counts[i]->ios };
+
+		rb_results_bs(k->res, &b);
+	}
+	for (size_t i = 0; i < dr->n_io_errors; i++)
+		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
+		       " time(s): %s",
+		       a->name, dr->drive, dr->io_errors[i]->direction ? "write" : "read",
+		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
+		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
+		       strerror(dr->io_errors[i]->err));
+}
+
 static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
 {
 	int di = agent_drive(k, a, dr->drive);
@@ -689,9 +818,16 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	const Rb__DirResult *dirs[3] = { NULL, NULL, NULL };
 	struct summary *s;
 
-	if (di < 0 || dr->point != k->cur_point) {
+	if (di < 0 || dr->point != k->cur_point || !assigned(k, a, dr->point, dr->attempt)) {
 		rb_warn("agent '%s' sent a result for unknown drive '%s' or point %u", a->name,
 			dr->drive, dr->point);
+		return;
+	}
+	if (a->dropped && !k->replaying) {
+		/* its drives' rows for this point say "lost" already: one row per drive */
+		rb_info("agent '%s' is back and finished point %u on drive '%s'; its row stays "
+			"\"lost\"",
+			a->name, dr->point, dr->drive);
 		return;
 	}
 	/* identity as the agent opened it (files are laid out on first use) */
@@ -707,6 +843,13 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	row.attempt = dr->attempt;
 	copy(row.status, sizeof(row.status), dr->status);
 	copy(row.message, sizeof(row.message), dr->message);
+	/* a rolling steady-state point ends by our Stop once steady: its end, not a cut */
+	if (!strcmp(row.status, "stopped") &&
+	    k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
+	    (k->roll_stopped || k->replaying)) {
+		copy(row.status, sizeof(row.status), "ok");
+		row.message[0] = '\0';
+	}
 	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
 	row.start_ns = dr->start_ns;
 	row.end_ns = dr->end_ns;
@@ -739,23 +882,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
 					   dirs[d]->n_hist_idx < dirs[d]->n_hist_cnt ? dirs[d]->n_hist_idx
 										       : dirs[d]->n_hist_cnt);
-	/* the drive's own account of the point: what it wrote, how hot, new errors */
-	const struct hstate *hs = &k->health[di];
-
-	row.health_max_temp_c = hs->max_temp_c;
-	row.health_new_media_errors = NAN;
-	row.health_critical_warning = hs->warnings;
-	if (hs->have_before && hs->have_after) {
-		if (hs->after.nvme && hs->before.nvme) {
-			row.health_write_bytes = (uint64_t)((hs->after.data_units_written -
-							     hs->before.data_units_written) *
-							    512000.0);
-			row.health_new_media_errors = hs->after.media_errors - hs->before.media_errors;
-		} else if (hs->after.kernel_write_bytes >= hs->before.kernel_write_bytes) {
-			row.health_write_bytes =
-				hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
-		}
-	}
+	health_row(k, (size_t)di, &row);
 	row.rate_iops = curve_rate(k, &k->c->points[dr->point], di);
 	if (k->roll && strcmp(row.status, "lost"))
 		roll_verdict(k, &k->c->points[dr->point], di, &row);
@@ -763,23 +890,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		ss_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
 	rb_results_result(k->res, &row);
 	progress_result(k, (size_t)di, &row);
-	for (size_t i = 0; i < dr->n_bs_counts; i++) {
-		struct rb_row_bs b = { .drive = (uint32_t)di,
-				       .point = dr->point,
-				       .attempt = dr->attempt,
-				       .direction = (uint8_t)dr->bs_counts[i]->direction,
-				       .bs_bytes = dr->bs_counts[i]->bs,
-				       .ios = dr->bs_counts[i]->ios };
-
-		rb_results_bs(k->res, &b);
-	}
-	for (size_t i = 0; i < dr->n_io_errors; i++)
-		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
-		       " time(s): %s",
-		       a->name, dr->drive, dr->io_errors[i]->direction ? "write" : "read",
-		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
-		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
-		       strerror(dr->io_errors[i]->err));
+	result_extras(k, a, dr, (size_t)di);
 	k->io_errors += row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
 	if (strcmp(row.status, "ok")) {
 		k->bad_drives++;
@@ -808,7 +919,8 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 	struct rb_row_health row;
 	struct hstate *hs;
 
-	if (di < 0 || m->point != k->cur_point || m->when > 2)
+	if (di < 0 || m->point != k->cur_point || m->when > 2 ||
+	    !assigned(k, a, m->point, m->attempt))
 		return;
 	memset(&row, 0, sizeof(row));
 	row.drive = (uint32_t)di;
@@ -868,6 +980,49 @@ static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
 	}
 }
 
+/* Takes a sample key of the current point: false when it was stored already. */
+static bool skey_take(struct coord *k, uint32_t di, uint32_t attempt, uint32_t interval,
+		      uint32_t dir)
+{
+	uint64_t key;
+
+	/* packed: drive 20 bits, attempt 12, interval 30, direction 2; beyond: implausible */
+	if (di >= (1u << 20) || attempt >= (1u << 12) || interval >= (1u << 30))
+		return false;
+	key = ((uint64_t)di << 44 | (uint64_t)attempt << 32 | (uint64_t)interval << 2 | dir) + 1;
+	if ((k->nskeys + 1) * 2 > k->skeys_mask + 1) {
+		size_t cap = k->skeys_mask ? (k->skeys_mask + 1) * 2 : 1024;
+		uint64_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return true; /* no memory for the check: stored, as before it */
+		for (size_t i = 0; k->skeys && i <= k->skeys_mask; i++) {
+			size_t h;
+
+			if (!k->skeys[i])
+				continue;
+			for (h = (size_t)(k->skeys[i] * 0x9E3779B97F4A7C15ULL) & (cap - 1); t[h];
+			     h = (h + 1) & (cap - 1))
+				;
+			t[h] = k->skeys[i];
+		}
+		free(k->skeys);
+		k->skeys = t;
+		k->skeys_mask = cap - 1;
+	}
+	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask; k->skeys[h];
+	     h = (h + 1) & k->skeys_mask)
+		if (k->skeys[h] == key)
+			return false;
+	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask;;
+	     h = (h + 1) & k->skeys_mask)
+		if (!k->skeys[h]) {
+			k->skeys[h] = key;
+			k->nskeys++;
+			return true;
+		}
+}
+
 static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch *b)
 {
 	for (size_t i = 0; i < b->n_samples; i++) {
@@ -877,6 +1032,17 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		struct rb_row_sample row;
 
 		if (di < 0 || s->direction > 2)
+			continue;
+		if (!assigned(k, a, s->point, s->attempt)) {
+			rb_debug("agent '%s' sent a sample of point %u attempt %u, which it was not "
+				 "given; dropped",
+				 a->name, s->point, s->attempt);
+			continue;
+		}
+		/* once per key: the same interval again under another epoch is not stored twice
+		 * (a straggler of an earlier point, replayed, is taken as the journal has it) */
+		if (s->point == k->cur_point &&
+		    !skey_take(k, (uint32_t)di, s->attempt, s->interval, s->direction))
 			continue;
 		/* percentiles straight from the sparse delta: no 37 KiB histogram per sample */
 		if (!rb_hist_sparse_valid(s->hist_idx, nh)) {
@@ -922,24 +1088,48 @@ static struct seqpos *seq_pos(struct ragent *a, uint64_t epoch)
 		if (a->seqs[i].epoch == epoch)
 			return &a->seqs[i];
 	if (a->nseqs == sizeof(a->seqs) / sizeof(a->seqs[0])) {
-		memmove(a->seqs, a->seqs + 1, sizeof(a->seqs) - sizeof(a->seqs[0]));
+		/* the oldest goes, never the process the agent says it is (a flood of made-up
+		 * epochs would otherwise push its real one out, and all its later messages) */
+		unsigned old = a->seqs[0].epoch == a->epoch ? 1 : 0;
+
+		memmove(a->seqs + old, a->seqs + old + 1,
+			(a->nseqs - old - 1) * sizeof(a->seqs[0]));
 		a->nseqs--;
 	}
 	a->seqs[a->nseqs] = (struct seqpos){ .epoch = epoch };
 	return &a->seqs[a->nseqs++];
 }
 
+/*
+ * The results folder could not take what must be stored (the journal, the HDF5 file):
+ * said once, and the run stops -- nothing more is acknowledged, so the agents keep in
+ * their spools what is not on disk, and `rackbench resume` carries on once there is room.
+ */
+static void store_failed(struct coord *k, const char *what, int err)
+{
+	if (k->store_err)
+		return;
+	k->store_err = err ? err : EIO;
+	rb_err("cannot %s: %s; stopping the run (nothing further is acknowledged: the agents keep "
+	       "it in their spools)", what, strerror(k->store_err));
+}
+
 /* Appends a data message, its bytes as received, to the journal (coordinator/journal.h). */
-static void journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
+static int journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
 {
 	int r;
 
 	if (k->journal < 0 || !buf)
-		return;
+		return 0;
+	if (k->store_err)
+		return -k->store_err;
 	r = rb_journal_append(k->journal, a->name, buf, len);
-	if (r)
-		rb_err("cannot append to the journal: %s", strerror(-r));
+	if (r) {
+		store_failed(k, "append to the journal", -r);
+		return r;
+	}
 	k->journal_dirty = true;
+	return 0;
 }
 
 /* Group commit: the journal on disk, then one cumulative Ack per agent process owed one. */
@@ -954,11 +1144,14 @@ static void flush_acks(struct coord *k, bool force)
 	for (size_t i = 0; i < k->c->nagents && !any; i++)
 		for (unsigned j = 0; j < k->agents[i].nseqs; j++)
 			any |= k->agents[i].seqs[j].due;
-	if (!any)
+	/* an Ack says "on disk": never after a failed write or sync */
+	if (!any || k->store_err)
 		return;
 	if (k->journal >= 0 && k->journal_dirty) {
-		if (fdatasync(k->journal))
-			rb_err("cannot sync the journal: %s", strerror(errno));
+		if (fdatasync(k->journal)) {
+			store_failed(k, "sync the journal", errno);
+			return;
+		}
 		k->journal_dirty = false;
 	}
 	for (size_t i = 0; i < k->c->nagents; i++) {
@@ -1029,7 +1222,11 @@ static int pump(struct coord *k, int timeout_ms)
 	if (r) {
 		char name[RB_RID_MAX + 1];
 
-		snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
+		/* keyed, the routing id is libzmq's number: the key's name says who */
+		if (peer.user_id[0])
+			snprintf(name, sizeof(name), "%s", peer.user_id);
+		else
+			snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
 		rb_err("bad message from '%s': %s", name, err);
 		/* tell the agent too, in a message any version can read */
 		if (r == -EPROTONOSUPPORT)
@@ -1049,10 +1246,18 @@ static int pump(struct coord *k, int timeout_ms)
 		on_hello(k, &peer, e->hello, e->version_major, e->version_minor);
 		goto out;
 	}
-	a = agent_by_peer(k, &peer);
+	/* with keys, the agent is the one its key names (ZAP User-Id), never a routing id */
+	a = k->zap ? agent_by_name(k, peer.user_id) : agent_by_peer(k, &peer);
+	if (a && k->zap && !a->seen)
+		a = NULL;
 	if (!a) {
 		rb_debug("%s from an unregistered peer ignored", rb_wire_body_name(e));
 		goto out;
+	}
+	if (k->zap && !same_peer(&a->peer, &peer)) {
+		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
+			"one", a->name);
+		a->peer = peer;
 	}
 	if (k->zap && strcmp(peer.user_id, a->name)) {
 		rb_warn("dropped %s: sent as agent '%s' with the key of '%s'", rb_wire_body_name(e),
@@ -1069,10 +1274,34 @@ static int pump(struct coord *k, int timeout_ms)
 		struct seqpos *x = seq_pos(a, e->epoch);
 
 		x->due = true;
+		if (e->seq <= x->seq && k->ngaps && gap_fill(k, a, e->epoch, e->seq)) {
+			/* what a damaged journal lacked: stored again, applied as it comes */
+			if (journal(k, a, raw, rawlen))
+				goto out;
+			x->due = false;
+			k->replaying = true; /* of a point the journal holds: as a replay of it */
+			dispatch(k, a, e, t3);
+			k->replaying = false;
+			goto out;
+		}
+		if (e->seq > x->seq + 1 && a->epoch && e->epoch != a->epoch) {
+			/*
+			 * An earlier process's spool, sent again in one ordered pass by the next:
+			 * a jump is a record its spool lost (damaged), never to come. Said, and
+			 * what follows is taken.
+			 */
+			rb_err("lost: agent '%s''s messages %" PRIu64 "..%" PRIu64 " of its earlier "
+			       "process %" PRIx64 " (its spool was damaged there)",
+			       a->name, x->seq + 1, e->seq - 1, e->epoch);
+			k->bad_drives++; /* the file lacks measurements: partial */
+			x->seq = e->seq - 1;
+		}
 		if (e->seq != x->seq + 1)
 			goto out; /* a duplicate, or past a gap the agent will fill by sending again */
+		/* not stored: not applied either; the agent still holds it */
+		if (journal(k, a, raw, rawlen))
+			goto out;
 		x->seq = e->seq;
-		journal(k, a, raw, rawlen);
 	}
 	dispatch(k, a, e, t3);
 out:
@@ -1112,6 +1341,10 @@ static void dispatch(struct coord *k, struct ragent *a, const Rb__Envelope *e, i
 			on_result(k, a, e->result);
 		break;
 	case RB__ENVELOPE__BODY_POINT_DONE:
+		/* dropped, and now idle: it runs the next point again */
+		if (a->dropped && e->point_done->point == a->drop_point &&
+		    e->point_done->attempt == a->drop_attempt)
+			a->rejoin = true;
 		if (e->point_done->point == k->cur_point && e->point_done->attempt == a->attempt)
 			a->done = true;
 		break;
@@ -1141,6 +1374,8 @@ static void drain(struct coord *k)
 
 static bool stopped(struct coord *k)
 {
+	if (k->store_err)
+		return true;
 	/* without its ZAP handler libzmq would accept any key: stop at once */
 	if (k->zap && !rb_zap_alive(k->zap)) {
 		if (!k->fatal)
@@ -1551,6 +1786,8 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 		return RB_EXIT_FAILED;
 	a->done = false;
 	a->attempt = attempt;
+	if (a->assigned && a->assigned[p->index] < attempt + 1)
+		a->assigned[p->index] = attempt + 1;
 	as.point = p->index;
 	as.attempt = attempt;
 	as.destructive = k->c->destructive;
@@ -1606,9 +1843,13 @@ static int assign(struct coord *k, struct ragent *a, const struct rb_point *p, u
 /* An agent given up on: its drives get 'lost' rows for the point, and it gets no more. */
 static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point *p)
 {
-	if (!a->dropped)
+	if (!a->dropped) {
 		rb_err("agent '%s' is lost: point %u ('%s') is partial, and the campaign goes on "
 		       "without it", a->name, p->index, p->name);
+		a->drop_point = p->index;
+		a->drop_attempt = a->attempt;
+		a->rejoin = false;
+	}
 	a->dropped = true;
 	a->done = true;
 	for (size_t i = 0; i < k->c->ndrives; i++) {
@@ -1638,6 +1879,10 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 static void point_begin(struct coord *k, const struct rb_point *p)
 {
 	k->cur_point = p->index;
+	free(k->skeys);
+	k->skeys = NULL;
+	k->nskeys = 0;
+	k->skeys_mask = 0;
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	/* a rolling steady state judges this point's intervals as they come */
@@ -1665,6 +1910,14 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 	/* every agent starts the point at one instant, far enough ahead for the messages */
 	k->start_at = rb_mono_ns() + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+
+		if (a->dropped && a->rejoin && !a->lost &&
+		    rb_mono_ns() - a->last_seen_ns <= LOST_AFTER_NS) {
+			rb_info("agent '%s' is back: it takes part again from point %u", a->name,
+				p->index);
+			a->dropped = false;
+		}
 		k->agents[i].last_seen_ns = rb_mono_ns();
 		k->agents[i].lost = false;
 		k->agents[i].reassign = false;
@@ -1732,13 +1985,13 @@ static int run_point(struct coord *k, const struct rb_point *p, uint32_t attempt
 		 * the point's end: memory stays bounded on long points and large fleets */
 		if (now >= next_flush || rb_results_buffered(k->res) > (32u << 20)) {
 			if (rb_results_flush(k->res))
-				rb_err("cannot write results: HDF5 append failed");
+				store_failed(k, "write the results file (HDF5 append failed)", EIO);
 			next_flush = now + 5000000000LL;
 		}
 	}
 	k->in_point = false;
 	if (rb_results_flush(k->res))
-		rb_err("cannot write results: HDF5 append failed");
+		store_failed(k, "write the results file (HDF5 append failed)", EIO);
 	return 0;
 }
 
@@ -2112,6 +2365,22 @@ static bool msg_point(const Rb__Envelope *e, uint32_t *point, uint32_t *attempt)
 	}
 }
 
+static void gap_add(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t lo,
+		    uint64_t hi, uint32_t point_lo, uint32_t point_hi)
+{
+	struct jgap *g = realloc(k->gaps, (k->ngaps + 1) * sizeof(*g));
+
+	if (!g)
+		return;
+	k->gaps = g;
+	k->gaps[k->ngaps++] = (struct jgap){ .agent = (size_t)(a - k->agents),
+					     .epoch = epoch,
+					     .lo = lo,
+					     .hi = hi,
+					     .point_lo = point_lo,
+					     .point_hi = point_hi };
+}
+
 enum { J_SEQS, J_POINTS, J_REPLAY };
 
 struct jwalk {
@@ -2146,8 +2415,14 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 		if (e->seq) {
 			struct seqpos *x = seq_pos(a, e->epoch);
 
+			/* journaled in order, one by one: a jump is what a damaged stretch held */
+			if (x->seq && e->seq > x->seq + 1)
+				gap_add(k, a, e->epoch, x->seq + 1, e->seq - 1, x->point,
+					has ? point : x->point);
 			if (e->seq > x->seq)
 				x->seq = e->seq;
+			if (has)
+				x->point = point;
 		}
 		break;
 	case J_POINTS:
@@ -2158,10 +2433,16 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 			if (!j->any || attempt > j->attempt) {
 				j->attempt = attempt;
 				j->done = false;
+				j->stopped = false;
 			}
 			j->any = true;
 			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_POINT_DONE)
 				j->done = true;
+			/* stopped short (a full results folder, an abort): it runs again */
+			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_RESULT &&
+			    e->result->status && !strcmp(e->result->status, "stopped") &&
+			    !k->c->phases[k->c->points[point].phase].steady_rolling)
+				j->stopped = true;
 		}
 		break;
 	case J_REPLAY:
@@ -2181,17 +2462,32 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 static int journal_pass(struct coord *k, int pass, uint32_t upto)
 {
 	struct jwalk w = { .k = k, .pass = pass, .upto = upto };
+	struct rb_journal_walk_info info;
 	char err[512];
-	off_t end;
 	long n;
 
 	if (pass == J_REPLAY && k->jcursor < 0)
 		return 0; /* walked to the end already */
-	n = rb_journal_walk(k->journal_path, pass == J_REPLAY ? k->jcursor : 0, NULL, journal_record,
-			    &w, &end, err, sizeof(err));
+	n = rb_journal_walk_ex(k->journal_path, pass == J_REPLAY ? k->jcursor : 0, NULL,
+			       journal_record, &w, &info, err, sizeof(err));
 	if (n < 0) {
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;
+	}
+	if (pass == J_SEQS && info.damaged) {
+		rb_warn("the journal '%s' is damaged: %u stretch(es) of %lld byte(s) in all (the "
+			"first at byte %lld) fail their checksum; skipped, read on from the next "
+			"whole record, and kept as they are",
+			k->journal_path, info.damaged, (long long)info.damaged_bytes,
+			(long long)info.first_damaged);
+		for (size_t i = 0; i < k->ngaps; i++) {
+			const struct jgap *g = &k->gaps[i];
+
+			rb_warn("the damaged journal lacks agent '%s''s messages %" PRIu64 "..%" PRIu64
+				" (process %" PRIx64 ", point(s) %u..%u): asking the agent for them",
+				k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo,
+				g->point_hi);
+		}
 	}
 	if (pass == J_REPLAY && !w.stopped)
 		k->jcursor = -1; /* walked to the end: nothing of a later point */
@@ -2209,7 +2505,7 @@ static bool point_whole(struct coord *k, size_t i)
 		for (size_t d = 0; d < k->c->ndrives && !drives; d++)
 			drives = !strcmp(k->c->drives[d].agent, k->agents[a].name) &&
 				 rb_point_has_drive(k->c, &k->c->points[i], d);
-		if (drives && !(j->any && j->done))
+		if (drives && !(j->any && j->done && !j->stopped))
 			return false;
 	}
 	return true;
@@ -2230,6 +2526,31 @@ static int replay(struct coord *k, const struct rb_point *p, uint32_t upto)
 	return rc;
 }
 
+/* What a damaged journal lacked and the agents gave again, and what is lost for good. */
+static void report_gaps(struct coord *k)
+{
+	uint64_t lost = 0, filled = 0;
+
+	for (size_t i = 0; i < k->ngaps; i++) {
+		const struct jgap *g = &k->gaps[i];
+
+		filled += g->filled;
+		if (g->lo > g->hi)
+			continue;
+		lost += g->hi - g->lo + 1;
+		rb_err("lost: agent '%s''s messages %" PRIu64 "..%" PRIu64 " (process %" PRIx64
+		       ", of point(s) %u..%u): the journal was damaged there and the agent no "
+		       "longer holds them; what they measured is missing from the file",
+		       k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo, g->point_hi);
+	}
+	if (lost)
+		k->bad_drives++; /* the file lacks measurements: partial, never complete */
+	if (k->ngaps)
+		rb_info("damaged journal: %" PRIu64 " message(s) recovered from the agents' "
+			"spools, %" PRIu64 " lost",
+			filled, lost);
+}
+
 /*
  * After a restart the agents send again what the crashed coordinator never
  * acknowledged; their Hello says up to which message. Wait (up to 20 s) until the
@@ -2248,16 +2569,37 @@ static void await_spooled(struct coord *k)
 			if (!strcmp(a->spool_run, k->run) && a->spooled > seq_pos(a, a->epoch)->seq)
 				behind++;
 		}
-		if (!behind || stopped(k))
+		/* asked to fill a damaged journal's gap: 3 s for what the agent still holds */
+		for (size_t i = 0; i < k->ngaps; i++)
+			behind += k->gaps[i].asked && k->gaps[i].lo <= k->gaps[i].hi &&
+				  rb_mono_ns() - k->gaps[i].asked_ns < 3000000000LL;
+		if (!behind || stopped(k)) {
+			report_gaps(k);
 			return;
+		}
 		if (rb_mono_ns() >= deadline) {
 			rb_warn("%zu agent(s) did not send all of their spool within 20 s; what comes "
 				"later is still kept",
 				behind);
+			report_gaps(k);
 			return;
 		}
 		pump(k, 100);
 	}
+}
+
+/* Whether path is a results file whose run ended complete. */
+static bool run_complete(const char *path)
+{
+	char err[256], st[32];
+	struct rb_results_in *in = access(path, F_OK) ? NULL : rb_results_open(path, err, sizeof(err));
+	bool done;
+
+	if (!in)
+		return false;
+	done = !strcmp(rb_results_attr(in, "status", st, sizeof(st)), "complete");
+	rb_results_in_close(in);
+	return done;
 }
 
 /* The crashed run's HDF5 file is kept beside, as PATH.crashed (or .crashed.N). */
@@ -2312,6 +2654,68 @@ static int journal_create(struct coord *k, const char *path)
 	return 0;
 }
 
+/* The folder a results file is in, and its free space ("?" when it cannot be read). */
+static void folder_space(const char *path, char *dir, size_t dirlen, char *free_s, size_t flen)
+{
+	const char *slash = strrchr(path, '/');
+	struct statvfs v;
+
+	if (!slash)
+		snprintf(dir, dirlen, ".");
+	else if (slash == path)
+		snprintf(dir, dirlen, "/");
+	else
+		snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
+	if (statvfs(dir, &v))
+		snprintf(free_s, flen, "?");
+	else
+		rb_fmt_size((uint64_t)v.f_bavail * v.f_frsize, free_s, flen);
+}
+
+static void report_store_failure(struct coord *k, const char *path)
+{
+	char dir[4096], fr[32];
+
+	folder_space(path, dir, sizeof(dir), fr, sizeof(fr));
+	rb_err("the run stopped: the results folder '%s' could not store what came (%s; %s "
+	       "free); the journal holds everything acknowledged and the agents' spools the "
+	       "rest: free space, then run 'rackbench resume %s'",
+	       dir, strerror(k->store_err), fr, path);
+}
+
+/*
+ * A rough size of what the run stores (journal and HDF5 file): per sample interval and
+ * drive, about 2 KiB for both directions with their histograms. Warns when the results
+ * folder has less free space than that.
+ */
+static void check_space(struct coord *k, const char *path)
+{
+	const struct rb_campaign *c = k->c;
+	double need = 0;
+	char dir[4096], fr[32], nd[32];
+	struct statvfs v;
+
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		uint64_t iv = p->wl.interval_ns ? p->wl.interval_ns : 1000000000ULL;
+		size_t nd_ = 0;
+
+		for (size_t d = 0; d < c->ndrives; d++)
+			nd_ += rb_point_has_drive(c, p, d);
+		need += ((double)(p->wl.ramp_ns + p->wl.runtime_ns) / (double)iv + 2) *
+			(double)nd_ * 2048.0;
+	}
+	folder_space(path, dir, sizeof(dir), fr, sizeof(fr));
+	if (statvfs(dir, &v))
+		return;
+	if ((double)v.f_bavail * (double)v.f_frsize < need) {
+		rb_fmt_size((uint64_t)need, nd, sizeof(nd));
+		rb_warn("the results folder '%s' has %s free; this run may need about %s (a full "
+			"folder stops the run: resume it once there is room)",
+			dir, fr, nd);
+	}
+}
+
 int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 {
 	struct coord k = { .c = c, .o = o, .journal = -1 };
@@ -2329,11 +2733,34 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		k.agents[i].name = c->agents[i];
 	if (hash_agents(&k))
 		goto out;
+	for (size_t i = 0; i < c->nagents; i++)
+		if (!(k.agents[i].assigned = calloc(c->npoints + 1, sizeof(uint32_t))))
+			goto out;
 	if (o->resume) {
 		/* the same run: the agents' spools and numbering go on where they were */
 		snprintf(k.run, sizeof(k.run), "%s", o->resume->run);
 		snprintf(k.journal_path, sizeof(k.journal_path), "%s.journal", o->results_path);
+		if (run_complete(o->results_path)) {
+			/* nothing to do, and nothing changes: not a byte of file or journal */
+			rb_info("the run in '%s' is complete: there is nothing to resume",
+				o->results_path);
+			rc = RB_EXIT_OK;
+			goto out;
+		}
 		r = rb_journal_open(k.journal_path, true, &k.journal);
+		if (r == -EWOULDBLOCK) {
+			pid_t pid = rb_journal_holder(k.journal_path);
+
+			if (pid > 0)
+				rb_err("the run in '%s' is still going: its coordinator (pid %d) holds "
+				       "the journal '%s'; not resumed",
+				       o->results_path, (int)pid, k.journal_path);
+			else
+				rb_err("the run in '%s' is still going: another process holds the "
+				       "journal '%s'; not resumed",
+				       o->results_path, k.journal_path);
+			goto out;
+		}
 		if (r) {
 			rb_err("cannot reopen the journal '%s': %s", k.journal_path, strerror(-r));
 			goto out;
@@ -2452,6 +2879,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	/* every data message an agent sends, as received, before it is acknowledged */
 	if (!o->resume && journal_create(&k, path))
 		goto out_close;
+	check_space(&k, path);
 	write_static_rows(&k);
 	started = true;
 	unsigned skip_phase = UINT_MAX;
@@ -2524,7 +2952,22 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		rc = replay(&k, &c->points[c->npoints - 1], UINT32_MAX);
 	/* the last messages acknowledged before the agents are told to stop */
 	flush_acks(&k, true);
-	if (k.fatal) {
+	if (k.store_err) {
+		status = "aborted";
+		stop_agents(&k, "the coordinator's results folder is full (or failing)");
+		/* their stop reaches them and their last messages stay in their spools */
+		for (int64_t until = rb_mono_ns() + 5000000000LL; rb_mono_ns() < until;) {
+			size_t running = 0;
+
+			for (size_t i = 0; i < c->nagents; i++)
+				running += !k.agents[i].done && !k.agents[i].dropped;
+			if (!running)
+				break;
+			pump(&k, 100);
+		}
+		report_store_failure(&k, path);
+		rc = RB_EXIT_PARTIAL;
+	} else if (k.fatal) {
 		status = "failed";
 		rc = RB_EXIT_FAILED;
 	} else if (k.lost_abort) {
@@ -2563,8 +3006,15 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	}
 	rb_progress_end(k.prog, status, rc);
 	write_drive_rows(&k);
-	if (rb_results_close(k.res, status, rb_wall_ns()))
-		rb_err("cannot finish '%s'", path);
+	if (rb_results_close(k.res, status, rb_wall_ns())) {
+		rb_err("cannot finish '%s'%s", path,
+		       k.store_err ? ": its journal holds what was acknowledged" : "");
+		/* a file that could not be closed is never reported complete */
+		if (!strcmp(status, "complete")) {
+			status = "failed";
+			rc = RB_EXIT_FAILED;
+		}
+	}
 	k.res = NULL;
 	print_summary(&k, stdout);
 	printf("\nresults: %s (%s)\n", path, status);
@@ -2580,6 +3030,7 @@ out:
 		free(k.agents[i].targets);
 		free(k.agents[i].didx);
 		free(k.agents[i].assign_msg);
+		free(k.agents[i].assigned);
 	}
 	free(k.ahash);
 	for (size_t i = 0; i < k.ncands; i++)
@@ -2598,6 +3049,8 @@ out:
 	}
 	free(k.ss);
 	free(k.jp);
+	free(k.gaps);
+	free(k.skeys);
 	free(k.refused);
 	rb_progress_free(k.prog);
 	return rc;

@@ -4,10 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -30,11 +34,17 @@ int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len)
 
 	memcpy(hdr, &l, 4);
 	memcpy(hdr + 4, &c, 4);
+	off_t end = lseek(fd, 0, SEEK_END);
 	ssize_t w = writev(fd, iov, 3);
 
-	if (w < 0)
-		return -errno;
-	return w == (ssize_t)(sizeof(hdr) + nl + len) ? 0 : -EIO;
+	if (w == (ssize_t)(sizeof(hdr) + nl + len))
+		return 0;
+	int err = w < 0 ? errno : ENOSPC;
+
+	/* a short write (a full folder): no torn record stays before a later one */
+	if (w > 0 && end >= 0 && ftruncate(fd, end))
+		err = errno;
+	return -err;
 }
 
 int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
@@ -115,58 +125,89 @@ static int parse_meta(const char *t, size_t len, struct rb_journal_meta *m)
 	return -EBADMSG; /* no campaign */
 }
 
-long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
-		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen)
+/* Whether a whole record starts at p (n bytes left): its length, crc and agent name hold. */
+static bool record_at(const uint8_t *p, size_t n, uint32_t *ret_len)
 {
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL, hdr[8];
-	size_t cap = 0;
+	uint32_t l, c;
+
+	if (n < 8)
+		return false;
+	memcpy(&l, p, 4);
+	memcpy(&c, p + 4, 4);
+	if (l == 0 || l > RECORD_MAX || l > n - 8 || rb_crc32c(0, p + 8, l) != c ||
+	    !memchr(p + 8, '\0', l))
+		return false;
+	*ret_len = l;
+	return true;
+}
+
+long rb_journal_walk_ex(const char *path, off_t from, struct rb_journal_meta *meta,
+			rb_journal_fn fn, void *arg, struct rb_journal_walk_info *info, char *err,
+			size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct rb_journal_walk_info z;
+	struct stat st;
+	const uint8_t *map = NULL;
+	size_t size = 0;
 	long n = 0;
-	off_t at = 0;
+	off_t at = from > 0 ? from : 0;
 	int rc = 0;
 
-	if (ret_end)
-		*ret_end = 0;
+	if (!info)
+		info = &z;
+	memset(info, 0, sizeof(*info));
 	if (meta)
 		memset(meta, 0, sizeof(*meta));
-	if (!f) {
+	if (fd < 0 || fstat(fd, &st)) {
+		rc = -errno;
 		snprintf(err, errlen, "cannot open the journal '%s': %s", path, strerror(errno));
-		return -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
 	}
-	if (from > 0) {
-		/* a later walk of the same file: the description was read before */
-		if (fseeko(f, from, SEEK_SET)) {
-			snprintf(err, errlen, "cannot seek in '%s': %s", path, strerror(errno));
-			fclose(f);
-			return -EIO;
+	size = (size_t)st.st_size;
+	if (size) {
+		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot read the journal '%s': %s", path,
+				 strerror(errno));
+			close(fd);
+			return rc;
 		}
-		at = from;
 	}
-	for (;;) {
-		uint32_t l, c;
+	close(fd);
+	info->end = at;
+	while ((size_t)at < size) {
+		uint32_t l;
 		size_t nl;
 
-		if (fread(hdr, 1, 8, f) != 8)
-			break;
-		memcpy(&l, hdr, 4);
-		memcpy(&c, hdr + 4, 4);
-		if (l == 0 || l > RECORD_MAX)
-			break; /* torn, or not ours */
-		if (l > cap) {
-			uint8_t *nb = realloc(buf, l);
+		if (!record_at(map + at, size - (size_t)at, &l)) {
+			/*
+			 * Damaged, or torn at the end by a crash. The first: its bytes are skipped
+			 * up to the next whole record (found by its length, checksum and name),
+			 * never cut off with what comes after. Nothing whole after it: a torn tail.
+			 */
+			off_t next = at + 1;
+			uint32_t nlen;
 
-			if (!nb) {
-				rc = -ENOMEM;
+			if (at == 0)
 				break;
-			}
-			buf = nb;
-			cap = l;
+			while ((size_t)next < size && !record_at(map + next, size - (size_t)next, &nlen))
+				next++;
+			if ((size_t)next >= size)
+				break;
+			if (!info->damaged_bytes)
+				info->first_damaged = at;
+			info->damaged_bytes += next - at;
+			info->damaged++;
+			at = next;
+			continue;
 		}
-		if (fread(buf, 1, l, f) != l || rb_crc32c(0, buf, l) != c)
-			break;
+		const uint8_t *buf = map + at + 8;
+
 		nl = strnlen((const char *)buf, l);
-		if (nl == l)
-			break;
 		if (at == 0) {
 			/* the first record describes the run */
 			if (nl != 0 || (meta && parse_meta((const char *)buf + 1, l - 1, meta))) {
@@ -182,38 +223,89 @@ long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
 			n++;
 		}
 		at += 8 + (off_t)l;
+		info->end = at;
 	}
-	if (rc == 0 && at == 0) {
+	if (rc == 0 && info->end == 0) {
 		snprintf(err, errlen, "the journal '%s' is empty or damaged at its start", path);
 		rc = -EBADMSG;
 	}
-	if (ret_end)
-		*ret_end = at;
-	free(buf);
-	fclose(f);
+	if (map)
+		munmap((void *)map, size);
 	return rc ? rc : n;
+}
+
+long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
+		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen)
+{
+	struct rb_journal_walk_info info;
+	long n = rb_journal_walk_ex(path, from, meta, fn, arg, &info, err, errlen);
+
+	if (ret_end)
+		*ret_end = info.end;
+	return n;
 }
 
 int rb_journal_open(const char *path, bool resume, int *ret_fd)
 {
 	int fd;
 
-	if (resume) {
-		char err[256];
-		off_t end = 0;
-		long n = rb_journal_walk(path, 0, NULL, NULL, NULL, &end, err, sizeof(err));
-
-		if (n < 0)
-			return (int)n;
-		/* a record torn by the crash: cut off, the next one goes after the last whole one */
-		if (truncate(path, end))
-			return -errno;
-	}
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (resume ? 0 : O_EXCL), 0644);
 	if (fd < 0)
 		return -errno;
+	/* held for the whole run: a second coordinator (resume) of it is refused */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int err = errno == EWOULDBLOCK ? -EWOULDBLOCK : -errno;
+
+		close(fd);
+		return err;
+	}
+	if (resume) {
+		char err[256];
+		struct rb_journal_walk_info info;
+		long n = rb_journal_walk_ex(path, 0, NULL, NULL, NULL, &info, err, sizeof(err));
+
+		if (n < 0) {
+			close(fd);
+			return (int)n;
+		}
+		/*
+		 * A record torn by the crash: cut off, the next one goes after the last whole
+		 * one. Only a tail with no whole record after it: damage in the middle stays.
+		 */
+		if (ftruncate(fd, info.end)) {
+			int e = -errno;
+
+			close(fd);
+			return e;
+		}
+	}
 	*ret_fd = fd;
 	return 0;
+}
+
+pid_t rb_journal_holder(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	char line[512];
+	pid_t pid = 0;
+
+	if (stat(path, &st) || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" */
+	while (!pid && fgets(line, sizeof(line), f)) {
+		char type[16];
+		int p;
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*s %15s %*s %*s %d %x:%x:%llu", type, &p, &maj, &min, &ino) == 5 &&
+		    !strcmp(type, "FLOCK") && ino == (unsigned long long)st.st_ino &&
+		    maj == major(st.st_dev) && min == minor(st.st_dev))
+			pid = p;
+	}
+	fclose(f);
+	return pid;
 }
 
 static int dump_one(void *arg, const char *agent, const uint8_t *buf, size_t len, off_t at)

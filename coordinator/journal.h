@@ -7,7 +7,8 @@
  * Records: u32 length, u32 crc32c (both little-endian host order), then `length` bytes:
  * the agent's name, NUL, the packed rb.Envelope. The first record has an empty name and
  * holds the run's description (rb_journal_meta) instead of an envelope. A torn record at
- * the end (a crash mid-append) ends the journal; resume cuts it off.
+ * the end (a crash mid-append) ends the journal; resume cuts it off. A damaged record
+ * with whole ones after it is skipped: readers resynchronise on the next whole record.
  */
 #ifndef RB_JOURNAL_H
 #define RB_JOURNAL_H
@@ -27,8 +28,15 @@ struct rb_journal_meta {
 	char *campaign;		/* the campaign's text (allocated) */
 };
 
-/* Opens (creating) the journal for appending; resume cuts a torn tail first. -errno. */
+/*
+ * Opens (creating) the journal for appending and takes an exclusive flock on it, held
+ * while the descriptor is open (one coordinator per run); resume cuts a torn tail first
+ * (a damaged record with whole ones after it stays: walks skip it). -EWOULDBLOCK when
+ * another process holds the lock (rb_journal_holder names it); other -errno.
+ */
 int rb_journal_open(const char *path, bool resume, int *ret_fd);
+/* The pid holding path's lock (from /proc/locks), or 0 when none can be seen. */
+pid_t rb_journal_holder(const char *path);
 int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len);
 int rb_journal_write_meta(int fd, const struct rb_journal_meta *m);
 
@@ -43,6 +51,21 @@ typedef int (*rb_journal_fn)(void *arg, const char *agent, const uint8_t *buf, s
  */
 long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
 		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen);
+/* What a walk found besides records: where the whole ones end, and what it skipped. */
+struct rb_journal_walk_info {
+	off_t end;		/* the end of the last whole record */
+	unsigned damaged;	/* damaged stretches skipped (each followed by whole records) */
+	off_t damaged_bytes;	/* ... their bytes, in all */
+	off_t first_damaged;	/* ... where the first begins */
+};
+/*
+ * rb_journal_walk, also saying what it skipped: a record that fails its checksum (or
+ * length) with whole records after it is damage, passed over to the next whole record;
+ * one with nothing whole after it is a torn tail and ends the walk.
+ */
+long rb_journal_walk_ex(const char *path, off_t from, struct rb_journal_meta *meta,
+			rb_journal_fn fn, void *arg, struct rb_journal_walk_info *info, char *err,
+			size_t errlen);
 void rb_journal_meta_free(struct rb_journal_meta *m);
 /* rackbench journal FILE: the records as JSON lines (a reader separate from resume). */
 int rb_journal_dump_cmd(int argc, char **argv);

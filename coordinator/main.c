@@ -153,7 +153,10 @@ static int run_cmd(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if (use_service(ctl, no_service, cpath, sizeof(cpath))) {
 		/* the service's socket and keys serve every run */
-		char *f = realpath(file, NULL), *res = absolute(results ? results : c->results_dir),
+		/* no folder given by flag or campaign: the service's (serve --results) */
+		bool own = results || strcmp(c->results_dir, ".");
+		char *f = realpath(file, NULL), *res = own ? absolute(results ? results : c->results_dir)
+							   : NULL,
 		     *ev = absolute(events);
 
 		if (insecure || listen || key || agent_keys)

@@ -40,13 +40,50 @@ const char *rb_control_path(const char *given, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Whether dir may hold a service's socket and logs: a real folder (not a symbolic link)
+ * of this user that no one else may write to; strict (the default folder): no one else
+ * may even enter it (0700). 0, or -EPERM with why filled.
+ */
+static int private_dir(const char *dir, bool strict, char *why, size_t len)
+{
+	struct stat st;
+
+	if (lstat(dir, &st)) {
+		snprintf(why, len, "%s", strerror(errno));
+		return -errno;
+	}
+	if (S_ISLNK(st.st_mode))
+		snprintf(why, len, "it is a symbolic link");
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(why, len, "it is not a folder");
+	else if (st.st_uid != geteuid())
+		snprintf(why, len, "it belongs to uid %u, not to this user (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & (strict ? 077 : 022))
+		snprintf(why, len, "others may %s it (mode %04o; 0700 wanted)",
+			 st.st_mode & 022 ? "write to" : "enter", (unsigned)(st.st_mode & 07777));
+	else
+		return 0;
+	return -EPERM;
+}
+
 bool rb_service_present(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char tmp[4096], why[256];
 	int fd, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return false;
+	/* a socket in a folder someone else controls may be theirs: never used */
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	if (access(path, F_OK) == 0 && private_dir(dirname(tmp), false, why, sizeof(why))) {
+		snprintf(tmp, sizeof(tmp), "%s", path);
+		rb_warn("not using the service socket '%s': its folder '%s' is not private (%s)",
+			path, dirname(tmp), why);
+		return false;
+	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -356,11 +393,16 @@ static void run_now(struct service *s, char *req)
 		return;
 	}
 	rb_diags_release(&d);
-	if (rb_control_field(req, "results", results, sizeof(results)) || s->results_dir) {
+	/* the run's own folder, else the service's (serve --results), else the client's */
+	const char *rdir = rb_control_field(req, "results", results, sizeof(results));
+
+	if (!rdir)
+		rdir = s->results_dir;
+	if (!rdir)
+		rdir = rb_control_field(req, "default_results", results, sizeof(results));
+	if (rdir) {
 		free(c->results_dir);
-		c->results_dir = strdup(rb_control_field(req, "results", results, sizeof(results))
-						? results
-						: s->results_dir);
+		c->results_dir = strdup(rdir);
 	}
 	if (!rb_control_field(req, "events", events, sizeof(events)))
 		events[0] = '\0';
@@ -376,7 +418,8 @@ static void run_now(struct service *s, char *req)
 	strftime(s->id, sizeof(s->id), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(s->id + strlen(s->id), sizeof(s->id) - strlen(s->id), "-%u", ++s->seq);
 	snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* a new file, never one planted (or a link) under the name */
+	fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		reply(s, "error\ncannot create the run's log '%s': %s\n", log, strerror(errno));
 		rb_campaign_free(c);
@@ -554,6 +597,14 @@ int rb_serve_cmd(int argc, char **argv)
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		rb_err("cannot create '%s': %s", dir, strerror(errno));
+		return RB_EXIT_FAILED;
+	}
+	/* made beforehand by someone else (or open to them): its socket and logs would be
+	 * theirs to replace or redirect */
+	bool strict = !(ctl && *ctl) && !(getenv("RACKBENCH_CONTROL") && *getenv("RACKBENCH_CONTROL"));
+
+	if (private_dir(dir, strict, err, sizeof(err))) {
+		rb_err("refusing the service folder '%s': %s", dir, err);
 		return RB_EXIT_FAILED;
 	}
 	s.log_dir = log_dir ? log_dir : dir;
@@ -826,8 +877,13 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 	if (!f)
 		return RB_EXIT_FAILED;
 	fprintf(f, "%s\n%s=%s\n", kind, !strcmp(kind, "run") ? "file" : "path", arg);
+	char cwd[4096];
+
 	if (results_dir)
 		fprintf(f, "results=%s\n", results_dir);
+	/* where results go when neither the run nor the service names a folder: here */
+	if (getcwd(cwd, sizeof(cwd)))
+		fprintf(f, "default_results=%s\n", cwd);
 	if (events)
 		fprintf(f, "events=%s\n", events);
 	fprintf(f, "\n%s", text ? text : "");

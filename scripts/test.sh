@@ -9,7 +9,8 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
-	[package]=400 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [browser]=0 [slow]=0)
+	[package]=400 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [faults]=240 [browser]=0
+	[slow]=0)
 FAILED=0
 STAGES=()
 
@@ -124,6 +125,8 @@ fi
 stage qemu ctest_label build qemu
 # the Debian packages, lintian, installed into a clean root (debootstrap) and run there
 stage package ctest_label build package
+# the fault matrix: full folders, damaged journal and spool, resume races, impostors
+stage faults ctest_label build faults
 if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
 	stage sanitize run_sanitized
 	stage tsan run_tsan

@@ -92,6 +92,22 @@ static void test_bad_samples_ignored(void **state)
 	assert_true(rb_clock_offset(&e, &d) == 0 && d == -1);
 }
 
+/* A TimeReply with absurd instants (an allowed but hostile agent): refused, no overflow. */
+static void test_absurd_instants_refused(void **state)
+{
+	struct rb_clock_est e = { 0 };
+	int64_t d;
+
+	(void)state;
+	assert_int_equal(rb_clock_add(&e, 1000, INT64_MAX, INT64_MIN, 2000), -1);
+	assert_int_equal(rb_clock_add(&e, INT64_MIN, 0, 1, INT64_MAX), -1);
+	assert_int_equal(rb_clock_add(&e, 0, INT64_MIN, INT64_MIN + 1, 10), -1);
+	assert_int_equal(rb_clock_add(&e, -10, INT64_MAX - 1, INT64_MAX, 10), -1);
+	assert_true(rb_clock_offset(&e, &d) == 0 && d == -1);
+	/* far apart but representable still works */
+	assert_int_equal(rb_clock_add(&e, 0, INT64_MAX / 2, INT64_MAX / 2 + 10, 100), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -99,6 +115,7 @@ int main(void)
 		cmocka_unit_test(test_lowest_delay_wins),
 		cmocka_unit_test(test_window_follows_drift),
 		cmocka_unit_test(test_bad_samples_ignored),
+		cmocka_unit_test(test_absurd_instants_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

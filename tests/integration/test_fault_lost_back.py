@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: MIT
+"""F5c: with on_agent_lost: continue, an agent stopped (SIGSTOP) for 8 s in a 10 s point is
+declared lost, then comes back.
+
+Checked: exactly one result row per (drive, point, attempt) -- its drives' rows of that
+point say "lost", never "lost" and "ok"; back and idle, it takes part in the next point
+again (its rows there say "ok"); exit 4 (partial); every sample key stored once; no
+process left behind."""
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+
+from faults import read_file, stop_all
+from rbtest import COORD, Agent, Tmp, check, free_port
+
+CAMPAIGN = """name: lostback
+insecure: true
+wait: 20s
+on_agent_lost: continue
+defaults: {size: 4m, interval: 500ms}
+targets:
+  - agent: f5-l1
+    drives: [l1/d.dat]
+  - agent: f5-l2
+    drives: [l2/d.dat]
+phases:
+  - workload: {rw: randread, runtime: 10s}
+    idle: 4s
+  - workload: {rw: read, runtime: 2s}
+"""
+
+with Tmp() as tmp:
+    for n in ("l1", "l2"):
+        os.makedirs(os.path.join(tmp, n))
+    camp = os.path.join(tmp, "c.yaml")
+    with open(camp, "w") as f:
+        f.write(CAMPAIGN)
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    agents = [Agent(ep, f"f5-{n}", [f"{n}/d.dat"], cwd=tmp, state_dir=os.path.join(tmp, n))
+              for n in ("l1", "l2")]
+    try:
+        c = subprocess.Popen([COORD, "run", camp, "--no-service", "--listen", ep, "--results",
+                              os.path.join(tmp, "out")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(3)  # registered, laid out, into point 0
+        agents[1].proc.send_signal(signal.SIGSTOP)
+        time.sleep(8)
+        agents[1].proc.send_signal(signal.SIGCONT)
+        so, se = c.communicate(timeout=120)
+        print(se[-2500:])
+        check("agent 'f5-l2' is lost" in se, "the stopped agent was declared lost")
+        check(c.returncode == 4, f"exit {c.returncode}")
+        path = so.split("results: ")[1].split(" (")[0]
+        status, rows, results = read_file(path)
+        keys = Counter((r[0], r[1], r[2]) for r in results)
+        check(all(n == 1 for n in keys.values()), f"one row per (drive, point, attempt): {results}")
+        check(("l2/d.dat", 0, 0, "lost") in results, f"l2's point 0 says lost: {results}")
+        check(("l2/d.dat", 1, 0, "ok") in results, f"l2 takes part in point 1: {results}")
+        check(("l1/d.dat", 0, 0, "ok") in results and ("l1/d.dat", 1, 0, "ok") in results,
+              f"l1 measured both points: {results}")
+        dup = [k for k, n in Counter(rows).items() if n > 1]
+        check(not dup, f"samples stored twice: {dup[:5]}")
+        check(status == "partial", f"status {status}")
+    finally:
+        if c.poll() is None:
+            c.kill()
+        agents[1].proc.send_signal(signal.SIGCONT)
+        stop_all(agents)
+print("ok")
