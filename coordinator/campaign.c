@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "endpoint.h"
 #include "presets.h"
 #include "units.h"
 #include "yamlcfg.h"
@@ -1695,8 +1696,11 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
 				free(c->listen);
 				c->listen = xstrdup(rb_yaml_scalar(v));
-				if (strncmp(c->listen, "tcp://", 6) && strncmp(c->listen, "ipc://", 6))
-					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH");
+				char why[256];
+
+				if (rb_endpoint_check(c->listen, why, sizeof(why)))
+					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH: %s",
+					    why);
 			}
 		} else if (!strcmp(key, "key") || !strcmp(key, "agent_keys")) {
 			if (want(L, v, YAML_SCALAR_NODE, key, "a file")) {
