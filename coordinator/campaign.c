@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "endpoint.h"
+#include "fname.h"
 #include "presets.h"
 #include "units.h"
 #include "yamlcfg.h"
@@ -1929,6 +1931,28 @@ char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len
 	}
 	snprintf(buf, len, "%016llx", (unsigned long long)h);
 	return buf;
+}
+
+int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf, size_t len)
+{
+	char stem[RB_FNAME_MAX + 1], ts[32];
+	struct tm tm;
+	size_t dlen = strlen(c->results_dir);
+	int n;
+
+	if (mkdir(c->results_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	rb_fname_sanitize(c->name, stem, sizeof(stem));
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	n = snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, stem, ts);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	/* what follows the folder and its '/' is one component, and not "." or ".." */
+	if (strncmp(buf, c->results_dir, dlen) || buf[dlen] != '/' || strchr(buf + dlen + 1, '/') ||
+	    !strcmp(buf + dlen + 1, ".") || !strcmp(buf + dlen + 1, ".."))
+		return -EXDEV;
+	return 0;
 }
 
 int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,

@@ -471,6 +471,32 @@ static void test_campaign_listen_is_checked_at_load(void **state)
 	rb_diags_release(&d);
 }
 
+static void test_campaign_results_path_stays_in_the_folder(void **state)
+{
+	char dir[] = "/tmp/rb-test-results-XXXXXX", path[512], want[512];
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	time_t t = 1767225600; /* 2026-01-01T00:00:00Z */
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("'../../escaped-by-name'", dir, "tcp://*:7470", "", &c, &d), 0);
+	assert_string_equal(c->name, "../../escaped-by-name");
+	assert_int_equal(rb_campaign_results_path(c, t, path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/_._.__escaped-by-name-20260101T000000Z.h5", dir);
+	assert_string_equal(path, want);
+	free(c->name);
+	c->name = strdup("a/b/c");
+	assert_int_equal(rb_campaign_results_path(c, t, path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/a_b_c-20260101T000000Z.h5", dir);
+	assert_string_equal(path, want);
+	assert_int_equal(rb_campaign_results_path(c, t, path, 20), -ENAMETOOLONG);
+	c = rb_campaign_free(c);
+	rb_diags_release(&d);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_campaign_refuses_deep_nesting_and_second_document),
 		cmocka_unit_test(test_campaign_point_limit_before_expansion),
 		cmocka_unit_test(test_campaign_listen_is_checked_at_load),
+		cmocka_unit_test(test_campaign_results_path_stays_in_the_folder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
