@@ -2,13 +2,16 @@
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <hdf5.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hist.h"
 
@@ -385,6 +388,29 @@ static int table_create(struct rb_results *r, int i)
 	return 0;
 }
 
+/*
+ * Why H5Fcreate() failed, said as the system would: HDF5 keeps no errno, so the same
+ * exclusive create is tried here (and undone when it works, to leave nothing behind).
+ */
+static void create_failed(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (!lstat(path, &st)) {
+		snprintf(err, errlen, "cannot create '%s': it exists", path);
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		return;
+	}
+	close(fd);
+	unlink(path);
+	snprintf(err, errlen, "cannot create '%s': the HDF5 library refused it", path);
+}
+
 struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m,
 				     char *err, size_t errlen)
 {
@@ -401,8 +427,7 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 	r->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
 	H5Pclose(fapl);
 	if (r->file < 0) {
-		snprintf(err, errlen, "cannot create '%s' (it exists, or the folder is not writable)",
-			 path);
+		create_failed(path, err, errlen);
 		free(r);
 		return NULL;
 	}
