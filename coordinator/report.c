@@ -100,10 +100,19 @@ static void file_free(struct rp_file *f)
 	free(f->hi);
 }
 
+/* A root attribute that may be absent (""), but when present is one string. */
+static int attr_opt(struct rb_results_in *in, const char *name, char *buf, size_t len)
+{
+	int r = rb_results_attr_get(in, name, buf, len);
+
+	return r == -ENOENT ? 0 : r;
+}
+
 static int load_file(struct rp_file *f, const char *path)
 {
 	char err[512];
 	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
+	int r;
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
@@ -111,21 +120,35 @@ static int load_file(struct rp_file *f, const char *path)
 		rb_err("%s", err);
 		return RB_EXIT_USAGE;
 	}
-	rb_results_attr(in, "methodology", f->methodology, sizeof(f->methodology));
-	rb_results_attr(in, "campaign_name", f->campaign, sizeof(f->campaign));
-	rb_results_attr(in, "status", f->status, sizeof(f->status));
-	if (rb_results_read_drives(in, &f->dr, &f->nd) || rb_results_read_points(in, &f->pt, &f->np) ||
-	    rb_results_read_results(in, &f->rs, &f->nr) ||
-	    rb_results_read_samples(in, &f->sm, &f->nsm) ||
-	    rb_results_read_hists(in, &f->hi, &f->nhi)) {
-		rb_err("'%s': cannot read its tables", path);
+	if (rb_results_schema(in) > RB_RESULTS_SCHEMA_VERSION)
+		rb_warn("'%s' has schema_version %d, newer than this rackbench reads (%d): what "
+			"the newer layout added is not shown",
+			path, rb_results_schema(in), RB_RESULTS_SCHEMA_VERSION);
+	r = attr_opt(in, "methodology", f->methodology, sizeof(f->methodology));
+	if (!r)
+		r = attr_opt(in, "campaign_name", f->campaign, sizeof(f->campaign));
+	if (!r)
+		r = attr_opt(in, "status", f->status, sizeof(f->status));
+	if (!r)
+		r = rb_results_read_drives(in, &f->dr, &f->nd);
+	if (!r)
+		r = rb_results_read_points(in, &f->pt, &f->np);
+	if (!r)
+		r = rb_results_read_results(in, &f->rs, &f->nr);
+	if (!r)
+		r = rb_results_read_samples(in, &f->sm, &f->nsm);
+	if (!r)
+		r = rb_results_read_hists(in, &f->hi, &f->nhi);
+	if (!r)
+		r = rb_results_read_steady(in, &f->ss, &f->nss);
+	if (r) {
+		rb_err("'%s': cannot report: %s", path,
+		       r == -ENOMEM ? "out of memory" : rb_results_in_error(in));
 		rb_results_in_close(in);
-		return RB_EXIT_FAILED;
-	}
-	/* older files have no steady_state table */
-	if (rb_results_read_steady(in, &f->ss, &f->nss)) {
-		f->ss = NULL;
-		f->nss = 0;
+		file_free(f);
+		memset(f, 0, sizeof(*f));
+		f->path = path;
+		return r == -EIO || r == -ENOMEM ? RB_EXIT_FAILED : RB_EXIT_USAGE;
 	}
 	rb_results_in_close(in);
 	return 0;
