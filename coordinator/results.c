@@ -764,6 +764,9 @@ struct rb_results_in {
 /* How many bytes of rows one table may take in memory. */
 static size_t read_limit = (size_t)4 << 30;
 
+/* How often a SWMR read retries metadata whose checksum fails (see rb_results_open). */
+#define SWMR_READ_ATTEMPTS 20
+
 /* An attribute's longest string we read, in bytes (the campaign text is under 4 MiB). */
 #define ATTR_MAX_BYTES (8u << 20)
 
@@ -929,9 +932,19 @@ struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen
 	}
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	in->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	/* a run still going, or killed: its writer was in SWMR mode */
-	if (in->file < 0)
-		in->file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+	/*
+	 * A run still going, or killed: its writer was in SWMR mode. A SWMR reader retries a
+	 * metadata read whose checksum fails (the writer may be midway), 100 times by
+	 * default with a sleep that doubles from 1 ns each time: a damaged file would hang
+	 * the reader for centuries. 20 tries wait about a millisecond in all.
+	 */
+	if (in->file < 0) {
+		hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+
+		H5Pset_metadata_read_attempts(fapl, SWMR_READ_ATTEMPTS);
+		in->file = H5Fopen(path, H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl);
+		H5Pclose(fapl);
+	}
 	if (in->file < 0 || H5Aexists(in->file, "schema_version") <= 0) {
 		snprintf(err, errlen, "'%s' is not a rackbench results file (or cannot be read)",
 			 path);

@@ -158,7 +158,34 @@ CASES = [
 ]
 
 
+def _superblock_checksum(b):
+    # the superblock's status flags (byte 11 of a version 2 or 3 superblock) changed
+    # under its checksum: plain open fails, and the SWMR open that follows used to retry
+    # with a doubling sleep for ever
+    assert b[8] in (2, 3), "the writer's files have a version 2 or 3 superblock"
+    b[11] ^= 0x04
+    return b
+
+
+def _truncated(b):
+    return b[: len(b) // 2]
+
+
+# changes to the file's bytes, not through h5py
+RAW_CASES = [
+    ("superblock_checksum", _superblock_checksum, "is not a rackbench results file"),
+    ("truncated", _truncated, "is not a rackbench results file"),
+]
+
+
 def make(h5py, src, dst, change):
     shutil.copyfile(src, dst)
     with h5py.File(dst, "r+") as f:
         change(h5py, f)
+
+
+def make_raw(src, dst, change):
+    with open(src, "rb") as f:
+        b = bytearray(f.read())
+    with open(dst, "wb") as f:
+        f.write(change(b))

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Crafted results files (tests/integration/badh5.py, made from a real run's file): an
-attribute as an array, a table of rank 2, 8 or 0, a null dataspace, integers for rows,
+"""Crafted results files (tests/integration/badh5.py, made from a real run's file): a
+damaged superblock (its SWMR open used to retry for ever), half a file, an attribute as
+an array, a table of rank 2, 8 or 0, a null dataspace, integers for rows,
 a column of the wrong class, a vlen string column, a billion unstored rows, a newer
 schema, strings without a NUL. `rackbench report` gives exit 1 or 2 with a message
 naming what is wrong, or reports (exit 0), and never crashes; a newer schema_version
-is warned about. The Python helper raises ValueError for what it cannot read, never
-another exception."""
+is warned about. The Python helper raises ValueError for what it cannot read (OSError
+from h5py for a file that does not open), never another exception."""
 import glob
 import os
 import sys
@@ -25,7 +26,7 @@ except ImportError:
 import rackbench_h5 as rb  # noqa: E402
 
 # what the Python helper must refuse (it does not read the report's attributes)
-PY_REFUSES = {"results_rank2", "points_rank8", "schema_text", "schema_int", "results_ints",
+PY_REFUSES = {"superblock_checksum", "truncated", "results_rank2", "points_rank8", "schema_text", "schema_int", "results_ints",
               "results_null", "points_scalar", "drives_missing", "drives_group",
               "iops_column_array", "steady_rank2", "samples_huge", "hist_bucket_max"}
 
@@ -33,9 +34,12 @@ with Tmp() as tmp:
     r = run([COORD, "demo", "--out", tmp])
     check(r.returncode == 0, f"demo: {r.returncode} {r.stderr}")
     src = glob.glob(os.path.join(tmp, "demo-*.h5"))[0]
-    for name, change, want in badh5.CASES:
+    for name, change, want in badh5.RAW_CASES + badh5.CASES:
         path = os.path.join(tmp, f"{name}.h5")
-        badh5.make(h5py, src, path, change)
+        if (name, change, want) in badh5.RAW_CASES:
+            badh5.make_raw(src, path, change)
+        else:
+            badh5.make(h5py, src, path, change)
         r = run([COORD, "report", path], timeout=120)
         print(f"{name}: exit {r.returncode}: {r.stderr.strip()}")
         check(r.returncode >= 0, f"{name}: killed by signal {-r.returncode}")
@@ -64,6 +68,8 @@ with Tmp() as tmp:
                 f.h5.close()
             except ValueError as e:
                 refused = str(e)
+            except OSError as e:  # h5py: the file does not open at all
+                refused = f"{path}: {e}"
         print(f"  python: {refused or 'read'}")
         if name in PY_REFUSES:
             check(refused is not None, f"{name}: the Python helper read it")
