@@ -58,4 +58,9 @@ with Tmp() as tmp:
     n = 500000
     p = put("agent.yaml", "labels: " + "[" * n + "]" * n + "\n")
     refused([AGENT, "--config", p], p, "1:72", "nesting limit")
+
+    # a spec file loads before any results file is opened
+    p = put("spec.yaml", "claims: " + "[" * n + "]" * n + "\n")
+    refused([COORD, "report", os.path.join(tmp, "none.h5"), "--spec", p], p, "1:72",
+            "nesting limit")
 print("ok")
