@@ -19,7 +19,14 @@ struct rb_yaml {
 	char *file;
 };
 
-/* Parses text; a syntax error or an empty document is a diagnostic and -EINVAL. */
+/* How deep lists and mappings may nest: a campaign needs about 6 levels. */
+#define RB_YAML_MAX_DEPTH 64
+
+/*
+ * Parses text: one document, nested at most RB_YAML_MAX_DEPTH levels. A syntax error,
+ * an empty document, a second document or deeper nesting is a diagnostic at its
+ * position and -EINVAL.
+ */
 int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t len,
 		 struct rb_diags *d);
 void rb_yaml_release(struct rb_yaml *y);

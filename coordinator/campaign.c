@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "endpoint.h"
+#include "fname.h"
 #include "presets.h"
 #include "units.h"
 #include "yamlcfg.h"
@@ -38,6 +41,7 @@ struct loader {
 	} *keys;
 	size_t nkeys, capkeys;
 	yaml_node_t *stripe_node;	/* where a workload first sets 'stripe' */
+	bool points_full;		/* the point limit was reported */
 };
 
 static size_t drive_hash(const char *agent, const char *path)
@@ -643,6 +647,14 @@ static void load_targets(struct loader *L, yaml_node_t *n)
 	}
 }
 
+/* The point limit, said once however many points come after it. */
+static void points_full(struct loader *L, yaml_node_t *at)
+{
+	if (!L->points_full)
+		ERR(L, at, NULL, "point limit: the campaign has more than %d points", MAX_POINTS);
+	L->points_full = true;
+}
+
 static int add_point(struct loader *L, unsigned phase, const struct rb_workload *wl,
 		     const char *name, yaml_node_t *at)
 {
@@ -655,7 +667,7 @@ static int add_point(struct loader *L, unsigned phase, const struct rb_workload 
 		return -EINVAL;
 	}
 	if (c->npoints >= MAX_POINTS) {
-		ERR(L, at, NULL, "more than %d points", MAX_POINTS);
+		points_full(L, at);
 		return -E2BIG;
 	}
 	v = realloc(c->points, (c->npoints + 1) * sizeof(*v));
@@ -681,7 +693,7 @@ static struct rb_point *push_point(struct loader *L, const struct rb_point *tmpl
 	struct rb_point *v;
 
 	if (c->npoints >= MAX_POINTS) {
-		ERR(L, at, NULL, "more than %d points", MAX_POINTS);
+		points_full(L, at);
 		return NULL;
 	}
 	v = realloc(c->points, (c->npoints + 1) * sizeof(*v));
@@ -951,6 +963,56 @@ static void shape_phase(struct loader *L, size_t b, const struct phase_extra *x,
 	free(tmpl);
 }
 
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+/*
+ * Whether the phase's points fit under the point limit, counted before any is made: the
+ * product of its matrix's axis lengths, times its curve's points, steady-state rounds or
+ * repeats. A 16 KB campaign can name a billion points; making them first took memory
+ * until the process was killed. Says which limit, once, at the phase.
+ */
+static bool phase_fits(struct loader *L, yaml_node_t *ph, const char *pname, const struct axis *axes,
+		       size_t naxes, const struct phase_extra *x)
+{
+	uint64_t n = 1, times = 0;
+	const char *what = NULL;
+	char shape[192] = "", before[64] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < naxes; i++) {
+		n = mul_sat(n, axes[i].n);
+		if (len < sizeof(shape))
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%s%zu",
+						i ? " x " : "a matrix of ", axes[i].n);
+	}
+	if (x->ncurve)
+		times = x->ncurve + 1, what = "curve points";
+	else if (x->steady_node && !x->rolling)
+		times = x->rounds, what = "steady-state rounds";
+	else if (x->repeat > 1)
+		times = x->repeat, what = "repeats";
+	if (what) {
+		n = mul_sat(n, times);
+		if (len < sizeof(shape))
+			snprintf(shape + len, sizeof(shape) - len, "%s%llu %s", len ? " times " : "",
+				 (unsigned long long)times, what);
+	}
+	if (n <= MAX_POINTS - L->c->npoints)
+		return true;
+	if (L->c->npoints)
+		snprintf(before, sizeof(before), " after the %zu before it", L->c->npoints);
+	if (!L->points_full)
+		ERR(L, ph, NULL,
+		    "point limit: phase '%s' would make %llu points (%s)%s; a campaign has at "
+		    "most %d",
+		    pname, (unsigned long long)n, shape, before, MAX_POINTS);
+	L->points_full = true;
+	return false;
+}
+
 static void expand(struct loader *L, unsigned phase, const char *pname,
 		   const struct rb_workload *base, struct axis *axes, size_t naxes, size_t k,
 		   struct rb_workload *wl, char *name, size_t nlen, yaml_node_t *at)
@@ -1146,7 +1208,7 @@ static void load_phases(struct loader *L, yaml_node_t *n)
 				    "phase measures, or leave it out for all");
 			c->nphases++;
 		}
-		if (ok && pv) {
+		if (ok && pv && phase_fits(L, ph, c->phases[c->nphases - 1].name, axes, naxes, &x)) {
 			struct rb_workload wl;
 			char err[256], name[256];
 
@@ -1636,8 +1698,11 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
 				free(c->listen);
 				c->listen = xstrdup(rb_yaml_scalar(v));
-				if (strncmp(c->listen, "tcp://", 6) && strncmp(c->listen, "ipc://", 6))
-					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH");
+				char why[256];
+
+				if (rb_endpoint_check(c->listen, why, sizeof(why)))
+					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH: %s",
+					    why);
 			}
 		} else if (!strcmp(key, "key") || !strcmp(key, "agent_keys")) {
 			if (want(L, v, YAML_SCALAR_NODE, key, "a file")) {
@@ -1866,6 +1931,28 @@ char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len
 	}
 	snprintf(buf, len, "%016llx", (unsigned long long)h);
 	return buf;
+}
+
+int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf, size_t len)
+{
+	char stem[RB_FNAME_MAX + 1], ts[32];
+	struct tm tm;
+	size_t dlen = strlen(c->results_dir);
+	int n;
+
+	if (mkdir(c->results_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	rb_fname_sanitize(c->name, stem, sizeof(stem));
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	n = snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, stem, ts);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	/* what follows the folder and its '/' is one component, and not "." or ".." */
+	if (strncmp(buf, c->results_dir, dlen) || buf[dlen] != '/' || strchr(buf + dlen + 1, '/') ||
+	    !strcmp(buf + dlen + 1, ".") || !strcmp(buf + dlen + 1, ".."))
+		return -EXDEV;
+	return 0;
 }
 
 int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,

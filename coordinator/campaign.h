@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "diag.h"
 #include "options.h"
@@ -139,5 +140,13 @@ bool rb_campaign_writes(const struct rb_campaign *c);
 /* The methodology hash: 16 hex digits over the expanded plan (points, settings, order),
  * not the drives; stored with the results so reports compare like with like. */
 char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len);
+/*
+ * The results file of a run started at now: "RESULTS/NAME-YYYYMMDDTHHMMSSZ.h5", NAME the
+ * campaign's name made a file name by rb_fname_sanitize() ("../../x" is "_._.__x"), so
+ * the file is in the results folder and nowhere else; the path made is checked for it.
+ * Creates the folder (not its parents) when missing. Returns 0, or negative errno:
+ * -ENAMETOOLONG when the path does not fit in len, -EXDEV when it would leave the folder.
+ */
+int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf, size_t len);
 
 #endif

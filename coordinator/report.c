@@ -100,10 +100,19 @@ static void file_free(struct rp_file *f)
 	free(f->hi);
 }
 
+/* A root attribute that may be absent (""), but when present is one string. */
+static int attr_opt(struct rb_results_in *in, const char *name, char *buf, size_t len)
+{
+	int r = rb_results_attr_get(in, name, buf, len);
+
+	return r == -ENOENT ? 0 : r;
+}
+
 static int load_file(struct rp_file *f, const char *path)
 {
 	char err[512];
 	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
+	int r;
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
@@ -111,47 +120,107 @@ static int load_file(struct rp_file *f, const char *path)
 		rb_err("%s", err);
 		return RB_EXIT_USAGE;
 	}
-	rb_results_attr(in, "methodology", f->methodology, sizeof(f->methodology));
-	rb_results_attr(in, "campaign_name", f->campaign, sizeof(f->campaign));
-	rb_results_attr(in, "status", f->status, sizeof(f->status));
-	if (rb_results_read_drives(in, &f->dr, &f->nd) || rb_results_read_points(in, &f->pt, &f->np) ||
-	    rb_results_read_results(in, &f->rs, &f->nr) ||
-	    rb_results_read_samples(in, &f->sm, &f->nsm) ||
-	    rb_results_read_hists(in, &f->hi, &f->nhi)) {
-		rb_err("'%s': cannot read its tables", path);
+	if (rb_results_schema(in) > RB_RESULTS_SCHEMA_VERSION)
+		rb_warn("'%s' has schema_version %d, newer than this rackbench reads (%d): what "
+			"the newer layout added is not shown",
+			path, rb_results_schema(in), RB_RESULTS_SCHEMA_VERSION);
+	r = attr_opt(in, "methodology", f->methodology, sizeof(f->methodology));
+	if (!r)
+		r = attr_opt(in, "campaign_name", f->campaign, sizeof(f->campaign));
+	if (!r)
+		r = attr_opt(in, "status", f->status, sizeof(f->status));
+	if (!r)
+		r = rb_results_read_drives(in, &f->dr, &f->nd);
+	if (!r)
+		r = rb_results_read_points(in, &f->pt, &f->np);
+	if (!r)
+		r = rb_results_read_results(in, &f->rs, &f->nr);
+	if (!r)
+		r = rb_results_read_samples(in, &f->sm, &f->nsm);
+	if (!r)
+		r = rb_results_read_hists(in, &f->hi, &f->nhi);
+	if (!r)
+		r = rb_results_read_steady(in, &f->ss, &f->nss);
+	if (r) {
+		rb_err("'%s': cannot report: %s", path,
+		       r == -ENOMEM ? "out of memory" : rb_results_in_error(in));
 		rb_results_in_close(in);
-		return RB_EXIT_FAILED;
-	}
-	/* older files have no steady_state table */
-	if (rb_results_read_steady(in, &f->ss, &f->nss)) {
-		f->ss = NULL;
-		f->nss = 0;
+		file_free(f);
+		memset(f, 0, sizeof(*f));
+		f->path = path;
+		return r == -EIO || r == -ENOMEM ? RB_EXIT_FAILED : RB_EXIT_USAGE;
 	}
 	rb_results_in_close(in);
 	return 0;
 }
 
+/* Result rows in (point, drive, attempt, row) order, by index. */
+static int cmp_result(const void *a, const void *b, void *arg)
+{
+	const struct rb_row_result *rs = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	const struct rb_row_result *x = &rs[i], *y = &rs[j];
+
+	if (x->point != y->point)
+		return x->point < y->point ? -1 : 1;
+	if (x->drive != y->drive)
+		return x->drive < y->drive ? -1 : 1;
+	if (x->attempt != y->attempt)
+		return x->attempt < y->attempt ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* The latest attempt of point on drive (of equal attempts, the last row): the last of
+ * its run in the sorted index ix, or NULL. */
+static const struct rb_row_result *latest(const struct rb_row_result *rs, const size_t *ix,
+					  size_t n, uint32_t point, uint32_t drive)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct rb_row_result *m = &rs[ix[mid]];
+
+		if (m->point < point || (m->point == point && m->drive <= drive))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || rs[ix[lo - 1]].point != point || rs[ix[lo - 1]].drive != drive)
+		return NULL;
+	return &rs[ix[lo - 1]];
+}
+
+/*
+ * One cell per (point, drive) of file fi. The results are looked up in a sorted index:
+ * a scan of every row for every cell made a fleet's report (8000 drives, 100 points,
+ * 800 000 rows) take hours, and so did a crafted file of a few kilobytes.
+ */
 static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 {
 	struct rp_file *f = &r->files[fi];
+	size_t *ix = malloc((f->nr + 1) * sizeof(*ix));
 
+	if (!ix)
+		return -ENOMEM;
+	for (size_t k = 0; k < f->nr; k++)
+		ix[k] = k;
+	qsort_r(ix, f->nr, sizeof(*ix), cmp_result, f->rs);
 	f->cell0 = r->ncells;
 	for (size_t p = 0; p < f->np; p++) {
 		for (size_t d = 0; d < f->nd; d++) {
-			const struct rb_row_result *best = NULL;
+			const struct rb_row_result *best =
+				latest(f->rs, ix, f->nr, f->pt[p].point, f->dr[d].drive);
 			struct rp_cell *c;
 
-			/* the latest attempt of the point on the drive */
-			for (size_t k = 0; k < f->nr; k++)
-				if (f->rs[k].point == f->pt[p].point && f->rs[k].drive == f->dr[d].drive &&
-				    (!best || f->rs[k].attempt >= best->attempt))
-					best = &f->rs[k];
 			if (r->ncells == *cap) {
 				size_t nc = *cap ? *cap * 2 : 64;
 				struct rp_cell *n = realloc(r->cells, nc * sizeof(*n));
 
-				if (!n)
+				if (!n) {
+					free(ix);
 					return -ENOMEM;
+				}
 				r->cells = n;
 				*cap = nc;
 			}
@@ -187,6 +256,7 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->wr_p99_us = (double)best->write.lat_p99_ns / 1e3;
 		}
 	}
+	free(ix);
 	return 0;
 }
 

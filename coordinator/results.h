@@ -197,14 +197,30 @@ int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns);
 
 struct rb_results_in;
 
-/* Opens a results file for reading; NULL with err filled. */
+/*
+ * Opens a results file for reading; NULL with err filled (also when its schema_version
+ * is not one string holding a number). Every reader below checks the type class, rank
+ * and dimensions of what it reads before reading it, and refuses what does not match
+ * with a reason rb_results_in_error() gives.
+ */
 struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen);
 void rb_results_in_close(struct rb_results_in *in);
-/* A root attribute that is a string ("" when absent). */
+/* The file's schema_version (a newer file than RB_RESULTS_SCHEMA_VERSION may differ). */
+int rb_results_schema(const struct rb_results_in *in);
+/* Why the last read failed, as "its table 'results' is of rank 2 (4 x 8), ...". */
+const char *rb_results_in_error(const struct rb_results_in *in);
+/* A root attribute that is one string into buf: 0, -ENOENT when absent (buf ""), or
+ * -EINVAL / -EIO when it is not one string (an array, a number), why in the error. */
+int rb_results_attr_get(struct rb_results_in *in, const char *name, char *buf, size_t len);
+/* The same, for callers that need no reason: buf, "" when absent or not one string. */
 const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len);
-/* Whole tables into new arrays the caller frees. 0 or -EIO (file not of this layout). */
+/*
+ * Whole tables into new arrays the caller frees: 0, -ENOENT (no such table), -EINVAL
+ * (not of this layout: rank, type, a column's class, more rows than the read limit),
+ * -EIO or -ENOMEM. String fields always end in a NUL inside the field.
+ */
 int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n);
-/* A file older than schema 6 has no members table: 0 rows. */
+/* Files older than schema 6 have no members table, older ones no steady_state: 0 rows. */
 int rb_results_read_members(struct rb_results_in *in, struct rb_row_member **ret, size_t *ret_n);
 int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n);
 int rb_results_read_results(struct rb_results_in *in, struct rb_row_result **ret, size_t *ret_n);
@@ -212,5 +228,7 @@ int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret
 int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, size_t *ret_n);
 int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n);
 int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret, size_t *ret_n);
+/* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
+void rb_results_set_read_limit(size_t bytes);
 
 #endif

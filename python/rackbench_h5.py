@@ -9,9 +9,14 @@ run with /usr/bin/python3).
 
 Percentiles are recomputed from the stored histograms with exactly the C code's rule
 (common/hist.h): merge by adding counts, never average percentiles.
+
+Like `rackbench report`, the module reads only what it checked: every attribute it uses is
+one value of the expected kind, every table a rank-1 dataset of compound rows. A file that
+is not raises ValueError naming what is wrong; a newer schema_version is warned about.
 """
 import json
 import math
+import warnings
 
 import h5py
 import numpy as np
@@ -22,6 +27,8 @@ SUB = 1 << SUB_BITS
 MAX_POW = 42
 BUCKETS = SUB + (MAX_POW - SUB_BITS + 1) * SUB
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
+SCHEMA_VERSION = 6  # coordinator/results.h RB_RESULTS_SCHEMA_VERSION
+READ_LIMIT_BYTES = 4 << 30  # the most one table may take in memory, as rackbench report
 
 
 def bucket_lower(i):
@@ -75,27 +82,101 @@ def _decode(df):
     return df
 
 
+def _scalar(h5, path, name, kind):
+    """Root attribute name as one value of kind (str or int); ValueError otherwise."""
+    if name not in h5.attrs:
+        raise ValueError(f"{path}: no attribute '{name}': not a rackbench results file")
+    v = h5.attrs[name]
+    if isinstance(v, np.ndarray):
+        raise ValueError(f"{path}: attribute '{name}' is an array of shape {v.shape}, "
+                         "not one value")
+    if isinstance(v, bytes):
+        v = v.decode("utf-8", "replace")
+    if kind is str and not isinstance(v, str):
+        raise ValueError(f"{path}: attribute '{name}' is {type(v).__name__}, not a string")
+    if kind is int:
+        if not isinstance(v, (int, np.integer)):
+            raise ValueError(f"{path}: attribute '{name}' is {type(v).__name__}, "
+                             "not an integer")
+        v = int(v)
+    return v
+
+
 class Results:
     def __init__(self, path):
+        self.path = path
         self.h5 = h5py.File(path, "r")
-        a = self.h5.attrs
-        if int(a["hist_buckets"]) != BUCKETS or int(a["hist_sub_bucket_bits"]) != SUB_BITS:
+        try:
+            self._check()
+        except Exception:
+            self.h5.close()
+            raise
+
+    def _check(self):
+        path = self.path
+        ver = _scalar(self.h5, path, "schema_version", str)
+        if not ver.isdigit():
+            raise ValueError(f"{path}: schema_version is '{ver[:32]}', not a version number")
+        self.schema = int(ver)
+        if self.schema > SCHEMA_VERSION:
+            warnings.warn(f"{path}: schema_version {self.schema} is newer than this module "
+                          f"reads ({SCHEMA_VERSION}): what it added is not shown")
+        if (_scalar(self.h5, path, "hist_buckets", int) != BUCKETS or
+                _scalar(self.h5, path, "hist_sub_bucket_bits", int) != SUB_BITS):
             raise ValueError(f"{path}: histogram layout differs from this module's")
+
+    def _dataset(self, name):
+        """Table name, checked: a rank-1 dataset of compound rows."""
+        if name not in self.h5:
+            raise ValueError(f"{self.path}: no table '{name}'")
+        d = self.h5[name]
+        if not isinstance(d, h5py.Dataset):
+            raise ValueError(f"{self.path}: '{name}' is not a table (a dataset)")
+        if d.shape is None or len(d.shape) != 1:
+            shape = "empty" if d.shape is None else f"of shape {d.shape}"
+            raise ValueError(f"{self.path}: table '{name}' is {shape}, not a list of rows")
+        if not d.dtype.names:
+            raise ValueError(f"{self.path}: table '{name}' holds {d.dtype}, not rows of columns")
+        for col in d.dtype.names:
+            if d.dtype[col].shape or d.dtype[col].names:
+                raise ValueError(f"{self.path}: column '{col}' of table '{name}' holds "
+                                 f"{d.dtype[col]}, not one value per row")
+        if d.shape[0] * d.dtype.itemsize > READ_LIMIT_BYTES:
+            raise ValueError(f"{self.path}: table '{name}' has {d.shape[0]} rows, more than "
+                             f"{READ_LIMIT_BYTES >> 20} MiB in memory")
+        return d
 
     def tables(self):
         return [k for k in self.h5 if isinstance(self.h5[k], h5py.Dataset) and self.h5[k].dtype.names]
 
     def table(self, name):
         """A table as a DataFrame, fixed-length strings decoded."""
-        return _decode(pd.DataFrame(self.h5[name][:]))
+        return _decode(pd.DataFrame(self._dataset(name)[:]))
+
+    def _hist_rows(self):
+        h = self._dataset("histograms")[:]
+        for col in ("bucket", "count"):
+            if col not in h.dtype.names or h.dtype[col].kind not in "iu":
+                raise ValueError(f"{self.path}: table 'histograms' has no integer '{col}'")
+        if len(h) and (int(h["bucket"].max()) >= BUCKETS or int(h["bucket"].min()) < 0):
+            raise ValueError(f"{self.path}: table 'histograms' has a bucket outside "
+                             f"0..{BUCKETS - 1}")
+        return h
 
     def units(self, name):
-        return json.loads(self.h5[name].attrs["units"])
+        d = self._dataset(name)
+        u = d.attrs.get("units")
+        if not isinstance(u, (str, bytes)):
+            raise ValueError(f"{self.path}: table '{name}' has no 'units' string")
+        u = json.loads(u)
+        if not isinstance(u, dict):
+            raise ValueError(f"{self.path}: the 'units' of table '{name}' are not a mapping")
+        return u
 
     def histogram(self, **where):
         """Dense counts of every histogram row matching where (drive=, point=, attempt=,
         interval=, direction=), merged by adding."""
-        h = self.h5["histograms"][:]
+        h = self._hist_rows()
         m = np.ones(len(h), dtype=bool)
         for k, v in where.items():
             m &= h[k] == v
@@ -106,7 +187,7 @@ class Results:
     def percentiles(self, by, ps=(50, 90, 99, 99.9)):
         """Percentiles of the merged histograms of each group of `by` columns of the
         histograms table (e.g. ["point"], ["drive", "point", "direction"])."""
-        h = pd.DataFrame(self.h5["histograms"][:])
+        h = pd.DataFrame(self._hist_rows())
         rows = []
         for key, g in h.groupby(list(by)):
             counts = np.zeros(BUCKETS, dtype=np.uint64)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "campaign.h"
@@ -353,6 +354,149 @@ static void test_campaign_phase_drives(void **state)
 	rb_diags_release(&d);
 }
 
+static const char tiny[] = "name: %s\n"
+			   "results: %s\n"
+			   "listen: %s\n"
+			   "targets:\n"
+			   "  - agent: a1\n"
+			   "    drives: [/d/0]\n"
+			   "phases:\n"
+			   "  - name: p\n"
+			   "    workload: {rw: randread}\n"
+			   "%s";
+
+static int load_tiny(const char *name, const char *results, const char *listen,
+		     const char *extra, struct rb_campaign **ret, struct rb_diags *d)
+{
+	char text[32768];
+
+	snprintf(text, sizeof(text), tiny, name, results, listen, extra);
+	return rb_campaign_load("t.yaml", text, strlen(text), ret, d);
+}
+
+static void test_campaign_refuses_deep_nesting_and_second_document(void **state)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	size_t n = 100000;
+	char *deep = malloc(2 * n + 8);
+
+	(void)state;
+	rb_diags_init(&d);
+	/* 100 000 levels: libyaml alone takes minutes; refused at the 65th */
+	memcpy(deep, "x: ", 3);
+	memset(deep + 3, '[', n);
+	memset(deep + 3 + n, ']', n);
+	deep[3 + 2 * n] = '\0';
+	assert_int_equal(rb_campaign_load("deep.yaml", deep, strlen(deep), &c, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].line, 1);
+	assert_int_equal(d.v[0].column, 3 + 64);
+	assert_non_null(strstr(d.v[0].message, "nesting limit"));
+	free(deep);
+	rb_diags_release(&d);
+	/* 64 levels load (the root mapping is the first) */
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("t", ".", "tcp://*:7470",
+				   "    matrix: {iodepth: [[[[[[[[[[1]]]]]]]]]]}\n", &c, &d),
+			 -EINVAL);
+	assert_null(strstr(d.v[0].message, "nesting limit"));
+	rb_diags_release(&d);
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("t", ".", "tcp://*:7470", "---\nname: u\n", &c, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].line, 10);
+	assert_non_null(strstr(d.v[0].message, "a second YAML document"));
+	rb_diags_release(&d);
+}
+
+static void test_campaign_point_limit_before_expansion(void **state)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	char extra[16384], vals[8192];
+	size_t n = 0;
+
+	(void)state;
+	for (int i = 1; i <= 1000; i++)
+		n += (size_t)snprintf(vals + n, sizeof(vals) - n, "%s%d", i > 1 ? ", " : "", i);
+	snprintf(extra, sizeof(extra),
+		 "    matrix: {iodepth: &v [%s], seed: *v, rate_iops: *v}\n", vals);
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("t", ".", "tcp://*:7470", extra, &c, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].line, 8);
+	assert_non_null(strstr(d.v[0].message, "point limit: phase 'p' would make 1000000000 "
+					       "points (a matrix of 1000 x 1000 x 1000)"));
+	rb_diags_release(&d);
+	/* repeats count: 101 x 1000 is past 100 000, said once */
+	snprintf(extra, sizeof(extra), "    repeat: 1000\n    matrix: {iodepth: [%.*s]}\n",
+		 (int)(strstr(vals, ", 102") - vals), vals);
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("t", ".", "tcp://*:7470", extra, &c, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "101000 points (a matrix of 101 times 1000 "
+					       "repeats)"));
+	rb_diags_release(&d);
+	/* 100 x 1000 is the limit itself: it loads */
+	snprintf(extra, sizeof(extra), "    repeat: 1000\n    matrix: {iodepth: [%.*s]}\n",
+		 (int)(strstr(vals, ", 101") - vals), vals);
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("t", ".", "tcp://*:7470", extra, &c, &d), 0);
+	assert_int_equal(c->npoints, 100000);
+	c = rb_campaign_free(c);
+	rb_diags_release(&d);
+}
+
+static void test_campaign_listen_is_checked_at_load(void **state)
+{
+	static const char *const bad[] = { "tcp://*:99999", "tcp://127.0.0.1:7470/extra",
+					   "tcp://127.0.0.1", "udp://*:1" };
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rb_diags_init(&d);
+		assert_int_equal(load_tiny("t", ".", bad[i], "", &c, &d), -EINVAL);
+		assert_int_equal(d.n, 1);
+		assert_int_equal(d.v[0].line, 3);
+		assert_int_equal(d.v[0].column, 9);
+		assert_non_null(strstr(d.v[0].message, "'listen' must be"));
+		rb_diags_release(&d);
+	}
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("t", ".", "tcp://127.0.0.1:0", "", &c, &d), 0);
+	c = rb_campaign_free(c);
+	rb_diags_release(&d);
+}
+
+static void test_campaign_results_path_stays_in_the_folder(void **state)
+{
+	char dir[] = "/tmp/rb-test-results-XXXXXX", path[512], want[512];
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	time_t t = 1767225600; /* 2026-01-01T00:00:00Z */
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	rb_diags_init(&d);
+	assert_int_equal(load_tiny("'../../escaped-by-name'", dir, "tcp://*:7470", "", &c, &d), 0);
+	assert_string_equal(c->name, "../../escaped-by-name");
+	assert_int_equal(rb_campaign_results_path(c, t, path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/_._.__escaped-by-name-20260101T000000Z.h5", dir);
+	assert_string_equal(path, want);
+	free(c->name);
+	c->name = strdup("a/b/c");
+	assert_int_equal(rb_campaign_results_path(c, t, path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/a_b_c-20260101T000000Z.h5", dir);
+	assert_string_equal(path, want);
+	assert_int_equal(rb_campaign_results_path(c, t, path, 20), -ENAMETOOLONG);
+	c = rb_campaign_free(c);
+	rb_diags_release(&d);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +506,10 @@ int main(void)
 		cmocka_unit_test(test_campaign_curve_and_steady_state),
 		cmocka_unit_test(test_campaign_volumes),
 		cmocka_unit_test(test_campaign_phase_drives),
+		cmocka_unit_test(test_campaign_refuses_deep_nesting_and_second_document),
+		cmocka_unit_test(test_campaign_point_limit_before_expansion),
+		cmocka_unit_test(test_campaign_listen_is_checked_at_load),
+		cmocka_unit_test(test_campaign_results_path_stays_in_the_folder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
