@@ -2270,18 +2270,10 @@ static int resolve(struct coord *k, const char *lock, int rc)
 	return 0;
 }
 
+/* The run's results file: the campaign's name made a file name, inside the folder. */
 static int results_path(const struct rb_campaign *c, char *buf, size_t len)
 {
-	time_t now = time(NULL);
-	struct tm tm;
-	char ts[32];
-
-	if (mkdir(c->results_dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, c->name, ts);
-	return 0;
+	return rb_campaign_results_path(c, time(NULL), buf, len);
 }
 
 /*
