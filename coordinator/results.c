@@ -245,6 +245,20 @@ struct rb_results {
 
 static void *writer(void *arg);
 
+/*
+ * HDF5 once per process: its error stack not printed (every failure is said here), and
+ * no exit handler of its own -- after a close that failed (a full disk) the library
+ * still holds the file's id, and its handler then crashes at exit. The journal, not the
+ * last flush, is what keeps the data.
+ */
+static void hdf5_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, (void (*)(void))H5dont_atexit);
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
 /* What the writer may be behind by before rb_results_flush() waits for it. */
 #define QUEUE_MAX_BYTES (256u << 20)
 
@@ -422,7 +436,7 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	hdf5_init();
 	fapl = H5Pcreate(H5P_FILE_ACCESS);
 	H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
 	r->file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
@@ -601,6 +615,7 @@ static void *writer(void *arg)
 {
 	struct rb_results *r = arg;
 
+	hdf5_init();	/* the error stack is per thread where HDF5 is thread-safe */
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		struct job *j;
@@ -732,8 +747,9 @@ int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)
 	}
 	if (H5Fclose(r->file) < 0)
 		rc = -EIO;
-	/* the end, as attributes: SWMR mode adds none, so the file is opened again for them */
-	if (r->path) {
+	/* the end, as attributes: SWMR mode adds none, so the file is opened again for them;
+	 * not after a failed close (the file is what the journal rebuilds on resume) */
+	if (r->path && !rc) {
 		hid_t f = H5Fopen(r->path, H5F_ACC_RDWR, H5P_DEFAULT);
 
 		if (f < 0 || attr_str(f, "status", status) || attr_i64(f, "end_ns", end_ns))
@@ -930,7 +946,7 @@ struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	hdf5_init();
 	in->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	/*
 	 * A run still going, or killed: its writer was in SWMR mode. A SWMR reader retries a
