@@ -872,7 +872,7 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 	FILE *f = open_memstream(&req, &len);
 	bool aborted = false;
 	off_t at = 0;
-	int rc = RB_EXIT_FAILED;
+	int rc = RB_EXIT_FAILED, misses = 0;
 
 	if (!f)
 		return RB_EXIT_FAILED;
@@ -912,12 +912,20 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 		}
 		snprintf(q, sizeof(q), "status\nid=%s\n", id);
 		rep = ask(path, q, strlen(q), 30000);
+		/* a service busy winding a run down may miss a question: ask again */
+		if ((!rep || !reply_ok(rep)) && ++misses < 5) {
+			free(rep);
+			follow(log, &at);
+			usleep(500000);
+			continue;
+		}
 		if (!rep)
 			break;
 		if (!reply_ok(rep)) {
 			free(rep);
 			break;
 		}
+		misses = 0;
 		if (rb_control_field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
 			follow(log, &at);
 			rc = rb_control_field(rep, "exit", ex, sizeof(ex)) ? (int)strtol(ex, NULL, 10)

@@ -67,7 +67,9 @@ with Tmp() as tmp:
         lo = rb.percentile(res.histogram(drive=0, point=p["point"], direction=d), 99) / 1e3
         hi = rb.percentile(res.histogram(drive=4, point=p["point"], direction=d), 99) / 1e3
         merged = float(cells[7 if d == 0 else 9])
-        check(lo <= merged <= hi and lo < hi, f"merged p99 {merged} outside [{lo}, {hi}]")
+        # (the report prints 0.1 us: its figure may round to just below the fastest's)
+        check(lo - 0.05 <= merged <= hi + 0.05 and lo < hi,
+              f"merged p99 {merged} outside [{lo}, {hi}]")
 
     # a spec: claims at the median drive's figures; the slow drive fails the IOPS claim
     rr = results[(results.drive == 0)].merge(pts, left_on="point", right_on="point")
