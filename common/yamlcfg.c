@@ -88,10 +88,14 @@ int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t l
 	if (!y->file)
 		return -ENOMEM;
 	r = check_events(y->file, text, len, d);
-	if (r)
+	if (r) {
+		rb_yaml_release(y);	/* a failed load leaves nothing to release */
 		return r == -E2BIG ? -EINVAL : r;
-	if (!yaml_parser_initialize(&p))
+	}
+	if (!yaml_parser_initialize(&p)) {
+		rb_yaml_release(y);
 		return -ENOMEM;
+	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&p, &y->doc)) {
 		syntax_error(&p, y->file, d);
@@ -105,6 +109,8 @@ int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t l
 	}
 out:
 	yaml_parser_delete(&p);
+	if (r)
+		rb_yaml_release(y);
 	return r;
 }
 

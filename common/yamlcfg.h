@@ -25,7 +25,7 @@ struct rb_yaml {
 /*
  * Parses text: one document, nested at most RB_YAML_MAX_DEPTH levels. A syntax error,
  * an empty document, a second document or deeper nesting is a diagnostic at its
- * position and -EINVAL.
+ * position and -EINVAL. On failure y holds nothing (rb_yaml_release is a no-op).
  */
 int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t len,
 		 struct rb_diags *d);
