@@ -61,11 +61,12 @@ static int eval_atom(const char **p, long long *ret, int depth)
 	return errno ? -EINVAL : 0;
 }
 
-static int eval_term(const char **p, long long *ret, int depth)
+/* One level of binary operators: times and divide over atoms, or plus and minus over that. */
+static int eval_level(const char **p, long long *ret, int depth, bool sums)
 {
 	long long r;
 
-	if (eval_atom(p, ret, depth))
+	if (sums ? eval_level(p, ret, depth, false) : eval_atom(p, ret, depth))
 		return -EINVAL;
 	for (;;) {
 		char op;
@@ -73,14 +74,15 @@ static int eval_term(const char **p, long long *ret, int depth)
 		while (**p == ' ')
 			(*p)++;
 		op = **p;
-		if (op != '*' && op != '/')
+		if (!strchr(sums ? "+-" : "*/", op) || !op)
 			return 0;
 		(*p)++;
-		if (eval_atom(p, &r, depth))
+		if (sums ? eval_level(p, &r, depth, false) : eval_atom(p, &r, depth))
 			return -EINVAL;
-		if (op == '/' && r == 0)
-			return -EINVAL;
-		if (op == '*' && __builtin_mul_overflow(*ret, r, ret))
+		if ((op == '/' && r == 0) ||
+		    (op == '*' && __builtin_mul_overflow(*ret, r, ret)) ||
+		    (op == '+' && __builtin_add_overflow(*ret, r, ret)) ||
+		    (op == '-' && __builtin_sub_overflow(*ret, r, ret)))
 			return -EINVAL;
 		if (op == '/')
 			*ret /= r;
@@ -89,25 +91,7 @@ static int eval_term(const char **p, long long *ret, int depth)
 
 static int eval_expr(const char **p, long long *ret, int depth)
 {
-	long long r;
-
-	if (eval_term(p, ret, depth))
-		return -EINVAL;
-	for (;;) {
-		char op;
-
-		while (**p == ' ')
-			(*p)++;
-		op = **p;
-		if (op != '+' && op != '-')
-			return 0;
-		(*p)++;
-		if (eval_term(p, &r, depth))
-			return -EINVAL;
-		if (op == '+' ? __builtin_add_overflow(*ret, r, ret)
-			      : __builtin_sub_overflow(*ret, r, ret))
-			return -EINVAL;
-	}
+	return eval_level(p, ret, depth, true);
 }
 
 /*

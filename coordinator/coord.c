@@ -2678,6 +2678,24 @@ static void report_store_failure(struct coord *k, const char *path)
 }
 
 /*
+ * After a Stop: up to 5 s for every agent to stop and send what it measured (a partial
+ * point is recorded, and the stops are surely out of the socket: a loaded machine can
+ * hold them in libzmq's queue past a close).
+ */
+static void await_stopped(struct coord *k)
+{
+	for (int64_t until = rb_mono_ns() + 5000000000LL; rb_mono_ns() < until;) {
+		size_t running = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++)
+			running += !k->agents[i].done && !k->agents[i].dropped;
+		if (!running)
+			break;
+		pump(k, 100);
+	}
+}
+
+/*
  * A rough size of what the run stores (journal and HDF5 file): per sample interval and
  * drive, about 2 KiB for both directions with their histograms. Warns when the results
  * folder has less free space than that.
@@ -2950,15 +2968,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 		status = "aborted";
 		stop_agents(&k, "the coordinator's results folder is full (or failing)");
 		/* their stop reaches them and their last messages stay in their spools */
-		for (int64_t until = rb_mono_ns() + 5000000000LL; rb_mono_ns() < until;) {
-			size_t running = 0;
-
-			for (size_t i = 0; i < c->nagents; i++)
-				running += !k.agents[i].done && !k.agents[i].dropped;
-			if (!running)
-				break;
-			pump(&k, 100);
-		}
+		await_stopped(&k);
 		report_store_failure(&k, path);
 		rc = RB_EXIT_PARTIAL;
 	} else if (k.fatal) {
@@ -2971,20 +2981,7 @@ int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o)
 	} else if (stopped(&k)) {
 		status = "aborted";
 		stop_agents(&k, "campaign aborted by the user");
-		/*
-		 * Wait (up to 5 s) for the agents to stop and send what they measured: their
-		 * partial point is recorded, and the stops are surely out of the socket (a
-		 * loaded machine can hold them in libzmq's queue past a close).
-		 */
-		for (int64_t until = rb_mono_ns() + 5000000000LL; rb_mono_ns() < until;) {
-			size_t running = 0;
-
-			for (size_t i = 0; i < c->nagents; i++)
-				running += !k.agents[i].done && !k.agents[i].dropped;
-			if (!running)
-				break;
-			pump(&k, 100);
-		}
+		await_stopped(&k);
 		rb_err("campaign aborted; results so far are in %s", path);
 		rc = RB_EXIT_FAILED;
 	} else {
