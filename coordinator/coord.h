@@ -13,13 +13,15 @@
 #include <stddef.h>
 
 #include "campaign.h"
+#include "clock.h"
 #include "journal.h"
 #include "transport.h"
 
 struct rb_zap;
 
-/* Where a run stands, for `rackbench status` (updated by rb_coord_run). */
+/* Where a run stands, for `rackbench status` (updated as the run goes). */
 struct rb_coord_state {
+	char phase[16];			/* waiting, selecting, pre-flight, point, idle, ... */
 	size_t point, npoints;		/* the point running (index), of how many */
 	char results[4096];		/* the file being written; "" before */
 };
@@ -31,11 +33,7 @@ struct rb_coord_opts {
 	const char *events;		/* JSON Lines of progress events, or NULL */
 	char *ret_path;			/* the file written */
 	size_t ret_path_len;
-	bool resolve_only;		/* plan --resolve: agents, drives, guard verdicts; no IO */
-	const char *lock_path;		/* plan --lock: write the drives' identities here */
-	/* resume: results_path's journal describes the run; its whole points are replayed
-	 * into a new file (the old one kept as .crashed) and the rest run */
-	const struct rb_journal_meta *resume;
+	const struct rb_clock *clock;	/* every time read of the run; NULL: the real clock */
 	/* rackbench serve: its ZAP handler (with router; NULL keyless), a hook for every
 	 * Hello (any agent, of this campaign or not), one called between messages (the
 	 * control socket), and where the run stands */
@@ -54,8 +52,25 @@ struct rb_coord_opts {
 	size_t nknown;
 };
 
-/* Returns the process exit code (common/exitcode.h). */
-/* Selectors' drives are appended to c when the agents connect. */
+/*
+ * Each returns the process exit code (common/exitcode.h). Selectors' drives are
+ * appended to c when the agents connect.
+ */
+/* Runs the campaign: agents, pre-flight, every point, the results file. */
 int rb_coord_run(struct rb_campaign *c, const struct rb_coord_opts *o);
+
+/*
+ * Resumes a crashed run: o->results_path's journal (described by m) holds what was
+ * acknowledged; its whole points are replayed into a new file (the old one kept as
+ * .crashed) and the rest run.
+ */
+int rb_coord_resume(struct rb_campaign *c, const struct rb_coord_opts *o,
+		    const struct rb_journal_meta *m);
+
+/*
+ * plan --resolve: the agents, the drives they offer and the guard's verdicts; no IO.
+ * With lock, the drives' identities are written there (only if the guard let all pass).
+ */
+int rb_coord_resolve(struct rb_campaign *c, const struct rb_coord_opts *o, const char *lock);
 
 #endif

@@ -270,10 +270,9 @@ static int resume_cmd(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop,
-						      .events = events,
-						      .results_path = path,
-						      .resume = &m });
+	rc = rb_coord_resume(c, &(struct rb_coord_opts){ .stop = &stop,
+							 .events = events,
+							 .results_path = path }, &m);
 	rb_campaign_free(c);
 	rb_journal_meta_free(&m);
 	rb_tx_context_term();

@@ -199,9 +199,7 @@ int rb_plan_cmd(int argc, char **argv)
 		}
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop_flag,
-							      .resolve_only = true,
-							      .lock_path = lock });
+		rc = rb_coord_resolve(c, &(struct rb_coord_opts){ .stop = &stop_flag }, lock);
 		rb_campaign_free(c);
 		rb_tx_context_term();
 		return rc;

@@ -290,8 +290,10 @@ static void reply_agents(struct service *s)
 static void reply_status(struct service *s, const char *id)
 {
 	if (s->running && (!id || !strcmp(id, s->id))) {
-		reply(s, "ok\nstate=running\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\nresults=%s\n",
-		      s->id, s->c->name, s->state.point, s->state.npoints, s->state.results);
+		reply(s, "ok\nstate=running\nphase=%s\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\n"
+			 "results=%s\n",
+		      s->state.phase, s->id, s->c->name, s->state.point, s->state.npoints,
+		      s->state.results);
 		return;
 	}
 	for (unsigned i = s->ndone; i-- > 0;) {
@@ -450,18 +452,13 @@ static void run_now(struct service *s, char *req)
 		if (s->agents[i].hello && now_ns - s->agents[i].last_ns < 5000000000LL)
 			known[nknown++] = (struct rb_known_agent){ .peer = s->agents[i].peer,
 								   .hello = s->agents[i].hello };
-	rc = rb_coord_run(c, &(struct rb_coord_opts){ .router = s->router,
-						      .zap = s->zap,
-						      .stop = &abort_run,
-						      .events = events[0] ? events : NULL,
-						      .results_path = resume ? path : NULL,
-						      .resume = resume ? &m : NULL,
-						      .hello_hook = on_hello,
-						      .tick = tick,
-						      .hook_arg = s,
-						      .state = &s->state,
-						      .known = known,
-						      .nknown = nknown });
+	struct rb_coord_opts co = { .router = s->router, .zap = s->zap, .stop = &abort_run,
+				    .events = events[0] ? events : NULL,
+				    .results_path = resume ? path : NULL,
+				    .hello_hook = on_hello, .tick = tick, .hook_arg = s,
+				    .state = &s->state, .known = known, .nknown = nknown };
+
+	rc = resume ? rb_coord_resume(c, &co, &m) : rb_coord_run(c, &co);
 	free(known);
 	fflush(stdout);
 	fflush(stderr);
@@ -815,15 +812,17 @@ int rb_control_cmd(const char *cmd, int argc, char **argv)
 		rb_control_field(rep, "state", st, sizeof(st));
 		if (!strcmp(st, "running")) {
 			char point[32] = "0", points[32] = "0", camp[256] = "", rid[64] = "?";
-			char res[4096] = "";
+			char res[4096] = "", phase[32] = "?";
 
+			rb_control_field(rep, "phase", phase, sizeof(phase));
 			rb_control_field(rep, "point", point, sizeof(point));
 			rb_control_field(rep, "points", points, sizeof(points));
 			rb_control_field(rep, "campaign", camp, sizeof(camp));
 			rb_control_field(rep, "id", rid, sizeof(rid));
 			rb_control_field(rep, "results", res, sizeof(res));
-			printf("running: run %s, campaign '%s', point %ld of %s, results %s\n", rid,
-			       camp, strtol(point, NULL, 10) + 1, points, *res ? res : "(not yet)");
+			printf("running: run %s, campaign '%s', point %ld of %s, phase %s, results %s\n",
+			       rid, camp, strtol(point, NULL, 10) + 1, points, phase,
+			       *res ? res : "(not yet)");
 		} else if (rb_control_field(rep, "id", v, sizeof(v))) {
 			char ex[16] = "?", camp[256] = "", res[4096] = "";
 

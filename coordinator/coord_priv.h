@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The coordinator's run, shared by the modules that carry it out (docs/HACKING.md has
+ * the map). One run is one struct coord; its state is explicit: the run's phase
+ * (enum coord_phase) and each agent's (enum agent_state). Who calls whom is one way:
+ *
+ *   coord.c     the entry points: set-up, the phases in order, the end of the run
+ *   loop.c      the one event loop (receive, deliver, apply) and each phase's wait
+ *   resume.c    a crashed run's journal replayed            -> ingest, registry, delivery
+ *   resolve.c   plan --resolve's table and --lock's file       -> ingest, registry
+ *   orders.c    what the agents are told to do (Preflight, Assign) -> ingest, registry
+ *   ingest.c    messages applied: rows, summaries, the agents' answers
+ *                                                   -> steady_run, registry, delivery
+ *   steady_run.c steady state judged: rounds and rolling windows (over steady.c)
+ *   registry.c  the agents: names, Hellos, groups, their targets and drives -> delivery
+ *   delivery.c  the wire: sending, numbered messages, journal, group commit, clocks
+ *
+ * Nothing below calls back up: a module returns what happened (an event) and the loop
+ * acts on it.
+ */
+#ifndef RB_COORD_PRIV_H
+#define RB_COORD_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "clock.h"
+#include "clocksync.h"
+#include "coord.h"
+#include "hist.h"
+#include "idmap.h"
+#include "results.h"
+#include "steady.h"
+#include "transport.h"
+
+/* The run's phase: where rb_coord_run is, for the log, the service's status and tests. */
+enum coord_phase {
+	PHASE_WAITING,		/* for the campaign's agents to connect */
+	PHASE_SELECTING,	/* drives chosen from what the agents offer */
+	PHASE_PREFLIGHT,	/* every agent's guard checks every drive; nothing written */
+	PHASE_POINT,		/* a point runs on every agent at once */
+	PHASE_IDLE,		/* between points, as the phase says */
+	PHASE_STOPPING,		/* the agents told to stop; their last messages taken */
+	PHASE_DONE,
+};
+
+/* An agent of the campaign, as the coordinator sees it. */
+enum agent_state {
+	AGENT_UNSEEN,		/* never connected */
+	AGENT_CONNECTED,	/* said Hello; owes its pre-flight answer */
+	AGENT_CHECKED,		/* answered the pre-flight; idle */
+	AGENT_RUNNING,		/* given the current point */
+	AGENT_DONE,		/* finished the current point (or has no drive in it) */
+	AGENT_LOST,		/* running, and silent for LOST_AFTER_NS */
+	AGENT_DROPPED,		/* given up on: no more points until it comes back idle */
+};
+
+const char *coord_phase_name(enum coord_phase p);
+const char *agent_state_name(enum agent_state s);
+
+#define LOST_AFTER_NS 5000000000LL	/* no traffic for this long during a point: lost */
+
+struct rtarget {
+	char path[256], kind[16], model[64], serial[64], firmware[32];
+	uint64_t size;
+	uint32_t lbs;
+};
+
+struct ragent {
+	const char *name;
+	struct rb_peer peer;
+	enum agent_state state;
+	char host[64], kernel[128], version[16], proto[16];
+	int64_t registered_ns;
+	struct rtarget *targets;
+	size_t ntargets;
+	uint64_t epoch;		/* of the agent process; another one means it restarted */
+	int64_t last_seen_ns;
+	bool reassign;		/* a new process while it ran a point: run it again */
+	bool rejoin;		/* dropped, then its PointDone came: it may run the next point */
+	uint32_t drop_point, drop_attempt;	/* where it was dropped */
+	uint32_t *assigned;	/* per point: attempts assigned to it (0: never) */
+	int64_t asked_ns;	/* when the last Preflight or Assign went to it */
+	uint8_t *assign_msg;	/* the current point's Assign, packed */
+	size_t assign_len;
+	size_t *didx, ndidx, dhint;	/* its drives (indexes of c->drives), the next guess */
+	char spool_run[96];	/* its Hello: the run of its spool, and the last message in it */
+	uint64_t spooled;
+	int64_t lost_deadline;
+	uint32_t attempt;	/* of the current point */
+	uint32_t minor;		/* protocol minor version it speaks */
+	struct rb_clock_est clk;	/* its clock's offset from ours (common/clocksync.h) */
+	int64_t next_probe;
+	/* delivery: per agent process (epoch), the last data message applied */
+	struct seqpos {
+		uint64_t epoch, seq;
+		bool due;	/* an Ack to send */
+		uint32_t point;	/* resume: the point of the last journaled message */
+	} seqs[8];
+	unsigned nseqs;
+};
+
+static inline bool agent_seen(const struct ragent *a)
+{
+	return a->state != AGENT_UNSEEN;
+}
+
+/* Given the current point and not finished with it. */
+static inline bool agent_running(const struct ragent *a)
+{
+	return a->state == AGENT_RUNNING || a->state == AGENT_LOST;
+}
+
+/* Nothing more is awaited of it in the current point. */
+static inline bool agent_finished(const struct ragent *a)
+{
+	return a->state == AGENT_DONE || a->state == AGENT_DROPPED;
+}
+
+struct summary {
+	double iops, mbps, mean_ns;
+	uint64_t p99_ns;
+	bool have;
+	char status[16];
+};
+
+/* The health seen of one drive during the current point. */
+struct hstate {
+	bool have_before, have_after;
+	struct rb_row_health before, after;
+	double max_temp_c;
+	uint8_t warnings;
+};
+
+struct coord {
+	const struct rb_campaign *c;
+	const struct rb_clock *clock;	/* every time read of the run: real, or a test's fake */
+	enum coord_phase phase;
+	struct rb_zap *zap;	/* NULL when insecure */
+	struct hstate *health;	/* per drive */
+	struct rb_progress *prog;	/* the live view; NULL before the points run */
+	bool *refused;			/* per drive: the guard said no at preflight */
+	struct ss_row {
+		long row;
+		int drive;
+		unsigned round;
+	} *ss;				/* results rows of the current steady-state phase */
+	size_t nss, capss;
+	struct roll {
+		uint32_t interval;
+		bool have, steady;
+		uint64_t ios, bytes, lat_ns;
+		double *v;
+		unsigned n, cap;
+		long at;
+		struct rb_steady st;
+	} *roll;			/* per drive, in a rolling steady-state point */
+	size_t roll_steady;		/* drives steady so far in this rolling point */
+	size_t point_drives;		/* drives the current point measures */
+	bool roll_stopped;
+	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
+	int journal;			/* the run's journal (RESULTS.h5.journal); -1 none */
+	char journal_path[4200];
+	off_t jcursor;			/* resume: the next journal record to replay */
+	bool replaying;			/* resume: applying journaled messages, not live ones */
+	struct jpoint {
+		uint32_t attempt;	/* the newest attempt the journal has of the point */
+		bool any, done;		/* any message of it; its PointDone */
+		bool stopped;		/* a drive's result says it was stopped before its end */
+	} *jp;				/* resume: [point][agent] */
+	bool journal_dirty;
+	/* resume: numbered messages a damaged stretch of the journal held */
+	struct jgap {
+		size_t agent;
+		uint64_t epoch, lo, hi;		/* its messages lo..hi */
+		uint32_t point_lo, point_hi;	/* of these points */
+		uint64_t filled;		/* how many came again from the agent's spool */
+		bool asked;			/* the agent was asked to send them again */
+		int64_t asked_ns;
+	} *gaps;
+	size_t ngaps;
+	int64_t last_ack_flush;
+	char run[96];			/* this run's identity, for the agents' spools */
+	const struct rb_coord_opts *o;
+	void *sock;
+	struct ragent *agents;
+	struct rb_idmap names;		/* agents by name */
+	/* agents of no target by name, heard before agent groups are resolved */
+	struct cand {
+		struct rb_peer peer;
+		Rb__Envelope *hello;	/* its last Hello (a copy) */
+		bool taken;
+	} *cands;
+	size_t ncands;
+	bool groups_resolved;
+	struct rb_results *res;
+	struct summary *sum;	/* [point][drive] */
+	struct rtarget *vinfo;	/* per drive: a volume as its agent opened it */
+	unsigned cur_point;
+	bool drives_written;
+	bool lost_abort;
+	size_t refusals;
+	bool fatal;
+	int store_err;		/* the journal or the results file could not be written: stop */
+	/* the current point's sample keys stored: each once, whatever the epoch it came in */
+	uint64_t *skeys;
+	size_t nskeys, skeys_mask;
+	uint64_t io_errors;
+	size_t bad_drives;
+	struct rb_hist scratch;
+};
+
+static inline int64_t coord_now(const struct coord *k)
+{
+	return rb_clock_now(k->clock);
+}
+
+static inline int64_t coord_wall(const struct coord *k)
+{
+	return rb_clock_wall(k->clock);
+}
+
+static inline void copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+/* Enters phase p (said in the log, and in the service's status). */
+void coord_enter(struct coord *k, enum coord_phase p);
+
+/* ---- delivery.c: the wire ---- */
+void dlv_send(struct coord *k, struct ragent *a, Rb__Envelope *e);
+void dlv_stop_agents(struct coord *k, const char *reason);
+struct seqpos *dlv_seq(struct ragent *a, uint64_t epoch);
+void dlv_store_failed(struct coord *k, const char *what, int err);
+int dlv_journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len);
+void dlv_flush_acks(struct coord *k, bool force);
+void dlv_probe_clocks(struct coord *k);
+void dlv_ask_gaps(struct coord *k, struct ragent *a);
+bool dlv_gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq);
+/* What to do with a received numbered message (after dlv_accept journaled it or not). */
+enum dlv_verdict {
+	DLV_APPLY,	/* new and in order (journaled): apply it */
+	DLV_REFILL,	/* what a damaged journal lacked (journaled again): apply as a replay */
+	DLV_DROP,	/* a duplicate, out of order, or not stored: the agent still holds it */
+};
+enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const Rb__Envelope *e,
+			    const uint8_t *raw, size_t rawlen);
+
+/* ---- registry.c: the agents ---- */
+int reg_init(struct coord *k);
+void reg_release(struct coord *k);
+struct ragent *reg_agent(struct coord *k, const char *name);
+struct ragent *reg_by_peer(struct coord *k, const struct rb_peer *p);
+bool reg_same_peer(const struct rb_peer *a, const struct rb_peer *b);
+int reg_drive_index(struct coord *k, const char *agent, const char *path);
+void reg_index_drives(struct coord *k);
+int reg_agent_drive(struct coord *k, struct ragent *a, const char *path);
+struct rtarget *reg_target(struct ragent *a, const char *path);
+void reg_target_set(struct rtarget *t, const Rb__TargetInfo *ti);
+void reg_target_update(struct ragent *a, const Rb__TargetInfo *ti);
+/* What a Hello asks of the loop: nothing, or what the agent evidently never had. */
+enum reg_hello_event {
+	HELLO_NONE,
+	HELLO_OWES_PREFLIGHT,	/* the same process, idle, and no pre-flight answer */
+	HELLO_LACKS_POINT,	/* the same process, idle, and in the current point */
+};
+enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
+			       uint32_t major, uint32_t minor);
+size_t reg_groups_short(struct coord *k, bool report, bool choose);
+int reg_resolve_groups(struct coord *k);
+int reg_select_drives(struct coord *k, struct rb_campaign *c);
+int reg_check_offered(struct coord *k);
+
+/* ---- steady_run.c: steady state ---- */
+void srun_note(struct coord *k, long row, int di, unsigned round);
+void srun_roll_free(struct coord *k);
+bool srun_roll_sample(struct coord *k, int di, const Rb__Sample *smp);
+void srun_roll_verdict(struct coord *k, const struct rb_point *p, int di,
+		       struct rb_row_result *row);
+bool srun_check(struct coord *k, unsigned ph, unsigned round);
+
+/* ---- ingest.c: messages applied ---- */
+void ing_apply(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t t3);
+uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
+void ing_agent_rows(struct coord *k);
+void ing_point_row(struct coord *k, const struct rb_point *p);
+void ing_volume_row(struct coord *k, size_t i, struct rb_row_drive *row);
+void ing_drive_rows(struct coord *k);
+void ing_print_summary(struct coord *k, FILE *out);
+void ing_point_begin(struct coord *k, const struct rb_point *p);
+
+/* ---- orders.c: what the agents are told ---- */
+void ord_preflight(struct coord *k, struct ragent *a);
+int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint32_t attempt,
+	       bool at_start);
+
+/* ---- resume.c: a crashed run's journal ---- */
+enum { J_SEQS, J_POINTS, J_REPLAY };
+int rsm_pass(struct coord *k, int pass, uint32_t upto);
+bool rsm_point_whole(struct coord *k, size_t i);
+uint32_t rsm_next_attempt(struct coord *k, size_t i);
+int rsm_replay(struct coord *k, const struct rb_point *p, uint32_t upto);
+size_t rsm_spool_behind(struct coord *k);
+void rsm_report_gaps(struct coord *k);
+bool rsm_run_complete(const char *path);
+int rsm_set_aside(const char *path);
+int rsm_journal_create(struct coord *k, const char *path);
+
+
+/* ---- resolve.c: plan --resolve and --lock ---- */
+int rsv_print(struct coord *k, const char *lock, int rc);
+
+/* ---- loop.c: the event loop and the phases' waits ---- */
+void loop_known(struct coord *k);
+bool loop_stopped(struct coord *k);
+int loop_wait_agents(struct coord *k);
+int loop_preflight(struct coord *k);
+int loop_run_point(struct coord *k, const struct rb_point *p, uint32_t attempt);
+void loop_idle(struct coord *k, uint64_t ns);
+void loop_await_spooled(struct coord *k);
+void loop_await_stopped(struct coord *k);
+
+#endif

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Messages applied to the run: samples, health and results become rows of the results
+ * file and the summary; the agents' pre-flight answers and PointDones their state.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_priv.h"
+#include "campaign.h"
+#include "log.h"
+#include "options.h"
+#include "progress.h"
+#include "wire.h"
+
+static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elapsed_ns,
+		    struct rb_hist *h)
+{
+	double secs = (double)elapsed_ns / 1e9;
+
+	memset(d, 0, sizeof(*d));
+	if (!dr)
+		return;
+	rb_hist_clear(h);
+	rb_hist_add_sparse(h, dr->hist_idx, dr->hist_cnt,
+			   dr->n_hist_idx < dr->n_hist_cnt ? dr->n_hist_idx : dr->n_hist_cnt);
+	d->ios = dr->ios;
+	d->bytes = dr->bytes;
+	d->errors = dr->errors;
+	d->iops = secs > 0 ? (double)dr->ios / secs : 0;
+	d->bw_bytes_per_s = secs > 0 ? (double)dr->bytes / secs : 0;
+	d->lat_mean_ns = dr->ios ? (double)dr->lat_sum_ns / (double)dr->ios : 0;
+	d->lat_min_ns = dr->lat_min_ns;
+	d->lat_max_ns = dr->lat_max_ns;
+	d->lat_p50_ns = rb_hist_percentile(h, 50);
+	d->lat_p90_ns = rb_hist_percentile(h, 90);
+	d->lat_p99_ns = rb_hist_percentile(h, 99);
+	d->lat_p99_9_ns = rb_hist_percentile(h, 99.9);
+}
+
+/* A curve point's rate for one drive: the percentage of its own measured maximum. */
+uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di)
+{
+	const struct summary *mx;
+	double r;
+
+	if (!(p->curve_pct > 0))
+		return p->wl.rate_iops;
+	mx = di < 0 ? NULL : &k->sum[(size_t)p->curve_base * k->c->ndrives + (size_t)di];
+	r = mx && mx->have ? mx->iops * p->curve_pct / 100.0 : 0;
+	/* a drive without a maximum (lost, failed) gets 1 IOPS, never unthrottled */
+	return r >= 1 ? (uint64_t)(r + 0.5) : 1;
+}
+
+/* The progress line adds up the rows: each drive's, all directions. */
+static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row)
+{
+	rb_progress_result(k->prog, di, row->read.iops + row->write.iops + row->trim.iops,
+			   row->read.bw_bytes_per_s + row->write.bw_bytes_per_s +
+				   row->trim.bw_bytes_per_s);
+}
+
+/*
+ * Whether agent a was given (point, attempt): live, the current point and an attempt sent
+ * to it; replaying the journal, any point of the plan (the journal holds what was given).
+ */
+static bool assigned(struct coord *k, const struct ragent *a, uint32_t point, uint32_t attempt)
+{
+	if (point >= k->c->npoints)
+		return false;
+	if (k->replaying)
+		return true;
+	return point == k->cur_point && a->assigned && attempt < a->assigned[point];
+}
+
+/* The drive's own account of the point in its row: what it wrote, how hot, new errors. */
+static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
+{
+	const struct hstate *hs = &k->health[di];
+
+	row->health_max_temp_c = hs->max_temp_c;
+	row->health_new_media_errors = NAN;
+	row->health_critical_warning = hs->warnings;
+	if (!hs->have_before || !hs->have_after)
+		return;
+	if (hs->after.nvme && hs->before.nvme) {
+		row->health_write_bytes = (uint64_t)((hs->after.data_units_written -
+						      hs->before.data_units_written) * 512000.0);
+		row->health_new_media_errors = hs->after.media_errors - hs->before.media_errors;
+	} else if (hs->after.kernel_write_bytes >= hs->before.kernel_write_bytes) {
+		row->health_write_bytes = hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
+	}
+}
+
+/* A result's block-size counts into their table, its IO errors said. */
+static void result_extras(struct coord *k, const struct ragent *a, const Rb__DriveResult *dr,
+			  size_t di)
+{
+	for (size_t i = 0; i < dr->n_bs_counts; i++) {
+		struct rb_row_bs b = { .drive = (uint32_t)di,
+				       .point = dr->point,
+				       .attempt = dr->attempt,
+				       .direction = (uint8_t)dr->bs_counts[i]->direction,
+				       .bs_bytes = dr->bs_counts[i]->bs,
+				       .ios = dr->bs_counts[i]->ios };
+
+		rb_results_bs(k->res, &b);
+	}
+	for (size_t i = 0; i < dr->n_io_errors; i++)
+		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
+		       " time(s): %s",
+		       a->name, dr->drive, dr->io_errors[i]->direction ? "write" : "read",
+		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
+		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
+		       strerror(dr->io_errors[i]->err));
+}
+
+static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
+{
+	int di = reg_agent_drive(k, a, dr->drive);
+	struct rb_row_result row;
+	const Rb__DirResult *dirs[3] = { NULL, NULL, NULL };
+	struct summary *s;
+
+	if (di < 0 || dr->point != k->cur_point || !assigned(k, a, dr->point, dr->attempt)) {
+		rb_warn("agent '%s' sent a result for unknown drive '%s' or point %u", a->name,
+			dr->drive, dr->point);
+		return;
+	}
+	if (a->state == AGENT_DROPPED && !k->replaying) {
+		/* its drives' rows for this point say "lost" already: one row per drive */
+		rb_info("agent '%s' is back and finished point %u on drive '%s'; its row stays "
+			"\"lost\"",
+			a->name, dr->point, dr->drive);
+		return;
+	}
+	/* identity as the agent opened it (files are laid out on first use) */
+	if (dr->target && k->c->drives[di].nmembers)
+		reg_target_set(&k->vinfo[di], dr->target);
+	else if (dr->target)
+		reg_target_update(a, dr->target);
+	for (size_t m = 0; m < dr->n_members; m++)
+		reg_target_update(a, dr->members[m]);
+	memset(&row, 0, sizeof(row));
+	row.drive = (uint32_t)di;
+	row.point = dr->point;
+	row.attempt = dr->attempt;
+	copy(row.status, sizeof(row.status), dr->status);
+	copy(row.message, sizeof(row.message), dr->message);
+	/* a rolling steady-state point ends by our Stop once steady: its end, not a cut */
+	if (!strcmp(row.status, "stopped") &&
+	    k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
+	    (k->roll_stopped || k->replaying)) {
+		copy(row.status, sizeof(row.status), "ok");
+		row.message[0] = '\0';
+	}
+	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
+	row.start_ns = dr->start_ns;
+	row.end_ns = dr->end_ns;
+	row.elapsed_ns = dr->elapsed_ns;
+	row.cpu_usr_pct = dr->cpu_usr_pct;
+	row.cpu_sys_pct = dr->cpu_sys_pct;
+	row.verify_checked = dr->verify_checked;
+	row.verify_mismatches = dr->verify_mismatches;
+	/* how far from the planned instant its jobs started, in our clock */
+	if (dr->start_mono_ns && k->start_at && a->clk.n && dr->attempt == 0)
+		row.start_skew_ns = dr->start_mono_ns - rb_clock_offset(&a->clk, NULL) - k->start_at;
+	row.history_since_ns = dr->history_since_ns;
+	row.purge_ns = dr->purge_ns;
+	copy(row.purge_method, sizeof(row.purge_method), dr->purge_method);
+	row.written_since_purge_bytes = dr->written_since_purge;
+	row.fill_passes_since_purge = dr->fill_passes_since_purge;
+	if (dr->verify_mismatches)
+		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
+		       dr->drive, dr->point, dr->verify_mismatches);
+	for (size_t i = 0; i < dr->n_dirs; i++)
+		if (dr->dirs[i]->direction < 3)
+			dirs[dr->dirs[i]->direction] = dr->dirs[i];
+	dir_row(&row.read, dirs[0], dr->elapsed_ns, &k->scratch);
+	dir_row(&row.write, dirs[1], dr->elapsed_ns, &k->scratch);
+	dir_row(&row.trim, dirs[2], dr->elapsed_ns, &k->scratch);
+	/* the summary's latency is over both directions: merge, never average */
+	rb_hist_clear(&k->scratch);
+	for (int d = 0; d < 3; d++)
+		if (dirs[d])
+			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
+					   dirs[d]->n_hist_idx < dirs[d]->n_hist_cnt ? dirs[d]->n_hist_idx
+										       : dirs[d]->n_hist_cnt);
+	health_row(k, (size_t)di, &row);
+	row.rate_iops = ing_curve_rate(k, &k->c->points[dr->point], di);
+	if (k->roll && strcmp(row.status, "lost"))
+		srun_roll_verdict(k, &k->c->points[dr->point], di, &row);
+	if (k->c->points[dr->point].round)
+		srun_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
+	rb_results_result(k->res, &row);
+	progress_result(k, (size_t)di, &row);
+	result_extras(k, a, dr, (size_t)di);
+	k->io_errors += row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
+	/* a point stopped short, replayed from the journal, runs again as the next attempt:
+	 * its row is superseded, not a failure of the run */
+	if (strcmp(row.status, "ok") && !(k->replaying && !strcmp(row.status, "stopped"))) {
+		k->bad_drives++;
+		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
+		       row.status, row.message);
+	}
+	s = &k->sum[(size_t)dr->point * k->c->ndrives + (size_t)di];
+	s->have = true;
+	copy(s->status, sizeof(s->status), row.status);
+	s->iops = row.read.iops + row.write.iops + row.trim.iops;
+	s->mbps = (row.read.bw_bytes_per_s + row.write.bw_bytes_per_s + row.trim.bw_bytes_per_s) /
+		  1e6;
+	uint64_t all = row.read.ios + row.write.ios + row.trim.ios;
+
+	s->mean_ns = all ? (row.read.lat_mean_ns * (double)row.read.ios +
+			    row.write.lat_mean_ns * (double)row.write.ios +
+			    row.trim.lat_mean_ns * (double)row.trim.ios) /
+				   (double)all
+			 : 0;
+	s->p99_ns = rb_hist_percentile(&k->scratch, 99);
+}
+
+static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
+{
+	int di = reg_agent_drive(k, a, m->drive);
+	struct rb_row_health row;
+	struct hstate *hs;
+
+	if (di < 0 || m->point != k->cur_point || m->when > 2 ||
+	    !assigned(k, a, m->point, m->attempt))
+		return;
+	memset(&row, 0, sizeof(row));
+	row.drive = (uint32_t)di;
+	/* a volume's member: its own row; the drive's state (deltas, alerts) is the sum's */
+	if (m->member && *m->member) {
+		const struct rb_drive_ref *d = &k->c->drives[di];
+
+		for (size_t i = 0; i < d->nmembers && !row.member; i++)
+			if (!strcmp(d->members[i].path, m->member))
+				row.member = (uint32_t)i + 1;
+		if (!row.member)
+			return;
+	}
+	row.point = m->point;
+	row.attempt = m->attempt;
+	row.when = (uint8_t)m->when;
+	row.t_ns = m->t_ns;
+	row.nvme = m->nvme;
+	row.critical_warning = (uint8_t)m->critical_warning;
+	row.temperature_c = m->nvme ? m->temperature_c : NAN;
+	row.available_spare_pct = m->nvme ? m->available_spare_pct : NAN;
+	row.percentage_used = m->nvme ? m->percentage_used : NAN;
+	row.data_units_read = m->nvme ? m->data_units_read : NAN;
+	row.data_units_written = m->nvme ? m->data_units_written : NAN;
+	row.host_reads = m->nvme ? m->host_reads : NAN;
+	row.host_writes = m->nvme ? m->host_writes : NAN;
+	row.power_on_hours = m->nvme ? m->power_on_hours : NAN;
+	row.unsafe_shutdowns = m->nvme ? m->unsafe_shutdowns : NAN;
+	row.media_errors = m->nvme ? m->media_errors : NAN;
+	row.error_log_entries = m->nvme ? m->error_log_entries : NAN;
+	row.kernel_read_ios = m->kernel_read_ios;
+	row.kernel_write_ios = m->kernel_write_ios;
+	row.kernel_read_bytes = m->kernel_read_bytes;
+	row.kernel_write_bytes = m->kernel_write_bytes;
+	rb_results_health(k->res, &row);
+	if (row.member)
+		return;
+	hs = &k->health[di];
+	if (m->when == 0) {
+		hs->before = row;
+		hs->have_before = true;
+	} else if (m->when == 2) {
+		hs->after = row;
+		hs->have_after = true;
+	}
+	if (m->nvme && !(row.temperature_c <= hs->max_temp_c))
+		hs->max_temp_c = row.temperature_c;
+	if (m->nvme)
+		rb_progress_temp(k->prog, (size_t)di, row.temperature_c);
+	hs->warnings |= row.critical_warning;
+	if (row.critical_warning) {
+		char w[64];
+
+		snprintf(w, sizeof(w), "0x%02x", row.critical_warning);
+		rb_warn("agent '%s' drive '%s': health alert, critical warning %s", a->name,
+			m->drive, w);
+	}
+}
+
+/* Takes a sample key of the current point: false when it was stored already. */
+static bool skey_take(struct coord *k, uint32_t di, uint32_t attempt, uint32_t interval,
+		      uint32_t dir)
+{
+	uint64_t key;
+
+	/* packed: drive 20 bits, attempt 12, interval 30, direction 2; beyond: implausible */
+	if (di >= (1u << 20) || attempt >= (1u << 12) || interval >= (1u << 30))
+		return false;
+	key = ((uint64_t)di << 44 | (uint64_t)attempt << 32 | (uint64_t)interval << 2 | dir) + 1;
+	if ((k->nskeys + 1) * 2 > k->skeys_mask + 1) {
+		size_t cap = k->skeys_mask ? (k->skeys_mask + 1) * 2 : 1024;
+		uint64_t *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return true; /* no memory for the check: stored, as before it */
+		for (size_t i = 0; k->skeys && i <= k->skeys_mask; i++) {
+			size_t h;
+
+			if (!k->skeys[i])
+				continue;
+			for (h = (size_t)(k->skeys[i] * 0x9E3779B97F4A7C15ULL) & (cap - 1); t[h];
+			     h = (h + 1) & (cap - 1))
+				;
+			t[h] = k->skeys[i];
+		}
+		free(k->skeys);
+		k->skeys = t;
+		k->skeys_mask = cap - 1;
+	}
+	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask; k->skeys[h];
+	     h = (h + 1) & k->skeys_mask)
+		if (k->skeys[h] == key)
+			return false;
+	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask;;
+	     h = (h + 1) & k->skeys_mask)
+		if (!k->skeys[h]) {
+			k->skeys[h] = key;
+			k->nskeys++;
+			return true;
+		}
+}
+
+static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch *b)
+{
+	for (size_t i = 0; i < b->n_samples; i++) {
+		const Rb__Sample *s = b->samples[i];
+		int di = reg_agent_drive(k, a, s->drive);
+		size_t nh = s->n_hist_idx < s->n_hist_cnt ? s->n_hist_idx : s->n_hist_cnt;
+		struct rb_row_sample row;
+
+		if (di < 0 || s->direction > 2)
+			continue;
+		if (!assigned(k, a, s->point, s->attempt)) {
+			rb_debug("agent '%s' sent a sample of point %u attempt %u, which it was not "
+				 "given; dropped",
+				 a->name, s->point, s->attempt);
+			continue;
+		}
+		/* once per key: the same interval again under another epoch is not stored twice
+		 * (a straggler of an earlier point, replayed, is taken as the journal has it) */
+		if (s->point == k->cur_point &&
+		    !skey_take(k, (uint32_t)di, s->attempt, s->interval, s->direction))
+			continue;
+		/* percentiles straight from the sparse delta: no 37 KiB histogram per sample */
+		if (!rb_hist_sparse_valid(s->hist_idx, nh)) {
+			rb_warn("agent '%s' sent a histogram with buckets out of range or order; "
+				"sample dropped", a->name);
+			continue;
+		}
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)di;
+		row.point = s->point;
+		row.attempt = s->attempt;
+		row.interval = s->interval;
+		row.direction = (uint8_t)s->direction;
+		row.t_ns = s->t_ns;
+		row.ios = s->ios;
+		row.bytes = s->bytes;
+		row.errors = s->errors;
+		row.lat_mean_ns = s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0;
+		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 50);
+		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 99);
+		rb_results_sample(k->res, &row);
+		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
+				   row.lat_p99_ns);
+		if (srun_roll_sample(k, di, s))
+			dlv_stop_agents(k, "steady state reached");
+		for (size_t h = 0; h < nh; h++) {
+			struct rb_row_hist hr = { .drive = (uint32_t)di,
+						  .point = s->point,
+						  .attempt = s->attempt,
+						  .interval = s->interval,
+						  .direction = (uint8_t)s->direction,
+						  .bucket = s->hist_idx[h],
+						  .count = s->hist_cnt[h] };
+
+			rb_results_hist(k->res, &hr);
+		}
+	}
+}
+
+/* Applies one message of agent a (received at t3, our clock). */
+void ing_apply(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t t3)
+{
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
+		for (size_t i = 0; i < e->preflight_reply->n_refusals; i++) {
+			const Rb__Diagnostic *d = e->preflight_reply->refusals[i];
+
+			fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name, d->subject,
+				d->message);
+			k->refusals++;
+			int di = reg_agent_drive(k, a, d->subject);
+
+			if (di >= 0 && k->refused)
+				k->refused[di] = true;
+		}
+		if (a->state == AGENT_CONNECTED)
+			a->state = AGENT_CHECKED;
+		break;
+	case RB__ENVELOPE__BODY_SAMPLES:
+		if (k->res)
+			on_samples(k, a, e->samples);
+		break;
+	case RB__ENVELOPE__BODY_HEALTH:
+		if (k->res)
+			on_health(k, a, e->health);
+		break;
+	case RB__ENVELOPE__BODY_RESULT:
+		if (k->res)
+			on_result(k, a, e->result);
+		break;
+	case RB__ENVELOPE__BODY_POINT_DONE:
+		/* dropped, and now idle: it runs the next point again */
+		if (a->state == AGENT_DROPPED && e->point_done->point == a->drop_point &&
+		    e->point_done->attempt == a->drop_attempt)
+			a->rejoin = true;
+		if (e->point_done->point == k->cur_point && e->point_done->attempt == a->attempt &&
+		    a->state != AGENT_DROPPED)
+			a->state = AGENT_DONE;
+		break;
+	case RB__ENVELOPE__BODY_HEARTBEAT:
+		break;
+	case RB__ENVELOPE__BODY_TIME_REPLY:
+		rb_clock_add(&a->clk, e->time_reply->t0, e->time_reply->t1, e->time_reply->t2, t3);
+		break;
+	case RB__ENVELOPE__BODY_ERROR:
+		rb_err("agent '%s': %s", a->name, e->error->message);
+		break;
+	default:
+		rb_debug("ignoring %s from '%s'", rb_wire_body_name(e), a->name);
+		break;
+	}
+}
+
+void ing_agent_rows(struct coord *k)
+{
+	const struct rb_campaign *c = k->c;
+
+	for (size_t i = 0; i < c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+		struct rb_row_agent row;
+
+		memset(&row, 0, sizeof(row));
+		copy(row.name, sizeof(row.name), a->name);
+		copy(row.host, sizeof(row.host), a->host);
+		copy(row.kernel, sizeof(row.kernel), a->kernel);
+		copy(row.rb_version, sizeof(row.rb_version), a->version);
+		copy(row.protocol, sizeof(row.protocol), a->proto);
+		row.registered_ns = a->registered_ns;
+		row.clock_offset_ns = rb_clock_offset(&a->clk, &row.clock_delay_ns);
+		rb_results_agent(k->res, &row);
+	}
+	rb_results_flush(k->res);
+}
+
+/* A point's row goes in when the point starts: rounds a steady state skips never run. */
+void ing_point_row(struct coord *k, const struct rb_point *p)
+{
+	const struct rb_campaign *c = k->c;
+	struct rb_row_point row;
+
+	memset(&row, 0, sizeof(row));
+	row.point = p->index;
+	copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
+	copy(row.name, sizeof(row.name), p->name);
+	copy(row.rw, sizeof(row.rw), p->purge[0] ? "purge" : rb_rw_name(p->wl.rw));
+	row.bs_bytes = p->wl.bs;
+	row.iodepth = p->wl.iodepth;
+	row.numjobs = p->wl.numjobs;
+	row.rwmixread_pct = p->wl.rwmixread;
+	row.runtime_ns = p->wl.runtime_ns;
+	row.ramp_ns = p->wl.ramp_ns;
+	row.rate_iops = p->wl.rate_iops;
+	row.direct = (uint8_t)p->wl.direct;
+	copy(row.engine, sizeof(row.engine), rb_engine_name(p->wl.engine));
+	rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
+	if (p->purge[0]) {
+		/* no IO: the point is the purge */
+		snprintf(row.settings, sizeof(row.settings), "purge=%s ses=%u", p->purge, p->purge_ses);
+		row.engine[0] = '\0';
+		row.bs_bytes = 0;
+		row.iodepth = row.numjobs = 0;
+		row.runtime_ns = row.ramp_ns = 0;
+	}
+	row.round = p->round;
+	row.track = p->track;
+	row.curve_pct = p->curve_pct;
+	rb_results_point(k->res, &row);
+}
+
+static const struct rtarget *target_of(struct coord *k, size_t di)
+{
+	return reg_target(reg_agent(k, k->c->drives[di].agent), k->c->drives[di].path);
+}
+
+/* A target's identity into a row of the drives or the members table (the same columns). */
+#define ROW_IDENTITY(row, ti)                                                     \
+	do {                                                                      \
+		copy((row)->kind, sizeof((row)->kind), (ti)->kind);               \
+		copy((row)->model, sizeof((row)->model), (ti)->model);            \
+		copy((row)->serial, sizeof((row)->serial), (ti)->serial);         \
+		copy((row)->firmware, sizeof((row)->firmware), (ti)->firmware);   \
+		(row)->capacity_bytes = (ti)->size;                               \
+		(row)->logical_block_size = (ti)->lbs;                            \
+	} while (0)
+
+/* Appends s to a '+'-joined list, once. */
+static void join(char *dst, size_t len, const char *s)
+{
+	size_t n = strlen(dst), l = strlen(s);
+
+	for (const char *p = dst; *s && (p = strstr(p, s)); p += l)
+		if ((p == dst || p[-1] == '+') && (p[l] == '+' || !p[l]))
+			return;
+	if (*s)
+		snprintf(dst + n, len - n, "%s%s", n ? "+" : "", s);
+}
+
+/*
+ * A volume's row in the drives table: its kind, what its members have in common (each
+ * member's own identity is in the members table), and its size as the agent opened it
+ * (else whole units of the smallest member, times the members).
+ */
+void ing_volume_row(struct coord *k, size_t i, struct rb_row_drive *row)
+{
+	const struct rb_drive_ref *d = &k->c->drives[i];
+	struct ragent *a = reg_agent(k, d->agent);
+	uint64_t min = UINT64_MAX;
+
+	copy(row->kind, sizeof(row->kind), "volume");
+	row->stripe_bytes = d->stripe;
+	row->members = (uint32_t)d->nmembers;
+	for (size_t m = 0; m < d->nmembers; m++) {
+		const struct rtarget *t = reg_target(a, d->members[m].path);
+
+		if (!t)
+			continue;
+		join(row->model, sizeof(row->model), t->model);
+		join(row->serial, sizeof(row->serial), t->serial);
+		join(row->firmware, sizeof(row->firmware), t->firmware);
+		if (t->size < min)
+			min = t->size;
+		if (t->lbs > row->logical_block_size)
+			row->logical_block_size = t->lbs;
+	}
+	if (k->vinfo[i].size)
+		row->capacity_bytes = k->vinfo[i].size;
+	else if (min != UINT64_MAX && d->stripe)
+		row->capacity_bytes = min / d->stripe * d->stripe * d->nmembers;
+}
+
+/*
+ * Drive rows go in once the drives' identity is known from a point's results (file
+ * targets are laid out on first use), or at the end if no point ran.
+ */
+void ing_drive_rows(struct coord *k)
+{
+	const struct rb_campaign *c = k->c;
+
+	if (k->drives_written)
+		return;
+	k->drives_written = true;
+	for (size_t i = 0; i < c->ndrives; i++) {
+		const struct rb_drive_ref *d = &c->drives[i];
+		struct ragent *a = reg_agent(k, d->agent);
+		struct rb_row_drive row;
+		const struct rtarget *ti;
+
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)i;
+		copy(row.agent, sizeof(row.agent), a->name);
+		copy(row.host, sizeof(row.host), a->host);
+		copy(row.path, sizeof(row.path), d->path);
+		if (d->nmembers) {
+			ing_volume_row(k, i, &row);
+		} else if ((ti = target_of(k, i))) {
+			ROW_IDENTITY(&row, ti);
+		}
+		rb_results_drive(k->res, &row);
+		for (size_t m = 0; m < d->nmembers; m++) {
+			struct rb_row_member mr;
+
+			memset(&mr, 0, sizeof(mr));
+			mr.drive = (uint32_t)i;
+			mr.member = (uint32_t)m;
+			copy(mr.path, sizeof(mr.path), d->members[m].path);
+			if ((ti = reg_target(a, d->members[m].path)))
+				ROW_IDENTITY(&mr, ti);
+			rb_results_member(k->res, &mr);
+		}
+	}
+	rb_results_flush(k->res);
+}
+
+void ing_print_summary(struct coord *k, FILE *out)
+{
+	const struct rb_campaign *c = k->c;
+
+	fprintf(out, "\n%-40s %-28s %12s %10s %12s %12s\n", "point", "drive", "IOPS", "MB/s",
+		"mean lat us", "p99 lat us");
+	for (size_t p = 0; p < c->npoints; p++) {
+		for (size_t d = 0; d < c->ndrives; d++) {
+			const struct summary *s = &k->sum[p * c->ndrives + d];
+			char drive[300];
+
+			if (!rb_point_has_drive(c, &c->points[p], d))
+				continue;
+			snprintf(drive, sizeof(drive), "%s:%s", c->drives[d].agent,
+				 c->drives[d].path);
+			if (strlen(drive) > 28)
+				memmove(drive + 1, drive + strlen(drive) - 27, 28), drive[0] = '~';
+			if (!s->have) {
+				fprintf(out, "%-40.40s %-28s %12s\n", c->points[p].name, drive,
+					"(no result)");
+				continue;
+			}
+			if (strcmp(s->status, "ok")) {
+				fprintf(out, "%-40.40s %-28s %12s\n", c->points[p].name, drive,
+					s->status);
+				continue;
+			}
+			fprintf(out, "%-40.40s %-28s %12.0f %10.1f %12.1f %12.1f\n",
+				c->points[p].name, drive, s->iops, s->mbps, s->mean_ns / 1e3,
+				(double)s->p99_ns / 1e3);
+		}
+	}
+}
+
+/* Per-point state, before the point's messages come (live or from the journal). */
+void ing_point_begin(struct coord *k, const struct rb_point *p)
+{
+	k->cur_point = p->index;
+	free(k->skeys);
+	k->skeys = NULL;
+	k->nskeys = 0;
+	k->skeys_mask = 0;
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		k->health[i] = (struct hstate){ .max_temp_c = NAN };
+	/* a rolling steady state judges this point's intervals as they come */
+	k->roll_stopped = false;
+	k->roll_steady = 0;
+	k->point_drives = 0;
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		k->point_drives += rb_point_has_drive(k->c, p, i);
+	srun_roll_free(k);
+	if (k->c->phases[p->phase].steady_rolling)
+		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
+}
+

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The coordinator's one event loop: each message received, delivered (numbered,
+ * journaled) and applied; and each phase's wait on it (agents connecting, the
+ * pre-flight, a point, idle time, spools after a resume, the agents stopping).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_priv.h"
+#include "campaign.h"
+#include "exitcode.h"
+#include "keys.h"
+#include "log.h"
+#include "progress.h"
+#include "units.h"
+#include "wire.h"
+
+/* A Hello registered; what the agent evidently never had goes again. */
+static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Envelope *e)
+{
+	struct ragent *a;
+
+	switch (reg_hello(k, peer, e->hello, e->version_major, e->version_minor)) {
+	case HELLO_NONE:
+		break;
+	case HELLO_OWES_PREFLIGHT:
+		ord_preflight(k, reg_agent(k, e->hello->name));
+		break;
+	case HELLO_LACKS_POINT:
+		a = reg_agent(k, e->hello->name);
+		rb_tx_send_raw(k->sock, &a->peer, a->assign_msg, a->assign_len, true);
+		a->asked_ns = coord_now(k);
+		break;
+	}
+}
+
+/* The agents a service already knows say Hello first. */
+void loop_known(struct coord *k)
+{
+	for (size_t i = 0; i < k->o->nknown; i++)
+		on_hello(k, &k->o->known[i].peer, k->o->known[i].hello);
+}
+
+/*
+ * The loop's one turn: the timers (clock probes, the group commit, the service's tick),
+ * then one message received (up to timeout_ms), delivered and applied. Returns 0, or
+ * -EAGAIN when nothing came.
+ */
+static int pump(struct coord *k, int timeout_ms)
+{
+	struct rb_peer peer;
+	Rb__Envelope *e = NULL;
+	struct ragent *a;
+	char err[512];
+	int r;
+
+	dlv_probe_clocks(k);
+	dlv_flush_acks(k, false);
+	if (k->o->tick)
+		k->o->tick(k->o->hook_arg);
+	uint8_t *raw = NULL;
+	size_t rawlen = 0;
+
+	r = rb_tx_recv_keep(k->sock, timeout_ms, &peer, &e, k->journal >= 0 ? &raw : NULL, &rawlen,
+			    err, sizeof(err));
+	int64_t t3 = coord_now(k);
+
+	if (r == -EAGAIN || r == -EINTR)
+		return r;
+	if (r) {
+		char name[RB_RID_MAX + 1];
+
+		/* keyed, the routing id is libzmq's number: the key's name says who */
+		if (peer.user_id[0])
+			snprintf(name, sizeof(name), "%s", peer.user_id);
+		else
+			snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
+		rb_err("bad message from '%s': %s", name, err);
+		/* tell the agent too, in a message any version can read */
+		if (r == -EPROTONOSUPPORT)
+			rb_tx_send_error(k->sock, &peer, -r, err);
+		return 0;
+	}
+	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
+		/* the key's name (from the allow-list) must be the name the agent claims */
+		if (k->zap && strcmp(peer.user_id, e->hello->name)) {
+			rb_warn("refused: the key of agent '%s' claims to be agent '%s'", peer.user_id,
+				e->hello->name);
+			goto out;
+		}
+			if (k->o->hello_hook)
+			k->o->hello_hook(k->o->hook_arg, &peer, e->hello, e->version_major,
+					 e->version_minor);
+		on_hello(k, &peer, e);
+		goto out;
+	}
+	/* with keys, the agent is the one its key names (ZAP User-Id), never a routing id */
+	a = k->zap ? reg_agent(k, peer.user_id) : reg_by_peer(k, &peer);
+	if (a && k->zap && !agent_seen(a))
+		a = NULL;
+	if (!a) {
+		rb_debug("%s from an unregistered peer ignored", rb_wire_body_name(e));
+		goto out;
+	}
+	if (k->zap && !reg_same_peer(&a->peer, &peer)) {
+		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
+			"one", a->name);
+		a->peer = peer;
+	}
+	if (k->zap && strcmp(peer.user_id, a->name)) {
+		rb_warn("dropped %s: sent as agent '%s' with the key of '%s'", rb_wire_body_name(e),
+			a->name, peer.user_id);
+		goto out;
+	}
+	a->last_seen_ns = coord_now(k); /* any traffic counts */
+	if (a->state == AGENT_LOST) {
+		a->state = AGENT_RUNNING;
+		rb_info("agent '%s' is back", a->name);
+	}
+	switch (dlv_accept(k, a, e, raw, rawlen)) {
+	case DLV_APPLY:
+		ing_apply(k, a, e, t3);
+		break;
+	case DLV_REFILL:
+		k->replaying = true; /* of a point the journal holds: as a replay of it */
+		ing_apply(k, a, e, t3);
+		k->replaying = false;
+		break;
+	case DLV_DROP:
+		break;
+	}
+out:
+	free(raw);
+	rb_wire_free(e);
+	return 0;
+}
+
+/*
+ * Takes what is queued, but a bounded amount: a fleet sending faster than we write
+ * would otherwise keep us here while the rows pile up in memory unflushed.
+ */
+static void drain(struct coord *k)
+{
+	for (int n = 0; n < 256 && pump(k, 0) == 0; n++)
+		;
+}
+
+bool loop_stopped(struct coord *k)
+{
+	if (k->store_err)
+		return true;
+	/* without its ZAP handler libzmq would accept any key: stop at once */
+	if (k->zap && !rb_zap_alive(k->zap)) {
+		if (!k->fatal)
+			rb_err("the ZAP authentication handler died: stopping, since libzmq would "
+			       "now accept connections with any key");
+		k->fatal = true;
+		return true;
+	}
+	return k->o->stop && *k->o->stop;
+}
+
+/*
+ * Turns the loop until every agent has reached state least (in enum agent_state's
+ * order). On the deadline names each agent still short as "agent 'X' did not WHAT"
+ * and returns timeout_rc; RB_EXIT_FAILED when stopped.
+ */
+static int await_agents(struct coord *k, enum agent_state least, int64_t deadline,
+			const char *what, int timeout_rc)
+{
+	for (;;) {
+		size_t waiting = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++)
+			waiting += k->agents[i].state < least;
+		if (!waiting)
+			return 0;
+		if (loop_stopped(k))
+			return RB_EXIT_FAILED;
+		if (coord_now(k) >= deadline) {
+			for (size_t i = 0; i < k->c->nagents; i++)
+				if (k->agents[i].state < least)
+					rb_err("agent '%s' did not %s", k->agents[i].name, what);
+			return timeout_rc;
+		}
+		pump(k, 100);
+		drain(k);
+	}
+}
+
+int loop_wait_agents(struct coord *k)
+{
+	int64_t deadline = coord_now(k) + (int64_t)k->c->wait_ns;
+	char wait[32];
+	char what[64];
+	size_t grouped = 0;
+	int rc;
+
+	for (size_t g = 0; g < k->c->ngroups; g++)
+		grouped += k->c->groups[g].count;
+	rb_info("waiting up to %s for %zu agent(s)",
+		rb_fmt_duration(k->c->wait_ns, wait, sizeof(wait)), k->c->nagents + grouped);
+	snprintf(what, sizeof(what), "connect within %s", wait);
+	rc = await_agents(k, AGENT_CONNECTED, deadline, what, RB_EXIT_FAILED);
+	if (rc || !k->c->ngroups)
+		return rc;
+	/* the groups: until each has its count of matching agents */
+	while (reg_groups_short(k, false, false)) {
+		if (loop_stopped(k))
+			return RB_EXIT_FAILED;
+		if (coord_now(k) >= deadline) {
+			reg_groups_short(k, true, false);
+			return RB_EXIT_FAILED;
+		}
+		pump(k, 100);
+		drain(k);
+	}
+	return reg_resolve_groups(k);
+}
+
+int loop_preflight(struct coord *k)
+{
+	bool writes = rb_campaign_writes(k->c);
+	int64_t deadline = coord_now(k) + 30LL * 1000000000LL;
+	int rc;
+
+	for (size_t i = 0; i < k->c->nagents; i++)
+		ord_preflight(k, &k->agents[i]);
+	coord_enter(k, PHASE_PREFLIGHT);
+	if (writes)
+		fprintf(stderr, "rackbench: checking %zu drive(s) with the safety guard\n",
+			k->c->ndrives);
+	rc = await_agents(k, AGENT_CHECKED, deadline, "answer the safety check", RB_EXIT_FAILED);
+	if (rc)
+		return rc;
+	if (k->refusals) {
+		rb_err("refused by the safety guard (%zu reason(s) above); nothing was written "
+		       "to any drive",
+		       k->refusals);
+		return RB_EXIT_REFUSED;
+	}
+	return 0;
+}
+
+/* An agent given up on: its drives get 'lost' rows for the point, and it gets no more. */
+static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point *p)
+{
+	if (a->state != AGENT_DROPPED) {
+		rb_err("agent '%s' is lost: point %u ('%s') is partial, and the campaign goes on "
+		       "without it", a->name, p->index, p->name);
+		a->drop_point = p->index;
+		a->drop_attempt = a->attempt;
+		a->rejoin = false;
+	}
+	a->state = AGENT_DROPPED;
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		struct rb_row_result row;
+
+		if (strcmp(k->c->drives[i].agent, a->name) || !rb_point_has_drive(k->c, p, i))
+			continue;
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)i;
+		row.point = p->index;
+		row.attempt = a->attempt;
+		copy(row.status, sizeof(row.status), "lost");
+		snprintf(row.message, sizeof(row.message), "agent '%s' lost during the point",
+			 a->name);
+		row.health_max_temp_c = NAN;
+		row.health_new_media_errors = NAN;
+		rb_results_result(k->res, &row);
+		k->sum[(size_t)p->index * k->c->ndrives + i] =
+			(struct summary){ .have = true, .status = "lost" };
+		k->bad_drives++;
+	}
+}
+
+/* Every agent given the point, to start at one instant far enough ahead for the messages. */
+static int point_start(struct coord *k, const struct rb_point *p, uint32_t attempt)
+{
+	ing_point_begin(k, p);
+	coord_enter(k, PHASE_POINT);
+	k->start_at = coord_now(k) + 200000000LL;
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
+
+		if (a->state == AGENT_DROPPED && a->rejoin &&
+		    coord_now(k) - a->last_seen_ns <= LOST_AFTER_NS) {
+			rb_info("agent '%s' is back: it takes part again from point %u", a->name,
+				p->index);
+			a->state = AGENT_CHECKED;
+		}
+		a->last_seen_ns = coord_now(k);
+		a->reassign = false;
+		if (ord_assign(k, a, p, attempt, true))
+			return RB_EXIT_FAILED;
+		if (a->state == AGENT_DROPPED)
+			drop_agent(k, a, p);
+	}
+	return 0;
+}
+
+/*
+ * One agent's part of a running point, at instant now: run again if it restarted; lost
+ * after LOST_AFTER_NS of silence (then, as the campaign says, aborted, dropped, or
+ * waited for); back when heard again. Returns RB_EXIT_FAILED to abort the run.
+ */
+static int point_watch(struct coord *k, struct ragent *a, const struct rb_point *p, int64_t now,
+		       int64_t budget, int64_t *deadline)
+{
+	if (a->reassign) {
+		/* it restarted and lost the point: run it again, as a new attempt */
+		a->reassign = false;
+		rb_warn("agent '%s' restarted during point %u: running it again as attempt %u",
+			a->name, p->index, a->attempt + 1);
+		ord_assign(k, a, p, a->attempt + 1, false);
+		if (now + budget > *deadline)
+			*deadline = now + budget;
+	} else if (a->state == AGENT_RUNNING && now - a->last_seen_ns > LOST_AFTER_NS) {
+		a->state = AGENT_LOST;
+		rb_warn("agent '%s': nothing heard for 5 s during point %u", a->name, p->index);
+		if (k->c->on_agent_lost == RB_LOST_ABORT) {
+			rb_err("aborting: the campaign says on_agent_lost: abort");
+			k->lost_abort = true;
+			return RB_EXIT_FAILED;
+		}
+		if (k->c->on_agent_lost == RB_LOST_CONTINUE)
+			drop_agent(k, a, p);
+		else
+			a->lost_deadline = now + (int64_t)k->c->lost_wait_ns;
+	} else if (a->state == AGENT_LOST && now - a->last_seen_ns <= LOST_AFTER_NS) {
+		a->state = AGENT_RUNNING;
+		rb_info("agent '%s' is back", a->name);
+	} else if (a->state == AGENT_LOST && now >= a->lost_deadline) {
+		drop_agent(k, a, p);
+	}
+	return 0;
+}
+
+/* Rows reach the file every few seconds (or every 32 MiB of them), not only at the point's
+ * end: memory stays bounded on long points and large fleets. */
+static void point_flush(struct coord *k, int64_t now, int64_t *next_flush, bool force)
+{
+	if (force || now >= *next_flush || rb_results_buffered(k->res) > (32u << 20)) {
+		if (rb_results_flush(k->res))
+			dlv_store_failed(k, "write the results file (HDF5 append failed)", EIO);
+		*next_flush = now + 5000000000LL;
+	}
+}
+
+/* Runs point p on every agent as the given attempt (0, or the next after a resume). */
+int loop_run_point(struct coord *k, const struct rb_point *p, uint32_t attempt)
+{
+	/* a purge may take hours (a sanitize); the agent's heartbeats say it is alive */
+	int64_t budget = p->purge[0] ? 6LL * 3600 * 1000000000LL
+				     : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 +
+					       60LL * 1000000000LL;
+	int64_t deadline = coord_now(k) + budget, next_flush = coord_now(k) + 5000000000LL;
+
+	if (point_start(k, p, attempt))
+		return RB_EXIT_FAILED;
+	for (;;) {
+		size_t waiting = 0;
+		int64_t now = coord_now(k);
+
+		for (size_t i = 0; i < k->c->nagents; i++) {
+			struct ragent *a = &k->agents[i];
+
+			if (agent_finished(a))
+				continue;
+			waiting++;
+			if (point_watch(k, a, p, now, budget, &deadline))
+				return RB_EXIT_FAILED;
+		}
+		if (!waiting)
+			break;
+		if (loop_stopped(k))
+			return RB_EXIT_FAILED;
+		if (now >= deadline) {
+			for (size_t i = 0; i < k->c->nagents; i++)
+				if (!agent_finished(&k->agents[i])) {
+					rb_err("agent '%s' did not finish point %u in time",
+					       k->agents[i].name, p->index);
+					drop_agent(k, &k->agents[i], p);
+				}
+			break;
+		}
+		pump(k, 100);
+		drain(k);
+		rb_progress_tick(k->prog);
+		point_flush(k, now, &next_flush, false);
+	}
+	point_flush(k, coord_now(k), &next_flush, true);
+	return 0;
+}
+
+/* Idle time after a point: keep taking messages (heartbeats), stop on a signal. */
+void loop_idle(struct coord *k, uint64_t ns)
+{
+	char d[32];
+
+	if (!ns)
+		return;
+	coord_enter(k, PHASE_IDLE);
+	rb_info("idle %s", rb_fmt_duration(ns, d, sizeof(d)));
+	for (int64_t until = coord_now(k) + (int64_t)ns; coord_now(k) < until && !loop_stopped(k);) {
+		pump(k, 100);
+		rb_progress_tick(k->prog);
+	}
+}
+
+/*
+ * After a restart the agents send again what the crashed coordinator never
+ * acknowledged; their Hello says up to which message. Wait (up to 20 s) until the
+ * journal holds it, so that a point they finished meanwhile counts as done.
+ */
+void loop_await_spooled(struct coord *k)
+{
+	int64_t deadline = coord_now(k) + 20000000000LL;
+
+	for (;;) {
+		size_t behind = rsm_spool_behind(k);
+
+		if (!behind || loop_stopped(k)) {
+			rsm_report_gaps(k);
+			return;
+		}
+		if (coord_now(k) >= deadline) {
+			rb_warn("%zu agent(s) did not send all of their spool within 20 s; what comes "
+				"later is still kept",
+				behind);
+			rsm_report_gaps(k);
+			return;
+		}
+		pump(k, 100);
+	}
+}
+
+/*
+ * After a Stop: up to 5 s for every agent to stop and send what it measured (a partial
+ * point is recorded, and the stops are surely out of the socket: a loaded machine can
+ * hold them in libzmq's queue past a close).
+ */
+void loop_await_stopped(struct coord *k)
+{
+	for (int64_t until = coord_now(k) + 5000000000LL; coord_now(k) < until;) {
+		size_t running = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++)
+			running += agent_running(&k->agents[i]);
+		if (!running)
+			break;
+		pump(k, 100);
+	}
+}
+
+static const char *const phase_names[] = {
+	[PHASE_WAITING] = "waiting",	 [PHASE_SELECTING] = "selecting",
+	[PHASE_PREFLIGHT] = "pre-flight", [PHASE_POINT] = "point",
+	[PHASE_IDLE] = "idle",		 [PHASE_STOPPING] = "stopping",
+	[PHASE_DONE] = "done",
+};
+
+static const char *const state_names[] = {
+	[AGENT_UNSEEN] = "unseen",   [AGENT_CONNECTED] = "connected", [AGENT_CHECKED] = "checked",
+	[AGENT_RUNNING] = "running", [AGENT_DONE] = "done",	      [AGENT_LOST] = "lost",
+	[AGENT_DROPPED] = "dropped",
+};
+
+const char *coord_phase_name(enum coord_phase p)
+{
+	return (unsigned)p < sizeof(phase_names) / sizeof(phase_names[0]) ? phase_names[p] : "?";
+}
+
+const char *agent_state_name(enum agent_state s)
+{
+	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "?";
+}
+
+void coord_enter(struct coord *k, enum coord_phase p)
+{
+	if (k->phase != p)
+		rb_debug("run: %s -> %s", coord_phase_name(k->phase), coord_phase_name(p));
+	k->phase = p;
+	if (k->o->state)
+		snprintf(k->o->state->phase, sizeof(k->o->state->phase), "%s", coord_phase_name(p));
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agents of a run: found by name or connection, their Hellos, the campaign's
+ * agent groups choosing theirs, the targets each offers and the drives each holds.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord_priv.h"
+#include "campaign.h"
+#include "exitcode.h"
+#include "log.h"
+#include "wire.h"
+
+/* A thousand agents each sending ten messages a second: names are looked up hashed. */
+static int hash_agents(struct coord *k)
+{
+	rb_idmap_clear(&k->names);
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		const char *n = k->agents[i].name;
+
+		if (rb_idmap_add(&k->names, rb_hash_bytes(RB_HASH_INIT, n, strlen(n)), i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The agents' table: one per agent the campaign names (groups' join later). */
+int reg_init(struct coord *k)
+{
+	k->agents = calloc(k->c->nagents + 1, sizeof(*k->agents));
+	if (!k->agents)
+		return -ENOMEM;
+	rb_idmap_init(&k->names);
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		k->agents[i].name = k->c->agents[i];
+		if (!(k->agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
+			return -ENOMEM;
+	}
+	return hash_agents(k);
+}
+
+void reg_release(struct coord *k)
+{
+	for (size_t i = 0; k->agents && i < k->c->nagents; i++) {
+		free(k->agents[i].targets);
+		free(k->agents[i].didx);
+		free(k->agents[i].assign_msg);
+		free(k->agents[i].assigned);
+	}
+	free(k->agents);
+	k->agents = NULL;
+	rb_idmap_release(&k->names);
+	for (size_t i = 0; i < k->ncands; i++)
+		rb_wire_free(k->cands[i].hello);
+	free(k->cands);
+	k->cands = NULL;
+	k->ncands = 0;
+}
+
+static struct ragent *agent_by_len(struct coord *k, const char *name, size_t len)
+{
+	uint64_t h = rb_hash_bytes(RB_HASH_INIT, name, len);
+	size_t cur = 0, i;
+
+	while ((i = rb_idmap_next(&k->names, h, &cur)) != SIZE_MAX) {
+		struct ragent *a = &k->agents[i];
+
+		if (!strncmp(a->name, name, len) && !a->name[len])
+			return a;
+	}
+	return NULL;
+}
+
+struct ragent *reg_agent(struct coord *k, const char *name)
+{
+	return agent_by_len(k, name, strlen(name));
+}
+
+bool reg_same_peer(const struct rb_peer *a, const struct rb_peer *b)
+{
+	return a->rid_len == b->rid_len && !memcmp(a->rid, b->rid, a->rid_len);
+}
+
+struct ragent *reg_by_peer(struct coord *k, const struct rb_peer *p)
+{
+	/* agents connect with their name as routing id: try that first */
+	struct ragent *a = agent_by_len(k, (const char *)p->rid, p->rid_len);
+
+	if (a && agent_seen(a) && a->peer.rid_len == p->rid_len &&
+	    !memcmp(a->peer.rid, p->rid, p->rid_len))
+		return a;
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		a = &k->agents[i];
+		if (agent_seen(a) && a->peer.rid_len == p->rid_len &&
+		    !memcmp(a->peer.rid, p->rid, p->rid_len))
+			return a;
+	}
+	return NULL;
+}
+
+int reg_drive_index(struct coord *k, const char *agent, const char *path)
+{
+	for (size_t i = 0; i < k->c->ndrives; i++)
+		if (!strcmp(k->c->drives[i].agent, agent) && !strcmp(k->c->drives[i].path, path))
+			return (int)i;
+	return -1;
+}
+
+/* Whether path is a member of one of the agent's volumes. */
+static bool volume_member(struct coord *k, const char *agent, const char *path)
+{
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		const struct rb_drive_ref *d = &k->c->drives[i];
+
+		for (size_t m = 0; m < d->nmembers; m++)
+			if (!strcmp(d->members[m].path, path) && !strcmp(d->agent, agent))
+				return true;
+	}
+	return false;
+}
+
+/* Each agent's drives, once the campaign's drives are final (selectors resolved). */
+void reg_index_drives(struct coord *k)
+{
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		free(k->agents[i].didx);
+		k->agents[i].didx = calloc(k->c->ndrives + 1, sizeof(size_t));
+		k->agents[i].ndidx = 0;
+	}
+	for (size_t d = 0; d < k->c->ndrives; d++) {
+		struct ragent *a = reg_agent(k, k->c->drives[d].agent);
+
+		if (a && a->didx)
+			a->didx[a->ndidx++] = d;
+	}
+}
+
+/* The index of agent a's drive path; samples come in drive order, so guess the next. */
+int reg_agent_drive(struct coord *k, struct ragent *a, const char *path)
+{
+	if (!a->didx)
+		return reg_drive_index(k, a->name, path);
+	for (size_t j = 0; j < a->ndidx; j++) {
+		size_t at = (a->dhint + j) % a->ndidx, d = a->didx[at];
+
+		if (!strcmp(k->c->drives[d].path, path)) {
+			a->dhint = at + 1 < a->ndidx ? at + 1 : 0;
+			return (int)d;
+		}
+	}
+	return -1;
+}
+
+/* An agent no target names: kept (its latest Hello) until the groups choose theirs. */
+static void stash(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
+		  uint32_t major, uint32_t minor)
+{
+	Rb__Envelope e, *copy = NULL;
+	uint8_t *buf;
+	size_t len, i;
+	char err[128];
+
+	/* a deep copy, by the codec: pack and unpack */
+	rb_wire_init(&e);
+	e.version_major = major;
+	e.version_minor = minor;
+	e.body_case = RB__ENVELOPE__BODY_HELLO;
+	e.hello = (Rb__Hello *)h;
+	if (rb_wire_pack(&e, &buf, &len))
+		return;
+	if (rb_wire_unpack(buf, len, &copy, err, sizeof(err))) {
+		free(buf);
+		return;
+	}
+	free(buf);
+	for (i = 0; i < k->ncands; i++)
+		if (!strcmp(k->cands[i].hello->hello->name, h->name))
+			break;
+	if (i == k->ncands) {
+		struct cand *n = realloc(k->cands, (k->ncands + 1) * sizeof(*n));
+
+		if (!n) {
+			rb_wire_free(copy);
+			return;
+		}
+		k->cands = n;
+		k->cands[k->ncands++] = (struct cand){ .hello = NULL };
+		rb_debug("agent '%s' connected; a candidate for the campaign's agent groups",
+			 h->name);
+	}
+	rb_wire_free(k->cands[i].hello);
+	k->cands[i].hello = copy;
+	k->cands[i].peer = *peer;
+}
+
+static bool cand_matches(const struct rb_agent_group *g, const struct cand *x)
+{
+	const Rb__Hello *h = x->hello->hello;
+	const char *keys[64], *values[64];
+	size_t n = h->n_labels < 64 ? h->n_labels : 64;
+
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = h->labels[i]->key;
+		values[i] = h->labels[i]->value;
+	}
+	return rb_agent_group_matches(g, h->name, keys, values, n);
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct cand *)a)->hello->hello->name,
+		      ((const struct cand *)b)->hello->hello->name);
+}
+
+/*
+ * How many agents each group lacks; with choose, the groups take theirs (each the first
+ * count matching by name, in target order) and they join the campaign.
+ */
+size_t reg_groups_short(struct coord *k, bool report, bool choose)
+{
+	struct rb_campaign *c = (struct rb_campaign *)k->c;
+	size_t lacking = 0;
+
+	if (k->ncands)
+		qsort(k->cands, k->ncands, sizeof(*k->cands), cand_cmp);
+	for (size_t i = 0; i < k->ncands; i++)
+		k->cands[i].taken = false;
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const struct rb_agent_group *G = &c->groups[g];
+		unsigned found = 0;
+		char names[512] = "";
+
+		for (size_t i = 0; i < k->ncands && found < G->count; i++) {
+			struct cand *x = &k->cands[i];
+
+			if (x->taken || !cand_matches(G, x))
+				continue;
+			x->taken = true;
+			found++;
+			if (strlen(names) + strlen(x->hello->hello->name) + 3 < sizeof(names))
+				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					 names[0] ? ", " : "", x->hello->hello->name);
+			if (choose && rb_campaign_add_agent(c, x->hello->hello->name, G))
+				return SIZE_MAX;
+		}
+		if (found < G->count) {
+			lacking += G->count - found;
+			if (report) {
+				char labels[256] = "";
+
+				for (size_t l = 0; l < G->nlabels; l++)
+					snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels),
+						 "%s%s", l ? ", " : "", G->labels[l]);
+				rb_err("%s:%u:%u: the campaign expects %u agent(s) named '%s'%s%s; %u "
+				       "connected%s%s: missing agents",
+				       c->file, G->line, G->column, G->count, *G->name ? G->name : "*",
+				       labels[0] ? " with labels " : "", labels, found,
+				       names[0] ? ": " : "", names);
+			}
+		} else if (choose) {
+			rb_info("agents named '%s': chose %s", *G->name ? G->name : "*", names);
+		}
+	}
+	return lacking;
+}
+
+/* The groups' agents join: room in agents[], the name hash, their Hellos applied. */
+int reg_resolve_groups(struct coord *k)
+{
+	size_t before = k->c->nagents;
+	struct ragent *n;
+
+	if (reg_groups_short(k, false, true) == SIZE_MAX)
+		return RB_EXIT_FAILED;
+	n = realloc(k->agents, (k->c->nagents + 1) * sizeof(*n));
+	if (!n)
+		return RB_EXIT_FAILED;
+	k->agents = n;
+	memset(&k->agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
+	for (size_t i = 0; i < k->c->nagents; i++)
+		k->agents[i].name = k->c->agents[i];
+	for (size_t i = before; i < k->c->nagents; i++)
+		if (!(k->agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
+			return RB_EXIT_FAILED;
+	if (hash_agents(k))
+		return RB_EXIT_FAILED;
+	k->groups_resolved = true;
+	for (size_t i = 0; i < k->ncands; i++) {
+		const Rb__Envelope *e = k->cands[i].hello;
+
+		if (k->cands[i].taken)
+			reg_hello(k, &k->cands[i].peer, e->hello, e->version_major, e->version_minor);
+	}
+	return 0;
+}
+
+void reg_target_set(struct rtarget *t, const Rb__TargetInfo *ti)
+{
+	copy(t->path, sizeof(t->path), ti->path);
+	copy(t->kind, sizeof(t->kind), ti->kind);
+	copy(t->model, sizeof(t->model), ti->model);
+	copy(t->serial, sizeof(t->serial), ti->serial);
+	copy(t->firmware, sizeof(t->firmware), ti->firmware);
+	t->size = ti->size_bytes;
+	t->lbs = ti->logical_block_size;
+}
+
+/* What agent a said of its target path (Hello, then as opened for a point). */
+struct rtarget *reg_target(struct ragent *a, const char *path)
+{
+	for (size_t t = 0; a && t < a->ntargets; t++)
+		if (!strcmp(a->targets[t].path, path))
+			return &a->targets[t];
+	return NULL;
+}
+
+/* Identity as the agent opened it for a point (files are laid out on first use). */
+void reg_target_update(struct ragent *a, const Rb__TargetInfo *ti)
+{
+	struct rtarget *t = ti && ti->path ? reg_target(a, ti->path) : NULL;
+
+	if (t)
+		reg_target_set(t, ti);
+}
+
+/*
+ * An agent said Hello: it is registered (or, of no target by name, kept for the agent
+ * groups) and welcomed. Returns what the loop must send it again.
+ */
+enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
+			       uint32_t major, uint32_t minor)
+{
+	struct ragent *a = reg_agent(k, h->name);
+	Rb__Envelope e;
+	Rb__Welcome w = RB__WELCOME__INIT;
+	enum reg_hello_event ev = HELLO_NONE;
+
+	if (!a) {
+		if (k->c->ngroups && !k->groups_resolved)
+			stash(k, peer, h, major, minor);
+		else
+			rb_debug("agent '%s' is not in this campaign; ignored", h->name);
+		return HELLO_NONE;
+	}
+	if (!agent_seen(a))
+		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name, h->hostname,
+			h->n_targets);
+	else if (k->zap && !reg_same_peer(&a->peer, peer))
+		/* the caller checked that its key is this agent's */
+		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
+			"one", a->name);
+	a->peer = *peer;
+	if (a->state == AGENT_UNSEEN)
+		a->state = AGENT_CONNECTED;
+	a->last_seen_ns = coord_now(k);
+	if (a->epoch && h->epoch != a->epoch && agent_running(a) && k->res) {
+		/* a new process: whatever point the old one ran is gone */
+		a->reassign = true;
+	}
+	/*
+	 * The same process saying hello again is idle (agents say hello only when idle) and
+	 * has sent us everything it spooled: if it owes a preflight reply or should be in the
+	 * current point, what we sent it was lost (a reconnect drops what was in flight).
+	 */
+	bool same = a->epoch && h->epoch == a->epoch && !strcmp(h->run, k->run) &&
+		    h->spooled <= dlv_seq(a, h->epoch)->seq &&
+		    coord_now(k) - a->asked_ns > 1500000000LL;
+
+	a->epoch = h->epoch;
+	copy(a->spool_run, sizeof(a->spool_run), h->run);
+	a->spooled = h->spooled;
+	if (same && k->phase == PHASE_PREFLIGHT && a->state == AGENT_CONNECTED) {
+		rb_warn("agent '%s' never had the safety check: asking again", a->name);
+		ev = HELLO_OWES_PREFLIGHT;
+	} else if (same && k->phase == PHASE_POINT && agent_running(a) && a->assign_msg) {
+		rb_warn("agent '%s' never had point %u: sending it again", a->name, k->cur_point);
+		ev = HELLO_LACKS_POINT;
+	}
+	copy(a->host, sizeof(a->host), h->hostname);
+	copy(a->kernel, sizeof(a->kernel), h->kernel);
+	copy(a->version, sizeof(a->version), h->rb_version);
+	snprintf(a->proto, sizeof(a->proto), "%u.%u", major, minor);
+	a->minor = minor;
+	if (!a->registered_ns)
+		a->registered_ns = coord_wall(k);
+	free(a->targets);
+	a->targets = calloc(h->n_targets + 1, sizeof(*a->targets));
+	a->ntargets = a->targets ? h->n_targets : 0;
+	for (size_t i = 0; i < a->ntargets; i++)
+		reg_target_set(&a->targets[i], h->targets[i]);
+	rb_wire_init(&e);
+	w.campaign = k->c->name;
+	w.run = k->run;
+	e.body_case = RB__ENVELOPE__BODY_WELCOME;
+	e.welcome = &w;
+	dlv_send(k, a, &e);
+	dlv_ask_gaps(k, a);
+	return ev;
+}
+
+int reg_check_offered(struct coord *k)
+{
+	int rc = 0;
+	bool curves = false;
+
+	for (size_t i = 0; i < k->c->npoints; i++)
+		curves |= k->c->points[i].curve_pct > 0 || k->c->points[i].purge[0];
+	/* an agent of 1.0 ignores per-drive rates and purges: it would run the wrong IO */
+	for (size_t i = 0; curves && i < k->c->nagents; i++)
+		if (k->agents[i].minor < 1) {
+			rb_err("agent '%s' speaks protocol %s: this campaign's curves or purges need "
+			       "1.1 or newer; upgrade the agent",
+			       k->agents[i].name, k->agents[i].proto);
+			rc = RB_EXIT_USAGE;
+		}
+
+	for (size_t i = 0; i < k->c->ndrives; i++) {
+		const struct rb_drive_ref *d = &k->c->drives[i];
+		struct ragent *a = reg_agent(k, d->agent);
+
+		if (d->nmembers && a->minor < 3) {
+			rb_err("agent '%s' speaks protocol %s: volume '%s' needs 1.3 or newer; upgrade "
+			       "the agent", a->name, a->proto, d->path);
+			rc = RB_EXIT_USAGE;
+		}
+		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
+			const char *path = d->nmembers ? d->members[m].path : d->path;
+			bool found = false;
+
+			for (size_t t = 0; t < a->ntargets; t++)
+				found |= !strcmp(a->targets[t].path, path);
+			if (!found) {
+				rb_err("%s: drive '%s'%s%s%s is not offered by agent '%s' (its --target "
+				       "list)", k->c->file, path, d->nmembers ? " (of volume '" : "",
+				       d->nmembers ? d->path : "", d->nmembers ? "')" : "", a->name);
+				rc = RB_EXIT_USAGE;
+			}
+		}
+	}
+	return rc;
+}
+
+/*
+ * Each selector's drives, from what its agent offered: every target matching it, which
+ * must be exactly the expected count; a selected drive is pinned to the serial it was
+ * chosen by. Returns 0 or RB_EXIT_USAGE naming what is missing.
+ */
+int reg_select_drives(struct coord *k, struct rb_campaign *c)
+{
+	int rc = 0;
+	bool volumes = false;
+
+	for (size_t d = 0; d < c->ndrives && !volumes; d++)
+		volumes = c->drives[d].nmembers > 0;
+
+	for (size_t s = 0; s < c->nselectors; s++) {
+		const struct rb_selector *sel = &c->selectors[s];
+		struct ragent *a = reg_agent(k, sel->agent);
+		unsigned found = 0;
+		char what[256];
+
+		what[0] = '\0';
+		if (sel->model[0])
+			snprintf(what, sizeof(what), "model ~ %s", sel->model);
+		if (sel->serial[0])
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sserial = %s",
+				 what[0] ? ", " : "", sel->serial);
+		if (sel->firmware[0])
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sfirmware ~ %s",
+				 what[0] ? ", " : "", sel->firmware);
+		for (size_t t = 0; a && t < a->ntargets; t++) {
+			const struct rtarget *x = &a->targets[t];
+
+			if ((sel->model[0] && !strstr(x->model, sel->model)) ||
+			    (sel->serial[0] && strcmp(x->serial, sel->serial)) ||
+			    (sel->firmware[0] && !strstr(x->firmware, sel->firmware)) ||
+			    (volumes && volume_member(k, a->name, x->path)))
+				continue; /* a volume's members are the volume's */
+			found++;
+			if (found <= sel->count && reg_drive_index(k, a->name, x->path) < 0)
+				rb_campaign_add_drive(c, a->name, x->path, x->serial);
+		}
+		if (found != sel->count) {
+			rb_err("%s:%u:%u: agent '%s' offers %u drive(s) with %s; the campaign expects "
+			       "%u%s", c->file, sel->line, sel->column, sel->agent, found, what,
+			       sel->count, found < sel->count ? ": missing drives" : "");
+			rc = RB_EXIT_USAGE;
+		} else {
+			rb_info("agent '%s': %u drive(s) with %s selected", sel->agent, found, what);
+		}
+	}
+	return rc;
+}
