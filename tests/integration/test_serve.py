@@ -10,6 +10,7 @@ submitting client aborts its run too. SIGTERM stops the service (exit 0, socket 
 without one, `status` says so and `run` runs in-process."""
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -103,6 +104,8 @@ with Tmp() as tmp:
             time.sleep(0.2)
         check("running: run" in running and "campaign 'long', point 1 of 3" in running,
               f"status while running: {running}")
+        check(re.search(r"phase (pre-flight|point|idle),", running) is not None,
+              f"the run's phase in its status: {running}")
         r = run([COORD, "agents"], env=env)
         check(r.stdout.count("running") == 2, f"agents during the run: {r.stdout}")
         r = run([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env)
