@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The coordinator's loop driven in milliseconds: a real rb_coord_run on a ROUTER socket
+ * over inproc://, on the fake clock, against one scripted agent (a DEALER socket in this
+ * thread speaking the real protocol). The script advances the clock where a real run
+ * would wait: silence that makes an agent lost, the 20 ms group commit, the 1.5 s after
+ * which a Hello says the agent never had what was sent. What the run stored is read
+ * back from its HDF5 file.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "campaign.h"
+#include "clock.h"
+#include "coord.h"
+#include "diag.h"
+#include "exitcode.h"
+#include "log.h"
+#include "results.h"
+#include "transport.h"
+#include "wire.h"
+
+#define DRIVE "/dev/harness0"
+
+/* One run of the coordinator in its own thread. */
+struct run {
+	char dir[256], endpoint[64], path[4096];
+	struct rb_campaign *c;
+	struct rb_clock_fake fake;
+	struct rb_clock clock;
+	void *router;
+	volatile sig_atomic_t stop;
+	pthread_t thread;
+	bool running;
+	int rc;
+	/* the scripted agent */
+	void *sock;
+	uint64_t epoch, seq, acked;
+	char run_id[96];
+};
+
+static void *coordinator(void *arg)
+{
+	struct run *r = arg;
+
+	r->rc = rb_coord_run(r->c, &(struct rb_coord_opts){ .router = r->router,
+							     .stop = &r->stop,
+							     .clock = &r->clock,
+							     .ret_path = r->path,
+							     .ret_path_len = sizeof(r->path) });
+	return NULL;
+}
+
+/* A campaign of one agent with one drive and one 3-interval point, running. */
+static void run_start(struct run *r, const char *extra)
+{
+	static unsigned n;
+	char text[2048];
+	struct rb_diags d;
+
+	snprintf(r->dir, sizeof(r->dir), "/tmp/rb-harness.XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	snprintf(text, sizeof(text),
+		 "name: harness\ninsecure: true\nwait: 30s\nresults: %s\n%s"
+		 "targets:\n  - agent: h1\n    drives: [" DRIVE "]\n"
+		 "phases:\n  - name: p\n    workload: {rw: randread, bs: 4k, runtime: 3s, "
+		 "interval: 1s}\n",
+		 r->dir, extra);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("<harness>", text, strlen(text), &r->c, &d), 0);
+	rb_diags_release(&d);
+	r->fake.now_ns = 1000000000000LL;
+	r->clock = rb_clock_fake(&r->fake);
+	snprintf(r->endpoint, sizeof(r->endpoint), "inproc://harness-%u-%d", n++, (int)getpid());
+	r->router = rb_tx_router_bind(r->endpoint, NULL, 0);
+	assert_non_null(r->router);
+	assert_int_equal(pthread_create(&r->thread, NULL, coordinator, r), 0);
+	r->running = true;
+	r->sock = rb_tx_dealer_connect(r->endpoint, "h1");
+	assert_non_null(r->sock);
+	r->epoch = 0x1234;
+}
+
+/* Waits for the run's end; returns its exit code. */
+static int run_join(struct run *r)
+{
+	pthread_join(r->thread, NULL);
+	r->running = false;
+	return r->rc;
+}
+
+static int setup(void **st)
+{
+	*st = calloc(1, sizeof(struct run));
+	return *st ? 0 : -1;
+}
+
+/* After a failed check too: the run is stopped and waited for before its memory goes. */
+static int teardown(void **st)
+{
+	struct run *r = *st;
+	char cmd[600];
+
+	if (r->running) {
+		r->stop = 1;
+		run_join(r);
+	}
+	rb_tx_close(r->sock);
+	rb_tx_close(r->router);
+	rb_campaign_free(r->c);
+	if (r->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
+		if (system(cmd))
+			fprintf(stderr, "cannot remove %s\n", r->dir);
+	}
+	free(r);
+	return 0;
+}
+
+static void hello(struct run *r, uint64_t spooled)
+{
+	Rb__Envelope e;
+	Rb__Hello h = RB__HELLO__INIT;
+	Rb__TargetInfo ti = RB__TARGET_INFO__INIT, *tp = &ti;
+
+	ti.path = (char *)DRIVE;
+	ti.kind = (char *)"block";
+	ti.size_bytes = 1ULL << 30;
+	ti.model = (char *)"HARNESS";
+	ti.serial = (char *)"H-1";
+	ti.firmware = (char *)"1";
+	ti.logical_block_size = 4096;
+	h.name = (char *)"h1";
+	h.hostname = (char *)"harness";
+	h.kernel = (char *)"Linux";
+	h.rb_version = (char *)"0";
+	h.epoch = r->epoch;
+	h.run = r->run_id;
+	h.spooled = spooled;
+	h.targets = &tp;
+	h.n_targets = 1;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_HELLO;
+	e.hello = &h;
+	assert_int_equal(rb_tx_send(r->sock, NULL, &e, false), 0);
+}
+
+/*
+ * The next message of the given kind within ms of real time, or NULL; Acks are noted
+ * (r->acked) and other kinds skipped on the way.
+ */
+static Rb__Envelope *expect(struct run *r, Rb__Envelope__BodyCase want, int ms)
+{
+	char err[256];
+
+	for (int waited = 0; waited < ms; waited += 20) {
+		Rb__Envelope *e = NULL;
+
+		if (rb_tx_recv(r->sock, 20, NULL, &e, err, sizeof(err)))
+			continue;
+		if (e->body_case == RB__ENVELOPE__BODY_ACK && e->ack->epoch == r->epoch &&
+		    e->ack->seq > r->acked)
+			r->acked = e->ack->seq;
+		if (e->body_case == RB__ENVELOPE__BODY_WELCOME)
+			snprintf(r->run_id, sizeof(r->run_id), "%s", e->welcome->run);
+		if (e->body_case == want)
+			return e;
+		rb_wire_free(e);
+	}
+	return NULL;
+}
+
+static void expect_free(struct run *r, Rb__Envelope__BodyCase want, int ms)
+{
+	Rb__Envelope *e = expect(r, want, ms);
+
+	assert_non_null(e);
+	rb_wire_free(e);
+}
+
+/*
+ * Everything sent so far taken: 20 ms on the clock (the group commit), then the Ack of
+ * the last message. The coordinator read it at the latest 20 ms after the clock's now.
+ */
+static void sync_acked(struct run *r)
+{
+	rb_clock_fake_advance(&r->fake, 20000000LL);
+	while (r->acked < r->seq) {
+		Rb__Envelope *e = expect(r, RB__ENVELOPE__BODY_ACK, 5000);
+
+		assert_non_null(e);
+		rb_wire_free(e);
+	}
+}
+
+/* A data message numbered seq (0: the next). */
+static void send_numbered(struct run *r, Rb__Envelope *e, uint64_t seq)
+{
+	e->epoch = r->epoch;
+	e->seq = seq ? seq : r->seq + 1;
+	if (e->seq > r->seq)
+		r->seq = e->seq;
+	assert_int_equal(rb_tx_send(r->sock, NULL, e, false), 0);
+}
+
+static void preflight_reply(struct run *r)
+{
+	Rb__Envelope e;
+	Rb__PreflightReply pr = RB__PREFLIGHT_REPLY__INIT;
+
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
+	e.preflight_reply = &pr;
+	send_numbered(r, &e, 0);
+}
+
+/* One interval's sample of the drive: ios IOs of 100 us. */
+static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t ios, uint64_t seq)
+{
+	Rb__Envelope e;
+	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
+	Rb__Sample s = RB__SAMPLE__INIT, *sp = &s;
+	uint32_t idx = 2000;
+	uint64_t cnt = ios;
+
+	s.point = 0;
+	s.attempt = attempt;
+	s.drive = (char *)DRIVE;
+	s.interval = interval;
+	s.ios = ios;
+	s.bytes = ios * 4096;
+	s.lat_sum_ns = ios * 100000;
+	s.hist_idx = &idx;
+	s.n_hist_idx = 1;
+	s.hist_cnt = &cnt;
+	s.n_hist_cnt = 1;
+	b.samples = &sp;
+	b.n_samples = 1;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
+	e.samples = &b;
+	send_numbered(r, &e, seq);
+}
+
+/* The drive's result and the PointDone. */
+static void finish_point(struct run *r, uint32_t attempt, uint64_t ios)
+{
+	Rb__Envelope e;
+	Rb__DriveResult res = RB__DRIVE_RESULT__INIT;
+	Rb__DirResult dr = RB__DIR_RESULT__INIT, *dp = &dr;
+	Rb__PointDone pd = RB__POINT_DONE__INIT;
+	uint32_t idx = 2000;
+	uint64_t cnt = ios;
+
+	dr.ios = ios;
+	dr.bytes = ios * 4096;
+	dr.lat_sum_ns = ios * 100000;
+	dr.hist_idx = &idx;
+	dr.n_hist_idx = 1;
+	dr.hist_cnt = &cnt;
+	dr.n_hist_cnt = 1;
+	res.point = 0;
+	res.attempt = attempt;
+	res.drive = (char *)DRIVE;
+	res.elapsed_ns = 3000000000ULL;
+	res.dirs = &dp;
+	res.n_dirs = 1;
+	res.status = (char *)"ok";
+	res.message = (char *)"";
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_RESULT;
+	e.result = &res;
+	send_numbered(r, &e, 0);
+	pd.point = 0;
+	pd.attempt = attempt;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
+	e.point_done = &pd;
+	send_numbered(r, &e, 0);
+}
+
+/* Hello, Welcome, the pre-flight answered, the point's Assign taken (its attempt). */
+static uint32_t connect_and_assign(struct run *r)
+{
+	Rb__Envelope *e;
+	uint32_t attempt;
+
+	hello(r, 0);
+	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	preflight_reply(r);
+	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	assert_non_null(e);
+	assert_int_equal(e->assign->point, 0);
+	assert_int_equal(e->assign->n_drives, 1);
+	assert_string_equal(e->assign->drives[0], DRIVE);
+	attempt = e->assign->attempt;
+	rb_wire_free(e);
+	return attempt;
+}
+
+/* The rows of the run's file. */
+static void read_rows(struct run *r, struct rb_row_result **res, size_t *nres,
+		      struct rb_row_sample **smp, size_t *nsmp)
+{
+	char err[256];
+	struct rb_results_in *in = rb_results_open(r->path, err, sizeof(err));
+
+	if (!in)
+		fail_msg("%s", err);
+	assert_int_equal(rb_results_read_results(in, res, nres), 0);
+	assert_int_equal(rb_results_read_samples(in, smp, nsmp), 0);
+	rb_results_in_close(in);
+}
+
+/* An agent silent for more than 5 s during a point is lost; 'continue' drops it. */
+static void test_silent_agent_lost_after_5s(void **st)
+{
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp;
+
+	run_start(r, "on_agent_lost: continue\n");
+	connect_and_assign(r);
+	sample(r, 0, 0, 1000, 0);
+	sync_acked(r);
+	/* 4.9 s of silence: still running (no Stop comes) */
+	rb_clock_fake_advance(&r->fake, 4900000000LL);
+	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 400));
+	/* past 5 s: lost, dropped; the point ends without it and the run with it */
+	rb_clock_fake_advance(&r->fake, 200000000LL);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_PARTIAL);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nres, 1);
+	assert_string_equal(res[0].status, "lost");
+	assert_int_equal(nsmp, 1);	/* what came before the silence is kept */
+	assert_int_equal(smp[0].ios, 1000);
+	free(res);
+	free(smp);
+}
+
+/* Acknowledgements go out by group commit: once 20 ms have passed since the last one. */
+static void test_acks_by_20ms_group_commit(void **st)
+{
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp;
+
+	run_start(r, "");
+	connect_and_assign(r);
+	assert_int_equal(r->acked, 0);		/* the clock stood still: nothing acknowledged */
+	rb_clock_fake_advance(&r->fake, 19000000LL);
+	assert_null(expect(r, RB__ENVELOPE__BODY_ACK, 300));
+	rb_clock_fake_advance(&r->fake, 1000000LL);
+	expect_free(r, RB__ENVELOPE__BODY_ACK, 2000);
+	assert_int_equal(r->acked, 1);		/* the pre-flight answer: on disk */
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 100 + i, 0);
+	finish_point(r, 0, 303);
+	/* the Stop may come before the last Ack: the run acknowledges before it stops */
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(r->acked, r->seq);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nres, 1);
+	assert_string_equal(res[0].status, "ok");
+	assert_int_equal(nsmp, 3);
+	free(res);
+	free(smp);
+}
+
+/* A duplicate and a message past a gap are dropped; the gap's message, then the rest,
+ * are taken in order. */
+static void test_wrong_sequence_dropped(void **st)
+{
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp;
+	uint64_t base;
+	int seen[16] = { 0 };
+
+	run_start(r, "");
+	connect_and_assign(r);
+	base = r->seq;
+	sample(r, 0, 0, 100, base + 1);
+	sample(r, 0, 7, 700, base + 1);	/* the same number again: a duplicate */
+	sample(r, 0, 9, 900, base + 3);	/* past a gap: dropped, the agent sends it again */
+	sample(r, 0, 1, 101, base + 2);
+	sample(r, 0, 2, 102, base + 3);
+	finish_point(r, 0, 303);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nsmp, 3);
+	for (size_t i = 0; i < nsmp; i++) {
+		assert_true(smp[i].interval < 16);
+		seen[smp[i].interval]++;
+		assert_int_equal(smp[i].ios, 100 + smp[i].interval);
+	}
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 1);
+	assert_int_equal(seen[2], 1);
+	assert_int_equal(nres, 1);
+	free(res);
+	free(smp);
+}
+
+/* The same process saying Hello again, idle, 1.5 s after its Assign never had it. */
+static void test_hello_again_gets_the_point_again(void **st)
+{
+	struct run *r = *st;
+	Rb__Envelope *e;
+
+	run_start(r, "");
+	connect_and_assign(r);
+	/* at once: what was sent may still be on its way; nothing again */
+	hello(r, r->seq);
+	assert_null(expect(r, RB__ENVELOPE__BODY_ASSIGN, 300));
+	rb_clock_fake_advance(&r->fake, 2000000000LL);
+	hello(r, r->seq);
+	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	assert_non_null(e);
+	assert_int_equal(e->assign->point, 0);
+	assert_int_equal(e->assign->attempt, 0);
+	rb_wire_free(e);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 100, 0);
+	finish_point(r, 0, 300);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+}
+
+/* A reconnecting agent that still owes its pre-flight is asked again. */
+static void test_hello_again_owes_preflight(void **st)
+{
+	struct run *r = *st;
+
+	run_start(r, "");
+	hello(r, 0);
+	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	rb_clock_fake_advance(&r->fake, 2000000000LL);
+	hello(r, 0);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	/* answered now, the run goes on */
+	preflight_reply(r);
+	expect_free(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 100, 0);
+	finish_point(r, 0, 300);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+}
+
+/* A new process of the agent during the point: the point runs again as attempt 1, and
+ * the first attempt's samples stay in the file as attempt 0's. */
+static void test_restarted_agent_runs_next_attempt(void **st)
+{
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp, a1 = 0;
+	Rb__Envelope *e;
+
+	run_start(r, "");
+	connect_and_assign(r);
+	sample(r, 0, 0, 100, 0);
+	r->epoch = 0x5678;	/* restarted: a new process, numbering anew */
+	r->seq = 0;
+	hello(r, 0);
+	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	assert_non_null(e);
+	assert_int_equal(e->assign->attempt, 1);
+	rb_wire_free(e);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 1, i, 200, 0);
+	finish_point(r, 1, 600);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nres, 1);
+	assert_int_equal(res[0].attempt, 1);
+	assert_int_equal(nsmp, 4);
+	for (size_t i = 0; i < nsmp; i++)
+		a1 += smp[i].attempt == 1;
+	assert_int_equal(a1, 3);
+	free(res);
+	free(smp);
+}
+
+int main(void)
+{
+	rb_log_init("rackbench", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_silent_agent_lost_after_5s, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_acks_by_20ms_group_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_sequence_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hello_again_gets_the_point_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hello_again_owes_preflight, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restarted_agent_runs_next_attempt, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
