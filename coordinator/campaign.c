@@ -259,18 +259,9 @@ static void check_volumes(struct loader *L, yaml_node_t *root)
 	}
 }
 
-static void load_root(struct loader *L, yaml_node_t *root)
+/* Anchors and aliases are fine (libyaml resolves them); merge keys are not YAML 1.2. */
+static bool merge_keys(struct loader *L)
 {
-	struct rb_campaign *c = L->c;
-	yaml_node_t *targets = NULL, *phases = NULL, *preset = NULL, *overrides = NULL,
-		    *lock = NULL;
-
-	if (root->type != YAML_MAPPING_NODE) {
-		ERR(L, root, NULL, "a campaign must be a mapping (name, targets, phases, ...), not %s",
-		    rb_yaml_kind(root));
-		return;
-	}
-	/* anchors and aliases are fine (libyaml resolves them); merge keys are not YAML 1.2 */
 	bool merges = false;
 
 	for (yaml_node_t *nd = L->y.doc.nodes.start; nd < L->y.doc.nodes.top; nd++) {
@@ -288,7 +279,86 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			}
 		}
 	}
-	if (merges)
+	return merges;
+}
+
+/* A run setting at the root (name, listen, keys, results, wait, ...); false: not one. */
+static bool load_setting(struct loader *L, yaml_node_t *v, const char *key)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!strcmp(key, "name")) {
+		if (want(L, v, YAML_SCALAR_NODE, key, "a name")) {
+			free(c->name);
+			c->name = xstrdup(rb_yaml_scalar(v));
+		}
+	} else if (!strcmp(key, "listen")) {
+		if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
+			free(c->listen);
+			c->listen = xstrdup(rb_yaml_scalar(v));
+			char why[256];
+
+			if (rb_endpoint_check(c->listen, why, sizeof(why)))
+				ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH: %s",
+				    why);
+		}
+	} else if (!strcmp(key, "key") || !strcmp(key, "agent_keys")) {
+		if (want(L, v, YAML_SCALAR_NODE, key, "a file")) {
+			char **dst = !strcmp(key, "key") ? &c->key : &c->agent_keys;
+
+			free(*dst);
+			*dst = xstrdup(rb_yaml_scalar(v));
+		}
+	} else if (!strcmp(key, "results")) {
+		if (want(L, v, YAML_SCALAR_NODE, key, "a folder")) {
+			free(c->results_dir);
+			c->results_dir = xstrdup(rb_yaml_scalar(v));
+		}
+	} else if (!strcmp(key, "insecure")) {
+		rb_campaign_parse_bool(L, v, key, &c->insecure);
+	} else if (!strcmp(key, "destructive")) {
+		rb_campaign_parse_bool(L, v, key, &c->destructive);
+	} else if (!strcmp(key, "wipe_signatures")) {
+		rb_campaign_parse_bool(L, v, key, &c->wipe_signatures);
+	} else if (!strcmp(key, "wait")) {
+		const char *s = rb_yaml_scalar(v);
+
+		if (!s || rb_parse_duration(s, &c->wait_ns))
+			ERR(L, v, key, "'wait' must be a duration such as 30s or 2m%s%s%s",
+			    s ? ", not '" : "", s ? s : "", s ? "'" : "");
+	} else if (!strcmp(key, "on_agent_lost")) {
+		const char *s = rb_yaml_scalar(v);
+
+		if (s && !strcmp(s, "wait"))
+			c->on_agent_lost = RB_LOST_WAIT;
+		else if (s && !strcmp(s, "continue"))
+			c->on_agent_lost = RB_LOST_CONTINUE;
+		else if (s && !strcmp(s, "abort"))
+			c->on_agent_lost = RB_LOST_ABORT;
+		else
+			ERR(L, v, key, "'on_agent_lost' must be wait, continue or abort");
+	} else if (!strcmp(key, "lost_wait")) {
+		const char *s = rb_yaml_scalar(v);
+
+		if (!s || rb_parse_duration(s, &c->lost_wait_ns))
+			ERR(L, v, key, "'lost_wait' must be a duration such as 60s");
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void load_root(struct loader *L, yaml_node_t *root)
+{
+	yaml_node_t *targets = NULL, *phases = NULL, *preset = NULL, *overrides = NULL,
+		    *lock = NULL;
+
+	if (root->type != YAML_MAPPING_NODE) {
+		ERR(L, root, NULL, "a campaign must be a mapping (name, targets, phases, ...), not %s",
+		    rb_yaml_kind(root));
+		return;
+	}
+	if (merge_keys(L))
 		return;
 	/* defaults first: phases apply on top of them wherever they appear */
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
@@ -306,63 +376,8 @@ static void load_root(struct loader *L, yaml_node_t *root)
 
 		if (!key) {
 			ERR(L, k, NULL, "keys must be plain words, not %s", rb_yaml_kind(k));
-		} else if (!strcmp(key, "defaults")) {
+		} else if (!strcmp(key, "defaults") || load_setting(L, v, key)) {
 			continue;
-		} else if (!strcmp(key, "name")) {
-			if (want(L, v, YAML_SCALAR_NODE, key, "a name")) {
-				free(c->name);
-				c->name = xstrdup(rb_yaml_scalar(v));
-			}
-		} else if (!strcmp(key, "listen")) {
-			if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
-				free(c->listen);
-				c->listen = xstrdup(rb_yaml_scalar(v));
-				char why[256];
-
-				if (rb_endpoint_check(c->listen, why, sizeof(why)))
-					ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH: %s",
-					    why);
-			}
-		} else if (!strcmp(key, "key") || !strcmp(key, "agent_keys")) {
-			if (want(L, v, YAML_SCALAR_NODE, key, "a file")) {
-				char **dst = !strcmp(key, "key") ? &c->key : &c->agent_keys;
-
-				free(*dst);
-				*dst = xstrdup(rb_yaml_scalar(v));
-			}
-		} else if (!strcmp(key, "results")) {
-			if (want(L, v, YAML_SCALAR_NODE, key, "a folder")) {
-				free(c->results_dir);
-				c->results_dir = xstrdup(rb_yaml_scalar(v));
-			}
-		} else if (!strcmp(key, "insecure")) {
-			rb_campaign_parse_bool(L, v, key, &c->insecure);
-		} else if (!strcmp(key, "destructive")) {
-			rb_campaign_parse_bool(L, v, key, &c->destructive);
-		} else if (!strcmp(key, "wipe_signatures")) {
-			rb_campaign_parse_bool(L, v, key, &c->wipe_signatures);
-		} else if (!strcmp(key, "wait")) {
-			const char *s = rb_yaml_scalar(v);
-
-			if (!s || rb_parse_duration(s, &c->wait_ns))
-				ERR(L, v, key, "'wait' must be a duration such as 30s or 2m%s%s%s",
-				    s ? ", not '" : "", s ? s : "", s ? "'" : "");
-		} else if (!strcmp(key, "on_agent_lost")) {
-			const char *s = rb_yaml_scalar(v);
-
-			if (s && !strcmp(s, "wait"))
-				c->on_agent_lost = RB_LOST_WAIT;
-			else if (s && !strcmp(s, "continue"))
-				c->on_agent_lost = RB_LOST_CONTINUE;
-			else if (s && !strcmp(s, "abort"))
-				c->on_agent_lost = RB_LOST_ABORT;
-			else
-				ERR(L, v, key, "'on_agent_lost' must be wait, continue or abort");
-		} else if (!strcmp(key, "lost_wait")) {
-			const char *s = rb_yaml_scalar(v);
-
-			if (!s || rb_parse_duration(s, &c->lost_wait_ns))
-				ERR(L, v, key, "'lost_wait' must be a duration such as 60s");
 		} else if (!strcmp(key, "targets")) {
 			targets = v;
 			rb_campaign_load_targets(L, v);

@@ -409,6 +409,192 @@ static void expand(struct loader *L, unsigned phase, const char *pname,
 	}
 }
 
+/* matrix: {KEY: [values]} -- the phase's axes; whether every value was good. */
+static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, size_t *ret_naxes)
+{
+	size_t naxes = *ret_naxes;
+	bool ok = true;
+
+	if (!want(L, v, YAML_MAPPING_NODE, "matrix",
+		  "a mapping of workload keys to lists of values"))
+		return false;
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+	     q < v->data.mapping.pairs.top; q++) {
+		yaml_node_t *mk = rb_yaml_get(&L->y, q->key);
+		yaml_node_t *mv = rb_yaml_get(&L->y, q->value);
+		const char *mkey = rb_yaml_scalar(mk);
+		const struct rb_opt *o = mkey ? rb_opt_find(mkey) : NULL;
+		char known[512];
+
+		if (!o) {
+			rb_campaign_known_keys(known, sizeof(known));
+			ERR(L, mk, mkey, "unknown key '%s' in matrix (known: %s)",
+			    mkey ? mkey : "?", known);
+			ok = false;
+			continue;
+		}
+		if (naxes == 16) {
+			ERR(L, mk, mkey, "a matrix has at most 16 keys");
+			ok = false;
+			continue;
+		}
+		struct axis *ax = &axes[naxes];
+
+		ax->opt = o;
+		ax->n = 0;
+		if (mv->type == YAML_SCALAR_NODE) {
+			ax->values = malloc(sizeof(char *));
+			if (ax->values && rb_campaign_check_value(L, o, mv))
+				ax->values[ax->n++] = rb_yaml_scalar(mv);
+			else
+				ok = false;
+			naxes++;
+			continue;
+		}
+		if (!want(L, mv, YAML_SEQUENCE_NODE, mkey, "a list of values")) {
+			ok = false;
+			continue;
+		}
+		size_t cnt = (size_t)(mv->data.sequence.items.top -
+				      mv->data.sequence.items.start);
+		ax->values = calloc(cnt + 1, sizeof(char *));
+		if (!cnt)
+			ERR(L, mv, mkey, "matrix key '%s' has no values", mkey);
+		for (yaml_node_item_t *vi = mv->data.sequence.items.start;
+		     ax->values && vi < mv->data.sequence.items.top; vi++) {
+			yaml_node_t *vn = rb_yaml_get(&L->y, *vi);
+
+			if (rb_campaign_check_value(L, o, vn))
+				ax->values[ax->n++] = rb_yaml_scalar(vn);
+			else
+				ok = false;
+		}
+		ok &= cnt > 0;
+		naxes++;
+	}
+	*ret_naxes = naxes;
+	return ok;
+}
+
+/* What a phase may not have together: a curve and a steady state, a purge and a workload. */
+static void phase_conflicts(struct loader *L, const struct phase_extra *x, size_t naxes,
+			    size_t nws)
+{
+	if (x->curve_node && x->steady_node)
+		ERR(L, x->steady_node, "steady_state",
+		    "a phase has either a curve or steady_state, not both (put the curve in "
+		    "a phase after the steady-state one)");
+	if (x->purge_node && (naxes || nws || x->curve_node || x->steady_node || x->repeat_node))
+		ERR(L, x->purge_node, "purge",
+		    "a purge phase purges and nothing else: no workload, matrix, curve, "
+		    "steady_state or repeat");
+	if (x->repeat_node && (x->curve_node || x->steady_node))
+		ERR(L, x->repeat_node, "repeat",
+		    "'repeat' runs a matrix again; a %s decides its own points",
+		    x->curve_node ? "curve" : "steady state");
+}
+
+/* The phase's entry in c->phases (its name, idle, steady state, drives); NULL: no memory. */
+static struct rb_phase *add_phase(struct loader *L, yaml_node_t *ph, const char *pname,
+				  const struct phase_extra *x)
+{
+	struct rb_campaign *c = L->c;
+	char defname[32];
+
+	snprintf(defname, sizeof(defname), "phase%zu", c->nphases + 1);
+	struct rb_phase *pv = realloc(c->phases, (c->nphases + 1) * sizeof(*pv));
+
+	if (pv) {
+		c->phases = pv;
+		memset(&c->phases[c->nphases], 0, sizeof(c->phases[0]));
+		c->phases[c->nphases].name = xstrdup(pname ? pname : defname);
+		c->phases[c->nphases].idle_ns = x->idle_ns;
+		c->phases[c->nphases].steady_rounds = x->steady_node && !x->rolling ? x->rounds : 0;
+		c->phases[c->nphases].steady_rolling = x->rolling;
+		c->phases[c->nphases].steady_window = x->window;
+		c->phases[c->nphases].metric = x->metric;
+		c->phases[c->nphases].line = rb_yaml_line(ph);
+		c->phases[c->nphases].column = rb_yaml_col(ph);
+		for (yaml_node_item_t *di = x->drives_node
+						     ? x->drives_node->data.sequence.items.start
+						     : NULL;
+		     di && di < x->drives_node->data.sequence.items.top; di++) {
+			struct rb_phase *P = &c->phases[c->nphases];
+			const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
+			char **nd;
+
+			if (!nm || !*nm) {
+				ERR(L, rb_yaml_get(&L->y, *di), "drives", "a phase's 'drives' are "
+				    "names: a drive's path or a volume's name");
+				continue;
+			}
+			nd = realloc(P->drives, (P->ndrives + 1) * sizeof(*nd));
+			if (!nd)
+				break;
+			P->drives = nd;
+			P->drives[P->ndrives++] = xstrdup(nm);
+		}
+		if (x->drives_node && !c->phases[c->nphases].ndrives)
+			ERR(L, x->drives_node, "drives", "'drives' is empty: name the drives the "
+			    "phase measures, or leave it out for all");
+		c->nphases++;
+	}
+	return pv;
+}
+
+/* The phase's points: its matrix expanded, then made curve, steady-state or repeat points. */
+static void phase_points(struct loader *L, yaml_node_t *ph, const struct phase_extra *x,
+			 struct axis *axes, size_t naxes, const struct setting *ws, size_t nws)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_workload wl;
+	char err[256], name[256];
+
+	rb_workload_defaults(&wl);
+	for (size_t i = 0; i < L->ndefaults; i++)
+		rb_opt_set(&wl, L->defaults[i].opt, L->defaults[i].value, err,
+			   sizeof(err));
+	for (size_t i = 0; i < nws; i++)
+		rb_opt_set(&wl, ws[i].opt, ws[i].value, err, sizeof(err));
+	snprintf(name, sizeof(name), "%s", c->phases[c->nphases - 1].name);
+	size_t b = c->npoints;
+
+	expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
+	       sizeof(name), ph);
+	c->phases[c->nphases - 1].npoints_per_round = c->npoints - b;
+	if (x->purge[0] && c->npoints > b) {
+		struct rb_point *q = &c->points[c->npoints - 1];
+		char nm[256];
+
+		snprintf(q->purge, sizeof(q->purge), "%s", x->purge);
+		q->purge_ses = x->ses;
+		snprintf(nm, sizeof(nm), "%.200s purge=%s", q->name, x->purge);
+		snprintf(q->name, sizeof(q->name), "%s", nm);
+	}
+	if (x->ncurve || (x->steady_node && !x->rolling)) {
+		long track = x->steady_node ? track_ordinal(L, x, axes, naxes) : 0;
+
+		if (track >= 0)
+			shape_phase(L, b, x, track, ph);
+	} else if (x->repeat > 1) {
+		/* the phase's points again, as a block, x->repeat times */
+		size_t m = c->npoints - b;
+		struct rb_point *tmpl = malloc((m + 1) * sizeof(*tmpl));
+		char sfx[32];
+
+		if (tmpl) {
+			memcpy(tmpl, c->points + b, m * sizeof(*tmpl));
+			c->npoints = b;
+			for (unsigned r = 1; r <= x->repeat; r++)
+				for (size_t i = 0; i < m; i++) {
+					snprintf(sfx, sizeof(sfx), "repeat=%u", r);
+					push_point(L, &tmpl[i], sfx, ph);
+				}
+			free(tmpl);
+		}
+	}
+}
+
 void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 {
 	struct rb_campaign *c = L->c;
@@ -424,9 +610,9 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 		struct axis axes[16];
 		size_t nws = 0, naxes = 0;
 		const char *pname = NULL;
-		char defname[32];
 		bool ok = true;
 		struct phase_extra x;
+		struct rb_phase *pv;
 		size_t errs0 = rb_diags_errors(L->d);
 
 		memset(&x, 0, sizeof(x));
@@ -446,65 +632,7 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 				nws = rb_campaign_load_workload(L, v, "workload", ws, 64);
 				ok &= rb_diags_errors(L->d) == before;
 			} else if (key && !strcmp(key, "matrix")) {
-				if (!want(L, v, YAML_MAPPING_NODE, "matrix",
-					  "a mapping of workload keys to lists of values")) {
-					ok = false;
-					continue;
-				}
-				for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-				     q < v->data.mapping.pairs.top; q++) {
-					yaml_node_t *mk = rb_yaml_get(&L->y, q->key);
-					yaml_node_t *mv = rb_yaml_get(&L->y, q->value);
-					const char *mkey = rb_yaml_scalar(mk);
-					const struct rb_opt *o = mkey ? rb_opt_find(mkey) : NULL;
-					char known[512];
-
-					if (!o) {
-						rb_campaign_known_keys(known, sizeof(known));
-						ERR(L, mk, mkey, "unknown key '%s' in matrix (known: %s)",
-						    mkey ? mkey : "?", known);
-						ok = false;
-						continue;
-					}
-					if (naxes == 16) {
-						ERR(L, mk, mkey, "a matrix has at most 16 keys");
-						ok = false;
-						continue;
-					}
-					struct axis *ax = &axes[naxes];
-
-					ax->opt = o;
-					ax->n = 0;
-					if (mv->type == YAML_SCALAR_NODE) {
-						ax->values = malloc(sizeof(char *));
-						if (ax->values && rb_campaign_check_value(L, o, mv))
-							ax->values[ax->n++] = rb_yaml_scalar(mv);
-						else
-							ok = false;
-						naxes++;
-						continue;
-					}
-					if (!want(L, mv, YAML_SEQUENCE_NODE, mkey, "a list of values")) {
-						ok = false;
-						continue;
-					}
-					size_t cnt = (size_t)(mv->data.sequence.items.top -
-							      mv->data.sequence.items.start);
-					ax->values = calloc(cnt + 1, sizeof(char *));
-					if (!cnt)
-						ERR(L, mv, mkey, "matrix key '%s' has no values", mkey);
-					for (yaml_node_item_t *vi = mv->data.sequence.items.start;
-					     ax->values && vi < mv->data.sequence.items.top; vi++) {
-						yaml_node_t *vn = rb_yaml_get(&L->y, *vi);
-
-						if (rb_campaign_check_value(L, o, vn))
-							ax->values[ax->n++] = rb_yaml_scalar(vn);
-						else
-							ok = false;
-					}
-					ok &= cnt > 0;
-					naxes++;
-				}
+				ok &= load_matrix(L, v, axes, &naxes);
 			} else if (key && !strcmp(key, "curve")) {
 				load_curve(L, v, &x);
 			} else if (key && !strcmp(key, "steady_state")) {
@@ -535,104 +663,11 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 				    key ? key : "?");
 			}
 		}
-		if (x.curve_node && x.steady_node)
-			ERR(L, x.steady_node, "steady_state",
-			    "a phase has either a curve or steady_state, not both (put the curve in "
-			    "a phase after the steady-state one)");
-		if (x.purge_node && (naxes || nws || x.curve_node || x.steady_node || x.repeat_node))
-			ERR(L, x.purge_node, "purge",
-			    "a purge phase purges and nothing else: no workload, matrix, curve, "
-			    "steady_state or repeat");
-		if (x.repeat_node && (x.curve_node || x.steady_node))
-			ERR(L, x.repeat_node, "repeat",
-			    "'repeat' runs a matrix again; a %s decides its own points",
-			    x.curve_node ? "curve" : "steady state");
+		phase_conflicts(L, &x, naxes, nws);
 		ok &= rb_diags_errors(L->d) == errs0;
-		snprintf(defname, sizeof(defname), "phase%zu", c->nphases + 1);
-		struct rb_phase *pv = realloc(c->phases, (c->nphases + 1) * sizeof(*pv));
-
-		if (pv) {
-			c->phases = pv;
-			memset(&c->phases[c->nphases], 0, sizeof(c->phases[0]));
-			c->phases[c->nphases].name = xstrdup(pname ? pname : defname);
-			c->phases[c->nphases].idle_ns = x.idle_ns;
-			c->phases[c->nphases].steady_rounds = x.steady_node && !x.rolling ? x.rounds : 0;
-			c->phases[c->nphases].steady_rolling = x.rolling;
-			c->phases[c->nphases].steady_window = x.window;
-			c->phases[c->nphases].metric = x.metric;
-			c->phases[c->nphases].line = rb_yaml_line(ph);
-			c->phases[c->nphases].column = rb_yaml_col(ph);
-			for (yaml_node_item_t *di = x.drives_node ? x.drives_node->data.sequence.items.start
-								  : NULL;
-			     di && di < x.drives_node->data.sequence.items.top; di++) {
-				struct rb_phase *P = &c->phases[c->nphases];
-				const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
-				char **nd;
-
-				if (!nm || !*nm) {
-					ERR(L, rb_yaml_get(&L->y, *di), "drives", "a phase's 'drives' are "
-					    "names: a drive's path or a volume's name");
-					continue;
-				}
-				nd = realloc(P->drives, (P->ndrives + 1) * sizeof(*nd));
-				if (!nd)
-					break;
-				P->drives = nd;
-				P->drives[P->ndrives++] = xstrdup(nm);
-			}
-			if (x.drives_node && !c->phases[c->nphases].ndrives)
-				ERR(L, x.drives_node, "drives", "'drives' is empty: name the drives the "
-				    "phase measures, or leave it out for all");
-			c->nphases++;
-		}
-		if (ok && pv && phase_fits(L, ph, c->phases[c->nphases - 1].name, axes, naxes, &x)) {
-			struct rb_workload wl;
-			char err[256], name[256];
-
-			rb_workload_defaults(&wl);
-			for (size_t i = 0; i < L->ndefaults; i++)
-				rb_opt_set(&wl, L->defaults[i].opt, L->defaults[i].value, err,
-					   sizeof(err));
-			for (size_t i = 0; i < nws; i++)
-				rb_opt_set(&wl, ws[i].opt, ws[i].value, err, sizeof(err));
-			snprintf(name, sizeof(name), "%s", c->phases[c->nphases - 1].name);
-			size_t b = c->npoints;
-
-			expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
-			       sizeof(name), ph);
-			c->phases[c->nphases - 1].npoints_per_round = c->npoints - b;
-			if (x.purge[0] && c->npoints > b) {
-				struct rb_point *q = &c->points[c->npoints - 1];
-				char nm[256];
-
-				snprintf(q->purge, sizeof(q->purge), "%s", x.purge);
-				q->purge_ses = x.ses;
-				snprintf(nm, sizeof(nm), "%.200s purge=%s", q->name, x.purge);
-				snprintf(q->name, sizeof(q->name), "%s", nm);
-			}
-			if (x.ncurve || (x.steady_node && !x.rolling)) {
-				long track = x.steady_node ? track_ordinal(L, &x, axes, naxes) : 0;
-
-				if (track >= 0)
-					shape_phase(L, b, &x, track, ph);
-			} else if (x.repeat > 1) {
-				/* the phase's points again, as a block, x.repeat times */
-				size_t m = c->npoints - b;
-				struct rb_point *tmpl = malloc((m + 1) * sizeof(*tmpl));
-				char sfx[32];
-
-				if (tmpl) {
-					memcpy(tmpl, c->points + b, m * sizeof(*tmpl));
-					c->npoints = b;
-					for (unsigned r = 1; r <= x.repeat; r++)
-						for (size_t i = 0; i < m; i++) {
-							snprintf(sfx, sizeof(sfx), "repeat=%u", r);
-							push_point(L, &tmpl[i], sfx, ph);
-						}
-					free(tmpl);
-				}
-			}
-		}
+		pv = add_phase(L, ph, pname, &x);
+		if (ok && pv && phase_fits(L, ph, c->phases[c->nphases - 1].name, axes, naxes, &x))
+			phase_points(L, ph, &x, axes, naxes, ws, nws);
 		for (size_t i = 0; i < naxes; i++)
 			free(axes[i].values);
 	}

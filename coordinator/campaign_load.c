@@ -590,6 +590,97 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 	}
 }
 
+/* A device of the campaign by (agent, path): a drive, or a volume's member. */
+struct lock_key {
+	const char *agent, *path;
+	size_t drive, member;
+};
+
+/* Every device of the campaign by (agent, path), hashed: a fleet's lock is looked up so. */
+static struct lock_key *lock_keys(const struct rb_campaign *c, size_t *ret_mask)
+{
+	size_t nkeys = 0, kcap = 16, kmask;
+	struct lock_key *keys;
+
+	for (size_t d = 0; d < c->ndrives; d++)
+		nkeys += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
+	while (kcap < nkeys * 2)
+		kcap *= 2;
+	kmask = kcap - 1;
+	keys = calloc(kcap, sizeof(*keys));
+	for (size_t d = 0; keys && d < c->ndrives; d++)
+		for (size_t m = 0; m < (c->drives[d].nmembers ? c->drives[d].nmembers : 1); m++) {
+			const char *kp = c->drives[d].nmembers ? c->drives[d].members[m].path
+							       : c->drives[d].path;
+			size_t h = drive_hash(c->drives[d].agent, kp) & kmask;
+
+			while (keys[h].path)
+				h = (h + 1) & kmask;
+			keys[h] = (struct lock_key){ c->drives[d].agent, kp, d, m };
+		}
+	*ret_mask = kmask;
+	return keys;
+}
+
+/* One drive the lock names: its serial pinned on each device of the campaign it is. */
+static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yaml_node_t *dn,
+		       const struct lock_key *keys, size_t kmask, bool *seen, size_t *mseen)
+{
+	struct rb_campaign *c = L->c;
+	const char *agent = NULL, *dpath = NULL, *serial = NULL;
+	size_t i;
+
+	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
+								 : NULL;
+	     q && q < dn->data.mapping.pairs.top; q++) {
+		const char *k = rb_yaml_scalar(rb_yaml_get(ly, q->key));
+		const char *v = rb_yaml_scalar(rb_yaml_get(ly, q->value));
+
+		if (k && !strcmp(k, "agent"))
+			agent = v;
+		else if (k && !strcmp(k, "path"))
+			dpath = v;
+		else if (k && !strcmp(k, "serial"))
+			serial = v;
+	}
+	if (!agent || !dpath || !serial) {
+		rb_yaml_error(ly, L->d, dn, "drives", "a locked drive has agent, path and serial");
+		return;
+	}
+	/* a drive, or a volume's member (of every volume holding it): locked by path */
+	bool any = false;
+	const char *other = NULL;
+
+	for (size_t h = drive_hash(agent, dpath) & kmask; keys[h].path; h = (h + 1) & kmask) {
+		struct rb_drive_ref *d = &c->drives[keys[h].drive];
+		char **pin = d->nmembers ? &d->members[keys[h].member].serial : &d->serial;
+
+		if (strcmp(keys[h].agent, agent) || strcmp(keys[h].path, dpath))
+			continue;
+		any = true;
+		i = keys[h].drive;
+		seen[i] |= !d->nmembers;
+		mseen[i] += d->nmembers > 0;
+		if (!*serial)
+			continue; /* no serial to pin (a file, a loop device) */
+		if ((*pin)[0] && strcmp(*pin, serial)) {
+			other = *pin;
+			continue;
+		}
+		free(*pin);
+		*pin = xstrdup(serial);
+	}
+	if (!any) {
+		rb_yaml_error(ly, L->d, dn, dpath,
+			      "the lock names drive '%s' of agent '%s', which the campaign does "
+			      "not target", dpath, agent);
+		return;
+	}
+	if (other)
+		ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
+				  "'%s' in the lock", dpath, agent, other, serial);
+}
+
 /* lock: FILE -- pins each drive to the serial 'rackbench plan --lock' recorded. */
 void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 {
@@ -601,10 +692,8 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 	yaml_node_t *root, *drives = NULL;
 	bool *seen;
 	size_t *mseen = NULL;
-	struct lock_key {
-		const char *agent, *path;
-		size_t drive, member;
-	} *keys = NULL;
+	struct lock_key *keys = NULL;
+	size_t kmask;
 	int e;
 
 	if (!name || !*name) {
@@ -638,85 +727,14 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 	}
 	seen = calloc(c->ndrives + 1, sizeof(bool));
 	mseen = calloc(c->ndrives + 1, sizeof(size_t));
-	/* every device by (agent, path): a fleet's lock is looked up hashed */
-	size_t nkeys = 0, kcap = 16, kmask;
-
-	for (size_t d = 0; d < c->ndrives; d++)
-		nkeys += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
-	while (kcap < nkeys * 2)
-		kcap *= 2;
-	kmask = kcap - 1;
-	keys = calloc(kcap, sizeof(*keys));
-	for (size_t d = 0; keys && d < c->ndrives; d++)
-		for (size_t m = 0; m < (c->drives[d].nmembers ? c->drives[d].nmembers : 1); m++) {
-			const char *kp = c->drives[d].nmembers ? c->drives[d].members[m].path
-							       : c->drives[d].path;
-			size_t h = drive_hash(c->drives[d].agent, kp) & kmask;
-
-			while (keys[h].path)
-				h = (h + 1) & kmask;
-			keys[h] = (struct lock_key){ c->drives[d].agent, kp, d, m };
-		}
+	keys = lock_keys(c, &kmask);
 	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen || !mseen || !keys) {
 		rb_yaml_error(&ly, L->d, root, "drives", "a lock file has 'drives', a list");
 		goto out;
 	}
 	for (yaml_node_item_t *it = drives->data.sequence.items.start;
-	     it < drives->data.sequence.items.top; it++) {
-		yaml_node_t *dn = rb_yaml_get(&ly, *it);
-		const char *agent = NULL, *dpath = NULL, *serial = NULL;
-		size_t i;
-
-		for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
-									 : NULL;
-		     q && q < dn->data.mapping.pairs.top; q++) {
-			const char *k = rb_yaml_scalar(rb_yaml_get(&ly, q->key));
-			const char *v = rb_yaml_scalar(rb_yaml_get(&ly, q->value));
-
-			if (k && !strcmp(k, "agent"))
-				agent = v;
-			else if (k && !strcmp(k, "path"))
-				dpath = v;
-			else if (k && !strcmp(k, "serial"))
-				serial = v;
-		}
-		if (!agent || !dpath || !serial) {
-			rb_yaml_error(&ly, L->d, dn, "drives", "a locked drive has agent, path and serial");
-			continue;
-		}
-		/* a drive, or a volume's member (of every volume holding it): locked by path */
-		bool any = false;
-		const char *other = NULL;
-
-		for (size_t h = drive_hash(agent, dpath) & kmask; keys[h].path; h = (h + 1) & kmask) {
-			struct rb_drive_ref *d = &c->drives[keys[h].drive];
-			char **pin = d->nmembers ? &d->members[keys[h].member].serial : &d->serial;
-
-			if (strcmp(keys[h].agent, agent) || strcmp(keys[h].path, dpath))
-				continue;
-			any = true;
-			i = keys[h].drive;
-			seen[i] |= !d->nmembers;
-			mseen[i] += d->nmembers > 0;
-			if (!*serial)
-				continue; /* no serial to pin (a file, a loop device) */
-			if ((*pin)[0] && strcmp(*pin, serial)) {
-				other = *pin;
-				continue;
-			}
-			free(*pin);
-			*pin = xstrdup(serial);
-		}
-		if (!any) {
-			rb_yaml_error(&ly, L->d, dn, dpath,
-				      "the lock names drive '%s' of agent '%s', which the campaign does "
-				      "not target", dpath, agent);
-			continue;
-		}
-		if (other)
-			ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
-					  "'%s' in the lock", dpath, agent, other, serial);
-	}
+	     it < drives->data.sequence.items.top; it++)
+		lock_drive(L, &ly, n, rb_yaml_get(&ly, *it), keys, kmask, seen, mseen);
 	for (size_t i = 0; i < c->ndrives; i++)
 		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])
 			ERR(L, n, "lock", "%s '%s' of agent '%s' is not in the lock '%s'%s: run "
