@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A campaign's phases into its points: the matrix expanded in order, then made curve,
+ * steady-state, repeat or purge points, under the point limit. Called by campaign.c;
+ * calls campaign_load.c for the values it reads.
+ */
+#include "campaign.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign_priv.h"
+#include "units.h"
+#include "yamlcfg.h"
+
+#define MAX_POINTS 100000
+
+struct axis {
+	const struct rb_opt *opt;
+	const char **values;
+	size_t n;
+};
+
+/* The point limit, said once however many points come after it. */
+static void points_full(struct loader *L, yaml_node_t *at)
+{
+	if (!L->points_full)
+		ERR(L, at, NULL, "point limit: the campaign has more than %d points", MAX_POINTS);
+	L->points_full = true;
+}
+
+static int add_point(struct loader *L, unsigned phase, const struct rb_workload *wl,
+		     const char *name, yaml_node_t *at)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_point *v;
+	char err[256];
+
+	if (rb_workload_check(wl, err, sizeof(err))) {
+		ERR(L, at, NULL, "point '%s': %s", name, err);
+		return -EINVAL;
+	}
+	if (c->npoints >= MAX_POINTS) {
+		points_full(L, at);
+		return -E2BIG;
+	}
+	v = realloc(c->points, (c->npoints + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->points = v;
+	v = &c->points[c->npoints];
+	memset(v, 0, sizeof(*v));
+	v->index = (unsigned)c->npoints;
+	v->phase = phase;
+	v->wl = *wl;
+	v->curve_pct = NAN;
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	c->npoints++;
+	return 0;
+}
+
+/* Appends a copy of tmpl named "<tmpl name> <suffix>". */
+static struct rb_point *push_point(struct loader *L, const struct rb_point *tmpl,
+				   const char *suffix, yaml_node_t *at)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_point *v;
+
+	if (c->npoints >= MAX_POINTS) {
+		points_full(L, at);
+		return NULL;
+	}
+	v = realloc(c->points, (c->npoints + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->points = v;
+	v = &c->points[c->npoints];
+	*v = *tmpl;
+	v->index = (unsigned)c->npoints;
+	snprintf(v->name, sizeof(v->name), "%s %s", tmpl->name, suffix);
+	c->npoints++;
+	return v;
+}
+
+struct phase_extra {
+	yaml_node_t *drives_node;
+	double curve[64];
+	size_t ncurve;
+	yaml_node_t *curve_node, *steady_node;
+	unsigned rounds, window;
+	bool rolling;
+	enum rb_track_metric metric;
+	struct setting track[16];
+	yaml_node_t *track_nodes[16];
+	size_t ntrack;
+	uint64_t idle_ns;
+	unsigned repeat;
+	yaml_node_t *repeat_node;
+	yaml_node_t *purge_node;
+	char purge[24];
+	unsigned ses;
+};
+
+/* purge: {method, ses} -- the drives returned to a known state before what follows. */
+static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	static const char *const methods[] = { "format", "sanitize", "sanitize-crypto",
+					       "deallocate", "discard", "zero", NULL };
+
+	x->purge_node = v;
+	if (!want(L, v, YAML_MAPPING_NODE, "purge", "a mapping: method (and ses for format)"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
+
+		if (key && !strcmp(key, "method")) {
+			size_t i;
+
+			for (i = 0; methods[i] && !(val && !strcmp(val, methods[i])); i++)
+				;
+			if (!methods[i])
+				ERR(L, n, key, "'method' must be format, sanitize, sanitize-crypto, "
+					       "deallocate, discard or zero");
+			else
+				snprintf(x->purge, sizeof(x->purge), "%s", val);
+		} else if (key && !strcmp(key, "ses")) {
+			if (val && !strcmp(val, "user"))
+				x->ses = 1;
+			else if (val && !strcmp(val, "crypto"))
+				x->ses = 2;
+			else
+				ERR(L, n, key, "'ses' must be user or crypto (a Format's secure erase)");
+		} else {
+			ERR(L, k, key, "unknown key '%s' in purge (known: method, ses)", key ? key : "?");
+		}
+	}
+	if (!x->purge[0] && rb_diags_errors(L->d) == 0)
+		ERR(L, v, "method", "'purge' needs 'method'");
+	if (x->ses && strcmp(x->purge, "format"))
+		ERR(L, v, "ses", "'ses' goes with method format only");
+}
+
+static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	x->curve_node = v;
+	if (!want(L, v, YAML_SEQUENCE_NODE, "curve", "a list of percentages of the maximum rate"))
+		return;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *n = rb_yaml_get(&L->y, *it);
+		const char *t = rb_yaml_scalar(n);
+		char *end = NULL;
+		double pct = t ? strtod(t, &end) : NAN;
+
+		if (end && *end == '%')
+			end++;
+		if (!t || end == t || *end || !(pct > 0) || pct > 1000) {
+			ERR(L, n, "curve", "a curve percentage must be a number above 0 and at most "
+					   "1000, not '%s'", t ? t : rb_yaml_kind(n));
+			continue;
+		}
+		if (x->ncurve == sizeof(x->curve) / sizeof(x->curve[0])) {
+			ERR(L, n, "curve", "a curve has at most 64 percentages");
+			break;
+		}
+		x->curve[x->ncurve++] = pct;
+	}
+	if (!x->ncurve && v->data.sequence.items.start == v->data.sequence.items.top)
+		ERR(L, v, "curve", "'curve' is empty: give the percentages, e.g. [10, 50, 90, 100]");
+}
+
+static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	x->steady_node = v;
+	x->rounds = 25;
+	x->window = 5;
+	if (!want(L, v, YAML_MAPPING_NODE, "steady_state",
+		  "a mapping: max_rounds, window, track, metric"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
+		uint64_t u;
+
+		if (key && (!strcmp(key, "max_rounds") || !strcmp(key, "window"))) {
+			if (!val || rb_parse_u64(val, &u) || u < (key[0] == 'w' ? 2 : 1) || u > 1000)
+				ERR(L, n, key, "'%s' must be a whole number from %d to 1000", key,
+				    key[0] == 'w' ? 2 : 1);
+			else if (key[0] == 'w')
+				x->window = (unsigned)u;
+			else
+				x->rounds = (unsigned)u;
+		} else if (key && !strcmp(key, "rolling")) {
+			rb_campaign_parse_bool(L, n, key, &x->rolling);
+		} else if (key && !strcmp(key, "metric")) {
+			if (val && !strcmp(val, "iops"))
+				x->metric = RB_TRACK_IOPS;
+			else if (val && !strcmp(val, "mbps"))
+				x->metric = RB_TRACK_MBPS;
+			else if (val && !strcmp(val, "mean_latency"))
+				x->metric = RB_TRACK_MEAN_LAT;
+			else
+				ERR(L, n, key, "'metric' must be iops, mbps or mean_latency");
+		} else if (key && !strcmp(key, "track")) {
+			if (!want(L, n, YAML_MAPPING_NODE, "track",
+				  "a mapping of matrix keys to the tracking point's values"))
+				continue;
+			for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+			     q < n->data.mapping.pairs.top && x->ntrack < 16; q++) {
+				yaml_node_t *tk = rb_yaml_get(&L->y, q->key);
+				const char *tkey = rb_yaml_scalar(tk);
+				const char *tval = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+				const struct rb_opt *o = tkey ? rb_opt_find(tkey) : NULL;
+
+				if (!o || !tval) {
+					ERR(L, tk, tkey, "'track' takes matrix keys and one value each");
+					continue;
+				}
+				x->track[x->ntrack].opt = o;
+				x->track[x->ntrack].value = tval;
+				x->track_nodes[x->ntrack++] = tk;
+			}
+		} else {
+			ERR(L, k, key, "unknown key '%s' in steady_state (known: max_rounds, window, "
+				       "track, metric, rolling)", key ? key : "?");
+		}
+	}
+	if (x->rolling && (x->ntrack || x->rounds != 25))
+		ERR(L, v, "rolling", "a rolling steady state judges each point over its own "
+				     "intervals: no 'track' or 'max_rounds' (the runtime is the cap)");
+	else if (x->rolling)
+		x->rounds = x->window;
+	if (x->window > x->rounds)
+		ERR(L, v, "steady_state", "'window' (%u) is more than 'max_rounds' (%u)", x->window,
+		    x->rounds);
+}
+
+/* The matrix point (its ordinal in expansion order) that track names. */
+static long track_ordinal(struct loader *L, const struct phase_extra *x, const struct axis *axes,
+			  size_t naxes)
+{
+	long ord = 0;
+
+	for (size_t t = 0; t < x->ntrack; t++) {
+		size_t a;
+
+		for (a = 0; a < naxes; a++)
+			if (axes[a].opt == x->track[t].opt)
+				break;
+		if (a == naxes) {
+			ERR(L, x->track_nodes[t], x->track[t].opt->key,
+			    "'track' names '%s', which the phase's matrix does not vary",
+			    x->track[t].opt->key);
+			return -1;
+		}
+		size_t i;
+
+		for (i = 0; i < axes[a].n; i++)
+			if (!strcmp(axes[a].values[i], x->track[t].value))
+				break;
+		if (i == axes[a].n) {
+			ERR(L, x->track_nodes[t], x->track[t].opt->key,
+			    "'track' value '%s' of '%s' is not one of the matrix's values",
+			    x->track[t].value, x->track[t].opt->key);
+			return -1;
+		}
+	}
+	/* the first axis varies slowest */
+	for (size_t a = 0; a < naxes; a++) {
+		size_t i = 0;
+
+		for (size_t t = 0; t < x->ntrack; t++)
+			if (axes[a].opt == x->track[t].opt)
+				for (i = 0; i < axes[a].n; i++)
+					if (!strcmp(axes[a].values[i], x->track[t].value))
+						break;
+		ord = ord * (long)axes[a].n + (long)(i < axes[a].n ? i : 0);
+	}
+	return ord;
+}
+
+/* Turns the matrix points just added (from index b) into curve or steady-state points. */
+static void shape_phase(struct loader *L, size_t b, const struct phase_extra *x, long track,
+			yaml_node_t *at)
+{
+	struct rb_campaign *c = L->c;
+	size_t m = c->npoints - b;
+	struct rb_point *tmpl = malloc((m + 1) * sizeof(*tmpl));
+	char sfx[64];
+
+	if (!tmpl)
+		return;
+	memcpy(tmpl, c->points + b, m * sizeof(*tmpl));
+	c->npoints = b;
+	c->phases[c->nphases - 1].npoints_per_round = x->ncurve ? x->ncurve + 1 : m;
+	if (x->ncurve) {
+		for (size_t i = 0; i < m; i++) {
+			struct rb_point *mx;
+			unsigned base;
+
+			if (tmpl[i].wl.rate_iops) {
+				ERR(L, at, "curve", "a curve sets the rates itself: point '%s' has "
+						    "rate_iops", tmpl[i].name);
+				break;
+			}
+			mx = push_point(L, &tmpl[i], "curve=max", at);
+			if (!mx)
+				break;
+			mx->curve_pct = 0;
+			base = mx->index;
+			mx->curve_base = base;
+			for (size_t k = 0; k < x->ncurve; k++) {
+				struct rb_point *q;
+
+				snprintf(sfx, sizeof(sfx), "curve=%g%%", x->curve[k]);
+				q = push_point(L, &tmpl[i], sfx, at);
+				if (!q)
+					break;
+				q->curve_pct = x->curve[k];
+				q->curve_base = base;
+			}
+		}
+	} else {
+		for (unsigned r = 1; r <= x->rounds; r++)
+			for (size_t i = 0; i < m; i++) {
+				struct rb_point *q;
+
+				snprintf(sfx, sizeof(sfx), "round=%u", r);
+				q = push_point(L, &tmpl[i], sfx, at);
+				if (!q)
+					break;
+				q->round = r;
+				q->track = (long)i == track;
+			}
+	}
+	free(tmpl);
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+/*
+ * Whether the phase's points fit under the point limit, counted before any is made: the
+ * product of its matrix's axis lengths, times its curve's points, steady-state rounds or
+ * repeats. A 16 KB campaign can name a billion points; making them first took memory
+ * until the process was killed. Says which limit, once, at the phase.
+ */
+static bool phase_fits(struct loader *L, yaml_node_t *ph, const char *pname, const struct axis *axes,
+		       size_t naxes, const struct phase_extra *x)
+{
+	uint64_t n = 1, times = 0;
+	const char *what = NULL;
+	char shape[192] = "", before[64] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < naxes; i++) {
+		n = mul_sat(n, axes[i].n);
+		if (len < sizeof(shape))
+			len += (size_t)snprintf(shape + len, sizeof(shape) - len, "%s%zu",
+						i ? " x " : "a matrix of ", axes[i].n);
+	}
+	if (x->ncurve)
+		times = x->ncurve + 1, what = "curve points";
+	else if (x->steady_node && !x->rolling)
+		times = x->rounds, what = "steady-state rounds";
+	else if (x->repeat > 1)
+		times = x->repeat, what = "repeats";
+	if (what) {
+		n = mul_sat(n, times);
+		if (len < sizeof(shape))
+			snprintf(shape + len, sizeof(shape) - len, "%s%llu %s", len ? " times " : "",
+				 (unsigned long long)times, what);
+	}
+	if (n <= MAX_POINTS - L->c->npoints)
+		return true;
+	if (L->c->npoints)
+		snprintf(before, sizeof(before), " after the %zu before it", L->c->npoints);
+	if (!L->points_full)
+		ERR(L, ph, NULL,
+		    "point limit: phase '%s' would make %llu points (%s)%s; a campaign has at "
+		    "most %d",
+		    pname, (unsigned long long)n, shape, before, MAX_POINTS);
+	L->points_full = true;
+	return false;
+}
+
+static void expand(struct loader *L, unsigned phase, const char *pname,
+		   const struct rb_workload *base, struct axis *axes, size_t naxes, size_t k,
+		   struct rb_workload *wl, char *name, size_t nlen, yaml_node_t *at)
+{
+	if (k == naxes) {
+		add_point(L, phase, wl, name, at);
+		return;
+	}
+	for (size_t i = 0; i < axes[k].n; i++) {
+		char err[256];
+		size_t len = strlen(name);
+
+		rb_opt_set(wl, axes[k].opt, axes[k].values[i], err, sizeof(err));
+		snprintf(name + len, nlen - len, " %s=%s", axes[k].opt->key, axes[k].values[i]);
+		expand(L, phase, pname, base, axes, naxes, k + 1, wl, name, nlen, at);
+		name[len] = '\0';
+	}
+}
+
+/* matrix: {KEY: [values]} -- the phase's axes; whether every value was good. */
+static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, size_t *ret_naxes)
+{
+	size_t naxes = *ret_naxes;
+	bool ok = true;
+
+	if (!want(L, v, YAML_MAPPING_NODE, "matrix",
+		  "a mapping of workload keys to lists of values"))
+		return false;
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+	     q < v->data.mapping.pairs.top; q++) {
+		yaml_node_t *mk = rb_yaml_get(&L->y, q->key);
+		yaml_node_t *mv = rb_yaml_get(&L->y, q->value);
+		const char *mkey = rb_yaml_scalar(mk);
+		const struct rb_opt *o = mkey ? rb_opt_find(mkey) : NULL;
+		char known[512];
+
+		if (!o) {
+			rb_campaign_known_keys(known, sizeof(known));
+			ERR(L, mk, mkey, "unknown key '%s' in matrix (known: %s)",
+			    mkey ? mkey : "?", known);
+			ok = false;
+			continue;
+		}
+		if (naxes == 16) {
+			ERR(L, mk, mkey, "a matrix has at most 16 keys");
+			ok = false;
+			continue;
+		}
+		struct axis *ax = &axes[naxes];
+
+		ax->opt = o;
+		ax->n = 0;
+		if (mv->type == YAML_SCALAR_NODE) {
+			ax->values = malloc(sizeof(char *));
+			if (ax->values && rb_campaign_check_value(L, o, mv))
+				ax->values[ax->n++] = rb_yaml_scalar(mv);
+			else
+				ok = false;
+			naxes++;
+			continue;
+		}
+		if (!want(L, mv, YAML_SEQUENCE_NODE, mkey, "a list of values")) {
+			ok = false;
+			continue;
+		}
+		size_t cnt = (size_t)(mv->data.sequence.items.top -
+				      mv->data.sequence.items.start);
+		ax->values = calloc(cnt + 1, sizeof(char *));
+		if (!cnt)
+			ERR(L, mv, mkey, "matrix key '%s' has no values", mkey);
+		for (yaml_node_item_t *vi = mv->data.sequence.items.start;
+		     ax->values && vi < mv->data.sequence.items.top; vi++) {
+			yaml_node_t *vn = rb_yaml_get(&L->y, *vi);
+
+			if (rb_campaign_check_value(L, o, vn))
+				ax->values[ax->n++] = rb_yaml_scalar(vn);
+			else
+				ok = false;
+		}
+		ok &= cnt > 0;
+		naxes++;
+	}
+	*ret_naxes = naxes;
+	return ok;
+}
+
+/* What a phase may not have together: a curve and a steady state, a purge and a workload. */
+static void phase_conflicts(struct loader *L, const struct phase_extra *x, size_t naxes,
+			    size_t nws)
+{
+	if (x->curve_node && x->steady_node)
+		ERR(L, x->steady_node, "steady_state",
+		    "a phase has either a curve or steady_state, not both (put the curve in "
+		    "a phase after the steady-state one)");
+	if (x->purge_node && (naxes || nws || x->curve_node || x->steady_node || x->repeat_node))
+		ERR(L, x->purge_node, "purge",
+		    "a purge phase purges and nothing else: no workload, matrix, curve, "
+		    "steady_state or repeat");
+	if (x->repeat_node && (x->curve_node || x->steady_node))
+		ERR(L, x->repeat_node, "repeat",
+		    "'repeat' runs a matrix again; a %s decides its own points",
+		    x->curve_node ? "curve" : "steady state");
+}
+
+/* The phase's entry in c->phases (its name, idle, steady state, drives); NULL: no memory. */
+static struct rb_phase *add_phase(struct loader *L, yaml_node_t *ph, const char *pname,
+				  const struct phase_extra *x)
+{
+	struct rb_campaign *c = L->c;
+	char defname[32];
+
+	snprintf(defname, sizeof(defname), "phase%zu", c->nphases + 1);
+	struct rb_phase *pv = realloc(c->phases, (c->nphases + 1) * sizeof(*pv));
+
+	if (pv) {
+		c->phases = pv;
+		memset(&c->phases[c->nphases], 0, sizeof(c->phases[0]));
+		c->phases[c->nphases].name = xstrdup(pname ? pname : defname);
+		c->phases[c->nphases].idle_ns = x->idle_ns;
+		c->phases[c->nphases].steady_rounds = x->steady_node && !x->rolling ? x->rounds : 0;
+		c->phases[c->nphases].steady_rolling = x->rolling;
+		c->phases[c->nphases].steady_window = x->window;
+		c->phases[c->nphases].metric = x->metric;
+		c->phases[c->nphases].line = rb_yaml_line(ph);
+		c->phases[c->nphases].column = rb_yaml_col(ph);
+		for (yaml_node_item_t *di = x->drives_node
+						     ? x->drives_node->data.sequence.items.start
+						     : NULL;
+		     di && di < x->drives_node->data.sequence.items.top; di++) {
+			struct rb_phase *P = &c->phases[c->nphases];
+			const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
+			char **nd;
+
+			if (!nm || !*nm) {
+				ERR(L, rb_yaml_get(&L->y, *di), "drives", "a phase's 'drives' are "
+				    "names: a drive's path or a volume's name");
+				continue;
+			}
+			nd = realloc(P->drives, (P->ndrives + 1) * sizeof(*nd));
+			if (!nd)
+				break;
+			P->drives = nd;
+			P->drives[P->ndrives++] = xstrdup(nm);
+		}
+		if (x->drives_node && !c->phases[c->nphases].ndrives)
+			ERR(L, x->drives_node, "drives", "'drives' is empty: name the drives the "
+			    "phase measures, or leave it out for all");
+		c->nphases++;
+	}
+	return pv;
+}
+
+/* The phase's points: its matrix expanded, then made curve, steady-state or repeat points. */
+static void phase_points(struct loader *L, yaml_node_t *ph, const struct phase_extra *x,
+			 struct axis *axes, size_t naxes, const struct setting *ws, size_t nws)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_workload wl;
+	char err[256], name[256];
+
+	rb_workload_defaults(&wl);
+	for (size_t i = 0; i < L->ndefaults; i++)
+		rb_opt_set(&wl, L->defaults[i].opt, L->defaults[i].value, err,
+			   sizeof(err));
+	for (size_t i = 0; i < nws; i++)
+		rb_opt_set(&wl, ws[i].opt, ws[i].value, err, sizeof(err));
+	snprintf(name, sizeof(name), "%s", c->phases[c->nphases - 1].name);
+	size_t b = c->npoints;
+
+	expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
+	       sizeof(name), ph);
+	c->phases[c->nphases - 1].npoints_per_round = c->npoints - b;
+	if (x->purge[0] && c->npoints > b) {
+		struct rb_point *q = &c->points[c->npoints - 1];
+		char nm[256];
+
+		snprintf(q->purge, sizeof(q->purge), "%s", x->purge);
+		q->purge_ses = x->ses;
+		snprintf(nm, sizeof(nm), "%.200s purge=%s", q->name, x->purge);
+		snprintf(q->name, sizeof(q->name), "%s", nm);
+	}
+	if (x->ncurve || (x->steady_node && !x->rolling)) {
+		long track = x->steady_node ? track_ordinal(L, x, axes, naxes) : 0;
+
+		if (track >= 0)
+			shape_phase(L, b, x, track, ph);
+	} else if (x->repeat > 1) {
+		/* the phase's points again, as a block, x->repeat times */
+		size_t m = c->npoints - b;
+		struct rb_point *tmpl = malloc((m + 1) * sizeof(*tmpl));
+		char sfx[32];
+
+		if (tmpl) {
+			memcpy(tmpl, c->points + b, m * sizeof(*tmpl));
+			c->npoints = b;
+			for (unsigned r = 1; r <= x->repeat; r++)
+				for (size_t i = 0; i < m; i++) {
+					snprintf(sfx, sizeof(sfx), "repeat=%u", r);
+					push_point(L, &tmpl[i], sfx, ph);
+				}
+			free(tmpl);
+		}
+	}
+}
+
+void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, n, YAML_SEQUENCE_NODE, "phases", "a list of phases"))
+		return;
+	if (n->data.sequence.items.start == n->data.sequence.items.top)
+		ERR(L, n, "phases", "'phases' is empty: give at least one phase with a workload");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *ph = rb_yaml_get(&L->y, *it);
+		struct setting ws[64];
+		struct axis axes[16];
+		size_t nws = 0, naxes = 0;
+		const char *pname = NULL;
+		bool ok = true;
+		struct phase_extra x;
+		struct rb_phase *pv;
+		size_t errs0 = rb_diags_errors(L->d);
+
+		memset(&x, 0, sizeof(x));
+		if (!want(L, ph, YAML_MAPPING_NODE, "phases", "a list of phases"))
+			continue;
+		for (yaml_node_pair_t *p = ph->data.mapping.pairs.start;
+		     p < ph->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+			const char *key = rb_yaml_scalar(k);
+
+			if (key && !strcmp(key, "name")) {
+				if (want(L, v, YAML_SCALAR_NODE, "name", "a phase name"))
+					pname = rb_yaml_scalar(v);
+			} else if (key && !strcmp(key, "workload")) {
+				size_t before = rb_diags_errors(L->d);
+
+				nws = rb_campaign_load_workload(L, v, "workload", ws, 64);
+				ok &= rb_diags_errors(L->d) == before;
+			} else if (key && !strcmp(key, "matrix")) {
+				ok &= load_matrix(L, v, axes, &naxes);
+			} else if (key && !strcmp(key, "curve")) {
+				load_curve(L, v, &x);
+			} else if (key && !strcmp(key, "steady_state")) {
+				load_steady(L, v, &x);
+			} else if (key && !strcmp(key, "idle")) {
+				const char *t = rb_yaml_scalar(v);
+
+				if (!t || rb_parse_duration(t, &x.idle_ns))
+					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
+			} else if (key && !strcmp(key, "purge")) {
+				load_purge(L, v, &x);
+			} else if (key && !strcmp(key, "drives")) {
+				if (want(L, v, YAML_SEQUENCE_NODE, "drives",
+					 "a list of the campaign's drives (paths, volume names)"))
+					x.drives_node = v;
+			} else if (key && !strcmp(key, "repeat")) {
+				const char *t = rb_yaml_scalar(v);
+				uint64_t u;
+
+				x.repeat_node = v;
+				if (!t || rb_parse_u64(t, &u) || u < 1 || u > 1000)
+					ERR(L, v, key, "'repeat' must be a whole number from 1 to 1000");
+				else
+					x.repeat = (unsigned)u;
+			} else {
+				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
+					       "matrix, curve, steady_state, idle, repeat, purge, drives)",
+				    key ? key : "?");
+			}
+		}
+		phase_conflicts(L, &x, naxes, nws);
+		ok &= rb_diags_errors(L->d) == errs0;
+		pv = add_phase(L, ph, pname, &x);
+		if (ok && pv && phase_fits(L, ph, c->phases[c->nphases - 1].name, axes, naxes, &x))
+			phase_points(L, ph, &x, axes, naxes, ws, nws);
+		for (size_t i = 0; i < naxes; i++)
+			free(axes[i].values);
+	}
+}

@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The campaign loader's pieces: values read and checked, the targets (drives, volumes,
+ * selectors, agent groups) and lock files. Called by campaign.c and campaign_expand.c;
+ * calls neither.
+ */
+#include "campaign.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign_priv.h"
+#include "units.h"
+#include "yamlcfg.h"
+
+/*
+ * Whether (agent, path) is listed already (a drive, a volume or a volume's member); else it
+ * is noted. A fleet campaign lists tens of thousands of drives: a hash, not a scan per
+ * drive. The strings are the YAML document's, alive while the campaign loads.
+ */
+static bool drive_listed(struct loader *L, const char *agent, const char *path)
+{
+	size_t h;
+
+	if (!L->seen || L->nkeys * 2 >= L->seen_mask) {
+		size_t cap = L->seen ? (L->seen_mask + 1) * 2 : 64;
+		size_t *n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return false;
+		free(L->seen);
+		L->seen = n;
+		L->seen_mask = cap - 1;
+		for (size_t i = 0; i < L->nkeys; i++) {
+			h = drive_hash(L->keys[i].agent, L->keys[i].path) & L->seen_mask;
+			while (L->seen[h])
+				h = (h + 1) & L->seen_mask;
+			L->seen[h] = i + 1;
+		}
+	}
+	for (h = drive_hash(agent, path) & L->seen_mask; L->seen[h]; h = (h + 1) & L->seen_mask) {
+		const struct seen_key *d = &L->keys[L->seen[h] - 1];
+
+		if (!strcmp(d->agent, agent) && !strcmp(d->path, path))
+			return true;
+	}
+	if (L->nkeys == L->capkeys) {
+		size_t cap = L->capkeys ? L->capkeys * 2 : 64;
+		struct seen_key *k = realloc(L->keys, cap * sizeof(*k));
+
+		if (!k)
+			return false;
+		L->keys = k;
+		L->capkeys = cap;
+	}
+	L->keys[L->nkeys] = (struct seen_key){ agent, path };
+	L->seen[h] = ++L->nkeys;
+	return false;
+}
+
+void rb_campaign_known_keys(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rb_workload_nopts && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+				      rb_workload_opts[i].key);
+}
+
+bool rb_campaign_parse_bool(struct loader *L, yaml_node_t *n, const char *key, bool *ret)
+{
+	const char *v = rb_yaml_scalar(n);
+
+	if (v && (!strcmp(v, "true") || !strcmp(v, "yes"))) {
+		*ret = true;
+		return true;
+	}
+	if (v && (!strcmp(v, "false") || !strcmp(v, "no"))) {
+		*ret = false;
+		return true;
+	}
+	ERR(L, n, key, "'%s' must be true or false%s%s%s", key, v ? ", not '" : "", v ? v : "",
+	    v ? "'" : "");
+	return false;
+}
+
+/* Validates one workload value on a scratch workload; errors name the key. */
+bool rb_campaign_check_value(struct loader *L, const struct rb_opt *o, yaml_node_t *v)
+{
+	struct rb_workload scratch;
+	char err[512];
+
+	if (!rb_yaml_scalar(v)) {
+		ERR(L, v, o->key, "'%s' must be a single value, not %s", o->key, rb_yaml_kind(v));
+		return false;
+	}
+	rb_workload_defaults(&scratch);
+	if (rb_opt_set(&scratch, o, rb_yaml_scalar(v), err, sizeof(err))) {
+		ERR(L, v, o->key, "%s", err);
+		return false;
+	}
+	return true;
+}
+
+/* A workload mapping: every key from the option table. */
+size_t rb_campaign_load_workload(struct loader *L, yaml_node_t *n, const char *ctx,
+				 struct setting *out, size_t max)
+{
+	size_t cnt = 0;
+	char known[512];
+
+	if (!want(L, n, YAML_MAPPING_NODE, ctx, "a mapping of workload settings"))
+		return 0;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k);
+		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
+
+		if (!o) {
+			rb_campaign_known_keys(known, sizeof(known));
+			ERR(L, k, key, "unknown key '%s' in %s (known: %s)", key ? key : "?", ctx,
+			    known);
+			continue;
+		}
+		if (!strcmp(o->key, "stripe") && !L->stripe_node)
+			L->stripe_node = k;
+		if (rb_campaign_check_value(L, o, v) && cnt < max)
+			out[cnt++] = (struct setting){ o, rb_yaml_scalar(v) };
+	}
+	return cnt;
+}
+
+static void add_agent(struct rb_campaign *c, const char *agent)
+{
+	for (size_t i = 0; i < c->nagents; i++)
+		if (!strcmp(c->agents[i], agent))
+			return;
+	char **v = realloc(c->agents, (c->nagents + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	c->agents = v;
+	c->agents[c->nagents++] = xstrdup(agent);
+}
+
+/* select: {model, serial, firmware, count} -- drives chosen when the agent connects. */
+static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
+			  struct rb_selector *tmpl)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_selector sel = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
+	const char *model = "", *serial = "", *firmware = "";
+	bool have_count = false;
+
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		uint64_t u;
+
+		if (!key || !val) {
+			ERR(L, v, key, "'select' takes model, serial, firmware and count, each a scalar");
+		} else if (!strcmp(key, "model")) {
+			model = val;
+		} else if (!strcmp(key, "serial")) {
+			serial = val;
+		} else if (!strcmp(key, "firmware")) {
+			firmware = val;
+		} else if (!strcmp(key, "count")) {
+			if (rb_parse_u64(val, &u) || !u || u > 100000)
+				ERR(L, v, key, "'count' must be the number of drives expected, from 1");
+			else
+				sel.count = (unsigned)u;
+			have_count = true;
+		} else {
+			ERR(L, k, key, "unknown key '%s' in select (known: model, serial, firmware, "
+				       "count)", key);
+		}
+	}
+	if (!have_count)
+		ERR(L, n, "count", "'select' needs 'count': how many drives it must find");
+	if (!*model && !*serial && !*firmware)
+		ERR(L, n, "select", "'select' needs model, serial or firmware to choose by");
+	if (tmpl) {
+		/* an agent group's: copied to each agent chosen */
+		*tmpl = sel;
+		tmpl->agent = xstrdup("");
+		tmpl->model = xstrdup(model);
+		tmpl->serial = xstrdup(serial);
+		tmpl->firmware = xstrdup(firmware);
+		return;
+	}
+	struct rb_selector *v = realloc(c->selectors, (c->nselectors + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	c->selectors = v;
+	sel.agent = xstrdup(agent);
+	sel.model = xstrdup(model);
+	sel.serial = xstrdup(serial);
+	sel.firmware = xstrdup(firmware);
+	c->selectors[c->nselectors++] = sel;
+	add_agent(c, agent);
+}
+
+static void selector_copy(struct rb_selector *dst, const struct rb_selector *src,
+			  const char *agent)
+{
+	*dst = *src;
+	dst->agent = xstrdup(agent);
+	dst->model = xstrdup(src->model);
+	dst->serial = xstrdup(src->serial);
+	dst->firmware = xstrdup(src->firmware);
+}
+
+/* agents: {name: GLOB, labels: {K: V}, count: N} -- agents chosen when they connect. */
+static bool is_volume(struct loader *L, yaml_node_t *dn)
+{
+	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
+								 : NULL;
+	     q && q < dn->data.mapping.pairs.top; q++) {
+		const char *k = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
+
+		if (k && !strcmp(k, "volume"))
+			return true;
+	}
+	return false;
+}
+
+static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, yaml_node_t *select)
+{
+	struct rb_campaign *c = L->c;
+	struct rb_agent_group g = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
+	bool have_count = false;
+
+	g.name = xstrdup("");
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		uint64_t u;
+
+		if (key && !strcmp(key, "labels")) {
+			if (!want(L, v, YAML_MAPPING_NODE, "labels", "a mapping of label: value"))
+				continue;
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				const char *lk = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
+				const char *lv = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+				char **nl = realloc(g.labels, (g.nlabels + 1) * sizeof(*nl));
+
+				if (!lk || !lv) {
+					ERR(L, v, "labels", "labels are scalar 'key: value' pairs");
+					continue;
+				}
+				if (!nl)
+					break;
+				g.labels = nl;
+				if (asprintf(&g.labels[g.nlabels], "%s=%s", lk, lv) < 0)
+					break;
+				g.nlabels++;
+			}
+		} else if (!key || !val) {
+			ERR(L, v, key, "'agents' takes name, labels and count");
+		} else if (!strcmp(key, "name")) {
+			free(g.name);
+			g.name = xstrdup(val);
+		} else if (!strcmp(key, "count")) {
+			if (rb_parse_u64(val, &u) || !u || u > 100000)
+				ERR(L, v, key, "'count' must be the number of agents expected, from 1");
+			else
+				g.count = (unsigned)u;
+			have_count = true;
+		} else {
+			ERR(L, k, key, "unknown key '%s' in agents (known: name, labels, count)", key);
+		}
+	}
+	if (!have_count)
+		ERR(L, n, "count", "'agents' needs 'count': how many agents it must find");
+	if (!*g.name && !g.nlabels)
+		ERR(L, n, "agents", "'agents' needs a name pattern or labels to choose by");
+	if (select) {
+		g.has_select = true;
+		load_selector(L, NULL, select, &g.select);
+	}
+	for (yaml_node_item_t *di = drives ? drives->data.sequence.items.start : NULL;
+	     drives && di < drives->data.sequence.items.top; di++) {
+		yaml_node_t *dn = rb_yaml_get(&L->y, *di);
+		const char *path = rb_yaml_scalar(dn);
+		char **nd;
+
+		if (!path || !*path) {
+			ERR(L, dn, "drives", "%s", is_volume(L, dn)
+				? "volumes are per agent: give a target with a volume its 'agent'"
+				: "a group's 'drives' are paths every agent offers (pin serials with "
+				  "per-agent targets)");
+			continue;
+		}
+		for (size_t i = 0; i < g.ndrives; i++)
+			if (!strcmp(g.drives[i], path))
+				ERR(L, dn, "drives", "drive '%s' is listed twice", path);
+		nd = realloc(g.drives, (g.ndrives + 1) * sizeof(*nd));
+		if (!nd)
+			break;
+		g.drives = nd;
+		g.drives[g.ndrives++] = xstrdup(path);
+	}
+	if (drives && !g.ndrives)
+		ERR(L, drives, "drives", "'drives' is empty");
+	struct rb_agent_group *v = realloc(c->groups, (c->ngroups + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	c->groups = v;
+	c->groups[c->ngroups++] = g;
+}
+
+bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
+			    const char *const *keys, const char *const *values, size_t nlabels)
+{
+	if (*g->name && fnmatch(g->name, name, 0))
+		return false;
+	for (size_t i = 0; i < g->nlabels; i++) {
+		const char *eq = strchr(g->labels[i], '=');
+		size_t kl = (size_t)(eq - g->labels[i]);
+		bool found = false;
+
+		for (size_t j = 0; j < nlabels && !found; j++)
+			found = strlen(keys[j]) == kl && !strncmp(keys[j], g->labels[i], kl) &&
+				!strcmp(values[j], eq + 1);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
+			  const struct rb_agent_group *g)
+{
+	add_agent(c, agent);
+	for (size_t i = 0; i < g->ndrives; i++)
+		if (rb_campaign_add_drive(c, agent, g->drives[i], ""))
+			return -ENOMEM;
+	if (g->has_select) {
+		struct rb_selector *v = realloc(c->selectors, (c->nselectors + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->selectors = v;
+		selector_copy(&c->selectors[c->nselectors++], &g->select, agent);
+	}
+	return 0;
+}
+
+static int push_drive(struct rb_campaign *c, const char *agent, const char *path,
+		      const char *serial)
+{
+	struct rb_drive_ref *v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->drives = v;
+	memset(&v[c->ndrives], 0, sizeof(*v));
+	v[c->ndrives].agent = xstrdup(agent);
+	v[c->ndrives].path = xstrdup(path);
+	v[c->ndrives].serial = xstrdup(serial ? serial : "");
+	c->ndrives++;
+	return 0;
+}
+
+/* A drive entry: a path, or {path, serial} (the serial pins its identity). */
+static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, const char **ret_path,
+			const char **ret_serial)
+{
+	const char *path = rb_yaml_scalar(dn), *serial = "";
+
+	if (dn->type == YAML_MAPPING_NODE) {
+		for (yaml_node_pair_t *q = dn->data.mapping.pairs.start; q < dn->data.mapping.pairs.top;
+		     q++) {
+			yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
+			const char *k2 = rb_yaml_scalar(qk);
+			const char *v2 = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+
+			if (k2 && !strcmp(k2, "path") && v2)
+				path = v2;
+			else if (k2 && !strcmp(k2, "serial") && v2)
+				serial = v2;
+			else
+				ERR(L, qk, k2, "unknown key '%s' in a drive (known: path, serial%s)",
+				    k2 ? k2 : "?",
+				    strcmp(ctx, "drives") ? "" : "; or a volume: volume, members, stripe");
+		}
+	}
+	if (!path || !*path) {
+		ERR(L, dn, ctx, "'%s' entries must be paths or {path, serial}, not %s", ctx,
+		    rb_yaml_kind(dn));
+		return false;
+	}
+	*ret_path = path;
+	*ret_serial = serial;
+	return true;
+}
+
+/*
+ * A striped volume among an agent's drives: {volume: NAME, members: [drives], stripe: SIZE}.
+ * It is one drive of the campaign, named NAME; its members are taken by it (listed once).
+ */
+static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
+{
+	struct rb_campaign *c = L->c;
+	const char *name = NULL;
+	yaml_node_t *members = NULL, *namenode = dn;
+	uint64_t stripe = 128 * 1024;
+	struct rb_member *mv = NULL;
+	size_t nm = 0;
+
+	for (yaml_node_pair_t *q = dn->data.mapping.pairs.start; q < dn->data.mapping.pairs.top;
+	     q++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, q->key), *v = rb_yaml_get(&L->y, q->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+
+		if (key && !strcmp(key, "volume")) {
+			name = val;
+			namenode = v;
+			if (!name || !*name || strchr(name, '/'))
+				ERR(L, v, key, "'volume' is the volume's name: a word, not a path "
+					       "(no '/')");
+		} else if (key && !strcmp(key, "members")) {
+			if (want(L, v, YAML_SEQUENCE_NODE, "members", "a list of drives"))
+				members = v;
+		} else if (key && !strcmp(key, "stripe")) {
+			if (!val || rb_parse_size(val, &stripe) || !stripe || stripe % 512 ||
+			    stripe > (1ULL << 30))
+				ERR(L, v, key, "'stripe' is the volume's unit: a size such as 128k, a "
+					       "multiple of 512 up to 1g%s%s%s",
+				    val ? ", not '" : "", val ? val : "", val ? "'" : "");
+		} else {
+			ERR(L, k, key, "unknown key '%s' in a volume (known: volume, members, stripe)",
+			    key ? key : "?");
+		}
+	}
+	if (!name || !*name || strchr(name, '/'))
+		return;
+	if (!members) {
+		ERR(L, dn, "members", "volume '%s' has no 'members': the drives it stripes over",
+		    name);
+		return;
+	}
+	for (yaml_node_item_t *it = members->data.sequence.items.start;
+	     it < members->data.sequence.items.top; it++) {
+		yaml_node_t *mn = rb_yaml_get(&L->y, *it);
+		const char *path, *serial;
+		struct rb_member *n;
+
+		if (!drive_entry(L, mn, "members", &path, &serial))
+			continue;
+		/* a drive may be in several volumes (phases choose which they measure) */
+		bool twice = false;
+
+		for (size_t i = 0; i < nm; i++)
+			twice |= !strcmp(mv[i].path, path);
+		if (twice) {
+			ERR(L, mn, "members", "drive '%s' is in volume '%s' twice", path,
+			    name ? name : "?");
+			continue;
+		}
+		n = realloc(mv, (nm + 1) * sizeof(*n));
+		if (!n)
+			break;
+		mv = n;
+		mv[nm].path = xstrdup(path);
+		mv[nm].serial = xstrdup(serial);
+		nm++;
+	}
+	if (!nm) {
+		if (members->data.sequence.items.start == members->data.sequence.items.top)
+			ERR(L, members, "members", "volume '%s' has no members", name);
+		free(mv);
+		return;
+	}
+	if (drive_listed(L, agent, name)) {
+		ERR(L, namenode, "volume", "'%s' of agent '%s' is listed twice", name, agent);
+	} else if (!push_drive(c, agent, name, "")) {
+		struct rb_drive_ref *d = &c->drives[c->ndrives - 1];
+
+		d->members = mv;
+		d->nmembers = nm;
+		d->stripe = stripe;
+		d->line = rb_yaml_line(dn);
+		d->column = rb_yaml_col(dn);
+		return;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		free(mv[i].path);
+		free(mv[i].serial);
+	}
+	free(mv);
+}
+
+void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, n, YAML_SEQUENCE_NODE, "targets", "a list of {agent, drives}"))
+		return;
+	if (n->data.sequence.items.start == n->data.sequence.items.top)
+		ERR(L, n, "targets", "'targets' is empty: name at least one agent and its drives");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *t = rb_yaml_get(&L->y, *it), *drives = NULL;
+		const char *agent = NULL;
+		yaml_node_t *select = NULL, *group = NULL;
+
+		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
+			continue;
+		for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top;
+		     p++) {
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+			const char *key = rb_yaml_scalar(k);
+
+			if (key && !strcmp(key, "agent")) {
+				if (want(L, v, YAML_SCALAR_NODE, "agent", "an agent name"))
+					agent = rb_yaml_scalar(v);
+			} else if (key && !strcmp(key, "agents")) {
+				if (want(L, v, YAML_MAPPING_NODE, "agents",
+					 "a mapping: name (a pattern), labels, count"))
+					group = v;
+			} else if (key && !strcmp(key, "drives")) {
+				if (want(L, v, YAML_SEQUENCE_NODE, "drives", "a list of paths"))
+					drives = v;
+			} else if (key && !strcmp(key, "select")) {
+				if (want(L, v, YAML_MAPPING_NODE, "select",
+					 "a mapping: model, serial, firmware, count"))
+					select = v;
+			} else {
+				ERR(L, k, key, "unknown key '%s' in a target (known: agent, agents, drives, "
+					       "select)",
+				    key ? key : "?");
+			}
+		}
+		if (agent && group) {
+			ERR(L, group, "agents", "a target has 'agent' (one) or 'agents' (a group), "
+						"not both");
+			continue;
+		}
+		if (!agent && !group) {
+			ERR(L, t, "agent", "target has no 'agent' (or 'agents')");
+			continue;
+		}
+		if (drives && select) {
+			ERR(L, select, "select", "a target has 'drives' or 'select', not both");
+			continue;
+		}
+		if (!drives && !select) {
+			ERR(L, t, "drives", "target for %s%s%s has no 'drives' (or 'select')",
+			    agent ? "agent '" : "an agent group", agent ? agent : "", agent ? "'" : "");
+			continue;
+		}
+		if (group) {
+			load_group(L, group, drives, select);
+			continue;
+		}
+		if (select) {
+			load_selector(L, agent, select, NULL);
+			continue;
+		}
+		add_agent(c, agent);
+		for (yaml_node_item_t *di = drives->data.sequence.items.start;
+		     di < drives->data.sequence.items.top; di++) {
+			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
+			const char *path, *serial;
+
+			if (is_volume(L, dn)) {
+				load_volume(L, agent, dn);
+				continue;
+			}
+			if (!drive_entry(L, dn, "drives", &path, &serial))
+				continue;
+			if (drive_listed(L, agent, path)) {
+				ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
+				    path, agent);
+				continue;
+			}
+			if (push_drive(c, agent, path, serial))
+				return;
+		}
+		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
+			ERR(L, drives, "drives", "'drives' of agent '%s' is empty", agent);
+	}
+}
+
+/* A device of the campaign by (agent, path): a drive, or a volume's member. */
+struct lock_key {
+	const char *agent, *path;
+	size_t drive, member;
+};
+
+/* Every device of the campaign by (agent, path), hashed: a fleet's lock is looked up so. */
+static struct lock_key *lock_keys(const struct rb_campaign *c, size_t *ret_mask)
+{
+	size_t nkeys = 0, kcap = 16, kmask;
+	struct lock_key *keys;
+
+	for (size_t d = 0; d < c->ndrives; d++)
+		nkeys += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
+	while (kcap < nkeys * 2)
+		kcap *= 2;
+	kmask = kcap - 1;
+	keys = calloc(kcap, sizeof(*keys));
+	for (size_t d = 0; keys && d < c->ndrives; d++)
+		for (size_t m = 0; m < (c->drives[d].nmembers ? c->drives[d].nmembers : 1); m++) {
+			const char *kp = c->drives[d].nmembers ? c->drives[d].members[m].path
+							       : c->drives[d].path;
+			size_t h = drive_hash(c->drives[d].agent, kp) & kmask;
+
+			while (keys[h].path)
+				h = (h + 1) & kmask;
+			keys[h] = (struct lock_key){ c->drives[d].agent, kp, d, m };
+		}
+	*ret_mask = kmask;
+	return keys;
+}
+
+/* One drive the lock names: its serial pinned on each device of the campaign it is. */
+static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yaml_node_t *dn,
+		       const struct lock_key *keys, size_t kmask, bool *seen, size_t *mseen)
+{
+	struct rb_campaign *c = L->c;
+	const char *agent = NULL, *dpath = NULL, *serial = NULL;
+	size_t i;
+
+	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
+								 : NULL;
+	     q && q < dn->data.mapping.pairs.top; q++) {
+		const char *k = rb_yaml_scalar(rb_yaml_get(ly, q->key));
+		const char *v = rb_yaml_scalar(rb_yaml_get(ly, q->value));
+
+		if (k && !strcmp(k, "agent"))
+			agent = v;
+		else if (k && !strcmp(k, "path"))
+			dpath = v;
+		else if (k && !strcmp(k, "serial"))
+			serial = v;
+	}
+	if (!agent || !dpath || !serial) {
+		rb_yaml_error(ly, L->d, dn, "drives", "a locked drive has agent, path and serial");
+		return;
+	}
+	/* a drive, or a volume's member (of every volume holding it): locked by path */
+	bool any = false;
+	const char *other = NULL;
+
+	for (size_t h = drive_hash(agent, dpath) & kmask; keys[h].path; h = (h + 1) & kmask) {
+		struct rb_drive_ref *d = &c->drives[keys[h].drive];
+		char **pin = d->nmembers ? &d->members[keys[h].member].serial : &d->serial;
+
+		if (strcmp(keys[h].agent, agent) || strcmp(keys[h].path, dpath))
+			continue;
+		any = true;
+		i = keys[h].drive;
+		seen[i] |= !d->nmembers;
+		mseen[i] += d->nmembers > 0;
+		if (!*serial)
+			continue; /* no serial to pin (a file, a loop device) */
+		if ((*pin)[0] && strcmp(*pin, serial)) {
+			other = *pin;
+			continue;
+		}
+		free(*pin);
+		*pin = xstrdup(serial);
+	}
+	if (!any) {
+		rb_yaml_error(ly, L->d, dn, dpath,
+			      "the lock names drive '%s' of agent '%s', which the campaign does "
+			      "not target", dpath, agent);
+		return;
+	}
+	if (other)
+		ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
+				  "'%s' in the lock", dpath, agent, other, serial);
+}
+
+/* lock: FILE -- pins each drive to the serial 'rackbench plan --lock' recorded. */
+void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
+{
+	struct rb_campaign *c = L->c;
+	const char *name = rb_yaml_scalar(n);
+	char path[4096], *text = NULL;
+	size_t len = 0;
+	struct rb_yaml ly;
+	yaml_node_t *root, *drives = NULL;
+	bool *seen;
+	size_t *mseen = NULL;
+	struct lock_key *keys = NULL;
+	size_t kmask;
+	int e;
+
+	if (!name || !*name) {
+		ERR(L, n, "lock", "'lock' must be a file written by 'rackbench plan --lock'");
+		return;
+	}
+	/* relative to the campaign file */
+	if (name[0] != '/' && strchr(c->file, '/'))
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(strrchr(c->file, '/') - c->file), c->file,
+			 name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
+	e = rb_read_file(path, 1 << 20, &text, &len);
+	if (e) {
+		ERR(L, n, "lock", "cannot read lock file '%s': %s", path, strerror(-e));
+		return;
+	}
+	if (rb_yaml_load(&ly, path, text, len, L->d)) {
+		free(text);
+		return;
+	}
+	root = rb_yaml_root(&ly);
+	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE
+					   ? root->data.mapping.pairs.start
+					   : NULL;
+	     p && p < root->data.mapping.pairs.top; p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&ly, p->key));
+
+		if (key && !strcmp(key, "drives"))
+			drives = rb_yaml_get(&ly, p->value);
+	}
+	seen = calloc(c->ndrives + 1, sizeof(bool));
+	mseen = calloc(c->ndrives + 1, sizeof(size_t));
+	keys = lock_keys(c, &kmask);
+	if (!drives || drives->type != YAML_SEQUENCE_NODE || !seen || !mseen || !keys) {
+		rb_yaml_error(&ly, L->d, root, "drives", "a lock file has 'drives', a list");
+		goto out;
+	}
+	for (yaml_node_item_t *it = drives->data.sequence.items.start;
+	     it < drives->data.sequence.items.top; it++)
+		lock_drive(L, &ly, n, rb_yaml_get(&ly, *it), keys, kmask, seen, mseen);
+	for (size_t i = 0; i < c->ndrives; i++)
+		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])
+			ERR(L, n, "lock", "%s '%s' of agent '%s' is not in the lock '%s'%s: run "
+					  "'rackbench plan --lock' again",
+			    c->drives[i].nmembers ? "volume" : "drive", c->drives[i].path,
+			    c->drives[i].agent, path, c->drives[i].nmembers ? " (every member)" : "");
+out:
+	free(seen);
+	free(mseen);
+	free(keys);
+	rb_yaml_release(&ly);
+	free(text);
+}
+
+int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
+			  const char *serial)
+{
+	return push_drive(c, agent, path, serial);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the campaign loader share: the loader's state while a campaign file
+ * is read, the helpers that read and check its values, and the calls between the files.
+ * campaign.c (the root keys, presets, the checks, the loaded campaign) calls
+ * campaign_expand.c (phases into points) and campaign_load.c (values, targets, locks);
+ * campaign_expand.c calls campaign_load.c; campaign_load.c calls neither. Private to
+ * those files; campaign.h is the module's API.
+ */
+#ifndef RB_CAMPAIGN_PRIV_H
+#define RB_CAMPAIGN_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "campaign.h"
+#include "yamlcfg.h"
+
+/* A workload key as a campaign sets it: the option, and its value as written. */
+struct setting {
+	const struct rb_opt *opt;
+	const char *value;
+};
+
+/* The loader's state while one campaign file (and its preset, its lock) is read. */
+struct loader {
+	struct rb_yaml y;
+	struct rb_diags *d;
+	struct rb_campaign *c;
+	struct setting defaults[64];
+	size_t ndefaults;
+	size_t *seen, seen_mask;	/* keys by (agent, path): index + 1, open addressing */
+	struct seen_key {
+		const char *agent, *path;
+	} *keys;
+	size_t nkeys, capkeys;
+	yaml_node_t *stripe_node;	/* where a workload first sets 'stripe' */
+	bool points_full;		/* the point limit was reported */
+};
+
+#define ERR(L, node, subject, ...) rb_yaml_error(&(L)->y, (L)->d, node, subject, __VA_ARGS__)
+
+/* FNV-1a over (agent, path): the loader's tables of devices are hashed with it. */
+static inline size_t drive_hash(const char *agent, const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *p = agent; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (const char *p = path; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* Whether n is of type t; else an error at n: "'key' must be WHAT, not ...". */
+static inline bool want(struct loader *L, yaml_node_t *n, yaml_node_type_t t,
+			const char *key, const char *what)
+{
+	if (n->type == t)
+		return true;
+	ERR(L, n, key, "'%s' must be %s, not %s", key, what, rb_yaml_kind(n));
+	return false;
+}
+
+/* strdup(), "" for NULL. */
+static inline char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+/* campaign_load.c: values read and checked (known_keys: the workload keys, for errors) */
+void rb_campaign_known_keys(char *buf, size_t len);
+bool rb_campaign_parse_bool(struct loader *L, yaml_node_t *n, const char *key, bool *ret);
+bool rb_campaign_check_value(struct loader *L, const struct rb_opt *o, yaml_node_t *v);
+size_t rb_campaign_load_workload(struct loader *L, yaml_node_t *n, const char *ctx,
+				 struct setting *out, size_t max);
+
+/* campaign_load.c: targets and lock files */
+void rb_campaign_load_targets(struct loader *L, yaml_node_t *n);
+void rb_campaign_load_lock(struct loader *L, yaml_node_t *n);
+
+/* campaign_expand.c: phases, each expanded into its points */
+void rb_campaign_load_phases(struct loader *L, yaml_node_t *n);
+
+#endif

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The results file's layout: the columns of every table (schemas/results-layout.md says
+ * the same in words) and the HDF5 types both the writer and the reader make from them.
+ */
+#include "results_priv.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+#define FLD(T, m, type, unit) { #m, offsetof(T, m), type, sizeof(((T *)0)->m), unit }
+#define DIR_FIELDS(T, d)                                                                     \
+	{ #d "_ios", offsetof(T, d.ios), FT_U64, 8, "1" },                                    \
+	{ #d "_bytes", offsetof(T, d.bytes), FT_U64, 8, "B" },                                \
+	{ #d "_errors", offsetof(T, d.errors), FT_U64, 8, "1" },                              \
+	{ #d "_iops", offsetof(T, d.iops), FT_F64, 8, "1/s" },                                \
+	{ #d "_bw_bytes_per_s", offsetof(T, d.bw_bytes_per_s), FT_F64, 8, "B/s" },            \
+	{ #d "_lat_mean_ns", offsetof(T, d.lat_mean_ns), FT_F64, 8, "ns" },                   \
+	{ #d "_lat_min_ns", offsetof(T, d.lat_min_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p50_ns", offsetof(T, d.lat_p50_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p90_ns", offsetof(T, d.lat_p90_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p99_ns", offsetof(T, d.lat_p99_ns), FT_U64, 8, "ns" },                     \
+	{ #d "_lat_p99_9_ns", offsetof(T, d.lat_p99_9_ns), FT_U64, 8, "ns" },                 \
+	{ #d "_lat_max_ns", offsetof(T, d.lat_max_ns), FT_U64, 8, "ns" }
+
+static const struct field agent_f[] = {
+	FLD(struct rb_row_agent, name, FT_STR, ""),
+	FLD(struct rb_row_agent, host, FT_STR, ""),
+	FLD(struct rb_row_agent, kernel, FT_STR, ""),
+	FLD(struct rb_row_agent, rb_version, FT_STR, ""),
+	FLD(struct rb_row_agent, protocol, FT_STR, ""),
+	FLD(struct rb_row_agent, registered_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_agent, clock_offset_ns, FT_I64, "ns"),
+	FLD(struct rb_row_agent, clock_delay_ns, FT_I64, "ns"),
+};
+static const struct field drive_f[] = {
+	FLD(struct rb_row_drive, drive, FT_U32, ""),
+	FLD(struct rb_row_drive, agent, FT_STR, ""),
+	FLD(struct rb_row_drive, host, FT_STR, ""),
+	FLD(struct rb_row_drive, path, FT_STR, ""),
+	FLD(struct rb_row_drive, kind, FT_STR, ""),
+	FLD(struct rb_row_drive, model, FT_STR, ""),
+	FLD(struct rb_row_drive, serial, FT_STR, ""),
+	FLD(struct rb_row_drive, firmware, FT_STR, ""),
+	FLD(struct rb_row_drive, capacity_bytes, FT_U64, "B"),
+	FLD(struct rb_row_drive, logical_block_size, FT_U32, "B"),
+	FLD(struct rb_row_drive, stripe_bytes, FT_U64, "B"),
+	FLD(struct rb_row_drive, members, FT_U32, "1"),
+};
+static const struct field member_f[] = {
+	FLD(struct rb_row_member, drive, FT_U32, ""),
+	FLD(struct rb_row_member, member, FT_U32, ""),
+	FLD(struct rb_row_member, path, FT_STR, ""),
+	FLD(struct rb_row_member, kind, FT_STR, ""),
+	FLD(struct rb_row_member, model, FT_STR, ""),
+	FLD(struct rb_row_member, serial, FT_STR, ""),
+	FLD(struct rb_row_member, firmware, FT_STR, ""),
+	FLD(struct rb_row_member, capacity_bytes, FT_U64, "B"),
+	FLD(struct rb_row_member, logical_block_size, FT_U32, "B"),
+};
+static const struct field point_f[] = {
+	FLD(struct rb_row_point, point, FT_U32, ""),
+	FLD(struct rb_row_point, phase, FT_STR, ""),
+	FLD(struct rb_row_point, name, FT_STR, ""),
+	FLD(struct rb_row_point, rw, FT_STR, ""),
+	FLD(struct rb_row_point, bs_bytes, FT_U64, "B"),
+	FLD(struct rb_row_point, iodepth, FT_U32, "1"),
+	FLD(struct rb_row_point, numjobs, FT_U32, "1"),
+	FLD(struct rb_row_point, rwmixread_pct, FT_U32, "%"),
+	FLD(struct rb_row_point, runtime_ns, FT_U64, "ns"),
+	FLD(struct rb_row_point, ramp_ns, FT_U64, "ns"),
+	FLD(struct rb_row_point, rate_iops, FT_U64, "1/s"),
+	FLD(struct rb_row_point, direct, FT_U8, "bool"),
+	FLD(struct rb_row_point, engine, FT_STR, ""),
+	FLD(struct rb_row_point, settings, FT_STR, ""),
+	FLD(struct rb_row_point, round, FT_U32, "1"),
+	FLD(struct rb_row_point, track, FT_U8, "bool"),
+	FLD(struct rb_row_point, curve_pct, FT_F64, "%"),
+};
+static const struct field result_f[] = {
+	FLD(struct rb_row_result, drive, FT_U32, ""),
+	FLD(struct rb_row_result, point, FT_U32, ""),
+	FLD(struct rb_row_result, attempt, FT_U32, ""),
+	FLD(struct rb_row_result, status, FT_STR, ""),
+	FLD(struct rb_row_result, start_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, end_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, elapsed_ns, FT_U64, "ns"),
+	DIR_FIELDS(struct rb_row_result, read),
+	DIR_FIELDS(struct rb_row_result, write),
+	DIR_FIELDS(struct rb_row_result, trim),
+	FLD(struct rb_row_result, cpu_usr_pct, FT_F64, "%"),
+	FLD(struct rb_row_result, cpu_sys_pct, FT_F64, "%"),
+	FLD(struct rb_row_result, verify_checked, FT_U64, "1"),
+	FLD(struct rb_row_result, verify_mismatches, FT_U64, "1"),
+	FLD(struct rb_row_result, health_write_bytes, FT_U64, "B"),
+	FLD(struct rb_row_result, health_max_temp_c, FT_F64, "degC"),
+	FLD(struct rb_row_result, health_new_media_errors, FT_F64, "1"),
+	FLD(struct rb_row_result, health_critical_warning, FT_U8, "NVMe bits"),
+	FLD(struct rb_row_result, uring_features, FT_STR, ""),
+	FLD(struct rb_row_result, message, FT_STR, ""),
+	FLD(struct rb_row_result, rate_iops, FT_U64, "1/s"),
+	FLD(struct rb_row_result, steady, FT_U8, "0=no steady-state phase 1=steady 2=not"),
+	FLD(struct rb_row_result, history_since_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, purge_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_result, purge_method, FT_STR, ""),
+	FLD(struct rb_row_result, written_since_purge_bytes, FT_U64, "B"),
+	FLD(struct rb_row_result, fill_passes_since_purge, FT_U64, "1"),
+	FLD(struct rb_row_result, start_skew_ns, FT_I64, "ns"),
+};
+static const struct field steady_f[] = {
+	FLD(struct rb_row_steady, drive, FT_U32, ""),
+	FLD(struct rb_row_steady, phase, FT_STR, ""),
+	FLD(struct rb_row_steady, point, FT_U32, ""),
+	FLD(struct rb_row_steady, rolling, FT_U8, "bool"),
+	FLD(struct rb_row_steady, metric, FT_STR, ""),
+	FLD(struct rb_row_steady, rounds, FT_U32, "1"),
+	FLD(struct rb_row_steady, window, FT_U32, "1"),
+	FLD(struct rb_row_steady, steady, FT_U8, "bool"),
+	FLD(struct rb_row_steady, steady_round, FT_U32, "1"),
+	FLD(struct rb_row_steady, avg, FT_F64, "metric"),
+	FLD(struct rb_row_steady, min, FT_F64, "metric"),
+	FLD(struct rb_row_steady, max, FT_F64, "metric"),
+	FLD(struct rb_row_steady, slope, FT_F64, "metric per round"),
+	FLD(struct rb_row_steady, range_ok, FT_U8, "bool"),
+	FLD(struct rb_row_steady, slope_ok, FT_U8, "bool"),
+};
+static const struct field sample_f[] = {
+	FLD(struct rb_row_sample, drive, FT_U32, ""),
+	FLD(struct rb_row_sample, point, FT_U32, ""),
+	FLD(struct rb_row_sample, attempt, FT_U32, ""),
+	FLD(struct rb_row_sample, interval, FT_U32, ""),
+	FLD(struct rb_row_sample, direction, FT_U8, "0=read 1=write 2=trim"),
+	FLD(struct rb_row_sample, t_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_sample, ios, FT_U64, "1"),
+	FLD(struct rb_row_sample, bytes, FT_U64, "B"),
+	FLD(struct rb_row_sample, errors, FT_U64, "1"),
+	FLD(struct rb_row_sample, lat_mean_ns, FT_F64, "ns"),
+	FLD(struct rb_row_sample, lat_p50_ns, FT_U64, "ns"),
+	FLD(struct rb_row_sample, lat_p99_ns, FT_U64, "ns"),
+};
+static const struct field hist_f[] = {
+	FLD(struct rb_row_hist, drive, FT_U32, ""),
+	FLD(struct rb_row_hist, point, FT_U32, ""),
+	FLD(struct rb_row_hist, attempt, FT_U32, ""),
+	FLD(struct rb_row_hist, interval, FT_U32, ""),
+	FLD(struct rb_row_hist, direction, FT_U8, "0=read 1=write 2=trim"),
+	FLD(struct rb_row_hist, bucket, FT_U32, ""),
+	FLD(struct rb_row_hist, count, FT_U64, "1"),
+};
+static const struct field health_f[] = {
+	FLD(struct rb_row_health, drive, FT_U32, ""),
+	FLD(struct rb_row_health, point, FT_U32, ""),
+	FLD(struct rb_row_health, attempt, FT_U32, ""),
+	FLD(struct rb_row_health, member, FT_U32, ""),
+	FLD(struct rb_row_health, when, FT_U8, "0=before 1=during 2=after"),
+	FLD(struct rb_row_health, t_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_health, nvme, FT_U8, "bool"),
+	FLD(struct rb_row_health, critical_warning, FT_U8, "NVMe bits"),
+	FLD(struct rb_row_health, temperature_c, FT_F64, "degC"),
+	FLD(struct rb_row_health, available_spare_pct, FT_F64, "%"),
+	FLD(struct rb_row_health, percentage_used, FT_F64, "%"),
+	FLD(struct rb_row_health, data_units_read, FT_F64, "512000 B"),
+	FLD(struct rb_row_health, data_units_written, FT_F64, "512000 B"),
+	FLD(struct rb_row_health, host_reads, FT_F64, "1"),
+	FLD(struct rb_row_health, host_writes, FT_F64, "1"),
+	FLD(struct rb_row_health, power_on_hours, FT_F64, "h"),
+	FLD(struct rb_row_health, unsafe_shutdowns, FT_F64, "1"),
+	FLD(struct rb_row_health, media_errors, FT_F64, "1"),
+	FLD(struct rb_row_health, error_log_entries, FT_F64, "1"),
+	FLD(struct rb_row_health, kernel_read_ios, FT_U64, "1"),
+	FLD(struct rb_row_health, kernel_write_ios, FT_U64, "1"),
+	FLD(struct rb_row_health, kernel_read_bytes, FT_U64, "B"),
+	FLD(struct rb_row_health, kernel_write_bytes, FT_U64, "B"),
+};
+static const struct field bs_f[] = {
+	FLD(struct rb_row_bs, drive, FT_U32, ""),
+	FLD(struct rb_row_bs, point, FT_U32, ""),
+	FLD(struct rb_row_bs, attempt, FT_U32, ""),
+	FLD(struct rb_row_bs, direction, FT_U8, "0=read 1=write 2=trim"),
+	FLD(struct rb_row_bs, bs_bytes, FT_U64, "B"),
+	FLD(struct rb_row_bs, ios, FT_U64, "1"),
+};
+
+/*
+ * HDF5 once per process: its error stack not printed (every failure is said here), and
+ * no exit handler of its own -- after a close that failed (a full disk) the library
+ * still holds the file's id, and its handler then crashes at exit. The journal, not the
+ * last flush, is what keeps the data.
+ */
+void rb_results_hdf5_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, (void (*)(void))H5dont_atexit);
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+#define ARRAY(a) a, sizeof(a) / sizeof((a)[0])
+const struct table_def rb_results_tables[NTABLES] = {
+	{ "agents", ARRAY(agent_f), sizeof(struct rb_row_agent), "one row per agent" },
+	{ "drives", ARRAY(drive_f), sizeof(struct rb_row_drive), "one row per drive" },
+	{ "points", ARRAY(point_f), sizeof(struct rb_row_point), "one row per test point" },
+	{ "results", ARRAY(result_f), sizeof(struct rb_row_result),
+	  "one row per (drive, point, attempt)" },
+	{ "samples", ARRAY(sample_f), sizeof(struct rb_row_sample),
+	  "one row per (drive, point, attempt, interval, direction)" },
+	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
+	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
+	{ "bs_counts", ARRAY(bs_f), sizeof(struct rb_row_bs),
+	  "IOs per block size per (drive, point, attempt, direction)" },
+	{ "health", ARRAY(health_f), sizeof(struct rb_row_health),
+	  "drive health snapshots before, during and after each point" },
+	{ "steady_state", ARRAY(steady_f), sizeof(struct rb_row_steady),
+	  "SNIA steady-state verdict per (drive, steady-state phase)" },
+	{ "members", ARRAY(member_f), sizeof(struct rb_row_member),
+	  "one row per member of each striped volume" },
+};
+
+hid_t rb_results_vlstr_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+
+	H5Tset_size(t, H5T_VARIABLE);
+	H5Tset_cset(t, H5T_CSET_UTF8);
+	return t;
+}
+
+hid_t rb_results_field_type(const struct field *f, bool file)
+{
+	hid_t t;
+
+	switch (f->t) {
+	case FT_U8:
+		return H5Tcopy(file ? H5T_STD_U8LE : H5T_NATIVE_UINT8);
+	case FT_U32:
+		return H5Tcopy(file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
+	case FT_U64:
+		return H5Tcopy(file ? H5T_STD_U64LE : H5T_NATIVE_UINT64);
+	case FT_I64:
+		return H5Tcopy(file ? H5T_STD_I64LE : H5T_NATIVE_INT64);
+	case FT_F64:
+		return H5Tcopy(file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+	case FT_STR:
+		t = H5Tcopy(H5T_C_S1);
+		H5Tset_size(t, f->len);
+		H5Tset_strpad(t, H5T_STR_NULLTERM);
+		H5Tset_cset(t, H5T_CSET_UTF8);
+		return t;
+	}
+	return -1;
+}
