@@ -31,8 +31,8 @@ static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Enve
 		break;
 	case HELLO_LACKS_POINT:
 		a = reg_agent(k, e->hello->name);
-		rb_tx_send_raw(k->sock, &a->peer, a->assign_msg, a->assign_len, true);
 		a->asked_ns = coord_now(k);
+		rb_tx_send_raw(k->sock, &a->peer, a->assign_msg, a->assign_len, true);
 		break;
 	}
 }

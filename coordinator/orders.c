@@ -93,8 +93,8 @@ void ord_preflight(struct coord *k, struct ragent *a)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
 	e.preflight = &pf;
+	a->asked_ns = coord_now(k); /* before it goes: its answer may come at once */
 	dlv_send(k, a, &e);
-	a->asked_ns = coord_now(k);
 	free(pf.drives);
 	free(pf.serials);
 	volumes_free(pf.volumes, pf.n_volumes);
@@ -153,8 +153,8 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	e.assign = &as;
 	if (as.n_drives && a->state != AGENT_DROPPED) {
 		a->state = AGENT_RUNNING;
-		dlv_send(k, a, &e);
 		a->asked_ns = coord_now(k);
+		dlv_send(k, a, &e);
 		free(a->assign_msg);
 		a->assign_msg = NULL;
 		/* kept packed: sent again if the agent turns out never to have had it */
