@@ -24,6 +24,7 @@
 #include "coord.h"
 #include "diag.h"
 #include "exitcode.h"
+#include "journal.h"
 #include "log.h"
 #include "results.h"
 #include "transport.h"
@@ -45,25 +46,38 @@ struct run {
 	/* the scripted agent */
 	void *sock;
 	uint64_t epoch, seq, acked;
+	uint32_t point;		/* the point its messages are of */
 	char run_id[96];
+	struct rb_journal_meta resume;	/* when set (a run id): resume the run in path */
 };
 
 static void *coordinator(void *arg)
 {
 	struct run *r = arg;
+	struct rb_coord_opts o = { .router = r->router,
+				   .stop = &r->stop,
+				   .clock = &r->clock,
+				   .ret_path = r->path,
+				   .ret_path_len = sizeof(r->path) };
 
-	r->rc = rb_coord_run(r->c, &(struct rb_coord_opts){ .router = r->router,
-							     .stop = &r->stop,
-							     .clock = &r->clock,
-							     .ret_path = r->path,
-							     .ret_path_len = sizeof(r->path) });
+	if (r->resume.run[0]) {
+		o.results_path = r->path;
+		o.ret_path = NULL;
+		r->rc = rb_coord_resume(r->c, &o, &r->resume);
+	} else {
+		r->rc = rb_coord_run(r->c, &o);
+	}
 	return NULL;
 }
 
-/* A campaign of one agent with one drive and one 3-interval point, running. */
-static void run_start(struct run *r, const char *extra)
+static void coordinator_start(struct run *r);
+
+#define PHASE "  - name: p\n    workload: {rw: randread, bs: 4k, runtime: 3s, interval: 1s}\n"
+
+/* A campaign of one agent with one drive and one 3-interval point (or the phase given),
+ * running. */
+static void run_start_phase(struct run *r, const char *extra, const char *phase)
 {
-	static unsigned n;
 	char text[2048];
 	struct rb_diags d;
 
@@ -72,14 +86,22 @@ static void run_start(struct run *r, const char *extra)
 	snprintf(text, sizeof(text),
 		 "name: harness\ninsecure: true\nwait: 30s\nresults: %s\n%s"
 		 "targets:\n  - agent: h1\n    drives: [" DRIVE "]\n"
-		 "phases:\n  - name: p\n    workload: {rw: randread, bs: 4k, runtime: 3s, "
-		 "interval: 1s}\n",
-		 r->dir, extra);
+		 "phases:\n%s",
+		 r->dir, extra, phase);
 	rb_diags_init(&d);
 	assert_int_equal(rb_campaign_load("<harness>", text, strlen(text), &r->c, &d), 0);
 	rb_diags_release(&d);
 	r->fake.now_ns = 1000000000000LL;
 	r->clock = rb_clock_fake(&r->fake);
+	r->epoch = 0x1234;
+	coordinator_start(r);
+}
+
+/* The coordinator on a new endpoint, the agent's socket connected to it. */
+static void coordinator_start(struct run *r)
+{
+	static unsigned n;
+
 	snprintf(r->endpoint, sizeof(r->endpoint), "inproc://harness-%u-%d", n++, (int)getpid());
 	r->router = rb_tx_router_bind(r->endpoint, NULL, 0);
 	assert_non_null(r->router);
@@ -87,7 +109,11 @@ static void run_start(struct run *r, const char *extra)
 	r->running = true;
 	r->sock = rb_tx_dealer_connect(r->endpoint, "h1");
 	assert_non_null(r->sock);
-	r->epoch = 0x1234;
+}
+
+static void run_start(struct run *r, const char *extra)
+{
+	run_start_phase(r, extra, PHASE);
 }
 
 /* Waits for the run's end; returns its exit code. */
@@ -111,12 +137,18 @@ static int teardown(void **st)
 	char cmd[600];
 
 	if (r->running) {
+		/* its waits end on the fake clock: move it on until the run has ended */
 		r->stop = 1;
-		run_join(r);
+		while (pthread_tryjoin_np(r->thread, NULL)) {
+			rb_clock_fake_advance(&r->fake, 10000000000LL);
+			usleep(50000);
+		}
+		r->running = false;
 	}
 	rb_tx_close(r->sock);
 	rb_tx_close(r->router);
 	rb_campaign_free(r->c);
+	rb_journal_meta_free(&r->resume);
 	if (r->dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->dir);
 		if (system(cmd))
@@ -183,23 +215,29 @@ static void expect_free(struct run *r, Rb__Envelope__BodyCase want, int ms)
 {
 	Rb__Envelope *e = expect(r, want, ms);
 
-	assert_non_null(e);
+	if (!e)
+		fail_msg("no message of kind %d within %d ms", (int)want, ms);
 	rb_wire_free(e);
 }
 
 /*
- * Everything sent so far taken: 20 ms on the clock (the group commit), then the Ack of
- * the last message. The coordinator read it at the latest 20 ms after the clock's now.
+ * Everything sent so far taken: 20 ms on the clock (the group commit) until the Ack of
+ * the last message comes (a message read just after a commit waits for the next one).
+ * Returns how many 20 ms steps it took.
  */
-static void sync_acked(struct run *r)
+static int sync_acked(struct run *r)
 {
-	rb_clock_fake_advance(&r->fake, 20000000LL);
-	while (r->acked < r->seq) {
-		Rb__Envelope *e = expect(r, RB__ENVELOPE__BODY_ACK, 5000);
+	int steps = 0;
 
-		assert_non_null(e);
+	while (r->acked < r->seq) {
+		Rb__Envelope *e;
+
+		assert_true(++steps < 50);
+		rb_clock_fake_advance(&r->fake, 20000000LL);
+		e = expect(r, RB__ENVELOPE__BODY_ACK, 200);
 		rb_wire_free(e);
 	}
+	return steps;
 }
 
 /* A data message numbered seq (0: the next). */
@@ -232,7 +270,7 @@ static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t 
 	uint32_t idx = 2000;
 	uint64_t cnt = ios;
 
-	s.point = 0;
+	s.point = r->point;
 	s.attempt = attempt;
 	s.drive = (char *)DRIVE;
 	s.interval = interval;
@@ -252,7 +290,7 @@ static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t 
 }
 
 /* The drive's result and the PointDone. */
-static void finish_point(struct run *r, uint32_t attempt, uint64_t ios)
+static void finish_point_as(struct run *r, uint32_t attempt, uint64_t ios, const char *status)
 {
 	Rb__Envelope e;
 	Rb__DriveResult res = RB__DRIVE_RESULT__INIT;
@@ -268,24 +306,29 @@ static void finish_point(struct run *r, uint32_t attempt, uint64_t ios)
 	dr.n_hist_idx = 1;
 	dr.hist_cnt = &cnt;
 	dr.n_hist_cnt = 1;
-	res.point = 0;
+	res.point = r->point;
 	res.attempt = attempt;
 	res.drive = (char *)DRIVE;
 	res.elapsed_ns = 3000000000ULL;
 	res.dirs = &dp;
 	res.n_dirs = 1;
-	res.status = (char *)"ok";
+	res.status = (char *)status;
 	res.message = (char *)"";
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_RESULT;
 	e.result = &res;
 	send_numbered(r, &e, 0);
-	pd.point = 0;
+	pd.point = r->point;
 	pd.attempt = attempt;
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
 	e.point_done = &pd;
 	send_numbered(r, &e, 0);
+}
+
+static void finish_point(struct run *r, uint32_t attempt, uint64_t ios)
+{
+	finish_point_as(r, attempt, ios, "ok");
 }
 
 /* Hello, Welcome, the pre-flight answered, the point's Assign taken (its attempt). */
@@ -300,7 +343,7 @@ static uint32_t connect_and_assign(struct run *r)
 	preflight_reply(r);
 	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
 	assert_non_null(e);
-	assert_int_equal(e->assign->point, 0);
+	assert_int_equal(e->assign->point, r->point);
 	assert_int_equal(e->assign->n_drives, 1);
 	assert_string_equal(e->assign->drives[0], DRIVE);
 	attempt = e->assign->attempt;
@@ -333,7 +376,7 @@ static void test_silent_agent_lost_after_5s(void **st)
 	run_start(r, "on_agent_lost: continue\n");
 	connect_and_assign(r);
 	sample(r, 0, 0, 1000, 0);
-	sync_acked(r);
+	assert_true(sync_acked(r) <= 4);	/* within the margins below */
 	/* 4.9 s of silence: still running (no Stop comes) */
 	rb_clock_fake_advance(&r->fake, 4900000000LL);
 	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 400));
@@ -501,6 +544,126 @@ static void test_restarted_agent_runs_next_attempt(void **st)
 	free(smp);
 }
 
+/* A rolling steady state stops the point once every drive's last window is steady. */
+static void test_rolling_steady_state_stops_the_point(void **st)
+{
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	struct rb_row_steady *ss;
+	size_t nres, nsmp, nss;
+	char err[256];
+	struct rb_results_in *in;
+	Rb__Envelope *e;
+
+	run_start_phase(r, "", "  - name: roll\n    workload: {rw: randread, bs: 4k, runtime: 60s, "
+			       "interval: 1s}\n    steady_state: {rolling: true, window: 3}\n");
+	connect_and_assign(r);
+	/* three intervals complete only when the fourth begins: no verdict yet */
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 1000 + i, 0);
+	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 400));
+	sample(r, 0, 3, 1000, 0);
+	e = expect(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_non_null(e);
+	assert_string_equal(e->stop->reason, "steady state reached");
+	rb_wire_free(e);
+	finish_point_as(r, 0, 4003, "stopped");
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nres, 1);
+	assert_string_equal(res[0].status, "ok");	/* stopped by its verdict: its end */
+	assert_int_equal(res[0].steady, 1);
+	in = rb_results_open(r->path, err, sizeof(err));
+	assert_non_null(in);
+	assert_int_equal(rb_results_read_steady(in, &ss, &nss), 0);
+	rb_results_in_close(in);
+	assert_int_equal(nss, 1);
+	assert_int_equal(ss[0].rolling, 1);
+	assert_int_equal(ss[0].steady, 1);
+	assert_int_equal(ss[0].steady_round, 3);
+	assert_int_equal(ss[0].window, 3);
+	free(ss);
+	free(res);
+	free(smp);
+}
+
+/*
+ * A run aborted in its second point (the agent lost, on_agent_lost: abort) resumes from
+ * its journal: the first point restored whole, the second run again as attempt 1, its
+ * first attempt's samples kept; the aborted file set aside as .crashed.
+ */
+static void test_resume_replays_whole_points(void **st)
+{
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp, by_attempt[2][2] = { { 0 } };
+	char jp[4200], err[512], crashed[4200];
+	struct rb_diags d;
+
+	run_start_phase(r, "on_agent_lost: abort\n",
+			"  - name: p\n    workload: {rw: randread, bs: 4k, runtime: 3s, "
+			"interval: 1s}\n    matrix: {iodepth: [1, 2]}\n");
+	connect_and_assign(r);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 100, 0);
+	finish_point(r, 0, 300);
+	r->point = 1;
+	expect_free(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	sample(r, 0, 0, 500, 0);
+	sync_acked(r);
+	rb_clock_fake_advance(&r->fake, 6000000000LL);	/* lost: the run aborts */
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_FAILED);
+
+	/* rackbench resume: the campaign and the run's identity from the journal */
+	snprintf(jp, sizeof(jp), "%s.journal", r->path);
+	assert_true(rb_journal_walk(jp, 0, &r->resume, NULL, NULL, NULL, err, sizeof(err)) >= 0);
+	rb_campaign_free(r->c);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load(r->resume.file, r->resume.campaign,
+					  strlen(r->resume.campaign), &r->c, &d), 0);
+	rb_diags_release(&d);
+	rb_tx_close(r->sock);
+	rb_tx_close(r->router);
+	coordinator_start(r);
+	/* the same agent process, idle, all it sent acknowledged */
+	hello(r, r->seq);
+	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	preflight_reply(r);
+	Rb__Envelope *e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+
+	assert_non_null(e);
+	assert_int_equal(e->assign->point, 1);
+	assert_int_equal(e->assign->attempt, 1);
+	rb_wire_free(e);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 1, i, 200, 0);
+	finish_point(r, 1, 600);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	snprintf(crashed, sizeof(crashed), "%s.crashed", r->path);
+	assert_int_equal(access(crashed, F_OK), 0);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nres, 2);
+	for (size_t i = 0; i < nres; i++) {
+		assert_string_equal(res[i].status, "ok");
+		assert_int_equal(res[i].attempt, res[i].point);	/* point 0 as 0, point 1 as 1 */
+	}
+	for (size_t i = 0; i < nsmp; i++) {
+		assert_true(smp[i].point < 2 && smp[i].attempt < 2);
+		by_attempt[smp[i].point][smp[i].attempt]++;
+	}
+	assert_int_equal(by_attempt[0][0], 3);	/* restored from the journal */
+	assert_int_equal(by_attempt[1][0], 1);	/* the aborted attempt's, kept */
+	assert_int_equal(by_attempt[1][1], 3);
+	free(res);
+	free(smp);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
@@ -511,6 +674,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hello_again_gets_the_point_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hello_again_owes_preflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restarted_agent_runs_next_attempt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rolling_steady_state_stops_the_point, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_resume_replays_whole_points, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
