@@ -24,6 +24,7 @@
 #include "nvme.h"
 #include "purge.h"
 #include "spool.h"
+#include "statedir.h"
 #include "units.h"
 #include "exitcode.h"
 #include "log.h"
@@ -37,19 +38,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
-}
-
-const char *rb_default_state_dir(void)
-{
-	static char buf[4096];
-	const char *env = getenv("RB_STATE_DIR"), *home = getenv("HOME");
-
-	if (env && *env)
-		return env;
-	if (geteuid() == 0 || !home)
-		return "/var/lib/rackbench";
-	snprintf(buf, sizeof(buf), "%s/.local/state/rackbench", home);
-	return buf;
 }
 
 static int push(char ***v, size_t *n, const char *s)
