@@ -40,7 +40,7 @@ PB_USERS = {  # file: uses of Rb__* / rb__* generated names
     "bench/fleet_sim.c": 23,
 }
 OVER_FILES = {
-    "agent/agent.c": 1941,
+    "agent/agent.c": 1658,
     "coordinator/campaign.c": 1962,
     "coordinator/coord.c": 3048,
     "coordinator/results.c": 1236,	# writer and reader: a split is next
