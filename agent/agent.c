@@ -773,14 +773,14 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 	rb_spool_sync(&a->spool);
 }
 
-static void send_drive_status(struct agent *a, const Rb__Assign *as, const char *drive,
-			      const char *status, const char *msg)
+static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt,
+			      const char *drive, const char *status, const char *msg)
 {
 	Rb__Envelope e;
 	Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
 
-	dr.point = as->point;
-	dr.attempt = as->attempt;
+	dr.point = point;
+	dr.attempt = attempt;
 	dr.drive = (char *)drive;
 	dr.status = (char *)status;
 	dr.message = (char *)msg;
@@ -805,7 +805,7 @@ static void fail_point(struct agent *a, const Rb__Assign *as, const char *status
 			snprintf(buf, sizeof(buf), "%s", msg);
 		if (!n && !msg && d && d->n)
 			snprintf(buf, sizeof(buf), "not run: another drive of this point failed");
-		send_drive_status(a, as, as->drives[i], status, buf);
+		send_drive_status(a, as->point, as->attempt, as->drives[i], status, buf);
 	}
 	send_point_done(a, as->point, as->attempt);
 }
@@ -960,8 +960,6 @@ static void finish_purge(struct agent *a)
 	pthread_join(pg->th, NULL);
 	/* a status per drive of the campaign: a volume's from all its members */
 	for (size_t i = 0; i < p->ndrives; i++) {
-		Rb__Envelope e;
-		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
 		char msg[2048] = "";
 		size_t l = 0;
 		int rc = 0;
@@ -980,15 +978,9 @@ static void finish_purge(struct agent *a)
 						      p->vols[i].stripe ? pg->drives[j] : "",
 						      p->vols[i].stripe ? "': " : "", pg->msg[j]);
 		}
-		dr.point = p->point;
-		dr.attempt = p->attempt;
-		dr.drive = p->drives[i];
-		dr.status = rc == 0 ? (char *)"ok" : rc == -EPERM ? (char *)"refused" : (char *)"error";
-		dr.message = rc ? msg : (char *)"purged";
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_RESULT;
-		e.result = &dr;
-		send_env(a, &e);
+		send_drive_status(a, p->point, p->attempt, p->drives[i],
+				  rc == 0 ? "ok" : rc == -EPERM ? "refused" : "error",
+				  rc ? msg : "purged");
 	}
 	send_point_done(a, p->point, p->attempt);
 	rb_info("point %u (purge) done", p->point);

@@ -29,7 +29,7 @@ FUNC_LIMIT = 120
 
 # Today's exceptions, each with its present size: a ratchet. Shrink them; never add.
 PB_USERS = {  # file: uses of Rb__* / rb__* generated names
-    "agent/agent.c": 55,
+    "agent/agent.c": 52,
     "agent/spool.c": 1,
     "common/transport.c": 5,
     "common/transport.h": 3,
@@ -40,7 +40,7 @@ PB_USERS = {  # file: uses of Rb__* / rb__* generated names
     "bench/fleet_sim.c": 23,
 }
 OVER_FILES = {
-    "agent/agent.c": 1658,
+    "agent/agent.c": 1650,
     "coordinator/campaign.c": 1962,
     "coordinator/coord.c": 3048,
     "coordinator/results.c": 1236,	# writer and reader: a split is next
