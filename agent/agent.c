@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The agent daemon: registers with the coordinator, runs the points it is assigned. */
-#include "agent.h"
+#include "session.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,7 +23,6 @@
 #include "nvme.h"
 #include "purge.h"
 #include "spool.h"
-#include "statedir.h"
 #include "exitcode.h"
 #include "log.h"
 #include "runner.h"
@@ -50,422 +48,7 @@ struct purging {
 	char (*msg)[1024];
 };
 
-/*
- * Data messages in flight unacknowledged, at most: the coordinator's acks are the credits.
- * 16 is 1.6 s of a 100 ms interval and far more than a round trip needs, and it bounds
- * what a fleet can queue in the coordinator (16 messages per agent).
- */
-#define SEND_WINDOW 16
-
-struct point {
-	struct rb_run *run;
-	bool spool_full;	/* stopped at the spool's cap */
-	bool spool_failed;	/* stopped: the spool could not be written */
-	bool stopped;		/* stopped by the coordinator before its end */
-	struct purging *purge;
-	struct rb_prepared *prep;
-	uint32_t point, attempt;
-	char **drives;		/* the campaign's names: a target each */
-	size_t ndrives;
-	char **paths;		/* what is opened: drives, a volume's members in its place */
-	size_t npaths;
-	size_t *first;		/* per drive: its first path */
-	struct rb_volume *vols;	/* per drive: members and unit (1 and 0: a drive) */
-	struct rb_workload wl;
-	Rb__Sample **batch;
-	size_t nbatch, capbatch;
-	int64_t next_health;
-};
-
-struct agent {
-	const struct rb_agent_cfg *cfg;
-	void *sock;
-	struct point pt;
-	bool lost_data;
-	uint64_t epoch;
-	/* delivery: data messages spooled and numbered until acknowledged (spool.h) */
-	struct rb_spool spool;
-	char run[96];
-	uint64_t seq;
-	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
-	off_t sent_off;		/* where in the spool file the record after it begins */
-	uint64_t sent_emptied;	/* ... valid while the file was not emptied since */
-	bool held;		/* messages wait in the spool for acknowledgements */
-	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
-	bool ran_any;		/* in this run: the last point and attempt started */
-	uint32_t ran_point, ran_attempt;
-	int64_t last_ack_progress, next_sync;
-	struct oldspool {
-		char path[4096];
-		uint64_t epoch, last;
-		bool damaged;	/* kept (as PATH.damaged) once the coordinator holds the rest */
-	} *old;
-	size_t nold;
-	/*
-	 * Messages the spool could not take (its folder full): kept here, in order, until
-	 * acknowledged, so that no seq is ever skipped. The next message first moves them
-	 * to the spool (in order) when it has room again; until then it is kept here too.
-	 */
-	struct memrec {
-		uint64_t seq;
-		uint8_t *buf;
-		size_t len;
-	} *mem;
-	size_t nmem, capmem;
-};
-
 static void point_release(struct point *p);
-
-static bool busy(const struct agent *a)
-{
-	return a->pt.run || a->pt.purge;
-}
-
-/* Keeps a message the spool could not take; takes buf. 0 or -ENOMEM. */
-static int mem_keep(struct agent *a, uint64_t seq, uint8_t **buf, size_t len)
-{
-	if (a->nmem == a->capmem) {
-		size_t cap = a->capmem ? a->capmem * 2 : 16;
-		struct memrec *m = realloc(a->mem, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		a->mem = m;
-		a->capmem = cap;
-	}
-	a->mem[a->nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
-	*buf = NULL;
-	return 0;
-}
-
-/* The coordinator holds everything up to seq: what memory kept of it goes. */
-static void mem_acked(struct agent *a, uint64_t seq)
-{
-	size_t n = 0;
-
-	while (n < a->nmem && a->mem[n].seq <= seq)
-		free(a->mem[n++].buf);
-	if (!n)
-		return;
-	memmove(a->mem, a->mem + n, (a->nmem - n) * sizeof(*a->mem));
-	a->nmem -= n;
-}
-
-/*
- * What memory kept goes to the spool, in order, when it has room again (the next
- * message then follows it there). 0, or the append's error with the rest still kept.
- */
-static int mem_flush(struct agent *a)
-{
-	size_t n = 0;
-	int r = 0;
-
-	while (n < a->nmem &&
-	       !(r = rb_spool_append(&a->spool, a->mem[n].seq, a->mem[n].buf, a->mem[n].len)))
-		n++;
-	if (n)
-		mem_acked(a, a->mem[n - 1].seq);
-	if (!r && n)
-		rb_info("the spool has room again: %zu message(s) kept in memory are in it now", n);
-	return r;
-}
-
-static void mem_clear(struct agent *a)
-{
-	if (a->nmem)
-		rb_warn("%zu message(s) of the previous run never acknowledged (its spool could "
-			"not hold them): dropped",
-			a->nmem);
-	mem_acked(a, UINT64_MAX);
-}
-
-static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
-
-/* Hands what memory kept with seq > after to resend_one, in order, while it takes them. */
-static void mem_send(struct agent *a, uint64_t after)
-{
-	for (size_t i = 0; i < a->nmem; i++)
-		if (a->mem[i].seq > after && resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
-			return;
-}
-
-static int send_env(struct agent *a, Rb__Envelope *e)
-{
-	int r;
-
-	if (a->spool.fd >= 0) {
-		/* numbered and on disk before it leaves: a crash or a cut link loses nothing */
-		uint8_t *buf;
-		size_t len;
-
-		e->epoch = a->epoch;
-		e->seq = ++a->seq;
-		r = rb_wire_pack(e, &buf, &len);
-		if (r)
-			return r;
-		r = mem_flush(a);
-		if (!r)
-			r = rb_spool_append(&a->spool, e->seq, buf, len);
-		if (r) {
-			/* never a gap: kept in memory, sent as any other; the point stops */
-			if (!a->nmem)
-				rb_err("cannot write the spool '%s': %s; what it cannot hold is kept "
-				       "in memory until acknowledged",
-				       a->spool.path, strerror(-r));
-			if (a->pt.run && !a->pt.spool_failed) {
-				rb_err("stopping point %u: its measurements could not be spooled",
-				       a->pt.point);
-				a->pt.spool_failed = true;
-				rb_run_stop(a->pt.run);
-			}
-			if (mem_keep(a, e->seq, &buf, len)) {
-				free(buf);
-				rb_err("out of memory keeping message %" PRIu64, e->seq);
-				a->lost_data = true;
-				return -ENOMEM;
-			}
-			buf = a->mem[a->nmem - 1].buf;
-			if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
-				rb_tx_send_raw(a->sock, NULL, buf, len, false);
-				a->sent = e->seq;
-			} else {
-				a->held = true;
-			}
-			return 0;
-		}
-		/* credits: the coordinator's acknowledgements open the window */
-		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
-			rb_tx_send_raw(a->sock, NULL, buf, len, false);
-			a->sent = e->seq;
-		} else if (!a->held) {
-			a->held = true;
-			rb_info("the coordinator is %" PRIu64 " message(s) behind: holding the rest "
-				"in the spool until it acknowledges",
-				a->seq - a->spool.acked);
-		}
-		free(buf);
-		return 0; /* a send that failed goes again from the spool */
-	}
-	r = rb_tx_send(a->sock, NULL, e, false);
-
-	if (r && !a->lost_data) {
-		rb_err("cannot send %s to the coordinator: %s", rb_wire_body_name(e),
-		       strerror(-r));
-		a->lost_data = true;
-	}
-	return r;
-}
-
-static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
-{
-	struct agent *a = arg;
-
-	/* the current spool: no further than the window (an old process's: all of it) */
-	if (a->spool.fd >= 0 && a->spool.epoch == a->epoch && seq > a->spool.acked + SEND_WINDOW &&
-	    a->walking_own)
-		return 1;
-	if (rb_tx_send_raw(a->sock, NULL, buf, len, true) == -EAGAIN)
-		return 1;
-	if (a->walking_own && seq > a->sent)
-		a->sent = seq;
-	return 0;
-}
-
-/* Acknowledgements came: what the spool holds beyond what was sent, up to the window. */
-static void send_held(struct agent *a)
-{
-	/* walk once half the window is open, not at every ack */
-	if (a->spool.fd < 0 || a->sent >= a->seq ||
-	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
-		return;
-	rb_spool_sync(&a->spool);
-	/* from where the last walk stopped: linear in what is sent, not in the spool */
-	if (a->sent_emptied != a->spool.emptied || a->sent_off > (off_t)a->spool.bytes) {
-		a->sent_off = 0;
-		a->sent_emptied = a->spool.emptied;
-	}
-	a->walking_own = true;
-	if (a->sent < a->spool.last &&
-	    rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
-		a->sent_off = 0;
-	if (a->sent >= a->spool.last)
-		mem_send(a, a->sent);
-	a->walking_own = false;
-	if (a->sent >= a->seq && a->held) {
-		a->held = false;
-		rb_info("the coordinator caught up: nothing held in the spool");
-	}
-}
-
-/* Sends again what the coordinator has not acknowledged (after a silence). */
-static void resend_unacked(struct agent *a)
-{
-	if (a->spool.fd < 0 || a->seq <= a->spool.acked)
-		return;
-	static int64_t said;
-	int64_t now = rb_mono_ns();
-
-	rb_spool_sync(&a->spool);
-	a->walking_own = true;
-	long n = a->spool.last > a->spool.acked
-			 ? rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a)
-			 : 0;
-
-	mem_send(a, a->spool.acked);
-	a->walking_own = false;
-
-	/* said once in a while: a coordinator gone for good would fill the log otherwise */
-	if (now - said > 30000000000LL) {
-		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held, "
-			"%zu in memory)",
-			a->seq - a->spool.acked, n, a->nmem);
-		said = now;
-	}
-}
-
-/*
- * Registered with a run: the spool for it, and the spools an earlier process of this
- * agent left for the same run (killed mid-point) are sent again; each goes once the
- * coordinator acknowledges its last message.
- */
-static void spool_for_run(struct agent *a, const char *run)
-{
-	char dir[4096], prefix[128];
-	DIR *d;
-	struct dirent *de;
-
-	if (!run || !*run || !strcmp(run, a->run))
-		return;
-	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
-	rb_spool_retire(&a->spool);
-	mem_clear(a);
-	snprintf(a->run, sizeof(a->run), "%s", run);
-	a->seq = 0; /* numbered from 1 in each run */
-	a->sent = 0;
-	a->sent_off = 0; /* a new file: its records from the start */
-	a->sent_emptied = 0;
-	a->held = false;
-	a->ran_any = false;
-	a->last_ack_progress = rb_mono_ns();
-	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
-		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
-			strerror(errno));
-		a->spool.fd = -1;
-		return;
-	}
-	snprintf(dir, sizeof(dir), "%s/spool", a->cfg->state_dir);
-	snprintf(prefix, sizeof(prefix), "%s-", run);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		struct oldspool *o;
-		uint64_t ep;
-		long n;
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)) ||
-		    sscanf(de->d_name + strlen(prefix), "%" SCNu64 ".spool", &ep) != 1 ||
-		    ep == a->epoch)
-			continue;
-		o = realloc(a->old, (a->nold + 1) * sizeof(*o));
-		if (!o)
-			break;
-		a->old = o;
-		o = &a->old[a->nold++];
-		snprintf(o->path, sizeof(o->path), "%s/%s", dir, de->d_name);
-		o->epoch = ep;
-		o->last = 0;
-		struct rb_spool_walk_info info;
-
-		n = rb_spool_walk_ex(o->path, 0, 0, resend_one, a, &info);
-		o->last = info.last_seq;
-		o->damaged = info.damaged > 0;
-		if (o->damaged)
-			rb_warn("the spool '%s' is damaged: %u stretch(es) of %lld byte(s) (the first "
-				"at byte %lld) fail their checksum; what they held is lost, the "
-				"records after them are sent, and the file is kept",
-				o->path, info.damaged, (long long)info.damaged_bytes,
-				(long long)info.first_damaged);
-		if (!o->last && !o->damaged) {
-			unlink(o->path);
-			a->nold--;
-			continue;
-		}
-		rb_info("sent again %ld message(s) of this agent's earlier process (%s)", n,
-			o->path);
-	}
-	if (d)
-		closedir(d);
-}
-
-/* Hands records with seq <= upto to resend_one (a walk's callback). */
-struct upto {
-	struct agent *a;
-	uint64_t upto;
-	long n;
-};
-
-static int resend_upto(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
-{
-	struct upto *u = arg;
-
-	if (seq > u->upto)
-		return 1;
-	u->n++;
-	return rb_tx_send_raw(u->a->sock, NULL, buf, len, true) == -EAGAIN;
-}
-
-static void on_ack(struct agent *a, const Rb__Ack *ack)
-{
-	if (ack->epoch == a->epoch && ack->seq < a->spool.acked) {
-		/*
-		 * Below what it acknowledged before: a resumed coordinator whose journal was
-		 * damaged lacks what follows. What the spool (or memory) still holds of it goes
-		 * again; the rest is gone, which the coordinator says.
-		 */
-		struct upto u = { .a = a, .upto = a->spool.acked };
-
-		rb_spool_sync(&a->spool);
-		if (a->spool.fd >= 0)
-			rb_spool_walk(a->spool.path, ack->seq, resend_upto, &u);
-		for (size_t i = 0; i < a->nmem && a->mem[i].seq <= u.upto; i++)
-			if (a->mem[i].seq > ack->seq)
-				resend_upto(&u, a->mem[i].seq, a->mem[i].buf, a->mem[i].len);
-		rb_warn("the coordinator lacks messages %" PRIu64 "..%" PRIu64 " (a damaged "
-			"journal): sent again the %ld the spool still holds",
-			ack->seq + 1, a->spool.acked, u.n);
-		return;
-	}
-	if (ack->epoch == a->epoch) {
-		if (ack->seq > a->spool.acked)
-			a->last_ack_progress = rb_mono_ns();
-		/*
-		 * Once the coordinator holds everything the file starts over: between points,
-		 * and during one whenever it has grown past 1 MiB or a quarter of the cap (a
-		 * day-long point's spool is then what is unacknowledged, which the cap bounds).
-		 */
-		uint64_t min = a->cfg->spool_max_bytes / 4 < (1u << 20) ? a->cfg->spool_max_bytes / 4
-									 : (1u << 20);
-
-		rb_spool_acked(&a->spool, ack->seq, busy(a) ? min : 0);
-		mem_acked(a, ack->seq);
-		send_held(a);
-		return;
-	}
-	for (size_t i = 0; i < a->nold; i++)
-		if (a->old[i].epoch == ack->epoch && ack->seq >= a->old[i].last) {
-			char kept[4200];
-
-			snprintf(kept, sizeof(kept), "%s.damaged", a->old[i].path);
-			if (a->old[i].damaged && !rename(a->old[i].path, kept)) {
-				rb_warn("the coordinator holds all that is whole of '%s'; the damaged "
-					"file is kept as '%s'", a->old[i].path, kept);
-			} else {
-				rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
-				unlink(a->old[i].path);
-			}
-			a->old[i] = a->old[--a->nold];
-			return;
-		}
-}
 
 static bool offered(const struct rb_agent_cfg *c, const char *path)
 {
@@ -733,7 +316,7 @@ static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
 	e.preflight_reply = &rep;
-	send_env(a, &e);
+	rb_delivery_send(a, &e);
 	free(dv);
 	free(dp);
 	rb_diags_release(&d);
@@ -768,7 +351,7 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
 	e.point_done = &pd;
-	send_env(a, &e);
+	rb_delivery_send(a, &e);
 	/* a point's data on disk at its end */
 	rb_spool_sync(&a->spool);
 }
@@ -787,7 +370,7 @@ static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt,
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_RESULT;
 	e.result = &dr;
-	send_env(a, &e);
+	rb_delivery_send(a, &e);
 }
 
 static void fail_point(struct agent *a, const Rb__Assign *as, const char *status,
@@ -879,7 +462,7 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_HEALTH;
 	e.health = &m;
-	send_env(a, &e);
+	rb_delivery_send(a, &e);
 	if (alert && h->nvme && h->critical_warning) {
 		char w[256];
 
@@ -1215,7 +798,7 @@ static void flush_batch(struct agent *a)
 	rb_wire_init(&e);
 	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
 	e.samples = &b;
-	send_env(a, &e);
+	rb_delivery_send(a, &e);
 	for (size_t i = 0; i < p->nbatch; i++) {
 		free(p->batch[i]->hist_idx);
 		free(p->batch[i]->hist_cnt);
@@ -1373,7 +956,7 @@ static void finish_point(struct agent *a)
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_RESULT;
 		e.result = &dr;
-		send_env(a, &e);
+		rb_delivery_send(a, &e);
 		for (int d = 0; d < RB_NDIR; d++) {
 			free(dirs[d].hist_idx);
 			free(dirs[d].hist_cnt);
@@ -1466,7 +1049,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		 * retried by libzmq. Not merely a stopped campaign's: closing that would drop
 		 * what the next campaign sends before the new socket connects.
 		 */
-		if ((!ever_welcomed || now - last_heard > 30000000000LL) && !busy(&a) &&
+		if ((!ever_welcomed || now - last_heard > 30000000000LL) && !rb_agent_busy(&a) &&
 		    now >= fresh_at) {
 			ever_welcomed = false;
 			rb_tx_close(a.sock);
@@ -1480,7 +1063,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			fresh_at = now + 4000000000LL + (int64_t)(epoch % 2000000000ULL);
 			next_hello = now;
 		}
-		if (!busy(&a) && now >= next_hello) {
+		if (!rb_agent_busy(&a) && now >= next_hello) {
 			uint64_t j;
 
 			send_hello(&a, epoch);
@@ -1491,7 +1074,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			if (backoff < 2000000000LL)
 				backoff *= 2;
 		}
-		r = rb_tx_recv(a.sock, busy(&a) ? 20 : 100, NULL, &env, err, sizeof(err));
+		r = rb_tx_recv(a.sock, rb_agent_busy(&a) ? 20 : 100, NULL, &env, err, sizeof(err));
 		int64_t recv_ns = rb_mono_ns();
 
 		if (r == 0) {
@@ -1510,10 +1093,10 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 						env->welcome->campaign);
 				welcomed = true;
 				ever_welcomed = true;
-				spool_for_run(&a, env->welcome->run);
+				rb_delivery_for_run(&a, env->welcome->run);
 				break;
 			case RB__ENVELOPE__BODY_ACK:
-				on_ack(&a, env->ack);
+				rb_delivery_on_ack(&a, env->ack->epoch, env->ack->seq);
 				break;
 			case RB__ENVELOPE__BODY_PREFLIGHT:
 				handle_preflight(&a, env->preflight);
@@ -1533,7 +1116,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 				break;
 			}
 			case RB__ENVELOPE__BODY_ASSIGN:
-				if (busy(&a)) {
+				if (rb_agent_busy(&a)) {
 					send_error(&a, EBUSY, "a point is already running");
 					break;
 				}
@@ -1595,10 +1178,10 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		}
 		if (welcomed && a.seq > a.spool.acked &&
 		    now - a.last_ack_progress > 2000000000LL) {
-			resend_unacked(&a);
+			rb_delivery_resend_unacked(&a);
 			a.last_ack_progress = now;
 		}
-		if (busy(&a) && now >= next_beat) {
+		if (rb_agent_busy(&a) && now >= next_beat) {
 			/* liveness while the samples may be minutes apart */
 			Rb__Envelope be;
 			Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
@@ -1634,15 +1217,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		rb_run_stop(a.pt.run);
 		finish_point(&a);
 	}
-	/* what was not acknowledged stays in the spool for the next process */
-	if (a.nmem)
-		rb_err("%zu message(s) the spool could not hold were never acknowledged: lost "
-		       "with this process",
-		       a.nmem);
-	rb_spool_retire(&a.spool);
-	mem_acked(&a, UINT64_MAX);
-	free(a.mem);
-	free(a.old);
+	rb_delivery_close(&a);
 	rb_info("agent '%s' exiting", cfg->name);
 	rb_tx_close(a.sock);
 	rb_tx_context_term();
