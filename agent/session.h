@@ -13,9 +13,12 @@
 #include <sys/types.h>
 
 #include "agent.h"
+#include "diag.h"
 #include "engine.h"
+#include "guard.h"
 #include "runner.h"
 #include "spool.h"
+#include "target.h"
 #include "wire.h"
 
 struct purging;
@@ -98,5 +101,44 @@ void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq);
 void rb_delivery_resend_unacked(struct agent *a);
 /* At exit: the spool kept for the next process, memory's messages said lost. */
 void rb_delivery_close(struct agent *a);
+
+/*
+ * A point's drives as the engine sees them: each drive is a target; a volume's (protocol
+ * 1.3) members stand in its place among the paths, in stripe order.
+ */
+struct layout {
+	char **paths;		/* drives and members (the message's strings) */
+	char **serials;		/* identity pins, parallel to paths ("" none) */
+	size_t npaths;
+	struct rb_volume *vols;	/* per drive */
+	size_t *first;		/* per drive: its first path */
+	const char **volume;	/* per path: the volume it belongs to, or NULL */
+};
+
+/* ---- preflight.c: the agent's identity, the guard's policy, pins, a point's layout ---- */
+
+/* Says who this agent is to the coordinator: name, host, labels, targets, run, spooled. */
+void rb_preflight_hello(struct agent *a, uint64_t epoch);
+/* Checks what the coordinator's pre-flight asks and answers with the refusals. */
+void rb_preflight_handle(struct agent *a, const Rb__Preflight *pf);
+/* Whether path is one of the targets this agent offers. */
+bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path);
+/* A target's identity as the protocol carries it (the strings stay x's). */
+void rb_preflight_target_info(Rb__TargetInfo *m, const char *path,
+			      const struct rb_target_info *x);
+/* The guard's policy for a campaign's point: this agent's allow-list and state folder. */
+void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
+			 struct rb_guard_policy *gp);
+/* The campaign's identity pin: an error in d unless the drive reports serial. */
+void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d);
+/*
+ * A point's layout from its drives, pins and volumes (the strings stay the message's).
+ * 0, or negative errno with err set.
+ */
+int rb_preflight_layout(struct layout *L, char **drives, size_t n, char **serials,
+			size_t nserials, Rb__Volume **vols, size_t nvols, char *err, size_t errlen);
+void rb_preflight_layout_free(struct layout *L);
+/* Diagnostics from index from on about a volume's member become the volume's. */
+void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, size_t from);
 
 #endif
