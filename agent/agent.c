@@ -534,6 +534,195 @@ static void flush_batch(struct agent *a)
 	p->nbatch = 0;
 }
 
+/* One drive's result message and what it points to, filled by the result_*() below. */
+struct result_msg {
+	Rb__DriveResult dr;
+	Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
+	Rb__BsCount *bc, **bp;
+	Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
+	Rb__TargetInfo ti, mi[64], *mp[64];
+	struct rb_drive_history hist;	/* the drive's state: dr.purge_method points here */
+};
+
+/* How the drive ran: its times, CPU, and its status with the reason. */
+static void result_status(const struct point *p, size_t t, const struct rb_target_result *res,
+			  struct result_msg *m)
+{
+	Rb__DriveResult *dr = &m->dr;
+
+	dr->point = p->point;
+	dr->attempt = p->attempt;
+	dr->drive = p->drives[t];
+	dr->start_ns = res->start_wall_ns;
+	dr->start_mono_ns = res->start_mono_ns;
+	dr->end_ns = res->end_wall_ns;
+	dr->elapsed_ns = res->elapsed_ns;
+	dr->cpu_usr_pct = res->cpu_usr_pct;
+	dr->cpu_sys_pct = res->cpu_sys_pct;
+	dr->uring_features = (char *)res->features;
+	dr->status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
+		     : p->stopped					  ? (char *)"stopped"
+									  : (char *)"ok";
+	dr->message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
+					      "while the coordinator did not acknowledge; "
+					      "nothing measured was dropped"
+		      : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
+						  "folder is full or failing); nothing measured "
+						  "was dropped"
+		      : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
+								"before the point's end"
+						      : (char *)res->message;
+}
+
+/* What the drive did: per direction, its block sizes, its IO errors. */
+static void result_dirs(const struct rb_target_result *res, struct result_msg *m)
+{
+	size_t nb = 0;
+
+	m->bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bc));
+	m->bp = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bp));
+	for (int d = 0; d < RB_NDIR; d++) {
+		fill_dir(&m->dirs[d], d, &res->dir[d]);
+		m->dp[d] = &m->dirs[d];
+		for (unsigned b = 0; m->bc && m->bp && b < res->nbs; b++) {
+			if (!res->bs_ios[d][b])
+				continue;
+			rb__bs_count__init(&m->bc[nb]);
+			m->bc[nb].direction = (uint32_t)d;
+			m->bc[nb].bs = res->bs[b];
+			m->bc[nb].ios = res->bs_ios[d][b];
+			m->bp[nb] = &m->bc[nb];
+			nb++;
+		}
+	}
+	m->dr.n_dirs = RB_NDIR;
+	m->dr.dirs = m->dp;
+	m->dr.n_bs_counts = nb;
+	m->dr.bs_counts = m->bp;
+	for (unsigned k = 0; k < res->nerrors; k++) {
+		rb__io_error__init(&m->ie[k]);
+		m->ie[k].offset = res->errors[k].offset;
+		m->ie[k].length = res->errors[k].length;
+		m->ie[k].direction = res->errors[k].dir;
+		m->ie[k].err = res->errors[k].err;
+		m->ie[k].count = res->errors[k].count;
+		m->ip[k] = &m->ie[k];
+	}
+	m->dr.n_io_errors = res->nerrors;
+	m->dr.io_errors = m->ip;
+}
+
+/* What was measured: the drive as opened, or a volume with its own size and its members. */
+static void result_target(const struct point *p, size_t t, struct result_msg *m)
+{
+	size_t f = p->first[t], nm = p->vols[t].members;
+	const struct rb_target_info *info = &p->prep->info[f];
+
+	m->ti.path = p->drives[t];
+	if (p->vols[t].stripe) {
+		/* a volume: its own size, its members as opened */
+		uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
+
+		m->ti.kind = (char *)"volume";
+		for (size_t k = 0; k < nm; k++) {
+			const struct rb_target_info *x = &p->prep->info[f + k];
+
+			if (p->prep->spans[f + k] < min)
+				min = p->prep->spans[f + k];
+			if (x->logical_block_size > m->ti.logical_block_size)
+				m->ti.logical_block_size = x->logical_block_size;
+			if (k >= 64)
+				continue;
+			rb_preflight_target_info(&m->mi[k], p->paths[f + k], x);
+			m->mp[k] = &m->mi[k];
+		}
+		m->ti.size_bytes = min / unit * unit * nm;
+		m->dr.members = m->mp;
+		m->dr.n_members = nm < 64 ? nm : 64;
+	} else {
+		rb_preflight_target_info(&m->ti, p->drives[t], info);
+	}
+	m->dr.target = &m->ti;
+}
+
+/*
+ * The state the drive was measured in, then what this point wrote. A volume is as fresh
+ * as its least fresh member: the oldest purge (none if one has none), the fewest fill
+ * passes; what was written, added up. Each member is noted with its share (the stripe
+ * spreads writes evenly over whole units).
+ */
+static void result_history(struct agent *a, size_t t, const struct rb_target_result *res,
+			   struct result_msg *m)
+{
+	struct point *p = &a->pt;
+	size_t f = p->first[t], nm = p->vols[t].members;
+	struct rb_drive_history *hist = &m->hist;
+	char what[300];
+
+	snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
+	for (size_t k = 0; k < nm; k++) {
+		const struct rb_target_info *x = &p->prep->info[f + k];
+		struct rb_drive_history h;
+
+		rb_history_read(a->cfg->state_dir, p->paths[f + k], x->serial, &h);
+		if (!k) {
+			*hist = h;
+		} else {
+			if (h.first_ns && (!hist->first_ns || h.first_ns < hist->first_ns))
+				hist->first_ns = h.first_ns;
+			if (h.purge_ns < hist->purge_ns) {
+				hist->purge_ns = h.purge_ns;
+				memcpy(hist->purge_method, h.purge_method, sizeof(hist->purge_method));
+			}
+			hist->written_bytes += h.written_bytes;
+			if (h.fill_passes < hist->fill_passes)
+				hist->fill_passes = h.fill_passes;
+		}
+	}
+	m->dr.history_since_ns = hist->first_ns;
+	m->dr.purge_ns = hist->purge_ns;
+	m->dr.purge_method = hist->purge_method;
+	m->dr.written_since_purge = hist->written_bytes;
+	m->dr.fill_passes_since_purge = hist->fill_passes;
+	for (size_t k = 0; k < nm; k++) {
+		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
+		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm : p->prep->spans[f];
+
+		rb_history_note_run(a->cfg->state_dir, p->paths[f + k],
+				    p->prep->info[f + k].serial, &p->wl, w, span, what);
+	}
+}
+
+/* One drive's result, sent: how it ran, what it did, what it is, its history. */
+static void send_drive_result(struct agent *a, size_t t)
+{
+	struct point *p = &a->pt;
+	const struct rb_target_result *res = rb_run_result(p->run, t);
+	struct result_msg m = { .dr = RB__DRIVE_RESULT__INIT, .ti = RB__TARGET_INFO__INIT };
+	Rb__Envelope e;
+
+	result_status(p, t, res, &m);
+	result_dirs(res, &m);
+	result_target(p, t, &m);
+	m.dr.verify_checked = res->verify.checked;
+	m.dr.verify_mismatches = res->verify.bad;
+	result_history(a, t, res, &m);
+	for (unsigned k = 0; k < res->nmismatches; k++)
+		rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
+		       p->point, p->drives[t], res->mismatches[k].offset,
+		       rb_verify_kind_name(res->mismatches[k].kind));
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_RESULT;
+	e.result = &m.dr;
+	rb_delivery_send(a, &e);
+	for (int d = 0; d < RB_NDIR; d++) {
+		free(m.dirs[d].hist_idx);
+		free(m.dirs[d].hist_cnt);
+	}
+	free(m.bc);
+	free(m.bp);
+}
+
 static void finish_point(struct agent *a)
 {
 	struct point *p = &a->pt;
@@ -543,154 +732,8 @@ static void finish_point(struct agent *a)
 	flush_batch(a);
 	/* after, and before the results: the coordinator computes the deltas with them */
 	send_health(a, 2);
-	for (size_t t = 0; t < p->ndrives; t++) {
-		const struct rb_target_result *res = rb_run_result(p->run, t);
-		Rb__Envelope e;
-		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
-		Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
-		Rb__BsCount *bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*bc));
-		Rb__BsCount **bp = calloc(RB_NDIR * RB_BS_MAX, sizeof(*bp));
-		Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
-		size_t nb = 0;
-
-		dr.point = p->point;
-		dr.attempt = p->attempt;
-		dr.drive = p->drives[t];
-		dr.start_ns = res->start_wall_ns;
-		dr.start_mono_ns = res->start_mono_ns;
-		dr.end_ns = res->end_wall_ns;
-		dr.elapsed_ns = res->elapsed_ns;
-		dr.cpu_usr_pct = res->cpu_usr_pct;
-		dr.cpu_sys_pct = res->cpu_sys_pct;
-		dr.uring_features = (char *)res->features;
-		dr.status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
-			    : p->stopped					 ? (char *)"stopped"
-										 : (char *)"ok";
-		dr.message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
-						     "while the coordinator did not acknowledge; "
-						     "nothing measured was dropped"
-			     : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
-							 "folder is full or failing); nothing measured "
-							 "was dropped"
-			     : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
-								       "before the point's end"
-							     : (char *)res->message;
-		for (int d = 0; d < RB_NDIR; d++) {
-			fill_dir(&dirs[d], d, &res->dir[d]);
-			dp[d] = &dirs[d];
-			for (unsigned b = 0; bc && bp && b < res->nbs; b++) {
-				if (!res->bs_ios[d][b])
-					continue;
-				rb__bs_count__init(&bc[nb]);
-				bc[nb].direction = (uint32_t)d;
-				bc[nb].bs = res->bs[b];
-				bc[nb].ios = res->bs_ios[d][b];
-				bp[nb] = &bc[nb];
-				nb++;
-			}
-		}
-		dr.n_dirs = RB_NDIR;
-		dr.dirs = dp;
-		dr.n_bs_counts = nb;
-		dr.bs_counts = bp;
-		for (unsigned k = 0; k < res->nerrors; k++) {
-			rb__io_error__init(&ie[k]);
-			ie[k].offset = res->errors[k].offset;
-			ie[k].length = res->errors[k].length;
-			ie[k].direction = res->errors[k].dir;
-			ie[k].err = res->errors[k].err;
-			ie[k].count = res->errors[k].count;
-			ip[k] = &ie[k];
-		}
-		dr.n_io_errors = res->nerrors;
-		dr.io_errors = ip;
-		Rb__TargetInfo ti = RB__TARGET_INFO__INIT;
-		Rb__TargetInfo mi[64], *mp[64];
-		size_t f = p->first[t], nm = p->vols[t].members;
-		const struct rb_target_info *info = &p->prep->info[f];
-		struct rb_drive_history hist;
-		char what[300];
-
-		ti.path = p->drives[t];
-		if (p->vols[t].stripe) {
-			/* a volume: its own size, its members as opened */
-			uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
-
-			ti.kind = (char *)"volume";
-			for (size_t m = 0; m < nm; m++) {
-				const struct rb_target_info *x = &p->prep->info[f + m];
-
-				if (p->prep->spans[f + m] < min)
-					min = p->prep->spans[f + m];
-				if (x->logical_block_size > ti.logical_block_size)
-					ti.logical_block_size = x->logical_block_size;
-				if (m >= 64)
-					continue;
-				rb_preflight_target_info(&mi[m], p->paths[f + m], x);
-				mp[m] = &mi[m];
-			}
-			ti.size_bytes = min / unit * unit * nm;
-			dr.members = mp;
-			dr.n_members = nm < 64 ? nm : 64;
-		} else {
-			rb_preflight_target_info(&ti, p->drives[t], info);
-		}
-		dr.target = &ti;
-		dr.verify_checked = res->verify.checked;
-		dr.verify_mismatches = res->verify.bad;
-		/*
-		 * The state the drive was measured in, then what this point wrote. A volume is
-		 * as fresh as its least fresh member: the oldest purge (none if one has none),
-		 * the fewest fill passes; what was written, added up. Each member is noted with
-		 * its share (the stripe spreads writes evenly over whole units).
-		 */
-		snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
-		for (size_t m = 0; m < nm; m++) {
-			const struct rb_target_info *x = &p->prep->info[f + m];
-			struct rb_drive_history h;
-
-			rb_history_read(a->cfg->state_dir, p->paths[f + m], x->serial, &h);
-			if (!m) {
-				hist = h;
-			} else {
-				if (h.first_ns && (!hist.first_ns || h.first_ns < hist.first_ns))
-					hist.first_ns = h.first_ns;
-				if (h.purge_ns < hist.purge_ns) {
-					hist.purge_ns = h.purge_ns;
-					memcpy(hist.purge_method, h.purge_method, sizeof(hist.purge_method));
-				}
-				hist.written_bytes += h.written_bytes;
-				if (h.fill_passes < hist.fill_passes)
-					hist.fill_passes = h.fill_passes;
-			}
-		}
-		dr.history_since_ns = hist.first_ns;
-		dr.purge_ns = hist.purge_ns;
-		dr.purge_method = hist.purge_method;
-		dr.written_since_purge = hist.written_bytes;
-		dr.fill_passes_since_purge = hist.fill_passes;
-		for (size_t m = 0; m < nm; m++) {
-			uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
-			uint64_t span = p->vols[t].stripe ? ti.size_bytes / nm : p->prep->spans[f];
-
-			rb_history_note_run(a->cfg->state_dir, p->paths[f + m],
-					    p->prep->info[f + m].serial, &p->wl, w, span, what);
-		}
-		for (unsigned m = 0; m < res->nmismatches; m++)
-			rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
-			       p->point, p->drives[t], res->mismatches[m].offset,
-			       rb_verify_kind_name(res->mismatches[m].kind));
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_RESULT;
-		e.result = &dr;
-		rb_delivery_send(a, &e);
-		for (int d = 0; d < RB_NDIR; d++) {
-			free(dirs[d].hist_idx);
-			free(dirs[d].hist_cnt);
-		}
-		free(bc);
-		free(bp);
-	}
+	for (size_t t = 0; t < p->ndrives; t++)
+		send_drive_result(a, t);
 	send_point_done(a, p->point, p->attempt);
 	rb_info("point %u done", p->point);
 	p->run = rb_run_free(p->run);

@@ -29,7 +29,7 @@ FUNC_LIMIT = 120
 
 # Today's exceptions, each with its present size: a ratchet. Shrink them; never add.
 PB_USERS = {  # file: uses of Rb__* / rb__* generated names
-    "agent/agent.c": 32,
+    "agent/agent.c": 31,
     "agent/delivery.c": 1,
     "agent/preflight.c": 17,
     "agent/session.h": 5,
@@ -48,7 +48,6 @@ OVER_FILES = {
     "coordinator/results.c": 1236,	# writer and reader: a split is next
 }
 OVER_FUNCS = {  # "file:function": lines
-    "agent/agent.c:finish_point": 163,
     "agent/agent.c:rb_agent_serve": 241,
     "agent/engine.c:rb_run_new_volumes": 210,
     "agent/inventory.c:rb_agent_inventory_cmd": 261,
