@@ -141,4 +141,17 @@ void rb_preflight_layout_free(struct layout *L);
 /* Diagnostics from index from on about a volume's member become the volume's. */
 void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, size_t from);
 
+/* ---- point.c: a point's life ---- */
+
+/* Starts the point the coordinator assigned; one that cannot start is reported failed. */
+void rb_point_start(struct agent *a, const Rb__Assign *as);
+/* The coordinator stopped the running point before its end (a purge is not stopped). */
+void rb_point_stop(struct agent *a, const char *reason);
+/* A running point's health snapshot, and the next one scheduled. */
+void rb_point_health(struct agent *a);
+/* The running point's samples sent; a finished point's or purge's results. */
+void rb_point_poll(struct agent *a);
+/* At exit: a purge waited for, a measurement stopped, their results sent. */
+void rb_point_end(struct agent *a);
+
 #endif
