@@ -42,13 +42,55 @@ static void send_error(struct agent *a, int code, const char *msg)
 	rb_tx_send_error(a->sock, NULL, code, msg);
 }
 
-int rb_agent_serve(const struct rb_agent_cfg *cfg)
+/* The session loop's periods and delays, in nanoseconds unless named otherwise. */
+#define FRESH_FIRST_NS		5000000000LL	/* the first fresh socket after the start */
+#define FRESH_EVERY_NS		4000000000LL	/* then every 4 s, plus up to 2 s of jitter */
+#define FRESH_JITTER_NS		2000000000ULL
+#define UNHEARD_NS		30000000000LL	/* a socket silent this long starts over */
+#define HELLO_BACKOFF_MIN_NS	200000000LL	/* Hello while idle: from 0.2 s apart ... */
+#define HELLO_BACKOFF_MAX_NS	2000000000LL	/* ... doubling up to 2 s */
+#define HELLO_AFTER_STOP_NS	1000000000LL	/* the first Hello after a Stop */
+#define SYNC_EVERY_NS		1000000000LL	/* the spool on disk, and its cap checked */
+#define RESEND_AFTER_NS		2000000000LL	/* unacknowledged data again after a silence */
+#define BEAT_EVERY_NS		1000000000LL	/* Heartbeat while a point runs */
+#define RECV_BUSY_MS		20		/* a turn's wait for a message, a point running */
+#define RECV_IDLE_MS		100		/* ... and idle */
+
+/*
+ * The session loop's own state: the keys a fresh socket connects with, what was heard,
+ * and the next instant of each periodic action (a point's health is the point's, the
+ * resend follows the last acknowledgement's progress, the samples go every turn).
+ */
+struct session {
+	struct agent a;
+	struct rb_keypair mine, coord;
+	bool welcomed;		/* by the coordinator of the current campaign */
+	bool ever_welcomed;	/* on this socket: its handshake went through */
+	int64_t last_heard;	/* anything from the coordinator */
+	struct {
+		int64_t fresh;		/* a fresh socket, while not welcomed or unheard */
+		int64_t hello;		/* Hello, while idle */
+		int64_t backoff;	/* ... and the back-off after it */
+		int64_t sync;		/* the spool on disk */
+		int64_t beat;		/* Heartbeat, while busy */
+	} next;
+};
+
+static void *dealer(const struct session *s)
 {
-	struct agent a = { .cfg = cfg, .spool = { .fd = -1 } };
+	const struct rb_agent_cfg *cfg = s->a.cfg;
+
+	return cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
+			     : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name, &s->mine,
+							  s->coord.pub);
+}
+
+/* Signals, this process's epoch, the keys and the first socket. 0 or an exit code. */
+static int session_start(struct session *s)
+{
+	const struct rb_agent_cfg *cfg = s->a.cfg;
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t epoch = 0;
-	int64_t next_hello = 0, backoff = 200000000LL;
-	bool welcomed = false;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -57,25 +99,21 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		epoch = (uint64_t)rb_wall_ns();
 	epoch &= (1ULL << 62) - 1; /* printable in a file name, never 0 */
 	epoch |= 1;
-	a.epoch = epoch;
-	struct rb_keypair mine = { .pub = "" }, coord = { .pub = "" };
-
+	s->a.epoch = epoch;
 	if (cfg->insecure) {
 		rb_warn("running without keys (--insecure): connections are neither authenticated "
 			"nor encrypted");
 	} else {
 		char err[600];
 
-		if (rb_keys_read(cfg->key, true, &mine, err, sizeof(err)) ||
-		    rb_keys_read(cfg->coordinator_key, false, &coord, err, sizeof(err))) {
+		if (rb_keys_read(cfg->key, true, &s->mine, err, sizeof(err)) ||
+		    rb_keys_read(cfg->coordinator_key, false, &s->coord, err, sizeof(err))) {
 			rb_err("%s", err);
 			return RB_EXIT_USAGE;
 		}
 	}
-	a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
-			       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name, &mine,
-							    coord.pub);
-	if (!a.sock) {
+	s->a.sock = dealer(s);
+	if (!s->a.sock) {
 		rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
 		return RB_EXIT_USAGE;
 	}
@@ -84,171 +122,207 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	 * coordinator has welcomed us, start over with a fresh socket every few seconds
 	 * (a key added to the allow-list later then gets in).
 	 */
-	int64_t fresh_at = rb_mono_ns() + 5000000000LL, next_beat = 0;
-	bool ever_welcomed = false;	/* on this socket: its handshake went through */
-	int64_t last_heard = rb_mono_ns();	/* anything from the coordinator */
-
+	s->next.fresh = rb_mono_ns() + FRESH_FIRST_NS;
+	s->last_heard = rb_mono_ns();
 	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
 		cfg->coordinator);
-	while (!quit) {
-		Rb__Envelope *env = NULL;
-		char err[512];
-		int64_t now = rb_mono_ns();
-		int r;
+	return 0;
+}
 
-		/*
-		 * A socket never welcomed, or not heard on for 30 s: a refused handshake is not
-		 * retried by libzmq. Not merely a stopped campaign's: closing that would drop
-		 * what the next campaign sends before the new socket connects.
-		 */
-		if ((!ever_welcomed || now - last_heard > 30000000000LL) && !rb_agent_busy(&a) &&
-		    now >= fresh_at) {
-			ever_welcomed = false;
-			rb_tx_close(a.sock);
-			a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
-					       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name,
-									    &mine, coord.pub);
-			if (!a.sock) {
-				rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
-				return RB_EXIT_FAILED;
-			}
-			fresh_at = now + 4000000000LL + (int64_t)(epoch % 2000000000ULL);
-			next_hello = now;
-		}
-		if (!rb_agent_busy(&a) && now >= next_hello) {
-			uint64_t j;
+/*
+ * A socket never welcomed, or not heard on for 30 s: a refused handshake is not retried
+ * by libzmq. Not merely a stopped campaign's: closing that would drop what the next
+ * campaign sends before the new socket connects.
+ */
+static bool fresh_due(const struct session *s, int64_t now)
+{
+	return (!s->ever_welcomed || now - s->last_heard > UNHEARD_NS) && !rb_agent_busy(&s->a) &&
+	       now >= s->next.fresh;
+}
 
-			rb_preflight_hello(&a, epoch);
-			/* jittered back-off: 0.5x .. 1.5x, doubling up to 2 s */
-			if (getrandom(&j, sizeof(j), 0) != sizeof(j))
-				j = (uint64_t)now;
-			next_hello = now + backoff / 2 + (int64_t)(j % (uint64_t)backoff);
-			if (backoff < 2000000000LL)
-				backoff *= 2;
-		}
-		r = rb_tx_recv(a.sock, rb_agent_busy(&a) ? 20 : 100, NULL, &env, err, sizeof(err));
-		int64_t recv_ns = rb_mono_ns();
+/* The socket closed and a fresh one connected, Hello at once. 0, or -1: none. */
+static int fresh_socket(struct session *s, int64_t now)
+{
+	const struct rb_agent_cfg *cfg = s->a.cfg;
 
-		if (r == 0) {
-			last_heard = recv_ns;
-			switch (env->body_case) {
-			case RB__ENVELOPE__BODY_WELCOME:
-				if (!run_id_ok(env->welcome->run)) {
-					/* it names a file in the state folder: never a path */
-					rb_err("refused the coordinator's welcome: its run id is not a "
-					       "plain name (no '/', '..', leading '.' or '-', or control "
-					       "characters)");
-					break;
-				}
-				if (!welcomed)
-					rb_info("registered with the coordinator (campaign '%s')",
-						env->welcome->campaign);
-				welcomed = true;
-				ever_welcomed = true;
-				rb_delivery_for_run(&a, env->welcome->run);
-				break;
-			case RB__ENVELOPE__BODY_ACK:
-				rb_delivery_on_ack(&a, env->ack->epoch, env->ack->seq);
-				break;
-			case RB__ENVELOPE__BODY_PREFLIGHT:
-				rb_preflight_handle(&a, env->preflight);
-				break;
-			case RB__ENVELOPE__BODY_TIME_PROBE: {
-				/* answered at once: the round trip bounds the offset's error */
-				Rb__Envelope te;
-				Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+	s->ever_welcomed = false;
+	rb_tx_close(s->a.sock);
+	s->a.sock = dealer(s);
+	if (!s->a.sock) {
+		rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
+		return -1;
+	}
+	s->next.fresh = now + FRESH_EVERY_NS + (int64_t)(s->a.epoch % FRESH_JITTER_NS);
+	s->next.hello = now;
+	return 0;
+}
 
-				tr.t1 = recv_ns;
-				tr.t0 = env->time_probe->t0;
-				rb_wire_init(&te);
-				te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
-				te.time_reply = &tr;
-				tr.t2 = rb_mono_ns();
-				rb_tx_send(a.sock, NULL, &te, true);
-				break;
-			}
-			case RB__ENVELOPE__BODY_ASSIGN:
-				if (rb_agent_busy(&a)) {
-					send_error(&a, EBUSY, "a point is already running");
-					break;
-				}
-				if (a.ran_any && env->assign->point == a.ran_point &&
-				    env->assign->attempt == a.ran_attempt) {
-					/* an Assign sent again: what it measured is in the spool */
-					rb_warn("point %u attempt %u was run already; not again",
-						a.ran_point, a.ran_attempt);
-					break;
-				}
-				a.ran_any = true;
-				a.ran_point = env->assign->point;
-				a.ran_attempt = env->assign->attempt;
-				a.lost_data = false;
-				rb_point_start(&a, env->assign);
-				break;
-			case RB__ENVELOPE__BODY_STOP:
-				rb_point_stop(&a, env->stop->reason);
-				welcomed = false;
-				backoff = 200000000LL;
-				next_hello = rb_mono_ns() + 1000000000LL;
-				break;
-			case RB__ENVELOPE__BODY_ERROR:
-				rb_err("coordinator: %s", env->error->message);
-				break;
-			default:
-				rb_debug("ignoring %s message", rb_wire_body_name(env));
-				break;
-			}
-			rb_wire_free(env);
-		} else if (r != -EAGAIN && r != -EINTR) {
+static void hello(struct session *s, int64_t now)
+{
+	uint64_t j;
+
+	rb_preflight_hello(&s->a, s->a.epoch);
+	/* jittered back-off: 0.5x .. 1.5x, doubling up to 2 s */
+	if (getrandom(&j, sizeof(j), 0) != sizeof(j))
+		j = (uint64_t)now;
+	s->next.hello = now + s->next.backoff / 2 + (int64_t)(j % (uint64_t)s->next.backoff);
+	if (s->next.backoff < HELLO_BACKOFF_MAX_NS)
+		s->next.backoff *= 2;
+}
+
+/* Liveness while the samples may be minutes apart. */
+static void heartbeat(struct agent *a)
+{
+	Rb__Envelope be;
+	Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
+
+	hb.epoch = a->epoch;
+	hb.point = a->pt.point;
+	rb_wire_init(&be);
+	be.body_case = RB__ENVELOPE__BODY_HEARTBEAT;
+	be.heartbeat = &hb;
+	rb_tx_send(a->sock, NULL, &be, true);
+}
+
+/* Answered at once: the round trip bounds the offset's error. */
+static void time_reply(struct agent *a, int64_t t0, int64_t recv_ns)
+{
+	Rb__Envelope te;
+	Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+
+	tr.t1 = recv_ns;
+	tr.t0 = t0;
+	rb_wire_init(&te);
+	te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
+	te.time_reply = &tr;
+	tr.t2 = rb_mono_ns();
+	rb_tx_send(a->sock, NULL, &te, true);
+}
+
+static void welcome(struct session *s, const char *run, const char *campaign)
+{
+	if (!run_id_ok(run)) {
+		/* it names a file in the state folder: never a path */
+		rb_err("refused the coordinator's welcome: its run id is not a plain name (no "
+		       "'/', '..', leading '.' or '-', or control characters)");
+		return;
+	}
+	if (!s->welcomed)
+		rb_info("registered with the coordinator (campaign '%s')", campaign);
+	s->welcomed = true;
+	s->ever_welcomed = true;
+	rb_delivery_for_run(&s->a, run);
+}
+
+/* One message from the coordinator, if one comes within the turn's wait, handled. */
+static void receive(struct session *s)
+{
+	struct agent *a = &s->a;
+	Rb__Envelope *env = NULL;
+	char err[512];
+	int r = rb_tx_recv(a->sock, rb_agent_busy(a) ? RECV_BUSY_MS : RECV_IDLE_MS, NULL, &env,
+			   err, sizeof(err));
+	int64_t recv_ns = rb_mono_ns();
+
+	if (r != 0) {
+		if (r != -EAGAIN && r != -EINTR) {
 			rb_err("bad message from the coordinator: %s", err);
 			if (r == -EPROTONOSUPPORT) {
 				char msg[600];
 
-				snprintf(msg, sizeof(msg), "agent '%s': %s", cfg->name, err);
-				send_error(&a, -r, msg);
+				snprintf(msg, sizeof(msg), "agent '%s': %s", a->cfg->name, err);
+				send_error(a, -r, msg);
 			}
 		}
-		/* the spool on disk every second; unacknowledged data again after 2 s of silence */
-		if (now >= a.next_sync) {
-			rb_spool_sync(&a.spool);
-			a.next_sync = now + 1000000000LL;
-			/* at the cap IO stops (and says so): what was measured stays, none dropped */
-			if (a.pt.run && !a.pt.spool_full && a.spool.fd >= 0 &&
-			    a.spool.bytes >= cfg->spool_max_bytes) {
-				rb_err("the spool '%s' reached its cap (%s bytes) with %" PRIu64
-				       " message(s) unacknowledged: stopping point %u",
-				       a.spool.path, cfg->spool_max ? cfg->spool_max : "4g",
-				       a.spool.last - a.spool.acked, a.pt.point);
-				a.pt.spool_full = true;
-				rb_run_stop(a.pt.run);
-			}
-		}
-		if (welcomed && a.seq > a.spool.acked &&
-		    now - a.last_ack_progress > 2000000000LL) {
-			rb_delivery_resend_unacked(&a);
-			a.last_ack_progress = now;
-		}
-		if (rb_agent_busy(&a) && now >= next_beat) {
-			/* liveness while the samples may be minutes apart */
-			Rb__Envelope be;
-			Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
-
-			hb.epoch = epoch;
-			hb.point = a.pt.point;
-			rb_wire_init(&be);
-			be.body_case = RB__ENVELOPE__BODY_HEARTBEAT;
-			be.heartbeat = &hb;
-			rb_tx_send(a.sock, NULL, &be, true);
-			next_beat = now + 1000000000LL;
-		}
-		if (a.pt.run && rb_mono_ns() >= a.pt.next_health)
-			rb_point_health(&a);
-		rb_point_poll(&a);
+		return;
 	}
-	rb_point_end(&a);
-	rb_delivery_close(&a);
+	s->last_heard = recv_ns;
+	switch (env->body_case) {
+	case RB__ENVELOPE__BODY_WELCOME:
+		welcome(s, env->welcome->run, env->welcome->campaign);
+		break;
+	case RB__ENVELOPE__BODY_ACK:
+		rb_delivery_on_ack(a, env->ack->epoch, env->ack->seq);
+		break;
+	case RB__ENVELOPE__BODY_PREFLIGHT:
+		rb_preflight_handle(a, env->preflight);
+		break;
+	case RB__ENVELOPE__BODY_TIME_PROBE:
+		time_reply(a, env->time_probe->t0, recv_ns);
+		break;
+	case RB__ENVELOPE__BODY_ASSIGN:
+		if (rb_agent_busy(a)) {
+			send_error(a, EBUSY, "a point is already running");
+			break;
+		}
+		if (a->ran_any && env->assign->point == a->ran_point &&
+		    env->assign->attempt == a->ran_attempt) {
+			/* an Assign sent again: what it measured is in the spool */
+			rb_warn("point %u attempt %u was run already; not again", a->ran_point,
+				a->ran_attempt);
+			break;
+		}
+		a->ran_any = true;
+		a->ran_point = env->assign->point;
+		a->ran_attempt = env->assign->attempt;
+		a->lost_data = false;
+		rb_point_start(a, env->assign);
+		break;
+	case RB__ENVELOPE__BODY_STOP:
+		rb_point_stop(a, env->stop->reason);
+		s->welcomed = false;
+		s->next.backoff = HELLO_BACKOFF_MIN_NS;
+		s->next.hello = rb_mono_ns() + HELLO_AFTER_STOP_NS;
+		break;
+	case RB__ENVELOPE__BODY_ERROR:
+		rb_err("coordinator: %s", env->error->message);
+		break;
+	default:
+		rb_debug("ignoring %s message", rb_wire_body_name(env));
+		break;
+	}
+	rb_wire_free(env);
+}
+
+int rb_agent_serve(const struct rb_agent_cfg *cfg)
+{
+	struct session s = { .a = { .cfg = cfg, .spool = { .fd = -1 } },
+			     .next = { .backoff = HELLO_BACKOFF_MIN_NS } };
+	struct agent *a = &s.a;
+	int r = session_start(&s);
+
+	if (r)
+		return r;
+	while (!quit) {
+		int64_t now = rb_mono_ns();
+
+		if (fresh_due(&s, now) && fresh_socket(&s, now))
+			return RB_EXIT_FAILED;
+		if (!rb_agent_busy(a) && now >= s.next.hello)
+			hello(&s, now);
+		receive(&s);
+		if (now >= s.next.sync) {
+			rb_delivery_sync(a);
+			s.next.sync = now + SYNC_EVERY_NS;
+		}
+		if (s.welcomed && a->seq > a->spool.acked &&
+		    now - a->last_ack_progress > RESEND_AFTER_NS) {
+			rb_delivery_resend_unacked(a);
+			a->last_ack_progress = now;
+		}
+		if (rb_agent_busy(a) && now >= s.next.beat) {
+			heartbeat(a);
+			s.next.beat = now + BEAT_EVERY_NS;
+		}
+		if (a->pt.run && rb_mono_ns() >= a->pt.next_health)
+			rb_point_health(a);
+		/* the turn's samples as one batch; a finished point's or purge's results */
+		rb_point_poll(a);
+	}
+	rb_point_end(a);
+	rb_delivery_close(a);
 	rb_info("agent '%s' exiting", cfg->name);
-	rb_tx_close(a.sock);
+	rb_tx_close(a->sock);
 	rb_tx_context_term();
 	return RB_EXIT_OK;
 }

@@ -370,6 +370,23 @@ void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq)
 		}
 }
 
+void rb_delivery_sync(struct agent *a)
+{
+	const struct rb_agent_cfg *cfg = a->cfg;
+
+	rb_spool_sync(&a->spool);
+	/* at the cap IO stops (and says so): what was measured stays, none dropped */
+	if (a->pt.run && !a->pt.spool_full && a->spool.fd >= 0 &&
+	    a->spool.bytes >= cfg->spool_max_bytes) {
+		rb_err("the spool '%s' reached its cap (%s bytes) with %" PRIu64
+		       " message(s) unacknowledged: stopping point %u",
+		       a->spool.path, cfg->spool_max ? cfg->spool_max : "4g",
+		       a->spool.last - a->spool.acked, a->pt.point);
+		a->pt.spool_full = true;
+		rb_run_stop(a->pt.run);
+	}
+}
+
 void rb_delivery_close(struct agent *a)
 {
 	/* what was not acknowledged stays in the spool for the next process */

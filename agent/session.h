@@ -60,7 +60,7 @@ struct agent {
 	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
 	bool ran_any;		/* in this run: the last point and attempt started */
 	uint32_t ran_point, ran_attempt;
-	int64_t last_ack_progress, next_sync;
+	int64_t last_ack_progress;
 	struct oldspool {
 		char path[4096];
 		uint64_t epoch, last;
@@ -99,6 +99,8 @@ void rb_delivery_for_run(struct agent *a, const char *run);
 void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq);
 /* Sends again what the coordinator has not acknowledged (after a silence). */
 void rb_delivery_resend_unacked(struct agent *a);
+/* The spool on disk; at its cap (spool_max) the running point is stopped, and says so. */
+void rb_delivery_sync(struct agent *a);
 /* At exit: the spool kept for the next process, memory's messages said lost. */
 void rb_delivery_close(struct agent *a);
 
