@@ -23,6 +23,7 @@
 
 struct purging;
 
+/* The point this agent runs (a measurement, or a purge on its thread); zero when idle. */
 struct point {
 	struct rb_run *run;
 	bool spool_full;	/* stopped at the spool's cap */
@@ -43,6 +44,7 @@ struct point {
 	int64_t next_health;
 };
 
+/* The daemon's one session with its coordinator: its socket, its point, its delivery. */
 struct agent {
 	const struct rb_agent_cfg *cfg;
 	void *sock;
@@ -60,7 +62,7 @@ struct agent {
 	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
 	bool ran_any;		/* in this run: the last point and attempt started */
 	uint32_t ran_point, ran_attempt;
-	int64_t last_ack_progress;
+	int64_t last_ack_progress;	/* when an ack last moved seq on (or the run began) */
 	struct oldspool {
 		char path[4096];
 		uint64_t epoch, last;
