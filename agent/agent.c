@@ -1,35 +1,19 @@
 // SPDX-License-Identifier: MIT
 /* The agent daemon: registers with the coordinator, runs the points it is assigned. */
-#include "agent.h"
+#include "session.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "clock.h"
-#include "engine.h"
-#include "health.h"
-#include "history.h"
-#include "keys.h"
-#include "nvme.h"
-#include "purge.h"
-#include "spool.h"
-#include "units.h"
 #include "exitcode.h"
+#include "keys.h"
 #include "log.h"
-#include "runner.h"
 #include "transport.h"
-#include "yamlcfg.h"
 
 static volatile sig_atomic_t quit;
 
@@ -37,1658 +21,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
-}
-
-const char *rb_default_state_dir(void)
-{
-	static char buf[4096];
-	const char *env = getenv("RB_STATE_DIR"), *home = getenv("HOME");
-
-	if (env && *env)
-		return env;
-	if (geteuid() == 0 || !home)
-		return "/var/lib/rackbench";
-	snprintf(buf, sizeof(buf), "%s/.local/state/rackbench", home);
-	return buf;
-}
-
-static int push(char ***v, size_t *n, const char *s)
-{
-	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
-
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nv[*n] = strdup(s);
-	if (!nv[*n])
-		return -ENOMEM;
-	(*n)++;
-	return 0;
-}
-
-static void set_str(char **dst, const char *s)
-{
-	free(*dst);
-	*dst = strdup(s);
-}
-
-void rb_agent_cfg_release(struct rb_agent_cfg *c)
-{
-	for (size_t i = 0; i < c->nlabels; i++)
-		free(c->labels[i]);
-	for (size_t i = 0; i < c->ntargets; i++)
-		free(c->targets[i]);
-	for (size_t i = 0; i < c->nallow; i++)
-		free(c->allow[i]);
-	free(c->labels);
-	free(c->targets);
-	free(c->allow);
-	free(c->coordinator);
-	free(c->name);
-	free(c->state_dir);
-	free(c->spool_max);
-	free(c->key);
-	free(c->coordinator_key);
-	memset(c, 0, sizeof(*c));
-}
-
-static void agent_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench-agent [--config FILE] [options]\n"
-		"       rackbench-agent run [--target PATH ...] [workload options] [--json]\n"
-		"\n"
-		"The per-host agent. It connects out to the coordinator, reconnecting forever,\n"
-		"starts idle and runs nothing until a coordinator assigns it work.\n"
-		"\n"
-		"  --config FILE            YAML with the keys below (coordinator, name, labels,\n"
-		"                           targets, allow, state_dir, key, coordinator_key, insecure,\n"
-		"                           spool_max)\n"
-		"  --coordinator ENDPOINT   tcp://HOST:PORT of the coordinator\n"
-		"  --name NAME              this agent's name in campaigns (default: hostname)\n"
-		"  --label K=V              a label campaigns can select on (repeatable)\n"
-		"  --target PATH            a block device or file this agent offers (repeatable)\n"
-		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
-		"  --state-dir DIR          rackbench's own files (the files it creates there)\n"
-		"                           (default %s)\n"
-		"  --key FILE               this agent's CURVE key pair ('rackbench-agent keygen DIR')\n"
-		"  --coordinator-key FILE   the coordinator's public key (.pub): pinned\n"
-		"  --insecure               run without keys: no authentication, no encryption\n"
-		"  --spool-max SIZE         the spool's cap (default 4g): a point whose unacknowledged\n"
-		"                           data reaches it is stopped and reported, never dropped\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
-		"be allowed), purge (format, sanitize, deallocate, discard, zero), keygen DIR (a\n"
-		"CURVE key pair), spool FILE (a spool's records); each has --help.\n"
-		"\n"
-		"Data messages are written to STATE_DIR/spool before they are sent and kept until\n"
-		"the coordinator acknowledges them; at most 16 are in flight unacknowledged (the\n"
-		"acknowledgements are the credits: a slow coordinator holds the rest in the spool,\n"
-		"not in memory); a restarted agent sends what the last one left for the same run.\n",
-		rb_default_state_dir());
-}
-
-static int load_config(const char *path, struct rb_agent_cfg *c)
-{
-	struct rb_diags d;
-	struct rb_yaml y;
-	char *text = NULL;
-	size_t len;
-	yaml_node_t *root;
-	int r;
-
-	rb_diags_init(&d);
-	r = rb_read_file(path, 1 << 20, &text, &len);
-	if (r) {
-		rb_err("cannot read '%s': %s", path, strerror(-r));
-		return RB_EXIT_USAGE;
-	}
-	r = rb_yaml_load(&y, path, text, len, &d);
-	root = rb_yaml_root(&y);
-	if (!r && root->type != YAML_MAPPING_NODE)
-		rb_yaml_error(&y, &d, root, NULL, "agent config must be a mapping, not %s",
-			      rb_yaml_kind(root));
-	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE ?
-					    root->data.mapping.pairs.start : NULL;
-	     p && p < root->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
-		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
-		char ***list = NULL;
-		size_t *nlist = NULL;
-
-		if (!key) {
-			rb_yaml_error(&y, &d, k, NULL, "keys must be scalars");
-			continue;
-		}
-		if (!strcmp(key, "targets") || !strcmp(key, "allow")) {
-			list = !strcmp(key, "targets") ? &c->targets : &c->allow;
-			nlist = !strcmp(key, "targets") ? &c->ntargets : &c->nallow;
-			if (v->type != YAML_SEQUENCE_NODE) {
-				rb_yaml_error(&y, &d, v, key, "'%s' must be a list of paths, not %s",
-					      key, rb_yaml_kind(v));
-				continue;
-			}
-			for (yaml_node_item_t *it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top; it++) {
-				yaml_node_t *e = rb_yaml_get(&y, *it);
-
-				if (!rb_yaml_scalar(e))
-					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths", key);
-				else
-					push(list, nlist, rb_yaml_scalar(e));
-			}
-		} else if (!strcmp(key, "labels")) {
-			if (v->type != YAML_MAPPING_NODE) {
-				rb_yaml_error(&y, &d, v, key, "'labels' must be a mapping, not %s",
-					      rb_yaml_kind(v));
-				continue;
-			}
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-			     q < v->data.mapping.pairs.top; q++) {
-				const char *lk = rb_yaml_scalar(rb_yaml_get(&y, q->key));
-				const char *lv = rb_yaml_scalar(rb_yaml_get(&y, q->value));
-				char kv[512];
-
-				if (!lk || !lv) {
-					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
-						      "labels are KEY: VALUE scalars");
-					continue;
-				}
-				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
-				push(&c->labels, &c->nlabels, kv);
-			}
-		} else if (!val) {
-			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
-				      rb_yaml_kind(v));
-		} else if (!strcmp(key, "coordinator")) {
-			set_str(&c->coordinator, val);
-		} else if (!strcmp(key, "name")) {
-			set_str(&c->name, val);
-		} else if (!strcmp(key, "state_dir")) {
-			set_str(&c->state_dir, val);
-		} else if (!strcmp(key, "spool_max")) {
-			set_str(&c->spool_max, val);
-		} else if (!strcmp(key, "key")) {
-			set_str(&c->key, val);
-		} else if (!strcmp(key, "coordinator_key")) {
-			set_str(&c->coordinator_key, val);
-		} else if (!strcmp(key, "insecure")) {
-			if (strcmp(val, "true") && strcmp(val, "false"))
-				rb_yaml_error(&y, &d, v, key, "'insecure' must be true or false");
-			c->insecure = !strcmp(val, "true");
-		} else {
-			rb_yaml_error(&y, &d, k, key, "unknown key '%s' in agent config", key);
-		}
-	}
-	rb_diags_sort(&d);
-	rb_diags_print(&d, stderr);
-	r = rb_diags_errors(&d) ? RB_EXIT_USAGE : 0;
-	rb_diags_release(&d);
-	rb_yaml_release(&y);
-	free(text);
-	return r;
-}
-
-int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
-{
-	memset(c, 0, sizeof(*c));
-	/* the config file first, so flags override it */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--config")) {
-			if (i + 1 >= argc) {
-				rb_err("'--config' needs a file");
-				return RB_EXIT_USAGE;
-			}
-			int r = load_config(argv[i + 1], c);
-
-			if (r)
-				return r;
-		}
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			agent_usage(stdout);
-			return 1;
-		}
-		if (!strcmp(a, "--insecure")) {
-			c->insecure = true;
-			continue;
-		}
-		if (strncmp(a, "--", 2) || !v) {
-			rb_err(strncmp(a, "--", 2) ? "unexpected argument '%s' (see --help)"
-						   : "'%s' needs a value",
-			       a);
-			return RB_EXIT_USAGE;
-		}
-		i++;
-		if (!strcmp(a, "--config"))
-			continue;
-		else if (!strcmp(a, "--coordinator"))
-			set_str(&c->coordinator, v);
-		else if (!strcmp(a, "--name"))
-			set_str(&c->name, v);
-		else if (!strcmp(a, "--state-dir"))
-			set_str(&c->state_dir, v);
-		else if (!strcmp(a, "--spool-max"))
-			set_str(&c->spool_max, v);
-		else if (!strcmp(a, "--key"))
-			set_str(&c->key, v);
-		else if (!strcmp(a, "--coordinator-key"))
-			set_str(&c->coordinator_key, v);
-		else if (!strcmp(a, "--target"))
-			push(&c->targets, &c->ntargets, v);
-		else if (!strcmp(a, "--allow"))
-			push(&c->allow, &c->nallow, v);
-		else if (!strcmp(a, "--label")) {
-			if (!strchr(v, '=')) {
-				rb_err("'--label' takes KEY=VALUE, not '%s'", v);
-				return RB_EXIT_USAGE;
-			}
-			push(&c->labels, &c->nlabels, v);
-		} else {
-			rb_err("unknown option '%s' (see --help)", a);
-			return RB_EXIT_USAGE;
-		}
-	}
-	if (!c->coordinator) {
-		rb_err("no coordinator: give --coordinator tcp://HOST:PORT");
-		return RB_EXIT_USAGE;
-	}
-	if (!c->name) {
-		char host[256] = "agent";
-
-		gethostname(host, sizeof(host));
-		set_str(&c->name, host);
-	}
-	if (!c->state_dir)
-		set_str(&c->state_dir, rb_default_state_dir());
-	c->spool_max_bytes = 4ULL << 30;
-	if (c->spool_max && (rb_parse_size(c->spool_max, &c->spool_max_bytes) ||
-			     c->spool_max_bytes < 65536)) {
-		rb_err("spool_max '%s' is not a size of at least 64k (like 512m, 4g)", c->spool_max);
-		return RB_EXIT_USAGE;
-	}
-	for (size_t i = 0; i < c->nallow; i++) {
-		bool offered = false;
-
-		for (size_t k = 0; k < c->ntargets; k++)
-			offered |= !strcmp(c->allow[i], c->targets[k]);
-		if (!offered) {
-			rb_err("--allow '%s' is not one of this agent's --target paths",
-			       c->allow[i]);
-			return RB_EXIT_USAGE;
-		}
-	}
-	if (!c->insecure && (!c->key || !c->coordinator_key)) {
-		rb_err("give --key FILE (this agent's key pair, from 'rackbench-agent keygen') and "
-		       "--coordinator-key FILE (the coordinator's public key), or --insecure");
-		return RB_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* ---- the daemon ---- */
-
-/* A purge point: the purges run on a thread while the loop keeps the heartbeats going. */
-struct purging {
-	pthread_t th;
-	atomic_bool done;
-	struct rb_purge_req req;
-	struct rb_guard_policy gp;
-	size_t n;
-	char **drives;
-	int *rc;
-	char (*msg)[1024];
-};
-
-/*
- * Data messages in flight unacknowledged, at most: the coordinator's acks are the credits.
- * 16 is 1.6 s of a 100 ms interval and far more than a round trip needs, and it bounds
- * what a fleet can queue in the coordinator (16 messages per agent).
- */
-#define SEND_WINDOW 16
-
-struct point {
-	struct rb_run *run;
-	bool spool_full;	/* stopped at the spool's cap */
-	bool spool_failed;	/* stopped: the spool could not be written */
-	bool stopped;		/* stopped by the coordinator before its end */
-	struct purging *purge;
-	struct rb_prepared *prep;
-	uint32_t point, attempt;
-	char **drives;		/* the campaign's names: a target each */
-	size_t ndrives;
-	char **paths;		/* what is opened: drives, a volume's members in its place */
-	size_t npaths;
-	size_t *first;		/* per drive: its first path */
-	struct rb_volume *vols;	/* per drive: members and unit (1 and 0: a drive) */
-	struct rb_workload wl;
-	Rb__Sample **batch;
-	size_t nbatch, capbatch;
-	int64_t next_health;
-};
-
-struct agent {
-	const struct rb_agent_cfg *cfg;
-	void *sock;
-	struct point pt;
-	bool lost_data;
-	uint64_t epoch;
-	/* delivery: data messages spooled and numbered until acknowledged (spool.h) */
-	struct rb_spool spool;
-	char run[96];
-	uint64_t seq;
-	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
-	off_t sent_off;		/* where in the spool file the record after it begins */
-	uint64_t sent_emptied;	/* ... valid while the file was not emptied since */
-	bool held;		/* messages wait in the spool for acknowledgements */
-	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
-	bool ran_any;		/* in this run: the last point and attempt started */
-	uint32_t ran_point, ran_attempt;
-	int64_t last_ack_progress, next_sync;
-	struct oldspool {
-		char path[4096];
-		uint64_t epoch, last;
-		bool damaged;	/* kept (as PATH.damaged) once the coordinator holds the rest */
-	} *old;
-	size_t nold;
-	/*
-	 * Messages the spool could not take (its folder full): kept here, in order, until
-	 * acknowledged, so that no seq is ever skipped. The next message first moves them
-	 * to the spool (in order) when it has room again; until then it is kept here too.
-	 */
-	struct memrec {
-		uint64_t seq;
-		uint8_t *buf;
-		size_t len;
-	} *mem;
-	size_t nmem, capmem;
-};
-
-static void point_release(struct point *p);
-
-static bool busy(const struct agent *a)
-{
-	return a->pt.run || a->pt.purge;
-}
-
-/* Keeps a message the spool could not take; takes buf. 0 or -ENOMEM. */
-static int mem_keep(struct agent *a, uint64_t seq, uint8_t **buf, size_t len)
-{
-	if (a->nmem == a->capmem) {
-		size_t cap = a->capmem ? a->capmem * 2 : 16;
-		struct memrec *m = realloc(a->mem, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		a->mem = m;
-		a->capmem = cap;
-	}
-	a->mem[a->nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
-	*buf = NULL;
-	return 0;
-}
-
-/* The coordinator holds everything up to seq: what memory kept of it goes. */
-static void mem_acked(struct agent *a, uint64_t seq)
-{
-	size_t n = 0;
-
-	while (n < a->nmem && a->mem[n].seq <= seq)
-		free(a->mem[n++].buf);
-	if (!n)
-		return;
-	memmove(a->mem, a->mem + n, (a->nmem - n) * sizeof(*a->mem));
-	a->nmem -= n;
-}
-
-/*
- * What memory kept goes to the spool, in order, when it has room again (the next
- * message then follows it there). 0, or the append's error with the rest still kept.
- */
-static int mem_flush(struct agent *a)
-{
-	size_t n = 0;
-	int r = 0;
-
-	while (n < a->nmem &&
-	       !(r = rb_spool_append(&a->spool, a->mem[n].seq, a->mem[n].buf, a->mem[n].len)))
-		n++;
-	if (n)
-		mem_acked(a, a->mem[n - 1].seq);
-	if (!r && n)
-		rb_info("the spool has room again: %zu message(s) kept in memory are in it now", n);
-	return r;
-}
-
-static void mem_clear(struct agent *a)
-{
-	if (a->nmem)
-		rb_warn("%zu message(s) of the previous run never acknowledged (its spool could "
-			"not hold them): dropped",
-			a->nmem);
-	mem_acked(a, UINT64_MAX);
-}
-
-static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
-
-/* Hands what memory kept with seq > after to resend_one, in order, while it takes them. */
-static void mem_send(struct agent *a, uint64_t after)
-{
-	for (size_t i = 0; i < a->nmem; i++)
-		if (a->mem[i].seq > after && resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
-			return;
-}
-
-static int send_env(struct agent *a, Rb__Envelope *e)
-{
-	int r;
-
-	if (a->spool.fd >= 0) {
-		/* numbered and on disk before it leaves: a crash or a cut link loses nothing */
-		uint8_t *buf;
-		size_t len;
-
-		e->epoch = a->epoch;
-		e->seq = ++a->seq;
-		r = rb_wire_pack(e, &buf, &len);
-		if (r)
-			return r;
-		r = mem_flush(a);
-		if (!r)
-			r = rb_spool_append(&a->spool, e->seq, buf, len);
-		if (r) {
-			/* never a gap: kept in memory, sent as any other; the point stops */
-			if (!a->nmem)
-				rb_err("cannot write the spool '%s': %s; what it cannot hold is kept "
-				       "in memory until acknowledged",
-				       a->spool.path, strerror(-r));
-			if (a->pt.run && !a->pt.spool_failed) {
-				rb_err("stopping point %u: its measurements could not be spooled",
-				       a->pt.point);
-				a->pt.spool_failed = true;
-				rb_run_stop(a->pt.run);
-			}
-			if (mem_keep(a, e->seq, &buf, len)) {
-				free(buf);
-				rb_err("out of memory keeping message %" PRIu64, e->seq);
-				a->lost_data = true;
-				return -ENOMEM;
-			}
-			buf = a->mem[a->nmem - 1].buf;
-			if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
-				rb_tx_send_raw(a->sock, NULL, buf, len, false);
-				a->sent = e->seq;
-			} else {
-				a->held = true;
-			}
-			return 0;
-		}
-		/* credits: the coordinator's acknowledgements open the window */
-		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
-			rb_tx_send_raw(a->sock, NULL, buf, len, false);
-			a->sent = e->seq;
-		} else if (!a->held) {
-			a->held = true;
-			rb_info("the coordinator is %" PRIu64 " message(s) behind: holding the rest "
-				"in the spool until it acknowledges",
-				a->seq - a->spool.acked);
-		}
-		free(buf);
-		return 0; /* a send that failed goes again from the spool */
-	}
-	r = rb_tx_send(a->sock, NULL, e, false);
-
-	if (r && !a->lost_data) {
-		rb_err("cannot send %s to the coordinator: %s", rb_wire_body_name(e),
-		       strerror(-r));
-		a->lost_data = true;
-	}
-	return r;
-}
-
-static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
-{
-	struct agent *a = arg;
-
-	/* the current spool: no further than the window (an old process's: all of it) */
-	if (a->spool.fd >= 0 && a->spool.epoch == a->epoch && seq > a->spool.acked + SEND_WINDOW &&
-	    a->walking_own)
-		return 1;
-	if (rb_tx_send_raw(a->sock, NULL, buf, len, true) == -EAGAIN)
-		return 1;
-	if (a->walking_own && seq > a->sent)
-		a->sent = seq;
-	return 0;
-}
-
-/* Acknowledgements came: what the spool holds beyond what was sent, up to the window. */
-static void send_held(struct agent *a)
-{
-	/* walk once half the window is open, not at every ack */
-	if (a->spool.fd < 0 || a->sent >= a->seq ||
-	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
-		return;
-	rb_spool_sync(&a->spool);
-	/* from where the last walk stopped: linear in what is sent, not in the spool */
-	if (a->sent_emptied != a->spool.emptied || a->sent_off > (off_t)a->spool.bytes) {
-		a->sent_off = 0;
-		a->sent_emptied = a->spool.emptied;
-	}
-	a->walking_own = true;
-	if (a->sent < a->spool.last &&
-	    rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
-		a->sent_off = 0;
-	if (a->sent >= a->spool.last)
-		mem_send(a, a->sent);
-	a->walking_own = false;
-	if (a->sent >= a->seq && a->held) {
-		a->held = false;
-		rb_info("the coordinator caught up: nothing held in the spool");
-	}
-}
-
-/* Sends again what the coordinator has not acknowledged (after a silence). */
-static void resend_unacked(struct agent *a)
-{
-	if (a->spool.fd < 0 || a->seq <= a->spool.acked)
-		return;
-	static int64_t said;
-	int64_t now = rb_mono_ns();
-
-	rb_spool_sync(&a->spool);
-	a->walking_own = true;
-	long n = a->spool.last > a->spool.acked
-			 ? rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a)
-			 : 0;
-
-	mem_send(a, a->spool.acked);
-	a->walking_own = false;
-
-	/* said once in a while: a coordinator gone for good would fill the log otherwise */
-	if (now - said > 30000000000LL) {
-		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held, "
-			"%zu in memory)",
-			a->seq - a->spool.acked, n, a->nmem);
-		said = now;
-	}
-}
-
-/*
- * Registered with a run: the spool for it, and the spools an earlier process of this
- * agent left for the same run (killed mid-point) are sent again; each goes once the
- * coordinator acknowledges its last message.
- */
-static void spool_for_run(struct agent *a, const char *run)
-{
-	char dir[4096], prefix[128];
-	DIR *d;
-	struct dirent *de;
-
-	if (!run || !*run || !strcmp(run, a->run))
-		return;
-	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
-	rb_spool_retire(&a->spool);
-	mem_clear(a);
-	snprintf(a->run, sizeof(a->run), "%s", run);
-	a->seq = 0; /* numbered from 1 in each run */
-	a->sent = 0;
-	a->sent_off = 0; /* a new file: its records from the start */
-	a->sent_emptied = 0;
-	a->held = false;
-	a->ran_any = false;
-	a->last_ack_progress = rb_mono_ns();
-	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
-		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
-			strerror(errno));
-		a->spool.fd = -1;
-		return;
-	}
-	snprintf(dir, sizeof(dir), "%s/spool", a->cfg->state_dir);
-	snprintf(prefix, sizeof(prefix), "%s-", run);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		struct oldspool *o;
-		uint64_t ep;
-		long n;
-
-		if (strncmp(de->d_name, prefix, strlen(prefix)) ||
-		    sscanf(de->d_name + strlen(prefix), "%" SCNu64 ".spool", &ep) != 1 ||
-		    ep == a->epoch)
-			continue;
-		o = realloc(a->old, (a->nold + 1) * sizeof(*o));
-		if (!o)
-			break;
-		a->old = o;
-		o = &a->old[a->nold++];
-		snprintf(o->path, sizeof(o->path), "%s/%s", dir, de->d_name);
-		o->epoch = ep;
-		o->last = 0;
-		struct rb_spool_walk_info info;
-
-		n = rb_spool_walk_ex(o->path, 0, 0, resend_one, a, &info);
-		o->last = info.last_seq;
-		o->damaged = info.damaged > 0;
-		if (o->damaged)
-			rb_warn("the spool '%s' is damaged: %u stretch(es) of %lld byte(s) (the first "
-				"at byte %lld) fail their checksum; what they held is lost, the "
-				"records after them are sent, and the file is kept",
-				o->path, info.damaged, (long long)info.damaged_bytes,
-				(long long)info.first_damaged);
-		if (!o->last && !o->damaged) {
-			unlink(o->path);
-			a->nold--;
-			continue;
-		}
-		rb_info("sent again %ld message(s) of this agent's earlier process (%s)", n,
-			o->path);
-	}
-	if (d)
-		closedir(d);
-}
-
-/* Hands records with seq <= upto to resend_one (a walk's callback). */
-struct upto {
-	struct agent *a;
-	uint64_t upto;
-	long n;
-};
-
-static int resend_upto(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
-{
-	struct upto *u = arg;
-
-	if (seq > u->upto)
-		return 1;
-	u->n++;
-	return rb_tx_send_raw(u->a->sock, NULL, buf, len, true) == -EAGAIN;
-}
-
-static void on_ack(struct agent *a, const Rb__Ack *ack)
-{
-	if (ack->epoch == a->epoch && ack->seq < a->spool.acked) {
-		/*
-		 * Below what it acknowledged before: a resumed coordinator whose journal was
-		 * damaged lacks what follows. What the spool (or memory) still holds of it goes
-		 * again; the rest is gone, which the coordinator says.
-		 */
-		struct upto u = { .a = a, .upto = a->spool.acked };
-
-		rb_spool_sync(&a->spool);
-		if (a->spool.fd >= 0)
-			rb_spool_walk(a->spool.path, ack->seq, resend_upto, &u);
-		for (size_t i = 0; i < a->nmem && a->mem[i].seq <= u.upto; i++)
-			if (a->mem[i].seq > ack->seq)
-				resend_upto(&u, a->mem[i].seq, a->mem[i].buf, a->mem[i].len);
-		rb_warn("the coordinator lacks messages %" PRIu64 "..%" PRIu64 " (a damaged "
-			"journal): sent again the %ld the spool still holds",
-			ack->seq + 1, a->spool.acked, u.n);
-		return;
-	}
-	if (ack->epoch == a->epoch) {
-		if (ack->seq > a->spool.acked)
-			a->last_ack_progress = rb_mono_ns();
-		/*
-		 * Once the coordinator holds everything the file starts over: between points,
-		 * and during one whenever it has grown past 1 MiB or a quarter of the cap (a
-		 * day-long point's spool is then what is unacknowledged, which the cap bounds).
-		 */
-		uint64_t min = a->cfg->spool_max_bytes / 4 < (1u << 20) ? a->cfg->spool_max_bytes / 4
-									 : (1u << 20);
-
-		rb_spool_acked(&a->spool, ack->seq, busy(a) ? min : 0);
-		mem_acked(a, ack->seq);
-		send_held(a);
-		return;
-	}
-	for (size_t i = 0; i < a->nold; i++)
-		if (a->old[i].epoch == ack->epoch && ack->seq >= a->old[i].last) {
-			char kept[4200];
-
-			snprintf(kept, sizeof(kept), "%s.damaged", a->old[i].path);
-			if (a->old[i].damaged && !rename(a->old[i].path, kept)) {
-				rb_warn("the coordinator holds all that is whole of '%s'; the damaged "
-					"file is kept as '%s'", a->old[i].path, kept);
-			} else {
-				rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
-				unlink(a->old[i].path);
-			}
-			a->old[i] = a->old[--a->nold];
-			return;
-		}
-}
-
-static bool offered(const struct rb_agent_cfg *c, const char *path)
-{
-	for (size_t i = 0; i < c->ntargets; i++)
-		if (!strcmp(c->targets[i], path))
-			return true;
-	return false;
-}
-
-/* A target's identity as the protocol carries it (strings stay x's). */
-static void info_msg(Rb__TargetInfo *m, const char *path, const struct rb_target_info *x)
-{
-	rb__target_info__init(m);
-	m->path = (char *)path;
-	m->kind = (char *)rb_target_kind_name(x->kind);
-	m->size_bytes = x->size_bytes;
-	m->model = (char *)x->model;
-	m->serial = (char *)x->serial;
-	m->firmware = (char *)x->firmware;
-	m->logical_block_size = x->logical_block_size;
-}
-
-static void send_hello(struct agent *a, uint64_t epoch)
-{
-	const struct rb_agent_cfg *c = a->cfg;
-	Rb__Envelope e;
-	Rb__Hello h = RB__HELLO__INIT;
-	struct utsname u;
-	char host[256] = "";
-	Rb__Label *labels = calloc(c->nlabels + 1, sizeof(*labels));
-	Rb__Label **lp = calloc(c->nlabels + 1, sizeof(*lp));
-	Rb__TargetInfo *ti = calloc(c->ntargets + 1, sizeof(*ti));
-	Rb__TargetInfo **tp = calloc(c->ntargets + 1, sizeof(*tp));
-	struct rb_target_info *info = calloc(c->ntargets + 1, sizeof(*info));
-	char kernel[300] = "";
-	struct rb_guard_policy gp = { .allow = c->allow, .nallow = c->nallow };
-
-	if (!labels || !lp || !ti || !tp || !info)
-		goto out;
-	gethostname(host, sizeof(host));
-	if (uname(&u) == 0)
-		snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
-	rb_wire_init(&e);
-	h.name = c->name;
-	h.hostname = host;
-	h.kernel = kernel;
-	h.rb_version = (char *)RB_VERSION;
-	h.epoch = epoch;
-	/* what a restarted coordinator must hear before it judges which points are done */
-	h.run = a->run;
-	h.spooled = a->spool.fd >= 0 ? a->seq : 0;
-	for (size_t i = 0; i < c->nlabels; i++) {
-		char *eq = strchr(c->labels[i], '=');
-
-		rb__label__init(&labels[i]);
-		*eq = '\0';
-		labels[i].key = c->labels[i];
-		labels[i].value = eq + 1;
-		lp[i] = &labels[i];
-	}
-	h.n_labels = c->nlabels;
-	h.labels = lp;
-	for (size_t i = 0; i < c->ntargets; i++) {
-		rb_target_probe(c->targets[i], &info[i]);
-		info_msg(&ti[i], c->targets[i], &info[i]);
-		ti[i].writable = rb_guard_allowed(&gp, c->targets[i]);
-		tp[i] = &ti[i];
-	}
-	h.n_targets = c->ntargets;
-	h.targets = tp;
-	e.body_case = RB__ENVELOPE__BODY_HELLO;
-	e.hello = &h;
-	rb_tx_send(a->sock, NULL, &e, true);
-	for (size_t i = 0; i < c->nlabels; i++)
-		labels[i].key[strlen(labels[i].key)] = '=';
-out:
-	free(labels);
-	free(lp);
-	free(ti);
-	free(tp);
-	free(info);
-}
-
-static void guard_policy(const struct agent *a, bool destructive, bool wipe,
-			 struct rb_guard_policy *gp)
-{
-	memset(gp, 0, sizeof(*gp));
-	gp->destructive = destructive;
-	gp->wipe_signatures = wipe;
-	gp->destructive_key = "'destructive: true' in the campaign";
-	gp->allow = a->cfg->allow;
-	gp->nallow = a->cfg->nallow;
-	gp->state_dir = a->cfg->state_dir;
-	gp->root = "";
-}
-
-/* The campaign's identity pin: the drive must report this serial (NVMe identify, else sysfs). */
-static void check_pin(const char *path, const char *serial, struct rb_diags *d)
-{
-	struct rb_target_info ti;
-	struct rb_nvme_id id;
-	uint16_t st;
-	const char *base = strrchr(path, '/');
-	const char *got;
-
-	if (!serial || !*serial)
-		return;
-	if (rb_target_probe(path, &ti)) {
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot read its identity");
-		return;
-	}
-	got = ti.serial;
-	if (ti.kind == RB_TARGET_BLOCK && base && !strncmp(base + 1, "nvme", 4) &&
-	    rb_nvme_read(&rb_nvme_libnvme, ti.real, &id, NULL, &st) == 0)
-		got = id.serial;
-	if (strcmp(got, serial))
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-			     "identity does not match the campaign's pin: the drive reports serial "
-			     "'%s', the campaign pins '%s'", got, serial);
-}
-
-/*
- * A point's drives as the engine sees them: each drive is a target; a volume's (protocol
- * 1.3) members stand in its place among the paths, in stripe order.
- */
-struct layout {
-	char **paths;		/* drives and members (the message's strings) */
-	char **serials;		/* identity pins, parallel to paths ("" none) */
-	size_t npaths;
-	struct rb_volume *vols;	/* per drive */
-	size_t *first;		/* per drive: its first path */
-	const char **volume;	/* per path: the volume it belongs to, or NULL */
-};
-
-static void layout_free(struct layout *L)
-{
-	free(L->paths);
-	free(L->serials);
-	free(L->vols);
-	free(L->first);
-	free(L->volume);
-	memset(L, 0, sizeof(*L));
-}
-
-static int layout_build(struct layout *L, char **drives, size_t n, char **serials,
-			size_t nserials, Rb__Volume **vols, size_t nvols, char *err, size_t errlen)
-{
-	size_t cap = 0;
-
-	memset(L, 0, sizeof(*L));
-	snprintf(err, errlen, "out of memory");
-	/* a unit of 0 would put every IO on the first member: refused, as is an empty one */
-	for (size_t v = 0; v < nvols; v++)
-		if (!vols[v]->n_members || vols[v]->n_members > 4096 || !vols[v]->stripe ||
-		    vols[v]->stripe % 512) {
-			snprintf(err, errlen, "volume '%s': %zu member(s) in units of %llu bytes: "
-				 "not a volume this agent can measure", vols[v]->name,
-				 vols[v]->n_members, (unsigned long long)vols[v]->stripe);
-			return -EINVAL;
-		}
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 1;
-
-		for (size_t v = 0; v < nvols; v++)
-			if (!strcmp(vols[v]->name, drives[i]))
-				k = vols[v]->n_members;
-		cap += k;
-	}
-	L->paths = calloc(cap + 1, sizeof(char *));
-	L->serials = calloc(cap + 1, sizeof(char *));
-	L->volume = calloc(cap + 1, sizeof(char *));
-	L->vols = calloc(n + 1, sizeof(*L->vols));
-	L->first = calloc(n + 1, sizeof(size_t));
-	if (!L->paths || !L->serials || !L->volume || !L->vols || !L->first) {
-		layout_free(L);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const Rb__Volume *vol = NULL;
-
-		for (size_t v = 0; v < nvols; v++)
-			if (!strcmp(vols[v]->name, drives[i]))
-				vol = vols[v];
-		L->first[i] = L->npaths;
-		if (!vol) {
-			L->vols[i] = (struct rb_volume){ .members = 1 };
-			L->serials[L->npaths] = i < nserials ? serials[i] : (char *)"";
-			L->paths[L->npaths++] = drives[i];
-			continue;
-		}
-		L->vols[i] = (struct rb_volume){ .members = (unsigned)vol->n_members,
-						 .stripe = vol->stripe };
-		for (size_t m = 0; m < vol->n_members; m++) {
-			L->serials[L->npaths] = m < vol->n_serials ? vol->serials[m] : (char *)"";
-			L->volume[L->npaths] = vol->name;
-			L->paths[L->npaths++] = vol->members[m];
-		}
-	}
-	return 0;
-}
-
-/* Diagnostics about a volume's member are the volume's, naming the member. */
-static void layout_subjects(const struct layout *L, struct rb_diags *d, size_t from)
-{
-	for (size_t k = from; k < d->n; k++)
-		for (size_t i = 0; d->v[k].subject && i < L->npaths; i++) {
-			char *msg;
-
-			if (!L->volume[i] || strcmp(d->v[k].subject, L->paths[i]))
-				continue;
-			if (asprintf(&msg, "member '%s': %s", L->paths[i], d->v[k].message) < 0)
-				break;
-			free(d->v[k].message);
-			d->v[k].message = msg;
-			free(d->v[k].subject);
-			d->v[k].subject = strdup(L->volume[i]);
-			break;
-		}
-}
-
-static void handle_preflight(struct agent *a, const Rb__Preflight *pf)
-{
-	Rb__Envelope e;
-	Rb__PreflightReply rep = RB__PREFLIGHT_REPLY__INIT;
-	struct rb_guard_policy gp;
-	struct rb_diags d;
-	struct layout L;
-	char err[512];
-	size_t cap = 0;
-
-	rb_diags_init(&d);
-	guard_policy(a, pf->destructive, pf->wipe_signatures, &gp);
-	if (layout_build(&L, pf->drives, pf->n_drives, pf->serials, pf->n_serials, pf->volumes,
-			 pf->n_volumes, err, sizeof(err)))
-		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, a->cfg->name, "%s", err);
-	for (size_t i = 0; i < L.npaths; i++) {
-		if (!offered(a->cfg, L.paths[i]))
-			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
-				     "agent '%s' does not offer this target (see its --target)",
-				     a->cfg->name);
-		else {
-			check_pin(L.paths[i], L.serials[i], &d);
-			if (pf->writes)
-				rb_guard_check_write(&gp, L.paths[i], &d);
-		}
-	}
-	/* one device under two names: refused before any phase, read or write, runs */
-	rb_guard_same_devices(L.paths, L.npaths, &d);
-	layout_subjects(&L, &d, 0);
-	layout_free(&L);
-	cap = d.n;
-	Rb__Diagnostic *dv = calloc(cap + 1, sizeof(*dv));
-	Rb__Diagnostic **dp = calloc(cap + 1, sizeof(*dp));
-
-	if (dv && dp) {
-		for (size_t i = 0; i < d.n; i++) {
-			rb__diagnostic__init(&dv[i]);
-			dv[i].subject = d.v[i].subject;
-			dv[i].message = d.v[i].message;
-			dp[i] = &dv[i];
-		}
-		rep.n_refusals = d.n;
-		rep.refusals = dp;
-	}
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
-	e.preflight_reply = &rep;
-	send_env(a, &e);
-	free(dv);
-	free(dp);
-	rb_diags_release(&d);
-}
-
-static void fill_dir(Rb__DirResult *dr, int dir, const struct rb_dir_stats *s)
-{
-	size_t nz = rb_hist_nonzero(&s->hist);
-
-	rb__dir_result__init(dr);
-	dr->direction = (uint32_t)dir;
-	dr->ios = s->ios;
-	dr->bytes = s->bytes;
-	dr->errors = s->errors;
-	dr->lat_sum_ns = s->lat_sum_ns;
-	dr->lat_min_ns = s->ios ? s->lat_min_ns : 0;
-	dr->lat_max_ns = s->lat_max_ns;
-	dr->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
-	dr->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
-	if (dr->hist_idx && dr->hist_cnt)
-		dr->n_hist_idx = dr->n_hist_cnt =
-			rb_hist_to_sparse(&s->hist, dr->hist_idx, dr->hist_cnt, nz);
-}
-
-static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
-{
-	Rb__Envelope e;
-	Rb__PointDone pd = RB__POINT_DONE__INIT;
-
-	pd.point = point;
-	pd.attempt = attempt;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
-	e.point_done = &pd;
-	send_env(a, &e);
-	/* a point's data on disk at its end */
-	rb_spool_sync(&a->spool);
-}
-
-static void send_drive_status(struct agent *a, const Rb__Assign *as, const char *drive,
-			      const char *status, const char *msg)
-{
-	Rb__Envelope e;
-	Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
-
-	dr.point = as->point;
-	dr.attempt = as->attempt;
-	dr.drive = (char *)drive;
-	dr.status = (char *)status;
-	dr.message = (char *)msg;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_RESULT;
-	e.result = &dr;
-	send_env(a, &e);
-}
-
-static void fail_point(struct agent *a, const Rb__Assign *as, const char *status,
-		       const struct rb_diags *d, const char *msg)
-{
-	for (size_t i = 0; i < as->n_drives; i++) {
-		char buf[2048] = "";
-		size_t n = 0;
-
-		for (size_t k = 0; d && k < d->n && n < sizeof(buf); k++)
-			if (!d->v[k].subject || !strcmp(d->v[k].subject, as->drives[i]))
-				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
-						      n ? "; " : "", d->v[k].message);
-		if (!n && msg)
-			snprintf(buf, sizeof(buf), "%s", msg);
-		if (!n && !msg && d && d->n)
-			snprintf(buf, sizeof(buf), "not run: another drive of this point failed");
-		send_drive_status(a, as, as->drives[i], status, buf);
-	}
-	send_point_done(a, as->point, as->attempt);
-}
-
-/*
- * A volume's health: its members' counters added, the hottest temperature, the lowest
- * spare, the most wear, every warning. Each member's own is read the same way.
- */
-static void health_add(struct rb_health *acc, const struct rb_health *h, bool first)
-{
-	if (first) {
-		*acc = *h;
-		return;
-	}
-	acc->nvme &= h->nvme;
-	acc->kernel &= h->kernel;
-	acc->critical_warning |= h->critical_warning;
-	if (h->temperature_c > acc->temperature_c)
-		acc->temperature_c = h->temperature_c;
-	if (h->available_spare_pct < acc->available_spare_pct)
-		acc->available_spare_pct = h->available_spare_pct;
-	if (h->percentage_used > acc->percentage_used)
-		acc->percentage_used = h->percentage_used;
-	if (h->power_on_hours > acc->power_on_hours)
-		acc->power_on_hours = h->power_on_hours;
-	acc->data_units_read += h->data_units_read;
-	acc->data_units_written += h->data_units_written;
-	acc->host_reads += h->host_reads;
-	acc->host_writes += h->host_writes;
-	acc->unsafe_shutdowns += h->unsafe_shutdowns;
-	acc->media_errors += h->media_errors;
-	acc->error_log_entries += h->error_log_entries;
-	acc->kernel_read_ios += h->kernel_read_ios;
-	acc->kernel_write_ios += h->kernel_write_ios;
-	acc->kernel_read_bytes += h->kernel_read_bytes;
-	acc->kernel_write_bytes += h->kernel_write_bytes;
-}
-
-/* One snapshot as a Health message: of the drive, or of member (NULL: the drive). */
-static void send_health_one(struct agent *a, const char *drive, const char *member,
-			    unsigned when, const struct rb_health *h, bool alert)
-{
-	struct point *p = &a->pt;
-	Rb__Envelope e;
-	Rb__Health m = RB__HEALTH__INIT;
-
-	m.point = p->point;
-	m.attempt = p->attempt;
-	m.drive = (char *)drive;
-	m.member = (char *)(member ? member : "");
-	m.t_ns = rb_wall_ns();
-	m.when = when;
-	m.nvme = h->nvme;
-	m.critical_warning = h->critical_warning;
-	m.temperature_c = h->temperature_c;
-	m.available_spare_pct = h->available_spare_pct;
-	m.percentage_used = h->percentage_used;
-	m.data_units_read = h->data_units_read;
-	m.data_units_written = h->data_units_written;
-	m.host_reads = h->host_reads;
-	m.host_writes = h->host_writes;
-	m.power_on_hours = h->power_on_hours;
-	m.unsafe_shutdowns = h->unsafe_shutdowns;
-	m.media_errors = h->media_errors;
-	m.error_log_entries = h->error_log_entries;
-	m.kernel = h->kernel;
-	m.kernel_read_ios = h->kernel_read_ios;
-	m.kernel_write_ios = h->kernel_write_ios;
-	m.kernel_read_bytes = h->kernel_read_bytes;
-	m.kernel_write_bytes = h->kernel_write_bytes;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_HEALTH;
-	e.health = &m;
-	send_env(a, &e);
-	if (alert && h->nvme && h->critical_warning) {
-		char w[256];
-
-		rb_nvme_warning_text(h->critical_warning, w, sizeof(w));
-		if (member)
-			rb_warn("drive '%s' (of volume '%s') health alert: %s", member, drive, w);
-		else
-			rb_warn("drive '%s' health alert: %s", drive, w);
-	}
-}
-
-/*
- * One health snapshot per drive of the point: when 0 before, 1 during, 2 after. A
- * volume's members each send theirs, then the volume its members' added up.
- */
-static void send_health(struct agent *a, unsigned when)
-{
-	struct point *p = &a->pt;
-
-	for (size_t i = 0; i < p->ndrives; i++) {
-		struct rb_health h = { 0 }, one;
-		unsigned got = 0;
-
-		for (unsigned k = 0; k < p->vols[i].members; k++) {
-			const char *path = p->paths[p->first[i] + k];
-
-			if (rb_health_read(path, &rb_nvme_libnvme, &one))
-				break; /* files have no health of their own */
-			if (p->vols[i].stripe)
-				send_health_one(a, p->drives[i], path, when, &one, true);
-			health_add(&h, &one, !got++);
-		}
-		/* a volume's alerts were said per member */
-		if (got && got == p->vols[i].members)
-			send_health_one(a, p->drives[i], NULL, when, &h, !p->vols[i].stripe);
-	}
-}
-
-static void *purge_main(void *arg)
-{
-	struct purging *pg = arg;
-
-	for (size_t i = 0; i < pg->n; i++) {
-		struct rb_diags d;
-		struct rb_purge_req req = pg->req;
-		size_t l = 0;
-
-		rb_diags_init(&d);
-		req.path = pg->drives[i];
-		pg->rc[i] = rb_purge(&req, &pg->gp, &rb_nvme_libnvme, &d, stderr);
-		for (size_t k = 0; k < d.n && l < sizeof(pg->msg[i]); k++)
-			l += (size_t)snprintf(pg->msg[i] + l, sizeof(pg->msg[i]) - l, "%s%s",
-					      l ? "; " : "", d.v[k].message);
-		rb_diags_release(&d);
-	}
-	atomic_store(&pg->done, true);
-	return NULL;
-}
-
-static void purging_free(struct purging *pg)
-{
-	if (!pg)
-		return;
-	for (size_t i = 0; pg->drives && i < pg->n; i++)
-		free(pg->drives[i]);
-	free(pg->drives);
-	free(pg->rc);
-	free(pg->msg);
-	free(pg);
-}
-
-/* A purge point's results: a status per drive, then the point is done. */
-static void finish_purge(struct agent *a)
-{
-	struct point *p = &a->pt;
-	struct purging *pg = p->purge;
-
-	pthread_join(pg->th, NULL);
-	/* a status per drive of the campaign: a volume's from all its members */
-	for (size_t i = 0; i < p->ndrives; i++) {
-		Rb__Envelope e;
-		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
-		char msg[2048] = "";
-		size_t l = 0;
-		int rc = 0;
-
-		for (unsigned k = 0; k < p->vols[i].members; k++) {
-			size_t j = p->first[i] + k;
-
-			if (!pg->rc[j])
-				continue;
-			if (!rc || pg->rc[j] == -EPERM)
-				rc = pg->rc[j];
-			rb_err("point %u: purge of '%s': %s", p->point, pg->drives[j], pg->msg[j]);
-			if (l < sizeof(msg))
-				l += (size_t)snprintf(msg + l, sizeof(msg) - l, "%s%s%s%s%s",
-						      l ? "; " : "", p->vols[i].stripe ? "member '" : "",
-						      p->vols[i].stripe ? pg->drives[j] : "",
-						      p->vols[i].stripe ? "': " : "", pg->msg[j]);
-		}
-		dr.point = p->point;
-		dr.attempt = p->attempt;
-		dr.drive = p->drives[i];
-		dr.status = rc == 0 ? (char *)"ok" : rc == -EPERM ? (char *)"refused" : (char *)"error";
-		dr.message = rc ? msg : (char *)"purged";
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_RESULT;
-		e.result = &dr;
-		send_env(a, &e);
-	}
-	send_point_done(a, p->point, p->attempt);
-	rb_info("point %u (purge) done", p->point);
-	purging_free(pg);
-	point_release(p);
-}
-
-static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_guard_policy *gp)
-{
-	struct point *p = &a->pt;
-	struct purging *pg = calloc(1, sizeof(*pg));
-
-	if (!pg || !(pg->drives = calloc(p->npaths + 1, sizeof(char *))) ||
-	    !(pg->rc = calloc(p->npaths + 1, sizeof(int))) ||
-	    !(pg->msg = calloc(p->npaths + 1, sizeof(*pg->msg))) ||
-	    rb_purge_method_parse(as->purge, &pg->req.method)) {
-		purging_free(pg);
-		fail_point(a, as, "error", NULL, "cannot run this purge (unknown method?)");
-		point_release(p);
-		return;
-	}
-	pg->req.ses = as->purge_ses;
-	pg->gp = *gp;
-	/* a volume's members are purged one by one */
-	pg->n = p->npaths;
-	for (size_t i = 0; i < p->npaths; i++)
-		pg->drives[i] = strdup(p->paths[i]);
-	p->purge = pg;
-	rb_info("point %u: purge (%s) of %zu drive(s)", as->point, as->purge, p->npaths);
-	if (pthread_create(&pg->th, NULL, purge_main, pg)) {
-		p->purge = NULL;
-		purging_free(pg);
-		fail_point(a, as, "error", NULL, "cannot start the purge");
-		point_release(p);
-	}
-}
-
-/* The point's drives, paths and volumes, copied from the message and the layout. */
-static int point_adopt(struct point *p, const Rb__Assign *as, struct layout *L)
-{
-	p->point = as->point;
-	p->attempt = as->attempt;
-	p->drives = calloc(as->n_drives + 1, sizeof(char *));
-	p->paths = calloc(L->npaths + 1, sizeof(char *));
-	if (!p->drives || !p->paths)
-		return -ENOMEM;
-	p->ndrives = as->n_drives;
-	for (size_t i = 0; i < as->n_drives; i++)
-		if (!(p->drives[i] = strdup(as->drives[i])))
-			return -ENOMEM;
-	p->npaths = L->npaths;
-	for (size_t i = 0; i < L->npaths; i++)
-		if (!(p->paths[i] = strdup(L->paths[i])))
-			return -ENOMEM;
-	p->first = L->first;
-	p->vols = L->vols;
-	L->first = NULL;
-	L->vols = NULL;
-	return 0;
-}
-
-static void point_release(struct point *p)
-{
-	for (size_t i = 0; p->drives && i < p->ndrives; i++)
-		free(p->drives[i]);
-	for (size_t i = 0; p->paths && i < p->npaths; i++)
-		free(p->paths[i]);
-	free(p->drives);
-	free(p->paths);
-	free(p->first);
-	free(p->vols);
-	free(p->batch);
-	memset(p, 0, sizeof(*p));
-}
-
-static void start_point(struct agent *a, const Rb__Assign *as)
-{
-	struct point *p = &a->pt;
-	struct layout L;
-	struct rb_guard_policy gp;
-	struct rb_diags d;
-	char err[512];
-	int r;
-
-	rb_diags_init(&d);
-	memset(p, 0, sizeof(*p));
-	memset(&L, 0, sizeof(L));
-	rb_workload_defaults(&p->wl);
-	for (size_t i = 0; i < as->n_settings; i++) {
-		const struct rb_opt *o = rb_opt_find(as->settings[i]->key);
-
-		if (!o) {
-			/* a newer coordinator's setting: tolerated, said once */
-			rb_warn("ignoring unknown workload setting '%s'", as->settings[i]->key);
-			continue;
-		}
-		if (rb_opt_set(&p->wl, o, as->settings[i]->value, err, sizeof(err))) {
-			fail_point(a, as, "error", NULL, err);
-			return;
-		}
-	}
-	/* a volume's members stand in its place (each drive is one target of the engine) */
-	if (layout_build(&L, as->drives, as->n_drives, as->serials, as->n_serials, as->volumes,
-			 as->n_volumes, err, sizeof(err))) {
-		fail_point(a, as, "error", NULL, err);
-		goto out;
-	}
-	for (size_t i = 0; i < L.npaths; i++)
-		if (!offered(a->cfg, L.paths[i]))
-			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
-				     "agent '%s' does not offer this target", a->cfg->name);
-	if (d.n) {
-		layout_subjects(&L, &d, 0);
-		fail_point(a, as, "error", &d, NULL);
-		goto out;
-	}
-	/* the pin again at the moment of the run: a drive swapped since is refused */
-	for (size_t i = 0; i < L.npaths; i++)
-		check_pin(L.paths[i], L.serials[i], &d);
-	if (d.n) {
-		layout_subjects(&L, &d, 0);
-		fail_point(a, as, "refused", &d, NULL);
-		goto out;
-	}
-	if (point_adopt(p, as, &L)) {
-		point_release(p);
-		fail_point(a, as, "error", NULL, "out of memory");
-		goto out;
-	}
-	guard_policy(a, as->destructive, as->wipe_signatures, &gp);
-	if (as->purge && *as->purge) {
-		start_purge(a, as, &gp);
-		goto out;
-	}
-	r = rb_runner_prepare(&p->wl, p->paths, p->npaths, &gp, &p->prep, &d);
-	if (r) {
-		layout_subjects(&L, &d, 0);
-		for (size_t i = 0; i < d.n; i++)
-			rb_err("point %u: %s: %s", as->point, d.v[i].subject, d.v[i].message);
-		fail_point(a, as, r == -EPERM ? "refused" : "error", &d, NULL);
-		point_release(p);
-		goto out;
-	}
-	r = rb_run_new_volumes(&p->wl, p->prep->fds, p->prep->spans, p->prep->n, p->vols,
-			       p->ndrives, &p->run, err, sizeof(err));
-	if (r) {
-		p->prep = rb_prepared_free(p->prep);
-		fail_point(a, as, "error", NULL, err);
-		point_release(p);
-		goto out;
-	}
-	/* every agent of the point starts at the coordinator's instant, in our clock */
-	if (as->start_at_ns)
-		rb_run_set_start_at(p->run, as->start_at_ns);
-	/* per-drive rates (curves): a volume is one target, with one rate */
-	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->ndrives; i++)
-		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
-	rb_info("point %u: %s on %zu drive(s)", as->point,
-		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
-	send_health(a, 0);
-	p->next_health = p->wl.health_interval_ns
-				 ? rb_mono_ns() + (int64_t)p->wl.health_interval_ns
-				 : INT64_MAX;
-	rb_run_start(p->run);
-out:
-	layout_free(&L);
-	rb_diags_release(&d);
-}
-
-static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
-		      const struct rb_dir_stats *dirs)
-{
-	struct agent *a = arg;
-	struct point *p = &a->pt;
-
-	for (int d = 0; d < RB_NDIR; d++) {
-		const struct rb_dir_stats *s = &dirs[d];
-		size_t nz;
-		Rb__Sample *sm;
-
-		/* a direction the workload never uses is not sampled */
-		if (d == RB_DIR_READ && !rb_rw_reads(p->wl.rw))
-			continue;
-		if (d == RB_DIR_WRITE && (!rb_rw_writes(p->wl.rw) || p->wl.rw == RB_RW_TRIM ||
-					  p->wl.rw == RB_RW_RANDTRIM))
-			continue;
-		if (d == RB_DIR_TRIM && p->wl.rw != RB_RW_TRIM && p->wl.rw != RB_RW_RANDTRIM)
-			continue;
-		if (p->nbatch == p->capbatch) {
-			size_t cap = p->capbatch ? p->capbatch * 2 : 16;
-			Rb__Sample **nb = realloc(p->batch, cap * sizeof(*nb));
-
-			if (!nb)
-				return;
-			p->batch = nb;
-			p->capbatch = cap;
-		}
-		sm = calloc(1, sizeof(*sm));
-		if (!sm)
-			return;
-		rb__sample__init(sm);
-		nz = rb_hist_nonzero(&s->hist);
-		sm->point = p->point;
-		sm->attempt = p->attempt;
-		sm->drive = p->drives[target];
-		sm->interval = interval;
-		sm->direction = (uint32_t)d;
-		sm->t_ns = t_wall_ns;
-		sm->ios = s->ios;
-		sm->bytes = s->bytes;
-		sm->errors = s->errors;
-		sm->lat_sum_ns = s->lat_sum_ns;
-		sm->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
-		sm->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
-		if (sm->hist_idx && sm->hist_cnt)
-			sm->n_hist_idx = sm->n_hist_cnt =
-				rb_hist_to_sparse(&s->hist, sm->hist_idx, sm->hist_cnt, nz);
-		p->batch[p->nbatch++] = sm;
-	}
-}
-
-static void flush_batch(struct agent *a)
-{
-	struct point *p = &a->pt;
-	Rb__Envelope e;
-	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
-
-	if (!p->nbatch)
-		return;
-	b.n_samples = p->nbatch;
-	b.samples = p->batch;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
-	e.samples = &b;
-	send_env(a, &e);
-	for (size_t i = 0; i < p->nbatch; i++) {
-		free(p->batch[i]->hist_idx);
-		free(p->batch[i]->hist_cnt);
-		free(p->batch[i]);
-	}
-	p->nbatch = 0;
-}
-
-static void finish_point(struct agent *a)
-{
-	struct point *p = &a->pt;
-
-	rb_run_join(p->run);
-	rb_run_poll(p->run, on_sample, a);
-	flush_batch(a);
-	/* after, and before the results: the coordinator computes the deltas with them */
-	send_health(a, 2);
-	for (size_t t = 0; t < p->ndrives; t++) {
-		const struct rb_target_result *res = rb_run_result(p->run, t);
-		Rb__Envelope e;
-		Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
-		Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
-		Rb__BsCount *bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*bc));
-		Rb__BsCount **bp = calloc(RB_NDIR * RB_BS_MAX, sizeof(*bp));
-		Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
-		size_t nb = 0;
-
-		dr.point = p->point;
-		dr.attempt = p->attempt;
-		dr.drive = p->drives[t];
-		dr.start_ns = res->start_wall_ns;
-		dr.start_mono_ns = res->start_mono_ns;
-		dr.end_ns = res->end_wall_ns;
-		dr.elapsed_ns = res->elapsed_ns;
-		dr.cpu_usr_pct = res->cpu_usr_pct;
-		dr.cpu_sys_pct = res->cpu_sys_pct;
-		dr.uring_features = (char *)res->features;
-		dr.status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
-			    : p->stopped					 ? (char *)"stopped"
-										 : (char *)"ok";
-		dr.message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
-						     "while the coordinator did not acknowledge; "
-						     "nothing measured was dropped"
-			     : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
-							 "folder is full or failing); nothing measured "
-							 "was dropped"
-			     : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
-								       "before the point's end"
-							     : (char *)res->message;
-		for (int d = 0; d < RB_NDIR; d++) {
-			fill_dir(&dirs[d], d, &res->dir[d]);
-			dp[d] = &dirs[d];
-			for (unsigned b = 0; bc && bp && b < res->nbs; b++) {
-				if (!res->bs_ios[d][b])
-					continue;
-				rb__bs_count__init(&bc[nb]);
-				bc[nb].direction = (uint32_t)d;
-				bc[nb].bs = res->bs[b];
-				bc[nb].ios = res->bs_ios[d][b];
-				bp[nb] = &bc[nb];
-				nb++;
-			}
-		}
-		dr.n_dirs = RB_NDIR;
-		dr.dirs = dp;
-		dr.n_bs_counts = nb;
-		dr.bs_counts = bp;
-		for (unsigned k = 0; k < res->nerrors; k++) {
-			rb__io_error__init(&ie[k]);
-			ie[k].offset = res->errors[k].offset;
-			ie[k].length = res->errors[k].length;
-			ie[k].direction = res->errors[k].dir;
-			ie[k].err = res->errors[k].err;
-			ie[k].count = res->errors[k].count;
-			ip[k] = &ie[k];
-		}
-		dr.n_io_errors = res->nerrors;
-		dr.io_errors = ip;
-		Rb__TargetInfo ti = RB__TARGET_INFO__INIT;
-		Rb__TargetInfo mi[64], *mp[64];
-		size_t f = p->first[t], nm = p->vols[t].members;
-		const struct rb_target_info *info = &p->prep->info[f];
-		struct rb_drive_history hist;
-		char what[300];
-
-		ti.path = p->drives[t];
-		if (p->vols[t].stripe) {
-			/* a volume: its own size, its members as opened */
-			uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
-
-			ti.kind = (char *)"volume";
-			for (size_t m = 0; m < nm; m++) {
-				const struct rb_target_info *x = &p->prep->info[f + m];
-
-				if (p->prep->spans[f + m] < min)
-					min = p->prep->spans[f + m];
-				if (x->logical_block_size > ti.logical_block_size)
-					ti.logical_block_size = x->logical_block_size;
-				if (m >= 64)
-					continue;
-				info_msg(&mi[m], p->paths[f + m], x);
-				mp[m] = &mi[m];
-			}
-			ti.size_bytes = min / unit * unit * nm;
-			dr.members = mp;
-			dr.n_members = nm < 64 ? nm : 64;
-		} else {
-			info_msg(&ti, p->drives[t], info);
-		}
-		dr.target = &ti;
-		dr.verify_checked = res->verify.checked;
-		dr.verify_mismatches = res->verify.bad;
-		/*
-		 * The state the drive was measured in, then what this point wrote. A volume is
-		 * as fresh as its least fresh member: the oldest purge (none if one has none),
-		 * the fewest fill passes; what was written, added up. Each member is noted with
-		 * its share (the stripe spreads writes evenly over whole units).
-		 */
-		snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
-		for (size_t m = 0; m < nm; m++) {
-			const struct rb_target_info *x = &p->prep->info[f + m];
-			struct rb_drive_history h;
-
-			rb_history_read(a->cfg->state_dir, p->paths[f + m], x->serial, &h);
-			if (!m) {
-				hist = h;
-			} else {
-				if (h.first_ns && (!hist.first_ns || h.first_ns < hist.first_ns))
-					hist.first_ns = h.first_ns;
-				if (h.purge_ns < hist.purge_ns) {
-					hist.purge_ns = h.purge_ns;
-					memcpy(hist.purge_method, h.purge_method, sizeof(hist.purge_method));
-				}
-				hist.written_bytes += h.written_bytes;
-				if (h.fill_passes < hist.fill_passes)
-					hist.fill_passes = h.fill_passes;
-			}
-		}
-		dr.history_since_ns = hist.first_ns;
-		dr.purge_ns = hist.purge_ns;
-		dr.purge_method = hist.purge_method;
-		dr.written_since_purge = hist.written_bytes;
-		dr.fill_passes_since_purge = hist.fill_passes;
-		for (size_t m = 0; m < nm; m++) {
-			uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
-			uint64_t span = p->vols[t].stripe ? ti.size_bytes / nm : p->prep->spans[f];
-
-			rb_history_note_run(a->cfg->state_dir, p->paths[f + m],
-					    p->prep->info[f + m].serial, &p->wl, w, span, what);
-		}
-		for (unsigned m = 0; m < res->nmismatches; m++)
-			rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
-			       p->point, p->drives[t], res->mismatches[m].offset,
-			       rb_verify_kind_name(res->mismatches[m].kind));
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_RESULT;
-		e.result = &dr;
-		send_env(a, &e);
-		for (int d = 0; d < RB_NDIR; d++) {
-			free(dirs[d].hist_idx);
-			free(dirs[d].hist_cnt);
-		}
-		free(bc);
-		free(bp);
-	}
-	send_point_done(a, p->point, p->attempt);
-	rb_info("point %u done", p->point);
-	p->run = rb_run_free(p->run);
-	p->prep = rb_prepared_free(p->prep);
-	point_release(p);
 }
 
 /* A coordinator's run id names the spool file: a plain name that stays in its folder. */
@@ -1710,13 +42,55 @@ static void send_error(struct agent *a, int code, const char *msg)
 	rb_tx_send_error(a->sock, NULL, code, msg);
 }
 
-int rb_agent_serve(const struct rb_agent_cfg *cfg)
+/* The session loop's periods and delays, in nanoseconds unless named otherwise. */
+#define FRESH_FIRST_NS		5000000000LL	/* the first fresh socket after the start */
+#define FRESH_EVERY_NS		4000000000LL	/* then every 4 s, plus up to 2 s of jitter */
+#define FRESH_JITTER_NS		2000000000ULL
+#define UNHEARD_NS		30000000000LL	/* a socket silent this long starts over */
+#define HELLO_BACKOFF_MIN_NS	200000000LL	/* Hello while idle: from 0.2 s apart ... */
+#define HELLO_BACKOFF_MAX_NS	2000000000LL	/* ... doubling up to 2 s */
+#define HELLO_AFTER_STOP_NS	1000000000LL	/* the first Hello after a Stop */
+#define SYNC_EVERY_NS		1000000000LL	/* the spool on disk, and its cap checked */
+#define RESEND_AFTER_NS		2000000000LL	/* unacknowledged data again after a silence */
+#define BEAT_EVERY_NS		1000000000LL	/* Heartbeat while a point runs */
+#define RECV_BUSY_MS		20		/* a turn's wait for a message, a point running */
+#define RECV_IDLE_MS		100		/* ... and idle */
+
+/*
+ * The session loop's own state: the keys a fresh socket connects with, what was heard,
+ * and the next instant of each periodic action (a point's health is the point's, the
+ * resend follows the last acknowledgement's progress, the samples go every turn).
+ */
+struct session {
+	struct agent a;
+	struct rb_keypair mine, coord;
+	bool welcomed;		/* by the coordinator of the current campaign */
+	bool ever_welcomed;	/* on this socket: its handshake went through */
+	int64_t last_heard;	/* anything from the coordinator */
+	struct {
+		int64_t fresh;		/* a fresh socket, while not welcomed or unheard */
+		int64_t hello;		/* Hello, while idle */
+		int64_t backoff;	/* ... and the back-off after it */
+		int64_t sync;		/* the spool on disk */
+		int64_t beat;		/* Heartbeat, while busy */
+	} next;
+};
+
+static void *dealer(const struct session *s)
 {
-	struct agent a = { .cfg = cfg, .spool = { .fd = -1 } };
+	const struct rb_agent_cfg *cfg = s->a.cfg;
+
+	return cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
+			     : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name, &s->mine,
+							  s->coord.pub);
+}
+
+/* Signals, this process's epoch, the keys and the first socket. 0 or an exit code. */
+static int session_start(struct session *s)
+{
+	const struct rb_agent_cfg *cfg = s->a.cfg;
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t epoch = 0;
-	int64_t next_hello = 0, backoff = 200000000LL;
-	bool welcomed = false;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1725,25 +99,21 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 		epoch = (uint64_t)rb_wall_ns();
 	epoch &= (1ULL << 62) - 1; /* printable in a file name, never 0 */
 	epoch |= 1;
-	a.epoch = epoch;
-	struct rb_keypair mine = { .pub = "" }, coord = { .pub = "" };
-
+	s->a.epoch = epoch;
 	if (cfg->insecure) {
 		rb_warn("running without keys (--insecure): connections are neither authenticated "
 			"nor encrypted");
 	} else {
 		char err[600];
 
-		if (rb_keys_read(cfg->key, true, &mine, err, sizeof(err)) ||
-		    rb_keys_read(cfg->coordinator_key, false, &coord, err, sizeof(err))) {
+		if (rb_keys_read(cfg->key, true, &s->mine, err, sizeof(err)) ||
+		    rb_keys_read(cfg->coordinator_key, false, &s->coord, err, sizeof(err))) {
 			rb_err("%s", err);
 			return RB_EXIT_USAGE;
 		}
 	}
-	a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
-			       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name, &mine,
-							    coord.pub);
-	if (!a.sock) {
+	s->a.sock = dealer(s);
+	if (!s->a.sock) {
 		rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
 		return RB_EXIT_USAGE;
 	}
@@ -1752,202 +122,207 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	 * coordinator has welcomed us, start over with a fresh socket every few seconds
 	 * (a key added to the allow-list later then gets in).
 	 */
-	int64_t fresh_at = rb_mono_ns() + 5000000000LL, next_beat = 0;
-	bool ever_welcomed = false;	/* on this socket: its handshake went through */
-	int64_t last_heard = rb_mono_ns();	/* anything from the coordinator */
-
+	s->next.fresh = rb_mono_ns() + FRESH_FIRST_NS;
+	s->last_heard = rb_mono_ns();
 	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
 		cfg->coordinator);
-	while (!quit) {
-		Rb__Envelope *env = NULL;
-		char err[512];
-		int64_t now = rb_mono_ns();
-		int r;
+	return 0;
+}
 
-		/*
-		 * A socket never welcomed, or not heard on for 30 s: a refused handshake is not
-		 * retried by libzmq. Not merely a stopped campaign's: closing that would drop
-		 * what the next campaign sends before the new socket connects.
-		 */
-		if ((!ever_welcomed || now - last_heard > 30000000000LL) && !busy(&a) &&
-		    now >= fresh_at) {
-			ever_welcomed = false;
-			rb_tx_close(a.sock);
-			a.sock = cfg->insecure ? rb_tx_dealer_connect(cfg->coordinator, cfg->name)
-					       : rb_tx_dealer_connect_keyed(cfg->coordinator, cfg->name,
-									    &mine, coord.pub);
-			if (!a.sock) {
-				rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
-				return RB_EXIT_FAILED;
-			}
-			fresh_at = now + 4000000000LL + (int64_t)(epoch % 2000000000ULL);
-			next_hello = now;
-		}
-		if (!busy(&a) && now >= next_hello) {
-			uint64_t j;
+/*
+ * A socket never welcomed, or not heard on for 30 s: a refused handshake is not retried
+ * by libzmq. Not merely a stopped campaign's: closing that would drop what the next
+ * campaign sends before the new socket connects.
+ */
+static bool fresh_due(const struct session *s, int64_t now)
+{
+	return (!s->ever_welcomed || now - s->last_heard > UNHEARD_NS) && !rb_agent_busy(&s->a) &&
+	       now >= s->next.fresh;
+}
 
-			send_hello(&a, epoch);
-			/* jittered back-off: 0.5x .. 1.5x, doubling up to 2 s */
-			if (getrandom(&j, sizeof(j), 0) != sizeof(j))
-				j = (uint64_t)now;
-			next_hello = now + backoff / 2 + (int64_t)(j % (uint64_t)backoff);
-			if (backoff < 2000000000LL)
-				backoff *= 2;
-		}
-		r = rb_tx_recv(a.sock, busy(&a) ? 20 : 100, NULL, &env, err, sizeof(err));
-		int64_t recv_ns = rb_mono_ns();
+/* The socket closed and a fresh one connected, Hello at once. 0, or -1: none. */
+static int fresh_socket(struct session *s, int64_t now)
+{
+	const struct rb_agent_cfg *cfg = s->a.cfg;
 
-		if (r == 0) {
-			last_heard = recv_ns;
-			switch (env->body_case) {
-			case RB__ENVELOPE__BODY_WELCOME:
-				if (!run_id_ok(env->welcome->run)) {
-					/* it names a file in the state folder: never a path */
-					rb_err("refused the coordinator's welcome: its run id is not a "
-					       "plain name (no '/', '..', leading '.' or '-', or control "
-					       "characters)");
-					break;
-				}
-				if (!welcomed)
-					rb_info("registered with the coordinator (campaign '%s')",
-						env->welcome->campaign);
-				welcomed = true;
-				ever_welcomed = true;
-				spool_for_run(&a, env->welcome->run);
-				break;
-			case RB__ENVELOPE__BODY_ACK:
-				on_ack(&a, env->ack);
-				break;
-			case RB__ENVELOPE__BODY_PREFLIGHT:
-				handle_preflight(&a, env->preflight);
-				break;
-			case RB__ENVELOPE__BODY_TIME_PROBE: {
-				/* answered at once: the round trip bounds the offset's error */
-				Rb__Envelope te;
-				Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+	s->ever_welcomed = false;
+	rb_tx_close(s->a.sock);
+	s->a.sock = dealer(s);
+	if (!s->a.sock) {
+		rb_err("cannot connect to '%s': %s", cfg->coordinator, strerror(errno));
+		return -1;
+	}
+	s->next.fresh = now + FRESH_EVERY_NS + (int64_t)(s->a.epoch % FRESH_JITTER_NS);
+	s->next.hello = now;
+	return 0;
+}
 
-				tr.t1 = recv_ns;
-				tr.t0 = env->time_probe->t0;
-				rb_wire_init(&te);
-				te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
-				te.time_reply = &tr;
-				tr.t2 = rb_mono_ns();
-				rb_tx_send(a.sock, NULL, &te, true);
-				break;
-			}
-			case RB__ENVELOPE__BODY_ASSIGN:
-				if (busy(&a)) {
-					send_error(&a, EBUSY, "a point is already running");
-					break;
-				}
-				if (a.ran_any && env->assign->point == a.ran_point &&
-				    env->assign->attempt == a.ran_attempt) {
-					/* an Assign sent again: what it measured is in the spool */
-					rb_warn("point %u attempt %u was run already; not again",
-						a.ran_point, a.ran_attempt);
-					break;
-				}
-				a.ran_any = true;
-				a.ran_point = env->assign->point;
-				a.ran_attempt = env->assign->attempt;
-				a.lost_data = false;
-				start_point(&a, env->assign);
-				break;
-			case RB__ENVELOPE__BODY_STOP:
-				if (a.pt.run) {
-					rb_warn("stopping point %u: %s", a.pt.point,
-						env->stop->reason);
-					a.pt.stopped = true;
-					rb_run_stop(a.pt.run);
-				}
-				welcomed = false;
-				backoff = 200000000LL;
-				next_hello = rb_mono_ns() + 1000000000LL;
-				break;
-			case RB__ENVELOPE__BODY_ERROR:
-				rb_err("coordinator: %s", env->error->message);
-				break;
-			default:
-				rb_debug("ignoring %s message", rb_wire_body_name(env));
-				break;
-			}
-			rb_wire_free(env);
-		} else if (r != -EAGAIN && r != -EINTR) {
+static void hello(struct session *s, int64_t now)
+{
+	uint64_t j;
+
+	rb_preflight_hello(&s->a, s->a.epoch);
+	/* jittered back-off: 0.5x .. 1.5x, doubling up to 2 s */
+	if (getrandom(&j, sizeof(j), 0) != sizeof(j))
+		j = (uint64_t)now;
+	s->next.hello = now + s->next.backoff / 2 + (int64_t)(j % (uint64_t)s->next.backoff);
+	if (s->next.backoff < HELLO_BACKOFF_MAX_NS)
+		s->next.backoff *= 2;
+}
+
+/* Liveness while the samples may be minutes apart. */
+static void heartbeat(struct agent *a)
+{
+	Rb__Envelope be;
+	Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
+
+	hb.epoch = a->epoch;
+	hb.point = a->pt.point;
+	rb_wire_init(&be);
+	be.body_case = RB__ENVELOPE__BODY_HEARTBEAT;
+	be.heartbeat = &hb;
+	rb_tx_send(a->sock, NULL, &be, true);
+}
+
+/* Answered at once: the round trip bounds the offset's error. */
+static void time_reply(struct agent *a, int64_t t0, int64_t recv_ns)
+{
+	Rb__Envelope te;
+	Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+
+	tr.t1 = recv_ns;
+	tr.t0 = t0;
+	rb_wire_init(&te);
+	te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
+	te.time_reply = &tr;
+	tr.t2 = rb_mono_ns();
+	rb_tx_send(a->sock, NULL, &te, true);
+}
+
+static void welcome(struct session *s, const char *run, const char *campaign)
+{
+	if (!run_id_ok(run)) {
+		/* it names a file in the state folder: never a path */
+		rb_err("refused the coordinator's welcome: its run id is not a plain name (no "
+		       "'/', '..', leading '.' or '-', or control characters)");
+		return;
+	}
+	if (!s->welcomed)
+		rb_info("registered with the coordinator (campaign '%s')", campaign);
+	s->welcomed = true;
+	s->ever_welcomed = true;
+	rb_delivery_for_run(&s->a, run);
+}
+
+/* One message from the coordinator, if one comes within the turn's wait, handled. */
+static void receive(struct session *s)
+{
+	struct agent *a = &s->a;
+	Rb__Envelope *env = NULL;
+	char err[512];
+	int r = rb_tx_recv(a->sock, rb_agent_busy(a) ? RECV_BUSY_MS : RECV_IDLE_MS, NULL, &env,
+			   err, sizeof(err));
+	int64_t recv_ns = rb_mono_ns();
+
+	if (r != 0) {
+		if (r != -EAGAIN && r != -EINTR) {
 			rb_err("bad message from the coordinator: %s", err);
 			if (r == -EPROTONOSUPPORT) {
 				char msg[600];
 
-				snprintf(msg, sizeof(msg), "agent '%s': %s", cfg->name, err);
-				send_error(&a, -r, msg);
+				snprintf(msg, sizeof(msg), "agent '%s': %s", a->cfg->name, err);
+				send_error(a, -r, msg);
 			}
 		}
-		/* the spool on disk every second; unacknowledged data again after 2 s of silence */
-		if (now >= a.next_sync) {
-			rb_spool_sync(&a.spool);
-			a.next_sync = now + 1000000000LL;
-			/* at the cap IO stops (and says so): what was measured stays, none dropped */
-			if (a.pt.run && !a.pt.spool_full && a.spool.fd >= 0 &&
-			    a.spool.bytes >= cfg->spool_max_bytes) {
-				rb_err("the spool '%s' reached its cap (%s bytes) with %" PRIu64
-				       " message(s) unacknowledged: stopping point %u",
-				       a.spool.path, cfg->spool_max ? cfg->spool_max : "4g",
-				       a.spool.last - a.spool.acked, a.pt.point);
-				a.pt.spool_full = true;
-				rb_run_stop(a.pt.run);
-			}
+		return;
+	}
+	s->last_heard = recv_ns;
+	switch (env->body_case) {
+	case RB__ENVELOPE__BODY_WELCOME:
+		welcome(s, env->welcome->run, env->welcome->campaign);
+		break;
+	case RB__ENVELOPE__BODY_ACK:
+		rb_delivery_on_ack(a, env->ack->epoch, env->ack->seq);
+		break;
+	case RB__ENVELOPE__BODY_PREFLIGHT:
+		rb_preflight_handle(a, env->preflight);
+		break;
+	case RB__ENVELOPE__BODY_TIME_PROBE:
+		time_reply(a, env->time_probe->t0, recv_ns);
+		break;
+	case RB__ENVELOPE__BODY_ASSIGN:
+		if (rb_agent_busy(a)) {
+			send_error(a, EBUSY, "a point is already running");
+			break;
 		}
-		if (welcomed && a.seq > a.spool.acked &&
-		    now - a.last_ack_progress > 2000000000LL) {
-			resend_unacked(&a);
-			a.last_ack_progress = now;
+		if (a->ran_any && env->assign->point == a->ran_point &&
+		    env->assign->attempt == a->ran_attempt) {
+			/* an Assign sent again: what it measured is in the spool */
+			rb_warn("point %u attempt %u was run already; not again", a->ran_point,
+				a->ran_attempt);
+			break;
 		}
-		if (busy(&a) && now >= next_beat) {
-			/* liveness while the samples may be minutes apart */
-			Rb__Envelope be;
-			Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
+		a->ran_any = true;
+		a->ran_point = env->assign->point;
+		a->ran_attempt = env->assign->attempt;
+		a->lost_data = false;
+		rb_point_start(a, env->assign);
+		break;
+	case RB__ENVELOPE__BODY_STOP:
+		rb_point_stop(a, env->stop->reason);
+		s->welcomed = false;
+		s->next.backoff = HELLO_BACKOFF_MIN_NS;
+		s->next.hello = rb_mono_ns() + HELLO_AFTER_STOP_NS;
+		break;
+	case RB__ENVELOPE__BODY_ERROR:
+		rb_err("coordinator: %s", env->error->message);
+		break;
+	default:
+		rb_debug("ignoring %s message", rb_wire_body_name(env));
+		break;
+	}
+	rb_wire_free(env);
+}
 
-			hb.epoch = epoch;
-			hb.point = a.pt.point;
-			rb_wire_init(&be);
-			be.body_case = RB__ENVELOPE__BODY_HEARTBEAT;
-			be.heartbeat = &hb;
-			rb_tx_send(a.sock, NULL, &be, true);
-			next_beat = now + 1000000000LL;
-		}
-		if (a.pt.run && rb_mono_ns() >= a.pt.next_health) {
-			send_health(&a, 1);
-			a.pt.next_health = rb_mono_ns() + (int64_t)a.pt.wl.health_interval_ns;
-		}
-		if (a.pt.purge && atomic_load(&a.pt.purge->done))
-			finish_purge(&a);
-		if (a.pt.run) {
-			bool done = rb_run_poll(a.pt.run, on_sample, &a);
+int rb_agent_serve(const struct rb_agent_cfg *cfg)
+{
+	struct session s = { .a = { .cfg = cfg, .spool = { .fd = -1 } },
+			     .next = { .backoff = HELLO_BACKOFF_MIN_NS } };
+	struct agent *a = &s.a;
+	int r = session_start(&s);
 
-			flush_batch(&a);
-			if (done)
-				finish_point(&a);
+	if (r)
+		return r;
+	while (!quit) {
+		int64_t now = rb_mono_ns();
+
+		if (fresh_due(&s, now) && fresh_socket(&s, now))
+			return RB_EXIT_FAILED;
+		if (!rb_agent_busy(a) && now >= s.next.hello)
+			hello(&s, now);
+		receive(&s);
+		if (now >= s.next.sync) {
+			rb_delivery_sync(a);
+			s.next.sync = now + SYNC_EVERY_NS;
 		}
+		if (s.welcomed && a->seq > a->spool.acked &&
+		    now - a->last_ack_progress > RESEND_AFTER_NS) {
+			rb_delivery_resend_unacked(a);
+			a->last_ack_progress = now;
+		}
+		if (rb_agent_busy(a) && now >= s.next.beat) {
+			heartbeat(a);
+			s.next.beat = now + BEAT_EVERY_NS;
+		}
+		if (a->pt.run && rb_mono_ns() >= a->pt.next_health)
+			rb_point_health(a);
+		/* the turn's samples as one batch; a finished point's or purge's results */
+		rb_point_poll(a);
 	}
-	if (a.pt.purge) {
-		/* a purge is not interrupted halfway: the drive would be in no known state */
-		rb_warn("waiting for the purge of point %u to finish", a.pt.point);
-		finish_purge(&a);
-	}
-	if (a.pt.run) {
-		rb_run_stop(a.pt.run);
-		finish_point(&a);
-	}
-	/* what was not acknowledged stays in the spool for the next process */
-	if (a.nmem)
-		rb_err("%zu message(s) the spool could not hold were never acknowledged: lost "
-		       "with this process",
-		       a.nmem);
-	rb_spool_retire(&a.spool);
-	mem_acked(&a, UINT64_MAX);
-	free(a.mem);
-	free(a.old);
+	rb_point_end(a);
+	rb_delivery_close(a);
 	rb_info("agent '%s' exiting", cfg->name);
-	rb_tx_close(a.sock);
+	rb_tx_close(a->sock);
 	rb_tx_context_term();
 	return RB_EXIT_OK;
 }

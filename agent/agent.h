@@ -23,8 +23,6 @@ struct rb_agent_cfg {
 	uint64_t spool_max_bytes;
 };
 
-/* The state folder used when none is given: /var/lib/rackbench as root, else ~/.local/state. */
-const char *rb_default_state_dir(void);
 /*
  * Parses `rackbench-agent` daemon flags and --config FILE (a YAML mapping with the
  * same keys). Returns 0, 1 when --help was printed, or an exit code >= 2 after

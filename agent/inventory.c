@@ -23,6 +23,7 @@
 #include "guard.h"
 #include "log.h"
 #include "nvme.h"
+#include "statedir.h"
 #include "target.h"
 
 struct dev_row {

@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "history.h"
+#include "statedir.h"
 #include "target.h"
 
 #define MAX_NS 256

@@ -19,6 +19,7 @@
 #include "jsonout.h"
 #include "log.h"
 #include "runner.h"
+#include "statedir.h"
 #include "units.h"
 
 static struct rb_run *volatile running;

@@ -283,3 +283,16 @@ bool rb_state_owns(const char *dir, int fd)
 	fclose(f);
 	return found;
 }
+
+const char *rb_default_state_dir(void)
+{
+	static char buf[4096];
+	const char *env = getenv("RB_STATE_DIR"), *home = getenv("HOME");
+
+	if (env && *env)
+		return env;
+	if (geteuid() == 0 || !home)
+		return "/var/lib/rackbench";
+	snprintf(buf, sizeof(buf), "%s/.local/state/rackbench", home);
+	return buf;
+}

@@ -23,6 +23,12 @@
 
 #include "diag.h"
 
+/*
+ * The state folder used when none is given: $RB_STATE_DIR, else /var/lib/rackbench as root,
+ * else ~/.local/state/rackbench.
+ */
+const char *rb_default_state_dir(void);
+
 /* The index of the files rackbench created, inside the state folder. */
 #define RB_STATE_INDEX "created"
 

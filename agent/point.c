@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A point's life on the agent: started from its Assign (checked, laid out, prepared
+ * through the guard), its samples batched and sent, its health before, during and after,
+ * its results per drive at the end; a purge point's purges on a thread of their own.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "health.h"
+#include "history.h"
+#include "log.h"
+#include "nvme.h"
+#include "purge.h"
+
+/* A purge point: the purges run on a thread while the loop keeps the heartbeats going. */
+struct purging {
+	pthread_t th;
+	atomic_bool done;
+	struct rb_purge_req req;
+	struct rb_guard_policy gp;
+	size_t n;
+	char **drives;
+	int *rc;
+	char (*msg)[1024];
+};
+
+static void point_release(struct point *p);
+
+static void fill_dir(Rb__DirResult *dr, int dir, const struct rb_dir_stats *s)
+{
+	size_t nz = rb_hist_nonzero(&s->hist);
+
+	rb__dir_result__init(dr);
+	dr->direction = (uint32_t)dir;
+	dr->ios = s->ios;
+	dr->bytes = s->bytes;
+	dr->errors = s->errors;
+	dr->lat_sum_ns = s->lat_sum_ns;
+	dr->lat_min_ns = s->ios ? s->lat_min_ns : 0;
+	dr->lat_max_ns = s->lat_max_ns;
+	dr->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
+	dr->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
+	if (dr->hist_idx && dr->hist_cnt)
+		dr->n_hist_idx = dr->n_hist_cnt =
+			rb_hist_to_sparse(&s->hist, dr->hist_idx, dr->hist_cnt, nz);
+}
+
+static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
+{
+	Rb__Envelope e;
+	Rb__PointDone pd = RB__POINT_DONE__INIT;
+
+	pd.point = point;
+	pd.attempt = attempt;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
+	e.point_done = &pd;
+	rb_delivery_send(a, &e);
+	/* a point's data on disk at its end */
+	rb_spool_sync(&a->spool);
+}
+
+static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt,
+			      const char *drive, const char *status, const char *msg)
+{
+	Rb__Envelope e;
+	Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
+
+	dr.point = point;
+	dr.attempt = attempt;
+	dr.drive = (char *)drive;
+	dr.status = (char *)status;
+	dr.message = (char *)msg;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_RESULT;
+	e.result = &dr;
+	rb_delivery_send(a, &e);
+}
+
+static void fail_point(struct agent *a, const Rb__Assign *as, const char *status,
+		       const struct rb_diags *d, const char *msg)
+{
+	for (size_t i = 0; i < as->n_drives; i++) {
+		char buf[2048] = "";
+		size_t n = 0;
+
+		for (size_t k = 0; d && k < d->n && n < sizeof(buf); k++)
+			if (!d->v[k].subject || !strcmp(d->v[k].subject, as->drives[i]))
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s",
+						      n ? "; " : "", d->v[k].message);
+		if (!n && msg)
+			snprintf(buf, sizeof(buf), "%s", msg);
+		if (!n && !msg && d && d->n)
+			snprintf(buf, sizeof(buf), "not run: another drive of this point failed");
+		send_drive_status(a, as->point, as->attempt, as->drives[i], status, buf);
+	}
+	send_point_done(a, as->point, as->attempt);
+}
+
+/*
+ * A volume's health: its members' counters added, the hottest temperature, the lowest
+ * spare, the most wear, every warning. Each member's own is read the same way.
+ */
+static void health_add(struct rb_health *acc, const struct rb_health *h, bool first)
+{
+	if (first) {
+		*acc = *h;
+		return;
+	}
+	acc->nvme &= h->nvme;
+	acc->kernel &= h->kernel;
+	acc->critical_warning |= h->critical_warning;
+	if (h->temperature_c > acc->temperature_c)
+		acc->temperature_c = h->temperature_c;
+	if (h->available_spare_pct < acc->available_spare_pct)
+		acc->available_spare_pct = h->available_spare_pct;
+	if (h->percentage_used > acc->percentage_used)
+		acc->percentage_used = h->percentage_used;
+	if (h->power_on_hours > acc->power_on_hours)
+		acc->power_on_hours = h->power_on_hours;
+	acc->data_units_read += h->data_units_read;
+	acc->data_units_written += h->data_units_written;
+	acc->host_reads += h->host_reads;
+	acc->host_writes += h->host_writes;
+	acc->unsafe_shutdowns += h->unsafe_shutdowns;
+	acc->media_errors += h->media_errors;
+	acc->error_log_entries += h->error_log_entries;
+	acc->kernel_read_ios += h->kernel_read_ios;
+	acc->kernel_write_ios += h->kernel_write_ios;
+	acc->kernel_read_bytes += h->kernel_read_bytes;
+	acc->kernel_write_bytes += h->kernel_write_bytes;
+}
+
+/* One snapshot as a Health message: of the drive, or of member (NULL: the drive). */
+static void send_health_one(struct agent *a, const char *drive, const char *member,
+			    unsigned when, const struct rb_health *h, bool alert)
+{
+	struct point *p = &a->pt;
+	Rb__Envelope e;
+	Rb__Health m = RB__HEALTH__INIT;
+
+	m.point = p->point;
+	m.attempt = p->attempt;
+	m.drive = (char *)drive;
+	m.member = (char *)(member ? member : "");
+	m.t_ns = rb_wall_ns();
+	m.when = when;
+	m.nvme = h->nvme;
+	m.critical_warning = h->critical_warning;
+	m.temperature_c = h->temperature_c;
+	m.available_spare_pct = h->available_spare_pct;
+	m.percentage_used = h->percentage_used;
+	m.data_units_read = h->data_units_read;
+	m.data_units_written = h->data_units_written;
+	m.host_reads = h->host_reads;
+	m.host_writes = h->host_writes;
+	m.power_on_hours = h->power_on_hours;
+	m.unsafe_shutdowns = h->unsafe_shutdowns;
+	m.media_errors = h->media_errors;
+	m.error_log_entries = h->error_log_entries;
+	m.kernel = h->kernel;
+	m.kernel_read_ios = h->kernel_read_ios;
+	m.kernel_write_ios = h->kernel_write_ios;
+	m.kernel_read_bytes = h->kernel_read_bytes;
+	m.kernel_write_bytes = h->kernel_write_bytes;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_HEALTH;
+	e.health = &m;
+	rb_delivery_send(a, &e);
+	if (alert && h->nvme && h->critical_warning) {
+		char w[256];
+
+		rb_nvme_warning_text(h->critical_warning, w, sizeof(w));
+		if (member)
+			rb_warn("drive '%s' (of volume '%s') health alert: %s", member, drive, w);
+		else
+			rb_warn("drive '%s' health alert: %s", drive, w);
+	}
+}
+
+/*
+ * One health snapshot per drive of the point: when 0 before, 1 during, 2 after. A
+ * volume's members each send theirs, then the volume its members' added up.
+ */
+static void send_health(struct agent *a, unsigned when)
+{
+	struct point *p = &a->pt;
+
+	for (size_t i = 0; i < p->ndrives; i++) {
+		struct rb_health h = { 0 }, one;
+		unsigned got = 0;
+
+		for (unsigned k = 0; k < p->vols[i].members; k++) {
+			const char *path = p->paths[p->first[i] + k];
+
+			if (rb_health_read(path, &rb_nvme_libnvme, &one))
+				break; /* files have no health of their own */
+			if (p->vols[i].stripe)
+				send_health_one(a, p->drives[i], path, when, &one, true);
+			health_add(&h, &one, !got++);
+		}
+		/* a volume's alerts were said per member */
+		if (got && got == p->vols[i].members)
+			send_health_one(a, p->drives[i], NULL, when, &h, !p->vols[i].stripe);
+	}
+}
+
+static void *purge_main(void *arg)
+{
+	struct purging *pg = arg;
+
+	for (size_t i = 0; i < pg->n; i++) {
+		struct rb_diags d;
+		struct rb_purge_req req = pg->req;
+		size_t l = 0;
+
+		rb_diags_init(&d);
+		req.path = pg->drives[i];
+		pg->rc[i] = rb_purge(&req, &pg->gp, &rb_nvme_libnvme, &d, stderr);
+		for (size_t k = 0; k < d.n && l < sizeof(pg->msg[i]); k++)
+			l += (size_t)snprintf(pg->msg[i] + l, sizeof(pg->msg[i]) - l, "%s%s",
+					      l ? "; " : "", d.v[k].message);
+		rb_diags_release(&d);
+	}
+	atomic_store(&pg->done, true);
+	return NULL;
+}
+
+static void purging_free(struct purging *pg)
+{
+	if (!pg)
+		return;
+	for (size_t i = 0; pg->drives && i < pg->n; i++)
+		free(pg->drives[i]);
+	free(pg->drives);
+	free(pg->rc);
+	free(pg->msg);
+	free(pg);
+}
+
+/* A purge point's results: a status per drive, then the point is done. */
+static void finish_purge(struct agent *a)
+{
+	struct point *p = &a->pt;
+	struct purging *pg = p->purge;
+
+	pthread_join(pg->th, NULL);
+	/* a status per drive of the campaign: a volume's from all its members */
+	for (size_t i = 0; i < p->ndrives; i++) {
+		char msg[2048] = "";
+		size_t l = 0;
+		int rc = 0;
+
+		for (unsigned k = 0; k < p->vols[i].members; k++) {
+			size_t j = p->first[i] + k;
+
+			if (!pg->rc[j])
+				continue;
+			if (!rc || pg->rc[j] == -EPERM)
+				rc = pg->rc[j];
+			rb_err("point %u: purge of '%s': %s", p->point, pg->drives[j], pg->msg[j]);
+			if (l < sizeof(msg))
+				l += (size_t)snprintf(msg + l, sizeof(msg) - l, "%s%s%s%s%s",
+						      l ? "; " : "", p->vols[i].stripe ? "member '" : "",
+						      p->vols[i].stripe ? pg->drives[j] : "",
+						      p->vols[i].stripe ? "': " : "", pg->msg[j]);
+		}
+		send_drive_status(a, p->point, p->attempt, p->drives[i],
+				  rc == 0 ? "ok" : rc == -EPERM ? "refused" : "error",
+				  rc ? msg : "purged");
+	}
+	send_point_done(a, p->point, p->attempt);
+	rb_info("point %u (purge) done", p->point);
+	purging_free(pg);
+	point_release(p);
+}
+
+static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_guard_policy *gp)
+{
+	struct point *p = &a->pt;
+	struct purging *pg = calloc(1, sizeof(*pg));
+
+	if (!pg || !(pg->drives = calloc(p->npaths + 1, sizeof(char *))) ||
+	    !(pg->rc = calloc(p->npaths + 1, sizeof(int))) ||
+	    !(pg->msg = calloc(p->npaths + 1, sizeof(*pg->msg))) ||
+	    rb_purge_method_parse(as->purge, &pg->req.method)) {
+		purging_free(pg);
+		fail_point(a, as, "error", NULL, "cannot run this purge (unknown method?)");
+		point_release(p);
+		return;
+	}
+	pg->req.ses = as->purge_ses;
+	pg->gp = *gp;
+	/* a volume's members are purged one by one */
+	pg->n = p->npaths;
+	for (size_t i = 0; i < p->npaths; i++)
+		pg->drives[i] = strdup(p->paths[i]);
+	p->purge = pg;
+	rb_info("point %u: purge (%s) of %zu drive(s)", as->point, as->purge, p->npaths);
+	if (pthread_create(&pg->th, NULL, purge_main, pg)) {
+		p->purge = NULL;
+		purging_free(pg);
+		fail_point(a, as, "error", NULL, "cannot start the purge");
+		point_release(p);
+	}
+}
+
+/* The point's drives, paths and volumes, copied from the message and the layout. */
+static int point_adopt(struct point *p, const Rb__Assign *as, struct layout *L)
+{
+	p->point = as->point;
+	p->attempt = as->attempt;
+	p->drives = calloc(as->n_drives + 1, sizeof(char *));
+	p->paths = calloc(L->npaths + 1, sizeof(char *));
+	if (!p->drives || !p->paths)
+		return -ENOMEM;
+	p->ndrives = as->n_drives;
+	for (size_t i = 0; i < as->n_drives; i++)
+		if (!(p->drives[i] = strdup(as->drives[i])))
+			return -ENOMEM;
+	p->npaths = L->npaths;
+	for (size_t i = 0; i < L->npaths; i++)
+		if (!(p->paths[i] = strdup(L->paths[i])))
+			return -ENOMEM;
+	p->first = L->first;
+	p->vols = L->vols;
+	L->first = NULL;
+	L->vols = NULL;
+	return 0;
+}
+
+static void point_release(struct point *p)
+{
+	for (size_t i = 0; p->drives && i < p->ndrives; i++)
+		free(p->drives[i]);
+	for (size_t i = 0; p->paths && i < p->npaths; i++)
+		free(p->paths[i]);
+	free(p->drives);
+	free(p->paths);
+	free(p->first);
+	free(p->vols);
+	free(p->batch);
+	memset(p, 0, sizeof(*p));
+}
+
+void rb_point_start(struct agent *a, const Rb__Assign *as)
+{
+	struct point *p = &a->pt;
+	struct layout L;
+	struct rb_guard_policy gp;
+	struct rb_diags d;
+	char err[512];
+	int r;
+
+	rb_diags_init(&d);
+	memset(p, 0, sizeof(*p));
+	memset(&L, 0, sizeof(L));
+	rb_workload_defaults(&p->wl);
+	for (size_t i = 0; i < as->n_settings; i++) {
+		const struct rb_opt *o = rb_opt_find(as->settings[i]->key);
+
+		if (!o) {
+			/* a newer coordinator's setting: tolerated, said once */
+			rb_warn("ignoring unknown workload setting '%s'", as->settings[i]->key);
+			continue;
+		}
+		if (rb_opt_set(&p->wl, o, as->settings[i]->value, err, sizeof(err))) {
+			fail_point(a, as, "error", NULL, err);
+			return;
+		}
+	}
+	/* a volume's members stand in its place (each drive is one target of the engine) */
+	if (rb_preflight_layout(&L, as->drives, as->n_drives, as->serials, as->n_serials,
+				as->volumes, as->n_volumes, err, sizeof(err))) {
+		fail_point(a, as, "error", NULL, err);
+		goto out;
+	}
+	for (size_t i = 0; i < L.npaths; i++)
+		if (!rb_preflight_offered(a->cfg, L.paths[i]))
+			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
+				     "agent '%s' does not offer this target", a->cfg->name);
+	if (d.n) {
+		rb_preflight_layout_subjects(&L, &d, 0);
+		fail_point(a, as, "error", &d, NULL);
+		goto out;
+	}
+	/* the pin again at the moment of the run: a drive swapped since is refused */
+	for (size_t i = 0; i < L.npaths; i++)
+		rb_preflight_pin(L.paths[i], L.serials[i], &d);
+	if (d.n) {
+		rb_preflight_layout_subjects(&L, &d, 0);
+		fail_point(a, as, "refused", &d, NULL);
+		goto out;
+	}
+	if (point_adopt(p, as, &L)) {
+		point_release(p);
+		fail_point(a, as, "error", NULL, "out of memory");
+		goto out;
+	}
+	rb_preflight_policy(a, as->destructive, as->wipe_signatures, &gp);
+	if (as->purge && *as->purge) {
+		start_purge(a, as, &gp);
+		goto out;
+	}
+	r = rb_runner_prepare(&p->wl, p->paths, p->npaths, &gp, &p->prep, &d);
+	if (r) {
+		rb_preflight_layout_subjects(&L, &d, 0);
+		for (size_t i = 0; i < d.n; i++)
+			rb_err("point %u: %s: %s", as->point, d.v[i].subject, d.v[i].message);
+		fail_point(a, as, r == -EPERM ? "refused" : "error", &d, NULL);
+		point_release(p);
+		goto out;
+	}
+	r = rb_run_new_volumes(&p->wl, p->prep->fds, p->prep->spans, p->prep->n, p->vols,
+			       p->ndrives, &p->run, err, sizeof(err));
+	if (r) {
+		p->prep = rb_prepared_free(p->prep);
+		fail_point(a, as, "error", NULL, err);
+		point_release(p);
+		goto out;
+	}
+	/* every agent of the point starts at the coordinator's instant, in our clock */
+	if (as->start_at_ns)
+		rb_run_set_start_at(p->run, as->start_at_ns);
+	/* per-drive rates (curves): a volume is one target, with one rate */
+	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->ndrives; i++)
+		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
+	rb_info("point %u: %s on %zu drive(s)", as->point,
+		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
+	send_health(a, 0);
+	p->next_health = p->wl.health_interval_ns
+				 ? rb_mono_ns() + (int64_t)p->wl.health_interval_ns
+				 : INT64_MAX;
+	rb_run_start(p->run);
+out:
+	rb_preflight_layout_free(&L);
+	rb_diags_release(&d);
+}
+
+static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
+		      const struct rb_dir_stats *dirs)
+{
+	struct agent *a = arg;
+	struct point *p = &a->pt;
+
+	for (int d = 0; d < RB_NDIR; d++) {
+		const struct rb_dir_stats *s = &dirs[d];
+		size_t nz;
+		Rb__Sample *sm;
+
+		/* a direction the workload never uses is not sampled */
+		if (d == RB_DIR_READ && !rb_rw_reads(p->wl.rw))
+			continue;
+		if (d == RB_DIR_WRITE && (!rb_rw_writes(p->wl.rw) || p->wl.rw == RB_RW_TRIM ||
+					  p->wl.rw == RB_RW_RANDTRIM))
+			continue;
+		if (d == RB_DIR_TRIM && p->wl.rw != RB_RW_TRIM && p->wl.rw != RB_RW_RANDTRIM)
+			continue;
+		if (p->nbatch == p->capbatch) {
+			size_t cap = p->capbatch ? p->capbatch * 2 : 16;
+			Rb__Sample **nb = realloc(p->batch, cap * sizeof(*nb));
+
+			if (!nb)
+				return;
+			p->batch = nb;
+			p->capbatch = cap;
+		}
+		sm = calloc(1, sizeof(*sm));
+		if (!sm)
+			return;
+		rb__sample__init(sm);
+		nz = rb_hist_nonzero(&s->hist);
+		sm->point = p->point;
+		sm->attempt = p->attempt;
+		sm->drive = p->drives[target];
+		sm->interval = interval;
+		sm->direction = (uint32_t)d;
+		sm->t_ns = t_wall_ns;
+		sm->ios = s->ios;
+		sm->bytes = s->bytes;
+		sm->errors = s->errors;
+		sm->lat_sum_ns = s->lat_sum_ns;
+		sm->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
+		sm->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
+		if (sm->hist_idx && sm->hist_cnt)
+			sm->n_hist_idx = sm->n_hist_cnt =
+				rb_hist_to_sparse(&s->hist, sm->hist_idx, sm->hist_cnt, nz);
+		p->batch[p->nbatch++] = sm;
+	}
+}
+
+static void flush_batch(struct agent *a)
+{
+	struct point *p = &a->pt;
+	Rb__Envelope e;
+	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
+
+	if (!p->nbatch)
+		return;
+	b.n_samples = p->nbatch;
+	b.samples = p->batch;
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
+	e.samples = &b;
+	rb_delivery_send(a, &e);
+	for (size_t i = 0; i < p->nbatch; i++) {
+		free(p->batch[i]->hist_idx);
+		free(p->batch[i]->hist_cnt);
+		free(p->batch[i]);
+	}
+	p->nbatch = 0;
+}
+
+/* One drive's result message and what it points to, filled by the result_*() below. */
+struct result_msg {
+	Rb__DriveResult dr;
+	Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
+	Rb__BsCount *bc, **bp;
+	Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
+	Rb__TargetInfo ti, mi[64], *mp[64];
+	struct rb_drive_history hist;	/* the drive's state: dr.purge_method points here */
+};
+
+/* How the drive ran: its times, CPU, and its status with the reason. */
+static void result_status(const struct point *p, size_t t, const struct rb_target_result *res,
+			  struct result_msg *m)
+{
+	Rb__DriveResult *dr = &m->dr;
+
+	dr->point = p->point;
+	dr->attempt = p->attempt;
+	dr->drive = p->drives[t];
+	dr->start_ns = res->start_wall_ns;
+	dr->start_mono_ns = res->start_mono_ns;
+	dr->end_ns = res->end_wall_ns;
+	dr->elapsed_ns = res->elapsed_ns;
+	dr->cpu_usr_pct = res->cpu_usr_pct;
+	dr->cpu_sys_pct = res->cpu_sys_pct;
+	dr->uring_features = (char *)res->features;
+	dr->status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
+		     : p->stopped					  ? (char *)"stopped"
+									  : (char *)"ok";
+	dr->message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
+					      "while the coordinator did not acknowledge; "
+					      "nothing measured was dropped"
+		      : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
+						  "folder is full or failing); nothing measured "
+						  "was dropped"
+		      : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
+								"before the point's end"
+						      : (char *)res->message;
+}
+
+/* What the drive did: per direction, its block sizes, its IO errors. */
+static void result_dirs(const struct rb_target_result *res, struct result_msg *m)
+{
+	size_t nb = 0;
+
+	m->bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bc));
+	m->bp = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bp));
+	for (int d = 0; d < RB_NDIR; d++) {
+		fill_dir(&m->dirs[d], d, &res->dir[d]);
+		m->dp[d] = &m->dirs[d];
+		for (unsigned b = 0; m->bc && m->bp && b < res->nbs; b++) {
+			if (!res->bs_ios[d][b])
+				continue;
+			rb__bs_count__init(&m->bc[nb]);
+			m->bc[nb].direction = (uint32_t)d;
+			m->bc[nb].bs = res->bs[b];
+			m->bc[nb].ios = res->bs_ios[d][b];
+			m->bp[nb] = &m->bc[nb];
+			nb++;
+		}
+	}
+	m->dr.n_dirs = RB_NDIR;
+	m->dr.dirs = m->dp;
+	m->dr.n_bs_counts = nb;
+	m->dr.bs_counts = m->bp;
+	for (unsigned k = 0; k < res->nerrors; k++) {
+		rb__io_error__init(&m->ie[k]);
+		m->ie[k].offset = res->errors[k].offset;
+		m->ie[k].length = res->errors[k].length;
+		m->ie[k].direction = res->errors[k].dir;
+		m->ie[k].err = res->errors[k].err;
+		m->ie[k].count = res->errors[k].count;
+		m->ip[k] = &m->ie[k];
+	}
+	m->dr.n_io_errors = res->nerrors;
+	m->dr.io_errors = m->ip;
+}
+
+/* What was measured: the drive as opened, or a volume with its own size and its members. */
+static void result_target(const struct point *p, size_t t, struct result_msg *m)
+{
+	size_t f = p->first[t], nm = p->vols[t].members;
+	const struct rb_target_info *info = &p->prep->info[f];
+
+	m->ti.path = p->drives[t];
+	if (p->vols[t].stripe) {
+		/* a volume: its own size, its members as opened */
+		uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
+
+		m->ti.kind = (char *)"volume";
+		for (size_t k = 0; k < nm; k++) {
+			const struct rb_target_info *x = &p->prep->info[f + k];
+
+			if (p->prep->spans[f + k] < min)
+				min = p->prep->spans[f + k];
+			if (x->logical_block_size > m->ti.logical_block_size)
+				m->ti.logical_block_size = x->logical_block_size;
+			if (k >= 64)
+				continue;
+			rb_preflight_target_info(&m->mi[k], p->paths[f + k], x);
+			m->mp[k] = &m->mi[k];
+		}
+		m->ti.size_bytes = min / unit * unit * nm;
+		m->dr.members = m->mp;
+		m->dr.n_members = nm < 64 ? nm : 64;
+	} else {
+		rb_preflight_target_info(&m->ti, p->drives[t], info);
+	}
+	m->dr.target = &m->ti;
+}
+
+/*
+ * The state the drive was measured in, then what this point wrote. A volume is as fresh
+ * as its least fresh member: the oldest purge (none if one has none), the fewest fill
+ * passes; what was written, added up. Each member is noted with its share (the stripe
+ * spreads writes evenly over whole units).
+ */
+static void result_history(struct agent *a, size_t t, const struct rb_target_result *res,
+			   struct result_msg *m)
+{
+	struct point *p = &a->pt;
+	size_t f = p->first[t], nm = p->vols[t].members;
+	struct rb_drive_history *hist = &m->hist;
+	char what[300];
+
+	snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
+	for (size_t k = 0; k < nm; k++) {
+		const struct rb_target_info *x = &p->prep->info[f + k];
+		struct rb_drive_history h;
+
+		rb_history_read(a->cfg->state_dir, p->paths[f + k], x->serial, &h);
+		if (!k) {
+			*hist = h;
+		} else {
+			if (h.first_ns && (!hist->first_ns || h.first_ns < hist->first_ns))
+				hist->first_ns = h.first_ns;
+			if (h.purge_ns < hist->purge_ns) {
+				hist->purge_ns = h.purge_ns;
+				memcpy(hist->purge_method, h.purge_method, sizeof(hist->purge_method));
+			}
+			hist->written_bytes += h.written_bytes;
+			if (h.fill_passes < hist->fill_passes)
+				hist->fill_passes = h.fill_passes;
+		}
+	}
+	m->dr.history_since_ns = hist->first_ns;
+	m->dr.purge_ns = hist->purge_ns;
+	m->dr.purge_method = hist->purge_method;
+	m->dr.written_since_purge = hist->written_bytes;
+	m->dr.fill_passes_since_purge = hist->fill_passes;
+	for (size_t k = 0; k < nm; k++) {
+		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
+		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm : p->prep->spans[f];
+
+		rb_history_note_run(a->cfg->state_dir, p->paths[f + k],
+				    p->prep->info[f + k].serial, &p->wl, w, span, what);
+	}
+}
+
+/* One drive's result, sent: how it ran, what it did, what it is, its history. */
+static void send_drive_result(struct agent *a, size_t t)
+{
+	struct point *p = &a->pt;
+	const struct rb_target_result *res = rb_run_result(p->run, t);
+	struct result_msg m = { .dr = RB__DRIVE_RESULT__INIT, .ti = RB__TARGET_INFO__INIT };
+	Rb__Envelope e;
+
+	result_status(p, t, res, &m);
+	result_dirs(res, &m);
+	result_target(p, t, &m);
+	m.dr.verify_checked = res->verify.checked;
+	m.dr.verify_mismatches = res->verify.bad;
+	result_history(a, t, res, &m);
+	for (unsigned k = 0; k < res->nmismatches; k++)
+		rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
+		       p->point, p->drives[t], res->mismatches[k].offset,
+		       rb_verify_kind_name(res->mismatches[k].kind));
+	rb_wire_init(&e);
+	e.body_case = RB__ENVELOPE__BODY_RESULT;
+	e.result = &m.dr;
+	rb_delivery_send(a, &e);
+	for (int d = 0; d < RB_NDIR; d++) {
+		free(m.dirs[d].hist_idx);
+		free(m.dirs[d].hist_cnt);
+	}
+	free(m.bc);
+	free(m.bp);
+}
+
+static void finish_point(struct agent *a)
+{
+	struct point *p = &a->pt;
+
+	rb_run_join(p->run);
+	rb_run_poll(p->run, on_sample, a);
+	flush_batch(a);
+	/* after, and before the results: the coordinator computes the deltas with them */
+	send_health(a, 2);
+	for (size_t t = 0; t < p->ndrives; t++)
+		send_drive_result(a, t);
+	send_point_done(a, p->point, p->attempt);
+	rb_info("point %u done", p->point);
+	p->run = rb_run_free(p->run);
+	p->prep = rb_prepared_free(p->prep);
+	point_release(p);
+}
+
+void rb_point_stop(struct agent *a, const char *reason)
+{
+	if (a->pt.run) {
+		rb_warn("stopping point %u: %s", a->pt.point, reason);
+		a->pt.stopped = true;
+		rb_run_stop(a->pt.run);
+	}
+}
+
+void rb_point_health(struct agent *a)
+{
+	send_health(a, 1);
+	a->pt.next_health = rb_mono_ns() + (int64_t)a->pt.wl.health_interval_ns;
+}
+
+void rb_point_poll(struct agent *a)
+{
+	if (a->pt.purge && atomic_load(&a->pt.purge->done))
+		finish_purge(a);
+	if (a->pt.run) {
+		bool done = rb_run_poll(a->pt.run, on_sample, a);
+
+		flush_batch(a);
+		if (done)
+			finish_point(a);
+	}
+}
+
+void rb_point_end(struct agent *a)
+{
+	if (a->pt.purge) {
+		/* a purge is not interrupted halfway: the drive would be in no known state */
+		rb_warn("waiting for the purge of point %u to finish", a->pt.point);
+		finish_purge(a);
+	}
+	if (a->pt.run) {
+		rb_run_stop(a->pt.run);
+		finish_point(a);
+	}
+}
