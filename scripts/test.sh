@@ -9,7 +9,7 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
-	[package]=400 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [faults]=240 [browser]=0
+	[package]=400 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [faults]=240 [coverage]=300 [browser]=0
 	[slow]=0)
 FAILED=0
 STAGES=()
@@ -131,6 +131,8 @@ if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
 	stage sanitize run_sanitized
 	stage tsan run_tsan
 	stage fuzz run_fuzz
+	# the daemons' lines the unit tests reach (gcov), held to their floors
+	stage coverage /usr/bin/python3 scripts/coverage.py build-cov
 fi
 
 echo
