@@ -9,7 +9,7 @@ ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
 declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
-	[package]=400 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [faults]=240 [coverage]=300 [browser]=0
+	[package]=400 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [faults]=240 [compat]=300 [coverage]=300 [browser]=0
 	[slow]=0)
 FAILED=0
 STAGES=()
@@ -127,6 +127,14 @@ stage qemu ctest_label build qemu
 stage package ctest_label build package
 # the fault matrix: full folders, damaged journal and spool, resume races, impostors
 stage faults ctest_label build faults
+# today's programs with those of an earlier commit, built from the repository's history
+# (a checkout without that history cannot run it, and says so)
+base=$(sed -n 's/^BASE = "\([0-9a-f]*\)"$/\1/p' tests/integration/test_compat.py)
+if git cat-file -e "$base^{commit}" 2>/dev/null; then
+	stage compat ctest_label build compat
+else
+	echo "compat stage: not run: this checkout lacks commit $base to build from"
+fi
 if [ "${RB_SKIP_SLOW_STAGES:-0}" != 1 ]; then
 	stage sanitize run_sanitized
 	stage tsan run_tsan
