@@ -92,6 +92,7 @@ static int session_start(struct session *s)
 	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t epoch = 0;
 
+	quit = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -122,8 +123,8 @@ static int session_start(struct session *s)
 	 * coordinator has welcomed us, start over with a fresh socket every few seconds
 	 * (a key added to the allow-list later then gets in).
 	 */
-	s->next.fresh = rb_mono_ns() + FRESH_FIRST_NS;
-	s->last_heard = rb_mono_ns();
+	s->next.fresh = agent_now(&s->a) + FRESH_FIRST_NS;
+	s->last_heard = agent_now(&s->a);
 	rb_info("agent '%s' offering %zu target(s), connecting to %s", cfg->name, cfg->ntargets,
 		cfg->coordinator);
 	return 0;
@@ -195,7 +196,7 @@ static void time_reply(struct agent *a, int64_t t0, int64_t recv_ns)
 	rb_wire_init(&te);
 	te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
 	te.time_reply = &tr;
-	tr.t2 = rb_mono_ns();
+	tr.t2 = agent_now(a);
 	rb_tx_send(a->sock, NULL, &te, true);
 }
 
@@ -222,7 +223,7 @@ static void receive(struct session *s)
 	char err[512];
 	int r = rb_tx_recv(a->sock, rb_agent_busy(a) ? RECV_BUSY_MS : RECV_IDLE_MS, NULL, &env,
 			   err, sizeof(err));
-	int64_t recv_ns = rb_mono_ns();
+	int64_t recv_ns = agent_now(a);
 
 	if (r != 0) {
 		if (r != -EAGAIN && r != -EINTR) {
@@ -272,7 +273,7 @@ static void receive(struct session *s)
 		rb_point_stop(a, env->stop->reason);
 		s->welcomed = false;
 		s->next.backoff = HELLO_BACKOFF_MIN_NS;
-		s->next.hello = rb_mono_ns() + HELLO_AFTER_STOP_NS;
+		s->next.hello = agent_now(a) + HELLO_AFTER_STOP_NS;
 		break;
 	case RB__ENVELOPE__BODY_ERROR:
 		rb_err("coordinator: %s", env->error->message);
@@ -286,7 +287,9 @@ static void receive(struct session *s)
 
 int rb_agent_serve(const struct rb_agent_cfg *cfg)
 {
-	struct session s = { .a = { .cfg = cfg, .spool = { .fd = -1 } },
+	struct session s = { .a = { .cfg = cfg,
+				    .clock = cfg->clock ? cfg->clock : &rb_clock_real,
+				    .spool = { .fd = -1 } },
 			     .next = { .backoff = HELLO_BACKOFF_MIN_NS } };
 	struct agent *a = &s.a;
 	int r = session_start(&s);
@@ -294,7 +297,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 	if (r)
 		return r;
 	while (!quit) {
-		int64_t now = rb_mono_ns();
+		int64_t now = agent_now(a);
 
 		if (fresh_due(&s, now) && fresh_socket(&s, now))
 			return RB_EXIT_FAILED;
@@ -314,7 +317,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			heartbeat(a);
 			s.next.beat = now + BEAT_EVERY_NS;
 		}
-		if (a->pt.run && rb_mono_ns() >= a->pt.next_health)
+		if (a->pt.run && agent_now(a) >= a->pt.next_health)
 			rb_point_health(a);
 		/* the turn's samples as one batch; a finished point's or purge's results */
 		rb_point_poll(a);

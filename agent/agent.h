@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
+
 struct rb_agent_cfg {
 	char *coordinator;	/* tcp://HOST:PORT */
 	char *name;
@@ -21,6 +23,8 @@ struct rb_agent_cfg {
 	bool insecure;
 	char *spool_max;	/* the spool's cap (a size); NULL: the default */
 	uint64_t spool_max_bytes;
+	/* the session's timers and time stamps; NULL: the real clock (tests give a fake) */
+	const struct rb_clock *clock;
 };
 
 /*

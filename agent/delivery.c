@@ -206,7 +206,7 @@ void rb_delivery_resend_unacked(struct agent *a)
 	if (a->spool.fd < 0 || a->seq <= a->spool.acked)
 		return;
 	static int64_t said;
-	int64_t now = rb_mono_ns();
+	int64_t now = agent_now(a);
 
 	rb_spool_sync(&a->spool);
 	a->walking_own = true;
@@ -249,7 +249,7 @@ void rb_delivery_for_run(struct agent *a, const char *run)
 	a->sent_emptied = 0;
 	a->held = false;
 	a->ran_any = false;
-	a->last_ack_progress = rb_mono_ns();
+	a->last_ack_progress = agent_now(a);
 	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
 		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
 			strerror(errno));
@@ -339,7 +339,7 @@ void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq)
 	}
 	if (epoch == a->epoch) {
 		if (seq > a->spool.acked)
-			a->last_ack_progress = rb_mono_ns();
+			a->last_ack_progress = agent_now(a);
 		/*
 		 * Once the coordinator holds everything the file starts over: between points,
 		 * and during one whenever it has grown past 1 MiB or a quarter of the cap (a

@@ -152,7 +152,7 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 	m.attempt = p->attempt;
 	m.drive = (char *)drive;
 	m.member = (char *)(member ? member : "");
-	m.t_ns = rb_wall_ns();
+	m.t_ns = rb_clock_wall(a->clock);
 	m.when = when;
 	m.nvme = h->nvme;
 	m.critical_warning = h->critical_warning;
@@ -438,7 +438,7 @@ void rb_point_start(struct agent *a, const Rb__Assign *as)
 		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
 	send_health(a, 0);
 	p->next_health = p->wl.health_interval_ns
-				 ? rb_mono_ns() + (int64_t)p->wl.health_interval_ns
+				 ? agent_now(a) + (int64_t)p->wl.health_interval_ns
 				 : INT64_MAX;
 	rb_run_start(p->run);
 out:
@@ -739,7 +739,7 @@ void rb_point_stop(struct agent *a, const char *reason)
 void rb_point_health(struct agent *a)
 {
 	send_health(a, 1);
-	a->pt.next_health = rb_mono_ns() + (int64_t)a->pt.wl.health_interval_ns;
+	a->pt.next_health = agent_now(a) + (int64_t)a->pt.wl.health_interval_ns;
 }
 
 void rb_point_poll(struct agent *a)

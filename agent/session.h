@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "agent.h"
+#include "clock.h"
 #include "diag.h"
 #include "engine.h"
 #include "guard.h"
@@ -47,6 +48,7 @@ struct point {
 /* The daemon's one session with its coordinator: its socket, its point, its delivery. */
 struct agent {
 	const struct rb_agent_cfg *cfg;
+	const struct rb_clock *clock;	/* every time read of the session (cfg's, or real) */
 	void *sock;
 	struct point pt;
 	bool lost_data;
@@ -81,6 +83,11 @@ struct agent {
 	} *mem;
 	size_t nmem, capmem;
 };
+
+static inline int64_t agent_now(const struct agent *a)
+{
+	return rb_clock_now(a->clock);
+}
 
 /* Whether a point (a measurement or a purge) is running. */
 static inline bool rb_agent_busy(const struct agent *a)
