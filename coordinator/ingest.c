@@ -426,8 +426,10 @@ void ing_apply(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t
 		if (a->state == AGENT_DROPPED && e->point_done->point == a->drop_point &&
 		    e->point_done->attempt == a->drop_attempt)
 			a->rejoin = true;
+		/* only what runs finishes: a PointDone sent again from a spool after a restart
+		 * (resume) leaves an agent that still owes its pre-flight answer owing it */
 		if (e->point_done->point == k->cur_point && e->point_done->attempt == a->attempt &&
-		    a->state != AGENT_DROPPED)
+		    agent_running(a))
 			a->state = AGENT_DONE;
 		break;
 	case RB__ENVELOPE__BODY_HEARTBEAT:

@@ -664,6 +664,55 @@ static void test_resume_replays_whole_points(void **st)
 	free(smp);
 }
 
+/*
+ * Resumed, an agent sends again what the crashed coordinator never journaled -- here
+ * its point's PointDone -- before it answers the pre-flight: the run still waits for the
+ * answer (a PointDone finishes only a running agent's point, never its safety check).
+ */
+static void test_resume_waits_for_preflight_answer(void **st)
+{
+	struct run *r = *st;
+	char jp[4200], err[512];
+	struct rb_diags d;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp;
+
+	run_start(r, "on_agent_lost: abort\n");
+	connect_and_assign(r);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 100, 0);
+	sync_acked(r);
+	rb_clock_fake_advance(&r->fake, 6000000000LL);	/* lost: the run aborts */
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_FAILED);
+	/* meanwhile the agent finished the point: its result and PointDone are in its spool */
+	snprintf(jp, sizeof(jp), "%s.journal", r->path);
+	assert_true(rb_journal_walk(jp, 0, &r->resume, NULL, NULL, NULL, err, sizeof(err)) >= 0);
+	rb_campaign_free(r->c);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load(r->resume.file, r->resume.campaign,
+					  strlen(r->resume.campaign), &r->c, &d), 0);
+	rb_diags_release(&d);
+	rb_tx_close(r->sock);
+	rb_tx_close(r->router);
+	coordinator_start(r);
+	hello(r, r->seq + 2);
+	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	finish_point(r, 0, 300);	/* sent again: numbers seq + 1, seq + 2 */
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 600));	/* it waits */
+	preflight_reply(r);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nres, 1);
+	assert_string_equal(res[0].status, "ok");
+	assert_int_equal(nsmp, 3);
+	free(res);
+	free(smp);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
@@ -677,6 +726,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rolling_steady_state_stops_the_point, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_resume_replays_whole_points, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_waits_for_preflight_answer, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
