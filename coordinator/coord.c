@@ -415,6 +415,11 @@ static int run_close(struct coord *k, const char *path, int rc, const char *stat
 
 static void coord_release(struct coord *k)
 {
+	/* a run that ended before its points (its journal could not be created): the file
+	 * is closed, and says so */
+	if (k->res && rb_results_close(k->res, "failed", coord_wall(k)))
+		rb_err("cannot finish the results file");
+	k->res = NULL;
 	reg_release(k);
 	if (k->zap != k->o->zap)
 		rb_zap_stop(k->zap);

@@ -33,7 +33,7 @@ struct rb_coord_opts {
 	const char *events;		/* JSON Lines of progress events, or NULL */
 	char *ret_path;			/* the file written */
 	size_t ret_path_len;
-	const struct rb_clock *clock;	/* every time read of the run; NULL: the real clock */
+	const struct rb_clock *clock;	/* the run's timers; NULL: the real clock */
 	/* rackbench serve: its ZAP handler (with router; NULL keyless), a hook for every
 	 * Hello (any agent, of this campaign or not), one called between messages (the
 	 * control socket), and where the run stands */

@@ -8,7 +8,8 @@
  *   loop.c      the one event loop (receive, deliver, apply) and each phase's wait
  *   resume.c    a crashed run's journal replayed            -> ingest, registry, delivery
  *   resolve.c   plan --resolve's table and --lock's file       -> ingest, registry
- *   orders.c    what the agents are told to do (Preflight, Assign) -> ingest, registry
+ *   orders.c    what the agents are told to do (Preflight, Assign)
+ *                                                   -> ingest, registry, delivery
  *   ingest.c    messages applied: rows, summaries, the agents' answers
  *                                                   -> steady_run, registry, delivery
  *   steady_run.c steady state judged: rounds and rolling windows (over steady.c)
@@ -47,7 +48,13 @@ enum coord_phase {
 	PHASE_DONE,
 };
 
-/* An agent of the campaign, as the coordinator sees it. */
+/*
+ * An agent of the campaign, as the coordinator sees it. Before the points it only moves
+ * on, UNSEEN -> CONNECTED (a Hello, registry.c) -> CHECKED (its pre-flight answer,
+ * ingest.c); then each point: RUNNING (its Assign, orders.c) -> DONE (its PointDone,
+ * ingest.c), or LOST when silent and back to RUNNING when heard (loop.c), or DROPPED
+ * (loop.c) until it comes back idle and takes part again.
+ */
 enum agent_state {
 	AGENT_UNSEEN,		/* never connected */
 	AGENT_CONNECTED,	/* said Hello; owes its pre-flight answer */
@@ -80,6 +87,7 @@ struct ragent {
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
 	bool reassign;		/* a new process while it ran a point: run it again */
+	bool silent;		/* went lost: its next message says it is back */
 	bool rejoin;		/* dropped, then its PointDone came: it may run the next point */
 	uint32_t drop_point, drop_attempt;	/* where it was dropped */
 	uint32_t *assigned;	/* per point: attempts assigned to it (0: never) */
@@ -137,7 +145,9 @@ struct hstate {
 
 struct coord {
 	const struct rb_campaign *c;
-	const struct rb_clock *clock;	/* every time read of the run: real, or a test's fake */
+	/* the run's timers and its agents' instants: real, or a test's fake (the results
+	 * file's name and the progress view read the host's clock) */
+	const struct rb_clock *clock;
 	enum coord_phase phase;
 	struct rb_zap *zap;	/* NULL when insecure */
 	struct hstate *health;	/* per drive */

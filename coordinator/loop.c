@@ -47,7 +47,7 @@ void loop_known(struct coord *k)
 /*
  * The loop's one turn: the timers (clock probes, the group commit, the service's tick),
  * then one message received (up to timeout_ms), delivered and applied. Returns 0, or
- * -EAGAIN when nothing came.
+ * -EAGAIN when nothing came (-EINTR: a signal came first).
  */
 static int pump(struct coord *k, int timeout_ms)
 {
@@ -91,7 +91,7 @@ static int pump(struct coord *k, int timeout_ms)
 				e->hello->name);
 			goto out;
 		}
-			if (k->o->hello_hook)
+		if (k->o->hello_hook)
 			k->o->hello_hook(k->o->hook_arg, &peer, e->hello, e->version_major,
 					 e->version_minor);
 		on_hello(k, &peer, e);
@@ -116,8 +116,10 @@ static int pump(struct coord *k, int timeout_ms)
 		goto out;
 	}
 	a->last_seen_ns = coord_now(k); /* any traffic counts */
-	if (a->state == AGENT_LOST) {
-		a->state = AGENT_RUNNING;
+	if (a->silent) {
+		a->silent = false;
+		if (a->state == AGENT_LOST)
+			a->state = AGENT_RUNNING;
 		rb_info("agent '%s' is back", a->name);
 	}
 	switch (dlv_accept(k, a, e, raw, rawlen)) {
@@ -164,8 +166,8 @@ bool loop_stopped(struct coord *k)
 }
 
 /*
- * Turns the loop until every agent has reached state least (in enum agent_state's
- * order). On the deadline names each agent still short as "agent 'X' did not WHAT"
+ * Turns the loop until every agent has reached state least: before the points an
+ * agent's state only moves on (coord_priv.h), so enum agent_state's order says it. On the deadline names each agent still short as "agent 'X' did not WHAT"
  * and returns timeout_rc; RB_EXIT_FAILED when stopped.
  */
 static int await_agents(struct coord *k, enum agent_state least, int64_t deadline,
@@ -320,6 +322,7 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 			*deadline = now + budget;
 	} else if (a->state == AGENT_RUNNING && now - a->last_seen_ns > LOST_AFTER_NS) {
 		a->state = AGENT_LOST;
+		a->silent = true;
 		rb_warn("agent '%s': nothing heard for 5 s during point %u", a->name, p->index);
 		if (k->c->on_agent_lost == RB_LOST_ABORT) {
 			rb_err("aborting: the campaign says on_agent_lost: abort");
@@ -332,6 +335,7 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 			a->lost_deadline = now + (int64_t)k->c->lost_wait_ns;
 	} else if (a->state == AGENT_LOST && now - a->last_seen_ns <= LOST_AFTER_NS) {
 		a->state = AGENT_RUNNING;
+		a->silent = false;
 		rb_info("agent '%s' is back", a->name);
 	} else if (a->state == AGENT_LOST && now >= a->lost_deadline) {
 		drop_agent(k, a, p);
@@ -439,9 +443,10 @@ void loop_await_spooled(struct coord *k)
 }
 
 /*
- * After a Stop: up to 5 s for every agent to stop and send what it measured (a partial
- * point is recorded, and the stops are surely out of the socket: a loaded machine can
- * hold them in libzmq's queue past a close).
+ * After a Stop: up to 5 s for every agent running a point to stop and send what it
+ * measured (a partial point is recorded, and the stops are surely out of the socket: a
+ * loaded machine can hold them in libzmq's queue past a close). Agents between points
+ * owe nothing: it returns at once (the socket's linger still sends the stops).
  */
 void loop_await_stopped(struct coord *k)
 {
