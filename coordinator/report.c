@@ -29,66 +29,7 @@ static const char *const cols[] = { "file",	    "point",	"drive",	 "model",
 				     "read_mean_us", "read_p99_us", "write_mean_us", "write_p99_us",
 				     "vs_baseline_pct", "outlier" };
 
-int rp_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double rp_median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), rp_cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
-bool rp_is_outlier(double x, double median, double mad)
-{
-	double lim = fmax(3.5 * 1.4826 * mad, 0.10 * fabs(median));
-
-	return fabs(x - median) > lim;
-}
-
-const char *rp_metric_name(enum rp_metric m)
-{
-	static const char *const n[] = { "mbps", "iops", "mean_us", "p99_us", "p99_9_us" };
-
-	return n[m];
-}
-
-double rp_cell_metric(const struct rp_cell *c, enum rp_metric m)
-{
-	const struct rb_row_result *r = c->res;
-
-	if (!r)
-		return NAN;
-	/* latency claims are about the direction the point does (reads when it reads) */
-	const struct rb_row_dir *d = r->read.ios ? &r->read : &r->write;
-
-	switch (m) {
-	case RP_MBPS:
-		return c->mbps;
-	case RP_IOPS:
-		return c->iops;
-	case RP_MEAN_US:
-		return d->ios ? d->lat_mean_ns / 1e3 : NAN;
-	case RP_P99_US:
-		return d->ios ? (double)d->lat_p99_ns / 1e3 : NAN;
-	case RP_P99_9_US:
-		return d->ios ? (double)d->lat_p99_9_ns / 1e3 : NAN;
-	}
-	return NAN;
-}
-
 /* ---- loading ---- */
-
-bool rp_is_curve(const struct rb_row_point *p)
-{
-	/* files before schema 5 have no curve_pct: 0 there, so the name decides the max */
-	return p->curve_pct > 0 || (p->curve_pct == 0 && strstr(p->name, "curve=max"));
-}
 
 static void file_free(struct rp_file *f)
 {
