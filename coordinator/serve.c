@@ -820,9 +820,9 @@ int rb_control_cmd(const char *cmd, int argc, char **argv)
 			rb_control_field(rep, "campaign", camp, sizeof(camp));
 			rb_control_field(rep, "id", rid, sizeof(rid));
 			rb_control_field(rep, "results", res, sizeof(res));
-			printf("running: run %s, campaign '%s', point %ld of %s, phase %s, results %s\n",
-			       rid, camp, strtol(point, NULL, 10) + 1, points, phase,
-			       *res ? res : "(not yet)");
+			printf("running: run %s, campaign '%s', point %ld of %s, results %s (phase %s)\n",
+			       rid, camp, strtol(point, NULL, 10) + 1, points, *res ? res : "(not yet)",
+			       phase);
 		} else if (rb_control_field(rep, "id", v, sizeof(v))) {
 			char ex[16] = "?", camp[256] = "", res[4096] = "";
 

@@ -104,7 +104,8 @@ with Tmp() as tmp:
             time.sleep(0.2)
         check("running: run" in running and "campaign 'long', point 1 of 3" in running,
               f"status while running: {running}")
-        check(re.search(r"phase (pre-flight|point|idle),", running) is not None,
+        check(re.search(r"\(phase (waiting|selecting|pre-flight|point|idle|stopping)\)$",
+                        running.strip()) is not None,
               f"the run's phase in its status: {running}")
         r = run([COORD, "agents"], env=env)
         check(r.stdout.count("running") == 2, f"agents during the run: {r.stdout}")
