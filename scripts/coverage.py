@@ -17,17 +17,17 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-# group: (floor %, target %, production files)
+# group: (target %, which production files); each group's floor is in FLOORS
 GROUPS = {
-    "coordinator": (None, 60, lambda f: f.startswith("coordinator/") and f.endswith(".c")),
-    "coordinator run": (None, 60, lambda f: f in RUN),
-    "agent daemon": (None, 50, lambda f: f in AGENT_DAEMON),
+    "coordinator": (60, lambda f: f.startswith("coordinator/") and f.endswith(".c")),
+    "coordinator run": (60, lambda f: f in RUN),
+    "agent daemon": (50, lambda f: f in AGENT_DAEMON),
 }
 # a campaign run: coordinator/coord_priv.h's modules
 RUN = {f"coordinator/{n}.c" for n in ("coord", "loop", "registry", "delivery", "ingest",
                                        "orders", "steady_run", "resume", "resolve")}
-AGENT_DAEMON = {"agent/agent.c", "agent/agent_cfg.c", "agent/config.c", "agent/delivery.c",
-                "agent/preflight.c", "agent/point.c", "agent/session.c"}
+AGENT_DAEMON = {"agent/agent.c", "agent/agent_cfg.c", "agent/delivery.c", "agent/preflight.c",
+                "agent/point.c"}
 FLOORS = {"coordinator": 37.0, "coordinator run": 59.0, "agent daemon": 24.0}
 
 
@@ -71,7 +71,7 @@ def main():
                 covered = round(float(m.group(1)) * lines / 100)
             files[rel] = (covered, lines)
     rc = 0
-    for name, (_, target, pick) in GROUPS.items():
+    for name, (target, pick) in GROUPS.items():
         picked = sorted(f for f in files if pick(f))
         cov = sum(files[f][0] for f in picked)
         tot = sum(files[f][1] for f in picked)
