@@ -126,9 +126,12 @@ void dlv_probe_clocks(struct coord *k)
 		Rb__Envelope e;
 		Rb__TimeProbe tp = RB__TIME_PROBE__INIT;
 
-		if (!agent_seen(a) || a->state == AGENT_DROPPED || a->minor < 1 || now < a->next_probe)
+		if (!agent_seen(a) || a->state == AGENT_DROPPED || a->minor < 1 ||
+		    now < a->next_probe)
 			continue;
-		a->next_probe = now + (a->clk.n < 8 ? 30000000LL : 2000000000LL);
+		/* the whole window at once (the lowest delay of 16 bounds the offset's error
+		 * best), then one every 2 s */
+		a->next_probe = now + (a->clk.n < RB_CLOCK_WINDOW ? 30000000LL : 2000000000LL);
 		rb_wire_init(&e);
 		e.body_case = RB__ENVELOPE__BODY_TIME_PROBE;
 		e.time_probe = &tp;
