@@ -345,42 +345,42 @@ static void tick(void *arg)
 	free(pending);
 }
 
-static void run_now(struct service *s, char *req)
+/*
+ * The campaign a run or resume request carries (a resume's from its journal, described
+ * in m, its results file in path); NULL after the error was replied.
+ */
+static struct rb_campaign *submitted(struct service *s, const char *req, bool resume,
+				     struct rb_journal_meta *m, char *path, size_t pathlen)
 {
-	char file[4096], results[4096], events[4096], path[4096], log[4200], err[600];
-	bool resume = !strncmp(req, "resume\n", 7);
-	struct rb_journal_meta m = { .campaign = NULL };
+	char file[4096], err[600];
+	const char *text = strstr(req, "\n\n");
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
-	const char *text = strstr(req, "\n\n");
 	char *diag = NULL;
 	size_t dlen = 0;
-	time_t now = time(NULL);
-	struct tm tm;
-	int rc, fd, saved_out = -1, saved_err = -1;
 
-	rb_diags_init(&d);
 	if (resume) {
 		char jp[4200];
 
-		if (!rb_control_field(req, "path", path, sizeof(path))) {
+		if (!rb_control_field(req, "path", path, pathlen)) {
 			reply(s, "error\nresume: no results path\n");
-			return;
+			return NULL;
 		}
 		snprintf(jp, sizeof(jp), "%s.journal", path);
-		if (rb_journal_walk(jp, 0, &m, NULL, NULL, NULL, err, sizeof(err)) < 0) {
+		if (rb_journal_walk(jp, 0, m, NULL, NULL, NULL, err, sizeof(err)) < 0) {
 			reply(s, "error\n%s\n", err);
-			return;
+			return NULL;
 		}
-		snprintf(file, sizeof(file), "%s", m.file);
-		text = m.campaign;
+		snprintf(file, sizeof(file), "%s", m->file);
+		text = m->campaign;
 	} else {
 		if (!text || !rb_control_field(req, "file", file, sizeof(file))) {
 			reply(s, "error\nrun: no campaign\n");
-			return;
+			return NULL;
 		}
 		text += 2;
 	}
+	rb_diags_init(&d);
 	if (rb_campaign_load(file, text, strlen(text), &c, &d)) {
 		FILE *f = open_memstream(&diag, &dlen);
 
@@ -390,11 +390,26 @@ static void run_now(struct service *s, char *req)
 		}
 		reply(s, "error\n%s", diag ? diag : "the campaign does not load\n");
 		free(diag);
-		rb_diags_release(&d);
+		c = NULL;
+	}
+	rb_diags_release(&d);
+	return c;
+}
+
+static void run_now(struct service *s, char *req)
+{
+	char results[4096], events[4096], path[4096], log[4200];
+	bool resume = !strncmp(req, "resume\n", 7);
+	struct rb_journal_meta m = { .campaign = NULL };
+	struct rb_campaign *c = submitted(s, req, resume, &m, path, sizeof(path));
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc, fd, saved_out = -1, saved_err = -1;
+
+	if (!c) {
 		rb_journal_meta_free(&m);
 		return;
 	}
-	rb_diags_release(&d);
 	/* the run's own folder, else the service's (serve --results), else the client's */
 	const char *rdir = rb_control_field(req, "results", results, sizeof(results));
 
