@@ -544,6 +544,35 @@ static void test_restarted_agent_runs_next_attempt(void **st)
 	free(smp);
 }
 
+/* Everything sent taken, then 6 s of silence: lost, and (on_agent_lost: abort) the run
+ * aborts. */
+static void abort_as_lost(struct run *r)
+{
+	sync_acked(r);
+	rb_clock_fake_advance(&r->fake, 6000000000LL);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_FAILED);
+}
+
+/* rackbench resume: the campaign and the run's identity from the journal, a coordinator
+ * resuming the run in r->path, the agent's socket connected to it anew. */
+static void resume_from_journal(struct run *r)
+{
+	char jp[4200], err[512];
+	struct rb_diags d;
+
+	snprintf(jp, sizeof(jp), "%s.journal", r->path);
+	assert_true(rb_journal_walk(jp, 0, &r->resume, NULL, NULL, NULL, err, sizeof(err)) >= 0);
+	rb_campaign_free(r->c);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load(r->resume.file, r->resume.campaign,
+					  strlen(r->resume.campaign), &r->c, &d), 0);
+	rb_diags_release(&d);
+	rb_tx_close(r->sock);
+	rb_tx_close(r->router);
+	coordinator_start(r);
+}
+
 /* A rolling steady state stops the point once every drive's last window is steady. */
 static void test_rolling_steady_state_stops_the_point(void **st)
 {
@@ -600,8 +629,7 @@ static void test_resume_replays_whole_points(void **st)
 	struct rb_row_result *res;
 	struct rb_row_sample *smp;
 	size_t nres, nsmp, by_attempt[2][2] = { { 0 } };
-	char jp[4200], err[512], crashed[4200];
-	struct rb_diags d;
+	char crashed[4200];
 
 	run_start_phase(r, "on_agent_lost: abort\n",
 			"  - name: p\n    workload: {rw: randread, bs: 4k, runtime: 3s, "
@@ -613,22 +641,9 @@ static void test_resume_replays_whole_points(void **st)
 	r->point = 1;
 	expect_free(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
 	sample(r, 0, 0, 500, 0);
-	sync_acked(r);
-	rb_clock_fake_advance(&r->fake, 6000000000LL);	/* lost: the run aborts */
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
-	assert_int_equal(run_join(r), RB_EXIT_FAILED);
+	abort_as_lost(r);
 
-	/* rackbench resume: the campaign and the run's identity from the journal */
-	snprintf(jp, sizeof(jp), "%s.journal", r->path);
-	assert_true(rb_journal_walk(jp, 0, &r->resume, NULL, NULL, NULL, err, sizeof(err)) >= 0);
-	rb_campaign_free(r->c);
-	rb_diags_init(&d);
-	assert_int_equal(rb_campaign_load(r->resume.file, r->resume.campaign,
-					  strlen(r->resume.campaign), &r->c, &d), 0);
-	rb_diags_release(&d);
-	rb_tx_close(r->sock);
-	rb_tx_close(r->router);
-	coordinator_start(r);
+	resume_from_journal(r);
 	/* the same agent process, idle, all it sent acknowledged */
 	hello(r, r->seq);
 	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
@@ -672,8 +687,6 @@ static void test_resume_replays_whole_points(void **st)
 static void test_resume_waits_for_preflight_answer(void **st)
 {
 	struct run *r = *st;
-	char jp[4200], err[512];
-	struct rb_diags d;
 	struct rb_row_result *res;
 	struct rb_row_sample *smp;
 	size_t nres, nsmp;
@@ -682,21 +695,9 @@ static void test_resume_waits_for_preflight_answer(void **st)
 	connect_and_assign(r);
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 0, i, 100, 0);
-	sync_acked(r);
-	rb_clock_fake_advance(&r->fake, 6000000000LL);	/* lost: the run aborts */
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
-	assert_int_equal(run_join(r), RB_EXIT_FAILED);
+	abort_as_lost(r);
 	/* meanwhile the agent finished the point: its result and PointDone are in its spool */
-	snprintf(jp, sizeof(jp), "%s.journal", r->path);
-	assert_true(rb_journal_walk(jp, 0, &r->resume, NULL, NULL, NULL, err, sizeof(err)) >= 0);
-	rb_campaign_free(r->c);
-	rb_diags_init(&d);
-	assert_int_equal(rb_campaign_load(r->resume.file, r->resume.campaign,
-					  strlen(r->resume.campaign), &r->c, &d), 0);
-	rb_diags_release(&d);
-	rb_tx_close(r->sock);
-	rb_tx_close(r->router);
-	coordinator_start(r);
+	resume_from_journal(r);
 	hello(r, r->seq + 2);
 	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
 	finish_point(r, 0, 300);	/* sent again: numbers seq + 1, seq + 2 */
