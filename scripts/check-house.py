@@ -7,7 +7,7 @@ files, against the object files of a build):
 - agent/ and coordinator/ never include each other's headers, common/ neither;
 - generated protobuf types appear only in common/wire.c and the files in PB_USERS, each
   at most as often as today;
-- no production file over 1,000 lines (agent/engine.c: 1,200) and no function over 120
+- no production file over 1,000 lines and no function over 120
   lines, except those in OVER_FILES / OVER_FUNCS, which may not grow;
 - no two files that call each other in a circle, except the circles in CIRCLES, which
   may shrink but not grow.
@@ -24,7 +24,7 @@ from collections import defaultdict
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 ROOMS = ("common", "agent", "coordinator")
 FILE_LIMIT = 1000
-FILE_LIMITS = {"agent/engine.c": 1200}
+FILE_LIMITS = {}  # file: a limit of its own (none today)
 FUNC_LIMIT = 120
 
 # Today's exceptions, each with its present size: a ratchet. Shrink them; never add.
@@ -55,7 +55,7 @@ PB_USERS = {  # file: uses of Rb__* / rb__* generated names
 OVER_FILES = {
 }
 OVER_FUNCS = {  # "file:function": lines
-    "agent/engine.c:rb_run_new_volumes": 210,
+    "agent/engine_run.c:rb_run_new_volumes": 210,
     "agent/inventory.c:rb_agent_inventory_cmd": 261,
     "agent/run_cmd.c:rb_agent_run_cmd": 240,
     "coordinator/plan.c:rb_plan_cmd": 194,
