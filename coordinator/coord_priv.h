@@ -66,7 +66,6 @@ enum agent_state {
 };
 
 const char *coord_phase_name(enum coord_phase p);
-const char *agent_state_name(enum agent_state s);
 
 #define LOST_AFTER_NS 5000000000LL	/* no traffic for this long during a point: lost */
 
@@ -246,11 +245,9 @@ void dlv_send(struct coord *k, struct ragent *a, Rb__Envelope *e);
 void dlv_stop_agents(struct coord *k, const char *reason);
 struct seqpos *dlv_seq(struct ragent *a, uint64_t epoch);
 void dlv_store_failed(struct coord *k, const char *what, int err);
-int dlv_journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len);
 void dlv_flush_acks(struct coord *k, bool force);
 void dlv_probe_clocks(struct coord *k);
 void dlv_ask_gaps(struct coord *k, struct ragent *a);
-bool dlv_gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq);
 /* What to do with a received numbered message (after dlv_accept journaled it or not). */
 enum dlv_verdict {
 	DLV_APPLY,	/* new and in order (journaled): apply it */
@@ -266,7 +263,6 @@ void reg_release(struct coord *k);
 struct ragent *reg_agent(struct coord *k, const char *name);
 struct ragent *reg_by_peer(struct coord *k, const struct rb_peer *p);
 bool reg_same_peer(const struct rb_peer *a, const struct rb_peer *b);
-int reg_drive_index(struct coord *k, const char *agent, const char *path);
 void reg_index_drives(struct coord *k);
 int reg_agent_drive(struct coord *k, struct ragent *a, const char *path);
 struct rtarget *reg_target(struct ragent *a, const char *path);

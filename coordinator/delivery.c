@@ -57,7 +57,7 @@ void dlv_store_failed(struct coord *k, const char *what, int err)
 }
 
 /* Appends a data message, its bytes as received, to the journal (coordinator/journal.h). */
-int dlv_journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
+static int dlv_journal(struct coord *k, const struct ragent *a, const uint8_t *buf, size_t len)
 {
 	int r;
 
@@ -166,7 +166,7 @@ void dlv_ask_gaps(struct coord *k, struct ragent *a)
 }
 
 /* A numbered message the journal lacked (in a gap): it fills it. */
-bool dlv_gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq)
+static bool dlv_gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq)
 {
 	for (size_t i = 0; i < k->ngaps; i++) {
 		struct jgap *g = &k->gaps[i];

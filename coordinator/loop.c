@@ -468,20 +468,9 @@ static const char *const phase_names[] = {
 	[PHASE_DONE] = "done",
 };
 
-static const char *const state_names[] = {
-	[AGENT_UNSEEN] = "unseen",   [AGENT_CONNECTED] = "connected", [AGENT_CHECKED] = "checked",
-	[AGENT_RUNNING] = "running", [AGENT_DONE] = "done",	      [AGENT_LOST] = "lost",
-	[AGENT_DROPPED] = "dropped",
-};
-
 const char *coord_phase_name(enum coord_phase p)
 {
 	return (unsigned)p < sizeof(phase_names) / sizeof(phase_names[0]) ? phase_names[p] : "?";
-}
-
-const char *agent_state_name(enum agent_state s)
-{
-	return (unsigned)s < sizeof(state_names) / sizeof(state_names[0]) ? state_names[s] : "?";
 }
 
 void coord_enter(struct coord *k, enum coord_phase p)

@@ -100,7 +100,7 @@ struct ragent *reg_by_peer(struct coord *k, const struct rb_peer *p)
 	return NULL;
 }
 
-int reg_drive_index(struct coord *k, const char *agent, const char *path)
+static int reg_drive_index(struct coord *k, const char *agent, const char *path)
 {
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		if (!strcmp(k->c->drives[i].agent, agent) && !strcmp(k->c->drives[i].path, path))
