@@ -26,7 +26,6 @@
 /* What a run is asked to do besides running: resume a crashed one, or only resolve. */
 struct mode {
 	const struct rb_journal_meta *resume;	/* its journal's description */
-	const char *resume_path;		/* its results file */
 	bool resolve;				/* plan --resolve: no IO */
 	const char *lock;			/* plan --lock: the file to write */
 };
@@ -117,12 +116,13 @@ static int coord_init(struct coord *k, struct rb_campaign *c, const struct rb_co
  */
 static int open_resumed(struct coord *k, const struct mode *m)
 {
+	const char *path = k->o->results_path;	/* the crashed run's file */
 	int r;
 
 	snprintf(k->run, sizeof(k->run), "%s", m->resume->run);
-	snprintf(k->journal_path, sizeof(k->journal_path), "%s.journal", m->resume_path);
-	if (rsm_run_complete(m->resume_path)) {
-		rb_info("the run in '%s' is complete: there is nothing to resume", m->resume_path);
+	snprintf(k->journal_path, sizeof(k->journal_path), "%s.journal", path);
+	if (rsm_run_complete(path)) {
+		rb_info("the run in '%s' is complete: there is nothing to resume", path);
 		return -1;
 	}
 	r = rb_journal_open(k->journal_path, true, &k->journal);
@@ -132,11 +132,11 @@ static int open_resumed(struct coord *k, const struct mode *m)
 		if (pid > 0)
 			rb_err("the run in '%s' is still going: its coordinator (pid %d) holds the "
 			       "journal '%s'; not resumed",
-			       m->resume_path, (int)pid, k->journal_path);
+			       path, (int)pid, k->journal_path);
 		else
 			rb_err("the run in '%s' is still going: another process holds the journal "
 			       "'%s'; not resumed",
-			       m->resume_path, k->journal_path);
+			       path, k->journal_path);
 		return RB_EXIT_FAILED;
 	}
 	if (r) {
@@ -471,7 +471,7 @@ static int coord_main(struct rb_campaign *c, const struct rb_coord_opts *o, cons
 		goto out_close;
 	if (m->resume) {
 		loop_await_spooled(&k);
-		if (rsm_set_aside(m->resume_path)) {
+		if (rsm_set_aside(k.o->results_path)) {
 			rc = RB_EXIT_FAILED;
 			goto out_close;
 		}
@@ -505,7 +505,7 @@ int rb_coord_resume(struct rb_campaign *c, const struct rb_coord_opts *o,
 {
 	if (!o->results_path)
 		return RB_EXIT_USAGE;
-	return coord_main(c, o, &(struct mode){ .resume = m, .resume_path = o->results_path });
+	return coord_main(c, o, &(struct mode){ .resume = m });
 }
 
 int rb_coord_resolve(struct rb_campaign *c, const struct rb_coord_opts *o, const char *lock)
