@@ -174,30 +174,24 @@ static void hello(struct session *s, int64_t now)
 /* Liveness while the samples may be minutes apart. */
 static void heartbeat(struct agent *a)
 {
-	Rb__Envelope be;
-	Rb__Heartbeat hb = RB__HEARTBEAT__INIT;
+	struct rb_msg m;
 
-	hb.epoch = a->epoch;
-	hb.point = a->pt.point;
-	rb_wire_init(&be);
-	be.body_case = RB__ENVELOPE__BODY_HEARTBEAT;
-	be.heartbeat = &hb;
-	rb_tx_send(a->sock, NULL, &be, true);
+	rb_msg_init(&m, RB_MSG_HEARTBEAT);
+	m.heartbeat.epoch = a->epoch;
+	m.heartbeat.point = a->pt.point;
+	rb_tx_send(a->sock, NULL, &m, true);
 }
 
 /* Answered at once: the round trip bounds the offset's error. */
 static void time_reply(struct agent *a, int64_t t0, int64_t recv_ns)
 {
-	Rb__Envelope te;
-	Rb__TimeReply tr = RB__TIME_REPLY__INIT;
+	struct rb_msg m;
 
-	tr.t1 = recv_ns;
-	tr.t0 = t0;
-	rb_wire_init(&te);
-	te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
-	te.time_reply = &tr;
-	tr.t2 = agent_now(a);
-	rb_tx_send(a->sock, NULL, &te, true);
+	rb_msg_init(&m, RB_MSG_TIME_REPLY);
+	m.time.t0 = t0;
+	m.time.t1 = recv_ns;
+	m.time.t2 = agent_now(a);
+	rb_tx_send(a->sock, NULL, &m, true);
 }
 
 static void welcome(struct session *s, const char *run, const char *campaign)
@@ -219,7 +213,7 @@ static void welcome(struct session *s, const char *run, const char *campaign)
 static void receive(struct session *s)
 {
 	struct agent *a = &s->a;
-	Rb__Envelope *env = NULL;
+	struct rb_msg *env = NULL;
 	char err[512];
 	int r = rb_tx_recv(a->sock, rb_agent_busy(a) ? RECV_BUSY_MS : RECV_IDLE_MS, NULL, &env,
 			   err, sizeof(err));
@@ -238,51 +232,51 @@ static void receive(struct session *s)
 		return;
 	}
 	s->last_heard = recv_ns;
-	switch (env->body_case) {
-	case RB__ENVELOPE__BODY_WELCOME:
-		welcome(s, env->welcome->run, env->welcome->campaign);
+	switch (env->kind) {
+	case RB_MSG_WELCOME:
+		welcome(s, env->welcome.run, env->welcome.campaign);
 		break;
-	case RB__ENVELOPE__BODY_ACK:
-		rb_delivery_on_ack(a, env->ack->epoch, env->ack->seq);
+	case RB_MSG_ACK:
+		rb_delivery_on_ack(a, env->ack.epoch, env->ack.seq);
 		break;
-	case RB__ENVELOPE__BODY_PREFLIGHT:
-		rb_preflight_handle(a, env->preflight);
+	case RB_MSG_PREFLIGHT:
+		rb_preflight_handle(a, &env->preflight);
 		break;
-	case RB__ENVELOPE__BODY_TIME_PROBE:
-		time_reply(a, env->time_probe->t0, recv_ns);
+	case RB_MSG_TIME_PROBE:
+		time_reply(a, env->time.t0, recv_ns);
 		break;
-	case RB__ENVELOPE__BODY_ASSIGN:
+	case RB_MSG_ASSIGN:
 		if (rb_agent_busy(a)) {
 			send_error(a, EBUSY, "a point is already running");
 			break;
 		}
-		if (a->ran_any && env->assign->point == a->ran_point &&
-		    env->assign->attempt == a->ran_attempt) {
+		if (a->ran_any && env->assign.point == a->ran_point &&
+		    env->assign.attempt == a->ran_attempt) {
 			/* an Assign sent again: what it measured is in the spool */
 			rb_warn("point %u attempt %u was run already; not again", a->ran_point,
 				a->ran_attempt);
 			break;
 		}
 		a->ran_any = true;
-		a->ran_point = env->assign->point;
-		a->ran_attempt = env->assign->attempt;
+		a->ran_point = env->assign.point;
+		a->ran_attempt = env->assign.attempt;
 		a->lost_data = false;
-		rb_point_start(a, env->assign);
+		rb_point_start(a, &env->assign);
 		break;
-	case RB__ENVELOPE__BODY_STOP:
-		rb_point_stop(a, env->stop->reason);
+	case RB_MSG_STOP:
+		rb_point_stop(a, env->stop.reason);
 		s->welcomed = false;
 		s->next.backoff = HELLO_BACKOFF_MIN_NS;
 		s->next.hello = agent_now(a) + HELLO_AFTER_STOP_NS;
 		break;
-	case RB__ENVELOPE__BODY_ERROR:
-		rb_err("coordinator: %s", env->error->message);
+	case RB_MSG_ERROR:
+		rb_err("coordinator: %s", env->error.message);
 		break;
 	default:
-		rb_debug("ignoring %s message", rb_wire_body_name(env));
+		rb_debug("ignoring %s message", rb_msg_name(env));
 		break;
 	}
-	rb_wire_free(env);
+	rb_msg_free(env);
 }
 
 int rb_agent_serve(const struct rb_agent_cfg *cfg)

@@ -93,7 +93,7 @@ static void mem_send(struct agent *a, uint64_t after)
 			return;
 }
 
-int rb_delivery_send(struct agent *a, Rb__Envelope *e)
+int rb_delivery_send(struct agent *a, struct rb_msg *e)
 {
 	int r;
 
@@ -104,7 +104,7 @@ int rb_delivery_send(struct agent *a, Rb__Envelope *e)
 
 		e->epoch = a->epoch;
 		e->seq = ++a->seq;
-		r = rb_wire_pack(e, &buf, &len);
+		r = rb_msg_pack(e, &buf, &len);
 		if (r)
 			return r;
 		r = mem_flush(a);
@@ -153,7 +153,7 @@ int rb_delivery_send(struct agent *a, Rb__Envelope *e)
 	r = rb_tx_send(a->sock, NULL, e, false);
 
 	if (r && !a->lost_data) {
-		rb_err("cannot send %s to the coordinator: %s", rb_wire_body_name(e),
+		rb_err("cannot send %s to the coordinator: %s", rb_msg_name(e),
 		       strerror(-r));
 		a->lost_data = true;
 	}

@@ -35,11 +35,31 @@ struct purging {
 
 static void point_release(struct point *p);
 
-static void fill_dir(Rb__DirResult *dr, int dir, const struct rb_dir_stats *s)
+/* A histogram as the wire's sparse lists, allocated (sparse_free()); empty without memory. */
+static struct rb_sparse sparse_new(const struct rb_hist *h)
 {
-	size_t nz = rb_hist_nonzero(&s->hist);
+	size_t nz = rb_hist_nonzero(h);
+	uint32_t *idx = malloc((nz + 1) * sizeof(uint32_t));
+	uint64_t *cnt = malloc((nz + 1) * sizeof(uint64_t));
 
-	rb__dir_result__init(dr);
+	if (!idx || !cnt) {
+		free(idx);
+		free(cnt);
+		return (struct rb_sparse){ NULL, NULL, 0 };
+	}
+	return (struct rb_sparse){ idx, cnt, rb_hist_to_sparse(h, idx, cnt, nz) };
+}
+
+static void sparse_free(struct rb_sparse *x)
+{
+	free((void *)x->idx);
+	free((void *)x->cnt);
+	*x = (struct rb_sparse){ NULL, NULL, 0 };
+}
+
+static void fill_dir(struct rb_dir_result *dr, int dir, const struct rb_dir_stats *s)
+{
+	memset(dr, 0, sizeof(*dr));
 	dr->direction = (uint32_t)dir;
 	dr->ios = s->ios;
 	dr->bytes = s->bytes;
@@ -47,24 +67,17 @@ static void fill_dir(Rb__DirResult *dr, int dir, const struct rb_dir_stats *s)
 	dr->lat_sum_ns = s->lat_sum_ns;
 	dr->lat_min_ns = s->ios ? s->lat_min_ns : 0;
 	dr->lat_max_ns = s->lat_max_ns;
-	dr->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
-	dr->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
-	if (dr->hist_idx && dr->hist_cnt)
-		dr->n_hist_idx = dr->n_hist_cnt =
-			rb_hist_to_sparse(&s->hist, dr->hist_idx, dr->hist_cnt, nz);
+	dr->hist = sparse_new(&s->hist);
 }
 
 static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 {
-	Rb__Envelope e;
-	Rb__PointDone pd = RB__POINT_DONE__INIT;
+	struct rb_msg m;
 
-	pd.point = point;
-	pd.attempt = attempt;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
-	e.point_done = &pd;
-	rb_delivery_send(a, &e);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	m.point_done.point = point;
+	m.point_done.attempt = attempt;
+	rb_delivery_send(a, &m);
 	/* a point's data on disk at its end */
 	rb_spool_sync(&a->spool);
 }
@@ -72,24 +85,21 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt,
 			      const char *drive, const char *status, const char *msg)
 {
-	Rb__Envelope e;
-	Rb__DriveResult dr = RB__DRIVE_RESULT__INIT;
+	struct rb_msg m;
 
-	dr.point = point;
-	dr.attempt = attempt;
-	dr.drive = (char *)drive;
-	dr.status = (char *)status;
-	dr.message = (char *)msg;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_RESULT;
-	e.result = &dr;
-	rb_delivery_send(a, &e);
+	rb_msg_init(&m, RB_MSG_RESULT);
+	m.result.point = point;
+	m.result.attempt = attempt;
+	m.result.drive = drive;
+	m.result.status = status;
+	m.result.message = msg;
+	rb_delivery_send(a, &m);
 }
 
-static void fail_point(struct agent *a, const Rb__Assign *as, const char *status,
+static void fail_point(struct agent *a, const struct rb_msg_assign *as, const char *status,
 		       const struct rb_diags *d, const char *msg)
 {
-	for (size_t i = 0; i < as->n_drives; i++) {
+	for (size_t i = 0; i < as->ndrives; i++) {
 		char buf[2048] = "";
 		size_t n = 0;
 
@@ -145,13 +155,13 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 			    unsigned when, const struct rb_health *h, bool alert)
 {
 	struct point *p = &a->pt;
-	Rb__Envelope e;
-	Rb__Health m = RB__HEALTH__INIT;
+	struct rb_msg e;
+	struct rb_msg_health m = { 0 };
 
 	m.point = p->point;
 	m.attempt = p->attempt;
-	m.drive = (char *)drive;
-	m.member = (char *)(member ? member : "");
+	m.drive = drive;
+	m.member = member ? member : "";
 	m.t_ns = rb_clock_wall(a->clock);
 	m.when = when;
 	m.nvme = h->nvme;
@@ -172,9 +182,8 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 	m.kernel_write_ios = h->kernel_write_ios;
 	m.kernel_read_bytes = h->kernel_read_bytes;
 	m.kernel_write_bytes = h->kernel_write_bytes;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_HEALTH;
-	e.health = &m;
+	rb_msg_init(&e, RB_MSG_HEALTH);
+	e.health = m;
 	rb_delivery_send(a, &e);
 	if (alert && h->nvme && h->critical_warning) {
 		char w[256];
@@ -284,7 +293,7 @@ static void finish_purge(struct agent *a)
 	point_release(p);
 }
 
-static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_guard_policy *gp)
+static void start_purge(struct agent *a, const struct rb_msg_assign *as, const struct rb_guard_policy *gp)
 {
 	struct point *p = &a->pt;
 	struct purging *pg = calloc(1, sizeof(*pg));
@@ -315,16 +324,16 @@ static void start_purge(struct agent *a, const Rb__Assign *as, const struct rb_g
 }
 
 /* The point's drives, paths and volumes, copied from the message and the layout. */
-static int point_adopt(struct point *p, const Rb__Assign *as, struct layout *L)
+static int point_adopt(struct point *p, const struct rb_msg_assign *as, struct layout *L)
 {
 	p->point = as->point;
 	p->attempt = as->attempt;
-	p->drives = calloc(as->n_drives + 1, sizeof(char *));
+	p->drives = calloc(as->ndrives + 1, sizeof(char *));
 	p->paths = calloc(L->npaths + 1, sizeof(char *));
 	if (!p->drives || !p->paths)
 		return -ENOMEM;
-	p->ndrives = as->n_drives;
-	for (size_t i = 0; i < as->n_drives; i++)
+	p->ndrives = as->ndrives;
+	for (size_t i = 0; i < as->ndrives; i++)
 		if (!(p->drives[i] = strdup(as->drives[i])))
 			return -ENOMEM;
 	p->npaths = L->npaths;
@@ -352,7 +361,7 @@ static void point_release(struct point *p)
 	memset(p, 0, sizeof(*p));
 }
 
-void rb_point_start(struct agent *a, const Rb__Assign *as)
+void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 {
 	struct point *p = &a->pt;
 	struct layout L;
@@ -365,22 +374,22 @@ void rb_point_start(struct agent *a, const Rb__Assign *as)
 	memset(p, 0, sizeof(*p));
 	memset(&L, 0, sizeof(L));
 	rb_workload_defaults(&p->wl);
-	for (size_t i = 0; i < as->n_settings; i++) {
-		const struct rb_opt *o = rb_opt_find(as->settings[i]->key);
+	for (size_t i = 0; i < as->nsettings; i++) {
+		const struct rb_opt *o = rb_opt_find(as->settings[i].key);
 
 		if (!o) {
 			/* a newer coordinator's setting: tolerated, said once */
-			rb_warn("ignoring unknown workload setting '%s'", as->settings[i]->key);
+			rb_warn("ignoring unknown workload setting '%s'", as->settings[i].key);
 			continue;
 		}
-		if (rb_opt_set(&p->wl, o, as->settings[i]->value, err, sizeof(err))) {
+		if (rb_opt_set(&p->wl, o, as->settings[i].value, err, sizeof(err))) {
 			fail_point(a, as, "error", NULL, err);
 			return;
 		}
 	}
 	/* a volume's members stand in its place (each drive is one target of the engine) */
-	if (rb_preflight_layout(&L, as->drives, as->n_drives, as->serials, as->n_serials,
-				as->volumes, as->n_volumes, err, sizeof(err))) {
+	if (rb_preflight_layout(&L, as->drives, as->ndrives, as->serials, as->nserials,
+				as->volumes, as->nvolumes, err, sizeof(err))) {
 		fail_point(a, as, "error", NULL, err);
 		goto out;
 	}
@@ -432,10 +441,10 @@ void rb_point_start(struct agent *a, const Rb__Assign *as)
 	if (as->start_at_ns)
 		rb_run_set_start_at(p->run, as->start_at_ns);
 	/* per-drive rates (curves): a volume is one target, with one rate */
-	for (size_t i = 0; i < as->n_drive_rate_iops && i < p->ndrives; i++)
+	for (size_t i = 0; i < as->nrates && i < p->ndrives; i++)
 		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
 	rb_info("point %u: %s on %zu drive(s)", as->point,
-		rb_workload_dump(&p->wl, err, sizeof(err)), as->n_drives);
+		rb_workload_dump(&p->wl, err, sizeof(err)), as->ndrives);
 	send_health(a, 0);
 	p->next_health = p->wl.health_interval_ns
 				 ? agent_now(a) + (int64_t)p->wl.health_interval_ns
@@ -454,8 +463,7 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 
 	for (int d = 0; d < RB_NDIR; d++) {
 		const struct rb_dir_stats *s = &dirs[d];
-		size_t nz;
-		Rb__Sample *sm;
+		struct rb_msg_sample *sm;
 
 		/* a direction the workload never uses is not sampled */
 		if (d == RB_DIR_READ && !rb_rw_reads(p->wl.rw))
@@ -467,66 +475,53 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 			continue;
 		if (p->nbatch == p->capbatch) {
 			size_t cap = p->capbatch ? p->capbatch * 2 : 16;
-			Rb__Sample **nb = realloc(p->batch, cap * sizeof(*nb));
+			struct rb_msg_sample *nb = realloc(p->batch, cap * sizeof(*nb));
 
 			if (!nb)
 				return;
 			p->batch = nb;
 			p->capbatch = cap;
 		}
-		sm = calloc(1, sizeof(*sm));
-		if (!sm)
-			return;
-		rb__sample__init(sm);
-		nz = rb_hist_nonzero(&s->hist);
-		sm->point = p->point;
-		sm->attempt = p->attempt;
-		sm->drive = p->drives[target];
-		sm->interval = interval;
-		sm->direction = (uint32_t)d;
-		sm->t_ns = t_wall_ns;
-		sm->ios = s->ios;
-		sm->bytes = s->bytes;
-		sm->errors = s->errors;
-		sm->lat_sum_ns = s->lat_sum_ns;
-		sm->hist_idx = malloc((nz + 1) * sizeof(uint32_t));
-		sm->hist_cnt = malloc((nz + 1) * sizeof(uint64_t));
-		if (sm->hist_idx && sm->hist_cnt)
-			sm->n_hist_idx = sm->n_hist_cnt =
-				rb_hist_to_sparse(&s->hist, sm->hist_idx, sm->hist_cnt, nz);
-		p->batch[p->nbatch++] = sm;
+		sm = &p->batch[p->nbatch++];
+		*sm = (struct rb_msg_sample){
+			.point = p->point,
+			.attempt = p->attempt,
+			.drive = p->drives[target],
+			.interval = interval,
+			.direction = (uint32_t)d,
+			.t_ns = t_wall_ns,
+			.ios = s->ios,
+			.bytes = s->bytes,
+			.errors = s->errors,
+			.lat_sum_ns = s->lat_sum_ns,
+			.hist = sparse_new(&s->hist),
+		};
 	}
 }
 
 static void flush_batch(struct agent *a)
 {
 	struct point *p = &a->pt;
-	Rb__Envelope e;
-	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
+	struct rb_msg m;
 
 	if (!p->nbatch)
 		return;
-	b.n_samples = p->nbatch;
-	b.samples = p->batch;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
-	e.samples = &b;
-	rb_delivery_send(a, &e);
-	for (size_t i = 0; i < p->nbatch; i++) {
-		free(p->batch[i]->hist_idx);
-		free(p->batch[i]->hist_cnt);
-		free(p->batch[i]);
-	}
+	rb_msg_init(&m, RB_MSG_SAMPLES);
+	m.samples.v = p->batch;
+	m.samples.n = p->nbatch;
+	rb_delivery_send(a, &m);
+	for (size_t i = 0; i < p->nbatch; i++)
+		sparse_free(&p->batch[i].hist);
 	p->nbatch = 0;
 }
 
 /* One drive's result message and what it points to, filled by the result_*() below. */
 struct result_msg {
-	Rb__DriveResult dr;
-	Rb__DirResult dirs[RB_NDIR], *dp[RB_NDIR];
-	Rb__BsCount *bc, **bp;
-	Rb__IoError ie[RB_MAX_IO_ERRORS], *ip[RB_MAX_IO_ERRORS];
-	Rb__TargetInfo ti, mi[64], *mp[64];
+	struct rb_msg_result dr;
+	struct rb_dir_result dirs[RB_NDIR];
+	struct rb_bs_count *bc;
+	struct rb_msg_io_error ie[RB_MAX_IO_ERRORS];
+	struct rb_identity ti, mi[64];
 	struct rb_drive_history hist;	/* the drive's state: dr.purge_method points here */
 };
 
@@ -534,7 +529,7 @@ struct result_msg {
 static void result_status(const struct point *p, size_t t, const struct rb_target_result *res,
 			  struct result_msg *m)
 {
-	Rb__DriveResult *dr = &m->dr;
+	struct rb_msg_result *dr = &m->dr;
 
 	dr->point = p->point;
 	dr->attempt = p->attempt;
@@ -545,19 +540,18 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->elapsed_ns = res->elapsed_ns;
 	dr->cpu_usr_pct = res->cpu_usr_pct;
 	dr->cpu_sys_pct = res->cpu_sys_pct;
-	dr->uring_features = (char *)res->features;
-	dr->status = res->setup_err || p->spool_full || p->spool_failed ? (char *)"error"
-		     : p->stopped					  ? (char *)"stopped"
-									  : (char *)"ok";
-	dr->message = p->spool_full ? (char *)"stopped: the spool reached its cap (spool_max) "
-					      "while the coordinator did not acknowledge; "
-					      "nothing measured was dropped"
-		      : p->spool_failed ? (char *)"stopped: the spool could not be written (its "
-						  "folder is full or failing); nothing measured "
-						  "was dropped"
-		      : p->stopped && !res->setup_err ? (char *)"stopped by the coordinator "
-								"before the point's end"
-						      : (char *)res->message;
+	dr->uring_features = res->features;
+	dr->status = res->setup_err || p->spool_full || p->spool_failed ? "error"
+		     : p->stopped					  ? "stopped"
+									  : "ok";
+	dr->message = p->spool_full ? "stopped: the spool reached its cap (spool_max) while the "
+				      "coordinator did not acknowledge; nothing measured was "
+				      "dropped"
+		      : p->spool_failed ? "stopped: the spool could not be written (its folder is "
+					  "full or failing); nothing measured was dropped"
+		      : p->stopped && !res->setup_err ? "stopped by the coordinator before the "
+							"point's end"
+						      : res->message;
 }
 
 /* What the drive did: per direction, its block sizes, its IO errors. */
@@ -566,36 +560,28 @@ static void result_dirs(const struct rb_target_result *res, struct result_msg *m
 	size_t nb = 0;
 
 	m->bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bc));
-	m->bp = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bp));
 	for (int d = 0; d < RB_NDIR; d++) {
 		fill_dir(&m->dirs[d], d, &res->dir[d]);
-		m->dp[d] = &m->dirs[d];
-		for (unsigned b = 0; m->bc && m->bp && b < res->nbs; b++) {
+		for (unsigned b = 0; m->bc && b < res->nbs; b++) {
 			if (!res->bs_ios[d][b])
 				continue;
-			rb__bs_count__init(&m->bc[nb]);
-			m->bc[nb].direction = (uint32_t)d;
-			m->bc[nb].bs = res->bs[b];
-			m->bc[nb].ios = res->bs_ios[d][b];
-			m->bp[nb] = &m->bc[nb];
-			nb++;
+			m->bc[nb++] = (struct rb_bs_count){ .direction = (uint32_t)d,
+							    .bs = res->bs[b],
+							    .ios = res->bs_ios[d][b] };
 		}
 	}
-	m->dr.n_dirs = RB_NDIR;
-	m->dr.dirs = m->dp;
-	m->dr.n_bs_counts = nb;
-	m->dr.bs_counts = m->bp;
-	for (unsigned k = 0; k < res->nerrors; k++) {
-		rb__io_error__init(&m->ie[k]);
-		m->ie[k].offset = res->errors[k].offset;
-		m->ie[k].length = res->errors[k].length;
-		m->ie[k].direction = res->errors[k].dir;
-		m->ie[k].err = res->errors[k].err;
-		m->ie[k].count = res->errors[k].count;
-		m->ip[k] = &m->ie[k];
-	}
-	m->dr.n_io_errors = res->nerrors;
-	m->dr.io_errors = m->ip;
+	m->dr.ndirs = RB_NDIR;
+	m->dr.dirs = m->dirs;
+	m->dr.nbs_counts = nb;
+	m->dr.bs_counts = m->bc;
+	for (unsigned k = 0; k < res->nerrors; k++)
+		m->ie[k] = (struct rb_msg_io_error){ .offset = res->errors[k].offset,
+						     .length = res->errors[k].length,
+						     .direction = res->errors[k].dir,
+						     .err = res->errors[k].err,
+						     .count = res->errors[k].count };
+	m->dr.nio_errors = res->nerrors;
+	m->dr.io_errors = m->ie;
 }
 
 /* What was measured: the drive as opened, or a volume with its own size and its members. */
@@ -604,12 +590,12 @@ static void result_target(const struct point *p, size_t t, struct result_msg *m)
 	size_t f = p->first[t], nm = p->vols[t].members;
 	const struct rb_target_info *info = &p->prep->info[f];
 
-	m->ti.path = p->drives[t];
 	if (p->vols[t].stripe) {
 		/* a volume: its own size, its members as opened */
 		uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
 
-		m->ti.kind = (char *)"volume";
+		rb_wire_strcpy(m->ti.path, sizeof(m->ti.path), p->drives[t]);
+		rb_wire_strcpy(m->ti.kind, sizeof(m->ti.kind), "volume");
 		for (size_t k = 0; k < nm; k++) {
 			const struct rb_target_info *x = &p->prep->info[f + k];
 
@@ -619,14 +605,13 @@ static void result_target(const struct point *p, size_t t, struct result_msg *m)
 				m->ti.logical_block_size = x->logical_block_size;
 			if (k >= 64)
 				continue;
-			rb_preflight_target_info(&m->mi[k], p->paths[f + k], x);
-			m->mp[k] = &m->mi[k];
+			rb_preflight_identity(&m->mi[k], p->paths[f + k], x);
 		}
 		m->ti.size_bytes = min / unit * unit * nm;
-		m->dr.members = m->mp;
-		m->dr.n_members = nm < 64 ? nm : 64;
+		m->dr.members = m->mi;
+		m->dr.nmembers = nm < 64 ? nm : 64;
 	} else {
-		rb_preflight_target_info(&m->ti, p->drives[t], info);
+		rb_preflight_identity(&m->ti, p->drives[t], info);
 	}
 	m->dr.target = &m->ti;
 }
@@ -684,8 +669,8 @@ static void send_drive_result(struct agent *a, size_t t)
 {
 	struct point *p = &a->pt;
 	const struct rb_target_result *res = rb_run_result(p->run, t);
-	struct result_msg m = { .dr = RB__DRIVE_RESULT__INIT, .ti = RB__TARGET_INFO__INIT };
-	Rb__Envelope e;
+	struct result_msg m = { 0 };
+	struct rb_msg e;
 
 	result_status(p, t, res, &m);
 	result_dirs(res, &m);
@@ -697,16 +682,12 @@ static void send_drive_result(struct agent *a, size_t t)
 		rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
 		       p->point, p->drives[t], res->mismatches[k].offset,
 		       rb_verify_kind_name(res->mismatches[k].kind));
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_RESULT;
-	e.result = &m.dr;
+	rb_msg_init(&e, RB_MSG_RESULT);
+	e.result = m.dr;
 	rb_delivery_send(a, &e);
-	for (int d = 0; d < RB_NDIR; d++) {
-		free(m.dirs[d].hist_idx);
-		free(m.dirs[d].hist_cnt);
-	}
+	for (int d = 0; d < RB_NDIR; d++)
+		sparse_free(&m.dirs[d].hist);
 	free(m.bc);
-	free(m.bp);
 }
 
 static void finish_point(struct agent *a)

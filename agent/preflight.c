@@ -26,77 +26,68 @@ bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path)
 	return false;
 }
 
-/* A target's identity as the protocol carries it (strings stay x's). */
-void rb_preflight_target_info(Rb__TargetInfo *m, const char *path, const struct rb_target_info *x)
+/* A target's identity as the protocol carries it. */
+void rb_preflight_identity(struct rb_identity *m, const char *path, const struct rb_target_info *x)
 {
-	rb__target_info__init(m);
-	m->path = (char *)path;
-	m->kind = (char *)rb_target_kind_name(x->kind);
+	memset(m, 0, sizeof(*m));
+	rb_wire_strcpy(m->path, sizeof(m->path), path);
+	rb_wire_strcpy(m->kind, sizeof(m->kind), rb_target_kind_name(x->kind));
 	m->size_bytes = x->size_bytes;
-	m->model = (char *)x->model;
-	m->serial = (char *)x->serial;
-	m->firmware = (char *)x->firmware;
+	rb_wire_strcpy(m->model, sizeof(m->model), x->model);
+	rb_wire_strcpy(m->serial, sizeof(m->serial), x->serial);
+	rb_wire_strcpy(m->firmware, sizeof(m->firmware), x->firmware);
 	m->logical_block_size = x->logical_block_size;
 }
 
 void rb_preflight_hello(struct agent *a, uint64_t epoch)
 {
 	const struct rb_agent_cfg *c = a->cfg;
-	Rb__Envelope e;
-	Rb__Hello h = RB__HELLO__INIT;
+	struct rb_msg m;
+	struct rb_msg_hello *h = &m.hello;
 	struct utsname u;
 	char host[256] = "";
-	Rb__Label *labels = calloc(c->nlabels + 1, sizeof(*labels));
-	Rb__Label **lp = calloc(c->nlabels + 1, sizeof(*lp));
-	Rb__TargetInfo *ti = calloc(c->ntargets + 1, sizeof(*ti));
-	Rb__TargetInfo **tp = calloc(c->ntargets + 1, sizeof(*tp));
+	struct rb_kv *labels = calloc(c->nlabels + 1, sizeof(*labels));
+	struct rb_identity *ti = calloc(c->ntargets + 1, sizeof(*ti));
 	struct rb_target_info *info = calloc(c->ntargets + 1, sizeof(*info));
 	char kernel[300] = "";
 	struct rb_guard_policy gp = { .allow = c->allow, .nallow = c->nallow };
 
-	if (!labels || !lp || !ti || !tp || !info)
+	if (!labels || !ti || !info)
 		goto out;
 	gethostname(host, sizeof(host));
 	if (uname(&u) == 0)
 		snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
-	rb_wire_init(&e);
-	h.name = c->name;
-	h.hostname = host;
-	h.kernel = kernel;
-	h.rb_version = (char *)RB_VERSION;
-	h.epoch = epoch;
+	rb_msg_init(&m, RB_MSG_HELLO);
+	h->name = c->name;
+	h->hostname = host;
+	h->kernel = kernel;
+	h->rb_version = RB_VERSION;
+	h->epoch = epoch;
 	/* what a restarted coordinator must hear before it judges which points are done */
-	h.run = a->run;
-	h.spooled = a->spool.fd >= 0 ? a->seq : 0;
+	h->run = a->run;
+	h->spooled = a->spool.fd >= 0 ? a->seq : 0;
 	for (size_t i = 0; i < c->nlabels; i++) {
 		char *eq = strchr(c->labels[i], '=');
 
-		rb__label__init(&labels[i]);
 		*eq = '\0';
 		labels[i].key = c->labels[i];
 		labels[i].value = eq + 1;
-		lp[i] = &labels[i];
 	}
-	h.n_labels = c->nlabels;
-	h.labels = lp;
+	h->nlabels = c->nlabels;
+	h->labels = labels;
 	for (size_t i = 0; i < c->ntargets; i++) {
 		rb_target_probe(c->targets[i], &info[i]);
-		rb_preflight_target_info(&ti[i], c->targets[i], &info[i]);
+		rb_preflight_identity(&ti[i], c->targets[i], &info[i]);
 		ti[i].writable = rb_guard_allowed(&gp, c->targets[i]);
-		tp[i] = &ti[i];
 	}
-	h.n_targets = c->ntargets;
-	h.targets = tp;
-	e.body_case = RB__ENVELOPE__BODY_HELLO;
-	e.hello = &h;
-	rb_tx_send(a->sock, NULL, &e, true);
+	h->ntargets = c->ntargets;
+	h->targets = ti;
+	rb_tx_send(a->sock, NULL, &m, true);
 	for (size_t i = 0; i < c->nlabels; i++)
-		labels[i].key[strlen(labels[i].key)] = '=';
+		c->labels[i][strlen(c->labels[i])] = '=';
 out:
 	free(labels);
-	free(lp);
 	free(ti);
-	free(tp);
 	free(info);
 }
 
@@ -148,8 +139,9 @@ void rb_preflight_layout_free(struct layout *L)
 	memset(L, 0, sizeof(*L));
 }
 
-int rb_preflight_layout(struct layout *L, char **drives, size_t n, char **serials,
-			size_t nserials, Rb__Volume **vols, size_t nvols, char *err, size_t errlen)
+int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
+			const char *const *serials, size_t nserials,
+			const struct rb_msg_volume *vols, size_t nvols, char *err, size_t errlen)
 {
 	size_t cap = 0;
 
@@ -157,19 +149,19 @@ int rb_preflight_layout(struct layout *L, char **drives, size_t n, char **serial
 	snprintf(err, errlen, "out of memory");
 	/* a unit of 0 would put every IO on the first member: refused, as is an empty one */
 	for (size_t v = 0; v < nvols; v++)
-		if (!vols[v]->n_members || vols[v]->n_members > 4096 || !vols[v]->stripe ||
-		    vols[v]->stripe % 512) {
+		if (!vols[v].nmembers || vols[v].nmembers > 4096 || !vols[v].stripe ||
+		    vols[v].stripe % 512) {
 			snprintf(err, errlen, "volume '%s': %zu member(s) in units of %llu bytes: "
-				 "not a volume this agent can measure", vols[v]->name,
-				 vols[v]->n_members, (unsigned long long)vols[v]->stripe);
+				 "not a volume this agent can measure", vols[v].name,
+				 vols[v].nmembers, (unsigned long long)vols[v].stripe);
 			return -EINVAL;
 		}
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 1;
 
 		for (size_t v = 0; v < nvols; v++)
-			if (!strcmp(vols[v]->name, drives[i]))
-				k = vols[v]->n_members;
+			if (!strcmp(vols[v].name, drives[i]))
+				k = vols[v].nmembers;
 		cap += k;
 	}
 	L->paths = calloc(cap + 1, sizeof(char *));
@@ -182,24 +174,24 @@ int rb_preflight_layout(struct layout *L, char **drives, size_t n, char **serial
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const Rb__Volume *vol = NULL;
+		const struct rb_msg_volume *vol = NULL;
 
 		for (size_t v = 0; v < nvols; v++)
-			if (!strcmp(vols[v]->name, drives[i]))
-				vol = vols[v];
+			if (!strcmp(vols[v].name, drives[i]))
+				vol = &vols[v];
 		L->first[i] = L->npaths;
 		if (!vol) {
 			L->vols[i] = (struct rb_volume){ .members = 1 };
-			L->serials[L->npaths] = i < nserials ? serials[i] : (char *)"";
-			L->paths[L->npaths++] = drives[i];
+			L->serials[L->npaths] = (char *)(i < nserials ? serials[i] : "");
+			L->paths[L->npaths++] = (char *)drives[i];
 			continue;
 		}
-		L->vols[i] = (struct rb_volume){ .members = (unsigned)vol->n_members,
+		L->vols[i] = (struct rb_volume){ .members = (unsigned)vol->nmembers,
 						 .stripe = vol->stripe };
-		for (size_t m = 0; m < vol->n_members; m++) {
-			L->serials[L->npaths] = m < vol->n_serials ? vol->serials[m] : (char *)"";
+		for (size_t m = 0; m < vol->nmembers; m++) {
+			L->serials[L->npaths] = (char *)(m < vol->nserials ? vol->serials[m] : "");
 			L->volume[L->npaths] = vol->name;
-			L->paths[L->npaths++] = vol->members[m];
+			L->paths[L->npaths++] = (char *)vol->members[m];
 		}
 	}
 	return 0;
@@ -224,10 +216,9 @@ void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, si
 		}
 }
 
-void rb_preflight_handle(struct agent *a, const Rb__Preflight *pf)
+void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf)
 {
-	Rb__Envelope e;
-	Rb__PreflightReply rep = RB__PREFLIGHT_REPLY__INIT;
+	struct rb_msg m;
 	struct rb_guard_policy gp;
 	struct rb_diags d;
 	struct layout L;
@@ -236,8 +227,8 @@ void rb_preflight_handle(struct agent *a, const Rb__Preflight *pf)
 
 	rb_diags_init(&d);
 	rb_preflight_policy(a, pf->destructive, pf->wipe_signatures, &gp);
-	if (rb_preflight_layout(&L, pf->drives, pf->n_drives, pf->serials, pf->n_serials,
-				pf->volumes, pf->n_volumes, err, sizeof(err)))
+	if (rb_preflight_layout(&L, pf->drives, pf->ndrives, pf->serials, pf->nserials,
+				pf->volumes, pf->nvolumes, err, sizeof(err)))
 		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, a->cfg->name, "%s", err);
 	for (size_t i = 0; i < L.npaths; i++) {
 		if (!rb_preflight_offered(a->cfg, L.paths[i]))
@@ -255,24 +246,16 @@ void rb_preflight_handle(struct agent *a, const Rb__Preflight *pf)
 	rb_preflight_layout_subjects(&L, &d, 0);
 	rb_preflight_layout_free(&L);
 	cap = d.n;
-	Rb__Diagnostic *dv = calloc(cap + 1, sizeof(*dv));
-	Rb__Diagnostic **dp = calloc(cap + 1, sizeof(*dp));
+	struct rb_refusal *rv = calloc(cap + 1, sizeof(*rv));
 
-	if (dv && dp) {
-		for (size_t i = 0; i < d.n; i++) {
-			rb__diagnostic__init(&dv[i]);
-			dv[i].subject = d.v[i].subject;
-			dv[i].message = d.v[i].message;
-			dp[i] = &dv[i];
-		}
-		rep.n_refusals = d.n;
-		rep.refusals = dp;
+	rb_msg_init(&m, RB_MSG_PREFLIGHT_REPLY);
+	if (rv) {
+		for (size_t i = 0; i < d.n; i++)
+			rv[i] = (struct rb_refusal){ d.v[i].subject, d.v[i].message };
+		m.preflight_reply.nrefusals = d.n;
+		m.preflight_reply.refusals = rv;
 	}
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
-	e.preflight_reply = &rep;
-	rb_delivery_send(a, &e);
-	free(dv);
-	free(dp);
+	rb_delivery_send(a, &m);
+	free(rv);
 	rb_diags_release(&d);
 }

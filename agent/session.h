@@ -40,7 +40,7 @@ struct point {
 	size_t *first;		/* per drive: its first path */
 	struct rb_volume *vols;	/* per drive: members and unit (1 and 0: a drive) */
 	struct rb_workload wl;
-	Rb__Sample **batch;
+	struct rb_msg_sample *batch;	/* the interval's samples (histograms their own) */
 	size_t nbatch, capbatch;
 	int64_t next_health;
 };
@@ -101,7 +101,7 @@ static inline bool rb_agent_busy(const struct agent *a)
  * Sends a data message: numbered and in the spool first (when the run has one), sent now
  * while the window is open, else held until acknowledgements open it. 0 or negative errno.
  */
-int rb_delivery_send(struct agent *a, Rb__Envelope *e);
+int rb_delivery_send(struct agent *a, struct rb_msg *m);
 /* Welcomed into run: its spool, and what an earlier process left for it sent again. */
 void rb_delivery_for_run(struct agent *a, const char *run);
 /* The coordinator holds the messages of epoch up to seq. */
@@ -131,12 +131,12 @@ struct layout {
 /* Says who this agent is to the coordinator: name, host, labels, targets, run, spooled. */
 void rb_preflight_hello(struct agent *a, uint64_t epoch);
 /* Checks what the coordinator's pre-flight asks and answers with the refusals. */
-void rb_preflight_handle(struct agent *a, const Rb__Preflight *pf);
+void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf);
 /* Whether path is one of the targets this agent offers. */
 bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path);
-/* A target's identity as the protocol carries it (the strings stay x's). */
-void rb_preflight_target_info(Rb__TargetInfo *m, const char *path,
-			      const struct rb_target_info *x);
+/* A target's identity as the protocol carries it. */
+void rb_preflight_identity(struct rb_identity *m, const char *path,
+			   const struct rb_target_info *x);
 /* The guard's policy for a campaign's point: this agent's allow-list and state folder. */
 void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
 			 struct rb_guard_policy *gp);
@@ -146,8 +146,9 @@ void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d);
  * A point's layout from its drives, pins and volumes (the strings stay the message's).
  * 0, or negative errno with err set.
  */
-int rb_preflight_layout(struct layout *L, char **drives, size_t n, char **serials,
-			size_t nserials, Rb__Volume **vols, size_t nvols, char *err, size_t errlen);
+int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
+			const char *const *serials, size_t nserials,
+			const struct rb_msg_volume *vols, size_t nvols, char *err, size_t errlen);
 void rb_preflight_layout_free(struct layout *L);
 /* Diagnostics from index from on about a volume's member become the volume's. */
 void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, size_t from);
@@ -155,7 +156,7 @@ void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, si
 /* ---- point.c: a point's life ---- */
 
 /* Starts the point the coordinator assigned; one that cannot start is reported failed. */
-void rb_point_start(struct agent *a, const Rb__Assign *as);
+void rb_point_start(struct agent *a, const struct rb_msg_assign *as);
 /* The coordinator stopped the running point before its end (a purge is not stopped). */
 void rb_point_stop(struct agent *a, const char *reason);
 /* A running point's health snapshot, and the next one scheduled. */

@@ -239,20 +239,20 @@ uint64_t rb_spool_last_seq(const char *path)
 
 static int dump_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 {
-	Rb__Envelope *e = NULL;
+	struct rb_msg *e = NULL;
 	char err[256];
 
 	(void)arg;
-	if (rb_wire_unpack(buf, len, &e, err, sizeof(err))) {
+	if (rb_msg_unpack(buf, len, &e, err, sizeof(err))) {
 		printf("{\"seq\": %" PRIu64 ", \"error\": ", seq);
 		rb_json_str(stdout, err);
 		printf("}\n");
 		return 0;
 	}
 	printf("{");
-	rb_wire_json_fields(stdout, e);
+	rb_msg_json_fields(stdout, e);
 	printf("}\n");
-	rb_wire_free(e);
+	rb_msg_free(e);
 	return 0;
 }
 

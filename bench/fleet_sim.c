@@ -58,44 +58,34 @@ static void on_signal(int sig)
 static unsigned ndrives_g, nbuckets_g;
 static char **drive_names;
 
-static void send_data(struct sim *s, Rb__Envelope *e)
+static void send_data(struct sim *s, struct rb_msg *m)
 {
-	e->epoch = s->epoch;
-	e->seq = ++s->seq;
-	rb_tx_send(s->sock, NULL, e, false);
+	m->epoch = s->epoch;
+	m->seq = ++s->seq;
+	rb_tx_send(s->sock, NULL, m, false);
 }
 
 static void hello(struct sim *s)
 {
-	Rb__Envelope e;
-	Rb__Hello h = RB__HELLO__INIT;
-	Rb__TargetInfo *ti = calloc(ndrives_g, sizeof(*ti));
-	Rb__TargetInfo **tp = calloc(ndrives_g, sizeof(*tp));
+	struct rb_identity *ti = calloc(ndrives_g + 1, sizeof(*ti));
+	struct rb_msg m;
 
-	for (unsigned i = 0; i < ndrives_g; i++) {
-		rb__target_info__init(&ti[i]);
-		ti[i].path = drive_names[i];
-		ti[i].kind = (char *)"block";
+	for (unsigned i = 0; ti && i < ndrives_g; i++) {
+		rb_wire_strcpy(ti[i].path, sizeof(ti[i].path), drive_names[i]);
+		rb_wire_strcpy(ti[i].kind, sizeof(ti[i].kind), "block");
+		rb_wire_strcpy(ti[i].model, sizeof(ti[i].model), "SIMULATED NVMe");
+		rb_wire_strcpy(ti[i].serial, sizeof(ti[i].serial), s->name);
+		rb_wire_strcpy(ti[i].firmware, sizeof(ti[i].firmware), "1.0");
 		ti[i].size_bytes = 7680ULL << 30;
-		ti[i].model = (char *)"SIMULATED NVMe";
-		ti[i].serial = s->name;
-		ti[i].firmware = (char *)"1.0";
 		ti[i].logical_block_size = 4096;
-		tp[i] = &ti[i];
 	}
-	h.name = s->name;
-	h.hostname = s->name;
-	h.kernel = (char *)"Linux sim";
-	h.rb_version = (char *)RB_VERSION;
-	h.epoch = s->epoch;
-	h.targets = tp;
-	h.n_targets = ndrives_g;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_HELLO;
-	e.hello = &h;
-	rb_tx_send(s->sock, NULL, &e, true);
+	rb_msg_init(&m, RB_MSG_HELLO);
+	m.hello = (struct rb_msg_hello){ .name = s->name, .hostname = s->name,
+					 .kernel = "Linux sim", .rb_version = RB_VERSION,
+					 .epoch = s->epoch, .targets = ti,
+					 .ntargets = ti ? ndrives_g : 0 };
+	rb_tx_send(s->sock, NULL, &m, true);
 	free(ti);
-	free(tp);
 }
 
 static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, uint64_t *lat,
@@ -114,54 +104,47 @@ static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, u
 }
 
 /* A data message, numbered like an agent's: (epoch, seq), acknowledged by the coordinator. */
-static void send_numbered(struct sim *s, Rb__Envelope *e, uint64_t seq)
+static void send_numbered(struct sim *s, struct rb_msg *m, uint64_t seq)
 {
-	e->epoch = s->epoch;
-	e->seq = seq;
-	rb_tx_send(s->sock, NULL, e, false);
+	m->epoch = s->epoch;
+	m->seq = seq;
+	rb_tx_send(s->sock, NULL, m, false);
 }
 
 static void samples(struct sim *s, uint32_t interval, int64_t now_wall, uint64_t seq)
 {
-	Rb__Envelope e;
-	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
-	Rb__Sample sm[64], *sp[64];
+	struct rb_msg_sample sm[64];
 	uint32_t idx[64][64];
 	uint64_t cnt[64][64];
 	unsigned n = s->ndrives < 64 ? s->ndrives : 64;
+	struct rb_msg m;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t ios, lat;
 
-		rb__sample__init(&sm[i]);
 		fill_hist(idx[i], cnt[i], nbuckets_g, &ios, &lat, interval * 31 + i);
-		sm[i].point = s->point;
-		sm[i].attempt = s->attempt;
-		sm[i].drive = drive_names[i];
-		sm[i].interval = interval;
-		sm[i].direction = 0;
-		sm[i].t_ns = now_wall;
-		sm[i].ios = ios;
-		sm[i].bytes = ios * 4096;
-		sm[i].lat_sum_ns = lat;
-		sm[i].hist_idx = idx[i];
-		sm[i].n_hist_idx = nbuckets_g;
-		sm[i].hist_cnt = cnt[i];
-		sm[i].n_hist_cnt = nbuckets_g;
-		sp[i] = &sm[i];
+		sm[i] = (struct rb_msg_sample){ .point = s->point,
+						.attempt = s->attempt,
+						.drive = drive_names[i],
+						.interval = interval,
+						.direction = 0,
+						.t_ns = now_wall,
+						.ios = ios,
+						.bytes = ios * 4096,
+						.lat_sum_ns = lat,
+						.hist = { idx[i], cnt[i], nbuckets_g } };
 	}
-	b.samples = sp;
-	b.n_samples = n;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
-	e.samples = &b;
-	send_numbered(s, &e, seq);
+	rb_msg_init(&m, RB_MSG_SAMPLES);
+	m.samples.v = sm;
+	m.samples.n = n;
+	send_numbered(s, &m, seq);
 }
 
 /* Message i of the point: a batch, a drive's result, or the PointDone. */
 static void point_msg(struct sim *s, uint64_t i)
 {
 	uint64_t seq = s->base + i;
+	struct rb_msg m;
 
 	if (i < s->nbatches) {
 		samples(s, (uint32_t)i, rb_wall_ns(), seq);
@@ -169,47 +152,35 @@ static void point_msg(struct sim *s, uint64_t i)
 	}
 	if (i < s->nbatches + s->ndrives) {
 		unsigned d = (unsigned)(i - s->nbatches);
-		Rb__Envelope e;
-		Rb__DriveResult r = RB__DRIVE_RESULT__INIT;
-		Rb__DirResult dr = RB__DIR_RESULT__INIT, *dp = &dr;
 		uint32_t idx[64];
 		uint64_t cnt[64], ios, lat;
+		struct rb_dir_result dr;
 
 		fill_hist(idx, cnt, nbuckets_g, &ios, &lat, d);
-		dr.direction = 0;
-		dr.ios = ios * s->nbatches;
-		dr.bytes = dr.ios * 4096;
-		dr.lat_sum_ns = lat * s->nbatches;
-		dr.lat_min_ns = 80000;
-		dr.lat_max_ns = 200000;
-		dr.hist_idx = idx;
-		dr.n_hist_idx = nbuckets_g;
-		dr.hist_cnt = cnt;
-		dr.n_hist_cnt = nbuckets_g;
-		r.point = s->point;
-		r.attempt = s->attempt;
-		r.drive = drive_names[d];
-		r.elapsed_ns = s->runtime_ns;
-		r.dirs = &dp;
-		r.n_dirs = 1;
-		r.status = (char *)"ok";
-		r.message = (char *)"";
-		r.uring_features = (char *)"simulated";
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_RESULT;
-		e.result = &r;
-		send_numbered(s, &e, seq);
+		dr = (struct rb_dir_result){ .direction = 0,
+					     .ios = ios * s->nbatches,
+					     .bytes = ios * s->nbatches * 4096,
+					     .lat_sum_ns = lat * s->nbatches,
+					     .lat_min_ns = 80000,
+					     .lat_max_ns = 200000,
+					     .hist = { idx, cnt, nbuckets_g } };
+		rb_msg_init(&m, RB_MSG_RESULT);
+		m.result = (struct rb_msg_result){ .point = s->point,
+						   .attempt = s->attempt,
+						   .drive = drive_names[d],
+						   .elapsed_ns = s->runtime_ns,
+						   .dirs = &dr,
+						   .ndirs = 1,
+						   .status = "ok",
+						   .message = "",
+						   .uring_features = "simulated" };
+		send_numbered(s, &m, seq);
 		return;
 	}
-	Rb__Envelope e;
-	Rb__PointDone pd = RB__POINT_DONE__INIT;
-
-	pd.point = s->point;
-	pd.attempt = s->attempt;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
-	e.point_done = &pd;
-	send_numbered(s, &e, seq);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	m.point_done.point = s->point;
+	m.point_done.attempt = s->attempt;
+	send_numbered(s, &m, seq);
 }
 
 /* When message i is due: a batch one interval after the last, the rest at the end. */
@@ -242,55 +213,45 @@ static void pace(struct sim *s, int64_t now, int64_t *wake)
 		*wake = due(s, s->next);
 }
 
-static void on_message(struct sim *s, Rb__Envelope *e, int64_t *last_start)
+static void on_message(struct sim *s, const struct rb_msg *e, int64_t *last_start)
 {
-	switch (e->body_case) {
-	case RB__ENVELOPE__BODY_WELCOME:
+	struct rb_msg m;
+
+	switch (e->kind) {
+	case RB_MSG_WELCOME:
 		s->welcomed = true;
 		break;
-	case RB__ENVELOPE__BODY_ACK:
-		if (e->ack->epoch == s->epoch && e->ack->seq > s->acked) {
-			s->acked = e->ack->seq;
+	case RB_MSG_ACK:
+		if (e->ack.epoch == s->epoch && e->ack.seq > s->acked) {
+			s->acked = e->ack.seq;
 			s->last_progress = rb_mono_ns();
 		}
 		break;
-	case RB__ENVELOPE__BODY_TIME_PROBE: {
-		Rb__Envelope te;
-		Rb__TimeReply tr = RB__TIME_REPLY__INIT;
-
-		tr.t0 = e->time_probe->t0;
-		tr.t1 = rb_mono_ns();
-		rb_wire_init(&te);
-		te.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
-		te.time_reply = &tr;
-		tr.t2 = rb_mono_ns();
-		rb_tx_send(s->sock, NULL, &te, true);
+	case RB_MSG_TIME_PROBE:
+		rb_msg_init(&m, RB_MSG_TIME_REPLY);
+		m.time.t0 = e->time.t0;
+		m.time.t1 = rb_mono_ns();
+		m.time.t2 = rb_mono_ns();
+		rb_tx_send(s->sock, NULL, &m, true);
 		break;
-	}
-	case RB__ENVELOPE__BODY_PREFLIGHT: {
-		Rb__Envelope re;
-		Rb__PreflightReply pr = RB__PREFLIGHT_REPLY__INIT;
-
-		rb_wire_init(&re);
-		re.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
-		re.preflight_reply = &pr;
-		send_data(s, &re);
+	case RB_MSG_PREFLIGHT:
+		rb_msg_init(&m, RB_MSG_PREFLIGHT_REPLY);
+		send_data(s, &m);
 		break;
-	}
-	case RB__ENVELOPE__BODY_ASSIGN: {
-		const Rb__Assign *a = e->assign;
+	case RB_MSG_ASSIGN: {
+		const struct rb_msg_assign *a = &e->assign;
 		int64_t now = rb_mono_ns();
 
 		s->point = a->point;
 		s->attempt = a->attempt;
-		s->ndrives = (uint32_t)a->n_drives;
+		s->ndrives = (uint32_t)a->ndrives;
 		s->interval_ns = 1000000000ULL;
 		s->runtime_ns = 60000000000ULL;
-		for (size_t i = 0; i < a->n_settings; i++) {
-			if (!strcmp(a->settings[i]->key, "interval"))
-				rb_parse_duration(a->settings[i]->value, &s->interval_ns);
-			else if (!strcmp(a->settings[i]->key, "runtime"))
-				rb_parse_duration(a->settings[i]->value, &s->runtime_ns);
+		for (size_t i = 0; i < a->nsettings; i++) {
+			if (!strcmp(a->settings[i].key, "interval"))
+				rb_parse_duration(a->settings[i].value, &s->interval_ns);
+			else if (!strcmp(a->settings[i].key, "runtime"))
+				rb_parse_duration(a->settings[i].value, &s->runtime_ns);
 		}
 		s->start_at = a->start_at_ns > now ? a->start_at_ns : now;
 		if (s->start_at > *last_start)
@@ -303,7 +264,7 @@ static void on_message(struct sim *s, Rb__Envelope *e, int64_t *last_start)
 		s->running = true;
 		break;
 	}
-	case RB__ENVELOPE__BODY_STOP:
+	case RB_MSG_STOP:
 		if (s->running)
 			s->seq = s->base + s->next - 1; /* what was sent stands; the rest is dropped */
 		s->running = false;
@@ -412,12 +373,12 @@ int main(int argc, char **argv)
 
 		if (rb_tx_poll_many(socks, n, timeout < 0 ? 0 : timeout, ready) > 0) {
 			for (unsigned i = 0; i < n; i++) {
-				Rb__Envelope *e;
+				struct rb_msg *e;
 
 				while (ready[i] &&
 				       rb_tx_recv(s[i].sock, 0, NULL, &e, err, sizeof(err)) == 0) {
 					on_message(&s[i], e, &last_start);
-					rb_wire_free(e);
+					rb_msg_free(e);
 				}
 			}
 		}

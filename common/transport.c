@@ -164,11 +164,11 @@ int rb_tx_send_raw(void *sock, const struct rb_peer *peer, const uint8_t *buf, s
 	return 0;
 }
 
-int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait)
+int rb_tx_send(void *sock, const struct rb_peer *peer, const struct rb_msg *m, bool dontwait)
 {
 	uint8_t *buf;
 	size_t len;
-	int r = rb_wire_pack(e, &buf, &len);
+	int r = rb_msg_pack(m, &buf, &len);
 
 	if (r)
 		return r;
@@ -177,13 +177,13 @@ int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bo
 	return r;
 }
 
-int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
 	       char *err, size_t errlen)
 {
 	return rb_tx_recv_keep(sock, timeout_ms, ret_peer, ret, NULL, NULL, err, errlen);
 }
 
-int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
 		    uint8_t **ret_raw, size_t *ret_rawlen, char *err, size_t errlen)
 {
 	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
@@ -218,7 +218,7 @@ int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__En
 			const char *uid = zmq_msg_gets(&part, "User-Id");
 
 			snprintf(peer.user_id, sizeof(peer.user_id), "%s", uid ? uid : "");
-			r = rb_wire_unpack(zmq_msg_data(&part), zmq_msg_size(&part), ret, err,
+			r = rb_msg_unpack(zmq_msg_data(&part), zmq_msg_size(&part), ret, err,
 					   errlen);
 			/* the bytes as received, for a journal: no second encoding */
 			if (r == 0 && ret_raw) {
@@ -230,7 +230,7 @@ int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__En
 		} else if (!more) {
 			snprintf(err, errlen, "message has %d frames", nparts);
 			if (r == 0) {
-				rb_wire_free(*ret);
+				rb_msg_free(*ret);
 				r = -EBADMSG;
 				if (ret_raw) {
 					free(*ret_raw);
@@ -356,15 +356,12 @@ int rb_tx_poll2(void *a, void *b, int timeout_ms)
 
 int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const char *msg)
 {
-	Rb__Envelope e;
-	Rb__Error er = RB__ERROR__INIT;
+	struct rb_msg m;
 
-	er.code = code;
-	er.message = (char *)msg;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_ERROR;
-	e.error = &er;
-	return rb_tx_send(sock, peer, &e, true);
+	rb_msg_init(&m, RB_MSG_ERROR);
+	m.error.code = code;
+	m.error.message = msg;
+	return rb_tx_send(sock, peer, &m, true);
 }
 
 int rb_tx_poll_many(void *const *socks, size_t n, int timeout_ms, unsigned char *ready)

@@ -47,7 +47,7 @@ void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
 				 const struct rb_keypair *client, const char *server_pub);
 void rb_tx_close(void *sock);
 /* Sends e (to peer on a ROUTER; peer NULL on a DEALER). 0 or negative errno. */
-int rb_tx_send(void *sock, const struct rb_peer *peer, const Rb__Envelope *e, bool dontwait);
+int rb_tx_send(void *sock, const struct rb_peer *peer, const struct rb_msg *m, bool dontwait);
 /* Sends an envelope already packed (a spooled one). 0 or negative errno. */
 int rb_tx_send_raw(void *sock, const struct rb_peer *peer, const uint8_t *buf, size_t len,
 		   bool dontwait);
@@ -58,10 +58,10 @@ int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const cha
  * envelope, -EAGAIN on timeout, -EINTR when interrupted by a signal, or a decode
  * error (the frame is consumed; err says why).
  */
-int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
 	       char *err, size_t errlen);
 /* The same, and with a message (ret 0) a copy of its bytes as received (to free). */
-int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, Rb__Envelope **ret,
+int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
 		    uint8_t **ret_raw, size_t *ret_rawlen, char *err, size_t errlen);
 
 /*

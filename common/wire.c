@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: MIT
+/*
+ * The wire codec (wire.h): struct rb_msg to rb.Envelope and back. Sending builds the
+ * generated structs on a scratch list that points at the caller's data; receiving keeps
+ * the decoded envelope (its strings) and the arrays made from it on the message's own
+ * list, released by rb_msg_free().
+ */
 #include "wire.h"
 
 #include <errno.h>
-#include <stdio.h>
-#include <stdbool.h>
-#include <stdlib.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "jsonout.h"
+#include "rackbench.pb-c.h"
 
 static __thread size_t decode_left;
 
@@ -43,24 +50,535 @@ __attribute__((constructor)) static void wire_test_hooks(void)
 	extra_field = getenv("RB_TEST_WIRE_EXTRA_FIELD") != NULL;
 }
 
-void rb_wire_init(Rb__Envelope *e)
+/* Blocks allocated for one message, freed together. */
+struct pool {
+	void **v;
+	size_t n, cap;
+	bool failed;
+};
+
+static void *pool_alloc(struct pool *p, size_t n, size_t size)
 {
-	rb__envelope__init(e);
-	e->version_major = major_;
-	e->version_minor = minor_;
+	void *x;
+
+	if (p->failed)
+		return NULL;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		void **nv = realloc(p->v, cap * sizeof(*nv));
+
+		if (!nv) {
+			p->failed = true;
+			return NULL;
+		}
+		p->v = nv;
+		p->cap = cap;
+	}
+	x = calloc(n + 1, size);
+	if (!x) {
+		p->failed = true;
+		return NULL;
+	}
+	p->v[p->n++] = x;
+	return x;
 }
 
-int rb_wire_pack(const Rb__Envelope *e, uint8_t **ret_buf, size_t *ret_len)
+static void pool_release(struct pool *p)
 {
-	size_t n = rb__envelope__get_packed_size(e);
-	uint8_t *buf;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
 
-	if (n > RB_WIRE_MAX_BYTES)
-		return -EMSGSIZE;
-	buf = malloc(n + 3);
-	if (!buf)
-		return -ENOMEM;
-	rb__envelope__pack(e, buf);
+struct rb_wire_priv {
+	Rb__Envelope *env;
+	struct pool pool;
+};
+
+/* ---- sending: domain structs to the generated ones ---- */
+
+static char *str_out(const char *s)
+{
+	return (char *)(s ? s : "");
+}
+
+static char **strs_out(struct pool *p, const char *const *v, size_t n)
+{
+	char **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		o[i] = str_out(v[i]);
+	return o;
+}
+
+static Rb__TargetInfo *ident_out(struct pool *p, const struct rb_identity *x)
+{
+	Rb__TargetInfo *t = pool_alloc(p, 1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	rb__target_info__init(t);
+	t->path = (char *)x->path;
+	t->kind = (char *)x->kind;
+	t->size_bytes = x->size_bytes;
+	t->model = (char *)x->model;
+	t->serial = (char *)x->serial;
+	t->firmware = (char *)x->firmware;
+	t->logical_block_size = x->logical_block_size;
+	t->writable = x->writable;
+	return t;
+}
+
+static Rb__TargetInfo **idents_out(struct pool *p, const struct rb_identity *v, size_t n)
+{
+	Rb__TargetInfo **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		o[i] = ident_out(p, &v[i]);
+	return o;
+}
+
+/* Labels and settings have the same shape; the generated types differ in name only. */
+static Rb__Label **kvs_out(struct pool *p, const struct rb_kv *v, size_t n)
+{
+	Rb__Label **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		if (!(o[i] = pool_alloc(p, 1, sizeof(**o))))
+			return NULL;
+		rb__label__init(o[i]);
+		o[i]->key = str_out(v[i].key);
+		o[i]->value = str_out(v[i].value);
+	}
+	return o;
+}
+
+static Rb__Setting **settings_out(struct pool *p, const struct rb_kv *v, size_t n)
+{
+	Rb__Setting **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		if (!(o[i] = pool_alloc(p, 1, sizeof(**o))))
+			return NULL;
+		rb__setting__init(o[i]);
+		o[i]->key = str_out(v[i].key);
+		o[i]->value = str_out(v[i].value);
+	}
+	return o;
+}
+
+static Rb__Volume **volumes_out(struct pool *p, const struct rb_msg_volume *v, size_t n)
+{
+	Rb__Volume **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		Rb__Volume *x = o[i] = pool_alloc(p, 1, sizeof(*x));
+
+		if (!x)
+			return NULL;
+		rb__volume__init(x);
+		x->name = str_out(v[i].name);
+		x->stripe = v[i].stripe;
+		x->n_members = v[i].nmembers;
+		x->members = strs_out(p, v[i].members, v[i].nmembers);
+		x->n_serials = v[i].nserials;
+		x->serials = strs_out(p, v[i].serials, v[i].nserials);
+	}
+	return o;
+}
+
+static Rb__Hello *hello_out(struct pool *p, const struct rb_msg_hello *m)
+{
+	Rb__Hello *h = pool_alloc(p, 1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	rb__hello__init(h);
+	h->name = str_out(m->name);
+	h->hostname = str_out(m->hostname);
+	h->kernel = str_out(m->kernel);
+	h->rb_version = str_out(m->rb_version);
+	h->n_labels = m->nlabels;
+	h->labels = kvs_out(p, m->labels, m->nlabels);
+	h->n_targets = m->ntargets;
+	h->targets = idents_out(p, m->targets, m->ntargets);
+	h->epoch = m->epoch;
+	h->run = str_out(m->run);
+	h->spooled = m->spooled;
+	return h;
+}
+
+static Rb__Preflight *preflight_out(struct pool *p, const struct rb_msg_preflight *m)
+{
+	Rb__Preflight *f = pool_alloc(p, 1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	rb__preflight__init(f);
+	f->n_drives = m->ndrives;
+	f->drives = strs_out(p, m->drives, m->ndrives);
+	f->n_serials = m->nserials;
+	f->serials = strs_out(p, m->serials, m->nserials);
+	f->n_volumes = m->nvolumes;
+	f->volumes = volumes_out(p, m->volumes, m->nvolumes);
+	f->writes = m->writes;
+	f->destructive = m->destructive;
+	f->wipe_signatures = m->wipe_signatures;
+	return f;
+}
+
+static Rb__PreflightReply *reply_out(struct pool *p, const struct rb_msg_preflight_reply *m)
+{
+	Rb__PreflightReply *r = pool_alloc(p, 1, sizeof(*r));
+	Rb__Diagnostic **d;
+
+	if (!r)
+		return NULL;
+	rb__preflight_reply__init(r);
+	r->n_drives = m->ndrives;
+	r->drives = strs_out(p, m->drives, m->ndrives);
+	d = pool_alloc(p, m->nrefusals, sizeof(*d));
+	for (size_t i = 0; d && i < m->nrefusals; i++) {
+		if (!(d[i] = pool_alloc(p, 1, sizeof(**d))))
+			return NULL;
+		rb__diagnostic__init(d[i]);
+		d[i]->subject = str_out(m->refusals[i].subject);
+		d[i]->message = str_out(m->refusals[i].message);
+	}
+	r->n_refusals = m->nrefusals;
+	r->refusals = d;
+	return r;
+}
+
+static Rb__Assign *assign_out(struct pool *p, const struct rb_msg_assign *m)
+{
+	Rb__Assign *a = pool_alloc(p, 1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	rb__assign__init(a);
+	a->point = m->point;
+	a->attempt = m->attempt;
+	a->n_drives = m->ndrives;
+	a->drives = strs_out(p, m->drives, m->ndrives);
+	a->n_settings = m->nsettings;
+	a->settings = settings_out(p, m->settings, m->nsettings);
+	a->destructive = m->destructive;
+	a->wipe_signatures = m->wipe_signatures;
+	a->n_serials = m->nserials;
+	a->serials = strs_out(p, m->serials, m->nserials);
+	a->n_drive_rate_iops = m->nrates;
+	a->drive_rate_iops = (uint64_t *)m->drive_rate_iops;
+	a->purge = str_out(m->purge);
+	a->purge_ses = m->purge_ses;
+	a->start_at_ns = m->start_at_ns;
+	a->n_volumes = m->nvolumes;
+	a->volumes = volumes_out(p, m->volumes, m->nvolumes);
+	return a;
+}
+
+static Rb__SampleBatch *samples_out(struct pool *p, const struct rb_msg_samples *m)
+{
+	Rb__SampleBatch *b = pool_alloc(p, 1, sizeof(*b));
+	Rb__Sample *v = pool_alloc(p, m->n, sizeof(*v));
+	Rb__Sample **pv = pool_alloc(p, m->n, sizeof(*pv));
+
+	if (!b || !v || !pv)
+		return NULL;
+	rb__sample_batch__init(b);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct rb_msg_sample *s = &m->v[i];
+		Rb__Sample *x = &v[i];
+
+		rb__sample__init(x);
+		x->point = s->point;
+		x->attempt = s->attempt;
+		x->drive = str_out(s->drive);
+		x->interval = s->interval;
+		x->direction = s->direction;
+		x->t_ns = s->t_ns;
+		x->ios = s->ios;
+		x->bytes = s->bytes;
+		x->errors = s->errors;
+		x->lat_sum_ns = s->lat_sum_ns;
+		x->n_hist_idx = x->n_hist_cnt = s->hist.n;
+		x->hist_idx = (uint32_t *)s->hist.idx;
+		x->hist_cnt = (uint64_t *)s->hist.cnt;
+		pv[i] = x;
+	}
+	b->n_samples = m->n;
+	b->samples = pv;
+	return b;
+}
+
+static Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
+{
+	Rb__DriveResult *r = pool_alloc(p, 1, sizeof(*r));
+	Rb__DirResult **d = pool_alloc(p, m->ndirs, sizeof(*d));
+	Rb__BsCount **b = pool_alloc(p, m->nbs_counts, sizeof(*b));
+	Rb__IoError **e = pool_alloc(p, m->nio_errors, sizeof(*e));
+
+	if (!r || !d || !b || !e)
+		return NULL;
+	rb__drive_result__init(r);
+	for (size_t i = 0; i < m->ndirs; i++) {
+		const struct rb_dir_result *s = &m->dirs[i];
+		Rb__DirResult *x = d[i] = pool_alloc(p, 1, sizeof(*x));
+
+		if (!x)
+			return NULL;
+		rb__dir_result__init(x);
+		x->direction = s->direction;
+		x->ios = s->ios;
+		x->bytes = s->bytes;
+		x->errors = s->errors;
+		x->lat_sum_ns = s->lat_sum_ns;
+		x->lat_min_ns = s->lat_min_ns;
+		x->lat_max_ns = s->lat_max_ns;
+		x->n_hist_idx = x->n_hist_cnt = s->hist.n;
+		x->hist_idx = (uint32_t *)s->hist.idx;
+		x->hist_cnt = (uint64_t *)s->hist.cnt;
+	}
+	for (size_t i = 0; i < m->nbs_counts; i++) {
+		if (!(b[i] = pool_alloc(p, 1, sizeof(**b))))
+			return NULL;
+		rb__bs_count__init(b[i]);
+		b[i]->direction = m->bs_counts[i].direction;
+		b[i]->bs = m->bs_counts[i].bs;
+		b[i]->ios = m->bs_counts[i].ios;
+	}
+	for (size_t i = 0; i < m->nio_errors; i++) {
+		const struct rb_msg_io_error *s = &m->io_errors[i];
+
+		if (!(e[i] = pool_alloc(p, 1, sizeof(**e))))
+			return NULL;
+		rb__io_error__init(e[i]);
+		e[i]->offset = s->offset;
+		e[i]->length = s->length;
+		e[i]->direction = s->direction;
+		e[i]->err = s->err;
+		e[i]->count = s->count;
+	}
+	r->point = m->point;
+	r->attempt = m->attempt;
+	r->drive = str_out(m->drive);
+	r->start_ns = m->start_ns;
+	r->end_ns = m->end_ns;
+	r->elapsed_ns = m->elapsed_ns;
+	r->cpu_usr_pct = m->cpu_usr_pct;
+	r->cpu_sys_pct = m->cpu_sys_pct;
+	r->n_dirs = m->ndirs;
+	r->dirs = d;
+	r->n_bs_counts = m->nbs_counts;
+	r->bs_counts = b;
+	r->n_io_errors = m->nio_errors;
+	r->io_errors = e;
+	r->status = str_out(m->status);
+	r->message = str_out(m->message);
+	r->uring_features = str_out(m->uring_features);
+	r->target = m->target ? ident_out(p, m->target) : NULL;
+	r->verify_checked = m->verify_checked;
+	r->verify_mismatches = m->verify_mismatches;
+	r->history_since_ns = m->history_since_ns;
+	r->purge_ns = m->purge_ns;
+	r->purge_method = str_out(m->purge_method);
+	r->written_since_purge = m->written_since_purge;
+	r->fill_passes_since_purge = m->fill_passes_since_purge;
+	r->start_mono_ns = m->start_mono_ns;
+	r->n_members = m->nmembers;
+	r->members = idents_out(p, m->members, m->nmembers);
+	return r;
+}
+
+static Rb__Health *health_out(struct pool *p, const struct rb_msg_health *m)
+{
+	Rb__Health *h = pool_alloc(p, 1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	rb__health__init(h);
+	h->point = m->point;
+	h->attempt = m->attempt;
+	h->drive = str_out(m->drive);
+	h->member = str_out(m->member);
+	h->t_ns = m->t_ns;
+	h->when = m->when;
+	h->nvme = m->nvme;
+	h->kernel = m->kernel;
+	h->critical_warning = m->critical_warning;
+	h->temperature_c = m->temperature_c;
+	h->available_spare_pct = m->available_spare_pct;
+	h->percentage_used = m->percentage_used;
+	h->data_units_read = m->data_units_read;
+	h->data_units_written = m->data_units_written;
+	h->host_reads = m->host_reads;
+	h->host_writes = m->host_writes;
+	h->power_on_hours = m->power_on_hours;
+	h->unsafe_shutdowns = m->unsafe_shutdowns;
+	h->media_errors = m->media_errors;
+	h->error_log_entries = m->error_log_entries;
+	h->kernel_read_ios = m->kernel_read_ios;
+	h->kernel_write_ios = m->kernel_write_ios;
+	h->kernel_read_bytes = m->kernel_read_bytes;
+	h->kernel_write_bytes = m->kernel_write_bytes;
+	return h;
+}
+
+/* The small bodies: one or two scalars each. */
+static int small_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
+{
+	switch (m->kind) {
+	case RB_MSG_WELCOME:
+		if (!(e->welcome = pool_alloc(p, 1, sizeof(*e->welcome))))
+			return -ENOMEM;
+		rb__welcome__init(e->welcome);
+		e->welcome->campaign = str_out(m->welcome.campaign);
+		e->welcome->run = str_out(m->welcome.run);
+		break;
+	case RB_MSG_POINT_DONE:
+		if (!(e->point_done = pool_alloc(p, 1, sizeof(*e->point_done))))
+			return -ENOMEM;
+		rb__point_done__init(e->point_done);
+		e->point_done->point = m->point_done.point;
+		e->point_done->attempt = m->point_done.attempt;
+		break;
+	case RB_MSG_STOP:
+		if (!(e->stop = pool_alloc(p, 1, sizeof(*e->stop))))
+			return -ENOMEM;
+		rb__stop__init(e->stop);
+		e->stop->reason = str_out(m->stop.reason);
+		break;
+	case RB_MSG_ERROR:
+		if (!(e->error = pool_alloc(p, 1, sizeof(*e->error))))
+			return -ENOMEM;
+		rb__error__init(e->error);
+		e->error->code = m->error.code;
+		e->error->message = str_out(m->error.message);
+		break;
+	case RB_MSG_HEARTBEAT:
+		if (!(e->heartbeat = pool_alloc(p, 1, sizeof(*e->heartbeat))))
+			return -ENOMEM;
+		rb__heartbeat__init(e->heartbeat);
+		e->heartbeat->epoch = m->heartbeat.epoch;
+		e->heartbeat->point = m->heartbeat.point;
+		break;
+	case RB_MSG_TIME_PROBE:
+		if (!(e->time_probe = pool_alloc(p, 1, sizeof(*e->time_probe))))
+			return -ENOMEM;
+		rb__time_probe__init(e->time_probe);
+		e->time_probe->t0 = m->time.t0;
+		break;
+	case RB_MSG_TIME_REPLY:
+		if (!(e->time_reply = pool_alloc(p, 1, sizeof(*e->time_reply))))
+			return -ENOMEM;
+		rb__time_reply__init(e->time_reply);
+		e->time_reply->t0 = m->time.t0;
+		e->time_reply->t1 = m->time.t1;
+		e->time_reply->t2 = m->time.t2;
+		break;
+	case RB_MSG_ACK:
+		if (!(e->ack = pool_alloc(p, 1, sizeof(*e->ack))))
+			return -ENOMEM;
+		rb__ack__init(e->ack);
+		e->ack->epoch = m->ack.epoch;
+		e->ack->seq = m->ack.seq;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The body's case in the envelope, by kind (the same order as enum rb_msg_kind). */
+static const Rb__Envelope__BodyCase body_case[] = {
+	[RB_MSG_NONE] = RB__ENVELOPE__BODY__NOT_SET,
+	[RB_MSG_HELLO] = RB__ENVELOPE__BODY_HELLO,
+	[RB_MSG_WELCOME] = RB__ENVELOPE__BODY_WELCOME,
+	[RB_MSG_PREFLIGHT] = RB__ENVELOPE__BODY_PREFLIGHT,
+	[RB_MSG_PREFLIGHT_REPLY] = RB__ENVELOPE__BODY_PREFLIGHT_REPLY,
+	[RB_MSG_ASSIGN] = RB__ENVELOPE__BODY_ASSIGN,
+	[RB_MSG_SAMPLES] = RB__ENVELOPE__BODY_SAMPLES,
+	[RB_MSG_RESULT] = RB__ENVELOPE__BODY_RESULT,
+	[RB_MSG_POINT_DONE] = RB__ENVELOPE__BODY_POINT_DONE,
+	[RB_MSG_STOP] = RB__ENVELOPE__BODY_STOP,
+	[RB_MSG_ERROR] = RB__ENVELOPE__BODY_ERROR,
+	[RB_MSG_HEALTH] = RB__ENVELOPE__BODY_HEALTH,
+	[RB_MSG_HEARTBEAT] = RB__ENVELOPE__BODY_HEARTBEAT,
+	[RB_MSG_TIME_PROBE] = RB__ENVELOPE__BODY_TIME_PROBE,
+	[RB_MSG_TIME_REPLY] = RB__ENVELOPE__BODY_TIME_REPLY,
+	[RB_MSG_ACK] = RB__ENVELOPE__BODY_ACK,
+};
+
+static int envelope_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
+{
+	void *body = NULL;
+
+	if ((unsigned)m->kind >= sizeof(body_case) / sizeof(body_case[0]) ||
+	    m->kind == RB_MSG_NONE)
+		return -EINVAL;
+	rb__envelope__init(e);
+	e->version_major = m->major;
+	e->version_minor = m->minor;
+	e->epoch = m->epoch;
+	e->seq = m->seq;
+	e->body_case = body_case[m->kind];
+	switch (m->kind) {
+	case RB_MSG_HELLO:
+		body = e->hello = hello_out(p, &m->hello);
+		break;
+	case RB_MSG_PREFLIGHT:
+		body = e->preflight = preflight_out(p, &m->preflight);
+		break;
+	case RB_MSG_PREFLIGHT_REPLY:
+		body = e->preflight_reply = reply_out(p, &m->preflight_reply);
+		break;
+	case RB_MSG_ASSIGN:
+		body = e->assign = assign_out(p, &m->assign);
+		break;
+	case RB_MSG_SAMPLES:
+		body = e->samples = samples_out(p, &m->samples);
+		break;
+	case RB_MSG_RESULT:
+		body = e->result = result_out(p, &m->result);
+		break;
+	case RB_MSG_HEALTH:
+		body = e->health = health_out(p, &m->health);
+		break;
+	default:
+		return small_out(p, m, e);
+	}
+	return body && !p->failed ? 0 : -ENOMEM;
+}
+
+void rb_msg_init(struct rb_msg *m, enum rb_msg_kind kind)
+{
+	memset(m, 0, sizeof(*m));
+	m->major = major_;
+	m->minor = minor_;
+	m->kind = kind;
+}
+
+int rb_msg_pack(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len)
+{
+	struct pool p = { 0 };
+	Rb__Envelope e;
+	uint8_t *buf;
+	size_t n;
+	int r = envelope_out(&p, m, &e);
+
+	if (r)
+		goto out;
+	n = rb__envelope__get_packed_size(&e);
+	if (n > RB_WIRE_MAX_BYTES) {
+		r = -EMSGSIZE;
+		goto out;
+	}
+	if (!(buf = malloc(n + 3))) {
+		r = -ENOMEM;
+		goto out;
+	}
+	rb__envelope__pack(&e, buf);
 	if (extra_field) {
 		/* field 99, varint 5: what a newer minor version might add */
 		buf[n++] = 0x98;
@@ -69,11 +587,322 @@ int rb_wire_pack(const Rb__Envelope *e, uint8_t **ret_buf, size_t *ret_len)
 	}
 	*ret_buf = buf;
 	*ret_len = n;
-	return 0;
+out:
+	pool_release(&p);
+	return r;
 }
 
-int rb_wire_unpack(const uint8_t *buf, size_t len, Rb__Envelope **ret, char *err, size_t errlen)
+/* ---- receiving: the generated structs to domain ones ---- */
+
+static const char *const *strs_in(char **v)
 {
+	return (const char *const *)v;
+}
+
+static void ident_in(struct rb_identity *x, const Rb__TargetInfo *t)
+{
+	memset(x, 0, sizeof(*x));
+	rb_wire_strcpy(x->path, sizeof(x->path), t->path);
+	rb_wire_strcpy(x->kind, sizeof(x->kind), t->kind);
+	rb_wire_strcpy(x->model, sizeof(x->model), t->model);
+	rb_wire_strcpy(x->serial, sizeof(x->serial), t->serial);
+	rb_wire_strcpy(x->firmware, sizeof(x->firmware), t->firmware);
+	x->size_bytes = t->size_bytes;
+	x->logical_block_size = t->logical_block_size;
+	x->writable = t->writable;
+}
+
+static struct rb_identity *idents_in(struct pool *p, Rb__TargetInfo *const *v, size_t n)
+{
+	struct rb_identity *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		ident_in(&o[i], v[i]);
+	return o;
+}
+
+static struct rb_msg_volume *volumes_in(struct pool *p, Rb__Volume **v, size_t n)
+{
+	struct rb_msg_volume *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		o[i].name = v[i]->name;
+		o[i].stripe = v[i]->stripe;
+		o[i].members = strs_in(v[i]->members);
+		o[i].nmembers = v[i]->n_members;
+		o[i].serials = strs_in(v[i]->serials);
+		o[i].nserials = v[i]->n_serials;
+	}
+	return o;
+}
+
+static struct rb_sparse sparse_in(const uint32_t *idx, size_t nidx, const uint64_t *cnt,
+				  size_t ncnt)
+{
+	return (struct rb_sparse){ idx, cnt, nidx < ncnt ? nidx : ncnt };
+}
+
+static void hello_in(struct pool *p, struct rb_msg_hello *m, const Rb__Hello *h)
+{
+	struct rb_kv *kv = pool_alloc(p, h->n_labels, sizeof(*kv));
+
+	for (size_t i = 0; kv && i < h->n_labels; i++)
+		kv[i] = (struct rb_kv){ h->labels[i]->key, h->labels[i]->value };
+	m->name = h->name;
+	m->hostname = h->hostname;
+	m->kernel = h->kernel;
+	m->rb_version = h->rb_version;
+	m->labels = kv;
+	m->nlabels = h->n_labels;
+	m->targets = idents_in(p, h->targets, h->n_targets);
+	m->ntargets = h->n_targets;
+	m->epoch = h->epoch;
+	m->run = h->run;
+	m->spooled = h->spooled;
+}
+
+static void preflight_in(struct pool *p, struct rb_msg_preflight *m, const Rb__Preflight *f)
+{
+	m->drives = strs_in(f->drives);
+	m->ndrives = f->n_drives;
+	m->serials = strs_in(f->serials);
+	m->nserials = f->n_serials;
+	m->volumes = volumes_in(p, f->volumes, f->n_volumes);
+	m->nvolumes = f->n_volumes;
+	m->writes = f->writes;
+	m->destructive = f->destructive;
+	m->wipe_signatures = f->wipe_signatures;
+}
+
+static void reply_in(struct pool *p, struct rb_msg_preflight_reply *m,
+		     const Rb__PreflightReply *r)
+{
+	struct rb_refusal *v = pool_alloc(p, r->n_refusals, sizeof(*v));
+
+	for (size_t i = 0; v && i < r->n_refusals; i++)
+		v[i] = (struct rb_refusal){ r->refusals[i]->subject, r->refusals[i]->message };
+	m->drives = strs_in(r->drives);
+	m->ndrives = r->n_drives;
+	m->refusals = v;
+	m->nrefusals = r->n_refusals;
+}
+
+static void assign_in(struct pool *p, struct rb_msg_assign *m, const Rb__Assign *a)
+{
+	struct rb_kv *kv = pool_alloc(p, a->n_settings, sizeof(*kv));
+
+	for (size_t i = 0; kv && i < a->n_settings; i++)
+		kv[i] = (struct rb_kv){ a->settings[i]->key, a->settings[i]->value };
+	m->point = a->point;
+	m->attempt = a->attempt;
+	m->drives = strs_in(a->drives);
+	m->ndrives = a->n_drives;
+	m->settings = kv;
+	m->nsettings = a->n_settings;
+	m->destructive = a->destructive;
+	m->wipe_signatures = a->wipe_signatures;
+	m->serials = strs_in(a->serials);
+	m->nserials = a->n_serials;
+	m->drive_rate_iops = a->drive_rate_iops;
+	m->nrates = a->n_drive_rate_iops;
+	m->purge = a->purge;
+	m->purge_ses = a->purge_ses;
+	m->start_at_ns = a->start_at_ns;
+	m->volumes = volumes_in(p, a->volumes, a->n_volumes);
+	m->nvolumes = a->n_volumes;
+}
+
+static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__SampleBatch *b)
+{
+	struct rb_msg_sample *v = pool_alloc(p, b->n_samples, sizeof(*v));
+
+	for (size_t i = 0; v && i < b->n_samples; i++) {
+		const Rb__Sample *s = b->samples[i];
+
+		v[i] = (struct rb_msg_sample){
+			.point = s->point,
+			.attempt = s->attempt,
+			.drive = s->drive,
+			.interval = s->interval,
+			.direction = s->direction,
+			.t_ns = s->t_ns,
+			.ios = s->ios,
+			.bytes = s->bytes,
+			.errors = s->errors,
+			.lat_sum_ns = s->lat_sum_ns,
+			.hist = sparse_in(s->hist_idx, s->n_hist_idx, s->hist_cnt, s->n_hist_cnt),
+		};
+	}
+	m->v = v;
+	m->n = b->n_samples;
+}
+
+static void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r)
+{
+	struct rb_dir_result *d = pool_alloc(p, r->n_dirs, sizeof(*d));
+	struct rb_bs_count *b = pool_alloc(p, r->n_bs_counts, sizeof(*b));
+	struct rb_msg_io_error *e = pool_alloc(p, r->n_io_errors, sizeof(*e));
+	struct rb_identity *t = r->target ? idents_in(p, &r->target, 1) : NULL;
+
+	for (size_t i = 0; d && i < r->n_dirs; i++) {
+		const Rb__DirResult *x = r->dirs[i];
+
+		d[i] = (struct rb_dir_result){
+			.direction = x->direction,
+			.ios = x->ios,
+			.bytes = x->bytes,
+			.errors = x->errors,
+			.lat_sum_ns = x->lat_sum_ns,
+			.lat_min_ns = x->lat_min_ns,
+			.lat_max_ns = x->lat_max_ns,
+			.hist = sparse_in(x->hist_idx, x->n_hist_idx, x->hist_cnt, x->n_hist_cnt),
+		};
+	}
+	for (size_t i = 0; b && i < r->n_bs_counts; i++)
+		b[i] = (struct rb_bs_count){ r->bs_counts[i]->direction, r->bs_counts[i]->bs,
+					     r->bs_counts[i]->ios };
+	for (size_t i = 0; e && i < r->n_io_errors; i++) {
+		const Rb__IoError *x = r->io_errors[i];
+
+		e[i] = (struct rb_msg_io_error){ x->offset, x->length, x->direction, x->err,
+					     x->count };
+	}
+	*m = (struct rb_msg_result){
+		.point = r->point,
+		.attempt = r->attempt,
+		.drive = r->drive,
+		.start_ns = r->start_ns,
+		.end_ns = r->end_ns,
+		.elapsed_ns = r->elapsed_ns,
+		.cpu_usr_pct = r->cpu_usr_pct,
+		.cpu_sys_pct = r->cpu_sys_pct,
+		.dirs = d,
+		.ndirs = r->n_dirs,
+		.bs_counts = b,
+		.nbs_counts = r->n_bs_counts,
+		.io_errors = e,
+		.nio_errors = r->n_io_errors,
+		.status = r->status,
+		.message = r->message,
+		.uring_features = r->uring_features,
+		.target = t,
+		.verify_checked = r->verify_checked,
+		.verify_mismatches = r->verify_mismatches,
+		.history_since_ns = r->history_since_ns,
+		.purge_ns = r->purge_ns,
+		.purge_method = r->purge_method,
+		.written_since_purge = r->written_since_purge,
+		.fill_passes_since_purge = r->fill_passes_since_purge,
+		.start_mono_ns = r->start_mono_ns,
+		.members = idents_in(p, r->members, r->n_members),
+		.nmembers = r->n_members,
+	};
+}
+
+static void health_in(struct rb_msg_health *m, const Rb__Health *h)
+{
+	*m = (struct rb_msg_health){
+		.point = h->point,
+		.attempt = h->attempt,
+		.drive = h->drive,
+		.member = h->member,
+		.t_ns = h->t_ns,
+		.when = h->when,
+		.nvme = h->nvme,
+		.kernel = h->kernel,
+		.critical_warning = h->critical_warning,
+		.temperature_c = h->temperature_c,
+		.available_spare_pct = h->available_spare_pct,
+		.percentage_used = h->percentage_used,
+		.data_units_read = h->data_units_read,
+		.data_units_written = h->data_units_written,
+		.host_reads = h->host_reads,
+		.host_writes = h->host_writes,
+		.power_on_hours = h->power_on_hours,
+		.unsafe_shutdowns = h->unsafe_shutdowns,
+		.media_errors = h->media_errors,
+		.error_log_entries = h->error_log_entries,
+		.kernel_read_ios = h->kernel_read_ios,
+		.kernel_write_ios = h->kernel_write_ios,
+		.kernel_read_bytes = h->kernel_read_bytes,
+		.kernel_write_bytes = h->kernel_write_bytes,
+	};
+}
+
+static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)
+{
+	switch (e->body_case) {
+	case RB__ENVELOPE__BODY_HELLO:
+		m->kind = RB_MSG_HELLO;
+		hello_in(p, &m->hello, e->hello);
+		break;
+	case RB__ENVELOPE__BODY_WELCOME:
+		m->kind = RB_MSG_WELCOME;
+		m->welcome = (struct rb_msg_welcome){ e->welcome->campaign, e->welcome->run };
+		break;
+	case RB__ENVELOPE__BODY_PREFLIGHT:
+		m->kind = RB_MSG_PREFLIGHT;
+		preflight_in(p, &m->preflight, e->preflight);
+		break;
+	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
+		m->kind = RB_MSG_PREFLIGHT_REPLY;
+		reply_in(p, &m->preflight_reply, e->preflight_reply);
+		break;
+	case RB__ENVELOPE__BODY_ASSIGN:
+		m->kind = RB_MSG_ASSIGN;
+		assign_in(p, &m->assign, e->assign);
+		break;
+	case RB__ENVELOPE__BODY_SAMPLES:
+		m->kind = RB_MSG_SAMPLES;
+		samples_in(p, &m->samples, e->samples);
+		break;
+	case RB__ENVELOPE__BODY_RESULT:
+		m->kind = RB_MSG_RESULT;
+		result_in(p, &m->result, e->result);
+		break;
+	case RB__ENVELOPE__BODY_POINT_DONE:
+		m->kind = RB_MSG_POINT_DONE;
+		m->point_done = (struct rb_msg_point_done){ e->point_done->point,
+							    e->point_done->attempt };
+		break;
+	case RB__ENVELOPE__BODY_STOP:
+		m->kind = RB_MSG_STOP;
+		m->stop.reason = e->stop->reason;
+		break;
+	case RB__ENVELOPE__BODY_ERROR:
+		m->kind = RB_MSG_ERROR;
+		m->error = (struct rb_msg_error){ e->error->code, e->error->message };
+		break;
+	case RB__ENVELOPE__BODY_HEALTH:
+		m->kind = RB_MSG_HEALTH;
+		health_in(&m->health, e->health);
+		break;
+	case RB__ENVELOPE__BODY_HEARTBEAT:
+		m->kind = RB_MSG_HEARTBEAT;
+		m->heartbeat = (struct rb_msg_heartbeat){ e->heartbeat->epoch, e->heartbeat->point };
+		break;
+	case RB__ENVELOPE__BODY_TIME_PROBE:
+		m->kind = RB_MSG_TIME_PROBE;
+		m->time.t0 = e->time_probe->t0;
+		break;
+	case RB__ENVELOPE__BODY_TIME_REPLY:
+		m->kind = RB_MSG_TIME_REPLY;
+		m->time = (struct rb_msg_time){ e->time_reply->t0, e->time_reply->t1,
+						e->time_reply->t2 };
+		break;
+	case RB__ENVELOPE__BODY_ACK:
+		m->kind = RB_MSG_ACK;
+		m->ack = (struct rb_msg_ack){ e->ack->epoch, e->ack->seq };
+		break;
+	default:
+		m->kind = RB_MSG_NONE;
+		break;
+	}
+}
+
+int rb_msg_unpack(const uint8_t *buf, size_t len, struct rb_msg **ret, char *err, size_t errlen)
+{
+	struct rb_msg *m;
 	Rb__Envelope *e;
 
 	if (len > RB_WIRE_MAX_BYTES) {
@@ -92,86 +921,59 @@ int rb_wire_unpack(const uint8_t *buf, size_t len, Rb__Envelope **ret, char *err
 		snprintf(err, errlen,
 			 "protocol version %u.%u is not compatible with this side's %u.%u",
 			 e->version_major, e->version_minor, RB_PROTO_MAJOR, RB_PROTO_MINOR);
-		rb_wire_free(e);
+		rb__envelope__free_unpacked(e, &bounded);
 		return -EPROTONOSUPPORT;
 	}
 	if (e->body_case == RB__ENVELOPE__BODY__NOT_SET) {
 		snprintf(err, errlen, "message has no body this version understands");
-		rb_wire_free(e);
+		rb__envelope__free_unpacked(e, &bounded);
 		return -EBADMSG;
 	}
-	*ret = e;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->priv = calloc(1, sizeof(*m->priv)))) {
+		free(m);
+		rb__envelope__free_unpacked(e, &bounded);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	m->priv->env = e;
+	m->major = e->version_major;
+	m->minor = e->version_minor;
+	m->epoch = e->epoch;
+	m->seq = e->seq;
+	body_in(&m->priv->pool, m, e);
+	if (m->priv->pool.failed) {
+		rb_msg_free(m);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*ret = m;
 	return 0;
 }
 
-void rb_wire_free(Rb__Envelope *e)
+void rb_msg_free(struct rb_msg *m)
 {
-	if (e)
-		rb__envelope__free_unpacked(e, &bounded);
+	if (!m)
+		return;
+	if (m->priv) {
+		rb__envelope__free_unpacked(m->priv->env, &bounded);
+		pool_release(&m->priv->pool);
+		free(m->priv);
+	}
+	free(m);
 }
 
-const char *rb_wire_body_name(const Rb__Envelope *e)
+struct rb_msg *rb_msg_dup(const struct rb_msg *m)
 {
-	switch (e->body_case) {
-	case RB__ENVELOPE__BODY_HELLO:
-		return "hello";
-	case RB__ENVELOPE__BODY_WELCOME:
-		return "welcome";
-	case RB__ENVELOPE__BODY_PREFLIGHT:
-		return "preflight";
-	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
-		return "preflight-reply";
-	case RB__ENVELOPE__BODY_ASSIGN:
-		return "assign";
-	case RB__ENVELOPE__BODY_SAMPLES:
-		return "samples";
-	case RB__ENVELOPE__BODY_RESULT:
-		return "result";
-	case RB__ENVELOPE__BODY_POINT_DONE:
-		return "point-done";
-	case RB__ENVELOPE__BODY_STOP:
-		return "stop";
-	case RB__ENVELOPE__BODY_ERROR:
-		return "error";
-	case RB__ENVELOPE__BODY_HEALTH:
-		return "health";
-	case RB__ENVELOPE__BODY_HEARTBEAT:
-		return "heartbeat";
-	default:
-		return "unknown";
-	}
-}
+	struct rb_msg *c = NULL;
+	uint8_t *buf;
+	size_t len;
+	char err[128];
 
-void rb_wire_json_fields(FILE *out, const Rb__Envelope *e)
-{
-	fprintf(out, "\"epoch\": %" PRIu64 ", \"seq\": %" PRIu64 ", \"body\": \"%s\"", e->epoch,
-		e->seq, rb_wire_body_name(e));
-	switch (e->body_case) {
-	case RB__ENVELOPE__BODY_SAMPLES:
-		fprintf(out, ", \"samples\": [");
-		for (size_t i = 0; i < e->samples->n_samples; i++) {
-			const Rb__Sample *x = e->samples->samples[i];
-
-			fprintf(out, "%s{\"drive\": ", i ? ", " : "");
-			rb_json_str(out, x->drive);
-			fprintf(out, ", \"point\": %u, \"attempt\": %u, \"interval\": %u, "
-				     "\"direction\": %u, \"ios\": %" PRIu64 "}",
-				x->point, x->attempt, x->interval, x->direction, x->ios);
-		}
-		fprintf(out, "]");
-		break;
-	case RB__ENVELOPE__BODY_RESULT:
-		fprintf(out, ", \"drive\": ");
-		rb_json_str(out, e->result->drive);
-		fprintf(out, ", \"point\": %u, \"attempt\": %u, \"status\": ", e->result->point,
-			e->result->attempt);
-		rb_json_str(out, e->result->status);
-		break;
-	case RB__ENVELOPE__BODY_POINT_DONE:
-		fprintf(out, ", \"point\": %u, \"attempt\": %u", e->point_done->point,
-			e->point_done->attempt);
-		break;
-	default:
-		break;
-	}
+	if (rb_msg_pack(m, &buf, &len))
+		return NULL;
+	if (rb_msg_unpack(buf, len, &c, err, sizeof(err)))
+		c = NULL;
+	free(buf);
+	return c;
 }

@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The wire codec: packs and unpacks rb.Envelope messages (proto/rackbench.proto).
- * This is the one module that translates protobuf-c's conventions; the generated
- * types are reached through this header only. Unpacking enforces a maximum message
- * size before decoding, decodes with a size-bounded allocator, and checks the
- * protocol version (a different major is refused with both versions named).
+ * The wire codec: the messages between coordinator and agents as plain C structs, and
+ * their encoding as rb.Envelope (proto/rackbench.proto). This is the one module that
+ * knows protobuf-c; nothing else sees a generated type.
+ *
+ * A message to send is a struct rb_msg filled on the stack: strings and arrays are
+ * borrowed for the call (a NULL string is sent as ""). A message received comes from
+ * rb_msg_unpack() and is released with rb_msg_free(): its strings and arrays live as
+ * long as it does. Unpacking enforces a maximum size before decoding, decodes with a
+ * size-bounded allocator, and checks the protocol version (a different major is
+ * refused with both versions named).
  */
 #ifndef RB_WIRE_H
 #define RB_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-#include "rackbench.pb-c.h"
 
 #define RB_PROTO_MAJOR 1
 #define RB_PROTO_MINOR 3
@@ -21,21 +25,278 @@
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
 
-/* Initializes e as an empty envelope with this side's protocol version. */
-void rb_wire_init(Rb__Envelope *e);
-/* Packs e into a new buffer the caller frees. Returns 0 or -ENOMEM / -EMSGSIZE. */
-int rb_wire_pack(const Rb__Envelope *e, uint8_t **ret_buf, size_t *ret_len);
 /*
- * Decodes buf. Returns 0 and a message to release with rb_wire_free(), or
- * -EMSGSIZE (too large), -EBADMSG (not a valid envelope, or no body),
- * -EPROTONOSUPPORT (another major version); err says which.
+ * A drive as someone saw it: the agent's offer (Hello), the drive as opened for a point
+ * (DriveResult), the coordinator's record of an agent's targets, the results file's
+ * `drives` and `members` rows. Text is cut to these sizes on receipt.
  */
-int rb_wire_unpack(const uint8_t *buf, size_t len, Rb__Envelope **ret, char *err, size_t errlen);
-void rb_wire_free(Rb__Envelope *e);
-/* Name of the body type, for messages ("hello", "samples", ...). */
-const char *rb_wire_body_name(const Rb__Envelope *e);
+struct rb_identity {
+	char path[256];
+	char kind[16];		/* "block", "file", "volume", "missing" */
+	char model[64];
+	char serial[64];
+	char firmware[32];
+	uint64_t size_bytes;
+	uint32_t logical_block_size;
+	bool writable;		/* the agent's key: on its --allow list */
+};
+
+/* A key and its value: a label, or one workload setting in its text form ("bs" = "4k"). */
+struct rb_kv {
+	const char *key;
+	const char *value;
+};
+
+struct rb_msg_hello {
+	const char *name, *hostname, *kernel, *rb_version;
+	const struct rb_kv *labels;
+	size_t nlabels;
+	const struct rb_identity *targets;
+	size_t ntargets;
+	uint64_t epoch;		/* random per agent process start */
+	const char *run;	/* the run its spool belongs to ("" none) */
+	uint64_t spooled;	/* the number of the last message in that spool */
+};
+
+struct rb_msg_welcome {
+	const char *campaign;
+	const char *run;	/* this run's identity: names the agents' spool files */
+};
+
+/* The journal holds every data message of (epoch) up to seq. */
+struct rb_msg_ack {
+	uint64_t epoch, seq;
+};
+
+/* Several drives of an agent measured as one striped volume. */
+struct rb_msg_volume {
+	const char *name;
+	uint64_t stripe;	/* bytes: unit c is unit c / n of member c % n */
+	const char *const *members;	/* in stripe order */
+	size_t nmembers;
+	const char *const *serials;	/* identity pins, parallel to members ("" none) */
+	size_t nserials;
+};
+
+struct rb_msg_preflight {
+	const char *const *drives;
+	size_t ndrives;
+	const char *const *serials;	/* identity pins, parallel to drives ("" none) */
+	size_t nserials;
+	const struct rb_msg_volume *volumes;	/* the drives above that are volumes */
+	size_t nvolumes;
+	bool writes;		/* some point of the campaign writes */
+	bool destructive;	/* the campaign's key */
+	bool wipe_signatures;
+};
+
+/* A refusal: the drive (subject) and why. */
+struct rb_refusal {
+	const char *subject;
+	const char *message;
+};
+
+struct rb_msg_preflight_reply {
+	const char *const *drives;
+	size_t ndrives;
+	const struct rb_refusal *refusals;
+	size_t nrefusals;
+};
+
+struct rb_msg_assign {
+	uint32_t point, attempt;
+	const char *const *drives;
+	size_t ndrives;
+	const struct rb_kv *settings;
+	size_t nsettings;
+	bool destructive, wipe_signatures;
+	const char *const *serials;	/* identity pins, parallel to drives ("" none) */
+	size_t nserials;
+	/* per-drive IOPS limits, parallel to drives, over the settings' rate_iops */
+	const uint64_t *drive_rate_iops;
+	size_t nrates;
+	const char *purge;	/* a purge point's method instead of IO; "" none */
+	uint32_t purge_ses;	/* format: 1 user data erase, 2 crypto erase */
+	int64_t start_at_ns;	/* the agent's CLOCK_MONOTONIC instant to start; 0 at once */
+	const struct rb_msg_volume *volumes;
+	size_t nvolumes;
+};
+
+/* A latency histogram as a sparse delta: bucket indexes and their counts. */
+struct rb_sparse {
+	const uint32_t *idx;
+	const uint64_t *cnt;
+	size_t n;
+};
+
+/* One drive, one direction, one interval. */
+struct rb_msg_sample {
+	uint32_t point, attempt;
+	const char *drive;
+	uint32_t interval;
+	uint32_t direction;	/* 0 read, 1 write, 2 trim */
+	int64_t t_ns;		/* end of interval, agent wall clock */
+	uint64_t ios, bytes, errors, lat_sum_ns;
+	struct rb_sparse hist;
+};
+
+struct rb_msg_samples {
+	const struct rb_msg_sample *v;
+	size_t n;
+};
+
+struct rb_msg_io_error {
+	uint64_t offset;
+	uint32_t length, direction;
+	int32_t err;		/* positive errno */
+	uint64_t count;		/* times this same failure happened */
+};
+
+struct rb_bs_count {
+	uint32_t direction;
+	uint64_t bs, ios;
+};
+
+struct rb_dir_result {
+	uint32_t direction;
+	uint64_t ios, bytes, errors;
+	uint64_t lat_sum_ns, lat_min_ns, lat_max_ns;
+	struct rb_sparse hist;
+};
+
+struct rb_msg_result {
+	uint32_t point, attempt;
+	const char *drive;
+	int64_t start_ns, end_ns;
+	uint64_t elapsed_ns;
+	double cpu_usr_pct, cpu_sys_pct;
+	const struct rb_dir_result *dirs;
+	size_t ndirs;
+	const struct rb_bs_count *bs_counts;
+	size_t nbs_counts;
+	const struct rb_msg_io_error *io_errors;
+	size_t nio_errors;
+	const char *status;	/* "ok", "error", "refused", "stopped" */
+	const char *message;
+	const char *uring_features;
+	const struct rb_identity *target;	/* identity as opened for this point; NULL none */
+	uint64_t verify_checked, verify_mismatches;
+	/* the drive's history before this point (agent/history.h) */
+	int64_t history_since_ns, purge_ns;
+	const char *purge_method;
+	uint64_t written_since_purge, fill_passes_since_purge;
+	int64_t start_mono_ns;	/* when its jobs started, the agent's CLOCK_MONOTONIC */
+	const struct rb_identity *members;	/* a volume's members as opened */
+	size_t nmembers;
+};
+
+/* A drive's health: before (0), during (1), after (2) a point. */
+struct rb_msg_health {
+	uint32_t point, attempt;
+	const char *drive;
+	const char *member;	/* a volume's member this is of; "": the drive itself */
+	int64_t t_ns;
+	uint32_t when;
+	bool nvme, kernel;
+	uint32_t critical_warning;
+	int32_t temperature_c;
+	uint32_t available_spare_pct, percentage_used;
+	double data_units_read, data_units_written, host_reads, host_writes;
+	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
+	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
+};
+
+struct rb_msg_heartbeat {
+	uint64_t epoch;
+	uint32_t point;
+};
+
+/* Clock offset (common/clocksync.h): t0 the coordinator's, t1 and t2 the agent's. */
+struct rb_msg_time {
+	int64_t t0, t1, t2;
+};
+
+struct rb_msg_point_done {
+	uint32_t point, attempt;
+};
+
+struct rb_msg_stop {
+	const char *reason;
+};
+
+struct rb_msg_error {
+	int32_t code;
+	const char *message;
+};
+
+enum rb_msg_kind {
+	RB_MSG_NONE,
+	RB_MSG_HELLO,
+	RB_MSG_WELCOME,
+	RB_MSG_PREFLIGHT,
+	RB_MSG_PREFLIGHT_REPLY,
+	RB_MSG_ASSIGN,
+	RB_MSG_SAMPLES,
+	RB_MSG_RESULT,
+	RB_MSG_POINT_DONE,
+	RB_MSG_STOP,
+	RB_MSG_ERROR,
+	RB_MSG_HEALTH,
+	RB_MSG_HEARTBEAT,
+	RB_MSG_TIME_PROBE,
+	RB_MSG_TIME_REPLY,
+	RB_MSG_ACK,
+};
+
+struct rb_wire_priv;
+
+struct rb_msg {
+	uint32_t major, minor;	/* received: the sender's version; sent: rb_msg_init's (ours) */
+	/* data messages of an agent (samples, health, results, point done) are numbered per
+	 * agent process (epoch) from 1 and spooled until acknowledged (agent/spool.h) */
+	uint64_t epoch, seq;
+	enum rb_msg_kind kind;
+	union {
+		struct rb_msg_hello hello;
+		struct rb_msg_welcome welcome;
+		struct rb_msg_preflight preflight;
+		struct rb_msg_preflight_reply preflight_reply;
+		struct rb_msg_assign assign;
+		struct rb_msg_samples samples;
+		struct rb_msg_result result;
+		struct rb_msg_point_done point_done;
+		struct rb_msg_stop stop;
+		struct rb_msg_error error;
+		struct rb_msg_health health;
+		struct rb_msg_heartbeat heartbeat;
+		struct rb_msg_time time;	/* TIME_PROBE (t0) and TIME_REPLY */
+		struct rb_msg_ack ack;
+	};
+	struct rb_wire_priv *priv;	/* received: what its strings and arrays live in */
+};
+
+/* An empty message of kind with this side's protocol version. */
+void rb_msg_init(struct rb_msg *m, enum rb_msg_kind kind);
+/* Packs m into a new buffer the caller frees. Returns 0 or -ENOMEM / -EMSGSIZE. */
+int rb_msg_pack(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len);
+/*
+ * Decodes buf. Returns 0 and a message to release with rb_msg_free(), or -EMSGSIZE
+ * (too large), -EBADMSG (not a valid envelope, or no body), -EPROTONOSUPPORT (another
+ * major version), -ENOMEM; err says which. A histogram whose two lists differ in length
+ * is read as long as the shorter.
+ */
+int rb_msg_unpack(const uint8_t *buf, size_t len, struct rb_msg **ret, char *err, size_t errlen);
+void rb_msg_free(struct rb_msg *m);
+/* A copy that lives on its own (pack and unpack), of the same version; NULL: no memory. */
+struct rb_msg *rb_msg_dup(const struct rb_msg *m);
+/* Name of the kind, for messages ("hello", "samples", ...). */
+const char *rb_msg_name(const struct rb_msg *m);
+/* The point and attempt a data message is of (samples: its first sample's); false: none. */
+bool rb_msg_point(const struct rb_msg *m, uint32_t *ret_point, uint32_t *ret_attempt);
 /* The message as JSON object members (epoch, seq, body, and for samples each sample's
  * key; for results and PointDone the point): `rackbench-agent spool`, `rackbench journal`. */
-void rb_wire_json_fields(FILE *out, const Rb__Envelope *e);
+void rb_msg_json_fields(FILE *out, const struct rb_msg *m);
+/* Copies s into dst (size n), cut to fit; NULL as "". */
+void rb_wire_strcpy(char *dst, size_t n, const char *s);
 
 #endif

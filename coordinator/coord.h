@@ -38,7 +38,7 @@ struct rb_coord_opts {
 	 * Hello (any agent, of this campaign or not), one called between messages (the
 	 * control socket), and where the run stands */
 	struct rb_zap *zap;
-	void (*hello_hook)(void *arg, const struct rb_peer *peer, const Rb__Hello *h,
+	void (*hello_hook)(void *arg, const struct rb_peer *peer, const struct rb_msg_hello *h,
 			   uint32_t major, uint32_t minor);
 	void (*tick)(void *arg);
 	void *hook_arg;
@@ -47,7 +47,7 @@ struct rb_coord_opts {
 	 * starts with them at once instead of waiting for the next Hello */
 	const struct rb_known_agent {
 		struct rb_peer peer;
-		const Rb__Envelope *hello;
+		const struct rb_msg *hello;
 	} *known;
 	size_t nknown;
 };

@@ -200,7 +200,7 @@ struct coord {
 	/* agents of no target by name, heard before agent groups are resolved */
 	struct cand {
 		struct rb_peer peer;
-		Rb__Envelope *hello;	/* its last Hello (a copy) */
+		struct rb_msg *hello;	/* its last Hello (a copy) */
 		bool taken;
 	} *cands;
 	size_t ncands;
@@ -241,7 +241,7 @@ static inline void copy(char *dst, size_t len, const char *src)
 void coord_enter(struct coord *k, enum coord_phase p);
 
 /* ---- delivery.c: the wire ---- */
-void dlv_send(struct coord *k, struct ragent *a, Rb__Envelope *e);
+void dlv_send(struct coord *k, struct ragent *a, struct rb_msg *e);
 void dlv_stop_agents(struct coord *k, const char *reason);
 struct seqpos *dlv_seq(struct ragent *a, uint64_t epoch);
 void dlv_store_failed(struct coord *k, const char *what, int err);
@@ -254,7 +254,7 @@ enum dlv_verdict {
 	DLV_REFILL,	/* what a damaged journal lacked (journaled again): apply as a replay */
 	DLV_DROP,	/* a duplicate, out of order, or not stored: the agent still holds it */
 };
-enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const Rb__Envelope *e,
+enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const struct rb_msg *e,
 			    const uint8_t *raw, size_t rawlen);
 
 /* ---- registry.c: the agents ---- */
@@ -266,16 +266,15 @@ bool reg_same_peer(const struct rb_peer *a, const struct rb_peer *b);
 void reg_index_drives(struct coord *k);
 int reg_agent_drive(struct coord *k, struct ragent *a, const char *path);
 struct rtarget *reg_target(struct ragent *a, const char *path);
-void reg_target_set(struct rtarget *t, const Rb__TargetInfo *ti);
-void reg_target_update(struct ragent *a, const Rb__TargetInfo *ti);
+void reg_target_set(struct rtarget *t, const struct rb_identity *ti);
+void reg_target_update(struct ragent *a, const struct rb_identity *ti);
 /* What a Hello asks of the loop: nothing, or what the agent evidently never had. */
 enum reg_hello_event {
 	HELLO_NONE,
 	HELLO_OWES_PREFLIGHT,	/* the same process, idle, and no pre-flight answer */
 	HELLO_LACKS_POINT,	/* the same process, idle, and in the current point */
 };
-enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
-			       uint32_t major, uint32_t minor);
+enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const struct rb_msg *m);
 size_t reg_groups_short(struct coord *k, bool report, bool choose);
 int reg_resolve_groups(struct coord *k);
 int reg_select_drives(struct coord *k, struct rb_campaign *c);
@@ -284,13 +283,13 @@ int reg_check_offered(struct coord *k);
 /* ---- steady_run.c: steady state ---- */
 void srun_note(struct coord *k, long row, int di, unsigned round);
 void srun_roll_free(struct coord *k);
-bool srun_roll_sample(struct coord *k, int di, const Rb__Sample *smp);
+bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp);
 void srun_roll_verdict(struct coord *k, const struct rb_point *p, int di,
 		       struct rb_row_result *row);
 bool srun_check(struct coord *k, unsigned ph, unsigned round);
 
 /* ---- ingest.c: messages applied ---- */
-void ing_apply(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t t3);
+void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3);
 uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
 void ing_agent_rows(struct coord *k);
 void ing_point_row(struct coord *k, const struct rb_point *p);

@@ -14,12 +14,12 @@
 #include "log.h"
 #include "wire.h"
 
-void dlv_send(struct coord *k, struct ragent *a, Rb__Envelope *e)
+void dlv_send(struct coord *k, struct ragent *a, struct rb_msg *e)
 {
 	int r = rb_tx_send(k->sock, &a->peer, e, true);
 
 	if (r)
-		rb_err("cannot send %s to agent '%s': %s", rb_wire_body_name(e), a->name,
+		rb_err("cannot send %s to agent '%s': %s", rb_msg_name(e), a->name,
 		       strerror(-r));
 }
 
@@ -100,18 +100,15 @@ void dlv_flush_acks(struct coord *k, bool force)
 		struct ragent *a = &k->agents[i];
 
 		for (unsigned j = 0; j < a->nseqs; j++) {
-			Rb__Envelope e;
-			Rb__Ack ack = RB__ACK__INIT;
+			struct rb_msg m;
 
 			if (!a->seqs[j].due)
 				continue;
 			a->seqs[j].due = false;
-			ack.epoch = a->seqs[j].epoch;
-			ack.seq = a->seqs[j].seq;
-			rb_wire_init(&e);
-			e.body_case = RB__ENVELOPE__BODY_ACK;
-			e.ack = &ack;
-			dlv_send(k, a, &e);
+			rb_msg_init(&m, RB_MSG_ACK);
+			m.ack.epoch = a->seqs[j].epoch;
+			m.ack.seq = a->seqs[j].seq;
+			dlv_send(k, a, &m);
 		}
 	}
 }
@@ -123,8 +120,7 @@ void dlv_probe_clocks(struct coord *k)
 
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];
-		Rb__Envelope e;
-		Rb__TimeProbe tp = RB__TIME_PROBE__INIT;
+		struct rb_msg m;
 
 		if (!agent_seen(a) || a->state == AGENT_DROPPED || a->minor < 1 ||
 		    now < a->next_probe)
@@ -132,11 +128,9 @@ void dlv_probe_clocks(struct coord *k)
 		/* the whole window at once (the lowest delay of 16 bounds the offset's error
 		 * best), then one every 2 s */
 		a->next_probe = now + (a->clk.n < RB_CLOCK_WINDOW ? 30000000LL : 2000000000LL);
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_TIME_PROBE;
-		e.time_probe = &tp;
-		tp.t0 = coord_now(k);
-		dlv_send(k, a, &e);
+		rb_msg_init(&m, RB_MSG_TIME_PROBE);
+		m.time.t0 = coord_now(k);
+		dlv_send(k, a, &m);
 	}
 }
 
@@ -148,17 +142,14 @@ void dlv_ask_gaps(struct coord *k, struct ragent *a)
 {
 	for (size_t i = 0; i < k->ngaps; i++) {
 		struct jgap *g = &k->gaps[i];
-		Rb__Envelope e;
-		Rb__Ack ack = RB__ACK__INIT;
+		struct rb_msg m;
 
 		if (g->agent != (size_t)(a - k->agents) || g->lo > g->hi)
 			continue;
-		ack.epoch = g->epoch;
-		ack.seq = g->lo - 1;
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_ACK;
-		e.ack = &ack;
-		dlv_send(k, a, &e);
+		rb_msg_init(&m, RB_MSG_ACK);
+		m.ack.epoch = g->epoch;
+		m.ack.seq = g->lo - 1;
+		dlv_send(k, a, &m);
 		if (!g->asked)
 			g->asked_ns = coord_now(k);
 		g->asked = true;
@@ -185,16 +176,13 @@ void dlv_stop_agents(struct coord *k, const char *reason)
 {
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];
-		Rb__Envelope e;
-		Rb__Stop s = RB__STOP__INIT;
+		struct rb_msg m;
 
 		if (!agent_seen(a))
 			continue;
-		s.reason = (char *)reason;
-		rb_wire_init(&e);
-		e.body_case = RB__ENVELOPE__BODY_STOP;
-		e.stop = &s;
-		dlv_send(k, a, &e);
+		rb_msg_init(&m, RB_MSG_STOP);
+		m.stop.reason = reason;
+		dlv_send(k, a, &m);
 	}
 }
 
@@ -202,7 +190,7 @@ void dlv_stop_agents(struct coord *k, const char *reason)
  * A numbered data message: taken once, in order, journaled before it is acknowledged.
  * Messages without a number (Hello, answers, heartbeats) are applied as they come.
  */
-enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const Rb__Envelope *e,
+enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const struct rb_msg *e,
 			    const uint8_t *raw, size_t rawlen)
 {
 	struct seqpos *x;

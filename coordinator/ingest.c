@@ -15,7 +15,7 @@
 #include "progress.h"
 #include "wire.h"
 
-static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elapsed_ns,
+static void dir_row(struct rb_row_dir *d, const struct rb_dir_result *dr, uint64_t elapsed_ns,
 		    struct rb_hist *h)
 {
 	double secs = (double)elapsed_ns / 1e9;
@@ -24,8 +24,7 @@ static void dir_row(struct rb_row_dir *d, const Rb__DirResult *dr, uint64_t elap
 	if (!dr)
 		return;
 	rb_hist_clear(h);
-	rb_hist_add_sparse(h, dr->hist_idx, dr->hist_cnt,
-			   dr->n_hist_idx < dr->n_hist_cnt ? dr->n_hist_idx : dr->n_hist_cnt);
+	rb_hist_add_sparse(h, dr->hist.idx, dr->hist.cnt, dr->hist.n);
 	d->ios = dr->ios;
 	d->bytes = dr->bytes;
 	d->errors = dr->errors;
@@ -95,33 +94,33 @@ static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 }
 
 /* A result's block-size counts into their table, its IO errors said. */
-static void result_extras(struct coord *k, const struct ragent *a, const Rb__DriveResult *dr,
+static void result_extras(struct coord *k, const struct ragent *a, const struct rb_msg_result *dr,
 			  size_t di)
 {
-	for (size_t i = 0; i < dr->n_bs_counts; i++) {
+	for (size_t i = 0; i < dr->nbs_counts; i++) {
 		struct rb_row_bs b = { .drive = (uint32_t)di,
 				       .point = dr->point,
 				       .attempt = dr->attempt,
-				       .direction = (uint8_t)dr->bs_counts[i]->direction,
-				       .bs_bytes = dr->bs_counts[i]->bs,
-				       .ios = dr->bs_counts[i]->ios };
+				       .direction = (uint8_t)dr->bs_counts[i].direction,
+				       .bs_bytes = dr->bs_counts[i].bs,
+				       .ios = dr->bs_counts[i].ios };
 
 		rb_results_bs(k->res, &b);
 	}
-	for (size_t i = 0; i < dr->n_io_errors; i++)
+	for (size_t i = 0; i < dr->nio_errors; i++)
 		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
 		       " time(s): %s",
-		       a->name, dr->drive, dr->io_errors[i]->direction ? "write" : "read",
-		       dr->io_errors[i]->offset, dr->io_errors[i]->length,
-		       dr->io_errors[i]->count ? dr->io_errors[i]->count : 1,
-		       strerror(dr->io_errors[i]->err));
+		       a->name, dr->drive, dr->io_errors[i].direction ? "write" : "read",
+		       dr->io_errors[i].offset, dr->io_errors[i].length,
+		       dr->io_errors[i].count ? dr->io_errors[i].count : 1,
+		       strerror(dr->io_errors[i].err));
 }
 
-static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *dr)
+static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_result *dr)
 {
 	int di = reg_agent_drive(k, a, dr->drive);
 	struct rb_row_result row;
-	const Rb__DirResult *dirs[3] = { NULL, NULL, NULL };
+	const struct rb_dir_result *dirs[3] = { NULL, NULL, NULL };
 	struct summary *s;
 
 	if (di < 0 || dr->point != k->cur_point || !assigned(k, a, dr->point, dr->attempt)) {
@@ -141,8 +140,8 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 		reg_target_set(&k->vinfo[di], dr->target);
 	else if (dr->target)
 		reg_target_update(a, dr->target);
-	for (size_t m = 0; m < dr->n_members; m++)
-		reg_target_update(a, dr->members[m]);
+	for (size_t m = 0; m < dr->nmembers; m++)
+		reg_target_update(a, &dr->members[m]);
 	memset(&row, 0, sizeof(row));
 	row.drive = (uint32_t)di;
 	row.point = dr->point;
@@ -175,9 +174,9 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	if (dr->verify_mismatches)
 		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
 		       dr->drive, dr->point, dr->verify_mismatches);
-	for (size_t i = 0; i < dr->n_dirs; i++)
-		if (dr->dirs[i]->direction < 3)
-			dirs[dr->dirs[i]->direction] = dr->dirs[i];
+	for (size_t i = 0; i < dr->ndirs; i++)
+		if (dr->dirs[i].direction < 3)
+			dirs[dr->dirs[i].direction] = &dr->dirs[i];
 	dir_row(&row.read, dirs[0], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.write, dirs[1], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.trim, dirs[2], dr->elapsed_ns, &k->scratch);
@@ -185,9 +184,8 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	rb_hist_clear(&k->scratch);
 	for (int d = 0; d < 3; d++)
 		if (dirs[d])
-			rb_hist_add_sparse(&k->scratch, dirs[d]->hist_idx, dirs[d]->hist_cnt,
-					   dirs[d]->n_hist_idx < dirs[d]->n_hist_cnt ? dirs[d]->n_hist_idx
-										       : dirs[d]->n_hist_cnt);
+			rb_hist_add_sparse(&k->scratch, dirs[d]->hist.idx, dirs[d]->hist.cnt,
+					   dirs[d]->hist.n);
 	health_row(k, (size_t)di, &row);
 	row.rate_iops = ing_curve_rate(k, &k->c->points[dr->point], di);
 	if (k->roll && strcmp(row.status, "lost"))
@@ -221,7 +219,7 @@ static void on_result(struct coord *k, struct ragent *a, const Rb__DriveResult *
 	s->p99_ns = rb_hist_percentile(&k->scratch, 99);
 }
 
-static void on_health(struct coord *k, struct ragent *a, const Rb__Health *m)
+static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_health *m)
 {
 	int di = reg_agent_drive(k, a, m->drive);
 	struct rb_row_health row;
@@ -331,12 +329,12 @@ static bool skey_take(struct coord *k, uint32_t di, uint32_t attempt, uint32_t i
 		}
 }
 
-static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch *b)
+static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_samples *b)
 {
-	for (size_t i = 0; i < b->n_samples; i++) {
-		const Rb__Sample *s = b->samples[i];
+	for (size_t i = 0; i < b->n; i++) {
+		const struct rb_msg_sample *s = &b->v[i];
 		int di = reg_agent_drive(k, a, s->drive);
-		size_t nh = s->n_hist_idx < s->n_hist_cnt ? s->n_hist_idx : s->n_hist_cnt;
+		size_t nh = s->hist.n;
 		struct rb_row_sample row;
 
 		if (di < 0 || s->direction > 2)
@@ -353,7 +351,7 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		    !skey_take(k, (uint32_t)di, s->attempt, s->interval, s->direction))
 			continue;
 		/* percentiles straight from the sparse delta: no 37 KiB histogram per sample */
-		if (!rb_hist_sparse_valid(s->hist_idx, nh)) {
+		if (!rb_hist_sparse_valid(s->hist.idx, nh)) {
 			rb_warn("agent '%s' sent a histogram with buckets out of range or order; "
 				"sample dropped", a->name);
 			continue;
@@ -369,8 +367,8 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 		row.bytes = s->bytes;
 		row.errors = s->errors;
 		row.lat_mean_ns = s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0;
-		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 50);
-		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist_idx, s->hist_cnt, nh, 99);
+		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist.idx, s->hist.cnt, nh, 50);
+		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist.idx, s->hist.cnt, nh, 99);
 		rb_results_sample(k->res, &row);
 		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
 				   row.lat_p99_ns);
@@ -382,8 +380,8 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 						  .attempt = s->attempt,
 						  .interval = s->interval,
 						  .direction = (uint8_t)s->direction,
-						  .bucket = s->hist_idx[h],
-						  .count = s->hist_cnt[h] };
+						  .bucket = s->hist.idx[h],
+						  .count = s->hist.cnt[h] };
 
 			rb_results_hist(k->res, &hr);
 		}
@@ -391,12 +389,12 @@ static void on_samples(struct coord *k, struct ragent *a, const Rb__SampleBatch 
 }
 
 /* Applies one message of agent a (received at t3, our clock). */
-void ing_apply(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t t3)
+void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3)
 {
-	switch (e->body_case) {
-	case RB__ENVELOPE__BODY_PREFLIGHT_REPLY:
-		for (size_t i = 0; i < e->preflight_reply->n_refusals; i++) {
-			const Rb__Diagnostic *d = e->preflight_reply->refusals[i];
+	switch (e->kind) {
+	case RB_MSG_PREFLIGHT_REPLY:
+		for (size_t i = 0; i < e->preflight_reply.nrefusals; i++) {
+			const struct rb_refusal *d = &e->preflight_reply.refusals[i];
 
 			fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name, d->subject,
 				d->message);
@@ -409,39 +407,39 @@ void ing_apply(struct coord *k, struct ragent *a, const Rb__Envelope *e, int64_t
 		if (a->state == AGENT_CONNECTED)
 			a->state = AGENT_CHECKED;
 		break;
-	case RB__ENVELOPE__BODY_SAMPLES:
+	case RB_MSG_SAMPLES:
 		if (k->res)
-			on_samples(k, a, e->samples);
+			on_samples(k, a, &e->samples);
 		break;
-	case RB__ENVELOPE__BODY_HEALTH:
+	case RB_MSG_HEALTH:
 		if (k->res)
-			on_health(k, a, e->health);
+			on_health(k, a, &e->health);
 		break;
-	case RB__ENVELOPE__BODY_RESULT:
+	case RB_MSG_RESULT:
 		if (k->res)
-			on_result(k, a, e->result);
+			on_result(k, a, &e->result);
 		break;
-	case RB__ENVELOPE__BODY_POINT_DONE:
+	case RB_MSG_POINT_DONE:
 		/* dropped, and now idle: it runs the next point again */
-		if (a->state == AGENT_DROPPED && e->point_done->point == a->drop_point &&
-		    e->point_done->attempt == a->drop_attempt)
+		if (a->state == AGENT_DROPPED && e->point_done.point == a->drop_point &&
+		    e->point_done.attempt == a->drop_attempt)
 			a->rejoin = true;
 		/* only what runs finishes: a PointDone sent again from a spool after a restart
 		 * (resume) leaves an agent that still owes its pre-flight answer owing it */
-		if (e->point_done->point == k->cur_point && e->point_done->attempt == a->attempt &&
+		if (e->point_done.point == k->cur_point && e->point_done.attempt == a->attempt &&
 		    agent_running(a))
 			a->state = AGENT_DONE;
 		break;
-	case RB__ENVELOPE__BODY_HEARTBEAT:
+	case RB_MSG_HEARTBEAT:
 		break;
-	case RB__ENVELOPE__BODY_TIME_REPLY:
-		rb_clock_add(&a->clk, e->time_reply->t0, e->time_reply->t1, e->time_reply->t2, t3);
+	case RB_MSG_TIME_REPLY:
+		rb_clock_add(&a->clk, e->time.t0, e->time.t1, e->time.t2, t3);
 		break;
-	case RB__ENVELOPE__BODY_ERROR:
-		rb_err("agent '%s': %s", a->name, e->error->message);
+	case RB_MSG_ERROR:
+		rb_err("agent '%s': %s", a->name, e->error.message);
 		break;
 	default:
-		rb_debug("ignoring %s from '%s'", rb_wire_body_name(e), a->name);
+		rb_debug("ignoring %s from '%s'", rb_msg_name(e), a->name);
 		break;
 	}
 }

@@ -310,19 +310,19 @@ pid_t rb_journal_holder(const char *path)
 
 static int dump_one(void *arg, const char *agent, const uint8_t *buf, size_t len, off_t at)
 {
-	Rb__Envelope *e = NULL;
+	struct rb_msg *e = NULL;
 	char err[256];
 
 	(void)arg;
 	printf("{\"at\": %lld, \"agent\": ", (long long)at);
 	rb_json_str(stdout, agent);
-	if (rb_wire_unpack(buf, len, &e, err, sizeof(err))) {
+	if (rb_msg_unpack(buf, len, &e, err, sizeof(err))) {
 		printf(", \"error\": ");
 		rb_json_str(stdout, err);
 	} else {
 		printf(", ");
-		rb_wire_json_fields(stdout, e);
-		rb_wire_free(e);
+		rb_msg_json_fields(stdout, e);
+		rb_msg_free(e);
 	}
 	printf("}\n");
 	return 0;

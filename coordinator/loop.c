@@ -19,18 +19,18 @@
 #include "wire.h"
 
 /* A Hello registered; what the agent evidently never had goes again. */
-static void on_hello(struct coord *k, const struct rb_peer *peer, const Rb__Envelope *e)
+static void on_hello(struct coord *k, const struct rb_peer *peer, const struct rb_msg *e)
 {
 	struct ragent *a;
 
-	switch (reg_hello(k, peer, e->hello, e->version_major, e->version_minor)) {
+	switch (reg_hello(k, peer, e)) {
 	case HELLO_NONE:
 		break;
 	case HELLO_OWES_PREFLIGHT:
-		ord_preflight(k, reg_agent(k, e->hello->name));
+		ord_preflight(k, reg_agent(k, e->hello.name));
 		break;
 	case HELLO_LACKS_POINT:
-		a = reg_agent(k, e->hello->name);
+		a = reg_agent(k, e->hello.name);
 		a->asked_ns = coord_now(k);
 		rb_tx_send_raw(k->sock, &a->peer, a->assign_msg, a->assign_len, true);
 		break;
@@ -52,7 +52,7 @@ void loop_known(struct coord *k)
 static int pump(struct coord *k, int timeout_ms)
 {
 	struct rb_peer peer;
-	Rb__Envelope *e = NULL;
+	struct rb_msg *e = NULL;
 	struct ragent *a;
 	char err[512];
 	int r;
@@ -84,16 +84,15 @@ static int pump(struct coord *k, int timeout_ms)
 			rb_tx_send_error(k->sock, &peer, -r, err);
 		return 0;
 	}
-	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
+	if (e->kind == RB_MSG_HELLO) {
 		/* the key's name (from the allow-list) must be the name the agent claims */
-		if (k->zap && strcmp(peer.user_id, e->hello->name)) {
+		if (k->zap && strcmp(peer.user_id, e->hello.name)) {
 			rb_warn("refused: the key of agent '%s' claims to be agent '%s'", peer.user_id,
-				e->hello->name);
+				e->hello.name);
 			goto out;
 		}
 		if (k->o->hello_hook)
-			k->o->hello_hook(k->o->hook_arg, &peer, e->hello, e->version_major,
-					 e->version_minor);
+			k->o->hello_hook(k->o->hook_arg, &peer, &e->hello, e->major, e->minor);
 		on_hello(k, &peer, e);
 		goto out;
 	}
@@ -102,7 +101,7 @@ static int pump(struct coord *k, int timeout_ms)
 	if (a && k->zap && !agent_seen(a))
 		a = NULL;
 	if (!a) {
-		rb_debug("%s from an unregistered peer ignored", rb_wire_body_name(e));
+		rb_debug("%s from an unregistered peer ignored", rb_msg_name(e));
 		goto out;
 	}
 	if (k->zap && !reg_same_peer(&a->peer, &peer)) {
@@ -111,7 +110,7 @@ static int pump(struct coord *k, int timeout_ms)
 		a->peer = peer;
 	}
 	if (k->zap && strcmp(peer.user_id, a->name)) {
-		rb_warn("dropped %s: sent as agent '%s' with the key of '%s'", rb_wire_body_name(e),
+		rb_warn("dropped %s: sent as agent '%s' with the key of '%s'", rb_msg_name(e),
 			a->name, peer.user_id);
 		goto out;
 	}
@@ -136,7 +135,7 @@ static int pump(struct coord *k, int timeout_ms)
 	}
 out:
 	free(raw);
-	rb_wire_free(e);
+	rb_msg_free(e);
 	return 0;
 }
 

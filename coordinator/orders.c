@@ -14,11 +14,11 @@
 
 /* The agent's drives of point p (NULL: of the campaign), their identity pins in
  * ret_serials. */
-static char **agent_drives(struct coord *k, struct ragent *a, const struct rb_point *p,
-			   size_t *ret_n, char ***ret_serials)
+static const char **agent_drives(struct coord *k, struct ragent *a, const struct rb_point *p,
+				 size_t *ret_n, const char ***ret_serials)
 {
-	char **v = calloc(k->c->ndrives + 1, sizeof(*v));
-	char **s = calloc(k->c->ndrives + 1, sizeof(*s));
+	const char **v = calloc(k->c->ndrives + 1, sizeof(*v));
+	const char **s = calloc(k->c->ndrives + 1, sizeof(*s));
 	size_t n = 0;
 
 	for (size_t i = 0; v && s && i < k->c->ndrives; i++)
@@ -33,15 +33,16 @@ static char **agent_drives(struct coord *k, struct ragent *a, const struct rb_po
 }
 
 /* The agent's volumes, for a Preflight or an Assign: units at point p (NULL: their own). */
-static Rb__Volume **agent_volumes(struct coord *k, struct ragent *a, const struct rb_point *p,
-				  size_t *ret_n)
+static struct rb_msg_volume *agent_volumes(struct coord *k, struct ragent *a,
+					   const struct rb_point *p, size_t *ret_n)
 {
 	size_t n = 0;
-	Rb__Volume **v = NULL;
+	struct rb_msg_volume *v = NULL;
 
 	for (size_t i = 0; i < k->c->ndrives; i++) {
 		const struct rb_drive_ref *d = &k->c->drives[i];
-		Rb__Volume *x, **nv;
+		struct rb_msg_volume *nv;
+		const char **members, **serials;
 
 		if (!d->nmembers || strcmp(d->agent, a->name) ||
 		    (p && !rb_point_has_drive(k->c, p, i)))
@@ -50,54 +51,55 @@ static Rb__Volume **agent_volumes(struct coord *k, struct ragent *a, const struc
 		if (!nv)
 			break;
 		v = nv;
-		x = calloc(1, sizeof(*x));
-		if (!x)
-			break;
-		rb__volume__init(x);
-		x->name = d->path;
-		x->stripe = p ? rb_volume_unit(d, p) : d->stripe;
-		x->members = calloc(d->nmembers, sizeof(char *));
-		x->serials = calloc(d->nmembers, sizeof(char *));
-		for (size_t m = 0; x->members && x->serials && m < d->nmembers; m++) {
-			x->members[m] = d->members[m].path;
-			x->serials[m] = d->members[m].serial;
+		members = calloc(d->nmembers, sizeof(char *));
+		serials = calloc(d->nmembers, sizeof(char *));
+		for (size_t m = 0; members && serials && m < d->nmembers; m++) {
+			members[m] = d->members[m].path;
+			serials[m] = d->members[m].serial;
 		}
-		x->n_members = x->n_serials = x->members && x->serials ? d->nmembers : 0;
-		v[n++] = x;
+		v[n++] = (struct rb_msg_volume){
+			.name = d->path,
+			.stripe = p ? rb_volume_unit(d, p) : d->stripe,
+			.members = members,
+			.serials = serials,
+			.nmembers = members && serials ? d->nmembers : 0,
+			.nserials = members && serials ? d->nmembers : 0,
+		};
 	}
 	*ret_n = n;
 	return v;
 }
 
-static void volumes_free(Rb__Volume **v, size_t n)
+static void volumes_free(struct rb_msg_volume *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(v[i]->members);
-		free(v[i]->serials);
-		free(v[i]);
+		free((void *)v[i].members);
+		free((void *)v[i].serials);
 	}
 	free(v);
 }
 
 void ord_preflight(struct coord *k, struct ragent *a)
 {
-	Rb__Envelope e;
-	Rb__Preflight pf = RB__PREFLIGHT__INIT;
+	struct rb_msg m;
+	struct rb_msg_preflight *pf = &m.preflight;
+	const char **drives, **serials;
 
-	pf.drives = agent_drives(k, a, NULL, &pf.n_drives, &pf.serials);
-	pf.n_serials = pf.n_drives;
-	pf.writes = rb_campaign_writes(k->c);
-	pf.destructive = k->c->destructive;
-	pf.wipe_signatures = k->c->wipe_signatures;
-	pf.volumes = agent_volumes(k, a, NULL, &pf.n_volumes);
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
-	e.preflight = &pf;
+	rb_msg_init(&m, RB_MSG_PREFLIGHT);
+	pf->drives = drives = agent_drives(k, a, NULL, &pf->ndrives, &serials);
+	pf->serials = serials;
+	pf->nserials = pf->ndrives;
+	pf->writes = rb_campaign_writes(k->c);
+	pf->destructive = k->c->destructive;
+	pf->wipe_signatures = k->c->wipe_signatures;
+	struct rb_msg_volume *vols = agent_volumes(k, a, NULL, &pf->nvolumes);
+
+	pf->volumes = vols;
 	a->asked_ns = coord_now(k); /* before it goes: its answer may come at once */
-	dlv_send(k, a, &e);
-	free(pf.drives);
-	free(pf.serials);
-	volumes_free(pf.volumes, pf.n_volumes);
+	dlv_send(k, a, &m);
+	free(drives);
+	free(serials);
+	volumes_free(vols, pf->nvolumes);
 }
 
 /*
@@ -107,9 +109,11 @@ void ord_preflight(struct coord *k, struct ragent *a)
 int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint32_t attempt,
 		  bool at_start)
 {
-	Rb__Envelope e;
-	Rb__Assign as = RB__ASSIGN__INIT;
-	Rb__Setting st[64], *sp[64];
+	struct rb_msg m;
+	struct rb_msg_assign *as = &m.assign;
+	struct rb_kv st[64];
+	const char **drives, **serials;
+	struct rb_msg_volume *vols;
 	char *vals = malloc(64 * (size_t)RB_OPT_VALUE_MAX);
 
 	if (!vals)
@@ -117,55 +121,52 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	a->attempt = attempt;
 	if (a->assigned && a->assigned[p->index] < attempt + 1)
 		a->assigned[p->index] = attempt + 1;
-	as.point = p->index;
-	as.attempt = attempt;
-	as.destructive = k->c->destructive;
-	as.wipe_signatures = k->c->wipe_signatures;
-	as.drives = agent_drives(k, a, p, &as.n_drives, &as.serials);
-	as.n_serials = as.n_drives;
-	as.purge = (char *)p->purge;
-	as.purge_ses = p->purge_ses;
-	as.volumes = agent_volumes(k, a, p, &as.n_volumes);
+	rb_msg_init(&m, RB_MSG_ASSIGN);
+	as->point = p->index;
+	as->attempt = attempt;
+	as->destructive = k->c->destructive;
+	as->wipe_signatures = k->c->wipe_signatures;
+	as->drives = drives = agent_drives(k, a, p, &as->ndrives, &serials);
+	as->serials = serials;
+	as->nserials = as->ndrives;
+	as->purge = p->purge;
+	as->purge_ses = p->purge_ses;
+	as->volumes = vols = agent_volumes(k, a, p, &as->nvolumes);
 	/* the point's instant in the agent's clock */
 	if (k->start_at && at_start && a->clk.n)
-		as.start_at_ns = k->start_at + rb_clock_offset(&a->clk, NULL);
+		as->start_at_ns = k->start_at + rb_clock_offset(&a->clk, NULL);
 	uint64_t *rates = NULL;
 
-	if (p->curve_pct > 0 && as.n_drives) {
-		rates = calloc(as.n_drives, sizeof(*rates));
-		for (size_t i = 0; rates && i < as.n_drives; i++)
-			rates[i] = ing_curve_rate(k, p, reg_agent_drive(k, a, as.drives[i]));
-		as.drive_rate_iops = rates;
-		as.n_drive_rate_iops = rates ? as.n_drives : 0;
+	if (p->curve_pct > 0 && as->ndrives) {
+		rates = calloc(as->ndrives, sizeof(*rates));
+		for (size_t i = 0; rates && drives && i < as->ndrives; i++)
+			rates[i] = ing_curve_rate(k, p, reg_agent_drive(k, a, drives[i]));
+		as->drive_rate_iops = rates;
+		as->nrates = rates ? as->ndrives : 0;
 	}
 	/* the workload travels as text of the option table, parsed by the same table */
-	for (size_t o = 0; o < rb_workload_nopts && o < 64; o++) {
-		rb__setting__init(&st[o]);
-		st[o].key = (char *)rb_workload_opts[o].key;
-		st[o].value = rb_opt_format(&p->wl, &rb_workload_opts[o],
-					    vals + o * RB_OPT_VALUE_MAX, RB_OPT_VALUE_MAX);
-		sp[o] = &st[o];
-	}
-	as.n_settings = rb_workload_nopts < 64 ? rb_workload_nopts : 64;
-	as.settings = sp;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_ASSIGN;
-	e.assign = &as;
-	if (as.n_drives && a->state != AGENT_DROPPED) {
+	for (size_t o = 0; o < rb_workload_nopts && o < 64; o++)
+		st[o] = (struct rb_kv){ rb_workload_opts[o].key,
+					rb_opt_format(&p->wl, &rb_workload_opts[o],
+						      vals + o * RB_OPT_VALUE_MAX,
+						      RB_OPT_VALUE_MAX) };
+	as->nsettings = rb_workload_nopts < 64 ? rb_workload_nopts : 64;
+	as->settings = st;
+	if (as->ndrives && a->state != AGENT_DROPPED) {
 		a->state = AGENT_RUNNING;
 		a->asked_ns = coord_now(k);
-		dlv_send(k, a, &e);
+		dlv_send(k, a, &m);
 		free(a->assign_msg);
 		a->assign_msg = NULL;
 		/* kept packed: sent again if the agent turns out never to have had it */
-		rb_wire_pack(&e, &a->assign_msg, &a->assign_len);
+		rb_msg_pack(&m, &a->assign_msg, &a->assign_len);
 	} else if (a->state != AGENT_DROPPED) {
 		a->state = AGENT_DONE; /* nothing of this point is its */
 	}
 	free(vals);
-	free(as.drives);
-	free(as.serials);
-	volumes_free(as.volumes, as.n_volumes);
+	free(drives);
+	free(serials);
+	volumes_free(vols, as->nvolumes);
 	free(rates);
 	return 0;
 }

@@ -53,7 +53,7 @@ void reg_release(struct coord *k)
 	k->agents = NULL;
 	rb_idmap_release(&k->names);
 	for (size_t i = 0; i < k->ncands; i++)
-		rb_wire_free(k->cands[i].hello);
+		rb_msg_free(k->cands[i].hello);
 	free(k->cands);
 	k->cands = NULL;
 	k->ncands = 0;
@@ -154,64 +154,50 @@ int reg_agent_drive(struct coord *k, struct ragent *a, const char *path)
 }
 
 /* An agent no target names: kept (its latest Hello) until the groups choose theirs. */
-static void stash(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
-		  uint32_t major, uint32_t minor)
+static void stash(struct coord *k, const struct rb_peer *peer, const struct rb_msg *m)
 {
-	Rb__Envelope e, *copy = NULL;
-	uint8_t *buf;
-	size_t len, i;
-	char err[128];
+	struct rb_msg *copy = rb_msg_dup(m);
+	size_t i;
 
-	/* a deep copy, by the codec: pack and unpack */
-	rb_wire_init(&e);
-	e.version_major = major;
-	e.version_minor = minor;
-	e.body_case = RB__ENVELOPE__BODY_HELLO;
-	e.hello = (Rb__Hello *)h;
-	if (rb_wire_pack(&e, &buf, &len))
+	if (!copy)
 		return;
-	if (rb_wire_unpack(buf, len, &copy, err, sizeof(err))) {
-		free(buf);
-		return;
-	}
-	free(buf);
 	for (i = 0; i < k->ncands; i++)
-		if (!strcmp(k->cands[i].hello->hello->name, h->name))
+		if (!strcmp(k->cands[i].hello->hello.name, m->hello.name))
 			break;
 	if (i == k->ncands) {
 		struct cand *n = realloc(k->cands, (k->ncands + 1) * sizeof(*n));
 
 		if (!n) {
-			rb_wire_free(copy);
+			rb_msg_free(copy);
 			return;
 		}
 		k->cands = n;
 		k->cands[k->ncands++] = (struct cand){ .hello = NULL };
 		rb_debug("agent '%s' connected; a candidate for the campaign's agent groups",
-			 h->name);
+			 m->hello.name);
 	}
-	rb_wire_free(k->cands[i].hello);
+	rb_msg_free(k->cands[i].hello);
 	k->cands[i].hello = copy;
 	k->cands[i].peer = *peer;
 }
 
 static bool cand_matches(const struct rb_agent_group *g, const struct cand *x)
 {
-	const Rb__Hello *h = x->hello->hello;
+	const struct rb_msg_hello *h = &x->hello->hello;
 	const char *keys[64], *values[64];
-	size_t n = h->n_labels < 64 ? h->n_labels : 64;
+	size_t n = h->nlabels < 64 ? h->nlabels : 64;
 
 	for (size_t i = 0; i < n; i++) {
-		keys[i] = h->labels[i]->key;
-		values[i] = h->labels[i]->value;
+		keys[i] = h->labels[i].key;
+		values[i] = h->labels[i].value;
 	}
 	return rb_agent_group_matches(g, h->name, keys, values, n);
 }
 
 static int cand_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct cand *)a)->hello->hello->name,
-		      ((const struct cand *)b)->hello->hello->name);
+	return strcmp(((const struct cand *)a)->hello->hello.name,
+		      ((const struct cand *)b)->hello->hello.name);
 }
 
 /*
@@ -239,10 +225,10 @@ size_t reg_groups_short(struct coord *k, bool report, bool choose)
 				continue;
 			x->taken = true;
 			found++;
-			if (strlen(names) + strlen(x->hello->hello->name) + 3 < sizeof(names))
+			if (strlen(names) + strlen(x->hello->hello.name) + 3 < sizeof(names))
 				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-					 names[0] ? ", " : "", x->hello->hello->name);
-			if (choose && rb_campaign_add_agent(c, x->hello->hello->name, G))
+					 names[0] ? ", " : "", x->hello->hello.name);
+			if (choose && rb_campaign_add_agent(c, x->hello->hello.name, G))
 				return SIZE_MAX;
 		}
 		if (found < G->count) {
@@ -288,15 +274,13 @@ int reg_resolve_groups(struct coord *k)
 		return RB_EXIT_FAILED;
 	k->groups_resolved = true;
 	for (size_t i = 0; i < k->ncands; i++) {
-		const Rb__Envelope *e = k->cands[i].hello;
-
 		if (k->cands[i].taken)
-			reg_hello(k, &k->cands[i].peer, e->hello, e->version_major, e->version_minor);
+			reg_hello(k, &k->cands[i].peer, k->cands[i].hello);
 	}
 	return 0;
 }
 
-void reg_target_set(struct rtarget *t, const Rb__TargetInfo *ti)
+void reg_target_set(struct rtarget *t, const struct rb_identity *ti)
 {
 	copy(t->path, sizeof(t->path), ti->path);
 	copy(t->kind, sizeof(t->kind), ti->kind);
@@ -317,9 +301,9 @@ struct rtarget *reg_target(struct ragent *a, const char *path)
 }
 
 /* Identity as the agent opened it for a point (files are laid out on first use). */
-void reg_target_update(struct ragent *a, const Rb__TargetInfo *ti)
+void reg_target_update(struct ragent *a, const struct rb_identity *ti)
 {
-	struct rtarget *t = ti && ti->path ? reg_target(a, ti->path) : NULL;
+	struct rtarget *t = ti ? reg_target(a, ti->path) : NULL;
 
 	if (t)
 		reg_target_set(t, ti);
@@ -329,24 +313,23 @@ void reg_target_update(struct ragent *a, const Rb__TargetInfo *ti)
  * An agent said Hello: it is registered (or, of no target by name, kept for the agent
  * groups) and welcomed. Returns what the loop must send it again.
  */
-enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const Rb__Hello *h,
-			       uint32_t major, uint32_t minor)
+enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const struct rb_msg *m)
 {
+	const struct rb_msg_hello *h = &m->hello;
 	struct ragent *a = reg_agent(k, h->name);
-	Rb__Envelope e;
-	Rb__Welcome w = RB__WELCOME__INIT;
+	struct rb_msg w;
 	enum reg_hello_event ev = HELLO_NONE;
 
 	if (!a) {
 		if (k->c->ngroups && !k->groups_resolved)
-			stash(k, peer, h, major, minor);
+			stash(k, peer, m);
 		else
 			rb_debug("agent '%s' is not in this campaign; ignored", h->name);
 		return HELLO_NONE;
 	}
 	if (!agent_seen(a))
 		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name, h->hostname,
-			h->n_targets);
+			h->ntargets);
 	else if (k->zap && !reg_same_peer(&a->peer, peer))
 		/* the caller checked that its key is this agent's */
 		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
@@ -381,21 +364,19 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 	copy(a->host, sizeof(a->host), h->hostname);
 	copy(a->kernel, sizeof(a->kernel), h->kernel);
 	copy(a->version, sizeof(a->version), h->rb_version);
-	snprintf(a->proto, sizeof(a->proto), "%u.%u", major, minor);
-	a->minor = minor;
+	snprintf(a->proto, sizeof(a->proto), "%u.%u", m->major, m->minor);
+	a->minor = m->minor;
 	if (!a->registered_ns)
 		a->registered_ns = coord_wall(k);
 	free(a->targets);
-	a->targets = calloc(h->n_targets + 1, sizeof(*a->targets));
-	a->ntargets = a->targets ? h->n_targets : 0;
+	a->targets = calloc(h->ntargets + 1, sizeof(*a->targets));
+	a->ntargets = a->targets ? h->ntargets : 0;
 	for (size_t i = 0; i < a->ntargets; i++)
-		reg_target_set(&a->targets[i], h->targets[i]);
-	rb_wire_init(&e);
-	w.campaign = k->c->name;
-	w.run = k->run;
-	e.body_case = RB__ENVELOPE__BODY_WELCOME;
-	e.welcome = &w;
-	dlv_send(k, a, &e);
+		reg_target_set(&a->targets[i], &h->targets[i]);
+	rb_msg_init(&w, RB_MSG_WELCOME);
+	w.welcome.campaign = k->c->name;
+	w.welcome.run = k->run;
+	dlv_send(k, a, &w);
 	dlv_ask_gaps(k, a);
 	return ev;
 }

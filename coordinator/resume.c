@@ -16,33 +16,6 @@
 #include "log.h"
 #include "wire.h"
 
-/* The point (and attempt) a data message belongs to; false for messages of no point. */
-static bool msg_point(const Rb__Envelope *e, uint32_t *point, uint32_t *attempt)
-{
-	switch (e->body_case) {
-	case RB__ENVELOPE__BODY_SAMPLES:
-		if (!e->samples->n_samples)
-			return false;
-		*point = e->samples->samples[0]->point;
-		*attempt = e->samples->samples[0]->attempt;
-		return true;
-	case RB__ENVELOPE__BODY_HEALTH:
-		*point = e->health->point;
-		*attempt = e->health->attempt;
-		return true;
-	case RB__ENVELOPE__BODY_RESULT:
-		*point = e->result->point;
-		*attempt = e->result->attempt;
-		return true;
-	case RB__ENVELOPE__BODY_POINT_DONE:
-		*point = e->point_done->point;
-		*attempt = e->point_done->attempt;
-		return true;
-	default:
-		return false;
-	}
-}
-
 static void gap_add(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t lo,
 		    uint64_t hi, uint32_t point_lo, uint32_t point_hi)
 {
@@ -71,7 +44,7 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 	struct jwalk *w = arg;
 	struct coord *k = w->k;
 	struct ragent *a = reg_agent(k, agent);
-	Rb__Envelope *e;
+	struct rb_msg *e;
 	char err[256];
 	uint32_t point = 0, attempt = 0;
 	bool has;
@@ -79,12 +52,12 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 
 	if (!a)
 		return 0; /* not an agent of this campaign: nothing of it was used */
-	if (rb_wire_unpack(buf, len, &e, err, sizeof(err))) {
+	if (rb_msg_unpack(buf, len, &e, err, sizeof(err))) {
 		rb_warn("%s: the record at byte %lld is unreadable (%s); skipped", k->journal_path,
 			(long long)at, err);
 		return 0;
 	}
-	has = msg_point(e, &point, &attempt) && point < k->c->npoints;
+	has = rb_msg_point(e, &point, &attempt) && point < k->c->npoints;
 	switch (w->pass) {
 	case J_SEQS:
 		/* where each agent process's numbered messages stand: resent ones are dropped */
@@ -112,11 +85,11 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 				j->stopped = false;
 			}
 			j->any = true;
-			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_POINT_DONE)
+			if (attempt == j->attempt && e->kind == RB_MSG_POINT_DONE)
 				j->done = true;
 			/* stopped short (a full results folder, an abort): it runs again */
-			if (attempt == j->attempt && e->body_case == RB__ENVELOPE__BODY_RESULT &&
-			    e->result->status && !strcmp(e->result->status, "stopped") &&
+			if (attempt == j->attempt && e->kind == RB_MSG_RESULT &&
+			    !strcmp(e->result.status, "stopped") &&
 			    !k->c->phases[k->c->points[point].phase].steady_rolling)
 				j->stopped = true;
 		}
@@ -131,7 +104,7 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 		}
 		break;
 	}
-	rb_wire_free(e);
+	rb_msg_free(e);
 	return rc;
 }
 

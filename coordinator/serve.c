@@ -100,7 +100,7 @@ struct reg {
 	size_t ntargets;
 	int64_t first_ns, last_ns;	/* wall clock */
 	struct rb_peer peer;
-	Rb__Envelope *hello;		/* its last Hello, for the next run */
+	struct rb_msg *hello;		/* its last Hello, for the next run */
 };
 
 struct done_run {
@@ -169,8 +169,8 @@ static bool in_run(struct service *s, const char *name)
 }
 
 /* Every Hello, idle or during a run: the registry; agents no run needs are welcomed. */
-static void on_hello(void *arg, const struct rb_peer *peer, const Rb__Hello *h, uint32_t major,
-		     uint32_t minor)
+static void on_hello(void *arg, const struct rb_peer *peer, const struct rb_msg_hello *h,
+		     uint32_t major, uint32_t minor)
 {
 	struct service *s = arg;
 	struct reg *r = reg_find(s, h->name, true);
@@ -179,34 +179,29 @@ static void on_hello(void *arg, const struct rb_peer *peer, const Rb__Hello *h, 
 		return;
 	if (!r->last_ns)
 		rb_info("agent '%s' registered from host %s with %zu target(s)", h->name,
-			h->hostname, h->n_targets);
+			h->hostname, h->ntargets);
 	r->peer = *peer;
 	r->last_ns = rb_wall_ns();
 	snprintf(r->host, sizeof(r->host), "%s", h->hostname);
 	snprintf(r->version, sizeof(r->version), "%s", h->rb_version);
 	snprintf(r->proto, sizeof(r->proto), "%u.%u", major, minor);
-	r->ntargets = h->n_targets;
+	r->ntargets = h->ntargets;
 	if (!in_run(s, h->name)) {
-		Rb__Envelope e;
-		Rb__Welcome w = RB__WELCOME__INIT;
+		struct rb_msg w;
 
-		rb_wire_init(&e);
-		w.campaign = (char *)"";
-		w.run = (char *)"";
-		e.body_case = RB__ENVELOPE__BODY_WELCOME;
-		e.welcome = &w;
-		rb_tx_send(s->router, peer, &e, true);
+		rb_msg_init(&w, RB_MSG_WELCOME);
+		rb_tx_send(s->router, peer, &w, true);
 	}
 }
 
 /* Keeps e (a Hello whose agent is registered) as that agent's last; false: not kept. */
-static bool keep_hello(struct service *s, Rb__Envelope *e)
+static bool keep_hello(struct service *s, struct rb_msg *e)
 {
-	struct reg *r = reg_find(s, e->hello->name, false);
+	struct reg *r = reg_find(s, e->hello.name, false);
 
 	if (!r)
 		return false;
-	rb_wire_free(r->hello);
+	rb_msg_free(r->hello);
 	r->hello = e;
 	return true;
 }
@@ -215,7 +210,7 @@ static bool keep_hello(struct service *s, Rb__Envelope *e)
 static void idle_message(struct service *s)
 {
 	struct rb_peer peer;
-	Rb__Envelope *e = NULL;
+	struct rb_msg *e = NULL;
 	char err[512];
 	int r = rb_tx_recv(s->router, 0, &peer, &e, err, sizeof(err));
 
@@ -227,12 +222,12 @@ static void idle_message(struct service *s)
 			rb_tx_send_error(s->router, &peer, -r, err);
 		return;
 	}
-	if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
-		if (s->zap && strcmp(peer.user_id, e->hello->name))
+	if (e->kind == RB_MSG_HELLO) {
+		if (s->zap && strcmp(peer.user_id, e->hello.name))
 			rb_warn("refused: the key of agent '%s' claims to be agent '%s'", peer.user_id,
-				e->hello->name);
+				e->hello.name);
 		else {
-			on_hello(s, &peer, e->hello, e->version_major, e->version_minor);
+			on_hello(s, &peer, &e->hello, e->major, e->minor);
 			if (keep_hello(s, e))
 				e = NULL;
 		}
@@ -242,7 +237,7 @@ static void idle_message(struct service *s)
 			    !memcmp(s->agents[i].peer.rid, peer.rid, peer.rid_len))
 				s->agents[i].last_ns = rb_wall_ns();
 	}
-	rb_wire_free(e);
+	rb_msg_free(e);
 }
 
 static void reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -693,7 +688,7 @@ out:
 		rb_tx_close(s.router);
 	rb_zap_stop(s.zap);
 	for (size_t i = 0; i < s.nagents; i++)
-		rb_wire_free(s.agents[i].hello);
+		rb_msg_free(s.agents[i].hello);
 	free(s.agents);
 	rb_tx_context_term();
 	return rc;

@@ -82,7 +82,7 @@ static void roll_push(struct coord *k, const struct rb_point *p, struct roll *r)
  * Feeds one sample to the rolling judge. Returns true once, when every drive of the point
  * is steady: the point is to stop.
  */
-bool srun_roll_sample(struct coord *k, int di, const Rb__Sample *smp)
+bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp)
 {
 	const struct rb_point *p = &k->c->points[k->cur_point];
 	struct roll *r;

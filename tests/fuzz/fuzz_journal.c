@@ -18,11 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int decode(const uint8_t *buf, size_t len)
 {
-	Rb__Envelope *e = NULL;
+	struct rb_msg *e = NULL;
 	char err[256];
 
-	if (rb_wire_unpack(buf, len, &e, err, sizeof(err)) == 0)
-		rb_wire_free(e);
+	if (rb_msg_unpack(buf, len, &e, err, sizeof(err)) == 0)
+		rb_msg_free(e);
 	return 0;
 }
 

@@ -24,54 +24,48 @@
 
 static uint64_t epoch = 0x5eed0001, seq;
 
-static void send_as(void *sock, Rb__Envelope *e, uint64_t ep, uint64_t sq)
+static void send_as(void *sock, struct rb_msg *m, uint64_t ep, uint64_t sq)
 {
-	e->epoch = ep;
-	e->seq = sq;
-	rb_tx_send(sock, NULL, e, false);
+	m->epoch = ep;
+	m->seq = sq;
+	rb_tx_send(sock, NULL, m, false);
 }
 
 static void batch(void *sock, const char *drive, uint32_t point, uint32_t attempt,
 		  uint32_t interval, uint64_t ep, uint64_t sq)
 {
-	Rb__Envelope e;
-	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
-	Rb__Sample s = RB__SAMPLE__INIT, *sp = &s;
-	uint32_t idx[2] = { 2000, 2001 };
-	uint64_t cnt[2] = { 10, 5 };
+	static const uint32_t idx[2] = { 2000, 2001 };
+	static const uint64_t cnt[2] = { 10, 5 };
+	struct rb_msg_sample s = { .point = point,
+				   .attempt = attempt,
+				   .drive = drive,
+				   .interval = interval,
+				   .direction = 0,
+				   .t_ns = rb_wall_ns(),
+				   .ios = 15,
+				   .bytes = 15 * 4096,
+				   .lat_sum_ns = 15 * 90000,
+				   .hist = { idx, cnt, 2 } };
+	struct rb_msg m;
 
-	s.point = point;
-	s.attempt = attempt;
-	s.drive = (char *)drive;
-	s.interval = interval;
-	s.direction = 0;
-	s.t_ns = rb_wall_ns();
-	s.ios = 15;
-	s.bytes = 15 * 4096;
-	s.lat_sum_ns = 15 * 90000;
-	s.hist_idx = idx;
-	s.n_hist_idx = 2;
-	s.hist_cnt = cnt;
-	s.n_hist_cnt = 2;
-	b.samples = &sp;
-	b.n_samples = 1;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
-	e.samples = &b;
-	send_as(sock, &e, ep, sq);
+	rb_msg_init(&m, RB_MSG_SAMPLES);
+	m.samples.v = &s;
+	m.samples.n = 1;
+	send_as(sock, &m, ep, sq);
 }
 
-static void run_point(void *sock, const Rb__Assign *a)
+static void run_point(void *sock, const struct rb_msg_assign *a)
 {
-	const char *drive = a->n_drives ? a->drives[0] : "";
+	const char *drive = a->ndrives ? a->drives[0] : "";
 	uint64_t interval_ns = 200000000ULL, runtime_ns = 1000000000ULL;
+	struct rb_msg m;
 	uint32_t n;
 
-	for (size_t i = 0; i < a->n_settings; i++) {
-		if (!strcmp(a->settings[i]->key, "interval"))
-			rb_parse_duration(a->settings[i]->value, &interval_ns);
-		else if (!strcmp(a->settings[i]->key, "runtime"))
-			rb_parse_duration(a->settings[i]->value, &runtime_ns);
+	for (size_t i = 0; i < a->nsettings; i++) {
+		if (!strcmp(a->settings[i].key, "interval"))
+			rb_parse_duration(a->settings[i].value, &interval_ns);
+		else if (!strcmp(a->settings[i].key, "runtime"))
+			rb_parse_duration(a->settings[i].value, &runtime_ns);
 	}
 	n = (uint32_t)(runtime_ns / interval_ns);
 	for (uint32_t i = 0; i < n; i++) {
@@ -85,28 +79,41 @@ static void run_point(void *sock, const Rb__Assign *a)
 			batch(sock, drive, a->point, 77, 1, epoch, ++seq);
 		}
 	}
-	Rb__Envelope e;
-	Rb__DriveResult r = RB__DRIVE_RESULT__INIT;
+	rb_msg_init(&m, RB_MSG_RESULT);
+	m.result = (struct rb_msg_result){ .point = a->point,
+					   .attempt = a->attempt,
+					   .drive = drive,
+					   .elapsed_ns = runtime_ns,
+					   .status = "ok",
+					   .message = "",
+					   .uring_features = "rogue" };
+	send_as(sock, &m, epoch, ++seq);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	m.point_done.point = a->point;
+	m.point_done.attempt = a->attempt;
+	send_as(sock, &m, epoch, ++seq);
+}
 
-	r.point = a->point;
-	r.attempt = a->attempt;
-	r.drive = (char *)drive;
-	r.elapsed_ns = runtime_ns;
-	r.status = (char *)"ok";
-	r.message = (char *)"";
-	r.uring_features = (char *)"rogue";
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_RESULT;
-	e.result = &r;
-	send_as(sock, &e, epoch, ++seq);
-	Rb__PointDone pd = RB__POINT_DONE__INIT;
+static void hello(void *sock, const char *name, const char *drive)
+{
+	struct rb_identity ti = { .size_bytes = 64ULL << 20, .logical_block_size = 4096,
+				  .writable = true };
+	struct rb_msg m;
 
-	pd.point = a->point;
-	pd.attempt = a->attempt;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
-	e.point_done = &pd;
-	send_as(sock, &e, epoch, ++seq);
+	rb_wire_strcpy(ti.path, sizeof(ti.path), drive);
+	rb_wire_strcpy(ti.kind, sizeof(ti.kind), "file");
+	rb_wire_strcpy(ti.model, sizeof(ti.model), "ROGUE");
+	rb_wire_strcpy(ti.serial, sizeof(ti.serial), name);
+	rb_wire_strcpy(ti.firmware, sizeof(ti.firmware), "1");
+	rb_msg_init(&m, RB_MSG_HELLO);
+	m.hello = (struct rb_msg_hello){ .name = name,
+					 .hostname = name,
+					 .kernel = "Linux rogue",
+					 .rb_version = RB_VERSION,
+					 .epoch = epoch,
+					 .targets = &ti,
+					 .ntargets = 1 };
+	rb_tx_send(sock, NULL, &m, true);
 }
 
 int main(int argc, char **argv)
@@ -124,71 +131,37 @@ int main(int argc, char **argv)
 		return 1;
 	deadline = rb_mono_ns() + 120000000000LL;
 	while (rb_mono_ns() < deadline) {
-		Rb__Envelope *env = NULL;
+		struct rb_msg *env = NULL, m;
 		char err[256];
 
 		if (!welcomed && rb_mono_ns() >= next_hello) {
-			Rb__Envelope e;
-			Rb__Hello h = RB__HELLO__INIT;
-			Rb__TargetInfo ti = RB__TARGET_INFO__INIT, *tp = &ti;
-
-			ti.path = argv[3];
-			ti.kind = (char *)"file";
-			ti.size_bytes = 64ULL << 20;
-			ti.model = (char *)"ROGUE";
-			ti.serial = argv[2];
-			ti.firmware = (char *)"1";
-			ti.logical_block_size = 4096;
-			ti.writable = true;
-			h.name = argv[2];
-			h.hostname = argv[2];
-			h.kernel = (char *)"Linux rogue";
-			h.rb_version = (char *)RB_VERSION;
-			h.epoch = epoch;
-			h.targets = &tp;
-			h.n_targets = 1;
-			rb_wire_init(&e);
-			e.body_case = RB__ENVELOPE__BODY_HELLO;
-			e.hello = &h;
-			rb_tx_send(sock, NULL, &e, true);
+			hello(sock, argv[2], argv[3]);
 			next_hello = rb_mono_ns() + 500000000LL;
 		}
 		if (rb_tx_recv(sock, 100, NULL, &env, err, sizeof(err)))
 			continue;
-		switch (env->body_case) {
-		case RB__ENVELOPE__BODY_WELCOME:
+		switch (env->kind) {
+		case RB_MSG_WELCOME:
 			welcomed = true;
 			break;
-		case RB__ENVELOPE__BODY_PREFLIGHT: {
-			Rb__Envelope e;
-			Rb__PreflightReply pr = RB__PREFLIGHT_REPLY__INIT;
-
-			rb_wire_init(&e);
-			e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
-			e.preflight_reply = &pr;
-			send_as(sock, &e, epoch, ++seq);
+		case RB_MSG_PREFLIGHT:
+			rb_msg_init(&m, RB_MSG_PREFLIGHT_REPLY);
+			send_as(sock, &m, epoch, ++seq);
 			break;
-		}
-		case RB__ENVELOPE__BODY_TIME_PROBE: {
-			Rb__Envelope e;
-			Rb__TimeReply tr = RB__TIME_REPLY__INIT;
-
-			tr.t0 = env->time_probe->t0;
-			tr.t1 = INT64_MAX; /* absurd: refused, not wrapped */
-			tr.t2 = INT64_MIN;
-			rb_wire_init(&e);
-			e.body_case = RB__ENVELOPE__BODY_TIME_REPLY;
-			e.time_reply = &tr;
-			rb_tx_send(sock, NULL, &e, true);
+		case RB_MSG_TIME_PROBE:
+			rb_msg_init(&m, RB_MSG_TIME_REPLY);
+			m.time.t0 = env->time.t0;
+			m.time.t1 = INT64_MAX; /* absurd: refused, not wrapped */
+			m.time.t2 = INT64_MIN;
+			rb_tx_send(sock, NULL, &m, true);
 			break;
-		}
-		case RB__ENVELOPE__BODY_ASSIGN:
-			run_point(sock, env->assign);
+		case RB_MSG_ASSIGN:
+			run_point(sock, &env->assign);
 			ran = true;
 			break;
-		case RB__ENVELOPE__BODY_STOP:
+		case RB_MSG_STOP:
 			if (ran) {
-				rb_wire_free(env);
+				rb_msg_free(env);
 				rb_tx_close(sock);
 				rb_tx_context_term();
 				return 0;
@@ -197,7 +170,7 @@ int main(int argc, char **argv)
 		default:
 			break;
 		}
-		rb_wire_free(env);
+		rb_msg_free(env);
 	}
 	rb_tx_close(sock);
 	rb_tx_context_term();

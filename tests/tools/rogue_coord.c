@@ -30,24 +30,19 @@ int main(int argc, char **argv)
 	until = rb_mono_ns() + (int64_t)atoi(argv[3]) * 1000000000LL;
 	while (rb_mono_ns() < until) {
 		struct rb_peer peer;
-		Rb__Envelope *e = NULL;
+		struct rb_msg *e = NULL, w;
 		char err[256];
 
 		if (rb_tx_recv(sock, 100, &peer, &e, err, sizeof(err)))
 			continue;
-		if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
-			Rb__Envelope w;
-			Rb__Welcome wm = RB__WELCOME__INIT;
-
+		if (e->kind == RB_MSG_HELLO) {
 			hellos++;
-			wm.campaign = (char *)"rogue";
-			wm.run = argv[2];
-			rb_wire_init(&w);
-			w.body_case = RB__ENVELOPE__BODY_WELCOME;
-			w.welcome = &wm;
+			rb_msg_init(&w, RB_MSG_WELCOME);
+			w.welcome.campaign = "rogue";
+			w.welcome.run = argv[2];
 			rb_tx_send(sock, &peer, &w, true);
 		}
-		rb_wire_free(e);
+		rb_msg_free(e);
 	}
 	printf("%ld\n", hellos);
 	rb_tx_close(sock);

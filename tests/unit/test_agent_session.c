@@ -97,28 +97,28 @@ static int teardown(void **st)
 }
 
 /* The next message of kind want within ms of real time, or NULL; others are skipped. */
-static Rb__Envelope *expect(struct session_test *t, Rb__Envelope__BodyCase want, int ms)
+static struct rb_msg *expect(struct session_test *t, enum rb_msg_kind want, int ms)
 {
 	char err[256];
 
 	for (int waited = 0; waited < ms; waited += 20) {
-		Rb__Envelope *e = NULL;
+		struct rb_msg *e = NULL;
 		struct rb_peer peer;
 
 		if (rb_tx_recv(t->router, 20, &peer, &e, err, sizeof(err)))
 			continue;
-		if (e->body_case == RB__ENVELOPE__BODY_HELLO) {
+		if (e->kind == RB_MSG_HELLO) {
 			t->peer = peer;
-			t->epoch = e->hello->epoch;
+			t->epoch = e->hello.epoch;
 		}
-		if (e->body_case == want)
+		if (e->kind == want)
 			return e;
-		rb_wire_free(e);
+		rb_msg_free(e);
 	}
 	return NULL;
 }
 
-static void send_to_agent(struct session_test *t, Rb__Envelope *e)
+static void send_to_agent(struct session_test *t, struct rb_msg *e)
 {
 	assert_int_equal(rb_tx_send(t->router, &t->peer, e, false), 0);
 }
@@ -126,57 +126,48 @@ static void send_to_agent(struct session_test *t, Rb__Envelope *e)
 /* Hello heard, Welcome into run r1 (its spool opens). */
 static void welcome(struct session_test *t)
 {
-	Rb__Envelope e, *h = expect(t, RB__ENVELOPE__BODY_HELLO, 10000);
-	Rb__Welcome w = RB__WELCOME__INIT;
+	struct rb_msg m, *h = expect(t, RB_MSG_HELLO, 10000);
 
 	assert_non_null(h);
-	assert_string_equal(h->hello->name, "h1");
-	rb_wire_free(h);
-	w.campaign = (char *)"harness";
-	w.run = (char *)"r1";
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_WELCOME;
-	e.welcome = &w;
-	send_to_agent(t, &e);
+	assert_string_equal(h->hello.name, "h1");
+	rb_msg_free(h);
+	rb_msg_init(&m, RB_MSG_WELCOME);
+	m.welcome.campaign = "harness";
+	m.welcome.run = "r1";
+	send_to_agent(t, &m);
 }
 
 static void preflight(struct session_test *t)
 {
-	Rb__Envelope e;
-	Rb__Preflight pf = RB__PREFLIGHT__INIT;
+	struct rb_msg m;
 
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT;
-	e.preflight = &pf;
-	send_to_agent(t, &e);
+	rb_msg_init(&m, RB_MSG_PREFLIGHT);
+	send_to_agent(t, &m);
 }
 
 static void ack(struct session_test *t, uint64_t seq)
 {
-	Rb__Envelope e;
-	Rb__Ack a = RB__ACK__INIT;
+	struct rb_msg m;
 
-	a.epoch = t->epoch;
-	a.seq = seq;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_ACK;
-	e.ack = &a;
-	send_to_agent(t, &e);
+	rb_msg_init(&m, RB_MSG_ACK);
+	m.ack.epoch = t->epoch;
+	m.ack.seq = seq;
+	send_to_agent(t, &m);
 }
 
 /* The numbers of the pre-flight answers that come within ms; their count. */
 static size_t replies(struct session_test *t, int ms, uint64_t *seqs, size_t max)
 {
 	size_t n = 0;
-	Rb__Envelope *e;
+	struct rb_msg *e;
 
-	while ((e = expect(t, RB__ENVELOPE__BODY_PREFLIGHT_REPLY, ms))) {
+	while ((e = expect(t, RB_MSG_PREFLIGHT_REPLY, ms))) {
 		assert_int_equal(e->epoch, t->epoch);
-		assert_int_equal(e->preflight_reply->n_refusals, 0);
+		assert_int_equal(e->preflight_reply.nrefusals, 0);
 		if (n < max)
 			seqs[n] = e->seq;
 		n++;
-		rb_wire_free(e);
+		rb_msg_free(e);
 		ms = 300;	/* the rest of a burst comes at once */
 	}
 	return n;

@@ -160,64 +160,50 @@ static int teardown(void **st)
 
 static void hello(struct run *r, uint64_t spooled)
 {
-	Rb__Envelope e;
-	Rb__Hello h = RB__HELLO__INIT;
-	Rb__TargetInfo ti = RB__TARGET_INFO__INIT, *tp = &ti;
+	struct rb_identity ti = { .path = DRIVE, .kind = "block", .model = "HARNESS",
+				  .serial = "H-1", .firmware = "1", .size_bytes = 1ULL << 30,
+				  .logical_block_size = 4096 };
+	struct rb_msg m;
 
-	ti.path = (char *)DRIVE;
-	ti.kind = (char *)"block";
-	ti.size_bytes = 1ULL << 30;
-	ti.model = (char *)"HARNESS";
-	ti.serial = (char *)"H-1";
-	ti.firmware = (char *)"1";
-	ti.logical_block_size = 4096;
-	h.name = (char *)"h1";
-	h.hostname = (char *)"harness";
-	h.kernel = (char *)"Linux";
-	h.rb_version = (char *)"0";
-	h.epoch = r->epoch;
-	h.run = r->run_id;
-	h.spooled = spooled;
-	h.targets = &tp;
-	h.n_targets = 1;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_HELLO;
-	e.hello = &h;
-	assert_int_equal(rb_tx_send(r->sock, NULL, &e, false), 0);
+	rb_msg_init(&m, RB_MSG_HELLO);
+	m.hello = (struct rb_msg_hello){ .name = "h1", .hostname = "harness", .kernel = "Linux",
+					 .rb_version = "0", .epoch = r->epoch, .run = r->run_id,
+					 .spooled = spooled, .targets = &ti, .ntargets = 1 };
+	assert_int_equal(rb_tx_send(r->sock, NULL, &m, false), 0);
 }
 
 /*
  * The next message of the given kind within ms of real time, or NULL; Acks are noted
  * (r->acked) and other kinds skipped on the way.
  */
-static Rb__Envelope *expect(struct run *r, Rb__Envelope__BodyCase want, int ms)
+static struct rb_msg *expect(struct run *r, enum rb_msg_kind want, int ms)
 {
 	char err[256];
 
 	for (int waited = 0; waited < ms; waited += 20) {
-		Rb__Envelope *e = NULL;
+		struct rb_msg *e = NULL;
 
 		if (rb_tx_recv(r->sock, 20, NULL, &e, err, sizeof(err)))
 			continue;
-		if (e->body_case == RB__ENVELOPE__BODY_ACK && e->ack->epoch == r->epoch &&
-		    e->ack->seq > r->acked)
-			r->acked = e->ack->seq;
-		if (e->body_case == RB__ENVELOPE__BODY_WELCOME)
-			snprintf(r->run_id, sizeof(r->run_id), "%s", e->welcome->run);
-		if (e->body_case == want)
+		if (e->kind == RB_MSG_ACK && e->ack.epoch == r->epoch &&
+		    e->ack.seq > r->acked)
+			r->acked = e->ack.seq;
+		if (e->kind == RB_MSG_WELCOME)
+			snprintf(r->run_id, sizeof(r->run_id), "%s", e->welcome.run);
+		if (e->kind == want)
 			return e;
-		rb_wire_free(e);
+		rb_msg_free(e);
 	}
 	return NULL;
 }
 
-static void expect_free(struct run *r, Rb__Envelope__BodyCase want, int ms)
+static void expect_free(struct run *r, enum rb_msg_kind want, int ms)
 {
-	Rb__Envelope *e = expect(r, want, ms);
+	struct rb_msg *e = expect(r, want, ms);
 
 	if (!e)
 		fail_msg("no message of kind %d within %d ms", (int)want, ms);
-	rb_wire_free(e);
+	rb_msg_free(e);
 }
 
 /*
@@ -230,18 +216,18 @@ static int sync_acked(struct run *r)
 	int steps = 0;
 
 	while (r->acked < r->seq) {
-		Rb__Envelope *e;
+		struct rb_msg *e;
 
 		assert_true(++steps < 50);
 		rb_clock_fake_advance(&r->fake, 20000000LL);
-		e = expect(r, RB__ENVELOPE__BODY_ACK, 200);
-		rb_wire_free(e);
+		e = expect(r, RB_MSG_ACK, 200);
+		rb_msg_free(e);
 	}
 	return steps;
 }
 
 /* A data message numbered seq (0: the next). */
-static void send_numbered(struct run *r, Rb__Envelope *e, uint64_t seq)
+static void send_numbered(struct run *r, struct rb_msg *e, uint64_t seq)
 {
 	e->epoch = r->epoch;
 	e->seq = seq ? seq : r->seq + 1;
@@ -252,78 +238,46 @@ static void send_numbered(struct run *r, Rb__Envelope *e, uint64_t seq)
 
 static void preflight_reply(struct run *r)
 {
-	Rb__Envelope e;
-	Rb__PreflightReply pr = RB__PREFLIGHT_REPLY__INIT;
+	struct rb_msg m;
 
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_PREFLIGHT_REPLY;
-	e.preflight_reply = &pr;
-	send_numbered(r, &e, 0);
+	rb_msg_init(&m, RB_MSG_PREFLIGHT_REPLY);
+	send_numbered(r, &m, 0);
 }
 
 /* One interval's sample of the drive: ios IOs of 100 us. */
 static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t ios, uint64_t seq)
 {
-	Rb__Envelope e;
-	Rb__SampleBatch b = RB__SAMPLE_BATCH__INIT;
-	Rb__Sample s = RB__SAMPLE__INIT, *sp = &s;
 	uint32_t idx = 2000;
 	uint64_t cnt = ios;
+	struct rb_msg_sample s = { .point = r->point, .attempt = attempt, .drive = DRIVE,
+				   .interval = interval, .ios = ios, .bytes = ios * 4096,
+				   .lat_sum_ns = ios * 100000, .hist = { &idx, &cnt, 1 } };
+	struct rb_msg m;
 
-	s.point = r->point;
-	s.attempt = attempt;
-	s.drive = (char *)DRIVE;
-	s.interval = interval;
-	s.ios = ios;
-	s.bytes = ios * 4096;
-	s.lat_sum_ns = ios * 100000;
-	s.hist_idx = &idx;
-	s.n_hist_idx = 1;
-	s.hist_cnt = &cnt;
-	s.n_hist_cnt = 1;
-	b.samples = &sp;
-	b.n_samples = 1;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_SAMPLES;
-	e.samples = &b;
-	send_numbered(r, &e, seq);
+	rb_msg_init(&m, RB_MSG_SAMPLES);
+	m.samples.v = &s;
+	m.samples.n = 1;
+	send_numbered(r, &m, seq);
 }
 
 /* The drive's result and the PointDone. */
 static void finish_point_as(struct run *r, uint32_t attempt, uint64_t ios, const char *status)
 {
-	Rb__Envelope e;
-	Rb__DriveResult res = RB__DRIVE_RESULT__INIT;
-	Rb__DirResult dr = RB__DIR_RESULT__INIT, *dp = &dr;
-	Rb__PointDone pd = RB__POINT_DONE__INIT;
 	uint32_t idx = 2000;
 	uint64_t cnt = ios;
+	struct rb_dir_result dr = { .ios = ios, .bytes = ios * 4096, .lat_sum_ns = ios * 100000,
+				    .hist = { &idx, &cnt, 1 } };
+	struct rb_msg m;
 
-	dr.ios = ios;
-	dr.bytes = ios * 4096;
-	dr.lat_sum_ns = ios * 100000;
-	dr.hist_idx = &idx;
-	dr.n_hist_idx = 1;
-	dr.hist_cnt = &cnt;
-	dr.n_hist_cnt = 1;
-	res.point = r->point;
-	res.attempt = attempt;
-	res.drive = (char *)DRIVE;
-	res.elapsed_ns = 3000000000ULL;
-	res.dirs = &dp;
-	res.n_dirs = 1;
-	res.status = (char *)status;
-	res.message = (char *)"";
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_RESULT;
-	e.result = &res;
-	send_numbered(r, &e, 0);
-	pd.point = r->point;
-	pd.attempt = attempt;
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_POINT_DONE;
-	e.point_done = &pd;
-	send_numbered(r, &e, 0);
+	rb_msg_init(&m, RB_MSG_RESULT);
+	m.result = (struct rb_msg_result){ .point = r->point, .attempt = attempt, .drive = DRIVE,
+					   .elapsed_ns = 3000000000ULL, .dirs = &dr, .ndirs = 1,
+					   .status = status, .message = "" };
+	send_numbered(r, &m, 0);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	m.point_done.point = r->point;
+	m.point_done.attempt = attempt;
+	send_numbered(r, &m, 0);
 }
 
 static void finish_point(struct run *r, uint32_t attempt, uint64_t ios)
@@ -334,20 +288,20 @@ static void finish_point(struct run *r, uint32_t attempt, uint64_t ios)
 /* Hello, Welcome, the pre-flight answered, the point's Assign taken (its attempt). */
 static uint32_t connect_and_assign(struct run *r)
 {
-	Rb__Envelope *e;
+	struct rb_msg *e;
 	uint32_t attempt;
 
 	hello(r, 0);
-	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	preflight_reply(r);
-	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	e = expect(r, RB_MSG_ASSIGN, 5000);
 	assert_non_null(e);
-	assert_int_equal(e->assign->point, r->point);
-	assert_int_equal(e->assign->n_drives, 1);
-	assert_string_equal(e->assign->drives[0], DRIVE);
-	attempt = e->assign->attempt;
-	rb_wire_free(e);
+	assert_int_equal(e->assign.point, r->point);
+	assert_int_equal(e->assign.ndrives, 1);
+	assert_string_equal(e->assign.drives[0], DRIVE);
+	attempt = e->assign.attempt;
+	rb_msg_free(e);
 	return attempt;
 }
 
@@ -379,10 +333,10 @@ static void test_silent_agent_lost_after_5s(void **st)
 	assert_true(sync_acked(r) <= 4);	/* within the margins below */
 	/* 4.9 s of silence: still running (no Stop comes) */
 	rb_clock_fake_advance(&r->fake, 4900000000LL);
-	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 400));
+	assert_null(expect(r, RB_MSG_STOP, 400));
 	/* past 5 s: lost, dropped; the point ends without it and the run with it */
 	rb_clock_fake_advance(&r->fake, 200000000LL);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_PARTIAL);
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nres, 1);
@@ -405,15 +359,15 @@ static void test_acks_by_20ms_group_commit(void **st)
 	connect_and_assign(r);
 	assert_int_equal(r->acked, 0);		/* the clock stood still: nothing acknowledged */
 	rb_clock_fake_advance(&r->fake, 19000000LL);
-	assert_null(expect(r, RB__ENVELOPE__BODY_ACK, 300));
+	assert_null(expect(r, RB_MSG_ACK, 300));
 	rb_clock_fake_advance(&r->fake, 1000000LL);
-	expect_free(r, RB__ENVELOPE__BODY_ACK, 2000);
+	expect_free(r, RB_MSG_ACK, 2000);
 	assert_int_equal(r->acked, 1);		/* the pre-flight answer: on disk */
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 0, i, 100 + i, 0);
 	finish_point(r, 0, 303);
 	/* the Stop may come before the last Ack: the run acknowledges before it stops */
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(r->acked, r->seq);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	read_rows(r, &res, &nres, &smp, &nsmp);
@@ -444,7 +398,7 @@ static void test_wrong_sequence_dropped(void **st)
 	sample(r, 0, 1, 101, base + 2);
 	sample(r, 0, 2, 102, base + 3);
 	finish_point(r, 0, 303);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nsmp, 3);
@@ -465,24 +419,24 @@ static void test_wrong_sequence_dropped(void **st)
 static void test_hello_again_gets_the_point_again(void **st)
 {
 	struct run *r = *st;
-	Rb__Envelope *e;
+	struct rb_msg *e;
 
 	run_start(r, "");
 	connect_and_assign(r);
 	/* at once: what was sent may still be on its way; nothing again */
 	hello(r, r->seq);
-	assert_null(expect(r, RB__ENVELOPE__BODY_ASSIGN, 300));
+	assert_null(expect(r, RB_MSG_ASSIGN, 300));
 	rb_clock_fake_advance(&r->fake, 2000000000LL);
 	hello(r, r->seq);
-	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	e = expect(r, RB_MSG_ASSIGN, 5000);
 	assert_non_null(e);
-	assert_int_equal(e->assign->point, 0);
-	assert_int_equal(e->assign->attempt, 0);
-	rb_wire_free(e);
+	assert_int_equal(e->assign.point, 0);
+	assert_int_equal(e->assign.attempt, 0);
+	rb_msg_free(e);
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 0, i, 100, 0);
 	finish_point(r, 0, 300);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 }
 
@@ -493,18 +447,18 @@ static void test_hello_again_owes_preflight(void **st)
 
 	run_start(r, "");
 	hello(r, 0);
-	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	rb_clock_fake_advance(&r->fake, 2000000000LL);
 	hello(r, 0);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	/* answered now, the run goes on */
 	preflight_reply(r);
-	expect_free(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	expect_free(r, RB_MSG_ASSIGN, 5000);
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 0, i, 100, 0);
 	finish_point(r, 0, 300);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 }
 
@@ -516,7 +470,7 @@ static void test_restarted_agent_runs_next_attempt(void **st)
 	struct rb_row_result *res;
 	struct rb_row_sample *smp;
 	size_t nres, nsmp, a1 = 0;
-	Rb__Envelope *e;
+	struct rb_msg *e;
 
 	run_start(r, "");
 	connect_and_assign(r);
@@ -524,14 +478,14 @@ static void test_restarted_agent_runs_next_attempt(void **st)
 	r->epoch = 0x5678;	/* restarted: a new process, numbering anew */
 	r->seq = 0;
 	hello(r, 0);
-	e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	e = expect(r, RB_MSG_ASSIGN, 5000);
 	assert_non_null(e);
-	assert_int_equal(e->assign->attempt, 1);
-	rb_wire_free(e);
+	assert_int_equal(e->assign.attempt, 1);
+	rb_msg_free(e);
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 1, i, 200, 0);
 	finish_point(r, 1, 600);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nres, 1);
@@ -550,7 +504,7 @@ static void abort_as_lost(struct run *r)
 {
 	sync_acked(r);
 	rb_clock_fake_advance(&r->fake, 6000000000LL);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_FAILED);
 }
 
@@ -583,7 +537,7 @@ static void test_rolling_steady_state_stops_the_point(void **st)
 	size_t nres, nsmp, nss;
 	char err[256];
 	struct rb_results_in *in;
-	Rb__Envelope *e;
+	struct rb_msg *e;
 
 	run_start_phase(r, "", "  - name: roll\n    workload: {rw: randread, bs: 4k, runtime: 60s, "
 			       "interval: 1s}\n    steady_state: {rolling: true, window: 3}\n");
@@ -591,14 +545,14 @@ static void test_rolling_steady_state_stops_the_point(void **st)
 	/* three intervals complete only when the fourth begins: no verdict yet */
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 0, i, 1000 + i, 0);
-	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 400));
+	assert_null(expect(r, RB_MSG_STOP, 400));
 	sample(r, 0, 3, 1000, 0);
-	e = expect(r, RB__ENVELOPE__BODY_STOP, 5000);
+	e = expect(r, RB_MSG_STOP, 5000);
 	assert_non_null(e);
-	assert_string_equal(e->stop->reason, "steady state reached");
-	rb_wire_free(e);
+	assert_string_equal(e->stop.reason, "steady state reached");
+	rb_msg_free(e);
 	finish_point_as(r, 0, 4003, "stopped");
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nres, 1);
@@ -639,26 +593,26 @@ static void test_resume_replays_whole_points(void **st)
 		sample(r, 0, i, 100, 0);
 	finish_point(r, 0, 300);
 	r->point = 1;
-	expect_free(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	expect_free(r, RB_MSG_ASSIGN, 5000);
 	sample(r, 0, 0, 500, 0);
 	abort_as_lost(r);
 
 	resume_from_journal(r);
 	/* the same agent process, idle, all it sent acknowledged */
 	hello(r, r->seq);
-	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	preflight_reply(r);
-	Rb__Envelope *e = expect(r, RB__ENVELOPE__BODY_ASSIGN, 5000);
+	struct rb_msg *e = expect(r, RB_MSG_ASSIGN, 5000);
 
 	assert_non_null(e);
-	assert_int_equal(e->assign->point, 1);
-	assert_int_equal(e->assign->attempt, 1);
-	rb_wire_free(e);
+	assert_int_equal(e->assign.point, 1);
+	assert_int_equal(e->assign.attempt, 1);
+	rb_msg_free(e);
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 1, i, 200, 0);
 	finish_point(r, 1, 600);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	snprintf(crashed, sizeof(crashed), "%s.crashed", r->path);
 	assert_int_equal(access(crashed, F_OK), 0);
@@ -699,12 +653,12 @@ static void test_resume_waits_for_preflight_answer(void **st)
 	/* meanwhile the agent finished the point: its result and PointDone are in its spool */
 	resume_from_journal(r);
 	hello(r, r->seq + 2);
-	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	expect_free(r, RB_MSG_WELCOME, 5000);
 	finish_point(r, 0, 300);	/* sent again: numbers seq + 1, seq + 2 */
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
-	assert_null(expect(r, RB__ENVELOPE__BODY_STOP, 600));	/* it waits */
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
+	assert_null(expect(r, RB_MSG_STOP, 600));	/* it waits */
 	preflight_reply(r);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nres, 1);
