@@ -69,19 +69,13 @@ const char *coord_phase_name(enum coord_phase p);
 
 #define LOST_AFTER_NS 5000000000LL	/* no traffic for this long during a point: lost */
 
-struct rtarget {
-	char path[256], kind[16], model[64], serial[64], firmware[32];
-	uint64_t size;
-	uint32_t lbs;
-};
-
 struct ragent {
 	const char *name;
 	struct rb_peer peer;
 	enum agent_state state;
 	char host[64], kernel[128], version[16], proto[16];
 	int64_t registered_ns;
-	struct rtarget *targets;
+	struct rb_identity *targets;
 	size_t ntargets;
 	uint64_t epoch;		/* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
@@ -207,7 +201,7 @@ struct coord {
 	bool groups_resolved;
 	struct rb_results *res;
 	struct summary *sum;	/* [point][drive] */
-	struct rtarget *vinfo;	/* per drive: a volume as its agent opened it */
+	struct rb_identity *vinfo;	/* per drive: a volume as its agent opened it */
 	unsigned cur_point;
 	bool drives_written;
 	bool lost_abort;
@@ -265,8 +259,7 @@ struct ragent *reg_by_peer(struct coord *k, const struct rb_peer *p);
 bool reg_same_peer(const struct rb_peer *a, const struct rb_peer *b);
 void reg_index_drives(struct coord *k);
 int reg_agent_drive(struct coord *k, struct ragent *a, const char *path);
-struct rtarget *reg_target(struct ragent *a, const char *path);
-void reg_target_set(struct rtarget *t, const struct rb_identity *ti);
+struct rb_identity *reg_target(struct ragent *a, const char *path);
 void reg_target_update(struct ragent *a, const struct rb_identity *ti);
 /* What a Hello asks of the loop: nothing, or what the agent evidently never had. */
 enum reg_hello_event {

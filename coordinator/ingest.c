@@ -137,7 +137,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	}
 	/* identity as the agent opened it (files are laid out on first use) */
 	if (dr->target && k->c->drives[di].nmembers)
-		reg_target_set(&k->vinfo[di], dr->target);
+		k->vinfo[di] = *dr->target;
 	else if (dr->target)
 		reg_target_update(a, dr->target);
 	for (size_t m = 0; m < dr->nmembers; m++)
@@ -500,21 +500,19 @@ void ing_point_row(struct coord *k, const struct rb_point *p)
 	rb_results_point(k->res, &row);
 }
 
-static const struct rtarget *target_of(struct coord *k, size_t di)
+static const struct rb_identity *target_of(struct coord *k, size_t di)
 {
 	return reg_target(reg_agent(k, k->c->drives[di].agent), k->c->drives[di].path);
 }
 
-/* A target's identity into a row of the drives or the members table (the same columns). */
-#define ROW_IDENTITY(row, ti)                                                     \
-	do {                                                                      \
-		copy((row)->kind, sizeof((row)->kind), (ti)->kind);               \
-		copy((row)->model, sizeof((row)->model), (ti)->model);            \
-		copy((row)->serial, sizeof((row)->serial), (ti)->serial);         \
-		copy((row)->firmware, sizeof((row)->firmware), (ti)->firmware);   \
-		(row)->capacity_bytes = (ti)->size;                               \
-		(row)->logical_block_size = (ti)->lbs;                            \
-	} while (0)
+/* A target's identity as its agent said it, under the campaign's name for it (path). */
+static void row_identity(struct rb_identity *row, const char *path, const struct rb_identity *ti)
+{
+	if (ti)
+		*row = *ti;
+	row->writable = false;
+	copy(row->path, sizeof(row->path), path);
+}
 
 /* Appends s to a '+'-joined list, once. */
 static void join(char *dst, size_t len, const char *s)
@@ -539,26 +537,26 @@ void ing_volume_row(struct coord *k, size_t i, struct rb_row_drive *row)
 	struct ragent *a = reg_agent(k, d->agent);
 	uint64_t min = UINT64_MAX;
 
-	copy(row->kind, sizeof(row->kind), "volume");
+	copy(row->id.kind, sizeof(row->id.kind), "volume");
 	row->stripe_bytes = d->stripe;
 	row->members = (uint32_t)d->nmembers;
 	for (size_t m = 0; m < d->nmembers; m++) {
-		const struct rtarget *t = reg_target(a, d->members[m].path);
+		const struct rb_identity *t = reg_target(a, d->members[m].path);
 
 		if (!t)
 			continue;
-		join(row->model, sizeof(row->model), t->model);
-		join(row->serial, sizeof(row->serial), t->serial);
-		join(row->firmware, sizeof(row->firmware), t->firmware);
-		if (t->size < min)
-			min = t->size;
-		if (t->lbs > row->logical_block_size)
-			row->logical_block_size = t->lbs;
+		join(row->id.model, sizeof(row->id.model), t->model);
+		join(row->id.serial, sizeof(row->id.serial), t->serial);
+		join(row->id.firmware, sizeof(row->id.firmware), t->firmware);
+		if (t->size_bytes < min)
+			min = t->size_bytes;
+		if (t->logical_block_size > row->id.logical_block_size)
+			row->id.logical_block_size = t->logical_block_size;
 	}
-	if (k->vinfo[i].size)
-		row->capacity_bytes = k->vinfo[i].size;
+	if (k->vinfo[i].size_bytes)
+		row->id.size_bytes = k->vinfo[i].size_bytes;
 	else if (min != UINT64_MAX && d->stripe)
-		row->capacity_bytes = min / d->stripe * d->stripe * d->nmembers;
+		row->id.size_bytes = min / d->stripe * d->stripe * d->nmembers;
 }
 
 /*
@@ -576,17 +574,16 @@ void ing_drive_rows(struct coord *k)
 		const struct rb_drive_ref *d = &c->drives[i];
 		struct ragent *a = reg_agent(k, d->agent);
 		struct rb_row_drive row;
-		const struct rtarget *ti;
 
 		memset(&row, 0, sizeof(row));
 		row.drive = (uint32_t)i;
 		copy(row.agent, sizeof(row.agent), a->name);
 		copy(row.host, sizeof(row.host), a->host);
-		copy(row.path, sizeof(row.path), d->path);
 		if (d->nmembers) {
+			row_identity(&row.id, d->path, NULL);
 			ing_volume_row(k, i, &row);
-		} else if ((ti = target_of(k, i))) {
-			ROW_IDENTITY(&row, ti);
+		} else {
+			row_identity(&row.id, d->path, target_of(k, i));
 		}
 		rb_results_drive(k->res, &row);
 		for (size_t m = 0; m < d->nmembers; m++) {
@@ -595,9 +592,8 @@ void ing_drive_rows(struct coord *k)
 			memset(&mr, 0, sizeof(mr));
 			mr.drive = (uint32_t)i;
 			mr.member = (uint32_t)m;
-			copy(mr.path, sizeof(mr.path), d->members[m].path);
-			if ((ti = reg_target(a, d->members[m].path)))
-				ROW_IDENTITY(&mr, ti);
+			row_identity(&mr.id, d->members[m].path,
+				     reg_target(a, d->members[m].path));
 			rb_results_member(k->res, &mr);
 		}
 	}

@@ -280,19 +280,8 @@ int reg_resolve_groups(struct coord *k)
 	return 0;
 }
 
-void reg_target_set(struct rtarget *t, const struct rb_identity *ti)
-{
-	copy(t->path, sizeof(t->path), ti->path);
-	copy(t->kind, sizeof(t->kind), ti->kind);
-	copy(t->model, sizeof(t->model), ti->model);
-	copy(t->serial, sizeof(t->serial), ti->serial);
-	copy(t->firmware, sizeof(t->firmware), ti->firmware);
-	t->size = ti->size_bytes;
-	t->lbs = ti->logical_block_size;
-}
-
 /* What agent a said of its target path (Hello, then as opened for a point). */
-struct rtarget *reg_target(struct ragent *a, const char *path)
+struct rb_identity *reg_target(struct ragent *a, const char *path)
 {
 	for (size_t t = 0; a && t < a->ntargets; t++)
 		if (!strcmp(a->targets[t].path, path))
@@ -303,10 +292,10 @@ struct rtarget *reg_target(struct ragent *a, const char *path)
 /* Identity as the agent opened it for a point (files are laid out on first use). */
 void reg_target_update(struct ragent *a, const struct rb_identity *ti)
 {
-	struct rtarget *t = ti ? reg_target(a, ti->path) : NULL;
+	struct rb_identity *t = ti ? reg_target(a, ti->path) : NULL;
 
 	if (t)
-		reg_target_set(t, ti);
+		*t = *ti;
 }
 
 /*
@@ -372,7 +361,7 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 	a->targets = calloc(h->ntargets + 1, sizeof(*a->targets));
 	a->ntargets = a->targets ? h->ntargets : 0;
 	for (size_t i = 0; i < a->ntargets; i++)
-		reg_target_set(&a->targets[i], &h->targets[i]);
+		a->targets[i] = h->targets[i];
 	rb_msg_init(&w, RB_MSG_WELCOME);
 	w.welcome.campaign = k->c->name;
 	w.welcome.run = k->run;
@@ -452,7 +441,7 @@ int reg_select_drives(struct coord *k, struct rb_campaign *c)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sfirmware ~ %s",
 				 what[0] ? ", " : "", sel->firmware);
 		for (size_t t = 0; a && t < a->ntargets; t++) {
-			const struct rtarget *x = &a->targets[t];
+			const struct rb_identity *x = &a->targets[t];
 
 			if ((sel->model[0] && !strstr(x->model, sel->model)) ||
 			    (sel->serial[0] && strcmp(x->serial, sel->serial)) ||

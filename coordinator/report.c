@@ -174,18 +174,18 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->vs_base = NAN;
 			if (r->nfiles > 1)
 				snprintf(c->label, sizeof(c->label), "#%zu %s:%s", fi + 1, c->dr->agent,
-					 c->dr->path);
+					 c->dr->id.path);
 			else
-				snprintf(c->label, sizeof(c->label), "%s:%s", c->dr->agent, c->dr->path);
+				snprintf(c->label, sizeof(c->label), "%s:%s", c->dr->agent, c->dr->id.path);
 			/* a volume is compared with volumes of its width and unit, never with
 			 * single drives of its members' model */
 			if (c->dr->members)
 				snprintf(c->model, sizeof(c->model), "%u x %s (volume, %llu KiB unit)",
-					 c->dr->members, c->dr->model[0] ? c->dr->model : "?",
+					 c->dr->members, c->dr->id.model[0] ? c->dr->id.model : "?",
 					 (unsigned long long)(c->dr->stripe_bytes >> 10));
 			else
 				snprintf(c->model, sizeof(c->model), "%s",
-					 c->dr->model[0] ? c->dr->model : "(unknown model)");
+					 c->dr->id.model[0] ? c->dr->id.model : "(unknown model)");
 			if (!best)
 				continue;
 			c->iops = best->read.iops + best->write.iops + best->trim.iops;
@@ -349,7 +349,7 @@ static int apply_baseline(struct rp_report *r)
 		for (size_t k = 0; k < r->ncells && !b; k++)
 			if (!strcmp(r->cells[k].pt->name, r->cells[i].pt->name) &&
 			    (strstr(r->cells[k].label, r->baseline) ||
-			     (r->cells[k].dr->serial[0] && !strcmp(r->cells[k].dr->serial, r->baseline))))
+			     (r->cells[k].dr->id.serial[0] && !strcmp(r->cells[k].dr->id.serial, r->baseline))))
 				b = &r->cells[k];
 		if (b) {
 			found = true;
@@ -524,7 +524,7 @@ static bool claim_matches(const struct rp_claim *c, const struct rp_cell *cell)
 	/* a rate-limited point measures the limit, not the drive */
 	if (p->rate_iops)
 		return false;
-	return !c->model[0] || strstr(cell->dr->model, c->model);
+	return !c->model[0] || strstr(cell->dr->id.model, c->model);
 }
 
 static int judge(struct rp_report *r)
@@ -580,14 +580,14 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 	switch (f) {
 	case FMT_CSV:
 		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s\n",
-		       l->file + 1, l->pt->name, l->dr->agent, l->dr->path, l->dr->model,
-		       l->dr->serial, status, l->iops, l->mbps, l->rd_mean_us, l->rd_p99_us,
+		       l->file + 1, l->pt->name, l->dr->agent, l->dr->id.path, l->dr->id.model,
+		       l->dr->id.serial, status, l->iops, l->mbps, l->rd_mean_us, l->rd_p99_us,
 		       l->wr_mean_us, l->wr_p99_us, isnan(l->vs_base) ? "" : vs,
 		       l->outlier ? "yes" : "");
 		break;
 	case FMT_MARKDOWN:
 		printf("| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s%s |\n",
-		       l->pt->name, l->label, l->dr->model, status, l->iops, l->mbps, l->rd_mean_us,
+		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps, l->rd_mean_us,
 		       l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs, l->outlier ? " outlier" : "");
 		break;
 	default: {
@@ -595,7 +595,7 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		char d[340];
 		size_t dl;
 
-		snprintf(d, sizeof(d), "%s:%s", l->dr->agent, l->dr->path);
+		snprintf(d, sizeof(d), "%s:%s", l->dr->agent, l->dr->id.path);
 		dl = strlen(d);
 		if (dl > 30)
 			snprintf(drive, sizeof(drive), "~%s", d + dl - 29);
@@ -710,7 +710,7 @@ static void steady_text(const struct rp_report *r, enum fmt f)
 				if (F->pt[k].point == x->point)
 					pname = F->pt[k].name;
 			printf("%s%s:%s %s %s: %s", md ? "- " : "", d ? d->agent : "?",
-			       d ? d->path : "?", x->rolling ? "point" : "phase",
+			       d ? d->id.path : "?", x->rolling ? "point" : "phase",
 			       x->rolling ? pname : x->phase, x->steady ? "steady" : "NOT steady");
 			if (x->steady)
 				printf(" at %s %u (window %u-%u)", unit, x->steady_round,

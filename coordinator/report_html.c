@@ -569,7 +569,7 @@ static void steady_section(FILE *o, const struct rp_report *r)
 				if (f->dr[d].drive == x->drive) {
 					esc(o, f->dr[d].agent);
 					fputs(":", o);
-					esc(o, f->dr[d].path);
+					esc(o, f->dr[d].id.path);
 				}
 			fputs("</td><td>", o);
 			esc(o, x->phase);
@@ -629,15 +629,15 @@ static void drives_table(FILE *o, const struct rp_report *r)
 			fprintf(o, "<tr><td>#%zu</td><td>", fi + 1);
 			esc(o, dr->agent);
 			fputs("</td><td>", o);
-			esc(o, dr->path);
+			esc(o, dr->id.path);
 			fputs("</td><td>", o);
-			esc(o, dr->model);
+			esc(o, dr->id.model);
 			fputs("</td><td>", o);
-			esc(o, dr->serial);
+			esc(o, dr->id.serial);
 			fputs("</td><td>", o);
-			esc(o, dr->firmware);
+			esc(o, dr->id.firmware);
 			fprintf(o, "</td><td class=\"n\">%s</td>",
-				rb_fmt_size(dr->capacity_bytes, cap, sizeof(cap)));
+				rb_fmt_size(dr->id.size_bytes, cap, sizeof(cap)));
 			/* the state the drive was measured in: purge, then what was written since */
 			if (last && last->purge_ns) {
 				char when[40];

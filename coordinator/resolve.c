@@ -53,12 +53,12 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 			snprintf(label, sizeof(label), "%zu x %s", d->nmembers,
 				 rb_fmt_size(d->stripe, u, sizeof(u)));
 			printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", d->agent, d->path,
-			       "volume", label, "-", "-", rb_fmt_size(v.capacity_bytes, sz, sizeof(sz)),
+			       "volume", label, "-", "-", rb_fmt_size(v.id.size_bytes, sz, sizeof(sz)),
 			       verdict);
 		}
 		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
 			const char *path = d->nmembers ? d->members[m].path : d->path;
-			const struct rtarget *t = reg_target(a, path);
+			const struct rb_identity *t = reg_target(a, path);
 			char shown[300];
 
 			snprintf(shown, sizeof(shown), "%s%s", d->nmembers ? "  + " : "", path);
@@ -66,7 +66,7 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 			       t ? t->kind : "?", t && t->model[0] ? t->model : "-",
 			       t && t->serial[0] ? t->serial : "-",
 			       t && t->firmware[0] ? t->firmware : "-",
-			       t ? rb_fmt_size(t->size, sz, sizeof(sz)) : "?",
+			       t ? rb_fmt_size(t->size_bytes, sz, sizeof(sz)) : "?",
 			       d->nmembers ? "(member)" : verdict);
 		}
 	}
@@ -101,7 +101,7 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 
 		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
 			const char *path = d->nmembers ? d->members[m].path : d->path;
-			const struct rtarget *t = reg_target(reg_agent(k, d->agent), path);
+			const struct rb_identity *t = reg_target(reg_agent(k, d->agent), path);
 
 			if (vols && listed_before(c, i, m, path))
 				continue; /* in several volumes: locked once */
@@ -109,7 +109,7 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 			fprintf(f, "  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
 				   "firmware: \"%s\", size: %llu}\n",
 				d->agent, path, t ? t->serial : "", t ? t->model : "",
-				t ? t->firmware : "", (unsigned long long)(t ? t->size : 0));
+				t ? t->firmware : "", (unsigned long long)(t ? t->size_bytes : 0));
 			if (!t || !t->serial[0])
 				unpinnable++;
 			locked++;

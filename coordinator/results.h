@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire.h"
+
 #include "options.h"
 
 #define RB_RESULTS_SCHEMA_VERSION 6
@@ -33,13 +35,9 @@ struct rb_row_drive {
 	uint32_t drive;
 	char agent[64];
 	char host[64];
-	char path[256];
-	char kind[16];
-	char model[64];
-	char serial[64];
-	char firmware[32];
-	uint64_t capacity_bytes;
-	uint32_t logical_block_size;
+	/* path (the campaign's name), kind, model, serial, firmware, capacity_bytes and
+	 * logical_block_size columns; writable is not stored */
+	struct rb_identity id;
 	uint64_t stripe_bytes;	/* a striped volume's unit (its points may override); 0: a drive */
 	uint32_t members;	/* a volume's members (the members table); 0: a drive */
 };
@@ -48,13 +46,7 @@ struct rb_row_drive {
 struct rb_row_member {
 	uint32_t drive;		/* the volume */
 	uint32_t member;	/* its place in the stripe order */
-	char path[256];
-	char kind[16];
-	char model[64];
-	char serial[64];
-	char firmware[32];
-	uint64_t capacity_bytes;
-	uint32_t logical_block_size;
+	struct rb_identity id;	/* the same columns as a drive's */
 };
 
 struct rb_row_point {

@@ -23,6 +23,16 @@
 	{ #d "_lat_p99_9_ns", offsetof(T, d.lat_p99_9_ns), FT_U64, 8, "ns" },                 \
 	{ #d "_lat_max_ns", offsetof(T, d.lat_max_ns), FT_U64, 8, "ns" }
 
+/* A drive's identity (wire.h), as the drives and members tables store it. */
+#define IDENTITY_FIELDS(T)                                                                   \
+	{ "path", offsetof(T, id.path), FT_STR, sizeof(((T *)0)->id.path), "" },              \
+	{ "kind", offsetof(T, id.kind), FT_STR, sizeof(((T *)0)->id.kind), "" },              \
+	{ "model", offsetof(T, id.model), FT_STR, sizeof(((T *)0)->id.model), "" },           \
+	{ "serial", offsetof(T, id.serial), FT_STR, sizeof(((T *)0)->id.serial), "" },        \
+	{ "firmware", offsetof(T, id.firmware), FT_STR, sizeof(((T *)0)->id.firmware), "" },  \
+	{ "capacity_bytes", offsetof(T, id.size_bytes), FT_U64, 8, "B" },                     \
+	{ "logical_block_size", offsetof(T, id.logical_block_size), FT_U32, 4, "B" }
+
 static const struct field agent_f[] = {
 	FLD(struct rb_row_agent, name, FT_STR, ""),
 	FLD(struct rb_row_agent, host, FT_STR, ""),
@@ -37,26 +47,14 @@ static const struct field drive_f[] = {
 	FLD(struct rb_row_drive, drive, FT_U32, ""),
 	FLD(struct rb_row_drive, agent, FT_STR, ""),
 	FLD(struct rb_row_drive, host, FT_STR, ""),
-	FLD(struct rb_row_drive, path, FT_STR, ""),
-	FLD(struct rb_row_drive, kind, FT_STR, ""),
-	FLD(struct rb_row_drive, model, FT_STR, ""),
-	FLD(struct rb_row_drive, serial, FT_STR, ""),
-	FLD(struct rb_row_drive, firmware, FT_STR, ""),
-	FLD(struct rb_row_drive, capacity_bytes, FT_U64, "B"),
-	FLD(struct rb_row_drive, logical_block_size, FT_U32, "B"),
+	IDENTITY_FIELDS(struct rb_row_drive),
 	FLD(struct rb_row_drive, stripe_bytes, FT_U64, "B"),
 	FLD(struct rb_row_drive, members, FT_U32, "1"),
 };
 static const struct field member_f[] = {
 	FLD(struct rb_row_member, drive, FT_U32, ""),
 	FLD(struct rb_row_member, member, FT_U32, ""),
-	FLD(struct rb_row_member, path, FT_STR, ""),
-	FLD(struct rb_row_member, kind, FT_STR, ""),
-	FLD(struct rb_row_member, model, FT_STR, ""),
-	FLD(struct rb_row_member, serial, FT_STR, ""),
-	FLD(struct rb_row_member, firmware, FT_STR, ""),
-	FLD(struct rb_row_member, capacity_bytes, FT_U64, "B"),
-	FLD(struct rb_row_member, logical_block_size, FT_U32, "B"),
+	IDENTITY_FIELDS(struct rb_row_member),
 };
 static const struct field point_f[] = {
 	FLD(struct rb_row_point, point, FT_U32, ""),
