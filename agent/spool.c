@@ -8,15 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "crc32c.h"
 #include "exitcode.h"
 #include "jsonout.h"
 #include "log.h"
+#include "reclog.h"
 #include "wire.h"
 
 int rb_spool_open(struct rb_spool *s, const char *state_dir, const char *run, uint64_t epoch)
@@ -55,29 +54,17 @@ void rb_spool_retire(struct rb_spool *s)
 
 int rb_spool_append(struct rb_spool *s, uint64_t seq, const uint8_t *buf, size_t len)
 {
-	uint8_t hdr[16];
-	uint32_t l = (uint32_t)len, c = rb_crc32c(0, buf, len);
-	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)buf, len } };
-	ssize_t w;
+	struct iovec part = { (void *)buf, len };
+	int r;
 
 	if (s->fd < 0)
 		return -EBADF;
-	memcpy(hdr, &l, 4);
-	memcpy(hdr + 4, &c, 4);
-	memcpy(hdr + 8, &seq, 8);
-	/* one write of header and body: a crash leaves at worst a torn last record */
-	w = writev(s->fd, iov, 2);
-	if (w != (ssize_t)(sizeof(hdr) + len)) {
-		int err = w < 0 ? errno : ENOSPC;
-
-		/* a short write (a full folder) leaves no torn record before the next one */
-		if (w > 0 && ftruncate(s->fd, (off_t)s->bytes))
-			err = errno;
-		return -err;
-	}
+	r = rb_reclog_append(s->fd, (off_t)s->bytes, &seq, sizeof(seq), &part, 1);
+	if (r)
+		return r;
 	s->last = seq;
 	s->dirty = true;
-	s->bytes += (uint64_t)w;
+	s->bytes += 16 + len;
 	return 0;
 }
 
@@ -104,102 +91,62 @@ void rb_spool_acked(struct rb_spool *s, uint64_t seq, uint64_t min_bytes)
 
 #define SPOOL_RECORD_MAX (64u << 20)
 
-/* Whether a whole record starts at p (n bytes left) with a seq after prev. */
-static bool record_at(const uint8_t *p, size_t n, uint64_t prev, uint32_t *ret_len,
-		      uint64_t *ret_seq)
+/* seqs start at 1 and grow: a record at or below the last one taken is no record */
+static bool spool_valid(void *state, const uint8_t *extra, const uint8_t *payload, uint32_t len)
 {
-	uint32_t l, c;
 	uint64_t seq;
 
-	if (n < 16)
-		return false;
-	memcpy(&l, p, 4);
-	memcpy(&c, p + 4, 4);
-	memcpy(&seq, p + 8, 8);
-	/* an envelope is never empty and seqs start at 1, growing: zeros are no record */
-	if (l == 0 || l > SPOOL_RECORD_MAX || l > n - 16 || seq == 0 || seq <= prev ||
-	    rb_crc32c(0, p + 16, l) != c)
-		return false;
-	*ret_len = l;
-	*ret_seq = seq;
-	return true;
+	(void)payload;
+	(void)len;
+	memcpy(&seq, extra, 8);
+	return seq != 0 && seq > *(uint64_t *)state;
+}
+
+static void spool_taken(void *state, const uint8_t *extra)
+{
+	memcpy(state, extra, 8);
+}
+
+static const struct rb_reclog_fmt spool_fmt = {
+	.extra = 8, .max = SPOOL_RECORD_MAX, .valid = spool_valid, .taken = spool_taken,
+};
+
+struct spool_walk {
+	uint64_t after, last_seq;
+	int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
+	void *arg;
+};
+
+static int spool_record(void *arg, const uint8_t *extra, const uint8_t *payload, uint32_t len,
+			off_t at)
+{
+	struct spool_walk *w = arg;
+	uint64_t seq;
+
+	(void)at;
+	memcpy(&seq, extra, 8);
+	w->last_seq = seq;
+	/* before what is asked for: passed over */
+	return seq > w->after && w->fn ? w->fn(w->arg, seq, payload, len) : 0;
 }
 
 long rb_spool_walk_ex(const char *path, off_t start, uint64_t after,
 		      int (*fn)(void *arg, uint64_t seq, const uint8_t *buf, size_t len), void *arg,
 		      struct rb_spool_walk_info *info)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct rb_spool_walk_info z;
-	struct stat st;
-	const uint8_t *map = NULL;
-	size_t size;
+	struct spool_walk w = { .after = after, .fn = fn, .arg = arg };
+	struct rb_reclog_info ri;
 	uint64_t prev = 0;
-	long n = 0;
-	off_t at = start > 0 ? start : 0;
-	int rc;
+	long n = rb_reclog_walk(path, start, &spool_fmt, &prev, spool_record, &w, &ri);
 
-	if (!info)
-		info = &z;
-	memset(info, 0, sizeof(*info));
-	info->end = at;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		rc = S_ISREG(st.st_mode) ? -errno : -EINVAL; /* a device or a pipe: no spool */
-		close(fd);
-		return rc;
+	if (info) {
+		memset(info, 0, sizeof(*info));
+		info->end = n < 0 ? (start > 0 ? start : 0) : ri.end;
+		info->last_seq = w.last_seq;
+		info->damaged = ri.damaged;
+		info->damaged_bytes = ri.damaged_bytes;
+		info->first_damaged = ri.first_damaged;
 	}
-	size = (size_t)st.st_size;
-	if ((size_t)at > size) {
-		close(fd);
-		return -EINVAL;
-	}
-	if (size) {
-		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			rc = -errno;
-			close(fd);
-			return rc;
-		}
-	}
-	close(fd);
-	while ((size_t)at < size) {
-		uint32_t l;
-		uint64_t seq;
-
-		if (!record_at(map + at, size - (size_t)at, prev, &l, &seq)) {
-			/*
-			 * Torn by a crash when nothing whole follows; otherwise damage: skipped
-			 * to the next whole record, never taken for the end of the file.
-			 */
-			off_t next = at + 1;
-
-			while ((size_t)next < size &&
-			       !record_at(map + next, size - (size_t)next, prev, &l, &seq))
-				next++;
-			if ((size_t)next >= size)
-				break;
-			if (!info->damaged_bytes)
-				info->first_damaged = at;
-			info->damaged_bytes += next - at;
-			info->damaged++;
-			at = next;
-			if (!fn)
-				info->end = at;
-			continue;
-		}
-		n++;
-		prev = seq;
-		info->last_seq = seq;
-		/* before what is asked for: passed over */
-		if (!(seq <= after && fn) && fn && fn(arg, seq, map + at + 16, l))
-			break; /* this record again next time */
-		at += 16 + (off_t)l;
-		info->end = at;
-	}
-	if (map)
-		munmap((void *)map, size);
 	return n;
 }
 

@@ -9,16 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
-#include "crc32c.h"
 #include "exitcode.h"
 #include "jsonout.h"
 #include "log.h"
+#include "reclog.h"
 #include "wire.h"
 
 #define MAGIC "rackbench-journal 1\n"
@@ -27,24 +25,9 @@
 
 int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len)
 {
-	size_t nl = strlen(agent) + 1;
-	uint8_t hdr[8];
-	uint32_t l = (uint32_t)(nl + len), c = rb_crc32c(rb_crc32c(0, agent, nl), buf, len);
-	struct iovec iov[3] = { { hdr, sizeof(hdr) }, { (void *)agent, nl }, { (void *)buf, len } };
+	struct iovec parts[2] = { { (void *)agent, strlen(agent) + 1 }, { (void *)buf, len } };
 
-	memcpy(hdr, &l, 4);
-	memcpy(hdr + 4, &c, 4);
-	off_t end = lseek(fd, 0, SEEK_END);
-	ssize_t w = writev(fd, iov, 3);
-
-	if (w == (ssize_t)(sizeof(hdr) + nl + len))
-		return 0;
-	int err = w < 0 ? errno : ENOSPC;
-
-	/* a short write (a full folder): no torn record stays before a later one */
-	if (w > 0 && end >= 0 && ftruncate(fd, end))
-		err = errno;
-	return -err;
+	return rb_reclog_append(fd, lseek(fd, 0, SEEK_END), NULL, 0, parts, 2);
 }
 
 int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
@@ -125,113 +108,88 @@ static int parse_meta(const char *t, size_t len, struct rb_journal_meta *m)
 	return -EBADMSG; /* no campaign */
 }
 
-/* Whether a whole record starts at p (n bytes left): its length, crc and agent name hold. */
-static bool record_at(const uint8_t *p, size_t n, uint32_t *ret_len)
+/* a record names its agent: a NUL-terminated name before the envelope */
+static bool journal_valid(void *state, const uint8_t *extra, const uint8_t *payload, uint32_t len)
 {
-	uint32_t l, c;
+	(void)state;
+	(void)extra;
+	return memchr(payload, '\0', len) != NULL;
+}
 
-	if (n < 8)
-		return false;
-	memcpy(&l, p, 4);
-	memcpy(&c, p + 4, 4);
-	if (l == 0 || l > RECORD_MAX || l > n - 8 || rb_crc32c(0, p + 8, l) != c ||
-	    !memchr(p + 8, '\0', l))
-		return false;
-	*ret_len = l;
-	return true;
+/* the first record describes the run: damage there is no journal */
+static const struct rb_reclog_fmt journal_fmt = {
+	.max = RECORD_MAX, .whole_start = true, .valid = journal_valid,
+};
+
+struct journal_walk {
+	const char *path;
+	struct rb_journal_meta *meta;
+	rb_journal_fn fn;
+	void *arg;
+	long n;
+	char *err;
+	size_t errlen;
+};
+
+static int journal_record(void *arg, const uint8_t *extra, const uint8_t *buf, uint32_t l,
+			  off_t at)
+{
+	struct journal_walk *w = arg;
+	size_t nl = strnlen((const char *)buf, l);
+	int rc;
+
+	(void)extra;
+	if (at == 0) {
+		/* the first record describes the run */
+		if (nl != 0 || (w->meta && parse_meta((const char *)buf + 1, l - 1, w->meta))) {
+			snprintf(w->err, w->errlen, "'%s' is not a rackbench journal (or an older "
+				 "one without the run's description)", w->path);
+			return -EBADMSG;
+		}
+		return 0;
+	}
+	if (!w->fn || nl == 0)
+		return 0;
+	rc = w->fn(w->arg, (const char *)buf, buf + nl + 1, l - nl - 1, at);
+	if (!rc)
+		w->n++;
+	return rc;
 }
 
 long rb_journal_walk_ex(const char *path, off_t from, struct rb_journal_meta *meta,
 			rb_journal_fn fn, void *arg, struct rb_journal_walk_info *info, char *err,
 			size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct rb_journal_walk_info z;
-	struct stat st;
-	const uint8_t *map = NULL;
-	size_t size = 0;
-	long n = 0;
-	off_t at = from > 0 ? from : 0;
-	int rc = 0;
+	struct journal_walk w = { .path = path, .meta = meta, .fn = fn, .arg = arg,
+				  .err = err, .errlen = errlen };
+	struct rb_reclog_info ri;
+	long r;
 
-	if (!info)
-		info = &z;
-	memset(info, 0, sizeof(*info));
 	if (meta)
 		memset(meta, 0, sizeof(*meta));
-	if (fd < 0 || fstat(fd, &st)) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot open the journal '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return rc;
+	r = rb_reclog_walk(path, from, &journal_fmt, NULL, journal_record, &w, &ri);
+	if (info) {
+		memset(info, 0, sizeof(*info));
+		info->end = r < 0 ? (from > 0 ? from : 0) : ri.end;
+		info->damaged = ri.damaged;
+		info->damaged_bytes = ri.damaged_bytes;
+		info->first_damaged = ri.first_damaged;
 	}
-	size = (size_t)st.st_size;
-	if (size) {
-		map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map == MAP_FAILED) {
-			rc = -errno;
+	if (r < 0) {
+		if (r == -EINVAL)
+			snprintf(err, errlen, "the journal '%s' is not a regular file", path);
+		else
 			snprintf(err, errlen, "cannot read the journal '%s': %s", path,
-				 strerror(errno));
-			close(fd);
-			return rc;
-		}
+				 strerror((int)-r));
+		return r;
 	}
-	close(fd);
-	info->end = at;
-	while ((size_t)at < size) {
-		uint32_t l;
-		size_t nl;
-
-		if (!record_at(map + at, size - (size_t)at, &l)) {
-			/*
-			 * Damaged, or torn at the end by a crash. The first: its bytes are skipped
-			 * up to the next whole record (found by its length, checksum and name),
-			 * never cut off with what comes after. Nothing whole after it: a torn tail.
-			 */
-			off_t next = at + 1;
-			uint32_t nlen;
-
-			if (at == 0)
-				break;
-			while ((size_t)next < size && !record_at(map + next, size - (size_t)next, &nlen))
-				next++;
-			if ((size_t)next >= size)
-				break;
-			if (!info->damaged_bytes)
-				info->first_damaged = at;
-			info->damaged_bytes += next - at;
-			info->damaged++;
-			at = next;
-			continue;
-		}
-		const uint8_t *buf = map + at + 8;
-
-		nl = strnlen((const char *)buf, l);
-		if (at == 0) {
-			/* the first record describes the run */
-			if (nl != 0 || (meta && parse_meta((const char *)buf + 1, l - 1, meta))) {
-				snprintf(err, errlen, "'%s' is not a rackbench journal (or an older "
-						      "one without the run's description)", path);
-				rc = -EBADMSG;
-				break;
-			}
-		} else if (fn && nl > 0) {
-			rc = fn(arg, (const char *)buf, buf + nl + 1, l - nl - 1, at);
-			if (rc)
-				break;
-			n++;
-		}
-		at += 8 + (off_t)l;
-		info->end = at;
-	}
-	if (rc == 0 && info->end == 0) {
+	if (ri.stopped)
+		return ri.stopped;
+	if (ri.end == 0) {
 		snprintf(err, errlen, "the journal '%s' is empty or damaged at its start", path);
-		rc = -EBADMSG;
+		return -EBADMSG;
 	}
-	if (map)
-		munmap((void *)map, size);
-	return rc ? rc : n;
+	return w.n;
 }
 
 long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
