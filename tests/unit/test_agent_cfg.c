@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent daemon's configuration (rb_agent_parse): every flag and config key, the
+ * defaults, flags over the file, and each bad value refused with an exit code >= 2 and
+ * a message that says what was wrong.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "agent.h"
+#include "exitcode.h"
+#include "log.h"
+
+static char dir[64];
+static char said[16384];	/* what the last parse printed on stderr (or stdout) */
+
+/*
+ * rb_agent_parse on "rackbench-agent" and args (NULL-terminated), with what it printed
+ * on fd (2, or 1 for --help) kept in said.
+ */
+static int parse_fd(int fd, struct rb_agent_cfg *c, const char *const *args)
+{
+	char *argv[64], path[128];
+	int argc = 0, saved, out, r;
+	ssize_t n;
+
+	argv[argc++] = (char *)"rackbench-agent";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	snprintf(path, sizeof(path), "%s/said", dir);
+	out = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(out >= 0);
+	fflush(fd == 1 ? stdout : stderr);
+	saved = dup(fd);
+	dup2(out, fd);
+	r = rb_agent_parse(argc, argv, c);
+	fflush(fd == 1 ? stdout : stderr);
+	dup2(saved, fd);
+	close(saved);
+	n = pread(out, said, sizeof(said) - 1, 0);
+	said[n > 0 ? n : 0] = '\0';
+	close(out);
+	return r;
+}
+
+static int parse(struct rb_agent_cfg *c, const char *const *args)
+{
+	return parse_fd(2, c, args);
+}
+
+/* dir/NAME holding text; its path in a static buffer. */
+static const char *config(const char *name, const char *text)
+{
+	static char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* A parse that must fail with a usage error whose message holds want. */
+static void refused(const char *const *args, const char *want)
+{
+	struct rb_agent_cfg c;
+	int r = parse(&c, args);
+
+	if (r != RB_EXIT_USAGE || !strstr(said, want))
+		fail_msg("%s ...: returned %d, said '%s'; want %d and '%s'", args[0], r, said,
+			 RB_EXIT_USAGE, want);
+	rb_agent_cfg_release(&c);
+}
+
+static void test_every_flag(void **state)
+{
+	struct rb_agent_cfg c;
+	const char *args[] = { "--coordinator", "tcp://coord-1:7470", "--name", "host17",
+			       "--label", "rack=r12", "--label", "row=3", "--target", "/dev/a",
+			       "--target", "/dev/b", "--allow", "/dev/b", "--state-dir", "/srv/rb",
+			       "--key", "/etc/rb/host17.key", "--coordinator-key",
+			       "/etc/rb/coordinator.pub", "--spool-max", "512m", NULL };
+
+	(void)state;
+	assert_int_equal(parse(&c, args), 0);
+	assert_string_equal(said, "");
+	assert_string_equal(c.coordinator, "tcp://coord-1:7470");
+	assert_string_equal(c.name, "host17");
+	assert_int_equal(c.nlabels, 2);
+	assert_string_equal(c.labels[0], "rack=r12");
+	assert_string_equal(c.labels[1], "row=3");
+	assert_int_equal(c.ntargets, 2);
+	assert_string_equal(c.targets[0], "/dev/a");
+	assert_string_equal(c.targets[1], "/dev/b");
+	assert_int_equal(c.nallow, 1);
+	assert_string_equal(c.allow[0], "/dev/b");
+	assert_string_equal(c.state_dir, "/srv/rb");
+	assert_string_equal(c.key, "/etc/rb/host17.key");
+	assert_string_equal(c.coordinator_key, "/etc/rb/coordinator.pub");
+	assert_false(c.insecure);
+	assert_string_equal(c.spool_max, "512m");
+	assert_int_equal(c.spool_max_bytes, 512ULL << 20);
+	rb_agent_cfg_release(&c);
+	/* released: nothing left to point at */
+	assert_null(c.coordinator);
+	assert_int_equal(c.ntargets, 0);
+}
+
+static void test_defaults(void **state)
+{
+	struct rb_agent_cfg c;
+	char host[256] = "agent";
+	const char *args[] = { "--coordinator", "tcp://127.0.0.1:7470", "--insecure", NULL };
+
+	(void)state;
+	gethostname(host, sizeof(host));
+	setenv("RB_STATE_DIR", "/srv/state-from-env", 1);
+	assert_int_equal(parse(&c, args), 0);
+	unsetenv("RB_STATE_DIR");
+	assert_true(c.insecure);
+	assert_string_equal(c.name, host);	/* the host's name */
+	assert_string_equal(c.state_dir, "/srv/state-from-env");
+	assert_null(c.spool_max);
+	assert_int_equal(c.spool_max_bytes, 4ULL << 30);
+	assert_int_equal(c.nlabels + c.ntargets + c.nallow, 0);
+	assert_null(c.key);
+	rb_agent_cfg_release(&c);
+}
+
+static void test_help(void **state)
+{
+	struct rb_agent_cfg c;
+
+	(void)state;
+	assert_int_equal(parse_fd(1, &c, (const char *[]){ "--help", NULL }), 1);
+	assert_non_null(strstr(said, "usage: rackbench-agent"));
+	assert_non_null(strstr(said, "--spool-max SIZE"));
+	rb_agent_cfg_release(&c);
+	/* -h too, even after a bad flag would have been refused later */
+	assert_int_equal(parse_fd(1, &c, (const char *[]){ "-h", "--bogus", "x", NULL }), 1);
+	assert_non_null(strstr(said, "usage: rackbench-agent"));
+	rb_agent_cfg_release(&c);
+}
+
+static void test_config_file_every_key(void **state)
+{
+	struct rb_agent_cfg c;
+	const char *path = config("agent.yaml",
+				  "coordinator: tcp://coord-2:7470\n"
+				  "name: from-file\n"
+				  "labels: {rack: r7, zone: b}\n"
+				  "targets: [/dev/x, /dev/y]\n"
+				  "allow:\n  - /dev/y\n"
+				  "state_dir: /srv/file-state\n"
+				  "key: /etc/rb/a.key\n"
+				  "coordinator_key: /etc/rb/c.pub\n"
+				  "insecure: false\n"
+				  "spool_max: 1g\n");
+
+	(void)state;
+	assert_int_equal(parse(&c, (const char *[]){ "--config", path, NULL }), 0);
+	assert_string_equal(c.coordinator, "tcp://coord-2:7470");
+	assert_string_equal(c.name, "from-file");
+	assert_int_equal(c.nlabels, 2);
+	assert_string_equal(c.labels[0], "rack=r7");
+	assert_string_equal(c.labels[1], "zone=b");
+	assert_int_equal(c.ntargets, 2);
+	assert_string_equal(c.targets[1], "/dev/y");
+	assert_int_equal(c.nallow, 1);
+	assert_string_equal(c.allow[0], "/dev/y");
+	assert_string_equal(c.state_dir, "/srv/file-state");
+	assert_string_equal(c.key, "/etc/rb/a.key");
+	assert_string_equal(c.coordinator_key, "/etc/rb/c.pub");
+	assert_false(c.insecure);
+	assert_int_equal(c.spool_max_bytes, 1ULL << 30);
+	rb_agent_cfg_release(&c);
+}
+
+/* The file first, then the flags: a flag's value wins, lists grow, wherever --config is. */
+static void test_flags_over_the_file(void **state)
+{
+	struct rb_agent_cfg c;
+	const char *path = config("agent.yaml",
+				  "coordinator: tcp://coord-2:7470\n"
+				  "name: from-file\n"
+				  "targets: [/dev/x]\n"
+				  "insecure: true\n"
+				  "spool_max: 1g\n");
+
+	(void)state;
+	assert_int_equal(parse(&c, (const char *[]){ "--name", "from-flag", "--target", "/dev/z",
+						    "--spool-max", "128m", "--config", path, NULL }),
+			 0);
+	assert_string_equal(c.coordinator, "tcp://coord-2:7470");
+	assert_string_equal(c.name, "from-flag");
+	assert_int_equal(c.ntargets, 2);
+	assert_string_equal(c.targets[0], "/dev/x");
+	assert_string_equal(c.targets[1], "/dev/z");
+	assert_true(c.insecure);
+	assert_int_equal(c.spool_max_bytes, 128ULL << 20);
+	rb_agent_cfg_release(&c);
+}
+
+static void test_bad_flags(void **state)
+{
+	(void)state;
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--frobnicate",
+				  "x", NULL },
+		"unknown option '--frobnicate'");
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "stray", NULL },
+		"unexpected argument 'stray'");
+	refused((const char *[]){ "--insecure", "--coordinator", NULL },
+		"'--coordinator' needs a value");
+	refused((const char *[]){ "--insecure", "--config", NULL }, "'--config' needs a file");
+	refused((const char *[]){ "--insecure", "--name", "x", NULL }, "no coordinator");
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--label", "rack",
+				  NULL },
+		"'--label' takes KEY=VALUE, not 'rack'");
+	/* the allow-list names only what the agent offers */
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--target",
+				  "/dev/a", "--allow", "/dev/b", NULL },
+		"--allow '/dev/b' is not one of this agent's --target paths");
+	/* keys, or --insecure: never silently unauthenticated */
+	refused((const char *[]){ "--coordinator", "tcp://c:1", NULL }, "or --insecure");
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--key", "/k", NULL },
+		"--coordinator-key FILE");
+}
+
+static void test_bad_spool_max(void **state)
+{
+	(void)state;
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--spool-max",
+				  "lots", NULL },
+		"spool_max 'lots' is not a size of at least 64k");
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--spool-max",
+				  "-4g", NULL },
+		"spool_max '-4g'");
+	/* a size, but too small to hold a point's data */
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--spool-max",
+				  "32k", NULL },
+		"spool_max '32k'");
+	refused((const char *[]){ "--config", config("a.yaml", "coordinator: tcp://c:1\n"
+								"insecure: true\n"
+								"spool_max: 99zb\n"),
+				  NULL },
+		"spool_max '99zb'");
+}
+
+static void test_bad_config_files(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "coordinator: tcp://c:1\ninsecure: true\nfrobnicate: 3\n",
+		  "unknown key 'frobnicate' in agent config" },
+		{ "coordinator: tcp://c:1\ninsecure: maybe\n", "'insecure' must be true or false" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: /dev/a\n",
+		  "'targets' must be a list of paths" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nallow: {a: b}\n",
+		  "'allow' must be a list of paths" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [[/dev/a]]\n",
+		  "'targets' entries must be paths" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nlabels: [rack]\n",
+		  "'labels' must be a mapping" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nlabels: {rack: [r1]}\n",
+		  "labels are KEY: VALUE scalars" },
+		{ "coordinator: [tcp://c:1]\ninsecure: true\n", "'coordinator' must be a scalar" },
+		{ "[1, 2]\n", "agent config must be a mapping" },
+		{ "coordinator: tcp://c:1\n  name: x\n", "agent.yaml" },	/* not YAML */
+		{ "", "empty" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		refused((const char *[]){ "--config", config("agent.yaml", bad[i].text), NULL },
+			bad[i].want);
+	/* every wrong key of a file at once, with its line */
+	refused((const char *[]){ "--config",
+				  config("agent.yaml", "coordinator: tcp://c:1\nbogus: 1\n"
+						       "insecure: perhaps\n"),
+				  NULL },
+		"agent.yaml:2");
+	assert_non_null(strstr(said, "agent.yaml:3"));
+	refused((const char *[]){ "--config", "/nonexistent/agent.yaml", NULL },
+		"cannot read '/nonexistent/agent.yaml'");
+	assert_non_null(strstr(said, "No such file"));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/rb-agent-cfg.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_flag),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_config_file_every_key),
+		cmocka_unit_test(test_flags_over_the_file),
+		cmocka_unit_test(test_bad_flags),
+		cmocka_unit_test(test_bad_spool_max),
+		cmocka_unit_test(test_bad_config_files),
+	};
+
+	rb_log_init("rackbench-agent", RB_LOG_WARN);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
