@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "endpoint.h"
 #include "exitcode.h"
 #include "log.h"
 #include "statedir.h"
@@ -192,6 +193,27 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 	return r;
 }
 
+/*
+ * The coordinator's endpoint, checked before libzmq sees it (it would wrap a port past
+ * 65535 and connect elsewhere, forever): one to connect to, not "*" or port 0.
+ */
+static int check_coordinator(const char *ep)
+{
+	char why[512];
+	const char *port = strrchr(ep, ':');
+
+	if (rb_endpoint_check(ep, why, sizeof(why))) {
+		rb_err("coordinator '%s': %s", ep, why);
+		return RB_EXIT_USAGE;
+	}
+	if (!strncmp(ep, "tcp://", 6) && (!strncmp(ep + 6, "*:", 2) || !strcmp(port, ":0"))) {
+		rb_err("coordinator '%s' is an address to listen on, not one to connect to: give "
+		       "the coordinator's host and port", ep);
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -260,6 +282,8 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 		rb_err("no coordinator: give --coordinator tcp://HOST:PORT");
 		return RB_EXIT_USAGE;
 	}
+	if (check_coordinator(c->coordinator))
+		return RB_EXIT_USAGE;
 	if (!c->name) {
 		char host[256] = "agent";
 

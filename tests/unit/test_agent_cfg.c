@@ -297,6 +297,44 @@ static void test_bad_config_files(void **state)
 	assert_non_null(strstr(said, "No such file"));
 }
 
+/*
+ * The coordinator's endpoint is one libzmq connects to as written: libzmq wraps a port
+ * past 65535 to another one, and "*" or port 0 are for listening.
+ */
+static void test_bad_endpoint(void **state)
+{
+	static const struct {
+		const char *ep, *want;
+	} bad[] = {
+		{ "tcp://coord-1:99999", "past 65535" },
+		{ "tcp://coord-1:74x0", "not a number" },
+		{ "tcp://coord-1", "no port" },
+		{ "coord-1:7470", "is not tcp://HOST:PORT or ipc://PATH" },
+		{ "tcp://*:7470", "an address to listen on, not one to connect to" },
+		{ "tcp://coord-1:0", "an address to listen on, not one to connect to" },
+	};
+	static const char *const good[] = { "tcp://coord-1:7470", "tcp://[::1]:7470",
+					    "tcp://10.0.0.1:1", "ipc:///run/rackbench/c" };
+	char yaml[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		refused((const char *[]){ "--coordinator", bad[i].ep, "--insecure", NULL },
+			bad[i].want);
+		assert_non_null(strstr(said, bad[i].ep));
+		snprintf(yaml, sizeof(yaml), "coordinator: '%s'\ninsecure: true\n", bad[i].ep);
+		refused((const char *[]){ "--config", config("agent.yaml", yaml), NULL },
+			bad[i].want);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct rb_agent_cfg c;
+
+		if (parse(&c, (const char *[]){ "--coordinator", good[i], "--insecure", NULL }))
+			fail_msg("'%s' refused: %s", good[i], said);
+		rb_agent_cfg_release(&c);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -324,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_bad_flags),
 		cmocka_unit_test(test_bad_spool_max),
 		cmocka_unit_test(test_bad_config_files),
+		cmocka_unit_test(test_bad_endpoint),
 	};
 
 	rb_log_init("rackbench-agent", RB_LOG_WARN);
