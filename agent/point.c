@@ -109,7 +109,11 @@ static void fail_point(struct agent *a, const struct rb_msg_assign *as, const ch
 						      n ? "; " : "", d->v[k].message);
 		if (!n && msg)
 			snprintf(buf, sizeof(buf), "%s", msg);
-		if (!n && !msg && d && d->n)
+		/* the drive that failed, by name: the coordinator reports each drive apart */
+		if (!n && !msg && d && d->n && d->v[0].subject)
+			snprintf(buf, sizeof(buf), "not run: drive '%s' of this point failed",
+				 d->v[0].subject);
+		else if (!n && !msg && d && d->n)
 			snprintf(buf, sizeof(buf), "not run: another drive of this point failed");
 		send_drive_status(a, as->point, as->attempt, as->drives[i], status, buf);
 	}

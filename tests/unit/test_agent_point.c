@@ -629,7 +629,7 @@ static void test_point_that_cannot_start(void **st)
 
 /*
  * A write the guard refuses on one drive refuses the point: nothing is written on any
- * drive, the refused drive's result says why and the other's that it was not run.
+ * drive, the refused drive's result says why and the other's names the refused drive.
  */
 static void test_point_refused_by_the_guard(void **st)
 {
@@ -652,6 +652,7 @@ static void test_point_refused_by_the_guard(void **st)
 	r = result_of(&h, p->paths[OWN0]);
 	assert_string_equal(r->status, "refused");
 	assert_contains(r->message, "not run");
+	assert_contains(r->message, p->paths[USER]);
 	/* the guard judged every drive before any was opened for writing */
 	assert_int_equal(stat(p->paths[USER], &sb), 0);
 	assert_int_equal(sb.st_size, 1 << 20);
