@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "health.h"
@@ -698,8 +699,13 @@ static void finish_point(struct agent *a)
 {
 	struct point *p = &a->pt;
 
+	/*
+	 * Every interval sampled before the join, which would drain them unseen: a point
+	 * stopped at the agent's exit is not polled to its end by the loop.
+	 */
+	while (!rb_run_poll(p->run, on_sample, a))
+		nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
 	rb_run_join(p->run);
-	rb_run_poll(p->run, on_sample, a);
 	flush_batch(a);
 	/* after, and before the results: the coordinator computes the deltas with them */
 	send_health(a, 2);

@@ -763,6 +763,34 @@ static void test_point_stopped_at_the_spool_cap(void **st)
 	heard_free(&h);
 }
 
+/*
+ * The agent shut down (SIGTERM) in the middle of a point: IO stops, and what it measured
+ * goes out, every interval of it, before the result.
+ */
+static void test_point_cut_short_by_shutdown(void **st)
+{
+	struct point_test *p = *st;
+	struct harness *t = start(st);
+	struct assign a;
+	struct heard h = { 0 };
+	const char *drives[] = { p->paths[OWN0] };
+	const struct rb_msg_result *r;
+	uint64_t ios, bytes;
+	unsigned intervals;
+
+	assign_short_write(&a, 0, drives, 1);
+	assign_set(&a, "runtime", "60s");
+	send_assign(t, &a);
+	until(t, &h, RB_MSG_SAMPLES);
+	pthread_kill(t->thread, SIGTERM);
+	until_done(t, 0, &h);
+	assert_point_order(t, &h, 1, 0, 0);
+	r = result_of(&h, p->paths[OWN0]);
+	sum_samples(&h, p->paths[OWN0], 1, &ios, &bytes, &intervals);
+	assert_int_equal(ios, dir_of(r, 1)->ios);
+	heard_free(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -778,6 +806,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_point_stopped_at_the_spool_cap, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_point_cut_short_by_shutdown, setup, teardown),
 	};
 
 	rb_log_init("rackbench-agent", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
