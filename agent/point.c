@@ -547,7 +547,7 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->cpu_sys_pct = res->cpu_sys_pct;
 	dr->uring_features = res->features;
 	dr->status = res->setup_err || p->spool_full || p->spool_failed ? "error"
-		     : p->stopped					  ? "stopped"
+		     : p->stopped || p->shut_down			  ? "stopped"
 									  : "ok";
 	dr->message = p->spool_full ? "stopped: the spool reached its cap (spool_max) while the "
 				      "coordinator did not acknowledge; nothing measured was "
@@ -556,7 +556,9 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 					  "full or failing); nothing measured was dropped"
 		      : p->stopped && !res->setup_err ? "stopped by the coordinator before the "
 							"point's end"
-						      : res->message;
+		      : p->shut_down && !res->setup_err ? "stopped: the agent was shut down "
+							  "before the point's end"
+							: res->message;
 }
 
 /* What the drive did: per direction, its block sizes, its IO errors. */
@@ -754,6 +756,11 @@ void rb_point_end(struct agent *a)
 		finish_purge(a);
 	}
 	if (a->pt.run) {
+		/* cut short, unless it had ended: its result must not pass for a full run */
+		if (!rb_run_poll(a->pt.run, on_sample, a)) {
+			rb_warn("stopping point %u: the agent is shutting down", a->pt.point);
+			a->pt.shut_down = true;
+		}
 		rb_run_stop(a->pt.run);
 		finish_point(a);
 	}

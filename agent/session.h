@@ -30,6 +30,7 @@ struct point {
 	bool spool_full;	/* stopped at the spool's cap */
 	bool spool_failed;	/* stopped: the spool could not be written */
 	bool stopped;		/* stopped by the coordinator before its end */
+	bool shut_down;		/* stopped: the agent exits (SIGTERM) before its end */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;

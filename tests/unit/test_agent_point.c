@@ -765,7 +765,8 @@ static void test_point_stopped_at_the_spool_cap(void **st)
 
 /*
  * The agent shut down (SIGTERM) in the middle of a point: IO stops, and what it measured
- * goes out, every interval of it, before the result.
+ * goes out, every interval of it, with a result that says the point was cut short: not
+ * "ok", which would pass for a full run (a resumed campaign runs a stopped one again).
  */
 static void test_point_cut_short_by_shutdown(void **st)
 {
@@ -786,6 +787,8 @@ static void test_point_cut_short_by_shutdown(void **st)
 	until_done(t, 0, &h);
 	assert_point_order(t, &h, 1, 0, 0);
 	r = result_of(&h, p->paths[OWN0]);
+	assert_string_equal(r->status, "stopped");
+	assert_contains(r->message, "the agent was shut down");
 	sum_samples(&h, p->paths[OWN0], 1, &ios, &bytes, &intervals);
 	assert_int_equal(ios, dir_of(r, 1)->ios);
 	heard_free(&h);
