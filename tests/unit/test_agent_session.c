@@ -5,16 +5,22 @@
  * answers, numbered and spooled like any other: they show the resend after 2 s without
  * acknowledgement and the 16-message credit window.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "agent_harness.h"
 #include "clock.h"
 #include "log.h"
+#include "spool.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -98,12 +104,253 @@ static void test_credit_window_of_16(void **st)
 		assert_int_equal(seq[i], 17 + i);
 }
 
+/*
+ * A resumed coordinator whose journal was damaged acknowledges less than it did: what
+ * the spool still holds of what it had acknowledged goes again, in order, under the same
+ * numbers. Once it held everything the spool started over: nothing is left to send.
+ */
+static void test_ack_going_back_sends_again(void **st)
+{
+	struct harness *t = *st;
+	uint64_t seq[8];
+
+	welcome(t);
+	for (int i = 0; i < 5; i++)
+		preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 8), 5);
+	ack(t, 4);
+	assert_int_equal(replies(t, 400, seq, 8), 0);
+	ack(t, 2);
+	assert_int_equal(replies(t, 5000, seq, 8), 2);
+	assert_int_equal(seq[0], 3);
+	assert_int_equal(seq[1], 4);
+	/* all of it held: the spool is emptied, and a later step back finds nothing */
+	ack(t, 5);
+	ack(t, 1);
+	assert_int_equal(replies(t, 400, seq, 8), 0);
+}
+
+/* Welcomed into another run: the old run's spool goes (all acknowledged), numbers restart. */
+static void test_next_run_numbers_from_1(void **st)
+{
+	struct harness *t = *st;
+	struct rb_msg *got;
+	char path[256];
+	uint64_t seq[4];
+
+	welcome(t);
+	preflight(t);
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 4), 2);
+	ack(t, 2);
+	snprintf(path, sizeof(path), "%s/spool/r1-%llu.spool", t->dir,
+		 (unsigned long long)t->epoch);
+	assert_int_equal(access(path, F_OK), 0);
+	harness_send_welcome(t, "r2");
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 4), 1);
+	assert_int_equal(seq[0], 1);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/spool/r2-%llu.spool", t->dir,
+		 (unsigned long long)t->epoch);
+	assert_int_equal(access(path, F_OK), 0);
+	/* its Hello says which run it spools for, and how far */
+	rb_clock_fake_advance(&t->fake, 3000000000LL);
+	got = harness_expect(t, RB_MSG_HELLO, 5000);
+	assert_non_null(got);
+	assert_string_equal(got->hello.run, "r2");
+	assert_int_equal(got->hello.spooled, 1);
+	rb_msg_free(got);
+}
+
+/*
+ * A run id that is not a plain name never names a file: the welcome is refused and data
+ * goes unspooled (unnumbered) until a coordinator welcomes the agent into a proper run.
+ */
+static void test_welcome_with_a_path_refused(void **st)
+{
+	struct harness *t = *st;
+	struct rb_msg *h = harness_expect(t, RB_MSG_HELLO, 10000), *got;
+	static const char *const bad[] = { "../../etc/x", "a/b", ".hidden", "-rf", "a\nb" };
+	char path[256];
+	uint64_t seq[2];
+
+	assert_non_null(h);
+	rb_msg_free(h);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		harness_send_welcome(t, bad[i]);
+		preflight(t);
+		got = harness_expect(t, RB_MSG_PREFLIGHT_REPLY, 5000);
+		assert_non_null(got);
+		assert_int_equal(got->seq, 0);
+		rb_msg_free(got);
+	}
+	/* nothing was made in the state folder for them */
+	snprintf(path, sizeof(path), "%s/spool", t->dir);
+	assert_int_equal(access(path, F_OK), -1);
+	harness_send_welcome(t, "r1");
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 2), 1);
+	assert_int_equal(seq[0], 1);
+}
+
+/* The harness, not started: the test lays out the state folder first. */
+static int setup_unstarted(void **st)
+{
+	*st = harness_new();
+	return *st ? 0 : -1;
+}
+
+/* A spool an earlier process of this agent left for run r1: n pre-flight answers. */
+static void old_spool(struct harness *t, uint64_t epoch, unsigned n, bool damage_first)
+{
+	struct rb_spool sp = { .fd = -1 };
+
+	assert_int_equal(rb_spool_open(&sp, t->dir, "r1", epoch), 0);
+	for (unsigned i = 1; i <= n; i++) {
+		struct rb_msg m;
+		uint8_t *buf;
+		size_t len;
+
+		rb_msg_init(&m, RB_MSG_PREFLIGHT_REPLY);
+		m.epoch = epoch;
+		m.seq = i;
+		assert_int_equal(rb_msg_pack(&m, &buf, &len), 0);
+		assert_int_equal(rb_spool_append(&sp, i, buf, len), 0);
+		free(buf);
+	}
+	rb_spool_close(&sp);
+	if (damage_first) {
+		/* a flipped bit in the first record's body: its checksum fails */
+		int fd = open(sp.path, O_RDWR);
+		uint8_t b;
+
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &b, 1, 16), 1);
+		b ^= 0x40;
+		assert_int_equal(pwrite(fd, &b, 1, 16), 1);
+		close(fd);
+	}
+}
+
+/*
+ * What an earlier process of this agent spooled for the same run (it was killed) goes
+ * again once the coordinator welcomes the new one; each spool goes once acknowledged,
+ * a damaged one kept aside with what is whole of it sent.
+ */
+static void test_earlier_process_spool_sent_again(void **st)
+{
+	struct harness *t = *st;
+	char whole[256], damaged[256], kept[300];
+	unsigned from77 = 0, from78 = 0;
+	struct rb_msg *e;
+
+	old_spool(t, 77, 3, false);
+	old_spool(t, 78, 2, true);
+	snprintf(whole, sizeof(whole), "%s/spool/r1-77.spool", t->dir);
+	snprintf(damaged, sizeof(damaged), "%s/spool/r1-78.spool", t->dir);
+	snprintf(kept, sizeof(kept), "%s.damaged", damaged);
+	assert_int_equal(harness_start(t), 0);
+	welcome(t);
+	while ((e = harness_expect(t, RB_MSG_PREFLIGHT_REPLY, 3000))) {
+		if (e->epoch == 77)
+			assert_int_equal(e->seq, ++from77);
+		else if (e->epoch == 78)
+			assert_int_equal(e->seq, 2);	/* the whole one after the damage */
+		from78 += e->epoch == 78;
+		rb_msg_free(e);
+		if (from77 == 3 && from78 == 1)
+			break;
+	}
+	assert_int_equal(from77, 3);
+	assert_int_equal(from78, 1);
+	/* not all of it held yet: kept */
+	harness_ack(t, 77, 2);
+	harness_ack(t, 78, 2);
+	preflight(t);	/* its answer comes after both acks are taken */
+	e = harness_expect(t, RB_MSG_PREFLIGHT_REPLY, 5000);
+	assert_non_null(e);
+	assert_int_equal(e->epoch, t->epoch);
+	rb_msg_free(e);
+	assert_int_equal(access(whole, F_OK), 0);
+	assert_int_equal(access(damaged, F_OK), -1);
+	assert_int_equal(access(kept, F_OK), 0);
+	harness_ack(t, 77, 3);
+	preflight(t);
+	e = harness_expect(t, RB_MSG_PREFLIGHT_REPLY, 5000);
+	assert_non_null(e);
+	rb_msg_free(e);
+	assert_int_equal(access(whole, F_OK), -1);
+}
+
+/* A coordinator of another major version is told so, naming this agent. */
+static void test_other_protocol_answered_with_an_error(void **st)
+{
+	struct harness *t = *st;
+	struct rb_msg m, *got;
+	uint64_t seq[2];
+
+	welcome(t);
+	rb_msg_init(&m, RB_MSG_PREFLIGHT);
+	m.major = RB_PROTO_MAJOR + 1;
+	harness_send(t, &m);
+	got = harness_expect(t, RB_MSG_ERROR, 5000);
+	assert_non_null(got);
+	assert_int_equal(got->error.code, EPROTONOSUPPORT);
+	assert_non_null(strstr(got->error.message, "agent 'h1'"));
+	rb_msg_free(got);
+	/* what it does not take (an Error, a message for coordinators) changes nothing */
+	rb_msg_init(&m, RB_MSG_ERROR);
+	m.error.code = 1;
+	m.error.message = "a coordinator's complaint";
+	harness_send(t, &m);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	harness_send(t, &m);
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 2), 1);
+	assert_int_equal(seq[0], 1);
+}
+
+/* After a Stop the agent says Hello again, a second later on its clock, not before. */
+static void test_hello_again_a_second_after_stop(void **st)
+{
+	struct harness *t = *st;
+	struct rb_msg m, *got;
+	uint64_t seq[2];
+
+	welcome(t);
+	rb_msg_init(&m, RB_MSG_STOP);
+	m.stop.reason = "the campaign ended";
+	harness_send(t, &m);
+	preflight(t);	/* answered after the Stop was taken */
+	assert_int_equal(replies(t, 5000, seq, 2), 1);
+	rb_clock_fake_advance(&t->fake, 600000000LL);
+	assert_null(harness_expect(t, RB_MSG_HELLO, 400));
+	rb_clock_fake_advance(&t->fake, 500000000LL);
+	got = harness_expect(t, RB_MSG_HELLO, 5000);
+	assert_non_null(got);
+	assert_string_equal(got->hello.run, "r1");
+	rb_msg_free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_unacknowledged_sent_again_after_2s, harness_setup,
 						harness_teardown),
 		cmocka_unit_test_setup_teardown(test_credit_window_of_16, harness_setup,
+						harness_teardown),
+		cmocka_unit_test_setup_teardown(test_ack_going_back_sends_again, harness_setup,
+						harness_teardown),
+		cmocka_unit_test_setup_teardown(test_next_run_numbers_from_1, harness_setup,
+						harness_teardown),
+		cmocka_unit_test_setup_teardown(test_welcome_with_a_path_refused, harness_setup,
+						harness_teardown),
+		cmocka_unit_test_setup_teardown(test_earlier_process_spool_sent_again,
+						setup_unstarted, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_other_protocol_answered_with_an_error,
+						harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_hello_again_a_second_after_stop, harness_setup,
 						harness_teardown),
 	};
 
