@@ -158,6 +158,12 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 						      "labels are KEY: VALUE scalars");
 					continue;
 				}
+				/* sent as KEY=VALUE, split at the first '=' */
+				if (!*lk || strchr(lk, '=')) {
+					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
+						      "label key '%s' must be a name without '='", lk);
+					continue;
+				}
 				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
 				push(&c->labels, &c->nlabels, kv);
 			}
@@ -268,7 +274,7 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 		else if (!strcmp(a, "--allow"))
 			push(&c->allow, &c->nallow, v);
 		else if (!strcmp(a, "--label")) {
-			if (!strchr(v, '=')) {
+			if (!strchr(v, '=') || *v == '=') {
 				rb_err("'--label' takes KEY=VALUE, not '%s'", v);
 				return RB_EXIT_USAGE;
 			}

@@ -227,6 +227,9 @@ static void test_bad_flags(void **state)
 	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--label", "rack",
 				  NULL },
 		"'--label' takes KEY=VALUE, not 'rack'");
+	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--label", "=r1",
+				  NULL },
+		"'--label' takes KEY=VALUE, not '=r1'");
 	/* the allow-list names only what the agent offers */
 	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--target",
 				  "/dev/a", "--allow", "/dev/b", NULL },
@@ -275,6 +278,10 @@ static void test_bad_config_files(void **state)
 		  "'labels' must be a mapping" },
 		{ "coordinator: tcp://c:1\ninsecure: true\nlabels: {rack: [r1]}\n",
 		  "labels are KEY: VALUE scalars" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nlabels: {\"a=b\": c}\n",
+		  "label key 'a=b' must be a name without '='" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nlabels: {\"\": c}\n",
+		  "label key '' must be a name without '='" },
 		{ "coordinator: [tcp://c:1]\ninsecure: true\n", "'coordinator' must be a scalar" },
 		{ "[1, 2]\n", "agent config must be a mapping" },
 		{ "coordinator: tcp://c:1\n  name: x\n", "agent.yaml" },	/* not YAML */
