@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "campaign_keys.h"
 #include "campaign_priv.h"
 #include "endpoint.h"
 #include "fname.h"
@@ -20,13 +21,6 @@
 #include "yamlcfg.h"
 
 #define MAX_CAMPAIGN_BYTES (4u << 20)
-
-const char *const rb_campaign_keys[] = { "name",	      "listen",	      "insecure",
-					 "key",	      "agent_keys",   "destructive",
-					 "wipe_signatures", "results", "wait",
-					 "on_agent_lost", "lost_wait", "defaults",
-					 "targets",   "phases",	      "preset", "overrides",
-					 "lock",      NULL };
 
 /* Applies 'overrides' to the points from first on, at the overrides' positions. */
 static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
@@ -282,68 +276,65 @@ static bool merge_keys(struct loader *L)
 	return merges;
 }
 
+/* What a string key at the root holds, in words, for "must be ...". */
+static const char *string_kind(const char *key)
+{
+	return !strcmp(key, "name") ? "a name" : !strcmp(key, "results") ? "a folder" : "a file";
+}
+
+/* A root scalar stored as the key table says (its type, at its offset in the campaign). */
+static void store_root(struct loader *L, yaml_node_t *v, const struct rb_ckey *k)
+{
+	char *at = (char *)L->c + k->off, words[128];
+	const char *s = rb_yaml_scalar(v);
+	int i;
+
+	switch (k->type) {
+	case RB_CK_STRING:
+		if (want(L, v, YAML_SCALAR_NODE, k->name, string_kind(k->name))) {
+			free(*(char **)at);
+			*(char **)at = xstrdup(s);
+		}
+		break;
+	case RB_CK_BOOL:
+		rb_campaign_parse_bool(L, v, k->name, (bool *)at);
+		break;
+	case RB_CK_DURATION:
+		if (!s || rb_parse_duration(s, (uint64_t *)at))
+			ERR(L, v, k->name, "'%s' must be a duration such as %s%s%s%s", k->name,
+			    !strcmp(k->name, "wait") ? "30s or 2m" : k->def, s ? ", not '" : "",
+			    s ? s : "", s ? "'" : "");
+		break;
+	case RB_CK_ENUM:
+		if ((i = rb_ckey_choice(k, s)) < 0)
+			ERR(L, v, k->name, "'%s' must be %s", k->name,
+			    rb_ckey_choices_text(k, words, sizeof(words)));
+		else
+			*(int *)at = i;
+		break;
+	default:
+		break;
+	}
+}
+
 /* A run setting at the root (name, listen, keys, results, wait, ...); false: not one. */
 static bool load_setting(struct loader *L, yaml_node_t *v, const char *key)
 {
+	const struct rb_ckey *k = rb_ckey_find(RB_CK_ROOT, key);
 	struct rb_campaign *c = L->c;
+	char why[256];
 
-	if (!strcmp(key, "name")) {
-		if (want(L, v, YAML_SCALAR_NODE, key, "a name")) {
-			free(c->name);
-			c->name = xstrdup(rb_yaml_scalar(v));
-		}
-	} else if (!strcmp(key, "listen")) {
-		if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
-			free(c->listen);
-			c->listen = xstrdup(rb_yaml_scalar(v));
-			char why[256];
-
-			if (rb_endpoint_check(c->listen, why, sizeof(why)))
-				ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH: %s",
-				    why);
-		}
-	} else if (!strcmp(key, "key") || !strcmp(key, "agent_keys")) {
-		if (want(L, v, YAML_SCALAR_NODE, key, "a file")) {
-			char **dst = !strcmp(key, "key") ? &c->key : &c->agent_keys;
-
-			free(*dst);
-			*dst = xstrdup(rb_yaml_scalar(v));
-		}
-	} else if (!strcmp(key, "results")) {
-		if (want(L, v, YAML_SCALAR_NODE, key, "a folder")) {
-			free(c->results_dir);
-			c->results_dir = xstrdup(rb_yaml_scalar(v));
-		}
-	} else if (!strcmp(key, "insecure")) {
-		rb_campaign_parse_bool(L, v, key, &c->insecure);
-	} else if (!strcmp(key, "destructive")) {
-		rb_campaign_parse_bool(L, v, key, &c->destructive);
-	} else if (!strcmp(key, "wipe_signatures")) {
-		rb_campaign_parse_bool(L, v, key, &c->wipe_signatures);
-	} else if (!strcmp(key, "wait")) {
-		const char *s = rb_yaml_scalar(v);
-
-		if (!s || rb_parse_duration(s, &c->wait_ns))
-			ERR(L, v, key, "'wait' must be a duration such as 30s or 2m%s%s%s",
-			    s ? ", not '" : "", s ? s : "", s ? "'" : "");
-	} else if (!strcmp(key, "on_agent_lost")) {
-		const char *s = rb_yaml_scalar(v);
-
-		if (s && !strcmp(s, "wait"))
-			c->on_agent_lost = RB_LOST_WAIT;
-		else if (s && !strcmp(s, "continue"))
-			c->on_agent_lost = RB_LOST_CONTINUE;
-		else if (s && !strcmp(s, "abort"))
-			c->on_agent_lost = RB_LOST_ABORT;
-		else
-			ERR(L, v, key, "'on_agent_lost' must be wait, continue or abort");
-	} else if (!strcmp(key, "lost_wait")) {
-		const char *s = rb_yaml_scalar(v);
-
-		if (!s || rb_parse_duration(s, &c->lost_wait_ns))
-			ERR(L, v, key, "'lost_wait' must be a duration such as 60s");
-	} else {
+	if (k && k->off >= 0) {
+		store_root(L, v, k);
+		return true;
+	}
+	if (strcmp(key, "listen"))
 		return false;
+	if (want(L, v, YAML_SCALAR_NODE, key, "an endpoint such as tcp://*:7470")) {
+		free(c->listen);
+		c->listen = xstrdup(rb_yaml_scalar(v));
+		if (rb_endpoint_check(c->listen, why, sizeof(why)))
+			ERR(L, v, key, "'listen' must be tcp://HOST:PORT or ipc://PATH: %s", why);
 	}
 	return true;
 }
@@ -391,11 +382,10 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		} else if (!strcmp(key, "lock")) {
 			lock = v;
 		} else {
-			ERR(L, k, key,
-			    "unknown key '%s' (known: name, listen, insecure, key, agent_keys, "
-			    "destructive, wipe_signatures, results, wait, on_agent_lost, lost_wait, "
-			    "defaults, targets, lock, preset, overrides, phases)",
-			    key);
+			char known[512];
+
+			ERR(L, k, key, "unknown key '%s' (known: %s)", key,
+			    rb_ckey_known(RB_CK_ROOT, known, sizeof(known)));
 		}
 	}
 	if (!targets)

@@ -114,9 +114,6 @@ struct rb_campaign {
 	size_t npoints;
 };
 
-/* The top-level keys a campaign may have, NULL-terminated (schemas/campaign.schema.json). */
-extern const char *const rb_campaign_keys[];
-
 /* Returns 0, or -EINVAL with every problem in diags (sorted in file order). */
 int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_campaign **ret,
 		     struct rb_diags *diags);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "campaign_keys.h"
 #include "campaign_priv.h"
 #include "units.h"
 #include "yamlcfg.h"
@@ -107,8 +108,6 @@ struct phase_extra {
 /* purge: {method, ses} -- the drives returned to a known state before what follows. */
 static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 {
-	static const char *const methods[] = { "format", "sanitize", "sanitize-crypto",
-					       "deallocate", "discard", "zero", NULL };
 
 	x->purge_node = v;
 	if (!want(L, v, YAML_MAPPING_NODE, "purge", "a mapping: method (and ses for format)"))
@@ -116,26 +115,25 @@ static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
+		const struct rb_ckey *ck = rb_ckey_find(RB_CK_PURGE, key);
+		char words[256];
+		int i;
 
 		if (key && !strcmp(key, "method")) {
-			size_t i;
-
-			for (i = 0; methods[i] && !(val && !strcmp(val, methods[i])); i++)
-				;
-			if (!methods[i])
-				ERR(L, n, key, "'method' must be format, sanitize, sanitize-crypto, "
-					       "deallocate, discard or zero");
+			if ((i = rb_ckey_choice(ck, val)) < 0)
+				ERR(L, n, key, "'method' must be %s",
+				    rb_ckey_choices_text(ck, words, sizeof(words)));
 			else
 				snprintf(x->purge, sizeof(x->purge), "%s", val);
 		} else if (key && !strcmp(key, "ses")) {
-			if (val && !strcmp(val, "user"))
-				x->ses = 1;
-			else if (val && !strcmp(val, "crypto"))
-				x->ses = 2;
+			if ((i = rb_ckey_choice(ck, val)) < 0)
+				ERR(L, n, key, "'ses' must be %s (a Format's secure erase)",
+				    rb_ckey_choices_text(ck, words, sizeof(words)));
 			else
-				ERR(L, n, key, "'ses' must be user or crypto (a Format's secure erase)");
+				x->ses = (unsigned)i + 1;
 		} else {
-			ERR(L, k, key, "unknown key '%s' in purge (known: method, ses)", key ? key : "?");
+			ERR(L, k, key, "unknown key '%s' in purge (known: %s)", key ? key : "?",
+			    rb_ckey_known(RB_CK_PURGE, words, sizeof(words)));
 		}
 	}
 	if (!x->purge[0] && rb_diags_errors(L->d) == 0)
@@ -197,14 +195,17 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		} else if (key && !strcmp(key, "rolling")) {
 			rb_campaign_parse_bool(L, n, key, &x->rolling);
 		} else if (key && !strcmp(key, "metric")) {
-			if (val && !strcmp(val, "iops"))
-				x->metric = RB_TRACK_IOPS;
-			else if (val && !strcmp(val, "mbps"))
-				x->metric = RB_TRACK_MBPS;
-			else if (val && !strcmp(val, "mean_latency"))
-				x->metric = RB_TRACK_MEAN_LAT;
+			static const enum rb_track_metric metrics[] = { RB_TRACK_IOPS, RB_TRACK_MBPS,
+									RB_TRACK_MEAN_LAT };
+			const struct rb_ckey *ck = rb_ckey_find(RB_CK_STEADY, key);
+			int i = rb_ckey_choice(ck, val);
+			char words[128];
+
+			if (i < 0)
+				ERR(L, n, key, "'metric' must be %s",
+				    rb_ckey_choices_text(ck, words, sizeof(words)));
 			else
-				ERR(L, n, key, "'metric' must be iops, mbps or mean_latency");
+				x->metric = metrics[i];
 		} else if (key && !strcmp(key, "track")) {
 			if (!want(L, n, YAML_MAPPING_NODE, "track",
 				  "a mapping of matrix keys to the tracking point's values"))
@@ -225,8 +226,10 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 				x->track_nodes[x->ntrack++] = tk;
 			}
 		} else {
-			ERR(L, k, key, "unknown key '%s' in steady_state (known: max_rounds, window, "
-				       "track, metric, rolling)", key ? key : "?");
+			char known[256];
+
+			ERR(L, k, key, "unknown key '%s' in steady_state (known: %s)", key ? key : "?",
+			    rb_ckey_known(RB_CK_STEADY, known, sizeof(known)));
 		}
 	}
 	if (x->rolling && (x->ntrack || x->rounds != 25))
@@ -658,9 +661,10 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 				else
 					x.repeat = (unsigned)u;
 			} else {
-				ERR(L, k, key, "unknown key '%s' in a phase (known: name, workload, "
-					       "matrix, curve, steady_state, idle, repeat, purge, drives)",
-				    key ? key : "?");
+				char known[256];
+
+				ERR(L, k, key, "unknown key '%s' in a phase (known: %s)", key ? key : "?",
+				    rb_ckey_known(RB_CK_PHASE, known, sizeof(known)));
 			}
 		}
 		phase_conflicts(L, &x, naxes, nws);

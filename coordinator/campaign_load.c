@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "campaign_keys.h"
 #include "campaign_priv.h"
 #include "units.h"
 #include "yamlcfg.h"
@@ -150,6 +151,7 @@ static void add_agent(struct rb_campaign *c, const char *agent)
 static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 			  struct rb_selector *tmpl)
 {
+	char known[256];
 	struct rb_campaign *c = L->c;
 	struct rb_selector sel = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
 	const char *model = "", *serial = "", *firmware = "";
@@ -175,8 +177,8 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 				sel.count = (unsigned)u;
 			have_count = true;
 		} else {
-			ERR(L, k, key, "unknown key '%s' in select (known: model, serial, firmware, "
-				       "count)", key);
+			ERR(L, k, key, "unknown key '%s' in select (known: %s)", key,
+			    rb_ckey_known(RB_CK_SELECT, known, sizeof(known)));
 		}
 	}
 	if (!have_count)
@@ -231,6 +233,7 @@ static bool is_volume(struct loader *L, yaml_node_t *dn)
 
 static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, yaml_node_t *select)
 {
+	char known[256];
 	struct rb_campaign *c = L->c;
 	struct rb_agent_group g = { .line = rb_yaml_line(n), .column = rb_yaml_col(n) };
 	bool have_count = false;
@@ -273,7 +276,8 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 				g.count = (unsigned)u;
 			have_count = true;
 		} else {
-			ERR(L, k, key, "unknown key '%s' in agents (known: name, labels, count)", key);
+			ERR(L, k, key, "unknown key '%s' in agents (known: %s)", key,
+			    rb_ckey_known(RB_CK_AGENTS, known, sizeof(known)));
 		}
 	}
 	if (!have_count)
@@ -373,6 +377,7 @@ static int push_drive(struct rb_campaign *c, const char *agent, const char *path
 static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, const char **ret_path,
 			const char **ret_serial)
 {
+	char known[256], vknown[256];
 	const char *path = rb_yaml_scalar(dn), *serial = "";
 
 	if (dn->type == YAML_MAPPING_NODE) {
@@ -387,9 +392,12 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 			else if (k2 && !strcmp(k2, "serial") && v2)
 				serial = v2;
 			else
-				ERR(L, qk, k2, "unknown key '%s' in a drive (known: path, serial%s)",
-				    k2 ? k2 : "?",
-				    strcmp(ctx, "drives") ? "" : "; or a volume: volume, members, stripe");
+				ERR(L, qk, k2, "unknown key '%s' in a drive (known: %s%s%s)",
+				    k2 ? k2 : "?", rb_ckey_known(RB_CK_DRIVE, known, sizeof(known)),
+				    strcmp(ctx, "drives") ? "" : "; or a volume: ",
+				    strcmp(ctx, "drives") ? ""
+							  : rb_ckey_known(RB_CK_VOLUME, vknown,
+									  sizeof(vknown)));
 		}
 	}
 	if (!path || !*path) {
@@ -408,6 +416,7 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
  */
 static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 {
+	char known[256];
 	struct rb_campaign *c = L->c;
 	const char *name = NULL;
 	yaml_node_t *members = NULL, *namenode = dn;
@@ -436,8 +445,8 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 					       "multiple of 512 up to 1g%s%s%s",
 				    val ? ", not '" : "", val ? val : "", val ? "'" : "");
 		} else {
-			ERR(L, k, key, "unknown key '%s' in a volume (known: volume, members, stripe)",
-			    key ? key : "?");
+			ERR(L, k, key, "unknown key '%s' in a volume (known: %s)", key ? key : "?",
+			    rb_ckey_known(RB_CK_VOLUME, known, sizeof(known)));
 		}
 	}
 	if (!name || !*name || strchr(name, '/'))
@@ -500,6 +509,7 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 
 void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 {
+	char known[256];
 	struct rb_campaign *c = L->c;
 
 	if (!want(L, n, YAML_SEQUENCE_NODE, "targets", "a list of {agent, drives}"))
@@ -534,9 +544,8 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 					 "a mapping: model, serial, firmware, count"))
 					select = v;
 			} else {
-				ERR(L, k, key, "unknown key '%s' in a target (known: agent, agents, drives, "
-					       "select)",
-				    key ? key : "?");
+				ERR(L, k, key, "unknown key '%s' in a target (known: %s)",
+				    key ? key : "?", rb_ckey_known(RB_CK_TARGET, known, sizeof(known)));
 			}
 		}
 		if (agent && group) {

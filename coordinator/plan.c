@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "campaign_keys.h"
 #include "coord.h"
 #include "transport.h"
 #include "exitcode.h"
@@ -37,6 +38,33 @@ static const char *type_name(enum rb_opt_type t)
 		return "text";
 	}
 	return "?";
+}
+
+/* The campaign key table (campaign_keys.h): the root's names, then every key's row. */
+static void print_campaign_keys(void)
+{
+	bool first = true;
+
+	printf("], \"campaign_keys\": [");
+	for (size_t i = 0; i < rb_nckeys; i++)
+		if (rb_ckeys[i].where == RB_CK_ROOT) {
+			printf("%s\"%s\"", first ? "" : ", ", rb_ckeys[i].name);
+			first = false;
+		}
+	printf("], \"campaign_key_table\": [");
+	for (size_t i = 0; i < rb_nckeys; i++) {
+		const struct rb_ckey *k = &rb_ckeys[i];
+
+		printf("%s{\"name\": \"%s\", \"where\": \"%s\", \"type\": \"%s\", \"choices\": [",
+		       i ? ", " : "", k->name, rb_ckey_where_id(k->where), rb_ckey_type_name(k->type));
+		for (size_t c = 0; k->choices && k->choices[c]; c++)
+			printf("%s\"%s\"", c ? ", " : "", k->choices[c]);
+		printf("], \"default\": ");
+		rb_json_str(stdout, k->def);
+		printf(", \"help\": ");
+		rb_json_str(stdout, k->help);
+		printf("}");
+	}
 }
 
 int rb_options_cmd(int argc, char **argv)
@@ -70,9 +98,7 @@ int rb_options_cmd(int argc, char **argv)
 		printf("}");
 	}
 	if (json) {
-		printf("], \"campaign_keys\": [");
-		for (size_t i = 0; rb_campaign_keys[i]; i++)
-			printf("%s\"%s\"", i ? ", " : "", rb_campaign_keys[i]);
+		print_campaign_keys();
 		size_t np;
 		const struct rb_preset *pr = rb_presets(&np);
 

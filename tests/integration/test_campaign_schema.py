@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """schemas/campaign.schema.json and the C loader hold each other:
 - the committed schema is exactly what scripts/gen_campaign_schema.py makes from the
-  option table (so a new option without a schema update fails here);
+  option table and the campaign key table (so a new option or key without a schema update
+  fails here), and so is docs/campaign-keys.md;
 - every example in schemas/examples/ validates with jsonschema and loads in C
   (`rackbench plan` exits 0); every one in schemas/examples/invalid/ is rejected by both,
   the C loader with FILE:LINE:COLUMN and exit 2."""
@@ -27,6 +28,13 @@ check(gen.returncode == 0, f"generator: {gen.stderr}")
 check(json.loads(gen.stdout) == committed,
       "schemas/campaign.schema.json is stale: run scripts/gen_campaign_schema.py "
       "build/coordinator/rackbench > schemas/campaign.schema.json")
+# the reference page is made from the same tables
+page = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "gen_campaign_schema.py"),
+                       "--markdown", COORD], capture_output=True, text=True)
+check(page.returncode == 0, f"generator --markdown: {page.stderr}")
+check(page.stdout == open(os.path.join(SRC, "docs", "campaign-keys.md")).read(),
+      "docs/campaign-keys.md is stale: run scripts/gen_campaign_schema.py --markdown "
+      "build/coordinator/rackbench > docs/campaign-keys.md")
 jsonschema.Draft7Validator.check_schema(committed)
 validator = jsonschema.Draft7Validator(committed)
 
