@@ -1,0 +1,839 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rackbench report` (coordinator/report.c, report_model.c, report_html.c) on results
+ * files written here through the results writer: each printed figure is checked against
+ * what the rows written add up to -- a cell's IOPS is its latest attempt's directions
+ * added, a model's p99 comes from its drives' histograms merged, an outlier is the one
+ * drive far from its model's median, a baseline difference is against that drive at the
+ * same point -- and the spec checks, the HTML page and the refusals of bad input.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "capture.h"
+#include "exitcode.h"
+#include "hist.h"
+#include "log.h"
+#include "report.h"
+#include "report_model.h"
+#include "results.h"
+
+#define ND 5
+#define NP 7
+#define SEC 1000000000LL
+
+/* The drives: four of model M1 (the fourth slow), and a volume whose name wants escaping. */
+static const struct {
+	const char *agent, *path, *model, *serial;
+	uint32_t members;
+} drives[ND] = {
+	{ "a1", "/dev/nvme0n1", "M1", "S0", 0 },
+	{ "a1", "/dev/nvme1n1", "M1", "S1", 0 },
+	{ "a2", "/dev/nvme0n1", "M1", "S2", 0 },
+	{ "a2", "/dev/nvme1n1", "M1", "S3", 0 },
+	{ "a3", "vol<&>", "M2", "", 2 },
+};
+
+/* The points: a queue-depth sweep, a rate curve, a fill, two steady-state rounds. */
+static const struct {
+	const char *phase, *name, *rw;
+	uint64_t bs, rate;
+	uint32_t iodepth, round;
+	double curve;
+} points[NP] = {
+	{ "qd", "randread iodepth=1", "randread", 4096, 0, 1, 0, NAN },
+	{ "qd", "randread iodepth=8", "randread", 4096, 0, 8, 0, NAN },
+	{ "curve", "randread curve=max", "randread", 4096, 0, 4, 0, 0 },
+	{ "curve", "randread curve=50%", "randread", 4096, 5000, 4, 0, 50 },
+	{ "precondition", "write fill", "write", 131072, 0, 32, 0, NAN },
+	{ "ss", "randwrite round=1", "randwrite", 4096, 0, 4, 1, NAN },
+	{ "ss", "randwrite round=2", "randwrite", 4096, 0, 4, 2, NAN },
+};
+
+/* A cell's IOPS as written: at the first point the fourth drive a tenth of the others. */
+static double iops_of(size_t p, size_t d)
+{
+	if (d == 3 && p == 0)
+		return 100.0;
+	if (d == 4)
+		return 5000.0 + (double)p;
+	return 1000.0 * (double)(p + 1) + 10.0 * (double)d;
+}
+
+/* The latency every read IO of drive d at point 0 took (its histogram's one bucket). */
+static uint64_t lat_of(size_t d)
+{
+	return 10000 * (d + 1);
+}
+
+struct fixture {
+	char dir[256], path[512], path2[512];
+	struct rb_row_result rs[64];
+	size_t nr;
+};
+
+static void dir_set(struct rb_row_dir *x, double iops, uint64_t bs, uint64_t p99)
+{
+	x->ios = (uint64_t)iops * 10;
+	x->bytes = x->ios * bs;
+	x->iops = iops;
+	x->bw_bytes_per_s = iops * (double)bs;
+	x->lat_mean_ns = 1e9 / (iops > 0 ? iops : 1);
+	x->lat_p50_ns = p99 / 2;
+	x->lat_p99_ns = p99;
+	x->lat_p99_9_ns = p99 + 1000;
+	x->lat_max_ns = p99 * 2;
+}
+
+static void add_result(struct fixture *fx, struct rb_results *r, size_t p, size_t d,
+		       uint32_t attempt, const char *status, double iops)
+{
+	struct rb_row_result x;
+
+	memset(&x, 0, sizeof(x));
+	x.drive = (uint32_t)d;
+	x.point = (uint32_t)p;
+	x.attempt = attempt;
+	snprintf(x.status, sizeof(x.status), "%s", status);
+	x.start_ns = (int64_t)(p + 1) * 100 * SEC;
+	x.end_ns = x.start_ns + 10 * SEC;
+	x.elapsed_ns = 10 * SEC;
+	if (!strcmp(points[p].rw, "randread"))
+		dir_set(&x.read, iops, points[p].bs, 40000);
+	else
+		dir_set(&x.write, iops, points[p].bs, 60000);
+	/* a trim direction, counted in the cell's IOPS too */
+	if (p == 0 && d == 2) {
+		x.read.iops -= 20;
+		x.trim.iops = 20;
+	}
+	x.health_max_temp_c = d == 0 ? 41.0 + (double)p : NAN;
+	x.health_new_media_errors = d == 0 ? 1 : NAN;
+	if (d == 0 && p == 6)
+		x.health_critical_warning = 4;
+	if (d == 0) {
+		x.history_since_ns = 1000 * SEC;
+		x.purge_ns = 1700000000LL * SEC;
+		snprintf(x.purge_method, sizeof(x.purge_method), "format");
+		x.written_since_purge_bytes = 1ULL << 30;
+		x.fill_passes_since_purge = 2;
+	}
+	x.rate_iops = points[p].rate;
+	assert_int_equal(rb_results_result(r, &x), 0);
+	fx->rs[fx->nr++] = x;
+}
+
+static void add_hist(struct rb_results *r, size_t p, size_t d, uint32_t attempt, uint8_t dir,
+		     uint64_t lat, uint64_t count)
+{
+	struct rb_row_hist h = { .drive = (uint32_t)d, .point = (uint32_t)p, .attempt = attempt,
+				 .direction = dir, .bucket = rb_hist_index(lat), .count = count };
+
+	assert_int_equal(rb_results_hist(r, &h), 0);
+}
+
+/* The results file of the drives and points above. */
+static void write_file(struct fixture *fx, const char *path, const char *methodology)
+{
+	struct rb_results_meta m = { .campaign_name = "fix<1>", .campaign_text = "name: fix\n",
+				     .methodology = methodology, .start_ns = 100 * SEC };
+	char err[512];
+	struct rb_results *r = rb_results_create(path, &m, err, sizeof(err));
+
+	if (!r)
+		fail_msg("%s", err);
+	fx->nr = 0;
+	for (size_t d = 0; d < ND; d++) {
+		struct rb_row_drive x;
+
+		memset(&x, 0, sizeof(x));
+		x.drive = (uint32_t)d;
+		snprintf(x.agent, sizeof(x.agent), "%s", drives[d].agent);
+		snprintf(x.path, sizeof(x.path), "%s", drives[d].path);
+		snprintf(x.model, sizeof(x.model), "%s", drives[d].model);
+		snprintf(x.serial, sizeof(x.serial), "%s", drives[d].serial);
+		snprintf(x.kind, sizeof(x.kind), "%s", drives[d].members ? "volume" : "block");
+		x.capacity_bytes = 1ULL << 40;
+		x.members = drives[d].members;
+		x.stripe_bytes = drives[d].members ? 131072 : 0;
+		assert_int_equal(rb_results_drive(r, &x), 0);
+	}
+	for (size_t p = 0; p < NP; p++) {
+		struct rb_row_point x;
+
+		memset(&x, 0, sizeof(x));
+		x.point = (uint32_t)p;
+		snprintf(x.phase, sizeof(x.phase), "%s", points[p].phase);
+		snprintf(x.name, sizeof(x.name), "%s", points[p].name);
+		snprintf(x.rw, sizeof(x.rw), "%s", points[p].rw);
+		x.bs_bytes = points[p].bs;
+		x.iodepth = points[p].iodepth;
+		x.numjobs = 1;
+		x.rate_iops = points[p].rate;
+		x.round = points[p].round;
+		x.track = points[p].round > 0;
+		x.curve_pct = points[p].curve;
+		assert_int_equal(rb_results_point(r, &x), 0);
+	}
+	for (size_t p = 0; p < NP; p++)
+		for (size_t d = 0; d < ND; d++) {
+			if (p == 1 && d == 1)
+				continue; /* no result: a cell of status none */
+			if (p == 0 && d == 0) {
+				/* attempt 1 is the latest, though its row comes first */
+				add_result(fx, r, p, d, 1, "ok", iops_of(p, d));
+				add_result(fx, r, p, d, 0, "lost", 1.0);
+				continue;
+			}
+			add_result(fx, r, p, d, 0, "ok", iops_of(p, d));
+		}
+	/* point 0's reads: each M1 drive's latency in one bucket; attempt 0 of drive 0 far
+	 * slower (not the latest attempt: not merged) */
+	for (size_t d = 0; d < 4; d++)
+		add_hist(r, 0, d, d == 0 ? 1 : 0, 0, lat_of(d), 100);
+	add_hist(r, 0, 0, 0, 0, 5000000, 1000);
+	/* rows the reader skips: a direction and a bucket out of range, an unknown drive */
+	add_hist(r, 0, 1, 0, 2, 1000, 5);
+	{
+		struct rb_row_hist h = { .drive = 1, .point = 0, .bucket = RB_HIST_BUCKETS,
+					 .count = 7 };
+
+		assert_int_equal(rb_results_hist(r, &h), 0);
+		h.bucket = 10;
+		h.drive = 99;
+		assert_int_equal(rb_results_hist(r, &h), 0);
+	}
+	/* the fill's samples: drive 0 writes 100 MB a second, in two directions' rows */
+	for (uint32_t k = 0; k < 4; k++) {
+		struct rb_row_sample s = { .drive = 0, .point = 4, .interval = k, .direction = 1,
+					   .t_ns = 500 * SEC + (int64_t)(k + 1) * SEC,
+					   .ios = 400, .bytes = 50000000 };
+
+		assert_int_equal(rb_results_sample(r, &s), 0);
+		s.direction = 0;
+		assert_int_equal(rb_results_sample(r, &s), 0);
+	}
+	/* steady state: drive 0 steady at round 2, drive 1 not; a rolling one at point 0 */
+	{
+		struct rb_row_steady s = { .drive = 0, .point = 6, .rounds = 2, .window = 2,
+					   .steady = 1, .steady_round = 2, .avg = 7000, .min = 6000,
+					   .max = 7005, .slope = 1.5 };
+
+		snprintf(s.phase, sizeof(s.phase), "ss");
+		snprintf(s.metric, sizeof(s.metric), "iops");
+		assert_int_equal(rb_results_steady(r, &s), 0);
+		s.drive = 1;
+		s.steady = 0;
+		s.steady_round = 0;
+		assert_int_equal(rb_results_steady(r, &s), 0);
+		s.drive = 2;
+		s.point = 0;
+		s.rolling = 1;
+		s.steady = 1;
+		s.steady_round = 9;
+		s.window = 5;
+		snprintf(s.phase, sizeof(s.phase), "qd");
+		assert_int_equal(rb_results_steady(r, &s), 0);
+	}
+	assert_int_equal(rb_results_close(r, "complete", 900 * SEC), 0);
+}
+
+static int setup(void **st)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	temp_dir(fx->dir, sizeof(fx->dir));
+	snprintf(fx->path, sizeof(fx->path), "%s/a.h5", fx->dir);
+	snprintf(fx->path2, sizeof(fx->path2), "%s/b.h5", fx->dir);
+	write_file(fx, fx->path, "0123456789abcdef");
+	*st = fx;
+	return 0;
+}
+
+static int teardown(void **st)
+{
+	struct fixture *fx = *st;
+
+	rm_tree(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* The latest attempt's row of (point, drive), as the report must pick it. */
+static const struct rb_row_result *latest(const struct fixture *fx, size_t p, size_t d)
+{
+	const struct rb_row_result *best = NULL;
+
+	for (size_t i = 0; i < fx->nr; i++)
+		if (fx->rs[i].point == p && fx->rs[i].drive == d &&
+		    (!best || fx->rs[i].attempt >= best->attempt))
+			best = &fx->rs[i];
+	return best;
+}
+
+static double cell_iops(const struct fixture *fx, size_t p, size_t d)
+{
+	const struct rb_row_result *x = latest(fx, p, d);
+
+	return x ? x->read.iops + x->write.iops + x->trim.iops : 0;
+}
+
+/* Splits a CSV line into fields (quotes dropped; no field here holds a comma). */
+static size_t csv_fields(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+
+	for (char *p = line; n < max;) {
+		char *c = strchr(p, ',');
+
+		if (c)
+			*c = '\0';
+		if (*p == '"') {
+			p++;
+			if (*p && p[strlen(p) - 1] == '"')
+				p[strlen(p) - 1] = '\0';
+		}
+		f[n++] = p;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return n;
+}
+
+/* The CSV rows: one a cell, IOPS and MB/s those of the latest attempt's row. */
+static void test_csv_figures_are_the_rows(void **st)
+{
+	struct fixture *fx = *st;
+	struct out o;
+	char *save = NULL, *line;
+	size_t rows = 0;
+
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "csv");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	line = strtok_r(o.out, "\n", &save);
+	assert_non_null(line);
+	assert_string_equal(line, "file,point,drive,model,serial,status,iops,mb_s,read_mean_us,"
+				  "read_p99_us,write_mean_us,write_p99_us,vs_baseline_pct,outlier");
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *f[16], label[128];
+		size_t p, d;
+
+		assert_int_equal(csv_fields(line, f, 16), 14);
+		for (p = 0; p < NP && strcmp(points[p].name, f[1]); p++)
+			;
+		for (d = 0; d < ND; d++) {
+			snprintf(label, sizeof(label), "%s:%s", drives[d].agent, drives[d].path);
+			if (!strcmp(label, f[2]))
+				break;
+		}
+		assert_true(p < NP && d < ND);
+		assert_string_equal(f[0], "#1");
+		assert_string_equal(f[3], drives[d].model);
+		const struct rb_row_result *x = latest(fx, p, d);
+
+		if (!x) {
+			assert_string_equal(f[5], "none");
+			assert_true(strtod(f[6], NULL) == 0);
+		} else {
+			double mb = (x->read.bw_bytes_per_s + x->write.bw_bytes_per_s +
+				     x->trim.bw_bytes_per_s) / 1e6;
+
+			assert_string_equal(f[5], x->status);
+			assert_true(fabs(strtod(f[6], NULL) - cell_iops(fx, p, d)) < 0.06);
+			assert_true(fabs(strtod(f[7], NULL) - mb) < 0.006);
+			assert_true(fabs(strtod(f[9], NULL) - (double)x->read.lat_p99_ns / 1e3) <
+				    0.006);
+		}
+		/* the slow drive at the first point, and only it */
+		assert_string_equal(f[13], p == 0 && d == 3 ? "yes" : "");
+		assert_string_equal(f[12], "");
+		rows++;
+	}
+	assert_int_equal(rows, NP * ND);
+	out_free(&o);
+}
+
+/* The table and Markdown: the latest attempt (1, ok) of a drive whose attempt 0 was
+ * lost, the slow drive flagged, and the model's p99 from the merged histograms. */
+static void test_models_from_merged_histograms(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_hist *h = calloc(1, sizeof(*h));
+	struct out o;
+	char line[1024], want[64];
+	unsigned nd, outliers;
+	double mn, med, mx, p50, p99, w50, w99;
+
+	assert_non_null(h);
+	for (size_t d = 0; d < 4; d++)
+		for (int k = 0; k < 100; k++)
+			rb_hist_record(h, lat_of(d));
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "markdown");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	line_with(o.out, "| randread iodepth=1 | M1 |", line, sizeof(line));
+	assert_int_equal(sscanf(line, "| randread iodepth=1 | M1 | %u | %lf | %lf | %lf | %lf | %lf "
+				      "| %lf | %lf | %u |",
+				&nd, &mn, &med, &mx, &p50, &p99, &w50, &w99, &outliers),
+			 9);
+	assert_int_equal(nd, 4);
+	assert_true(fabs(mn - cell_iops(fx, 0, 3)) < 0.5);
+	assert_true(fabs(mx - cell_iops(fx, 0, 2)) < 0.5);
+	assert_true(fabs(med - (cell_iops(fx, 0, 0) + cell_iops(fx, 0, 1)) / 2) < 0.5);
+	/* drive 0's lost attempt (5 ms) would move p99 if it were merged */
+	assert_true(fabs(p99 - (double)rb_hist_percentile(h, 99) / 1e3) < 0.06);
+	assert_true(fabs(p50 - (double)rb_hist_percentile(h, 50) / 1e3) < 0.06);
+	assert_true(w99 == 0 && w50 == 0);
+	assert_int_equal(outliers, 1);
+	/* the cell of drive 0 at point 0 is attempt 1's: ok, not lost */
+	line_with(o.out, "| randread iodepth=1 | a1:/dev/nvme0n1 |", line, sizeof(line));
+	assert_non_null(strstr(line, "| ok |"));
+	snprintf(want, sizeof(want), "| %.0f |", cell_iops(fx, 0, 0));
+	assert_non_null(strstr(line, want));
+	/* the volume is its own model, by width and unit */
+	assert_non_null(strstr(o.out, "| randread iodepth=1 | 2 x M2 (volume, 128 KiB unit) | 1 |"));
+	/* the outlier named, against its model's median */
+	line_with(o.out, "- outlier: a2:/dev/nvme1n1 (M1) at randread iodepth=1", line,
+		  sizeof(line));
+	snprintf(want, sizeof(want), "%.0f IOPS, model median %.0f", cell_iops(fx, 0, 3), med);
+	assert_non_null(strstr(line, want));
+	assert_int_equal(count_of(o.out, "outlier:"), 1);
+	/* steady state: a phase steady at round 2, one not, a rolling point */
+	assert_non_null(strstr(o.out, "- a1:/dev/nvme0n1 phase ss: steady at round 2 (window 1-2)"));
+	assert_non_null(strstr(o.out, "- a1:/dev/nvme1n1 phase ss: NOT steady after 2 round(s)"));
+	assert_non_null(strstr(o.out, "- a2:/dev/nvme0n1 point randread iodepth=1: steady at "
+				      "interval 9 (window 5-9)"));
+	out_free(&o);
+
+	/* the terminal table: the same cell, its status and IOPS on its line */
+	cap_run(&o, rb_report_cmd, "report", fx->path);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	line_with(o.out, "randread iodepth=8", line, sizeof(line));
+	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
+	snprintf(want, sizeof(want), " %.0f ", cell_iops(fx, 1, 0));
+	assert_non_null(strstr(line, want));
+	assert_int_equal(count_of(o.out, " none "), 1);
+	assert_int_equal(count_of(o.out, " outlier\n"), 1);
+	assert_non_null(strstr(o.out, "per model (histograms added across drives"));
+	out_free(&o);
+	free(h);
+}
+
+/* --baseline: every cell's IOPS against the baseline drive's at the same point. */
+static void test_baseline_difference(void **st)
+{
+	struct fixture *fx = *st;
+	struct out o;
+	char *save = NULL, *line;
+	size_t with = 0;
+
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "csv", "--baseline", "S1");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	strtok_r(o.out, "\n", &save);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *f[16];
+		size_t p, d;
+
+		csv_fields(line, f, 16);
+		for (p = 0; p < NP && strcmp(points[p].name, f[1]); p++)
+			;
+		for (d = 0; d < ND && strcmp(drives[d].serial, f[4]); d++)
+			;
+		assert_true(p < NP && d < ND);
+		if (p == 1) {
+			/* the baseline has no result at point 1: no difference there */
+			assert_string_equal(f[12], "");
+			continue;
+		}
+		double base = cell_iops(fx, p, 1), want = 100.0 * (cell_iops(fx, p, d) - base) / base;
+
+		assert_true(fabs(strtod(f[12], NULL) - want) < 0.051);
+		with++;
+	}
+	assert_int_equal(with, (NP - 1) * ND);
+	out_free(&o);
+
+	/* by a part of agent:path; one matching nothing is refused */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "a2:/dev/nvme0n1");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "nosuch");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "no drive matches --baseline 'nosuch'"));
+	out_free(&o);
+}
+
+/* --spec: each matching cell judged against a claim; one below --require is exit 5. */
+static void test_spec_verdicts(void **st)
+{
+	struct fixture *fx = *st;
+	char spec[600], line[1024];
+	struct out o;
+
+	snprintf(spec, sizeof(spec), "%s/spec.yaml", fx->dir);
+	write_text(spec, "model: M1\n"
+			 "claims:\n"
+			 "  - {rw: randread, bs: 4k, iodepth: 1, iops: 1000}\n"
+			 "  - {name: qd8 latency, rw: randread, iodepth: 8, numjobs: 1, p99_us: 50}\n"
+			 "  - {rw: randread, mbps: 1, iodepth: 4}\n"
+			 "  - {rw: trim, iops: 5}\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	/* the slow drive makes 10% of 1000 IOPS */
+	assert_int_equal(o.rc, RB_EXIT_BELOW_SPEC);
+	assert_int_equal(count_of(o.out, "\nFAIL "), 1);
+	line_with(o.out, "FAIL ", line, sizeof(line));
+	assert_non_null(strstr(line, "a2:/dev/nvme1n1"));
+	assert_non_null(strstr(line, "measured 100.0 (10.0%)"));
+	/* iodepth 1 (4 M1 drives), iodepth 8 (3 with results), the unthrottled curve point
+	 * (4: a rate-limited one measures the limit, not the drive) */
+	assert_int_equal(count_of(o.out, "\nPASS "), 3 + 3 + 4);
+	line_with(o.out, "qd8 latency", line, sizeof(line));
+	assert_non_null(strstr(line, "claimed <= 50.0 p99_us, measured 40.0 (125.0%)"));
+	assert_non_null(strstr(o.out, "1 of 11 checks below 90%"));
+	/* the claim nothing matches is named with its place */
+	assert_non_null(strstr(o.err, "spec.yaml:6: claim 'trim iops' matches no measured point "
+				      "of a drive of model M1"));
+	out_free(&o);
+
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec, "--require", "5%");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "0 of 11 checks below 5%"));
+	out_free(&o);
+}
+
+/* A bad spec file: every problem with FILE:LINE, exit 2, nothing judged. */
+static void test_spec_errors(void **st)
+{
+	struct fixture *fx = *st;
+	char spec[600], want[700];
+	struct out o;
+
+	snprintf(spec, sizeof(spec), "%s/bad.yaml", fx->dir);
+	write_text(spec, "model: M1\n"
+			 "claims:\n"
+			 "  - {rw: randread, iops: 1, mbps: 2}\n"
+			 "  - {rw: read, bs: 3x, iops: 1}\n"
+			 "  - {rw: read, iodepth: 0, iops: 1}\n"
+			 "  - {rw: read, speed: 1}\n"
+			 "  - {iops: -4}\n"
+			 "  - just a claim\n"
+			 "  - {rw: [a], iops: 1}\n"
+			 "vendor: x\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_string_equal(o.out, "");
+	snprintf(want, sizeof(want), "%s:3:", spec);
+	assert_non_null(strstr(o.err, want));
+	assert_non_null(strstr(o.err, "a claim has one figure; 'mbps' is a second"));
+	assert_non_null(strstr(o.err, "'bs' must be a size like 4k or 128k, not '3x'"));
+	assert_non_null(strstr(o.err, "'iodepth' must be a count from 1, not '0'"));
+	assert_non_null(strstr(o.err, "unknown key 'speed' in a claim"));
+	assert_non_null(strstr(o.err, "a claim needs one figure"));
+	assert_non_null(strstr(o.err, "'iops' must be a positive number, not '-4'"));
+	assert_non_null(strstr(o.err, "a claim needs 'rw'"));
+	assert_non_null(strstr(o.err, "a claim must be a mapping"));
+	assert_non_null(strstr(o.err, "'rw' must be a scalar"));
+	assert_non_null(strstr(o.err, "unknown key 'vendor' in a spec"));
+	snprintf(want, sizeof(want), "%s:7:", spec);
+	assert_non_null(strstr(o.err, want));
+	out_free(&o);
+
+	/* no claims; claims not a list; a file that is not there; not a mapping */
+	write_text(spec, "model: M1\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "a spec file needs 'claims', a list"));
+	out_free(&o);
+	write_text(spec, "model: [M1]\nclaims: 3\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "'model' must be a model name"));
+	assert_non_null(strstr(o.err, "'claims' must be a list of claims"));
+	out_free(&o);
+	write_text(spec, "- 1\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "a spec file is a mapping"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", "/nonexistent/spec.yaml");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "cannot read spec file '/nonexistent/spec.yaml'"));
+	out_free(&o);
+}
+
+/* Two files side by side: numbered, and told apart when their plans differ. */
+static void test_two_files_compare(void **st)
+{
+	struct fixture *fx = *st;
+	struct fixture other;
+	struct out o;
+	char want[700], line[1024];
+
+	write_file(&other, fx->path2, "fedcba9876543210");
+	cap_run(&o, rb_report_cmd, "report", fx->path, fx->path2, "--baseline", "#2 a1:/dev/nvme0n1");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	snprintf(want, sizeof(want), "#2 '%s' ran another methodology (fedcba9876543210) than #1 "
+				     "(0123456789abcdef)", fx->path2);
+	assert_non_null(strstr(o.err, want));
+	snprintf(want, sizeof(want), "#1 %s (methodology 0123456789abcdef)", fx->path);
+	assert_non_null(strstr(o.out, want));
+	/* the same drive in file 1 against itself in file 2: the same figures, +0.0 */
+	line_with(o.out, "#1  randread iodepth=8", line, sizeof(line));
+	assert_non_null(strstr(line, "+0.0"));
+	/* the models merge the drives of both files: twice as many */
+	assert_int_equal(count_of(o.out, "outlier:"), 2);
+	out_free(&o);
+}
+
+/* The HTML page: its charts and tables, names escaped, written via a temporary file. */
+static void test_html_page(void **st)
+{
+	struct fixture *fx = *st;
+	char html[600], want[128];
+	struct out o;
+	char *page;
+
+	snprintf(html, sizeof(html), "%s/r.html", fx->dir);
+	assert_int_equal(rb_report_html(fx->path, html), RB_EXIT_OK);
+	page = read_text(html);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "<title>rackbench: fix&lt;1&gt;</title>"));
+	assert_int_equal(count_of(page, "data-chart=\"qd-throughput\""), 1);
+	assert_int_equal(count_of(page, "data-chart=\"qd-latency\""), 1);
+	assert_int_equal(count_of(page, "data-chart=\"curve\""), 1);
+	assert_int_equal(count_of(page, "data-chart=\"timeseries\""), 1);
+	assert_int_equal(count_of(page, "data-chart=\"steady\""), 1);
+	assert_int_equal(count_of(page, "data-chart=\"bars\""), NP);
+	/* a series per drive on the sweep: the one without a result at iodepth 8 too */
+	assert_non_null(strstr(page, "data-series=\"a3:vol&lt;&amp;&gt;\""));
+	assert_null(strstr(page, "vol<&>"));
+	/* the fill: 100 MB per second of each direction's rows added */
+	assert_non_null(strstr(page, "seconds 4, MB/s 100</title>"));
+	/* the outlier in the model list, its bar red */
+	snprintf(want, sizeof(want), "a2:/dev/nvme1n1 at randread iodepth=1: %.0f IOPS",
+		 cell_iops(fx, 0, 3));
+	assert_non_null(strstr(page, want));
+	assert_int_equal(count_of(page, "<li class=\"outlier\""), 1);
+	/* the drives' table: the purge before the run, the hottest reading, the warning */
+	assert_non_null(strstr(page, "<td>format, 2023-11-14 22:13 UTC</td>"));
+	assert_non_null(strstr(page, "<td>1g written since, 2 passes</td>"));
+	assert_non_null(strstr(page, "47 &deg;C"));
+	assert_non_null(strstr(page, ">0x4</td>"));
+	assert_non_null(strstr(page, "<td class=\"pass\">steady at round 2</td>"));
+	assert_null(strstr(page, "Against spec"));
+	free(page);
+	assert_int_equal(access(html, F_OK), 0);
+
+	/* through the command, with a spec: the verdicts' table too */
+	snprintf(want, sizeof(want), "%s/spec.yaml", fx->dir);
+	write_text(want, "claims:\n  - {rw: randread, iodepth: 1, iops: 1}\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--html", html, "--spec", want,
+		"--baseline", "S0");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	page = read_text(html);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "<h2>Against spec</h2>"));
+	assert_int_equal(count_of(page, "<tr class=\"pass\"><td>PASS</td>"), 5);
+	assert_non_null(strstr(page, "(difference from the baseline drive)"));
+	free(page);
+	out_free(&o);
+	/* a page that cannot be written: exit 1, nothing left behind */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--html", "/nonexistent/dir/r.html");
+	assert_int_equal(o.rc, RB_EXIT_FAILED);
+	assert_non_null(strstr(o.err, "cannot write '/nonexistent/dir/r.html'"));
+	out_free(&o);
+}
+
+/* A fleet's page: too many drives for bars or a legend, said so. */
+static void test_html_many_drives(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_results_meta m = { .campaign_name = "fleet", .methodology = "" };
+	char err[256], html[600], path[600];
+	struct rb_results *r;
+	char *page;
+
+	snprintf(path, sizeof(path), "%s/fleet.h5", fx->dir);
+	snprintf(html, sizeof(html), "%s/fleet.html", fx->dir);
+	r = rb_results_create(path, &m, err, sizeof(err));
+	assert_non_null(r);
+	for (uint32_t p = 0; p < 2; p++) {
+		struct rb_row_point x = { .point = p, .bs_bytes = 4096, .iodepth = 1u << (p * 3),
+					  .numjobs = 1, .curve_pct = NAN };
+
+		snprintf(x.phase, sizeof(x.phase), "qd");
+		snprintf(x.name, sizeof(x.name), "read qd%u", x.iodepth);
+		snprintf(x.rw, sizeof(x.rw), "read");
+		assert_int_equal(rb_results_point(r, &x), 0);
+	}
+	for (uint32_t d = 0; d < 70; d++) {
+		struct rb_row_drive x = { .drive = d };
+
+		snprintf(x.agent, sizeof(x.agent), "host%02u", d);
+		snprintf(x.path, sizeof(x.path), "/dev/a-rather-long-device-name-for-the-bars-%u", d);
+		assert_int_equal(rb_results_drive(r, &x), 0);
+		for (uint32_t p = 0; p < 2; p++) {
+			struct rb_row_result y = { .drive = d, .point = p };
+
+			snprintf(y.status, sizeof(y.status), "ok");
+			dir_set(&y.read, 1000 + d + p * 100, 4096, 1000);
+			assert_int_equal(rb_results_result(r, &y), 0);
+		}
+	}
+	assert_int_equal(rb_results_close(r, "complete", 1), 0);
+	assert_int_equal(rb_report_html(path, html), RB_EXIT_OK);
+	page = read_text(html);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "70 drives: per-drive bars are left out"));
+	assert_non_null(strstr(page, "70 series (one per drive)"));
+	assert_non_null(strstr(page, "No preconditioning phase in these results."));
+	assert_non_null(strstr(page, "(unknown model)"));
+	free(page);
+}
+
+/* Drive ids that are not row numbers: not a file of ours, refused. */
+static void test_ids_out_of_range(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_results_meta m = { .campaign_name = "x" };
+	char err[256], path[600];
+	struct rb_results *r;
+	struct out o;
+
+	snprintf(path, sizeof(path), "%s/ids.h5", fx->dir);
+	r = rb_results_create(path, &m, err, sizeof(err));
+	assert_non_null(r);
+	struct rb_row_drive d = { .drive = 4000000000u };
+	struct rb_row_point p = { .point = 0 };
+
+	assert_int_equal(rb_results_drive(r, &d), 0);
+	assert_int_equal(rb_results_point(r, &p), 0);
+	assert_int_equal(rb_results_close(r, "complete", 1), 0);
+	cap_run(&o, rb_report_cmd, "report", path);
+	assert_int_equal(o.rc, RB_EXIT_FAILED);
+	assert_non_null(strstr(o.err, "drive or point ids out of range"));
+	out_free(&o);
+}
+
+/* Arguments: each bad one is exit 2 with what was wrong; --help is 0. */
+static void test_arguments(void **st)
+{
+	struct fixture *fx = *st;
+	struct out o;
+	char junk[600];
+
+	cap_run(&o, rb_report_cmd, "report", "--help");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "usage: rackbench report RESULTS.h5"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "no results file"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "xml");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "'--format' must be table, markdown or csv, not 'xml'"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--require", "0");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "'--require' must be a percentage"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--require", "90x");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--bogus");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "missing value for '--bogus'"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", "-x", fx->path);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "unexpected argument '-x'"));
+	out_free(&o);
+	/* files that are not results */
+	cap_run(&o, rb_report_cmd, "report", "/nonexistent.h5");
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "'/nonexistent.h5' is not a rackbench results file"));
+	out_free(&o);
+	snprintf(junk, sizeof(junk), "%s/junk.h5", fx->dir);
+	write_text(junk, "not hdf5\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, junk);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_string_equal(o.out, "");
+	out_free(&o);
+}
+
+/* The shared figures: median, the outlier rule's two limits, a cell's metrics. */
+static void test_model_rules(void **st)
+{
+	double v[] = { 5, 1, 3, 2 };
+	struct rb_row_result res;
+	struct rp_cell c;
+	struct rb_row_point pt;
+
+	(void)st;
+	assert_true(rp_median(v, 4) == 2.5);
+	assert_true(v[0] == 1 && v[3] == 5);
+	assert_true(rp_median(v, 3) == 2);
+	assert_true(isnan(rp_median(v, 0)));
+	/* 10% of the median when the drives agree closely */
+	assert_false(rp_is_outlier(109, 100, 0.1));
+	assert_true(rp_is_outlier(111, 100, 0.1));
+	/* 3.5 x 1.4826 x MAD when they spread */
+	assert_false(rp_is_outlier(150, 100, 10));
+	assert_true(rp_is_outlier(152, 100, 10));
+	memset(&c, 0, sizeof(c));
+	assert_true(isnan(rp_cell_metric(&c, RP_IOPS)));
+	memset(&res, 0, sizeof(res));
+	res.write.ios = 5;
+	res.write.lat_mean_ns = 2500;
+	res.write.lat_p99_ns = 7000;
+	res.write.lat_p99_9_ns = 9000;
+	c.res = &res;
+	c.iops = 12;
+	c.mbps = 3;
+	assert_true(rp_cell_metric(&c, RP_IOPS) == 12);
+	assert_true(rp_cell_metric(&c, RP_MBPS) == 3);
+	assert_true(rp_cell_metric(&c, RP_MEAN_US) == 2.5);
+	assert_true(rp_cell_metric(&c, RP_P99_US) == 7);
+	assert_true(rp_cell_metric(&c, RP_P99_9_US) == 9);
+	res.write.ios = 0;
+	assert_true(isnan(rp_cell_metric(&c, RP_P99_US)));
+	assert_string_equal(rp_metric_name(RP_P99_9_US), "p99_9_us");
+	memset(&pt, 0, sizeof(pt));
+	snprintf(pt.name, sizeof(pt.name), "read curve=max");
+	assert_true(rp_is_curve(&pt));
+	pt.curve_pct = NAN;
+	assert_false(rp_is_curve(&pt));
+	pt.curve_pct = 30;
+	assert_true(rp_is_curve(&pt));
+}
+
+int main(void)
+{
+	rb_log_init("rackbench", RB_LOG_WARN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_csv_figures_are_the_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_models_from_merged_histograms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline_difference, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spec_verdicts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_files_compare, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_page, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_many_drives, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ids_out_of_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
+		cmocka_unit_test(test_model_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
