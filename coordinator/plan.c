@@ -286,7 +286,7 @@ int rb_plan_cmd(int argc, char **argv)
 					 ", %s at %" PRIu64 " MB/s", rb_fmt_duration_human(ns, sz, sizeof(sz)),
 					 mbps);
 				all_ns += ns;
-				sized_total++;
+				sized_total += psized;
 			}
 		} else if (psized) {
 			snprintf(extra, sizeof(extra), "; size-based: time depends on the drives "

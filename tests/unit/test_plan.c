@@ -182,6 +182,31 @@ static void test_plan_size_based(void **st)
 	out_free(&o);
 }
 
+/* Several size-based points in a phase, each timed by --assume-mbps: the total is the
+ * whole plan's, with nothing left to the drives. */
+static void test_plan_size_based_all_timed(void **st)
+{
+	struct fixture *fx = *st;
+	struct out o;
+
+	write_text(fx->file, "targets: [{agent: a, drives: [d]}]\n"
+			     "phases:\n"
+			     "  - name: fill\n"
+			     "    workload: {rw: write, bs: 128k, size: 1g, passes: 1}\n"
+			     "    matrix: {iodepth: [1, 2]}\n");
+	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-mbps", "1000");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "phase fill: 2 point(s), 2.15s; size-based: 2g per drive, "
+				      "2.15s at 1000 MB/s\n"));
+	assert_non_null(strstr(o.out, "time: 2.15s (idle included)\n"));
+	out_free(&o);
+	/* without the rate their time is open, and said so */
+	cap_run(&o, rb_plan_cmd, "plan", fx->file);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "time: 0s (idle included), plus size-based points"));
+	out_free(&o);
+}
+
 /* A read-only campaign of more than 100 points lists them only when asked. */
 static void test_plan_many_points(void **st)
 {
@@ -374,6 +399,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_plan_phases_and_times, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_size_based, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_size_based_all_timed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_many_points, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_resolve_without_agents, setup, teardown),
