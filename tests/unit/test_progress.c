@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A run's progress (coordinator/progress.c) fed by hand: the plain lines on a stderr that
+ * is not a terminal, the JSON Lines of --events (each event's figures from what was fed:
+ * a sample's IOPS its IOs over the interval, a point's its drives' result rows added),
+ * and the live view on a pseudo-terminal (the drives the point measures, those past the
+ * screen summed, the view erased before a log line).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "campaign.h"
+#include "capture.h"
+#include "log.h"
+#include "progress.h"
+
+#define LONG_PATH "/dev/disk/by-id/nvme-VENDOR_MODEL_WITH_A_LONG_NAME_SERIAL0042"
+
+static const char text[] =
+	"name: prog\n"
+	"targets:\n"
+	"  - agent: a1\n"
+	"    drives: [/dev/d0, /dev/d1, /dev/d2]\n"
+	"  - agent: a2\n"
+	"    drives: [/dev/d0, /dev/d1, " LONG_PATH "]\n"
+	"phases:\n"
+	"  - name: all\n"
+	"    workload: {rw: randread, runtime: 10s, ramp: 2s, interval: 2s}\n"
+	"  - name: some\n"
+	"    workload: {rw: randread, runtime: 1m}\n"
+	"    matrix: {iodepth: [1, 2]}\n"
+	"    drives: [" LONG_PATH "]\n";
+
+struct fixture {
+	char dir[256], events[512];
+	struct rb_campaign *c;
+};
+
+static int setup(void **st)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct rb_diags d;
+
+	if (!fx)
+		return -1;
+	temp_dir(fx->dir, sizeof(fx->dir));
+	snprintf(fx->events, sizeof(fx->events), "%s/events.jsonl", fx->dir);
+	rb_diags_init(&d);
+	if (rb_campaign_load("<progress>", text, strlen(text), &fx->c, &d))
+		return -1;
+	rb_diags_release(&d);
+	*st = fx;
+	return 0;
+}
+
+static int teardown(void **st)
+{
+	struct fixture *fx = *st;
+
+	rb_campaign_free(fx->c);
+	rm_tree(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* A run of the first point and the last, as the coordinator feeds it (made here, where
+ * stderr is a file, not a terminal). */
+struct feed {
+	struct fixture *fx;
+	struct rb_progress *p;
+	char err[256];
+};
+
+static int fed_run(int argc, char **argv)
+{
+	struct feed *f = (struct feed *)(void *)argv[0];
+
+	(void)argc;
+	f->p = rb_progress_new(f->fx->c, f->fx->events, f->err, sizeof(f->err));
+	if (!f->p)
+		return -1;
+	rb_progress_point(f->p, 0);
+	/* interval 0: drive 0 reads 1000 IOs and writes 500 in 2 s; interval 1 replaces it */
+	rb_progress_sample(f->p, 0, 0, 0, 1000, 4096000, 50000);
+	rb_progress_sample(f->p, 0, 0, 1, 500, 2048000, 80000);
+	rb_progress_sample(f->p, 0, 1, 0, 3000, 12288000, 20000);
+	rb_progress_sample(f->p, 99, 1, 0, 1, 1, 1);	/* no such drive: ignored */
+	rb_progress_temp(f->p, 1, 45.0);
+	rb_progress_temp(f->p, 1, NAN);			/* unknown: ignored */
+	rb_progress_temp(f->p, 99, 50.0);
+	for (size_t d = 0; d < 6; d++)
+		if (d != 4)
+			rb_progress_result(f->p, d, 100.0 * (double)(d + 1), 1e6 * (double)(d + 1));
+	rb_progress_result(f->p, 2, 350.0, 3.5e6);	/* a later attempt: replaces */
+	rb_progress_result(f->p, 99, 1e9, 1e9);
+	rb_progress_tick(f->p);
+	rb_progress_point_done(f->p, "ok");
+	rb_progress_point(f->p, 2);
+	rb_progress_result(f->p, 5, 777.0, 7e6);
+	rb_progress_point_done(f->p, "partial");
+	rb_progress_end(f->p, "partial", 4);
+	rb_progress_free(f->p);
+	return 0;
+}
+
+/* The JSON value of key in line (a number or a string), copied into buf. */
+static const char *field(const char *line, const char *key, char *buf, size_t len)
+{
+	char k[64];
+	const char *p;
+	size_t n;
+
+	snprintf(k, sizeof(k), "\"%s\": ", key);
+	p = strstr(line, k);
+	buf[0] = '\0';
+	if (!p)
+		return NULL;
+	p += strlen(k);
+	if (*p == '"')
+		p++;
+	n = strcspn(p, "\",}");
+	snprintf(buf, len, "%.*s", (int)n, p);
+	return buf;
+}
+
+static void test_plain_lines_and_events(void **st)
+{
+	struct fixture *fx = *st;
+	char line[1024], v[128], *ev, *save = NULL;
+	struct feed f = { .fx = fx };
+	struct out o;
+	size_t n[6] = { 0 };
+
+	cap_run(&o, fed_run, (const char *)(void *)&f);
+	assert_int_equal(o.rc, 0);
+	/* the start line: k of n, the runtime, the drives the point measures */
+	assert_non_null(strstr(o.err, "rackbench: [1/3] all (10s on 6 drive(s))\n"));
+	assert_non_null(strstr(o.err, "rackbench: [3/3] some iodepth=2 (1m00s on 1 drive(s))\n"));
+	/* the done line: the result rows added, the later attempt's in place of the earlier */
+	line_with(o.err, "rackbench: [1/3] all: done (ok) in ", line, sizeof(line));
+	assert_non_null(strstr(line, "s, 6 drive(s): 1650 IOPS, 16.5 MB/s (from 5 drive(s) with "
+				     "results)"));
+	line_with(o.err, "rackbench: [3/3] some iodepth=2: done (partial)", line, sizeof(line));
+	assert_non_null(strstr(line, ", 1 drive(s): 777 IOPS, 7.0 MB/s"));
+	assert_null(strstr(line, "from"));
+	out_free(&o);
+
+	ev = read_text(fx->events);
+	assert_non_null(ev);
+	for (char *l = strtok_r(ev, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		static const char *const kinds[] = { "point_start", "sample", "health",
+						     "point_done", "run_done" };
+		size_t k;
+
+		assert_true(!strncmp(l, "{\"t_ns\": ", 9));
+		assert_string_equal(l + strlen(l) - 1, "}");
+		field(l, "event", v, sizeof(v));
+		for (k = 0; k < 5 && strcmp(kinds[k], v); k++)
+			;
+		assert_true(k < 5);
+		n[k]++;
+		if (k == 0 && n[0] == 1) {
+			assert_string_equal(field(l, "phase", v, sizeof(v)), "all");
+			assert_string_equal(field(l, "of", v, sizeof(v)), "3");
+			/* ramp and runtime */
+			assert_string_equal(field(l, "planned_ns", v, sizeof(v)), "12000000000");
+		}
+		if (k == 1 && n[1] == 1) {
+			/* 1000 IOs of 4096 bytes in a 2 s interval */
+			assert_string_equal(field(l, "drive", v, sizeof(v)), "a1:/dev/d0");
+			assert_string_equal(field(l, "direction", v, sizeof(v)), "read");
+			assert_string_equal(field(l, "iops", v, sizeof(v)), "500.0");
+			assert_string_equal(field(l, "mb_s", v, sizeof(v)), "2.048");
+			assert_string_equal(field(l, "p99_us", v, sizeof(v)), "50.000");
+		}
+		if (k == 1 && n[1] == 2)
+			assert_string_equal(field(l, "direction", v, sizeof(v)), "write");
+		if (k == 2) {
+			assert_string_equal(field(l, "drive", v, sizeof(v)), "a1:/dev/d1");
+			assert_string_equal(field(l, "temperature_c", v, sizeof(v)), "45.0");
+		}
+		if (k == 3 && n[3] == 1) {
+			assert_string_equal(field(l, "status", v, sizeof(v)), "ok");
+			assert_string_equal(field(l, "iops", v, sizeof(v)), "1650.0");
+			assert_string_equal(field(l, "bw_bytes_per_s", v, sizeof(v)), "16500000.0");
+		}
+		if (k == 4) {
+			assert_string_equal(field(l, "status", v, sizeof(v)), "partial");
+			assert_string_equal(field(l, "exit_code", v, sizeof(v)), "4");
+		}
+	}
+	assert_int_equal(n[0], 2);
+	assert_int_equal(n[1], 3);
+	assert_int_equal(n[2], 1);
+	assert_int_equal(n[3], 2);
+	assert_int_equal(n[4], 1);
+	free(ev);
+}
+
+/* An events file that cannot be opened: no progress, and why. */
+static void test_events_file_refused(void **st)
+{
+	struct fixture *fx = *st;
+	char err[256];
+
+	assert_null(rb_progress_new(fx->c, "/nonexistent/dir/ev.jsonl", err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot open events file '/nonexistent/dir/ev.jsonl'"));
+	/* calls on no progress are nothing */
+	rb_progress_sample(NULL, 0, 0, 0, 1, 1, 1);
+	rb_progress_temp(NULL, 0, 1);
+	rb_progress_result(NULL, 0, 1, 1);
+	rb_progress_tick(NULL);
+	rb_progress_free(NULL);
+}
+
+/* A pseudo-terminal of 8 rows and what was written to it. */
+struct tty {
+	int master, slave, saved;
+};
+
+static bool tty_open(struct tty *t)
+{
+	struct termios tio;
+	struct winsize ws = { .ws_row = 8, .ws_col = 160 };
+
+	t->master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (t->master < 0 || grantpt(t->master) || unlockpt(t->master))
+		return false;
+	t->slave = open(ptsname(t->master), O_RDWR | O_NOCTTY);
+	if (t->slave < 0 || tcgetattr(t->slave, &tio))
+		return false;
+	cfmakeraw(&tio);
+	tcsetattr(t->slave, TCSANOW, &tio);
+	ioctl(t->slave, TIOCSWINSZ, &ws);
+	fcntl(t->master, F_SETFL, O_NONBLOCK);
+	fflush(stderr);
+	t->saved = dup(2);
+	dup2(t->slave, 2);
+	return true;
+}
+
+static char *tty_close(struct tty *t)
+{
+	char *s = calloc(1, 65536);
+	size_t n = 0;
+	ssize_t r;
+
+	fflush(stderr);
+	dup2(t->saved, 2);
+	close(t->saved);
+	close(t->slave);
+	while (s && n < 65535 && (r = read(t->master, s + n, 65535 - n)) > 0)
+		n += (size_t)r;
+	close(t->master);
+	return s;
+}
+
+static void test_live_view(void **st)
+{
+	struct fixture *fx = *st;
+	struct tty t;
+	struct rb_progress *p;
+	char err[256], *screen;
+
+	setenv("TERM", "xterm", 1);
+	unsetenv("NO_COLOR");
+	if (!tty_open(&t))
+		skip();
+	p = rb_progress_new(fx->c, NULL, err, sizeof(err));
+	if (p) {
+		/* a temperature read before the point: in its view */
+		rb_progress_temp(p, 1, 45.0);
+		rb_progress_point(p, 0);
+		rb_progress_sample(p, 0, 0, 0, 1000, 4096000, 50000);
+		/* a log line while the view is up: the view goes first */
+		rb_warn("a warning");
+		rb_progress_point(p, 1);
+		rb_progress_free(p);
+	}
+	screen = tty_close(&t);
+	assert_non_null(p);
+	assert_non_null(screen);
+	/* bold heading: phase, point k of n */
+	assert_non_null(strstr(screen, "\033[1mall \u00b7 point 1/3 all \u00b7 "));
+	assert_non_null(strstr(screen, "\033[0m"));
+	/* 8 rows: 4 drives shown, the other 2 summed */
+	assert_non_null(strstr(screen, "  ... 2 more; all drives: "));
+	assert_non_null(strstr(screen, "a1:/dev/d1"));
+	assert_non_null(strstr(screen, "45C"));
+	/* erased before the log line: the heading, the column names, 4 drives, the sum */
+	assert_non_null(strstr(screen, "\033[7A\r\033[J"));
+	assert_non_null(strstr(screen, "rackbench: warning: a warning"));
+	assert_non_null(strstr(screen, "point 2/3 some iodepth=1"));
+	/* the second point measures one drive: no summary line in its view; its long label
+	 * keeps its end */
+	assert_null(strstr(strstr(screen, "point 2/3"), "more; all drives"));
+	snprintf(err, sizeof(err), "~%s", "a2:" LONG_PATH + strlen("a2:" LONG_PATH) - 39);
+	assert_non_null(strstr(strstr(screen, "point 2/3"), err));
+	free(screen);
+	/* NO_COLOR: the same view without colour */
+	setenv("NO_COLOR", "1", 1);
+	if (!tty_open(&t))
+		skip();
+	p = rb_progress_new(fx->c, NULL, err, sizeof(err));
+	if (p) {
+		rb_progress_point(p, 0);
+		rb_progress_free(p);
+	}
+	screen = tty_close(&t);
+	unsetenv("NO_COLOR");
+	assert_non_null(screen);
+	assert_null(strstr(screen, "\033[1m"));
+	assert_non_null(strstr(screen, "all \u00b7 point 1/3"));
+	free(screen);
+}
+
+int main(void)
+{
+	rb_log_init("rackbench", RB_LOG_WARN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_plain_lines_and_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_file_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_view, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
