@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The campaign loader's targets and lock files (coordinator/campaign_load.c): every bad
+ * key or value of a target, a drive, a volume, a selector or an agent group is refused
+ * with a diagnostic at its FILE:LINE:COL naming what was wrong; a lock file pins each
+ * drive (and each member of a volume) to its serial, and every way a lock does not fit
+ * the campaign is named; agent groups match by name pattern and labels.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "campaign.h"
+#include "capture.h"
+#include "log.h"
+
+#define PHASES "phases:\n  - workload: {rw: randread}\n"
+
+/* Where the first occurrence of at is in text, as 1-based line and column. */
+static void position(const char *text, const char *at, unsigned *line, unsigned *col)
+{
+	const char *p = strstr(text, at), *bol = text;
+
+	*line = 1;
+	if (!p)
+		fail_msg("'%s' is not in the case's text", at);
+	for (const char *q = text; q < p; q++)
+		if (*q == '\n') {
+			(*line)++;
+			bol = q + 1;
+		}
+	*col = (unsigned)(p - bol) + 1;
+}
+
+/* text does not load: -EINVAL, and a diagnostic of x.yaml at the place of 'at' holds msg. */
+static void refused(const char *text, const char *at, const char *msg)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	unsigned line, col;
+	bool found = false;
+
+	position(text, at, &line, &col);
+	rb_diags_init(&d);
+	if (rb_campaign_load("x.yaml", text, strlen(text), &c, &d) != -EINVAL)
+		fail_msg("loaded: %s", text);
+	assert_null(c);
+	for (size_t i = 0; i < d.n && !found; i++)
+		found = strstr(d.v[i].message, msg) && d.v[i].line == line &&
+			d.v[i].column == col && !strcmp(d.v[i].file, "x.yaml") &&
+			d.v[i].severity == RB_SEV_ERROR;
+	if (!found) {
+		for (size_t i = 0; i < d.n; i++)
+			fprintf(stderr, "  %u:%u %s\n", d.v[i].line, d.v[i].column, d.v[i].message);
+		fail_msg("no error '%s' at %u:%u in:\n%s", msg, line, col, text);
+	}
+	rb_diags_release(&d);
+}
+
+static void test_target_errors(void **st)
+{
+	static const struct {
+		const char *targets, *at, *msg;
+	} cases[] = {
+		{ "targets: []\n", "[]", "'targets' is empty" },
+		{ "targets:\n  - just-a-name\n", "just-a-name",
+		  "'targets' must be a list of {agent, drives}" },
+		{ "targets:\n  - {agent: [a], drives: [x]}\n", "[a]", "'agent' must be an agent name" },
+		{ "targets:\n  - {agents: x, drives: [y]}\n", "x, drives",
+		  "'agents' must be a mapping: name (a pattern), labels, count" },
+		{ "targets:\n  - {agent: a, drives: x}\n", "x}", "'drives' must be a list of paths" },
+		{ "targets:\n  - {agent: a, select: 3}\n", "3}",
+		  "'select' must be a mapping: model, serial, firmware, count" },
+		{ "targets:\n  - {agent: a, drives: [x], colour: red}\n", "colour",
+		  "unknown key 'colour' in a target (known: agent, agents, drives, select)" },
+		{ "targets:\n  - {agent: a, agents: {name: h, count: 2}, drives: [x]}\n", "{name",
+		  "a target has 'agent' (one) or 'agents' (a group), not both" },
+		{ "targets:\n  - {drives: [x]}\n", "{drives", "target has no 'agent' (or 'agents')" },
+		{ "targets:\n  - {agent: a, drives: [x], select: {model: M, count: 1}}\n", "{model",
+		  "a target has 'drives' or 'select', not both" },
+		{ "targets:\n  - {agent: a}\n", "{agent",
+		  "target for agent 'a' has no 'drives' (or 'select')" },
+		{ "targets:\n  - {agents: {name: h, count: 1}}\n", "{agents",
+		  "target for an agent group has no 'drives' (or 'select')" },
+		{ "targets:\n  - {agent: a, drives: [x, x]}\n", "x]",
+		  "drive 'x' of agent 'a' is listed twice" },
+		{ "targets:\n  - {agent: a, drives: [x]}\n  - {agent: a, drives: [y, x]}\n", "x]}\nphases",
+		  "drive 'x' of agent 'a' is listed twice" },
+		{ "targets:\n  - {agent: a, drives: []}\n", "[]", "'drives' of agent 'a' is empty" },
+		{ "targets:\n  - {agent: a, drives: [[x]]}\n", "[x]]",
+		  "'drives' entries must be paths or {path, serial}" },
+		{ "targets:\n  - {agent: a, drives: [{serial: S}]}\n", "{serial",
+		  "'drives' entries must be paths or {path, serial}" },
+	};
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text), "%s" PHASES, cases[i].targets);
+		refused(text, cases[i].at, cases[i].msg);
+	}
+}
+
+static void test_selector_and_group_errors(void **st)
+{
+	static const struct {
+		const char *target, *at, *msg;
+	} cases[] = {
+		{ "{agent: a, select: {model: [M], count: 1}}", "[M]",
+		  "'select' takes model, serial, firmware and count, each a scalar" },
+		{ "{agent: a, select: {model: M, count: 0}}", "0}",
+		  "'count' must be the number of drives expected, from 1" },
+		{ "{agent: a, select: {model: M, count: 1, size: 3}}", "size",
+		  "unknown key 'size' in select (known: model, serial, firmware, count)" },
+		{ "{agent: a, select: {model: M}}", "{model",
+		  "'select' needs 'count': how many drives it must find" },
+		{ "{agent: a, select: {count: 2}}", "{count",
+		  "'select' needs model, serial or firmware to choose by" },
+		{ "{agents: {labels: [a], count: 1}, drives: [x]}", "[a]",
+		  "'labels' must be a mapping of label: value" },
+		{ "{agents: {labels: {rack: [1]}, count: 1}, drives: [x]}", "{rack",
+		  "labels are scalar 'key: value' pairs" },
+		{ "{agents: {name: [h], count: 1}, drives: [x]}", "[h]",
+		  "'agents' takes name, labels and count" },
+		{ "{agents: {name: h, count: many}, drives: [y]}", "many",
+		  "'count' must be the number of agents expected, from 1" },
+		{ "{agents: {name: h, count: 1, zone: 3}, drives: [x]}", "zone",
+		  "unknown key 'zone' in agents (known: name, labels, count)" },
+		{ "{agents: {name: h}, drives: [x]}", "{name",
+		  "'agents' needs 'count': how many agents it must find" },
+		{ "{agents: {count: 2}, drives: [x]}", "{count",
+		  "'agents' needs a name pattern or labels to choose by" },
+		{ "{agents: {name: h, count: 1}, drives: [{volume: v, members: [x]}]}", "{volume",
+		  "volumes are per agent: give a target with a volume its 'agent'" },
+		{ "{agents: {name: h, count: 1}, drives: [{path: x}]}", "{path",
+		  "a group's 'drives' are paths every agent offers" },
+		{ "{agents: {name: h, count: 1}, drives: [x, x]}", "x]", "drive 'x' is listed twice" },
+		{ "{agents: {name: h, count: 1}, drives: []}", "[]", "'drives' is empty" },
+		{ "{agents: {name: h, count: 1}, select: {serial: S}}", "{serial",
+		  "'select' needs 'count'" },
+	};
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text), "targets:\n  - %s\n" PHASES, cases[i].target);
+		refused(text, cases[i].at, cases[i].msg);
+	}
+}
+
+static void test_volume_errors(void **st)
+{
+	static const struct {
+		const char *drives, *at, *msg;
+	} cases[] = {
+		{ "[{volume: a/b, members: [x]}]", "a/b",
+		  "'volume' is the volume's name: a word, not a path (no '/')" },
+		{ "[{volume: v, members: x}]", "x}]", "'members' must be a list of drives" },
+		{ "[{volume: v, members: [x], stripe: 1000}]", "1000",
+		  "a multiple of 512 up to 1g, not '1000'" },
+		{ "[{volume: v, members: [x], stripe: [4k]}]", "[4k]",
+		  "'stripe' is the volume's unit" },
+		{ "[{volume: v, members: [x], raid: 0}]", "raid",
+		  "unknown key 'raid' in a volume (known: volume, members, stripe)" },
+		{ "[{volume: v}]", "{volume", "volume 'v' has no 'members'" },
+		{ "[{volume: v, members: [x, x]}]", "x]", "drive 'x' is in volume 'v' twice" },
+		{ "[{volume: v, members: []}]", "[]", "volume 'v' has no members" },
+		{ "[{volume: v, members: [x]}, {volume: v, members: [y]}]", "v, members: [y]",
+		  "'v' of agent 'a' is listed twice" },
+		{ "[{volume: v, members: [[x]]}]", "[x]]",
+		  "'members' entries must be paths or {path, serial}" },
+		{ "[{volume: v, members: [{path: x, wwn: 1}]}]", "wwn",
+		  "unknown key 'wwn' in a drive (known: path, serial)" },
+	};
+
+	(void)st;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+
+		snprintf(text, sizeof(text), "targets:\n  - agent: a\n    drives: %s\n" PHASES,
+			 cases[i].drives);
+		refused(text, cases[i].at, cases[i].msg);
+	}
+}
+
+/* Workload values that are not one value, or not a key of the table. */
+static void test_value_errors(void **st)
+{
+	(void)st;
+	refused("targets: [{agent: a, drives: [x]}]\nphases:\n  - workload: {bs: [4k]}\n", "[4k]",
+		"'bs' must be a single value, not a list");
+	refused("targets: [{agent: a, drives: [x]}]\nphases:\n  - workload: {colour: red}\n",
+		"colour", "unknown key 'colour' in workload (known: rw, bs,");
+	refused("destructive: maybe\ntargets: [{agent: a, drives: [x]}]\n" PHASES, "maybe",
+		"'destructive' must be true or false, not 'maybe'");
+	refused("wipe_signatures: [1]\ntargets: [{agent: a, drives: [x]}]\n" PHASES, "[1]",
+		"'wipe_signatures' must be true or false");
+}
+
+/* What loads: drives with their pins, volumes with members, selectors, groups. */
+static void test_targets_load(void **st)
+{
+	static const char text[] =
+		"destructive: yes\n"
+		"insecure: no\n"
+		"targets:\n"
+		"  - agent: a\n"
+		"    drives:\n"
+		"      - /dev/x\n"
+		"      - {path: /dev/y, serial: SY}\n"
+		"      - {volume: v, stripe: 64k, members: [/dev/m0, {path: /dev/m1, serial: S1}]}\n"
+		"  - agent: b\n"
+		"    select: {model: M, firmware: F2, count: 2}\n"
+		"  - agents: {name: 'rack1-*', labels: {zone: a, row: '3'}, count: 2}\n"
+		"    drives: [/dev/p, /dev/q]\n"
+		"  - agents: {labels: {zone: b}, count: 1}\n"
+		"    select: {serial: SN, count: 1}\n" PHASES;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	const char *keys[] = { "row", "zone" }, *vals[] = { "3", "a" }, *other[] = { "3", "b" };
+
+	(void)st;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("x.yaml", text, strlen(text), &c, &d), 0);
+	rb_diags_release(&d);
+	assert_true(c->destructive);
+	assert_false(c->insecure);
+	assert_int_equal(c->nagents, 2);
+	assert_int_equal(c->ndrives, 3);
+	assert_string_equal(c->drives[0].serial, "");
+	assert_string_equal(c->drives[1].path, "/dev/y");
+	assert_string_equal(c->drives[1].serial, "SY");
+	assert_string_equal(c->drives[2].path, "v");
+	assert_int_equal(c->drives[2].nmembers, 2);
+	assert_int_equal(c->drives[2].stripe, 65536);
+	assert_string_equal(c->drives[2].members[1].serial, "S1");
+	assert_int_equal(c->drives[2].line, 8);
+	assert_int_equal(c->nselectors, 1);
+	assert_string_equal(c->selectors[0].agent, "b");
+	assert_string_equal(c->selectors[0].model, "M");
+	assert_string_equal(c->selectors[0].firmware, "F2");
+	assert_string_equal(c->selectors[0].serial, "");
+	assert_int_equal(c->selectors[0].count, 2);
+	assert_int_equal(c->ngroups, 2);
+	assert_int_equal(c->groups[0].count, 2);
+	assert_int_equal(c->groups[0].ndrives, 2);
+	assert_int_equal(c->groups[0].nlabels, 2);
+	assert_false(c->groups[0].has_select);
+	assert_true(c->groups[1].has_select);
+	assert_string_equal(c->groups[1].select.serial, "SN");
+	/* a group matches by its glob and every label */
+	assert_true(rb_agent_group_matches(&c->groups[0], "rack1-07", keys, vals, 2));
+	assert_false(rb_agent_group_matches(&c->groups[0], "rack2-07", keys, vals, 2));
+	assert_false(rb_agent_group_matches(&c->groups[0], "rack1-07", keys, other, 2));
+	assert_false(rb_agent_group_matches(&c->groups[0], "rack1-07", keys, vals, 1));
+	assert_true(rb_agent_group_matches(&c->groups[1], "anything", keys, other, 2));
+	/* a chosen agent joins with the group's drives, or a copy of its selector */
+	assert_int_equal(rb_campaign_add_agent(c, "rack1-07", &c->groups[0]), 0);
+	assert_int_equal(c->nagents, 3);
+	assert_string_equal(c->agents[2], "rack1-07");
+	assert_int_equal(c->ndrives, 5);
+	assert_string_equal(c->drives[4].agent, "rack1-07");
+	assert_string_equal(c->drives[4].path, "/dev/q");
+	assert_int_equal(rb_campaign_add_agent(c, "z9", &c->groups[1]), 0);
+	assert_int_equal(c->nselectors, 2);
+	assert_string_equal(c->selectors[1].agent, "z9");
+	assert_string_equal(c->selectors[1].serial, "SN");
+	/* the same agent twice is one agent */
+	assert_int_equal(rb_campaign_add_agent(c, "z9", &c->groups[1]), 0);
+	assert_int_equal(c->nagents, 4);
+	assert_int_equal(rb_campaign_add_drive(c, "b", "/dev/chosen", "SER"), 0);
+	assert_string_equal(c->drives[c->ndrives - 1].serial, "SER");
+	rb_campaign_free(c);
+}
+
+/* A fleet's drives: listed once each, however many (the check is a hash). */
+static void test_many_drives(void **st)
+{
+	size_t n = 3000, len = 0;
+	char *text = malloc(n * 24 + 256);
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	(void)st;
+	assert_non_null(text);
+	len += (size_t)sprintf(text + len, "targets:\n  - agent: a\n    drives: [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "%s/dev/d%zu", i ? ", " : "", i);
+	len += (size_t)sprintf(text + len, ", /dev/d1234]\n" PHASES);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("x.yaml", text, len, &c, &d), -EINVAL);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.v[0].message, "drive '/dev/d1234' of agent 'a' is listed twice"));
+	rb_diags_release(&d);
+	text[len - strlen(", /dev/d1234]\n" PHASES)] = '\0';
+	strcat(text, "]\n" PHASES);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("x.yaml", text, strlen(text), &c, &d), 0);
+	assert_int_equal(c->ndrives, n);
+	rb_diags_release(&d);
+	rb_campaign_free(c);
+	free(text);
+}
+
+/* ---- lock files ---- */
+
+struct fixture {
+	char dir[256], file[512], lock[512];
+};
+
+static int setup(void **st)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	temp_dir(fx->dir, sizeof(fx->dir));
+	snprintf(fx->file, sizeof(fx->file), "%s/c.yaml", fx->dir);
+	snprintf(fx->lock, sizeof(fx->lock), "%s/c.lock", fx->dir);
+	*st = fx;
+	return 0;
+}
+
+static int teardown(void **st)
+{
+	struct fixture *fx = *st;
+
+	rm_tree(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* A campaign of two drives (one pinned already) and two volumes sharing a member. */
+static void write_campaign(const struct fixture *fx, const char *lock)
+{
+	write_text(fx->file, "destructive: true\n"
+			     "lock: %s\n"
+			     "targets:\n"
+			     "  - agent: a\n"
+			     "    drives:\n"
+			     "      - /dev/x\n"
+			     "      - {path: /dev/y, serial: SY}\n"
+			     "      - {volume: v1, members: [/dev/m0, /dev/m1]}\n"
+			     "      - {volume: v2, members: [/dev/m1, /dev/m2]}\n"
+			     "phases:\n  - workload: {rw: write}\n    drives: [/dev/x, /dev/y, v1]\n"
+			     "  - workload: {rw: read}\n    drives: [v2]\n", lock);
+}
+
+static const char lock_ok[] = "campaign: c\nmethodology: 0\ndrives:\n"
+			      "  - {agent: a, path: /dev/x, serial: SX}\n"
+			      "  - {agent: a, path: /dev/y, serial: SY}\n"
+			      "  - {agent: a, path: /dev/m0, serial: S0}\n"
+			      "  - {agent: a, path: /dev/m1, serial: S1}\n"
+			      "  - {agent: a, path: /dev/m2, serial: \"\"}\n";
+
+static void test_lock_pins_serials(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	write_text(fx->lock, "%s", lock_ok);
+	/* relative to the campaign's folder */
+	write_campaign(fx, "c.lock");
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load_file(fx->file, &c, &d), 0);
+	assert_int_equal(d.n, 0);
+	rb_diags_release(&d);
+	assert_string_equal(c->drives[0].serial, "SX");
+	assert_string_equal(c->drives[1].serial, "SY");
+	assert_string_equal(c->drives[2].members[0].serial, "S0");
+	/* a member of both volumes: pinned in each */
+	assert_string_equal(c->drives[2].members[1].serial, "S1");
+	assert_string_equal(c->drives[3].members[0].serial, "S1");
+	/* no serial (a file): recorded, nothing pinned */
+	assert_string_equal(c->drives[3].members[1].serial, "");
+	rb_campaign_free(c);
+}
+
+/* The lock's file and FILE:LINE in each refusal: which file, which line, what. */
+static void lock_refused(const struct fixture *fx, const char *lock_text, const char *in_file,
+			 unsigned line, const char *msg)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	bool found = false;
+
+	if (lock_text)
+		write_text(fx->lock, "%s", lock_text);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load_file(fx->file, &c, &d), -EINVAL);
+	for (size_t i = 0; i < d.n && !found; i++)
+		found = strstr(d.v[i].message, msg) && d.v[i].line == line &&
+			!strcmp(d.v[i].file, in_file);
+	if (!found) {
+		for (size_t i = 0; i < d.n; i++)
+			fprintf(stderr, "  %s:%u %s\n", d.v[i].file, d.v[i].line, d.v[i].message);
+		fail_msg("no '%s' at %s:%u", msg, in_file, line);
+	}
+	rb_diags_release(&d);
+}
+
+static void test_lock_refusals(void **st)
+{
+	struct fixture *fx = *st;
+	char missing[600];
+
+	write_campaign(fx, fx->lock);
+	/* the lock's own problems are placed in the lock */
+	lock_refused(fx, "campaign: c\ndrives:\n  - {agent: a, path: /dev/x}\n", fx->lock, 3,
+		     "a locked drive has agent, path and serial");
+	lock_refused(fx, "campaign: c\n", fx->lock, 1, "a lock file has 'drives', a list");
+	lock_refused(fx, "drives: [\n", fx->lock, 2, "invalid YAML");
+	{
+		char t[2048];
+
+		snprintf(t, sizeof(t), "%s  - {agent: b, path: /dev/x, serial: Q}\n", lock_ok);
+		lock_refused(fx, t, fx->lock, 9,
+			     "the lock names drive '/dev/x' of agent 'b', which the campaign does "
+			     "not target");
+		/* a serial other than the campaign's own pin: at the campaign's 'lock' */
+		snprintf(t, sizeof(t), "%s", lock_ok);
+		*strstr(t, "serial: SY") = '\0';
+		strcat(t, "serial: S9}\n  - {agent: a, path: /dev/m0, serial: S0}\n"
+			  "  - {agent: a, path: /dev/m1, serial: S1}\n"
+			  "  - {agent: a, path: /dev/m2, serial: \"\"}\n");
+		lock_refused(fx, t, fx->file, 2,
+			     "drive '/dev/y' of agent 'a' is pinned to serial 'SY' here and 'S9' in "
+			     "the lock");
+	}
+	/* what the campaign targets and the lock leaves out */
+	lock_refused(fx, "drives:\n  - {agent: a, path: /dev/x, serial: SX}\n"
+			 "  - {agent: a, path: /dev/m1, serial: S1}\n", fx->file, 2,
+		     "drive '/dev/y' of agent 'a' is not in the lock");
+	lock_refused(fx, NULL, fx->file, 2, "volume 'v1' of agent 'a' is not in the lock");
+	lock_refused(fx, NULL, fx->file, 2, "(every member): run 'rackbench plan --lock' again");
+	/* no lock file, and no name */
+	snprintf(missing, sizeof(missing), "%s/none.lock", fx->dir);
+	write_campaign(fx, missing);
+	lock_refused(fx, NULL, fx->file, 2, "cannot read lock file");
+	write_campaign(fx, "\"\"");
+	lock_refused(fx, NULL, fx->file, 2, "'lock' must be a file written by 'rackbench plan --lock'");
+}
+
+int main(void)
+{
+	rb_log_init("rackbench", RB_LOG_WARN);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_target_errors),
+		cmocka_unit_test(test_selector_and_group_errors),
+		cmocka_unit_test(test_volume_errors),
+		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_targets_load),
+		cmocka_unit_test(test_many_drives),
+		cmocka_unit_test_setup_teardown(test_lock_pins_serials, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_refusals, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
