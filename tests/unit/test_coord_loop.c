@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -49,6 +50,10 @@ struct run {
 	uint32_t point;		/* the point its messages are of */
 	char run_id[96];
 	struct rb_journal_meta resume;	/* when set (a run id): resume the run in path */
+	bool resolve;			/* plan --resolve (--lock when lock is set) */
+	char lock[300];
+	int saved_out;			/* stdout while it goes to out_path; -1 none */
+	char out_path[300];
 };
 
 static void *coordinator(void *arg)
@@ -60,7 +65,9 @@ static void *coordinator(void *arg)
 				   .ret_path = r->path,
 				   .ret_path_len = sizeof(r->path) };
 
-	if (r->resume.run[0]) {
+	if (r->resolve) {
+		r->rc = rb_coord_resolve(r->c, &o, r->lock[0] ? r->lock : NULL);
+	} else if (r->resume.run[0]) {
 		o.results_path = r->path;
 		o.ret_path = NULL;
 		r->rc = rb_coord_resume(r->c, &o, &r->resume);
@@ -83,6 +90,8 @@ static void run_start_phase(struct run *r, const char *extra, const char *phase)
 
 	snprintf(r->dir, sizeof(r->dir), "/tmp/rb-harness.XXXXXX");
 	assert_non_null(mkdtemp(r->dir));
+	if (r->resolve)
+		snprintf(r->lock, sizeof(r->lock), "%s/harness.lock", r->dir);
 	snprintf(text, sizeof(text),
 		 "name: harness\ninsecure: true\nwait: 30s\nresults: %s\n%s"
 		 "targets:\n  - agent: h1\n    drives: [" DRIVE "]\n"
@@ -126,8 +135,49 @@ static int run_join(struct run *r)
 
 static int setup(void **st)
 {
-	*st = calloc(1, sizeof(struct run));
-	return *st ? 0 : -1;
+	struct run *r = calloc(1, sizeof(struct run));
+
+	if (r)
+		r->saved_out = -1;
+	*st = r;
+	return r ? 0 : -1;
+}
+
+/* What the run prints on stdout goes to a file until out_end(), which returns it. */
+static void out_begin(struct run *r)
+{
+	int fd;
+
+	snprintf(r->out_path, sizeof(r->out_path), "%s/stdout", r->dir);
+	fflush(stdout);
+	fd = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	r->saved_out = dup(1);
+	dup2(fd, 1);
+	close(fd);
+}
+
+static char *out_end(struct run *r)
+{
+	char *text = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (r->saved_out < 0)
+		return NULL;
+	fflush(stdout);
+	dup2(r->saved_out, 1);
+	close(r->saved_out);
+	r->saved_out = -1;
+	f = fopen(r->out_path, "r");
+	if (f) {
+		if (getdelim(&text, &cap, '\0', f) < 0) {
+			free(text);
+			text = strdup("");
+		}
+		fclose(f);
+	}
+	return text;
 }
 
 /* After a failed check too: the run is stopped and waited for before its memory goes. */
@@ -136,6 +186,7 @@ static int teardown(void **st)
 	struct run *r = *st;
 	char cmd[600];
 
+	free(out_end(r));
 	if (r->running) {
 		/* its waits end on the fake clock: move it on until the run has ended */
 		r->stop = 1;
@@ -668,6 +719,117 @@ static void test_resume_waits_for_preflight_answer(void **st)
 	free(smp);
 }
 
+/* The drive's row in plan --resolve's table: as the agent's Hello described it. */
+static void resolved_row(const char *out, const char *verdict)
+{
+	char agent[64], path[300], kind[16], model[64], serial[64], fw[32], size[32];
+	const char *row = strstr(out, "\nh1 ");
+
+	assert_non_null(row);
+	assert_int_equal(sscanf(row, " %63s %299s %15s %63s %63s %31s %31s", agent, path, kind,
+				model, serial, fw, size),
+			 7);
+	assert_string_equal(path, DRIVE);
+	assert_string_equal(kind, "block");
+	assert_string_equal(model, "HARNESS");
+	assert_string_equal(serial, "H-1");
+	assert_string_equal(fw, "1");
+	assert_string_equal(size, "1g");
+	assert_non_null(strstr(row, verdict));
+}
+
+/*
+ * plan --resolve --lock: the agent's answer to the pre-flight, then the table and the
+ * lock file; a campaign with 'lock:' that file is pinned to the drive's serial.
+ */
+static void test_resolve_writes_the_lock(void **st)
+{
+	struct run *r = *st;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	char text[1024], *out, *lock;
+
+	r->resolve = true;
+	run_start_phase(r, "", PHASE);
+	out_begin(r);
+	hello(r, 0);
+	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	preflight_reply(r);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	out = out_end(r);
+	assert_non_null(out);
+	resolved_row(out, "reads only");
+	assert_non_null(strstr(out, "lock: "));
+	assert_non_null(strstr(out, "(1 drive(s))"));
+	free(out);
+	lock = NULL;
+	{
+		FILE *f = fopen(r->lock, "r");
+		size_t cap = 0;
+
+		assert_non_null(f);
+		assert_true(getdelim(&lock, &cap, '\0', f) > 0);
+		fclose(f);
+	}
+	assert_non_null(strstr(lock, "campaign: harness\n"));
+	assert_non_null(strstr(lock, "  - {agent: \"h1\", path: \"" DRIVE "\", serial: \"H-1\", "
+				     "model: \"HARNESS\", firmware: \"1\", size: 1073741824}\n"));
+	free(lock);
+	snprintf(text, sizeof(text), "lock: %s\ntargets:\n  - agent: h1\n    drives: [" DRIVE "]\n"
+		 "phases:\n" PHASE, r->lock);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("<locked>", text, strlen(text), &c, &d), 0);
+	rb_diags_release(&d);
+	assert_string_equal(c->drives[0].serial, "H-1");
+	rb_campaign_free(c);
+	/* a lock is never written over */
+	rb_campaign_free(r->c);
+	r->c = NULL;
+	rb_tx_close(r->sock);
+	rb_tx_close(r->router);
+	snprintf(text, sizeof(text), "name: harness\ninsecure: true\nresults: %s\n"
+		 "targets:\n  - agent: h1\n    drives: [" DRIVE "]\nphases:\n" PHASE, r->dir);
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("<harness>", text, strlen(text), &r->c, &d), 0);
+	rb_diags_release(&d);
+	coordinator_start(r);
+	out_begin(r);
+	r->epoch = 0x9999;	/* another agent process: numbering anew */
+	r->seq = r->acked = 0;
+	hello(r, 0);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	preflight_reply(r);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_USAGE);
+	free(out_end(r));
+}
+
+/* An agent that never answers the pre-flight: the table still, and no lock. */
+static void test_resolve_without_an_answer(void **st)
+{
+	struct run *r = *st;
+	char *out;
+
+	r->resolve = true;
+	run_start_phase(r, "", PHASE);
+	out_begin(r);
+	hello(r, 0);
+	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
+	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	/* the pre-flight's 30 s pass on the clock */
+	rb_clock_fake_advance(&r->fake, 31000000000LL);
+	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_FAILED);
+	out = out_end(r);
+	assert_non_null(out);
+	resolved_row(out, "reads only");
+	assert_null(strstr(out, "lock: "));
+	free(out);
+	assert_int_equal(access(r->lock, F_OK), -1);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
@@ -683,6 +845,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_replays_whole_points, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_waits_for_preflight_answer, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_writes_the_lock, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resolve_without_an_answer, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
