@@ -251,12 +251,13 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 			     q < v->data.mapping.pairs.top; q++) {
 				const char *lk = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
 				const char *lv = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
-				char **nl = realloc(g.labels, (g.nlabels + 1) * sizeof(*nl));
+				char **nl;
 
 				if (!lk || !lv) {
 					ERR(L, v, "labels", "labels are scalar 'key: value' pairs");
 					continue;
 				}
+				nl = realloc(g.labels, (g.nlabels + 1) * sizeof(*nl));
 				if (!nl)
 					break;
 				g.labels = nl;

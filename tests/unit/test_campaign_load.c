@@ -128,6 +128,9 @@ static void test_selector_and_group_errors(void **st)
 		  "'labels' must be a mapping of label: value" },
 		{ "{agents: {labels: {rack: [1]}, count: 1}, drives: [x]}", "{rack",
 		  "labels are scalar 'key: value' pairs" },
+		/* after a good label: the list kept whole (under the sanitizer: no double free) */
+		{ "{agents: {labels: {zone: a, rack: [1], row: '2'}, count: 1}, drives: [x]}",
+		  "{zone", "labels are scalar 'key: value' pairs" },
 		{ "{agents: {name: [h], count: 1}, drives: [x]}", "[h]",
 		  "'agents' takes name, labels and count" },
 		{ "{agents: {name: h, count: many}, drives: [y]}", "many",
