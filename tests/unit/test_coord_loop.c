@@ -753,10 +753,10 @@ static void test_resolve_writes_the_lock(void **st)
 	run_start_phase(r, "", PHASE);
 	out_begin(r);
 	hello(r, 0);
-	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	preflight_reply(r);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	out = out_end(r);
 	assert_non_null(out);
@@ -799,9 +799,9 @@ static void test_resolve_writes_the_lock(void **st)
 	r->epoch = 0x9999;	/* another agent process: numbering anew */
 	r->seq = r->acked = 0;
 	hello(r, 0);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	preflight_reply(r);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_USAGE);
 	free(out_end(r));
 }
@@ -816,11 +816,11 @@ static void test_resolve_without_an_answer(void **st)
 	run_start_phase(r, "", PHASE);
 	out_begin(r);
 	hello(r, 0);
-	expect_free(r, RB__ENVELOPE__BODY_WELCOME, 5000);
-	expect_free(r, RB__ENVELOPE__BODY_PREFLIGHT, 5000);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
 	/* the pre-flight's 30 s pass on the clock */
 	rb_clock_fake_advance(&r->fake, 31000000000LL);
-	expect_free(r, RB__ENVELOPE__BODY_STOP, 5000);
+	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_FAILED);
 	out = out_end(r);
 	assert_non_null(out);

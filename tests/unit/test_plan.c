@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "campaign.h"
+#include "campaign_keys.h"
 #include "capture.h"
 #include "exitcode.h"
 #include "log.h"
@@ -322,8 +323,10 @@ static void test_options(void **st)
 	assert_non_null(strstr(o.out, "\"type\": \"bool\""));
 	assert_non_null(strstr(o.out, "\"type\": \"duration\""));
 	assert_non_null(strstr(o.out, "\"choices\": [\"read\", \"write\""));
-	for (size_t i = 0; rb_campaign_keys[i]; i++) {
-		snprintf(want, sizeof(want), "\"%s\"", rb_campaign_keys[i]);
+	/* every key of the campaign key table, in its row */
+	for (size_t i = 0; i < rb_nckeys; i++) {
+		snprintf(want, sizeof(want), "{\"name\": \"%s\", \"where\": \"%s\"", rb_ckeys[i].name,
+			 rb_ckey_where_id(rb_ckeys[i].where));
 		assert_non_null(strstr(o.out, want));
 	}
 	for (size_t i = 0; i < np; i++) {

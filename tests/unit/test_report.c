@@ -157,11 +157,11 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		memset(&x, 0, sizeof(x));
 		x.drive = (uint32_t)d;
 		snprintf(x.agent, sizeof(x.agent), "%s", drives[d].agent);
-		snprintf(x.path, sizeof(x.path), "%s", drives[d].path);
-		snprintf(x.model, sizeof(x.model), "%s", drives[d].model);
-		snprintf(x.serial, sizeof(x.serial), "%s", drives[d].serial);
-		snprintf(x.kind, sizeof(x.kind), "%s", drives[d].members ? "volume" : "block");
-		x.capacity_bytes = 1ULL << 40;
+		snprintf(x.id.path, sizeof(x.id.path), "%s", drives[d].path);
+		snprintf(x.id.model, sizeof(x.id.model), "%s", drives[d].model);
+		snprintf(x.id.serial, sizeof(x.id.serial), "%s", drives[d].serial);
+		snprintf(x.id.kind, sizeof(x.id.kind), "%s", drives[d].members ? "volume" : "block");
+		x.id.size_bytes = 1ULL << 40;
 		x.members = drives[d].members;
 		x.stripe_bytes = drives[d].members ? 131072 : 0;
 		assert_int_equal(rb_results_drive(r, &x), 0);
@@ -680,7 +680,7 @@ static void test_html_many_drives(void **st)
 		struct rb_row_drive x = { .drive = d };
 
 		snprintf(x.agent, sizeof(x.agent), "host%02u", d);
-		snprintf(x.path, sizeof(x.path), "/dev/a-rather-long-device-name-for-the-bars-%u", d);
+		snprintf(x.id.path, sizeof(x.id.path), "/dev/a-rather-long-device-name-for-the-bars-%u", d);
 		assert_int_equal(rb_results_drive(r, &x), 0);
 		for (uint32_t p = 0; p < 2; p++) {
 			struct rb_row_result y = { .drive = d, .point = p };

@@ -57,9 +57,9 @@ static void test_round_trip(void **st)
 	char err[512], buf[64];
 	struct rb_results *r = rb_results_create(fx->path, &m, err, sizeof(err));
 	struct rb_results_in *in;
-	struct rb_row_drive dr = { .drive = 3, .capacity_bytes = 1ULL << 40, .members = 2,
+	struct rb_row_drive dr = { .drive = 3, .id.size_bytes = 1ULL << 40, .members = 2,
 				   .stripe_bytes = 65536 }, *drs;
-	struct rb_row_member mb = { .drive = 3, .member = 1, .capacity_bytes = 7 }, *mbs;
+	struct rb_row_member mb = { .drive = 3, .member = 1, .id.size_bytes = 7 }, *mbs;
 	struct rb_row_point pt = { .point = 2, .iodepth = 8, .round = 3, .track = 1,
 				   .curve_pct = 50 }, *pts;
 	struct rb_row_result rs = { .drive = 3, .point = 2, .attempt = 1, .rate_iops = 9 }, *rss;
@@ -77,8 +77,8 @@ static void test_round_trip(void **st)
 	if (!r)
 		fail_msg("%s", err);
 	snprintf(dr.agent, sizeof(dr.agent), "agent-1");
-	snprintf(dr.model, sizeof(dr.model), "MODEL \u00e9");	/* UTF-8 as written */
-	snprintf(mb.path, sizeof(mb.path), "/dev/m1");
+	snprintf(dr.id.model, sizeof(dr.id.model), "MODEL \u00e9");	/* UTF-8 as written */
+	snprintf(mb.id.path, sizeof(mb.id.path), "/dev/m1");
 	snprintf(pt.name, sizeof(pt.name), "p iodepth=8");
 	snprintf(rs.status, sizeof(rs.status), "ok");
 	rs.read.iops = 123.5;
@@ -126,14 +126,14 @@ static void test_round_trip(void **st)
 	assert_int_equal(n, 1);
 	assert_int_equal(drs[0].drive, 3);
 	assert_string_equal(drs[0].agent, "agent-1");
-	assert_string_equal(drs[0].model, "MODEL \u00e9");
-	assert_int_equal(drs[0].capacity_bytes, 1ULL << 40);
+	assert_string_equal(drs[0].id.model, "MODEL \u00e9");
+	assert_int_equal(drs[0].id.size_bytes, 1ULL << 40);
 	assert_int_equal(drs[0].members, 2);
 	assert_int_equal(drs[0].stripe_bytes, 65536);
 	free(drs);
 	assert_int_equal(rb_results_read_members(in, &mbs, &n), 0);
 	assert_int_equal(n, 1);
-	assert_string_equal(mbs[0].path, "/dev/m1");
+	assert_string_equal(mbs[0].id.path, "/dev/m1");
 	assert_int_equal(mbs[0].member, 1);
 	free(mbs);
 	assert_int_equal(rb_results_read_points(in, &pts, &n), 0);
@@ -484,9 +484,9 @@ static void test_tables_checked(void **st)
 	assert_int_equal(n, 2);
 	assert_int_equal(strlen(d[0].agent), sizeof(d[0].agent) - 1);
 	assert_string_equal(d[1].agent, "a2");
-	assert_int_equal(d[0].capacity_bytes, 10);
-	assert_int_equal(d[1].capacity_bytes, 20);
-	assert_string_equal(d[1].model, "");
+	assert_int_equal(d[0].id.size_bytes, 10);
+	assert_int_equal(d[1].id.size_bytes, 20);
+	assert_string_equal(d[1].id.model, "");
 	assert_int_equal(d[1].members, 0);
 	free(d);
 	/* more rows than the read limit allows: refused before anything is read */

@@ -286,26 +286,20 @@ static void test_idle_requests(void **st)
 static void test_agent_registers(void **st)
 {
 	void *sock = rb_tx_dealer_connect(svc.agents, "h1");
-	Rb__Envelope e, *w = NULL;
-	Rb__Hello h = RB__HELLO__INIT;
+	struct rb_msg e, *w = NULL;
 	char err[256], line[512];
 	struct out o;
 
 	(void)st;
 	assert_non_null(sock);
-	h.name = (char *)"h1";
-	h.hostname = (char *)"host-one";
-	h.kernel = (char *)"Linux";
-	h.rb_version = (char *)"9.9.9";
-	h.run = (char *)"";
-	rb_wire_init(&e);
-	e.body_case = RB__ENVELOPE__BODY_HELLO;
-	e.hello = &h;
+	rb_msg_init(&e, RB_MSG_HELLO);
+	e.hello = (struct rb_msg_hello){ .name = "h1", .hostname = "host-one", .kernel = "Linux",
+					 .rb_version = "9.9.9", .run = "" };
 	assert_int_equal(rb_tx_send(sock, NULL, &e, false), 0);
 	assert_int_equal(rb_tx_recv(sock, 5000, NULL, &w, err, sizeof(err)), 0);
-	assert_int_equal(w->body_case, RB__ENVELOPE__BODY_WELCOME);
-	assert_string_equal(w->welcome->run, "");
-	rb_wire_free(w);
+	assert_int_equal(w->kind, RB_MSG_WELCOME);
+	assert_string_equal(w->welcome.run, "");
+	rb_msg_free(w);
 	cap_run(&o, agents_cmd, "agents", "--control", svc.ctl);
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	line_with(o.out, "h1 ", line, sizeof(line));
@@ -323,7 +317,7 @@ static void test_agent_registers(void **st)
 	/* again: still one agent */
 	assert_int_equal(rb_tx_send(sock, NULL, &e, false), 0);
 	assert_int_equal(rb_tx_recv(sock, 5000, NULL, &w, err, sizeof(err)), 0);
-	rb_wire_free(w);
+	rb_msg_free(w);
 	cap_run(&o, agents_cmd, "agents", "--control", svc.ctl);
 	assert_int_equal(count_of(o.out, "host-one"), 1);
 	out_free(&o);
