@@ -197,264 +197,355 @@ static void usage(FILE *out)
 		"                  .smart instead of the drives (pages recorded elsewhere)\n");
 }
 
-int rb_agent_inventory_cmd(int argc, char **argv)
-{
-	const char *root = "";
-	bool json = false;
-	const struct rb_nvme_ops *nvme_ops = &rb_nvme_libnvme;
+/* What inventory was asked, from its flags and --config. */
+struct inv_args {
+	const char *root;
+	bool json;
+	const struct rb_nvme_ops *nvme_ops;
 	struct rb_agent_cfg cfg;
-	char **allow = calloc((size_t)argc + 1, sizeof(char *));
-	char **targets = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nallow = 0, ntargets = 0, nrows = 0;
-	struct dev_row *rows = NULL;
-	char dir[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-	int rc = RB_EXIT_USAGE;
+	char **allow, **targets;
+	size_t nallow, ntargets;
+};
 
-	memset(&cfg, 0, sizeof(cfg));
-	if (!allow || !targets)
-		goto out;
+/* The flags: 0 to list, 1 when --help was printed, -1 said. */
+static int parse_args(int argc, char **argv, struct inv_args *ia)
+{
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			rc = RB_EXIT_OK;
-			goto out;
+			return 1;
 		} else if (!strcmp(a, "--json")) {
-			json = true;
+			ia->json = true;
 		} else if (!strcmp(a, "--allow") && v) {
-			allow[nallow++] = argv[++i];
+			ia->allow[ia->nallow++] = argv[++i];
 		} else if (!strcmp(a, "--target") && v) {
-			targets[ntargets++] = argv[++i];
+			ia->targets[ia->ntargets++] = argv[++i];
 		} else if (!strcmp(a, "--root") && v) {
-			root = argv[++i];
+			ia->root = argv[++i];
 		} else if (!strcmp(a, "--nvme-pages") && v) {
 			rb_nvme_pages_dir(argv[++i]);
-			nvme_ops = &rb_nvme_pages;
+			ia->nvme_ops = &rb_nvme_pages;
 		} else if (!strcmp(a, "--config") && v) {
 			char *fake[] = { (char *)"inventory", (char *)"--config", argv[++i],
 					 (char *)"--coordinator", (char *)"-", (char *)"--insecure" };
 
-			if (rb_agent_parse(6, fake, &cfg))
-				goto out;
+			if (rb_agent_parse(6, fake, &ia->cfg))
+				return -1;
 		} else {
 			rb_err("unexpected argument '%s' (see 'rackbench-agent inventory --help')", a);
-			goto out;
+			return -1;
 		}
 	}
-	for (size_t i = 0; i < cfg.nallow; i++)
-		allow[nallow++] = cfg.allow[i];
-	struct rb_guard_policy gp = { .destructive = true, .allow = allow, .nallow = nallow,
-				      .state_dir = cfg.state_dir ? cfg.state_dir
-								 : rb_default_state_dir(),
-				      .root = root };
+	return 0;
+}
 
-	snprintf(dir, sizeof(dir), "%s/sys/class/block", root);
+/*
+ * Whether NAME under DIR (/sys/class/block) is a drive: not a partition, not an idle loop
+ * device. Its sysfs folder goes to SYS.
+ */
+static bool is_drive(const char *dir, const char *name, char *sys)
+{
+	char link[PATH_MAX + 300];
+
+	if (name[0] == '.' || !listed(name))
+		return false;
+	snprintf(link, sizeof(link), "%s/%s", dir, name);
+	if (!realpath(link, sys) || access(strcat(strcpy(link, sys), "/partition"), F_OK) == 0)
+		return false;
+	/* a loop device with no file behind it is not a drive */
+	if (!strncmp(name, "loop", 4) &&
+	    access(strcat(strcpy(link, sys), "/loop/backing_file"), F_OK) != 0)
+		return false;
+	return true;
+}
+
+/* A drive's identity as sysfs (and /dev/disk/by-id under ROOT) tells it. */
+static void read_sysfs(const char *root, const char *sys, struct dev_row *r)
+{
+	char buf[64];
+
+	rb_sysfs_read(sys, "dev", buf, sizeof(buf));
+	sscanf(buf, "%u:%u", &r->ma, &r->mi);
+	r->size_bytes = sysnum(sys, "size", 0) * 512;
+	r->lbs = (unsigned)sysnum(sys, "queue/logical_block_size", 512);
+	r->pbs = (unsigned)sysnum(sys, "queue/physical_block_size", 512);
+	r->rotational = (int)sysnum(sys, "queue/rotational", 0);
+	r->numa_node = -1;
+	rb_sysfs_read(sys, "device/numa_node", buf, sizeof(buf));
+	if (buf[0])
+		r->numa_node = atoi(buf);
+	rb_sysfs_read(sys, "queue/scheduler", r->scheduler, sizeof(r->scheduler));
+	active_scheduler(r->scheduler);
+	rb_sysfs_read(sys, "device/model", r->model, sizeof(r->model));
+	rb_sysfs_read(sys, "device/serial", r->serial, sizeof(r->serial));
+	rb_sysfs_read(sys, "device/firmware_rev", r->firmware, sizeof(r->firmware));
+	rb_sysfs_read(sys, "wwid", r->wwid, sizeof(r->wwid));
+	if (!r->wwid[0])
+		rb_sysfs_read(sys, "device/wwid", r->wwid, sizeof(r->wwid));
+	if (!r->model[0] && !strncmp(r->name, "loop", 4))
+		rb_sysfs_read(sys, "loop/backing_file", r->model, sizeof(r->model));
+	by_id(root, r->name, r->byid, sizeof(r->byid));
+	pci_of(sys, r);
+}
+
+/* An NVMe drive's identity and health from the drive itself. */
+static void read_nvme(const struct rb_nvme_ops *ops, struct dev_row *r)
+{
+	r->nvme = true;
+	r->nvme_err = rb_nvme_read(ops, r->path, &r->id, &r->smart, &r->nvme_status);
+	if (!r->nvme_err) {
+		snprintf(r->model, sizeof(r->model), "%s", r->id.model);
+		snprintf(r->serial, sizeof(r->serial), "%s", r->id.serial);
+		snprintf(r->firmware, sizeof(r->firmware), "%s", r->id.firmware);
+	}
+}
+
+static unsigned count_partitions(const char *sys)
+{
+	unsigned n = 0;
+	struct dirent *pe;
+	DIR *pd;
+
+	pd = opendir(sys);
+	while (pd && (pe = readdir(pd))) {
+		char sub[PATH_MAX + 300];
+
+		snprintf(sub, sizeof(sub), "%s/%s/partition", sys, pe->d_name);
+		n += pe->d_name[0] != '.' && access(sub, F_OK) == 0;
+	}
+	if (pd)
+		closedir(pd);
+	return n;
+}
+
+/* The verdict: the agent's key and every device check, never writing the device. */
+static void judge(const struct rb_guard_policy *gp, const char *root, struct dev_row *r)
+{
+	struct stat st;
+
+	if (!rb_guard_allowed(gp, r->path))
+		rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
+			     "not on the agent's --allow list");
+	/* a mount in another mount namespace shows only as a claim that fails */
+	if (!*root) {
+		int fd = open(r->path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
+
+		if (fd >= 0)
+			close(fd);
+		else if (errno == EBUSY)
+			rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
+				     "cannot claim the device exclusively: it is in use "
+				     "(mounted, here or in another mount namespace, or held)");
+	}
+	rb_guard_check_blockdev(gp, r->path, makedev(r->ma, r->mi),
+				!*root && stat(r->path, &st) == 0 ? r->path : NULL, &r->why);
+	r->allowed = rb_diags_errors(&r->why) == 0;
+}
+
+/*
+ * The host's drives, a row each with its verdict, in *rows (whatever was read when memory
+ * ran out). Returns 0, or -errno when the block devices cannot be listed, said.
+ */
+static int walk_devices(const struct inv_args *ia, const struct rb_guard_policy *gp,
+			struct dev_row **rows, size_t *nrows)
+{
+	char dir[PATH_MAX], sys[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/sys/class/block", ia->root);
 	d = opendir(dir);
 	if (!d) {
-		rb_err("cannot read '%s': %s", dir, strerror(errno));
-		rc = RB_EXIT_FAILED;
-		goto out;
+		int e = -errno;
+
+		rb_err("cannot read '%s': %s", dir, strerror(-e));
+		return e;
 	}
 	while ((de = readdir(d))) {
-		char link[PATH_MAX + 300], sys[PATH_MAX], buf[64];
 		struct dev_row *r, *nr;
-		struct stat st;
-		DIR *pd;
-		struct dirent *pe;
 
-		if (de->d_name[0] == '.' || !listed(de->d_name))
+		if (!is_drive(dir, de->d_name, sys))
 			continue;
-		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
-		if (!realpath(link, sys) || access(strcat(strcpy(link, sys), "/partition"), F_OK) == 0)
-			continue;
-		/* a loop device with no file behind it is not a drive */
-		if (!strncmp(de->d_name, "loop", 4) &&
-		    access(strcat(strcpy(link, sys), "/loop/backing_file"), F_OK) != 0)
-			continue;
-		nr = realloc(rows, (nrows + 1) * sizeof(*rows));
+		nr = realloc(*rows, (*nrows + 1) * sizeof(**rows));
 		if (!nr)
-			goto out_close;
-		rows = nr;
-		r = &rows[nrows++];
+			break;
+		*rows = nr;
+		r = &nr[(*nrows)++];
 		memset(r, 0, sizeof(*r));
 		rb_diags_init(&r->why);
 		snprintf(r->name, sizeof(r->name), "%s", de->d_name);
 		snprintf(r->path, sizeof(r->path), "/dev/%s", de->d_name);
-		rb_sysfs_read(sys, "dev", buf, sizeof(buf));
-		sscanf(buf, "%u:%u", &r->ma, &r->mi);
-		r->size_bytes = sysnum(sys, "size", 0) * 512;
-		r->lbs = (unsigned)sysnum(sys, "queue/logical_block_size", 512);
-		r->pbs = (unsigned)sysnum(sys, "queue/physical_block_size", 512);
-		r->rotational = (int)sysnum(sys, "queue/rotational", 0);
-		r->numa_node = -1;
-		rb_sysfs_read(sys, "device/numa_node", buf, sizeof(buf));
-		if (buf[0])
-			r->numa_node = atoi(buf);
-		rb_sysfs_read(sys, "queue/scheduler", r->scheduler, sizeof(r->scheduler));
-		active_scheduler(r->scheduler);
-		rb_sysfs_read(sys, "device/model", r->model, sizeof(r->model));
-		rb_sysfs_read(sys, "device/serial", r->serial, sizeof(r->serial));
-		rb_sysfs_read(sys, "device/firmware_rev", r->firmware, sizeof(r->firmware));
-		rb_sysfs_read(sys, "wwid", r->wwid, sizeof(r->wwid));
-		if (!r->wwid[0])
-			rb_sysfs_read(sys, "device/wwid", r->wwid, sizeof(r->wwid));
-		if (!r->model[0] && !strncmp(r->name, "loop", 4))
-			rb_sysfs_read(sys, "loop/backing_file", r->model, sizeof(r->model));
-		by_id(root, r->name, r->byid, sizeof(r->byid));
-		pci_of(sys, r);
-		if (!strncmp(r->name, "nvme", 4)) {
-			/* identity and health from the drive itself */
-			r->nvme = true;
-			r->nvme_err = rb_nvme_read(nvme_ops, r->path, &r->id, &r->smart,
-						   &r->nvme_status);
-			if (!r->nvme_err) {
-				snprintf(r->model, sizeof(r->model), "%s", r->id.model);
-				snprintf(r->serial, sizeof(r->serial), "%s", r->id.serial);
-				snprintf(r->firmware, sizeof(r->firmware), "%s", r->id.firmware);
-			}
-		}
-		pd = opendir(sys);
-		while (pd && (pe = readdir(pd))) {
-			char sub[PATH_MAX + 300];
-
-			snprintf(sub, sizeof(sub), "%s/%s/partition", sys, pe->d_name);
-			r->nparts += pe->d_name[0] != '.' && access(sub, F_OK) == 0;
-		}
-		if (pd)
-			closedir(pd);
-		/* the verdict: the agent's key and every device check, never writing it */
-		if (!rb_guard_allowed(&gp, r->path))
-			rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
-				     "not on the agent's --allow list");
-		/* a mount in another mount namespace shows only as a claim that fails */
-		if (!*root) {
-			int fd = open(r->path, O_RDONLY | O_EXCL | O_CLOEXEC | O_NONBLOCK);
-
-			if (fd >= 0)
-				close(fd);
-			else if (errno == EBUSY)
-				rb_diags_add(&r->why, RB_SEV_ERROR, NULL, 0, 0, r->path,
-					     "cannot claim the device exclusively: it is in use "
-					     "(mounted, here or in another mount namespace, or held)");
-		}
-		rb_guard_check_blockdev(&gp, r->path, makedev(r->ma, r->mi),
-					!*root && stat(r->path, &st) == 0 ? r->path : NULL,
-					&r->why);
-		r->allowed = rb_diags_errors(&r->why) == 0;
+		read_sysfs(ia->root, sys, r);
+		if (!strncmp(r->name, "nvme", 4))
+			read_nvme(ia->nvme_ops, r);
+		r->nparts = count_partitions(sys);
+		judge(gp, ia->root, r);
 	}
-out_close:
 	closedir(d);
-	for (size_t i = 0; i < cfg.ntargets; i++)
-		targets[ntargets++] = cfg.targets[i];
-	if (json) {
-		printf("{\"devices\": [");
-		for (size_t i = 0; i < nrows; i++) {
-			const struct dev_row *r = &rows[i];
+	return 0;
+}
 
-			printf("%s{\"name\": ", i ? ", " : "");
-			rb_json_str(stdout, r->name);
-			printf(", \"path\": ");
-			rb_json_str(stdout, r->path);
-			printf(", \"dev\": \"%u:%u\", \"size_bytes\": %" PRIu64
-			       ", \"logical_block_size\": %u, \"physical_block_size\": %u, "
-			       "\"rotational\": %s, \"numa_node\": %d, \"partitions\": %u, \"model\": ",
-			       r->ma, r->mi, r->size_bytes, r->lbs, r->pbs,
-			       r->rotational ? "true" : "false", r->numa_node, r->nparts);
-			rb_json_str(stdout, r->model);
-			printf(", \"serial\": ");
-			rb_json_str(stdout, r->serial);
-			printf(", \"firmware\": ");
-			rb_json_str(stdout, r->firmware);
-			printf(", \"wwid\": ");
-			rb_json_str(stdout, r->wwid);
-			printf(", \"scheduler\": ");
-			rb_json_str(stdout, r->scheduler);
-			printf(", \"by_id\": ");
-			rb_json_str(stdout, r->byid);
-			if (r->pci[0]) {
-				printf(", \"pci\": {\"address\": ");
-				rb_json_str(stdout, r->pci);
-				printf(", \"link_speed\": ");
-				rb_json_str(stdout, r->link_speed);
-				printf(", \"link_width\": ");
-				rb_json_str(stdout, r->link_width);
-				printf("}");
-			} else {
-				printf(", \"pci\": null");
-			}
-			if (r->nvme)
-				print_nvme(r);
-			printf(", \"write_allowed\": %s, \"reasons\": [", r->allowed ? "true" : "false");
-			for (size_t k = 0; k < r->why.n; k++) {
-				printf("%s", k ? ", " : "");
-				rb_json_str(stdout, r->why.v[k].message);
-			}
-			printf("]}");
-		}
+static void print_reasons_json(const struct rb_diags *why)
+{
+	for (size_t k = 0; k < why->n; k++) {
+		printf("%s", k ? ", " : "");
+		rb_json_str(stdout, why->v[k].message);
+	}
+}
+
+static void print_device_json(const struct dev_row *r, bool first)
+{
+	printf("%s{\"name\": ", first ? "" : ", ");
+	rb_json_str(stdout, r->name);
+	printf(", \"path\": ");
+	rb_json_str(stdout, r->path);
+	printf(", \"dev\": \"%u:%u\", \"size_bytes\": %" PRIu64
+	       ", \"logical_block_size\": %u, \"physical_block_size\": %u, "
+	       "\"rotational\": %s, \"numa_node\": %d, \"partitions\": %u, \"model\": ",
+	       r->ma, r->mi, r->size_bytes, r->lbs, r->pbs,
+	       r->rotational ? "true" : "false", r->numa_node, r->nparts);
+	rb_json_str(stdout, r->model);
+	printf(", \"serial\": ");
+	rb_json_str(stdout, r->serial);
+	printf(", \"firmware\": ");
+	rb_json_str(stdout, r->firmware);
+	printf(", \"wwid\": ");
+	rb_json_str(stdout, r->wwid);
+	printf(", \"scheduler\": ");
+	rb_json_str(stdout, r->scheduler);
+	printf(", \"by_id\": ");
+	rb_json_str(stdout, r->byid);
+	if (r->pci[0]) {
+		printf(", \"pci\": {\"address\": ");
+		rb_json_str(stdout, r->pci);
+		printf(", \"link_speed\": ");
+		rb_json_str(stdout, r->link_speed);
+		printf(", \"link_width\": ");
+		rb_json_str(stdout, r->link_width);
+		printf("}");
+	} else {
+		printf(", \"pci\": null");
+	}
+	if (r->nvme)
+		print_nvme(r);
+	printf(", \"write_allowed\": %s, \"reasons\": [", r->allowed ? "true" : "false");
+	print_reasons_json(&r->why);
+	printf("]}");
+}
+
+/* The reasons after the first, each on a line of its own under the REASONS column. */
+static void print_more_reasons_text(const struct rb_diags *why)
+{
+	for (size_t k = 1; k < why->n; k++)
+		printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "", why->v[k].message);
+}
+
+static void print_device_text(const struct dev_row *r)
+{
+	printf("%-12s %9.1fG %-24.24s %-20.20s %-6s %s\n", r->path,
+	       (double)r->size_bytes / (1 << 30), r->model[0] ? r->model : "-",
+	       r->serial[0] ? r->serial : "-", r->allowed ? "yes" : "no",
+	       r->why.n ? r->why.v[0].message : "");
+	print_more_reasons_text(&r->why);
+	if (r->nvme && !r->nvme_err && r->smart.critical_warning) {
+		char warn[256];
+
+		rb_nvme_warning_text(r->smart.critical_warning, warn, sizeof(warn));
+		printf("%-12s HEALTH ALERT: %s\n", "", warn);
+	}
+}
+
+/* A target of the agent's (a file, most often): its kind, size and verdict. */
+static void print_target(const struct rb_guard_policy *gp, const char *path, bool json,
+			 bool first)
+{
+	struct rb_target_info ti;
+	struct rb_diags why;
+
+	rb_diags_init(&why);
+	rb_target_probe(path, &ti);
+	rb_guard_check_write(gp, path, &why);
+	if (json) {
+		printf("%s{\"path\": ", first ? "" : ", ");
+		rb_json_str(stdout, path);
+		printf(", \"kind\": \"%s\", \"size_bytes\": %" PRIu64 ", \"write_allowed\": %s, "
+		       "\"reasons\": [",
+		       rb_target_kind_name(ti.kind), ti.size_bytes,
+		       rb_diags_errors(&why) ? "false" : "true");
+		print_reasons_json(&why);
+		printf("]}");
+	} else {
+		printf("%-12s %9.1fG %-24s %-20s %-6s %s\n", path,
+		       (double)ti.size_bytes / (1 << 30), rb_target_kind_name(ti.kind), "-",
+		       rb_diags_errors(&why) ? "no" : "yes", why.n ? why.v[0].message : "");
+		print_more_reasons_text(&why);
+	}
+	rb_diags_release(&why);
+}
+
+/* The table (or the JSON document): the drives, then the targets. */
+static void print_inventory(const struct inv_args *ia, const struct rb_guard_policy *gp,
+			    const struct dev_row *rows, size_t nrows)
+{
+	if (ia->json) {
+		printf("{\"devices\": [");
+		for (size_t i = 0; i < nrows; i++)
+			print_device_json(&rows[i], i == 0);
 		printf("], \"targets\": [");
 	} else {
 		printf("%-12s %10s %-24s %-20s %-6s %s\n", "DEVICE", "SIZE", "MODEL", "SERIAL",
 		       "WRITE", "REASONS");
-		for (size_t i = 0; i < nrows; i++) {
-			const struct dev_row *r = &rows[i];
-
-			printf("%-12s %9.1fG %-24.24s %-20.20s %-6s %s\n", r->path,
-			       (double)r->size_bytes / (1 << 30), r->model[0] ? r->model : "-",
-			       r->serial[0] ? r->serial : "-", r->allowed ? "yes" : "no",
-			       r->why.n ? r->why.v[0].message : "");
-			for (size_t k = 1; k < r->why.n; k++)
-				printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "",
-				       r->why.v[k].message);
-			if (r->nvme && !r->nvme_err && r->smart.critical_warning) {
-				char warn[256];
-
-				rb_nvme_warning_text(r->smart.critical_warning, warn, sizeof(warn));
-				printf("%-12s HEALTH ALERT: %s\n", "", warn);
-			}
-		}
+		for (size_t i = 0; i < nrows; i++)
+			print_device_text(&rows[i]);
 	}
-	for (size_t i = 0; i < ntargets; i++) {
-		struct rb_target_info ti;
-		struct rb_diags why;
-
-		rb_diags_init(&why);
-		rb_target_probe(targets[i], &ti);
-		rb_guard_check_write(&gp, targets[i], &why);
-		if (json) {
-			printf("%s{\"path\": ", i ? ", " : "");
-			rb_json_str(stdout, targets[i]);
-			printf(", \"kind\": \"%s\", \"size_bytes\": %" PRIu64 ", \"write_allowed\": %s, "
-			       "\"reasons\": [",
-			       rb_target_kind_name(ti.kind), ti.size_bytes,
-			       rb_diags_errors(&why) ? "false" : "true");
-			for (size_t k = 0; k < why.n; k++) {
-				printf("%s", k ? ", " : "");
-				rb_json_str(stdout, why.v[k].message);
-			}
-			printf("]}");
-		} else {
-			printf("%-12s %9.1fG %-24s %-20s %-6s %s\n", targets[i],
-			       (double)ti.size_bytes / (1 << 30), rb_target_kind_name(ti.kind), "-",
-			       rb_diags_errors(&why) ? "no" : "yes", why.n ? why.v[0].message : "");
-			for (size_t k = 1; k < why.n; k++)
-				printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "",
-				       why.v[k].message);
-		}
-		rb_diags_release(&why);
-	}
-	if (json)
+	for (size_t i = 0; i < ia->ntargets; i++)
+		print_target(gp, ia->targets[i], ia->json, i == 0);
+	if (ia->json)
 		printf("], \"note\": \"writes also need the run's key (destructive: true or "
 		       "--destructive)\"}\n");
+}
+
+int rb_agent_inventory_cmd(int argc, char **argv)
+{
+	struct inv_args A = { .root = "", .nvme_ops = &rb_nvme_libnvme };
+	size_t nrows = 0;
+	struct dev_row *rows = NULL;
+	int rc = RB_EXIT_USAGE;
+
+	A.allow = calloc((size_t)argc + 1, sizeof(char *));
+	A.targets = calloc((size_t)argc + 1, sizeof(char *));
+	if (!A.allow || !A.targets)
+		goto out;
+	switch (parse_args(argc, argv, &A)) {
+	case 1:
+		rc = RB_EXIT_OK;
+		goto out;
+	case -1:
+		goto out;
+	}
+	for (size_t i = 0; i < A.cfg.nallow; i++)
+		A.allow[A.nallow++] = A.cfg.allow[i];
+	struct rb_guard_policy gp = { .destructive = true, .allow = A.allow, .nallow = A.nallow,
+				      .state_dir = A.cfg.state_dir ? A.cfg.state_dir
+								   : rb_default_state_dir(),
+				      .root = A.root };
+
+	if (walk_devices(&A, &gp, &rows, &nrows)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	for (size_t i = 0; i < A.cfg.ntargets; i++)
+		A.targets[A.ntargets++] = A.cfg.targets[i];
+	print_inventory(&A, &gp, rows, nrows);
 	rc = RB_EXIT_OK;
 out:
 	for (size_t i = 0; i < nrows; i++)
 		rb_diags_release(&rows[i].why);
 	free(rows);
-	free(allow);
-	free(targets);
-	rb_agent_cfg_release(&cfg);
+	free(A.allow);
+	free(A.targets);
+	rb_agent_cfg_release(&A.cfg);
 	return rc;
 }
