@@ -457,11 +457,220 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
 	return 0;
 }
 
+/* What the flags leave to check: a target (or the null engine's), a workload that holds. */
+static int check_args(struct run_args *a)
+{
+	char err[512];
+
+	if (!a->ntargets) {
+		if (rb_engine_needs_target(a->wl.engine)) {
+			rb_err("no target: give --target PATH (see --help)");
+			return -1;
+		}
+		a->targets[a->ntargets++] = (char *)"null";
+	}
+	if (rb_workload_check(&a->wl, err, sizeof(err))) {
+		rb_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *state_dir_of(const struct run_args *a)
+{
+	return a->state_dir ? a->state_dir : rb_default_state_dir();
+}
+
+/*
+ * The run made ready: the filesystem when asked for, the targets opened through the guard,
+ * the engine's run over them, its latency log. Returns 0 or the exit code, said.
+ */
+static int setup_run(struct run_args *a, const struct rb_guard_policy *gp,
+		     struct rb_fs_target *fst, struct rb_diags *d, struct rb_prepared **prep,
+		     struct rb_run **run)
+{
+	char err[512];
+	int r;
+
+	if (a->fs.type[0] && (r = fs_prepare(a, gp, fst, d)))
+		return r;
+	r = rb_runner_prepare(&a->wl, a->targets, a->ntargets, gp, prep, d);
+	if (r)
+		return prepare_failed(r, d);
+	r = rb_run_new(&a->wl, (*prep)->fds, (*prep)->spans, (*prep)->n, run, err, sizeof(err));
+	if (r) {
+		rb_err("%s", err);
+		return RB_EXIT_FAILED;
+	}
+	if (a->lat_log && rb_run_set_lat_log(*run, a->lat_log, err, sizeof(err))) {
+		rb_err("%s", err);
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The run, from start to its end; SIGINT and SIGTERM stop it early. */
+static void run_to_end(struct rb_run *run)
+{
+	running = run;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rb_run_start(run);
+	rb_run_join(run);
+	running = NULL;
+}
+
+/* A result's name: the striped volume's, or its target's. */
+static const char *res_name(const struct run_args *a, const char *volname, size_t t)
+{
+	return a->wl.stripe ? volname : a->targets[t];
+}
+
+/*
+ * Each target's setup error said, and what the run wrote noted in the drive's history.
+ * Returns the exit code: 0, failed (a target did not set up), or IO errors.
+ */
+static int account(const struct run_args *a, const struct rb_run *run,
+		   const struct rb_prepared *prep, size_t nres, const char *volname)
+{
+	uint64_t total_errors = 0;
+	int rc = RB_EXIT_OK;
+
+	for (size_t t = 0; t < nres; t++) {
+		const struct rb_target_result *res = rb_run_result(run, t);
+
+		if (res->setup_err) {
+			rb_err("%s: %s", res_name(a, volname, t), res->message);
+			rc = RB_EXIT_FAILED;
+		}
+		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
+				res->dir[RB_DIR_TRIM].errors +
+				res->verify.bad;
+		/* the drive's history: what this run wrote (not for a striped volume's parts) */
+		if (!a->wl.stripe && t < prep->n)
+			rb_history_note_run(state_dir_of(a), a->targets[t], prep->info[t].serial,
+					    &a->wl, res->dir[RB_DIR_WRITE].bytes, prep->spans[t],
+					    "rackbench-agent run");
+	}
+	if (rc == RB_EXIT_OK && total_errors && !a->errors_ok)
+		rc = RB_EXIT_IO_ERRORS;
+	return rc;
+}
+
+/* Every target's result merged into ALL (cleared by the caller): the run's top level. */
+static void merge_results(const struct rb_run *run, size_t nres, struct rb_target_result *all)
+{
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_dir_stats_clear(&all->dir[d]);
+	for (size_t t = 0; t < nres; t++) {
+		const struct rb_target_result *res = rb_run_result(run, t);
+
+		for (int d = 0; d < RB_NDIR; d++)
+			rb_dir_stats_merge(&all->dir[d], &res->dir[d]);
+		for (unsigned e = 0; e < res->nerrors; e++)
+			rb_io_error_add(all->errors, &all->nerrors, RB_MAX_IO_ERRORS,
+					&res->errors[e]);
+		if (res->elapsed_ns > all->elapsed_ns)
+			all->elapsed_ns = res->elapsed_ns;
+		all->cpu_usr_pct += res->cpu_usr_pct;
+		all->cpu_sys_pct += res->cpu_sys_pct;
+		snprintf(all->features, sizeof(all->features), "%s", res->features);
+		all->verify.checked += res->verify.checked;
+		all->verify.unwritten += res->verify.unwritten;
+		all->verify.bad += res->verify.bad;
+		for (unsigned e = 0; e < res->nmismatches && all->nmismatches < RB_MAX_IO_ERRORS;
+		     e++)
+			all->mismatches[all->nmismatches++] = res->mismatches[e];
+		all->nbs = res->nbs;
+		memcpy(all->bs, res->bs, sizeof(all->bs));
+		for (int d = 0; d < RB_NDIR; d++)
+			for (unsigned b = 0; b < res->nbs; b++)
+				all->bs_ios[d][b] += res->bs_ios[d][b];
+	}
+}
+
+/*
+ * rackbench's JSON: the top level is the merge of every target; "targets" has each one.
+ * Returns 0, or -ENOMEM with nothing printed.
+ */
+static int print_json(const struct run_args *a, const struct rb_run *run, size_t nres,
+		      const char *volname, int rc)
+{
+	struct rb_target_result *all = calloc(1, sizeof(*all));
+	char dump[RB_WORKLOAD_DUMP_MAX];
+
+	if (!all)
+		return -ENOMEM;
+	merge_results(run, nres, all);
+	print_target_json(stdout, &a->wl, all, nres == 1 ? res_name(a, volname, 0) : "all", false);
+	printf(", \"targets\": [");
+	for (size_t t = 0; t < nres; t++) {
+		if (t)
+			printf(", ");
+		print_target_json(stdout, &a->wl, rb_run_result(run, t), res_name(a, volname, t),
+				  true);
+	}
+	printf("], \"exit_code\": %d, \"effective\": ", rc);
+	rb_json_str(stdout, rb_workload_dump(&a->wl, dump, sizeof(dump)));
+	printf("}\n");
+	free(all);
+	return 0;
+}
+
+static void print_text(const struct run_args *a, const struct rb_run *run,
+		       const struct rb_prepared *prep, size_t nres, const char *volname)
+{
+	char dump[RB_WORKLOAD_DUMP_MAX];
+
+	printf("rackbench-agent run: %s\n", rb_workload_dump(&a->wl, dump, sizeof(dump)));
+	for (size_t t = 0; t < nres; t++) {
+		const struct rb_target_result *res = rb_run_result(run, t);
+
+		if (a->wl.stripe)
+			printf("%s: %.2fs measured\n", volname, (double)res->elapsed_ns / 1e9);
+		else
+			printf("%s (%s, %llu bytes used): %.2fs measured\n", a->targets[t],
+			       rb_target_kind_name(prep->info[t].kind),
+			       (unsigned long long)prep->spans[t],
+			       (double)res->elapsed_ns / 1e9);
+		for (int d = 0; d < RB_NDIR; d++)
+			print_dir_text(stdout, &res->dir[d], res->elapsed_ns, d);
+		printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,
+		       res->cpu_sys_pct, res->features[0] ? res->features : "-");
+		for (unsigned e = 0; e < res->nerrors; e++)
+			printf("  error %s at offset %" PRIu64 " (%u bytes), %" PRIu64
+			       " time(s): %s\n",
+			       dir_name((int)res->errors[e].dir), res->errors[e].offset,
+			       res->errors[e].length, res->errors[e].count,
+			       strerror(res->errors[e].err));
+		print_verify_text(&a->wl, res);
+	}
+}
+
+/* The run's results in the format asked for. Returns the exit code. */
+static int report(const struct run_args *a, const struct rb_run *run,
+		  const struct rb_prepared *prep, const char *job)
+{
+	size_t nres = rb_run_ntargets(run);
+	char volname[4096] = "";
+	int rc;
+
+	if (a->wl.stripe)
+		volume_name(&a->wl, a->targets, a->ntargets, volname, sizeof(volname));
+	rc = account(a, run, prep, nres, volname);
+	if (a->fio_fmt)
+		print_fio(&a->wl, run, nres, a->targets, volname, job, a->fio_fmt == 2);
+	else if (!a->json)
+		print_text(a, run, prep, nres, volname);
+	else if (print_json(a, run, nres, volname, rc))
+		rc = RB_EXIT_FAILED;
+	return rc;
+}
+
 int rb_agent_run_cmd(int argc, char **argv)
 {
 	struct run_args A = { 0 };
 	struct rb_fs_target fst = { 0 };
-	char err[512];
 	int rc = RB_EXIT_USAGE;
 	struct rb_diags diags;
 	struct rb_prepared *prep = NULL;
@@ -484,154 +693,22 @@ int rb_agent_run_cmd(int argc, char **argv)
 	case -1:
 		goto out;
 	}
-	if (!A.ntargets) {
-		if (rb_engine_needs_target(A.wl.engine)) {
-			rb_err("no target: give --target PATH (see --help)");
-			goto out;
-		}
-		A.targets[A.ntargets++] = (char *)"null";
-	}
-	if (rb_workload_check(&A.wl, err, sizeof(err))) {
-		rb_err("%s", err);
+	if (check_args(&A))
 		goto out;
-	}
 	struct rb_guard_policy gp = {
 		.destructive = A.destructive,
 		.destructive_key = "--destructive",
 		.allow = A.allow,
 		.nallow = A.nallow,
-		.state_dir = A.state_dir ? A.state_dir : rb_default_state_dir(),
+		.state_dir = state_dir_of(&A),
 		.wipe_signatures = A.wipe,
 		.root = "",
 	};
-	if (A.fs.type[0] && (rc = fs_prepare(&A, &gp, &fst, &diags)))
+	rc = setup_run(&A, &gp, &fst, &diags, &prep, &run);
+	if (rc)
 		goto out;
-	rc = RB_EXIT_USAGE;
-	int r = rb_runner_prepare(&A.wl, A.targets, A.ntargets, &gp, &prep, &diags);
-	if (r) {
-		rc = prepare_failed(r, &diags);
-		goto out;
-	}
-	r = rb_run_new(&A.wl, prep->fds, prep->spans, prep->n, &run, err, sizeof(err));
-	if (r) {
-		rb_err("%s", err);
-		rc = RB_EXIT_FAILED;
-		goto out;
-	}
-	if (A.lat_log && rb_run_set_lat_log(run, A.lat_log, err, sizeof(err))) {
-		rb_err("%s", err);
-		rc = RB_EXIT_USAGE;
-		goto out;
-	}
-	running = run;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	rb_run_start(run);
-	rb_run_join(run);
-	running = NULL;
-
-	uint64_t total_errors = 0;
-	rc = RB_EXIT_OK;
-	size_t nres = rb_run_ntargets(run);
-	char volname[4096] = "";
-
-	if (A.wl.stripe)
-		volume_name(&A.wl, A.targets, A.ntargets, volname, sizeof(volname));
-#define RES_NAME(t) (A.wl.stripe ? volname : A.targets[t])
-	for (size_t t = 0; t < nres; t++) {
-		const struct rb_target_result *res = rb_run_result(run, t);
-
-		if (res->setup_err) {
-			rb_err("%s: %s", RES_NAME(t), res->message);
-			rc = RB_EXIT_FAILED;
-		}
-		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
-				res->dir[RB_DIR_TRIM].errors +
-				res->verify.bad;
-		/* the drive's history: what this run wrote (not for a striped volume's parts) */
-		if (!A.wl.stripe && t < prep->n)
-			rb_history_note_run(A.state_dir ? A.state_dir : rb_default_state_dir(), A.targets[t],
-					    prep->info[t].serial, &A.wl, res->dir[RB_DIR_WRITE].bytes,
-					    prep->spans[t], "rackbench-agent run");
-	}
-	if (rc == RB_EXIT_OK && total_errors && !A.errors_ok)
-		rc = RB_EXIT_IO_ERRORS;
-	if (A.fio_fmt) {
-		print_fio(&A.wl, run, nres, A.targets, volname, fx && nfx == 1 ? fx[0].name : NULL,
-			  A.fio_fmt == 2);
-	} else if (A.json) {
-		/* the top level is the merge of every target; "targets" has each one */
-		struct rb_target_result *all = calloc(1, sizeof(*all));
-		char dump[RB_WORKLOAD_DUMP_MAX];
-
-		if (!all) {
-			rc = RB_EXIT_FAILED;
-			goto out;
-		}
-		for (int d = 0; d < RB_NDIR; d++)
-			rb_dir_stats_clear(&all->dir[d]);
-		for (size_t t = 0; t < nres; t++) {
-			const struct rb_target_result *res = rb_run_result(run, t);
-
-			for (int d = 0; d < RB_NDIR; d++)
-				rb_dir_stats_merge(&all->dir[d], &res->dir[d]);
-			for (unsigned e = 0; e < res->nerrors; e++)
-				rb_io_error_add(all->errors, &all->nerrors, RB_MAX_IO_ERRORS,
-						&res->errors[e]);
-			if (res->elapsed_ns > all->elapsed_ns)
-				all->elapsed_ns = res->elapsed_ns;
-			all->cpu_usr_pct += res->cpu_usr_pct;
-			all->cpu_sys_pct += res->cpu_sys_pct;
-			snprintf(all->features, sizeof(all->features), "%s", res->features);
-			all->verify.checked += res->verify.checked;
-			all->verify.unwritten += res->verify.unwritten;
-			all->verify.bad += res->verify.bad;
-			for (unsigned e = 0; e < res->nmismatches && all->nmismatches < RB_MAX_IO_ERRORS; e++)
-				all->mismatches[all->nmismatches++] = res->mismatches[e];
-			all->nbs = res->nbs;
-			memcpy(all->bs, res->bs, sizeof(all->bs));
-			for (int d = 0; d < RB_NDIR; d++)
-				for (unsigned b = 0; b < res->nbs; b++)
-					all->bs_ios[d][b] += res->bs_ios[d][b];
-		}
-		print_target_json(stdout, &A.wl, all, nres == 1 ? RES_NAME(0) : "all", false);
-		printf(", \"targets\": [");
-		for (size_t t = 0; t < nres; t++) {
-			if (t)
-				printf(", ");
-			print_target_json(stdout, &A.wl, rb_run_result(run, t), RES_NAME(t), true);
-		}
-		printf("], \"exit_code\": %d, \"effective\": ", rc);
-		rb_json_str(stdout, rb_workload_dump(&A.wl, dump, sizeof(dump)));
-		printf("}\n");
-		free(all);
-	} else {
-		char dump[RB_WORKLOAD_DUMP_MAX];
-
-		printf("rackbench-agent run: %s\n", rb_workload_dump(&A.wl, dump, sizeof(dump)));
-		for (size_t t = 0; t < nres; t++) {
-			const struct rb_target_result *res = rb_run_result(run, t);
-
-			if (A.wl.stripe)
-				printf("%s: %.2fs measured\n", volname, (double)res->elapsed_ns / 1e9);
-			else
-				printf("%s (%s, %llu bytes used): %.2fs measured\n", A.targets[t],
-				       rb_target_kind_name(prep->info[t].kind),
-				       (unsigned long long)prep->spans[t],
-				       (double)res->elapsed_ns / 1e9);
-			for (int d = 0; d < RB_NDIR; d++)
-				print_dir_text(stdout, &res->dir[d], res->elapsed_ns, d);
-			printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,
-			       res->cpu_sys_pct, res->features[0] ? res->features : "-");
-			for (unsigned e = 0; e < res->nerrors; e++)
-				printf("  error %s at offset %" PRIu64 " (%u bytes), %" PRIu64
-				       " time(s): %s\n",
-				       dir_name((int)res->errors[e].dir), res->errors[e].offset,
-				       res->errors[e].length, res->errors[e].count,
-				       strerror(res->errors[e].err));
-			print_verify_text(&A.wl, res);
-		}
-	}
+	run_to_end(run);
+	rc = report(&A, run, prep, fx && nfx == 1 ? fx[0].name : NULL);
 out:
 	rb_run_free(run);
 	rb_prepared_free(prep);
