@@ -83,22 +83,16 @@ static const struct rb_engine_ops *ops_for(uint32_t engine)
 					 : &rb_engine_uring;
 }
 
-int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
-		       size_t nfds, const struct rb_volume *vols, size_t n, struct rb_run **ret,
-		       char *err, size_t errlen)
+/* The run and its copy of the descriptors; NULL when memory ran out. */
+static struct rb_run *run_alloc(const struct rb_workload *wl, const int *fds, size_t nfds,
+				size_t n)
 {
 	struct rb_run *r;
-	struct rb_dist dist;
-	uint64_t *spans = NULL;
-	size_t used = 0;
+	uint64_t *spans;
 
-	if (!n || !nfds || !wl->bs || !wl->iodepth || !wl->numjobs) {
-		snprintf(err, errlen, "nothing to run");
-		return -EINVAL;
-	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return -ENOMEM;
+		return NULL;
 	r->wl = *wl;
 	r->clock = rb_clock_real;
 	r->ops = ops_for(wl->engine);
@@ -108,11 +102,22 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 		free(spans);
 		free(r->member_fds);
 		free(r);
-		return -ENOMEM;
+		return NULL;
 	}
 	r->spans = spans;
 	memcpy(r->member_fds, fds, nfds * sizeof(int));
-	/* a volume's span: whole units of its smallest member, times its members */
+	return r;
+}
+
+/*
+ * Each volume's span: whole units of its smallest member, times its members (a target on
+ * its own: its span). Returns 0 or -EINVAL, said in ERR.
+ */
+static int volume_spans(struct rb_run *r, const uint64_t *span_bytes, size_t nfds,
+			const struct rb_volume *vols, size_t n, char *err, size_t errlen)
+{
+	size_t used = 0;
+
 	for (size_t t = 0; t < n; t++) {
 		unsigned nm = vols ? vols[t].members : 1;
 		uint64_t unit = vols ? vols[t].stripe : 0, min = UINT64_MAX;
@@ -120,20 +125,30 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 		if (!nm || used + nm > nfds) {
 			snprintf(err, errlen, "target %zu: %u member(s), %zu descriptor(s) left", t,
 				 nm, nfds - used);
-			goto out_inval;
+			return -EINVAL;
 		}
 		for (unsigned m = 0; m < nm; m++)
 			if (span_bytes[used + m] < min)
 				min = span_bytes[used + m];
-		spans[t] = unit ? (min / unit) * unit * nm : min;
-		if (unit && !spans[t]) {
+		r->spans[t] = unit ? (min / unit) * unit * nm : min;
+		if (unit && !r->spans[t]) {
 			snprintf(err, errlen, "'stripe' (%llu bytes) is larger than a member",
 				 (unsigned long long)unit);
-			goto out_inval;
+			return -EINVAL;
 		}
 		used += nm;
 	}
-	span_bytes = spans;
+	return 0;
+}
+
+/*
+ * The run's shape from its workload: targets, jobs, intervals, and the block sizes (the
+ * split, its smallest weighted size as the unit, its largest). Returns 0 or -EINVAL, said.
+ */
+static int run_settings(struct rb_run *r, size_t n, char *err, size_t errlen)
+{
+	const struct rb_workload *wl = &r->wl;
+
 	r->ntgt = n;
 	r->njobs = n * wl->numjobs;
 	r->size_based = wl->io_size || wl->passes;
@@ -144,10 +159,8 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 	if (!r->nintervals)
 		r->nintervals = 1;
 	if (wl->bssplit[0]) {
-		if (rb_bssplit_parse(wl->bssplit, &r->split, err, errlen)) {
-			rb_run_free(r);
+		if (rb_bssplit_parse(wl->bssplit, &r->split, err, errlen))
 			return -EINVAL;
-		}
 	} else {
 		r->split.n = 1;
 		r->split.bs[0] = wl->bs;
@@ -161,137 +174,210 @@ int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint6
 			r->max_bs = r->split.bs[k];
 	}
 	rb_alias_init(&r->alias, r->split.weight, r->split.n);
-	if (rb_dist_parse(wl->random_distribution[0] ? wl->random_distribution : "uniform", &dist,
-			  err, errlen)) {
-		rb_run_free(r);
+	return 0;
+}
+
+/*
+ * Target T: its members' descriptors (from FIRST on), span, stripe unit, rate and the
+ * state its jobs share. Returns 0, -EINVAL said in ERR, or -ENOMEM.
+ */
+static int target_init(struct rb_run *r, size_t t, size_t first, const struct rb_volume *vols,
+		       char *err, size_t errlen)
+{
+	const struct rb_workload *wl = &r->wl;
+	struct tgt *tg = &r->tgts[t];
+
+	if (r->spans[t] / wl->numjobs < r->max_bs) {
+		snprintf(err, errlen,
+			 "target %zu: %llu bytes hold fewer than numjobs (%u) blocks of %llu "
+			 "bytes", t, (unsigned long long)r->spans[t], wl->numjobs,
+			 (unsigned long long)r->max_bs);
 		return -EINVAL;
 	}
-	r->tgts = calloc(n, sizeof(*r->tgts));
+	tg->run = r;
+	tg->member_fds = r->member_fds + first;
+	tg->nmembers = vols ? vols[t].members : 1;
+	tg->stripe = vols ? vols[t].stripe : 0;
+	tg->fd = tg->member_fds[0];
+	tg->span = r->spans[t];
+	/* an IO across units goes as parts, a submission each: they must fit a ring */
+	if (tg->stripe && (tg->stripe % 512 ||
+			   (r->max_bs / tg->stripe + 2) * wl->iodepth > 32768)) {
+		snprintf(err, errlen,
+			 "target %zu: a stripe unit of %llu bytes must be a multiple of 512, "
+			 "and split %llu-byte IOs at depth %u into at most 32768 parts", t,
+			 (unsigned long long)tg->stripe, (unsigned long long)r->max_bs,
+			 wl->iodepth);
+		return -EINVAL;
+	}
+	tg->rate_iops = wl->rate_iops;
+	tg->job_last = malloc(wl->numjobs * sizeof(*tg->job_last));
+	if (!tg->job_last)
+		return -ENOMEM;
+	for (unsigned k = 0; k < wl->numjobs; k++)
+		tg->job_last[k] = UINT32_MAX;
+	pthread_mutex_init(&tg->mu, NULL);
+	pthread_cond_init(&tg->cv, NULL);
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_dir_stats_clear(&tg->res.dir[d]);
+	return 0;
+}
+
+/*
+ * A job's share of its target: its region, its offsets and their seed, its byte limit
+ * when size-based. Returns 0 or -ENOMEM.
+ */
+static int job_region(struct rb_run *r, struct job *j, const struct rb_dist *dist)
+{
+	const struct rb_workload *wl = &r->wl;
+	uint64_t span = j->t->span, limit = 0;
+
+	/* sequential jobs get their own region, and so do random ones that visit
+	 * once or verify while writing; others roam the whole span */
+	if (rb_rw_random(wl->rw) && !wl->visit_once &&
+	    !(wl->verify && rb_workload_writes(wl) && wl->numjobs > 1)) {
+		j->region_start = 0;
+		j->region_bytes = span;
+	} else {
+		uint64_t per = span / wl->numjobs;
+
+		per -= per % r->unit;
+		j->region_start = j->idx * per;
+		j->region_bytes = per;
+	}
+	rb_rng_seed(&j->rng, wl->seed ^ ((uint64_t)j->tidx << 40) ^ ((uint64_t)j->idx << 20));
+	if (rb_offgen_init(&j->off, dist, (j->region_bytes - r->max_bs) / r->unit + 1,
+			   wl->visit_once, &j->rng))
+		return -ENOMEM;
+	/* size-based: the target's bytes shared by its jobs */
+	if (wl->passes)
+		limit = span * wl->passes;
+	else if (wl->io_size)
+		limit = wl->io_size;
+	if (limit) {
+		j->limit_bytes = limit / wl->numjobs + (j->idx == 0 ? limit % wl->numjobs : 0);
+		if (!j->limit_bytes)
+			j->limit_bytes = 1;
+	}
+	return 0;
+}
+
+/*
+ * A job's ring context and its IO slots: buffers of random data, the free list, and the
+ * parts an IO across a volume's units goes as. Returns 0 or -ENOMEM.
+ */
+static int job_slots(struct rb_run *r, struct job *j)
+{
+	const struct rb_workload *wl = &r->wl;
+	unsigned depth = wl->iodepth;
+
+	j->ctx.fd = j->t->fd;
+	j->ctx.fds = j->t->member_fds;
+	j->ctx.nfds = j->t->nmembers;
+	j->ctx.sqpoll = wl->sqpoll;
+	j->ctx.iopoll = wl->iopoll;
+	j->ctx.depth = depth;
+	/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
+	j->pmax = j->t->stripe ? (unsigned)(r->max_bs / j->t->stripe) + 2 : 1;
+	j->ctx.entries = depth * j->pmax;
+	j->ctx.bs = r->max_bs;
+	if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * r->max_bs))
+		return -ENOMEM;
+	/* writes carry random data, never zeros a drive could compress away */
+	for (size_t b = 0; b < depth * r->max_bs / 8; b++)
+		((uint64_t *)j->ctx.bufs)[b] = rb_rng_next(&j->rng);
+	j->ios = calloc(depth, sizeof(*j->ios));
+	j->freelist = calloc(depth, sizeof(*j->freelist));
+	j->done = calloc(j->ctx.entries, sizeof(*j->done));
+	j->queued = calloc(depth, sizeof(*j->queued));
+	j->res = calloc(j->ctx.entries, sizeof(*j->res));
+	if (j->pmax > 1)
+		j->parts = calloc((size_t)depth * j->pmax, sizeof(*j->parts));
+	if (!j->ios || !j->freelist || !j->done || !j->queued || !j->res ||
+	    (j->pmax > 1 && !j->parts))
+		return -ENOMEM;
+	for (unsigned i = 0; i < depth; i++) {
+		j->ios[i].slot = i;
+		j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * r->max_bs;
+		j->freelist[j->nfree++] = &j->ios[i];
+	}
+	for (int d = 0; d < RB_NDIR; d++) {
+		rb_dir_stats_clear(&j->ival[d]);
+		rb_dir_stats_clear(&j->total[d]);
+	}
+	return 0;
+}
+
+/* The run's targets, then their jobs. Returns 0, -EINVAL said in ERR, or -ENOMEM. */
+static int targets_and_jobs(struct rb_run *r, const struct rb_volume *vols,
+			    const struct rb_dist *dist, char *err, size_t errlen)
+{
+	unsigned numjobs = r->wl.numjobs;
+	size_t first = 0;
+	int e;
+
+	r->tgts = calloc(r->ntgt, sizeof(*r->tgts));
 	r->jobs = calloc(r->njobs, sizeof(*r->jobs));
 	if (!r->tgts || !r->jobs)
-		goto out_nomem;
-	size_t first = 0;
-
-	for (size_t t = 0; t < n; t++) {
-		struct tgt *tg = &r->tgts[t];
-
-		if (span_bytes[t] / wl->numjobs < r->max_bs) {
-			snprintf(err, errlen,
-				 "target %zu: %llu bytes hold fewer than numjobs (%u) blocks of %llu "
-				 "bytes", t, (unsigned long long)span_bytes[t], wl->numjobs,
-				 (unsigned long long)r->max_bs);
-			rb_run_free(r);
-			return -EINVAL;
-		}
-		tg->run = r;
-		tg->member_fds = r->member_fds + first;
-		tg->nmembers = vols ? vols[t].members : 1;
-		tg->stripe = vols ? vols[t].stripe : 0;
-		tg->fd = tg->member_fds[0];
-		tg->span = span_bytes[t];
-		first += tg->nmembers;
-		/* an IO across units goes as parts, a submission each: they must fit a ring */
-		if (tg->stripe && (tg->stripe % 512 ||
-				   (r->max_bs / tg->stripe + 2) * wl->iodepth > 32768)) {
-			snprintf(err, errlen,
-				 "target %zu: a stripe unit of %llu bytes must be a multiple of 512, "
-				 "and split %llu-byte IOs at depth %u into at most 32768 parts", t,
-				 (unsigned long long)tg->stripe, (unsigned long long)r->max_bs,
-				 wl->iodepth);
-			goto out_inval;
-		}
-		tg->rate_iops = wl->rate_iops;
-		tg->job_last = malloc(wl->numjobs * sizeof(*tg->job_last));
-		if (!tg->job_last)
-			goto out_nomem;
-		for (unsigned k = 0; k < wl->numjobs; k++)
-			tg->job_last[k] = UINT32_MAX;
-		pthread_mutex_init(&tg->mu, NULL);
-		pthread_cond_init(&tg->cv, NULL);
-		for (int d = 0; d < RB_NDIR; d++)
-			rb_dir_stats_clear(&tg->res.dir[d]);
+		return -ENOMEM;
+	for (size_t t = 0; t < r->ntgt; t++) {
+		e = target_init(r, t, first, vols, err, errlen);
+		if (e)
+			return e;
+		first += r->tgts[t].nmembers;
 	}
 	for (size_t k = 0; k < r->njobs; k++) {
 		struct job *j = &r->jobs[k];
-		size_t t = k / wl->numjobs;
-		uint64_t span = r->tgts[t].span, limit = 0;
-		unsigned depth = wl->iodepth;
 
 		j->run = r;
-		j->t = &r->tgts[t];
-		j->tidx = (unsigned)t;
-		j->idx = (unsigned)(k % wl->numjobs);
-		/* sequential jobs get their own region, and so do random ones that visit
-		 * once or verify while writing; others roam the whole span */
-		if (rb_rw_random(wl->rw) && !wl->visit_once &&
-		    !(wl->verify && rb_workload_writes(wl) && wl->numjobs > 1)) {
-			j->region_start = 0;
-			j->region_bytes = span;
-		} else {
-			uint64_t per = span / wl->numjobs;
-
-			per -= per % r->unit;
-			j->region_start = j->idx * per;
-			j->region_bytes = per;
-		}
-		rb_rng_seed(&j->rng, wl->seed ^ ((uint64_t)t << 40) ^ ((uint64_t)j->idx << 20));
-		if (rb_offgen_init(&j->off, &dist, (j->region_bytes - r->max_bs) / r->unit + 1,
-				   wl->visit_once, &j->rng))
-			goto out_nomem;
-		/* size-based: the target's bytes shared by its jobs */
-		if (wl->passes)
-			limit = span * wl->passes;
-		else if (wl->io_size)
-			limit = wl->io_size;
-		if (limit) {
-			j->limit_bytes = limit / wl->numjobs + (j->idx == 0 ? limit % wl->numjobs : 0);
-			if (!j->limit_bytes)
-				j->limit_bytes = 1;
-		}
-		j->ctx.fd = r->tgts[t].fd;
-		j->ctx.fds = r->tgts[t].member_fds;
-		j->ctx.nfds = r->tgts[t].nmembers;
-		j->ctx.sqpoll = wl->sqpoll;
-		j->ctx.iopoll = wl->iopoll;
-		j->ctx.depth = depth;
-		/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
-		j->pmax = r->tgts[t].stripe ? (unsigned)(r->max_bs / r->tgts[t].stripe) + 2 : 1;
-		j->ctx.entries = depth * j->pmax;
-		j->ctx.bs = r->max_bs;
-		if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * r->max_bs))
-			goto out_nomem;
-		/* writes carry random data, never zeros a drive could compress away */
-		for (size_t b = 0; b < depth * r->max_bs / 8; b++)
-			((uint64_t *)j->ctx.bufs)[b] = rb_rng_next(&j->rng);
-		j->ios = calloc(depth, sizeof(*j->ios));
-		j->freelist = calloc(depth, sizeof(*j->freelist));
-		j->done = calloc(j->ctx.entries, sizeof(*j->done));
-		j->queued = calloc(depth, sizeof(*j->queued));
-		j->res = calloc(j->ctx.entries, sizeof(*j->res));
-		if (j->pmax > 1)
-			j->parts = calloc((size_t)depth * j->pmax, sizeof(*j->parts));
-		if (!j->ios || !j->freelist || !j->done || !j->queued || !j->res ||
-		    (j->pmax > 1 && !j->parts))
-			goto out_nomem;
-		for (unsigned i = 0; i < depth; i++) {
-			j->ios[i].slot = i;
-			j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * r->max_bs;
-			j->freelist[j->nfree++] = &j->ios[i];
-		}
-		for (int d = 0; d < RB_NDIR; d++) {
-			rb_dir_stats_clear(&j->ival[d]);
-			rb_dir_stats_clear(&j->total[d]);
-		}
+		j->t = &r->tgts[k / numjobs];
+		j->tidx = (unsigned)(k / numjobs);
+		j->idx = (unsigned)(k % numjobs);
+		e = job_region(r, j, dist);
+		if (!e)
+			e = job_slots(r, j);
+		if (e)
+			return e;
 	}
+	return 0;
+}
+
+int rb_run_new_volumes(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
+		       size_t nfds, const struct rb_volume *vols, size_t n, struct rb_run **ret,
+		       char *err, size_t errlen)
+{
+	struct rb_run *r;
+	struct rb_dist dist;
+	int e;
+
+	if (!n || !nfds || !wl->bs || !wl->iodepth || !wl->numjobs) {
+		snprintf(err, errlen, "nothing to run");
+		return -EINVAL;
+	}
+	r = run_alloc(wl, fds, nfds, n);
+	if (!r)
+		return -ENOMEM;
+	e = volume_spans(r, span_bytes, nfds, vols, n, err, errlen);
+	if (e)
+		goto out_free;
+	e = run_settings(r, n, err, errlen);
+	if (e)
+		goto out_free;
+	if (rb_dist_parse(wl->random_distribution[0] ? wl->random_distribution : "uniform", &dist,
+			  err, errlen)) {
+		e = -EINVAL;
+		goto out_free;
+	}
+	e = targets_and_jobs(r, vols, &dist, err, errlen);
+	if (e == -ENOMEM)
+		snprintf(err, errlen, "out of memory setting up %zu jobs", r->njobs);
+	if (e)
+		goto out_free;
 	*ret = r;
 	return 0;
-out_nomem:
-	snprintf(err, errlen, "out of memory setting up %zu jobs", r->njobs);
+out_free:
 	rb_run_free(r);
-	return -ENOMEM;
-out_inval:
-	rb_run_free(r);
-	return -EINVAL;
+	return e;
 }
 
 int rb_run_start(struct rb_run *r)
