@@ -164,72 +164,75 @@ static void phase_drives(const struct rb_phase *P)
 		printf("%s%s%s", i ? ", " : "  measures: ", P->drives[i], i + 1 == P->ndrives ? "\n" : "");
 }
 
-int rb_plan_cmd(int argc, char **argv)
-{
-	struct rb_campaign *c = NULL;
-	struct rb_diags d;
-	uint64_t total_ns = 0, capacity = 0, mbps = 0, sized_total = 0;
-	size_t sized = 0;
-	bool list = false, resolve = false;
-	const char *file = NULL, *lock = NULL, *listen = NULL;
-	char a[32], b[32];
+/* What `plan` was asked, from its flags. */
+struct plan_args {
+	const char *file, *lock, *listen;
+	bool list, resolve;
+	uint64_t capacity, mbps;
+};
 
+/* The flags: 0 to plan, 1 when --help was printed, -1 said. */
+static int plan_parse(int argc, char **argv, struct plan_args *pa)
+{
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			plan_usage(stdout);
-			return RB_EXIT_OK;
+			return 1;
 		} else if (!strcmp(argv[i], "--points")) {
-			list = true;
+			pa->list = true;
 		} else if (!strcmp(argv[i], "--resolve")) {
-			resolve = true;
+			pa->resolve = true;
 		} else if (!strcmp(argv[i], "--lock") && i + 1 < argc) {
-			lock = argv[++i];
-			resolve = true;
+			pa->lock = argv[++i];
+			pa->resolve = true;
 		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
-			listen = argv[++i];
+			pa->listen = argv[++i];
 		} else if (!strcmp(argv[i], "--assume-capacity") && i + 1 < argc) {
-			if (rb_parse_size(argv[++i], &capacity) || !capacity) {
-				rb_err("'--assume-capacity' must be a size like 7680g, not '%s'", argv[i]);
-				return RB_EXIT_USAGE;
+			if (rb_parse_size(argv[++i], &pa->capacity) || !pa->capacity) {
+				rb_err("'--assume-capacity' must be a size like 7680g, not '%s'",
+				       argv[i]);
+				return -1;
 			}
 		} else if (!strcmp(argv[i], "--assume-mbps") && i + 1 < argc) {
-			if (rb_parse_u64(argv[++i], &mbps) || !mbps) {
-				rb_err("'--assume-mbps' must be a whole number of MB/s, not '%s'", argv[i]);
-				return RB_EXIT_USAGE;
+			if (rb_parse_u64(argv[++i], &pa->mbps) || !pa->mbps) {
+				rb_err("'--assume-mbps' must be a whole number of MB/s, not '%s'",
+				       argv[i]);
+				return -1;
 			}
-		} else if (argv[i][0] == '-' || file) {
+		} else if (argv[i][0] == '-' || pa->file) {
 			rb_err("unexpected argument '%s' (see 'rackbench plan --help')", argv[i]);
-			return RB_EXIT_USAGE;
+			return -1;
 		} else {
-			file = argv[i];
+			pa->file = argv[i];
 		}
 	}
-	if (!file) {
+	if (!pa->file) {
 		plan_usage(stderr);
-		return RB_EXIT_USAGE;
+		return -1;
 	}
-	rb_diags_init(&d);
-	if (rb_campaign_load_file(file, &c, &d)) {
-		rb_diags_print(&d, stderr);
-		rb_diags_release(&d);
-		return RB_EXIT_USAGE;
-	}
-	rb_diags_release(&d);
-	if (resolve) {
-		struct sigaction sa = { .sa_handler = on_stop };
-		int rc;
+	return 0;
+}
 
-		if (listen) {
-			free(c->listen);
-			c->listen = strdup(listen);
-		}
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		rc = rb_coord_resolve(c, &(struct rb_coord_opts){ .stop = &stop_flag }, lock);
-		rb_campaign_free(c);
-		rb_tx_context_term();
-		return rc;
+/* --resolve: the campaign's drives as their agents see them. Frees C; the exit code. */
+static int plan_resolve(struct rb_campaign *c, const struct plan_args *pa)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	int rc;
+
+	if (pa->listen) {
+		free(c->listen);
+		c->listen = strdup(pa->listen);
 	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = rb_coord_resolve(c, &(struct rb_coord_opts){ .stop = &stop_flag }, pa->lock);
+	rb_campaign_free(c);
+	rb_tx_context_term();
+	return rc;
+}
+
+static void plan_header(const struct rb_campaign *c)
+{
 	unsigned selected = 0;
 
 	for (size_t i = 0; i < c->nselectors; i++)
@@ -240,119 +243,202 @@ int rb_plan_cmd(int argc, char **argv)
 		       selected);
 	printf(", %zu phase(s), %zu point(s)%s\n", c->nphases, c->npoints,
 	       rb_campaign_writes(c) ? ", writes (destructive)" : ", read-only");
-	/* per phase: its points, and for a steady state the range its rounds allow */
-	uint64_t min_ns = 0, max_ns = 0;
+}
 
-	for (size_t ph = 0; ph < c->nphases; ph++) {
-		const struct rb_phase *P = &c->phases[ph];
-		uint64_t round_ns = 0, all_ns = 0, bytes = 0;
-		size_t n = 0, per = P->npoints_per_round, psized = 0, curves = 0, purges = 0;
-		bool bytes_known = true;
-		char extra[160] = "";
+/* The whole plan's time, over its phases. */
+struct plan_totals {
+	uint64_t total_ns, min_ns, max_ns;
+	size_t sized;		/* size-based phases and purges: their time is the drives' */
+	size_t sized_total;	/* of them, timed with --assume-mbps */
+};
 
-		for (size_t i = 0; i < c->npoints; i++) {
-			const struct rb_workload *wl = &c->points[i].wl;
+/* A phase's points, counted. */
+struct phase_sum {
+	uint64_t round_ns, all_ns, bytes;	/* round_ns: the first round's time */
+	size_t n, psized, curves, purges;
+	bool bytes_known;
+};
 
-			if (c->points[i].phase != ph)
-				continue;
-			n++;
-			curves += c->points[i].curve_pct == 0;
-			if (c->points[i].purge[0]) {
-				purges++;
-				continue;
-			}
-			if (wl->io_size || wl->passes) {
-				uint64_t x = sized_bytes(wl, capacity);
+static void phase_count(const struct rb_campaign *c, size_t ph, uint64_t capacity,
+			struct phase_sum *ps)
+{
+	const struct rb_phase *P = &c->phases[ph];
 
-				psized++;
-				bytes += x;
-				bytes_known &= x > 0;
-				continue;
-			}
-			all_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
-			if (c->points[i].round == 1)
-				round_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
-		}
-		sized += psized;
-		if (psized && bytes_known) {
-			char sz[32];
+	*ps = (struct phase_sum){ .bytes_known = true };
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_workload *wl = &c->points[i].wl;
 
-			snprintf(extra, sizeof(extra), "; size-based: %s per drive", rb_fmt_size(bytes, sz,
-												  sizeof(sz)));
-			if (mbps) {
-				uint64_t ns = (uint64_t)((double)bytes / ((double)mbps * 1e6) * 1e9);
-
-				snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-					 ", %s at %" PRIu64 " MB/s", rb_fmt_duration_human(ns, sz, sizeof(sz)),
-					 mbps);
-				all_ns += ns;
-				sized_total += psized;
-			}
-		} else if (psized) {
-			snprintf(extra, sizeof(extra), "; size-based: time depends on the drives "
-						       "(--assume-capacity, --assume-mbps)");
-		}
-		if (purges) {
-			const char *m = "";
-
-			for (size_t i = 0; i < c->npoints; i++)
-				if (c->points[i].phase == ph && c->points[i].purge[0])
-					m = c->points[i].purge;
-			printf("phase %s: purge (%s): time depends on the drives\n", P->name, m);
-			phase_drives(P);
-			sized++;
+		if (c->points[i].phase != ph)
+			continue;
+		ps->n++;
+		ps->curves += c->points[i].curve_pct == 0;
+		if (c->points[i].purge[0]) {
+			ps->purges++;
 			continue;
 		}
-		if (P->steady_rounds) {
-			printf("phase %s: steady state over %zu point(s) per round, %u to %u rounds: "
-			       "%zu to %zu points, %s to %s%s\n",
-			       P->name, per, P->steady_window, P->steady_rounds,
-			       per * P->steady_window, n,
-			       rb_fmt_duration_human(round_ns * P->steady_window, a, sizeof(a)),
-			       rb_fmt_duration_human(all_ns, b, sizeof(b)), extra);
-			min_ns += round_ns * P->steady_window;
-		} else {
-			char cv[96] = "";
+		if (wl->io_size || wl->passes) {
+			uint64_t x = sized_bytes(wl, capacity);
 
-			if (curves)
-				snprintf(cv, sizeof(cv), " (%zu curve(s): an unthrottled run, then %zu "
-					 "rate(s) each)", curves, per - 1);
-			printf("phase %s: %zu point(s)%s, %s%s\n", P->name, n, cv,
-			       psized == n && !mbps && !bytes_known ? "size-based" : rb_fmt_duration_human(all_ns, a, sizeof(a)),
-			       psized == n && !mbps && !bytes_known ? ": time depends on the drives "
-								     "(--assume-capacity, --assume-mbps)"
-								   : extra);
-			min_ns += all_ns;
+			ps->psized++;
+			ps->bytes += x;
+			ps->bytes_known &= x > 0;
+			continue;
 		}
-		phase_drives(P);
-		max_ns += all_ns;
-		total_ns += all_ns;
+		ps->all_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
+		if (c->points[i].round == 1)
+			ps->round_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;
 	}
-	if (list || c->npoints <= 100) {
-		for (size_t i = 0; i < c->npoints; i++) {
-			const struct rb_workload *wl = &c->points[i].wl;
-			bool size_based = wl->io_size || wl->passes;
+}
 
-			printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
-			       c->points[i].purge[0] ? "purge"
-			       : size_based	     ? (wl->passes ? "size-based (passes)"
-							   : "size-based (io_size)")
-						     : rb_fmt_duration_human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+/*
+ * The note on a phase's size-based points in EXTRA: their bytes, and their time at
+ * --assume-mbps (added to the phase's).
+ */
+static void phase_sized_note(struct phase_sum *ps, uint64_t mbps, struct plan_totals *pt,
+			     char *extra, size_t len)
+{
+	if (ps->psized && ps->bytes_known) {
+		char sz[32];
+
+		snprintf(extra, len, "; size-based: %s per drive",
+			 rb_fmt_size(ps->bytes, sz, sizeof(sz)));
+		if (mbps) {
+			uint64_t ns = (uint64_t)((double)ps->bytes / ((double)mbps * 1e6) * 1e9);
+
+			snprintf(extra + strlen(extra), len - strlen(extra),
+				 ", %s at %" PRIu64 " MB/s",
+				 rb_fmt_duration_human(ns, sz, sizeof(sz)), mbps);
+			ps->all_ns += ns;
+			pt->sized_total += ps->psized;
 		}
+	} else if (ps->psized) {
+		snprintf(extra, len, "; size-based: time depends on the drives "
+				     "(--assume-capacity, --assume-mbps)");
+	}
+}
+
+/* A purge phase's line: the last purge it names. */
+static void phase_purge(const struct rb_campaign *c, size_t ph)
+{
+	const char *m = "";
+
+	for (size_t i = 0; i < c->npoints; i++)
+		if (c->points[i].phase == ph && c->points[i].purge[0])
+			m = c->points[i].purge;
+	printf("phase %s: purge (%s): time depends on the drives\n", c->phases[ph].name, m);
+	phase_drives(&c->phases[ph]);
+}
+
+/* A phase's line, and for a steady state the range its rounds allow; added to PT. */
+static void plan_phase(const struct rb_campaign *c, size_t ph, const struct plan_args *pa,
+		       struct plan_totals *pt)
+{
+	const struct rb_phase *P = &c->phases[ph];
+	struct phase_sum ps;
+	size_t per = P->npoints_per_round;
+	char extra[160] = "", a[32], b[32];
+
+	phase_count(c, ph, pa->capacity, &ps);
+	pt->sized += ps.psized;
+	phase_sized_note(&ps, pa->mbps, pt, extra, sizeof(extra));
+	if (ps.purges) {
+		phase_purge(c, ph);
+		pt->sized++;
+		return;
+	}
+	if (P->steady_rounds) {
+		printf("phase %s: steady state over %zu point(s) per round, %u to %u rounds: "
+		       "%zu to %zu points, %s to %s%s\n",
+		       P->name, per, P->steady_window, P->steady_rounds,
+		       per * P->steady_window, ps.n,
+		       rb_fmt_duration_human(ps.round_ns * P->steady_window, a, sizeof(a)),
+		       rb_fmt_duration_human(ps.all_ns, b, sizeof(b)), extra);
+		pt->min_ns += ps.round_ns * P->steady_window;
 	} else {
-		printf("  (%zu points: --points lists them)\n", c->npoints);
-	}
-	bool open_ended = sized > sized_total;
+		bool untimed = ps.psized == ps.n && !pa->mbps && !ps.bytes_known;
+		char cv[96] = "";
 
-	if (min_ns == max_ns)
-		printf("time: %s (idle included)%s\n", rb_fmt_duration_human(total_ns, b, sizeof(b)),
-		       open_ended ? ", plus size-based points (time depends on the drives)" : "");
+		if (ps.curves)
+			snprintf(cv, sizeof(cv), " (%zu curve(s): an unthrottled run, then %zu "
+				 "rate(s) each)", ps.curves, per - 1);
+		printf("phase %s: %zu point(s)%s, %s%s\n", P->name, ps.n, cv,
+		       untimed ? "size-based" : rb_fmt_duration_human(ps.all_ns, a, sizeof(a)),
+		       untimed ? ": time depends on the drives (--assume-capacity, --assume-mbps)"
+			       : extra);
+		pt->min_ns += ps.all_ns;
+	}
+	phase_drives(P);
+	pt->max_ns += ps.all_ns;
+	pt->total_ns += ps.all_ns;
+}
+
+/* Every point and its time, or how many there are. */
+static void plan_points(const struct rb_campaign *c, bool list)
+{
+	char a[32];
+
+	if (!list && c->npoints > 100) {
+		printf("  (%zu points: --points lists them)\n", c->npoints);
+		return;
+	}
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_workload *wl = &c->points[i].wl;
+		bool size_based = wl->io_size || wl->passes;
+
+		printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
+		       c->points[i].purge[0] ? "purge"
+		       : size_based	     ? (wl->passes ? "size-based (passes)"
+						   : "size-based (io_size)")
+			: rb_fmt_duration_human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+	}
+}
+
+/* The plan's time and its methodology hash. */
+static void plan_footer(const struct rb_campaign *c, const struct plan_totals *pt)
+{
+	bool open_ended = pt->sized > pt->sized_total;
+	const char *plus = open_ended ? ", plus size-based points (time depends on the drives)"
+				      : "";
+	char a[32], b[32];
+
+	if (pt->min_ns == pt->max_ns)
+		printf("time: %s (idle included)%s\n",
+		       rb_fmt_duration_human(pt->total_ns, b, sizeof(b)), plus);
 	else
 		printf("time: %s to %s (idle included; steady state decides)%s\n",
-		       rb_fmt_duration_human(min_ns, a, sizeof(a)), rb_fmt_duration_human(max_ns, b, sizeof(b)),
-		       open_ended ? ", plus size-based points (time depends on the drives)" : "");
+		       rb_fmt_duration_human(pt->min_ns, a, sizeof(a)),
+		       rb_fmt_duration_human(pt->max_ns, b, sizeof(b)), plus);
 	printf("methodology: %s (stored with the results; equal hashes ran the same plan)\n",
 	       rb_campaign_methodology(c, a, sizeof(a)));
+}
+
+int rb_plan_cmd(int argc, char **argv)
+{
+	struct plan_args pa = { 0 };
+	struct plan_totals pt = { 0 };
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	switch (plan_parse(argc, argv, &pa)) {
+	case 1:
+		return RB_EXIT_OK;
+	case -1:
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_init(&d);
+	if (rb_campaign_load_file(pa.file, &c, &d)) {
+		rb_diags_print(&d, stderr);
+		rb_diags_release(&d);
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_release(&d);
+	if (pa.resolve)
+		return plan_resolve(c, &pa);
+	plan_header(c);
+	for (size_t ph = 0; ph < c->nphases; ph++)
+		plan_phase(c, ph, &pa, &pt);
+	plan_points(c, pa.list);
+	plan_footer(c, &pt);
 	rb_campaign_free(c);
 	return RB_EXIT_OK;
 }
