@@ -556,80 +556,140 @@ static void serve_usage(FILE *out)
 		getuid() == 0 ? "/run/rackbench/control" : "/tmp/rackbench-UID/control");
 }
 
-int rb_serve_cmd(int argc, char **argv)
-{
-	const char *listen = "tcp://0.0.0.0:7470", *key = NULL, *agent_keys = NULL, *ctl = NULL;
-	const char *log_dir = NULL;
-	struct service s = { .results_dir = NULL };
-	struct sigaction sa = { .sa_handler = on_signal };
-	bool insecure = false;
-	char cpath[4096], dir[4096], bound[256], err[600];
-	struct rb_keypair server;
-	int rc = RB_EXIT_FAILED;
+/* What `serve` was asked, from its flags. */
+struct serve_args {
+	const char *listen, *key, *agent_keys, *ctl, *log_dir, *results_dir;
+	bool insecure;
+};
 
+/* The flags: 0 to serve, 1 when --help was printed, -1 said. */
+static int serve_parse(int argc, char **argv, struct serve_args *a)
+{
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			serve_usage(stdout);
-			return RB_EXIT_OK;
+			return 1;
 		} else if (!strcmp(argv[i], "--insecure")) {
-			insecure = true;
+			a->insecure = true;
 		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
-			listen = argv[++i];
+			a->listen = argv[++i];
 		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
-			key = argv[++i];
+			a->key = argv[++i];
 		} else if (!strcmp(argv[i], "--agent-keys") && i + 1 < argc) {
-			agent_keys = argv[++i];
+			a->agent_keys = argv[++i];
 		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
-			ctl = argv[++i];
+			a->ctl = argv[++i];
 		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
-			s.results_dir = argv[++i];
+			a->results_dir = argv[++i];
 		} else if (!strcmp(argv[i], "--log-dir") && i + 1 < argc) {
-			log_dir = argv[++i];
+			a->log_dir = argv[++i];
 		} else {
 			rb_err("unexpected argument '%s' (see 'rackbench serve --help')", argv[i]);
-			return RB_EXIT_USAGE;
+			return -1;
 		}
 	}
-	if (!insecure && (!key || !agent_keys)) {
+	if (!a->insecure && (!a->key || !a->agent_keys)) {
 		rb_err("serve needs --key (its key pair) and --agent-keys (the allow-list), or "
 		       "--insecure");
-		return RB_EXIT_USAGE;
+		return -1;
 	}
-	rb_control_path(ctl, cpath, sizeof(cpath));
-	{
-		char tmp[4096];
+	return 0;
+}
 
-		snprintf(tmp, sizeof(tmp), "%s", cpath);
-		snprintf(dir, sizeof(dir), "%s", dirname(tmp));
-	}
+/* The control socket's path and its private folder, no service on it: 0 or the exit code. */
+static int serve_claim(const struct serve_args *a, char *cpath, size_t clen, char *dir,
+		       size_t dlen)
+{
+	char tmp[4096], err[600];
+
+	rb_control_path(a->ctl, cpath, clen);
+	snprintf(tmp, sizeof(tmp), "%s", cpath);
+	snprintf(dir, dlen, "%s", dirname(tmp));
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		rb_err("cannot create '%s': %s", dir, strerror(errno));
 		return RB_EXIT_FAILED;
 	}
 	/* made beforehand by someone else (or open to them): its socket and logs would be
 	 * theirs to replace or redirect */
-	bool strict = !(ctl && *ctl) && !(getenv("RACKBENCH_CONTROL") && *getenv("RACKBENCH_CONTROL"));
+	bool strict = !(a->ctl && *a->ctl) &&
+		      !(getenv("RACKBENCH_CONTROL") && *getenv("RACKBENCH_CONTROL"));
 
 	if (private_dir(dir, strict, err, sizeof(err))) {
 		rb_err("refusing the service folder '%s': %s", dir, err);
 		return RB_EXIT_FAILED;
 	}
-	s.log_dir = log_dir ? log_dir : dir;
-	s.listen = listen;
-	s.key = insecure ? NULL : key;
-	s.agent_keys = insecure ? NULL : agent_keys;
 	if (rb_service_present(cpath)) {
 		rb_err("a rackbench service already listens on %s", cpath);
 		return RB_EXIT_FAILED;
 	}
 	unlink(cpath); /* a dead service's socket file */
-	if (!insecure) {
-		if (rb_keys_read(key, true, &server, err, sizeof(err))) {
+	return 0;
+}
+
+/* Until SIGTERM or SIGINT: agents' messages, control requests, their runs. The exit code. */
+static int serve_loop(struct service *s)
+{
+	int rc = RB_EXIT_OK;
+
+	while (!quit) {
+		char *pending = NULL;
+		int r;
+
+		/* without its ZAP handler libzmq would accept any key: stop at once */
+		if (s->zap && !rb_zap_alive(s->zap)) {
+			rb_err("the ZAP authentication handler died: stopping, since libzmq would "
+			       "now accept connections with any key");
+			rc = RB_EXIT_FAILED;
+			break;
+		}
+		r = rb_tx_poll2(s->router, s->control, 200);
+		if (r < 0)
+			continue;
+		if (r & 1)
+			idle_message(s);
+		if (r & 2)
+			control_request(s, true, &pending);
+		if (pending) {
+			run_now(s, pending);
+			free(pending);
+			if (s->zap && !rb_zap_alive(s->zap))
+				continue;
+		}
+	}
+	rb_info("service stopping");
+	return rc;
+}
+
+int rb_serve_cmd(int argc, char **argv)
+{
+	struct serve_args a = { .listen = "tcp://0.0.0.0:7470" };
+	struct service s = { .results_dir = NULL };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char cpath[4096], dir[4096], bound[256], err[600];
+	struct rb_keypair server;
+	int rc;
+
+	switch (serve_parse(argc, argv, &a)) {
+	case 1:
+		return RB_EXIT_OK;
+	case -1:
+		return RB_EXIT_USAGE;
+	}
+	rc = serve_claim(&a, cpath, sizeof(cpath), dir, sizeof(dir));
+	if (rc)
+		return rc;
+	s.results_dir = a.results_dir;
+	s.log_dir = a.log_dir ? a.log_dir : dir;
+	s.listen = a.listen;
+	s.key = a.insecure ? NULL : a.key;
+	s.agent_keys = a.insecure ? NULL : a.agent_keys;
+	if (!a.insecure) {
+		if (rb_keys_read(a.key, true, &server, err, sizeof(err))) {
 			rb_err("%s", err);
 			return RB_EXIT_USAGE;
 		}
 		/* the handler first: bound before the socket, or libzmq accepts any key */
-		s.zap = rb_zap_start(agent_keys, err, sizeof(err));
+		s.zap = rb_zap_start(a.agent_keys, err, sizeof(err));
 		if (!s.zap) {
 			rb_err("%s", err);
 			return RB_EXIT_USAGE;
@@ -638,9 +698,11 @@ int rb_serve_cmd(int argc, char **argv)
 		rb_warn("serving without keys (--insecure): agents are not authenticated and "
 			"traffic is not encrypted");
 	}
-	s.router = rb_tx_router_bind_keyed(listen, insecure ? NULL : &server, bound, sizeof(bound));
+	rc = RB_EXIT_FAILED;
+	s.router = rb_tx_router_bind_keyed(a.listen, a.insecure ? NULL : &server, bound,
+					   sizeof(bound));
 	if (!s.router) {
-		rb_err("cannot listen on '%s': %s", listen, strerror(errno));
+		rb_err("cannot listen on '%s': %s", a.listen, strerror(errno));
 		goto out;
 	}
 	s.control = rb_tx_control_bind(cpath);
@@ -652,33 +714,7 @@ int rb_serve_cmd(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	rb_info("serving agents on %s; control socket %s", bound, cpath);
-	rc = RB_EXIT_OK;
-	while (!quit) {
-		char *pending = NULL;
-		int r;
-
-		/* without its ZAP handler libzmq would accept any key: stop at once */
-		if (s.zap && !rb_zap_alive(s.zap)) {
-			rb_err("the ZAP authentication handler died: stopping, since libzmq would now "
-			       "accept connections with any key");
-			rc = RB_EXIT_FAILED;
-			break;
-		}
-		r = rb_tx_poll2(s.router, s.control, 200);
-		if (r < 0)
-			continue;
-		if (r & 1)
-			idle_message(&s);
-		if (r & 2)
-			control_request(&s, true, &pending);
-		if (pending) {
-			run_now(&s, pending);
-			free(pending);
-			if (s.zap && !rb_zap_alive(s.zap))
-				continue;
-		}
-	}
-	rb_info("service stopping");
+	rc = serve_loop(&s);
 out:
 	if (s.control) {
 		rb_tx_close(s.control);
