@@ -33,6 +33,9 @@ struct rb_agent_cfg {
  * printing what was wrong. The cfg's strings point into argv or a loaded config.
  */
 int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *cfg);
+/* Reads only the config file (for the commands that share it: inventory): no flags, no
+ * daemon checks. 0 or an exit code >= 2 after printing what was wrong. */
+int rb_agent_cfg_load(const char *path, struct rb_agent_cfg *cfg);
 void rb_agent_cfg_release(struct rb_agent_cfg *cfg);
 /* Runs the daemon until SIGTERM/SIGINT; returns the process exit code. */
 int rb_agent_serve(const struct rb_agent_cfg *cfg);

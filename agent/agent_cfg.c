@@ -220,6 +220,12 @@ static int check_coordinator(const char *ep)
 	return 0;
 }
 
+int rb_agent_cfg_load(const char *path, struct rb_agent_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	return load_config(path, c);
+}
+
 int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 {
 	memset(c, 0, sizeof(*c));

@@ -228,10 +228,8 @@ static int parse_args(int argc, char **argv, struct inv_args *ia)
 			rb_nvme_pages_dir(argv[++i]);
 			ia->nvme_ops = &rb_nvme_pages;
 		} else if (!strcmp(a, "--config") && v) {
-			char *fake[] = { (char *)"inventory", (char *)"--config", argv[++i],
-					 (char *)"--coordinator", (char *)"-", (char *)"--insecure" };
-
-			if (rb_agent_parse(6, fake, &ia->cfg))
+			rb_agent_cfg_release(&ia->cfg);
+			if (rb_agent_cfg_load(argv[++i], &ia->cfg))
 				return -1;
 		} else {
 			rb_err("unexpected argument '%s' (see 'rackbench-agent inventory --help')", a);
@@ -507,6 +505,17 @@ static void print_inventory(const struct inv_args *ia, const struct rb_guard_pol
 		       "--destructive)\"}\n");
 }
 
+/* Room in *v (NULL-terminated) for n entries; 0 or -ENOMEM. */
+static int grow(char ***v, size_t n)
+{
+	char **nv = realloc(*v, (n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
 int rb_agent_inventory_cmd(int argc, char **argv)
 {
 	struct inv_args A = { .root = "", .nvme_ops = &rb_nvme_libnvme };
@@ -525,6 +534,10 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 	case -1:
 		goto out;
 	}
+	/* the config file's lists after the flags': room for both */
+	if (grow(&A.allow, A.nallow + A.cfg.nallow) ||
+	    grow(&A.targets, A.ntargets + A.cfg.ntargets))
+		goto out;
 	for (size_t i = 0; i < A.cfg.nallow; i++)
 		A.allow[A.nallow++] = A.cfg.allow[i];
 	struct rb_guard_policy gp = { .destructive = true, .allow = A.allow, .nallow = A.nallow,

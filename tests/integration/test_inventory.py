@@ -48,6 +48,17 @@ with Tmp() as tmp:
         check(targets[own]["write_allowed"], "a file rackbench would create is writable")
         check(not targets[user]["write_allowed"] and
               "not created by rackbench" in targets[user]["reasons"][0], "a user's file is not")
+        # a config file with more targets and allows than the command line has words:
+        # every one listed (their lists are added to the flags')
+        many = [os.path.join(tmp, "state", f"m{i}.dat") for i in range(40)]
+        big = os.path.join(tmp, "big.yaml")
+        with open(big, "w") as f:
+            f.write(f"state_dir: {tmp}/state\ntargets: [{', '.join(many)}]\n"
+                    f"allow: [{', '.join(many)}]\n")
+        r = run([AGENT, "inventory", "--json", "--config", big])
+        check(r.returncode == 0, f"inventory with a large config: {r.returncode} {r.stderr}")
+        check(sorted(t["path"] for t in json.loads(r.stdout)["targets"]) == sorted(many),
+              "every target of the config file listed")
         # a signature changes the verdict, and says so
         check(subprocess.run(["mkfs.ext4", "-q", "-F", dev]).returncode == 0, "mkfs")
         d = {x["path"]: x for x in inventory()["devices"]}[dev]
