@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The service's clients (serve.h): `rackbench agents`, `status` and `abort` ask the
+ * running service over its control socket; `run` and `resume` submit to it and follow
+ * the run's output until it ends.
+ */
+#include "serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exitcode.h"
+#include "log.h"
+#include "transport.h"
+
+/* One request, one reply. Returns the reply (to free), or NULL with the error logged. */
+static char *ask(const char *path, const char *req, size_t len, int timeout_ms)
+{
+	void *sock;
+	char *rep = NULL;
+	size_t rl;
+	int r;
+
+	if (!rb_service_present(path)) {
+		rb_err("no rackbench service at %s (start one with 'rackbench serve')", path);
+		return NULL;
+	}
+	sock = rb_tx_control_connect(path, timeout_ms);
+	if (!sock) {
+		rb_err("cannot connect to the service at %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	r = rb_tx_text_send(sock, req, len);
+	if (!r)
+		r = rb_tx_text_recv(sock, timeout_ms, &rep, &rl);
+	rb_tx_close(sock);
+	if (r) {
+		rb_err("the service at %s did not answer: %s", path,
+		       r == -EAGAIN ? "timed out" : strerror(-r));
+		return NULL;
+	}
+	return rep;
+}
+
+/* Prints an error reply's message; returns whether the reply is ok. */
+static bool reply_ok(const char *rep)
+{
+	if (!strncmp(rep, "ok\n", 3) || !strcmp(rep, "ok"))
+		return true;
+	fprintf(stderr, "rackbench: error: %s", strncmp(rep, "error\n", 6) ? rep : rep + 6);
+	if (!*rep || rep[strlen(rep) - 1] != '\n')
+		fputc('\n', stderr);
+	return false;
+}
+
+/* The service's agents: a table, or JSON. */
+static void print_agents(char *rep, bool json)
+{
+	char *save = NULL, *line = strtok_r(rep + 3, "\n", &save);
+	bool first = true;
+
+	if (json)
+		printf("[");
+	else
+		printf("%-24s %-20s %-10s %-6s %7s %9s %s\n", "agent", "host", "version", "proto",
+		       "targets", "heard s", "state");
+	for (; line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[7];
+		int n = 0;
+
+		for (char *t = line; n < 7; n++) {
+			f[n] = t;
+			t = strchr(t, '\t');
+			if (!t) {
+				n++;
+				break;
+			}
+			*t++ = '\0';
+		}
+		if (n < 7)
+			continue;
+		if (json)
+			printf("%s\n {\"name\": \"%s\", \"host\": \"%s\", \"version\": \"%s\", "
+			       "\"protocol\": \"%s\", \"targets\": %s, \"heard_s_ago\": %s, "
+			       "\"state\": \"%s\"}",
+			       first ? "" : ",", f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
+		else
+			printf("%-24s %-20s %-10s %-6s %7s %9s %s\n", f[0], f[1], f[2], f[3], f[4],
+			       f[5], f[6]);
+		first = false;
+	}
+	if (json)
+		printf("%s]\n", first ? "" : "\n");
+}
+
+/* Where the service's run stands, or the run id's end; that run's exit code with an id. */
+static int print_status(const char *rep, const char *id)
+{
+	int rc = RB_EXIT_OK;
+
+	char st[32] = "", v[4096];
+
+	rb_control_field(rep, "state", st, sizeof(st));
+	if (!strcmp(st, "running")) {
+		char point[32] = "0", points[32] = "0", camp[256] = "", rid[64] = "?";
+		char res[4096] = "", phase[32] = "?";
+
+		rb_control_field(rep, "phase", phase, sizeof(phase));
+		rb_control_field(rep, "point", point, sizeof(point));
+		rb_control_field(rep, "points", points, sizeof(points));
+		rb_control_field(rep, "campaign", camp, sizeof(camp));
+		rb_control_field(rep, "id", rid, sizeof(rid));
+		rb_control_field(rep, "results", res, sizeof(res));
+		printf("running: run %s, campaign '%s', point %ld of %s, results %s (phase %s)\n",
+		       rid, camp, strtol(point, NULL, 10) + 1, points, *res ? res : "(not yet)",
+		       phase);
+	} else if (rb_control_field(rep, "id", v, sizeof(v))) {
+		char ex[16] = "?", camp[256] = "", res[4096] = "";
+
+		rb_control_field(rep, "exit", ex, sizeof(ex));
+		rb_control_field(rep, "campaign", camp, sizeof(camp));
+		rb_control_field(rep, "results", res, sizeof(res));
+		printf("%s: run %s, campaign '%s', ended with exit %s, results %s\n",
+		       !strcmp(st, "done") ? "done" : "idle", v, camp, ex, *res ? res : "(none)");
+		if (id)
+			rc = (int)strtol(ex, NULL, 10);
+	} else {
+		printf("idle: no run yet\n");
+	}
+	return rc;
+}
+
+int rb_control_cmd(const char *cmd, int argc, char **argv)
+{
+	const char *ctl = NULL, *id = NULL;
+	bool json = false;
+	char path[4096], req[256], *rep;
+	int rc = RB_EXIT_OK;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: rackbench %s [--control PATH]%s\n\n%s\n", cmd,
+			       !strcmp(cmd, "agents")	? " [--json]"
+			       : !strcmp(cmd, "status") ? " [RUN-ID]"
+							: "",
+			       !strcmp(cmd, "agents")
+				       ? "The agents registered with the running service: name, host, "
+					 "version, protocol,\ntargets, seconds since last heard, and "
+					 "whether a run uses them."
+			       : !strcmp(cmd, "status")
+				       ? "The service's run going on (point k of n, results file) or "
+					 "the last one ended\n(its exit code); with RUN-ID, that run."
+				       : "Aborts the service's run going on: IO stops on every agent, "
+					 "the results say\n'aborted'.");
+			return RB_EXIT_OK;
+		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
+			ctl = argv[++i];
+		} else if (!strcmp(argv[i], "--json") && !strcmp(cmd, "agents")) {
+			json = true;
+		} else if (argv[i][0] != '-' && !strcmp(cmd, "status") && !id) {
+			id = argv[i];
+		} else {
+			rb_err("unexpected argument '%s' (see 'rackbench %s --help')", argv[i],
+			       cmd);
+			return RB_EXIT_USAGE;
+		}
+	}
+	rb_control_path(ctl, path, sizeof(path));
+	snprintf(req, sizeof(req), "%s\n%s%s%s", cmd, id ? "id=" : "", id ? id : "",
+		 id ? "\n" : "");
+	rep = ask(path, req, strlen(req), 5000);
+	if (!rep)
+		return RB_EXIT_FAILED;
+	if (!reply_ok(rep)) {
+		free(rep);
+		return RB_EXIT_FAILED;
+	}
+	if (!strcmp(cmd, "agents")) {
+		print_agents(rep, json);
+	} else if (!strcmp(cmd, "status")) {
+		rc = print_status(rep, id);
+	} else {
+		char v[64];
+
+		printf("abort requested for run %s\n",
+		       rb_control_field(rep, "id", v, sizeof(v)) ? v : "?");
+	}
+	free(rep);
+	return rc;
+}
+
+/* Copies what the run's log has beyond *at to stderr. */
+static void follow(const char *log, off_t *at)
+{
+	char buf[65536];
+	int fd = open(log, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = pread(fd, buf, sizeof(buf), *at)) > 0) {
+		fwrite(buf, 1, (size_t)n, stderr);
+		*at += n;
+	}
+	fflush(stderr);
+	close(fd);
+}
+
+int rb_service_submit(const char *path, const char *kind, const char *arg, const char *text,
+		      const char *results_dir, const char *events,
+		      volatile sig_atomic_t *interrupted)
+{
+	char *req = NULL, *rep, id[64], log[4200], st[32], ex[16];
+	size_t len = 0;
+	FILE *f = open_memstream(&req, &len);
+	bool aborted = false;
+	off_t at = 0;
+	int rc = RB_EXIT_FAILED, misses = 0;
+
+	if (!f)
+		return RB_EXIT_FAILED;
+	fprintf(f, "%s\n%s=%s\n", kind, !strcmp(kind, "run") ? "file" : "path", arg);
+	char cwd[4096];
+
+	if (results_dir)
+		fprintf(f, "results=%s\n", results_dir);
+	/* where results go when neither the run nor the service names a folder: here */
+	if (getcwd(cwd, sizeof(cwd)))
+		fprintf(f, "default_results=%s\n", cwd);
+	if (events)
+		fprintf(f, "events=%s\n", events);
+	fprintf(f, "\n%s", text ? text : "");
+	fclose(f);
+	rep = ask(path, req, len, 10000);
+	free(req);
+	if (!rep)
+		return RB_EXIT_FAILED;
+	if (!reply_ok(rep) || !rb_control_field(rep, "id", id, sizeof(id)) ||
+	    !rb_control_field(rep, "log", log, sizeof(log))) {
+		/* a campaign the service cannot load is bad input, as in-process */
+		rc = strncmp(rep, "error\n", 6) || strncmp(rep + 6, "busy", 4) ? RB_EXIT_USAGE
+									       : RB_EXIT_FAILED;
+		free(rep);
+		return rc;
+	}
+	free(rep);
+	fprintf(stderr, "rackbench: run %s submitted to the service at %s\n", id, path);
+	for (;;) {
+		char q[128];
+
+		follow(log, &at);
+		if (*interrupted && !aborted) {
+			aborted = true;
+			rep = ask(path, "abort\n", 6, 5000);
+			free(rep);
+		}
+		snprintf(q, sizeof(q), "status\nid=%s\n", id);
+		rep = ask(path, q, strlen(q), 30000);
+		/* a service busy winding a run down may miss a question: ask again */
+		if ((!rep || !reply_ok(rep)) && ++misses < 5) {
+			free(rep);
+			follow(log, &at);
+			usleep(500000);
+			continue;
+		}
+		if (!rep)
+			break;
+		if (!reply_ok(rep)) {
+			free(rep);
+			break;
+		}
+		misses = 0;
+		if (rb_control_field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
+			follow(log, &at);
+			rc = rb_control_field(rep, "exit", ex, sizeof(ex))
+				     ? (int)strtol(ex, NULL, 10)
+				     : RB_EXIT_FAILED;
+			free(rep);
+			break;
+		}
+		free(rep);
+		usleep(200000);
+	}
+	return rc;
+}
