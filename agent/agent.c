@@ -43,18 +43,18 @@ static void send_error(struct agent *a, int code, const char *msg)
 }
 
 /* The session loop's periods and delays, in nanoseconds unless named otherwise. */
-#define FRESH_FIRST_NS		5000000000LL	/* the first fresh socket after the start */
-#define FRESH_EVERY_NS		4000000000LL	/* then every 4 s, plus up to 2 s of jitter */
-#define FRESH_JITTER_NS		2000000000ULL
-#define UNHEARD_NS		30000000000LL	/* a socket silent this long starts over */
-#define HELLO_BACKOFF_MIN_NS	200000000LL	/* Hello while idle: from 0.2 s apart ... */
-#define HELLO_BACKOFF_MAX_NS	2000000000LL	/* ... doubling up to 2 s */
-#define HELLO_AFTER_STOP_NS	1000000000LL	/* the first Hello after a Stop */
-#define SYNC_EVERY_NS		1000000000LL	/* the spool on disk, and its cap checked */
-#define RESEND_AFTER_NS		2000000000LL	/* unacknowledged data again after a silence */
-#define BEAT_EVERY_NS		1000000000LL	/* Heartbeat while a point runs */
-#define RECV_BUSY_MS		20		/* a turn's wait for a message, a point running */
-#define RECV_IDLE_MS		100		/* ... and idle */
+#define FRESH_FIRST_NS 5000000000LL /* the first fresh socket after the start */
+#define FRESH_EVERY_NS 4000000000LL /* then every 4 s, plus up to 2 s of jitter */
+#define FRESH_JITTER_NS 2000000000ULL
+#define UNHEARD_NS 30000000000LL	  /* a socket silent this long starts over */
+#define HELLO_BACKOFF_MIN_NS 200000000LL  /* Hello while idle: from 0.2 s apart ... */
+#define HELLO_BACKOFF_MAX_NS 2000000000LL /* ... doubling up to 2 s */
+#define HELLO_AFTER_STOP_NS 1000000000LL  /* the first Hello after a Stop */
+#define SYNC_EVERY_NS 1000000000LL	  /* the spool on disk, and its cap checked */
+#define RESEND_AFTER_NS 2000000000LL	  /* unacknowledged data again after a silence */
+#define BEAT_EVERY_NS 1000000000LL	  /* Heartbeat while a point runs */
+#define RECV_BUSY_MS 20			  /* a turn's wait for a message, a point running */
+#define RECV_IDLE_MS 100		  /* ... and idle */
 
 /*
  * The session loop's own state: the keys a fresh socket connects with, what was heard,
@@ -64,15 +64,15 @@ static void send_error(struct agent *a, int code, const char *msg)
 struct session {
 	struct agent a;
 	struct rb_keypair mine, coord;
-	bool welcomed;		/* by the coordinator of the current campaign */
-	bool ever_welcomed;	/* on this socket: its handshake went through */
-	int64_t last_heard;	/* anything from the coordinator */
+	bool welcomed;	    /* by the coordinator of the current campaign */
+	bool ever_welcomed; /* on this socket: its handshake went through */
+	int64_t last_heard; /* anything from the coordinator */
 	struct {
-		int64_t fresh;		/* a fresh socket, while not welcomed or unheard */
-		int64_t hello;		/* Hello, while idle */
-		int64_t backoff;	/* ... and the back-off after it */
-		int64_t sync;		/* the spool on disk */
-		int64_t beat;		/* Heartbeat, while busy */
+		int64_t fresh;	 /* a fresh socket, while not welcomed or unheard */
+		int64_t hello;	 /* Hello, while idle */
+		int64_t backoff; /* ... and the back-off after it */
+		int64_t sync;	 /* the spool on disk */
+		int64_t beat;	 /* Heartbeat, while busy */
 	} next;
 };
 
@@ -215,8 +215,8 @@ static void receive(struct session *s)
 	struct agent *a = &s->a;
 	struct rb_msg *env = NULL;
 	char err[512];
-	int r = rb_tx_recv(a->sock, rb_agent_busy(a) ? RECV_BUSY_MS : RECV_IDLE_MS, NULL, &env,
-			   err, sizeof(err));
+	int r = rb_tx_recv(a->sock, rb_agent_busy(a) ? RECV_BUSY_MS : RECV_IDLE_MS, NULL, &env, err,
+			   sizeof(err));
 	int64_t recv_ns = agent_now(a);
 
 	if (r != 0) {

@@ -10,9 +10,9 @@
 #include "clock.h"
 
 struct rb_agent_cfg {
-	char *coordinator;	/* tcp://HOST:PORT */
+	char *coordinator; /* tcp://HOST:PORT */
 	char *name;
-	char **labels;		/* "K=V" */
+	char **labels; /* "K=V" */
 	size_t nlabels;
 	char **targets;
 	size_t ntargets;
@@ -21,7 +21,7 @@ struct rb_agent_cfg {
 	char *state_dir;
 	char *key, *coordinator_key;
 	bool insecure;
-	char *spool_max;	/* the spool's cap (a size); NULL: the default */
+	char *spool_max; /* the spool's cap (a size); NULL: the default */
 	uint64_t spool_max_bytes;
 	/* the session's timers and time stamps; NULL: the real clock (tests give a fake) */
 	const struct rb_clock *clock;

@@ -112,8 +112,9 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 	if (!r && root->type != YAML_MAPPING_NODE)
 		rb_yaml_error(&y, &d, root, NULL, "agent config must be a mapping, not %s",
 			      rb_yaml_kind(root));
-	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE ?
-					    root->data.mapping.pairs.start : NULL;
+	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE
+					   ? root->data.mapping.pairs.start
+					   : NULL;
 	     p && p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
@@ -128,8 +129,9 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 			list = !strcmp(key, "targets") ? &c->targets : &c->allow;
 			nlist = !strcmp(key, "targets") ? &c->ntargets : &c->nallow;
 			if (v->type != YAML_SEQUENCE_NODE) {
-				rb_yaml_error(&y, &d, v, key, "'%s' must be a list of paths, not %s",
-					      key, rb_yaml_kind(v));
+				rb_yaml_error(&y, &d, v, key,
+					      "'%s' must be a list of paths, not %s", key,
+					      rb_yaml_kind(v));
 				continue;
 			}
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
@@ -137,7 +139,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 				yaml_node_t *e = rb_yaml_get(&y, *it);
 
 				if (!rb_yaml_scalar(e))
-					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths", key);
+					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths",
+						      key);
 				else
 					push(list, nlist, rb_yaml_scalar(e));
 			}
@@ -161,7 +164,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 				/* sent as KEY=VALUE, split at the first '=' */
 				if (!*lk || strchr(lk, '=')) {
 					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
-						      "label key '%s' must be a name without '='", lk);
+						      "label key '%s' must be a name without '='",
+						      lk);
 					continue;
 				}
 				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
@@ -214,7 +218,8 @@ static int check_coordinator(const char *ep)
 	}
 	if (!strncmp(ep, "tcp://", 6) && (!strncmp(ep + 6, "*:", 2) || !strcmp(port, ":0"))) {
 		rb_err("coordinator '%s' is an address to listen on, not one to connect to: give "
-		       "the coordinator's host and port", ep);
+		       "the coordinator's host and port",
+		       ep);
 		return RB_EXIT_USAGE;
 	}
 	return 0;
@@ -305,9 +310,10 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 	if (!c->state_dir)
 		set_str(&c->state_dir, rb_default_state_dir());
 	c->spool_max_bytes = 4ULL << 30;
-	if (c->spool_max && (rb_parse_size(c->spool_max, &c->spool_max_bytes) ||
-			     c->spool_max_bytes < 65536)) {
-		rb_err("spool_max '%s' is not a size of at least 64k (like 512m, 4g)", c->spool_max);
+	if (c->spool_max &&
+	    (rb_parse_size(c->spool_max, &c->spool_max_bytes) || c->spool_max_bytes < 65536)) {
+		rb_err("spool_max '%s' is not a size of at least 64k (like 512m, 4g)",
+		       c->spool_max);
 		return RB_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < c->nallow; i++) {

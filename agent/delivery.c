@@ -89,7 +89,8 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
 static void mem_send(struct agent *a, uint64_t after)
 {
 	for (size_t i = 0; i < a->nmem; i++)
-		if (a->mem[i].seq > after && resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
+		if (a->mem[i].seq > after &&
+		    resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
 			return;
 }
 
@@ -143,7 +144,8 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 			a->sent = e->seq;
 		} else if (!a->held) {
 			a->held = true;
-			rb_info("the coordinator is %" PRIu64 " message(s) behind: holding the rest "
+			rb_info("the coordinator is %" PRIu64
+				" message(s) behind: holding the rest "
 				"in the spool until it acknowledges",
 				a->seq - a->spool.acked);
 		}
@@ -153,8 +155,7 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 	r = rb_tx_send(a->sock, NULL, e, false);
 
 	if (r && !a->lost_data) {
-		rb_err("cannot send %s to the coordinator: %s", rb_msg_name(e),
-		       strerror(-r));
+		rb_err("cannot send %s to the coordinator: %s", rb_msg_name(e), strerror(-r));
 		a->lost_data = true;
 	}
 	return r;
@@ -219,7 +220,8 @@ void rb_delivery_resend_unacked(struct agent *a)
 
 	/* said once in a while: a coordinator gone for good would fill the log otherwise */
 	if (now - said > 30000000000LL) {
-		rb_info("sent again %" PRIu64 " unacknowledged message(s) from the spool (%ld held, "
+		rb_info("sent again %" PRIu64
+			" unacknowledged message(s) from the spool (%ld held, "
 			"%zu in memory)",
 			a->seq - a->spool.acked, n, a->nmem);
 		said = now;
@@ -345,8 +347,9 @@ void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq)
 		 * and during one whenever it has grown past 1 MiB or a quarter of the cap (a
 		 * day-long point's spool is then what is unacknowledged, which the cap bounds).
 		 */
-		uint64_t min = a->cfg->spool_max_bytes / 4 < (1u << 20) ? a->cfg->spool_max_bytes / 4
-									 : (1u << 20);
+		uint64_t min = a->cfg->spool_max_bytes / 4 < (1u << 20)
+				       ? a->cfg->spool_max_bytes / 4
+				       : (1u << 20);
 
 		rb_spool_acked(&a->spool, seq, rb_agent_busy(a) ? min : 0);
 		mem_acked(a, seq);
@@ -360,9 +363,11 @@ void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq)
 			snprintf(kept, sizeof(kept), "%s.damaged", a->old[i].path);
 			if (a->old[i].damaged && !rename(a->old[i].path, kept)) {
 				rb_warn("the coordinator holds all that is whole of '%s'; the damaged "
-					"file is kept as '%s'", a->old[i].path, kept);
+					"file is kept as '%s'",
+					a->old[i].path, kept);
 			} else {
-				rb_info("the coordinator holds all of '%s': removed", a->old[i].path);
+				rb_info("the coordinator holds all of '%s': removed",
+					a->old[i].path);
 				unlink(a->old[i].path);
 			}
 			a->old[i] = a->old[--a->nold];

@@ -129,7 +129,8 @@ static void split_io(struct job *j, struct rb_io *io, uint64_t l, uint64_t bs)
 		pt->slot = io->slot;
 		pt->dir = io->dir;
 		pt->fd_index = (uint32_t)(c % t->nmembers);
-		pt->offset = pt->orig_offset = j->run->wl.offset + (c / t->nmembers) * unit + within;
+		pt->offset = pt->orig_offset =
+			j->run->wl.offset + (c / t->nmembers) * unit + within;
 		pt->log_offset = l + off;
 		pt->len = pt->orig_len = (uint32_t)len;
 		pt->orig_buf = io->orig_buf + off;
@@ -236,7 +237,10 @@ void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
 static void list_error(struct job *j, struct rb_io *io, int err)
 {
 	struct rb_io_error e = { .offset = io->log_offset + (io->offset - io->orig_offset),
-				 .length = io->len, .dir = io->dir, .err = err, .count = 1 };
+				 .length = io->len,
+				 .dir = io->dir,
+				 .err = err,
+				 .count = 1 };
 
 	/* errors are rare: a short linear merge keeps the list readable */
 	rb_io_error_add(j->errs, &j->nerrs, RB_MAX_IO_ERRORS, &e);
@@ -372,9 +376,11 @@ static void job_loop(struct job *j)
 			if (rate) {
 				/* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced,
 				 * exact over the run, the total shared by the jobs */
-				int64_t due = r->start_ns +
-					      (int64_t)(((unsigned __int128)(j->issued * n + j->idx) *
-							 1000000000ULL) / rate);
+				int64_t due =
+					r->start_ns +
+					(int64_t)(((unsigned __int128)(j->issued * n + j->idx) *
+						   1000000000ULL) /
+						  rate);
 				if (due > now) {
 					next_due = due;
 					break;
@@ -430,7 +436,8 @@ static void job_loop(struct job *j)
 		got = ops->submit_reap(&j->ctx, wait, want, j->done, j->res, j->ctx.entries);
 		now = now_ns(r);
 		if (got < 0) {
-			snprintf(j->msg, sizeof(j->msg), "io_uring_enter failed: %s", strerror(-got));
+			snprintf(j->msg, sizeof(j->msg), "io_uring_enter failed: %s",
+				 strerror(-got));
 			j->err = got;
 			break;
 		}
@@ -530,8 +537,7 @@ void *rb_job_main(void *arg)
 			r->start_ns = r->start_at;
 		r->measure_ns = r->start_ns + (int64_t)r->wl.ramp_ns;
 		/* a size-based run ends with its bytes; runtime does not cut it short */
-		r->end_ns = r->size_based ? INT64_MAX
-					  : r->measure_ns + (int64_t)r->wl.runtime_ns;
+		r->end_ns = r->size_based ? INT64_MAX : r->measure_ns + (int64_t)r->wl.runtime_ns;
 		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);

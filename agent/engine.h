@@ -40,7 +40,7 @@ struct rb_io_error {
 	uint64_t offset;
 	uint32_t length;
 	uint32_t dir;
-	int err;		/* positive errno */
+	int err; /* positive errno */
 	uint64_t count;
 };
 
@@ -52,20 +52,20 @@ void rb_io_error_add(struct rb_io_error *list, unsigned *n, unsigned max,
 
 struct rb_target_result {
 	int64_t start_wall_ns, end_wall_ns;
-	int64_t start_mono_ns;	/* when the jobs started: the run's clock */
-	uint64_t elapsed_ns;	/* measured time: end of ramp to last completion */
+	int64_t start_mono_ns;		 /* when the jobs started: the run's clock */
+	uint64_t elapsed_ns;		 /* measured time: end of ramp to last completion */
 	double cpu_usr_pct, cpu_sys_pct; /* percent of one CPU, summed over jobs */
 	struct rb_dir_stats dir[RB_NDIR];
 	struct rb_io_error errors[RB_MAX_IO_ERRORS];
-	unsigned nerrors;	/* distinct failures listed; dir[].errors counts them all */
-	struct rb_verify_stats verify;	/* chunks checked, unwritten, bad */
+	unsigned nerrors;	       /* distinct failures listed; dir[].errors counts them all */
+	struct rb_verify_stats verify; /* chunks checked, unwritten, bad */
 	struct rb_verify_mismatch mismatches[RB_MAX_IO_ERRORS];
-	unsigned nmismatches;	/* listed; verify.bad counts them all */
-	unsigned nbs;		/* block sizes of the workload */
+	unsigned nmismatches; /* listed; verify.bad counts them all */
+	unsigned nbs;	      /* block sizes of the workload */
 	uint64_t bs[RB_BS_MAX];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX]; /* completed IOs per size and direction */
-	char features[128];	/* io_uring features used */
-	int setup_err;		/* negative errno when jobs could not start */
+	char features[128];		     /* io_uring features used */
+	int setup_err;			     /* negative errno when jobs could not start */
 	char message[256];
 };
 
@@ -80,8 +80,8 @@ struct rb_run;
  * use (offset/size already resolved against each target's size). The descriptors
  * stay owned by the caller. Returns 0, or negative errno with err filled.
  */
-int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
-	       size_t n, struct rb_run **ret, char *err, size_t errlen);
+int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes, size_t n,
+	       struct rb_run **ret, char *err, size_t errlen);
 /*
  * A target made of several descriptors: members consecutive ones of fds, striped in units
  * of stripe bytes (RAID 0; results and verify use volume offsets). members 1 and stripe 0:

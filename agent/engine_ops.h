@@ -7,39 +7,39 @@
 #include <stdint.h>
 
 struct rb_io {
-	uint64_t offset;	/* current (advances on a short IO) */
+	uint64_t offset; /* current (advances on a short IO) */
 	uint64_t orig_offset;
-	uint32_t len;		/* remaining */
+	uint32_t len; /* remaining */
 	uint32_t orig_len;
-	uint32_t dir;		/* enum rb_dir */
+	uint32_t dir; /* enum rb_dir */
 	uint32_t slot;
-	uint32_t bs_index;	/* which size of the split */
-	uint32_t fd_index;	/* which of the context's files (striped volumes) */
-	uint64_t log_offset;	/* offset in the volume, for reports and verify */
+	uint32_t bs_index;   /* which size of the split */
+	uint32_t fd_index;   /* which of the context's files (striped volumes) */
+	uint64_t log_offset; /* offset in the volume, for reports and verify */
 	/*
 	 * An IO across a volume's unit boundaries goes as parts, one per unit touched (on
 	 * their members, into the slot's buffer): the parts are queued, not the IO, and the
 	 * IO completes -- measured once -- when its last part has.
 	 */
-	struct rb_io *parent;	/* a part: its IO */
-	struct rb_io *parts;	/* an IO: its first part (nparts of them), else NULL */
+	struct rb_io *parent; /* a part: its IO */
+	struct rb_io *parts;  /* an IO: its first part (nparts of them), else NULL */
 	uint32_t nparts, pending;
-	bool failed;		/* a part failed: the IO is an error, not measured */
-	bool busy;		/* in flight */
+	bool failed; /* a part failed: the IO is an error, not measured */
+	bool busy;   /* in flight */
 	int64_t submit_ns;
-	char *buf;		/* current position in the slot's buffer */
+	char *buf; /* current position in the slot's buffer */
 	char *orig_buf;
 };
 
 struct rb_engine_ctx {
-	int fd;			/* fds[0] */
-	const int *fds;		/* a striped volume's members; else &fd */
+	int fd;		/* fds[0] */
+	const int *fds; /* a striped volume's members; else &fd */
 	unsigned nfds;
-	unsigned depth;		/* IO slots (buffers) */
-	unsigned entries;	/* submissions in flight at most: depth, or more with parts */
-	bool sqpoll, iopoll;	/* io_uring setup asked for */
-	char *bufs;		/* depth * bs, aligned */
-	uint64_t bs;		/* bytes per IO slot: the largest block size */
+	unsigned depth;	     /* IO slots (buffers) */
+	unsigned entries;    /* submissions in flight at most: depth, or more with parts */
+	bool sqpoll, iopoll; /* io_uring setup asked for */
+	char *bufs;	     /* depth * bs, aligned */
+	uint64_t bs;	     /* bytes per IO slot: the largest block size */
 	void *priv;
 	char features[128];
 };

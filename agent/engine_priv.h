@@ -33,14 +33,14 @@ struct tgt {
 	/* a striped volume (stripe > 0): unit c of the volume is unit c / n of member c % n */
 	uint64_t stripe;
 	unsigned nmembers;
-	const int *member_fds;	/* into run->member_fds; else &fd */
+	const int *member_fds; /* into run->member_fds; else &fd */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct slot slots[SLOTS];
 	unsigned next_emit;
 	unsigned jobs_done;
-	unsigned *job_last;	/* last interval a finished job handed in; UINT32_MAX: running */
-	uint64_t rate_iops;	/* this target's limit (the workload's unless set apart) */
+	unsigned *job_last; /* last interval a finished job handed in; UINT32_MAX: running */
+	uint64_t rate_iops; /* this target's limit (the workload's unless set apart) */
 	struct rb_dir_stats scratch[RB_NDIR];
 	struct rb_target_result res;
 };
@@ -48,12 +48,12 @@ struct tgt {
 struct job {
 	struct rb_run *run;
 	struct tgt *t;
-	unsigned tidx, idx;	/* target index, job index within the target */
+	unsigned tidx, idx; /* target index, job index within the target */
 	struct rb_engine_ctx ctx;
 	bool ctx_ready;
 	struct rb_io *ios;
-	struct rb_io *parts;	/* striped volumes: pmax per slot, for IOs across units */
-	unsigned pmax;		/* parts one IO may need (1: never split) */
+	struct rb_io *parts; /* striped volumes: pmax per slot, for IOs across units */
+	unsigned pmax;	     /* parts one IO may need (1: never split) */
 	struct rb_io **freelist;
 	unsigned nfree;
 	struct rb_io **done;
@@ -62,7 +62,7 @@ struct job {
 	struct rb_rng rng;
 	struct rb_offgen off;
 	uint64_t region_start, region_bytes, seq_pos; /* bytes */
-	uint64_t limit_bytes, issued_bytes;	/* size-based runs */
+	uint64_t limit_bytes, issued_bytes;	      /* size-based runs */
 	struct rb_dir_stats ival[RB_NDIR], total[RB_NDIR];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX];
 	unsigned cur;
@@ -72,11 +72,11 @@ struct job {
 	struct rb_verify_stats vst;
 	struct rb_verify_mismatch vmis[RB_MAX_IO_ERRORS];
 	unsigned nvmis;
-	uint32_t pass;		/* sequential passes done: the verify generation */
-	unsigned inflight_n;	/* verify: IOs in flight, to keep them apart */
+	uint32_t pass;	     /* sequential passes done: the verify generation */
+	unsigned inflight_n; /* verify: IOs in flight, to keep them apart */
 	uint64_t usr_ns, sys_ns;
 	int64_t last_completion;
-	FILE *latlog;		/* debug: every measured IO's latency, uint64 ns */
+	FILE *latlog; /* debug: every measured IO's latency, uint64 ns */
 	pthread_t th;
 	bool started;
 	int err;
@@ -93,15 +93,15 @@ struct rb_run {
 	pthread_barrier_t b1, b2;
 	bool started;
 	int64_t start_ns, measure_ns, end_ns, wall_offset;
-	int64_t start_at;	/* asked-for start, CLOCK_MONOTONIC; 0: at once */
-	unsigned nintervals;	/* UINT32_MAX for size-based runs: no fixed count */
+	int64_t start_at;    /* asked-for start, CLOCK_MONOTONIC; 0: at once */
+	unsigned nintervals; /* UINT32_MAX for size-based runs: no fixed count */
 	bool size_based;
 	struct rb_bssplit split;
 	struct rb_alias alias;
-	uint64_t unit, max_bs;	/* offset granularity (smallest size), largest size */
+	uint64_t unit, max_bs; /* offset granularity (smallest size), largest size */
 	struct rb_clock clock;
-	int *member_fds;	/* every descriptor given, volumes' members in order */
-	uint64_t *spans;	/* per target (a volume's: its members' whole units) */
+	int *member_fds; /* every descriptor given, volumes' members in order */
+	uint64_t *spans; /* per target (a volume's: its members' whole units) */
 };
 
 static inline int64_t now_ns(const struct rb_run *r)

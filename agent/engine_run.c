@@ -66,8 +66,8 @@ void rb_run_set_ops(struct rb_run *r, const struct rb_engine_ops *ops)
 	r->ops = ops;
 }
 
-int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes,
-	       size_t n, struct rb_run **ret, char *err, size_t errlen)
+int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *span_bytes, size_t n,
+	       struct rb_run **ret, char *err, size_t errlen)
 {
 	/* with 'stripe' the targets given form one volume */
 	struct rb_volume one = { .members = (unsigned)n, .stripe = wl->stripe };
@@ -78,14 +78,13 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 
 static const struct rb_engine_ops *ops_for(uint32_t engine)
 {
-	return engine == RB_ENGINE_NULL ? &rb_engine_null
+	return engine == RB_ENGINE_NULL	 ? &rb_engine_null
 	       : engine == RB_ENGINE_NOP ? &rb_engine_nop
 					 : &rb_engine_uring;
 }
 
 /* The run and its copy of the descriptors; NULL when memory ran out. */
-static struct rb_run *run_alloc(const struct rb_workload *wl, const int *fds, size_t nfds,
-				size_t n)
+static struct rb_run *run_alloc(const struct rb_workload *wl, const int *fds, size_t nfds, size_t n)
 {
 	struct rb_run *r;
 	uint64_t *spans;
@@ -155,7 +154,8 @@ static int run_settings(struct rb_run *r, size_t n, char *err, size_t errlen)
 	if (r->size_based)
 		r->nintervals = UINT32_MAX;
 	else
-		r->nintervals = (unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+		r->nintervals =
+			(unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
 	if (!r->nintervals)
 		r->nintervals = 1;
 	if (wl->bssplit[0]) {
@@ -190,7 +190,8 @@ static int target_init(struct rb_run *r, size_t t, size_t first, const struct rb
 	if (r->spans[t] / wl->numjobs < r->max_bs) {
 		snprintf(err, errlen,
 			 "target %zu: %llu bytes hold fewer than numjobs (%u) blocks of %llu "
-			 "bytes", t, (unsigned long long)r->spans[t], wl->numjobs,
+			 "bytes",
+			 t, (unsigned long long)r->spans[t], wl->numjobs,
 			 (unsigned long long)r->max_bs);
 		return -EINVAL;
 	}
@@ -201,12 +202,12 @@ static int target_init(struct rb_run *r, size_t t, size_t first, const struct rb
 	tg->fd = tg->member_fds[0];
 	tg->span = r->spans[t];
 	/* an IO across units goes as parts, a submission each: they must fit a ring */
-	if (tg->stripe && (tg->stripe % 512 ||
-			   (r->max_bs / tg->stripe + 2) * wl->iodepth > 32768)) {
+	if (tg->stripe &&
+	    (tg->stripe % 512 || (r->max_bs / tg->stripe + 2) * wl->iodepth > 32768)) {
 		snprintf(err, errlen,
 			 "target %zu: a stripe unit of %llu bytes must be a multiple of 512, "
-			 "and split %llu-byte IOs at depth %u into at most 32768 parts", t,
-			 (unsigned long long)tg->stripe, (unsigned long long)r->max_bs,
+			 "and split %llu-byte IOs at depth %u into at most 32768 parts",
+			 t, (unsigned long long)tg->stripe, (unsigned long long)r->max_bs,
 			 wl->iodepth);
 		return -EINVAL;
 	}
@@ -436,8 +437,9 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 				}
 			}
 			ready = s->used && s->interval == t->next_emit &&
-				(finished || s->reported + done_before(t, r->wl.numjobs, s->interval) >=
-						     r->wl.numjobs);
+				(finished ||
+				 s->reported + done_before(t, r->wl.numjobs, s->interval) >=
+					 r->wl.numjobs);
 			if (ready) {
 				interval = s->interval;
 				memcpy(t->scratch, s->d, sizeof(t->scratch));
@@ -452,8 +454,8 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 				break;
 			}
 			if (fn) {
-				int64_t end = r->measure_ns +
-					      (int64_t)((uint64_t)(interval + 1) * r->wl.interval_ns);
+				int64_t end = r->measure_ns + (int64_t)((uint64_t)(interval + 1) *
+									r->wl.interval_ns);
 
 				if (!r->size_based && end > r->end_ns)
 					end = r->end_ns;
@@ -485,11 +487,13 @@ static void collect(struct rb_run *r)
 					res->bs_ios[d][b] += j->bs_ios[d][b];
 			}
 			for (unsigned e = 0; e < j->nerrs; e++)
-				rb_io_error_add(res->errors, &res->nerrors, RB_MAX_IO_ERRORS, &j->errs[e]);
+				rb_io_error_add(res->errors, &res->nerrors, RB_MAX_IO_ERRORS,
+						&j->errs[e]);
 			res->verify.checked += j->vst.checked;
 			res->verify.unwritten += j->vst.unwritten;
 			res->verify.bad += j->vst.bad;
-			for (unsigned e = 0; e < j->nvmis && res->nmismatches < RB_MAX_IO_ERRORS; e++)
+			for (unsigned e = 0; e < j->nvmis && res->nmismatches < RB_MAX_IO_ERRORS;
+			     e++)
 				res->mismatches[res->nmismatches++] = j->vmis[e];
 			if (j->last_completion > last)
 				last = j->last_completion;
@@ -503,8 +507,8 @@ static void collect(struct rb_run *r)
 		}
 		res->nbs = r->split.n;
 		memcpy(res->bs, r->split.bs, sizeof(res->bs));
-		res->elapsed_ns = last > r->measure_ns ? (uint64_t)(last - r->measure_ns)
-						       : r->wl.runtime_ns;
+		res->elapsed_ns =
+			last > r->measure_ns ? (uint64_t)(last - r->measure_ns) : r->wl.runtime_ns;
 		res->start_wall_ns = r->measure_ns + r->wall_offset;
 		res->start_mono_ns = r->start_ns;
 		res->end_wall_ns = res->start_wall_ns + (int64_t)res->elapsed_ns;

@@ -40,15 +40,17 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	};
 	unsigned used = 0;
 
-	unsigned extra = (c->sqpoll ? IORING_SETUP_SQPOLL : 0) | (c->iopoll ? IORING_SETUP_IOPOLL : 0);
+	unsigned extra =
+		(c->sqpoll ? IORING_SETUP_SQPOLL : 0) | (c->iopoll ? IORING_SETUP_IOPOLL : 0);
 	struct io_uring_params par;
 
 	r = -EINVAL;
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		/* DEFER_TASKRUN does not go with SQPOLL: the kernel thread is the issuer */
 		used = (c->sqpoll ? tries[i] & ~(IORING_SETUP_SINGLE_ISSUER |
-						   IORING_SETUP_DEFER_TASKRUN)
-				  : tries[i]) | extra;
+						 IORING_SETUP_DEFER_TASKRUN)
+				  : tries[i]) |
+		       extra;
 		memset(&par, 0, sizeof(par));
 		par.flags = used;
 		par.sq_thread_idle = 1000; /* ms */
@@ -57,18 +59,19 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 			break;
 	}
 	if (r == -EINVAL && extra) {
-		snprintf(err, errlen, "the kernel refused io_uring %s%s", c->sqpoll ? "SQPOLL " : "",
-			 c->iopoll ? "IOPOLL" : "");
+		snprintf(err, errlen, "the kernel refused io_uring %s%s",
+			 c->sqpoll ? "SQPOLL " : "", c->iopoll ? "IOPOLL" : "");
 		free(p);
 		return r;
 	}
 	if (r < 0) {
 		if (r == -EPERM || r == -ENOSYS)
-			snprintf(err, errlen,
-				 "io_uring is not available here (%s): the kernel has it disabled "
-				 "(sysctl kernel.io_uring_disabled) or a seccomp profile blocks it, "
-				 "as container runtimes do by default",
-				 strerror(-r));
+			snprintf(
+				err, errlen,
+				"io_uring is not available here (%s): the kernel has it disabled "
+				"(sysctl kernel.io_uring_disabled) or a seccomp profile blocks it, "
+				"as container runtimes do by default",
+				strerror(-r));
 		else
 			snprintf(err, errlen, "cannot set up an io_uring of %u entries: %s",
 				 c->entries, strerror(-r));
@@ -98,8 +101,8 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	snprintf(c->features, sizeof(c->features), "%s%s%s%s%s%s%s",
 		 p->ring_fd_registered ? "registered_ring " : "",
 		 used & IORING_SETUP_SQPOLL ? "sqpoll " : "",
-		 used & IORING_SETUP_IOPOLL ? "iopoll " : "",
-		 p->fixed_bufs ? "fixed_buffers " : "", p->fixed_file ? "fixed_files " : "",
+		 used & IORING_SETUP_IOPOLL ? "iopoll " : "", p->fixed_bufs ? "fixed_buffers " : "",
+		 p->fixed_file ? "fixed_files " : "",
 		 used & IORING_SETUP_DEFER_TASKRUN ? "defer_taskrun " : "",
 		 used & IORING_SETUP_COOP_TASKRUN ? "coop_taskrun" : "");
 	c->priv = p;
@@ -134,9 +137,11 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 					io->offset, io->len);
 	} else if (p->fixed_bufs) {
 		if (io->dir == RB_DIR_READ)
-			io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset, (int)io->slot);
+			io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset,
+						 (int)io->slot);
 		else
-			io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset, (int)io->slot);
+			io_uring_prep_write_fixed(sqe, fd, io->buf, io->len, io->offset,
+						  (int)io->slot);
 	} else if (io->dir == RB_DIR_READ) {
 		io_uring_prep_read(sqe, fd, io->buf, io->len, io->offset);
 	} else {
@@ -171,7 +176,7 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 			return r;
 	} else if (wait_ns) {
 		struct __kernel_timespec ts = { .tv_sec = (long long)(wait_ns / 1000000000ULL),
-						 .tv_nsec = (long long)(wait_ns % 1000000000ULL) };
+						.tv_nsec = (long long)(wait_ns % 1000000000ULL) };
 
 		/* submit and wait in one io_uring_enter */
 		r = io_uring_submit_and_wait_timeout(&p->ring, &cqe, 1, &ts, NULL);
@@ -183,7 +188,8 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 			return r;
 	}
 	p->queued = 0;
-	io_uring_for_each_cqe(&p->ring, head, cqe) {
+	io_uring_for_each_cqe(&p->ring, head, cqe)
+	{
 		if (n == max)
 			break;
 		done[n] = io_uring_cqe_get_data(cqe);

@@ -55,8 +55,9 @@ static int mkfs(const struct rb_fs_spec *s, const char *dev, struct rb_diags *d)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "%s %s", prog,
-		     WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "is not installed"
-		     : "failed (its messages are above)");
+		     WIFEXITED(status) && WEXITSTATUS(status) == 127
+			     ? "is not installed"
+			     : "failed (its messages are above)");
 	return -EIO;
 }
 
@@ -93,12 +94,12 @@ int rb_fs_target_setup(const struct rb_guard_policy *gp, const struct rb_fs_spec
 	snprintf(ret->mnt, sizeof(ret->mnt), "%s/fs-%d", gp->state_dir, (int)getpid());
 	if (mkdir(ret->mnt, 0700) < 0 && errno != EEXIST) {
 		r = -errno;
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, ret->mnt, "cannot make the mount point: %s",
-			     strerror(-r));
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, ret->mnt,
+			     "cannot make the mount point: %s", strerror(-r));
 		return r;
 	}
-	if (mount(ti.real, ret->mnt, s->type, 0,
-		  s->mount_options[0] ? s->mount_options : NULL) < 0) {
+	if (mount(ti.real, ret->mnt, s->type, 0, s->mount_options[0] ? s->mount_options : NULL) <
+	    0) {
 		r = -errno;
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "cannot mount the new %s: %s",
 			     s->type, strerror(-r));

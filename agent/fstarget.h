@@ -15,9 +15,9 @@
 #include "guard.h"
 
 struct rb_fs_spec {
-	char type[16];			/* ext4 or xfs; "" none */
-	char mkfs_options[256];		/* passed to mkfs, split at spaces */
-	char mount_options[256];	/* mount(2) data */
+	char type[16];		 /* ext4 or xfs; "" none */
+	char mkfs_options[256];	 /* passed to mkfs, split at spaces */
+	char mount_options[256]; /* mount(2) data */
 };
 
 /* Takes --filesystem, --mkfs-options, --mount-options. Returns whether name was one. */
@@ -26,7 +26,7 @@ bool rb_fs_spec_flag(struct rb_fs_spec *s, const char *name, const char *value);
 struct rb_fs_target {
 	char dev[PATH_MAX];
 	char mnt[PATH_MAX];
-	char file[PATH_MAX + 32];	/* the workload's file on the filesystem */
+	char file[PATH_MAX + 32]; /* the workload's file on the filesystem */
 	bool mounted;
 };
 

@@ -23,8 +23,8 @@
 #define MAX_SYSTEM 64
 
 struct blk {
-	char dir[PATH_MAX];	/* resolved sysfs directory */
-	char name[64];		/* kernel name: sda1, nvme0n1, dm-0 */
+	char dir[PATH_MAX]; /* resolved sysfs directory */
+	char name[64];	    /* kernel name: sda1, nvme0n1, dm-0 */
 	dev_t dev;
 };
 
@@ -158,10 +158,10 @@ static void holder_kind(const struct blk *h, char *buf, size_t len)
 		snprintf(path, sizeof(path), "%s/dm/name", h->dir);
 		read_line(path, name, sizeof(name));
 		snprintf(buf, len, "%s %s",
-			 !strncmp(v, "LVM-", 4)	      ? "LVM volume"
-			 : !strncmp(v, "CRYPT-", 6)   ? "dm-crypt volume"
-			 : !strncmp(v, "mpath-", 6)   ? "multipath map"
-						      : "device-mapper device",
+			 !strncmp(v, "LVM-", 4)	    ? "LVM volume"
+			 : !strncmp(v, "CRYPT-", 6) ? "dm-crypt volume"
+			 : !strncmp(v, "mpath-", 6) ? "multipath map"
+						    : "device-mapper device",
 			 name[0] ? name : h->name);
 		return;
 	}
@@ -175,10 +175,10 @@ static void holder_kind(const struct blk *h, char *buf, size_t len)
 }
 
 struct sysdisk {
-	dev_t disk;		/* the disk at the bottom of the chain */
-	dev_t leaf;		/* the partition (or disk) the chain ends on */
-	char what[64];		/* "/", "/boot", "swap" */
-	char chain[512];	/* "dm-0 <- md0 <- nvme0n1p1" */
+	dev_t disk;	 /* the disk at the bottom of the chain */
+	dev_t leaf;	 /* the partition (or disk) the chain ends on */
+	char what[64];	 /* "/", "/boot", "swap" */
+	char chain[512]; /* "dm-0 <- md0 <- nvme0n1p1" */
 };
 
 /* Walks from a device down its slaves to the disks under it. */
@@ -233,13 +233,13 @@ static bool swap_dev(const struct rb_guard_policy *p, const char *path, dev_t *r
 /* What the host uses its block devices for: mounts and swaps, read once per check. */
 struct use {
 	dev_t dev;
-	char what[256];		/* mount point, or the swap entry */
+	char what[256]; /* mount point, or the swap entry */
 };
 
 struct uses {
 	struct use *v;
 	size_t n, cap;
-	size_t nmounts;		/* v[0 .. nmounts) are mounts, the rest swaps */
+	size_t nmounts; /* v[0 .. nmounts) are mounts, the rest swaps */
 };
 
 static void add_use(struct uses *u, dev_t dev, const char *what)
@@ -270,7 +270,8 @@ static void read_uses(const struct rb_guard_policy *p, struct uses *u)
 		unsigned id, parent, ma, mi;
 		char root[4096], mnt[4096];
 
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) == 6)
+		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) ==
+		    6)
 			add_use(u, makedev(ma, mi), mnt);
 	}
 	if (f)
@@ -306,11 +307,11 @@ static const char *used_as(const struct uses *u, size_t from, size_t to, dev_t d
 struct loopdev {
 	char name[32];
 	dev_t dev;
-	char backing[PATH_MAX];	/* loop/backing_file as the kernel shows it */
+	char backing[PATH_MAX]; /* loop/backing_file as the kernel shows it */
 	bool on_blk;		/* backed by a block device (back_rdev), else a file */
 	bool known;		/* the backing could be identified */
 	dev_t back_rdev;
-	dev_t back_dev;		/* a backing file's filesystem and inode */
+	dev_t back_dev; /* a backing file's filesystem and inode */
 	ino_t back_ino;
 	uint64_t offset;
 };
@@ -358,7 +359,7 @@ static void read_loops(const struct rb_guard_policy *p, struct loops *L)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/loop/backing_file", dir, de->d_name);
 		if (access(path, F_OK))
-			continue;	/* a loop with nothing attached */
+			continue; /* a loop with nothing attached */
 		v = realloc(L->v, (L->n + 1) * sizeof(*v));
 		if (!v)
 			break;
@@ -390,8 +391,8 @@ static void read_loops(const struct rb_guard_policy *p, struct loops *L)
 		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		struct loop_info64 li;
 
-		if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0 &&
-		    fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == l->dev) {
+		if (fd >= 0 && ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && fstat(fd, &st) == 0 &&
+		    S_ISBLK(st.st_mode) && st.st_rdev == l->dev) {
 			l->offset = li.lo_offset;
 			l->known = true;
 			if (li.lo_rdevice) {
@@ -499,7 +500,8 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 		if (!L.v[k].known && L.v[k].dev != self->dev && L.v[k].dev != from_loop)
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
 				     "loop device %s over '%s' cannot be identified: it may sit on "
-				     "this device", L.v[k].name, L.v[k].backing);
+				     "this device",
+				     L.v[k].name, L.v[k].backing);
 	for (size_t i = 0; i < nfam; i++) {
 		const struct blk *b = &fam[i];
 
@@ -512,11 +514,12 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 			if (!L.v[k].on_blk || L.v[k].back_rdev != b->dev || L.v[k].dev == from_loop)
 				continue;
 			loop_use(u, &L.v[k], use, sizeof(use));
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-				     "%s is the backing device of loop device %s (at offset %llu)%s: "
-				     "writes here change what the loop shows",
-				     b->dev == self->dev ? "device" : b->name, L.v[k].name,
-				     (unsigned long long)L.v[k].offset, use);
+			rb_diags_add(
+				diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				"%s is the backing device of loop device %s (at offset %llu)%s: "
+				"writes here change what the loop shows",
+				b->dev == self->dev ? "device" : b->name, L.v[k].name,
+				(unsigned long long)L.v[k].offset, use);
 		}
 	}
 	for (size_t k = 0; k < L.n; k++) {
@@ -526,9 +529,11 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 		if (l->dev != self->dev)
 			continue;
 		if (!l->known) {
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-				     "device is a loop device over '%s', which cannot be identified: "
-				     "cannot check what the writes would reach", l->backing);
+			rb_diags_add(
+				diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				"device is a loop device over '%s', which cannot be identified: "
+				"cannot check what the writes would reach",
+				l->backing);
 			break;
 		}
 		if (l->on_blk) {
@@ -536,7 +541,8 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 
 			if (depth >= MAX_LOOP_DEPTH) {
 				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-					     "loop devices stacked more than %d deep", MAX_LOOP_DEPTH);
+					     "loop devices stacked more than %d deep",
+					     MAX_LOOP_DEPTH);
 				break;
 			}
 			/* the writes land on the backing device at the loop's offset: it is
@@ -545,8 +551,10 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 			rb_diags_init(&inner);
 			check_blockdev(p, subject, l->back_rdev, *root_of(p) ? NULL : l->backing,
 				       &inner, l->dev, l->offset != 0, depth + 1);
-			snprintf(prefix, sizeof(prefix), "through loop device %s (over %s at offset "
-				 "%llu): ", l->name, l->backing, (unsigned long long)l->offset);
+			snprintf(prefix, sizeof(prefix),
+				 "through loop device %s (over %s at offset "
+				 "%llu): ",
+				 l->name, l->backing, (unsigned long long)l->offset);
 			add_prefixed(diags, subject, prefix, &inner);
 			rb_diags_release(&inner);
 		}
@@ -560,9 +568,10 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 			    o->back_dev != l->back_dev || o->back_ino != l->back_ino)
 				continue;
 			loop_use(u, o, use, sizeof(use));
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-				     "loop device %s sits on the same backing file '%s' as this one%s",
-				     o->name, l->backing, use);
+			rb_diags_add(
+				diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				"loop device %s sits on the same backing file '%s' as this one%s",
+				o->name, l->backing, use);
 		}
 		/* a backing file used as swap */
 		for (size_t j = u->nmounts; !l->on_blk && j < u->n; j++) {
@@ -571,7 +580,8 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 			if (!*root_of(p) && stat(u->v[j].what, &st) == 0 && S_ISREG(st.st_mode) &&
 			    st.st_dev == l->back_dev && st.st_ino == l->back_ino)
 				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-					     "device is a loop over the swap file %s", u->v[j].what);
+					     "device is a loop over the swap file %s",
+					     u->v[j].what);
 		}
 		break;
 	}
@@ -620,8 +630,8 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 		else
 			snprintf(who, sizeof(who), "partition %s", b->name);
 		if ((where = used_as(&u, 0, u.nmounts, b->dev)))
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject, "%s is mounted at %s",
-				     who, where);
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+				     "%s is mounted at %s", who, where);
 		if ((where = used_as(&u, u.nmounts, u.n, b->dev)))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
 				     "%s is in use as swap (%s)", who, where);
@@ -648,7 +658,8 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 			const char *c = sys[i].chain;
 			size_t l = strlen(self.name);
 
-			for (const char *s = strstr(c, self.name); s && !ours; s = strstr(s + 1, self.name))
+			for (const char *s = strstr(c, self.name); s && !ours;
+			     s = strstr(s + 1, self.name))
 				ours = (s == c || s[-1] == ' ') && (s[l] == '\0' || s[l] == ' ');
 		}
 		if (ours)
@@ -693,14 +704,17 @@ static pid_t writer_of(const struct stat *want, char *comm, size_t len)
 			if (fe->d_name[0] == '.')
 				continue;
 			snprintf(fdpath, sizeof(fdpath), "%s/%s", path, fe->d_name);
-			if (stat(fdpath, &st) || st.st_dev != want->st_dev || st.st_ino != want->st_ino)
+			if (stat(fdpath, &st) || st.st_dev != want->st_dev ||
+			    st.st_ino != want->st_ino)
 				continue;
-			snprintf(fdpath, sizeof(fdpath), "/proc/%d/fdinfo/%s", (int)pid, fe->d_name);
+			snprintf(fdpath, sizeof(fdpath), "/proc/%d/fdinfo/%s", (int)pid,
+				 fe->d_name);
 			f = fopen(fdpath, "re");
 			while (f && fgets(line, sizeof(line), f)) {
 				unsigned long flags;
 
-				if (sscanf(line, "flags: %lo", &flags) == 1 && (flags & O_ACCMODE) != O_RDONLY)
+				if (sscanf(line, "flags: %lo", &flags) == 1 &&
+				    (flags & O_ACCMODE) != O_RDONLY)
 					found = pid;
 			}
 			if (f)
@@ -737,7 +751,8 @@ int rb_guard_check_file(const struct rb_guard_policy *p, const char *path, int f
 	if (st.st_nlink > 1)
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "the file has %ju links: its bytes are also another file's (a hard "
-			     "link), which rackbench cannot see", (uintmax_t)st.st_nlink);
+			     "link), which rackbench cannot see",
+			     (uintmax_t)st.st_nlink);
 	read_uses(p, &u);
 	read_loops(p, &L);
 	for (size_t k = 0; k < L.n; k++) {
@@ -763,4 +778,3 @@ int rb_guard_check_file(const struct rb_guard_policy *p, const char *path, int f
 	free(u.v);
 	return rb_diags_errors(diags) > before ? -EPERM : 0;
 }
-

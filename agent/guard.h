@@ -34,30 +34,30 @@
 #include "target.h"
 
 struct rb_guard_policy {
-	bool destructive;		/* the run's key */
-	const char *destructive_key;	/* how the user gives it, for messages */
-	char *const *allow;		/* the agent's key: --allow entries */
+	bool destructive;	     /* the run's key */
+	const char *destructive_key; /* how the user gives it, for messages */
+	char *const *allow;	     /* the agent's key: --allow entries */
 	size_t nallow;
-	const char *state_dir;		/* rackbench's own files: statedir.h */
-	const char *root;		/* prefix of /sys and /proc: "" normally */
-	bool wipe_signatures;		/* the run allows overwriting signatures */
+	const char *state_dir; /* rackbench's own files: statedir.h */
+	const char *root;      /* prefix of /sys and /proc: "" normally */
+	bool wipe_signatures;  /* the run allows overwriting signatures */
 };
 
 /* What rb_guard_open is asked for. */
 enum {
-	RB_GUARD_WRITE = 1 << 0,	/* the run writes: claim a block device O_EXCL */
-	RB_GUARD_CREATE = 1 << 1,	/* make a missing file in the state folder */
-	RB_GUARD_CHECK = 1 << 2,	/* with WRITE: judge only; open read-only, claim too */
+	RB_GUARD_WRITE = 1 << 0,  /* the run writes: claim a block device O_EXCL */
+	RB_GUARD_CREATE = 1 << 1, /* make a missing file in the state folder */
+	RB_GUARD_CHECK = 1 << 2,  /* with WRITE: judge only; open read-only, claim too */
 };
 
 /* A target opened by rb_guard_open: the descriptor is what every check judges. */
 struct rb_guard_target {
-	int fd;			/* -1: a file in the state folder not made yet */
-	bool ours;		/* a file rackbench created (the state folder's index) */
-	bool in_state;		/* the path lies inside the state folder */
-	bool linked;		/* ... as a symlink: what it names was opened instead */
-	bool judged_write;	/* rb_guard_claim judged a write to it and allowed it */
-	struct rb_target_info info;	/* kind, device and size from the descriptor */
+	int fd;			    /* -1: a file in the state folder not made yet */
+	bool ours;		    /* a file rackbench created (the state folder's index) */
+	bool in_state;		    /* the path lies inside the state folder */
+	bool linked;		    /* ... as a symlink: what it names was opened instead */
+	bool judged_write;	    /* rb_guard_claim judged a write to it and allowed it */
+	struct rb_target_info info; /* kind, device and size from the descriptor */
 };
 
 /*
@@ -104,8 +104,7 @@ int rb_guard_check_file(const struct rb_guard_policy *p, const char *path, int f
  * nothing), judges the descriptor, closes it. Returns 0 when allowed, -EPERM when
  * refused with one diagnostic per failed check (subject: the path).
  */
-int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
-			 struct rb_diags *diags);
+int rb_guard_check_write(const struct rb_guard_policy *p, const char *path, struct rb_diags *diags);
 /*
  * The block-device checks alone, for the device numbered dev (the keys are not
  * checked): the disk and its partitions mounted, swap, held, behind /, /boot or swap;

@@ -50,11 +50,11 @@ static bool reserved(const char *rel)
 {
 	return !strcmp(rel, RB_STATE_INDEX) || !strcmp(rel, "history.jsonl") ||
 	       !strcmp(rel, "spool") || !strncmp(rel, "spool/", 6) ||
-	       (!strncmp(rel, "fs-", 3) && !strchr(rel, '/'));	/* the mount point itself */
+	       (!strncmp(rel, "fs-", 3) && !strchr(rel, '/')); /* the mount point itself */
 }
 
-static int open_block(const char *path, const char *real, unsigned how,
-		      struct rb_guard_target *t, struct rb_diags *d)
+static int open_block(const char *path, const char *real, unsigned how, struct rb_guard_target *t,
+		      struct rb_diags *d)
 {
 	/* a check that writes nothing claims read-only: exclusive all the same */
 	int flags = O_CLOEXEC | ((how & RB_GUARD_WRITE) ? O_EXCL : 0) |
@@ -67,9 +67,10 @@ static int open_block(const char *path, const char *real, unsigned how,
 		int e = errno;
 
 		if (e == EBUSY && (how & RB_GUARD_WRITE))
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
-				     "cannot claim the device exclusively: it is in use (mounted, "
-				     "assembled, or open O_EXCL), here or in another mount namespace");
+			rb_diags_add(
+				d, RB_SEV_ERROR, NULL, 0, 0, path,
+				"cannot claim the device exclusively: it is in use (mounted, "
+				"assembled, or open O_EXCL), here or in another mount namespace");
 		else
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot open: %s",
 				     strerror(e));
@@ -245,7 +246,8 @@ int rb_guard_judge(const struct rb_guard_policy *p, const char *path,
 		if (!allowed_rdev(p, t->info.rdev))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
 				     "writes need the agent's key: '%s' is not on the agent's "
-				     "--allow list", path);
+				     "--allow list",
+				     path);
 		rb_guard_check_blockdev(p, path, t->info.rdev,
 					t->info.real[0] ? t->info.real : NULL, diags);
 		break;
@@ -255,24 +257,27 @@ int rb_guard_judge(const struct rb_guard_policy *p, const char *path,
 	case RB_TARGET_FILE:
 		if (!t->ours && !rb_guard_allowed_fd(p, t->fd)) {
 			if (t->in_state)
-				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-					     "writes need the agent's key: the file is in the state "
-					     "folder but rackbench did not create it (it is not in "
-					     "the folder's index '%s'), and it is not on the agent's "
-					     "--allow list; remove it and let rackbench create it",
-					     RB_STATE_INDEX);
+				rb_diags_add(
+					diags, RB_SEV_ERROR, NULL, 0, 0, path,
+					"writes need the agent's key: the file is in the state "
+					"folder but rackbench did not create it (it is not in "
+					"the folder's index '%s'), and it is not on the agent's "
+					"--allow list; remove it and let rackbench create it",
+					RB_STATE_INDEX);
 			else if (t->linked)
-				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-					     "writes need the agent's key: the path is a symbolic "
-					     "link in the state folder to '%s', a file rackbench did "
-					     "not create, and it is not on the agent's --allow list",
-					     t->info.real);
+				rb_diags_add(
+					diags, RB_SEV_ERROR, NULL, 0, 0, path,
+					"writes need the agent's key: the path is a symbolic "
+					"link in the state folder to '%s', a file rackbench did "
+					"not create, and it is not on the agent's --allow list",
+					t->info.real);
 			else
-				rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-					     "writes need the agent's key: the file was not created "
-					     "by rackbench (it is not in the state folder '%s') and "
-					     "is not on the agent's --allow list",
-					     p->state_dir ? p->state_dir : "(none)");
+				rb_diags_add(
+					diags, RB_SEV_ERROR, NULL, 0, 0, path,
+					"writes need the agent's key: the file was not created "
+					"by rackbench (it is not in the state folder '%s') and "
+					"is not on the agent's --allow list",
+					p->state_dir ? p->state_dir : "(none)");
 		}
 		rb_guard_check_file(p, path, t->fd, diags);
 		break;
@@ -309,8 +314,7 @@ int rb_guard_claim(const struct rb_guard_policy *p, const char *path, unsigned h
 	return 0;
 }
 
-int rb_guard_check_write(const struct rb_guard_policy *p, const char *path,
-			 struct rb_diags *diags)
+int rb_guard_check_write(const struct rb_guard_policy *p, const char *path, struct rb_diags *diags)
 {
 	struct rb_guard_target t;
 	int r = rb_guard_claim(p, path, RB_GUARD_WRITE | RB_GUARD_CHECK, &t, diags);

@@ -24,8 +24,8 @@ int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_he
 		 minor(st.st_rdev));
 	f = fopen(sys, "re");
 	if (f) {
-		if (fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
-			   &v[5], &v[6]) == 7) {
+		if (fscanf(f, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+			   &v[4], &v[5], &v[6]) == 7) {
 			h->kernel = true;
 			h->kernel_read_ios = v[0];
 			h->kernel_read_bytes = v[2] * 512;

@@ -14,13 +14,13 @@
 #include "nvme.h"
 
 struct rb_health {
-	bool nvme;		/* the SMART fields are set */
+	bool nvme; /* the SMART fields are set */
 	uint8_t critical_warning;
 	int temperature_c;
 	uint8_t available_spare_pct, percentage_used;
 	double data_units_read, data_units_written, host_reads, host_writes;
 	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
-	bool kernel;		/* the kernel counters are set */
+	bool kernel; /* the kernel counters are set */
 	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
 };
 

@@ -97,8 +97,7 @@ static FILE *record(const char *state_dir, const char *device, const char *seria
 	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    !(f = fdopen(fd, "a"))) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 || !(f = fdopen(fd, "a"))) {
 		close(fd);
 		errno = EPERM;
 		return NULL;
@@ -136,8 +135,9 @@ int rb_history_add_write(const char *state_dir, const char *device, const char *
 	f = record(state_dir, device, serial);
 	if (!f)
 		return -errno;
-	fprintf(f, ", \"event\": \"write\", \"bytes\": %" PRIu64 ", \"fill_passes\": %" PRIu64
-		   ", \"what\": ",
+	fprintf(f,
+		", \"event\": \"write\", \"bytes\": %" PRIu64 ", \"fill_passes\": %" PRIu64
+		", \"what\": ",
 		bytes, fill_passes);
 	rb_json_str(f, what);
 	fputs("}\n", f);

@@ -11,10 +11,10 @@
 #include <stdint.h>
 
 struct rb_drive_history {
-	int64_t first_ns;	/* the first record of this drive; 0: none */
-	int64_t purge_ns;	/* the last successful purge; 0: none recorded */
+	int64_t first_ns; /* the first record of this drive; 0: none */
+	int64_t purge_ns; /* the last successful purge; 0: none recorded */
 	char purge_method[24];
-	uint64_t written_bytes;	/* written by rackbench since the purge (or the first record) */
+	uint64_t written_bytes; /* written by rackbench since the purge (or the first record) */
 	uint64_t fill_passes;	/* full sequential write passes since then */
 };
 

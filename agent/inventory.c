@@ -29,7 +29,7 @@
 struct dev_row {
 	char name[64], path[96], model[96], serial[96], firmware[48], scheduler[32], wwid[160];
 	char byid[512];
-	char pci[32], link_speed[48], link_width[16];	/* the PCI device behind it, if any */
+	char pci[32], link_speed[48], link_width[16]; /* the PCI device behind it, if any */
 	unsigned ma, mi;
 	uint64_t size_bytes;
 	unsigned lbs, pbs;
@@ -37,13 +37,12 @@ struct dev_row {
 	unsigned nparts;
 	bool allowed;
 	struct rb_diags why;
-	bool nvme;		/* identity and health read from the drive */
+	bool nvme; /* identity and health read from the drive */
 	int nvme_err;
 	uint16_t nvme_status;
 	struct rb_nvme_id id;
 	struct rb_nvme_smart smart;
 };
-
 
 /*
  * The PCI function a block device hangs off (its address is the last path component
@@ -59,8 +58,8 @@ static void pci_of(const char *sys, struct dev_row *r)
 		char tail;
 
 		p++;
-		if (sscanf(p, "%4x:%2x:%2x.%1x%c", &a, &b, &c, &d, &tail) >= 4 &&
-		    strlen(p) >= 12 && p[4] == ':' && p[7] == ':' && p[10] == '.')
+		if (sscanf(p, "%4x:%2x:%2x.%1x%c", &a, &b, &c, &d, &tail) >= 4 && strlen(p) >= 12 &&
+		    p[4] == ':' && p[7] == ':' && p[10] == '.')
 			last = p;
 	}
 	if (!last)
@@ -115,8 +114,8 @@ static void by_id(const char *root, const char *name, char *out, size_t len)
 		const char *base = strrchr(target, '/');
 
 		if (!strcmp(base ? base + 1 : target, name) && n < len)
-			n += (size_t)snprintf(out + n, len - n, "%s/dev/disk/by-id/%s", n ? " " : "",
-					      de->d_name);
+			n += (size_t)snprintf(out + n, len - n, "%s/dev/disk/by-id/%s",
+					      n ? " " : "", de->d_name);
 	}
 	closedir(d);
 }
@@ -127,7 +126,6 @@ static bool listed(const char *name)
 	return strncmp(name, "ram", 3) && strncmp(name, "zram", 4);
 }
 
-
 static void print_nvme(const struct dev_row *r)
 {
 	const struct rb_nvme_id *id = &r->id;
@@ -136,7 +134,8 @@ static void print_nvme(const struct dev_row *r)
 
 	if (r->nvme_err) {
 		printf(", \"nvme\": {\"error\": ");
-		rb_json_str(stdout, r->nvme_status ? "the drive refused the command" : strerror(-r->nvme_err));
+		rb_json_str(stdout, r->nvme_status ? "the drive refused the command"
+						   : strerror(-r->nvme_err));
 		printf(", \"status\": %u}", r->nvme_status);
 		return;
 	}
@@ -144,8 +143,9 @@ static void print_nvme(const struct dev_row *r)
 	       "\"size_blocks\": %" PRIu64 ", \"lba_format\": %u, \"lba_formats\": [",
 	       id->nsid, id->vid, id->nn, id->size_blocks, id->lbaf_in_use);
 	for (unsigned i = 0; i < id->nlbaf; i++)
-		printf("%s{\"data_bytes\": %u, \"meta_bytes\": %u, \"rel_perf\": %u}", i ? ", " : "",
-		       id->lbaf[i].data_bytes, id->lbaf[i].meta_bytes, id->lbaf[i].rel_perf);
+		printf("%s{\"data_bytes\": %u, \"meta_bytes\": %u, \"rel_perf\": %u}",
+		       i ? ", " : "", id->lbaf[i].data_bytes, id->lbaf[i].meta_bytes,
+		       id->lbaf[i].rel_perf);
 	printf("], \"eui64\": \"");
 	for (int i = 0; i < 8; i++)
 		printf("%02x", id->eui64[i]);
@@ -232,7 +232,8 @@ static int parse_args(int argc, char **argv, struct inv_args *ia)
 			if (rb_agent_cfg_load(argv[++i], &ia->cfg))
 				return -1;
 		} else {
-			rb_err("unexpected argument '%s' (see 'rackbench-agent inventory --help')", a);
+			rb_err("unexpected argument '%s' (see 'rackbench-agent inventory --help')",
+			       a);
 			return -1;
 		}
 	}
@@ -402,8 +403,8 @@ static void print_device_json(const struct dev_row *r, bool first)
 	printf(", \"dev\": \"%u:%u\", \"size_bytes\": %" PRIu64
 	       ", \"logical_block_size\": %u, \"physical_block_size\": %u, "
 	       "\"rotational\": %s, \"numa_node\": %d, \"partitions\": %u, \"model\": ",
-	       r->ma, r->mi, r->size_bytes, r->lbs, r->pbs,
-	       r->rotational ? "true" : "false", r->numa_node, r->nparts);
+	       r->ma, r->mi, r->size_bytes, r->lbs, r->pbs, r->rotational ? "true" : "false",
+	       r->numa_node, r->nparts);
 	rb_json_str(stdout, r->model);
 	printf(", \"serial\": ");
 	rb_json_str(stdout, r->serial);
@@ -456,8 +457,7 @@ static void print_device_text(const struct dev_row *r)
 }
 
 /* A target of the agent's (a file, most often): its kind, size and verdict. */
-static void print_target(const struct rb_guard_policy *gp, const char *path, bool json,
-			 bool first)
+static void print_target(const struct rb_guard_policy *gp, const char *path, bool json, bool first)
 {
 	struct rb_target_info ti;
 	struct rb_diags why;
@@ -540,7 +540,9 @@ int rb_agent_inventory_cmd(int argc, char **argv)
 		goto out;
 	for (size_t i = 0; i < A.cfg.nallow; i++)
 		A.allow[A.nallow++] = A.cfg.allow[i];
-	struct rb_guard_policy gp = { .destructive = true, .allow = A.allow, .nallow = A.nallow,
+	struct rb_guard_policy gp = { .destructive = true,
+				      .allow = A.allow,
+				      .nallow = A.nallow,
 				      .state_dir = A.cfg.state_dir ? A.cfg.state_dir
 								   : rb_default_state_dir(),
 				      .root = A.root };

@@ -109,9 +109,12 @@ void rb_nvme_parse_smart(const uint8_t *page, struct rb_nvme_smart *s)
 void rb_nvme_warning_text(uint8_t w, char *buf, size_t len)
 {
 	static const char *const bits[] = {
-		"available spare below threshold", "temperature outside its thresholds",
-		"reliability degraded by media or internal errors", "media placed in read-only mode",
-		"volatile memory backup failed", "persistent memory region read-only",
+		"available spare below threshold",
+		"temperature outside its thresholds",
+		"reliability degraded by media or internal errors",
+		"media placed in read-only mode",
+		"volatile memory backup failed",
+		"persistent memory region read-only",
 	};
 	size_t n = 0;
 
@@ -209,9 +212,9 @@ static int ln_identify_ns(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_s
 
 static int ln_smart_log(void *h, uint32_t nsid, uint8_t *page, uint16_t *ret_status)
 {
-	return ln_result(nvme_get_log_smart((int)(intptr_t)h - 1, nsid, true,
-					    (struct nvme_smart_log *)page),
-			 ret_status);
+	return ln_result(
+		nvme_get_log_smart((int)(intptr_t)h - 1, nsid, true, (struct nvme_smart_log *)page),
+		ret_status);
 }
 
 static int ln_format(void *h, uint32_t nsid, unsigned lbaf, unsigned ses, uint16_t *st)

@@ -18,31 +18,31 @@
 #define RB_NVME_SMART_SIZE 512
 
 struct rb_nvme_lbaf {
-	uint32_t data_bytes;	/* 2^LBADS */
+	uint32_t data_bytes; /* 2^LBADS */
 	uint16_t meta_bytes;
-	uint8_t rel_perf;	/* 0 best .. 3 degraded */
+	uint8_t rel_perf; /* 0 best .. 3 degraded */
 };
 
 struct rb_nvme_id {
 	/* controller */
 	uint16_t vid;
 	char serial[21], model[41], firmware[9];
-	uint32_t nn;		/* namespaces the controller supports */
-	bool format_all_ns;	/* FNA bit 0: a Format applies to all namespaces */
-	bool erase_all_ns;	/* FNA bit 1: a secure erase applies to all namespaces */
-	bool crypto_erase;	/* FNA bit 2 */
-	uint32_t sanicap;	/* bit 0 crypto, 1 block, 2 overwrite */
+	uint32_t nn;	    /* namespaces the controller supports */
+	bool format_all_ns; /* FNA bit 0: a Format applies to all namespaces */
+	bool erase_all_ns;  /* FNA bit 1: a secure erase applies to all namespaces */
+	bool crypto_erase;  /* FNA bit 2 */
+	uint32_t sanicap;   /* bit 0 crypto, 1 block, 2 overwrite */
 	/* namespace */
 	uint32_t nsid;
 	uint64_t size_blocks, capacity_blocks, used_blocks;
-	unsigned nlbaf;		/* LBA formats present */
+	unsigned nlbaf; /* LBA formats present */
 	unsigned lbaf_in_use;
 	struct rb_nvme_lbaf lbaf[64];
 	uint8_t nguid[16], eui64[8];
 };
 
 struct rb_nvme_smart {
-	uint8_t critical_warning;	/* bit 0 spare, 1 temperature, 2 reliability, 3 read-only, 4 backup */
+	uint8_t critical_warning; /* bit 0 spare, 1 temperature, 2 reliability, 3 read-only, 4 backup */
 	uint16_t composite_temp_k;
 	uint8_t avail_spare_pct, spare_thresh_pct, percent_used;
 	/* 128-bit counters, kept as double beyond 2^53 (units: data units = 1000 x 512 B) */
@@ -50,7 +50,7 @@ struct rb_nvme_smart {
 	double ctrl_busy_minutes, power_cycles, power_on_hours, unsafe_shutdowns;
 	double media_errors, error_log_entries;
 	uint32_t warn_temp_minutes, crit_temp_minutes;
-	uint16_t sensor_temp_k[8];	/* 0: not reported */
+	uint16_t sensor_temp_k[8]; /* 0: not reported */
 	uint32_t thm_temp1_transitions, thm_temp2_transitions;
 	uint32_t thm_temp1_seconds, thm_temp2_seconds;
 };

@@ -83,8 +83,8 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 	rb_spool_sync(&a->spool);
 }
 
-static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt,
-			      const char *drive, const char *status, const char *msg)
+static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt, const char *drive,
+			      const char *status, const char *msg)
 {
 	struct rb_msg m;
 
@@ -156,8 +156,8 @@ static void health_add(struct rb_health *acc, const struct rb_health *h, bool fi
 }
 
 /* One snapshot as a Health message: of the drive, or of member (NULL: the drive). */
-static void send_health_one(struct agent *a, const char *drive, const char *member,
-			    unsigned when, const struct rb_health *h, bool alert)
+static void send_health_one(struct agent *a, const char *drive, const char *member, unsigned when,
+			    const struct rb_health *h, bool alert)
 {
 	struct point *p = &a->pt;
 	struct rb_msg e;
@@ -284,12 +284,15 @@ static void finish_purge(struct agent *a)
 			rb_err("point %u: purge of '%s': %s", p->point, pg->drives[j], pg->msg[j]);
 			if (l < sizeof(msg))
 				l += (size_t)snprintf(msg + l, sizeof(msg) - l, "%s%s%s%s%s",
-						      l ? "; " : "", p->vols[i].stripe ? "member '" : "",
+						      l ? "; " : "",
+						      p->vols[i].stripe ? "member '" : "",
 						      p->vols[i].stripe ? pg->drives[j] : "",
 						      p->vols[i].stripe ? "': " : "", pg->msg[j]);
 		}
 		send_drive_status(a, p->point, p->attempt, p->drives[i],
-				  rc == 0 ? "ok" : rc == -EPERM ? "refused" : "error",
+				  rc == 0	 ? "ok"
+				  : rc == -EPERM ? "refused"
+						 : "error",
 				  rc ? msg : "purged");
 	}
 	send_point_done(a, p->point, p->attempt);
@@ -298,7 +301,8 @@ static void finish_purge(struct agent *a)
 	point_release(p);
 }
 
-static void start_purge(struct agent *a, const struct rb_msg_assign *as, const struct rb_guard_policy *gp)
+static void start_purge(struct agent *a, const struct rb_msg_assign *as,
+			const struct rb_guard_policy *gp)
 {
 	struct point *p = &a->pt;
 	struct purging *pg = calloc(1, sizeof(*pg));
@@ -393,8 +397,8 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 		}
 	}
 	/* a volume's members stand in its place (each drive is one target of the engine) */
-	if (rb_preflight_layout(&L, as->drives, as->ndrives, as->serials, as->nserials,
-				as->volumes, as->nvolumes, err, sizeof(err))) {
+	if (rb_preflight_layout(&L, as->drives, as->ndrives, as->serials, as->nserials, as->volumes,
+				as->nvolumes, err, sizeof(err))) {
 		fail_point(a, as, "error", NULL, err);
 		goto out;
 	}
@@ -451,9 +455,8 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 	rb_info("point %u: %s on %zu drive(s)", as->point,
 		rb_workload_dump(&p->wl, err, sizeof(err)), as->ndrives);
 	send_health(a, 0);
-	p->next_health = p->wl.health_interval_ns
-				 ? agent_now(a) + (int64_t)p->wl.health_interval_ns
-				 : INT64_MAX;
+	p->next_health = p->wl.health_interval_ns ? agent_now(a) + (int64_t)p->wl.health_interval_ns
+						  : INT64_MAX;
 	rb_run_start(p->run);
 out:
 	rb_preflight_layout_free(&L);
@@ -527,7 +530,7 @@ struct result_msg {
 	struct rb_bs_count *bc;
 	struct rb_msg_io_error ie[RB_MAX_IO_ERRORS];
 	struct rb_identity ti, mi[64];
-	struct rb_drive_history hist;	/* the drive's state: dr.purge_method points here */
+	struct rb_drive_history hist; /* the drive's state: dr.purge_method points here */
 };
 
 /* How the drive ran: its times, CPU, and its status with the reason. */
@@ -547,15 +550,15 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->cpu_sys_pct = res->cpu_sys_pct;
 	dr->uring_features = res->features;
 	dr->status = res->setup_err || p->spool_full || p->spool_failed ? "error"
-		     : p->stopped || p->shut_down			  ? "stopped"
-									  : "ok";
+		     : p->stopped || p->shut_down			? "stopped"
+									: "ok";
 	dr->message = p->spool_full ? "stopped: the spool reached its cap (spool_max) while the "
 				      "coordinator did not acknowledge; nothing measured was "
 				      "dropped"
 		      : p->spool_failed ? "stopped: the spool could not be written (its folder is "
 					  "full or failing); nothing measured was dropped"
-		      : p->stopped && !res->setup_err ? "stopped by the coordinator before the "
-							"point's end"
+		      : p->stopped && !res->setup_err	? "stopped by the coordinator before the "
+							  "point's end"
 		      : p->shut_down && !res->setup_err ? "stopped: the agent was shut down "
 							  "before the point's end"
 							: res->message;
@@ -650,7 +653,8 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 				hist->first_ns = h.first_ns;
 			if (h.purge_ns < hist->purge_ns) {
 				hist->purge_ns = h.purge_ns;
-				memcpy(hist->purge_method, h.purge_method, sizeof(hist->purge_method));
+				memcpy(hist->purge_method, h.purge_method,
+				       sizeof(hist->purge_method));
 			}
 			hist->written_bytes += h.written_bytes;
 			if (h.fill_passes < hist->fill_passes)
@@ -666,8 +670,8 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
 		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm : p->prep->spans[f];
 
-		rb_history_note_run(a->cfg->state_dir, p->paths[f + k],
-				    p->prep->info[f + k].serial, &p->wl, w, span, what);
+		rb_history_note_run(a->cfg->state_dir, p->paths[f + k], p->prep->info[f + k].serial,
+				    &p->wl, w, span, what);
 	}
 }
 
@@ -686,8 +690,8 @@ static void send_drive_result(struct agent *a, size_t t)
 	m.dr.verify_mismatches = res->verify.bad;
 	result_history(a, t, res, &m);
 	for (unsigned k = 0; k < res->nmismatches; k++)
-		rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s",
-		       p->point, p->drives[t], res->mismatches[k].offset,
+		rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s", p->point,
+		       p->drives[t], res->mismatches[k].offset,
 		       rb_verify_kind_name(res->mismatches[k].kind));
 	rb_msg_init(&e, RB_MSG_RESULT);
 	e.result = m.dr;

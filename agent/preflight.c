@@ -126,7 +126,8 @@ void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d)
 	if (strcmp(got, serial))
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "identity does not match the campaign's pin: the drive reports serial "
-			     "'%s', the campaign pins '%s'", got, serial);
+			     "'%s', the campaign pins '%s'",
+			     got, serial);
 }
 
 void rb_preflight_layout_free(struct layout *L)
@@ -151,9 +152,11 @@ int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
 	for (size_t v = 0; v < nvols; v++)
 		if (!vols[v].nmembers || vols[v].nmembers > 4096 || !vols[v].stripe ||
 		    vols[v].stripe % 512) {
-			snprintf(err, errlen, "volume '%s': %zu member(s) in units of %llu bytes: "
-				 "not a volume this agent can measure", vols[v].name,
-				 vols[v].nmembers, (unsigned long long)vols[v].stripe);
+			snprintf(err, errlen,
+				 "volume '%s': %zu member(s) in units of %llu bytes: "
+				 "not a volume this agent can measure",
+				 vols[v].name, vols[v].nmembers,
+				 (unsigned long long)vols[v].stripe);
 			return -EINVAL;
 		}
 	for (size_t i = 0; i < n; i++) {
@@ -227,8 +230,8 @@ void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf)
 
 	rb_diags_init(&d);
 	rb_preflight_policy(a, pf->destructive, pf->wipe_signatures, &gp);
-	if (rb_preflight_layout(&L, pf->drives, pf->ndrives, pf->serials, pf->nserials,
-				pf->volumes, pf->nvolumes, err, sizeof(err)))
+	if (rb_preflight_layout(&L, pf->drives, pf->ndrives, pf->serials, pf->nserials, pf->volumes,
+				pf->nvolumes, err, sizeof(err)))
 		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, a->cfg->name, "%s", err);
 	for (size_t i = 0; i < L.npaths; i++) {
 		if (!rb_preflight_offered(a->cfg, L.paths[i]))

@@ -182,9 +182,10 @@ static int purge_plain(const struct rb_purge_req *req, const struct rb_guard_tar
 
 		if (ioctl(t->fd, op, range) < 0)
 			r = -errno;
-	} else if (fallocate(t->fd, req->method == RB_PURGE_ZERO
-					    ? FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE
-					    : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	} else if (fallocate(t->fd,
+			     req->method == RB_PURGE_ZERO
+				     ? FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE
+				     : FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			     0, (off_t)t->info.size_bytes) < 0) {
 		r = -errno;
 	}
@@ -298,10 +299,12 @@ int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
 	r = rb_nvme_read(ops, req->path, &id, NULL, &st);
 	if (r) {
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, req->path,
-			     "cannot identify the drive: %s", st ? "NVMe command failed" : strerror(-r));
+			     "cannot identify the drive: %s",
+			     st ? "NVMe command failed" : strerror(-r));
 		return r;
 	}
-	bool all = req->method == RB_PURGE_SANITIZE_BLOCK || req->method == RB_PURGE_SANITIZE_CRYPTO ||
+	bool all = req->method == RB_PURGE_SANITIZE_BLOCK ||
+		   req->method == RB_PURGE_SANITIZE_CRYPTO ||
 		   (req->method == RB_PURGE_FORMAT &&
 		    (id.format_all_ns || (req->ses && id.erase_all_ns)));
 
@@ -325,7 +328,8 @@ int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
 		snprintf(subject, sizeof(subject), "%s (touched by the %s of %s)", path,
 			 rb_purge_method_name(req->method), req->path);
 		if (!rb_guard_allowed(gp, path))
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, strcmp(path, req->path) ? subject : path,
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0,
+				     strcmp(path, req->path) ? subject : path,
 				     "not on the agent's --allow list");
 		rb_guard_check_blockdev(&wide, strcmp(path, req->path) ? subject : path,
 					affected[i].dev, NULL, diags);
@@ -333,8 +337,8 @@ int rb_purge(const struct rb_purge_req *req, const struct rb_guard_policy *gp,
 	if (rb_diags_errors(diags) > before)
 		return -EPERM;
 	if (req->dry_run) {
-		fprintf(log, "would %s %s (serial %s)\n", rb_purge_method_name(req->method), req->path,
-			id.serial);
+		fprintf(log, "would %s %s (serial %s)\n", rb_purge_method_name(req->method),
+			req->path, id.serial);
 		return 0;
 	}
 	r = purge_nvme(req, ops, &id, diags, log);
@@ -401,13 +405,16 @@ int rb_agent_purge_cmd(int argc, char **argv)
 		} else if (!strcmp(a, "--method") && v) {
 			if (rb_purge_method_parse(argv[++i], &req.method)) {
 				rb_err("'--method' must be format, sanitize, sanitize-crypto, "
-				       "deallocate, discard or zero, not '%s'", argv[i]);
+				       "deallocate, discard or zero, not '%s'",
+				       argv[i]);
 				goto out;
 			}
 			have_method = true;
 		} else if (!strcmp(a, "--ses") && v) {
 			i++;
-			req.ses = !strcmp(argv[i], "user") ? 1 : !strcmp(argv[i], "crypto") ? 2 : 99;
+			req.ses = !strcmp(argv[i], "user")     ? 1
+				  : !strcmp(argv[i], "crypto") ? 2
+							       : 99;
 			if (req.ses == 99) {
 				rb_err("'--ses' must be user or crypto, not '%s'", argv[i]);
 				goto out;
@@ -436,15 +443,19 @@ int rb_agent_purge_cmd(int argc, char **argv)
 		rb_err("'--ses' goes with --method format only");
 		goto out;
 	}
-	struct rb_guard_policy gp = { .destructive = destructive, .destructive_key = "--destructive",
-				      .allow = allow, .nallow = nallow,
+	struct rb_guard_policy gp = { .destructive = destructive,
+				      .destructive_key = "--destructive",
+				      .allow = allow,
+				      .nallow = nallow,
 				      .state_dir = state ? state : rb_default_state_dir(),
 				      .root = root };
 
 	r = rb_purge(&req, &gp, ops, &d, stdout);
 	if (r == -EPERM) {
-		fprintf(stderr, "rackbench-agent: purge of %s refused by the safety guard, nothing "
-				"was touched:\n", req.path);
+		fprintf(stderr,
+			"rackbench-agent: purge of %s refused by the safety guard, nothing "
+			"was touched:\n",
+			req.path);
 		for (size_t i = 0; i < d.n; i++)
 			fprintf(stderr, "  %s: %s\n", d.v[i].subject, d.v[i].message);
 		rc = RB_EXIT_REFUSED;

@@ -30,8 +30,8 @@ enum rb_purge_method {
 struct rb_purge_req {
 	const char *path;
 	enum rb_purge_method method;
-	unsigned ses;		/* Format: 0 none, 1 user data erase, 2 crypto erase */
-	bool dry_run;		/* check and name what would be purged, touch nothing */
+	unsigned ses; /* Format: 0 none, 1 user data erase, 2 crypto erase */
+	bool dry_run; /* check and name what would be purged, touch nothing */
 };
 
 /* Parses "format", "sanitize" (block), "sanitize-crypto", "deallocate", "discard", "zero". */

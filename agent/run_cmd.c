@@ -80,8 +80,8 @@ static void print_dir_text(FILE *out, const struct rb_dir_stats *s, uint64_t ela
 
 	if (!s->ios && !s->errors)
 		return;
-	fprintf(out, "  %-5s IOPS=%.0f, BW=%.1fMiB/s (%.1fMB/s), %" PRIu64 " IOs, %" PRIu64
-		     " errors\n",
+	fprintf(out,
+		"  %-5s IOPS=%.0f, BW=%.1fMiB/s (%.1fMB/s), %" PRIu64 " IOs, %" PRIu64 " errors\n",
 		dir_name(d), secs > 0 ? (double)s->ios / secs : 0,
 		secs > 0 ? (double)s->bytes / secs / 1048576.0 : 0,
 		secs > 0 ? (double)s->bytes / secs / 1e6 : 0, s->ios, s->errors);
@@ -111,19 +111,16 @@ static void print_dir_json(FILE *out, const struct rb_dir_stats *s, uint64_t ela
 		", \"max\": %" PRIu64 "}}",
 		s->ios, s->bytes, secs > 0 ? (double)s->ios / secs : 0.0,
 		secs > 0 ? (double)s->bytes / secs : 0.0, s->errors, s->hist.total,
-		s->ios ? s->lat_min_ns : 0,
-		rb_dir_stats_mean_ns(s), rb_hist_percentile(&s->hist, 50),
-		rb_hist_percentile(&s->hist, 90), rb_hist_percentile(&s->hist, 99),
-		rb_hist_percentile(&s->hist, 99.9), rb_hist_percentile(&s->hist, 99.99),
-		s->lat_max_ns);
+		s->ios ? s->lat_min_ns : 0, rb_dir_stats_mean_ns(s),
+		rb_hist_percentile(&s->hist, 50), rb_hist_percentile(&s->hist, 90),
+		rb_hist_percentile(&s->hist, 99), rb_hist_percentile(&s->hist, 99.9),
+		rb_hist_percentile(&s->hist, 99.99), s->lat_max_ns);
 }
-
 
 /* Prints a target's document; leaves it open (no closing brace) when !close. */
 static void print_target_json(FILE *out, const struct rb_workload *wl,
 			      const struct rb_target_result *res, const char *path, bool close)
 {
-
 	fprintf(out, "{\"target\": ");
 	rb_json_str(out, path);
 	fprintf(out, ", \"elapsed_ns\": %" PRIu64 ", \"read\": ", res->elapsed_ns);
@@ -135,21 +132,26 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 	fprintf(out, ", \"cpu\": {\"usr_pct\": %.2f, \"sys_pct\": %.2f}, \"errors\": [",
 		res->cpu_usr_pct, res->cpu_sys_pct);
 	for (unsigned e = 0; e < res->nerrors; e++) {
-		fprintf(out, "%s{\"offset\": %" PRIu64 ", \"length\": %u, \"direction\": \"%s\", "
-			     "\"errno\": %d, \"count\": %" PRIu64 ", \"message\": ",
+		fprintf(out,
+			"%s{\"offset\": %" PRIu64 ", \"length\": %u, \"direction\": \"%s\", "
+			"\"errno\": %d, \"count\": %" PRIu64 ", \"message\": ",
 			e ? ", " : "", res->errors[e].offset, res->errors[e].length,
-			dir_name((int)res->errors[e].dir), res->errors[e].err, res->errors[e].count);
+			dir_name((int)res->errors[e].dir), res->errors[e].err,
+			res->errors[e].count);
 		rb_json_str(out, strerror(res->errors[e].err));
 		fputc('}', out);
 	}
-	fprintf(out, "], \"verify\": {\"checked\": %" PRIu64 ", \"unwritten\": %" PRIu64
-		     ", \"mismatches\": %" PRIu64 ", \"list\": [",
+	fprintf(out,
+		"], \"verify\": {\"checked\": %" PRIu64 ", \"unwritten\": %" PRIu64
+		", \"mismatches\": %" PRIu64 ", \"list\": [",
 		res->verify.checked, res->verify.unwritten, res->verify.bad);
 	for (unsigned e = 0; e < res->nmismatches; e++) {
 		const struct rb_verify_mismatch *m = &res->mismatches[e];
 
-		fprintf(out, "%s{\"offset\": %" PRIu64 ", \"kind\": \"%s\", \"expected_offset\": %" PRIu64
-			     ", \"found_offset\": %" PRIu64 ", \"expected_crc\": %u, \"found_crc\": %u}",
+		fprintf(out,
+			"%s{\"offset\": %" PRIu64
+			", \"kind\": \"%s\", \"expected_offset\": %" PRIu64
+			", \"found_offset\": %" PRIu64 ", \"expected_crc\": %u, \"found_crc\": %u}",
 			e ? ", " : "", m->offset,
 			m->kind == RB_VERIFY_NO_HEADER	    ? "no_header"
 			: m->kind == RB_VERIFY_WRONG_OFFSET ? "wrong_offset"
@@ -167,9 +169,11 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 	for (unsigned b = 0, first = 1; b < res->nbs; b++)
 		for (int d = 0; d < RB_NDIR; d++)
 			if (res->bs_ios[d][b]) {
-				fprintf(out, "%s{\"direction\": \"%s\", \"bs\": %" PRIu64
-					     ", \"ios\": %" PRIu64 "}",
-					first ? "" : ", ", dir_name(d), res->bs[b], res->bs_ios[d][b]);
+				fprintf(out,
+					"%s{\"direction\": \"%s\", \"bs\": %" PRIu64
+					", \"ios\": %" PRIu64 "}",
+					first ? "" : ", ", dir_name(d), res->bs[b],
+					res->bs_ios[d][b]);
 				first = 0;
 			}
 	fprintf(out, "], \"uring_features\": ");
@@ -212,8 +216,9 @@ static int fio_job(int argc, char **argv, struct rb_workload *wl, struct rb_fio_
 				if (section ? !strcmp((*ret)[j].name, section) : *ret_n == 1)
 					pick = j;
 			if (pick == SIZE_MAX) {
-				rb_err("%s: %s; its jobs:", file, section ? "no such job" :
-					"several jobs: choose one with --section NAME");
+				rb_err("%s: %s; its jobs:", file,
+				       section ? "no such job"
+					       : "several jobs: choose one with --section NAME");
 				for (size_t j = 0; j < *ret_n; j++)
 					fprintf(stderr, "  %s\n", (*ret)[j].name);
 			} else {
@@ -249,7 +254,8 @@ static int output_format(const char *v, bool *json, int *fio)
 	if (*json || *fio || !strcmp(v, "text"))
 		return 0;
 	rb_err("--output-format is text, json (rackbench's), fio-json or json+ (fio's), not "
-	       "'%s'", v);
+	       "'%s'",
+	       v);
 	return -EINVAL;
 }
 
@@ -257,8 +263,8 @@ static int output_format(const char *v, bool *json, int *fio)
 static void print_fio(const struct rb_workload *wl, const struct rb_run *run, size_t nres,
 		      char **targets, const char *volname, const char *job, bool plus)
 {
-	static const char *const keys[] = { "rw", "bs", "iodepth", "numjobs", "runtime",
-					    "direct", "rate_iops", "bssplit" };
+	static const char *const keys[] = { "rw",      "bs",	 "iodepth",   "numjobs",
+					    "runtime", "direct", "rate_iops", "bssplit" };
 	struct rb_fio_job_out *jobs = calloc(nres + 1, sizeof(*jobs));
 	char vals[8][RB_OPT_VALUE_MAX], names[64][512];
 
@@ -270,18 +276,19 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 		const struct rb_target_result *res = rb_run_result(run, t);
 		struct rb_fio_job_out *x = &jobs[t];
 
-		snprintf(names[t % 64], sizeof(names[0]), "%s%s%s", job ? job : "",
-			 job ? ":" : "", wl->stripe ? volname : targets[t]);
+		snprintf(names[t % 64], sizeof(names[0]), "%s%s%s", job ? job : "", job ? ":" : "",
+			 wl->stripe ? volname : targets[t]);
 		x->name = names[t % 64];
 		for (size_t k = 0; k < 8; k++) {
 			x->options[k][0] = keys[k];
 			x->options[k][1] = vals[k];
 		}
 		for (int d = 0; d < 3; d++)
-			x->dir[d] = (struct rb_fio_dir){ res->dir[d].ios, res->dir[d].bytes,
-							 res->dir[d].errors, res->dir[d].lat_sum_ns,
-							 res->dir[d].lat_min_ns, res->dir[d].lat_max_ns,
-							 &res->dir[d].hist, res->elapsed_ns };
+			x->dir[d] =
+				(struct rb_fio_dir){ res->dir[d].ios,	     res->dir[d].bytes,
+						     res->dir[d].errors,     res->dir[d].lat_sum_ns,
+						     res->dir[d].lat_min_ns, res->dir[d].lat_max_ns,
+						     &res->dir[d].hist,	     res->elapsed_ns };
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = res->setup_err ? -res->setup_err : 0;
@@ -294,8 +301,7 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 static void print_verify_text(const struct rb_workload *wl, const struct rb_target_result *res)
 {
 	if (res->nerrors == RB_MAX_IO_ERRORS)
-		printf("  (the first %d distinct failures are listed)\n",
-		       RB_MAX_IO_ERRORS);
+		printf("  (the first %d distinct failures are listed)\n", RB_MAX_IO_ERRORS);
 	if (wl->verify)
 		printf("  verify: %" PRIu64 " chunks of %d bytes checked, %" PRIu64
 		       " mismatches, %" PRIu64 " never written\n",
@@ -358,8 +364,8 @@ struct run_args {
 	size_t ntargets, nallow;
 	bool json, destructive, errors_ok, wipe;
 	const char *state_dir, *lat_log;
-	int fio_fmt;	/* 1: fio's json, 2: json+ */
-	struct rb_fs_spec fs;	/* --filesystem: a filesystem made on the target */
+	int fio_fmt;	      /* 1: fio's json, 2: json+ */
+	struct rb_fs_spec fs; /* --filesystem: a filesystem made on the target */
 };
 
 /*
@@ -378,7 +384,9 @@ static int fs_prepare(struct run_args *a, const struct rb_guard_policy *gp,
 	r = rb_fs_target_setup(gp, &a->fs, a->targets[0], fst, d);
 	if (r) {
 		rc_print(d, r == -EPERM);
-		return r == -EPERM ? RB_EXIT_REFUSED : r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_FAILED;
+		return r == -EPERM    ? RB_EXIT_REFUSED
+		       : r == -EINVAL ? RB_EXIT_USAGE
+				      : RB_EXIT_FAILED;
 	}
 	rb_info("%s: a new %s (mkfs options '%s', mount options '%s'), mounted privately at %s",
 		a->targets[0], a->fs.type, a->fs.mkfs_options, a->fs.mount_options, fst->mnt);
@@ -426,12 +434,12 @@ static int parse_args(int argc, char **argv, struct run_args *ra)
 			return -1;
 		}
 		if (!strcmp(name, "fio") || !strcmp(name, "section")) {
-			continue;	/* read before the other flags */
+			continue; /* read before the other flags */
 		} else if (!strcmp(name, "output-format")) {
 			if (output_format(val, &ra->json, &ra->fio_fmt))
 				return -1;
 		} else if (!strcmp(name, "target")) {
-			if (fx_targets) {	/* --target replaces the job's filename= */
+			if (fx_targets) { /* --target replaces the job's filename= */
 				ra->ntargets = 0;
 				fx_targets = false;
 			}
@@ -485,9 +493,8 @@ static const char *state_dir_of(const struct run_args *a)
  * The run made ready: the filesystem when asked for, the targets opened through the guard,
  * the engine's run over them, its latency log. Returns 0 or the exit code, said.
  */
-static int setup_run(struct run_args *a, const struct rb_guard_policy *gp,
-		     struct rb_fs_target *fst, struct rb_diags *d, struct rb_prepared **prep,
-		     struct rb_run **run)
+static int setup_run(struct run_args *a, const struct rb_guard_policy *gp, struct rb_fs_target *fst,
+		     struct rb_diags *d, struct rb_prepared **prep, struct rb_run **run)
 {
 	char err[512];
 	int r;
@@ -544,8 +551,7 @@ static int account(const struct run_args *a, const struct rb_run *run,
 			rc = RB_EXIT_FAILED;
 		}
 		total_errors += res->dir[RB_DIR_READ].errors + res->dir[RB_DIR_WRITE].errors +
-				res->dir[RB_DIR_TRIM].errors +
-				res->verify.bad;
+				res->dir[RB_DIR_TRIM].errors + res->verify.bad;
 		/* the drive's history: what this run wrote (not for a striped volume's parts) */
 		if (!a->wl.stripe && t < prep->n)
 			rb_history_note_run(state_dir_of(a), a->targets[t], prep->info[t].serial,
@@ -631,8 +637,7 @@ static void print_text(const struct run_args *a, const struct rb_run *run,
 		else
 			printf("%s (%s, %llu bytes used): %.2fs measured\n", a->targets[t],
 			       rb_target_kind_name(prep->info[t].kind),
-			       (unsigned long long)prep->spans[t],
-			       (double)res->elapsed_ns / 1e9);
+			       (unsigned long long)prep->spans[t], (double)res->elapsed_ns / 1e9);
 		for (int d = 0; d < RB_NDIR; d++)
 			print_dir_text(stdout, &res->dir[d], res->elapsed_ns, d);
 		printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,

@@ -79,7 +79,8 @@ static int finish_one(const struct rb_workload *wl, const char *path,
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 				     "the file holds %llu bytes, fewer than offset + size (%llu), "
 				     "and rackbench lays out only files it created",
-				     (unsigned long long)t->info.size_bytes, (unsigned long long)need);
+				     (unsigned long long)t->info.size_bytes,
+				     (unsigned long long)need);
 			return -EINVAL;
 		}
 		/* our own file: lay it out in full, so reads never measure holes */
@@ -130,8 +131,8 @@ static int finish_one(const struct rb_workload *wl, const char *path,
 		}
 		r = rb_target_fill_fd(t->fd, wl->offset, span);
 		if (r) {
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "cannot lay out the range: %s",
-				     strerror(-r));
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "cannot lay out the range: %s", strerror(-r));
 			return r;
 		}
 	}
@@ -183,8 +184,9 @@ static int same_targets(char *const *paths, const struct rb_guard_target *t, siz
 					       : a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
 				rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, paths[i],
 					     "is the same %s as target '%s': one %s measured twice "
-					     "at once", S_ISBLK(a.st_mode) ? "device" : "file",
-					     paths[j], S_ISBLK(a.st_mode) ? "device" : "file");
+					     "at once",
+					     S_ISBLK(a.st_mode) ? "device" : "file", paths[j],
+					     S_ISBLK(a.st_mode) ? "device" : "file");
 				r = -EINVAL;
 				break;
 			}
@@ -199,8 +201,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 {
 	bool writes = rb_workload_writes(wl);
 	/* laying out a range writes it: the whole run is judged as a write */
-	unsigned how = (writes || wl->layout ? RB_GUARD_WRITE : 0) |
-		       (wl->size ? RB_GUARD_CREATE : 0);
+	unsigned how =
+		(writes || wl->layout ? RB_GUARD_WRITE : 0) | (wl->size ? RB_GUARD_CREATE : 0);
 	struct rb_guard_target *t;
 	struct rb_prepared *p;
 	int refused = 0, r = 0;
@@ -219,7 +221,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->n = n;
 	if (!rb_engine_needs_target(wl->engine)) {
 		for (size_t i = 0; i < n && !r; i++)
-			r = prepare_null(wl, paths[i], &p->fds[i], &p->spans[i], &p->info[i], diags);
+			r = prepare_null(wl, paths[i], &p->fds[i], &p->spans[i], &p->info[i],
+					 diags);
 		goto out;
 	}
 	/*

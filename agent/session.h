@@ -27,21 +27,21 @@ struct purging;
 /* The point this agent runs (a measurement, or a purge on its thread); zero when idle. */
 struct point {
 	struct rb_run *run;
-	bool spool_full;	/* stopped at the spool's cap */
-	bool spool_failed;	/* stopped: the spool could not be written */
-	bool stopped;		/* stopped by the coordinator before its end */
-	bool shut_down;		/* stopped: the agent exits (SIGTERM) before its end */
+	bool spool_full;   /* stopped at the spool's cap */
+	bool spool_failed; /* stopped: the spool could not be written */
+	bool stopped;	   /* stopped by the coordinator before its end */
+	bool shut_down;	   /* stopped: the agent exits (SIGTERM) before its end */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
-	char **drives;		/* the campaign's names: a target each */
+	char **drives; /* the campaign's names: a target each */
 	size_t ndrives;
-	char **paths;		/* what is opened: drives, a volume's members in its place */
+	char **paths; /* what is opened: drives, a volume's members in its place */
 	size_t npaths;
 	size_t *first;		/* per drive: its first path */
-	struct rb_volume *vols;	/* per drive: members and unit (1 and 0: a drive) */
+	struct rb_volume *vols; /* per drive: members and unit (1 and 0: a drive) */
 	struct rb_workload wl;
-	struct rb_msg_sample *batch;	/* the interval's samples (histograms their own) */
+	struct rb_msg_sample *batch; /* the interval's samples (histograms their own) */
 	size_t nbatch, capbatch;
 	int64_t next_health;
 };
@@ -49,7 +49,7 @@ struct point {
 /* The daemon's one session with its coordinator: its socket, its point, its delivery. */
 struct agent {
 	const struct rb_agent_cfg *cfg;
-	const struct rb_clock *clock;	/* every time read of the session (cfg's, or real) */
+	const struct rb_clock *clock; /* every time read of the session (cfg's, or real) */
 	void *sock;
 	struct point pt;
 	bool lost_data;
@@ -58,19 +58,19 @@ struct agent {
 	struct rb_spool spool;
 	char run[96];
 	uint64_t seq;
-	uint64_t sent;		/* the last seq sent: at most SEND_WINDOW past the last ack */
-	off_t sent_off;		/* where in the spool file the record after it begins */
-	uint64_t sent_emptied;	/* ... valid while the file was not emptied since */
-	bool held;		/* messages wait in the spool for acknowledgements */
-	bool walking_own;	/* resend_one walks this process's spool (not an old one) */
-	bool ran_any;		/* in this run: the last point and attempt started */
+	uint64_t sent;	       /* the last seq sent: at most SEND_WINDOW past the last ack */
+	off_t sent_off;	       /* where in the spool file the record after it begins */
+	uint64_t sent_emptied; /* ... valid while the file was not emptied since */
+	bool held;	       /* messages wait in the spool for acknowledgements */
+	bool walking_own;      /* resend_one walks this process's spool (not an old one) */
+	bool ran_any;	       /* in this run: the last point and attempt started */
 	uint32_t ran_point, ran_attempt;
-	int64_t last_ack_progress;	/* when an ack last moved seq on (or the run began) */
+	int64_t last_ack_progress; /* when an ack last moved seq on (or the run began) */
 	struct oldspool {
 		char path[4096];
 		uint64_t epoch, last;
-		bool damaged;	/* kept (as PATH.damaged) once the coordinator holds the rest */
-	} *old;
+		bool damaged; /* kept (as PATH.damaged) once the coordinator holds the rest */
+	} * old;
 	size_t nold;
 	/*
 	 * Messages the spool could not take (its folder full): kept here, in order, until
@@ -81,7 +81,7 @@ struct agent {
 		uint64_t seq;
 		uint8_t *buf;
 		size_t len;
-	} *mem;
+	} * mem;
 	size_t nmem, capmem;
 };
 
@@ -119,10 +119,10 @@ void rb_delivery_close(struct agent *a);
  * 1.3) members stand in its place among the paths, in stripe order.
  */
 struct layout {
-	char **paths;		/* drives and members (the message's strings) */
-	char **serials;		/* identity pins, parallel to paths ("" none) */
+	char **paths;	/* drives and members (the message's strings) */
+	char **serials; /* identity pins, parallel to paths ("" none) */
 	size_t npaths;
-	struct rb_volume *vols;	/* per drive */
+	struct rb_volume *vols; /* per drive */
 	size_t *first;		/* per drive: its first path */
 	const char **volume;	/* per path: the volume it belongs to, or NULL */
 };
@@ -136,8 +136,7 @@ void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf);
 /* Whether path is one of the targets this agent offers. */
 bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path);
 /* A target's identity as the protocol carries it. */
-void rb_preflight_identity(struct rb_identity *m, const char *path,
-			   const struct rb_target_info *x);
+void rb_preflight_identity(struct rb_identity *m, const char *path, const struct rb_target_info *x);
 /* The guard's policy for a campaign's point: this agent's allow-list and state folder. */
 void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
 			 struct rb_guard_policy *gp);

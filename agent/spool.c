@@ -108,7 +108,10 @@ static void spool_taken(void *state, const uint8_t *extra)
 }
 
 static const struct rb_reclog_fmt spool_fmt = {
-	.extra = 8, .max = SPOOL_RECORD_MAX, .valid = spool_valid, .taken = spool_taken,
+	.extra = 8,
+	.max = SPOOL_RECORD_MAX,
+	.valid = spool_valid,
+	.taken = spool_taken,
 };
 
 struct spool_walk {

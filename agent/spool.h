@@ -19,11 +19,11 @@ struct rb_spool {
 	int fd;
 	char path[4096];
 	uint64_t epoch;
-	uint64_t last;		/* the last seq written */
-	uint64_t acked;		/* the coordinator's cumulative ack */
-	bool dirty;		/* written since the last fsync */
-	uint64_t bytes;		/* the file's size */
-	uint64_t emptied;	/* times it was emptied: byte offsets from before are void */
+	uint64_t last;	  /* the last seq written */
+	uint64_t acked;	  /* the coordinator's cumulative ack */
+	bool dirty;	  /* written since the last fsync */
+	uint64_t bytes;	  /* the file's size */
+	uint64_t emptied; /* times it was emptied: byte offsets from before are void */
 };
 
 /* Opens (creates) dir/RUN-EPOCH.spool. 0 or negative errno. */
@@ -53,9 +53,9 @@ long rb_spool_walk_at(const char *path, off_t start, uint64_t after,
 
 /* What a walk found besides records. */
 struct rb_spool_walk_info {
-	off_t end;		/* as rb_spool_walk_at's ret_end */
-	uint64_t last_seq;	/* of the last whole record */
-	unsigned damaged;	/* damaged stretches skipped, each with whole records after */
+	off_t end;	   /* as rb_spool_walk_at's ret_end */
+	uint64_t last_seq; /* of the last whole record */
+	unsigned damaged;  /* damaged stretches skipped, each with whole records after */
 	off_t damaged_bytes, first_damaged;
 };
 /*

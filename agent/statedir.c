@@ -17,11 +17,11 @@
 
 /* Folders that hold the system, never rackbench's own (exact matches, resolved). */
 static const char *const system_dirs[] = {
-	"/",	    "/bin",	"/boot",    "/dev",	"/etc",	     "/home",	  "/lib",
-	"/lib32",   "/lib64",	"/libx32",  "/media",	"/mnt",	     "/opt",	  "/proc",
-	"/root",    "/run",	"/sbin",    "/srv",	"/sys",	     "/tmp",	  "/usr",
-	"/usr/bin", "/usr/lib", "/usr/local", "/usr/sbin", "/usr/share", "/var",	  "/var/lib",
-	"/var/log", "/var/tmp", "/var/cache", "/var/spool", "/var/run", "/dev/shm", "/run/user",
+	"/",	    "/bin",	"/boot",      "/dev",	    "/etc",	  "/home",    "/lib",
+	"/lib32",   "/lib64",	"/libx32",    "/media",	    "/mnt",	  "/opt",     "/proc",
+	"/root",    "/run",	"/sbin",      "/srv",	    "/sys",	  "/tmp",     "/usr",
+	"/usr/bin", "/usr/lib", "/usr/local", "/usr/sbin",  "/usr/share", "/var",     "/var/lib",
+	"/var/log", "/var/tmp", "/var/cache", "/var/spool", "/var/run",	  "/dev/shm", "/run/user",
 };
 
 int rb_state_dir_check(const char *dir, struct rb_diags *d)
@@ -38,30 +38,34 @@ int rb_state_dir_check(const char *dir, struct rb_diags *d)
 	if (!realpath(dir, real)) {
 		if (errno == ENOENT)
 			return 0;
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir, "cannot resolve the state folder: %s",
-			     strerror(errno));
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir,
+			     "cannot resolve the state folder: %s", strerror(errno));
 		return -EPERM;
 	}
 	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
 		if (!strcmp(real, system_dirs[i]))
-			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir,
-				     "'%s' is a system folder, not a state folder: every file in it "
-				     "would be at stake (use a folder of rackbench's own, such as "
-				     "/var/lib/rackbench)", real);
+			rb_diags_add(
+				d, RB_SEV_ERROR, NULL, 0, 0, dir,
+				"'%s' is a system folder, not a state folder: every file in it "
+				"would be at stake (use a folder of rackbench's own, such as "
+				"/var/lib/rackbench)",
+				real);
 	if (stat(real, &st) < 0) {
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir, "cannot inspect the state folder: %s",
-			     strerror(errno));
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir,
+			     "cannot inspect the state folder: %s", strerror(errno));
 	} else if (!S_ISDIR(st.st_mode)) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir, "the state folder is not a folder");
 	} else {
 		if (st.st_uid != geteuid())
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir,
 				     "the state folder belongs to uid %u, not to the agent's user "
-				     "(uid %u)", (unsigned)st.st_uid, (unsigned)geteuid());
+				     "(uid %u)",
+				     (unsigned)st.st_uid, (unsigned)geteuid());
 		if (st.st_mode & S_IWOTH)
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dir,
 				     "the state folder is writable by every user (mode %04o): "
-				     "anyone could plant files in it", (unsigned)(st.st_mode & 07777));
+				     "anyone could plant files in it",
+				     (unsigned)(st.st_mode & 07777));
 	}
 	return rb_diags_errors(d) > before ? -EPERM : 0;
 }
@@ -89,7 +93,7 @@ bool rb_state_rel(const char *dir, const char *path, char *ret_rel, size_t len)
 	n = strlen(rd);
 	if (!strcmp(rp, rd))
 		return (size_t)snprintf(ret_rel, len, "%s", name) < len;
-	if (n == 1)	/* "/" as the folder: every path is beneath it */
+	if (n == 1) /* "/" as the folder: every path is beneath it */
 		return (size_t)snprintf(ret_rel, len, "%s/%s", rp + 1, name) < len;
 	if (strncmp(rp, rd, n) || rp[n] != '/')
 		return false;
@@ -211,7 +215,8 @@ static int record(int dirfd, const char *rel, int fd)
 	off_t end = lseek(idx, 0, SEEK_END);
 	char last = '\n';
 
-	if (end > 0 && pread(idx, &last, 1, end - 1) == 1 && last != '\n' && write(idx, "\n", 1) != 1)
+	if (end > 0 && pread(idx, &last, 1, end - 1) == 1 && last != '\n' &&
+	    write(idx, "\n", 1) != 1)
 		r = -EIO;
 	n = snprintf(line, sizeof(line), "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
 		     id.dev, id.ino, id.btime_ns, id.gen, rel);
@@ -278,7 +283,8 @@ bool rb_state_owns(const char *dir, int fd)
 
 		if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &dev, &ino, &bt,
 			   &gen) == 4)
-			found = dev == id.dev && ino == id.ino && bt == id.btime_ns && gen == id.gen;
+			found = dev == id.dev && ino == id.ino && bt == id.btime_ns &&
+				gen == id.gen;
 	}
 	fclose(f);
 	return found;

@@ -11,10 +11,10 @@
 enum rb_target_kind { RB_TARGET_MISSING, RB_TARGET_FILE, RB_TARGET_BLOCK, RB_TARGET_OTHER };
 
 struct rb_target_info {
-	char path[4096];	/* as given */
-	char real[4096];	/* symlinks resolved; "" when missing */
+	char path[4096]; /* as given */
+	char real[4096]; /* symlinks resolved; "" when missing */
 	enum rb_target_kind kind;
-	dev_t rdev;		/* block devices */
+	dev_t rdev; /* block devices */
 	uint64_t size_bytes;
 	uint32_t logical_block_size;
 	char model[64], serial[64], firmware[32];

@@ -11,7 +11,7 @@ struct hdr {
 	uint64_t offset;
 	uint32_t generation;
 	uint32_t seed;
-	uint32_t crc;		/* of the chunk with this field zero */
+	uint32_t crc; /* of the chunk with this field zero */
 	uint32_t reserved;
 };
 
@@ -25,12 +25,13 @@ static uint32_t chunk_crc(const char *chunk)
 			 RB_VERIFY_CHUNK - offsetof(struct hdr, reserved));
 }
 
-void rb_verify_stamp(char *buf, uint64_t len, uint64_t offset, uint32_t generation,
-		     uint32_t seed)
+void rb_verify_stamp(char *buf, uint64_t len, uint64_t offset, uint32_t generation, uint32_t seed)
 {
 	for (uint64_t pos = 0; pos + RB_VERIFY_CHUNK <= len; pos += RB_VERIFY_CHUNK) {
-		struct hdr h = { .magic = RB_VERIFY_MAGIC, .offset = offset + pos,
-				 .generation = generation, .seed = seed };
+		struct hdr h = { .magic = RB_VERIFY_MAGIC,
+				 .offset = offset + pos,
+				 .generation = generation,
+				 .seed = seed };
 		char *chunk = buf + pos;
 
 		memcpy(chunk, &h, sizeof(h));

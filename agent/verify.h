@@ -19,9 +19,9 @@
 enum rb_verify_kind { RB_VERIFY_NO_HEADER, RB_VERIFY_WRONG_OFFSET, RB_VERIFY_BAD_CRC };
 
 struct rb_verify_mismatch {
-	uint64_t offset;	/* of the chunk on the target */
+	uint64_t offset; /* of the chunk on the target */
 	enum rb_verify_kind kind;
-	uint64_t found_offset;	/* as the header says */
+	uint64_t found_offset; /* as the header says */
 	uint32_t expected_crc, found_crc;
 	uint32_t generation;
 };
@@ -31,8 +31,7 @@ struct rb_verify_stats {
 };
 
 /* Stamps every chunk of buf (len bytes, to be written at offset). */
-void rb_verify_stamp(char *buf, uint64_t len, uint64_t offset, uint32_t generation,
-		     uint32_t seed);
+void rb_verify_stamp(char *buf, uint64_t len, uint64_t offset, uint32_t generation, uint32_t seed);
 /*
  * Checks buf read from offset. Chunks without a header are mismatches when
  * require_header (a verify pass), else counted as unwritten. Each mismatch is passed

@@ -72,7 +72,8 @@ int main(int argc, char **argv)
 		unsigned head, n = 0;
 
 		io_uring_submit_and_wait(&ring, 1);
-		io_uring_for_each_cqe(&ring, head, c) {
+		io_uring_for_each_cqe(&ring, head, c)
+		{
 			if (c->res != 4096)
 				return 1;
 			n++;

@@ -45,7 +45,7 @@ struct sim {
 	uint32_t point, attempt, ndrives;
 	int64_t next_hello, start_at, last_progress;
 	uint64_t interval_ns, runtime_ns;
-	uint64_t base, nbatches, total, next;	/* the point's messages: see above */
+	uint64_t base, nbatches, total, next; /* the point's messages: see above */
 };
 
 static volatile sig_atomic_t quit;
@@ -80,9 +80,12 @@ static void hello(struct sim *s)
 		ti[i].logical_block_size = 4096;
 	}
 	rb_msg_init(&m, RB_MSG_HELLO);
-	m.hello = (struct rb_msg_hello){ .name = s->name, .hostname = s->name,
-					 .kernel = "Linux sim", .rb_version = RB_VERSION,
-					 .epoch = s->epoch, .targets = ti,
+	m.hello = (struct rb_msg_hello){ .name = s->name,
+					 .hostname = s->name,
+					 .kernel = "Linux sim",
+					 .rb_version = RB_VERSION,
+					 .epoch = s->epoch,
+					 .targets = ti,
 					 .ntargets = ti ? ndrives_g : 0 };
 	rb_tx_send(s->sock, NULL, &m, true);
 	free(ti);
@@ -266,7 +269,8 @@ static void on_message(struct sim *s, const struct rb_msg *e, int64_t *last_star
 	}
 	case RB_MSG_STOP:
 		if (s->running)
-			s->seq = s->base + s->next - 1; /* what was sent stands; the rest is dropped */
+			s->seq = s->base + s->next -
+				 1; /* what was sent stands; the rest is dropped */
 		s->running = false;
 		s->welcomed = false;
 		s->next_hello = rb_mono_ns() + 500000000LL;
@@ -352,8 +356,8 @@ int main(int argc, char **argv)
 		s[i].next_hello = rb_mono_ns() + (int64_t)(i % 1000) * 1000000LL;
 	}
 	next_report = rb_mono_ns() + 10000000000LL;
-	printf("sim: %u agents x %u drives, %u buckets per sample, connecting to %s\n", n, ndrives_g,
-	       nbuckets_g, ep);
+	printf("sim: %u agents x %u drives, %u buckets per sample, connecting to %s\n", n,
+	       ndrives_g, nbuckets_g, ep);
 	fflush(stdout);
 	while (!quit) {
 		int64_t now = rb_mono_ns(), wake = now + 50000000LL;

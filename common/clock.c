@@ -47,8 +47,8 @@ static void fake_sleep_until(void *arg, int64_t t)
 	int64_t cur = __atomic_load_n(&f->now_ns, __ATOMIC_ACQUIRE);
 
 	/* a sleep to a later instant moves time there; never back */
-	while (t > cur && !__atomic_compare_exchange_n(&f->now_ns, &cur, t, false,
-						       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+	while (t > cur && !__atomic_compare_exchange_n(&f->now_ns, &cur, t, false, __ATOMIC_ACQ_REL,
+						       __ATOMIC_ACQUIRE))
 		;
 }
 

@@ -48,7 +48,7 @@ extern const struct rb_clock rb_clock_real;
  * wall() is now() plus wall_offset_ns.
  */
 struct rb_clock_fake {
-	int64_t now_ns;			/* read and written atomically */
+	int64_t now_ns; /* read and written atomically */
 	int64_t wall_offset_ns;
 };
 

@@ -17,7 +17,7 @@
 
 struct rb_clock_est {
 	int64_t offset[RB_CLOCK_WINDOW], delay[RB_CLOCK_WINDOW];
-	unsigned n, next;	/* samples held, and where the next one goes */
+	unsigned n, next; /* samples held, and where the next one goes */
 };
 
 /* Adds one exchange; a sample with t3 < t0 or a negative delay is ignored (-1). */

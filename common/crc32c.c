@@ -44,7 +44,7 @@ static uint32_t crc_sw(uint32_t crc, const unsigned char *p, size_t len)
 
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const unsigned char *p,
-							  size_t len)
+							 size_t len)
 {
 	uint64_t c = crc;
 

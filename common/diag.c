@@ -86,7 +86,8 @@ void rb_diags_print(const struct rb_diags *d, FILE *out)
 		const char *sev = e->severity == RB_SEV_WARNING ? "warning: " : "";
 
 		if (e->file && e->line)
-			fprintf(out, "%s:%u:%u: %s%s\n", e->file, e->line, e->column, sev, e->message);
+			fprintf(out, "%s:%u:%u: %s%s\n", e->file, e->line, e->column, sev,
+				e->message);
 		else if (e->subject)
 			fprintf(out, "%s: %s%s\n", e->subject, sev, e->message);
 		else

@@ -37,29 +37,35 @@ static int check_tcp(const char *hp, char *err, size_t errlen)
 			return bad(err, errlen, "'%s' is not [IPV6-ADDRESS]:PORT", hp);
 		for (p = hp + 1; p < close; p++)
 			if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.')
-				return bad(err, errlen, "'%s' has a character an IPv6 address "
-							"does not", hp);
+				return bad(err, errlen,
+					   "'%s' has a character an IPv6 address "
+					   "does not",
+					   hp);
 	} else {
 		if (colon == hp)
-			return bad(err, errlen, "'%s' has no host: write tcp://HOST:PORT, or "
-						"tcp://*:PORT for every address", hp);
+			return bad(err, errlen,
+				   "'%s' has no host: write tcp://HOST:PORT, or "
+				   "tcp://*:PORT for every address",
+				   hp);
 		if (!(colon == hp + 1 && hp[0] == '*'))
 			for (p = hp; p < colon; p++)
 				if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' &&
 				    *p != '_')
-					return bad(err, errlen,
-						   "'%s' has a character a host name or address does "
-						   "not",
-						   hp);
+					return bad(
+						err, errlen,
+						"'%s' has a character a host name or address does "
+						"not",
+						hp);
 	}
 	p = colon + 1;
 	if (!*p)
 		return bad(err, errlen, "'%s' has no port after the ':'", hp);
 	for (; *p; p++) {
 		if (!isdigit((unsigned char)*p))
-			return bad(err, errlen,
-				   "the port of '%s' is not a number from 1 to 65535 (0: any free one)",
-				   hp);
+			return bad(
+				err, errlen,
+				"the port of '%s' is not a number from 1 to 65535 (0: any free one)",
+				hp);
 		port = port * 10 + (unsigned long)(*p - '0');
 		if (port > 65535)
 			return bad(err, errlen, "the port of '%s' is past 65535", hp);
@@ -79,8 +85,10 @@ int rb_endpoint_check(const char *ep, char *err, size_t errlen)
 		if (!n)
 			return bad(err, errlen, "'%s' has no socket path", ep);
 		if (n > IPC_PATH_MAX)
-			return bad(err, errlen, "the socket path is %zu bytes, longer than a Unix "
-						"socket takes (%d bytes)", n, IPC_PATH_MAX);
+			return bad(err, errlen,
+				   "the socket path is %zu bytes, longer than a Unix "
+				   "socket takes (%d bytes)",
+				   n, IPC_PATH_MAX);
 		return 0;
 	}
 	return bad(err, errlen, "'%s' is not tcp://HOST:PORT or ipc://PATH", ep);

@@ -9,7 +9,7 @@ enum rb_exit {
 	RB_EXIT_USAGE = 2,	/* bad input: config, arguments */
 	RB_EXIT_REFUSED = 3,	/* refused by the safety guard, nothing written */
 	RB_EXIT_PARTIAL = 4,	/* finished with partial results */
-	RB_EXIT_BELOW_SPEC = 5,	/* measured below a spec or threshold */
+	RB_EXIT_BELOW_SPEC = 5, /* measured below a spec or threshold */
 	RB_EXIT_IO_ERRORS = 6,	/* IO errors occurred */
 	RB_EXIT_SKIP = 77,	/* test harness: skipped */
 };

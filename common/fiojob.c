@@ -79,8 +79,7 @@ static int eval_level(const char **p, long long *ret, int depth, bool sums)
 		(*p)++;
 		if (sums ? eval_level(p, &r, depth, false) : eval_atom(p, &r, depth))
 			return -EINVAL;
-		if ((op == '/' && r == 0) ||
-		    (op == '*' && __builtin_mul_overflow(*ret, r, ret)) ||
+		if ((op == '/' && r == 0) || (op == '*' && __builtin_mul_overflow(*ret, r, ret)) ||
 		    (op == '+' && __builtin_add_overflow(*ret, r, ret)) ||
 		    (op == '-' && __builtin_sub_overflow(*ret, r, ret)))
 			return -EINVAL;
@@ -141,7 +140,9 @@ static int expand(const char *in, char *out, size_t len, char *err, size_t errle
 				snprintf(num, sizeof(num), "%ld", sysconf(_SC_PAGESIZE));
 			else if (!strcmp(var, "mb_memory"))
 				snprintf(num, sizeof(num), "%lld",
-					 (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) >> 20);
+					 (long long)sysconf(_SC_PHYS_PAGES) *
+							 sysconf(_SC_PAGESIZE) >>
+						 20);
 			else {
 				/* fio's per-job names ($jobnum, $filenum): kept as written */
 				snprintf(num, sizeof(num), "$%s", var);
@@ -214,8 +215,10 @@ static int parse_file(const char *path, struct rb_fio_file *f, struct rb_diags *
 	FILE *in;
 
 	if (depth > MAX_INCLUDE_DEPTH) {
-		rb_diags_add(d, RB_SEV_ERROR, path, 0, 0, "include", "includes nested more than %d "
-			     "deep", MAX_INCLUDE_DEPTH);
+		rb_diags_add(d, RB_SEV_ERROR, path, 0, 0, "include",
+			     "includes nested more than %d "
+			     "deep",
+			     MAX_INCLUDE_DEPTH);
 		return -EINVAL;
 	}
 	in = fopen(path, "re");
@@ -235,8 +238,8 @@ static int parse_file(const char *path, struct rb_fio_file *f, struct rb_diags *
 			break;
 		}
 		if (!strchr(line, '\n') && !feof(in)) {
-			rb_diags_add(d, RB_SEV_ERROR, path, ln, 0, path, "line longer than %d bytes",
-				     MAX_LINE);
+			rb_diags_add(d, RB_SEV_ERROR, path, ln, 0, path,
+				     "line longer than %d bytes", MAX_LINE);
 			r = -EINVAL;
 			break;
 		}
@@ -251,7 +254,8 @@ static int parse_file(const char *path, struct rb_fio_file *f, struct rb_diags *
 			char *e = strchr(s, ']');
 
 			if (!e || e == s + 1 || trim(e + 1)[0]) {
-				rb_diags_add(d, RB_SEV_ERROR, path, ln, 1, s, "a section is '[name]'");
+				rb_diags_add(d, RB_SEV_ERROR, path, ln, 1, s,
+					     "a section is '[name]'");
 				r = -EINVAL;
 				continue;
 			}
@@ -363,18 +367,29 @@ static const struct {
 
 /* fio options that change only fio's own reporting or set-up, not what is measured. */
 static const char *const ignored[] = {
-	"group_reporting", "thread", "lat_percentiles", "clat_percentiles", "slat_percentiles",
-	"percentile_list", "write_bw_log", "write_lat_log", "write_iops_log", "write_hist_log",
-	"log_avg_msec", "log_hist_msec", "per_job_logs", "log_offset", "disable_lat",
-	"disable_clat", "disable_slat", "gtod_reduce", "invalidate", "unified_rw_reporting",
-	"fixedbufs", "registerfiles", "description", "exitall", "clocksource", "overwrite",
-	"create_on_open", "allow_file_create", "kb_base", "significant_figures", "cpumode",
-	"userspace_reap", "nonvectored", "sqthread_poll_cpu", "fadvise_hint",
+	"group_reporting",  "thread",
+	"lat_percentiles",  "clat_percentiles",
+	"slat_percentiles", "percentile_list",
+	"write_bw_log",	    "write_lat_log",
+	"write_iops_log",   "write_hist_log",
+	"log_avg_msec",	    "log_hist_msec",
+	"per_job_logs",	    "log_offset",
+	"disable_lat",	    "disable_clat",
+	"disable_slat",	    "gtod_reduce",
+	"invalidate",	    "unified_rw_reporting",
+	"fixedbufs",	    "registerfiles",
+	"description",	    "exitall",
+	"clocksource",	    "overwrite",
+	"create_on_open",   "allow_file_create",
+	"kb_base",	    "significant_figures",
+	"cpumode",	    "userspace_reap",
+	"nonvectored",	    "sqthread_poll_cpu",
+	"fadvise_hint",
 };
 
 struct xstate {
 	struct rb_fio_xlate *x;
-	struct rb_diags *d;	/* errors */
+	struct rb_diags *d; /* errors */
 	bool time_based, have_runtime, have_direct, have_loops, randommap, have_visit;
 	uint64_t rate_per_job;
 	unsigned rate_line;
@@ -467,8 +482,10 @@ static int set_rw(struct xstate *s, const struct rb_fio_opt *o)
 
 	snprintf(pat, sizeof(pat), "%.*s", colon ? (int)(colon - v) : (int)strlen(v), v);
 	if (colon)
-		note(s, o, "'%s': the ':%s' offset modifier is not supported (the pattern is kept "
-		     "without it)", v, colon + 1);
+		note(s, o,
+		     "'%s': the ':%s' offset modifier is not supported (the pattern is kept "
+		     "without it)",
+		     v, colon + 1);
 	if (!strcmp(pat, "readwrite"))
 		snprintf(pat, sizeof(pat), "rw");
 	if (!strcmp(pat, "trimwrite") || !strcmp(pat, "randtrimwrite")) {
@@ -480,8 +497,8 @@ static int set_rw(struct xstate *s, const struct rb_fio_opt *o)
 
 static int set_engine(struct xstate *s, const struct rb_fio_opt *o)
 {
-	static const char *const like[] = { "libaio", "psync", "sync", "pvsync", "pvsync2",
-					    "posixaio", "io_uring_cmd" };
+	static const char *const like[] = { "libaio",  "psync",	   "sync",	  "pvsync",
+					    "pvsync2", "posixaio", "io_uring_cmd" };
 	const char *v = o->value;
 
 	if (!strcmp(v, "null"))
@@ -490,12 +507,16 @@ static int set_engine(struct xstate *s, const struct rb_fio_opt *o)
 		return set(s, o, "engine", "uring");
 	for (size_t i = 0; i < sizeof(like) / sizeof(like[0]); i++)
 		if (!strcmp(v, like[i])) {
-			note(s, o, "ioengine=%s runs on rackbench's io_uring engine: compare with fio "
-			     "run with ioengine=io_uring", v);
+			note(s, o,
+			     "ioengine=%s runs on rackbench's io_uring engine: compare with fio "
+			     "run with ioengine=io_uring",
+			     v);
 			return set(s, o, "engine", "uring");
 		}
-	note(s, o, "ioengine=%s is not supported (rackbench drives block devices and files "
-	     "through io_uring); the job runs on io_uring", v);
+	note(s, o,
+	     "ioengine=%s is not supported (rackbench drives block devices and files "
+	     "through io_uring); the job runs on io_uring",
+	     v);
 	return 0;
 }
 
@@ -510,11 +531,13 @@ static int sized(struct xstate *s, const struct rb_fio_opt *o, char *buf, size_t
 	const char *k = o->key;
 	size_t vl;
 
-	if (strchr(*v, ',') && (!strcmp(k, "bs") || !strcmp(k, "blocksize") ||
-				!strcmp(k, "bssplit"))) {
+	if (strchr(*v, ',') &&
+	    (!strcmp(k, "bs") || !strcmp(k, "blocksize") || !strcmp(k, "bssplit"))) {
 		snprintf(buf, len, "%.*s", (int)strcspn(*v, ","), *v);
-		note(s, o, "'%s': separate sizes for reads and writes are not supported; '%s' is "
-		     "used for both", *v, buf);
+		note(s, o,
+		     "'%s': separate sizes for reads and writes are not supported; '%s' is "
+		     "used for both",
+		     *v, buf);
 		*v = buf;
 	}
 	vl = strlen(*v);
@@ -596,14 +619,16 @@ static int one(struct xstate *s, const struct rb_fio_opt *o)
 		return 0;
 	}
 	if (!strcmp(k, "randrepeat") || !strcmp(k, "random_generator"))
-		return 0;	/* rackbench's offsets are always reproducible from the seed */
+		return 0; /* rackbench's offsets are always reproducible from the seed */
 	if (!strcmp(k, "verify")) {
 		if (!strcmp(v, "0") || !strcmp(v, "none"))
 			return 0;
 		if (!strncmp(v, "crc32c", 6))
 			return set(s, o, "verify", "true");
-		note(s, o, "verify=%s is not supported: rackbench verifies with crc32c headers "
-		     "(verify=crc32c)", v);
+		note(s, o,
+		     "verify=%s is not supported: rackbench verifies with crc32c headers "
+		     "(verify=crc32c)",
+		     v);
 		return 0;
 	}
 	if (!strcmp(k, "filename"))
@@ -652,8 +677,10 @@ static int translate_job(const struct rb_fio_file *f, size_t j, struct rb_fio_xl
 
 		snprintf(v, sizeof(v), "%" PRIu64, s.rate_per_job * x->wl.numjobs);
 		if (x->wl.numjobs > 1)
-			note(&s, &o, "fio's rate_iops is per job: %" PRIu64 " x numjobs %u is "
-			     "rackbench's total, rate_iops: %s", s.rate_per_job, x->wl.numjobs, v);
+			note(&s, &o,
+			     "fio's rate_iops is per job: %" PRIu64 " x numjobs %u is "
+			     "rackbench's total, rate_iops: %s",
+			     s.rate_per_job, x->wl.numjobs, v);
 		if (set(&s, &o, "rate_iops", v))
 			r = -EINVAL;
 	}

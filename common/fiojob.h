@@ -16,13 +16,13 @@
 #include "options.h"
 
 struct rb_fio_opt {
-	char *key, *value;	/* value "" for a bare flag; expressions already evaluated */
-	char *file;		/* where it was written (an include's own file) */
+	char *key, *value; /* value "" for a bare flag; expressions already evaluated */
+	char *file;	   /* where it was written (an include's own file) */
 	unsigned line;
 };
 
 struct rb_fio_job {
-	char *name;		/* the section's name; "global" for [global] */
+	char *name; /* the section's name; "global" for [global] */
 	char *file;
 	unsigned line;
 	struct rb_fio_opt *opts;
@@ -30,7 +30,7 @@ struct rb_fio_job {
 };
 
 struct rb_fio_file {
-	struct rb_fio_job *jobs;	/* in file order, [global] sections included */
+	struct rb_fio_job *jobs; /* in file order, [global] sections included */
 	size_t njobs;
 };
 
@@ -38,10 +38,10 @@ struct rb_fio_file {
 struct rb_fio_xlate {
 	char name[128];
 	struct rb_workload wl;
-	char **filenames;	/* fio's filename= list (':' split), owned */
+	char **filenames; /* fio's filename= list (':' split), owned */
 	size_t nfilenames;
-	bool stonewall;		/* a new phase starts here (stonewall, wait_for, new_group) */
-	struct rb_diags notes;	/* warnings: unsupported options and differences, each placed */
+	bool stonewall;	       /* a new phase starts here (stonewall, wait_for, new_group) */
+	struct rb_diags notes; /* warnings: unsupported options and differences, each placed */
 };
 
 /* The job file at path, includes followed (at most 8 deep). 0, or -EINVAL with errors. */

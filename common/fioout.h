@@ -29,14 +29,14 @@
 struct rb_fio_dir {
 	uint64_t ios, bytes, errors;
 	uint64_t lat_sum_ns, lat_min_ns, lat_max_ns;
-	const struct rb_hist *hist;	/* every measured IO's latency */
+	const struct rb_hist *hist; /* every measured IO's latency */
 	uint64_t runtime_ns;
 };
 
 struct rb_fio_job_out {
 	const char *name;
-	const char *options[16][2];	/* "job options": key, value; NULL-terminated */
-	struct rb_fio_dir dir[3];	/* read, write, trim */
+	const char *options[16][2]; /* "job options": key, value; NULL-terminated */
+	struct rb_fio_dir dir[3];   /* read, write, trim */
 	double usr_cpu_pct, sys_cpu_pct;
 	int error;
 };

@@ -81,7 +81,8 @@ int rb_bssplit_parse(const char *text, struct rb_bssplit *ret, char *err, size_t
 			*slash = '\0';
 		if (rb_parse_size(tok, &bs) || bs < 512 || bs > (64ULL << 20) || bs % 512) {
 			snprintf(err, errlen,
-				 "'bssplit' size '%s' must be a multiple of 512 from 512 to 64m", tok);
+				 "'bssplit' size '%s' must be a multiple of 512 from 512 to 64m",
+				 tok);
 			return -EINVAL;
 		}
 		if (slash && parse_weight(slash + 1, &w)) {
@@ -90,7 +91,8 @@ int rb_bssplit_parse(const char *text, struct rb_bssplit *ret, char *err, size_t
 			return -EINVAL;
 		}
 		if (!slash && strchr(text, ':')) {
-			snprintf(err, errlen, "'bssplit' size %s needs a weight (SIZE/WEIGHT)", tok);
+			snprintf(err, errlen, "'bssplit' size %s needs a weight (SIZE/WEIGHT)",
+				 tok);
 			return -EINVAL;
 		}
 		ret->bs[ret->n] = bs;
@@ -99,8 +101,9 @@ int rb_bssplit_parse(const char *text, struct rb_bssplit *ret, char *err, size_t
 		ret->n++;
 	}
 	if (!ret->n || !(total > 0)) {
-		snprintf(err, errlen, "'bssplit' needs at least one size with a positive weight, "
-				      "as in 4k/30:64k/70");
+		snprintf(err, errlen,
+			 "'bssplit' needs at least one size with a positive weight, "
+			 "as in 4k/30:64k/70");
 		return -EINVAL;
 	}
 	return 0;
@@ -186,10 +189,11 @@ int rb_dist_parse(const char *text, struct rb_dist *ret, char *err, size_t errle
 		if (!ret->nzones || fabs(io - 100) > 1e-6 || fabs(range - 100) > 1e-6)
 			goto bad_zones;
 		return 0;
-bad_zones:
+	bad_zones:
 		snprintf(err, errlen,
 			 "'random_distribution' zones are IO%%/RANGE%% pairs that each add up to "
-			 "100, as in zoned:60/10:30/20:10/70, not '%s'", text);
+			 "100, as in zoned:60/10:30/20:10/70, not '%s'",
+			 text);
 		return -EINVAL;
 	}
 	if (!colon || parse_weight(colon + 1, &v))
@@ -208,7 +212,8 @@ bad_zones:
 bad:
 	snprintf(err, errlen,
 		 "'random_distribution' must be uniform, zipf:THETA (> 0, not 1), pareto:H "
-		 "(0 < H < 1), normal:STDDEV_PCT or zoned:IO%%/RANGE%%:..., not '%s'", text);
+		 "(0 < H < 1), normal:STDDEV_PCT or zoned:IO%%/RANGE%%:..., not '%s'",
+		 text);
 	return -EINVAL;
 }
 
@@ -285,7 +290,8 @@ int rb_offgen_init(struct rb_offgen *g, const struct rb_dist *d, uint64_t nblock
 			uint64_t b;
 
 			acc += d->zone_range_pct[z];
-			b = z + 1 == d->nzones ? nblocks : (uint64_t)(acc / 100.0 * (double)nblocks);
+			b = z + 1 == d->nzones ? nblocks
+					       : (uint64_t)(acc / 100.0 * (double)nblocks);
 			g->zone_start[z] = a;
 			g->zone_len[z] = b > a ? b - a : 1;
 			if (g->zone_start[z] >= nblocks)
@@ -342,8 +348,9 @@ uint64_t rb_offgen_next(struct rb_offgen *g, struct rb_rng *r)
 		if (g->once) {
 			/* full period: a = 1 mod 4, c odd */
 			do
-				g->lcg_x = (g->lcg_x * 0x5851f42d4c957f2dULL + 0x14057b7ef767814fULL) &
-					   g->lcg_mask;
+				g->lcg_x =
+					(g->lcg_x * 0x5851f42d4c957f2dULL + 0x14057b7ef767814fULL) &
+					g->lcg_mask;
 			while (g->lcg_x >= g->n);
 			return g->lcg_x;
 		}

@@ -58,8 +58,7 @@ size_t rb_idmap_next(const struct rb_idmap *m, uint64_t hash, size_t *cursor)
 	if (!m->v)
 		return SIZE_MAX;
 	/* *cursor counts the probes made so far from the hash's home slot */
-	for (size_t h = ((size_t)hash + *cursor) & m->mask; m->v[h].idx1;
-	     h = (h + 1) & m->mask) {
+	for (size_t h = ((size_t)hash + *cursor) & m->mask; m->v[h].idx1; h = (h + 1) & m->mask) {
 		(*cursor)++;
 		if (m->v[h].hash == hash)
 			return m->v[h].idx1 - 1;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RB_HASH_INIT 14695981039346656037ULL	/* FNV-1a 64 offset basis */
+#define RB_HASH_INIT 14695981039346656037ULL /* FNV-1a 64 offset basis */
 
 /* FNV-1a 64 of len bytes at p, continuing from h (RB_HASH_INIT to start). */
 static inline uint64_t rb_hash_bytes(uint64_t h, const void *p, size_t len)
@@ -33,7 +33,7 @@ static inline uint64_t rb_hash_str(uint64_t h, const char *s)
 
 struct rb_idmap_slot {
 	uint64_t hash;
-	size_t idx1;		/* the item's position + 1; 0: empty */
+	size_t idx1; /* the item's position + 1; 0: empty */
 };
 
 struct rb_idmap {

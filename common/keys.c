@@ -61,8 +61,7 @@ static bool z85_key(const char *s)
 	return strlen(s) == 40 && zmq_z85_decode(raw, s) != NULL;
 }
 
-int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *k, char *err,
-		 size_t errlen)
+int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *k, char *err, size_t errlen)
 {
 	char line[512];
 	unsigned n = 0;
@@ -81,8 +80,10 @@ int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *k, char 
 			continue;
 		if (sscanf(line, " %63[a-z-] = %127s", key, val) != 2 || !z85_key(val) ||
 		    (strcmp(key, "public-key") && strcmp(key, "secret-key"))) {
-			snprintf(err, errlen, "%s:%u: expected 'public-key = KEY' or 'secret-key = KEY' "
-					      "(40 Z85 characters)", file, n);
+			snprintf(err, errlen,
+				 "%s:%u: expected 'public-key = KEY' or 'secret-key = KEY' "
+				 "(40 Z85 characters)",
+				 file, n);
 			fclose(f);
 			return -EINVAL;
 		}
@@ -112,11 +113,10 @@ struct rb_zap {
 	int bind_err;
 	struct entry *list;
 	size_t n;
-	long die_after;		/* test hook: RB_TEST_ZAP_DIE_AFTER */
+	long die_after; /* test hook: RB_TEST_ZAP_DIE_AFTER */
 };
 
-static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *err,
-		     size_t errlen)
+static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *err, size_t errlen)
 {
 	char line[512];
 	unsigned lineno = 0;
@@ -125,7 +125,8 @@ static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *
 	FILE *f = fopen(file, "re");
 
 	if (!f) {
-		snprintf(err, errlen, "cannot read agent allow-list '%s': %s", file, strerror(errno));
+		snprintf(err, errlen, "cannot read agent allow-list '%s': %s", file,
+			 strerror(errno));
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -136,8 +137,10 @@ static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *
 		if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0')
 			continue;
 		if (sscanf(line, "%63s %127s", name, key) != 2 || !z85_key(key)) {
-			snprintf(err, errlen, "%s:%u: expected 'AGENT-NAME PUBLIC-KEY' (40 Z85 "
-					      "characters)", file, lineno);
+			snprintf(err, errlen,
+				 "%s:%u: expected 'AGENT-NAME PUBLIC-KEY' (40 Z85 "
+				 "characters)",
+				 file, lineno);
 			free(v);
 			fclose(f);
 			return -EINVAL;
@@ -208,7 +211,8 @@ static void *zap_main(void *arg)
 
 			if (r < 0)
 				break;
-			lens[nf] = (size_t)r < sizeof(frames[nf]) ? (size_t)r : sizeof(frames[nf]) - 1;
+			lens[nf] =
+				(size_t)r < sizeof(frames[nf]) ? (size_t)r : sizeof(frames[nf]) - 1;
 			frames[nf][lens[nf]] = '\0';
 			zmq_getsockopt(s, ZMQ_RCVMORE, &more, &ms);
 			nf++;
@@ -321,7 +325,8 @@ int rb_keygen_cmd(int argc, char **argv, const char *default_name)
 	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
 		printf("usage: %s DIR [NAME]\n\nWrites a CURVE key pair: DIR/NAME.key (both keys, "
 		       "mode 0600) and DIR/NAME.pub\n(the public key, for the other side). NAME "
-		       "defaults to %s.\n", argv[0], default_name);
+		       "defaults to %s.\n",
+		       argv[0], default_name);
 		return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 			       ? RB_EXIT_OK
 			       : RB_EXIT_USAGE;
@@ -331,8 +336,8 @@ int rb_keygen_cmd(int argc, char **argv, const char *default_name)
 		name = argv[2];
 	r = rb_keys_generate(&k);
 	if (r) {
-		rb_err("cannot make a key pair: %s", r == -ENOTSUP ? "this libzmq has no CURVE"
-								  : strerror(-r));
+		rb_err("cannot make a key pair: %s",
+		       r == -ENOTSUP ? "this libzmq has no CURVE" : strerror(-r));
 		return RB_EXIT_FAILED;
 	}
 	r = rb_keys_write(dir, name, &k);

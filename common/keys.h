@@ -22,7 +22,7 @@
 
 struct rb_keypair {
 	char pub[41];
-	char sec[41];		/* "" when only the public key is known */
+	char sec[41]; /* "" when only the public key is known */
 };
 
 /* A new key pair; 0 or negative errno (no CURVE in this libzmq: -ENOTSUP). */

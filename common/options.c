@@ -7,7 +7,7 @@
 
 #include "units.h"
 
-static const char *const rw_choices[] = { "read",	"write", "randread", "randwrite", "rw",
+static const char *const rw_choices[] = { "read",   "write", "randread", "randwrite", "rw",
 					  "randrw", "trim",  "randtrim", NULL };
 static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
@@ -17,55 +17,66 @@ static const char *const bool_choices[] = { "false", "true", NULL };
 const struct rb_opt rb_workload_opts[] = {
 	{ "rw", RB_OPT_ENUM, F(rw), 0, 7, "randread", rw_choices, "PATTERN",
 	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw, trim, "
-	  "randtrim (discard: fallocate punch-hole)", NULL },
+	  "randtrim (discard: fallocate punch-hole)",
+	  NULL },
 	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
 	  "block size (binary units: 4k = 4096)", NULL },
-	{ "iodepth", RB_OPT_UINT, F(iodepth), 1, 4096, "1", NULL, "N",
-	  "IOs in flight per job", NULL },
+	{ "iodepth", RB_OPT_UINT, F(iodepth), 1, 4096, "1", NULL, "N", "IOs in flight per job",
+	  NULL },
 	{ "numjobs", RB_OPT_UINT, F(numjobs), 1, 1024, "1", NULL, "N",
 	  "job threads per target, each with its own io_uring", NULL },
 	{ "runtime", RB_OPT_DURATION, F(runtime_ns), 1000000ULL, 31ULL * 86400 * 1000000000ULL,
 	  "10s", NULL, "DURATION", "measured time, after the ramp (ns, us, ms, s, m, h)", NULL },
-	{ "ramp", RB_OPT_DURATION, F(ramp_ns), 0, 86400ULL * 1000000000ULL, "0s", NULL,
-	  "DURATION", "time run before measuring starts, excluded from results", NULL },
+	{ "ramp", RB_OPT_DURATION, F(ramp_ns), 0, 86400ULL * 1000000000ULL, "0s", NULL, "DURATION",
+	  "time run before measuring starts, excluded from results", NULL },
 	{ "rwmixread", RB_OPT_UINT, F(rwmixread), 0, 100, "50", NULL, "PCT",
 	  "percent of reads in rw and randrw", NULL },
 	{ "direct", RB_OPT_BOOL, F(direct), 0, 1, "true", bool_choices, "BOOL",
 	  "O_DIRECT (false: buffered IO, recorded in the results)", NULL },
 	{ "size", RB_OPT_SIZE, F(size), 0, UINT64_MAX, "0", NULL, "SIZE",
-	  "bytes of the target to use from the offset (0: all; files are created this size)", NULL },
+	  "bytes of the target to use from the offset (0: all; files are created this size)",
+	  NULL },
 	{ "offset", RB_OPT_SIZE, F(offset), 0, UINT64_MAX, "0", NULL, "SIZE",
 	  "start of the range used within the target", NULL },
 	{ "size_pct", RB_OPT_UINT, F(size_pct), 0, 100, "0", NULL, "PCT",
 	  "percent of the target from offset to use (25: the 25% section vdbench reviews test "
-	  "on); 0: size, or all of it", NULL },
+	  "on); 0: size, or all of it",
+	  NULL },
 	{ "rate_iops", RB_OPT_UINT, F(rate_iops), 0, UINT64_MAX, "0", NULL, "IOPS",
-	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none", NULL },
+	  "IOPS limit, total across numjobs (fio's rate_iops is per job), evenly spaced; 0: none",
+	  NULL },
 	{ "seed", RB_OPT_UINT, F(seed), 0, UINT64_MAX, "1", NULL, "N",
 	  "seed of every random choice (offsets, mix)", NULL },
 	{ "engine", RB_OPT_ENUM, F(engine), 0, 2, "uring", engine_choices, "ENGINE",
 	  "uring (io_uring); null (no IO, no system call: the engine's own cost); nop "
-	  "(IORING_OP_NOP through the same ring, submit and reap path: the io_uring limit)", NULL },
+	  "(IORING_OP_NOP through the same ring, submit and reap path: the io_uring limit)",
+	  NULL },
 	{ "interval", RB_OPT_DURATION, F(interval_ns), 10000000ULL, 3600ULL * 1000000000ULL, "1s",
 	  NULL, "DURATION", "sample interval", NULL },
 	{ "bssplit", RB_OPT_TEXT, F(bssplit), 0, 0, "", NULL, "SPLIT",
 	  "block sizes with weights, any number, fractional: 4k/10:64k/50.5:128k/39.5 "
-	  "(replaces bs)", rb_check_bssplit },
+	  "(replaces bs)",
+	  rb_check_bssplit },
 	{ "random_distribution", RB_OPT_TEXT, F(random_distribution), 0, 0, "uniform", NULL, "DIST",
 	  "offsets of random IO: uniform, zipf:THETA, pareto:H, normal:STDDEV_PCT, "
-	  "zoned:IO%/RANGE%:...", rb_check_distribution },
+	  "zoned:IO%/RANGE%:...",
+	  rb_check_distribution },
 	{ "visit_once", RB_OPT_BOOL, F(visit_once), 0, 1, "false", bool_choices, "BOOL",
 	  "random IO visits every block exactly once per pass (uniform only)", NULL },
 	{ "io_size", RB_OPT_SIZE, F(io_size), 0, UINT64_MAX, "0", NULL, "SIZE",
-	  "bytes per target to transfer, then stop (runtime becomes a limit); 0: time-based", NULL },
+	  "bytes per target to transfer, then stop (runtime becomes a limit); 0: time-based",
+	  NULL },
 	{ "passes", RB_OPT_UINT, F(passes), 0, 1000, "0", NULL, "N",
-	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based", NULL },
+	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based",
+	  NULL },
 	{ "sqpoll", RB_OPT_BOOL, F(sqpoll), 0, 1, "false", bool_choices, "BOOL",
 	  "io_uring SQPOLL: a kernel thread picks up submissions (latency starts when the IO "
-	  "is made visible to it)", NULL },
+	  "is made visible to it)",
+	  NULL },
 	{ "iopoll", RB_OPT_BOOL, F(iopoll), 0, 1, "false", bool_choices, "BOOL",
 	  "io_uring IOPOLL: completions are polled, not interrupted (NVMe with poll queues: "
-	  "nvme.poll_queues=N)", NULL },
+	  "nvme.poll_queues=N)",
+	  NULL },
 	{ "submit_batch", RB_OPT_UINT, F(submit_batch), 0, 4096, "0", NULL, "N",
 	  "at most N IOs per submission (0: every free slot at once)", NULL },
 	{ "complete_batch", RB_OPT_UINT, F(complete_batch), 1, 4096, "1", NULL, "N",
@@ -77,20 +88,25 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "stripe", RB_OPT_SIZE, F(stripe), 0, 1ULL << 30, "0", NULL, "SIZE",
 	  "the targets form one volume striped in units of SIZE (RAID 0), measured as one; "
 	  "0: each target on its own. In a campaign: the unit of its volumes at this point "
-	  "(a volume is a drive entry {volume, members, stripe})", NULL },
+	  "(a volume is a drive entry {volume, members, stripe})",
+	  NULL },
 	{ "health_interval", RB_OPT_DURATION, F(health_interval_ns), 0, 86400ULL * 1000000000ULL,
 	  "10s", NULL, "DURATION",
 	  "drive health (SMART, kernel IO counters) every DURATION during a campaign point, "
-	  "besides before and after it; 0: before and after only", NULL },
+	  "besides before and after it; 0: before and after only",
+	  NULL },
 	{ "verify", RB_OPT_BOOL, F(verify), 0, 1, "false", bool_choices, "BOOL",
 	  "writes carry a header (offset, generation, seed) and crc32c per 512 bytes; reads check "
-	  "them (a read-only run is a verify pass: every chunk must carry one)", NULL },
+	  "them (a read-only run is a verify pass: every chunk must carry one)",
+	  NULL },
 	{ "allow_holes", RB_OPT_BOOL, F(allow_holes), 0, 1, "false", bool_choices, "BOOL",
 	  "read a file target's holes (sparse ranges) although they measure no device; without "
-	  "it such a read is refused, naming the first hole", NULL },
+	  "it such a read is refused, naming the first hole",
+	  NULL },
 	{ "layout", RB_OPT_BOOL, F(layout), 0, 1, "false", bool_choices, "BOOL",
 	  "write a file target's whole range before the run, so reads measure data (a write: "
-	  "both keys of the guard for a file rackbench did not create)", NULL },
+	  "both keys of the guard for a file rackbench did not create)",
+	  NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
 
@@ -213,12 +229,14 @@ int rb_opt_set(struct rb_workload *wl, const struct rb_opt *o, const char *value
 		if (o->type == RB_OPT_BOOL && !o->choices[v]) {
 			if (!strcmp(value, "yes") || !strcmp(value, "on") || !strcmp(value, "1"))
 				v = 1;
-			else if (!strcmp(value, "no") || !strcmp(value, "off") || !strcmp(value, "0"))
+			else if (!strcmp(value, "no") || !strcmp(value, "off") ||
+				 !strcmp(value, "0"))
 				v = 0;
 		}
 		if (!o->choices[v] && !(o->type == RB_OPT_BOOL && v <= 1)) {
 			choices_text(o, rng, sizeof(rng));
-			snprintf(err, errlen, "'%s' must be one of %s, not '%s'", o->key, rng, value);
+			snprintf(err, errlen, "'%s' must be one of %s, not '%s'", o->key, rng,
+				 value);
 			return -EINVAL;
 		}
 		store(wl, o, v);
@@ -226,9 +244,10 @@ int rb_opt_set(struct rb_workload *wl, const struct rb_opt *o, const char *value
 	case RB_OPT_SIZE:
 		r = rb_parse_size(value, &v);
 		if (r) {
-			snprintf(err, errlen,
-				 "'%s' must be a size such as 4k, 128k, 1m or 2g (binary units), not '%s'",
-				 o->key, value);
+			snprintf(
+				err, errlen,
+				"'%s' must be a size such as 4k, 128k, 1m or 2g (binary units), not '%s'",
+				o->key, value);
 			return r;
 		}
 		break;
@@ -286,7 +305,8 @@ char *rb_opt_format(const struct rb_workload *wl, const struct rb_opt *o, char *
 
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
-	if (wl->visit_once && strcmp(wl->random_distribution, "uniform") && *wl->random_distribution) {
+	if (wl->visit_once && strcmp(wl->random_distribution, "uniform") &&
+	    *wl->random_distribution) {
 		snprintf(err, errlen, "'visit_once' works with the uniform distribution only");
 		return -EINVAL;
 	}

@@ -15,8 +15,14 @@
 #include <stdio.h>
 
 enum rb_rw {
-	RB_RW_READ, RB_RW_WRITE, RB_RW_RANDREAD, RB_RW_RANDWRITE, RB_RW_RW, RB_RW_RANDRW,
-	RB_RW_TRIM, RB_RW_RANDTRIM,
+	RB_RW_READ,
+	RB_RW_WRITE,
+	RB_RW_RANDREAD,
+	RB_RW_RANDWRITE,
+	RB_RW_RW,
+	RB_RW_RANDRW,
+	RB_RW_TRIM,
+	RB_RW_RANDTRIM,
 };
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
 
@@ -31,49 +37,55 @@ static inline bool rb_engine_needs_target(uint32_t engine)
 #define RB_WORKLOAD_DUMP_MAX 8192
 
 struct rb_workload {
-	uint32_t rw;		/* enum rb_rw */
-	uint64_t bs;		/* bytes */
+	uint32_t rw; /* enum rb_rw */
+	uint64_t bs; /* bytes */
 	uint32_t iodepth;
 	uint32_t numjobs;
 	uint64_t runtime_ns;
 	uint64_t ramp_ns;
-	uint32_t rwmixread;	/* percent of reads in rw/randrw */
-	uint32_t direct;	/* bool */
-	uint64_t size;		/* bytes of the target used; 0 = all of it */
-	uint64_t offset;	/* bytes */
-	uint32_t size_pct;	/* percent of the target from offset; 0: size (or all) */
-	uint64_t rate_iops;	/* total across numjobs; 0 = unlimited */
+	uint32_t rwmixread; /* percent of reads in rw/randrw */
+	uint32_t direct;    /* bool */
+	uint64_t size;	    /* bytes of the target used; 0 = all of it */
+	uint64_t offset;    /* bytes */
+	uint32_t size_pct;  /* percent of the target from offset; 0: size (or all) */
+	uint64_t rate_iops; /* total across numjobs; 0 = unlimited */
 	uint64_t seed;
-	uint32_t engine;	/* enum rb_engine_kind */
-	uint64_t interval_ns;	/* sample interval */
-	char bssplit[RB_OPT_VALUE_MAX];	/* "" or SIZE/WEIGHT:...; replaces bs */
+	uint32_t engine;		/* enum rb_engine_kind */
+	uint64_t interval_ns;		/* sample interval */
+	char bssplit[RB_OPT_VALUE_MAX]; /* "" or SIZE/WEIGHT:...; replaces bs */
 	char random_distribution[256];	/* uniform, zipf:T, pareto:H, normal:S, zoned:... */
-	uint32_t visit_once;	/* random: every block exactly once per pass */
-	uint64_t io_size;	/* bytes per target to transfer, then stop; 0: time-based */
-	uint32_t passes;	/* passes over the range per target, then stop; 0: time-based */
-	uint32_t verify;	/* writes carry headers and crc32c; reads check them */
-	uint32_t sqpoll;	/* io_uring SQPOLL: a kernel thread submits */
-	uint32_t iopoll;	/* io_uring IOPOLL: completions are polled (needs poll queues) */
-	uint32_t submit_batch;	/* at most this many IOs per submission; 0: all free */
+	uint32_t visit_once;		/* random: every block exactly once per pass */
+	uint64_t io_size;		/* bytes per target to transfer, then stop; 0: time-based */
+	uint32_t passes;	 /* passes over the range per target, then stop; 0: time-based */
+	uint32_t verify;	 /* writes carry headers and crc32c; reads check them */
+	uint32_t sqpoll;	 /* io_uring SQPOLL: a kernel thread submits */
+	uint32_t iopoll;	 /* io_uring IOPOLL: completions are polled (needs poll queues) */
+	uint32_t submit_batch;	 /* at most this many IOs per submission; 0: all free */
 	uint32_t complete_batch; /* wait for this many completions (capped at in flight) */
-	char cpus[256];		/* job i runs on the i-th CPU of this list; "" none */
-	uint32_t numa;		/* jobs run on the CPUs of the device's NUMA node */
-	uint64_t stripe;	/* >0: the targets form one volume striped in units of this */
+	char cpus[256];		 /* job i runs on the i-th CPU of this list; "" none */
+	uint32_t numa;		 /* jobs run on the CPUs of the device's NUMA node */
+	uint64_t stripe;	 /* >0: the targets form one volume striped in units of this */
 	uint64_t health_interval_ns; /* health snapshots during a point; 0: before/after only */
-	uint32_t allow_holes;	/* reads of a file's holes are allowed (they measure no device) */
-	uint32_t layout;	/* write a file's range before the run (a write: both keys) */
+	uint32_t allow_holes; /* reads of a file's holes are allowed (they measure no device) */
+	uint32_t layout;      /* write a file's range before the run (a write: both keys) */
 };
 
-enum rb_opt_type { RB_OPT_ENUM, RB_OPT_SIZE, RB_OPT_DURATION, RB_OPT_UINT, RB_OPT_BOOL,
-		   RB_OPT_TEXT };
+enum rb_opt_type {
+	RB_OPT_ENUM,
+	RB_OPT_SIZE,
+	RB_OPT_DURATION,
+	RB_OPT_UINT,
+	RB_OPT_BOOL,
+	RB_OPT_TEXT
+};
 
 struct rb_opt {
-	const char *key;	/* campaign key; the CLI flag is --key */
+	const char *key; /* campaign key; the CLI flag is --key */
 	enum rb_opt_type type;
 	size_t offset;
-	size_t width;		/* 4 or 8 bytes */
-	uint64_t min, max;	/* inclusive, in the option's unit (bytes, ns, count) */
-	const char *def;	/* default, in the text form the parser takes */
+	size_t width;		    /* 4 or 8 bytes */
+	uint64_t min, max;	    /* inclusive, in the option's unit (bytes, ns, count) */
+	const char *def;	    /* default, in the text form the parser takes */
 	const char *const *choices; /* RB_OPT_ENUM: NULL-terminated */
 	const char *metavar;
 	const char *help;

@@ -25,8 +25,8 @@
 
 /* What one log's records are beyond their frame. */
 struct rb_reclog_fmt {
-	size_t extra;		/* bytes between the checksum and the payload */
-	uint32_t max;		/* the largest payload */
+	size_t extra; /* bytes between the checksum and the payload */
+	uint32_t max; /* the largest payload */
 	/* damage at offset 0 is no log at all (the journal's first record describes it) */
 	bool whole_start;
 	/* whether a framed record is one of this log (seq order, a name); NULL: any */
@@ -37,19 +37,19 @@ struct rb_reclog_fmt {
 
 /* What a walk found besides records. */
 struct rb_reclog_info {
-	off_t end;		/* after the last whole record taken (or where fn stopped) */
-	unsigned damaged;	/* damaged stretches skipped, each with whole records after */
-	off_t damaged_bytes;	/* ... their bytes, in all */
-	off_t first_damaged;	/* ... where the first begins */
-	int stopped;		/* fn's non-zero return, when it stopped the walk */
+	off_t end;	     /* after the last whole record taken (or where fn stopped) */
+	unsigned damaged;    /* damaged stretches skipped, each with whole records after */
+	off_t damaged_bytes; /* ... their bytes, in all */
+	off_t first_damaged; /* ... where the first begins */
+	int stopped;	     /* fn's non-zero return, when it stopped the walk */
 };
 
 /*
  * Called for each whole record from offset at; a non-zero return stops the walk on it
  * (info->end stays at its start, so the next walk begins with it again).
  */
-typedef int (*rb_reclog_fn)(void *arg, const uint8_t *extra, const uint8_t *payload,
-			    uint32_t len, off_t at);
+typedef int (*rb_reclog_fn)(void *arg, const uint8_t *extra, const uint8_t *payload, uint32_t len,
+			    off_t at);
 
 /*
  * Walks the regular file path from byte `from` (a record's start). state is the

@@ -177,8 +177,8 @@ int rb_tx_send(void *sock, const struct rb_peer *peer, const struct rb_msg *m, b
 	return r;
 }
 
-int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
-	       char *err, size_t errlen)
+int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret, char *err,
+	       size_t errlen)
 {
 	return rb_tx_recv_keep(sock, timeout_ms, ret_peer, ret, NULL, NULL, err, errlen);
 }
@@ -211,15 +211,15 @@ int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct
 		nparts++;
 		if (more && nparts == 1) {
 			/* routing id frame (ROUTER side) */
-			peer.rid_len = zmq_msg_size(&part) < RB_RID_MAX ? zmq_msg_size(&part)
-									  : RB_RID_MAX;
+			peer.rid_len =
+				zmq_msg_size(&part) < RB_RID_MAX ? zmq_msg_size(&part) : RB_RID_MAX;
 			memcpy(peer.rid, zmq_msg_data(&part), peer.rid_len);
 		} else if (!more && r == -EBADMSG && nparts <= 2) {
 			const char *uid = zmq_msg_gets(&part, "User-Id");
 
 			snprintf(peer.user_id, sizeof(peer.user_id), "%s", uid ? uid : "");
 			r = rb_msg_unpack(zmq_msg_data(&part), zmq_msg_size(&part), ret, err,
-					   errlen);
+					  errlen);
 			/* the bytes as received, for a journal: no second encoding */
 			if (r == 0 && ret_raw) {
 				*ret_rawlen = zmq_msg_size(&part);
@@ -351,7 +351,8 @@ int rb_tx_poll2(void *a, void *b, int timeout_ms)
 
 	if (r < 0)
 		return -errno;
-	return ((it[0].revents & ZMQ_POLLIN) ? 1 : 0) | ((b && (it[1].revents & ZMQ_POLLIN)) ? 2 : 0);
+	return ((it[0].revents & ZMQ_POLLIN) ? 1 : 0) |
+	       ((b && (it[1].revents & ZMQ_POLLIN)) ? 2 : 0);
 }
 
 int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const char *msg)

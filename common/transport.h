@@ -18,7 +18,7 @@
 struct rb_peer {
 	uint8_t rid[RB_RID_MAX];
 	size_t rid_len;
-	char user_id[64];	/* the name the ZAP handler gave the connection's key; "" insecure */
+	char user_id[64]; /* the name the ZAP handler gave the connection's key; "" insecure */
 };
 
 struct rb_keypair;
@@ -58,8 +58,8 @@ int rb_tx_send_error(void *sock, const struct rb_peer *peer, int code, const cha
  * envelope, -EAGAIN on timeout, -EINTR when interrupted by a signal, or a decode
  * error (the frame is consumed; err says why).
  */
-int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
-	       char *err, size_t errlen);
+int rb_tx_recv(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret, char *err,
+	       size_t errlen);
 /* The same, and with a message (ret 0) a copy of its bytes as received (to free). */
 int rb_tx_recv_keep(void *sock, int timeout_ms, struct rb_peer *ret_peer, struct rb_msg **ret,
 		    uint8_t **ret_raw, size_t *ret_rawlen, char *err, size_t errlen);

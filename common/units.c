@@ -81,12 +81,23 @@ int rb_parse_size(const char *s, uint64_t *ret_bytes)
 		const char *sfx;
 		uint64_t mult;
 	} units[] = {
-		{ "", 1 },		{ "b", 1 },
-		{ "k", 1ULL << 10 },	{ "kb", 1ULL << 10 }, { "kib", 1ULL << 10 },
-		{ "m", 1ULL << 20 },	{ "mb", 1ULL << 20 }, { "mib", 1ULL << 20 },
-		{ "g", 1ULL << 30 },	{ "gb", 1ULL << 30 }, { "gib", 1ULL << 30 },
-		{ "t", 1ULL << 40 },	{ "tb", 1ULL << 40 }, { "tib", 1ULL << 40 },
-		{ "p", 1ULL << 50 },	{ "pb", 1ULL << 50 }, { "pib", 1ULL << 50 },
+		{ "", 1 },
+		{ "b", 1 },
+		{ "k", 1ULL << 10 },
+		{ "kb", 1ULL << 10 },
+		{ "kib", 1ULL << 10 },
+		{ "m", 1ULL << 20 },
+		{ "mb", 1ULL << 20 },
+		{ "mib", 1ULL << 20 },
+		{ "g", 1ULL << 30 },
+		{ "gb", 1ULL << 30 },
+		{ "gib", 1ULL << 30 },
+		{ "t", 1ULL << 40 },
+		{ "tb", 1ULL << 40 },
+		{ "tib", 1ULL << 40 },
+		{ "p", 1ULL << 50 },
+		{ "pb", 1ULL << 50 },
+		{ "pib", 1ULL << 50 },
 	};
 	uint64_t v, frac;
 	unsigned nd;
@@ -123,8 +134,9 @@ int rb_parse_duration(const char *s, uint64_t *ret_ns)
 		const char *sfx;
 		uint64_t mult;
 	} units[] = {
-		{ "", 1000000000ULL },	  { "ns", 1 },		     { "us", 1000ULL },
-		{ "ms", 1000000ULL },	  { "s", 1000000000ULL },    { "m", 60000000000ULL },
+		{ "", 1000000000ULL },	   { "ns", 1 },
+		{ "us", 1000ULL },	   { "ms", 1000000ULL },
+		{ "s", 1000000000ULL },	   { "m", 60000000000ULL },
 		{ "min", 60000000000ULL }, { "h", 3600000000000ULL },
 	};
 	uint64_t v, frac;
@@ -203,7 +215,8 @@ char *rb_fmt_duration_human(uint64_t ns, char *buf, size_t len)
 	uint64_t s = ns / (uint64_t)1000000000;
 
 	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, (s % 3600 + 30) / 60 % 60);
+		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600,
+			 (s % 3600 + 30) / 60 % 60);
 	else if (s >= 60)
 		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
 	else if (ns >= (uint64_t)1000000000)

@@ -514,8 +514,7 @@ static int envelope_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
 {
 	void *body = NULL;
 
-	if ((unsigned)m->kind >= sizeof(body_case) / sizeof(body_case[0]) ||
-	    m->kind == RB_MSG_NONE)
+	if ((unsigned)m->kind >= sizeof(body_case) / sizeof(body_case[0]) || m->kind == RB_MSG_NONE)
 		return -EINVAL;
 	rb__envelope__init(e);
 	e->version_major = m->major;
@@ -674,8 +673,7 @@ static void preflight_in(struct pool *p, struct rb_msg_preflight *m, const Rb__P
 	m->wipe_signatures = f->wipe_signatures;
 }
 
-static void reply_in(struct pool *p, struct rb_msg_preflight_reply *m,
-		     const Rb__PreflightReply *r)
+static void reply_in(struct pool *p, struct rb_msg_preflight_reply *m, const Rb__PreflightReply *r)
 {
 	struct rb_refusal *v = pool_alloc(p, r->n_refusals, sizeof(*v));
 
@@ -765,7 +763,7 @@ static void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveRe
 		const Rb__IoError *x = r->io_errors[i];
 
 		e[i] = (struct rb_msg_io_error){ x->offset, x->length, x->direction, x->err,
-					     x->count };
+						 x->count };
 	}
 	*m = (struct rb_msg_result){
 		.point = r->point,
@@ -862,8 +860,8 @@ static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)
 		break;
 	case RB__ENVELOPE__BODY_POINT_DONE:
 		m->kind = RB_MSG_POINT_DONE;
-		m->point_done = (struct rb_msg_point_done){ e->point_done->point,
-							    e->point_done->attempt };
+		m->point_done =
+			(struct rb_msg_point_done){ e->point_done->point, e->point_done->attempt };
 		break;
 	case RB__ENVELOPE__BODY_STOP:
 		m->kind = RB_MSG_STOP;
@@ -879,7 +877,8 @@ static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)
 		break;
 	case RB__ENVELOPE__BODY_HEARTBEAT:
 		m->kind = RB_MSG_HEARTBEAT;
-		m->heartbeat = (struct rb_msg_heartbeat){ e->heartbeat->epoch, e->heartbeat->point };
+		m->heartbeat =
+			(struct rb_msg_heartbeat){ e->heartbeat->epoch, e->heartbeat->point };
 		break;
 	case RB__ENVELOPE__BODY_TIME_PROBE:
 		m->kind = RB_MSG_TIME_PROBE;

@@ -32,13 +32,13 @@
  */
 struct rb_identity {
 	char path[256];
-	char kind[16];		/* "block", "file", "volume", "missing" */
+	char kind[16]; /* "block", "file", "volume", "missing" */
 	char model[64];
 	char serial[64];
 	char firmware[32];
 	uint64_t size_bytes;
 	uint32_t logical_block_size;
-	bool writable;		/* the agent's key: on its --allow list */
+	bool writable; /* the agent's key: on its --allow list */
 };
 
 /* A key and its value: a label, or one workload setting in its text form ("bs" = "4k"). */
@@ -53,14 +53,14 @@ struct rb_msg_hello {
 	size_t nlabels;
 	const struct rb_identity *targets;
 	size_t ntargets;
-	uint64_t epoch;		/* random per agent process start */
-	const char *run;	/* the run its spool belongs to ("" none) */
-	uint64_t spooled;	/* the number of the last message in that spool */
+	uint64_t epoch;	  /* random per agent process start */
+	const char *run;  /* the run its spool belongs to ("" none) */
+	uint64_t spooled; /* the number of the last message in that spool */
 };
 
 struct rb_msg_welcome {
 	const char *campaign;
-	const char *run;	/* this run's identity: names the agents' spool files */
+	const char *run; /* this run's identity: names the agents' spool files */
 };
 
 /* The journal holds every data message of (epoch) up to seq. */
@@ -71,22 +71,22 @@ struct rb_msg_ack {
 /* Several drives of an agent measured as one striped volume. */
 struct rb_msg_volume {
 	const char *name;
-	uint64_t stripe;	/* bytes: unit c is unit c / n of member c % n */
-	const char *const *members;	/* in stripe order */
+	uint64_t stripe;	    /* bytes: unit c is unit c / n of member c % n */
+	const char *const *members; /* in stripe order */
 	size_t nmembers;
-	const char *const *serials;	/* identity pins, parallel to members ("" none) */
+	const char *const *serials; /* identity pins, parallel to members ("" none) */
 	size_t nserials;
 };
 
 struct rb_msg_preflight {
 	const char *const *drives;
 	size_t ndrives;
-	const char *const *serials;	/* identity pins, parallel to drives ("" none) */
+	const char *const *serials; /* identity pins, parallel to drives ("" none) */
 	size_t nserials;
-	const struct rb_msg_volume *volumes;	/* the drives above that are volumes */
+	const struct rb_msg_volume *volumes; /* the drives above that are volumes */
 	size_t nvolumes;
-	bool writes;		/* some point of the campaign writes */
-	bool destructive;	/* the campaign's key */
+	bool writes;	  /* some point of the campaign writes */
+	bool destructive; /* the campaign's key */
 	bool wipe_signatures;
 };
 
@@ -110,14 +110,14 @@ struct rb_msg_assign {
 	const struct rb_kv *settings;
 	size_t nsettings;
 	bool destructive, wipe_signatures;
-	const char *const *serials;	/* identity pins, parallel to drives ("" none) */
+	const char *const *serials; /* identity pins, parallel to drives ("" none) */
 	size_t nserials;
 	/* per-drive IOPS limits, parallel to drives, over the settings' rate_iops */
 	const uint64_t *drive_rate_iops;
 	size_t nrates;
-	const char *purge;	/* a purge point's method instead of IO; "" none */
-	uint32_t purge_ses;	/* format: 1 user data erase, 2 crypto erase */
-	int64_t start_at_ns;	/* the agent's CLOCK_MONOTONIC instant to start; 0 at once */
+	const char *purge;   /* a purge point's method instead of IO; "" none */
+	uint32_t purge_ses;  /* format: 1 user data erase, 2 crypto erase */
+	int64_t start_at_ns; /* the agent's CLOCK_MONOTONIC instant to start; 0 at once */
 	const struct rb_msg_volume *volumes;
 	size_t nvolumes;
 };
@@ -134,8 +134,8 @@ struct rb_msg_sample {
 	uint32_t point, attempt;
 	const char *drive;
 	uint32_t interval;
-	uint32_t direction;	/* 0 read, 1 write, 2 trim */
-	int64_t t_ns;		/* end of interval, agent wall clock */
+	uint32_t direction; /* 0 read, 1 write, 2 trim */
+	int64_t t_ns;	    /* end of interval, agent wall clock */
 	uint64_t ios, bytes, errors, lat_sum_ns;
 	struct rb_sparse hist;
 };
@@ -148,8 +148,8 @@ struct rb_msg_samples {
 struct rb_msg_io_error {
 	uint64_t offset;
 	uint32_t length, direction;
-	int32_t err;		/* positive errno */
-	uint64_t count;		/* times this same failure happened */
+	int32_t err;	/* positive errno */
+	uint64_t count; /* times this same failure happened */
 };
 
 struct rb_bs_count {
@@ -176,17 +176,17 @@ struct rb_msg_result {
 	size_t nbs_counts;
 	const struct rb_msg_io_error *io_errors;
 	size_t nio_errors;
-	const char *status;	/* "ok", "error", "refused", "stopped" */
+	const char *status; /* "ok", "error", "refused", "stopped" */
 	const char *message;
 	const char *uring_features;
-	const struct rb_identity *target;	/* identity as opened for this point; NULL none */
+	const struct rb_identity *target; /* identity as opened for this point; NULL none */
 	uint64_t verify_checked, verify_mismatches;
 	/* the drive's history before this point (agent/history.h) */
 	int64_t history_since_ns, purge_ns;
 	const char *purge_method;
 	uint64_t written_since_purge, fill_passes_since_purge;
-	int64_t start_mono_ns;	/* when its jobs started, the agent's CLOCK_MONOTONIC */
-	const struct rb_identity *members;	/* a volume's members as opened */
+	int64_t start_mono_ns;		   /* when its jobs started, the agent's CLOCK_MONOTONIC */
+	const struct rb_identity *members; /* a volume's members as opened */
 	size_t nmembers;
 };
 
@@ -194,7 +194,7 @@ struct rb_msg_result {
 struct rb_msg_health {
 	uint32_t point, attempt;
 	const char *drive;
-	const char *member;	/* a volume's member this is of; "": the drive itself */
+	const char *member; /* a volume's member this is of; "": the drive itself */
 	int64_t t_ns;
 	uint32_t when;
 	bool nvme, kernel;
@@ -251,7 +251,7 @@ enum rb_msg_kind {
 struct rb_wire_priv;
 
 struct rb_msg {
-	uint32_t major, minor;	/* received: the sender's version; sent: rb_msg_init's (ours) */
+	uint32_t major, minor; /* received: the sender's version; sent: rb_msg_init's (ours) */
 	/* data messages of an agent (samples, health, results, point done) are numbered per
 	 * agent process (epoch) from 1 and spooled until acknowledged (agent/spool.h) */
 	uint64_t epoch, seq;
@@ -269,10 +269,10 @@ struct rb_msg {
 		struct rb_msg_error error;
 		struct rb_msg_health health;
 		struct rb_msg_heartbeat heartbeat;
-		struct rb_msg_time time;	/* TIME_PROBE (t0) and TIME_REPLY */
+		struct rb_msg_time time; /* TIME_PROBE (t0) and TIME_REPLY */
 		struct rb_msg_ack ack;
 	};
-	struct rb_wire_priv *priv;	/* received: what its strings and arrays live in */
+	struct rb_wire_priv *priv; /* received: what its strings and arrays live in */
 };
 
 /* An empty message of kind with this side's protocol version. */

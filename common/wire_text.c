@@ -78,8 +78,9 @@ void rb_msg_json_fields(FILE *out, const struct rb_msg *m)
 
 			fprintf(out, "%s{\"drive\": ", i ? ", " : "");
 			rb_json_str(out, x->drive);
-			fprintf(out, ", \"point\": %u, \"attempt\": %u, \"interval\": %u, "
-				     "\"direction\": %u, \"ios\": %" PRIu64 "}",
+			fprintf(out,
+				", \"point\": %u, \"attempt\": %u, \"interval\": %u, "
+				"\"direction\": %u, \"ios\": %" PRIu64 "}",
 				x->point, x->attempt, x->interval, x->direction, x->ios);
 		}
 		fprintf(out, "]");

@@ -42,18 +42,20 @@ static int check_events(const char *file, const char *text, size_t len, struct r
 		switch (ev.type) {
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1) {
-				rb_diags_add(d, RB_SEV_ERROR, file, (unsigned)ev.start_mark.line + 1,
-					     (unsigned)ev.start_mark.column + 1, NULL,
-					     "a second YAML document starts here: the file must hold "
-					     "one document (remove the '---' and what follows, or "
-					     "merge the two)");
+				rb_diags_add(
+					d, RB_SEV_ERROR, file, (unsigned)ev.start_mark.line + 1,
+					(unsigned)ev.start_mark.column + 1, NULL,
+					"a second YAML document starts here: the file must hold "
+					"one document (remove the '---' and what follows, or "
+					"merge the two)");
 				r = -EINVAL;
 			}
 			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			if (++depth > RB_YAML_MAX_DEPTH) {
-				rb_diags_add(d, RB_SEV_ERROR, file, (unsigned)ev.start_mark.line + 1,
+				rb_diags_add(d, RB_SEV_ERROR, file,
+					     (unsigned)ev.start_mark.line + 1,
 					     (unsigned)ev.start_mark.column + 1, NULL,
 					     "nesting limit: lists and mappings nest more than %d "
 					     "levels deep here",
@@ -89,7 +91,7 @@ int rb_yaml_load(struct rb_yaml *y, const char *file, const char *text, size_t l
 		return -ENOMEM;
 	r = check_events(y->file, text, len, d);
 	if (r) {
-		rb_yaml_release(y);	/* a failed load leaves nothing to release */
+		rb_yaml_release(y); /* a failed load leaves nothing to release */
 		return r == -E2BIG ? -EINVAL : r;
 	}
 	if (!yaml_parser_initialize(&p)) {
@@ -151,8 +153,8 @@ const char *rb_yaml_kind(const yaml_node_t *n)
 	}
 }
 
-void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n,
-		   const char *subject, const char *fmt, ...)
+void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n, const char *subject,
+		   const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;

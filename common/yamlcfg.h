@@ -45,8 +45,8 @@ const char *rb_yaml_scalar(const yaml_node_t *n);
 /* "a mapping", "a list", "a scalar". */
 const char *rb_yaml_kind(const yaml_node_t *n);
 /* Adds an error at n's position. */
-void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n,
-		   const char *subject, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n, const char *subject,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Reads a whole file (at most max bytes) into a NUL-terminated buffer. */
 int rb_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 

@@ -29,7 +29,8 @@ static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 
 	if (!want(L, ov, YAML_MAPPING_NODE, "overrides", "a mapping of workload keys (and idle)"))
 		return;
-	for (yaml_node_pair_t *p = ov->data.mapping.pairs.start; p < ov->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = ov->data.mapping.pairs.start; p < ov->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
@@ -61,8 +62,10 @@ static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 			if (x->phase == y->phase &&
 			    strcmp(rb_opt_format(&x->wl, o, a, sizeof(a)),
 				   rb_opt_format(&y->wl, o, b, sizeof(b)))) {
-				ERR(L, k, key, "the preset's phase '%s' varies '%s': an override would "
-					       "make its points alike", c->phases[x->phase].name, key);
+				ERR(L, k, key,
+				    "the preset's phase '%s' varies '%s': an override would "
+				    "make its points alike",
+				    c->phases[x->phase].name, key);
 				goto next;
 			}
 		}
@@ -84,7 +87,7 @@ static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 				break;
 			}
 		}
-next:;
+	next:;
 	}
 }
 
@@ -169,7 +172,7 @@ static bool phase_clash(const struct rb_campaign *c, size_t ph, const char **ret
 	struct rb_point probe = { .phase = (unsigned)ph };
 	struct key {
 		const char *agent, *path, *owner;
-	} *tab;
+	} * tab;
 	size_t n = 0, cap = 16, mask;
 	bool clash = false;
 
@@ -191,7 +194,8 @@ static bool phase_clash(const struct rb_campaign *c, size_t ph, const char **ret
 			size_t h = drive_hash(dr->agent, path) & mask;
 
 			for (; tab[h].path; h = (h + 1) & mask)
-				if (!strcmp(tab[h].agent, dr->agent) && !strcmp(tab[h].path, path)) {
+				if (!strcmp(tab[h].agent, dr->agent) &&
+				    !strcmp(tab[h].path, path)) {
 					clash = true;
 					*ret_path = path;
 					*ret_a = tab[h].owner;
@@ -241,15 +245,19 @@ static void check_volumes(struct loader *L, yaml_node_t *root)
 				for (size_t d = 0; d < c->groups[g].ndrives && !found; d++)
 					found = !strcmp(c->groups[g].drives[d], P->drives[i]);
 			if (!found)
-				rb_diags_add(L->d, RB_SEV_ERROR, c->file, P->line, P->column, "drives",
-					     "phase '%s' measures drive '%s', which no target has (a "
-					     "drive's path or a volume's name)", P->name, P->drives[i]);
+				rb_diags_add(
+					L->d, RB_SEV_ERROR, c->file, P->line, P->column, "drives",
+					"phase '%s' measures drive '%s', which no target has (a "
+					"drive's path or a volume's name)",
+					P->name, P->drives[i]);
 		}
 		if (nvol && phase_clash(c, ph, &path, &x, &y, &agent))
-			rb_diags_add(L->d, RB_SEV_ERROR, c->file, P->line, P->column, "drives",
-				     "phase '%s' would measure '%s' of agent '%s' twice at once, in "
-				     "'%s' and in '%s': give the phase 'drives' naming the ones it "
-				     "measures", P->name, path, agent, x, y);
+			rb_diags_add(
+				L->d, RB_SEV_ERROR, c->file, P->line, P->column, "drives",
+				"phase '%s' would measure '%s' of agent '%s' twice at once, in "
+				"'%s' and in '%s': give the phase 'drives' naming the ones it "
+				"measures",
+				P->name, path, agent, x, y);
 	}
 }
 
@@ -261,14 +269,15 @@ static bool merge_keys(struct loader *L)
 	for (yaml_node_t *nd = L->y.doc.nodes.start; nd < L->y.doc.nodes.top; nd++) {
 		if (nd->type != YAML_MAPPING_NODE)
 			continue;
-		for (yaml_node_pair_t *p = nd->data.mapping.pairs.start; p < nd->data.mapping.pairs.top;
-		     p++) {
+		for (yaml_node_pair_t *p = nd->data.mapping.pairs.start;
+		     p < nd->data.mapping.pairs.top; p++) {
 			yaml_node_t *k = rb_yaml_get(&L->y, p->key);
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "<<")) {
-				ERR(L, k, "<<", "YAML merge keys ('<<') are not supported: write the "
-						"keys out, or use an alias for a whole value, or 'defaults'");
+				ERR(L, k, "<<",
+				    "YAML merge keys ('<<') are not supported: write the "
+				    "keys out, or use an alias for a whole value, or 'defaults'");
 				merges = true;
 			}
 		}
@@ -345,7 +354,8 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		    *lock = NULL;
 
 	if (root->type != YAML_MAPPING_NODE) {
-		ERR(L, root, NULL, "a campaign must be a mapping (name, targets, phases, ...), not %s",
+		ERR(L, root, NULL,
+		    "a campaign must be a mapping (name, targets, phases, ...), not %s",
 		    rb_yaml_kind(root));
 		return;
 	}

@@ -18,25 +18,25 @@
 
 struct rb_member {
 	char *path;
-	char *serial;		/* the identity pin: "" none */
+	char *serial; /* the identity pin: "" none */
 };
 
 /* A campaign's drive: one device or file, or a striped volume of several measured as one. */
 struct rb_drive_ref {
 	char *agent;
-	char *path;		/* a volume: its name */
-	char *serial;		/* the identity pin: "" when the campaign pins none */
-	struct rb_member *members;	/* a volume's, in stripe order; NULL: a drive */
+	char *path;		   /* a volume: its name */
+	char *serial;		   /* the identity pin: "" when the campaign pins none */
+	struct rb_member *members; /* a volume's, in stripe order; NULL: a drive */
 	size_t nmembers;
-	uint64_t stripe;	/* a volume's unit in bytes (a point's 'stripe' overrides it) */
-	unsigned line, column;	/* a volume's place in the file */
+	uint64_t stripe;       /* a volume's unit in bytes (a point's 'stripe' overrides it) */
+	unsigned line, column; /* a volume's place in the file */
 };
 
 /* Drives an agent offers, chosen by identity when it connects: every match, which must
  * be exactly count. */
 struct rb_selector {
 	char *agent;
-	char *model, *serial, *firmware;	/* "" any; model and firmware: substrings */
+	char *model, *serial, *firmware; /* "" any; model and firmware: substrings */
 	unsigned count;
 	unsigned line, column;
 };
@@ -46,67 +46,67 @@ struct rb_selector {
  * of them, each with the same drives (paths it must offer) or a selector per agent.
  */
 struct rb_agent_group {
-	char *name;		/* a glob (fnmatch); "" any */
-	char **labels;		/* "KEY=VALUE", all required */
+	char *name;    /* a glob (fnmatch); "" any */
+	char **labels; /* "KEY=VALUE", all required */
 	size_t nlabels;
 	unsigned count;
-	char **drives;		/* paths, or none with a selector */
+	char **drives; /* paths, or none with a selector */
 	size_t ndrives;
 	bool has_select;
-	struct rb_selector select;	/* agent "": a template */
+	struct rb_selector select; /* agent "": a template */
 	unsigned line, column;
 };
 
 struct rb_point {
 	unsigned index;
 	unsigned phase;
-	char name[256];		/* "randread iodepth=8" */
+	char name[256]; /* "randread iodepth=8" */
 	struct rb_workload wl;
-	unsigned round;		/* steady-state phases: 1.., else 0 */
-	bool track;		/* the steady-state tracking point of its round */
-	double curve_pct;	/* curves: 0 the unthrottled run, else percent of it; NAN: none */
-	unsigned curve_base;	/* curves: index of the point measuring the maximum */
-	char purge[24];		/* a purge phase: the method (rackbench-agent purge), else "" */
-	unsigned purge_ses;	/* format: 0 none, 1 user data erase, 2 crypto erase */
+	unsigned round;	     /* steady-state phases: 1.., else 0 */
+	bool track;	     /* the steady-state tracking point of its round */
+	double curve_pct;    /* curves: 0 the unthrottled run, else percent of it; NAN: none */
+	unsigned curve_base; /* curves: index of the point measuring the maximum */
+	char purge[24];	     /* a purge phase: the method (rackbench-agent purge), else "" */
+	unsigned purge_ses;  /* format: 0 none, 1 user data erase, 2 crypto erase */
 };
 
 enum rb_track_metric { RB_TRACK_IOPS, RB_TRACK_MBPS, RB_TRACK_MEAN_LAT };
 
 struct rb_phase {
 	char *name;
-	uint64_t idle_ns;		/* idle time after each point of the phase */
-	unsigned steady_rounds;		/* 0: not a steady-state phase; else the most rounds */
-	unsigned steady_window;		/* rounds (rolling: intervals) in the window (5) */
-	bool steady_rolling;		/* each point runs until its intervals are steady */
+	uint64_t idle_ns;	/* idle time after each point of the phase */
+	unsigned steady_rounds; /* 0: not a steady-state phase; else the most rounds */
+	unsigned steady_window; /* rounds (rolling: intervals) in the window (5) */
+	bool steady_rolling;	/* each point runs until its intervals are steady */
 	enum rb_track_metric metric;
-	size_t npoints_per_round;	/* matrix points in one round or one curve */
-	char **drives;			/* the drives it measures (paths, volume names); none: all */
+	size_t npoints_per_round; /* matrix points in one round or one curve */
+	char **drives;		  /* the drives it measures (paths, volume names); none: all */
 	size_t ndrives;
 	unsigned line, column;
 };
 
 struct rb_campaign {
 	char *file;
-	char *text;		/* the campaign as written, stored with the results */
+	char *text; /* the campaign as written, stored with the results */
 	size_t text_len;
 	char *name;
 	char *listen;
 	bool insecure;
 	bool destructive;
-	bool wipe_signatures;	/* the guard may let writes overwrite signatures */
+	bool wipe_signatures; /* the guard may let writes overwrite signatures */
 	char *results_dir;
-	char *key;		/* the coordinator's key pair file */
-	char *agent_keys;	/* the allow-list: NAME PUBLIC-KEY lines */
+	char *key;	  /* the coordinator's key pair file */
+	char *agent_keys; /* the allow-list: NAME PUBLIC-KEY lines */
 	uint64_t wait_ns;
 	enum { RB_LOST_WAIT, RB_LOST_CONTINUE, RB_LOST_ABORT } on_agent_lost;
-	uint64_t lost_wait_ns;	/* how long a lost agent is waited for */
-	char **agents;		/* distinct agent names, in file order */
+	uint64_t lost_wait_ns; /* how long a lost agent is waited for */
+	char **agents;	       /* distinct agent names, in file order */
 	size_t nagents;
-	struct rb_drive_ref *drives;	/* selected drives are appended when agents connect */
+	struct rb_drive_ref *drives; /* selected drives are appended when agents connect */
 	size_t ndrives;
 	struct rb_selector *selectors;
 	size_t nselectors;
-	struct rb_agent_group *groups;	/* their agents join agents[] when chosen */
+	struct rb_agent_group *groups; /* their agents join agents[] when chosen */
 	size_t ngroups;
 	struct rb_phase *phases;
 	size_t nphases;
@@ -123,8 +123,7 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c);
 int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
 			  const char *serial);
 /* Appends an agent (a group's choice); its drives as paths, or a copy of a selector. */
-int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
-			  const struct rb_agent_group *g);
+int rb_campaign_add_agent(struct rb_campaign *c, const char *agent, const struct rb_agent_group *g);
 /* Whether an agent of that name and labels ("K=V" pairs) belongs to group g. */
 bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
 			    const char *const *keys, const char *const *values, size_t nlabels);

@@ -108,11 +108,11 @@ struct phase_extra {
 /* purge: {method, ses} -- the drives returned to a known state before what follows. */
 static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 {
-
 	x->purge_node = v;
 	if (!want(L, v, YAML_MAPPING_NODE, "purge", "a mapping: method (and ses for format)"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
 		const struct rb_ckey *ck = rb_ckey_find(RB_CK_PURGE, key);
@@ -157,8 +157,10 @@ static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		if (end && *end == '%')
 			end++;
 		if (!t || end == t || *end || !(pct > 0) || pct > 1000) {
-			ERR(L, n, "curve", "a curve percentage must be a number above 0 and at most "
-					   "1000, not '%s'", t ? t : rb_yaml_kind(n));
+			ERR(L, n, "curve",
+			    "a curve percentage must be a number above 0 and at most "
+			    "1000, not '%s'",
+			    t ? t : rb_yaml_kind(n));
 			continue;
 		}
 		if (x->ncurve == sizeof(x->curve) / sizeof(x->curve[0])) {
@@ -168,7 +170,8 @@ static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		x->curve[x->ncurve++] = pct;
 	}
 	if (!x->ncurve && v->data.sequence.items.start == v->data.sequence.items.top)
-		ERR(L, v, "curve", "'curve' is empty: give the percentages, e.g. [10, 50, 90, 100]");
+		ERR(L, v, "curve",
+		    "'curve' is empty: give the percentages, e.g. [10, 50, 90, 100]");
 }
 
 static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
@@ -179,13 +182,15 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 	if (!want(L, v, YAML_MAPPING_NODE, "steady_state",
 		  "a mapping: max_rounds, window, track, metric"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
 		uint64_t u;
 
 		if (key && (!strcmp(key, "max_rounds") || !strcmp(key, "window"))) {
-			if (!val || rb_parse_u64(val, &u) || u < (key[0] == 'w' ? 2 : 1) || u > 1000)
+			if (!val || rb_parse_u64(val, &u) || u < (key[0] == 'w' ? 2 : 1) ||
+			    u > 1000)
 				ERR(L, n, key, "'%s' must be a whole number from %d to 1000", key,
 				    key[0] == 'w' ? 2 : 1);
 			else if (key[0] == 'w')
@@ -195,7 +200,8 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		} else if (key && !strcmp(key, "rolling")) {
 			rb_campaign_parse_bool(L, n, key, &x->rolling);
 		} else if (key && !strcmp(key, "metric")) {
-			static const enum rb_track_metric metrics[] = { RB_TRACK_IOPS, RB_TRACK_MBPS,
+			static const enum rb_track_metric metrics[] = { RB_TRACK_IOPS,
+									RB_TRACK_MBPS,
 									RB_TRACK_MEAN_LAT };
 			const struct rb_ckey *ck = rb_ckey_find(RB_CK_STEADY, key);
 			int i = rb_ckey_choice(ck, val);
@@ -218,7 +224,8 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 				const struct rb_opt *o = tkey ? rb_opt_find(tkey) : NULL;
 
 				if (!o || !tval) {
-					ERR(L, tk, tkey, "'track' takes matrix keys and one value each");
+					ERR(L, tk, tkey,
+					    "'track' takes matrix keys and one value each");
 					continue;
 				}
 				x->track[x->ntrack].opt = o;
@@ -228,13 +235,14 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		} else {
 			char known[256];
 
-			ERR(L, k, key, "unknown key '%s' in steady_state (known: %s)", key ? key : "?",
-			    rb_ckey_known(RB_CK_STEADY, known, sizeof(known)));
+			ERR(L, k, key, "unknown key '%s' in steady_state (known: %s)",
+			    key ? key : "?", rb_ckey_known(RB_CK_STEADY, known, sizeof(known)));
 		}
 	}
 	if (x->rolling && (x->ntrack || x->rounds != 25))
-		ERR(L, v, "rolling", "a rolling steady state judges each point over its own "
-				     "intervals: no 'track' or 'max_rounds' (the runtime is the cap)");
+		ERR(L, v, "rolling",
+		    "a rolling steady state judges each point over its own "
+		    "intervals: no 'track' or 'max_rounds' (the runtime is the cap)");
 	else if (x->rolling)
 		x->rounds = x->window;
 	if (x->window > x->rounds)
@@ -306,8 +314,10 @@ static void shape_phase(struct loader *L, size_t b, const struct phase_extra *x,
 			unsigned base;
 
 			if (tmpl[i].wl.rate_iops) {
-				ERR(L, at, "curve", "a curve sets the rates itself: point '%s' has "
-						    "rate_iops", tmpl[i].name);
+				ERR(L, at, "curve",
+				    "a curve sets the rates itself: point '%s' has "
+				    "rate_iops",
+				    tmpl[i].name);
 				break;
 			}
 			mx = push_point(L, &tmpl[i], "curve=max", at);
@@ -354,8 +364,8 @@ static uint64_t mul_sat(uint64_t a, uint64_t b)
  * repeats. A 16 KB campaign can name a billion points; making them first took memory
  * until the process was killed. Says which limit, once, at the phase.
  */
-static bool phase_fits(struct loader *L, yaml_node_t *ph, const char *pname, const struct axis *axes,
-		       size_t naxes, const struct phase_extra *x)
+static bool phase_fits(struct loader *L, yaml_node_t *ph, const char *pname,
+		       const struct axis *axes, size_t naxes, const struct phase_extra *x)
 {
 	uint64_t n = 1, times = 0;
 	const char *what = NULL;
@@ -377,8 +387,8 @@ static bool phase_fits(struct loader *L, yaml_node_t *ph, const char *pname, con
 	if (what) {
 		n = mul_sat(n, times);
 		if (len < sizeof(shape))
-			snprintf(shape + len, sizeof(shape) - len, "%s%llu %s", len ? " times " : "",
-				 (unsigned long long)times, what);
+			snprintf(shape + len, sizeof(shape) - len, "%s%llu %s",
+				 len ? " times " : "", (unsigned long long)times, what);
 	}
 	if (n <= MAX_POINTS - L->c->npoints)
 		return true;
@@ -421,8 +431,8 @@ static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, siz
 	if (!want(L, v, YAML_MAPPING_NODE, "matrix",
 		  "a mapping of workload keys to lists of values"))
 		return false;
-	for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-	     q < v->data.mapping.pairs.top; q++) {
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+	     q++) {
 		yaml_node_t *mk = rb_yaml_get(&L->y, q->key);
 		yaml_node_t *mv = rb_yaml_get(&L->y, q->value);
 		const char *mkey = rb_yaml_scalar(mk);
@@ -458,8 +468,7 @@ static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, siz
 			ok = false;
 			continue;
 		}
-		size_t cnt = (size_t)(mv->data.sequence.items.top -
-				      mv->data.sequence.items.start);
+		size_t cnt = (size_t)(mv->data.sequence.items.top - mv->data.sequence.items.start);
 		ax->values = calloc(cnt + 1, sizeof(char *));
 		if (!cnt)
 			ERR(L, mv, mkey, "matrix key '%s' has no values", mkey);
@@ -480,8 +489,7 @@ static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, siz
 }
 
 /* What a phase may not have together: a curve and a steady state, a purge and a workload. */
-static void phase_conflicts(struct loader *L, const struct phase_extra *x, size_t naxes,
-			    size_t nws)
+static void phase_conflicts(struct loader *L, const struct phase_extra *x, size_t naxes, size_t nws)
 {
 	if (x->curve_node && x->steady_node)
 		ERR(L, x->steady_node, "steady_state",
@@ -518,16 +526,16 @@ static struct rb_phase *add_phase(struct loader *L, yaml_node_t *ph, const char 
 		c->phases[c->nphases].metric = x->metric;
 		c->phases[c->nphases].line = rb_yaml_line(ph);
 		c->phases[c->nphases].column = rb_yaml_col(ph);
-		for (yaml_node_item_t *di = x->drives_node
-						     ? x->drives_node->data.sequence.items.start
-						     : NULL;
+		for (yaml_node_item_t *di =
+			     x->drives_node ? x->drives_node->data.sequence.items.start : NULL;
 		     di && di < x->drives_node->data.sequence.items.top; di++) {
 			struct rb_phase *P = &c->phases[c->nphases];
 			const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
 			char **nd;
 
 			if (!nm || !*nm) {
-				ERR(L, rb_yaml_get(&L->y, *di), "drives", "a phase's 'drives' are "
+				ERR(L, rb_yaml_get(&L->y, *di), "drives",
+				    "a phase's 'drives' are "
 				    "names: a drive's path or a volume's name");
 				continue;
 			}
@@ -538,7 +546,8 @@ static struct rb_phase *add_phase(struct loader *L, yaml_node_t *ph, const char 
 			P->drives[P->ndrives++] = xstrdup(nm);
 		}
 		if (x->drives_node && !c->phases[c->nphases].ndrives)
-			ERR(L, x->drives_node, "drives", "'drives' is empty: name the drives the "
+			ERR(L, x->drives_node, "drives",
+			    "'drives' is empty: name the drives the "
 			    "phase measures, or leave it out for all");
 		c->nphases++;
 	}
@@ -555,15 +564,13 @@ static void phase_points(struct loader *L, yaml_node_t *ph, const struct phase_e
 
 	rb_workload_defaults(&wl);
 	for (size_t i = 0; i < L->ndefaults; i++)
-		rb_opt_set(&wl, L->defaults[i].opt, L->defaults[i].value, err,
-			   sizeof(err));
+		rb_opt_set(&wl, L->defaults[i].opt, L->defaults[i].value, err, sizeof(err));
 	for (size_t i = 0; i < nws; i++)
 		rb_opt_set(&wl, ws[i].opt, ws[i].value, err, sizeof(err));
 	snprintf(name, sizeof(name), "%s", c->phases[c->nphases - 1].name);
 	size_t b = c->npoints;
 
-	expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name,
-	       sizeof(name), ph);
+	expand(L, (unsigned)c->nphases - 1, name, &wl, axes, naxes, 0, &wl, name, sizeof(name), ph);
 	c->phases[c->nphases - 1].npoints_per_round = c->npoints - b;
 	if (x->purge[0] && c->npoints > b) {
 		struct rb_point *q = &c->points[c->npoints - 1];
@@ -623,7 +630,8 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 			continue;
 		for (yaml_node_pair_t *p = ph->data.mapping.pairs.start;
 		     p < ph->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key),
+				    *v = rb_yaml_get(&L->y, p->value);
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "name")) {
@@ -657,13 +665,15 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 
 				x.repeat_node = v;
 				if (!t || rb_parse_u64(t, &u) || u < 1 || u > 1000)
-					ERR(L, v, key, "'repeat' must be a whole number from 1 to 1000");
+					ERR(L, v, key,
+					    "'repeat' must be a whole number from 1 to 1000");
 				else
 					x.repeat = (unsigned)u;
 			} else {
 				char known[256];
 
-				ERR(L, k, key, "unknown key '%s' in a phase (known: %s)", key ? key : "?",
+				ERR(L, k, key, "unknown key '%s' in a phase (known: %s)",
+				    key ? key : "?",
 				    rb_ckey_known(RB_CK_PHASE, known, sizeof(known)));
 			}
 		}

@@ -52,12 +52,12 @@ const struct rb_ckey rb_ckeys[] = {
 	  "the point again as a new attempt), continue without it (its drives' rows say 'lost', "
 	  "exit 4), or abort",
 	  ROOT_AT(on_agent_lost) },
-	{ "lost_wait", RB_CK_ROOT, RB_CK_DURATION, NULL, "60s",
-	  "how long to wait for a lost agent", ROOT_AT(lost_wait_ns) },
-	{ "defaults", RB_CK_ROOT, RB_CK_WORKLOAD, NULL, "",
-	  "workload keys every phase starts from", -1 },
-	{ "targets", RB_CK_ROOT, RB_CK_LIST, NULL, "",
-	  "the agents and their drives (required)", -1 },
+	{ "lost_wait", RB_CK_ROOT, RB_CK_DURATION, NULL, "60s", "how long to wait for a lost agent",
+	  ROOT_AT(lost_wait_ns) },
+	{ "defaults", RB_CK_ROOT, RB_CK_WORKLOAD, NULL, "", "workload keys every phase starts from",
+	  -1 },
+	{ "targets", RB_CK_ROOT, RB_CK_LIST, NULL, "", "the agents and their drives (required)",
+	  -1 },
 	{ "lock", RB_CK_ROOT, RB_CK_STRING, NULL, "",
 	  "a file from 'rackbench plan --lock': each drive must report the serial recorded there",
 	  -1 },
@@ -68,12 +68,12 @@ const struct rb_ckey rb_ckeys[] = {
 	  "adjusts a preset: workload keys for every point (runtime: time-based points only; "
 	  "passes, io_size: size-based ones only), and idle",
 	  -1 },
-	{ "phases", RB_CK_ROOT, RB_CK_LIST, NULL, "",
-	  "what is measured, in order (or a preset)", -1 },
+	{ "phases", RB_CK_ROOT, RB_CK_LIST, NULL, "", "what is measured, in order (or a preset)",
+	  -1 },
 #ifdef RB_CKEY_TEST_ROW
 	/* a test build's one added row (tests/tools/campaign_key_row.c): nothing else names it */
-	{ "test_folder", RB_CK_ROOT, RB_CK_STRING, NULL, "", "a test build's key: the results folder",
-	  ROOT_AT(results_dir) },
+	{ "test_folder", RB_CK_ROOT, RB_CK_STRING, NULL, "",
+	  "a test build's key: the results folder", ROOT_AT(results_dir) },
 #endif
 
 	{ "agent", RB_CK_TARGET, RB_CK_STRING, NULL, "", "the agent by name", -1 },
@@ -95,8 +95,8 @@ const struct rb_ckey rb_ckeys[] = {
 
 	{ "model", RB_CK_SELECT, RB_CK_STRING, NULL, "", "a substring of the drive's model", -1 },
 	{ "serial", RB_CK_SELECT, RB_CK_STRING, NULL, "", "the drive's serial", -1 },
-	{ "firmware", RB_CK_SELECT, RB_CK_STRING, NULL, "",
-	  "a substring of the drive's firmware", -1 },
+	{ "firmware", RB_CK_SELECT, RB_CK_STRING, NULL, "", "a substring of the drive's firmware",
+	  -1 },
 	{ "count", RB_CK_SELECT, RB_CK_UINT, NULL, "", "how many drives must match", -1 },
 
 	{ "path", RB_CK_DRIVE, RB_CK_STRING, NULL, "", "the drive's path on its agent", -1 },
@@ -112,8 +112,8 @@ const struct rb_ckey rb_ckeys[] = {
 	  -1 },
 
 	{ "name", RB_CK_PHASE, RB_CK_STRING, NULL, "phase N", "the phase's name", -1 },
-	{ "workload", RB_CK_PHASE, RB_CK_WORKLOAD, NULL, "",
-	  "workload keys over the defaults", -1 },
+	{ "workload", RB_CK_PHASE, RB_CK_WORKLOAD, NULL, "", "workload keys over the defaults",
+	  -1 },
 	{ "matrix", RB_CK_PHASE, RB_CK_MAPPING, NULL, "",
 	  "workload keys with lists of values: a point per combination", -1 },
 	{ "curve", RB_CK_PHASE, RB_CK_LIST, NULL, "",
@@ -135,8 +135,7 @@ const struct rb_ckey rb_ckeys[] = {
 	  "has them); volumes sharing a drive go in different phases",
 	  -1 },
 
-	{ "method", RB_CK_PURGE, RB_CK_ENUM, method_choices, "", "how the drives are purged",
-	  -1 },
+	{ "method", RB_CK_PURGE, RB_CK_ENUM, method_choices, "", "how the drives are purged", -1 },
 	{ "ses", RB_CK_PURGE, RB_CK_ENUM, ses_choices, "",
 	  "a Format's secure erase: user data or crypto", -1 },
 
@@ -144,8 +143,7 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "window", RB_CK_STEADY, RB_CK_UINT, NULL, "5", "rounds (or intervals) judged", -1 },
 	{ "track", RB_CK_STEADY, RB_CK_MAPPING, NULL, "",
 	  "matrix keys and the tracking point's values", -1 },
-	{ "metric", RB_CK_STEADY, RB_CK_ENUM, metric_choices, "iops", "what must be steady",
-	  -1 },
+	{ "metric", RB_CK_STEADY, RB_CK_ENUM, metric_choices, "iops", "what must be steady", -1 },
 	{ "rolling", RB_CK_STEADY, RB_CK_BOOL, NULL, "false",
 	  "judge each point over windows of its own intervals and stop it once steady", -1 },
 };
@@ -175,10 +173,10 @@ const char *rb_ckey_known(enum rb_ckey_where where, char *buf, size_t len)
 const char *rb_ckey_where_name(enum rb_ckey_where where)
 {
 	static const char *const names[RB_CK_NWHERE] = {
-		[RB_CK_ROOT] = "a campaign",	   [RB_CK_TARGET] = "a target",
-		[RB_CK_AGENTS] = "agents",	   [RB_CK_SELECT] = "select",
-		[RB_CK_DRIVE] = "a drive",	   [RB_CK_VOLUME] = "a volume",
-		[RB_CK_PHASE] = "a phase",	   [RB_CK_PURGE] = "purge",
+		[RB_CK_ROOT] = "a campaign",	 [RB_CK_TARGET] = "a target",
+		[RB_CK_AGENTS] = "agents",	 [RB_CK_SELECT] = "select",
+		[RB_CK_DRIVE] = "a drive",	 [RB_CK_VOLUME] = "a volume",
+		[RB_CK_PHASE] = "a phase",	 [RB_CK_PURGE] = "purge",
 		[RB_CK_STEADY] = "steady_state",
 	};
 
@@ -188,9 +186,11 @@ const char *rb_ckey_where_name(enum rb_ckey_where where)
 const char *rb_ckey_where_id(enum rb_ckey_where where)
 {
 	static const char *const ids[RB_CK_NWHERE] = {
-		[RB_CK_ROOT] = "root",	   [RB_CK_TARGET] = "target", [RB_CK_AGENTS] = "agents",
-		[RB_CK_SELECT] = "select", [RB_CK_DRIVE] = "drive",   [RB_CK_VOLUME] = "volume",
-		[RB_CK_PHASE] = "phase",   [RB_CK_PURGE] = "purge",   [RB_CK_STEADY] = "steady_state",
+		[RB_CK_ROOT] = "root",		 [RB_CK_TARGET] = "target",
+		[RB_CK_AGENTS] = "agents",	 [RB_CK_SELECT] = "select",
+		[RB_CK_DRIVE] = "drive",	 [RB_CK_VOLUME] = "volume",
+		[RB_CK_PHASE] = "phase",	 [RB_CK_PURGE] = "purge",
+		[RB_CK_STEADY] = "steady_state",
 	};
 
 	return where < RB_CK_NWHERE ? ids[where] : "?";
@@ -199,9 +199,9 @@ const char *rb_ckey_where_id(enum rb_ckey_where where)
 const char *rb_ckey_type_name(enum rb_ckey_type type)
 {
 	static const char *const names[] = {
-		[RB_CK_STRING] = "string",     [RB_CK_BOOL] = "bool",	  [RB_CK_DURATION] = "duration",
-		[RB_CK_UINT] = "uint",	       [RB_CK_SIZE] = "size",	  [RB_CK_ENUM] = "enum",
-		[RB_CK_MAPPING] = "mapping",   [RB_CK_LIST] = "list",	  [RB_CK_WORKLOAD] = "workload",
+		[RB_CK_STRING] = "string",   [RB_CK_BOOL] = "bool", [RB_CK_DURATION] = "duration",
+		[RB_CK_UINT] = "uint",	     [RB_CK_SIZE] = "size", [RB_CK_ENUM] = "enum",
+		[RB_CK_MAPPING] = "mapping", [RB_CK_LIST] = "list", [RB_CK_WORKLOAD] = "workload",
 	};
 
 	return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
@@ -224,6 +224,9 @@ const char *rb_ckey_choices_text(const struct rb_ckey *k, char *buf, size_t len)
 		cnt++;
 	for (size_t i = 0; i < cnt && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s",
-				      !i ? "" : i + 1 == cnt ? " or " : ", ", k->choices[i]);
+				      !i	     ? ""
+				      : i + 1 == cnt ? " or "
+						     : ", ",
+				      k->choices[i]);
 	return buf;
 }

@@ -16,14 +16,14 @@
 /* Where a key may appear: the root, or inside one of these mappings. */
 enum rb_ckey_where {
 	RB_CK_ROOT,
-	RB_CK_TARGET,		/* an entry of targets */
-	RB_CK_AGENTS,		/* a target's agents (a group) */
-	RB_CK_SELECT,		/* a target's select */
-	RB_CK_DRIVE,		/* a drive given as a mapping */
-	RB_CK_VOLUME,		/* a striped volume among a target's drives */
-	RB_CK_PHASE,		/* an entry of phases */
-	RB_CK_PURGE,		/* a phase's purge */
-	RB_CK_STEADY,		/* a phase's steady_state */
+	RB_CK_TARGET, /* an entry of targets */
+	RB_CK_AGENTS, /* a target's agents (a group) */
+	RB_CK_SELECT, /* a target's select */
+	RB_CK_DRIVE,  /* a drive given as a mapping */
+	RB_CK_VOLUME, /* a striped volume among a target's drives */
+	RB_CK_PHASE,  /* an entry of phases */
+	RB_CK_PURGE,  /* a phase's purge */
+	RB_CK_STEADY, /* a phase's steady_state */
 	RB_CK_NWHERE,
 };
 
@@ -33,18 +33,18 @@ enum rb_ckey_type {
 	RB_CK_DURATION,
 	RB_CK_UINT,
 	RB_CK_SIZE,
-	RB_CK_ENUM,		/* one of choices */
+	RB_CK_ENUM, /* one of choices */
 	RB_CK_MAPPING,
 	RB_CK_LIST,
-	RB_CK_WORKLOAD,		/* a mapping of workload keys (the option table) */
+	RB_CK_WORKLOAD, /* a mapping of workload keys (the option table) */
 };
 
 struct rb_ckey {
 	const char *name;
 	enum rb_ckey_where where;
 	enum rb_ckey_type type;
-	const char *const *choices;	/* RB_CK_ENUM: NULL-terminated */
-	const char *def;		/* the default in words; "" none */
+	const char *const *choices; /* RB_CK_ENUM: NULL-terminated */
+	const char *def;	    /* the default in words; "" none */
 	const char *help;
 	/* a root scalar stored by the table: the field's offset in struct rb_campaign
 	 * (char * for strings, bool, uint64_t ns for durations, int for choices); -1: the

@@ -115,7 +115,8 @@ size_t rb_campaign_load_workload(struct loader *L, yaml_node_t *n, const char *c
 
 	if (!want(L, n, YAML_MAPPING_NODE, ctx, "a mapping of workload settings"))
 		return 0;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k);
 		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
@@ -157,13 +158,15 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 	const char *model = "", *serial = "", *firmware = "";
 	bool have_count = false;
 
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		uint64_t u;
 
 		if (!key || !val) {
-			ERR(L, v, key, "'select' takes model, serial, firmware and count, each a scalar");
+			ERR(L, v, key,
+			    "'select' takes model, serial, firmware and count, each a scalar");
 		} else if (!strcmp(key, "model")) {
 			model = val;
 		} else if (!strcmp(key, "serial")) {
@@ -172,7 +175,8 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 			firmware = val;
 		} else if (!strcmp(key, "count")) {
 			if (rb_parse_u64(val, &u) || !u || u > 100000)
-				ERR(L, v, key, "'count' must be the number of drives expected, from 1");
+				ERR(L, v, key,
+				    "'count' must be the number of drives expected, from 1");
 			else
 				sel.count = (unsigned)u;
 			have_count = true;
@@ -207,8 +211,7 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 	add_agent(c, agent);
 }
 
-static void selector_copy(struct rb_selector *dst, const struct rb_selector *src,
-			  const char *agent)
+static void selector_copy(struct rb_selector *dst, const struct rb_selector *src, const char *agent)
 {
 	*dst = *src;
 	dst->agent = xstrdup(agent);
@@ -239,7 +242,8 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 	bool have_count = false;
 
 	g.name = xstrdup("");
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		uint64_t u;
@@ -272,7 +276,8 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 			g.name = xstrdup(val);
 		} else if (!strcmp(key, "count")) {
 			if (rb_parse_u64(val, &u) || !u || u > 100000)
-				ERR(L, v, key, "'count' must be the number of agents expected, from 1");
+				ERR(L, v, key,
+				    "'count' must be the number of agents expected, from 1");
 			else
 				g.count = (unsigned)u;
 			have_count = true;
@@ -296,10 +301,11 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 		char **nd;
 
 		if (!path || !*path) {
-			ERR(L, dn, "drives", "%s", is_volume(L, dn)
-				? "volumes are per agent: give a target with a volume its 'agent'"
-				: "a group's 'drives' are paths every agent offers (pin serials with "
-				  "per-agent targets)");
+			ERR(L, dn, "drives", "%s",
+			    is_volume(L, dn)
+				    ? "volumes are per agent: give a target with a volume its 'agent'"
+				    : "a group's 'drives' are paths every agent offers (pin serials with "
+				      "per-agent targets)");
 			continue;
 		}
 		for (size_t i = 0; i < g.ndrives; i++)
@@ -340,8 +346,7 @@ bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
 	return true;
 }
 
-int rb_campaign_add_agent(struct rb_campaign *c, const char *agent,
-			  const struct rb_agent_group *g)
+int rb_campaign_add_agent(struct rb_campaign *c, const char *agent, const struct rb_agent_group *g)
 {
 	add_agent(c, agent);
 	for (size_t i = 0; i < g->ndrives; i++)
@@ -382,8 +387,8 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 	const char *path = rb_yaml_scalar(dn), *serial = "";
 
 	if (dn->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *q = dn->data.mapping.pairs.start; q < dn->data.mapping.pairs.top;
-		     q++) {
+		for (yaml_node_pair_t *q = dn->data.mapping.pairs.start;
+		     q < dn->data.mapping.pairs.top; q++) {
 			yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
 			const char *k2 = rb_yaml_scalar(qk);
 			const char *v2 = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
@@ -396,9 +401,9 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 				ERR(L, qk, k2, "unknown key '%s' in a drive (known: %s%s%s)",
 				    k2 ? k2 : "?", rb_ckey_known(RB_CK_DRIVE, known, sizeof(known)),
 				    strcmp(ctx, "drives") ? "" : "; or a volume: ",
-				    strcmp(ctx, "drives") ? ""
-							  : rb_ckey_known(RB_CK_VOLUME, vknown,
-									  sizeof(vknown)));
+				    strcmp(ctx, "drives")
+					    ? ""
+					    : rb_ckey_known(RB_CK_VOLUME, vknown, sizeof(vknown)));
 		}
 	}
 	if (!path || !*path) {
@@ -434,16 +439,18 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 			name = val;
 			namenode = v;
 			if (!name || !*name || strchr(name, '/'))
-				ERR(L, v, key, "'volume' is the volume's name: a word, not a path "
-					       "(no '/')");
+				ERR(L, v, key,
+				    "'volume' is the volume's name: a word, not a path "
+				    "(no '/')");
 		} else if (key && !strcmp(key, "members")) {
 			if (want(L, v, YAML_SEQUENCE_NODE, "members", "a list of drives"))
 				members = v;
 		} else if (key && !strcmp(key, "stripe")) {
 			if (!val || rb_parse_size(val, &stripe) || !stripe || stripe % 512 ||
 			    stripe > (1ULL << 30))
-				ERR(L, v, key, "'stripe' is the volume's unit: a size such as 128k, a "
-					       "multiple of 512 up to 1g%s%s%s",
+				ERR(L, v, key,
+				    "'stripe' is the volume's unit: a size such as 128k, a "
+				    "multiple of 512 up to 1g%s%s%s",
 				    val ? ", not '" : "", val ? val : "", val ? "'" : "");
 		} else {
 			ERR(L, k, key, "unknown key '%s' in a volume (known: %s)", key ? key : "?",
@@ -525,9 +532,10 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 
 		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
 			continue;
-		for (yaml_node_pair_t *p = t->data.mapping.pairs.start; p < t->data.mapping.pairs.top;
-		     p++) {
-			yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		for (yaml_node_pair_t *p = t->data.mapping.pairs.start;
+		     p < t->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = rb_yaml_get(&L->y, p->key),
+				    *v = rb_yaml_get(&L->y, p->value);
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "agent")) {
@@ -546,12 +554,14 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 					select = v;
 			} else {
 				ERR(L, k, key, "unknown key '%s' in a target (known: %s)",
-				    key ? key : "?", rb_ckey_known(RB_CK_TARGET, known, sizeof(known)));
+				    key ? key : "?",
+				    rb_ckey_known(RB_CK_TARGET, known, sizeof(known)));
 			}
 		}
 		if (agent && group) {
-			ERR(L, group, "agents", "a target has 'agent' (one) or 'agents' (a group), "
-						"not both");
+			ERR(L, group, "agents",
+			    "a target has 'agent' (one) or 'agents' (a group), "
+			    "not both");
 			continue;
 		}
 		if (!agent && !group) {
@@ -564,7 +574,8 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 		}
 		if (!drives && !select) {
 			ERR(L, t, "drives", "target for %s%s%s has no 'drives' (or 'select')",
-			    agent ? "agent '" : "an agent group", agent ? agent : "", agent ? "'" : "");
+			    agent ? "agent '" : "an agent group", agent ? agent : "",
+			    agent ? "'" : "");
 			continue;
 		}
 		if (group) {
@@ -683,12 +694,15 @@ static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yam
 	if (!any) {
 		rb_yaml_error(ly, L->d, dn, dpath,
 			      "the lock names drive '%s' of agent '%s', which the campaign does "
-			      "not target", dpath, agent);
+			      "not target",
+			      dpath, agent);
 		return;
 	}
 	if (other)
-		ERR(L, n, "lock", "drive '%s' of agent '%s' is pinned to serial '%s' here and "
-				  "'%s' in the lock", dpath, agent, other, serial);
+		ERR(L, n, "lock",
+		    "drive '%s' of agent '%s' is pinned to serial '%s' here and "
+		    "'%s' in the lock",
+		    dpath, agent, other, serial);
 }
 
 /* lock: FILE -- pins each drive to the serial 'rackbench plan --lock' recorded. */
@@ -712,8 +726,8 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 	}
 	/* relative to the campaign file */
 	if (name[0] != '/' && strchr(c->file, '/'))
-		snprintf(path, sizeof(path), "%.*s/%s", (int)(strrchr(c->file, '/') - c->file), c->file,
-			 name);
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(strrchr(c->file, '/') - c->file),
+			 c->file, name);
 	else
 		snprintf(path, sizeof(path), "%s", name);
 	e = rb_read_file(path, 1 << 20, &text, &len);
@@ -747,10 +761,12 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 		lock_drive(L, &ly, n, rb_yaml_get(&ly, *it), keys, kmask, seen, mseen);
 	for (size_t i = 0; i < c->ndrives; i++)
 		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])
-			ERR(L, n, "lock", "%s '%s' of agent '%s' is not in the lock '%s'%s: run "
-					  "'rackbench plan --lock' again",
+			ERR(L, n, "lock",
+			    "%s '%s' of agent '%s' is not in the lock '%s'%s: run "
+			    "'rackbench plan --lock' again",
 			    c->drives[i].nmembers ? "volume" : "drive", c->drives[i].path,
-			    c->drives[i].agent, path, c->drives[i].nmembers ? " (every member)" : "");
+			    c->drives[i].agent, path,
+			    c->drives[i].nmembers ? " (every member)" : "");
 out:
 	free(seen);
 	free(mseen);

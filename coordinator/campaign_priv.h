@@ -31,13 +31,13 @@ struct loader {
 	struct rb_campaign *c;
 	struct setting defaults[64];
 	size_t ndefaults;
-	size_t *seen, seen_mask;	/* keys by (agent, path): index + 1, open addressing */
+	size_t *seen, seen_mask; /* keys by (agent, path): index + 1, open addressing */
 	struct seen_key {
 		const char *agent, *path;
-	} *keys;
+	} * keys;
 	size_t nkeys, capkeys;
-	yaml_node_t *stripe_node;	/* where a workload first sets 'stripe' */
-	bool points_full;		/* the point limit was reported */
+	yaml_node_t *stripe_node; /* where a workload first sets 'stripe' */
+	bool points_full;	  /* the point limit was reported */
 };
 
 #define ERR(L, node, subject, ...) rb_yaml_error(&(L)->y, (L)->d, node, subject, __VA_ARGS__)
@@ -56,8 +56,8 @@ static inline size_t drive_hash(const char *agent, const char *path)
 }
 
 /* Whether n is of type t; else an error at n: "'key' must be WHAT, not ...". */
-static inline bool want(struct loader *L, yaml_node_t *n, yaml_node_type_t t,
-			const char *key, const char *what)
+static inline bool want(struct loader *L, yaml_node_t *n, yaml_node_type_t t, const char *key,
+			const char *what)
 {
 	if (n->type == t)
 		return true;

@@ -25,9 +25,9 @@
 
 /* What a run is asked to do besides running: resume a crashed one, or only resolve. */
 struct mode {
-	const struct rb_journal_meta *resume;	/* its journal's description */
-	bool resolve;				/* plan --resolve: no IO */
-	const char *lock;			/* plan --lock: the file to write */
+	const struct rb_journal_meta *resume; /* its journal's description */
+	bool resolve;			      /* plan --resolve: no IO */
+	const char *lock;		      /* plan --lock: the file to write */
 };
 
 /* The run's results file: the campaign's name made a file name, inside the folder. */
@@ -116,7 +116,7 @@ static int coord_init(struct coord *k, struct rb_campaign *c, const struct rb_co
  */
 static int open_resumed(struct coord *k, const struct mode *m)
 {
-	const char *path = k->o->results_path;	/* the crashed run's file */
+	const char *path = k->o->results_path; /* the crashed run's file */
 	int r;
 
 	snprintf(k->run, sizeof(k->run), "%s", m->resume->run);
@@ -165,7 +165,8 @@ static int coord_listen(struct coord *k, struct rb_campaign *c)
 	if (!c->insecure) {
 		if (!c->key || !c->agent_keys) {
 			rb_err("%s: a keyed run needs 'key' (the coordinator's key pair) and "
-			       "'agent_keys' (the allow-list); or say 'insecure: true'", c->file);
+			       "'agent_keys' (the allow-list); or say 'insecure: true'",
+			       c->file);
 			return RB_EXIT_USAGE;
 		}
 		if (rb_keys_read(c->key, true, &server, err, sizeof(err))) {
@@ -237,12 +238,15 @@ static int open_results(struct coord *k, const struct mode *m, char *path, size_
 		rb_err("cannot create results folder '%s': %s", c->results_dir, strerror(-r));
 		return RB_EXIT_FAILED;
 	}
-	k->res = rb_results_create(path, &(struct rb_results_meta){
-		.campaign_name = c->name,
-		.campaign_text = c->text,
-		.methodology = rb_campaign_methodology(c, method, sizeof(method)),
-		.start_ns = m->resume ? m->resume->start_ns : coord_wall(k),
-		.insecure = c->insecure }, err, sizeof(err));
+	k->res = rb_results_create(
+		path,
+		&(struct rb_results_meta){
+			.campaign_name = c->name,
+			.campaign_text = c->text,
+			.methodology = rb_campaign_methodology(c, method, sizeof(method)),
+			.start_ns = m->resume ? m->resume->start_ns : coord_wall(k),
+			.insecure = c->insecure },
+		err, sizeof(err));
 	if (!k->res) {
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;

@@ -21,19 +21,19 @@ struct rb_zap;
 
 /* Where a run stands, for `rackbench status` (updated as the run goes). */
 struct rb_coord_state {
-	char phase[16];			/* waiting, selecting, pre-flight, point, idle, ... */
-	size_t point, npoints;		/* the point running (index), of how many */
-	char results[4096];		/* the file being written; "" before */
+	char phase[16];	       /* waiting, selecting, pre-flight, point, idle, ... */
+	size_t point, npoints; /* the point running (index), of how many */
+	char results[4096];    /* the file being written; "" before */
 };
 
 struct rb_coord_opts {
-	void *router;			/* already bound (demo), or NULL to bind c->listen */
-	const char *results_path;	/* NULL: <results>/<name>-<UTC time>.h5 */
-	volatile sig_atomic_t *stop;	/* set by a signal handler: abort the run */
-	const char *events;		/* JSON Lines of progress events, or NULL */
-	char *ret_path;			/* the file written */
+	void *router;		     /* already bound (demo), or NULL to bind c->listen */
+	const char *results_path;    /* NULL: <results>/<name>-<UTC time>.h5 */
+	volatile sig_atomic_t *stop; /* set by a signal handler: abort the run */
+	const char *events;	     /* JSON Lines of progress events, or NULL */
+	char *ret_path;		     /* the file written */
 	size_t ret_path_len;
-	const struct rb_clock *clock;	/* the run's timers; NULL: the real clock */
+	const struct rb_clock *clock; /* the run's timers; NULL: the real clock */
 	/* rackbench serve: its ZAP handler (with router; NULL keyless), a hook for every
 	 * Hello (any agent, of this campaign or not), one called between messages (the
 	 * control socket), and where the run stands */
@@ -48,7 +48,7 @@ struct rb_coord_opts {
 	const struct rb_known_agent {
 		struct rb_peer peer;
 		const struct rb_msg *hello;
-	} *known;
+	} * known;
 	size_t nknown;
 };
 

@@ -39,12 +39,12 @@
 
 /* The run's phase: where rb_coord_run is, for the log, the service's status and tests. */
 enum coord_phase {
-	PHASE_WAITING,		/* for the campaign's agents to connect */
-	PHASE_SELECTING,	/* drives chosen from what the agents offer */
-	PHASE_PREFLIGHT,	/* every agent's guard checks every drive; nothing written */
-	PHASE_POINT,		/* a point runs on every agent at once */
-	PHASE_IDLE,		/* between points, as the phase says */
-	PHASE_STOPPING,		/* the agents told to stop; their last messages taken */
+	PHASE_WAITING,	 /* for the campaign's agents to connect */
+	PHASE_SELECTING, /* drives chosen from what the agents offer */
+	PHASE_PREFLIGHT, /* every agent's guard checks every drive; nothing written */
+	PHASE_POINT,	 /* a point runs on every agent at once */
+	PHASE_IDLE,	 /* between points, as the phase says */
+	PHASE_STOPPING,	 /* the agents told to stop; their last messages taken */
 	PHASE_DONE,
 };
 
@@ -56,18 +56,18 @@ enum coord_phase {
  * (loop.c) until it comes back idle and takes part again.
  */
 enum agent_state {
-	AGENT_UNSEEN,		/* never connected */
-	AGENT_CONNECTED,	/* said Hello; owes its pre-flight answer */
-	AGENT_CHECKED,		/* answered the pre-flight; idle */
-	AGENT_RUNNING,		/* given the current point */
-	AGENT_DONE,		/* finished the current point (or has no drive in it) */
-	AGENT_LOST,		/* running, and silent for LOST_AFTER_NS */
-	AGENT_DROPPED,		/* given up on: no more points until it comes back idle */
+	AGENT_UNSEEN,	 /* never connected */
+	AGENT_CONNECTED, /* said Hello; owes its pre-flight answer */
+	AGENT_CHECKED,	 /* answered the pre-flight; idle */
+	AGENT_RUNNING,	 /* given the current point */
+	AGENT_DONE,	 /* finished the current point (or has no drive in it) */
+	AGENT_LOST,	 /* running, and silent for LOST_AFTER_NS */
+	AGENT_DROPPED,	 /* given up on: no more points until it comes back idle */
 };
 
 const char *coord_phase_name(enum coord_phase p);
 
-#define LOST_AFTER_NS 5000000000LL	/* no traffic for this long during a point: lost */
+#define LOST_AFTER_NS 5000000000LL /* no traffic for this long during a point: lost */
 
 struct ragent {
 	const char *name;
@@ -77,29 +77,29 @@ struct ragent {
 	int64_t registered_ns;
 	struct rb_identity *targets;
 	size_t ntargets;
-	uint64_t epoch;		/* of the agent process; another one means it restarted */
+	uint64_t epoch; /* of the agent process; another one means it restarted */
 	int64_t last_seen_ns;
-	bool reassign;		/* a new process while it ran a point: run it again */
-	bool silent;		/* went lost: its next message says it is back */
-	bool rejoin;		/* dropped, then its PointDone came: it may run the next point */
-	uint32_t drop_point, drop_attempt;	/* where it was dropped */
-	uint32_t *assigned;	/* per point: attempts assigned to it (0: never) */
-	int64_t asked_ns;	/* when the last Preflight or Assign went to it */
-	uint8_t *assign_msg;	/* the current point's Assign, packed */
+	bool reassign; /* a new process while it ran a point: run it again */
+	bool silent;   /* went lost: its next message says it is back */
+	bool rejoin;   /* dropped, then its PointDone came: it may run the next point */
+	uint32_t drop_point, drop_attempt; /* where it was dropped */
+	uint32_t *assigned;		   /* per point: attempts assigned to it (0: never) */
+	int64_t asked_ns;		   /* when the last Preflight or Assign went to it */
+	uint8_t *assign_msg;		   /* the current point's Assign, packed */
 	size_t assign_len;
-	size_t *didx, ndidx, dhint;	/* its drives (indexes of c->drives), the next guess */
-	char spool_run[96];	/* its Hello: the run of its spool, and the last message in it */
+	size_t *didx, ndidx, dhint; /* its drives (indexes of c->drives), the next guess */
+	char spool_run[96]; /* its Hello: the run of its spool, and the last message in it */
 	uint64_t spooled;
 	int64_t lost_deadline;
-	uint32_t attempt;	/* of the current point */
-	uint32_t minor;		/* protocol minor version it speaks */
-	struct rb_clock_est clk;	/* its clock's offset from ours (common/clocksync.h) */
+	uint32_t attempt;	 /* of the current point */
+	uint32_t minor;		 /* protocol minor version it speaks */
+	struct rb_clock_est clk; /* its clock's offset from ours (common/clocksync.h) */
 	int64_t next_probe;
 	/* delivery: per agent process (epoch), the last data message applied */
 	struct seqpos {
 		uint64_t epoch, seq;
 		bool due;	/* an Ack to send */
-		uint32_t point;	/* resume: the point of the last journaled message */
+		uint32_t point; /* resume: the point of the last journaled message */
 	} seqs[8];
 	unsigned nseqs;
 };
@@ -142,15 +142,15 @@ struct coord {
 	 * file's name and the progress view read the host's clock) */
 	const struct rb_clock *clock;
 	enum coord_phase phase;
-	struct rb_zap *zap;	/* NULL when insecure */
-	struct hstate *health;	/* per drive */
-	struct rb_progress *prog;	/* the live view; NULL before the points run */
-	bool *refused;			/* per drive: the guard said no at preflight */
+	struct rb_zap *zap;	  /* NULL when insecure */
+	struct hstate *health;	  /* per drive */
+	struct rb_progress *prog; /* the live view; NULL before the points run */
+	bool *refused;		  /* per drive: the guard said no at preflight */
 	struct ss_row {
 		long row;
 		int drive;
 		unsigned round;
-	} *ss;				/* results rows of the current steady-state phase */
+	} * ss; /* results rows of the current steady-state phase */
 	size_t nss, capss;
 	struct roll {
 		uint32_t interval;
@@ -160,54 +160,54 @@ struct coord {
 		unsigned n, cap;
 		long at;
 		struct rb_steady st;
-	} *roll;			/* per drive, in a rolling steady-state point */
-	size_t roll_steady;		/* drives steady so far in this rolling point */
-	size_t point_drives;		/* drives the current point measures */
+	} * roll;	     /* per drive, in a rolling steady-state point */
+	size_t roll_steady;  /* drives steady so far in this rolling point */
+	size_t point_drives; /* drives the current point measures */
 	bool roll_stopped;
-	int64_t start_at;		/* the current point's start instant, our clock; 0 none */
-	int journal;			/* the run's journal (RESULTS.h5.journal); -1 none */
+	int64_t start_at; /* the current point's start instant, our clock; 0 none */
+	int journal;	  /* the run's journal (RESULTS.h5.journal); -1 none */
 	char journal_path[4200];
-	off_t jcursor;			/* resume: the next journal record to replay */
-	bool replaying;			/* resume: applying journaled messages, not live ones */
+	off_t jcursor;	/* resume: the next journal record to replay */
+	bool replaying; /* resume: applying journaled messages, not live ones */
 	struct jpoint {
-		uint32_t attempt;	/* the newest attempt the journal has of the point */
-		bool any, done;		/* any message of it; its PointDone */
-		bool stopped;		/* a drive's result says it was stopped before its end */
-	} *jp;				/* resume: [point][agent] */
+		uint32_t attempt; /* the newest attempt the journal has of the point */
+		bool any, done;	  /* any message of it; its PointDone */
+		bool stopped;	  /* a drive's result says it was stopped before its end */
+	} * jp;			  /* resume: [point][agent] */
 	bool journal_dirty;
 	/* resume: numbered messages a damaged stretch of the journal held */
 	struct jgap {
 		size_t agent;
-		uint64_t epoch, lo, hi;		/* its messages lo..hi */
-		uint32_t point_lo, point_hi;	/* of these points */
-		uint64_t filled;		/* how many came again from the agent's spool */
-		bool asked;			/* the agent was asked to send them again */
+		uint64_t epoch, lo, hi;	     /* its messages lo..hi */
+		uint32_t point_lo, point_hi; /* of these points */
+		uint64_t filled;	     /* how many came again from the agent's spool */
+		bool asked;		     /* the agent was asked to send them again */
 		int64_t asked_ns;
-	} *gaps;
+	} * gaps;
 	size_t ngaps;
 	int64_t last_ack_flush;
-	char run[96];			/* this run's identity, for the agents' spools */
+	char run[96]; /* this run's identity, for the agents' spools */
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
-	struct rb_idmap names;		/* agents by name */
+	struct rb_idmap names; /* agents by name */
 	/* agents of no target by name, heard before agent groups are resolved */
 	struct cand {
 		struct rb_peer peer;
-		struct rb_msg *hello;	/* its last Hello (a copy) */
+		struct rb_msg *hello; /* its last Hello (a copy) */
 		bool taken;
-	} *cands;
+	} * cands;
 	size_t ncands;
 	bool groups_resolved;
 	struct rb_results *res;
-	struct summary *sum;	/* [point][drive] */
-	struct rb_identity *vinfo;	/* per drive: a volume as its agent opened it */
+	struct summary *sum;	   /* [point][drive] */
+	struct rb_identity *vinfo; /* per drive: a volume as its agent opened it */
 	unsigned cur_point;
 	bool drives_written;
 	bool lost_abort;
 	size_t refusals;
 	bool fatal;
-	int store_err;		/* the journal or the results file could not be written: stop */
+	int store_err; /* the journal or the results file could not be written: stop */
 	/* the current point's sample keys stored: each once, whatever the epoch it came in */
 	uint64_t *skeys;
 	size_t nskeys, skeys_mask;
@@ -244,9 +244,9 @@ void dlv_probe_clocks(struct coord *k);
 void dlv_ask_gaps(struct coord *k, struct ragent *a);
 /* What to do with a received numbered message (after dlv_accept journaled it or not). */
 enum dlv_verdict {
-	DLV_APPLY,	/* new and in order (journaled): apply it */
-	DLV_REFILL,	/* what a damaged journal lacked (journaled again): apply as a replay */
-	DLV_DROP,	/* a duplicate, out of order, or not stored: the agent still holds it */
+	DLV_APPLY,  /* new and in order (journaled): apply it */
+	DLV_REFILL, /* what a damaged journal lacked (journaled again): apply as a replay */
+	DLV_DROP,   /* a duplicate, out of order, or not stored: the agent still holds it */
 };
 enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const struct rb_msg *e,
 			    const uint8_t *raw, size_t rawlen);
@@ -264,8 +264,8 @@ void reg_target_update(struct ragent *a, const struct rb_identity *ti);
 /* What a Hello asks of the loop: nothing, or what the agent evidently never had. */
 enum reg_hello_event {
 	HELLO_NONE,
-	HELLO_OWES_PREFLIGHT,	/* the same process, idle, and no pre-flight answer */
-	HELLO_LACKS_POINT,	/* the same process, idle, and in the current point */
+	HELLO_OWES_PREFLIGHT, /* the same process, idle, and no pre-flight answer */
+	HELLO_LACKS_POINT,    /* the same process, idle, and in the current point */
 };
 enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, const struct rb_msg *m);
 size_t reg_groups_short(struct coord *k, bool report, bool choose);
@@ -307,7 +307,6 @@ void rsm_report_gaps(struct coord *k);
 bool rsm_run_complete(const char *path);
 int rsm_set_aside(const char *path);
 int rsm_journal_create(struct coord *k, const char *path);
-
 
 /* ---- resolve.c: plan --resolve and --lock ---- */
 int rsv_print(struct coord *k, const char *lock, int rc);

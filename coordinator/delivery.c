@@ -19,8 +19,7 @@ void dlv_send(struct coord *k, struct ragent *a, struct rb_msg *e)
 	int r = rb_tx_send(k->sock, &a->peer, e, true);
 
 	if (r)
-		rb_err("cannot send %s to agent '%s': %s", rb_msg_name(e), a->name,
-		       strerror(-r));
+		rb_err("cannot send %s to agent '%s': %s", rb_msg_name(e), a->name, strerror(-r));
 }
 
 /* The position of an agent process's numbered messages; the oldest is forgotten when full. */
@@ -53,7 +52,8 @@ void dlv_store_failed(struct coord *k, const char *what, int err)
 		return;
 	k->store_err = err ? err : EIO;
 	rb_err("cannot %s: %s; stopping the run (nothing further is acknowledged: the agents keep "
-	       "it in their spools)", what, strerror(k->store_err));
+	       "it in their spools)",
+	       what, strerror(k->store_err));
 }
 
 /* Appends a data message, its bytes as received, to the journal (coordinator/journal.h). */

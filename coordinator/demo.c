@@ -76,9 +76,8 @@ static pid_t spawn_agent(const char *exe, const char *endpoint, const char *tmp,
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
 	}
-	execlp(exe, exe, "--coordinator", endpoint, "--name", name, "--state-dir", dir,
-	       "--target", d0, "--target", d1, "--allow", d0, "--allow", d1, "--insecure",
-	       (char *)NULL);
+	execlp(exe, exe, "--coordinator", endpoint, "--name", name, "--state-dir", dir, "--target",
+	       d0, "--target", d1, "--allow", d0, "--allow", d1, "--insecure", (char *)NULL);
 	fprintf(stderr, "cannot run '%s': %s\n", exe, strerror(errno));
 	_exit(127);
 }

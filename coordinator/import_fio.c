@@ -203,7 +203,8 @@ int rb_import_fio_cmd(int argc, char **argv)
 			}
 			if (!x->nfilenames && !target)
 				rb_diags_add(&d, RB_SEV_ERROR, files[f], 0, 0, x->name,
-					     "job '%s' names no filename: give --target PATH", x->name);
+					     "job '%s' names no filename: give --target PATH",
+					     x->name);
 			for (size_t k = 0; k < x->nfilenames; k++)
 				if (!listed(drives, ndrives, x->filenames[k])) {
 					char **v = realloc(drives, (ndrives + 1) * sizeof(*v));

@@ -85,11 +85,13 @@ static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 	if (!hs->have_before || !hs->have_after)
 		return;
 	if (hs->after.nvme && hs->before.nvme) {
-		row->health_write_bytes = (uint64_t)((hs->after.data_units_written -
-						      hs->before.data_units_written) * 512000.0);
+		row->health_write_bytes =
+			(uint64_t)((hs->after.data_units_written - hs->before.data_units_written) *
+				   512000.0);
 		row->health_new_media_errors = hs->after.media_errors - hs->before.media_errors;
 	} else if (hs->after.kernel_write_bytes >= hs->before.kernel_write_bytes) {
-		row->health_write_bytes = hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
+		row->health_write_bytes =
+			hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
 	}
 }
 
@@ -165,7 +167,8 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	row.verify_mismatches = dr->verify_mismatches;
 	/* how far from the planned instant its jobs started, in our clock */
 	if (dr->start_mono_ns && k->start_at && a->clk.n && dr->attempt == 0)
-		row.start_skew_ns = dr->start_mono_ns - rb_clock_offset(&a->clk, NULL) - k->start_at;
+		row.start_skew_ns =
+			dr->start_mono_ns - rb_clock_offset(&a->clk, NULL) - k->start_at;
 	row.history_since_ns = dr->history_since_ns;
 	row.purge_ns = dr->purge_ns;
 	copy(row.purge_method, sizeof(row.purge_method), dr->purge_method);
@@ -195,7 +198,8 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	rb_results_result(k->res, &row);
 	progress_result(k, (size_t)di, &row);
 	result_extras(k, a, dr, (size_t)di);
-	k->io_errors += row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
+	k->io_errors +=
+		row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
 	/* a point stopped short, replayed from the journal, runs again as the next attempt:
 	 * its row is superseded, not a failure of the run */
 	if (strcmp(row.status, "ok") && !(k->replaying && !strcmp(row.status, "stopped"))) {
@@ -214,7 +218,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	s->mean_ns = all ? (row.read.lat_mean_ns * (double)row.read.ios +
 			    row.write.lat_mean_ns * (double)row.write.ios +
 			    row.trim.lat_mean_ns * (double)row.trim.ios) /
-				   (double)all
+				     (double)all
 			 : 0;
 	s->p99_ns = rb_hist_percentile(&k->scratch, 99);
 }
@@ -340,9 +344,10 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		if (di < 0 || s->direction > 2)
 			continue;
 		if (!assigned(k, a, s->point, s->attempt)) {
-			rb_debug("agent '%s' sent a sample of point %u attempt %u, which it was not "
-				 "given; dropped",
-				 a->name, s->point, s->attempt);
+			rb_debug(
+				"agent '%s' sent a sample of point %u attempt %u, which it was not "
+				"given; dropped",
+				a->name, s->point, s->attempt);
 			continue;
 		}
 		/* once per key: the same interval again under another epoch is not stored twice
@@ -353,7 +358,8 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		/* percentiles straight from the sparse delta: no 37 KiB histogram per sample */
 		if (!rb_hist_sparse_valid(s->hist.idx, nh)) {
 			rb_warn("agent '%s' sent a histogram with buckets out of range or order; "
-				"sample dropped", a->name);
+				"sample dropped",
+				a->name);
 			continue;
 		}
 		memset(&row, 0, sizeof(row));
@@ -488,7 +494,8 @@ void ing_point_row(struct coord *k, const struct rb_point *p)
 	rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
 	if (p->purge[0]) {
 		/* no IO: the point is the purge */
-		snprintf(row.settings, sizeof(row.settings), "purge=%s ses=%u", p->purge, p->purge_ses);
+		snprintf(row.settings, sizeof(row.settings), "purge=%s ses=%u", p->purge,
+			 p->purge_ses);
 		row.engine[0] = '\0';
 		row.bs_bytes = 0;
 		row.iodepth = row.numjobs = 0;
@@ -592,8 +599,7 @@ void ing_drive_rows(struct coord *k)
 			memset(&mr, 0, sizeof(mr));
 			mr.drive = (uint32_t)i;
 			mr.member = (uint32_t)m;
-			row_identity(&mr.id, d->members[m].path,
-				     reg_target(a, d->members[m].path));
+			row_identity(&mr.id, d->members[m].path, reg_target(a, d->members[m].path));
 			rb_results_member(k->res, &mr);
 		}
 	}
@@ -654,4 +660,3 @@ void ing_point_begin(struct coord *k, const struct rb_point *p)
 	if (k->c->phases[p->phase].steady_rolling)
 		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
 }
-

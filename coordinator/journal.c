@@ -39,10 +39,11 @@ int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
 
 	if (!f)
 		return -ENOMEM;
-	fprintf(f, MAGIC "run %s\nfile %s\nlisten %s\nkey %s\nagent_keys %s\ninsecure %d\n"
-		   "start_ns %" PRId64 "\ncampaign\n%s",
-		m->run, m->file, m->listen, m->key, m->agent_keys, m->insecure ? 1 : 0,
-		m->start_ns, m->campaign ? m->campaign : "");
+	fprintf(f,
+		MAGIC "run %s\nfile %s\nlisten %s\nkey %s\nagent_keys %s\ninsecure %d\n"
+		      "start_ns %" PRId64 "\ncampaign\n%s",
+		m->run, m->file, m->listen, m->key, m->agent_keys, m->insecure ? 1 : 0, m->start_ns,
+		m->campaign ? m->campaign : "");
 	if (fclose(f))
 		return -ENOMEM;
 	r = rb_journal_append(fd, "", (const uint8_t *)text, len);
@@ -118,7 +119,9 @@ static bool journal_valid(void *state, const uint8_t *extra, const uint8_t *payl
 
 /* the first record describes the run: damage there is no journal */
 static const struct rb_reclog_fmt journal_fmt = {
-	.max = RECORD_MAX, .whole_start = true, .valid = journal_valid,
+	.max = RECORD_MAX,
+	.whole_start = true,
+	.valid = journal_valid,
 };
 
 struct journal_walk {
@@ -131,8 +134,7 @@ struct journal_walk {
 	size_t errlen;
 };
 
-static int journal_record(void *arg, const uint8_t *extra, const uint8_t *buf, uint32_t l,
-			  off_t at)
+static int journal_record(void *arg, const uint8_t *extra, const uint8_t *buf, uint32_t l, off_t at)
 {
 	struct journal_walk *w = arg;
 	size_t nl = strnlen((const char *)buf, l);
@@ -142,8 +144,10 @@ static int journal_record(void *arg, const uint8_t *extra, const uint8_t *buf, u
 	if (at == 0) {
 		/* the first record describes the run */
 		if (nl != 0 || (w->meta && parse_meta((const char *)buf + 1, l - 1, w->meta))) {
-			snprintf(w->err, w->errlen, "'%s' is not a rackbench journal (or an older "
-				 "one without the run's description)", w->path);
+			snprintf(w->err, w->errlen,
+				 "'%s' is not a rackbench journal (or an older "
+				 "one without the run's description)",
+				 w->path);
 			return -EBADMSG;
 		}
 		return 0;
@@ -160,8 +164,9 @@ long rb_journal_walk_ex(const char *path, off_t from, struct rb_journal_meta *me
 			rb_journal_fn fn, void *arg, struct rb_journal_walk_info *info, char *err,
 			size_t errlen)
 {
-	struct journal_walk w = { .path = path, .meta = meta, .fn = fn, .arg = arg,
-				  .err = err, .errlen = errlen };
+	struct journal_walk w = {
+		.path = path, .meta = meta, .fn = fn, .arg = arg, .err = err, .errlen = errlen
+	};
 	struct rb_reclog_info ri;
 	long r;
 
@@ -192,8 +197,8 @@ long rb_journal_walk_ex(const char *path, off_t from, struct rb_journal_meta *me
 	return w.n;
 }
 
-long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
-		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen)
+long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta, rb_journal_fn fn,
+		     void *arg, off_t *ret_end, char *err, size_t errlen)
 {
 	struct rb_journal_walk_info info;
 	long n = rb_journal_walk_ex(path, from, meta, fn, arg, &info, err, errlen);
@@ -257,7 +262,8 @@ pid_t rb_journal_holder(const char *path)
 		unsigned maj, min;
 		unsigned long long ino;
 
-		if (sscanf(line, "%*s %15s %*s %*s %d %x:%x:%llu", type, &p, &maj, &min, &ino) == 5 &&
+		if (sscanf(line, "%*s %15s %*s %*s %d %x:%x:%llu", type, &p, &maj, &min, &ino) ==
+			    5 &&
 		    !strcmp(type, "FLOCK") && ino == (unsigned long long)st.st_ino &&
 		    maj == major(st.st_dev) && min == minor(st.st_dev))
 			pid = p;
@@ -305,8 +311,8 @@ int rb_journal_dump_cmd(int argc, char **argv)
 		rb_err("%s", err);
 		return RB_EXIT_USAGE;
 	}
-	fprintf(stderr, "run %s, campaign file %s: %ld record(s), %lld bytes whole\n", m.run, m.file,
-		n, (long long)end);
+	fprintf(stderr, "run %s, campaign file %s: %ld record(s), %lld bytes whole\n", m.run,
+		m.file, n, (long long)end);
 	rb_journal_meta_free(&m);
 	return RB_EXIT_OK;
 }

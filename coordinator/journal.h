@@ -20,12 +20,12 @@
 
 /* What a resumed run needs to be the same run: written first, as text. */
 struct rb_journal_meta {
-	char run[96];		/* the run's identity (the agents' spools carry it) */
-	char file[1024];	/* the campaign file it was read from, for messages */
+	char run[96];	 /* the run's identity (the agents' spools carry it) */
+	char file[1024]; /* the campaign file it was read from, for messages */
 	char listen[256], key[1024], agent_keys[1024];
 	bool insecure;
 	int64_t start_ns;
-	char *campaign;		/* the campaign's text (allocated) */
+	char *campaign; /* the campaign's text (allocated) */
 };
 
 /*
@@ -49,14 +49,14 @@ typedef int (*rb_journal_fn)(void *arg, const char *agent, const uint8_t *buf, s
  * walked, or -errno (-EBADMSG: not a journal, err says why); *ret_end is the end of the
  * last whole record.
  */
-long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta,
-		     rb_journal_fn fn, void *arg, off_t *ret_end, char *err, size_t errlen);
+long rb_journal_walk(const char *path, off_t from, struct rb_journal_meta *meta, rb_journal_fn fn,
+		     void *arg, off_t *ret_end, char *err, size_t errlen);
 /* What a walk found besides records: where the whole ones end, and what it skipped. */
 struct rb_journal_walk_info {
-	off_t end;		/* the end of the last whole record */
-	unsigned damaged;	/* damaged stretches skipped (each followed by whole records) */
-	off_t damaged_bytes;	/* ... their bytes, in all */
-	off_t first_damaged;	/* ... where the first begins */
+	off_t end;	     /* the end of the last whole record */
+	unsigned damaged;    /* damaged stretches skipped (each followed by whole records) */
+	off_t damaged_bytes; /* ... their bytes, in all */
+	off_t first_damaged; /* ... where the first begins */
 };
 /*
  * rb_journal_walk, also saying what it skipped: a record that fails its checksum (or

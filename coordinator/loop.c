@@ -77,7 +77,8 @@ static int pump(struct coord *k, int timeout_ms)
 		if (peer.user_id[0])
 			snprintf(name, sizeof(name), "%s", peer.user_id);
 		else
-			snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len, (const char *)peer.rid);
+			snprintf(name, sizeof(name), "%.*s", (int)peer.rid_len,
+				 (const char *)peer.rid);
 		rb_err("bad message from '%s': %s", name, err);
 		/* tell the agent too, in a message any version can read */
 		if (r == -EPROTONOSUPPORT)
@@ -87,8 +88,8 @@ static int pump(struct coord *k, int timeout_ms)
 	if (e->kind == RB_MSG_HELLO) {
 		/* the key's name (from the allow-list) must be the name the agent claims */
 		if (k->zap && strcmp(peer.user_id, e->hello.name)) {
-			rb_warn("refused: the key of agent '%s' claims to be agent '%s'", peer.user_id,
-				e->hello.name);
+			rb_warn("refused: the key of agent '%s' claims to be agent '%s'",
+				peer.user_id, e->hello.name);
 			goto out;
 		}
 		if (k->o->hello_hook)
@@ -106,7 +107,8 @@ static int pump(struct coord *k, int timeout_ms)
 	}
 	if (k->zap && !reg_same_peer(&a->peer, &peer)) {
 		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
-			"one", a->name);
+			"one",
+			a->name);
 		a->peer = peer;
 	}
 	if (k->zap && strcmp(peer.user_id, a->name)) {
@@ -169,8 +171,8 @@ bool loop_stopped(struct coord *k)
  * agent's state only moves on (coord_priv.h), so enum agent_state's order says it. On the deadline names each agent still short as "agent 'X' did not WHAT"
  * and returns timeout_rc; RB_EXIT_FAILED when stopped.
  */
-static int await_agents(struct coord *k, enum agent_state least, int64_t deadline,
-			const char *what, int timeout_rc)
+static int await_agents(struct coord *k, enum agent_state least, int64_t deadline, const char *what,
+			int timeout_rc)
 {
 	for (;;) {
 		size_t waiting = 0;
@@ -251,7 +253,8 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 {
 	if (a->state != AGENT_DROPPED) {
 		rb_err("agent '%s' is lost: point %u ('%s') is partial, and the campaign goes on "
-		       "without it", a->name, p->index, p->name);
+		       "without it",
+		       a->name, p->index, p->name);
 		a->drop_point = p->index;
 		a->drop_attempt = a->attempt;
 		a->rejoin = false;
@@ -357,9 +360,9 @@ static void point_flush(struct coord *k, int64_t now, int64_t *next_flush, bool 
 int loop_run_point(struct coord *k, const struct rb_point *p, uint32_t attempt)
 {
 	/* a purge may take hours (a sanitize); the agent's heartbeats say it is alive */
-	int64_t budget = p->purge[0] ? 6LL * 3600 * 1000000000LL
-				     : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 +
-					       60LL * 1000000000LL;
+	int64_t budget =
+		p->purge[0] ? 6LL * 3600 * 1000000000LL
+			    : (int64_t)(p->wl.ramp_ns + p->wl.runtime_ns) * 2 + 60LL * 1000000000LL;
 	int64_t deadline = coord_now(k) + budget, next_flush = coord_now(k) + 5000000000LL;
 
 	if (point_start(k, p, attempt))
@@ -408,7 +411,8 @@ void loop_idle(struct coord *k, uint64_t ns)
 		return;
 	coord_enter(k, PHASE_IDLE);
 	rb_info("idle %s", rb_fmt_duration(ns, d, sizeof(d)));
-	for (int64_t until = coord_now(k) + (int64_t)ns; coord_now(k) < until && !loop_stopped(k);) {
+	for (int64_t until = coord_now(k) + (int64_t)ns;
+	     coord_now(k) < until && !loop_stopped(k);) {
 		pump(k, 100);
 		rb_progress_tick(k->prog);
 	}
@@ -461,9 +465,12 @@ void loop_await_stopped(struct coord *k)
 }
 
 static const char *const phase_names[] = {
-	[PHASE_WAITING] = "waiting",	 [PHASE_SELECTING] = "selecting",
-	[PHASE_PREFLIGHT] = "pre-flight", [PHASE_POINT] = "point",
-	[PHASE_IDLE] = "idle",		 [PHASE_STOPPING] = "stopping",
+	[PHASE_WAITING] = "waiting",
+	[PHASE_SELECTING] = "selecting",
+	[PHASE_PREFLIGHT] = "pre-flight",
+	[PHASE_POINT] = "point",
+	[PHASE_IDLE] = "idle",
+	[PHASE_STOPPING] = "stopping",
 	[PHASE_DONE] = "done",
 };
 

@@ -155,8 +155,8 @@ static int run_cmd(int argc, char **argv)
 		/* the service's socket and keys serve every run */
 		/* no folder given by flag or campaign: the service's (serve --results) */
 		bool own = results || strcmp(c->results_dir, ".");
-		char *f = realpath(file, NULL), *res = own ? absolute(results ? results : c->results_dir)
-							   : NULL,
+		char *f = realpath(file, NULL),
+		     *res = own ? absolute(results ? results : c->results_dir) : NULL,
 		     *ev = absolute(events);
 
 		if (insecure || listen || key || agent_keys)
@@ -270,9 +270,9 @@ static int resume_cmd(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	rc = rb_coord_resume(c, &(struct rb_coord_opts){ .stop = &stop,
-							 .events = events,
-							 .results_path = path }, &m);
+	rc = rb_coord_resume(
+		c, &(struct rb_coord_opts){ .stop = &stop, .events = events, .results_path = path },
+		&m);
 	rb_campaign_free(c);
 	rb_journal_meta_free(&m);
 	rb_tx_context_term();

@@ -107,7 +107,7 @@ void ord_preflight(struct coord *k, struct ragent *a)
  * instant or (a re-run of one agent's part) at once. Returns 0 or RB_EXIT_FAILED.
  */
 int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint32_t attempt,
-		  bool at_start)
+	       bool at_start)
 {
 	struct rb_msg m;
 	struct rb_msg_assign *as = &m.assign;

@@ -20,7 +20,6 @@
 #include "options.h"
 #include "units.h"
 
-
 static const char *type_name(enum rb_opt_type t)
 {
 	switch (t) {
@@ -56,7 +55,8 @@ static void print_campaign_keys(void)
 		const struct rb_ckey *k = &rb_ckeys[i];
 
 		printf("%s{\"name\": \"%s\", \"where\": \"%s\", \"type\": \"%s\", \"choices\": [",
-		       i ? ", " : "", k->name, rb_ckey_where_id(k->where), rb_ckey_type_name(k->type));
+		       i ? ", " : "", k->name, rb_ckey_where_id(k->where),
+		       rb_ckey_type_name(k->type));
 		for (size_t c = 0; k->choices && k->choices[c]; c++)
 			printf("%s\"%s\"", c ? ", " : "", k->choices[c]);
 		printf("], \"default\": ");
@@ -75,7 +75,8 @@ int rb_options_cmd(int argc, char **argv)
 		printf("usage: rackbench options [--json]\n\nThe workload option table: the keys of "
 		       "a campaign's workload:, defaults: and matrix:,\nthe same as "
 		       "rackbench-agent run flags.\n");
-		return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? RB_EXIT_USAGE : RB_EXIT_OK;
+		return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? RB_EXIT_USAGE
+									  : RB_EXIT_OK;
 	}
 	if (json)
 		printf("{\"options\": [");
@@ -90,7 +91,8 @@ int rb_options_cmd(int argc, char **argv)
 		printf("%s{\"key\": \"%s\", \"type\": \"%s\", \"default\": ", i ? ", " : "", o->key,
 		       type_name(o->type));
 		rb_json_str(stdout, o->def);
-		printf(", \"min\": %" PRIu64 ", \"max\": %" PRIu64 ", \"choices\": [", o->min, o->max);
+		printf(", \"min\": %" PRIu64 ", \"max\": %" PRIu64 ", \"choices\": [", o->min,
+		       o->max);
 		for (size_t c = 0; o->choices && o->choices[c]; c++)
 			printf("%s\"%s\"", c ? ", " : "", o->choices[c]);
 		printf("], \"help\": ");
@@ -161,7 +163,8 @@ static void plan_usage(FILE *out)
 static void phase_drives(const struct rb_phase *P)
 {
 	for (size_t i = 0; i < P->ndrives; i++)
-		printf("%s%s%s", i ? ", " : "  measures: ", P->drives[i], i + 1 == P->ndrives ? "\n" : "");
+		printf("%s%s%s", i ? ", " : "  measures: ", P->drives[i],
+		       i + 1 == P->ndrives ? "\n" : "");
 }
 
 /* What `plan` was asked, from its flags. */
@@ -248,13 +251,13 @@ static void plan_header(const struct rb_campaign *c)
 /* The whole plan's time, over its phases. */
 struct plan_totals {
 	uint64_t total_ns, min_ns, max_ns;
-	size_t sized;		/* size-based phases and purges: their time is the drives' */
-	size_t sized_total;	/* of them, timed with --assume-mbps */
+	size_t sized;	    /* size-based phases and purges: their time is the drives' */
+	size_t sized_total; /* of them, timed with --assume-mbps */
 };
 
 /* A phase's points, counted. */
 struct phase_sum {
-	uint64_t round_ns, all_ns, bytes;	/* round_ns: the first round's time */
+	uint64_t round_ns, all_ns, bytes; /* round_ns: the first round's time */
 	size_t n, psized, curves, purges;
 	bool bytes_known;
 };
@@ -312,8 +315,9 @@ static void phase_sized_note(struct phase_sum *ps, uint64_t mbps, struct plan_to
 			pt->sized_total += ps->psized;
 		}
 	} else if (ps->psized) {
-		snprintf(extra, len, "; size-based: time depends on the drives "
-				     "(--assume-capacity, --assume-mbps)");
+		snprintf(extra, len,
+			 "; size-based: time depends on the drives "
+			 "(--assume-capacity, --assume-mbps)");
 	}
 }
 
@@ -349,9 +353,8 @@ static void plan_phase(const struct rb_campaign *c, size_t ph, const struct plan
 	if (P->steady_rounds) {
 		printf("phase %s: steady state over %zu point(s) per round, %u to %u rounds: "
 		       "%zu to %zu points, %s to %s%s\n",
-		       P->name, per, P->steady_window, P->steady_rounds,
-		       per * P->steady_window, ps.n,
-		       rb_fmt_duration_human(ps.round_ns * P->steady_window, a, sizeof(a)),
+		       P->name, per, P->steady_window, P->steady_rounds, per * P->steady_window,
+		       ps.n, rb_fmt_duration_human(ps.round_ns * P->steady_window, a, sizeof(a)),
 		       rb_fmt_duration_human(ps.all_ns, b, sizeof(b)), extra);
 		pt->min_ns += ps.round_ns * P->steady_window;
 	} else {
@@ -359,8 +362,10 @@ static void plan_phase(const struct rb_campaign *c, size_t ph, const struct plan
 		char cv[96] = "";
 
 		if (ps.curves)
-			snprintf(cv, sizeof(cv), " (%zu curve(s): an unthrottled run, then %zu "
-				 "rate(s) each)", ps.curves, per - 1);
+			snprintf(cv, sizeof(cv),
+				 " (%zu curve(s): an unthrottled run, then %zu "
+				 "rate(s) each)",
+				 ps.curves, per - 1);
 		printf("phase %s: %zu point(s)%s, %s%s\n", P->name, ps.n, cv,
 		       untimed ? "size-based" : rb_fmt_duration_human(ps.all_ns, a, sizeof(a)),
 		       untimed ? ": time depends on the drives (--assume-capacity, --assume-mbps)"
@@ -387,9 +392,9 @@ static void plan_points(const struct rb_campaign *c, bool list)
 
 		printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
 		       c->points[i].purge[0] ? "purge"
-		       : size_based	     ? (wl->passes ? "size-based (passes)"
-						   : "size-based (io_size)")
-			: rb_fmt_duration_human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
+		       : size_based
+			       ? (wl->passes ? "size-based (passes)" : "size-based (io_size)")
+			       : rb_fmt_duration_human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
 	}
 }
 
@@ -397,8 +402,8 @@ static void plan_points(const struct rb_campaign *c, bool list)
 static void plan_footer(const struct rb_campaign *c, const struct plan_totals *pt)
 {
 	bool open_ended = pt->sized > pt->sized_total;
-	const char *plus = open_ended ? ", plus size-based points (time depends on the drives)"
-				      : "";
+	const char *plus =
+		open_ended ? ", plus size-based points (time depends on the drives)" : "";
 	char a[32], b[32];
 
 	if (pt->min_ns == pt->max_ns)
@@ -463,7 +468,8 @@ int rb_presets_cmd(int argc, char **argv)
 			rb_err("unknown preset '%s' (see 'rackbench presets')", argv[1]);
 			return RB_EXIT_USAGE;
 		}
-		printf("# preset %s: %s\n# source: %s\n%s", x->name, x->summary, x->source, x->text);
+		printf("# preset %s: %s\n# source: %s\n%s", x->name, x->summary, x->source,
+		       x->text);
 		return RB_EXIT_OK;
 	}
 	for (size_t i = 0; i < n; i++) {

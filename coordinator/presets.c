@@ -11,12 +11,14 @@
 
 /* CDN read: 128 KiB at 83.21%, then 124 sizes from 4 KiB in 512-byte steps with
  * geometrically falling weights (ratio 0.97) that sum to 16.79% (docs/presets.md). */
-#define CDN_READ "128k/83.21:4096/0.5155:4608/0.5000:5120/0.4850:5632/0.4705:6144/0.4564:6656/0.4427:7168/0.4294:7680/0.4165:8192/0.4040:8704/0.3919:9216/0.3801:9728/0.3687:10240/0.3577:10752/0.3469:11264/0.3365:11776/0.3264:12288/0.3166:12800/0.3071:13312/0.2979:13824/0.2890:14336/0.2803:14848/0.2719:15360/0.2638:15872/0.2558:16384/0.2482:16896/0.2407:17408/0.2335:17920/0.2265:18432/0.2197:18944/0.2131:19456/0.2067:19968/0.2005:20480/0.1945:20992/0.1887:21504/0.1830:22016/0.1775:22528/0.1722:23040/0.1670:23552/0.1620:24064/0.1572:24576/0.1524:25088/0.1479:25600/0.1434:26112/0.1391:26624/0.1350:27136/0.1309:27648/0.1270:28160/0.1232:28672/0.1195:29184/0.1159:29696/0.1124:30208/0.1090:30720/0.1058:31232/0.1026:31744/0.0995:32256/0.0965:32768/0.0936:33280/0.0908:33792/0.0881:34304/0.0855:34816/0.0829:35328/0.0804:35840/0.0780:36352/0.0757:36864/0.0734:37376/0.0712:37888/0.0691:38400/0.0670:38912/0.0650:39424/0.0630:39936/0.0611:40448/0.0593:40960/0.0575:41472/0.0558:41984/0.0541:42496/0.0525:43008/0.0509:43520/0.0494:44032/0.0479:44544/0.0465:45056/0.0451:45568/0.0437:46080/0.0424:46592/0.0411:47104/0.0399:47616/0.0387:48128/0.0375:48640/0.0364:49152/0.0353:49664/0.0343:50176/0.0332:50688/0.0322:51200/0.0313:51712/0.0303:52224/0.0294:52736/0.0285:53248/0.0277:53760/0.0269:54272/0.0261:54784/0.0253:55296/0.0245:55808/0.0238:56320/0.0231:56832/0.0224:57344/0.0217:57856/0.0211:58368/0.0204:58880/0.0198:59392/0.0192:59904/0.0186:60416/0.0181:60928/0.0175:61440/0.0170:61952/0.0165:62464/0.0160:62976/0.0155:63488/0.0151:64000/0.0146:64512/0.0142:65024/0.0137:65536/0.0133:66048/0.0129:66560/0.0125:67072/0.0122"
+#define CDN_READ                                                                                   \
+	"128k/83.21:4096/0.5155:4608/0.5000:5120/0.4850:5632/0.4705:6144/0.4564:6656/0.4427:7168/0.4294:7680/0.4165:8192/0.4040:8704/0.3919:9216/0.3801:9728/0.3687:10240/0.3577:10752/0.3469:11264/0.3365:11776/0.3264:12288/0.3166:12800/0.3071:13312/0.2979:13824/0.2890:14336/0.2803:14848/0.2719:15360/0.2638:15872/0.2558:16384/0.2482:16896/0.2407:17408/0.2335:17920/0.2265:18432/0.2197:18944/0.2131:19456/0.2067:19968/0.2005:20480/0.1945:20992/0.1887:21504/0.1830:22016/0.1775:22528/0.1722:23040/0.1670:23552/0.1620:24064/0.1572:24576/0.1524:25088/0.1479:25600/0.1434:26112/0.1391:26624/0.1350:27136/0.1309:27648/0.1270:28160/0.1232:28672/0.1195:29184/0.1159:29696/0.1124:30208/0.1090:30720/0.1058:31232/0.1026:31744/0.0995:32256/0.0965:32768/0.0936:33280/0.0908:33792/0.0881:34304/0.0855:34816/0.0829:35328/0.0804:35840/0.0780:36352/0.0757:36864/0.0734:37376/0.0712:37888/0.0691:38400/0.0670:38912/0.0650:39424/0.0630:39936/0.0611:40448/0.0593:40960/0.0575:41472/0.0558:41984/0.0541:42496/0.0525:43008/0.0509:43520/0.0494:44032/0.0479:44544/0.0465:45056/0.0451:45568/0.0437:46080/0.0424:46592/0.0411:47104/0.0399:47616/0.0387:48128/0.0375:48640/0.0364:49152/0.0353:49664/0.0343:50176/0.0332:50688/0.0322:51200/0.0313:51712/0.0303:52224/0.0294:52736/0.0285:53248/0.0277:53760/0.0269:54272/0.0261:54784/0.0253:55296/0.0245:55808/0.0238:56320/0.0231:56832/0.0224:57344/0.0217:57856/0.0211:58368/0.0204:58880/0.0198:59392/0.0192:59904/0.0186:60416/0.0181:60928/0.0175:61440/0.0170:61952/0.0165:62464/0.0160:62976/0.0155:63488/0.0151:64000/0.0146:64512/0.0142:65024/0.0137:65536/0.0133:66048/0.0129:66560/0.0125:67072/0.0122"
 /* CDN write and the saturation stage: 128 KiB at 98.51%, a small-size tail of 1.49%. */
 #define CDN_WRITE "128k/98.51:64k/0.50:32k/0.40:16k/0.35:8k/0.24"
 
 static const struct rb_preset presets[] = {
-	{ "storagereview-fio", "StorageReview's FIO suite: 128K sequential, then 64K/16K/4K random "
+	{ "storagereview-fio",
+	  "StorageReview's FIO suite: 128K sequential, then 64K/16K/4K random "
 	  "matrices, a fresh two-pass fill before each block size",
 	  "seeds/000 (FIO suite)",
 	  "defaults: {direct: true, runtime: 2m, interval: 1s}\n"
@@ -42,7 +44,8 @@ static const struct rb_preset presets[] = {
 	  "  - name: random-4k\n"
 	  "    workload: {bs: 4k}\n"
 	  "    matrix: {rw: [randread, randwrite], iodepth: [1, 4, 16, 32], numjobs: [1, 4, 16]}\n" },
-	{ "cdn", "CDN: sequential fill, random-write saturation (128K at 98.51%), then CDN write "
+	{ "cdn",
+	  "CDN: sequential fill, random-write saturation (128K at 98.51%), then CDN write "
 	  "and CDN read (125 sizes) over numjobs {1,2,4} x QD {1..32}, 5 min per point, 1 min idle",
 	  "seeds/000 (CDN workload)",
 	  "defaults: {direct: true, interval: 1s}\n"
@@ -60,7 +63,8 @@ static const struct rb_preset presets[] = {
 	  "    workload: {rw: randread, bssplit: \"" CDN_READ "\", runtime: 5m}\n"
 	  "    matrix: {numjobs: [1, 2, 4], iodepth: [1, 2, 4, 8, 16, 32]}\n"
 	  "    idle: 1m\n" },
-	{ "vdbench-4corners", "VDBench four corners on a 25% section after a full fill: 4K random "
+	{ "vdbench-4corners",
+	  "VDBench four corners on a 25% section after a full fill: 4K random "
 	  "read/write, 64K sequential read/write, each a curve to 120% of its maximum",
 	  "seeds/001, seeds/003 (VDBench)",
 	  "defaults: {direct: true, runtime: 5m, interval: 1s}\n"
@@ -79,7 +83,8 @@ static const struct rb_preset presets[] = {
 	  "  - name: 64k-seq-write\n"
 	  "    workload: {rw: write, bs: 64k, iodepth: 1, numjobs: 8, size_pct: 25}\n"
 	  "    curve: [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]\n" },
-	{ "database", "VDBench synthetic database profiles (SQL, SQL 90-10, SQL 80-20, Oracle, "
+	{ "database",
+	  "VDBench synthetic database profiles (SQL, SQL 90-10, SQL 80-20, Oracle, "
 	  "Oracle 90-10, Oracle 80-20) as curves on a 25% section after a full fill",
 	  "seeds/001, seeds/003 (VDBench synthetic database)",
 	  "defaults: {direct: true, runtime: 5m, interval: 1s, size_pct: 25, iodepth: 1, "
@@ -95,7 +100,8 @@ static const struct rb_preset presets[] = {
 	  "    workload: {rw: randrw, bssplit: \"8k/90:64k/10\"}\n"
 	  "    matrix: {rwmixread: [70, 90, 80]}\n"
 	  "    curve: [10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]\n" },
-	{ "snia-pts-iops", "SNIA PTS IOPS: workload-independent preconditioning (2x capacity, "
+	{ "snia-pts-iops",
+	  "SNIA PTS IOPS: workload-independent preconditioning (2x capacity, "
 	  "128K sequential), then rounds of 8 block sizes x 7 read/write mixes until 4K random "
 	  "write IOPS are steady (window 5, at most 25 rounds)",
 	  "SNIA SSS PTS 2.0 (IOPS test); seeds/003 (state decides the result)",
@@ -110,7 +116,8 @@ static const struct rb_preset presets[] = {
 	  "      bs: [1024k, 128k, 64k, 32k, 16k, 8k, 4k, 512]\n"
 	  "    steady_state: {max_rounds: 25, window: 5, track: {rwmixread: 0, bs: 4k}, "
 	  "metric: iops}\n" },
-	{ "snia-pts-throughput", "SNIA PTS throughput: 128K and 1024K sequential write, then "
+	{ "snia-pts-throughput",
+	  "SNIA PTS throughput: 128K and 1024K sequential write, then "
 	  "read, each in rounds until steady (window 5, at most 25 rounds)",
 	  "SNIA SSS PTS 2.0 (throughput test)",
 	  "defaults: {direct: true, iodepth: 32, numjobs: 1, runtime: 1m, interval: 1s}\n"
@@ -125,7 +132,8 @@ static const struct rb_preset presets[] = {
 	  "    workload: {rw: read}\n"
 	  "    matrix: {bs: [1024k, 128k]}\n"
 	  "    steady_state: {max_rounds: 25, window: 5, track: {bs: 1024k}, metric: mbps}\n" },
-	{ "snia-pts-latency", "SNIA PTS latency: 3 block sizes x 3 read/write mixes at QD1, one "
+	{ "snia-pts-latency",
+	  "SNIA PTS latency: 3 block sizes x 3 read/write mixes at QD1, one "
 	  "job, in rounds until the 4K random-write mean latency is steady",
 	  "SNIA SSS PTS 2.0 (latency test)",
 	  "defaults: {direct: true, iodepth: 1, numjobs: 1, runtime: 1m, interval: 1s}\n"
@@ -139,7 +147,8 @@ static const struct rb_preset presets[] = {
 	  "      bs: [8k, 4k, 512]\n"
 	  "    steady_state: {max_rounds: 25, window: 5, track: {rwmixread: 0, bs: 4k}, "
 	  "metric: mean_latency}\n" },
-	{ "crystaldiskmark", "CrystalDiskMark 8's four tests, read and write: SEQ1M Q8T1, SEQ1M "
+	{ "crystaldiskmark",
+	  "CrystalDiskMark 8's four tests, read and write: SEQ1M Q8T1, SEQ1M "
 	  "Q1T1, RND4K Q32T16, RND4K Q1T1",
 	  "seeds/004 (CrystalDiskMark)",
 	  "defaults: {direct: true, runtime: 5s, interval: 1s, size: 1g}\n"
@@ -156,7 +165,8 @@ static const struct rb_preset presets[] = {
 	  "  - name: rnd4k-q1t1\n"
 	  "    workload: {bs: 4k, iodepth: 1, numjobs: 1}\n"
 	  "    matrix: {rw: [randread, randwrite]}\n" },
-	{ "atto", "ATTO Disk Benchmark: sequential read and write over block sizes from 512 B to "
+	{ "atto",
+	  "ATTO Disk Benchmark: sequential read and write over block sizes from 512 B to "
 	  "64 MiB, queue depth 4",
 	  "seeds/004 (ATTO Disk Benchmark 3.05)",
 	  "defaults: {direct: true, iodepth: 4, numjobs: 1, runtime: 5s, interval: 1s, size: 256m}\n"
@@ -167,7 +177,8 @@ static const struct rb_preset presets[] = {
 	  "      rw: [write, read]\n"
 	  "      bs: [512, 1k, 2k, 4k, 8k, 16k, 32k, 64k, 128k, 256k, 512k, 1m, 2m, 4m, 8m, 16m, "
 	  "32m, 64m]\n" },
-	{ "burnin", "Burn-in: two full-capacity write passes with verification headers, then a "
+	{ "burnin",
+	  "Burn-in: two full-capacity write passes with verification headers, then a "
 	  "verifying read pass, health sampled every minute",
 	  "seeds: what every review shares (drive state and health with every number)",
 	  "defaults: {direct: true, bs: 1m, iodepth: 32, numjobs: 1, interval: 10s, "

@@ -8,8 +8,8 @@
 struct rb_preset {
 	const char *name;
 	const char *summary;
-	const char *source;	/* where the procedure comes from */
-	const char *text;	/* YAML: defaults and phases */
+	const char *source; /* where the procedure comes from */
+	const char *text;   /* YAML: defaults and phases */
 };
 
 const struct rb_preset *rb_presets(size_t *n);

@@ -20,11 +20,11 @@
 
 struct pdrive {
 	char label[340];
-	uint32_t interval;	/* the interval the figures below are of */
+	uint32_t interval; /* the interval the figures below are of */
 	uint64_t ios, bytes, p99_ns;
-	double temp_c;		/* NAN: unknown */
+	double temp_c; /* NAN: unknown */
 	uint64_t total_ios, total_bytes;
-	bool has_result;	/* the point's result row came: its figures below */
+	bool has_result; /* the point's result row came: its figures below */
 	double result_iops, result_bw;
 };
 
@@ -33,11 +33,11 @@ struct rb_progress {
 	FILE *events;
 	bool tty, color;
 	struct pdrive *d;
-	size_t *in, nin;	/* the drives the current point measures */
-	size_t k;		/* current point */
+	size_t *in, nin; /* the drives the current point measures */
+	size_t k;	 /* current point */
 	int64_t run_start, point_start, last_draw, last_line;
-	uint64_t point_ns;	/* the current point's planned time */
-	unsigned drawn;		/* lines of the view on screen */
+	uint64_t point_ns; /* the current point's planned time */
+	unsigned drawn;	   /* lines of the view on screen */
 };
 
 static const char *dir_name(unsigned d)
@@ -62,8 +62,8 @@ static void erase(void *arg)
 	}
 }
 
-struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events,
-				    char *err, size_t errlen)
+struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events, char *err,
+				    size_t errlen)
 {
 	struct rb_progress *p = calloc(1, sizeof(*p));
 	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
@@ -141,8 +141,8 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 	rb_progress_tick(p);
 }
 
-void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval,
-			unsigned direction, uint64_t ios, uint64_t bytes, uint64_t p99_ns)
+void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, unsigned direction,
+			uint64_t ios, uint64_t bytes, uint64_t p99_ns)
 {
 	struct pdrive *d;
 	double s;
@@ -192,7 +192,8 @@ void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c)
 /* Time left: the rest of this point and the planned time of every later one. */
 static uint64_t eta_ns(const struct rb_progress *p, int64_t now)
 {
-	uint64_t el = (uint64_t)(now - p->point_start), left = el < p->point_ns ? p->point_ns - el : 0;
+	uint64_t el = (uint64_t)(now - p->point_start),
+		 left = el < p->point_ns ? p->point_ns - el : 0;
 
 	for (size_t i = p->k + 1; i < p->c->npoints; i++)
 		left += planned_ns(&p->c->points[i]);
@@ -231,10 +232,12 @@ static void draw(struct rb_progress *p, int64_t now)
 	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s of %s \u00b7 ETA %s%s\n",
 		p->color ? "\033[1m" : "", p->c->phases[pt->phase].name, p->k + 1, p->c->npoints,
 		pt->name,
-		rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL * 1000000000ULL, el,
-				sizeof(el)),
+		rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL *
+					      1000000000ULL,
+				      el, sizeof(el)),
 		rb_fmt_duration_human(p->point_ns, plan, sizeof(plan)),
-		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)),
+		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta,
+				      sizeof(eta)),
 		p->color ? "\033[0m" : "");
 	fprintf(stderr, "  %-40s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
 	lines = 2;
@@ -255,7 +258,8 @@ static void draw(struct rb_progress *p, int64_t now)
 		uint64_t p99;
 
 		totals(p, &iops, &mbps, &p99);
-		fprintf(stderr, "  ... %zu more; all drives: %.0f IOPS, %.1f MB/s, worst p99 %.1f us\n",
+		fprintf(stderr,
+			"  ... %zu more; all drives: %.0f IOPS, %.1f MB/s, worst p99 %.1f us\n",
 			p->nin - show, iops, mbps, (double)p99 / 1e3);
 		lines++;
 	}
@@ -275,7 +279,8 @@ static void plain_line(struct rb_progress *p, int64_t now, const char *what)
 		"ETA %s\n",
 		p->k + 1, p->c->npoints, p->c->points[p->k].name, what, p->nin, iops, mbps,
 		(double)p99 / 1e3,
-		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta, sizeof(eta)));
+		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta,
+				      sizeof(eta)));
 }
 
 void rb_progress_tick(struct rb_progress *p)
@@ -292,8 +297,8 @@ void rb_progress_tick(struct rb_progress *p)
 
 		snprintf(what, sizeof(what), "%s in",
 			 rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL *
-						 1000000000ULL,
-					 el, sizeof(el)));
+						       1000000000ULL,
+					       el, sizeof(el)));
 		plain_line(p, now, what);
 		p->last_line = now;
 	}
@@ -331,8 +336,10 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 		iops += d->result_iops;
 		mbps += d->result_bw / 1e6;
 	}
-	fprintf(stderr, "rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "
-		"%.1f MB/s", p->k + 1, p->c->npoints, pt->name, status, el, p->nin, iops, mbps);
+	fprintf(stderr,
+		"rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "
+		"%.1f MB/s",
+		p->k + 1, p->c->npoints, pt->name, status, el, p->nin, iops, mbps);
 	if (nres < p->nin)
 		fprintf(stderr, " (from %zu drive(s) with results)", nres);
 	fputc('\n', stderr);
@@ -340,7 +347,8 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 		event_head(p, "point_done");
 		fprintf(p->events, ", \"point\": %u, \"status\": ", pt->index);
 		rb_json_str(p->events, status);
-		fprintf(p->events, ", \"elapsed_ns\": %lld, \"iops\": %.1f, \"bw_bytes_per_s\": %.1f}\n",
+		fprintf(p->events,
+			", \"elapsed_ns\": %lld, \"iops\": %.1f, \"bw_bytes_per_s\": %.1f}\n",
 			(long long)(rb_mono_ns() - p->point_start), iops, mbps * 1e6);
 		fflush(p->events);
 	}

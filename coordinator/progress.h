@@ -16,12 +16,12 @@
 struct rb_progress;
 
 /* events: a JSON Lines file to append to, or NULL. NULL with err filled on failure. */
-struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events,
-				    char *err, size_t errlen);
+struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events, char *err,
+				    size_t errlen);
 void rb_progress_free(struct rb_progress *p);
 void rb_progress_point(struct rb_progress *p, size_t k);
-void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval,
-			unsigned direction, uint64_t ios, uint64_t bytes, uint64_t p99_ns);
+void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, unsigned direction,
+			uint64_t ios, uint64_t bytes, uint64_t p99_ns);
 void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);
 /*
  * A drive's result row for the current point (all directions added). The "done" line

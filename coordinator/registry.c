@@ -226,8 +226,8 @@ size_t reg_groups_short(struct coord *k, bool report, bool choose)
 			x->taken = true;
 			found++;
 			if (strlen(names) + strlen(x->hello->hello.name) + 3 < sizeof(names))
-				snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-					 names[0] ? ", " : "", x->hello->hello.name);
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", names[0] ? ", " : "", x->hello->hello.name);
 			if (choose && rb_campaign_add_agent(c, x->hello->hello.name, G))
 				return SIZE_MAX;
 		}
@@ -237,13 +237,14 @@ size_t reg_groups_short(struct coord *k, bool report, bool choose)
 				char labels[256] = "";
 
 				for (size_t l = 0; l < G->nlabels; l++)
-					snprintf(labels + strlen(labels), sizeof(labels) - strlen(labels),
-						 "%s%s", l ? ", " : "", G->labels[l]);
+					snprintf(labels + strlen(labels),
+						 sizeof(labels) - strlen(labels), "%s%s",
+						 l ? ", " : "", G->labels[l]);
 				rb_err("%s:%u:%u: the campaign expects %u agent(s) named '%s'%s%s; %u "
 				       "connected%s%s: missing agents",
-				       c->file, G->line, G->column, G->count, *G->name ? G->name : "*",
-				       labels[0] ? " with labels " : "", labels, found,
-				       names[0] ? ": " : "", names);
+				       c->file, G->line, G->column, G->count,
+				       *G->name ? G->name : "*", labels[0] ? " with labels " : "",
+				       labels, found, names[0] ? ": " : "", names);
 			}
 		} else if (choose) {
 			rb_info("agents named '%s': chose %s", *G->name ? G->name : "*", names);
@@ -317,12 +318,13 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 		return HELLO_NONE;
 	}
 	if (!agent_seen(a))
-		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name, h->hostname,
-			h->ntargets);
+		rb_info("agent '%s' connected from host %s with %zu target(s)", h->name,
+			h->hostname, h->ntargets);
 	else if (k->zap && !reg_same_peer(&a->peer, peer))
 		/* the caller checked that its key is this agent's */
 		rb_info("agent '%s' is on a new connection with its key: it replaces the previous "
-			"one", a->name);
+			"one",
+			a->name);
 	a->peer = *peer;
 	if (a->state == AGENT_UNSEEN)
 		a->state = AGENT_CONNECTED;
@@ -392,7 +394,8 @@ int reg_check_offered(struct coord *k)
 
 		if (d->nmembers && a->minor < 3) {
 			rb_err("agent '%s' speaks protocol %s: volume '%s' needs 1.3 or newer; upgrade "
-			       "the agent", a->name, a->proto, d->path);
+			       "the agent",
+			       a->name, a->proto, d->path);
 			rc = RB_EXIT_USAGE;
 		}
 		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
@@ -403,8 +406,10 @@ int reg_check_offered(struct coord *k)
 				found |= !strcmp(a->targets[t].path, path);
 			if (!found) {
 				rb_err("%s: drive '%s'%s%s%s is not offered by agent '%s' (its --target "
-				       "list)", k->c->file, path, d->nmembers ? " (of volume '" : "",
-				       d->nmembers ? d->path : "", d->nmembers ? "')" : "", a->name);
+				       "list)",
+				       k->c->file, path, d->nmembers ? " (of volume '" : "",
+				       d->nmembers ? d->path : "", d->nmembers ? "')" : "",
+				       a->name);
 				rc = RB_EXIT_USAGE;
 			}
 		}
@@ -438,8 +443,8 @@ int reg_select_drives(struct coord *k, struct rb_campaign *c)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sserial = %s",
 				 what[0] ? ", " : "", sel->serial);
 		if (sel->firmware[0])
-			snprintf(what + strlen(what), sizeof(what) - strlen(what), "%sfirmware ~ %s",
-				 what[0] ? ", " : "", sel->firmware);
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				 "%sfirmware ~ %s", what[0] ? ", " : "", sel->firmware);
 		for (size_t t = 0; a && t < a->ntargets; t++) {
 			const struct rb_identity *x = &a->targets[t];
 
@@ -454,11 +459,13 @@ int reg_select_drives(struct coord *k, struct rb_campaign *c)
 		}
 		if (found != sel->count) {
 			rb_err("%s:%u:%u: agent '%s' offers %u drive(s) with %s; the campaign expects "
-			       "%u%s", c->file, sel->line, sel->column, sel->agent, found, what,
-			       sel->count, found < sel->count ? ": missing drives" : "");
+			       "%u%s",
+			       c->file, sel->line, sel->column, sel->agent, found, what, sel->count,
+			       found < sel->count ? ": missing drives" : "");
 			rc = RB_EXIT_USAGE;
 		} else {
-			rb_info("agent '%s': %u drive(s) with %s selected", sel->agent, found, what);
+			rb_info("agent '%s': %u drive(s) with %s selected", sel->agent, found,
+				what);
 		}
 	}
 	return rc;

@@ -24,10 +24,20 @@
 
 enum fmt { FMT_TABLE, FMT_MARKDOWN, FMT_CSV };
 
-static const char *const cols[] = { "file",	    "point",	"drive",	 "model",
-				     "serial",	    "status",	"iops",		 "mb_s",
-				     "read_mean_us", "read_p99_us", "write_mean_us", "write_p99_us",
-				     "vs_baseline_pct", "outlier" };
+static const char *const cols[] = { "file",
+				    "point",
+				    "drive",
+				    "model",
+				    "serial",
+				    "status",
+				    "iops",
+				    "mb_s",
+				    "read_mean_us",
+				    "read_p99_us",
+				    "write_mean_us",
+				    "write_p99_us",
+				    "vs_baseline_pct",
+				    "outlier" };
 
 /* ---- loading ---- */
 
@@ -173,15 +183,17 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->res = best;
 			c->vs_base = NAN;
 			if (r->nfiles > 1)
-				snprintf(c->label, sizeof(c->label), "#%zu %s:%s", fi + 1, c->dr->agent,
-					 c->dr->id.path);
+				snprintf(c->label, sizeof(c->label), "#%zu %s:%s", fi + 1,
+					 c->dr->agent, c->dr->id.path);
 			else
-				snprintf(c->label, sizeof(c->label), "%s:%s", c->dr->agent, c->dr->id.path);
+				snprintf(c->label, sizeof(c->label), "%s:%s", c->dr->agent,
+					 c->dr->id.path);
 			/* a volume is compared with volumes of its width and unit, never with
 			 * single drives of its members' model */
 			if (c->dr->members)
-				snprintf(c->model, sizeof(c->model), "%u x %s (volume, %llu KiB unit)",
-					 c->dr->members, c->dr->id.model[0] ? c->dr->id.model : "?",
+				snprintf(c->model, sizeof(c->model),
+					 "%u x %s (volume, %llu KiB unit)", c->dr->members,
+					 c->dr->id.model[0] ? c->dr->id.model : "?",
 					 (unsigned long long)(c->dr->stripe_bytes >> 10));
 			else
 				snprintf(c->model, sizeof(c->model), "%s",
@@ -190,7 +202,8 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 				continue;
 			c->iops = best->read.iops + best->write.iops + best->trim.iops;
 			c->mbps = (best->read.bw_bytes_per_s + best->write.bw_bytes_per_s +
-				   best->trim.bw_bytes_per_s) / 1e6;
+				   best->trim.bw_bytes_per_s) /
+				  1e6;
 			c->rd_mean_us = best->read.lat_mean_ns / 1e3;
 			c->rd_p99_us = (double)best->read.lat_p99_ns / 1e3;
 			c->wr_mean_us = best->write.lat_mean_ns / 1e3;
@@ -253,7 +266,8 @@ static int make_groups(struct rp_report *r)
 		for (size_t i = 0; i < r->ncells && n >= 3; i++) {
 			struct rp_cell *c = &r->cells[i];
 
-			if (c->group == g && c->res && rp_is_outlier(c->iops, G->iops_med, G->mad)) {
+			if (c->group == g && c->res &&
+			    rp_is_outlier(c->iops, G->iops_med, G->mad)) {
 				c->outlier = true;
 				G->noutliers++;
 			}
@@ -317,7 +331,8 @@ static int merge_hists(struct rp_report *r)
 			if (x->drive >= nd_lut || x->point >= np_lut || dl[x->drive] < 0 ||
 			    pl[x->point] < 0 || x->direction > 1 || x->bucket >= RB_HIST_BUCKETS)
 				continue;
-			c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd + (size_t)dl[x->drive]];
+			c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd +
+				      (size_t)dl[x->drive]];
 			if (!c->res || x->attempt != c->res->attempt)
 				continue;
 			h[c->group * 2 + x->direction].counts[x->bucket] += x->count;
@@ -349,12 +364,14 @@ static int apply_baseline(struct rp_report *r)
 		for (size_t k = 0; k < r->ncells && !b; k++)
 			if (!strcmp(r->cells[k].pt->name, r->cells[i].pt->name) &&
 			    (strstr(r->cells[k].label, r->baseline) ||
-			     (r->cells[k].dr->id.serial[0] && !strcmp(r->cells[k].dr->id.serial, r->baseline))))
+			     (r->cells[k].dr->id.serial[0] &&
+			      !strcmp(r->cells[k].dr->id.serial, r->baseline))))
 				b = &r->cells[k];
 		if (b) {
 			found = true;
 			if (b->iops > 0 && r->cells[i].res)
-				r->cells[i].vs_base = 100.0 * (r->cells[i].iops - b->iops) / b->iops;
+				r->cells[i].vs_base =
+					100.0 * (r->cells[i].iops - b->iops) / b->iops;
 		}
 	}
 	if (!found) {
@@ -377,11 +394,13 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 	snprintf(c->spec_file, sizeof(c->spec_file), "%s", y->file);
 	c->line = rb_yaml_line(n);
 	if (n->type != YAML_MAPPING_NODE) {
-		rb_yaml_error(y, d, n, "claims", "a claim must be a mapping (rw, bs, a metric), not %s",
+		rb_yaml_error(y, d, n, "claims",
+			      "a claim must be a mapping (rw, bs, a metric), not %s",
 			      rb_yaml_kind(n));
 		return -EINVAL;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		static const char *const metrics[] = { "mbps", "iops", "mean_us", "p99_us",
@@ -399,12 +418,12 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 			snprintf(c->rw, sizeof(c->rw), "%s", val);
 		} else if (!strcmp(key, "bs")) {
 			if (rb_parse_size(val, &c->bs) || !c->bs)
-				rb_yaml_error(y, d, v, key, "'bs' must be a size like 4k or 128k, not '%s'",
-					      val);
+				rb_yaml_error(y, d, v, key,
+					      "'bs' must be a size like 4k or 128k, not '%s'", val);
 		} else if (!strcmp(key, "iodepth") || !strcmp(key, "numjobs")) {
 			if (rb_parse_u64(val, &u) || !u || u > 65536)
-				rb_yaml_error(y, d, v, key, "'%s' must be a count from 1, not '%s'", key,
-					      val);
+				rb_yaml_error(y, d, v, key, "'%s' must be a count from 1, not '%s'",
+					      key, val);
 			else if (key[0] == 'i')
 				c->iodepth = (unsigned)u;
 			else
@@ -416,23 +435,24 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 				if (!strcmp(key, metrics[m]))
 					break;
 			if (m == sizeof(metrics) / sizeof(metrics[0])) {
-				rb_yaml_error(y, d, k, key,
-					      "unknown key '%s' in a claim (known: name, rw, bs, iodepth, "
-					      "numjobs, and one of mbps, iops, mean_us, p99_us, p99_9_us)",
-					      key);
+				rb_yaml_error(
+					y, d, k, key,
+					"unknown key '%s' in a claim (known: name, rw, bs, iodepth, "
+					"numjobs, and one of mbps, iops, mean_us, p99_us, p99_9_us)",
+					key);
 				continue;
 			}
 			if (have_metric) {
-				rb_yaml_error(y, d, k, key, "a claim has one figure; '%s' is a second",
-					      key);
+				rb_yaml_error(y, d, k, key,
+					      "a claim has one figure; '%s' is a second", key);
 				continue;
 			}
 			have_metric = true;
 			c->metric = (enum rp_metric)m;
 			c->value = strtod(val, &end);
 			if (end == val || *end || !(c->value > 0) || !isfinite(c->value))
-				rb_yaml_error(y, d, v, key, "'%s' must be a positive number, not '%s'",
-					      key, val);
+				rb_yaml_error(y, d, v, key,
+					      "'%s' must be a positive number, not '%s'", key, val);
 		}
 	}
 	if (!c->rw[0])
@@ -444,7 +464,8 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 		char bs[32];
 
 		snprintf(c->name, sizeof(c->name), "%s%s%s %s", c->rw, c->bs ? " " : "",
-			 c->bs ? rb_fmt_size(c->bs, bs, sizeof(bs)) : "", rp_metric_name(c->metric));
+			 c->bs ? rb_fmt_size(c->bs, bs, sizeof(bs)) : "",
+			 rp_metric_name(c->metric));
 	}
 	return rb_diags_errors(d) > errs ? -EINVAL : 0;
 }
@@ -485,7 +506,8 @@ static int load_spec(struct rp_report *r, const char *path)
 			rb_yaml_error(&y, &d, v, key, "'%s' must be %s", key,
 				      key[0] == 'm' ? "a model name" : "a list of claims");
 		else
-			rb_yaml_error(&y, &d, k, key, "unknown key '%s' in a spec (known: model, claims)",
+			rb_yaml_error(&y, &d, k, key,
+				      "unknown key '%s' in a spec (known: model, claims)",
 				      key ? key : "?");
 	}
 	if (!claims && !rb_diags_errors(&d))
@@ -560,8 +582,9 @@ static int judge(struct rp_report *r)
 			any = true;
 		}
 		if (!any)
-			rb_warn("%s:%u: claim '%s' matches no measured point%s%s", c->spec_file, c->line,
-				c->name, c->model[0] ? " of a drive of model " : "", c->model);
+			rb_warn("%s:%u: claim '%s' matches no measured point%s%s", c->spec_file,
+				c->line, c->name, c->model[0] ? " of a drive of model " : "",
+				c->model);
 	}
 	return 0;
 }
@@ -587,8 +610,9 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		break;
 	case FMT_MARKDOWN:
 		printf("| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s%s |\n",
-		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps, l->rd_mean_us,
-		       l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs, l->outlier ? " outlier" : "");
+		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps,
+		       l->rd_mean_us, l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs,
+		       l->outlier ? " outlier" : "");
 		break;
 	default: {
 		/* a long drive name keeps its end, where paths differ */
@@ -628,7 +652,8 @@ static void header(enum fmt f)
 		break;
 	default:
 		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s %8s\n", "", "point", "drive",
-		       "status", "IOPS", "MB/s", "rd mean", "rd p99", "wr mean", "wr p99", "vs base");
+		       "status", "IOPS", "MB/s", "rd mean", "rd p99", "wr mean", "wr p99",
+		       "vs base");
 		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s %8s\n", "", "", "", "", "",
 		       "", "us", "us", "us", "us", "%");
 		break;
@@ -647,8 +672,8 @@ static void models_text(const struct rp_report *r, enum fmt f)
 		       "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
 	else
 		printf("%-34s %-20s %6s %11s %11s %11s %9s %9s %9s %9s %8s\n", "point", "model",
-		       "drives", "IOPS min", "median", "max", "rd p50", "rd p99", "wr p50", "wr p99",
-		       "outliers");
+		       "drives", "IOPS min", "median", "max", "rd p50", "rd p99", "wr p50",
+		       "wr p99", "outliers");
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
 
@@ -692,7 +717,8 @@ static void steady_text(const struct rp_report *r, enum fmt f)
 	bool md = f == FMT_MARKDOWN;
 
 	printf("\n%ssteady state (SNIA PTS: over the window, max - min <= 20%% and |slope| x "
-	       "(rounds - 1) <= 10%% of the average)\n", md ? "### " : "");
+	       "(rounds - 1) <= 10%% of the average)\n",
+	       md ? "### " : "");
 	for (size_t fi = 0; fi < r->nfiles; fi++) {
 		const struct rp_file *F = &r->files[fi];
 
@@ -717,8 +743,8 @@ static void steady_text(const struct rp_report *r, enum fmt f)
 				       x->steady_round + 1 - x->window, x->steady_round);
 			else
 				printf(" after %u %s(s)", x->rounds, unit);
-			printf(": %s average %.6g, range %.6g, slope %.4g per round\n", x->metric, x->avg,
-			       x->max - x->min, x->slope);
+			printf(": %s average %.6g, range %.6g, slope %.4g per round\n", x->metric,
+			       x->avg, x->max - x->min, x->slope);
 		}
 	}
 }
@@ -773,7 +799,8 @@ static int report(struct rp_report *r, const char **files, size_t nfiles, const 
 	if (f >= 0 && f != FMT_CSV && nfiles > 1)
 		for (size_t fi = 0; fi < nfiles; fi++)
 			printf("#%zu %s (methodology %s)\n", fi + 1, files[fi],
-			       r->files[fi].methodology[0] ? r->files[fi].methodology : "not recorded");
+			       r->files[fi].methodology[0] ? r->files[fi].methodology
+							   : "not recorded");
 	if (f >= 0)
 		header((enum fmt)f);
 	for (size_t i = 0; f >= 0 && i < r->ncells; i++)
@@ -890,7 +917,8 @@ int rb_report_cmd(int argc, char **argv)
 			}
 		} else if (a[0] == '-') {
 			rb_err("%s '%s' (see 'rackbench report --help')",
-			       has || strncmp(a, "--", 2) ? "unexpected argument" : "missing value for",
+			       has || strncmp(a, "--", 2) ? "unexpected argument"
+							  : "missing value for",
 			       a);
 			goto out;
 		} else {

@@ -31,7 +31,7 @@
 #define MAX_BARS 64
 
 static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-					"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
+				       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
 
 static void esc(FILE *o, const char *s)
 {
@@ -130,8 +130,8 @@ static void legend(FILE *o, const struct series *s, size_t ns)
 }
 
 /* x on a log2 scale (queue depths) or linear from 0; y linear from 0. */
-static void line_chart(FILE *o, const char *kind, const char *title, const char *xl,
-		       const char *yl, bool xlog, const struct series *s, size_t ns)
+static void line_chart(FILE *o, const char *kind, const char *title, const char *xl, const char *yl,
+		       bool xlog, const struct series *s, size_t ns)
 {
 	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, step;
 	char b[32];
@@ -155,24 +155,28 @@ static void line_chart(FILE *o, const char *kind, const char *title, const char 
 		ymax = 1;
 	step = nice_step(ymax);
 	ymax = ceil(ymax / step) * step;
-#define PX(x) (ML + ((x) - xmin) / (xmax - xmin) * (W - ML - MR))
+#define PX(x) (ML + ((x)-xmin) / (xmax - xmin) * (W - ML - MR))
 #define PY(y) (H - MB - (y) / ymax * (H - MT - MB))
-	fprintf(o, "<figure><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
-		   "width=\"%d\" height=\"%d\" role=\"img\"><title>", kind, W, H, W, H);
+	fprintf(o,
+		"<figure><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
+		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
+		kind, W, H, W, H);
 	esc(o, title);
 	fprintf(o, "</title><text class=\"t\" x=\"%d\" y=\"20\">", ML);
 	esc(o, title);
 	fputs("</text>\n", o);
 	for (double y = 0; y <= ymax * 1.0001; y += step) {
 		fmt_num(b, sizeof(b), y);
-		fprintf(o, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			   "<text class=\"ax\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		fprintf(o,
+			"<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"ax\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
 			ML, W - MR, PY(y), PY(y), ML - 6, PY(y) + 4, b);
 	}
 	if (xlog) {
 		for (double x = ceil(xmin); x <= xmax + 1e-9; x++) {
 			fmt_num(b, sizeof(b), pow(2, x));
-			fprintf(o, "<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+			fprintf(o,
+				"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
 				PX(x), H - MB + 16, b);
 		}
 	} else {
@@ -180,15 +184,18 @@ static void line_chart(FILE *o, const char *kind, const char *title, const char 
 
 		for (double x = 0; x <= xmax * 1.0001; x += xs) {
 			fmt_num(b, sizeof(b), x);
-			fprintf(o, "<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
+			fprintf(o,
+				"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
 				PX(x), H - MB + 16, b);
 		}
 	}
 	fprintf(o, "\n<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (W + ML) / 2,
 		H - 8);
 	esc(o, xl);
-	fprintf(o, "</text><text class=\"ax\" transform=\"translate(14 %d) rotate(-90)\" "
-		   "text-anchor=\"middle\">", (H - MB + MT) / 2);
+	fprintf(o,
+		"</text><text class=\"ax\" transform=\"translate(14 %d) rotate(-90)\" "
+		"text-anchor=\"middle\">",
+		(H - MB + MT) / 2);
 	esc(o, yl);
 	fputs("</text>\n", o);
 	for (size_t i = 0; i < ns; i++) {
@@ -196,7 +203,9 @@ static void line_chart(FILE *o, const char *kind, const char *title, const char 
 
 		fputs("<g class=\"series\" data-series=\"", o);
 		esc(o, s[i].name);
-		fprintf(o, "\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"", col);
+		fprintf(o,
+			"\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"",
+			col);
 		for (size_t k = 0; k < s[i].n; k++) {
 			double x = xlog ? log2(s[i].x[k] > 0 ? s[i].x[k] : 1) : s[i].x[k];
 
@@ -210,10 +219,11 @@ static void line_chart(FILE *o, const char *kind, const char *title, const char 
 
 			if (!isfinite(s[i].y[k]))
 				continue;
-			fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\" fill=\"%s\"><title>", PX(x),
-				PY(s[i].y[k]), col);
+			fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\" fill=\"%s\"><title>",
+				PX(x), PY(s[i].y[k]), col);
 			esc(o, s[i].name);
-			fprintf(o, ": %s %.4g, %s %.4g</title></circle>", xl, s[i].x[k], yl, s[i].y[k]);
+			fprintf(o, ": %s %.4g, %s %.4g</title></circle>", xl, s[i].x[k], yl,
+				s[i].y[k]);
 		}
 		fputs("</g>\n", o);
 	}
@@ -238,8 +248,10 @@ static void bar_chart(FILE *o, const struct rp_report *r, const char *point,
 		max = 1;
 	step = nice_step(max);
 	max = ceil(max / step) * step;
-	fprintf(o, "<figure><svg class=\"chart\" data-chart=\"bars\" viewBox=\"0 0 %d %d\" "
-		   "width=\"%d\" height=\"%d\" role=\"img\"><title>", W, h, W, h);
+	fprintf(o,
+		"<figure><svg class=\"chart\" data-chart=\"bars\" viewBox=\"0 0 %d %d\" "
+		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
+		W, h, W, h);
 	esc(o, point);
 	fprintf(o, "</title><text class=\"t\" x=\"8\" y=\"20\">");
 	esc(o, point);
@@ -249,8 +261,9 @@ static void bar_chart(FILE *o, const struct rp_report *r, const char *point,
 		double px = lw + x / max * (W - lw - 70);
 
 		fmt_num(b, sizeof(b), x);
-		fprintf(o, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-			   "<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+		fprintf(o,
+			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+			"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			px, px, MT - 4, h - 26, px, h - 10, b);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -267,10 +280,12 @@ static void bar_chart(FILE *o, const struct rp_report *r, const char *point,
 		if (ll > 40)
 			fputs("\u2026", o);
 		esc(o, ll > 40 ? c[i]->label + ll - 39 : c[i]->label);
-		fprintf(o, "</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-			   "<title>%.6g</title></rect>",
+		fprintf(o,
+			"</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+			"<title>%.6g</title></rect>",
 			lw, y, v / max * (W - lw - 70), bh,
-			c[i]->outlier ? "#d62728" : palette[i % (sizeof(palette) / sizeof(palette[0]))],
+			c[i]->outlier ? "#d62728"
+				      : palette[i % (sizeof(palette) / sizeof(palette[0]))],
 			v);
 		if (!isnan(c[i]->vs_base))
 			fprintf(o, "<text class=\"ax\" x=\"%.1f\" y=\"%d\">%+.1f%%</text>",
@@ -380,19 +395,21 @@ static int sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char *
 			if (by_rate) {
 				char t2[600];
 
-				snprintf(t2, sizeof(t2), "%s, QD %u: mean latency against IOPS", title,
-					 p0->iodepth);
-				line_chart(o, "curve", t2, "IOPS", "mean latency (us)", false, s, ns);
+				snprintf(t2, sizeof(t2), "%s, QD %u: mean latency against IOPS",
+					 title, p0->iodepth);
+				line_chart(o, "curve", t2, "IOPS", "mean latency (us)", false, s,
+					   ns);
 			} else {
 				char t2[600];
 
 				snprintf(t2, sizeof(t2), "%s: %s against queue depth", title,
 					 mbps ? "MB/s" : "IOPS");
-				line_chart(o, "qd-throughput", t2, "queue depth", mbps ? "MB/s" : "IOPS",
-					   true, s, ns);
-				snprintf(t2, sizeof(t2), "%s: mean latency against queue depth", title);
-				line_chart(o, "qd-latency", t2, "queue depth", "mean latency (us)", true,
-					   lat, nl);
+				line_chart(o, "qd-throughput", t2, "queue depth",
+					   mbps ? "MB/s" : "IOPS", true, s, ns);
+				snprintf(t2, sizeof(t2), "%s: mean latency against queue depth",
+					 title);
+				line_chart(o, "qd-latency", t2, "queue depth", "mean latency (us)",
+					   true, lat, nl);
 			}
 			charts++;
 		}
@@ -444,7 +461,8 @@ static int timeseries(FILE *o, const struct rp_report *r)
 					/* a sample's t_ns is its interval's end; rate over its interval */
 					double iv = (double)(m->t_ns - t0) / 1e9;
 
-					series_add(x, iv, mbps ? (double)m->bytes / 1e6 : (double)m->ios);
+					series_add(x, iv,
+						   mbps ? (double)m->bytes / 1e6 : (double)m->ios);
 				}
 			}
 			/* samples per direction add up within an interval */
@@ -471,8 +489,8 @@ static int timeseries(FILE *o, const struct rp_report *r)
 			snprintf(title, sizeof(title), "%s: %s over time", f->pt[p].name,
 				 mbps ? "MB/s" : "IOPS");
 			if (ns) {
-				line_chart(o, "timeseries", title, "seconds", mbps ? "MB/s" : "IOPS", false,
-					   s, ns);
+				line_chart(o, "timeseries", title, "seconds",
+					   mbps ? "MB/s" : "IOPS", false, s, ns);
 				charts++;
 			}
 			series_free(s, ns);
@@ -492,8 +510,10 @@ static void th(FILE *o, const char *const *h, size_t n)
 /* The tracking metric per round, per drive, and the verdicts. */
 static void steady_section(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "drive", "phase", "metric", "verdict", "rounds",
-					 "window", "average", "min", "max", "slope per round" };
+	static const char *const h[] = {
+		"drive",  "phase",   "metric", "verdict", "rounds",
+		"window", "average", "min",    "max",	  "slope per round"
+	};
 	bool any = false;
 
 	for (size_t fi = 0; fi < r->nfiles; fi++)
@@ -502,7 +522,8 @@ static void steady_section(FILE *o, const struct rp_report *r)
 		return;
 	fputs("<h2>Steady state</h2>\n<p class=\"note\">SNIA PTS: over a window of rounds, "
 	      "steady when max &minus; min &le; 20% and |slope| &times; (rounds &minus; 1) &le; 10% "
-	      "of the window average (least-squares slope).</p>\n", o);
+	      "of the window average (least-squares slope).</p>\n",
+	      o);
 	for (size_t fi = 0; fi < r->nfiles; fi++) {
 		const struct rp_file *f = &r->files[fi];
 		char phases[8][64];
@@ -531,7 +552,8 @@ static void steady_section(FILE *o, const struct rp_report *r)
 				if (!f->pt[p].track || strcmp(f->pt[p].phase, phases[ph]))
 					continue;
 				for (size_t d = 0; d < f->nd; d++) {
-					const struct rp_cell *c = &r->cells[f->cell0 + p * f->nd + d];
+					const struct rp_cell *c =
+						&r->cells[f->cell0 + p * f->nd + d];
 					struct series *x;
 					double y;
 
@@ -539,7 +561,8 @@ static void steady_section(FILE *o, const struct rp_report *r)
 						continue;
 					y = !strcmp(metric, "mbps") ? c->mbps
 					    : !strcmp(metric, "mean_latency_us")
-						    ? (c->res->read.ios ? c->rd_mean_us : c->wr_mean_us)
+						    ? (c->res->read.ios ? c->rd_mean_us
+									: c->wr_mean_us)
 						    : c->iops;
 					x = series_for(&s, &ns, c->label);
 					if (x)
@@ -580,9 +603,10 @@ static void steady_section(FILE *o, const struct rp_report *r)
 					x->rolling ? "interval" : "round", x->steady_round);
 			else
 				fputs("</td><td class=\"bad\">not steady</td>", o);
-			fprintf(o, "<td class=\"n\">%u</td><td class=\"n\">%u&ndash;%u</td>"
-				   "<td class=\"n\">%.6g</td><td class=\"n\">%.6g</td><td class=\"n\">"
-				   "%.6g</td><td class=\"n\">%.4g</td></tr>\n",
+			fprintf(o,
+				"<td class=\"n\">%u</td><td class=\"n\">%u&ndash;%u</td>"
+				"<td class=\"n\">%.6g</td><td class=\"n\">%.6g</td><td class=\"n\">"
+				"%.6g</td><td class=\"n\">%.4g</td></tr>\n",
 				x->rounds, x->steady_round ? x->steady_round + 1 - x->window : 0,
 				x->steady_round, x->avg, x->min, x->max, x->slope);
 		}
@@ -592,11 +616,19 @@ static void steady_section(FILE *o, const struct rp_report *r)
 
 static void drives_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "file",     "agent",	 "path",
-					 "model",    "serial",	 "firmware",
-					 "capacity", "last purge", "history at its last point",
-					 "written during the run", "max temp",
-					 "new media errors", "critical warning" };
+	static const char *const h[] = { "file",
+					 "agent",
+					 "path",
+					 "model",
+					 "serial",
+					 "firmware",
+					 "capacity",
+					 "last purge",
+					 "history at its last point",
+					 "written during the run",
+					 "max temp",
+					 "new media errors",
+					 "critical warning" };
 	char cap[32], wr[32];
 
 	fputs("<h2>Drives</h2>\n<table class=\"drives\">", o);
@@ -623,7 +655,8 @@ static void drives_table(FILE *o, const struct rp_report *r)
 					temp = isnan(temp) ? x->health_max_temp_c
 							   : fmax(temp, x->health_max_temp_c);
 				if (!isnan(x->health_new_media_errors))
-					media = (isnan(media) ? 0 : media) + x->health_new_media_errors;
+					media = (isnan(media) ? 0 : media) +
+						x->health_new_media_errors;
 				warn |= x->health_critical_warning;
 			}
 			fprintf(o, "<tr><td>#%zu</td><td>", fi + 1);
@@ -680,13 +713,15 @@ static void drives_table(FILE *o, const struct rp_report *r)
 
 static void models_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "point", "model", "drives", "IOPS min", "IOPS median",
-					 "IOPS max", "read p50 us", "read p99 us", "write p50 us",
+	static const char *const h[] = { "point",	 "model",	"drives",
+					 "IOPS min",	 "IOPS median", "IOPS max",
+					 "read p50 us",	 "read p99 us", "write p50 us",
 					 "write p99 us", "outliers" };
 
 	fputs("<h2>Per model</h2>\n<p class=\"note\">Latency percentiles of a model come from "
 	      "its drives' histograms added bucket by bucket, never from averaged percentiles. "
-	      "Outlier rule: ", o);
+	      "Outlier rule: ",
+	      o);
 	esc(o, RP_OUTLIER_RULE);
 	fputs(".</p>\n<table class=\"models\">", o);
 	th(o, h, sizeof(h) / sizeof(h[0]));
@@ -697,12 +732,14 @@ static void models_table(FILE *o, const struct rp_report *r)
 		esc(o, G->point);
 		fputs("</td><td>", o);
 		esc(o, G->model);
-		fprintf(o, "</td><td class=\"n\">%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f"
-			   "</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
-			   "%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n%s\">"
-			   "%zu</td></tr>\n",
-			G->ndrives, G->iops_min, G->iops_med, G->iops_max, G->rd_p50_us, G->rd_p99_us,
-			G->wr_p50_us, G->wr_p99_us, G->noutliers ? " bad" : "", G->noutliers);
+		fprintf(o,
+			"</td><td class=\"n\">%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f"
+			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
+			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n%s\">"
+			"%zu</td></tr>\n",
+			G->ndrives, G->iops_min, G->iops_med, G->iops_max, G->rd_p50_us,
+			G->rd_p99_us, G->wr_p50_us, G->wr_p99_us, G->noutliers ? " bad" : "",
+			G->noutliers);
 	}
 	fputs("</table>\n", o);
 	fputs("<ul class=\"outliers\">", o);
@@ -725,15 +762,17 @@ static void models_table(FILE *o, const struct rp_report *r)
 
 static void verdicts_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "verdict", "claim", "drive", "point", "claimed",
-					 "measured", "share" };
+	static const char *const h[] = { "verdict", "claim",	"drive", "point",
+					 "claimed", "measured", "share" };
 	size_t fails = 0;
 
 	for (size_t i = 0; i < r->nverdicts; i++)
 		fails += !r->verdicts[i].pass;
-	fprintf(o, "<h2>Against spec</h2>\n<p class=\"note\">Required: %.0f%% of each claim "
-		   "(for latencies: claimed / measured). %zu of %zu checks below it.</p>\n"
-		   "<table class=\"spec\">", r->require_pct, fails, r->nverdicts);
+	fprintf(o,
+		"<h2>Against spec</h2>\n<p class=\"note\">Required: %.0f%% of each claim "
+		"(for latencies: claimed / measured). %zu of %zu checks below it.</p>\n"
+		"<table class=\"spec\">",
+		r->require_pct, fails, r->nverdicts);
 	th(o, h, sizeof(h) / sizeof(h[0]));
 	for (size_t i = 0; i < r->nverdicts; i++) {
 		const struct rp_verdict *v = &r->verdicts[i];
@@ -745,8 +784,9 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 		esc(o, v->cell->label);
 		fputs("</td><td>", o);
 		esc(o, v->cell->pt->name);
-		fprintf(o, "</td><td class=\"n\">%.6g %s</td><td class=\"n\">%.6g</td>"
-			   "<td class=\"n\">%.1f%%</td></tr>\n",
+		fprintf(o,
+			"</td><td class=\"n\">%.6g %s</td><td class=\"n\">%.6g</td>"
+			"<td class=\"n\">%.1f%%</td></tr>\n",
 			v->claim->value, rp_metric_name(v->claim->metric), v->measured, v->pct);
 	}
 	fputs("</table>\n", o);
@@ -754,9 +794,10 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 
 static void results_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "point", "drive", "status", "IOPS", "MB/s",
-					 "read mean us", "read p99 us", "write mean us",
-					 "write p99 us", "vs baseline" };
+	static const char *const h[] = { "point",	"drive",	 "status",
+					 "IOPS",	"MB/s",		 "read mean us",
+					 "read p99 us", "write mean us", "write p99 us",
+					 "vs baseline" };
 
 	fputs("<h2>Every point</h2>\n<table class=\"results\">", o);
 	th(o, h, sizeof(h) / sizeof(h[0]));
@@ -769,9 +810,10 @@ static void results_table(FILE *o, const struct rp_report *r)
 		esc(o, c->label);
 		fputs("</td><td>", o);
 		esc(o, c->res ? c->res->status : "none");
-		fprintf(o, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
-			   "%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td "
-			   "class=\"n\">%.1f</td>",
+		fprintf(o,
+			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
+			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td "
+			"class=\"n\">%.1f</td>",
 			c->iops, c->mbps, c->rd_mean_us, c->rd_p99_us, c->wr_mean_us, c->wr_p99_us);
 		if (isnan(c->vs_base))
 			fputs("<td class=\"n\">-</td></tr>\n", o);
@@ -829,13 +871,15 @@ int rp_html(const struct rp_report *r, const char *path)
 	fputs("</ul>\n", o);
 	if (r->methodology_differs)
 		fputs("<p class=\"warn\">These files ran different methodologies (their plan hashes "
-		      "differ): points compare by name only.</p>\n", o);
+		      "differ): points compare by name only.</p>\n",
+		      o);
 	if (r->nclaims)
 		verdicts_table(o, r);
 	e = sweeps(o, r, false, "Throughput and latency against queue depth");
 	if (e == 0)
 		fputs("<h2>Throughput and latency against queue depth</h2>\n<p class=\"note\">No "
-		      "queue-depth sweep in these results.</p>\n", o);
+		      "queue-depth sweep in these results.</p>\n",
+		      o);
 	sweeps(o, r, true, "Latency against IOPS (rate curves)");
 	steady_section(o, r);
 	fputs("<h2>Preconditioning</h2>\n", o);
@@ -849,8 +893,9 @@ int rp_html(const struct rp_report *r, const char *path)
 		for (size_t fi = 0; fi < r->nfiles; fi++)
 			drives += r->files[fi].nd;
 		if (drives > MAX_BARS) {
-			fprintf(o, "<p class=\"note\">%zu drives: per-drive bars are left out; the "
-				   "model table and the point table below have every drive.</p>\n",
+			fprintf(o,
+				"<p class=\"note\">%zu drives: per-drive bars are left out; the "
+				"model table and the point table below have every drive.</p>\n",
 				drives);
 		} else {
 			const struct rp_cell **sel = calloc(r->ncells + 1, sizeof(*sel));
@@ -862,7 +907,8 @@ int rp_html(const struct rp_report *r, const char *path)
 				if (done[i])
 					continue;
 				for (size_t k = i; k < r->ncells; k++)
-					if (!done[k] && !strcmp(r->cells[k].pt->name, r->cells[i].pt->name)) {
+					if (!done[k] &&
+					    !strcmp(r->cells[k].pt->name, r->cells[i].pt->name)) {
 						done[k] = true;
 						sel[n++] = &r->cells[k];
 					}

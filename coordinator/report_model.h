@@ -26,9 +26,9 @@ struct rp_file {
 	size_t nsm;
 	struct rb_row_hist *hi;
 	size_t nhi;
-	struct rb_row_steady *ss;	/* steady-state verdicts (schema 5 on) */
+	struct rb_row_steady *ss; /* steady-state verdicts (schema 5 on) */
 	size_t nss;
-	size_t cell0;			/* its first cell: cell0 + point row * nd + drive row */
+	size_t cell0; /* its first cell: cell0 + point row * nd + drive row */
 };
 
 struct rp_cell {
@@ -39,9 +39,9 @@ struct rp_cell {
 	char label[340];		 /* agent:path, with #file when several files */
 	char model[128];		 /* what it groups by: the model; a volume's width too */
 	double iops, mbps, rd_mean_us, rd_p99_us, wr_mean_us, wr_p99_us;
-	double vs_base;			/* percent; NAN: none */
+	double vs_base; /* percent; NAN: none */
 	bool outlier;
-	size_t group;			/* index into groups */
+	size_t group; /* index into groups */
 };
 
 /* The drives of one model at one point (by point name, across files). */
@@ -58,8 +58,8 @@ enum rp_metric { RP_MBPS, RP_IOPS, RP_MEAN_US, RP_P99_US, RP_P99_9_US };
 struct rp_claim {
 	char name[128], model[64], rw[16], spec_file[256];
 	unsigned line;
-	uint64_t bs;			/* 0: any */
-	unsigned iodepth, numjobs;	/* 0: any */
+	uint64_t bs;		   /* 0: any */
+	unsigned iodepth, numjobs; /* 0: any */
 	enum rp_metric metric;
 	double value;
 };
@@ -88,8 +88,8 @@ struct rp_report {
 };
 
 /* Outlier rule: |x - median| > max(3.5 * 1.4826 * MAD, 10% of the median). */
-#define RP_OUTLIER_RULE                                                                      \
-	"a drive is an outlier at a point when |IOPS - median| > max(3.5 x 1.4826 x MAD, 10% " \
+#define RP_OUTLIER_RULE                                                                            \
+	"a drive is an outlier at a point when |IOPS - median| > max(3.5 x 1.4826 x MAD, 10% "     \
 	"of the median) among the drives of its model (MAD: median absolute deviation)"
 bool rp_is_outlier(double x, double median, double mad);
 double rp_median(double *v, size_t n); /* sorts v */

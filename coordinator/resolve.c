@@ -41,8 +41,9 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 	for (size_t i = 0; i < c->ndrives; i++) {
 		const struct rb_drive_ref *d = &c->drives[i];
 		struct ragent *a = reg_agent(k, d->agent);
-		const char *verdict = k->refused[i] ? "REFUSED (reasons above)"
-				      : rb_campaign_writes(c) ? "writes allowed" : "reads only";
+		const char *verdict = k->refused[i]	      ? "REFUSED (reasons above)"
+				      : rb_campaign_writes(c) ? "writes allowed"
+							      : "reads only";
 
 		if (d->nmembers) {
 			struct rb_row_drive v;
@@ -53,8 +54,8 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 			snprintf(label, sizeof(label), "%zu x %s", d->nmembers,
 				 rb_fmt_size(d->stripe, u, sizeof(u)));
 			printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", d->agent, d->path,
-			       "volume", label, "-", "-", rb_fmt_size(v.id.size_bytes, sz, sizeof(sz)),
-			       verdict);
+			       "volume", label, "-", "-",
+			       rb_fmt_size(v.id.size_bytes, sz, sizeof(sz)), verdict);
 		}
 		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
 			const char *path = d->nmembers ? d->members[m].path : d->path;
@@ -81,13 +82,15 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 	f = fopen(lock, "wxe");
 	if (!f) {
 		rb_err("cannot create lock file '%s': %s (it exists, or the folder is not "
-		       "writable)", lock, strerror(errno));
+		       "writable)",
+		       lock, strerror(errno));
 		return RB_EXIT_USAGE;
 	}
-	fprintf(f, "# rackbench lock: the drives campaign '%s' writes, by identity.\n"
-		   "# Written by 'rackbench plan --lock'; a campaign with 'lock: THIS-FILE' runs only\n"
-		   "# if each drive still reports the serial below.\n"
-		   "campaign: %s\nmethodology: %s\ndrives:\n",
+	fprintf(f,
+		"# rackbench lock: the drives campaign '%s' writes, by identity.\n"
+		"# Written by 'rackbench plan --lock'; a campaign with 'lock: THIS-FILE' runs only\n"
+		"# if each drive still reports the serial below.\n"
+		"campaign: %s\nmethodology: %s\ndrives:\n",
 		c->name, c->name, rb_campaign_methodology(c, method, sizeof(method)));
 	/* a volume's members are locked one by one: they are what gets written */
 	size_t locked = 0;
@@ -106,8 +109,9 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 			if (vols && listed_before(c, i, m, path))
 				continue; /* in several volumes: locked once */
 
-			fprintf(f, "  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
-				   "firmware: \"%s\", size: %llu}\n",
+			fprintf(f,
+				"  - {agent: \"%s\", path: \"%s\", serial: \"%s\", model: \"%s\", "
+				"firmware: \"%s\", size: %llu}\n",
 				d->agent, path, t ? t->serial : "", t ? t->model : "",
 				t ? t->firmware : "", (unsigned long long)(t ? t->size_bytes : 0));
 			if (!t || !t->serial[0])

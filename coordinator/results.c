@@ -23,9 +23,9 @@ struct table {
 	hid_t dset, type;
 	char *buf;
 	size_t nbuf, capbuf;
-	hsize_t queued;		/* rows handed to the writer (the caller's thread) */
-	hsize_t written;	/* rows in the file (the writer's thread) */
-	char *spare;		/* a buffer the writer is done with, for the next rows (mu) */
+	hsize_t queued;	 /* rows handed to the writer (the caller's thread) */
+	hsize_t written; /* rows in the file (the writer's thread) */
+	char *spare;	 /* a buffer the writer is done with, for the next rows (mu) */
 	size_t spare_cap;
 };
 
@@ -37,7 +37,7 @@ struct table {
  */
 struct job {
 	struct job *next;
-	bool steady;		/* rewrite one row's steady field instead of appending */
+	bool steady; /* rewrite one row's steady field instead of appending */
 	hsize_t row;
 	uint8_t value;
 	char *buf[NTABLES];
@@ -51,8 +51,8 @@ struct rb_results {
 	pthread_t thr;
 	bool thr_on, stop, failed;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;	/* a job queued, or stop */
-	pthread_cond_t room;	/* the queue shrank */
+	pthread_cond_t cv;   /* a job queued, or stop */
+	pthread_cond_t room; /* the queue shrank */
 	struct job *head, *tail;
 	size_t queued_bytes;
 };
@@ -165,8 +165,8 @@ static void create_failed(const char *path, char *err, size_t errlen)
 	snprintf(err, errlen, "cannot create '%s': the HDF5 library refused it", path);
 }
 
-struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m,
-				     char *err, size_t errlen)
+struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m, char *err,
+				     size_t errlen)
 {
 	struct rb_results *r = calloc(1, sizeof(*r));
 	hid_t fapl;
@@ -354,7 +354,7 @@ static void *writer(void *arg)
 {
 	struct rb_results *r = arg;
 
-	rb_results_hdf5_init();	/* the error stack is per thread where HDF5 is thread-safe */
+	rb_results_hdf5_init(); /* the error stack is per thread where HDF5 is thread-safe */
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		struct job *j;

@@ -27,8 +27,8 @@ struct rb_row_agent {
 	char rb_version[16];
 	char protocol[16];
 	int64_t registered_ns;
-	int64_t clock_offset_ns;	/* its CLOCK_MONOTONIC minus ours, when the run started */
-	int64_t clock_delay_ns;		/* the round trip of that estimate; -1: none */
+	int64_t clock_offset_ns; /* its CLOCK_MONOTONIC minus ours, when the run started */
+	int64_t clock_delay_ns;	 /* the round trip of that estimate; -1: none */
 };
 
 struct rb_row_drive {
@@ -38,15 +38,15 @@ struct rb_row_drive {
 	/* path (the campaign's name), kind, model, serial, firmware, capacity_bytes and
 	 * logical_block_size columns; writable is not stored */
 	struct rb_identity id;
-	uint64_t stripe_bytes;	/* a striped volume's unit (its points may override); 0: a drive */
-	uint32_t members;	/* a volume's members (the members table); 0: a drive */
+	uint64_t stripe_bytes; /* a striped volume's unit (its points may override); 0: a drive */
+	uint32_t members;      /* a volume's members (the members table); 0: a drive */
 };
 
 /* One member of a striped volume, as its agent opened it. */
 struct rb_row_member {
-	uint32_t drive;		/* the volume */
-	uint32_t member;	/* its place in the stripe order */
-	struct rb_identity id;	/* the same columns as a drive's */
+	uint32_t drive;	       /* the volume */
+	uint32_t member;       /* its place in the stripe order */
+	struct rb_identity id; /* the same columns as a drive's */
 };
 
 struct rb_row_point {
@@ -64,9 +64,9 @@ struct rb_row_point {
 	uint8_t direct;
 	char engine[16];
 	char settings[RB_WORKLOAD_DUMP_MAX];
-	uint32_t round;		/* steady-state round, 1..; 0: not a steady-state phase */
-	uint8_t track;		/* the round's tracking point */
-	double curve_pct;	/* curve: 0 the unthrottled run, else percent of it; NaN: none */
+	uint32_t round;	  /* steady-state round, 1..; 0: not a steady-state phase */
+	uint8_t track;	  /* the round's tracking point */
+	double curve_pct; /* curve: 0 the unthrottled run, else percent of it; NaN: none */
 };
 
 struct rb_row_dir {
@@ -83,35 +83,35 @@ struct rb_row_result {
 	struct rb_row_dir read, write, trim;
 	double cpu_usr_pct, cpu_sys_pct;
 	uint64_t verify_checked, verify_mismatches;
-	uint64_t health_write_bytes;	/* written during the point, by the drive's counters */
-	double health_max_temp_c;	/* NaN: unknown */
-	double health_new_media_errors; /* NaN: unknown */
+	uint64_t health_write_bytes;	 /* written during the point, by the drive's counters */
+	double health_max_temp_c;	 /* NaN: unknown */
+	double health_new_media_errors;	 /* NaN: unknown */
 	uint8_t health_critical_warning; /* every warning bit seen */
 	char uring_features[64];
 	char message[256];
-	uint64_t rate_iops;	/* the limit this drive ran at (curves: its own); 0 none */
-	uint8_t steady;		/* 0 no steady-state phase, 1 in the steady window, 2 not */
+	uint64_t rate_iops; /* the limit this drive ran at (curves: its own); 0 none */
+	uint8_t steady;	    /* 0 no steady-state phase, 1 in the steady window, 2 not */
 	/* the drive's history before the point, as its agent recorded it */
 	int64_t history_since_ns;
 	int64_t purge_ns;
 	char purge_method[24];
 	uint64_t written_since_purge_bytes;
 	uint64_t fill_passes_since_purge;
-	int64_t start_skew_ns;	/* its jobs' start minus the point's planned instant, our clock */
+	int64_t start_skew_ns; /* its jobs' start minus the point's planned instant, our clock */
 };
 
 /* One row per drive and steady-state phase: the SNIA verdict and its window. */
 struct rb_row_steady {
 	uint32_t drive;
 	char phase[64];
-	uint32_t point;		/* rolling: the point judged; rounds: the last tracking point */
-	uint8_t rolling;	/* 1: windows of intervals within one point; 0: of rounds */
+	uint32_t point;	 /* rolling: the point judged; rounds: the last tracking point */
+	uint8_t rolling; /* 1: windows of intervals within one point; 0: of rounds */
 	char metric[16];
-	uint32_t rounds;	/* rounds run */
-	uint32_t window;	/* rounds in the measurement window */
+	uint32_t rounds; /* rounds run */
+	uint32_t window; /* rounds in the measurement window */
 	uint8_t steady;
-	uint32_t steady_round;	/* the round that closed the steady window; 0: none */
-	double avg, min, max, slope;	/* of the steady window, or of the last one */
+	uint32_t steady_round;	     /* the round that closed the steady window; 0: none */
+	double avg, min, max, slope; /* of the steady window, or of the last one */
 	uint8_t range_ok, slope_ok;
 };
 
@@ -133,8 +133,8 @@ struct rb_row_hist {
 
 struct rb_row_health {
 	uint32_t drive, point, attempt;
-	uint32_t member;	/* 0: the drive (a volume's: its members added up); k: member k - 1 */
-	uint8_t when;		/* 0 before, 1 during, 2 after */
+	uint32_t member; /* 0: the drive (a volume's: its members added up); k: member k - 1 */
+	uint8_t when;	 /* 0 before, 1 during, 2 after */
 	int64_t t_ns;
 	uint8_t nvme, critical_warning;
 	double temperature_c, available_spare_pct, percentage_used;
@@ -153,7 +153,7 @@ struct rb_row_bs {
 struct rb_results_meta {
 	const char *campaign_name;
 	const char *campaign_text;
-	const char *methodology;	/* rb_campaign_methodology(): the expanded plan's hash */
+	const char *methodology; /* rb_campaign_methodology(): the expanded plan's hash */
 	int64_t start_ns;
 	int insecure;
 };
@@ -161,8 +161,8 @@ struct rb_results_meta {
 struct rb_results;
 
 /* Creates path (failing if it exists). Returns NULL with err filled. */
-struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m,
-				     char *err, size_t errlen);
+struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m, char *err,
+				     size_t errlen);
 int rb_results_agent(struct rb_results *r, const struct rb_row_agent *row);
 int rb_results_drive(struct rb_results *r, const struct rb_row_drive *row);
 int rb_results_member(struct rb_results *r, const struct rb_row_member *row);
@@ -183,7 +183,6 @@ int rb_results_flush(struct rb_results *r);
 size_t rb_results_buffered(const struct rb_results *r);
 /* Sets status and end time, flushes and closes. Returns 0 or negative errno. */
 int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns);
-
 
 /* ---- reading a results file back (rackbench report) ---- */
 

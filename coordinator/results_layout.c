@@ -8,30 +8,38 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#define FLD(T, m, type, unit) { #m, offsetof(T, m), type, sizeof(((T *)0)->m), unit }
-#define DIR_FIELDS(T, d)                                                                     \
-	{ #d "_ios", offsetof(T, d.ios), FT_U64, 8, "1" },                                    \
-	{ #d "_bytes", offsetof(T, d.bytes), FT_U64, 8, "B" },                                \
-	{ #d "_errors", offsetof(T, d.errors), FT_U64, 8, "1" },                              \
-	{ #d "_iops", offsetof(T, d.iops), FT_F64, 8, "1/s" },                                \
-	{ #d "_bw_bytes_per_s", offsetof(T, d.bw_bytes_per_s), FT_F64, 8, "B/s" },            \
-	{ #d "_lat_mean_ns", offsetof(T, d.lat_mean_ns), FT_F64, 8, "ns" },                   \
-	{ #d "_lat_min_ns", offsetof(T, d.lat_min_ns), FT_U64, 8, "ns" },                     \
-	{ #d "_lat_p50_ns", offsetof(T, d.lat_p50_ns), FT_U64, 8, "ns" },                     \
-	{ #d "_lat_p90_ns", offsetof(T, d.lat_p90_ns), FT_U64, 8, "ns" },                     \
-	{ #d "_lat_p99_ns", offsetof(T, d.lat_p99_ns), FT_U64, 8, "ns" },                     \
-	{ #d "_lat_p99_9_ns", offsetof(T, d.lat_p99_9_ns), FT_U64, 8, "ns" },                 \
-	{ #d "_lat_max_ns", offsetof(T, d.lat_max_ns), FT_U64, 8, "ns" }
+#define FLD(T, m, type, unit)                                                                      \
+	{                                                                                          \
+#m, offsetof(T, m), type, sizeof(((T *)0)->m), unit                                \
+	}
+#define DIR_FIELDS(T, d)                                                                           \
+	{ #d "_ios", offsetof(T, d.ios), FT_U64, 8, "1" },                                         \
+		{ #d "_bytes", offsetof(T, d.bytes), FT_U64, 8, "B" },                             \
+		{ #d "_errors", offsetof(T, d.errors), FT_U64, 8, "1" },                           \
+		{ #d "_iops", offsetof(T, d.iops), FT_F64, 8, "1/s" },                             \
+		{ #d "_bw_bytes_per_s", offsetof(T, d.bw_bytes_per_s), FT_F64, 8, "B/s" },         \
+		{ #d "_lat_mean_ns", offsetof(T, d.lat_mean_ns), FT_F64, 8, "ns" },                \
+		{ #d "_lat_min_ns", offsetof(T, d.lat_min_ns), FT_U64, 8, "ns" },                  \
+		{ #d "_lat_p50_ns", offsetof(T, d.lat_p50_ns), FT_U64, 8, "ns" },                  \
+		{ #d "_lat_p90_ns", offsetof(T, d.lat_p90_ns), FT_U64, 8, "ns" },                  \
+		{ #d "_lat_p99_ns", offsetof(T, d.lat_p99_ns), FT_U64, 8, "ns" },                  \
+		{ #d "_lat_p99_9_ns", offsetof(T, d.lat_p99_9_ns), FT_U64, 8, "ns" },              \
+	{                                                                                          \
+#d "_lat_max_ns", offsetof(T, d.lat_max_ns), FT_U64, 8, "ns"                       \
+	}
 
 /* A drive's identity (wire.h), as the drives and members tables store it. */
-#define IDENTITY_FIELDS(T)                                                                   \
-	{ "path", offsetof(T, id.path), FT_STR, sizeof(((T *)0)->id.path), "" },              \
-	{ "kind", offsetof(T, id.kind), FT_STR, sizeof(((T *)0)->id.kind), "" },              \
-	{ "model", offsetof(T, id.model), FT_STR, sizeof(((T *)0)->id.model), "" },           \
-	{ "serial", offsetof(T, id.serial), FT_STR, sizeof(((T *)0)->id.serial), "" },        \
-	{ "firmware", offsetof(T, id.firmware), FT_STR, sizeof(((T *)0)->id.firmware), "" },  \
-	{ "capacity_bytes", offsetof(T, id.size_bytes), FT_U64, 8, "B" },                     \
-	{ "logical_block_size", offsetof(T, id.logical_block_size), FT_U32, 4, "B" }
+#define IDENTITY_FIELDS(T)                                                                         \
+	{ "path", offsetof(T, id.path), FT_STR, sizeof(((T *)0)->id.path), "" },                   \
+		{ "kind", offsetof(T, id.kind), FT_STR, sizeof(((T *)0)->id.kind), "" },           \
+		{ "model", offsetof(T, id.model), FT_STR, sizeof(((T *)0)->id.model), "" },        \
+		{ "serial", offsetof(T, id.serial), FT_STR, sizeof(((T *)0)->id.serial), "" },     \
+		{ "firmware", offsetof(T, id.firmware), FT_STR, sizeof(((T *)0)->id.firmware),     \
+		  "" },                                                                            \
+		{ "capacity_bytes", offsetof(T, id.size_bytes), FT_U64, 8, "B" },                  \
+	{                                                                                          \
+		"logical_block_size", offsetof(T, id.logical_block_size), FT_U32, 4, "B"           \
+	}
 
 static const struct field agent_f[] = {
 	FLD(struct rb_row_agent, name, FT_STR, ""),

@@ -24,8 +24,19 @@ struct field {
 	const char *unit;
 };
 
-enum { T_AGENTS, T_DRIVES, T_POINTS, T_RESULTS, T_SAMPLES, T_HIST, T_BS, T_HEALTH, T_STEADY,
-       T_MEMBERS, NTABLES };
+enum {
+	T_AGENTS,
+	T_DRIVES,
+	T_POINTS,
+	T_RESULTS,
+	T_SAMPLES,
+	T_HIST,
+	T_BS,
+	T_HEALTH,
+	T_STEADY,
+	T_MEMBERS,
+	NTABLES
+};
 
 /* A table of the file: its dataset's name, its columns, its row struct's size. */
 struct table_def {

@@ -33,7 +33,8 @@ static size_t read_limit = (size_t)4 << 30;
 /* An attribute's longest string we read, in bytes (the campaign text is under 4 MiB). */
 #define ATTR_MAX_BYTES (8u << 20)
 
-static int why(struct rb_results_in *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int why(struct rb_results_in *in, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static int why(struct rb_results_in *in, const char *fmt, ...)
 {
@@ -159,8 +160,9 @@ static int attr_read(struct rb_results_in *in, const char *name, char *buf, size
 			H5Tset_size(mt, n + 1);
 			H5Tset_strpad(mt, H5T_STR_NULLTERM);
 			H5Tset_cset(mt, H5Tget_cset(ft));
-			r = H5Aread(a, mt, tmp) < 0 ? why(in, "cannot read its attribute '%s'", name)
-						     : 0;
+			r = H5Aread(a, mt, tmp) < 0
+				    ? why(in, "cannot read its attribute '%s'", name)
+				    : 0;
 			if (!r) {
 				tmp[n] = '\0';
 				snprintf(buf, len, "%s", tmp);
@@ -220,10 +222,11 @@ struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen
 	errno = 0;
 	v = strtol(ver, &end, 10);
 	if (errno || end == ver || *end || v < 1 || v > 1000000) {
-		snprintf(err, errlen,
-			 "'%s' is not a rackbench results file: its schema_version is '%.32s', not a "
-			 "version number",
-			 path, ver);
+		snprintf(
+			err, errlen,
+			"'%s' is not a rackbench results file: its schema_version is '%.32s', not a "
+			"version number",
+			path, ver);
 		goto fail;
 	}
 	in->schema = (int)v;
@@ -272,7 +275,7 @@ static int check_columns(struct rb_results_in *in, int i, hid_t ft)
 	for (size_t k = 0; k < rb_results_tables[i].nf; k++) {
 		const struct field *f = &rb_results_tables[i].f[k];
 		int idx = H5Tget_member_index(ft, f->name);
-		H5T_class_t want = f->t == FT_STR ? H5T_STRING
+		H5T_class_t want = f->t == FT_STR   ? H5T_STRING
 				   : f->t == FT_F64 ? H5T_FLOAT
 						    : H5T_INTEGER;
 		H5T_class_t got;
@@ -292,8 +295,9 @@ static int check_columns(struct rb_results_in *in, int i, hid_t ft)
 		if (mt >= 0)
 			H5Tclose(mt);
 		if (vl != 0)
-			return why(in, "column '%s' of table '%s' holds variable-length strings, "
-				       "not the fixed-length ones rackbench writes",
+			return why(in,
+				   "column '%s' of table '%s' holds variable-length strings, "
+				   "not the fixed-length ones rackbench writes",
 				   f->name, tname);
 	}
 	return 0;
@@ -364,7 +368,8 @@ static int read_table(struct rb_results_in *in, int i, void **ret, size_t *ret_n
 	rows = calloc((size_t)n + 1, rowsize);
 	if (!rows) {
 		r = -ENOMEM;
-		why(in, "out of memory for its table '%s' (%llu rows)", tname, (unsigned long long)n);
+		why(in, "out of memory for its table '%s' (%llu rows)", tname,
+		    (unsigned long long)n);
 	} else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
 		r = -EIO;
 		why(in, "cannot read its table '%s' (damaged, or not of this layout)", tname);

@@ -35,8 +35,8 @@ static void gap_add(struct coord *k, const struct ragent *a, uint64_t epoch, uin
 struct jwalk {
 	struct coord *k;
 	int pass;
-	uint32_t upto;	/* J_REPLAY: messages of points up to this one */
-	bool stopped;	/* J_REPLAY: at a later point's message (k->jcursor) */
+	uint32_t upto; /* J_REPLAY: messages of points up to this one */
+	bool stopped;  /* J_REPLAY: at a later point's message (k->jcursor) */
 };
 
 static int journal_record(void *arg, const char *agent, const uint8_t *buf, size_t len, off_t at)
@@ -132,8 +132,9 @@ int rsm_pass(struct coord *k, int pass, uint32_t upto)
 		for (size_t i = 0; i < k->ngaps; i++) {
 			const struct jgap *g = &k->gaps[i];
 
-			rb_warn("the damaged journal lacks agent '%s''s messages %" PRIu64 "..%" PRIu64
-				" (process %" PRIx64 ", point(s) %u..%u): asking the agent for them",
+			rb_warn("the damaged journal lacks agent '%s''s messages %" PRIu64
+				"..%" PRIu64 " (process %" PRIx64
+				", point(s) %u..%u): asking the agent for them",
 				k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo,
 				g->point_hi);
 		}
@@ -204,7 +205,8 @@ void rsm_report_gaps(struct coord *k)
 bool rsm_run_complete(const char *path)
 {
 	char err[256], st[32];
-	struct rb_results_in *in = access(path, F_OK) ? NULL : rb_results_open(path, err, sizeof(err));
+	struct rb_results_in *in =
+		access(path, F_OK) ? NULL : rb_results_open(path, err, sizeof(err));
 	bool done;
 
 	if (!in)

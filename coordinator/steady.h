@@ -17,7 +17,7 @@
 #define RB_STEADY_WINDOW 5
 
 struct rb_steady {
-	double avg, min, max, slope;	/* slope: per round */
+	double avg, min, max, slope; /* slope: per round */
 	bool range_ok, slope_ok, steady;
 };
 

@@ -63,9 +63,10 @@ static void roll_push(struct coord *k, const struct rb_point *p, struct roll *r)
 		r->v = nv;
 		r->cap = nc;
 	}
-	v = P->metric == RB_TRACK_MBPS	   ? (double)r->bytes / s / 1e6
-	    : P->metric == RB_TRACK_MEAN_LAT ? (r->ios ? (double)r->lat_ns / (double)r->ios / 1e3 : 0)
-					     : (double)r->ios / s;
+	v = P->metric == RB_TRACK_MBPS ? (double)r->bytes / s / 1e6
+	    : P->metric == RB_TRACK_MEAN_LAT
+		    ? (r->ios ? (double)r->lat_ns / (double)r->ios / 1e3 : 0)
+		    : (double)r->ios / s;
 	r->v[r->n++] = v;
 	r->ios = r->bytes = r->lat_ns = 0;
 	if (!r->steady && r->n >= P->steady_window) {
@@ -110,8 +111,7 @@ bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp)
 }
 
 /* A rolling point's verdict for one drive, with its result row. */
-void srun_roll_verdict(struct coord *k, const struct rb_point *p, int di,
-			 struct rb_row_result *row)
+void srun_roll_verdict(struct coord *k, const struct rb_point *p, int di, struct rb_row_result *row)
 {
 	const struct rb_phase *P = &k->c->phases[p->phase];
 	struct roll *r = &k->roll[di];
@@ -168,7 +168,7 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round)
 				const struct summary *s = &k->sum[track[r] * c->ndrives + d];
 
 				complete &= s->have && !strcmp(s->status, "ok");
-				y[r] = P->metric == RB_TRACK_MBPS	 ? s->mbps
+				y[r] = P->metric == RB_TRACK_MBPS	? s->mbps
 				       : P->metric == RB_TRACK_MEAN_LAT ? s->mean_ns / 1e3
 									: s->iops;
 			}
@@ -208,8 +208,8 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round)
 					at + 2 - (long)P->steady_window, at + 1, st.avg,
 					track_metric[P->metric]);
 			else
-				rb_warn("phase '%s': drive %s:%s not steady after %u round(s)", P->name,
-					c->drives[d].agent, c->drives[d].path, round);
+				rb_warn("phase '%s': drive %s:%s not steady after %u round(s)",
+					P->name, c->drives[d].agent, c->drives[d].path, round);
 		}
 		if (pass == 0 && !(any && all) && !final)
 			break;

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages rackbench builds, runs and tests with (as root).
 # Runs apt-get only when something is missing.
 set -eu
-PKGS="build-essential cmake pkg-config clang libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
+PKGS="build-essential cmake pkg-config clang clang-format libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
 liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmocka-dev
 libyaml-dev libblkid-dev python3 python3-h5py python3-numpy python3-pandas python3-jsonschema python3-yaml
 util-linux mount fdisk e2fsprogs systemd fio libclang-rt-14-dev procps libfuse3-dev fuse3
