@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Helpers for rackbench integration tests: real processes, real sockets, real files."""
 import hashlib
+import json
 import os
 import shutil
 import signal
@@ -36,6 +37,34 @@ def fail(msg):
 def check(cond, msg):
     if not cond:
         fail(msg)
+
+
+def wait_for(cond, what, timeout=60, every=0.05, show=None):
+    """Polls cond() until it returns something true, and returns that; past timeout seconds
+    the test fails, naming what it waited for (and printing show(), if given). A poll ends
+    as soon as its condition holds, so timeouts are generous: slow machines pass too."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = cond()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            if show:
+                print(show())
+            fail(f"waited {timeout:g} s for {what}")
+        # the one pause of every poll: the time between two looks at its condition
+        time.sleep(every)
+
+
+def events(path):
+    """The JSON events of a run's --events file so far ([] before it exists); a last line
+    still being written is left for the next look."""
+    try:
+        with open(path) as f:
+            lines = f.read().split("\n")[:-1]
+    except FileNotFoundError:
+        return []
+    return [json.loads(x) for x in lines if x.strip()]
 
 
 def free_port():
@@ -228,11 +257,7 @@ class Faulty:
         os.mkdir(self.mnt)
         self.proc = subprocess.Popen([FAULTFS, self.mnt, "-f", "-s"] + list(opts))
         img = os.path.join(self.mnt, "disk.img")
-        for _ in range(100):
-            if os.path.exists(img):
-                break
-            time.sleep(0.05)
-        check(os.path.exists(img), "faultfs did not mount")
+        wait_for(lambda: os.path.exists(img), "faultfs to mount", timeout=30)
         r = subprocess.run(["losetup", "--find", "--show", img], capture_output=True, text=True)
         if r.returncode:
             self.close()
