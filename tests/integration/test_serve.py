@@ -15,7 +15,7 @@ import signal
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run, wait_for
 
 h5py = h5()
 
@@ -67,11 +67,19 @@ with Tmp() as tmp:
                               "--agent-keys", f"{keys}/allowed"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     agents = []
+
+    def status_showing(text):
+        """`rackbench status`, once it says text (else None)."""
+        out = run([COORD, "status"], env=env).stdout
+        return out if text in out else None
+
+    def mtimes():
+        """When each agent's file was last written (None: not made yet)."""
+        paths = [os.path.join(tmp, n, "d.dat") for n in ("a1", "a2")]
+        return [os.stat(x).st_mtime_ns if os.path.exists(x) else None for x in paths]
+
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline and not os.path.exists(ctl):
-            time.sleep(0.1)
-        check(os.path.exists(ctl), "the control socket appears")
+        wait_for(lambda: os.path.exists(ctl), "the control socket to appear")
         check(os.stat(ctl).st_mode & 0o077 == 0, "only its owner may use the control socket")
         for n in ("a1", "a2"):
             os.makedirs(os.path.join(tmp, n), exist_ok=True)
@@ -80,13 +88,14 @@ with Tmp() as tmp:
                                 insecure=False,
                                 extra=["--key", f"{keys}/sv-{n}.key",
                                        "--coordinator-key", f"{keys}/coordinator.pub"]))
-        listed = []
-        deadline = time.time() + 15
-        while time.time() < deadline and len(listed) < 2:
+
+        def two_listed():
             r = run([COORD, "agents", "--json"], env=env)
             check(r.returncode == 0, f"agents: {r.returncode} {r.stderr}")
             listed = json.loads(r.stdout)
-            time.sleep(0.3)
+            return listed if len(listed) >= 2 else None
+
+        listed = wait_for(two_listed, "two agents in `rackbench agents`")
         check(sorted(a["name"] for a in listed) == ["sv-a1", "sv-a2"], f"agents: {listed}")
         check(all(a["state"] == "idle" and a["protocol"] == "1.3" for a in listed), "idle")
         pids = [a.proc.pid for a in agents]
@@ -97,11 +106,7 @@ with Tmp() as tmp:
             f.write(CAMPAIGN.format(name="long", runtime="6s"))
         long_run = subprocess.Popen([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        running = ""
-        deadline = time.time() + 20
-        while time.time() < deadline and "point 1 of 3" not in running:
-            running = run([COORD, "status"], env=env).stdout
-            time.sleep(0.2)
+        running = wait_for(lambda: status_showing("point 1 of 3"), "the status to name point 1")
         check("running: run" in running and "campaign 'long', point 1 of 3" in running,
               f"status while running: {running}")
         check(re.search(r"\(phase (waiting|selecting|pre-flight|point|idle|stopping)\)$",
@@ -111,8 +116,12 @@ with Tmp() as tmp:
         check(r.stdout.count("running") == 2, f"agents during the run: {r.stdout}")
         r = run([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env)
         check(r.returncode == 1 and "busy" in r.stderr, f"second run: {r.returncode} {r.stderr}")
-        time.sleep(1)
-        stat = [os.stat(os.path.join(tmp, n, "d.dat")).st_mtime_ns for n in ("a1", "a2")]
+        # in the point (both agents started it) and writing: their files' times move
+        wait_for(lambda: all("point 0: " in a.output() for a in agents),
+                 "both agents to start the first point")
+        first = mtimes()
+        wait_for(lambda: all(m != f for m, f in zip(mtimes(), first)), "both agents to write")
+        stat = mtimes()
         r = run([COORD, "abort"], env=env)
         check(r.returncode == 0 and "abort requested" in r.stdout, f"abort: {r.stdout}{r.stderr}")
         t0 = time.time()
@@ -121,10 +130,12 @@ with Tmp() as tmp:
         check(long_run.returncode == 1, f"aborted run: exit {long_run.returncode}")
         check("abort requested over the control socket" in out or "aborted" in out, "said")
         # IO stopped on both agents: the files are no longer written
-        time.sleep(1)
-        later = [os.stat(os.path.join(tmp, n, "d.dat")).st_mtime_ns for n in ("a1", "a2")]
+        wait_for(lambda: all("point 0 done" in a.output() for a in agents),
+                 "both agents to end the aborted point")
+        later = mtimes()
+        # no write for 1.5 s: a span of quiet is the witness, there is no event to wait for
         time.sleep(1.5)
-        last = [os.stat(os.path.join(tmp, n, "d.dat")).st_mtime_ns for n in ("a1", "a2")]
+        last = mtimes()
         check(later == last, "the agents still write after the abort")
         check(stat != later, "the agents were writing before the abort")
         path = results_of(out)
@@ -149,14 +160,14 @@ with Tmp() as tmp:
         check("ended with exit 0" in r.stdout, f"status after: {r.stdout}")
 
         # Ctrl-C on the submitting client aborts its run on the service
+        started = [a.output().count("point 0: ") for a in agents]
         p = subprocess.Popen([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        # into its first point (the results file exists: a slow build takes a while)
-        deadline = time.time() + 30
-        while time.time() < deadline and "point 1 of 3, results /" not in run(
-                [COORD, "status"], env=env).stdout:
-            time.sleep(0.2)
-        time.sleep(1)
+        # into its first point (the results file exists: a slow build takes a while), which
+        # both agents have started
+        wait_for(lambda: status_showing("point 1 of 3, results /"), "the run's results file")
+        wait_for(lambda: all(a.output().count("point 0: ") > n for a, n in zip(agents, started)),
+                 "both agents to start the run's first point")
         p.send_signal(signal.SIGINT)
         out, _ = p.communicate(timeout=30)
         check(p.returncode == 1, f"Ctrl-C'd client: exit {p.returncode}")
