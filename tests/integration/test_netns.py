@@ -18,7 +18,8 @@ import os
 import subprocess
 import time
 
-from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, run, skip
+from rbtest import (COORD, Agent, LoopDevices, Tmp, check, events, free_port, h5, run, skip,
+                    wait_for)
 
 h5py = h5()
 if os.geteuid() != 0:
@@ -52,9 +53,11 @@ def setup():
                 skip(f"cannot build the namespaces: {' '.join(cmd)}: {r.stderr.strip()}")
 
 
-def text(path):
-    with open(path, errors="replace") as f:
-        return f.read()
+def sampled(path, point, interval, drives=None):
+    """The run's events say the point is that far in: a sample of at least interval (of
+    one of drives, if given)."""
+    return any(e["event"] == "sample" and e["point"] == point and e["interval"] >= interval
+               and (drives is None or e["drive"] in drives) for e in events(path))
 
 
 def teardown():
@@ -132,23 +135,26 @@ with Tmp() as tmp:
                 serve = subprocess.Popen([COORD, "serve", "--insecure", "--listen",
                                           f"tcp://0.0.0.0:{port}"], env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                listed = []
-                for _ in range(60):
-                    time.sleep(0.5)
+
+                def three_listed():
                     r = run([COORD, "agents", "--json"], env=env)
                     listed = sorted(a["name"] for a in json.loads(r.stdout)) if r.returncode == 0 else []
-                    if len(listed) == 3:
-                        break
+                    return listed if len(listed) == 3 else None
+
+                listed = wait_for(three_listed, "the three agents to reconnect to the service")
                 check(listed == ["host0", "host1", "host2"], f"agents of the service: {listed}")
                 # host1's link goes down 2 s into a 6 s point, for 10 s
                 with open(camp, "w") as f:
                     f.write(CAMPAIGN.format(targets=targets, read="6s"))
-                p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "two")],
-                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
-                # about 2 s into the 6 s point: the run waits for agents and a 1 s point first
-                time.sleep(4.0)
+                ev = os.path.join(tmp, "two.jsonl")
+                p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "two"),
+                                      "--events", ev], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+                # 2 s into the 6 s point: host1's samples of 500 ms have reached interval 3
+                wait_for(lambda: sampled(ev, 1, 3, [f"host1:{d}" for d in devs[2:4]]),
+                         "host1 2 s into the read point", timeout=120)
                 sh("ip", "link", "set", f"{TAG}v1", "down")
+                # the cut's length is the input: past the 5 s of silence, past the point's end
                 time.sleep(10)
                 sh("ip", "link", "set", f"{TAG}v1", "up")
                 out, err = p.communicate(timeout=120)
@@ -165,33 +171,29 @@ with Tmp() as tmp:
                 # the service killed mid-campaign, a new one, and resume through it
                 with open(camp, "w") as f:
                     f.write(CAMPAIGN.format(targets=targets, read="4s"))
-                logs = set(glob.glob(os.path.join(tmp, "ctl", "run-*.log")))
-                p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "three")],
-                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
-                # 1 s into the read point, by the run's own log (the service writes it)
-                started = False
-                for _ in range(600):
-                    new = set(glob.glob(os.path.join(tmp, "ctl", "run-*.log"))) - logs
-                    started = any("[2/2] read (" in text(x) for x in new)
-                    if started or p.poll() is not None:
-                        break
-                    time.sleep(0.05)
-                if not started:
+                ev = os.path.join(tmp, "three.jsonl")
+                p = subprocess.Popen([COORD, "run", camp, "--results", os.path.join(tmp, "three"),
+                                      "--events", ev], env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+                # 1 s into the read point: its samples of 500 ms have reached interval 1
+                wait_for(lambda: sampled(ev, 1, 1) or p.poll() is not None,
+                         "the third run 1 s into its read point", timeout=120)
+                if not sampled(ev, 1, 1):
                     p.kill()
                     print(p.communicate()[1][-3000:])
                     check(False, "the third run's read point did not start")
-                time.sleep(1)
                 serve.kill()
                 serve.wait()
                 p.communicate(timeout=60)
                 check(p.returncode != 0, "the client of a killed service fails")
                 path = glob.glob(os.path.join(tmp, "three", "netns-*.h5"))[0]
-                time.sleep(4)  # the agents finish the point on their own
+                # the agents end the point alone, unheard (no coordinator): its runtime is the input
+                time.sleep(4)
                 serve = subprocess.Popen([COORD, "serve", "--insecure", "--listen",
                                           f"tcp://0.0.0.0:{port}"], env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                time.sleep(0.5)
+                wait_for(lambda: run([COORD, "status"], env=env).returncode == 0,
+                         "the new service to answer")
                 r = run([COORD, "resume", path], env=env, timeout=120)
                 serve.terminate()
                 serve.wait(30)
