@@ -5,13 +5,11 @@ alpha's 6 s point, and sends nothing (tests/tools/impostor.c).
 Checked: the impostor receives none of alpha's messages (the coordinator routes by the
 key's name, not by a routing id a peer sets); alpha is never lost or cut off and its point
 runs undisturbed; the run ends 0 with status complete; no process is left behind."""
-import json
 import os
 import subprocess
-import time
 
 from faults import read_file, stop_all
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, events, free_port, run, wait_for
 
 IMPOSTOR = os.path.join(os.environ.get("RB_BUILD", "build"), "tests", "impostor")
 
@@ -51,18 +49,12 @@ with Tmp() as tmp:
                            "--coordinator-key", f"{keys}/coordinator.pub"])]
     imp = None
     try:
-        events = os.path.join(tmp, "events.jsonl")
+        ev = os.path.join(tmp, "events.jsonl")
         c = subprocess.Popen([COORD, "run", camp, "--no-service", "--listen", ep, "--results",
-                              os.path.join(tmp, "out"), "--events", events],
+                              os.path.join(tmp, "out"), "--events", ev],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline, started = time.time() + 60, False
-        while time.time() < deadline and not started:
-            time.sleep(0.1)
-            if os.path.exists(events):
-                with open(events) as f:
-                    started = any(json.loads(x).get("event") == "point_start"
-                                  for x in f if x.strip())
-        check(started, "the point did not start")
+        wait_for(lambda: any(e["event"] == "point_start" for e in events(ev)),
+                 "the point to start")
         imp = subprocess.Popen([IMPOSTOR, ep, "alpha", f"{keys}/gamma.key",
                                 f"{keys}/coordinator.pub", "5"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

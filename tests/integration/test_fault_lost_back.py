@@ -13,7 +13,7 @@ import time
 from collections import Counter
 
 from faults import read_file, stop_all
-from rbtest import COORD, Agent, Tmp, check, free_port
+from rbtest import COORD, Agent, Tmp, check, events, free_port, wait_for
 
 CAMPAIGN = """name: lostback
 insecure: true
@@ -41,11 +41,16 @@ with Tmp() as tmp:
     agents = [Agent(ep, f"f5-{n}", [f"{n}/d.dat"], cwd=tmp, state_dir=os.path.join(tmp, n))
               for n in ("l1", "l2")]
     try:
+        ev = os.path.join(tmp, "events.jsonl")
         c = subprocess.Popen([COORD, "run", camp, "--no-service", "--listen", ep, "--results",
-                              os.path.join(tmp, "out")],
+                              os.path.join(tmp, "out"), "--events", ev],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(3)  # registered, laid out, into point 0
+        # registered, laid out, 1 s into point 0: l2's 500 ms samples have reached interval 1
+        wait_for(lambda: any(e["event"] == "sample" and e["drive"] == "f5-l2:l2/d.dat" and
+                             e["point"] == 0 and e["interval"] >= 1 for e in events(ev)),
+                 "f5-l2 1 s into point 0")
         agents[1].proc.send_signal(signal.SIGSTOP)
+        # 8 s of silence in a 10 s point is the input: lost after 5 s, back before its end
         time.sleep(8)
         agents[1].proc.send_signal(signal.SIGCONT)
         so, se = c.communicate(timeout=120)

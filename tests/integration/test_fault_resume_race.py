@@ -8,13 +8,11 @@ complete (exit 0). Tried twice.
 F13b: resume of that complete run says it is complete, exits 0, and changes not one byte
 of the results file or its journal (no .crashed copy appears)."""
 import glob
-import json
 import os
 import subprocess
-import time
 
 from faults import stop_all
-from rbtest import COORD, Tmp, check, file_agents, free_port, run, sha256
+from rbtest import COORD, Tmp, check, events, file_agents, free_port, run, sha256, wait_for
 
 CAMPAIGN = """name: racing
 insecure: true
@@ -37,20 +35,14 @@ with Tmp() as tmp:
         f.write(CAMPAIGN)
     ep = f"tcp://127.0.0.1:{free_port()}"
     out = os.path.join(tmp, "out")
-    events = os.path.join(tmp, "events.jsonl")
+    ev = os.path.join(tmp, "events.jsonl")
     agents = file_agents(ep, tmp, "f13", names=("a1",))
     try:
         c = subprocess.Popen([COORD, "run", camp, "--no-service", "--listen", ep, "--results",
-                              out, "--events", events],
+                              out, "--events", ev],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline, started = time.time() + 60, False
-        while time.time() < deadline and not started:
-            time.sleep(0.1)
-            if os.path.exists(events):
-                with open(events) as f:
-                    started = any(json.loads(x).get("event") == "point_start"
-                                  for x in f if x.strip())
-        check(started, "the run did not start")
+        wait_for(lambda: any(e["event"] == "point_start" for e in events(ev)),
+                 "the run to start")
         path = glob.glob(os.path.join(out, "racing-*.h5"))[0]
         for _ in range(2):
             other = f"tcp://127.0.0.1:{free_port()}"

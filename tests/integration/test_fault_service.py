@@ -11,9 +11,8 @@ writes under X."""
 import glob
 import os
 import subprocess
-import time
 
-from rbtest import COORD, Agent, Tmp, check, free_port, run
+from rbtest import COORD, Agent, Tmp, check, free_port, run, wait_for
 
 COORD = os.path.abspath(COORD)
 
@@ -68,10 +67,7 @@ with Tmp() as tmp:
     agent = Agent(f"tcp://127.0.0.1:{port}", "svc-a1", ["a1/d.dat"], cwd=tmp,
                   state_dir=os.path.join(tmp, "a1"))
     try:
-        deadline = time.time() + 10
-        while time.time() < deadline and not os.path.exists(ctl):
-            time.sleep(0.1)
-        check(os.path.exists(ctl), "the control socket appears")
+        wait_for(lambda: os.path.exists(ctl), "the control socket to appear")
         client = os.path.join(tmp, "client")
         os.mkdir(client)
         camp = os.path.join(client, "c.yaml")

@@ -16,10 +16,9 @@ import json
 import os
 import signal
 import subprocess
-import time
 
 from faults import check_once, read_file, sample_keys, stop_all
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, events, free_port, run, wait_for
 
 CAMPAIGN = """name: spooldamage
 insecure: true
@@ -34,6 +33,19 @@ targets:
 phases:
   - workload: {rw: randwrite, bs: 4k, iodepth: 2, runtime: 10s}
 """
+
+
+def records(path):
+    """(offset, length, seq) of each record in a spool file, by its headers."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos, starts = 0, []
+    while pos + 16 <= len(data):
+        ln = int.from_bytes(data[pos:pos + 4], "little")
+        starts.append((pos, ln, int.from_bytes(data[pos + 8:pos + 16], "little")))
+        pos += 16 + ln
+    return starts
+
 
 with Tmp() as tmp:
     # B19 / B22: not spools
@@ -51,17 +63,26 @@ with Tmp() as tmp:
     t = ["a1/d0.dat", "a1/d1.dat"]
     state = os.path.join(tmp, "a1")
     agents = [Agent(ep, "f10-a1", t, allow=t, cwd=tmp, state_dir=state)]
+    c = None
     try:
+        ev = os.path.join(tmp, "events.jsonl")
         c = subprocess.Popen([COORD, "run", camp, "--no-service", "--listen", ep, "--results",
-                              os.path.join(tmp, "out")],
+                              os.path.join(tmp, "out"), "--events", ev],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         spool_dir = os.path.join(state, "spool")
-        deadline = time.time() + 20
-        while time.time() < deadline and not glob.glob(os.path.join(spool_dir, "*.spool")):
-            time.sleep(0.1)
-        time.sleep(2)
+        # 2 s into the point: the 200 ms samples of both drives have reached interval 9
+        wait_for(lambda: len({e["drive"] for e in events(ev) if e["event"] == "sample" and
+                              e["interval"] >= 9}) == 2, "2 s of the point on both drives")
         c.send_signal(signal.SIGSTOP)
-        time.sleep(6)
+        # paused until the spool holds a backlog: the agent says it holds what is past its
+        # send window, and two more records come after that (only the spool holds those)
+        log = agents[0].output
+        wait_for(lambda: log().rfind("holding the rest") > log().rfind("caught up"),
+                 "the agent to hold messages past its send window")
+        spool = wait_for(lambda: glob.glob(os.path.join(spool_dir, "*.spool")), "the spool")[0]
+        n = len(records(spool))
+        wait_for(lambda: len(records(spool)) > max(n + 2, 21),
+                 "a backlog of over 20 records in the spool, two past the window")
         agents[0].proc.send_signal(signal.SIGKILL)
         agents[0].proc.wait()
         spools = glob.glob(os.path.join(spool_dir, "*.spool"))
@@ -70,13 +91,7 @@ with Tmp() as tmp:
         recs = [json.loads(x) for x in r.stdout.splitlines()]
         # the last record but one: past the send window (the coordinator was paused), so
         # only the spool holds it, and one whole record after it
-        with open(spools[0], "rb") as f:
-            data = f.read()
-        pos, starts = 0, []
-        while pos + 16 <= len(data):
-            ln = int.from_bytes(data[pos:pos + 4], "little")
-            starts.append((pos, ln, int.from_bytes(data[pos + 8:pos + 16], "little")))
-            pos += 16 + ln
+        starts = records(spools[0])
         check(len(starts) > 20, f"a backlog in the spool: {len(starts)} records")
         pos, ln, victim = starts[-2]
         at = pos + 16 + ln // 2
@@ -109,6 +124,8 @@ with Tmp() as tmp:
         check(any(r[2] == 1 and r[3] == "ok" for r in results), f"attempt 1 ran: {results}")
         print(f"{len(rows)} sample rows; {len(kept)} spooled samples each once; seq {victim} lost")
     finally:
-        c.kill() if c.poll() is None else None
+        if c and c.poll() is None:
+            c.send_signal(signal.SIGCONT)
+            c.kill()
         stop_all(agents)
 print("ok")

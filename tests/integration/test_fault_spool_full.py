@@ -8,14 +8,12 @@ messages it could not spool are still sent (no seq gap: a1 is never lost, no poi
 "sent again"); the run ends with exit 4 and a1's rows of that point say "error" with the
 reason; every (drive, point) has exactly one result; the samples of every drive, point and
 attempt have no hole in their intervals; the file opens; no process is left behind."""
-import json
 import os
 import signal
 import subprocess
-import time
 
 from faults import SmallFs, need_root, read_file, stop_all
-from rbtest import COORD, Agent, Tmp, check, file_agents, free_port
+from rbtest import COORD, Agent, Tmp, check, events, file_agents, free_port, wait_for
 
 need_root("mounts a 48 KiB tmpfs to fill an agent's state folder")
 
@@ -39,25 +37,12 @@ phases:
 """
 
 
-def wait_point(events, point, deadline):
-    while time.time() < deadline:
-        time.sleep(0.1)
-        if os.path.exists(events):
-            with open(events) as f:
-                for x in f:
-                    if x.strip():
-                        e = json.loads(x)
-                        if e.get("event") == "point_start" and e.get("point") == point:
-                            return True
-    return False
-
-
 with Tmp() as tmp:
     camp = os.path.join(tmp, "c.yaml")
     with open(camp, "w") as f:
         f.write(CAMPAIGN)
     out = os.path.join(tmp, "out")
-    events = os.path.join(tmp, "events.jsonl")
+    ev = os.path.join(tmp, "events.jsonl")
     ep = f"tcp://127.0.0.1:{free_port()}"
     with SmallFs(os.path.join(tmp, "st1"), "48k"):
         os.makedirs(os.path.join(tmp, "a1"))
@@ -67,17 +52,22 @@ with Tmp() as tmp:
         t = ["a1/disk0.dat", "a1/disk1.dat"]
         agents = [Agent(ep, "f8-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "st1"))]
         agents += file_agents(ep, tmp, "f8", names=("a2",))
+        c = None
         try:
             c = subprocess.Popen([COORD, "run", camp, "--no-service", "--listen", ep,
-                                  "--results", out, "--events", events],
+                                  "--results", out, "--events", ev],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            if not wait_point(events, 1, time.time() + 60):
-                c.kill()
-                print(c.communicate()[1][-3000:], agents[0].output()[-2000:])
-                check(False, "the second point did not start")
-            time.sleep(1)
+            # 1 s into the second point: a2's 100 ms samples have reached interval 9 (a1's
+            # may stop short, its spool full)
+            wait_for(lambda: any(e["event"] == "sample" and e["point"] == 1 and
+                                 e["drive"].startswith("f8-a2:") and e["interval"] >= 9
+                                 for e in events(ev)),
+                     "1 s of the second point", show=lambda: agents[0].output()[-2000:])
             c.send_signal(signal.SIGSTOP)
-            time.sleep(8)
+            # stopped until a1's spool is full: a1 says so and stops the point's IO
+            wait_for(lambda: "stopping point 1" in agents[0].output(),
+                     "a1 to stop the second point on a full spool",
+                     show=lambda: agents[0].output()[-2000:])
             c.send_signal(signal.SIGCONT)
             so, se = c.communicate(timeout=120)
             print(se[-3000:])
@@ -103,5 +93,8 @@ with Tmp() as tmp:
                 check(sorted(iv) == list(range(len(iv))), f"{g}: intervals {sorted(iv)}")
             print(f"{len(rows)} sample rows, no hole; a1 point 1: {bad[0][3]}")
         finally:
+            if c and c.poll() is None:
+                c.send_signal(signal.SIGCONT)
+                c.kill()
             stop_all(agents)
 print("ok")
