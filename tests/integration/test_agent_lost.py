@@ -10,7 +10,7 @@ import os
 import signal
 import time
 
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import COORD, Agent, Tmp, check, events, free_port, h5, run, wait_for
 import subprocess
 
 h5py = h5()
@@ -45,14 +45,17 @@ def scenario(tmp, policy, restart):
     out = os.path.join(tmp, "out-" + str(time.monotonic()))
     ep = f"tcp://127.0.0.1:{free_port()}"
     agents = [start(ep, tmp, "l1"), start(ep, tmp, "l2")]
-    c = subprocess.Popen([COORD, "run", path, "--listen", ep, "--results", out],
+    ev = out + ".jsonl"
+    c = subprocess.Popen([COORD, "run", path, "--listen", ep, "--results", out, "--events", ev],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(2.5)  # registered, laid out, into point 0
+        # registered, laid out, 1 s into point 0: l2's 500 ms samples have reached interval 1
+        wait_for(lambda: any(e["event"] == "sample" and e["drive"] == "l2:l2/d.dat" and
+                             e["point"] == 0 and e["interval"] >= 1 for e in events(ev)),
+                 "l2 1 s into point 0")
         agents[1].proc.send_signal(signal.SIGKILL)
         agents[1].proc.wait()
         if restart:
-            time.sleep(0.5)
             agents[1] = start(ep, tmp, "l2")
         o, e = c.communicate(timeout=120)
     finally:

@@ -23,6 +23,7 @@ with Tmp() as tmp:
     # 1. the agent first; the coordinator 2 s later
     agent = Agent(ep, "early", ["w/disk0.dat"], cwd=tmp, state_dir=os.path.join(tmp, "w"))
     try:
+        # the agent must outlive 2 s with no coordinator: the span itself is what is tested
         time.sleep(2)
         check(agent.proc.poll() is None, f"agent exited without a coordinator:\n{agent.output()}")
         path = os.path.join(tmp, "early.yaml")

@@ -11,9 +11,8 @@ import glob
 import os
 import signal
 import subprocess
-import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run, wait_for
 
 h5py = h5()
 
@@ -103,17 +102,21 @@ with Tmp() as tmp:
     ep = f"tcp://127.0.0.1:{free_port()}"
     path = campaign(tmp, ["a1", "a2"], wait="20s", allowed=("a1",))
     agents = [keyed_agent(ep, tmp, "a1"), keyed_agent(ep, tmp, "a2")]
+    errf = open(os.path.join(tmp, "hup.err"), "w+")
     try:
         c = subprocess.Popen([COORD, "run", path, "--listen", ep, "--results", f"{tmp}/out3"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(2)
+                             stdout=subprocess.PIPE, stderr=errf, text=True)
+        # while it waits: a2 tried, and its key was refused
+        wait_for(lambda: f"key {pub(keys + '/a2.pub')} is not on the agent allow-list"
+                 in open(errf.name).read(), "a2's key to be refused")
         with open(f"{keys}/allowed", "a") as f:
             f.write(f"a2 {pub(keys + '/a2.pub')}\n")
         c.send_signal(signal.SIGHUP)
-        out, err = c.communicate(timeout=60)
+        c.communicate(timeout=60)
     finally:
         for a in agents:
             a.stop()
+    err = open(errf.name).read()
     print(err)
     check(c.returncode == 0 and "allow-list reloaded: 2 key(s)" in err, f"SIGHUP: {c.returncode}")
 
@@ -127,9 +130,7 @@ with Tmp() as tmp:
                              stdout=subprocess.DEVNULL, stderr=errf, text=True,
                              env=dict(os.environ, RB_TEST_ZAP_DIE_AFTER="1"))
         # a1 is the handler's one request; only then comes a2
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and "agent 'a1' connected" not in open(errf.name).read():
-            time.sleep(0.1)
+        wait_for(lambda: "agent 'a1' connected" in open(errf.name).read(), "a1 to connect")
         a2 = keyed_agent(ep, tmp, "a2")
         c.wait(timeout=30)
         a2.stop()

@@ -5,9 +5,8 @@ import glob
 import os
 import signal
 import subprocess
-import time
 
-from rbtest import COORD, Tmp, check, h5
+from rbtest import COORD, Tmp, check, h5, wait_for
 
 h5py = h5()
 
@@ -18,17 +17,17 @@ def children(pid):
 
 
 with Tmp() as tmp:
+    errf = open(os.path.join(tmp, "demo.err"), "w+")
     p = subprocess.Popen([COORD, "demo", "--out", tmp], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    # wait until the first point runs
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not glob.glob(os.path.join(tmp, "demo-*.h5")):
-        time.sleep(0.1)
-    time.sleep(1)
+                         stderr=errf, text=True)
+    # wait until the first point runs: its results file is there and it says so
+    wait_for(lambda: glob.glob(os.path.join(tmp, "demo-*.h5")) and
+             "rackbench: [1/" in open(errf.name).read(), "the demo's first point to start")
     kids = children(p.pid)
     check(len(kids) == 2, f"demo has {len(kids)} agent children, want 2")
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=30)
+    out, _ = p.communicate(timeout=30)
+    err = open(errf.name).read()
     print(out, err)
     check(p.returncode != 0, "an interrupted demo exits non-zero")
     for k in kids:
