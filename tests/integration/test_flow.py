@@ -16,7 +16,7 @@ import subprocess
 import time
 from collections import Counter
 
-from rbtest import COORD, Agent, Tmp, check, free_port, h5
+from rbtest import COORD, Agent, Tmp, check, events, free_port, h5, wait_for
 
 h5py = h5()
 
@@ -42,15 +42,15 @@ def case(tmp, name, extra, stop_s):
     t = ["a1/d0.dat", "a1/d1.dat"]
     a = Agent(ep, "fl-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "a1"), extra=extra)
     out = os.path.join(tmp, f"out-{name}")
-    c = subprocess.Popen([COORD, "run", camp, "--listen", ep, "--results", out],
+    ev = os.path.join(tmp, f"{name}.jsonl")
+    c = subprocess.Popen([COORD, "run", camp, "--listen", ep, "--results", out, "--events", ev],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        spool = os.path.join(tmp, "a1", "spool")
-        deadline = time.time() + 20
-        while time.time() < deadline and not glob.glob(os.path.join(spool, "*.spool")):
-            time.sleep(0.05)
-        time.sleep(2)
+        # 2 s into the point: the 25 ms samples of both drives have reached interval 79
+        wait_for(lambda: len({e["drive"] for e in events(ev) if e["event"] == "sample" and
+                              e["interval"] >= 79}) == 2, "2 s of the point on both drives")
         c.send_signal(signal.SIGSTOP)
+        # how long the coordinator stays stopped is the input: the backlog it leaves to hold
         time.sleep(stop_s)
         c.send_signal(signal.SIGCONT)
         cout, cerr = c.communicate(timeout=60)

@@ -9,9 +9,8 @@ import json
 import os
 import shutil
 import subprocess
-import time
 
-from rbtest import COORD, Tmp, check, file_agents, free_port, h5, run, skip
+from rbtest import COORD, Tmp, check, file_agents, free_port, h5, run, skip, wait_for
 
 h5py = h5()
 
@@ -90,15 +89,17 @@ with Tmp() as tmp:
             subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-x", "160", "-y", "40",
                             "sh", "-c", cmd], check=True)
             shots = []
-            deadline = time.time() + 30
-            while time.time() < deadline:
+
+            def ended():
+                """A capture of the live view; true once the run has ended."""
                 c = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p", "-e"],
                                    capture_output=True, text=True).stdout
-                if "EXIT=" in c:
-                    break
-                if "point 1/2" in c:
+                if "point 1/2" in c and "EXIT=" not in c:
                     shots.append(c)
-                time.sleep(0.7)
+                return "EXIT=" in c
+
+            # a capture every 0.7 s until the run ends: enough to see the view redrawn
+            wait_for(ended, "the run under tmux to end", every=0.7)
             final = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"],
                                    capture_output=True, text=True).stdout
         finally:

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 
-from rbtest import COORD, Tmp, check, file_agents, free_port, h5
+from rbtest import COORD, Tmp, check, file_agents, free_port, h5, wait_for
 
 h5py = h5()
 
@@ -44,13 +44,12 @@ with Tmp() as tmp:
                          text=True)
     try:
         # stop it once the point has started (its first sample is in the events file)
-        deadline = time.time() + 60
-        while time.time() < deadline and c.poll() is None:
-            if os.path.exists(events) and '"sample"' in open(events).read():
-                break
-            time.sleep(0.05)
+        wait_for(lambda: c.poll() is not None or
+                 (os.path.exists(events) and '"sample"' in open(events).read()),
+                 "the point's first sample")
         check(c.poll() is None, "the run ended before the point started")
         c.send_signal(signal.SIGSTOP)
+        # stopped 6 s in a 3 s point is the input: its wall time must take in the stop
         time.sleep(6)
         c.send_signal(signal.SIGCONT)
         _, err = c.communicate(timeout=120)

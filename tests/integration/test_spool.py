@@ -12,10 +12,9 @@ import json
 import os
 import signal
 import subprocess
-import time
 from collections import Counter
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, events, free_port, h5, run, wait_for
 
 h5py = h5()
 
@@ -42,14 +41,14 @@ with Tmp() as tmp:
     t = ["a1/d0.dat", "a1/d1.dat"]
     state = os.path.join(tmp, "a1")
     a = Agent(ep, "sp-a1", t, allow=t, cwd=tmp, state_dir=state)
-    c = subprocess.Popen([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out")],
+    ev = os.path.join(tmp, "events.jsonl")
+    c = subprocess.Popen([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out"),
+                          "--events", ev],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # mid-point: the run starts within a second; kill the agent 3 s into it
+    # mid-point: kill the agent 3 s into it, when both drives' 200 ms samples reach interval 14
     spool_dir = os.path.join(state, "spool")
-    deadline = time.time() + 20
-    while time.time() < deadline and not glob.glob(os.path.join(spool_dir, "*.spool")):
-        time.sleep(0.1)
-    time.sleep(3.5)
+    wait_for(lambda: len({e["drive"] for e in events(ev) if e["event"] == "sample" and
+                          e["interval"] >= 14}) == 2, "3 s of the point on both drives")
     a.proc.send_signal(signal.SIGKILL)
     a.proc.wait()
     spools = glob.glob(os.path.join(spool_dir, "*.spool"))
