@@ -3,7 +3,7 @@
 keys; a refusal exits 3, names every missing key, and leaves the file unchanged."""
 import os
 
-from rbtest import AGENT, Tmp, check, run, sha256
+from rbtest import AGENT, Tmp, check, run, sha256, wait_for
 
 with Tmp() as tmp:
     state = os.path.join(tmp, "state")
@@ -55,7 +55,6 @@ print("ok")
 
 # ---- a file is rackbench's only if rackbench created it (the probe's G5-G7, G11b, G13) ----
 import subprocess
-import time
 
 
 def size(path):
@@ -135,9 +134,8 @@ with Tmp() as tmp:
     w = subprocess.Popen(A[:2] + ["--target", a, "--target", b, "--size", "16m", "--rw", "write",
                                   "--destructive", "--runtime", "1s", "--state-dir", state],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 20
-    while not os.path.exists(a) and time.time() < deadline and w.poll() is None:
-        time.sleep(0.001)
+    # looked for every 1 ms: the swap should land while a.bin is being laid out
+    wait_for(lambda: os.path.exists(a) or w.poll() is not None, "a.bin to be made", every=0.001)
     tmpl = os.path.join(state, "t")
     os.symlink(v3, tmpl)
     os.replace(tmpl, b)
@@ -156,8 +154,9 @@ with Tmp() as tmp:
     r = run(A + ["--target", one, "--rw", "read", "--size", "1m"])
     check(r.returncode == 0, f"one.bin: {r.stderr}")
     holder = subprocess.Popen(["/usr/bin/python3", "-c",
-                               "import sys,time; f=open(sys.argv[1],'r+b'); print('open', flush=True); "
-                               "time.sleep(60)", one], stdout=subprocess.PIPE, text=True)
+                               "import signal,sys; f=open(sys.argv[1],'r+b'); "
+                               "print('open', flush=True); signal.pause()", one],
+                              stdout=subprocess.PIPE, text=True)
     try:
         check(holder.stdout.readline().strip() == "open", "holder did not start")
         r = run(A + ["--target", one, "--rw", "write", "--size", "1m", "--destructive"])
