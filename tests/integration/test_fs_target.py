@@ -9,15 +9,23 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 
-from rbtest import AGENT, Tmp, check, run, sha256, skip
+from rbtest import AGENT, Tmp, check, run, sha256, skip, wait_for
 
 if os.geteuid() != 0:
     skip("needs root for loop devices, mkfs and mounts (run the root stage as root)")
 for tool in ("losetup", "mkfs.ext4", "blkid"):
     if not shutil.which(tool):
         skip(f"needs {tool}")
+
+
+def free(dev):
+    """Nobody holds dev open exclusively (mounted or claimed)."""
+    try:
+        os.close(os.open(dev, os.O_RDONLY | os.O_EXCL))
+        return True
+    except OSError:
+        return False
 
 
 def mounted(dev):
@@ -70,25 +78,20 @@ with Tmp() as tmp:
         r = run(A + ["--destructive", "--allow", dev])
         check(r.returncode == 3 and "ext4 signature" in r.stderr, f"over ext4: {r.stderr}")
         # killed with -9 mid-run: the private mount goes with it
+        errf = open(os.path.join(tmp, "killed.err"), "w+")
         p = subprocess.Popen(A + ["--destructive", "--allow", dev, "--wipe-signatures",
-                                  "--runtime", "20s"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 30
-        while time.time() < deadline and not [n for n in os.listdir(state) if n.startswith("fs-")]:
-            time.sleep(0.05)
-        time.sleep(0.5)
+                                  "--runtime", "20s"], stdout=subprocess.DEVNULL,
+                             stderr=errf, text=True)
+        # its mount point is made and the agent has mounted it there (it says so)
+        wait_for(lambda: [n for n in os.listdir(state) if n.startswith("fs-")] and
+                 "mounted privately" in open(errf.name).read(),
+                 "the killed run's filesystem to be mounted")
         check(not mounted(dev), "the agent's mount is visible to another process")
         p.send_signal(signal.SIGKILL)
         p.wait()
         check(not mounted(dev), "a killed agent left its filesystem mounted")
         # the killed agent's namespace is released soon after; then the device is free
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            try:
-                os.close(os.open(dev, os.O_RDONLY | os.O_EXCL))
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for(lambda: free(dev), "the device to be free after the kill")
         # mounted by someone else: refused, nothing written
         subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True)
         mnt = os.path.join(tmp, "mnt")

@@ -5,9 +5,8 @@ keys; the device's checksum is unchanged after every refusal."""
 import os
 import shutil
 import subprocess
-import time
 
-from rbtest import AGENT, Tmp, check, fail, run, sha256, skip
+from rbtest import AGENT, Tmp, check, fail, run, sha256, skip, wait_for
 
 if os.geteuid() != 0:
     skip("needs root for loop devices (run the root stage as root)")
@@ -17,6 +16,11 @@ if not shutil.which("losetup"):
 
 def sh(*args):
     return subprocess.run(args, capture_output=True, text=True)
+
+
+def writes(dev):
+    """Writes the device has completed (its /sys/block stat)."""
+    return int(open(f"/sys/block/{os.path.basename(dev)}/stat").read().split()[4])
 
 
 with Tmp() as tmp:
@@ -52,11 +56,14 @@ with Tmp() as tmp:
         check(sha256(dev) != before, "both keys: the device was not written")
         # while a write runs, the guard's O_EXCL hold keeps anyone from mounting it
         if sh("mkfs.ext4", "-q", "-F", dev).returncode == 0:
+            w0 = writes(dev)
             w = subprocess.Popen(base[:2] + ["--target", dev, "--rw", "randwrite", "--offset", "16m",
                                              "--size", "16m", "--runtime", "3s", "--state-dir", tmp,
                                              "--destructive", "--allow", dev, "--wipe-signatures"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-            time.sleep(1)
+            # the run holds the device once it writes it: the device's own counter says so
+            wait_for(lambda: writes(dev) > w0 + 100 or w.poll() is not None,
+                     "the write run to write the device")
             m = sh("mount", dev, mnt)
             out, err = w.communicate(timeout=30)
             check(w.returncode == 0, f"the write run: {w.returncode} {err}")
