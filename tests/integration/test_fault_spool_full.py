@@ -47,8 +47,10 @@ with Tmp() as tmp:
     with SmallFs(os.path.join(tmp, "st1"), "48k"):
         os.makedirs(os.path.join(tmp, "a1"))
         for n in ("disk0.dat", "disk1.dat"):
+            # written whole: the read points must never meet a block the first
+            # point's random writes happened to miss (a hole is refused, not read)
             with open(os.path.join(tmp, "a1", n), "wb") as f:
-                f.truncate(8 << 20)
+                f.write(os.urandom(8 << 20))
         t = ["a1/disk0.dat", "a1/disk1.dat"]
         agents = [Agent(ep, "f8-a1", t, allow=t, cwd=tmp, state_dir=os.path.join(tmp, "st1"))]
         agents += file_agents(ep, tmp, "f8", names=("a2",))
