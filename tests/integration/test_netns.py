@@ -117,8 +117,11 @@ with Tmp() as tmp:
                     est = int(ag["clock_offset_ns"]) / 1e9
                     print(f"host{i}: injected {OFFSETS[i]:+.3f} s, estimated {est:+.6f} s "
                           f"(round trip {int(ag['clock_delay_ns']) / 1e3:.0f} us)")
-                    check(abs(est - OFFSETS[i]) <= 0.001 and ag["clock_delay_ns"] > 0,
-                          f"host{i}: offset {est} s, injected {OFFSETS[i]} s")
+                    # a round trip's estimate is off by at most half its delay (the
+                    # two legs may differ by all of it): 1 ms, or more on a loaded host
+                    bound = max(0.001, int(ag["clock_delay_ns"]) / 2e9)
+                    check(abs(est - OFFSETS[i]) <= bound and ag["clock_delay_ns"] > 0,
+                          f"host{i}: offset {est} s, injected {OFFSETS[i]} s, bound {bound} s")
                 for pt in (0, 1):
                     sk = [int(x["start_skew_ns"]) for x in res if x["point"] == pt]
                     print(f"point {pt}: start skew in coordinator time {min(sk) / 1e3:+.0f} .. "
