@@ -131,7 +131,7 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 			}
 			buf = a->mem[a->nmem - 1].buf;
 			if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
-				rb_tx_send_raw(a->sock, NULL, buf, len, false);
+				rb_tx_send_raw(a->sock, NULL, buf, len, true);
 				a->sent = e->seq;
 			} else {
 				a->held = true;
@@ -139,8 +139,11 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 			return 0;
 		}
 		/* credits: the coordinator's acknowledgements open the window */
+		/* never waits: with the coordinator gone a blocking send would stall this
+		 * loop, and with it the engine's intervals (a send that fails goes again
+		 * from the spool, after a silence or at the next acknowledgement) */
 		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
-			rb_tx_send_raw(a->sock, NULL, buf, len, false);
+			rb_tx_send_raw(a->sock, NULL, buf, len, true);
 			a->sent = e->seq;
 		} else if (!a->held) {
 			a->held = true;
@@ -150,7 +153,7 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 				a->seq - a->spool.acked);
 		}
 		free(buf);
-		return 0; /* a send that failed goes again from the spool */
+		return 0;
 	}
 	r = rb_tx_send(a->sock, NULL, e, false);
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Helpers for rackbench integration tests: real processes, real sockets, real files."""
+import glob
 import hashlib
 import json
 import os
@@ -54,6 +55,19 @@ def wait_for(cond, what, timeout=60, every=0.05, show=None):
             fail(f"waited {timeout:g} s for {what}")
         # the one pause of every poll: the time between two looks at its condition
         time.sleep(every)
+
+
+def spool_done(folder, point):
+    """Whether an agent whose state folder is folder has spooled the end (PointDone) of
+    point: what it does on its own when no coordinator hears it."""
+    for sp in glob.glob(os.path.join(folder, "spool", "*.spool")):
+        r = subprocess.run([AGENT, "spool", sp], capture_output=True, text=True)
+        for x in r.stdout.splitlines():
+            if x.strip():
+                m = json.loads(x)
+                if m.get("body") == "point-done" and m.get("point") == point:
+                    return True
+    return False
 
 
 def events(path):

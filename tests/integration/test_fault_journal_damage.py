@@ -19,10 +19,9 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 
 from faults import check_once, journal_keys, read_file, spool_keys, stop_all
-from rbtest import COORD, Tmp, check, events, file_agents, free_port, run, wait_for
+from rbtest import COORD, Tmp, check, events, file_agents, free_port, run, spool_done, wait_for
 
 CAMPAIGN = """name: damaged
 insecure: true
@@ -89,8 +88,9 @@ def case(which):
                 f.write(bytes([b[0] ^ 0xFF]))
             size = os.path.getsize(jpath)
             journaled, _ = journal_keys(jpath)
-            # the agents end the point alone, unheard (no coordinator): its runtime is the input
-            time.sleep(5)
+            # the agents end the point alone, unheard (no coordinator), and spool its end
+            wait_for(lambda: all(spool_done(os.path.join(tmp, n), 1) for n in ("a1", "a2")),
+                     "the agents to end the second point alone")
             if which == "lost":
                 # a1 dies and its spool is gone: nothing can give the record again
                 agents[0].proc.kill()

@@ -19,7 +19,7 @@ import subprocess
 import time
 
 from rbtest import (COORD, Agent, LoopDevices, Tmp, check, events, free_port, h5, run, skip,
-                    wait_for)
+                    spool_done, wait_for)
 
 h5py = h5()
 if os.geteuid() != 0:
@@ -190,8 +190,9 @@ with Tmp() as tmp:
                 p.communicate(timeout=60)
                 check(p.returncode != 0, "the client of a killed service fails")
                 path = glob.glob(os.path.join(tmp, "three", "netns-*.h5"))[0]
-                # the agents end the point alone, unheard (no coordinator): its runtime is the input
-                time.sleep(4)
+                # the agents end the point alone, unheard (no coordinator), and spool its end
+                wait_for(lambda: all(spool_done(os.path.join(tmp, f"s{i}"), 1) for i in range(3)),
+                         "the agents to end the read point alone")
                 serve = subprocess.Popen([COORD, "serve", "--insecure", "--listen",
                                           f"tcp://0.0.0.0:{port}"], env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

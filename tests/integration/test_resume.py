@@ -18,10 +18,9 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 from collections import Counter
 
-from rbtest import AGENT, COORD, Tmp, check, events, file_agents, free_port, h5, run, wait_for
+from rbtest import AGENT, COORD, Tmp, check, events, file_agents, free_port, h5, run, spool_done, wait_for
 
 h5py = h5()
 
@@ -84,8 +83,10 @@ def case(kill_agent):
                 # one agent dies too: its part of the second point is never finished
                 agents[1].proc.send_signal(signal.SIGKILL)
                 agents[1].proc.wait()
-            # the agents end the point alone, unheard (no coordinator): its runtime is the input
-            time.sleep(5)
+            # the agents end the point alone, unheard (no coordinator), and spool its end
+            live = ("a1",) if kill_agent else ("a1", "a2")
+            wait_for(lambda: all(spool_done(os.path.join(tmp, n), 1) for n in live),
+                     "the agents to end the second point alone")
             spooled = set()
             for name in ("a1", "a2"):
                 for sp in glob.glob(os.path.join(tmp, name, "spool", "*.spool")):
