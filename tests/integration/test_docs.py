@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: MIT
+"""The manual holds: every runnable block of README.md and docs/*.md is run against the
+built programs, and every relative link of those pages leads to a file that exists (and,
+for a link to a heading, to that heading).
+
+A runnable block is a fenced block whose opening fence has the line `<!-- runnable -->`
+right before it (docs/HACKING.md, "How to add"). Each runs on its own:
+
+- in a fresh temporary folder, which holds links to the checkout's schemas/ and python/
+  so that a block reads as if run from the source root without writing into it;
+- `sh` and `bash` blocks under `bash -e -o pipefail`, `python` blocks under this Python;
+- with the folders of RB_COORD and RB_AGENT first on PATH (a block says `rackbench` and
+  `rackbench-agent`), TMPDIR and RACKBENCH_CONTROL inside its folder (no service of the
+  machine is used), stdin from /dev/null;
+- for at most BLOCK_TIMEOUT seconds; then its whole process group is stopped, so a block
+  may leave nothing behind that it started in the background.
+
+A block that exits non-zero fails the test with its file, the line of its fence and its
+output."""
+import glob
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from rbtest import AGENT, COORD, SRC
+
+MARK = "<!-- runnable -->"
+RUNNERS = {"sh": ["bash", "-e", "-o", "pipefail"], "bash": ["bash", "-e", "-o", "pipefail"],
+           "python": [sys.executable]}
+BLOCK_TIMEOUT = 60
+LINKS = ("schemas", "python")  # the checkout's folders a block may read
+TAIL = 60  # lines of a failed block's output shown
+
+problems = []
+
+
+def pages():
+    return [os.path.join(SRC, "README.md")] + sorted(glob.glob(os.path.join(SRC, "docs", "*.md")))
+
+
+def rel(path):
+    return os.path.relpath(path, SRC)
+
+
+def fences(lines):
+    """(start line index, end line index, info string) of every fenced block; end is the
+    closing fence's index (len(lines) when it is missing)."""
+    out = []
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^ {0,3}(`{3,}|~{3,})\s*(.*)$", lines[i])
+        if not m:
+            i += 1
+            continue
+        fence, info = m.group(1), m.group(2).strip()
+        j = i + 1
+        while j < len(lines) and not re.match(r"^ {0,3}" + re.escape(fence[0]) + "{%d,}\\s*$"
+                                               % len(fence), lines[j]):
+            j += 1
+        out.append((i, j, info))
+        i = j + 1
+    return out
+
+
+def blocks(path, lines):
+    """Runnable blocks of a page: (line number of the fence, language, code)."""
+    out = []
+    found = fences(lines)
+    starts = {s: (e, info) for s, e, info in found}
+    inside = set()
+    for s, e, _ in found:
+        inside.update(range(s, e + 1))
+    for i, line in enumerate(lines):
+        if line.strip() != MARK or i in inside:
+            continue
+        where = f"{rel(path)}:{i + 1}"
+        if i + 1 not in starts:
+            problems.append(f"{where}: '{MARK}' is not right before a fenced block")
+            continue
+        end, info = starts[i + 1]
+        lang = info.split()[0] if info else ""
+        if lang not in RUNNERS:
+            problems.append(f"{where}: a runnable block must be one of {sorted(RUNNERS)}, "
+                            f"not '{lang or 'no language'}'")
+            continue
+        if end >= len(lines):
+            problems.append(f"{where}: the runnable block is never closed")
+            continue
+        out.append((i + 2, lang, "\n".join(lines[i + 2:end]) + "\n"))
+    return out
+
+
+def slug(heading):
+    """A heading's anchor as GitHub makes it."""
+    s = heading.strip().lower()
+    s = re.sub(r"[^\w\- ]", "", s)
+    return s.replace(" ", "-")
+
+
+def anchors(path, cache={}):
+    if path not in cache:
+        lines = open(path).read().split("\n")
+        inside = set()
+        for s, e, _ in fences(lines):
+            inside.update(range(s, e + 1))
+        seen = {}
+        names = set()
+        for i, line in enumerate(lines):
+            m = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+            if not m or i in inside:
+                continue
+            base = slug(m.group(1))
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            names.add(base if n == 0 else f"{base}-{n}")
+        cache[path] = names
+    return cache[path]
+
+
+def check_links(path, lines):
+    inside = set()
+    for s, e, _ in fences(lines):
+        inside.update(range(s, e + 1))
+    for i, line in enumerate(lines):
+        if i in inside:
+            continue
+        text = re.sub(r"`[^`]*`", "", line)  # inline code is not a link
+        for m in re.finditer(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)", text):
+            target = m.group(1)
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # https:, mailto:
+                continue
+            where = f"{rel(path)}:{i + 1}"
+            file, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            if not os.path.exists(dest):
+                problems.append(f"{where}: link to '{target}': {rel(dest)} does not exist")
+                continue
+            if anchor and dest.endswith(".md") and anchor not in anchors(dest):
+                problems.append(f"{where}: link to '{target}': {rel(dest)} has no heading "
+                                f"'#{anchor}'")
+
+
+def indent(text):
+    return "\n".join("    " + ln for ln in text.split("\n"))
+
+
+def run_block(path, line, lang, code, env_base):
+    where = f"{rel(path)}:{line}"
+    tmp = tempfile.mkdtemp(prefix="rbdocs-")
+    for name in LINKS:
+        os.symlink(os.path.join(SRC, name), os.path.join(tmp, name))
+    script = os.path.join(tmp, ".block." + ("py" if lang == "python" else "sh"))
+    with open(script, "w") as f:
+        f.write(code)
+    env = dict(env_base, TMPDIR=tmp, RACKBENCH_CONTROL=os.path.join(tmp, "control"))
+    log = os.path.join(tmp, ".block.out")
+    start = time.monotonic()
+    with open(log, "wb") as out:
+        # a session of its own: what the block starts in the background goes with it
+        p = subprocess.Popen(RUNNERS[lang] + [script], cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        timed_out = False
+        try:
+            rc = p.wait(BLOCK_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            timed_out, rc = True, None
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(p.pid, sig)
+            except ProcessLookupError:
+                break
+            time.sleep(0.5 if sig == signal.SIGTERM else 0)
+        if timed_out:
+            p.wait()
+    took = time.monotonic() - start
+    output = open(log, errors="replace").read()
+    subprocess.run(["rm", "-rf", tmp])
+    print(f"{where}: {lang} block, {took:.1f} s, " + ("timed out" if timed_out else f"exit {rc}"))
+    if timed_out or rc != 0:
+        tail = "\n".join(output.rstrip("\n").split("\n")[-TAIL:])
+        why = f"ran past {BLOCK_TIMEOUT} s" if timed_out else f"exited {rc}"
+        problems.append(f"{where}: the runnable block {why}; its output (last {TAIL} lines):\n"
+                        + indent(tail) + "\n  the block:\n" + indent(code.rstrip()))
+
+
+def main():
+    bins = [os.path.dirname(os.path.abspath(COORD)), os.path.dirname(os.path.abspath(AGENT))]
+    for b, name in zip(bins, ("rackbench", "rackbench-agent")):
+        if not os.access(os.path.join(b, name), os.X_OK):
+            print(f"FAIL: {name} is not built in {b}")
+            sys.exit(1)
+    env = dict(os.environ, PATH=os.pathsep.join(bins + [os.path.dirname(sys.executable),
+                                                       os.environ.get("PATH", "")]))
+    env.pop("RACKBENCH_CONTROL", None)
+    todo = []
+    for path in pages():
+        lines = open(path).read().split("\n")
+        check_links(path, lines)
+        todo += [(path,) + b for b in blocks(path, lines)]
+    start = time.monotonic()
+    for path, line, lang, code in todo:
+        run_block(path, line, lang, code, env)
+    print(f"{len(todo)} runnable block(s) in {time.monotonic() - start:.1f} s")
+    if problems:
+        print("FAIL:\n" + "\n".join(problems))
+        sys.exit(1)
+    print("ok")
+
+
+main()
