@@ -16,7 +16,9 @@ right before it (docs/HACKING.md, "How to add"). Each runs on its own:
   may leave nothing behind that it started in the background.
 
 A block that exits non-zero fails the test with its file, the line of its fence and its
-output."""
+output. README.md is also held to its shape as the front door: under 8 KB, its first
+block ./scripts/demo.sh and ./scripts/test.sh (what .ci/run runs), and at least one
+runnable block (the tour)."""
 import glob
 import os
 import re
@@ -33,6 +35,7 @@ RUNNERS = {"sh": ["bash", "-e", "-o", "pipefail"], "bash": ["bash", "-e", "-o", 
            "python": [sys.executable]}
 BLOCK_TIMEOUT = 60
 LINKS = ("schemas", "python")  # the checkout's folders a block may read
+README_LIMIT = 8 * 1024
 TAIL = 60  # lines of a failed block's output shown
 
 problems = []
@@ -144,6 +147,23 @@ def check_links(path, lines):
                                 f"'#{anchor}'")
 
 
+def check_readme(lines):
+    size = os.path.getsize(os.path.join(SRC, "README.md"))
+    if size >= README_LIMIT:
+        problems.append(f"README.md is {size} bytes: the front door stays under "
+                        f"{README_LIMIT}; move the detail into docs/")
+    found = fences(lines)
+    first = "\n".join(lines[found[0][0] + 1:found[0][1]]) if found else ""
+    cmds = [ln.split("#")[0].strip() for ln in first.split("\n") if ln.strip()]
+    if cmds[:2] != ["./scripts/demo.sh", "./scripts/test.sh"]:
+        problems.append("README.md: the first block must be ./scripts/demo.sh and "
+                        f"./scripts/test.sh, as .ci/run says; it is {cmds}")
+    ci = open(os.path.join(SRC, ".ci", "run")).read()
+    if "exec ./scripts/test.sh" not in ci:
+        problems.append(".ci/run no longer runs ./scripts/test.sh: README.md's first block "
+                        "says it does")
+
+
 def indent(text):
     return "\n".join("    " + ln for ln in text.split("\n"))
 
@@ -200,7 +220,12 @@ def main():
     for path in pages():
         lines = open(path).read().split("\n")
         check_links(path, lines)
-        todo += [(path,) + b for b in blocks(path, lines)]
+        found = blocks(path, lines)
+        if rel(path) == "README.md":
+            check_readme(lines)
+            if not found:
+                problems.append("README.md has no runnable block: the tour is not tested")
+        todo += [(path,) + b for b in found]
     start = time.monotonic()
     for path, line, lang, code in todo:
         run_block(path, line, lang, code, env)
