@@ -66,6 +66,7 @@ struct session {
 	struct rb_keypair mine, coord;
 	bool welcomed;	    /* by the coordinator of the current campaign */
 	bool ever_welcomed; /* on this socket: its handshake went through */
+	bool idle_said;	    /* "registered with a service, no run yet" was said */
 	int64_t last_heard; /* anything from the coordinator */
 	struct {
 		int64_t fresh;	 /* a fresh socket, while not welcomed or unheard */
@@ -196,6 +197,15 @@ static void time_reply(struct agent *a, int64_t t0, int64_t recv_ns)
 
 static void welcome(struct session *s, const char *run, const char *campaign)
 {
+	if (!*run) {
+		/* a service with no run knows this agent now; its Hellos go on as its
+		 * liveness until a run welcomes it */
+		if (!s->idle_said)
+			rb_info("registered with the coordinator's service (no run yet)");
+		s->idle_said = true;
+		s->ever_welcomed = true;
+		return;
+	}
 	if (!run_id_ok(run)) {
 		/* it names a file in the state folder: never a path */
 		rb_err("refused the coordinator's welcome: its run id is not a plain name (no "
@@ -204,6 +214,7 @@ static void welcome(struct session *s, const char *run, const char *campaign)
 	}
 	if (!s->welcomed)
 		rb_info("registered with the coordinator (campaign '%s')", campaign);
+	s->idle_said = false;
 	s->welcomed = true;
 	s->ever_welcomed = true;
 	rb_delivery_for_run(&s->a, run);

@@ -52,7 +52,7 @@ static size_t replies(struct harness *t, int ms, uint64_t *seqs, size_t max)
 			seqs[n] = e->seq;
 		n++;
 		rb_msg_free(e);
-		ms = 300;	/* the rest of a burst comes at once */
+		ms = 300; /* the rest of a burst comes at once */
 	}
 	return n;
 }
@@ -72,7 +72,7 @@ static void test_unacknowledged_sent_again_after_2s(void **st)
 	assert_int_equal(replies(t, 400, seq, 4), 0);
 	rb_clock_fake_advance(&t->fake, 200000000LL);
 	assert_int_equal(replies(t, 5000, seq, 4), 1);
-	assert_int_equal(seq[0], 1);	/* the same message, the same number */
+	assert_int_equal(seq[0], 1); /* the same message, the same number */
 	ack(t, 1);
 	/* taken: the agent's next turn sees the ack before the clock moves on */
 	assert_int_equal(replies(t, 400, seq, 4), 0);
@@ -95,9 +95,9 @@ static void test_credit_window_of_16(void **st)
 	assert_int_equal(n, 16);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(seq[i], i + 1);
-	ack(t, 4);	/* 4 credits: not yet half the window */
+	ack(t, 4); /* 4 credits: not yet half the window */
 	assert_int_equal(replies(t, 400, seq, 32), 0);
-	ack(t, 8);	/* 8: the held ones go, up to 8 + 16 */
+	ack(t, 8); /* 8: the held ones go, up to 8 + 16 */
 	n = replies(t, 5000, seq, 32);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++)
@@ -256,7 +256,7 @@ static void test_earlier_process_spool_sent_again(void **st)
 		if (e->epoch == 77)
 			assert_int_equal(e->seq, ++from77);
 		else if (e->epoch == 78)
-			assert_int_equal(e->seq, 2);	/* the whole one after the damage */
+			assert_int_equal(e->seq, 2); /* the whole one after the damage */
 		from78 += e->epoch == 78;
 		rb_msg_free(e);
 		if (from77 == 3 && from78 == 1)
@@ -267,7 +267,7 @@ static void test_earlier_process_spool_sent_again(void **st)
 	/* not all of it held yet: kept */
 	harness_ack(t, 77, 2);
 	harness_ack(t, 78, 2);
-	preflight(t);	/* its answer comes after both acks are taken */
+	preflight(t); /* its answer comes after both acks are taken */
 	e = harness_expect(t, RB_MSG_PREFLIGHT_REPLY, 5000);
 	assert_non_null(e);
 	assert_int_equal(e->epoch, t->epoch);
@@ -311,6 +311,54 @@ static void test_other_protocol_answered_with_an_error(void **st)
 	assert_int_equal(seq[0], 1);
 }
 
+/*
+ * A service with no run welcomes an agent into no run (""): the agent takes it without
+ * complaint, opens no spool, and goes on saying Hello (its liveness to the service) until
+ * a run welcomes it.
+ */
+static void test_welcome_into_no_run(void **st)
+{
+	struct harness *t = *st;
+	struct rb_msg *h = harness_expect(t, RB_MSG_HELLO, 10000);
+	char path[256], said[4096] = "";
+	int saved = dup(2), fd;
+	FILE *log = tmpfile();
+	uint64_t seq[2];
+
+	assert_non_null(h);
+	rb_msg_free(h);
+	assert_non_null(log);
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	rb_log_init("rackbench-agent", RB_LOG_INFO);
+	for (int i = 0; i < 3; i++) {
+		harness_send_welcome(t, "");
+		rb_clock_fake_advance(&t->fake, 2500000000LL);
+		h = harness_expect(t, RB_MSG_HELLO, 5000);
+		assert_non_null(h);
+		assert_string_equal(h->hello.run, "");
+		rb_msg_free(h);
+	}
+	fflush(stderr);
+	rb_log_init("rackbench-agent", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
+	dup2(saved, 2);
+	close(saved);
+	fd = fileno(log);
+	assert_true(pread(fd, said, sizeof(said) - 1, 0) > 0);
+	fclose(log);
+	assert_null(strstr(said, "refused the coordinator's welcome"));
+	assert_non_null(strstr(said, "registered with the coordinator's service (no run yet)"));
+	/* said once, not at every Welcome */
+	assert_null(strstr(strstr(said, "no run yet") + 1, "no run yet"));
+	snprintf(path, sizeof(path), "%s/spool", t->dir);
+	assert_int_equal(access(path, F_OK), -1);
+	/* a run's Welcome then opens its spool and numbers from 1 */
+	harness_send_welcome(t, "r1");
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 2), 1);
+	assert_int_equal(seq[0], 1);
+}
+
 /* After a Stop the agent says Hello again, a second later on its clock, not before. */
 static void test_hello_again_a_second_after_stop(void **st)
 {
@@ -322,7 +370,7 @@ static void test_hello_again_a_second_after_stop(void **st)
 	rb_msg_init(&m, RB_MSG_STOP);
 	m.stop.reason = "the campaign ended";
 	harness_send(t, &m);
-	preflight(t);	/* answered after the Stop was taken */
+	preflight(t); /* answered after the Stop was taken */
 	assert_int_equal(replies(t, 5000, seq, 2), 1);
 	rb_clock_fake_advance(&t->fake, 600000000LL);
 	assert_null(harness_expect(t, RB_MSG_HELLO, 400));
@@ -336,8 +384,8 @@ static void test_hello_again_a_second_after_stop(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_unacknowledged_sent_again_after_2s, harness_setup,
-						harness_teardown),
+		cmocka_unit_test_setup_teardown(test_unacknowledged_sent_again_after_2s,
+						harness_setup, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_credit_window_of_16, harness_setup,
 						harness_teardown),
 		cmocka_unit_test_setup_teardown(test_ack_going_back_sends_again, harness_setup,
@@ -350,6 +398,8 @@ int main(void)
 						setup_unstarted, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_other_protocol_answered_with_an_error,
 						harness_setup, harness_teardown),
+		cmocka_unit_test_setup_teardown(test_welcome_into_no_run, harness_setup,
+						harness_teardown),
 		cmocka_unit_test_setup_teardown(test_hello_again_a_second_after_stop, harness_setup,
 						harness_teardown),
 	};
