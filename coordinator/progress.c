@@ -109,7 +109,7 @@ static void event_head(struct rb_progress *p, const char *ev)
 void rb_progress_point(struct rb_progress *p, size_t k)
 {
 	const struct rb_point *pt = &p->c->points[k];
-	char dur[32];
+	char dur[48], sz[24];
 
 	p->k = k;
 	p->point_start = p->last_line = rb_mono_ns();
@@ -124,9 +124,18 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 		if (rb_point_has_drive(p->c, pt, i))
 			p->in[p->nin++] = i;
 	}
+	/* what ends the point: its time, or (size-based) what each drive moves */
+	if (pt->wl.passes)
+		snprintf(dur, sizeof(dur), "%u pass%s", pt->wl.passes,
+			 pt->wl.passes == 1 ? "" : "es");
+	else if (pt->wl.io_size)
+		snprintf(dur, sizeof(dur), "%s per drive",
+			 rb_fmt_size(pt->wl.io_size, sz, sizeof(sz)));
+	else
+		rb_fmt_duration_human(pt->wl.runtime_ns, dur, sizeof(dur));
 	erase(p);
 	fprintf(stderr, "rackbench: [%zu/%zu] %s (%s on %zu drive(s))\n", k + 1, p->c->npoints,
-		pt->name, rb_fmt_duration_human(pt->wl.runtime_ns, dur, sizeof(dur)), p->nin);
+		pt->name, dur, p->nin);
 	if (p->events) {
 		event_head(p, "point_start");
 		fprintf(p->events, ", \"point\": %u, \"of\": %zu, \"phase\": ", pt->index,

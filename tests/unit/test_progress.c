@@ -28,20 +28,19 @@
 
 #define LONG_PATH "/dev/disk/by-id/nvme-VENDOR_MODEL_WITH_A_LONG_NAME_SERIAL0042"
 
-static const char text[] =
-	"name: prog\n"
-	"targets:\n"
-	"  - agent: a1\n"
-	"    drives: [/dev/d0, /dev/d1, /dev/d2]\n"
-	"  - agent: a2\n"
-	"    drives: [/dev/d0, /dev/d1, " LONG_PATH "]\n"
-	"phases:\n"
-	"  - name: all\n"
-	"    workload: {rw: randread, runtime: 10s, ramp: 2s, interval: 2s}\n"
-	"  - name: some\n"
-	"    workload: {rw: randread, runtime: 1m}\n"
-	"    matrix: {iodepth: [1, 2]}\n"
-	"    drives: [" LONG_PATH "]\n";
+static const char text[] = "name: prog\n"
+			   "targets:\n"
+			   "  - agent: a1\n"
+			   "    drives: [/dev/d0, /dev/d1, /dev/d2]\n"
+			   "  - agent: a2\n"
+			   "    drives: [/dev/d0, /dev/d1, " LONG_PATH "]\n"
+			   "phases:\n"
+			   "  - name: all\n"
+			   "    workload: {rw: randread, runtime: 10s, ramp: 2s, interval: 2s}\n"
+			   "  - name: some\n"
+			   "    workload: {rw: randread, runtime: 1m}\n"
+			   "    matrix: {iodepth: [1, 2]}\n"
+			   "    drives: [" LONG_PATH "]\n";
 
 struct fixture {
 	char dir[256], events[512];
@@ -96,14 +95,14 @@ static int fed_run(int argc, char **argv)
 	rb_progress_sample(f->p, 0, 0, 0, 1000, 4096000, 50000);
 	rb_progress_sample(f->p, 0, 0, 1, 500, 2048000, 80000);
 	rb_progress_sample(f->p, 0, 1, 0, 3000, 12288000, 20000);
-	rb_progress_sample(f->p, 99, 1, 0, 1, 1, 1);	/* no such drive: ignored */
+	rb_progress_sample(f->p, 99, 1, 0, 1, 1, 1); /* no such drive: ignored */
 	rb_progress_temp(f->p, 1, 45.0);
-	rb_progress_temp(f->p, 1, NAN);			/* unknown: ignored */
+	rb_progress_temp(f->p, 1, NAN); /* unknown: ignored */
 	rb_progress_temp(f->p, 99, 50.0);
 	for (size_t d = 0; d < 6; d++)
 		if (d != 4)
 			rb_progress_result(f->p, d, 100.0 * (double)(d + 1), 1e6 * (double)(d + 1));
-	rb_progress_result(f->p, 2, 350.0, 3.5e6);	/* a later attempt: replaces */
+	rb_progress_result(f->p, 2, 350.0, 3.5e6); /* a later attempt: replaces */
 	rb_progress_result(f->p, 99, 1e9, 1e9);
 	rb_progress_tick(f->p);
 	rb_progress_point_done(f->p, "ok");
@@ -113,6 +112,56 @@ static int fed_run(int argc, char **argv)
 	rb_progress_end(f->p, "partial", 4);
 	rb_progress_free(f->p);
 	return 0;
+}
+
+/* Two size-based points (passes, io_size) started: their start lines say what ends them. */
+static int sized_run(int argc, char **argv)
+{
+	static const char sized[] = "name: sized\n"
+				    "targets:\n"
+				    "  - agent: a1\n"
+				    "    drives: [/dev/d0]\n"
+				    "phases:\n"
+				    "  - name: fill\n"
+				    "    workload: {rw: write, bs: 128k, passes: 2}\n"
+				    "  - name: part\n"
+				    "    workload: {rw: randread, io_size: 1g}\n";
+	struct rb_campaign *c = NULL;
+	struct rb_progress *p;
+	struct rb_diags d;
+	char err[256];
+
+	(void)argc;
+	(void)argv;
+	rb_diags_init(&d);
+	if (rb_campaign_load("<sized>", sized, strlen(sized), &c, &d)) {
+		rb_diags_print(&d, stderr);
+		rb_diags_release(&d);
+		return -1;
+	}
+	rb_diags_release(&d);
+	p = rb_progress_new(c, NULL, err, sizeof(err));
+	if (!p)
+		return -1;
+	rb_progress_point(p, 0);
+	rb_progress_point_done(p, "ok");
+	rb_progress_point(p, 1);
+	rb_progress_point_done(p, "ok");
+	rb_progress_free(p);
+	rb_campaign_free(c);
+	return 0;
+}
+
+static void test_size_based_start_lines(void **st)
+{
+	struct out o;
+
+	(void)st;
+	cap_run(&o, sized_run, "sized");
+	assert_int_equal(o.rc, 0);
+	assert_non_null(strstr(o.err, "rackbench: [1/2] fill (2 passes on 1 drive(s))\n"));
+	assert_non_null(strstr(o.err, "rackbench: [2/2] part (1g per drive on 1 drive(s))\n"));
+	out_free(&o);
 }
 
 /* The JSON value of key in line (a number or a string), copied into buf. */
@@ -330,6 +379,7 @@ int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_based_start_lines),
 		cmocka_unit_test_setup_teardown(test_plain_lines_and_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_file_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_view, setup, teardown),
