@@ -454,6 +454,93 @@ static void test_lock_refusals(void **st)
 	lock_refused(fx, NULL, fx->file, 2, "'lock' must be a file written by 'rackbench plan --lock'");
 }
 
+/* Loads fx's campaign (with its lock): 0 and the campaign, or fails with the diagnostics. */
+static struct rb_campaign *load_ok(const struct fixture *fx)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	rb_diags_init(&d);
+	if (rb_campaign_load_file(fx->file, &c, &d)) {
+		for (size_t i = 0; i < d.n; i++)
+			fprintf(stderr, "  %s:%u %s\n", d.v[i].file, d.v[i].line, d.v[i].message);
+		fail_msg("the locked campaign did not load");
+	}
+	rb_diags_release(&d);
+	return c;
+}
+
+/*
+ * A lock made of a campaign whose drives a selector chose: the lock's drives are the
+ * campaign's, pinned, and nothing is left to choose when the agent connects; a lock that
+ * answers the selector in part is refused with both counts.
+ */
+static void test_lock_answers_a_selector(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_campaign *c;
+
+	write_text(fx->file, "lock: c.lock\n"
+			     "targets:\n"
+			     "  - agent: a\n"
+			     "    drives: [/dev/x]\n"
+			     "  - agent: b\n"
+			     "    select: {model: ACME, count: 2}\n"
+			     "phases:\n  - workload: {rw: randread}\n");
+	write_text(fx->lock, "campaign: c\ndrives:\n"
+			     "  - {agent: a, path: /dev/x, serial: SX}\n"
+			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n"
+			     "  - {agent: b, path: /dev/nvme1n1, serial: B1}\n");
+	c = load_ok(fx);
+	assert_int_equal(c->nselectors, 0);
+	assert_int_equal(c->ndrives, 3);
+	assert_string_equal(c->drives[0].serial, "SX");
+	assert_string_equal(c->drives[1].agent, "b");
+	assert_string_equal(c->drives[1].path, "/dev/nvme0n1");
+	assert_string_equal(c->drives[1].serial, "B0");
+	assert_string_equal(c->drives[2].serial, "B1");
+	rb_campaign_free(c);
+	write_text(fx->lock, "campaign: c\ndrives:\n"
+			     "  - {agent: a, path: /dev/x, serial: SX}\n"
+			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n");
+	lock_refused(fx, NULL, fx->file, 1,
+		     "holds 1 drive(s) of agent 'b' for its select, the campaign asks for 2");
+}
+
+/*
+ * A lock made of a campaign with an agent group names the agents the group chose: they
+ * join with the group's drives, pinned, and the group is chosen already; a lock holding
+ * fewer of them than the group's count is refused.
+ */
+static void test_lock_answers_a_group(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_campaign *c;
+
+	write_text(fx->file, "lock: c.lock\n"
+			     "targets:\n"
+			     "  - agents: {name: \"jbof-*\", labels: {rack: r7}, count: 2}\n"
+			     "    drives: [/dev/nvme0n1]\n"
+			     "phases:\n  - workload: {rw: randread}\n");
+	write_text(fx->lock, "campaign: c\ndrives:\n"
+			     "  - {agent: jbof-2, path: /dev/nvme0n1, serial: J2}\n"
+			     "  - {agent: jbof-5, path: /dev/nvme0n1, serial: J5}\n");
+	c = load_ok(fx);
+	assert_int_equal(c->ngroups, 0);
+	assert_int_equal(c->nagents, 2);
+	assert_string_equal(c->agents[0], "jbof-2");
+	assert_string_equal(c->agents[1], "jbof-5");
+	assert_int_equal(c->ndrives, 2);
+	assert_string_equal(c->drives[1].agent, "jbof-5");
+	assert_string_equal(c->drives[1].serial, "J5");
+	rb_campaign_free(c);
+	write_text(fx->lock, "campaign: c\ndrives:\n"
+			     "  - {agent: jbof-2, path: /dev/nvme0n1, serial: J2}\n");
+	lock_refused(fx, NULL, fx->file, 1,
+		     "the lock holds 1 agent(s) of the group named 'jbof-*', the campaign asks "
+		     "for 2");
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -466,6 +553,8 @@ int main(void)
 		cmocka_unit_test(test_many_drives),
 		cmocka_unit_test_setup_teardown(test_lock_pins_serials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_answers_a_selector, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_answers_a_group, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
