@@ -350,21 +350,29 @@ char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len)
 	return buf;
 }
 
+char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len)
+{
+	char rng[96];
+
+	if (o->choices)
+		choices_text(o, rng, sizeof(rng));
+	else if (o->type == RB_OPT_TEXT)
+		snprintf(rng, sizeof(rng), "text");
+	else
+		range_text(o, rng, sizeof(rng));
+	snprintf(buf, len, "default %s; %s", *o->def ? o->def : "none", rng);
+	return buf;
+}
+
 void rb_workload_help(FILE *out)
 {
 	for (size_t i = 0; i < rb_workload_nopts; i++) {
 		const struct rb_opt *o = &rb_workload_opts[i];
-		char flag[64], rng[96];
+		char flag[64], desc[160];
 
 		snprintf(flag, sizeof(flag), "--%s %s", o->key, o->metavar);
-		if (o->choices)
-			choices_text(o, rng, sizeof(rng));
-		else if (o->type == RB_OPT_TEXT)
-			snprintf(rng, sizeof(rng), "text");
-		else
-			range_text(o, rng, sizeof(rng));
-		fprintf(out, "  %-24s %s\n  %-24s (default %s; %s)\n", flag, o->help, "",
-			*o->def ? o->def : "none", rng);
+		fprintf(out, "  %-24s %s\n  %-24s (%s)\n", flag, o->help, "",
+			rb_opt_describe(o, desc, sizeof(desc)));
 	}
 }
 

@@ -121,6 +121,8 @@ uint64_t rb_opt_get(const struct rb_workload *wl, const struct rb_opt *o);
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen);
 /* "key=value key=value ..." of every option: the effective configuration. */
 char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len);
+/* "default 4k; 512 to 64m": an option's default and range, for --help. */
+char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len);
 /* One line per option for --help: flag, metavar, help, default, range. */
 void rb_workload_help(FILE *out);
 
