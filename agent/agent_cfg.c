@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The agent daemon's configuration: flags, the YAML config file, defaults. */
+/* The agent daemon's configuration: the YAML config file, its checks and defaults. */
 #include "agent.h"
 
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "units.h"
 #include "yamlcfg.h"
 
-static int push(char ***v, size_t *n, const char *s)
+int rb_agent_cfg_push(char ***v, size_t *n, const char *s)
 {
 	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
 
@@ -29,7 +29,7 @@ static int push(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-static void set_str(char **dst, const char *s)
+void rb_agent_cfg_set(char **dst, const char *s)
 {
 	free(*dst);
 	*dst = strdup(s);
@@ -53,43 +53,6 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 	free(c->key);
 	free(c->coordinator_key);
 	memset(c, 0, sizeof(*c));
-}
-
-static void agent_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench-agent [--config FILE] [options]\n"
-		"       rackbench-agent run [--target PATH ...] [workload options] [--json]\n"
-		"\n"
-		"The per-host agent. It connects out to the coordinator, reconnecting forever,\n"
-		"starts idle and runs nothing until a coordinator assigns it work.\n"
-		"\n"
-		"  --config FILE            YAML with the keys below (coordinator, name, labels,\n"
-		"                           targets, allow, state_dir, key, coordinator_key, insecure,\n"
-		"                           spool_max)\n"
-		"  --coordinator ENDPOINT   tcp://HOST:PORT of the coordinator\n"
-		"  --name NAME              this agent's name in campaigns (default: hostname)\n"
-		"  --label K=V              a label campaigns can select on (repeatable)\n"
-		"  --target PATH            a block device or file this agent offers (repeatable)\n"
-		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
-		"  --state-dir DIR          rackbench's own files (the files it creates there)\n"
-		"                           (default %s)\n"
-		"  --key FILE               this agent's CURVE key pair ('rackbench-agent keygen DIR')\n"
-		"  --coordinator-key FILE   the coordinator's public key (.pub): pinned\n"
-		"  --insecure               run without keys: no authentication, no encryption\n"
-		"  --spool-max SIZE         the spool's cap (default 4g): a point whose unacknowledged\n"
-		"                           data reaches it is stopped and reported, never dropped\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Subcommands: run (one local job), inventory (drives and whether a write would\n"
-		"be allowed), purge (format, sanitize, deallocate, discard, zero), keygen DIR (a\n"
-		"CURVE key pair), spool FILE (a spool's records); each has --help.\n"
-		"\n"
-		"Data messages are written to STATE_DIR/spool before they are sent and kept until\n"
-		"the coordinator acknowledges them; at most 16 are in flight unacknowledged (the\n"
-		"acknowledgements are the credits: a slow coordinator holds the rest in the spool,\n"
-		"not in memory); a restarted agent sends what the last one left for the same run.\n",
-		rb_default_state_dir());
 }
 
 static int load_config(const char *path, struct rb_agent_cfg *c)
@@ -142,7 +105,7 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths",
 						      key);
 				else
-					push(list, nlist, rb_yaml_scalar(e));
+					rb_agent_cfg_push(list, nlist, rb_yaml_scalar(e));
 			}
 		} else if (!strcmp(key, "labels")) {
 			if (v->type != YAML_MAPPING_NODE) {
@@ -169,23 +132,23 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 					continue;
 				}
 				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
-				push(&c->labels, &c->nlabels, kv);
+				rb_agent_cfg_push(&c->labels, &c->nlabels, kv);
 			}
 		} else if (!val) {
 			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
 				      rb_yaml_kind(v));
 		} else if (!strcmp(key, "coordinator")) {
-			set_str(&c->coordinator, val);
+			rb_agent_cfg_set(&c->coordinator, val);
 		} else if (!strcmp(key, "name")) {
-			set_str(&c->name, val);
+			rb_agent_cfg_set(&c->name, val);
 		} else if (!strcmp(key, "state_dir")) {
-			set_str(&c->state_dir, val);
+			rb_agent_cfg_set(&c->state_dir, val);
 		} else if (!strcmp(key, "spool_max")) {
-			set_str(&c->spool_max, val);
+			rb_agent_cfg_set(&c->spool_max, val);
 		} else if (!strcmp(key, "key")) {
-			set_str(&c->key, val);
+			rb_agent_cfg_set(&c->key, val);
 		} else if (!strcmp(key, "coordinator_key")) {
-			set_str(&c->coordinator_key, val);
+			rb_agent_cfg_set(&c->coordinator_key, val);
 		} else if (!strcmp(key, "insecure")) {
 			if (strcmp(val, "true") && strcmp(val, "false"))
 				rb_yaml_error(&y, &d, v, key, "'insecure' must be true or false");
@@ -231,70 +194,8 @@ int rb_agent_cfg_load(const char *path, struct rb_agent_cfg *c)
 	return load_config(path, c);
 }
 
-int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
+int rb_agent_cfg_finish(struct rb_agent_cfg *c)
 {
-	memset(c, 0, sizeof(*c));
-	/* the config file first, so flags override it */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--config")) {
-			if (i + 1 >= argc) {
-				rb_err("'--config' needs a file");
-				return RB_EXIT_USAGE;
-			}
-			int r = load_config(argv[i + 1], c);
-
-			if (r)
-				return r;
-		}
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			agent_usage(stdout);
-			return 1;
-		}
-		if (!strcmp(a, "--insecure")) {
-			c->insecure = true;
-			continue;
-		}
-		if (strncmp(a, "--", 2) || !v) {
-			rb_err(strncmp(a, "--", 2) ? "unexpected argument '%s' (see --help)"
-						   : "'%s' needs a value",
-			       a);
-			return RB_EXIT_USAGE;
-		}
-		i++;
-		if (!strcmp(a, "--config"))
-			continue;
-		else if (!strcmp(a, "--coordinator"))
-			set_str(&c->coordinator, v);
-		else if (!strcmp(a, "--name"))
-			set_str(&c->name, v);
-		else if (!strcmp(a, "--state-dir"))
-			set_str(&c->state_dir, v);
-		else if (!strcmp(a, "--spool-max"))
-			set_str(&c->spool_max, v);
-		else if (!strcmp(a, "--key"))
-			set_str(&c->key, v);
-		else if (!strcmp(a, "--coordinator-key"))
-			set_str(&c->coordinator_key, v);
-		else if (!strcmp(a, "--target"))
-			push(&c->targets, &c->ntargets, v);
-		else if (!strcmp(a, "--allow"))
-			push(&c->allow, &c->nallow, v);
-		else if (!strcmp(a, "--label")) {
-			if (!strchr(v, '=') || *v == '=') {
-				rb_err("'--label' takes KEY=VALUE, not '%s'", v);
-				return RB_EXIT_USAGE;
-			}
-			push(&c->labels, &c->nlabels, v);
-		} else {
-			rb_err("unknown option '%s' (see --help)", a);
-			return RB_EXIT_USAGE;
-		}
-	}
 	if (!c->coordinator) {
 		rb_err("no coordinator: give --coordinator tcp://HOST:PORT");
 		return RB_EXIT_USAGE;
@@ -305,10 +206,10 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *c)
 		char host[256] = "agent";
 
 		gethostname(host, sizeof(host));
-		set_str(&c->name, host);
+		rb_agent_cfg_set(&c->name, host);
 	}
 	if (!c->state_dir)
-		set_str(&c->state_dir, rb_default_state_dir());
+		rb_agent_cfg_set(&c->state_dir, rb_default_state_dir());
 	c->spool_max_bytes = 4ULL << 30;
 	if (c->spool_max &&
 	    (rb_parse_size(c->spool_max, &c->spool_max_bytes) || c->spool_max_bytes < 65536)) {

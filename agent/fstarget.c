@@ -13,19 +13,6 @@
 
 #include "target.h"
 
-bool rb_fs_spec_flag(struct rb_fs_spec *s, const char *name, const char *value)
-{
-	if (!strcmp(name, "filesystem"))
-		snprintf(s->type, sizeof(s->type), "%s", value);
-	else if (!strcmp(name, "mkfs-options"))
-		snprintf(s->mkfs_options, sizeof(s->mkfs_options), "%s", value);
-	else if (!strcmp(name, "mount-options"))
-		snprintf(s->mount_options, sizeof(s->mount_options), "%s", value);
-	else
-		return false;
-	return true;
-}
-
 /* mkfs.TYPE with its force and quiet flags, the options, the device. 0 or an error. */
 static int mkfs(const struct rb_fs_spec *s, const char *dev, struct rb_diags *d)
 {

@@ -20,9 +20,6 @@ struct rb_fs_spec {
 	char mount_options[256]; /* mount(2) data */
 };
 
-/* Takes --filesystem, --mkfs-options, --mount-options. Returns whether name was one. */
-bool rb_fs_spec_flag(struct rb_fs_spec *s, const char *name, const char *value);
-
 struct rb_fs_target {
 	char dev[PATH_MAX];
 	char mnt[PATH_MAX];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench-agent inventory`: the block devices this host has and the agent's targets,
+ * The inventory (`rackbench-agent inventory`): the block devices this host has and the agent's targets,
  * with identity from sysfs and, for each, whether a write would be allowed and every
  * reason if not. It never opens a device for writing: this is how the host's own root
  * disk is ever looked at.
@@ -176,28 +176,7 @@ static void print_nvme(const struct dev_row *r)
 	printf("]}");
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench-agent inventory [--json] [--allow PATH ...] [--target PATH ...]\n"
-		"                                 [--config FILE] [--root DIR]\n"
-		"\n"
-		"Lists this host's block devices (identity, size, block sizes, rotational,\n"
-		"scheduler, NUMA node, /dev/disk/by-id names) and the agent's targets, each with\n"
-		"whether a write would be allowed and every reason if not. Writes also need the\n"
-		"run's key (destructive: true, or --destructive), which inventory does not judge.\n"
-		"Nothing is opened for writing.\n"
-		"\n"
-		"  --json          one JSON document\n"
-		"  --allow PATH    the agent's allow-list (as the daemon's --allow)\n"
-		"  --target PATH   also list this target (files)\n"
-		"  --config FILE   read targets and allow from the agent's config\n"
-		"  --root DIR      read /sys, /proc and /dev/disk under DIR (recorded trees)\n"
-		"  --nvme-pages DIR  NVMe identify and SMART pages from DIR/NAME.id-ctrl, .id-ns,\n"
-		"                  .smart instead of the drives (pages recorded elsewhere)\n");
-}
-
-/* What inventory was asked, from its flags and --config. */
+/* What inventory was asked, with --config's file read. */
 struct inv_args {
 	const char *root;
 	bool json;
@@ -206,39 +185,6 @@ struct inv_args {
 	char **allow, **targets;
 	size_t nallow, ntargets;
 };
-
-/* The flags: 0 to list, 1 when --help was printed, -1 said. */
-static int parse_args(int argc, char **argv, struct inv_args *ia)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 1;
-		} else if (!strcmp(a, "--json")) {
-			ia->json = true;
-		} else if (!strcmp(a, "--allow") && v) {
-			ia->allow[ia->nallow++] = argv[++i];
-		} else if (!strcmp(a, "--target") && v) {
-			ia->targets[ia->ntargets++] = argv[++i];
-		} else if (!strcmp(a, "--root") && v) {
-			ia->root = argv[++i];
-		} else if (!strcmp(a, "--nvme-pages") && v) {
-			rb_nvme_pages_dir(argv[++i]);
-			ia->nvme_ops = &rb_nvme_pages;
-		} else if (!strcmp(a, "--config") && v) {
-			rb_agent_cfg_release(&ia->cfg);
-			if (rb_agent_cfg_load(argv[++i], &ia->cfg))
-				return -1;
-		} else {
-			rb_err("unexpected argument '%s' (see 'rackbench-agent inventory --help')",
-			       a);
-			return -1;
-		}
-	}
-	return 0;
-}
 
 /*
  * Whether NAME under DIR (/sys/class/block) is a drive: not a partition, not an idle loop
@@ -516,24 +462,25 @@ static int grow(char ***v, size_t n)
 	return 0;
 }
 
-int rb_agent_inventory_cmd(int argc, char **argv)
+int rb_inventory(const struct rb_inventory_req *q)
 {
-	struct inv_args A = { .root = "", .nvme_ops = &rb_nvme_libnvme };
+	struct inv_args A = { .root = q->root ? q->root : "",
+			      .json = q->json,
+			      .nvme_ops = q->nvme_ops ? q->nvme_ops : &rb_nvme_libnvme };
 	size_t nrows = 0;
 	struct dev_row *rows = NULL;
 	int rc = RB_EXIT_USAGE;
 
-	A.allow = calloc((size_t)argc + 1, sizeof(char *));
-	A.targets = calloc((size_t)argc + 1, sizeof(char *));
+	A.allow = calloc(q->nallow + 1, sizeof(char *));
+	A.targets = calloc(q->ntargets + 1, sizeof(char *));
 	if (!A.allow || !A.targets)
 		goto out;
-	switch (parse_args(argc, argv, &A)) {
-	case 1:
-		rc = RB_EXIT_OK;
+	for (size_t i = 0; i < q->nallow; i++)
+		A.allow[A.nallow++] = (char *)q->allow[i];
+	for (size_t i = 0; i < q->ntargets; i++)
+		A.targets[A.ntargets++] = (char *)q->targets[i];
+	if (q->config && rb_agent_cfg_load(q->config, &A.cfg))
 		goto out;
-	case -1:
-		goto out;
-	}
 	/* the config file's lists after the flags': room for both */
 	if (grow(&A.allow, A.nallow + A.cfg.nallow) ||
 	    grow(&A.targets, A.ntargets + A.cfg.ntargets))

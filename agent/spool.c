@@ -12,9 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "exitcode.h"
 #include "jsonout.h"
-#include "log.h"
 #include "reclog.h"
 #include "wire.h"
 
@@ -189,53 +187,24 @@ uint64_t rb_spool_last_seq(const char *path)
 
 static int dump_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 {
+	FILE *out = arg;
 	struct rb_msg *e = NULL;
 	char err[256];
 
-	(void)arg;
 	if (rb_msg_unpack(buf, len, &e, err, sizeof(err))) {
-		printf("{\"seq\": %" PRIu64 ", \"error\": ", seq);
-		rb_json_str(stdout, err);
-		printf("}\n");
+		fprintf(out, "{\"seq\": %" PRIu64 ", \"error\": ", seq);
+		rb_json_str(out, err);
+		fprintf(out, "}\n");
 		return 0;
 	}
-	printf("{");
-	rb_msg_json_fields(stdout, e);
-	printf("}\n");
+	fprintf(out, "{");
+	rb_msg_json_fields(out, e);
+	fprintf(out, "}\n");
 	rb_msg_free(e);
 	return 0;
 }
 
-int rb_spool_dump_cmd(int argc, char **argv)
+long rb_spool_dump(const char *path, FILE *out, struct rb_spool_walk_info *info)
 {
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr,
-			"usage: rackbench-agent spool FILE\n\nPrints each whole record of a spool "
-			"file (STATE_DIR/spool/RUN-EPOCH.spool) as a JSON line:\nseq, epoch, the "
-			"message, and for samples each sample's key.\n");
-		return argc == 2 && !strcmp(argv[1], "--help") ? RB_EXIT_OK : RB_EXIT_USAGE;
-	}
-	struct rb_spool_walk_info info;
-	struct stat st;
-	long n = rb_spool_walk_ex(argv[1], 0, 0, dump_one, NULL, &info);
-
-	if (n == -EINVAL) {
-		rb_err("'%s' is not a spool file (not a regular file)", argv[1]);
-		return RB_EXIT_USAGE;
-	}
-	if (n < 0) {
-		rb_err("cannot read '%s': %s", argv[1], strerror((int)-n));
-		return RB_EXIT_USAGE;
-	}
-	if (n == 0 && !stat(argv[1], &st) && st.st_size > 0) {
-		rb_err("'%s' is not a spool file: no whole record in its %lld byte(s)", argv[1],
-		       (long long)st.st_size);
-		return RB_EXIT_USAGE;
-	}
-	if (info.damaged)
-		rb_warn("'%s' is damaged: %u stretch(es) of %lld byte(s) in all (the first at byte "
-			"%lld) skipped; the records after them are shown",
-			argv[1], info.damaged, (long long)info.damaged_bytes,
-			(long long)info.first_damaged);
-	return RB_EXIT_OK;
+	return rb_spool_walk_ex(path, 0, 0, dump_one, out, info);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct rb_spool {
@@ -71,8 +72,11 @@ long rb_spool_walk_ex(const char *path, off_t start, uint64_t after,
 /* The last whole record's seq of a spool file; 0 when it holds none. */
 uint64_t rb_spool_last_seq(const char *path);
 
-/* rackbench-agent spool FILE: the records as JSON lines (a reader apart from the
- * coordinator, for tests and for people). */
-int rb_spool_dump_cmd(int argc, char **argv);
+/*
+ * A spool file's whole records as JSON lines on out (a reader apart from the coordinator,
+ * for tests and for people: `rackbench-agent spool`). Returns rb_spool_walk_ex's count
+ * or its error; info says what was skipped.
+ */
+long rb_spool_dump(const char *path, FILE *out, struct rb_spool_walk_info *info);
 
 #endif

@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "exitcode.h"
 #include "log.h"
 #include "transport.h"
 
@@ -314,39 +313,4 @@ void rb_zap_stop(struct rb_zap *z)
 	pthread_join(z->th, NULL);
 	free(z->list);
 	free(z);
-}
-
-int rb_keygen_cmd(int argc, char **argv, const char *default_name)
-{
-	struct rb_keypair k;
-	const char *dir, *name = default_name;
-	int r;
-
-	if (argc < 2 || argc > 3 || argv[1][0] == '-') {
-		printf("usage: %s DIR [NAME]\n\nWrites a CURVE key pair: DIR/NAME.key (both keys, "
-		       "mode 0600) and DIR/NAME.pub\n(the public key, for the other side). NAME "
-		       "defaults to %s.\n",
-		       argv[0], default_name);
-		return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
-			       ? RB_EXIT_OK
-			       : RB_EXIT_USAGE;
-	}
-	dir = argv[1];
-	if (argc == 3)
-		name = argv[2];
-	r = rb_keys_generate(&k);
-	if (r) {
-		rb_err("cannot make a key pair: %s",
-		       r == -ENOTSUP ? "this libzmq has no CURVE" : strerror(-r));
-		return RB_EXIT_FAILED;
-	}
-	r = rb_keys_write(dir, name, &k);
-	if (r) {
-		rb_err("cannot write %s/%s.key: %s", dir, name,
-		       r == -EEXIST ? "it exists (not overwritten)" : strerror(-r));
-		return RB_EXIT_FAILED;
-	}
-	printf("%s/%s.key (secret, 0600) and %s/%s.pub\npublic-key = %s\n", dir, name, dir, name,
-	       k.pub);
-	return RB_EXIT_OK;
 }

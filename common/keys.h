@@ -48,7 +48,4 @@ void rb_zap_stop(struct rb_zap *z);
 /* Shared flag a SIGHUP handler sets; the handler thread reloads when it sees it. */
 extern volatile int rb_zap_reload_requested;
 
-/* `keygen DIR [NAME]` for both programs. Returns the exit code. */
-int rb_keygen_cmd(int argc, char **argv, const char *default_name);
-
 #endif

@@ -364,18 +364,6 @@ char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len)
 	return buf;
 }
 
-void rb_workload_help(FILE *out)
-{
-	for (size_t i = 0; i < rb_workload_nopts; i++) {
-		const struct rb_opt *o = &rb_workload_opts[i];
-		char flag[64], desc[160];
-
-		snprintf(flag, sizeof(flag), "--%s %s", o->key, o->metavar);
-		fprintf(out, "  %-24s %s\n  %-24s (%s)\n", flag, o->help, "",
-			rb_opt_describe(o, desc, sizeof(desc)));
-	}
-}
-
 const char *rb_engine_name(uint32_t engine)
 {
 	return engine < 3 ? engine_choices[engine] : "?";

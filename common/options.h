@@ -123,8 +123,6 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen);
 char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len);
 /* "default 4k; 512 to 64m": an option's default and range, for --help. */
 char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len);
-/* One line per option for --help: flag, metavar, help, default, range. */
-void rb_workload_help(FILE *out);
 
 /* Whether the workload writes at all (a mix with rwmixread=100 and the null engine do not). */
 bool rb_workload_writes(const struct rb_workload *wl);

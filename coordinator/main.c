@@ -9,6 +9,7 @@
 #include "demo.h"
 #include "exitcode.h"
 #include "import_fio.h"
+#include "cmd_keygen.h"
 #include "keys.h"
 #include "plan.h"
 #include "report.h"
@@ -299,7 +300,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "demo"))
 		return rb_demo_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "keygen"))
-		return rb_keygen_cmd(argc - 1, argv + 1, "coordinator");
+		return rb_keygen_cmd(argc - 1, argv + 1, "rackbench", "coordinator");
 	if (!strcmp(argv[1], "report"))
 		return rb_report_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "plan"))

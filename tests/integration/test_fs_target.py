@@ -55,7 +55,9 @@ with Tmp() as tmp:
         check(r.returncode == 3 and "--destructive is not given" in r.stderr and
               "not on the agent's --allow list" in r.stderr, "refused without keys")
         check(sha256(dev) == before, "a refused mkfs changed the device")
-        r = run(A + ["--filesystem", "btrfs", "--destructive", "--allow", dev])
+        # a flag given twice is refused: btrfs in ext4's place
+        B = [x if x != "ext4" else "btrfs" for x in A]
+        r = run(B + ["--destructive", "--allow", dev])
         check(r.returncode == 2 and "ext4 or xfs" in r.stderr, f"btrfs: {r.stderr}")
         r = run(A[:2] + ["--target", img, "--filesystem", "ext4", "--size", "8m",
                          "--destructive", "--allow", img, "--state-dir", state])

@@ -69,5 +69,6 @@ with Tmp() as tmp:
     r = run([AGENT, "run", "--help"])
     check(r.returncode == 0, "help")
     for key in doc["settings"]:
-        check(f"--{key} " in r.stdout, f"--help lacks --{key}")
+        flag = "--" + key.replace("_", "-")
+        check(f"{flag} " in r.stdout, f"--help lacks {flag}")
 print("ok")

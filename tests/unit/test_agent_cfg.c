@@ -222,7 +222,7 @@ static void test_bad_flags(void **state)
 		"unexpected argument 'stray'");
 	refused((const char *[]){ "--insecure", "--coordinator", NULL },
 		"'--coordinator' needs a value");
-	refused((const char *[]){ "--insecure", "--config", NULL }, "'--config' needs a file");
+	refused((const char *[]){ "--insecure", "--config", NULL }, "'--config' needs a value");
 	refused((const char *[]){ "--insecure", "--name", "x", NULL }, "no coordinator");
 	refused((const char *[]){ "--coordinator", "tcp://c:1", "--insecure", "--label", "rack",
 				  NULL },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* `rackbench-agent run`: one job on this host, no coordinator, fio-like flags. */
-#include "agent.h"
+/* One job on this host, no coordinator: the run `rackbench-agent run` asks for. */
+#include "localrun.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -29,44 +29,6 @@ static void on_signal(int sig)
 	(void)sig;
 	if (running)
 		rb_run_stop(running);
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench-agent run --target PATH [--target PATH ...] [options]\n"
-		"\n"
-		"Runs one workload on this host's targets, without a coordinator, through the\n"
-		"same engine and safety guard as a campaign. Writes need both keys:\n"
-		"--destructive and the target on --allow (or a file under the state folder).\n"
-		"\n"
-		"  --target PATH            block device or file (repeat for several; all run at once)\n"
-		"  --json                   print the result as JSON (schemas/run-output.schema.json)\n"
-		"  --output-format FMT      text, json (as --json), or fio's own: fio-json, json+\n"
-		"                           (with clat_ns.bins in fio's histogram layout)\n"
-		"  --destructive            the run's key for writes\n"
-		"  --allow PATH             the agent's key for writes to PATH (repeatable)\n"
-		"  --state-dir DIR          rackbench's own files (default %s)\n"
-		"  --errors-ok              exit 0 even when IOs failed (default: exit 6)\n"
-		"  --fio JOB.fio            the workload of a fio job file's job (--section NAME when\n"
-		"                           it has several); its filename= are the targets unless\n"
-		"                           --target is given; later flags override it\n"
-		"  --filesystem ext4|xfs    make this filesystem on the (one, block device) target,\n"
-		"                           a write: both keys; mount it privately (no other process\n"
-		"                           sees it; gone when the run ends, even killed) and run\n"
-		"                           the workload on a file of --size there\n"
-		"  --mkfs-options OPTS      given to mkfs; --mount-options OPTS: the mount's data\n"
-		"  --lat-log FILE           debug: every measured IO's latency, uint64 ns each in\n"
-		"                           completion order (FILE.N per job with several jobs)\n"
-		"  --wipe-signatures        let writes overwrite filesystem, RAID, LVM, swap signatures\n"
-		"                           and partition tables (every other check still holds)\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Workload options (the same keys as a campaign's workload:):\n",
-		rb_default_state_dir());
-	rb_workload_help(out);
-	fprintf(out, "\nExit codes: 0 ok, 1 failed, 2 bad arguments, 3 refused by the safety "
-		     "guard, 6 IO errors.\n");
 }
 
 static const char *dir_name(int d)
@@ -182,28 +144,14 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		fputc('}', out);
 }
 
-#define RB_FIO_MAX_FILES 64
-
-/*
- * --fio JOB.fio [--section NAME]: the job's workload as the base the other flags
- * override, its filename= as targets. Every option that does not convert is said, with
- * its FILE:LINE. Returns 0 (also without --fio) or -EINVAL, said.
- */
-static int fio_job(int argc, char **argv, struct rb_workload *wl, struct rb_fio_xlate **ret,
-		   size_t *ret_n, char **targets, size_t *ntargets)
+int rb_localrun_fio(const char *file, const char *section, struct rb_workload *wl,
+		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets)
 {
-	const char *file = NULL, *section = NULL;
 	struct rb_fio_file jf;
 	struct rb_diags d;
 	size_t pick = SIZE_MAX;
 	int r = -EINVAL;
 
-	for (int i = 1; i + 1 < argc; i++) {
-		if (!strcmp(argv[i], "--fio"))
-			file = argv[i + 1];
-		else if (!strcmp(argv[i], "--section"))
-			section = argv[i + 1];
-	}
 	if (!file) {
 		if (section)
 			rb_err("--section needs --fio JOB.fio");
@@ -236,27 +184,6 @@ static int fio_job(int argc, char **argv, struct rb_workload *wl, struct rb_fio_
 	rb_diags_print(&d, stderr);
 	rb_diags_release(&d);
 	return r;
-}
-
-/* Workload flags are the campaign keys: --rate-iops is --rate_iops, as users type it. */
-static char *dashes_to_underscores(char *name)
-{
-	for (char *p = name; *p; p++)
-		if (*p == '-')
-			*p = '_';
-	return name;
-}
-
-static int output_format(const char *v, bool *json, int *fio)
-{
-	*json = !strcmp(v, "json");
-	*fio = !strcmp(v, "fio-json") ? 1 : !strcmp(v, "json+") || !strcmp(v, "fio-json+") ? 2 : 0;
-	if (*json || *fio || !strcmp(v, "text"))
-		return 0;
-	rb_err("--output-format is text, json (rackbench's), fio-json or json+ (fio's), not "
-	       "'%s'",
-	       v);
-	return -EINVAL;
 }
 
 /* fio's JSON (json+ with plus): a job per target, named after the fio job when given. */
@@ -357,22 +284,11 @@ static void volume_name(const struct rb_workload *wl, char **targets, size_t n, 
 		snprintf(buf + l, len - l, "; %s)", rb_fmt_size(wl->stripe, u, sizeof(u)));
 }
 
-/* What `run` was asked, from its flags. */
-struct run_args {
-	struct rb_workload wl;
-	char **targets, **allow;
-	size_t ntargets, nallow;
-	bool json, destructive, errors_ok, wipe;
-	const char *state_dir, *lat_log;
-	int fio_fmt;	      /* 1: fio's json, 2: json+ */
-	struct rb_fs_spec fs; /* --filesystem: a filesystem made on the target */
-};
-
 /*
  * --filesystem: the one target gets a filesystem, mounted privately; the workload runs
  * on a file of rackbench's own there. Returns 0 or the exit code, said.
  */
-static int fs_prepare(struct run_args *a, const struct rb_guard_policy *gp,
+static int fs_prepare(struct rb_localrun *a, const struct rb_guard_policy *gp,
 		      struct rb_fs_target *fst, struct rb_diags *d)
 {
 	int r;
@@ -394,79 +310,8 @@ static int fs_prepare(struct run_args *a, const struct rb_guard_policy *gp,
 	return 0;
 }
 
-/* The flags after --fio's job: 0 to run, 1 when --help was printed, -1 said. */
-static int parse_args(int argc, char **argv, struct run_args *ra)
-{
-	char err[512];
-
-	bool fx_targets = ra->ntargets > 0;
-	for (int i = 1; i < argc; i++) {
-		char name[64];
-		const char *a = argv[i], *val = NULL, *eq;
-		const struct rb_opt *o;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 1;
-		}
-		if (strncmp(a, "--", 2) != 0) {
-			rb_err("unexpected argument '%s' (see --help)", a);
-			return -1;
-		}
-		eq = strchr(a, '=');
-		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
-			 a + 2);
-		if (!strcmp(name, "json") || !strcmp(name, "destructive") ||
-		    !strcmp(name, "errors-ok") || !strcmp(name, "wipe-signatures")) {
-			if (eq) {
-				rb_err("'--%s' takes no value", name);
-				return -1;
-			}
-			ra->json |= !strcmp(name, "json");
-			ra->destructive |= !strcmp(name, "destructive");
-			ra->errors_ok |= !strcmp(name, "errors-ok");
-			ra->wipe |= !strcmp(name, "wipe-signatures");
-			continue;
-		}
-		val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-		if (!val) {
-			rb_err("'--%s' needs a value", name);
-			return -1;
-		}
-		if (!strcmp(name, "fio") || !strcmp(name, "section")) {
-			continue; /* read before the other flags */
-		} else if (!strcmp(name, "output-format")) {
-			if (output_format(val, &ra->json, &ra->fio_fmt))
-				return -1;
-		} else if (!strcmp(name, "target")) {
-			if (fx_targets) { /* --target replaces the job's filename= */
-				ra->ntargets = 0;
-				fx_targets = false;
-			}
-			ra->targets[ra->ntargets++] = (char *)val;
-		} else if (!strcmp(name, "allow")) {
-			ra->allow[ra->nallow++] = (char *)val;
-		} else if (!strcmp(name, "state-dir")) {
-			ra->state_dir = val;
-		} else if (!strcmp(name, "lat-log")) {
-			ra->lat_log = val;
-		} else if (rb_fs_spec_flag(&ra->fs, name, val)) {
-			continue;
-		} else if ((o = rb_opt_find(dashes_to_underscores(name)))) {
-			if (rb_opt_set(&ra->wl, o, val, err, sizeof(err))) {
-				rb_err("%s", err);
-				return -1;
-			}
-		} else {
-			rb_err("unknown option '--%s' (see --help)", name);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* What the flags leave to check: a target (or the null engine's), a workload that holds. */
-static int check_args(struct run_args *a)
+static int check_args(struct rb_localrun *a)
 {
 	char err[512];
 
@@ -484,7 +329,7 @@ static int check_args(struct run_args *a)
 	return 0;
 }
 
-static const char *state_dir_of(const struct run_args *a)
+static const char *state_dir_of(const struct rb_localrun *a)
 {
 	return a->state_dir ? a->state_dir : rb_default_state_dir();
 }
@@ -493,8 +338,9 @@ static const char *state_dir_of(const struct run_args *a)
  * The run made ready: the filesystem when asked for, the targets opened through the guard,
  * the engine's run over them, its latency log. Returns 0 or the exit code, said.
  */
-static int setup_run(struct run_args *a, const struct rb_guard_policy *gp, struct rb_fs_target *fst,
-		     struct rb_diags *d, struct rb_prepared **prep, struct rb_run **run)
+static int setup_run(struct rb_localrun *a, const struct rb_guard_policy *gp,
+		     struct rb_fs_target *fst, struct rb_diags *d, struct rb_prepared **prep,
+		     struct rb_run **run)
 {
 	char err[512];
 	int r;
@@ -528,7 +374,7 @@ static void run_to_end(struct rb_run *run)
 }
 
 /* A result's name: the striped volume's, or its target's. */
-static const char *res_name(const struct run_args *a, const char *volname, size_t t)
+static const char *res_name(const struct rb_localrun *a, const char *volname, size_t t)
 {
 	return a->wl.stripe ? volname : a->targets[t];
 }
@@ -537,7 +383,7 @@ static const char *res_name(const struct run_args *a, const char *volname, size_
  * Each target's setup error said, and what the run wrote noted in the drive's history.
  * Returns the exit code: 0, failed (a target did not set up), or IO errors.
  */
-static int account(const struct run_args *a, const struct rb_run *run,
+static int account(const struct rb_localrun *a, const struct rb_run *run,
 		   const struct rb_prepared *prep, size_t nres, const char *volname)
 {
 	uint64_t total_errors = 0;
@@ -599,7 +445,7 @@ static void merge_results(const struct rb_run *run, size_t nres, struct rb_targe
  * rackbench's JSON: the top level is the merge of every target; "targets" has each one.
  * Returns 0, or -ENOMEM with nothing printed.
  */
-static int print_json(const struct run_args *a, const struct rb_run *run, size_t nres,
+static int print_json(const struct rb_localrun *a, const struct rb_run *run, size_t nres,
 		      const char *volname, int rc)
 {
 	struct rb_target_result *all = calloc(1, sizeof(*all));
@@ -623,7 +469,7 @@ static int print_json(const struct run_args *a, const struct rb_run *run, size_t
 	return 0;
 }
 
-static void print_text(const struct run_args *a, const struct rb_run *run,
+static void print_text(const struct rb_localrun *a, const struct rb_run *run,
 		       const struct rb_prepared *prep, size_t nres, const char *volname)
 {
 	char dump[RB_WORKLOAD_DUMP_MAX];
@@ -653,7 +499,7 @@ static void print_text(const struct run_args *a, const struct rb_run *run,
 }
 
 /* The run's results in the format asked for. Returns the exit code. */
-static int report(const struct run_args *a, const struct rb_run *run,
+static int report(const struct rb_localrun *a, const struct rb_run *run,
 		  const struct rb_prepared *prep, const char *job)
 {
 	size_t nres = rb_run_ntargets(run);
@@ -672,55 +518,35 @@ static int report(const struct run_args *a, const struct rb_run *run,
 	return rc;
 }
 
-int rb_agent_run_cmd(int argc, char **argv)
+int rb_localrun(struct rb_localrun *a, const char *job)
 {
-	struct run_args A = { 0 };
 	struct rb_fs_target fst = { 0 };
 	int rc = RB_EXIT_USAGE;
 	struct rb_diags diags;
 	struct rb_prepared *prep = NULL;
 	struct rb_run *run = NULL;
-	struct rb_fio_xlate *fx = NULL;
-	size_t nfx = 0;
 
-	rb_workload_defaults(&A.wl);
 	rb_diags_init(&diags);
-	A.targets = calloc((size_t)argc + RB_FIO_MAX_FILES, sizeof(*A.targets));
-	A.allow = calloc((size_t)argc, sizeof(*A.allow));
-	if (!A.targets || !A.allow)
-		goto out;
-	if (fio_job(argc, argv, &A.wl, &fx, &nfx, A.targets, &A.ntargets))
-		goto out;
-	switch (parse_args(argc, argv, &A)) {
-	case 1:
-		rc = RB_EXIT_OK;
-		goto out;
-	case -1:
-		goto out;
-	}
-	if (check_args(&A))
+	if (check_args(a))
 		goto out;
 	struct rb_guard_policy gp = {
-		.destructive = A.destructive,
+		.destructive = a->destructive,
 		.destructive_key = "--destructive",
-		.allow = A.allow,
-		.nallow = A.nallow,
-		.state_dir = state_dir_of(&A),
-		.wipe_signatures = A.wipe,
+		.allow = a->allow,
+		.nallow = a->nallow,
+		.state_dir = state_dir_of(a),
+		.wipe_signatures = a->wipe,
 		.root = "",
 	};
-	rc = setup_run(&A, &gp, &fst, &diags, &prep, &run);
+	rc = setup_run(a, &gp, &fst, &diags, &prep, &run);
 	if (rc)
 		goto out;
 	run_to_end(run);
-	rc = report(&A, run, prep, fx && nfx == 1 ? fx[0].name : NULL);
+	rc = report(a, run, prep, job);
 out:
 	rb_run_free(run);
 	rb_prepared_free(prep);
 	rb_fs_target_teardown(&fst);
 	rb_diags_release(&diags);
-	free(A.targets);
-	free(A.allow);
-	rb_fio_xlate_free(fx, nfx);
 	return rc;
 }
