@@ -137,41 +137,11 @@ static int print_status(const char *rep, const char *id)
 	return rc;
 }
 
-int rb_control_cmd(const char *cmd, int argc, char **argv)
+int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json)
 {
-	const char *ctl = NULL, *id = NULL;
-	bool json = false;
 	char path[4096], req[256], *rep;
 	int rc = RB_EXIT_OK;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: rackbench %s [--control PATH]%s\n\n%s\n", cmd,
-			       !strcmp(cmd, "agents")	? " [--json]"
-			       : !strcmp(cmd, "status") ? " [RUN-ID]"
-							: "",
-			       !strcmp(cmd, "agents")
-				       ? "The agents registered with the running service: name, host, "
-					 "version, protocol,\ntargets, seconds since last heard, and "
-					 "whether a run uses them."
-			       : !strcmp(cmd, "status")
-				       ? "The service's run going on (point k of n, results file) or "
-					 "the last one ended\n(its exit code); with RUN-ID, that run."
-				       : "Aborts the service's run going on: IO stops on every agent, "
-					 "the results say\n'aborted'.");
-			return RB_EXIT_OK;
-		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
-			ctl = argv[++i];
-		} else if (!strcmp(argv[i], "--json") && !strcmp(cmd, "agents")) {
-			json = true;
-		} else if (argv[i][0] != '-' && !strcmp(cmd, "status") && !id) {
-			id = argv[i];
-		} else {
-			rb_err("unexpected argument '%s' (see 'rackbench %s --help')", argv[i],
-			       cmd);
-			return RB_EXIT_USAGE;
-		}
-	}
 	rb_control_path(ctl, path, sizeof(path));
 	snprintf(req, sizeof(req), "%s\n%s%s%s", cmd, id ? "id=" : "", id ? id : "",
 		 id ? "\n" : "");

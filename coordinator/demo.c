@@ -134,9 +134,8 @@ static void show_log(const char *tmp, int idx)
 	fclose(f);
 }
 
-int rb_demo_cmd(int argc, char **argv)
+int rb_demo(const char *out)
 {
-	const char *out = ".";
 	char tmp[PATH_MAX], exe[PATH_MAX], bound[256], text[8192], path[PATH_MAX] = "";
 	pid_t pids[NAGENTS] = { 0 };
 	struct rb_campaign *c = NULL;
@@ -146,23 +145,8 @@ int rb_demo_cmd(int argc, char **argv)
 	void *sock;
 	int rc = RB_EXIT_FAILED;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: rackbench demo [--out DIR]\n\n"
-			       "Starts two local agents, each with two file-backed targets in a\n"
-			       "temporary folder, runs a small built-in campaign (4K random read\n"
-			       "and 128K sequential write at two queue depths, 2 s each), writes\n"
-			       "the HDF5 file into DIR (default: the current folder) with its journal\n"
-			       "and an HTML report beside it, and prints the table. No drives, no\n"
-			       "configuration, no root needed.\n");
-			return RB_EXIT_OK;
-		} else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-			out = argv[++i];
-		} else {
-			rb_err("unexpected argument '%s' (see 'rackbench demo --help')", argv[i]);
-			return RB_EXIT_USAGE;
-		}
-	}
+	if (!out)
+		out = ".";
 	if (mkdir(out, 0755) < 0 && errno != EEXIST) {
 		rb_err("cannot create '%s': %s", out, strerror(errno));
 		return RB_EXIT_USAGE;

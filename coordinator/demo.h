@@ -3,7 +3,8 @@
 #ifndef RB_DEMO_H
 #define RB_DEMO_H
 
-/* argv[0] is "demo". Returns the exit code. */
-int rb_demo_cmd(int argc, char **argv);
+/* Runs the demo, its results into the folder out (NULL: the current one). Returns the
+ * exit code. */
+int rb_demo(const char *out);
 
 #endif

@@ -72,18 +72,6 @@ static bool noted(const struct rb_diags *d, const struct rb_diag *x)
 	return false;
 }
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench import-fio JOB.fio [JOB.fio ...] [--agent NAME] [--target PATH]\n"
-		"                            [--strict]\n"
-		"  prints a campaign with a phase for each fio job, in order. fio options with no\n"
-		"  rackbench equivalent are named with FILE:LINE on stderr and in the campaign's\n"
-		"  comments (--strict: exit 2 then); where meanings differ (rate per job, jobs fio\n"
-		"  runs at once) a comment says so. --agent names the agent whose drives the jobs'\n"
-		"  filename= lists are (default: localhost); --target stands for jobs without one.\n");
-}
-
 /* The campaign, on stdout: the notes as comments first, then a phase per job. */
 static void emit(char **files, size_t nfiles, struct rb_fio_xlate **xs, const size_t *nxs,
 		 char **drives, size_t ndrives, const char *agent, const char *target, bool writes,
@@ -145,41 +133,23 @@ static void emit(char **files, size_t nfiles, struct rb_fio_xlate **xs, const si
 		}
 }
 
-int rb_import_fio_cmd(int argc, char **argv)
+int rb_import_fio(const char *const *paths, size_t nfiles, const char *agent, const char *target,
+		  bool strict)
 {
-	const char *agent = "localhost", *target = NULL;
-	char **files = calloc((size_t)argc + 1, sizeof(*files)), **drives = NULL;
-	struct rb_fio_xlate **xs = calloc((size_t)argc + 1, sizeof(*xs));
-	size_t *nxs = calloc((size_t)argc + 1, sizeof(*nxs)), nfiles = 0, ndrives = 0;
-	bool strict = false, writes = false;
+	char **files = calloc(nfiles + 1, sizeof(*files)), **drives = NULL;
+	struct rb_fio_xlate **xs = calloc(nfiles + 1, sizeof(*xs));
+	size_t *nxs = calloc(nfiles + 1, sizeof(*nxs)), ndrives = 0;
+	bool writes = false;
 	struct rb_diags d;
 	int rc = RB_EXIT_USAGE;
 
 	rb_diags_init(&d);
 	if (!files || !xs || !nxs)
 		goto out;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			rc = RB_EXIT_OK;
-			goto out;
-		} else if (!strcmp(argv[i], "--strict")) {
-			strict = true;
-		} else if ((!strcmp(argv[i], "--agent") || !strcmp(argv[i], "--target")) &&
-			   i + 1 < argc) {
-			*(argv[i][2] == 'a' ? &agent : &target) = argv[i + 1];
-			i++;
-		} else if (argv[i][0] == '-') {
-			rb_err("unknown option '%s' (see 'rackbench import-fio --help')", argv[i]);
-			goto out;
-		} else {
-			files[nfiles++] = argv[i];
-		}
-	}
-	if (!nfiles) {
-		usage(stderr);
-		goto out;
-	}
+	for (size_t f = 0; f < nfiles; f++)
+		files[f] = (char *)paths[f];
+	if (!agent)
+		agent = "localhost";
 	rc = RB_EXIT_USAGE;
 	for (size_t f = 0; f < nfiles; f++) {
 		struct rb_fio_file jf;

@@ -274,45 +274,26 @@ pid_t rb_journal_holder(const char *path)
 
 static int dump_one(void *arg, const char *agent, const uint8_t *buf, size_t len, off_t at)
 {
+	FILE *out = arg;
 	struct rb_msg *e = NULL;
 	char err[256];
 
-	(void)arg;
-	printf("{\"at\": %lld, \"agent\": ", (long long)at);
-	rb_json_str(stdout, agent);
+	fprintf(out, "{\"at\": %lld, \"agent\": ", (long long)at);
+	rb_json_str(out, agent);
 	if (rb_msg_unpack(buf, len, &e, err, sizeof(err))) {
-		printf(", \"error\": ");
-		rb_json_str(stdout, err);
+		fprintf(out, ", \"error\": ");
+		rb_json_str(out, err);
 	} else {
-		printf(", ");
-		rb_msg_json_fields(stdout, e);
+		fprintf(out, ", ");
+		rb_msg_json_fields(out, e);
 		rb_msg_free(e);
 	}
-	printf("}\n");
+	fprintf(out, "}\n");
 	return 0;
 }
 
-int rb_journal_dump_cmd(int argc, char **argv)
+long rb_journal_dump(const char *path, FILE *out, struct rb_journal_meta *meta, off_t *end,
+		     char *err, size_t errlen)
 {
-	struct rb_journal_meta m;
-	char err[600];
-	off_t end;
-	long n;
-
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(argc == 2 && !strcmp(argv[1], "--help") ? stdout : stderr,
-			"usage: rackbench journal RESULTS.h5.journal\n\nPrints the run's description, "
-			"then each whole record of the journal as a JSON\nline: its byte offset, the "
-			"agent, epoch, seq, the message, and for samples each\nsample's key.\n");
-		return argc == 2 && !strcmp(argv[1], "--help") ? RB_EXIT_OK : RB_EXIT_USAGE;
-	}
-	n = rb_journal_walk(argv[1], 0, &m, dump_one, NULL, &end, err, sizeof(err));
-	if (n < 0) {
-		rb_err("%s", err);
-		return RB_EXIT_USAGE;
-	}
-	fprintf(stderr, "run %s, campaign file %s: %ld record(s), %lld bytes whole\n", m.run,
-		m.file, n, (long long)end);
-	rb_journal_meta_free(&m);
-	return RB_EXIT_OK;
+	return rb_journal_walk(path, 0, meta, dump_one, out, end, err, errlen);
 }

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -67,7 +68,11 @@ long rb_journal_walk_ex(const char *path, off_t from, struct rb_journal_meta *me
 			rb_journal_fn fn, void *arg, struct rb_journal_walk_info *info, char *err,
 			size_t errlen);
 void rb_journal_meta_free(struct rb_journal_meta *m);
-/* rackbench journal FILE: the records as JSON lines (a reader separate from resume). */
-int rb_journal_dump_cmd(int argc, char **argv);
+/*
+ * A journal's whole records as JSON lines on out (a reader apart from resume: `rackbench
+ * journal`): rb_journal_walk's count and meta, or its error with err filled.
+ */
+long rb_journal_dump(const char *path, FILE *out, struct rb_journal_meta *meta, off_t *end,
+		     char *err, size_t errlen);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rackbench plan` and `rackbench options`: what a campaign expands to, and the table. */
+/* A campaign's plan, the option table and the presets, as `plan`, `options`, `presets` print them. */
 #include "plan.h"
 #include "presets.h"
 
@@ -67,17 +67,8 @@ static void print_campaign_keys(void)
 	}
 }
 
-int rb_options_cmd(int argc, char **argv)
+int rb_options_print(bool json)
 {
-	bool json = argc > 1 && !strcmp(argv[1], "--json");
-
-	if (argc > 1 && !json) {
-		printf("usage: rackbench options [--json]\n\nThe workload option table: the keys of "
-		       "a campaign's workload:, defaults: and matrix:,\nthe same as "
-		       "rackbench-agent run flags.\n");
-		return strcmp(argv[1], "--help") && strcmp(argv[1], "-h") ? RB_EXIT_USAGE
-									  : RB_EXIT_OK;
-	}
 	if (json)
 		printf("{\"options\": [");
 	for (size_t i = 0; i < rb_workload_nopts; i++) {
@@ -137,28 +128,6 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
-static void plan_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench plan CAMPAIGN.yaml [--points] [--assume-capacity SIZE]\n"
-		"                      [--assume-mbps N] [--resolve [--lock FILE] [--listen EP]]\n"
-		"\n"
-		"Validates a campaign and prints its plan with no agent needed: per phase the\n"
-		"points, the time of time-based ones (idle included), a range for steady-state\n"
-		"phases (window to max_rounds rounds) and the bytes of size-based ones; then the\n"
-		"methodology hash stored with the results.\n"
-		"\n"
-		"  --points               list every point (default when there are at most 100)\n"
-		"  --resolve              wait for the campaign's agents and print each drive as its\n"
-		"                         agent sees it (model, serial, firmware, size) and what the\n"
-		"                         safety guard says; nothing is written (exit 3: refused)\n"
-		"  --lock FILE            with --resolve: write the drives' identities to FILE;\n"
-		"                         a campaign with 'lock: FILE' then runs only on them\n"
-		"  --listen ENDPOINT      with --resolve: where agents connect (default: campaign's)\n"
-		"  --assume-capacity SIZE a drive's capacity, for the bytes of fills and passes\n"
-		"  --assume-mbps N        a drive's MB/s during size-based points, for their time\n");
-}
-
 /* A phase that measures some of the drives says which. */
 static void phase_drives(const struct rb_phase *P)
 {
@@ -167,57 +136,8 @@ static void phase_drives(const struct rb_phase *P)
 		       i + 1 == P->ndrives ? "\n" : "");
 }
 
-/* What `plan` was asked, from its flags. */
-struct plan_args {
-	const char *file, *lock, *listen;
-	bool list, resolve;
-	uint64_t capacity, mbps;
-};
-
-/* The flags: 0 to plan, 1 when --help was printed, -1 said. */
-static int plan_parse(int argc, char **argv, struct plan_args *pa)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			plan_usage(stdout);
-			return 1;
-		} else if (!strcmp(argv[i], "--points")) {
-			pa->list = true;
-		} else if (!strcmp(argv[i], "--resolve")) {
-			pa->resolve = true;
-		} else if (!strcmp(argv[i], "--lock") && i + 1 < argc) {
-			pa->lock = argv[++i];
-			pa->resolve = true;
-		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
-			pa->listen = argv[++i];
-		} else if (!strcmp(argv[i], "--assume-capacity") && i + 1 < argc) {
-			if (rb_parse_size(argv[++i], &pa->capacity) || !pa->capacity) {
-				rb_err("'--assume-capacity' must be a size like 7680g, not '%s'",
-				       argv[i]);
-				return -1;
-			}
-		} else if (!strcmp(argv[i], "--assume-mbps") && i + 1 < argc) {
-			if (rb_parse_u64(argv[++i], &pa->mbps) || !pa->mbps) {
-				rb_err("'--assume-mbps' must be a whole number of MB/s, not '%s'",
-				       argv[i]);
-				return -1;
-			}
-		} else if (argv[i][0] == '-' || pa->file) {
-			rb_err("unexpected argument '%s' (see 'rackbench plan --help')", argv[i]);
-			return -1;
-		} else {
-			pa->file = argv[i];
-		}
-	}
-	if (!pa->file) {
-		plan_usage(stderr);
-		return -1;
-	}
-	return 0;
-}
-
 /* --resolve: the campaign's drives as their agents see them. Frees C; the exit code. */
-static int plan_resolve(struct rb_campaign *c, const struct plan_args *pa)
+static int plan_resolve(struct rb_campaign *c, const struct rb_plan_args *pa)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	int rc;
@@ -334,7 +254,7 @@ static void phase_purge(const struct rb_campaign *c, size_t ph)
 }
 
 /* A phase's line, and for a steady state the range its rounds allow; added to PT. */
-static void plan_phase(const struct rb_campaign *c, size_t ph, const struct plan_args *pa,
+static void plan_phase(const struct rb_campaign *c, size_t ph, const struct rb_plan_args *pa,
 		       struct plan_totals *pt)
 {
 	const struct rb_phase *P = &c->phases[ph];
@@ -417,19 +337,13 @@ static void plan_footer(const struct rb_campaign *c, const struct plan_totals *p
 	       rb_campaign_methodology(c, a, sizeof(a)));
 }
 
-int rb_plan_cmd(int argc, char **argv)
+int rb_plan(const struct rb_plan_args *a)
 {
-	struct plan_args pa = { 0 };
+	struct rb_plan_args pa = *a;
 	struct plan_totals pt = { 0 };
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
 
-	switch (plan_parse(argc, argv, &pa)) {
-	case 1:
-		return RB_EXIT_OK;
-	case -1:
-		return RB_EXIT_USAGE;
-	}
 	rb_diags_init(&d);
 	if (rb_campaign_load_file(pa.file, &c, &d)) {
 		rb_diags_print(&d, stderr);
@@ -448,24 +362,16 @@ int rb_plan_cmd(int argc, char **argv)
 	return RB_EXIT_OK;
 }
 
-int rb_presets_cmd(int argc, char **argv)
+int rb_presets_print(const char *name)
 {
 	size_t n;
 	const struct rb_preset *p = rb_presets(&n);
 
-	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		bool help = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
-
-		printf("usage: rackbench presets [NAME]\n\nLists the presets (the reviews' procedures "
-		       "as campaigns), or prints one's\ndefaults and phases. A campaign uses one with "
-		       "'preset: NAME' and adjusts it\nwith 'overrides:' (docs/presets.md).\n");
-		return help ? RB_EXIT_OK : RB_EXIT_USAGE;
-	}
-	if (argc == 2) {
-		const struct rb_preset *x = rb_preset_find(argv[1]);
+	if (name) {
+		const struct rb_preset *x = rb_preset_find(name);
 
 		if (!x) {
-			rb_err("unknown preset '%s' (see 'rackbench presets')", argv[1]);
+			rb_err("unknown preset '%s' (see 'rackbench presets')", name);
 			return RB_EXIT_USAGE;
 		}
 		printf("# preset %s: %s\n# source: %s\n%s", x->name, x->summary, x->source,

@@ -22,7 +22,11 @@
 #include "units.h"
 #include "yamlcfg.h"
 
-enum fmt { FMT_TABLE, FMT_MARKDOWN, FMT_CSV };
+enum fmt {
+	FMT_TABLE = RB_REPORT_TABLE,
+	FMT_MARKDOWN = RB_REPORT_MARKDOWN,
+	FMT_CSV = RB_REPORT_CSV
+};
 
 static const char *const cols[] = { "file",
 				    "point",
@@ -755,8 +759,8 @@ static const char *meth(const struct rp_file *f)
 }
 
 /* f < 0: no text output (the demo's page). */
-static int report(struct rp_report *r, const char **files, size_t nfiles, const char **specs,
-		  size_t nspecs, int f, const char *html)
+static int report(struct rp_report *r, const char *const *files, size_t nfiles,
+		  const char *const *specs, size_t nspecs, int f, const char *html)
 {
 	size_t cap = 0;
 	int rc = 0;
@@ -841,99 +845,12 @@ out:
 	return rc;
 }
 
-static void usage(FILE *out)
+int rb_report(const struct rb_report_args *a)
 {
-	fprintf(out,
-		"usage: rackbench report RESULTS.h5 [MORE.h5 ...] [--format table|markdown|csv]\n"
-		"                        [--baseline DRIVE] [--html FILE] [--spec SPEC.yaml ...]\n"
-		"                        [--require PCT]\n"
-		"\n"
-		"One row per point and drive: IOPS, MB/s, mean and p99 latency per direction,\n"
-		"status; then, per point and drive model, min/median/max IOPS and percentiles of\n"
-		"the drives' histograms added together, with outliers flagged (%s).\n"
-		"\n"
-		"  --baseline DRIVE  each drive's IOPS difference from DRIVE (a part of\n"
-		"                    agent:path, or a serial) at the same point, across files too\n"
-		"  --html FILE       also write one self-contained page with charts (inline SVG)\n"
-		"  --spec FILE       a vendor's claims (docs/report.md); repeatable\n"
-		"  --require PCT     the share of each claim a drive must reach (default 90%%);\n"
-		"                    below it for any check: exit 5\n"
-		"\n"
-		"Files compare side by side; when their methodology hashes differ (another plan),\n"
-		"the report says so and compares points by name.\n",
-		RP_OUTLIER_RULE);
-}
+	struct rp_report r = { .require_pct = a->require_pct > 0 ? a->require_pct : 90.0,
+			       .baseline = a->baseline };
 
-int rb_report_cmd(int argc, char **argv)
-{
-	enum fmt f = FMT_TABLE;
-	const char *html = NULL;
-	const char **files = calloc((size_t)argc + 1, sizeof(char *));
-	const char **specs = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nfiles = 0, nspecs = 0;
-	struct rp_report r = { .require_pct = 90.0 };
-	int rc = RB_EXIT_USAGE;
-
-	if (!files || !specs) {
-		free(files);
-		free(specs);
-		return RB_EXIT_FAILED;
-	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has = i + 1 < argc;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			rc = RB_EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "--format") && has) {
-			a = argv[++i];
-			if (!strcmp(a, "table"))
-				f = FMT_TABLE;
-			else if (!strcmp(a, "markdown"))
-				f = FMT_MARKDOWN;
-			else if (!strcmp(a, "csv"))
-				f = FMT_CSV;
-			else {
-				rb_err("'--format' must be table, markdown or csv, not '%s'", a);
-				goto out;
-			}
-		} else if (!strcmp(a, "--baseline") && has) {
-			r.baseline = argv[++i];
-		} else if (!strcmp(a, "--html") && has) {
-			html = argv[++i];
-		} else if (!strcmp(a, "--spec") && has) {
-			specs[nspecs++] = argv[++i];
-		} else if (!strcmp(a, "--require") && has) {
-			char *end;
-
-			a = argv[++i];
-			r.require_pct = strtod(a, &end);
-			if (end == a || (*end && strcmp(end, "%")) || !(r.require_pct > 0) ||
-			    r.require_pct > 1000) {
-				rb_err("'--require' must be a percentage like 90%%, not '%s'", a);
-				goto out;
-			}
-		} else if (a[0] == '-') {
-			rb_err("%s '%s' (see 'rackbench report --help')",
-			       has || strncmp(a, "--", 2) ? "unexpected argument"
-							  : "missing value for",
-			       a);
-			goto out;
-		} else {
-			files[nfiles++] = a;
-		}
-	}
-	if (!nfiles) {
-		rb_err("no results file: rackbench report RESULTS.h5");
-		goto out;
-	}
-	rc = report(&r, files, nfiles, specs, nspecs, (int)f, html);
-out:
-	free(files);
-	free(specs);
-	return rc;
+	return report(&r, a->files, a->nfiles, a->specs, a->nspecs, (int)a->format, a->html);
 }
 
 int rb_report_html(const char *results, const char *html)

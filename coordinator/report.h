@@ -3,8 +3,24 @@
 #ifndef RB_REPORT_H
 #define RB_REPORT_H
 
-/* argv[0] is "report". Returns the exit code. */
-int rb_report_cmd(int argc, char **argv);
+#include <stddef.h>
+
+enum rb_report_format { RB_REPORT_TABLE, RB_REPORT_MARKDOWN, RB_REPORT_CSV };
+
+/* What a report is asked. */
+struct rb_report_args {
+	const char *const *files; /* results files, side by side */
+	size_t nfiles;
+	const char *const *specs; /* vendor claims files */
+	size_t nspecs;
+	enum rb_report_format format;
+	const char *baseline; /* a drive (part of agent:path, or a serial); NULL none */
+	const char *html;     /* also write the HTML page here; NULL none */
+	double require_pct;   /* the share of each claim to reach; 0: 90 */
+};
+
+/* The report printed (and its page written). Returns the exit code: 5 below a spec. */
+int rb_report(const struct rb_report_args *a);
 /* Writes the HTML page of one results file, printing nothing else. Returns an exit code. */
 int rb_report_html(const char *results, const char *html);
 

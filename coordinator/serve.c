@@ -544,69 +544,9 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 	free(req);
 }
 
-static void serve_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: rackbench serve [--listen ENDPOINT] [--key FILE --agent-keys FILE | "
-		"--insecure]\n"
-		"                       [--control PATH] [--results DIR] [--log-dir DIR]\n"
-		"\n"
-		"The coordinator as a service: binds the agents' socket once (CURVE with the\n"
-		"allow-list, reread on SIGHUP; or --insecure), keeps a registry of the agents\n"
-		"connected, and runs the campaigns that 'rackbench run' and 'rackbench resume'\n"
-		"submit over the control socket, one at a time. 'rackbench agents', 'status' and\n"
-		"'abort' ask it. Each run's output goes to LOG-DIR/run-ID.log (default: the\n"
-		"control socket's folder), which the submitting client follows. SIGTERM or\n"
-		"SIGINT aborts a run going on (IO stops on every agent) and exits.\n"
-		"  --listen ENDPOINT   the agents' endpoint (default tcp://0.0.0.0:7470)\n"
-		"  --control PATH      the control socket (default %s)\n"
-		"  --results DIR       results folder of runs submitted without one\n"
-		"  --log-dir DIR       where the runs' logs go\n",
-		getuid() == 0 ? "/run/rackbench/control" : "/tmp/rackbench-UID/control");
-}
-
-/* What `serve` was asked, from its flags. */
-struct serve_args {
-	const char *listen, *key, *agent_keys, *ctl, *log_dir, *results_dir;
-	bool insecure;
-};
-
-/* The flags: 0 to serve, 1 when --help was printed, -1 said. */
-static int serve_parse(int argc, char **argv, struct serve_args *a)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			serve_usage(stdout);
-			return 1;
-		} else if (!strcmp(argv[i], "--insecure")) {
-			a->insecure = true;
-		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
-			a->listen = argv[++i];
-		} else if (!strcmp(argv[i], "--key") && i + 1 < argc) {
-			a->key = argv[++i];
-		} else if (!strcmp(argv[i], "--agent-keys") && i + 1 < argc) {
-			a->agent_keys = argv[++i];
-		} else if (!strcmp(argv[i], "--control") && i + 1 < argc) {
-			a->ctl = argv[++i];
-		} else if (!strcmp(argv[i], "--results") && i + 1 < argc) {
-			a->results_dir = argv[++i];
-		} else if (!strcmp(argv[i], "--log-dir") && i + 1 < argc) {
-			a->log_dir = argv[++i];
-		} else {
-			rb_err("unexpected argument '%s' (see 'rackbench serve --help')", argv[i]);
-			return -1;
-		}
-	}
-	if (!a->insecure && (!a->key || !a->agent_keys)) {
-		rb_err("serve needs --key (its key pair) and --agent-keys (the allow-list), or "
-		       "--insecure");
-		return -1;
-	}
-	return 0;
-}
-
 /* The control socket's path and its private folder, no service on it: 0 or the exit code. */
-static int serve_claim(const struct serve_args *a, char *cpath, size_t clen, char *dir, size_t dlen)
+static int serve_claim(const struct rb_serve_args *a, char *cpath, size_t clen, char *dir,
+		       size_t dlen)
 {
 	char tmp[4096], err[600];
 
@@ -668,19 +608,20 @@ static int serve_loop(struct service *s)
 	return rc;
 }
 
-int rb_serve_cmd(int argc, char **argv)
+int rb_serve(const struct rb_serve_args *args)
 {
-	struct serve_args a = { .listen = "tcp://0.0.0.0:7470" };
+	struct rb_serve_args a = *args;
 	struct service s = { .results_dir = NULL };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char cpath[4096], dir[4096], bound[256], err[600];
 	struct rb_keypair server;
 	int rc;
 
-	switch (serve_parse(argc, argv, &a)) {
-	case 1:
-		return RB_EXIT_OK;
-	case -1:
+	if (!a.listen)
+		a.listen = "tcp://0.0.0.0:7470";
+	if (!a.insecure && (!a.key || !a.agent_keys)) {
+		rb_err("serve needs --key (its key pair) and --agent-keys (the allow-list), or "
+		       "--insecure");
 		return RB_EXIT_USAGE;
 	}
 	rc = serve_claim(&a, cpath, sizeof(cpath), dir, sizeof(dir));

@@ -28,9 +28,19 @@ bool rb_service_present(const char *path);
  * an empty one) copied into buf, or NULL (none, or longer than len - 1). */
 const char *rb_control_field(const char *msg, const char *key, char *buf, size_t len);
 
-int rb_serve_cmd(int argc, char **argv);
-/* rackbench agents | status | abort [--control PATH] */
-int rb_control_cmd(const char *cmd, int argc, char **argv);
+/* What a service is asked to be: its endpoints, keys and folders (NULL: the defaults). */
+struct rb_serve_args {
+	const char *listen, *key, *agent_keys, *ctl, *log_dir, *results_dir;
+	bool insecure;
+};
+/* Serves until SIGTERM or SIGINT; says what was wrong. Returns the exit code. */
+int rb_serve(const struct rb_serve_args *a);
+/*
+ * Asks the service at the control socket ctl (NULL: the default) "agents", "status"
+ * (of run id, NULL: the last) or "abort", and prints its answer (agents as JSON with
+ * json). Returns the exit code: with an id, that run's.
+ */
+int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json);
 /*
  * Submits a run ("run": file and campaign text; "resume": the results path) to the
  * service at path, follows its output to stderr until it ends (Ctrl-C asks the

@@ -12,7 +12,7 @@
 
 #include "campaign.h"
 #include "diag.h"
-#include "plan.h"
+#include "cmds.h"
 
 int main(int argc, char **argv)
 {

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "cmds.h"
 #include "demo.h"
 #include "exitcode.h"
 #include "log.h"
@@ -33,7 +34,7 @@ static void test_demo_refusals(void **st)
 	out_free(&o);
 	cap_run(&o, rb_demo_cmd, "demo", "--agents", "3");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unexpected argument '--agents'"));
+	assert_non_null(strstr(o.err, "unknown option '--agents'"));
 	out_free(&o);
 	/* --out naming a file: not a folder to create */
 	snprintf(file, sizeof(file), "%s/file", dir);

@@ -18,6 +18,7 @@
 
 #include "campaign.h"
 #include "capture.h"
+#include "cmds.h"
 #include "exitcode.h"
 #include "import_fio.h"
 #include "log.h"
@@ -236,7 +237,8 @@ static void test_names_quoted(void **st)
 	struct rb_campaign *c;
 	struct out o;
 
-	write_text(fx->job, "[a \"b\" \\c]\nfilename=/dev/my\"disk\nrw=read\nruntime=1\ntime_based\n");
+	write_text(fx->job,
+		   "[a \"b\" \\c]\nfilename=/dev/my\"disk\nrw=read\nruntime=1\ntime_based\n");
 	cap_run(&o, rb_import_fio_cmd, "import-fio", fx->job);
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	c = load(o.out);

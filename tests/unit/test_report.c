@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
+#include "cmds.h"
 #include "exitcode.h"
 #include "hist.h"
 #include "log.h"
@@ -35,10 +36,8 @@ static const struct {
 	const char *agent, *path, *model, *serial;
 	uint32_t members;
 } drives[ND] = {
-	{ "a1", "/dev/nvme0n1", "M1", "S0", 0 },
-	{ "a1", "/dev/nvme1n1", "M1", "S1", 0 },
-	{ "a2", "/dev/nvme0n1", "M1", "S2", 0 },
-	{ "a2", "/dev/nvme1n1", "M1", "S3", 0 },
+	{ "a1", "/dev/nvme0n1", "M1", "S0", 0 }, { "a1", "/dev/nvme1n1", "M1", "S1", 0 },
+	{ "a2", "/dev/nvme0n1", "M1", "S2", 0 }, { "a2", "/dev/nvme1n1", "M1", "S3", 0 },
 	{ "a3", "vol<&>", "M2", "", 2 },
 };
 
@@ -134,8 +133,12 @@ static void add_result(struct fixture *fx, struct rb_results *r, size_t p, size_
 static void add_hist(struct rb_results *r, size_t p, size_t d, uint32_t attempt, uint8_t dir,
 		     uint64_t lat, uint64_t count)
 {
-	struct rb_row_hist h = { .drive = (uint32_t)d, .point = (uint32_t)p, .attempt = attempt,
-				 .direction = dir, .bucket = rb_hist_index(lat), .count = count };
+	struct rb_row_hist h = { .drive = (uint32_t)d,
+				 .point = (uint32_t)p,
+				 .attempt = attempt,
+				 .direction = dir,
+				 .bucket = rb_hist_index(lat),
+				 .count = count };
 
 	assert_int_equal(rb_results_hist(r, &h), 0);
 }
@@ -143,8 +146,10 @@ static void add_hist(struct rb_results *r, size_t p, size_t d, uint32_t attempt,
 /* The results file of the drives and points above. */
 static void write_file(struct fixture *fx, const char *path, const char *methodology)
 {
-	struct rb_results_meta m = { .campaign_name = "fix<1>", .campaign_text = "name: fix\n",
-				     .methodology = methodology, .start_ns = 100 * SEC };
+	struct rb_results_meta m = { .campaign_name = "fix<1>",
+				     .campaign_text = "name: fix\n",
+				     .methodology = methodology,
+				     .start_ns = 100 * SEC };
 	char err[512];
 	struct rb_results *r = rb_results_create(path, &m, err, sizeof(err));
 
@@ -160,7 +165,8 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		snprintf(x.id.path, sizeof(x.id.path), "%s", drives[d].path);
 		snprintf(x.id.model, sizeof(x.id.model), "%s", drives[d].model);
 		snprintf(x.id.serial, sizeof(x.id.serial), "%s", drives[d].serial);
-		snprintf(x.id.kind, sizeof(x.id.kind), "%s", drives[d].members ? "volume" : "block");
+		snprintf(x.id.kind, sizeof(x.id.kind), "%s",
+			 drives[d].members ? "volume" : "block");
 		x.id.size_bytes = 1ULL << 40;
 		x.members = drives[d].members;
 		x.stripe_bytes = drives[d].members ? 131072 : 0;
@@ -203,8 +209,9 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 	/* rows the reader skips: a direction and a bucket out of range, an unknown drive */
 	add_hist(r, 0, 1, 0, 2, 1000, 5);
 	{
-		struct rb_row_hist h = { .drive = 1, .point = 0, .bucket = RB_HIST_BUCKETS,
-					 .count = 7 };
+		struct rb_row_hist h = {
+			.drive = 1, .point = 0, .bucket = RB_HIST_BUCKETS, .count = 7
+		};
 
 		assert_int_equal(rb_results_hist(r, &h), 0);
 		h.bucket = 10;
@@ -213,9 +220,13 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 	}
 	/* the fill's samples: drive 0 writes 100 MB a second, in two directions' rows */
 	for (uint32_t k = 0; k < 4; k++) {
-		struct rb_row_sample s = { .drive = 0, .point = 4, .interval = k, .direction = 1,
+		struct rb_row_sample s = { .drive = 0,
+					   .point = 4,
+					   .interval = k,
+					   .direction = 1,
 					   .t_ns = 500 * SEC + (int64_t)(k + 1) * SEC,
-					   .ios = 400, .bytes = 50000000 };
+					   .ios = 400,
+					   .bytes = 50000000 };
 
 		assert_int_equal(rb_results_sample(r, &s), 0);
 		s.direction = 0;
@@ -223,9 +234,16 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 	}
 	/* steady state: drive 0 steady at round 2, drive 1 not; a rolling one at point 0 */
 	{
-		struct rb_row_steady s = { .drive = 0, .point = 6, .rounds = 2, .window = 2,
-					   .steady = 1, .steady_round = 2, .avg = 7000, .min = 6000,
-					   .max = 7005, .slope = 1.5 };
+		struct rb_row_steady s = { .drive = 0,
+					   .point = 6,
+					   .rounds = 2,
+					   .window = 2,
+					   .steady = 1,
+					   .steady_round = 2,
+					   .avg = 7000,
+					   .min = 6000,
+					   .max = 7005,
+					   .slope = 1.5 };
 
 		snprintf(s.phase, sizeof(s.phase), "ss");
 		snprintf(s.metric, sizeof(s.metric), "iops");
@@ -347,7 +365,8 @@ static void test_csv_figures_are_the_rows(void **st)
 			assert_true(strtod(f[6], NULL) == 0);
 		} else {
 			double mb = (x->read.bw_bytes_per_s + x->write.bw_bytes_per_s +
-				     x->trim.bw_bytes_per_s) / 1e6;
+				     x->trim.bw_bytes_per_s) /
+				    1e6;
 
 			assert_string_equal(f[5], x->status);
 			assert_true(fabs(strtod(f[6], NULL) - cell_iops(fx, p, d)) < 0.06);
@@ -382,8 +401,9 @@ static void test_models_from_merged_histograms(void **st)
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "markdown");
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	line_with(o.out, "| randread iodepth=1 | M1 |", line, sizeof(line));
-	assert_int_equal(sscanf(line, "| randread iodepth=1 | M1 | %u | %lf | %lf | %lf | %lf | %lf "
-				      "| %lf | %lf | %u |",
+	assert_int_equal(sscanf(line,
+				"| randread iodepth=1 | M1 | %u | %lf | %lf | %lf | %lf | %lf "
+				"| %lf | %lf | %u |",
 				&nd, &mn, &med, &mx, &p50, &p99, &w50, &w99, &outliers),
 			 9);
 	assert_int_equal(nd, 4);
@@ -401,7 +421,8 @@ static void test_models_from_merged_histograms(void **st)
 	snprintf(want, sizeof(want), "| %.0f |", cell_iops(fx, 0, 0));
 	assert_non_null(strstr(line, want));
 	/* the volume is its own model, by width and unit */
-	assert_non_null(strstr(o.out, "| randread iodepth=1 | 2 x M2 (volume, 128 KiB unit) | 1 |"));
+	assert_non_null(
+		strstr(o.out, "| randread iodepth=1 | 2 x M2 (volume, 128 KiB unit) | 1 |"));
 	/* the outlier named, against its model's median */
 	line_with(o.out, "- outlier: a2:/dev/nvme1n1 (M1) at randread iodepth=1", line,
 		  sizeof(line));
@@ -409,7 +430,8 @@ static void test_models_from_merged_histograms(void **st)
 	assert_non_null(strstr(line, want));
 	assert_int_equal(count_of(o.out, "outlier:"), 1);
 	/* steady state: a phase steady at round 2, one not, a rolling point */
-	assert_non_null(strstr(o.out, "- a1:/dev/nvme0n1 phase ss: steady at round 2 (window 1-2)"));
+	assert_non_null(
+		strstr(o.out, "- a1:/dev/nvme0n1 phase ss: steady at round 2 (window 1-2)"));
 	assert_non_null(strstr(o.out, "- a1:/dev/nvme1n1 phase ss: NOT steady after 2 round(s)"));
 	assert_non_null(strstr(o.out, "- a2:/dev/nvme0n1 point randread iodepth=1: steady at "
 				      "interval 9 (window 5-9)"));
@@ -455,7 +477,8 @@ static void test_baseline_difference(void **st)
 			assert_string_equal(f[12], "");
 			continue;
 		}
-		double base = cell_iops(fx, p, 1), want = 100.0 * (cell_iops(fx, p, d) - base) / base;
+		double base = cell_iops(fx, p, 1),
+		       want = 100.0 * (cell_iops(fx, p, d) - base) / base;
 
 		assert_true(fabs(strtod(f[12], NULL) - want) < 0.051);
 		with++;
@@ -481,12 +504,13 @@ static void test_spec_verdicts(void **st)
 	struct out o;
 
 	snprintf(spec, sizeof(spec), "%s/spec.yaml", fx->dir);
-	write_text(spec, "model: M1\n"
-			 "claims:\n"
-			 "  - {rw: randread, bs: 4k, iodepth: 1, iops: 1000}\n"
-			 "  - {name: qd8 latency, rw: randread, iodepth: 8, numjobs: 1, p99_us: 50}\n"
-			 "  - {rw: randread, mbps: 1, iodepth: 4}\n"
-			 "  - {rw: trim, iops: 5}\n");
+	write_text(spec,
+		   "model: M1\n"
+		   "claims:\n"
+		   "  - {rw: randread, bs: 4k, iodepth: 1, iops: 1000}\n"
+		   "  - {name: qd8 latency, rw: randread, iodepth: 8, numjobs: 1, p99_us: 50}\n"
+		   "  - {rw: randread, mbps: 1, iodepth: 4}\n"
+		   "  - {rw: trim, iops: 5}\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
 	/* the slow drive makes 10% of 1000 IOPS */
 	assert_int_equal(o.rc, RB_EXIT_BELOW_SPEC);
@@ -580,10 +604,13 @@ static void test_two_files_compare(void **st)
 	char want[700], line[1024];
 
 	write_file(&other, fx->path2, "fedcba9876543210");
-	cap_run(&o, rb_report_cmd, "report", fx->path, fx->path2, "--baseline", "#2 a1:/dev/nvme0n1");
+	cap_run(&o, rb_report_cmd, "report", fx->path, fx->path2, "--baseline",
+		"#2 a1:/dev/nvme0n1");
 	assert_int_equal(o.rc, RB_EXIT_OK);
-	snprintf(want, sizeof(want), "#2 '%s' ran another methodology (fedcba9876543210) than #1 "
-				     "(0123456789abcdef)", fx->path2);
+	snprintf(want, sizeof(want),
+		 "#2 '%s' ran another methodology (fedcba9876543210) than #1 "
+		 "(0123456789abcdef)",
+		 fx->path2);
 	assert_non_null(strstr(o.err, want));
 	snprintf(want, sizeof(want), "#1 %s (methodology 0123456789abcdef)", fx->path);
 	assert_non_null(strstr(o.out, want));
@@ -637,8 +664,8 @@ static void test_html_page(void **st)
 	/* through the command, with a spec: the verdicts' table too */
 	snprintf(want, sizeof(want), "%s/spec.yaml", fx->dir);
 	write_text(want, "claims:\n  - {rw: randread, iodepth: 1, iops: 1}\n");
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--html", html, "--spec", want,
-		"--baseline", "S0");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--html", html, "--spec", want, "--baseline",
+		"S0");
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	page = read_text(html);
 	assert_non_null(page);
@@ -668,8 +695,11 @@ static void test_html_many_drives(void **st)
 	r = rb_results_create(path, &m, err, sizeof(err));
 	assert_non_null(r);
 	for (uint32_t p = 0; p < 2; p++) {
-		struct rb_row_point x = { .point = p, .bs_bytes = 4096, .iodepth = 1u << (p * 3),
-					  .numjobs = 1, .curve_pct = NAN };
+		struct rb_row_point x = { .point = p,
+					  .bs_bytes = 4096,
+					  .iodepth = 1u << (p * 3),
+					  .numjobs = 1,
+					  .curve_pct = NAN };
 
 		snprintf(x.phase, sizeof(x.phase), "qd");
 		snprintf(x.name, sizeof(x.name), "read qd%u", x.iodepth);
@@ -680,7 +710,8 @@ static void test_html_many_drives(void **st)
 		struct rb_row_drive x = { .drive = d };
 
 		snprintf(x.agent, sizeof(x.agent), "host%02u", d);
-		snprintf(x.id.path, sizeof(x.id.path), "/dev/a-rather-long-device-name-for-the-bars-%u", d);
+		snprintf(x.id.path, sizeof(x.id.path),
+			 "/dev/a-rather-long-device-name-for-the-bars-%u", d);
 		assert_int_equal(rb_results_drive(r, &x), 0);
 		for (uint32_t p = 0; p < 2; p++) {
 			struct rb_row_result y = { .drive = d, .point = p };
@@ -738,7 +769,7 @@ static void test_arguments(void **st)
 	out_free(&o);
 	cap_run(&o, rb_report_cmd, "report");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "no results file"));
+	assert_non_null(strstr(o.err, "missing RESULTS.h5"));
 	out_free(&o);
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "xml");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
@@ -753,11 +784,11 @@ static void test_arguments(void **st)
 	out_free(&o);
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--bogus");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "missing value for '--bogus'"));
+	assert_non_null(strstr(o.err, "unknown option '--bogus'"));
 	out_free(&o);
 	cap_run(&o, rb_report_cmd, "report", "-x", fx->path);
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unexpected argument '-x'"));
+	assert_non_null(strstr(o.err, "unknown option '-x'"));
 	out_free(&o);
 	/* files that are not results */
 	cap_run(&o, rb_report_cmd, "report", "/nonexistent.h5");
@@ -823,7 +854,8 @@ int main(void)
 	rb_log_init("rackbench", RB_LOG_WARN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_csv_figures_are_the_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_models_from_merged_histograms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_models_from_merged_histograms, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),

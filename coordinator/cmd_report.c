@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/* `rackbench report`: its flags. */
+#include "cmds.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exitcode.h"
+#include "log.h"
+#include "report.h"
+#include "report_model.h"
+
+static struct {
+	struct rb_report_args a;
+	const char *format, *require;
+	struct rb_popt_list files, specs;
+} F;
+
+static const struct rb_popt report_opts[] = {
+	{ RB_POPT_STRING, "format", 0, "table|markdown|csv", "the table's form (default table)",
+	  &F.format, NULL, 0 },
+	{ RB_POPT_STRING, "baseline", 0, "DRIVE",
+	  "each drive's IOPS difference from DRIVE (a part of agent:path, or a serial) at the "
+	  "same point, across files too",
+	  &F.a.baseline, NULL, 0 },
+	{ RB_POPT_STRING, "html", 0, "FILE",
+	  "also write one self-contained page with charts (inline SVG)", &F.a.html, NULL, 0 },
+	{ RB_POPT_LIST, "spec", 0, "FILE", "a vendor's claims (docs/report.md); repeatable",
+	  &F.specs, NULL, 0 },
+	{ RB_POPT_STRING, "require", 0, "PCT",
+	  "the share of each claim a drive must reach (default 90%); below it for any check: "
+	  "exit 5",
+	  &F.require, NULL, 0 },
+	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
+};
+
+static const struct rb_parg report_args[] = {
+	{ "RESULTS.h5", &F.files, RB_PARG_MANY },
+	{ NULL, NULL, 0 },
+};
+
+const struct rb_popt_cmd rb_coord_report_spec = {
+	.name = "rackbench report",
+	.summary = "results as a table or an HTML page, against a baseline and a vendor spec",
+	.desc = "One row per point and drive: IOPS, MB/s, mean and p99 latency per direction,\n"
+		"status; then, per point and drive model, min/median/max IOPS and percentiles of\n"
+		"the drives' histograms added together, with outliers flagged (" RP_OUTLIER_RULE
+		").",
+	.opts = report_opts,
+	.args = report_args,
+	.epilog =
+		"Files compare side by side; when their methodology hashes differ (another plan),\n"
+		"the report says so and compares points by name.",
+};
+
+/* --format and --require into the report's arguments: 0, or -1 said. */
+static int values(void)
+{
+	if (!F.format || !strcmp(F.format, "table")) {
+		F.a.format = RB_REPORT_TABLE;
+	} else if (!strcmp(F.format, "markdown")) {
+		F.a.format = RB_REPORT_MARKDOWN;
+	} else if (!strcmp(F.format, "csv")) {
+		F.a.format = RB_REPORT_CSV;
+	} else {
+		rb_err("'--format' must be table, markdown or csv, not '%s'", F.format);
+		return -1;
+	}
+	if (F.require) {
+		char *end;
+
+		F.a.require_pct = strtod(F.require, &end);
+		if (end == F.require || (*end && strcmp(end, "%")) || !(F.a.require_pct > 0) ||
+		    F.a.require_pct > 1000) {
+			rb_err("'--require' must be a percentage like 90%%, not '%s'", F.require);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rb_report_cmd(int argc, char **argv)
+{
+	int r;
+
+	memset(&F, 0, sizeof(F));
+	r = rb_parseopt(&rb_coord_report_spec, argc, argv, NULL);
+	if (r)
+		r = rb_parseopt_exit(r);
+	else if (values())
+		r = RB_EXIT_USAGE;
+	else {
+		F.a.files = F.files.v;
+		F.a.nfiles = F.files.n;
+		F.a.specs = F.specs.v;
+		F.a.nspecs = F.specs.n;
+		r = rb_report(&F.a);
+	}
+	rb_popt_list_release(&F.files);
+	rb_popt_list_release(&F.specs);
+	return r;
+}

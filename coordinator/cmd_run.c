@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/* `rackbench run` and `rackbench resume`: their flags, to a service or in this process. */
+#include "cmds.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "coord.h"
+#include "exitcode.h"
+#include "journal.h"
+#include "keys.h"
+#include "log.h"
+#include "serve.h"
+#include "transport.h"
+
+/* What run and resume were asked. */
+static struct {
+	const char *file, *path, *results, *listen, *key, *agent_keys, *events, *ctl;
+	bool insecure, no_service;
+} R;
+
+#define OPT_LISTEN                                                                                 \
+	{                                                                                          \
+		RB_POPT_STRING, "listen", 0, "ENDPOINT",                                           \
+			"where agents connect (the campaign's listen:)", &R.listen, NULL, 0        \
+	}
+#define OPT_EVENTS                                                                                           \
+	{                                                                                                    \
+		RB_POPT_STRING, "events", 0, "FILE",                                                         \
+			"append JSON Lines of progress (point_start, sample, health, point_done, run_done)", \
+			&R.events, NULL, 0                                                                   \
+	}
+#define OPT_CONTROL                                                                                              \
+	{                                                                                                        \
+		RB_POPT_STRING, "control", 0, "PATH",                                                            \
+			"the service's control socket (default $RACKBENCH_CONTROL, else /run/rackbench/control " \
+			"as root)",                                                                              \
+			&R.ctl, NULL, 0                                                                          \
+	}
+#define OPT_NO_SERVICE                                                                             \
+	{                                                                                          \
+		RB_POPT_FLAG, "no-service", 0, NULL,                                               \
+			"run in this process even when a service listens on the control socket",   \
+			&R.no_service, NULL, 0                                                     \
+	}
+#define OPT_END                                                                                    \
+	{                                                                                          \
+		RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0                                    \
+	}
+
+static const struct rb_popt run_opts[] = {
+	{ RB_POPT_FLAG, "insecure", 0, NULL, "no keys: agents are not authenticated (insecure:)",
+	  &R.insecure, NULL, 0 },
+	{ RB_POPT_STRING, "key", 0, "FILE", "the coordinator's CURVE key pair (key:)", &R.key, NULL,
+	  0 },
+	{ RB_POPT_STRING, "agent-keys", 0, "FILE",
+	  "the allow-list: NAME KEY lines of the agents' public keys; SIGHUP rereads it "
+	  "(agent_keys:)",
+	  &R.agent_keys, NULL, 0 },
+	{ RB_POPT_STRING, "results", 0, "DIR", "the results folder (results:)", &R.results, NULL,
+	  0 },
+	OPT_LISTEN,
+	OPT_EVENTS,
+	OPT_CONTROL,
+	OPT_NO_SERVICE,
+	OPT_END,
+};
+
+static const struct rb_parg run_args[] = { { "CAMPAIGN.yaml", &R.file, 0 }, { NULL, NULL, 0 } };
+
+const struct rb_popt_cmd rb_coord_run_spec = {
+	.name = "rackbench run",
+	.summary = "run a campaign: its agents, the guard, the points, one HDF5 file",
+	.desc = "Runs a campaign: waits for its agents, checks every drive with the safety guard,\n"
+		"runs the points, writes one HDF5 file; the flags override the campaign's keys of\n"
+		"the same names. Progress: on a terminal a live view (point k of n, ETA, per-drive\n"
+		"IOPS, MB/s, p99, temperature; NO_COLOR honoured), else a line per point and every\n"
+		"5 s. Connections use CURVE: only agents whose public key is on --agent-keys get in.\n"
+		"With a service listening on the control socket the run is submitted to it (its\n"
+		"socket and keys serve every run), else it runs in this process.",
+	.opts = run_opts,
+	.args = run_args,
+};
+
+static const struct rb_popt resume_opts[] = {
+	OPT_LISTEN, OPT_EVENTS, OPT_CONTROL, OPT_NO_SERVICE, OPT_END,
+};
+
+static const struct rb_parg resume_args[] = { { "RESULTS.h5", &R.path, 0 }, { NULL, NULL, 0 } };
+
+const struct rb_popt_cmd rb_coord_resume_spec = {
+	.name = "rackbench resume",
+	.summary = "carry on a run whose coordinator died, from its journal",
+	.desc = "Carries on a run whose coordinator died: rebuilds RESULTS.h5 from\n"
+		"RESULTS.h5.journal (the old file is kept as RESULTS.h5.crashed), then runs the\n"
+		"points not finished (an interrupted one as its next attempt); the campaign, keys\n"
+		"and endpoint are the run's own, from the journal.",
+	.opts = resume_opts,
+	.args = resume_args,
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP) {
+		rb_zap_reload_requested = 1; /* the ZAP handler rereads the allow-list */
+		return;
+	}
+	stop = 1;
+}
+
+/* path as an absolute one (for a service with another working folder); NULL stays. */
+static char *absolute(const char *path)
+{
+	char cwd[4096], *r = NULL;
+
+	if (!path)
+		return NULL;
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	if (asprintf(&r, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return r;
+}
+
+/* A service listening on the control socket, unless --no-service; its path in buf. */
+static bool use_service(const char *ctl, bool no_service, char *buf, size_t len)
+{
+	rb_control_path(ctl, buf, len);
+	return !no_service && rb_service_present(buf);
+}
+
+int rb_run_cmd(int argc, char **argv)
+{
+	char cpath[4096];
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc;
+
+	memset(&R, 0, sizeof(R));
+	rc = rb_parseopt(&rb_coord_run_spec, argc, argv, NULL);
+	if (rc)
+		return rb_parseopt_exit(rc);
+	rb_diags_init(&d);
+	if (rb_campaign_load_file(R.file, &c, &d)) {
+		rb_diags_print(&d, stderr);
+		rb_diags_release(&d);
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_release(&d);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
+		/* the service's socket and keys serve every run */
+		/* no folder given by flag or campaign: the service's (serve --results) */
+		bool own = R.results || strcmp(c->results_dir, ".");
+		char *f = realpath(R.file, NULL),
+		     *res = own ? absolute(R.results ? R.results : c->results_dir) : NULL,
+		     *ev = absolute(R.events);
+
+		if (R.insecure || R.listen || R.key || R.agent_keys)
+			rb_warn("--insecure, --listen, --key and --agent-keys are the service's: "
+				"ignored (or use --no-service)");
+		rc = rb_service_submit(cpath, "run", f ? f : R.file, c->text, res, ev, &stop);
+		free(f);
+		free(res);
+		free(ev);
+		rb_campaign_free(c);
+		rb_tx_context_term();
+		return rc;
+	}
+	if (R.insecure)
+		c->insecure = true;
+	if (R.results) {
+		free(c->results_dir);
+		c->results_dir = strdup(R.results);
+	}
+	if (R.listen) {
+		free(c->listen);
+		c->listen = strdup(R.listen);
+	}
+	if (R.key) {
+		free(c->key);
+		c->key = strdup(R.key);
+	}
+	if (R.agent_keys) {
+		free(c->agent_keys);
+		c->agent_keys = strdup(R.agent_keys);
+	}
+	sigaction(SIGHUP, &sa, NULL);
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop, .events = R.events });
+	rb_campaign_free(c);
+	rb_tx_context_term();
+	return rc;
+}
+
+int rb_resume_cmd(int argc, char **argv)
+{
+	char cpath[4096];
+	struct rb_journal_meta m;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char jp[4200], err[600];
+	long n;
+	int rc;
+
+	memset(&R, 0, sizeof(R));
+	rc = rb_parseopt(&rb_coord_resume_spec, argc, argv, NULL);
+	if (rc)
+		return rb_parseopt_exit(rc);
+	snprintf(jp, sizeof(jp), "%s.journal", R.path);
+	n = rb_journal_walk(jp, 0, &m, NULL, NULL, NULL, err, sizeof(err));
+	if (n < 0) {
+		rb_err("%s", err);
+		return RB_EXIT_USAGE;
+	}
+	if (use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
+		char *p = absolute(R.path), *ev = absolute(R.events);
+
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rc = rb_service_submit(cpath, "resume", p, NULL, NULL, ev, &stop);
+		free(p);
+		free(ev);
+		rb_journal_meta_free(&m);
+		rb_tx_context_term();
+		return rc;
+	}
+	rb_diags_init(&d);
+	if (rb_campaign_load(m.file, m.campaign, strlen(m.campaign), &c, &d)) {
+		rb_err("the campaign in '%s' no longer loads:", jp);
+		rb_diags_print(&d, stderr);
+		rb_diags_release(&d);
+		rb_journal_meta_free(&m);
+		return RB_EXIT_USAGE;
+	}
+	rb_diags_release(&d);
+	/* the run's own settings, as it ran (flags included) */
+	c->insecure = m.insecure;
+	free(c->listen);
+	c->listen = strdup(R.listen ? R.listen : m.listen);
+	free(c->key);
+	c->key = m.key[0] ? strdup(m.key) : NULL;
+	free(c->agent_keys);
+	c->agent_keys = m.agent_keys[0] ? strdup(m.agent_keys) : NULL;
+	rb_info("resuming run %s of campaign '%s' (%s)", m.run, c->name, R.path);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rc = rb_coord_resume(c,
+			     &(struct rb_coord_opts){
+				     .stop = &stop, .events = R.events, .results_path = R.path },
+			     &m);
+	rb_campaign_free(c);
+	rb_journal_meta_free(&m);
+	rb_tx_context_term();
+	return rc;
+}

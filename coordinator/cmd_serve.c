@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/* `rackbench serve`, and its clients `agents`, `status`, `abort`: their flags. */
+#include "cmds.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "exitcode.h"
+#include "parseopt.h"
+#include "serve.h"
+
+static struct rb_serve_args S;
+
+static const struct rb_popt serve_opts[] = {
+	{ RB_POPT_STRING, "listen", 0, "ENDPOINT",
+	  "the agents' endpoint (default tcp://0.0.0.0:7470)", &S.listen, NULL, 0 },
+	{ RB_POPT_STRING, "key", 0, "FILE", "the service's CURVE key pair ('rackbench keygen')",
+	  &S.key, NULL, 0 },
+	{ RB_POPT_STRING, "agent-keys", 0, "FILE",
+	  "the allow-list: NAME KEY lines of the agents' public keys (SIGHUP rereads it)",
+	  &S.agent_keys, NULL, 0 },
+	{ RB_POPT_FLAG, "insecure", 0, NULL,
+	  "no keys: agents are not authenticated, traffic is not "
+	  "encrypted",
+	  &S.insecure, NULL, 0 },
+	{ RB_POPT_STRING, "control", 0, "PATH",
+	  "the control socket (default $RACKBENCH_CONTROL, else /run/rackbench/control as root, "
+	  "/tmp/rackbench-UID/control otherwise)",
+	  &S.ctl, NULL, 0 },
+	{ RB_POPT_STRING, "results", 0, "DIR", "results folder of runs submitted without one",
+	  &S.results_dir, NULL, 0 },
+	{ RB_POPT_STRING, "log-dir", 0, "DIR",
+	  "where the runs' logs go (default: the control socket's folder)", &S.log_dir, NULL, 0 },
+	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
+};
+
+const struct rb_popt_cmd rb_coord_serve_spec = {
+	.name = "rackbench serve",
+	.summary = "the coordinator as a service: agents stay connected, runs are submitted",
+	.usage = "[--listen ENDPOINT] [--key FILE --agent-keys FILE | --insecure] [options]",
+	.desc = "The coordinator as a service: binds the agents' socket once (CURVE with the\n"
+		"allow-list, reread on SIGHUP; or --insecure), keeps a registry of the agents\n"
+		"connected, and runs the campaigns that 'rackbench run' and 'rackbench resume'\n"
+		"submit over the control socket, one at a time. 'rackbench agents', 'status' and\n"
+		"'abort' ask it. Each run's output goes to LOG-DIR/run-ID.log, which the\n"
+		"submitting client follows. SIGTERM or SIGINT aborts a run going on (IO stops on\n"
+		"every agent) and exits.",
+	.opts = serve_opts,
+};
+
+int rb_serve_cmd(int argc, char **argv)
+{
+	int r;
+
+	memset(&S, 0, sizeof(S));
+	r = rb_parseopt(&rb_coord_serve_spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	return rb_serve(&S);
+}
+
+/* The clients' flags. */
+static struct {
+	const char *ctl, *id;
+	bool json;
+} C;
+
+#define CONTROL_OPT                                                                                      \
+	{                                                                                                \
+		RB_POPT_STRING, "control", 0, "PATH",                                                    \
+			"the service's control socket (default $RACKBENCH_CONTROL, else the service's)", \
+			&C.ctl, NULL, 0                                                                  \
+	}
+#define END_OPT                                                                                    \
+	{                                                                                          \
+		RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0                                    \
+	}
+
+static const struct rb_popt agents_opts[] = {
+	CONTROL_OPT,
+	{ RB_POPT_FLAG, "json", 0, NULL, "one JSON document", &C.json, NULL, 0 },
+	END_OPT,
+};
+static const struct rb_popt control_opts[] = { CONTROL_OPT, END_OPT };
+static const struct rb_parg status_args[] = { { "RUN-ID", &C.id, RB_PARG_OPTIONAL },
+					      { NULL, NULL, 0 } };
+
+const struct rb_popt_cmd rb_coord_agents_spec = {
+	.name = "rackbench agents",
+	.summary = "the agents registered with the running service",
+	.desc = "The agents registered with the running service: name, host, version, protocol,\n"
+		"targets, seconds since last heard, and whether a run uses them.",
+	.opts = agents_opts,
+};
+
+const struct rb_popt_cmd rb_coord_status_spec = {
+	.name = "rackbench status",
+	.summary = "the service's run going on, or the last one ended",
+	.desc = "The service's run going on (point k of n, results file) or the last one ended\n"
+		"(its exit code); with RUN-ID, that run, and its exit code is this command's.",
+	.opts = control_opts,
+	.args = status_args,
+};
+
+const struct rb_popt_cmd rb_coord_abort_spec = {
+	.name = "rackbench abort",
+	.summary = "stop the service's run going on",
+	.desc = "Aborts the service's run going on: IO stops on every agent, the results say\n"
+		"'aborted'.",
+	.opts = control_opts,
+};
+
+static int control(const struct rb_popt_cmd *spec, const char *cmd, int argc, char **argv)
+{
+	int r;
+
+	memset(&C, 0, sizeof(C));
+	r = rb_parseopt(spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	return rb_control_ask(cmd, C.ctl, C.id, C.json);
+}
+
+int rb_agents_cmd(int argc, char **argv)
+{
+	return control(&rb_coord_agents_spec, "agents", argc, argv);
+}
+
+int rb_status_cmd(int argc, char **argv)
+{
+	return control(&rb_coord_status_spec, "status", argc, argv);
+}
+
+int rb_abort_cmd(int argc, char **argv)
+{
+	return control(&rb_coord_abort_spec, "abort", argc, argv);
+}
