@@ -1,7 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include <stdio.h>
-#include <string.h>
-
 #include "agent.h"
 #include "cmd_keygen.h"
 #include "exitcode.h"
@@ -13,35 +10,17 @@ static int keygen(int argc, char **argv)
 	return rb_keygen_cmd(argc, argv, "rackbench-agent", "agent");
 }
 
+static struct rb_popt_cmd keygen_spec;
+
 /* The program's commands; without one, the daemon's flags. */
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-} cmds[] = {
-	{ "run", rb_agent_run_cmd },	 { "keygen", keygen },
-	{ "purge", rb_agent_purge_cmd }, { "inventory", rb_agent_inventory_cmd },
-	{ "spool", rb_agent_spool_cmd },
+static const struct rb_subcmd cmds[] = {
+	{ "run", rb_agent_run_cmd, &rb_agent_run_spec },
+	{ "keygen", keygen, &keygen_spec },
+	{ "purge", rb_agent_purge_cmd, &rb_agent_purge_spec },
+	{ "inventory", rb_agent_inventory_cmd, &rb_agent_inventory_spec },
+	{ "spool", rb_agent_spool_cmd, &rb_agent_spool_spec },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
-
-static int unknown(const char *name)
-{
-	size_t best = SIZE_MAX, pick = 0;
-
-	for (size_t i = 0; i < NCMDS; i++) {
-		size_t d = rb_parseopt_distance(name, cmds[i].name);
-
-		if (d < best) {
-			best = d;
-			pick = i;
-		}
-	}
-	if (best <= 2)
-		rb_err("unknown command '%s'; did you mean '%s'?", name, cmds[pick].name);
-	else
-		rb_err("unknown command '%s' (see 'rackbench-agent --help')", name);
-	return RB_EXIT_USAGE;
-}
 
 int main(int argc, char **argv)
 {
@@ -49,11 +28,12 @@ int main(int argc, char **argv)
 	int r;
 
 	rb_log_init("rackbench-agent", RB_LOG_INFO);
-	if (argc > 1 && argv[1][0] != '-') {
-		for (size_t i = 0; i < NCMDS; i++)
-			if (!strcmp(argv[1], cmds[i].name))
-				return cmds[i].fn(argc - 1, argv + 1);
-		return unknown(argv[1]);
+	rb_keygen_spec(&keygen_spec, "rackbench-agent");
+	switch (rb_parseopt_dispatch("rackbench-agent", cmds, NCMDS, argc, argv, &r)) {
+	case 1:
+		return r;
+	case -1:
+		return RB_EXIT_USAGE;
 	}
 	r = rb_agent_parse(argc, argv, &cfg);
 	if (r == 0)

@@ -633,3 +633,30 @@ void rb_parseopt_names(const struct rb_popt_cmd *cmd, void (*fn)(const char *fla
 	}
 	fn("--help", arg);
 }
+
+int rb_parseopt_dispatch(const char *prog, const struct rb_subcmd *cmds, size_t n, int argc,
+			 char **argv, int *ret_rc)
+{
+	const char *word = argc > 1 ? argv[1] : NULL;
+	size_t best = SIZE_MAX, pick = 0;
+
+	if (!word || word[0] == '-')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = rb_parseopt_distance(word, cmds[i].name);
+
+		if (d == 0) {
+			*ret_rc = cmds[i].fn(argc - 1, argv + 1);
+			return 1;
+		}
+		if (d < best) {
+			best = d;
+			pick = i;
+		}
+	}
+	if (best <= 2)
+		rb_err("unknown command '%s'; did you mean '%s'?", word, cmds[pick].name);
+	else
+		rb_err("unknown command '%s' (see '%s --help')", word, prog);
+	return -1;
+}

@@ -98,6 +98,19 @@ void rb_parseopt_usage(const struct rb_popt_cmd *cmd, char *buf, size_t len);
 /* Calls fn with each long name of the command's table (hyphen form, "--" included). */
 void rb_parseopt_names(const struct rb_popt_cmd *cmd, void (*fn)(const char *flag, void *arg),
 		       void *arg);
+/* A program's command: its name, its entry (argv[0] is its name), its table. */
+struct rb_subcmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct rb_popt_cmd *spec;
+};
+/*
+ * argv[1] as one of the program's commands: 1 with *ret_rc its exit code when it is one;
+ * 0 when argv[1] is absent or an option (the program's own flags follow); -1 after one
+ * line saying it is none of them (with a suggestion for a close name).
+ */
+int rb_parseopt_dispatch(const char *prog, const struct rb_subcmd *cmds, size_t n, int argc,
+			 char **argv, int *ret_rc);
 /* Frees a list's array (not its strings, which are argv's). */
 void rb_popt_list_release(struct rb_popt_list *l);
 /* Edit distance of two strings (adjacent swaps count one), for suggestions. */

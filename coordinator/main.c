@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,13 +13,11 @@ static int keygen(int argc, char **argv)
 	return rb_keygen_cmd(argc, argv, "rackbench", "coordinator");
 }
 
+static int help(int argc, char **argv);
+
 /* The program's commands: each name to its cmd_*.c, with its table (keygen's made). */
 static struct rb_popt_cmd keygen_spec;
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const struct rb_popt_cmd *spec;
-} cmds[] = {
+static const struct rb_subcmd cmds[] = {
 	{ "run", rb_run_cmd, &rb_coord_run_spec },
 	{ "resume", rb_resume_cmd, &rb_coord_resume_spec },
 	{ "journal", rb_journal_cmd, &rb_coord_journal_spec },
@@ -33,63 +32,79 @@ static const struct {
 	{ "import-fio", rb_import_fio_cmd, &rb_coord_import_fio_spec },
 	{ "report", rb_report_cmd, &rb_coord_report_spec },
 	{ "demo", rb_demo_cmd, &rb_coord_demo_spec },
+	{ "help", help, NULL },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
-/* The program's help: each command's usage line and summary, from its table. */
-static void usage(FILE *out)
+static bool version;
+static char commands[8192];
+
+static const struct rb_popt top_opts[] = {
+	{ RB_POPT_FLAG, "version", 0, NULL, "the program's version", &version, NULL, 0 },
+	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
+};
+
+static const struct rb_popt_cmd top = {
+	.name = "rackbench",
+	.usage = "COMMAND [ARGS]",
+	.desc = commands,
+	.opts = top_opts,
+	.epilog = "Each command has --help. A flag of two words takes '-' or '_' between them.\n"
+		  "Exit codes: 0 ok, 1 failed, 2 bad input, 3 refused by the safety guard,\n"
+		  "4 partial results, 5 below a spec (report --spec), 6 IO errors.",
+};
+
+/* The command list of the program's help: each usage line and summary, from its table. */
+static void make_commands(void)
 {
 	char line[1024];
+	size_t at = 0;
 
-	fprintf(out, "usage: rackbench COMMAND [ARGS]\n\n");
-	for (size_t i = 0; i < NCMDS; i++) {
-		rb_parseopt_usage(cmds[i].spec, line, sizeof(line));
-		fprintf(out, "  %s\n      %s\n", line + strlen("rackbench "),
-			cmds[i].spec->summary);
+	for (size_t i = 0; i < NCMDS && at < sizeof(commands); i++) {
+		const struct rb_popt_cmd *c = cmds[i].spec;
+
+		if (!c) {
+			at += (size_t)snprintf(commands + at, sizeof(commands) - at,
+					       "  %s\n      this text\n", cmds[i].name);
+			continue;
+		}
+		rb_parseopt_usage(c, line, sizeof(line));
+		at += (size_t)snprintf(commands + at, sizeof(commands) - at, "  %s\n      %s\n",
+				       line + strlen("rackbench "), c->summary);
 	}
-	fprintf(out, "  help\n      this text\n\n"
-		     "Each command has --help. A flag of two words takes '-' or '_' between them.\n"
-		     "Exit codes: 0 ok, 1 failed, 2 bad input, 3 refused by the safety guard,\n"
-		     "4 partial results, 5 below a spec (report --spec), 6 IO errors.\n");
 }
 
-static int unknown(const char *name)
+static int help(int argc, char **argv)
 {
-	size_t best = SIZE_MAX, pick = 0;
-
-	for (size_t i = 0; i < NCMDS; i++) {
-		size_t d = rb_parseopt_distance(name, cmds[i].name);
-
-		if (d < best) {
-			best = d;
-			pick = i;
-		}
-	}
-	if (best <= 2)
-		rb_err("unknown command '%s'; did you mean '%s'?", name, cmds[pick].name);
-	else
-		rb_err("unknown command '%s' (see 'rackbench help')", name);
-	return RB_EXIT_USAGE;
+	(void)argc;
+	(void)argv;
+	rb_parseopt_help(&top, stdout);
+	return RB_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
+	int r;
+
 	rb_log_init("rackbench", RB_LOG_INFO);
 	rb_keygen_spec(&keygen_spec, "rackbench");
+	make_commands();
 	if (argc < 2) {
-		usage(stderr);
+		rb_parseopt_help(&top, stderr);
 		return RB_EXIT_USAGE;
 	}
-	for (size_t i = 0; i < NCMDS; i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return RB_EXIT_OK;
+	switch (rb_parseopt_dispatch("rackbench", cmds, NCMDS, argc, argv, &r)) {
+	case 1:
+		return r;
+	case -1:
+		return RB_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	r = rb_parseopt(&top, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	if (version)
 		printf("rackbench %s\n", RB_VERSION);
-		return RB_EXIT_OK;
-	}
-	return unknown(argv[1]);
+	else
+		rb_parseopt_help(&top, stdout);
+	return RB_EXIT_OK;
 }
