@@ -10,7 +10,9 @@ files, against the object files of a build):
 - no production file over 1,000 lines and no function over 120
   lines, except those in OVER_FILES / OVER_FUNCS, which may not grow;
 - no two files that call each other in a circle, except the circles in CIRCLES, which
-  may shrink but not grow.
+  may shrink but not grow;
+- no command line parsed by hand: argv compared (strcmp(argv[...]), options matched
+  over argv[i]) only in common/parseopt.c, the one parser every command's table goes to.
 
 Usage: scripts/check-house.py [BUILD_DIR]   (exit 0: every rule holds; 1: it prints why)
 A limit that is met again (a file split, a function shortened) is reported so its entry
@@ -99,6 +101,20 @@ def check_pb(files):
             problems.append(f"{f} uses generated protobuf types {n} times, more than its {cap}")
         elif cap is not None and n < cap:
             notes.append(f"{f}: {n} uses of generated types (ceiling {cap}: lower it)")
+
+
+ARGV_PARSER = "common/parseopt.c"
+ARGV_MATCH = re.compile(r"\bstrn?cmp\s*\(\s*argv\s*\[|\bargv\s*\[\s*i\s*\]|\bargv\s*\[\s*\d+\s*\]\s*\[")
+
+
+def check_argv(files):
+    for f in files:
+        if f == ARGV_PARSER or not f.endswith(".c"):
+            continue
+        for n, line in enumerate(read(f).split("\n"), 1):
+            if ARGV_MATCH.search(line):
+                problems.append(f"{f}:{n} parses argv by hand ({line.strip()}): give the "
+                                f"command a table for {ARGV_PARSER}")
 
 
 FUNC_START = re.compile(r"^(?!static inline)(?:[A-Za-z_][\w \*]*?[\s\*])?([A-Za-z_]\w*)\s*\([^;]*$")
@@ -227,6 +243,7 @@ def main():
     check_includes(files)
     check_pb(files)
     check_sizes(files)
+    check_argv(files)
     check_circles(build)
     for n in notes:
         print("note:", n)
