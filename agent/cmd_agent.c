@@ -53,14 +53,16 @@ const struct rb_popt_cmd rb_agent_daemon_spec = {
 	.name = "rackbench-agent",
 	.summary = "the per-host agent",
 	.usage = "[--config FILE] [options]\n"
-		 "       rackbench-agent COMMAND [ARGS] (run, inventory, purge, keygen, spool)",
+		 "       rackbench-agent COMMAND [ARGS] (run, inventory, purge, keygen, spool, "
+		 "completion)",
 	.desc = "The per-host agent. It connects out to the coordinator, reconnecting forever,\n"
 		"starts idle and runs nothing until a coordinator assigns it work.",
 	.opts = daemon_opts,
 	.epilog =
 		"Commands: run (one local job), inventory (drives and whether a write would\n"
 		"be allowed), purge (format, sanitize, deallocate, discard, zero), keygen DIR (a\n"
-		"CURVE key pair), spool FILE (a spool's records); each has --help.\n"
+		"CURVE key pair), spool FILE (a spool's records), completion bash (a completion\n"
+		"script); each has --help.\n"
 		"\n"
 		"Data messages are written to STATE_DIR/spool before they are sent and kept until\n"
 		"the coordinator acknowledges them; at most 16 are in flight unacknowledged (the\n"

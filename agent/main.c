@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: MIT
+#include <stdio.h>
+#include <string.h>
+
 #include "agent.h"
 #include "cmd_keygen.h"
 #include "exitcode.h"
@@ -11,6 +14,18 @@ static int keygen(int argc, char **argv)
 }
 
 static struct rb_popt_cmd keygen_spec;
+static int completion(int argc, char **argv);
+static const char *shell;
+static const struct rb_popt no_opts[] = { { RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 } };
+static const struct rb_parg completion_args[] = { { "SHELL", &shell, 0 }, { NULL, NULL, 0 } };
+static const struct rb_popt_cmd completion_spec = {
+	.name = "rackbench-agent completion",
+	.summary = "a completion script for the shell (bash): commands and flags",
+	.desc = "Prints a bash completion script made from the commands' tables: commands and\n"
+		"their flags. Load it with: source <(rackbench-agent completion bash)",
+	.opts = no_opts,
+	.args = completion_args,
+};
 
 /* The program's commands; without one, the daemon's flags. */
 static const struct rb_subcmd cmds[] = {
@@ -19,8 +34,36 @@ static const struct rb_subcmd cmds[] = {
 	{ "purge", rb_agent_purge_cmd, &rb_agent_purge_spec },
 	{ "inventory", rb_agent_inventory_cmd, &rb_agent_inventory_spec },
 	{ "spool", rb_agent_spool_cmd, &rb_agent_spool_spec },
+	{ "completion", completion, &completion_spec },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+/* A command's positional words for completion: "" none, NULL file names. */
+static const char *words(const char *cmd)
+{
+	if (!strcmp(cmd, "completion"))
+		return "bash";
+	for (size_t i = 0; i < NCMDS; i++)
+		if (!strcmp(cmd, cmds[i].name) && !cmds[i].spec->args)
+			return "";
+	return NULL;
+}
+
+static int completion(int argc, char **argv)
+{
+	int r;
+
+	shell = NULL;
+	r = rb_parseopt(&completion_spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	if (strcmp(shell, "bash")) {
+		rb_err("no completion for '%s': bash only", shell);
+		return RB_EXIT_USAGE;
+	}
+	rb_parseopt_bash(stdout, "rackbench-agent", cmds, NCMDS, &rb_agent_daemon_spec, words);
+	return RB_EXIT_OK;
+}
 
 int main(int argc, char **argv)
 {

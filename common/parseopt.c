@@ -660,3 +660,47 @@ int rb_parseopt_dispatch(const char *prog, const struct rb_subcmd *cmds, size_t 
 		rb_err("unknown command '%s' (see '%s --help')", word, prog);
 	return -1;
 }
+
+static void print_flag(const char *flag, void *arg)
+{
+	fprintf(arg, " %s", flag);
+}
+
+void rb_parseopt_bash(FILE *out, const char *prog, const struct rb_subcmd *cmds, size_t n,
+		      const struct rb_popt_cmd *top, const char *(*words)(const char *cmd))
+{
+	char fn[64];
+
+	snprintf(fn, sizeof(fn), "_%s", prog);
+	for (char *p = fn; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	fprintf(out, "# bash completion for %s: from its commands' tables ('%s completion bash')\n",
+		prog, prog);
+	fprintf(out, "%s() {\n\tlocal cur=\"${COMP_WORDS[COMP_CWORD]}\" words=\"\" files=1\n", fn);
+	fprintf(out,
+		"\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n\t\tcase \"$cur\" in\n\t\t-*) words=\"");
+	if (top)
+		rb_parseopt_names(top, print_flag, out);
+	fprintf(out, "\" ;;\n\t\t*) words=\"");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %s", cmds[i].name);
+	fprintf(out, "\" ;;\n\t\tesac\n\t\tfiles=0\n\telse\n\t\tcase \"${COMP_WORDS[1]}\" in\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *w = words ? words(cmds[i].name) : NULL;
+
+		fprintf(out, "\t\t%s)\n\t\t\tcase \"$cur\" in\n\t\t\t-*) words=\"", cmds[i].name);
+		if (cmds[i].spec)
+			rb_parseopt_names(cmds[i].spec, print_flag, out);
+		fprintf(out, "\"; files=0 ;;\n");
+		if (w)
+			fprintf(out, "\t\t\t*) words=\"%s\"; files=0 ;;\n", w);
+		fprintf(out, "\t\t\tesac ;;\n");
+	}
+	fprintf(out, "\t\tesac\n\t\tcase \"$cur/${COMP_WORDS[COMP_CWORD-1]}\" in\n"
+		     "\t\t-*) ;;\n\t\t*/--?*) words=\"\"; files=1 ;;\n\t\tesac\n\tfi\n");
+	fprintf(out, "\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n");
+	fprintf(out, "\tif [ \"$files\" = 1 ] && [ ${#COMPREPLY[@]} -eq 0 ]; then\n"
+		     "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\tfi\n}\n");
+	fprintf(out, "complete -F %s %s\n", fn, prog);
+}

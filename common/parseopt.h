@@ -111,6 +111,14 @@ struct rb_subcmd {
  */
 int rb_parseopt_dispatch(const char *prog, const struct rb_subcmd *cmds, size_t n, int argc,
 			 char **argv, int *ret_rc);
+/*
+ * A bash completion script for prog, from its tables: its commands at the first word
+ * (top's flags there too, when top is not NULL), each command's flags after it; for a
+ * word that is not a flag, words(cmd) (a command's positional words, space-separated,
+ * or NULL: file names).
+ */
+void rb_parseopt_bash(FILE *out, const char *prog, const struct rb_subcmd *cmds, size_t n,
+		      const struct rb_popt_cmd *top, const char *(*words)(const char *cmd));
 /* Frees a list's array (not its strings, which are argv's). */
 void rb_popt_list_release(struct rb_popt_list *l);
 /* Edit distance of two strings (adjacent swaps count one), for suggestions. */

@@ -7,6 +7,7 @@
 #include "cmds.h"
 #include "exitcode.h"
 #include "log.h"
+#include "presets.h"
 
 static int keygen(int argc, char **argv)
 {
@@ -14,6 +15,18 @@ static int keygen(int argc, char **argv)
 }
 
 static int help(int argc, char **argv);
+static int completion(int argc, char **argv);
+static const char *shell;
+static const struct rb_popt no_opts[] = { { RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 } };
+static const struct rb_parg completion_args[] = { { "SHELL", &shell, 0 }, { NULL, NULL, 0 } };
+static const struct rb_popt_cmd completion_spec = {
+	.name = "rackbench completion",
+	.summary = "a completion script for the shell (bash): commands, flags, preset names",
+	.desc = "Prints a bash completion script made from the commands' tables: commands,\n"
+		"their flags, preset names. Load it with: source <(rackbench completion bash)",
+	.opts = no_opts,
+	.args = completion_args,
+};
 
 /* The program's commands: each name to its cmd_*.c, with its table (keygen's made). */
 static struct rb_popt_cmd keygen_spec;
@@ -32,6 +45,7 @@ static const struct rb_subcmd cmds[] = {
 	{ "import-fio", rb_import_fio_cmd, &rb_coord_import_fio_spec },
 	{ "report", rb_report_cmd, &rb_coord_report_spec },
 	{ "demo", rb_demo_cmd, &rb_coord_demo_spec },
+	{ "completion", completion, &completion_spec },
 	{ "help", help, NULL },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -79,6 +93,44 @@ static int help(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	rb_parseopt_help(&top, stdout);
+	return RB_EXIT_OK;
+}
+
+/* A command's positional words for completion: preset names, shells; "" none; NULL files. */
+static const char *words(const char *cmd)
+{
+	static char names[4096];
+	size_t n, at = 0;
+	const struct rb_preset *p;
+
+	if (!strcmp(cmd, "presets")) {
+		p = rb_presets(&n);
+		for (size_t i = 0; i < n && at < sizeof(names); i++)
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", i ? " " : "",
+					       p[i].name);
+		return names;
+	}
+	if (!strcmp(cmd, "completion"))
+		return "bash";
+	for (size_t i = 0; i < NCMDS; i++)
+		if (!strcmp(cmd, cmds[i].name) && (!cmds[i].spec || !cmds[i].spec->args))
+			return "";
+	return NULL;
+}
+
+static int completion(int argc, char **argv)
+{
+	int r;
+
+	shell = NULL;
+	r = rb_parseopt(&completion_spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	if (strcmp(shell, "bash")) {
+		rb_err("no completion for '%s': bash only", shell);
+		return RB_EXIT_USAGE;
+	}
+	rb_parseopt_bash(stdout, "rackbench", cmds, NCMDS, &top, words);
 	return RB_EXIT_OK;
 }
 
