@@ -31,6 +31,22 @@ foreach(c agent coordinator python)
 		RENAME changelog.gz COMPONENT ${c})
 endforeach()
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rackbench COMPONENT coordinator)
+# the manual pages (man/, made by scripts/gen_man.py from the programs' tables), compressed
+foreach(page rackbench-agent.1:agent rackbench.1:coordinator rackbench-campaign.5:coordinator)
+	string(REPLACE ":" ";" pc ${page})
+	list(GET pc 0 name)
+	list(GET pc 1 comp)
+	string(REGEX REPLACE ".*\\." "" sect ${name})
+	set(mp ${CMAKE_BINARY_DIR}/packaging/man/${name})
+	add_custom_command(OUTPUT ${mp}.gz
+		COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging/man
+		COMMAND ${CMAKE_COMMAND} -E copy ${CMAKE_SOURCE_DIR}/man/${name} ${mp}
+		COMMAND gzip -9nf ${mp}
+		DEPENDS ${CMAKE_SOURCE_DIR}/man/${name})
+	string(REPLACE "." "_" tname ${name})
+	add_custom_target(man_${tname} ALL DEPENDS ${mp}.gz)
+	install(FILES ${mp}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man${sect} COMPONENT ${comp})
+endforeach()
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rackbench)
