@@ -78,9 +78,11 @@ bool rb_campaign_check_value(struct loader *L, const struct rb_opt *o, yaml_node
 size_t rb_campaign_load_workload(struct loader *L, yaml_node_t *n, const char *ctx,
 				 struct setting *out, size_t max);
 
-/* campaign_load.c: targets and lock files */
+/* campaign_load.c: targets; campaign_lock.c: lock files */
 void rb_campaign_load_targets(struct loader *L, yaml_node_t *n);
 void rb_campaign_load_lock(struct loader *L, yaml_node_t *n);
+/* preset: NAME, with its overrides (campaign_preset.c). */
+void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides);
 
 /* campaign_expand.c: phases, each expanded into its points */
 void rb_campaign_load_phases(struct loader *L, yaml_node_t *n);

@@ -143,8 +143,8 @@ def main():
         "$schema": "http://json-schema.org/draft-07/schema#",
         "$id": "https://rackbench.invalid/schemas/campaign.schema.json",
         "title": "rackbench campaign",
-        "description": "Generated from the workload option table by scripts/gen_campaign_schema.py; "
-                       "the C loader (coordinator/campaign.c) enforces the same rules and reports "
+        "description": "Generated from the workload option table and the campaign key table by scripts/gen_campaign_schema.py; "
+                       "the C loader (coordinator/campaign_root.c and its pieces) enforces the same rules and reports "
                        "FILE:LINE:COLUMN for each break.",
         "type": "object",
         "additionalProperties": False,

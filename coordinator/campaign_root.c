@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * Campaign files loaded: the root's keys, presets and their overrides, the checks across
- * targets and phases; and what a loaded campaign answers. The loader's pieces are in
- * campaign_load.c (values, targets, locks) and campaign_expand.c (phases into points).
+ * A campaign file loaded: YAML to the campaign model, the root's keys (by the key table),
+ * then targets, phases, a lock and a preset through the loader's pieces (campaign_load.c,
+ * campaign_expand.c, campaign_lock.c, campaign_preset.c), and the checks across targets
+ * and phases. Every error names FILE:LINE:COLUMN.
  */
 #include "campaign.h"
 
@@ -21,146 +22,6 @@
 #include "yamlcfg.h"
 
 #define MAX_CAMPAIGN_BYTES (4u << 20)
-
-/* Applies 'overrides' to the points from first on, at the overrides' positions. */
-static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
-{
-	struct rb_campaign *c = L->c;
-
-	if (!want(L, ov, YAML_MAPPING_NODE, "overrides", "a mapping of workload keys (and idle)"))
-		return;
-	for (yaml_node_pair_t *p = ov->data.mapping.pairs.start; p < ov->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
-		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
-		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
-		char err[256], a[RB_OPT_VALUE_MAX], b[RB_OPT_VALUE_MAX];
-
-		if (key && !strcmp(key, "idle")) {
-			uint64_t ns;
-
-			if (!val || rb_parse_duration(val, &ns)) {
-				ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
-				continue;
-			}
-			for (size_t i = 0; i < c->nphases; i++)
-				if (c->phases[i].idle_ns)
-					c->phases[i].idle_ns = ns;
-			continue;
-		}
-		if (!o || !val) {
-			ERR(L, k, key, "'overrides' takes workload keys and idle; '%s' is not one",
-			    key ? key : "?");
-			continue;
-		}
-		if (!rb_campaign_check_value(L, o, v))
-			continue;
-		/* an override must not collapse what a phase varies */
-		for (size_t i = first; i + 1 < c->npoints; i++) {
-			const struct rb_point *x = &c->points[i], *y = &c->points[i + 1];
-
-			if (x->phase == y->phase &&
-			    strcmp(rb_opt_format(&x->wl, o, a, sizeof(a)),
-				   rb_opt_format(&y->wl, o, b, sizeof(b)))) {
-				ERR(L, k, key,
-				    "the preset's phase '%s' varies '%s': an override would "
-				    "make its points alike",
-				    c->phases[x->phase].name, key);
-				goto next;
-			}
-		}
-		for (size_t i = first; i < c->npoints; i++) {
-			struct rb_workload *wl = &c->points[i].wl;
-			bool sized = wl->passes || wl->io_size;
-
-			/* runtime shortens time-based points; passes and io_size size-based ones */
-			if (!strcmp(key, "runtime") && sized)
-				continue;
-			if (!strcmp(key, "passes") && !wl->passes)
-				continue;
-			if (!strcmp(key, "io_size") && !wl->io_size)
-				continue;
-			rb_opt_set(wl, o, val, err, sizeof(err));
-			if (rb_workload_check(wl, err, sizeof(err))) {
-				ERR(L, v, key, "override '%s' makes point '%s' invalid: %s", key,
-				    c->points[i].name, err);
-				break;
-			}
-		}
-	next:;
-	}
-}
-
-/* preset: NAME -- the preset's defaults and phases, as if written here. */
-static void load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides)
-{
-	const char *name = rb_yaml_scalar(n);
-	const struct rb_preset *pr = name ? rb_preset_find(name) : NULL;
-	struct rb_yaml saved = L->y, py;
-	struct setting keep[64];
-	size_t nkeep = L->ndefaults, first = L->c->npoints;
-	char file[128];
-	yaml_node_t *root;
-
-	if (!pr) {
-		char known[512] = "";
-		size_t np;
-		const struct rb_preset *all = rb_presets(&np);
-
-		for (size_t i = 0; i < np; i++)
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
-				 i ? ", " : "", all[i].name);
-		ERR(L, n, "preset", "unknown preset '%s' (known: %s; see 'rackbench presets')",
-		    name ? name : "?", known);
-		return;
-	}
-	snprintf(file, sizeof(file), "<preset %s>", pr->name);
-	if (rb_yaml_load(&py, file, pr->text, strlen(pr->text), L->d))
-		return;
-	root = rb_yaml_root(&py);
-	memcpy(keep, L->defaults, nkeep * sizeof(keep[0]));
-	L->y = py;
-	/* the preset's defaults, then the campaign's on top */
-	L->ndefaults = 0;
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
-
-		if (key && !strcmp(key, "defaults"))
-			L->ndefaults = rb_campaign_load_workload(L, rb_yaml_get(&L->y, p->value),
-								 "defaults", L->defaults, 64);
-	}
-	for (size_t i = 0; i < nkeep && L->ndefaults < 64; i++)
-		L->defaults[L->ndefaults++] = keep[i];
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
-
-		if (key && !strcmp(key, "phases"))
-			rb_campaign_load_phases(L, rb_yaml_get(&L->y, p->value));
-	}
-	L->y = saved;
-	if (overrides)
-		apply_overrides(L, overrides, first);
-	rb_yaml_release(&py);
-	L->ndefaults = nkeep;
-	memcpy(L->defaults, keep, nkeep * sizeof(keep[0]));
-}
-
-uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p)
-{
-	return p->wl.stripe ? p->wl.stripe : d->stripe;
-}
-
-bool rb_point_has_drive(const struct rb_campaign *c, const struct rb_point *p, size_t d)
-{
-	const struct rb_phase *P = &c->phases[p->phase];
-
-	for (size_t i = 0; i < P->ndrives; i++)
-		if (!strcmp(P->drives[i], c->drives[d].path))
-			return true;
-	return !P->ndrives;
-}
 
 /*
  * Phase p measures its drives at once: no device may be in two of them (a drive in two
@@ -405,7 +266,7 @@ static void load_root(struct loader *L, yaml_node_t *root)
 	if (preset && phases)
 		ERR(L, preset, "preset", "a campaign has 'preset' or 'phases', not both");
 	else if (preset)
-		load_preset(L, preset, overrides);
+		rb_campaign_load_preset(L, preset, overrides);
 	else if (overrides)
 		ERR(L, overrides, "overrides", "'overrides' adjusts a preset: give 'preset' too");
 	if (!phases && !preset)
@@ -471,120 +332,4 @@ int rb_campaign_load_file(const char *path, struct rb_campaign **ret, struct rb_
 	r = rb_campaign_load(path, text, len, ret, diags);
 	free(text);
 	return r;
-}
-
-struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
-{
-	if (!c)
-		return NULL;
-	for (size_t i = 0; i < c->nagents; i++)
-		free(c->agents[i]);
-	for (size_t i = 0; i < c->ndrives; i++) {
-		free(c->drives[i].agent);
-		free(c->drives[i].path);
-		free(c->drives[i].serial);
-		for (size_t m = 0; m < c->drives[i].nmembers; m++) {
-			free(c->drives[i].members[m].path);
-			free(c->drives[i].members[m].serial);
-		}
-		free(c->drives[i].members);
-	}
-	for (size_t i = 0; i < c->nphases; i++) {
-		free(c->phases[i].name);
-		for (size_t j = 0; j < c->phases[i].ndrives; j++)
-			free(c->phases[i].drives[j]);
-		free(c->phases[i].drives);
-	}
-	for (size_t i = 0; i < c->nselectors; i++) {
-		free(c->selectors[i].agent);
-		free(c->selectors[i].model);
-		free(c->selectors[i].serial);
-		free(c->selectors[i].firmware);
-	}
-	free(c->selectors);
-	for (size_t i = 0; i < c->ngroups; i++) {
-		struct rb_agent_group *g = &c->groups[i];
-
-		free(g->name);
-		for (size_t j = 0; j < g->nlabels; j++)
-			free(g->labels[j]);
-		free(g->labels);
-		for (size_t j = 0; j < g->ndrives; j++)
-			free(g->drives[j]);
-		free(g->drives);
-		if (g->has_select) {
-			free(g->select.agent);
-			free(g->select.model);
-			free(g->select.serial);
-			free(g->select.firmware);
-		}
-	}
-	free(c->groups);
-	free(c->agents);
-	free(c->drives);
-	free(c->phases);
-	free(c->points);
-	free(c->file);
-	free(c->text);
-	free(c->name);
-	free(c->listen);
-	free(c->results_dir);
-	free(c->key);
-	free(c->agent_keys);
-	free(c);
-	return NULL;
-}
-
-bool rb_campaign_writes(const struct rb_campaign *c)
-{
-	for (size_t i = 0; i < c->npoints; i++)
-		if (rb_workload_writes(&c->points[i].wl) || c->points[i].purge[0])
-			return true;
-	return false;
-}
-
-char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len)
-{
-	/* FNV-1a 64 over every point's phase, name and settings, in order */
-	uint64_t h = 0xcbf29ce484222325ULL;
-	char set[RB_WORKLOAD_DUMP_MAX];
-
-	for (size_t i = 0; i < c->npoints; i++) {
-		const struct rb_point *p = &c->points[i];
-		const char *parts[3] = { c->phases[p->phase].name, p->name,
-					 rb_workload_dump(&p->wl, set, sizeof(set)) };
-
-		for (size_t k = 0; k < 3; k++) {
-			for (const char *s = parts[k]; *s; s++) {
-				h ^= (unsigned char)*s;
-				h *= 0x100000001b3ULL;
-			}
-			h ^= (unsigned char)(k == 2 ? '\n' : '\t');
-			h *= 0x100000001b3ULL;
-		}
-	}
-	snprintf(buf, len, "%016llx", (unsigned long long)h);
-	return buf;
-}
-
-int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf, size_t len)
-{
-	char stem[RB_FNAME_MAX + 1], ts[32];
-	struct tm tm;
-	size_t dlen = strlen(c->results_dir);
-	int n;
-
-	if (mkdir(c->results_dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	rb_fname_sanitize(c->name, stem, sizeof(stem));
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	n = snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, stem, ts);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	/* what follows the folder and its '/' is one component, and not "." or ".." */
-	if (strncmp(buf, c->results_dir, dlen) || buf[dlen] != '/' || strchr(buf + dlen + 1, '/') ||
-	    !strcmp(buf + dlen + 1, ".") || !strcmp(buf + dlen + 1, ".."))
-		return -EXDEV;
-	return 0;
 }

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a loaded campaign answers (campaign.h): which drives a point measures, a volume's
+ * unit, whether it writes, its methodology hash, its results file's name; and its release.
+ */
+#include "campaign.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "campaign_keys.h"
+#include "campaign_priv.h"
+#include "endpoint.h"
+#include "fname.h"
+#include "presets.h"
+#include "units.h"
+#include "yamlcfg.h"
+
+uint64_t rb_volume_unit(const struct rb_drive_ref *d, const struct rb_point *p)
+{
+	return p->wl.stripe ? p->wl.stripe : d->stripe;
+}
+
+bool rb_point_has_drive(const struct rb_campaign *c, const struct rb_point *p, size_t d)
+{
+	const struct rb_phase *P = &c->phases[p->phase];
+
+	for (size_t i = 0; i < P->ndrives; i++)
+		if (!strcmp(P->drives[i], c->drives[d].path))
+			return true;
+	return !P->ndrives;
+}
+
+struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
+{
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < c->nagents; i++)
+		free(c->agents[i]);
+	for (size_t i = 0; i < c->ndrives; i++) {
+		free(c->drives[i].agent);
+		free(c->drives[i].path);
+		free(c->drives[i].serial);
+		for (size_t m = 0; m < c->drives[i].nmembers; m++) {
+			free(c->drives[i].members[m].path);
+			free(c->drives[i].members[m].serial);
+		}
+		free(c->drives[i].members);
+	}
+	for (size_t i = 0; i < c->nphases; i++) {
+		free(c->phases[i].name);
+		for (size_t j = 0; j < c->phases[i].ndrives; j++)
+			free(c->phases[i].drives[j]);
+		free(c->phases[i].drives);
+	}
+	for (size_t i = 0; i < c->nselectors; i++) {
+		free(c->selectors[i].agent);
+		free(c->selectors[i].model);
+		free(c->selectors[i].serial);
+		free(c->selectors[i].firmware);
+	}
+	free(c->selectors);
+	for (size_t i = 0; i < c->ngroups; i++) {
+		struct rb_agent_group *g = &c->groups[i];
+
+		free(g->name);
+		for (size_t j = 0; j < g->nlabels; j++)
+			free(g->labels[j]);
+		free(g->labels);
+		for (size_t j = 0; j < g->ndrives; j++)
+			free(g->drives[j]);
+		free(g->drives);
+		if (g->has_select) {
+			free(g->select.agent);
+			free(g->select.model);
+			free(g->select.serial);
+			free(g->select.firmware);
+		}
+	}
+	free(c->groups);
+	free(c->agents);
+	free(c->drives);
+	free(c->phases);
+	free(c->points);
+	free(c->file);
+	free(c->text);
+	free(c->name);
+	free(c->listen);
+	free(c->results_dir);
+	free(c->key);
+	free(c->agent_keys);
+	free(c);
+	return NULL;
+}
+
+bool rb_campaign_writes(const struct rb_campaign *c)
+{
+	for (size_t i = 0; i < c->npoints; i++)
+		if (rb_workload_writes(&c->points[i].wl) || c->points[i].purge[0])
+			return true;
+	return false;
+}
+
+char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len)
+{
+	/* FNV-1a 64 over every point's phase, name and settings, in order */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char set[RB_WORKLOAD_DUMP_MAX];
+
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		const char *parts[3] = { c->phases[p->phase].name, p->name,
+					 rb_workload_dump(&p->wl, set, sizeof(set)) };
+
+		for (size_t k = 0; k < 3; k++) {
+			for (const char *s = parts[k]; *s; s++) {
+				h ^= (unsigned char)*s;
+				h *= 0x100000001b3ULL;
+			}
+			h ^= (unsigned char)(k == 2 ? '\n' : '\t');
+			h *= 0x100000001b3ULL;
+		}
+	}
+	snprintf(buf, len, "%016llx", (unsigned long long)h);
+	return buf;
+}
+
+int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf, size_t len)
+{
+	char stem[RB_FNAME_MAX + 1], ts[32];
+	struct tm tm;
+	size_t dlen = strlen(c->results_dir);
+	int n;
+
+	if (mkdir(c->results_dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	rb_fname_sanitize(c->name, stem, sizeof(stem));
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	n = snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, stem, ts);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	/* what follows the folder and its '/' is one component, and not "." or ".." */
+	if (strncmp(buf, c->results_dir, dlen) || buf[dlen] != '/' || strchr(buf + dlen + 1, '/') ||
+	    !strcmp(buf + dlen + 1, ".") || !strcmp(buf + dlen + 1, ".."))
+		return -EXDEV;
+	return 0;
+}

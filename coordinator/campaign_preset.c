@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * 'preset: NAME' in a campaign: the review's procedure (presets.c) loaded as the
+ * campaign's phases, and 'overrides' applied to its points.
+ */
+#include "campaign.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "campaign_keys.h"
+#include "campaign_priv.h"
+#include "endpoint.h"
+#include "fname.h"
+#include "presets.h"
+#include "units.h"
+#include "yamlcfg.h"
+
+/* Applies 'overrides' to the points from first on, at the overrides' positions. */
+static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, ov, YAML_MAPPING_NODE, "overrides", "a mapping of workload keys (and idle)"))
+		return;
+	for (yaml_node_pair_t *p = ov->data.mapping.pairs.start; p < ov->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
+		char err[256], a[RB_OPT_VALUE_MAX], b[RB_OPT_VALUE_MAX];
+
+		if (key && !strcmp(key, "idle")) {
+			uint64_t ns;
+
+			if (!val || rb_parse_duration(val, &ns)) {
+				ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
+				continue;
+			}
+			for (size_t i = 0; i < c->nphases; i++)
+				if (c->phases[i].idle_ns)
+					c->phases[i].idle_ns = ns;
+			continue;
+		}
+		if (!o || !val) {
+			ERR(L, k, key, "'overrides' takes workload keys and idle; '%s' is not one",
+			    key ? key : "?");
+			continue;
+		}
+		if (!rb_campaign_check_value(L, o, v))
+			continue;
+		/* an override must not collapse what a phase varies */
+		for (size_t i = first; i + 1 < c->npoints; i++) {
+			const struct rb_point *x = &c->points[i], *y = &c->points[i + 1];
+
+			if (x->phase == y->phase &&
+			    strcmp(rb_opt_format(&x->wl, o, a, sizeof(a)),
+				   rb_opt_format(&y->wl, o, b, sizeof(b)))) {
+				ERR(L, k, key,
+				    "the preset's phase '%s' varies '%s': an override would "
+				    "make its points alike",
+				    c->phases[x->phase].name, key);
+				goto next;
+			}
+		}
+		for (size_t i = first; i < c->npoints; i++) {
+			struct rb_workload *wl = &c->points[i].wl;
+			bool sized = wl->passes || wl->io_size;
+
+			/* runtime shortens time-based points; passes and io_size size-based ones */
+			if (!strcmp(key, "runtime") && sized)
+				continue;
+			if (!strcmp(key, "passes") && !wl->passes)
+				continue;
+			if (!strcmp(key, "io_size") && !wl->io_size)
+				continue;
+			rb_opt_set(wl, o, val, err, sizeof(err));
+			if (rb_workload_check(wl, err, sizeof(err))) {
+				ERR(L, v, key, "override '%s' makes point '%s' invalid: %s", key,
+				    c->points[i].name, err);
+				break;
+			}
+		}
+	next:;
+	}
+}
+
+/* preset: NAME -- the preset's defaults and phases, as if written here. */
+void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides)
+{
+	const char *name = rb_yaml_scalar(n);
+	const struct rb_preset *pr = name ? rb_preset_find(name) : NULL;
+	struct rb_yaml saved = L->y, py;
+	struct setting keep[64];
+	size_t nkeep = L->ndefaults, first = L->c->npoints;
+	char file[128];
+	yaml_node_t *root;
+
+	if (!pr) {
+		char known[512] = "";
+		size_t np;
+		const struct rb_preset *all = rb_presets(&np);
+
+		for (size_t i = 0; i < np; i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", all[i].name);
+		ERR(L, n, "preset", "unknown preset '%s' (known: %s; see 'rackbench presets')",
+		    name ? name : "?", known);
+		return;
+	}
+	snprintf(file, sizeof(file), "<preset %s>", pr->name);
+	if (rb_yaml_load(&py, file, pr->text, strlen(pr->text), L->d))
+		return;
+	root = rb_yaml_root(&py);
+	memcpy(keep, L->defaults, nkeep * sizeof(keep[0]));
+	L->y = py;
+	/* the preset's defaults, then the campaign's on top */
+	L->ndefaults = 0;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+
+		if (key && !strcmp(key, "defaults"))
+			L->ndefaults = rb_campaign_load_workload(L, rb_yaml_get(&L->y, p->value),
+								 "defaults", L->defaults, 64);
+	}
+	for (size_t i = 0; i < nkeep && L->ndefaults < 64; i++)
+		L->defaults[L->ndefaults++] = keep[i];
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+
+		if (key && !strcmp(key, "phases"))
+			rb_campaign_load_phases(L, rb_yaml_get(&L->y, p->value));
+	}
+	L->y = saved;
+	if (overrides)
+		apply_overrides(L, overrides, first);
+	rb_yaml_release(&py);
+	L->ndefaults = nkeep;
+	memcpy(L->defaults, keep, nkeep * sizeof(keep[0]));
+}
