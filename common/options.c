@@ -3,21 +3,24 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
 
 static const char *const rw_choices[] = { "read",   "write", "randread", "randwrite", "rw",
-					  "randrw", "trim",  "randtrim", NULL };
+					  "randrw", "trim",  "randtrim", "replay",    NULL };
+static const char *const format_choices[] = { "auto", "iolog", "blkparse", "msr", "alibaba", NULL };
+static const char *const remap_choices[] = { "modulo", "refuse", NULL };
 static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
 
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
 
 const struct rb_opt rb_workload_opts[] = {
-	{ "rw", RB_OPT_ENUM, F(rw), 0, 7, "randread", rw_choices, "PATTERN",
+	{ "rw", RB_OPT_ENUM, F(rw), 0, 8, "randread", rw_choices, "PATTERN",
 	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw, trim, "
-	  "randtrim (discard: fallocate punch-hole)",
+	  "randtrim (discard: fallocate punch-hole), replay (the IOs of a block trace: 'replay')",
 	  NULL },
 	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
 	  "block size (binary units: 4k = 4096)", NULL },
@@ -106,6 +109,27 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "layout", RB_OPT_BOOL, F(layout), 0, 1, "false", bool_choices, "BOOL",
 	  "write a file target's whole range before the run, so reads measure data (a write: "
 	  "both keys of the guard for a file rackbench did not create)",
+	  NULL },
+	{ "replay", RB_OPT_TEXT, F(replay), 0, 0, "", NULL, "FILE",
+	  "rw replay: the block trace to replay, a file on the agent's host; one job per target "
+	  "issues its IOs in order (a trace that writes or trims needs both keys of the guard)",
+	  NULL },
+	{ "replay_format", RB_OPT_ENUM, F(replay_format), 0, 4, "auto", format_choices, "FORMAT",
+	  "the trace's format: auto (told from its first line), iolog (fio's, v2 or v3), blkparse "
+	  "(its default text: queue events), msr (MSR Cambridge CSV), alibaba (Alibaba block "
+	  "trace CSV)",
+	  NULL },
+	{ "replay_speed", RB_OPT_TEXT, F(replay_speed), 0, 0, "1", NULL, "FACTOR",
+	  "the trace's pace: 1 its own timing, 2 twice as fast, 0.5 half; 0 as fast as iodepth "
+	  "allows",
+	  rb_check_speed },
+	{ "replay_remap", RB_OPT_ENUM, F(replay_remap), 0, 1, "modulo", remap_choices, "HOW",
+	  "an IO of the trace past the target's end: modulo (its offset modulo the target's "
+	  "span, on the logical block grid), refuse (an error naming the trace's line)",
+	  NULL },
+	{ "replay_device", RB_OPT_TEXT, F(replay_device), 0, 0, "", NULL, "DEVICE",
+	  "replay one device of a trace of several: blkparse's MAJ,MIN, MSR's DiskNumber, "
+	  "Alibaba's device_id, iolog's file name; empty: all of them",
 	  NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
@@ -303,8 +327,31 @@ char *rb_opt_format(const struct rb_workload *wl, const struct rb_opt *o, char *
 	return buf;
 }
 
+/* What a replay asks of the other keys. 0 or -EINVAL with err. */
+static int replay_check(const struct rb_workload *wl, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (!wl->replay[0])
+		why = "'rw: replay' needs 'replay': the trace file, on the agent's host";
+	else if (wl->numjobs != 1)
+		why = "a replay is one job per target: 'numjobs' must be 1";
+	else if (wl->verify)
+		why = "'verify' does not work with a replay (the trace says what is written)";
+	else if (wl->rate_iops)
+		why = "a replay keeps the trace's pace: give 'replay_speed', not 'rate_iops'";
+	else if (wl->io_size || wl->passes)
+		why = "a replay ends with its trace: 'io_size' and 'passes' do not apply";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
+	if (wl->rw == RB_RW_REPLAY && replay_check(wl, err, errlen))
+		return -EINVAL;
 	if (wl->visit_once && strcmp(wl->random_distribution, "uniform") &&
 	    *wl->random_distribution) {
 		snprintf(err, errlen, "'visit_once' works with the uniform distribution only");
@@ -371,14 +418,14 @@ const char *rb_engine_name(uint32_t engine)
 
 const char *rb_rw_name(enum rb_rw rw)
 {
-	return rw <= RB_RW_RANDTRIM ? rw_choices[rw] : "?";
+	return rw <= RB_RW_REPLAY ? rw_choices[rw] : "?";
 }
 
 bool rb_rw_writes(enum rb_rw rw)
 {
-	/* a trim destroys data as a write does: the guard treats it as one */
+	/* a trim destroys data as a write does: the guard treats it as one; a replay may */
 	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE || rw == RB_RW_RW || rw == RB_RW_RANDRW ||
-	       rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM;
+	       rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM || rw == RB_RW_REPLAY;
 }
 
 bool rb_rw_reads(enum rb_rw rw)
@@ -432,6 +479,35 @@ int rb_check_cpus(const char *value, char *err, size_t errlen)
 
 	if (rb_parse_cpus(value, v, 4096, &n)) {
 		snprintf(err, errlen, "'cpus' must be a CPU list such as 0-3,8, not '%s'", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rb_parse_speed(const char *text, double *ret)
+{
+	char *end;
+	double v;
+
+	if (!*text || strspn(text, "0123456789.") != strlen(text))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(text, &end);
+	if (errno || *end || !(v >= 0) || v > 1e6)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int rb_check_speed(const char *value, char *err, size_t errlen)
+{
+	double v;
+
+	if (rb_parse_speed(value, &v)) {
+		snprintf(err, errlen,
+			 "'replay_speed' must be a factor such as 1, 2 or 0.5 (0: as fast as it "
+			 "goes), not '%s'",
+			 value);
 		return -EINVAL;
 	}
 	return 0;

@@ -23,6 +23,7 @@ enum rb_rw {
 	RB_RW_RANDRW,
 	RB_RW_TRIM,
 	RB_RW_RANDTRIM,
+	RB_RW_REPLAY, /* a block trace's IOs (agent/trace.h), in order */
 };
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
 
@@ -68,6 +69,11 @@ struct rb_workload {
 	uint64_t health_interval_ns; /* health snapshots during a point; 0: before/after only */
 	uint32_t allow_holes; /* reads of a file's holes are allowed (they measure no device) */
 	uint32_t layout;      /* write a file's range before the run (a write: both keys) */
+	char replay[RB_OPT_VALUE_MAX]; /* rw replay: the trace file, on the agent's host */
+	uint32_t replay_format;	       /* auto, iolog, blkparse, msr, alibaba (agent/trace.h) */
+	char replay_speed[32];	       /* a factor of the trace's pace; 0: as fast as it goes */
+	uint32_t replay_remap;	       /* modulo, refuse: an IO past the target's end */
+	char replay_device[256];       /* the trace's device to replay; "": all of them */
 };
 
 enum rb_opt_type {
@@ -97,6 +103,9 @@ struct rb_opt {
 int rb_check_bssplit(const char *value, char *err, size_t errlen);
 int rb_check_distribution(const char *value, char *err, size_t errlen);
 int rb_check_cpus(const char *value, char *err, size_t errlen);
+int rb_check_speed(const char *value, char *err, size_t errlen);
+/* replay_speed as a number: 0 or -EINVAL (not a decimal number from 0 to 1000000). */
+int rb_parse_speed(const char *text, double *ret);
 /* Parses a CPU list "0-3,8" into ret (at most max). 0, -EINVAL or -E2BIG. */
 int rb_parse_cpus(const char *text, unsigned *ret, size_t max, size_t *ret_n);
 
@@ -124,7 +133,10 @@ char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len);
 /* "default 4k; 512 to 64m": an option's default and range, for --help. */
 char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len);
 
-/* Whether the workload writes at all (a mix with rwmixread=100 and the null engine do not). */
+/*
+ * Whether the workload writes at all (a mix with rwmixread=100 and the null engine do not).
+ * A replay may: only the agent sees its trace, and scans it before the run.
+ */
 bool rb_workload_writes(const struct rb_workload *wl);
 const char *rb_rw_name(enum rb_rw rw);
 /* "uring", "null" or "nop". */

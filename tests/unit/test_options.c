@@ -25,9 +25,9 @@ static void test_options_defaults_parse_back(void **state)
 	for (size_t i = 0; i < rb_workload_nopts; i++) {
 		const struct rb_opt *o = &rb_workload_opts[i];
 
-		assert_int_equal(rb_opt_set(&back, o, rb_opt_format(&wl, o, v, sizeof(v)), err,
-					    sizeof(err)),
-				 0);
+		assert_int_equal(
+			rb_opt_set(&back, o, rb_opt_format(&wl, o, v, sizeof(v)), err, sizeof(err)),
+			0);
 		assert_int_equal(rb_opt_get(&back, o), rb_opt_get(&wl, o));
 		assert_non_null(o->help);
 		assert_ptr_equal(rb_opt_find(o->key), o);
@@ -59,6 +59,20 @@ static void test_options_table(void **state)
 		{ "rwmixread", "101", -ERANGE, 0, "0 to 100" },
 		{ "engine", "null", 0, RB_ENGINE_NULL, NULL },
 		{ "rate_iops", "20000", 0, 20000, NULL },
+		{ "rw", "replay", 0, RB_RW_REPLAY, NULL },
+		{ "replay_format", "blkparse", 0, 2, NULL },
+		{ "replay_format", "msr", 0, 3, NULL },
+		{ "replay_format", "csv", -EINVAL, 0, "auto, iolog, blkparse, msr, alibaba" },
+		{ "replay_remap", "refuse", 0, 1, NULL },
+		{ "replay_remap", "wrap", -EINVAL, 0,
+		  "'replay_remap' must be one of modulo, refuse" },
+		{ "replay_speed", "2", 0, 0, NULL },
+		{ "replay_speed", "0.25", 0, 0, NULL },
+		{ "replay_speed", "0", 0, 0, NULL },
+		{ "replay_speed", "-1", -EINVAL, 0, "'replay_speed' must be a factor" },
+		{ "replay_speed", "fast", -EINVAL, 0, "'replay_speed' must be a factor" },
+		{ "replay_speed", "1e3", -EINVAL, 0, "'replay_speed' must be a factor" },
+		{ "replay_speed", "2000000", -EINVAL, 0, "'replay_speed' must be a factor" },
 	};
 
 	(void)state;
@@ -90,8 +104,12 @@ static void test_options_cpu_lists(void **state)
 		size_t n;
 		unsigned first, last;
 	} cases[] = {
-		{ "0", 0, 1, 0, 0 },	      { "0-3", 0, 4, 0, 3 },	   { "0-1,8,10-11", 0, 5, 0, 11 },
-		{ "3-1", -EINVAL, 0, 0, 0 }, { "a", -EINVAL, 0, 0, 0 }, { "", -EINVAL, 0, 0, 0 },
+		{ "0", 0, 1, 0, 0 },
+		{ "0-3", 0, 4, 0, 3 },
+		{ "0-1,8,10-11", 0, 5, 0, 11 },
+		{ "3-1", -EINVAL, 0, 0, 0 },
+		{ "a", -EINVAL, 0, 0, 0 },
+		{ "", -EINVAL, 0, 0, 0 },
 		{ "0-5000", -EINVAL, 0, 0, 0 },
 	};
 	unsigned v[64];
@@ -127,10 +145,53 @@ static void test_options_writes(void **state)
 	assert_false(rb_workload_writes(&wl));
 }
 
+static void test_options_replay(void **state)
+{
+	static const struct {
+		const char *key, *val, *msg;
+	} cases[] = {
+		{ "replay", "", "'rw: replay' needs 'replay'" },
+		{ "numjobs", "2", "'numjobs' must be 1" },
+		{ "verify", "true", "'verify' does not work with a replay" },
+		{ "rate_iops", "100", "give 'replay_speed', not 'rate_iops'" },
+		{ "io_size", "1m", "a replay ends with its trace" },
+		{ "passes", "1", "a replay ends with its trace" },
+	};
+	struct rb_workload wl;
+	char err[256];
+	double v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rb_workload_defaults(&wl);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find("rw"), "replay", err, sizeof(err)), 0);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find("replay"), "t.txt", err, sizeof(err)),
+				 0);
+		assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), 0);
+		assert_int_equal(
+			rb_opt_set(&wl, rb_opt_find(cases[i].key), cases[i].val, err, sizeof(err)),
+			0);
+		assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("%s=%s: '%s' lacks '%s'", cases[i].key, cases[i].val, err,
+				 cases[i].msg);
+	}
+	/* only the agent sees the trace: anyone else takes a replay as writing */
+	rb_workload_defaults(&wl);
+	assert_int_equal(rb_opt_set(&wl, rb_opt_find("rw"), "replay", err, sizeof(err)), 0);
+	assert_true(rb_workload_writes(&wl));
+	assert_string_equal(rb_rw_name(RB_RW_REPLAY), "replay");
+	assert_string_equal(wl.replay_speed, "1");
+	assert_int_equal(rb_parse_speed("2.5", &v), 0);
+	assert_true(v == 2.5);
+	assert_int_equal(rb_parse_speed("", &v), -EINVAL);
+	assert_int_equal(rb_parse_speed("1.2.3", &v), -EINVAL);
+}
+
 static void test_options_dump_names_every_key(void **state)
 {
 	struct rb_workload wl;
-	char buf[2048];
+	char buf[RB_WORKLOAD_DUMP_MAX];
 
 	(void)state;
 	rb_workload_defaults(&wl);
@@ -150,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_options_table),
 		cmocka_unit_test(test_options_writes),
 		cmocka_unit_test(test_options_cpu_lists),
+		cmocka_unit_test(test_options_replay),
 		cmocka_unit_test(test_options_dump_names_every_key),
 	};
 
