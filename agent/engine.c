@@ -140,6 +140,40 @@ static void split_io(struct job *j, struct rb_io *io, uint64_t l, uint64_t bs)
 	io->pending = io->nparts;
 }
 
+/*
+ * The IO of bs bytes at pos (bytes into the job's region) placed: on the target, or on a
+ * member of a striped volume (split when it crosses a unit).
+ */
+static inline __attribute__((always_inline)) void place_io(struct job *j, struct rb_io *io,
+							   uint64_t pos, uint64_t bs, unsigned k)
+{
+	const struct rb_workload *wl = &j->run->wl;
+
+	io->fd_index = 0;
+	io->nparts = 0;
+	io->failed = false;
+	if (j->t->stripe) {
+		/* a striped volume: unit c of the volume is unit c / n of member c % n */
+		uint64_t l = j->region_start + pos, unit = j->t->stripe, c, within;
+		unsigned nm = j->t->nmembers;
+
+		c = l / unit;
+		within = l % unit;
+		io->fd_index = (uint32_t)(c % nm);
+		io->offset = wl->offset + (c / nm) * unit + within;
+		io->log_offset = l;
+		if (within + bs > unit)
+			split_io(j, io, l, bs);
+	} else {
+		io->log_offset = wl->offset + j->region_start + pos;
+		io->offset = io->log_offset;
+	}
+	io->orig_offset = io->offset;
+	io->len = io->orig_len = (uint32_t)bs;
+	io->bs_index = k;
+	io->buf = io->orig_buf;
+}
+
 static void gen_io(struct job *j, struct rb_io *io)
 {
 	const struct rb_run *r = j->run;
@@ -181,31 +215,36 @@ static void gen_io(struct job *j, struct rb_io *io)
 		pos = j->seq_pos;
 		j->seq_pos += bs;
 	}
-	io->fd_index = 0;
-	io->nparts = 0;
-	io->failed = false;
-	if (j->t->stripe) {
-		/* a striped volume: unit c of the volume is unit c / n of member c % n */
-		uint64_t l = j->region_start + pos, unit = j->t->stripe, c, within;
-		unsigned nm = j->t->nmembers;
-
-		c = l / unit;
-		within = l % unit;
-		io->fd_index = (uint32_t)(c % nm);
-		io->offset = wl->offset + (c / nm) * unit + within;
-		io->log_offset = l;
-		if (within + bs > unit)
-			split_io(j, io, l, bs);
-	} else {
-		io->log_offset = wl->offset + j->region_start + pos;
-		io->offset = io->log_offset;
-	}
-	io->orig_offset = io->offset;
-	io->len = io->orig_len = (uint32_t)bs;
-	io->bs_index = k;
-	io->buf = io->orig_buf;
+	place_io(j, io, pos, bs, k);
 	if (wl->verify && io->dir == RB_DIR_WRITE)
 		rb_verify_stamp(io->buf, bs, io->log_offset, j->pass, (uint32_t)wl->seed);
+}
+
+/*
+ * A replay's next IO, when due: true and its instant; false when the trace ended (or
+ * failed: the job's error), with nothing more to issue.
+ */
+static bool replay_due(struct job *j, int64_t *ret_due)
+{
+	int e = rb_engine_replay_peek(j, ret_due);
+
+	if (e > 0)
+		return true;
+	if (e < 0 && !j->err)
+		j->err = e;
+	j->replay_done = true;
+	return false;
+}
+
+/* The replay's IO due at due, into io: the trace's place, length and direction. */
+static void replay_io(struct job *j, struct rb_io *io, int64_t due)
+{
+	uint64_t pos, len;
+	uint32_t dir;
+
+	rb_engine_replay_take(j, io->slot, due, &pos, &len, &dir);
+	io->dir = dir;
+	place_io(j, io, pos, len, 0);
 }
 
 static void on_mismatch(void *arg, const struct rb_verify_mismatch *m)
@@ -289,7 +328,8 @@ static struct rb_io *part_done(struct job *j, struct rb_io *pt, int *res)
 }
 
 /* Returns the IO finished (its slot free again), or NULL while it is not. */
-static struct rb_io *complete(struct job *j, struct rb_io *io, int res, int64_t now)
+static inline __attribute__((always_inline)) struct rb_io *complete(struct job *j, struct rb_io *io,
+								    int res, int64_t now)
 {
 	struct rb_run *r = j->run;
 	struct rb_dir_stats *s;
@@ -354,7 +394,36 @@ static struct rb_io *complete(struct job *j, struct rb_io *io, int res, int64_t 
 	return io;
 }
 
-static void job_loop(struct job *j)
+/* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced, exact over the run, the
+ * total shared by the jobs */
+static inline __attribute__((always_inline)) int64_t rate_due(const struct job *j, uint64_t rate,
+							      uint64_t n)
+{
+	return j->run->start_ns +
+	       (int64_t)(((unsigned __int128)(j->issued * n + j->idx) * 1000000000ULL) / rate);
+}
+
+/* The got completions reaped at now: each IO finished frees its slot. */
+static inline __attribute__((always_inline)) void reap(struct job *j, int got, int64_t now,
+						       uint64_t *inflight)
+{
+	for (int k = 0; k < got; k++) {
+		struct rb_io *fin = complete(j, j->done[k], j->res[k], now);
+
+		if (fin) {
+			fin->busy = false;
+			j->freelist[j->nfree++] = fin;
+			(*inflight)--;
+		}
+	}
+}
+
+/*
+ * A job's IO loop; replay (a constant where it is inlined) makes it the replay's: IOs from
+ * the trace, each when due, until the trace ends. Every other workload runs the loop
+ * compiled without it.
+ */
+static inline __attribute__((always_inline)) void job_loop_of(struct job *j, const bool replay)
 {
 	struct rb_run *r = j->run;
 	const struct rb_engine_ops *ops = r->ops;
@@ -365,22 +434,24 @@ static void job_loop(struct job *j)
 
 	for (;;) {
 		unsigned q = 0;
-		int64_t next_due = 0;
+		int64_t next_due = 0, due = 0;
 		int got;
 
 		if (issuing && (now >= r->end_ns || j->err ||
 				atomic_load_explicit(&r->stop, memory_order_relaxed) ||
-				(j->limit_bytes && j->issued_bytes >= j->limit_bytes)))
+				(j->limit_bytes && j->issued_bytes >= j->limit_bytes) ||
+				(replay && j->replay_done)))
 			issuing = false;
 		while (issuing && j->nfree && (!r->wl.submit_batch || q < r->wl.submit_batch)) {
-			if (rate) {
-				/* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced,
-				 * exact over the run, the total shared by the jobs */
-				int64_t due =
-					r->start_ns +
-					(int64_t)(((unsigned __int128)(j->issued * n + j->idx) *
-						   1000000000ULL) /
-						  rate);
+			if (replay) {
+				if (!replay_due(j, &due))
+					break;
+				if (due > now) {
+					next_due = due;
+					break;
+				}
+			} else if (rate) {
+				due = rate_due(j, rate, n);
 				if (due > now) {
 					next_due = due;
 					break;
@@ -390,7 +461,10 @@ static void job_loop(struct job *j)
 				break;
 			struct rb_io *io = j->freelist[--j->nfree];
 
-			gen_io(j, io);
+			if (replay)
+				replay_io(j, io, due);
+			else
+				gen_io(j, io);
 			io->busy = true;
 			if (io->nparts)
 				for (unsigned p = 0; p < io->nparts; p++)
@@ -427,6 +501,8 @@ static void job_loop(struct job *j)
 
 			for (unsigned k = 0; k < q; k++)
 				j->queued[k]->submit_ns = ts;
+			if (replay)
+				rb_engine_replay_submitted(j, j->queued, q, ts);
 			inflight += q;
 		}
 		unsigned want = r->wl.complete_batch;
@@ -441,16 +517,18 @@ static void job_loop(struct job *j)
 			j->err = got;
 			break;
 		}
-		for (int k = 0; k < got; k++) {
-			struct rb_io *fin = complete(j, j->done[k], j->res[k], now);
-
-			if (fin) {
-				fin->busy = false;
-				j->freelist[j->nfree++] = fin;
-				inflight--;
-			}
-		}
+		reap(j, got, now, &inflight);
 	}
+}
+
+static void job_loop(struct job *j)
+{
+	job_loop_of(j, false);
+}
+
+static __attribute__((noinline)) void job_loop_replay(struct job *j)
+{
+	job_loop_of(j, true);
 }
 
 /* The CPUs of the NUMA node the device behind fd hangs off; 0 when unknown. */
@@ -519,7 +597,7 @@ void *rb_job_main(void *arg)
 	 * thread's timer slack (50 us by default: an IO's whole spacing at 20k IOPS), and
 	 * IOs due meanwhile would then leave together. The job's sleeps are exact instead.
 	 */
-	if (j->t->rate_iops)
+	if (j->t->rate_iops || (r->replay && r->replay_speed > 0))
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 
 	j->err = r->ops->setup(&j->ctx, j->msg, sizeof(j->msg));
@@ -536,8 +614,10 @@ void *rb_job_main(void *arg)
 		if (r->start_at > r->start_ns)
 			r->start_ns = r->start_at;
 		r->measure_ns = r->start_ns + (int64_t)r->wl.ramp_ns;
-		/* a size-based run ends with its bytes; runtime does not cut it short */
-		r->end_ns = r->size_based ? INT64_MAX : r->measure_ns + (int64_t)r->wl.runtime_ns;
+		/* a size-based run ends with its bytes; runtime does not cut it short (a
+		 * replay's it does, when shorter than the trace) */
+		r->end_ns = r->size_based && !r->replay ? INT64_MAX
+							: r->measure_ns + (int64_t)r->wl.runtime_ns;
 		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);
@@ -545,7 +625,10 @@ void *rb_job_main(void *arg)
 	s0 = thread_cpu_ns(true);
 	if (!j->err) {
 		r->clock.sleep_until(r->clock.arg, r->start_ns);
-		job_loop(j);
+		if (r->replay)
+			job_loop_replay(j);
+		else
+			job_loop(j);
 	}
 	j->usr_ns = thread_cpu_ns(false) - u0;
 	j->sys_ns = thread_cpu_ns(true) - s0;

@@ -65,7 +65,16 @@ struct rb_target_result {
 	uint64_t bs[RB_BS_MAX];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX]; /* completed IOs per size and direction */
 	char features[128];		     /* io_uring features used */
-	int setup_err;			     /* negative errno when jobs could not start */
+	/* rw replay: the trace's IOs issued, the last line issued, whether the trace ended
+	 * (not the runtime), and with a pace (timed) the issue lag: the submission instant
+	 * minus the one the trace's time and the speed gave it */
+	struct rb_replay_result {
+		uint64_t ios, last_line;
+		bool complete, timed;
+		uint64_t lag_max_ns;
+		struct rb_hist lag; /* ns */
+	} replay;
+	int setup_err; /* negative errno when jobs could not start */
 	char message[256];
 };
 

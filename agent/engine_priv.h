@@ -69,6 +69,8 @@ struct job {
 	uint64_t issued;
 	struct rb_io_error errs[RB_MAX_IO_ERRORS];
 	unsigned nerrs;
+	struct rb_engine_replay *rp; /* rw replay: the trace and its state (engine_replay.c) */
+	bool replay_done;	     /* the trace ended, or failed */
 	struct rb_verify_stats vst;
 	struct rb_verify_mismatch vmis[RB_MAX_IO_ERRORS];
 	unsigned nvmis;
@@ -96,6 +98,8 @@ struct rb_run {
 	int64_t start_at;    /* asked-for start, CLOCK_MONOTONIC; 0: at once */
 	unsigned nintervals; /* UINT32_MAX for size-based runs: no fixed count */
 	bool size_based;
+	bool replay;	     /* rw replay: a size-based run that runtime may still cut */
+	double replay_speed; /* 0: as fast as it goes */
 	struct rb_bssplit split;
 	struct rb_alias alias;
 	uint64_t unit, max_bs; /* offset granularity (smallest size), largest size */
@@ -111,5 +115,22 @@ static inline int64_t now_ns(const struct rb_run *r)
 
 /* A job's thread: its IO loop until the run's end (engine.c). */
 void *rb_job_main(void *arg);
+
+/*
+ * A replay (engine_replay.c). setup: the trace scanned, its speed, the slots' size (from
+ * run_settings). job: the job's own reader of the trace. peek: 1 with the next IO's due
+ * instant, 0 at the trace's end, negative with j->msg. take: that IO, for the slot, as a
+ * position in the job's region, a length and a direction. submitted: the lag of the IOs
+ * just submitted at ts. collect: the job's figures into its target's result.
+ */
+struct rb_engine_replay;
+int rb_engine_replay_setup(struct rb_run *r, char *err, size_t errlen);
+int rb_engine_replay_job(struct job *j, char *err, size_t errlen);
+int rb_engine_replay_peek(struct job *j, int64_t *ret_due);
+void rb_engine_replay_take(struct job *j, unsigned slot, int64_t due, uint64_t *ret_pos,
+			   uint64_t *ret_len, uint32_t *ret_dir);
+void rb_engine_replay_submitted(struct job *j, struct rb_io *const *q, unsigned n, int64_t ts);
+void rb_engine_replay_collect(const struct job *j, struct rb_target_result *res);
+void rb_engine_replay_free(struct job *j);
 
 #endif

@@ -150,7 +150,7 @@ static int run_settings(struct rb_run *r, size_t n, char *err, size_t errlen)
 
 	r->ntgt = n;
 	r->njobs = n * wl->numjobs;
-	r->size_based = wl->io_size || wl->passes;
+	r->size_based = wl->io_size || wl->passes || wl->rw == RB_RW_REPLAY;
 	if (r->size_based)
 		r->nintervals = UINT32_MAX;
 	else
@@ -174,6 +174,9 @@ static int run_settings(struct rb_run *r, size_t n, char *err, size_t errlen)
 			r->max_bs = r->split.bs[k];
 	}
 	rb_alias_init(&r->alias, r->split.weight, r->split.n);
+	/* a replay's slots hold the trace's longest IO */
+	if (wl->rw == RB_RW_REPLAY)
+		return rb_engine_replay_setup(r, err, errlen);
 	return 0;
 }
 
@@ -337,6 +340,8 @@ static int targets_and_jobs(struct rb_run *r, const struct rb_volume *vols,
 		e = job_region(r, j, dist);
 		if (!e)
 			e = job_slots(r, j);
+		if (!e && r->replay)
+			e = rb_engine_replay_job(j, err, errlen);
 		if (e)
 			return e;
 	}
@@ -504,8 +509,10 @@ static void collect(struct rb_run *r)
 				snprintf(res->message, sizeof(res->message), "%s", j->msg);
 			}
 			snprintf(res->features, sizeof(res->features), "%s", j->ctx.features);
+			rb_engine_replay_collect(j, res);
 		}
-		res->nbs = r->split.n;
+		/* a replay's sizes are the trace's: no split to count them by */
+		res->nbs = r->replay ? 0 : r->split.n;
 		memcpy(res->bs, r->split.bs, sizeof(res->bs));
 		res->elapsed_ns =
 			last > r->measure_ns ? (uint64_t)(last - r->measure_ns) : r->wl.runtime_ns;
@@ -568,6 +575,7 @@ struct rb_run *rb_run_free(struct rb_run *r)
 		free(j->res);
 		if (j->latlog)
 			fclose(j->latlog);
+		rb_engine_replay_free(j);
 	}
 	for (size_t t = 0; r->tgts && t < r->ntgt; t++) {
 		free(r->tgts[t].job_last);

@@ -18,6 +18,7 @@
 #include "history.h"
 #include "jsonout.h"
 #include "log.h"
+#include "replay.h"
 #include "runner.h"
 #include "statedir.h"
 #include "units.h"
@@ -140,6 +141,7 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 			}
 	fprintf(out, "], \"uring_features\": ");
 	rb_json_str(out, res->features);
+	rb_replay_print_json(out, wl, res);
 	if (close)
 		fputc('}', out);
 }
@@ -438,6 +440,7 @@ static void merge_results(const struct rb_run *run, size_t nres, struct rb_targe
 		for (int d = 0; d < RB_NDIR; d++)
 			for (unsigned b = 0; b < res->nbs; b++)
 				all->bs_ios[d][b] += res->bs_ios[d][b];
+		rb_replay_merge(&all->replay, &res->replay, t == 0);
 	}
 }
 
@@ -495,6 +498,7 @@ static void print_text(const struct rb_localrun *a, const struct rb_run *run,
 			       res->errors[e].length, res->errors[e].count,
 			       strerror(res->errors[e].err));
 		print_verify_text(&a->wl, res);
+		rb_replay_print_text(stdout, &a->wl, res);
 	}
 }
 

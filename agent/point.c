@@ -463,6 +463,20 @@ out:
 	rb_diags_release(&d);
 }
 
+/* Whether pattern rw issues IOs of direction d (a replay's trace may issue each). */
+static bool dir_used(uint32_t rw, int d)
+{
+	bool trim = rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM;
+
+	if (rw == RB_RW_REPLAY)
+		return true;
+	if (d == RB_DIR_READ)
+		return rb_rw_reads(rw);
+	if (d == RB_DIR_WRITE)
+		return rb_rw_writes(rw) && !trim;
+	return trim;
+}
+
 static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
 		      const struct rb_dir_stats *dirs)
 {
@@ -474,12 +488,7 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 		struct rb_msg_sample *sm;
 
 		/* a direction the workload never uses is not sampled */
-		if (d == RB_DIR_READ && !rb_rw_reads(p->wl.rw))
-			continue;
-		if (d == RB_DIR_WRITE && (!rb_rw_writes(p->wl.rw) || p->wl.rw == RB_RW_TRIM ||
-					  p->wl.rw == RB_RW_RANDTRIM))
-			continue;
-		if (d == RB_DIR_TRIM && p->wl.rw != RB_RW_TRIM && p->wl.rw != RB_RW_RANDTRIM)
+		if (!dir_used(p->wl.rw, d))
 			continue;
 		if (p->nbatch == p->capbatch) {
 			size_t cap = p->capbatch ? p->capbatch * 2 : 16;

@@ -546,6 +546,180 @@ static void test_engine_volumes_split_ios_across_units(void **state)
 	rb_run_free(r);
 }
 
+/*
+ * Replays: a backend that records every IO as it is submitted (offset, length, direction,
+ * the fake clock's instant) and completes it at once.
+ */
+#define R_MAX 256
+static struct {
+	struct rb_io *q[64];
+	unsigned n, count;
+	uint64_t off[R_MAX], len[R_MAX], dir[R_MAX];
+	int64_t at[R_MAX];
+} rk;
+
+static void r_prep(struct rb_engine_ctx *c, struct rb_io *io)
+{
+	(void)c;
+	rk.q[rk.n++] = io;
+}
+
+static int r_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			 struct rb_io **done, int *res, unsigned max)
+{
+	unsigned n = rk.n < max ? rk.n : max;
+
+	(void)c;
+	(void)wait_ns;
+	(void)wait_nr;
+	for (unsigned i = 0; i < n; i++) {
+		struct rb_io *io = rk.q[i];
+
+		if (rk.count < R_MAX) {
+			rk.off[rk.count] = io->offset;
+			rk.len[rk.count] = io->len;
+			rk.dir[rk.count] = io->dir;
+			rk.at[rk.count] = io->submit_ns;
+		}
+		rk.count++;
+		done[i] = io;
+		res[i] = (int)io->len;
+	}
+	memmove(rk.q, rk.q + n, (rk.n - n) * sizeof(rk.q[0]));
+	rk.n -= n;
+	return (int)n;
+}
+
+static const struct rb_engine_ops record_ops = {
+	.name = "record", .setup = f_setup, .teardown = f_teardown, .prep = r_prep,
+	.submit_reap = r_submit_reap,
+};
+
+/* A trace file of text; its path into path (a mkstemp template). */
+static void write_trace(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Replays path on a 1 MiB target with the recording backend on the fake clock. */
+static struct rb_run *replay_run(const char *path, const char *const *kv, size_t nkv)
+{
+	struct rb_workload wl;
+	struct rb_run *r = NULL;
+	char err[512];
+	int fd = -1;
+	uint64_t span = 1 << 20;
+
+	memset(&rk, 0, sizeof(rk));
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "replay", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("replay"), path, err, sizeof(err));
+	for (size_t i = 0; i + 1 < nkv; i += 2)
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find(kv[i]), kv[i + 1], err, sizeof(err)), 0);
+	assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), 0);
+	if (rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)))
+		fail_msg("%s", err);
+	rb_run_set_ops(r, &record_ops);
+	rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL });
+	rb_run_start(r);
+	rb_run_join(r);
+	return r;
+}
+
+static const char replay_text[] = "fio version 3 iolog\n"
+				  "0 f add\n"
+				  "100 f read 8192 4096\n"
+				  "600 f write 4096 8192\n"
+				  "600 f trim 65536 65536\n"
+				  "2100 f read 1049600 1000\n" /* past the end: wraps to 1024 */
+				  "3100 f close\n";
+
+static void test_engine_replay_in_order_at_its_times(void **state)
+{
+	static const uint64_t off[] = { 8192, 4096, 65536, 1024 }, len[] = { 4096, 8192, 65536, 1024 };
+	static const uint64_t dir[] = { RB_DIR_READ, RB_DIR_WRITE, RB_DIR_TRIM, RB_DIR_READ };
+	static const int64_t at_us[] = { 0, 500, 500, 2000 }; /* since the first record */
+	static const char *const speeds[] = { "1", "2", "0" };
+	char path[] = "/tmp/rb-test-replay-XXXXXX";
+
+	(void)state;
+	write_trace(path, replay_text);
+	for (size_t s = 0; s < 3; s++) {
+		const char *kv[] = { "replay_speed", speeds[s], "iodepth", "2" };
+		struct rb_run *r = replay_run(path, kv, 4);
+		const struct rb_target_result *res = rb_run_result(r, 0);
+		int64_t start = rk.at[0];
+
+		assert_int_equal(res->setup_err, 0);
+		assert_int_equal(rk.count, 4);
+		for (unsigned i = 0; i < 4; i++) {
+			int64_t want = s == 2 ? 0 : at_us[i] * 1000 / (int64_t)(s + 1);
+
+			assert_int_equal(rk.off[i], off[i]);
+			assert_int_equal(rk.len[i], len[i]);
+			assert_int_equal(rk.dir[i], dir[i]);
+			/* on the fake clock each IO goes exactly when due */
+			assert_int_equal(rk.at[i] - start, want);
+		}
+		assert_int_equal(res->dir[RB_DIR_READ].ios, 2);
+		assert_int_equal(res->dir[RB_DIR_WRITE].ios, 1);
+		assert_int_equal(res->dir[RB_DIR_TRIM].ios, 1);
+		assert_int_equal(res->replay.ios, 4);
+		assert_int_equal(res->replay.last_line, 6);
+		assert_true(res->replay.complete);
+		/* the issue lag: one entry per IO with a pace, none at speed 0 */
+		assert_int_equal(res->replay.timed, s != 2);
+		assert_int_equal(res->replay.lag.total, s == 2 ? 0 : 4);
+		assert_int_equal(res->replay.lag_max_ns, 0);
+		assert_int_equal(res->nbs, 0);
+		rb_run_free(r);
+	}
+	unlink(path);
+}
+
+static void test_engine_replay_runtime_and_refusal(void **state)
+{
+	char path[] = "/tmp/rb-test-replay-XXXXXX";
+	const char *cut[] = { "runtime", "1ms" };
+	const char *refuse[] = { "replay_remap", "refuse", "replay_speed", "0" };
+	struct rb_run *r;
+	const struct rb_target_result *res;
+
+	(void)state;
+	write_trace(path, replay_text);
+	/* runtime shorter than the trace: the IOs due before it, and the replay says so */
+	r = replay_run(path, cut, 2);
+	res = rb_run_result(r, 0);
+	assert_int_equal(rk.count, 3);
+	assert_int_equal(res->replay.ios, 3);
+	assert_false(res->replay.complete);
+	assert_int_equal(res->setup_err, 0);
+	rb_run_free(r);
+	/* refuse: the IO past the end stops the replay, naming its line */
+	r = replay_run(path, refuse, 4);
+	res = rb_run_result(r, 0);
+	assert_int_equal(rk.count, 3);
+	assert_int_equal(res->setup_err, -ERANGE);
+	assert_non_null(strstr(res->message, ":6: the IO at byte 1049600 (1000 bytes) has no place"));
+	rb_run_free(r);
+	unlink(path);
+	/* a trace that is not there: rb_run_new says so */
+	struct rb_workload wl;
+	char err[512];
+	int fd = -1;
+	uint64_t span = 1 << 20;
+
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("rw"), "replay", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("replay"), path, err, sizeof(err));
+	assert_int_equal(rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "cannot open trace"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +732,8 @@ int main(void)
 		cmocka_unit_test(test_engine_short_ios_resubmitted_and_counted_once),
 		cmocka_unit_test(test_engine_volumes_map_raid0),
 		cmocka_unit_test(test_engine_volumes_split_ios_across_units),
+		cmocka_unit_test(test_engine_replay_in_order_at_its_times),
+		cmocka_unit_test(test_engine_replay_runtime_and_refusal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
