@@ -1,11 +1,52 @@
 // SPDX-License-Identifier: MIT
-/* rw replay outside the engine: its figures printed. */
+/* rw replay outside the engine: the runner's questions of a trace, and its figures printed. */
 #include "replay.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "units.h"
+
+int rb_replay_scan(const struct rb_workload *wl, struct rb_trace_summary *ret, struct rb_diags *d)
+{
+	char err[512];
+	int e = rb_trace_scan(wl->replay, (int)wl->replay_format, wl->replay_device, ret, err,
+			      sizeof(err));
+
+	if (!e)
+		return 0;
+	rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, "replay", "%s", err);
+	return e == -ENOMEM ? e : -EINVAL;
+}
+
+void rb_replay_refused(const struct rb_workload *wl, const struct rb_trace_summary *s,
+		       struct rb_diags *d)
+{
+	char where[4200];
+
+	if (!s->first_write_line)
+		return;
+	snprintf(where, sizeof(where), "%s:%" PRIu64, wl->replay, s->first_write_line);
+	rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, where,
+		     "the trace writes from here on (%" PRIu64 " writes, %" PRIu64
+		     " trims): a replay that writes needs both keys, the target allowed "
+		     "and the run's destructive key",
+		     s->ios[RB_TRACE_WRITE], s->ios[RB_TRACE_TRIM]);
+}
+
+int rb_replay_fits(const struct rb_workload *wl, const char *target, uint64_t span, uint32_t lbs,
+		   struct rb_diags *d)
+{
+	char err[512];
+	int e = rb_trace_check_fits(wl->replay, (int)wl->replay_format, wl->replay_device, span,
+				    lbs, (int)wl->replay_remap, err, sizeof(err));
+
+	if (!e)
+		return 0;
+	rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, target, "%s", err);
+	return e == -ENOMEM ? e : -EINVAL;
+}
 
 void rb_replay_merge(struct rb_replay_result *dst, const struct rb_replay_result *src, bool first)
 {

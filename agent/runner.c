@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "replay.h"
+
 static bool mix_reads(const struct rb_workload *wl)
 {
 	if (wl->rw == RB_RW_RW || wl->rw == RB_RW_RANDRW)
@@ -200,9 +202,9 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 		      struct rb_diags *diags)
 {
 	bool writes = rb_workload_writes(wl);
-	/* laying out a range writes it: the whole run is judged as a write */
-	unsigned how =
-		(writes || wl->layout ? RB_GUARD_WRITE : 0) | (wl->size ? RB_GUARD_CREATE : 0);
+	bool replay = wl->rw == RB_RW_REPLAY && rb_engine_needs_target(wl->engine);
+	struct rb_trace_summary rs = { 0 };
+	unsigned how;
 	struct rb_guard_target *t;
 	struct rb_prepared *p;
 	int refused = 0, r = 0;
@@ -225,6 +227,15 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 					 diags);
 		goto out;
 	}
+	/* a replay writes when its trace does: read through (streamed) before anything opens */
+	if (replay) {
+		r = rb_replay_scan(wl, &rs, diags);
+		if (r)
+			goto out;
+		writes = rs.first_write_line != 0;
+	}
+	/* laying out a range writes it: the whole run is judged as a write */
+	how = (writes || wl->layout ? RB_GUARD_WRITE : 0) | (wl->size ? RB_GUARD_CREATE : 0);
 	/*
 	 * Every target is opened first (a block device to write claimed O_EXCL: nobody
 	 * mounts or assembles it from now on), and the guard judges each descriptor
@@ -242,6 +253,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	if (!refused && !r)
 		r = same_targets(paths, t, n, diags);
 	if (refused || r) {
+		if (refused && replay)
+			rb_replay_refused(wl, &rs, diags);
 		r = refused ? refused : r;
 		goto out;
 	}
@@ -252,6 +265,11 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 		if (e && !r)
 			r = e;
 	}
+	/* every IO of the trace has a place on each target (or the run is refused, said) */
+	for (size_t i = 0; i < n && replay && !r; i++)
+		r = rb_replay_fits(
+			wl, paths[i], p->spans[i],
+			t[i].info.logical_block_size ? t[i].info.logical_block_size : 512, diags);
 	for (size_t i = 0; i < n && !r; i++) {
 		p->fds[i] = t[i].fd;
 		t[i].fd = -1;

@@ -96,6 +96,10 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 	return NULL;
 }
 
+/*
+ * A replay point counts as writing (rb_workload_writes): its trace is on the agent's host,
+ * where the agent scans it and opens a read-only trace's targets for reading only.
+ */
 bool rb_campaign_writes(const struct rb_campaign *c)
 {
 	for (size_t i = 0; i < c->npoints; i++)

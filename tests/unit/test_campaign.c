@@ -65,6 +65,50 @@ static void test_campaign_loads_and_expands_matrix(void **state)
 	rb_diags_release(&d);
 }
 
+static void test_campaign_replay_counts_as_writing(void **state)
+{
+	/* the coordinator cannot see a trace: a replay point is judged as writing */
+	static const char text[] =
+		"name: t\n"
+		"insecure: true\n"
+		"targets:\n"
+		"  - agent: a1\n"
+		"    drives: [/d/0]\n"
+		"phases:\n"
+		"  - name: app\n"
+		"    workload: {rw: replay, replay: /traces/app.txt, replay_speed: 2,\n"
+		"               replay_format: blkparse, replay_device: '8,16'}\n";
+	static const char missing[] =
+		"name: t\n"
+		"targets:\n"
+		"  - agent: a1\n"
+		"    drives: [/d/0]\n"
+		"phases:\n"
+		"  - workload: {rw: replay}\n";
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	int found = 0;
+
+	(void)state;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("r.yaml", text, strlen(text), &c, &d), 0);
+	assert_int_equal(c->npoints, 1);
+	assert_int_equal(c->points[0].wl.rw, RB_RW_REPLAY);
+	assert_string_equal(c->points[0].wl.replay, "/traces/app.txt");
+	assert_string_equal(c->points[0].wl.replay_speed, "2");
+	assert_string_equal(c->points[0].wl.replay_device, "8,16");
+	assert_true(rb_campaign_writes(c));
+	c = rb_campaign_free(c);
+	rb_diags_release(&d);
+	/* without its trace a replay point does not load */
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("r.yaml", missing, strlen(missing), &c, &d), -EINVAL);
+	for (size_t i = 0; i < d.n; i++)
+		found |= strstr(d.v[i].message, "needs 'replay'") != NULL;
+	assert_true(found);
+	rb_diags_release(&d);
+}
+
 static void test_campaign_reports_every_error_in_file_order(void **state)
 {
 	static const char bad[] =
@@ -504,6 +548,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_campaign_loads_and_expands_matrix),
+		cmocka_unit_test(test_campaign_replay_counts_as_writing),
 		cmocka_unit_test(test_campaign_reports_every_error_in_file_order),
 		cmocka_unit_test(test_campaign_structure_errors),
 		cmocka_unit_test(test_campaign_curve_and_steady_state),
