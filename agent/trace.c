@@ -585,8 +585,8 @@ int rb_trace_next(struct rb_trace *t, struct rb_trace_rec *ret, char *err, size_
 		r = formats[t->format].parse(t, s, n, &p);
 		if (r < 0)
 			return line_error(t, p.msg, err, errlen);
-		if (r == SKIP)
-			continue;
+		if (r == SKIP || !p.len)
+			continue; /* nothing to do: a zero-length IO moves no data */
 		if (p.len > RB_TRACE_MAX_IO)
 			return fail(err, errlen, -EINVAL,
 				    "%s:%llu: an IO of %llu bytes is longer than 64 MiB, the most "

@@ -89,7 +89,7 @@ run_fuzz() {
 	CC=clang configure_build build-fuzz -DRB_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug || return 1
 	# seconds per target
 	local secs=${RB_FUZZ_SECONDS:-30} rc=0
-	for t in ${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal fuzz_control fuzz_fiojob fuzz_results}; do
+	for t in ${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal fuzz_control fuzz_fiojob fuzz_results fuzz_trace}; do
 		local corpus=$ROOT/build-fuzz/corpus-$t
 		mkdir -p "$corpus"
 		cp "$ROOT"/tests/fuzz/corpus/$t/* "$corpus"/ 2>/dev/null

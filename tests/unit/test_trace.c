@@ -75,16 +75,17 @@ static void test_trace_iolog_v2(void **state)
 				   "/dev/sdb wait 250 0\n"
 				   "/dev/sdb write 0 4096\n"
 				   "/dev/sdb sync 0 0\n"
+				   "/dev/sdb read 4096 0\n"
 				   "/dev/sdc read 512 512\n"
 				   "/dev/sdb trim 1048576 65536\n"
 				   "/dev/sdb close\n";
 	static const struct want all[] = {
 		{ 0, 4096, 8192, RB_TRACE_READ, 4 },
 		{ 250000, 0, 4096, RB_TRACE_WRITE, 6 },
-		{ 250000, 512, 512, RB_TRACE_READ, 8 },
-		{ 250000, 1048576, 65536, RB_TRACE_TRIM, 9 },
+		{ 250000, 512, 512, RB_TRACE_READ, 9 },
+		{ 250000, 1048576, 65536, RB_TRACE_TRIM, 10 },
 	};
-	static const struct want sdc[] = { { 0, 512, 512, RB_TRACE_READ, 8 } };
+	static const struct want sdc[] = { { 0, 512, 512, RB_TRACE_READ, 9 } };
 
 	(void)state;
 	expect(text, RB_TRACE_IOLOG, NULL, all, 4);
