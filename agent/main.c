@@ -51,18 +51,8 @@ static const char *words(const char *cmd)
 
 static int completion(int argc, char **argv)
 {
-	int r;
-
-	shell = NULL;
-	r = rb_parseopt(&completion_spec, argc, argv, NULL);
-	if (r)
-		return rb_parseopt_exit(r);
-	if (strcmp(shell, "bash")) {
-		rb_err("no completion for '%s': bash only", shell);
-		return RB_EXIT_USAGE;
-	}
-	rb_parseopt_bash(stdout, "rackbench-agent", cmds, NCMDS, &rb_agent_daemon_spec, words);
-	return RB_EXIT_OK;
+	return rb_parseopt_completion(&completion_spec, &shell, argc, argv, "rackbench-agent", cmds,
+				      NCMDS, &rb_agent_daemon_spec, words);
 }
 
 int main(int argc, char **argv)

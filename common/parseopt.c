@@ -704,3 +704,21 @@ void rb_parseopt_bash(FILE *out, const char *prog, const struct rb_subcmd *cmds,
 		     "\t\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n\tfi\n}\n");
 	fprintf(out, "complete -F %s %s\n", fn, prog);
 }
+
+int rb_parseopt_completion(const struct rb_popt_cmd *spec, const char **shell, int argc,
+			   char **argv, const char *prog, const struct rb_subcmd *cmds, size_t n,
+			   const struct rb_popt_cmd *top, const char *(*words)(const char *cmd))
+{
+	int r;
+
+	*shell = NULL;
+	r = rb_parseopt(spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	if (strcmp(*shell, "bash")) {
+		rb_err("no completion for '%s': bash only", *shell);
+		return RB_EXIT_USAGE;
+	}
+	rb_parseopt_bash(stdout, prog, cmds, n, top, words);
+	return RB_EXIT_OK;
+}

@@ -119,6 +119,14 @@ int rb_parseopt_dispatch(const char *prog, const struct rb_subcmd *cmds, size_t 
  */
 void rb_parseopt_bash(FILE *out, const char *prog, const struct rb_subcmd *cmds, size_t n,
 		      const struct rb_popt_cmd *top, const char *(*words)(const char *cmd));
+/*
+ * A program's `completion SHELL` command: spec's one positional is stored in *shell; bash
+ * prints rb_parseopt_bash's script of prog's commands, another shell is refused. Returns
+ * the exit code.
+ */
+int rb_parseopt_completion(const struct rb_popt_cmd *spec, const char **shell, int argc,
+			   char **argv, const char *prog, const struct rb_subcmd *cmds, size_t n,
+			   const struct rb_popt_cmd *top, const char *(*words)(const char *cmd));
 /* Frees a list's array (not its strings, which are argv's). */
 void rb_popt_list_release(struct rb_popt_list *l);
 /* Edit distance of two strings (adjacent swaps count one), for suggestions. */
