@@ -78,23 +78,6 @@ static const char *entry(struct rb_yaml *ly, yaml_node_t *dn, const char *key)
 	return NULL;
 }
 
-static void group_release(struct rb_agent_group *g)
-{
-	free(g->name);
-	for (size_t j = 0; j < g->nlabels; j++)
-		free(g->labels[j]);
-	free(g->labels);
-	for (size_t j = 0; j < g->ndrives; j++)
-		free(g->drives[j]);
-	free(g->drives);
-	if (g->has_select) {
-		free(g->select.agent);
-		free(g->select.model);
-		free(g->select.serial);
-		free(g->select.firmware);
-	}
-}
-
 /*
  * A lock made of a campaign with agent groups names the agents the groups chose: each
  * joins as the group made it join (its drives, its selector), and a group the lock fills
@@ -135,7 +118,7 @@ static void lock_groups(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, ya
 			    "asks for %u: run 'rackbench plan --lock' again",
 			    got[g], *G->name ? G->name : "*", G->count);
 		if (got[g]) {
-			group_release(G);
+			rb_agent_group_release(G);
 			continue;
 		}
 		c->groups[kept++] = *G;
@@ -166,10 +149,7 @@ static void selectors_locked(struct loader *L, yaml_node_t *n, const char *path,
 			c->selectors[kept++] = *s;
 			continue;
 		}
-		free(s->agent);
-		free(s->model);
-		free(s->serial);
-		free(s->firmware);
+		rb_selector_release(s);
 	}
 	c->nselectors = kept;
 }

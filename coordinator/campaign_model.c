@@ -34,6 +34,27 @@ bool rb_point_has_drive(const struct rb_campaign *c, const struct rb_point *p, s
 	return !P->ndrives;
 }
 
+void rb_selector_release(struct rb_selector *s)
+{
+	free(s->agent);
+	free(s->model);
+	free(s->serial);
+	free(s->firmware);
+}
+
+void rb_agent_group_release(struct rb_agent_group *g)
+{
+	free(g->name);
+	for (size_t j = 0; j < g->nlabels; j++)
+		free(g->labels[j]);
+	free(g->labels);
+	for (size_t j = 0; j < g->ndrives; j++)
+		free(g->drives[j]);
+	free(g->drives);
+	if (g->has_select)
+		rb_selector_release(&g->select);
+}
+
 struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 {
 	if (!c)
@@ -56,30 +77,11 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 			free(c->phases[i].drives[j]);
 		free(c->phases[i].drives);
 	}
-	for (size_t i = 0; i < c->nselectors; i++) {
-		free(c->selectors[i].agent);
-		free(c->selectors[i].model);
-		free(c->selectors[i].serial);
-		free(c->selectors[i].firmware);
-	}
+	for (size_t i = 0; i < c->nselectors; i++)
+		rb_selector_release(&c->selectors[i]);
 	free(c->selectors);
-	for (size_t i = 0; i < c->ngroups; i++) {
-		struct rb_agent_group *g = &c->groups[i];
-
-		free(g->name);
-		for (size_t j = 0; j < g->nlabels; j++)
-			free(g->labels[j]);
-		free(g->labels);
-		for (size_t j = 0; j < g->ndrives; j++)
-			free(g->drives[j]);
-		free(g->drives);
-		if (g->has_select) {
-			free(g->select.agent);
-			free(g->select.model);
-			free(g->select.serial);
-			free(g->select.firmware);
-		}
-	}
+	for (size_t i = 0; i < c->ngroups; i++)
+		rb_agent_group_release(&c->groups[i]);
 	free(c->groups);
 	free(c->agents);
 	free(c->drives);

@@ -81,6 +81,9 @@ size_t rb_campaign_load_workload(struct loader *L, yaml_node_t *n, const char *c
 /* campaign_load.c: targets; campaign_lock.c: lock files */
 void rb_campaign_load_targets(struct loader *L, yaml_node_t *n);
 void rb_campaign_load_lock(struct loader *L, yaml_node_t *n);
+/* A selector's or an agent group's strings freed (campaign_model.c). */
+void rb_selector_release(struct rb_selector *s);
+void rb_agent_group_release(struct rb_agent_group *g);
 /* preset: NAME, with its overrides (campaign_preset.c). */
 void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides);
 
