@@ -193,6 +193,8 @@ def run_block(path, line, lang, code, env_base):
                 os.killpg(p.pid, sig)
             except ProcessLookupError:
                 break
+            # a grace period between SIGTERM and SIGKILL: the block's agents get to stop as
+            # systemd would stop them (half a second is what it takes them here)
             time.sleep(0.5 if sig == signal.SIGTERM else 0)
         if timed_out:
             p.wait()

@@ -72,6 +72,8 @@ class Tracer:
         self.proc = subprocess.Popen(["blktrace", "-d", self.dev, "-a", "queue", "-o", self.name,
                                       "-D", self.folder], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
+        # blktrace says nothing when it is ready: its relay channels are set up within the
+        # first second, and where it cannot trace (lockdown) it has exited by then
         time.sleep(1.5)
         if self.proc.poll() is None:
             return self
@@ -101,6 +103,8 @@ class Tracer:
             x.write(v)
 
     def __exit__(self, *a):
+        # the last IOs' queue events reach the tracer's buffers after the IOs returned: a
+        # moment to drain them before the trace is cut (nothing reports that they have)
         time.sleep(0.5)
         if self.proc:
             self.proc.send_signal(signal.SIGINT)
