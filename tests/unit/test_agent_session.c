@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -330,7 +334,6 @@ static void test_welcome_into_no_run(void **st)
 	assert_non_null(log);
 	fflush(stderr);
 	dup2(fileno(log), 2);
-	rb_log_init("rackbench-agent", RB_LOG_INFO);
 	for (int i = 0; i < 3; i++) {
 		harness_send_welcome(t, "");
 		rb_clock_fake_advance(&t->fake, 2500000000LL);
@@ -340,7 +343,6 @@ static void test_welcome_into_no_run(void **st)
 		rb_msg_free(h);
 	}
 	fflush(stderr);
-	rb_log_init("rackbench-agent", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
 	dup2(saved, 2);
 	close(saved);
 	fd = fileno(log);
@@ -357,6 +359,90 @@ static void test_welcome_into_no_run(void **st)
 	preflight(t);
 	assert_int_equal(replies(t, 5000, seq, 2), 1);
 	assert_int_equal(seq[0], 1);
+}
+
+/* The agent's spool file of run r1, or "" (its name carries the process's epoch). */
+static void spool_path(struct harness *t, char *buf, size_t len)
+{
+	char pat[256];
+	glob_t g;
+
+	snprintf(pat, sizeof(pat), "%s/spool/r1-*.spool", t->dir);
+	buf[0] = '\0';
+	if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc == 1)
+		snprintf(buf, len, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+static int count_rec(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	*(uint64_t *)arg = seq;
+	return 0;
+}
+
+/*
+ * The spool's folder full (here: the file size limit at the spool's size): what it cannot
+ * hold is kept in memory and sent as any other, numbered without a gap; acknowledged, it is
+ * let go, and once the spool takes writes again the next message is in it.
+ */
+static void test_spool_full_kept_in_memory(void **st)
+{
+	struct harness *t = *st;
+	struct rlimit old, lim;
+	struct stat sb;
+	char path[512];
+	uint64_t seq[8], last = 0;
+
+	welcome(t);
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 8), 1);
+	assert_int_equal(seq[0], 1);
+	spool_path(t, path, sizeof(path));
+	assert_true(path[0]);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	lim = old;
+	lim.rlim_cur = (rlim_t)sb.st_size;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (int i = 0; i < 3; i++)
+		preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 8), 3);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	/* sent from memory, in order, none lost; the spool did not grow */
+	assert_int_equal(seq[0], 2);
+	assert_int_equal(seq[1], 3);
+	assert_int_equal(seq[2], 4);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(rb_spool_walk(path, 0, count_rec, &last), 1);
+	/* held by the coordinator: memory let go; the spool takes the next one again */
+	harness_ack(t, t->epoch, 4);
+	preflight(t);
+	assert_int_equal(replies(t, 5000, seq, 8), 1);
+	assert_int_equal(seq[0], 5);
+	/* (a spool the coordinator holds all of may start over: 5 is its last record) */
+	last = 0;
+	assert_true(rb_spool_walk(path, 0, count_rec, &last) >= 1);
+	assert_int_equal(last, 5);
+}
+
+/* The agent's info lines said (set before its thread starts, reset after it ends: its
+ * level is read by that thread). */
+static int setup_info(void **st)
+{
+	rb_log_init("rackbench-agent", RB_LOG_INFO);
+	return harness_setup(st);
+}
+
+static int teardown_info(void **st)
+{
+	int r = harness_teardown(st);
+
+	rb_log_init("rackbench-agent", getenv("RB_DEBUG") ? RB_LOG_DEBUG : RB_LOG_WARN);
+	return r;
 }
 
 /* After a Stop the agent says Hello again, a second later on its clock, not before. */
@@ -398,7 +484,9 @@ int main(void)
 						setup_unstarted, harness_teardown),
 		cmocka_unit_test_setup_teardown(test_other_protocol_answered_with_an_error,
 						harness_setup, harness_teardown),
-		cmocka_unit_test_setup_teardown(test_welcome_into_no_run, harness_setup,
+		cmocka_unit_test_setup_teardown(test_welcome_into_no_run, setup_info,
+						teardown_info),
+		cmocka_unit_test_setup_teardown(test_spool_full_kept_in_memory, harness_setup,
 						harness_teardown),
 		cmocka_unit_test_setup_teardown(test_hello_again_a_second_after_stop, harness_setup,
 						harness_teardown),
