@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cmds.h"
 #include "report.h"
 #include "results.h"
 
@@ -94,16 +95,16 @@ static void make_base(void)
 	if (!r)
 		abort();
 	for (uint32_t d = 0; d < 2; d++) {
-		struct rb_row_drive dr = { .drive = d, .capacity_bytes = 1 << 30,
-					   .logical_block_size = 512 };
+		struct rb_row_drive dr = { .drive = d, .id.size_bytes = 1 << 30,
+					   .id.logical_block_size = 512 };
 
 		snprintf(dr.agent, sizeof(dr.agent), "a%u", d);
-		snprintf(dr.path, sizeof(dr.path), "/dev/nvme%un1", d);
-		snprintf(dr.model, sizeof(dr.model), "model %u", d % 2);
-		snprintf(dr.kind, sizeof(dr.kind), "nvme");
+		snprintf(dr.id.path, sizeof(dr.id.path), "/dev/nvme%un1", d);
+		snprintf(dr.id.model, sizeof(dr.id.model), "model %u", d % 2);
+		snprintf(dr.id.kind, sizeof(dr.id.kind), "nvme");
 		rb_results_drive(r, &dr);
 	}
-	struct rb_row_member mb = { .drive = 1, .member = 0, .path = "/dev/loop0" };
+	struct rb_row_member mb = { .drive = 1, .member = 0, .id.path = "/dev/loop0" };
 
 	rb_results_member(r, &mb);
 	for (uint32_t p = 0; p < 2; p++) {
