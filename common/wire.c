@@ -55,6 +55,8 @@ struct pool {
 	void **v;
 	size_t n, cap;
 	bool failed;
+	bool over;	/* decoding: past what the decoder may use for one message */
+	size_t *budget; /* decoding: the bytes it may still use; NULL unbounded */
 };
 
 static void *pool_alloc(struct pool *p, size_t n, size_t size)
@@ -63,6 +65,16 @@ static void *pool_alloc(struct pool *p, size_t n, size_t size)
 
 	if (p->failed)
 		return NULL;
+	if (p->budget) {
+		/* what a message's arrays take counts with what protobuf-c took for it */
+		size_t need = (n + 1) * size;
+
+		if (need > *p->budget) {
+			p->failed = p->over = true;
+			return NULL;
+		}
+		*p->budget -= need;
+	}
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 16;
 		void **nv = realloc(p->v, cap * sizeof(*nv));
@@ -940,9 +952,20 @@ int rb_msg_unpack(const uint8_t *buf, size_t len, struct rb_msg **ret, char *err
 	m->minor = e->version_minor;
 	m->epoch = e->epoch;
 	m->seq = e->seq;
+	m->priv->pool.budget = &decode_left;
 	body_in(&m->priv->pool, m, e);
+	m->priv->pool.budget = NULL;
 	if (m->priv->pool.failed) {
+		bool over = m->priv->pool.over;
+
 		rb_msg_free(m);
+		if (over) {
+			snprintf(
+				err, errlen,
+				"message of %zu bytes needs more than the %u bytes a message may use",
+				len, RB_WIRE_DECODE_BUDGET);
+			return -EMSGSIZE;
+		}
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}

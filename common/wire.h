@@ -281,7 +281,8 @@ void rb_msg_init(struct rb_msg *m, enum rb_msg_kind kind);
 int rb_msg_pack(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len);
 /*
  * Decodes buf. Returns 0 and a message to release with rb_msg_free(), or -EMSGSIZE
- * (too large), -EBADMSG (not a valid envelope, or no body), -EPROTONOSUPPORT (another
+ * (too large, or needing more than RB_WIRE_DECODE_BUDGET in all: protobuf-c's structs and
+ * the typed arrays made from them), -EBADMSG (not a valid envelope, or no body), -EPROTONOSUPPORT (another
  * major version), -ENOMEM; err says which. A histogram whose two lists differ in length
  * is read as long as the shorter.
  */

@@ -607,6 +607,55 @@ static void test_wire_uneven_histogram_read_as_shorter(void **state)
 	rb_msg_free(back);
 }
 
+/*
+ * A small message of many empty targets: each costs protobuf-c little and the typed
+ * identity list much more; together they are held to the decoder's budget, refused as too
+ * large, not allocated.
+ */
+static void test_wire_decode_budget_counts_typed_arrays(void **state)
+{
+	enum { N = 200000 };
+	Rb__Envelope e = RB__ENVELOPE__INIT;
+	Rb__Hello h = RB__HELLO__INIT;
+	Rb__TargetInfo *ti = calloc(N, sizeof(*ti)), **tp = calloc(N, sizeof(*tp));
+	struct rb_msg *back = NULL;
+	uint8_t *buf;
+	size_t n;
+	char err[256];
+
+	(void)state;
+	assert_non_null(ti);
+	assert_non_null(tp);
+	for (size_t i = 0; i < N; i++) {
+		rb__target_info__init(&ti[i]);
+		tp[i] = &ti[i];
+	}
+	h.n_targets = N;
+	h.targets = tp;
+	e.version_major = RB_PROTO_MAJOR;
+	e.body_case = RB__ENVELOPE__BODY_HELLO;
+	e.hello = &h;
+	n = rb__envelope__get_packed_size(&e);
+	assert_true(n < RB_WIRE_MAX_BYTES);
+	buf = malloc(n);
+	assert_non_null(buf);
+	rb__envelope__pack(&e, buf);
+	/* N identities of 448 bytes are past 64 MiB; the envelope alone is not */
+	assert_true((size_t)N * sizeof(struct rb_identity) > RB_WIRE_DECODE_BUDGET);
+	assert_int_equal(rb_msg_unpack(buf, n, &back, err, sizeof(err)), -EMSGSIZE);
+	assert_non_null(strstr(err, "needs more than"));
+	/* a tenth of them fits */
+	h.n_targets = N / 10;
+	n = rb__envelope__get_packed_size(&e);
+	rb__envelope__pack(&e, buf);
+	assert_int_equal(rb_msg_unpack(buf, n, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->hello.ntargets, N / 10);
+	rb_msg_free(back);
+	free(buf);
+	free(ti);
+	free(tp);
+}
+
 static void test_wire_rejects_garbage_and_oversize(void **state)
 {
 	static const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x02 };
@@ -641,6 +690,7 @@ int main(void)
 		cmocka_unit_test(test_wire_refuses_other_major),
 		cmocka_unit_test(test_wire_tolerates_unknown_field),
 		cmocka_unit_test(test_wire_uneven_histogram_read_as_shorter),
+		cmocka_unit_test(test_wire_decode_budget_counts_typed_arrays),
 		cmocka_unit_test(test_wire_rejects_garbage_and_oversize),
 	};
 
