@@ -209,6 +209,15 @@ static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yam
 		long k = selector_of(c, agent);
 
 		if (k >= 0) {
+			for (size_t d = 0; d < c->ndrives; d++)
+				if (!strcmp(c->drives[d].agent, agent) &&
+				    !strcmp(c->drives[d].path, dpath)) {
+					rb_yaml_error(
+						ly, L->d, dn, dpath,
+						"drive '%s' of agent '%s' is in the lock twice",
+						dpath, agent);
+					return;
+				}
 			taken[k]++;
 			if (rb_campaign_add_drive(c, agent, dpath, serial))
 				ERR(L, n, "lock", "out of memory");

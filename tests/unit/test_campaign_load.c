@@ -505,6 +505,12 @@ static void test_lock_answers_a_selector(void **st)
 			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n");
 	lock_refused(fx, NULL, fx->file, 1,
 		     "holds 1 drive(s) of agent 'b' for its select, the campaign asks for 2");
+	/* one chosen drive named twice: refused there, not counted twice */
+	write_text(fx->lock, "campaign: c\ndrives:\n"
+			     "  - {agent: a, path: /dev/x, serial: SX}\n"
+			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n"
+			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n");
+	lock_refused(fx, NULL, fx->lock, 5, "drive '/dev/nvme0n1' of agent 'b' is in the lock twice");
 }
 
 /*
