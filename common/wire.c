@@ -959,15 +959,12 @@ int rb_msg_unpack(const uint8_t *buf, size_t len, struct rb_msg **ret, char *err
 		bool over = m->priv->pool.over;
 
 		rb_msg_free(m);
-		if (over) {
-			snprintf(
-				err, errlen,
-				"message of %zu bytes needs more than the %u bytes a message may use",
-				len, RB_WIRE_DECODE_BUDGET);
-			return -EMSGSIZE;
-		}
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		if (over)
+			snprintf(err, errlen,
+				 "message of %zu bytes needs more than a message may use", len);
+		else
+			snprintf(err, errlen, "out of memory");
+		return over ? -EMSGSIZE : -ENOMEM;
 	}
 	*ret = m;
 	return 0;
