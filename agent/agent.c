@@ -19,8 +19,11 @@ static volatile sig_atomic_t quit;
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno; /* a handler leaves errno as it found it */
+
 	(void)sig;
 	quit = 1;
+	errno = saved_errno;
 }
 
 /* A coordinator's run id names the spool file: a plain name that stays in its folder. */

@@ -27,9 +27,12 @@ static struct rb_run *volatile running;
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno; /* a handler leaves errno as it found it */
+
 	(void)sig;
 	if (running)
 		rb_run_stop(running);
+	errno = saved_errno;
 }
 
 static const char *dir_name(int d)

@@ -2,6 +2,7 @@
 /* `rackbench run` and `rackbench resume`: their flags, to a service or in this process. */
 #include "cmds.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,11 +108,15 @@ static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno; /* a handler leaves errno as it found it */
+
 	if (sig == SIGHUP) {
 		rb_zap_reload_requested = 1; /* the ZAP handler rereads the allow-list */
+		errno = saved_errno;
 		return;
 	}
 	stop = 1;
+	errno = saved_errno;
 }
 
 /* path as an absolute one (for a service with another working folder); NULL stays. */

@@ -29,8 +29,11 @@ static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno; /* a handler leaves errno as it found it */
+
 	(void)sig;
 	stop = 1;
+	errno = saved_errno;
 }
 
 /* The agent binary: next to ours (installed), or in the build tree, or on PATH. */

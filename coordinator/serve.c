@@ -130,12 +130,16 @@ static volatile sig_atomic_t quit, abort_run;
 
 static void on_signal(int sig)
 {
+	int saved_errno = errno; /* a handler leaves errno as it found it */
+
 	if (sig == SIGHUP) {
 		rb_zap_reload_requested = 1;
+		errno = saved_errno;
 		return;
 	}
 	quit = 1;
 	abort_run = 1; /* a run going on stops first: IO ends on every agent */
+	errno = saved_errno;
 }
 
 static struct reg *reg_find(struct service *s, const char *name, bool add)
