@@ -68,6 +68,15 @@ static inline void cap_runv(struct out *o, int (*fn)(int, char **), const char *
 }
 
 #define cap_run(o, fn, ...) cap_runv((o), (fn), (const char *const[]){ __VA_ARGS__, NULL })
+/* fn run with the words: its exit code is code and its stream (out or err) holds want. */
+#define assert_run(code, stream, want, fn, ...)                                                    \
+	do {                                                                                       \
+		struct out o_;                                                                     \
+		cap_run(&o_, fn, __VA_ARGS__);                                                     \
+		assert_int_equal(o_.rc, (code));                                                   \
+		assert_non_null(strstr(o_.stream, (want)));                                        \
+		out_free(&o_);                                                                     \
+	} while (0)
 
 static inline void out_free(struct out *o)
 {
@@ -104,8 +113,8 @@ static inline const char *line_with(const char *text, const char *needle, char *
 }
 
 /* A file of the given text (printf-style) at path. */
-static inline void __attribute__((format(printf, 2, 3))) write_text(const char *path,
-								    const char *fmt, ...)
+static inline void __attribute__((format(printf, 2, 3)))
+write_text(const char *path, const char *fmt, ...)
 {
 	FILE *f = fopen(path, "w");
 	va_list ap;

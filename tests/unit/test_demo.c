@@ -28,14 +28,10 @@ static void test_demo_refusals(void **st)
 
 	(void)st;
 	temp_dir(dir, sizeof(dir));
-	cap_run(&o, rb_demo_cmd, "demo", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench demo [--out DIR]"));
-	out_free(&o);
-	cap_run(&o, rb_demo_cmd, "demo", "--agents", "3");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown option '--agents'"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench demo [--out DIR]", rb_demo_cmd, "demo",
+		   "--help");
+	assert_run(RB_EXIT_USAGE, err, "unknown option '--agents'", rb_demo_cmd, "demo", "--agents",
+		   "3");
 	/* --out naming a file: not a folder to create */
 	snprintf(file, sizeof(file), "%s/file", dir);
 	write_text(file, "x\n");

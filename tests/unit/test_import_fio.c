@@ -254,18 +254,12 @@ static void test_arguments(void **st)
 	struct fixture *fx = *st;
 	struct out o;
 
-	cap_run(&o, rb_import_fio_cmd, "import-fio", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench import-fio JOB.fio"));
-	out_free(&o);
-	cap_run(&o, rb_import_fio_cmd, "import-fio");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "usage: rackbench import-fio JOB.fio"));
-	out_free(&o);
-	cap_run(&o, rb_import_fio_cmd, "import-fio", "--jobs", fx->job);
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown option '--jobs'"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench import-fio JOB.fio", rb_import_fio_cmd,
+		   "import-fio", "--help");
+	assert_run(RB_EXIT_USAGE, err, "usage: rackbench import-fio JOB.fio", rb_import_fio_cmd,
+		   "import-fio");
+	assert_run(RB_EXIT_USAGE, err, "unknown option '--jobs'", rb_import_fio_cmd, "import-fio",
+		   "--jobs", fx->job);
 	cap_run(&o, rb_import_fio_cmd, "import-fio", "/nonexistent/x.fio");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
 	assert_non_null(strstr(o.err, "/nonexistent/x.fio"));

@@ -168,15 +168,11 @@ static void test_plan_size_based(void **st)
 	assert_non_null(strstr(o.out, ", writes (destructive)"));
 	out_free(&o);
 	/* 210g: half of the 200g past the offset, twice */
-	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-capacity", "210g");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "phase half: 1 point(s), 0s; size-based: 200g per drive\n"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "phase half: 1 point(s), 0s; size-based: 200g per drive\n",
+		   rb_plan_cmd, "plan", fx->file, "--assume-capacity", "210g");
 	/* a capacity below the offset leaves nothing to fill: unknown again */
-	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-capacity", "5g");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "phase half: 1 point(s), size-based: time depends"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "phase half: 1 point(s), size-based: time depends", rb_plan_cmd,
+		   "plan", fx->file, "--assume-capacity", "5g");
 	/* 3 GiB at 3 MB/s: 17m53s */
 	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-capacity", "210g", "--assume-mbps",
 		"3");
@@ -205,10 +201,8 @@ static void test_plan_size_based_all_timed(void **st)
 	assert_non_null(strstr(o.out, "time: 2.15s (idle included)\n"));
 	out_free(&o);
 	/* without the rate their time is open, and said so */
-	cap_run(&o, rb_plan_cmd, "plan", fx->file);
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "time: 0s (idle included), plus size-based points"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "time: 0s (idle included), plus size-based points", rb_plan_cmd,
+		   "plan", fx->file);
 }
 
 /* A read-only campaign of more than 100 points lists them only when asked. */
@@ -246,31 +240,19 @@ static void test_plan_refusals(void **st)
 	char want[600];
 
 	write_text(fx->file, "%s", mixed);
-	cap_run(&o, rb_plan_cmd, "plan", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench plan CAMPAIGN.yaml"));
-	out_free(&o);
-	cap_run(&o, rb_plan_cmd, "plan");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "usage: rackbench plan CAMPAIGN.yaml"));
-	out_free(&o);
-	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-capacity", "0");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "'--assume-capacity' must be a size like 7680g, not '0'"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench plan CAMPAIGN.yaml", rb_plan_cmd, "plan",
+		   "--help");
+	assert_run(RB_EXIT_USAGE, err, "usage: rackbench plan CAMPAIGN.yaml", rb_plan_cmd, "plan");
+	assert_run(RB_EXIT_USAGE, err, "'--assume-capacity' must be a size like 7680g, not '0'",
+		   rb_plan_cmd, "plan", fx->file, "--assume-capacity", "0");
 	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-mbps", "fast");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
 	assert_non_null(
 		strstr(o.err, "'--assume-mbps' must be a whole number of MB/s, not 'fast'"));
 	out_free(&o);
-	cap_run(&o, rb_plan_cmd, "plan", fx->file, fx->file);
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unexpected argument"));
-	out_free(&o);
-	cap_run(&o, rb_plan_cmd, "plan", "--lock");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "'--lock' needs a value"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "unexpected argument", rb_plan_cmd, "plan", fx->file,
+		   fx->file);
+	assert_run(RB_EXIT_USAGE, err, "'--lock' needs a value", rb_plan_cmd, "plan", "--lock");
 	/* a campaign with an error: its FILE:LINE:COL, nothing planned */
 	write_text(fx->file, "targets: [{agent: a, drives: [d]}]\nphases:\n"
 			     "  - workload: {rw: randread, iodepth: lots}\n");
@@ -341,10 +323,8 @@ static void test_options(void **st)
 	}
 	assert_string_equal(o.out + strlen(o.out) - 3, "]}\n");
 	out_free(&o);
-	cap_run(&o, rb_options_cmd, "options", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench options [--json]"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench options [--json]", rb_options_cmd, "options",
+		   "--help");
 	cap_run(&o, rb_options_cmd, "options", "--yaml");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
 	out_free(&o);
@@ -391,14 +371,10 @@ static void test_presets(void **st)
 		out_free(&one);
 	}
 	out_free(&o);
-	cap_run(&o, rb_presets_cmd, "presets", "no-such-preset");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown preset 'no-such-preset'"));
-	out_free(&o);
-	cap_run(&o, rb_presets_cmd, "presets", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench presets [NAME]"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "unknown preset 'no-such-preset'", rb_presets_cmd, "presets",
+		   "no-such-preset");
+	assert_run(RB_EXIT_OK, out, "usage: rackbench presets [NAME]", rb_presets_cmd, "presets",
+		   "--help");
 	cap_run(&o, rb_presets_cmd, "presets", "a", "b");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
 	out_free(&o);

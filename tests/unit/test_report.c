@@ -490,10 +490,8 @@ static void test_baseline_difference(void **st)
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "a2:/dev/nvme0n1");
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "nosuch");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "no drive matches --baseline 'nosuch'"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "no drive matches --baseline 'nosuch'", rb_report_cmd,
+		   "report", fx->path, "--baseline", "nosuch");
 }
 
 /* --spec: each matching cell judged against a claim; one below --require is exit 5. */
@@ -529,10 +527,8 @@ static void test_spec_verdicts(void **st)
 				      "of a drive of model M1"));
 	out_free(&o);
 
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec, "--require", "5%");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "0 of 11 checks below 5%"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "0 of 11 checks below 5%", rb_report_cmd, "report", fx->path,
+		   "--spec", spec, "--require", "5%");
 }
 
 /* A bad spec file: every problem with FILE:LINE, exit 2, nothing judged. */
@@ -574,10 +570,8 @@ static void test_spec_errors(void **st)
 
 	/* no claims; claims not a list; a file that is not there; not a mapping */
 	write_text(spec, "model: M1\n");
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "a spec file needs 'claims', a list"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "a spec file needs 'claims', a list", rb_report_cmd,
+		   "report", fx->path, "--spec", spec);
 	write_text(spec, "model: [M1]\nclaims: 3\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
@@ -585,14 +579,10 @@ static void test_spec_errors(void **st)
 	assert_non_null(strstr(o.err, "'claims' must be a list of claims"));
 	out_free(&o);
 	write_text(spec, "- 1\n");
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "a spec file is a mapping"));
-	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", "/nonexistent/spec.yaml");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "cannot read spec file '/nonexistent/spec.yaml'"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "a spec file is a mapping", rb_report_cmd, "report",
+		   fx->path, "--spec", spec);
+	assert_run(RB_EXIT_USAGE, err, "cannot read spec file '/nonexistent/spec.yaml'",
+		   rb_report_cmd, "report", fx->path, "--spec", "/nonexistent/spec.yaml");
 }
 
 /* Two files side by side: numbered, and told apart when their plans differ. */
@@ -675,10 +665,8 @@ static void test_html_page(void **st)
 	free(page);
 	out_free(&o);
 	/* a page that cannot be written: exit 1, nothing left behind */
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--html", "/nonexistent/dir/r.html");
-	assert_int_equal(o.rc, RB_EXIT_FAILED);
-	assert_non_null(strstr(o.err, "cannot write '/nonexistent/dir/r.html'"));
-	out_free(&o);
+	assert_run(RB_EXIT_FAILED, err, "cannot write '/nonexistent/dir/r.html'", rb_report_cmd,
+		   "report", fx->path, "--html", "/nonexistent/dir/r.html");
 }
 
 /* A fleet's page: too many drives for bars or a legend, said so. */
@@ -739,7 +727,6 @@ static void test_ids_out_of_range(void **st)
 	struct rb_results_meta m = { .campaign_name = "x" };
 	char err[256], path[600];
 	struct rb_results *r;
-	struct out o;
 
 	snprintf(path, sizeof(path), "%s/ids.h5", fx->dir);
 	r = rb_results_create(path, &m, err, sizeof(err));
@@ -750,10 +737,8 @@ static void test_ids_out_of_range(void **st)
 	assert_int_equal(rb_results_drive(r, &d), 0);
 	assert_int_equal(rb_results_point(r, &p), 0);
 	assert_int_equal(rb_results_close(r, "complete", 1), 0);
-	cap_run(&o, rb_report_cmd, "report", path);
-	assert_int_equal(o.rc, RB_EXIT_FAILED);
-	assert_non_null(strstr(o.err, "drive or point ids out of range"));
-	out_free(&o);
+	assert_run(RB_EXIT_FAILED, err, "drive or point ids out of range", rb_report_cmd, "report",
+		   path);
 }
 
 /* Arguments: each bad one is exit 2 with what was wrong; --help is 0. */
@@ -763,38 +748,23 @@ static void test_arguments(void **st)
 	struct out o;
 	char junk[600];
 
-	cap_run(&o, rb_report_cmd, "report", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench report RESULTS.h5"));
-	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "missing RESULTS.h5"));
-	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "xml");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "'--format' must be table, markdown or csv, not 'xml'"));
-	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--require", "0");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "'--require' must be a percentage"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench report RESULTS.h5", rb_report_cmd, "report",
+		   "--help");
+	assert_run(RB_EXIT_USAGE, err, "missing RESULTS.h5", rb_report_cmd, "report");
+	assert_run(RB_EXIT_USAGE, err, "'--format' must be table, markdown or csv, not 'xml'",
+		   rb_report_cmd, "report", fx->path, "--format", "xml");
+	assert_run(RB_EXIT_USAGE, err, "'--require' must be a percentage", rb_report_cmd, "report",
+		   fx->path, "--require", "0");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--require", "90x");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
 	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report", fx->path, "--bogus");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown option '--bogus'"));
-	out_free(&o);
-	cap_run(&o, rb_report_cmd, "report", "-x", fx->path);
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown option '-x'"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "unknown option '--bogus'", rb_report_cmd, "report",
+		   fx->path, "--bogus");
+	assert_run(RB_EXIT_USAGE, err, "unknown option '-x'", rb_report_cmd, "report", "-x",
+		   fx->path);
 	/* files that are not results */
-	cap_run(&o, rb_report_cmd, "report", "/nonexistent.h5");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "'/nonexistent.h5' is not a rackbench results file"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "'/nonexistent.h5' is not a rackbench results file",
+		   rb_report_cmd, "report", "/nonexistent.h5");
 	snprintf(junk, sizeof(junk), "%s/junk.h5", fx->dir);
 	write_text(junk, "not hdf5\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, junk);

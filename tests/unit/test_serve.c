@@ -168,24 +168,17 @@ static void test_clients_need_a_service(void **st)
 
 	(void)st;
 	snprintf(path, sizeof(path), "%s/none/control", svc.dir);
-	cap_run(&o, status_cmd, "status", "--control", path);
-	assert_int_equal(o.rc, RB_EXIT_FAILED);
-	assert_non_null(strstr(o.err, "no rackbench service at"));
-	out_free(&o);
-	cap_run(&o, agents_cmd, "agents", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench agents [--control PATH] [--json]"));
-	out_free(&o);
+	assert_run(RB_EXIT_FAILED, err, "no rackbench service at", status_cmd, "status",
+		   "--control", path);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench agents [--control PATH] [--json]", agents_cmd,
+		   "agents", "--help");
 	cap_run(&o, status_cmd, "status", "--help");
 	assert_non_null(strstr(o.out, "usage: rackbench status [RUN-ID] [--control PATH]"));
 	out_free(&o);
 	cap_run(&o, abort_cmd, "abort", "-h");
 	assert_non_null(strstr(o.out, "Aborts the service's run going on"));
 	out_free(&o);
-	cap_run(&o, abort_cmd, "abort", "--json");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown option '--json'"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "unknown option '--json'", abort_cmd, "abort", "--json");
 	cap_run(&o, status_cmd, "status", "a", "b");
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
 	out_free(&o);
@@ -211,18 +204,12 @@ static void test_serve_refusals(void **st)
 	struct out o;
 
 	(void)st;
-	cap_run(&o, rb_serve_cmd, "serve", "--help");
-	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "usage: rackbench serve [--listen ENDPOINT]"));
-	out_free(&o);
-	cap_run(&o, rb_serve_cmd, "serve", "--port", "1");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "unknown option '--port'"));
-	out_free(&o);
-	cap_run(&o, rb_serve_cmd, "serve", "--key", "k");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "serve needs --key (its key pair) and --agent-keys"));
-	out_free(&o);
+	assert_run(RB_EXIT_OK, out, "usage: rackbench serve [--listen ENDPOINT]", rb_serve_cmd,
+		   "serve", "--help");
+	assert_run(RB_EXIT_USAGE, err, "unknown option '--port'", rb_serve_cmd, "serve", "--port",
+		   "1");
+	assert_run(RB_EXIT_USAGE, err, "serve needs --key (its key pair) and --agent-keys",
+		   rb_serve_cmd, "serve", "--key", "k");
 	/* a folder others may write to, and a link, are refused */
 	snprintf(bad, sizeof(bad), "%s/shared", svc.dir);
 	assert_int_equal(mkdir(bad, 0700), 0);
@@ -236,22 +223,15 @@ static void test_serve_refusals(void **st)
 	snprintf(link, sizeof(link), "%s/link", svc.dir);
 	assert_int_equal(symlink(svc.logs, link), 0);
 	snprintf(ctl, sizeof(ctl), "%s/control", link);
-	cap_run(&o, rb_serve_cmd, "serve", "--insecure", "--control", ctl);
-	assert_int_equal(o.rc, RB_EXIT_FAILED);
-	assert_non_null(strstr(o.err, "it is a symbolic link"));
-	out_free(&o);
+	assert_run(RB_EXIT_FAILED, err, "it is a symbolic link", rb_serve_cmd, "serve",
+		   "--insecure", "--control", ctl);
 	/* a key pair that cannot be read */
 	snprintf(ctl, sizeof(ctl), "%s/keyed/control", svc.dir);
-	cap_run(&o, rb_serve_cmd, "serve", "--key", "/nonexistent.key", "--agent-keys",
-		"/nonexistent.allow", "--control", ctl);
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "/nonexistent.key"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "/nonexistent.key", rb_serve_cmd, "serve", "--key",
+		   "/nonexistent.key", "--agent-keys", "/nonexistent.allow", "--control", ctl);
 	/* one service a control socket */
-	cap_run(&o, rb_serve_cmd, "serve", "--insecure", "--control", svc.ctl);
-	assert_int_equal(o.rc, RB_EXIT_FAILED);
-	assert_non_null(strstr(o.err, "a rackbench service already listens on"));
-	out_free(&o);
+	assert_run(RB_EXIT_FAILED, err, "a rackbench service already listens on", rb_serve_cmd,
+		   "serve", "--insecure", "--control", svc.ctl);
 }
 
 /* ---- with the service ---- */
@@ -266,10 +246,8 @@ static void test_idle_requests(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	assert_string_equal(o.out, "idle: no run yet\n");
 	out_free(&o);
-	cap_run(&o, abort_cmd, "abort", "--control", svc.ctl);
-	assert_int_equal(o.rc, RB_EXIT_FAILED);
-	assert_non_null(strstr(o.err, "rackbench: error: no run is going on\n"));
-	out_free(&o);
+	assert_run(RB_EXIT_FAILED, err, "rackbench: error: no run is going on\n", abort_cmd,
+		   "abort", "--control", svc.ctl);
 	cap_run(&o, status_cmd, "status", "--control", svc.ctl, "20990101T000000Z-9");
 	assert_int_equal(o.rc, RB_EXIT_FAILED);
 	assert_non_null(
@@ -367,10 +345,7 @@ static void test_submissions_refused(void **st)
 	sub.kind = "resume";
 	sub.arg = path;
 	sub.text = NULL;
-	cap_run(&o, submit, "submit");
-	assert_int_equal(o.rc, RB_EXIT_USAGE);
-	assert_non_null(strstr(o.err, "none.h5.journal"));
-	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "none.h5.journal", submit, "submit");
 	/* requests without what they need */
 	rep = ask("run\nfile=x.yaml\n");
 	assert_string_equal(rep, "error\nrun: no campaign\n");
