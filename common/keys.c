@@ -15,7 +15,12 @@
 #include "log.h"
 #include "transport.h"
 
-volatile int rb_zap_reload_requested;
+/*
+ * Set by a SIGHUP handler on the main thread, taken by the handler thread:
+ * an atomic, not a volatile, so the two threads never race on it.
+ */
+static atomic_int reload_requested;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a signal handler may set only a lock-free atomic");
 
 int rb_keys_generate(struct rb_keypair *k)
 {
@@ -188,12 +193,11 @@ static void *zap_main(void *arg)
 		int more = 1, nf = 0;
 		size_t ms = sizeof(more);
 
-		if (rb_zap_reload_requested) {
+		if (atomic_exchange(&reload_requested, 0)) {
 			struct entry *v;
 			size_t n;
 			char err[512];
 
-			rb_zap_reload_requested = 0;
 			if (load_list(z->file, &v, &n, err, sizeof(err)) == 0) {
 				free(z->list);
 				z->list = v;
@@ -299,10 +303,9 @@ bool rb_zap_alive(const struct rb_zap *z)
 	return atomic_load(&((struct rb_zap *)z)->alive);
 }
 
-void rb_zap_reload(struct rb_zap *z)
+void rb_zap_reload(void)
 {
-	(void)z;
-	rb_zap_reload_requested = 1;
+	atomic_store(&reload_requested, 1);
 }
 
 void rb_zap_stop(struct rb_zap *z)

@@ -42,10 +42,11 @@ struct rb_zap;
 struct rb_zap *rb_zap_start(const char *allowlist, char *err, size_t errlen);
 /* False once the handler thread has ended: the coordinator must stop. */
 bool rb_zap_alive(const struct rb_zap *z);
-/* Asks the handler to reload its list (safe from a signal handler). */
-void rb_zap_reload(struct rb_zap *z);
+/*
+ * Asks the handler thread to reread its list before the next request.
+ * Safe from a signal handler: it sets one lock-free atomic flag.
+ */
+void rb_zap_reload(void);
 void rb_zap_stop(struct rb_zap *z);
-/* Shared flag a SIGHUP handler sets; the handler thread reloads when it sees it. */
-extern volatile int rb_zap_reload_requested;
 
 #endif

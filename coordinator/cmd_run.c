@@ -111,7 +111,7 @@ static void on_signal(int sig)
 	int saved_errno = errno; /* a handler leaves errno as it found it */
 
 	if (sig == SIGHUP) {
-		rb_zap_reload_requested = 1; /* the ZAP handler rereads the allow-list */
+		rb_zap_reload(); /* the ZAP handler rereads the allow-list */
 		errno = saved_errno;
 		return;
 	}

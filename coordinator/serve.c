@@ -133,7 +133,7 @@ static void on_signal(int sig)
 	int saved_errno = errno; /* a handler leaves errno as it found it */
 
 	if (sig == SIGHUP) {
-		rb_zap_reload_requested = 1;
+		rb_zap_reload();
 		errno = saved_errno;
 		return;
 	}
