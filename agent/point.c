@@ -537,7 +537,7 @@ struct result_msg {
 	struct rb_msg_result dr;
 	struct rb_dir_result dirs[RB_NDIR];
 	struct rb_bs_count *bc;
-	struct rb_msg_io_error ie[RB_MAX_IO_ERRORS];
+	struct rb_msg_io_error ie[2 * RB_MAX_IO_ERRORS]; /* IO errors, then mismatches */
 	struct rb_identity ti, mi[64];
 	struct rb_drive_history hist; /* the drive's state: dr.purge_method points here */
 };
@@ -599,7 +599,15 @@ static void result_dirs(const struct rb_target_result *res, struct result_msg *m
 						     .direction = res->errors[k].dir,
 						     .err = res->errors[k].err,
 						     .count = res->errors[k].count };
-	m->dr.nio_errors = res->nerrors;
+	/* each mismatch listed the same way, as EILSEQ: its offset reaches the results */
+	for (unsigned k = 0; k < res->nmismatches; k++)
+		m->ie[res->nerrors + k] =
+			(struct rb_msg_io_error){ .offset = res->mismatches[k].offset,
+						  .length = RB_VERIFY_CHUNK,
+						  .direction = RB_DIR_READ,
+						  .err = EILSEQ,
+						  .count = 1 };
+	m->dr.nio_errors = res->nerrors + res->nmismatches;
 	m->dr.io_errors = m->ie;
 }
 

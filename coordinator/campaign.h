@@ -15,6 +15,7 @@
 
 #include "diag.h"
 #include "options.h"
+#include "verdict.h"
 
 struct rb_member {
 	char *path;
@@ -82,6 +83,7 @@ struct rb_phase {
 	size_t npoints_per_round; /* matrix points in one round or one curve */
 	char **drives;		  /* the drives it measures (paths, volume names); none: all */
 	size_t ndrives;
+	struct rb_verdict_rules verdict; /* its performance rules (NAN: the root's) */
 	unsigned line, column;
 };
 
@@ -100,7 +102,10 @@ struct rb_campaign {
 	uint64_t wait_ns;
 	enum { RB_LOST_WAIT, RB_LOST_CONTINUE, RB_LOST_ABORT } on_agent_lost;
 	uint64_t lost_wait_ns; /* how long a lost agent is waited for */
-	char **agents;	       /* distinct agent names, in file order */
+	/* a drive the guard refuses: the campaign stops, or it goes on without the drive */
+	enum { RB_REFUSAL_STOP, RB_REFUSAL_SKIP } on_refusal;
+	struct rb_verdict_rules verdict; /* every NAN: no verdicts asked for */
+	char **agents;			 /* distinct agent names, in file order */
 	size_t nagents;
 	struct rb_drive_ref *drives; /* selected drives are appended when agents connect */
 	size_t ndrives;

@@ -103,6 +103,7 @@ struct phase_extra {
 	yaml_node_t *purge_node;
 	char purge[24];
 	unsigned ses;
+	struct rb_verdict_rules verdict;
 };
 
 /* purge: {method, ses} -- the drives returned to a known state before what follows. */
@@ -524,6 +525,7 @@ static struct rb_phase *add_phase(struct loader *L, yaml_node_t *ph, const char 
 		c->phases[c->nphases].steady_rolling = x->rolling;
 		c->phases[c->nphases].steady_window = x->window;
 		c->phases[c->nphases].metric = x->metric;
+		c->phases[c->nphases].verdict = x->verdict;
 		c->phases[c->nphases].line = rb_yaml_line(ph);
 		c->phases[c->nphases].column = rb_yaml_col(ph);
 		for (yaml_node_item_t *di =
@@ -626,6 +628,7 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 		size_t errs0 = rb_diags_errors(L->d);
 
 		memset(&x, 0, sizeof(x));
+		rb_verdict_rules_init(&x.verdict);
 		if (!want(L, ph, YAML_MAPPING_NODE, "phases", "a list of phases"))
 			continue;
 		for (yaml_node_pair_t *p = ph->data.mapping.pairs.start;
@@ -655,6 +658,8 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
 			} else if (key && !strcmp(key, "purge")) {
 				load_purge(L, v, &x);
+			} else if (key && !strcmp(key, "verdict")) {
+				rb_campaign_load_verdict(L, v, &x.verdict, true);
 			} else if (key && !strcmp(key, "drives")) {
 				if (want(L, v, YAML_SEQUENCE_NODE, "drives",
 					 "a list of the campaign's drives (paths, volume names)"))

@@ -16,8 +16,12 @@
 /* a choice is stored as an int (campaign.c) */
 _Static_assert(sizeof(((struct rb_campaign *)0)->on_agent_lost) == sizeof(int),
 	       "on_agent_lost is stored as an int");
+_Static_assert(sizeof(((struct rb_campaign *)0)->on_refusal) == sizeof(int),
+	       "on_refusal is stored as an int");
+#define RULE_AT(field) offsetof(struct rb_verdict_rules, field)
 
 static const char *const lost_choices[] = { "wait", "continue", "abort", NULL };
+static const char *const refusal_choices[] = { "stop", "skip", NULL };
 static const char *const method_choices[] = { "format",	    "sanitize", "sanitize-crypto",
 					      "deallocate", "discard",	"zero",
 					      NULL };
@@ -54,6 +58,15 @@ const struct rb_ckey rb_ckeys[] = {
 	  ROOT_AT(on_agent_lost) },
 	{ "lost_wait", RB_CK_ROOT, RB_CK_DURATION, NULL, "60s", "how long to wait for a lost agent",
 	  ROOT_AT(lost_wait_ns) },
+	{ "on_refusal", RB_CK_ROOT, RB_CK_ENUM, refusal_choices, "stop",
+	  "a drive the safety guard refuses (mounted, held, not allowed): stop before anything "
+	  "is written, or skip it -- its rows say 'refused' with every reason, its verdict "
+	  "INCOMPLETE, exit 4 -- and run the rest",
+	  ROOT_AT(on_refusal) },
+	{ "verdict", RB_CK_ROOT, RB_CK_MAPPING, NULL, "",
+	  "rules that judge each drive PASS, FAIL or INCOMPLETE when the run ends (the verdicts "
+	  "table; exit 5 when one fails); a preset may bring its own",
+	  -1 },
 	{ "defaults", RB_CK_ROOT, RB_CK_WORKLOAD, NULL, "", "workload keys every phase starts from",
 	  -1 },
 	{ "targets", RB_CK_ROOT, RB_CK_LIST, NULL, "", "the agents and their drives (required)",
@@ -130,6 +143,10 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "purge", RB_CK_PHASE, RB_CK_MAPPING, NULL, "",
 	  "return the drives to a known state (rackbench-agent purge); nothing else in the phase",
 	  -1 },
+	{ "verdict", RB_CK_PHASE, RB_CK_MAPPING, NULL, "",
+	  "the phase's own performance rules (min_model_pct, max_p99, max_p99_9, cliff_pct, "
+	  "cliff_window) over the root's",
+	  -1 },
 	{ "drives", RB_CK_PHASE, RB_CK_LIST, NULL, "all",
 	  "the campaign drives this phase measures (paths or volume names, on every agent that "
 	  "has them); volumes sharing a drive go in different phases",
@@ -146,6 +163,41 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "metric", RB_CK_STEADY, RB_CK_ENUM, metric_choices, "iops", "what must be steady", -1 },
 	{ "rolling", RB_CK_STEADY, RB_CK_BOOL, NULL, "false",
 	  "judge each point over windows of its own intervals and stop it once steady", -1 },
+
+	/* health: judged over the whole run, at the root only (SMART; NVMe drives) */
+	{ "max_temp_c", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "fail a drive whose composite temperature went above this (degC)", RULE_AT(max_temp_c) },
+	{ "critical_warning", RB_CK_VERDICT, RB_CK_BOOL, NULL, "",
+	  "fail a drive that raised any critical-warning bit (spare, temperature, reliability, "
+	  "read-only, backup), naming the bits",
+	  RULE_AT(critical_warning) },
+	{ "max_media_errors", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "new media and data integrity errors allowed over the run", RULE_AT(max_media_errors) },
+	{ "max_error_log_entries", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "new error-log entries allowed over the run", RULE_AT(max_error_log_entries) },
+	{ "max_unsafe_shutdowns", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "new unsafe shutdowns allowed over the run", RULE_AT(max_unsafe_shutdowns) },
+	{ "min_spare_pct", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "fail a drive whose available spare fell below this (%)", RULE_AT(min_spare_pct) },
+	{ "max_wear_pct", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "how far percentage used may rise over the run (points)", RULE_AT(max_wear_pct) },
+	/* performance: per point; a phase's verdict may set its own */
+	{ "min_model_pct", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "fail a drive below this share (%) of the median IOPS of its model's drives at the same "
+	  "point (three drives of the model or more)",
+	  RULE_AT(min_model_pct) },
+	{ "max_p99", RB_CK_VERDICT, RB_CK_DURATION, NULL, "",
+	  "fail a drive whose p99 latency (per direction, from the merged histogram) is above "
+	  "this",
+	  RULE_AT(max_p99_ns) },
+	{ "max_p99_9", RB_CK_VERDICT, RB_CK_DURATION, NULL, "", "the same for p99.9",
+	  RULE_AT(max_p99_9_ns) },
+	{ "cliff_pct", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "fail a drive whose throughput in a window of intervals fell this far (%) below an "
+	  "earlier window's, naming the interval where it began",
+	  RULE_AT(cliff_pct) },
+	{ "cliff_window", RB_CK_VERDICT, RB_CK_UINT, NULL, "5",
+	  "sample intervals per window of the cliff rule", RULE_AT(cliff_window) },
 };
 
 const size_t rb_nckeys = sizeof(rb_ckeys) / sizeof(rb_ckeys[0]);
@@ -177,7 +229,7 @@ const char *rb_ckey_where_name(enum rb_ckey_where where)
 		[RB_CK_AGENTS] = "agents",	 [RB_CK_SELECT] = "select",
 		[RB_CK_DRIVE] = "a drive",	 [RB_CK_VOLUME] = "a volume",
 		[RB_CK_PHASE] = "a phase",	 [RB_CK_PURGE] = "purge",
-		[RB_CK_STEADY] = "steady_state",
+		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
 	};
 
 	return where < RB_CK_NWHERE ? names[where] : "?";
@@ -190,7 +242,7 @@ const char *rb_ckey_where_id(enum rb_ckey_where where)
 		[RB_CK_AGENTS] = "agents",	 [RB_CK_SELECT] = "select",
 		[RB_CK_DRIVE] = "drive",	 [RB_CK_VOLUME] = "volume",
 		[RB_CK_PHASE] = "phase",	 [RB_CK_PURGE] = "purge",
-		[RB_CK_STEADY] = "steady_state",
+		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
 	};
 
 	return where < RB_CK_NWHERE ? ids[where] : "?";

@@ -16,14 +16,15 @@
 /* Where a key may appear: the root, or inside one of these mappings. */
 enum rb_ckey_where {
 	RB_CK_ROOT,
-	RB_CK_TARGET, /* an entry of targets */
-	RB_CK_AGENTS, /* a target's agents (a group) */
-	RB_CK_SELECT, /* a target's select */
-	RB_CK_DRIVE,  /* a drive given as a mapping */
-	RB_CK_VOLUME, /* a striped volume among a target's drives */
-	RB_CK_PHASE,  /* an entry of phases */
-	RB_CK_PURGE,  /* a phase's purge */
-	RB_CK_STEADY, /* a phase's steady_state */
+	RB_CK_TARGET,  /* an entry of targets */
+	RB_CK_AGENTS,  /* a target's agents (a group) */
+	RB_CK_SELECT,  /* a target's select */
+	RB_CK_DRIVE,   /* a drive given as a mapping */
+	RB_CK_VOLUME,  /* a striped volume among a target's drives */
+	RB_CK_PHASE,   /* an entry of phases */
+	RB_CK_PURGE,   /* a phase's purge */
+	RB_CK_STEADY,  /* a phase's steady_state */
+	RB_CK_VERDICT, /* the root's or a phase's verdict */
 	RB_CK_NWHERE,
 };
 
@@ -47,8 +48,8 @@ struct rb_ckey {
 	const char *def;	    /* the default in words; "" none */
 	const char *help;
 	/* a root scalar stored by the table: the field's offset in struct rb_campaign
-	 * (char * for strings, bool, uint64_t ns for durations, int for choices); -1: the
-	 * loader's own handler */
+	 * (char * for strings, bool, uint64_t ns for durations, int for choices); a verdict
+	 * rule: its offset in struct rb_verdict_rules (a double); -1: the loader's own handler */
 	long off;
 };
 

@@ -135,6 +135,14 @@ void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *over
 
 		if (key && !strcmp(key, "phases"))
 			rb_campaign_load_phases(L, rb_yaml_get(&L->y, p->value));
+		if (key && !strcmp(key, "verdict")) {
+			/* the preset's rules, the campaign's own over them */
+			struct rb_verdict_rules pv, given = L->c->verdict;
+
+			rb_verdict_rules_init(&pv);
+			rb_campaign_load_verdict(L, rb_yaml_get(&L->y, p->value), &pv, false);
+			rb_verdict_rules_merge(&L->c->verdict, &pv, &given);
+		}
 	}
 	L->y = saved;
 	if (overrides)

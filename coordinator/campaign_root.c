@@ -252,6 +252,8 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			overrides = v;
 		} else if (!strcmp(key, "lock")) {
 			lock = v;
+		} else if (!strcmp(key, "verdict")) {
+			rb_campaign_load_verdict(L, v, &L->c->verdict, false);
 		} else {
 			char known[512];
 
@@ -299,6 +301,7 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 	c->results_dir = xstrdup(".");
 	c->wait_ns = 60ULL * 1000000000ULL;
 	c->lost_wait_ns = 60ULL * 1000000000ULL;
+	rb_verdict_rules_init(&c->verdict);
 	base = strrchr(file, '/');
 	c->name = xstrdup(base ? base + 1 : file);
 	if (len && memchr(text, '\0', len)) {

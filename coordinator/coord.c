@@ -221,7 +221,8 @@ static int coord_prepare(struct coord *k, struct rb_campaign *c)
 	if (rc)
 		return rc;
 	k->refused = calloc(c->ndrives + 1, sizeof(bool));
-	return k->refused ? 0 : RB_EXIT_FAILED;
+	k->refusal_why = calloc(c->ndrives + 1, sizeof(*k->refusal_why));
+	return k->refused && k->refusal_why ? 0 : RB_EXIT_FAILED;
 }
 
 /* The results file (and a new run's journal), named to the caller and the service. */
@@ -385,7 +386,7 @@ static int run_end(struct coord *k, const char *path, int rc, const char **statu
 		return RB_EXIT_FAILED;
 	}
 	dlv_stop_agents(k, "campaign finished");
-	if (!rc && k->bad_drives)
+	if (!rc && (k->bad_drives || k->skipped))
 		rc = RB_EXIT_PARTIAL;
 	if (rc == RB_EXIT_PARTIAL)
 		*status = "partial";
@@ -394,6 +395,52 @@ static int run_end(struct coord *k, const char *path, int rc, const char **statu
 	else if (k->io_errors)
 		rc = RB_EXIT_IO_ERRORS;
 	return rc;
+}
+
+/* The rules of point p: its phase's merged over the campaign's. */
+static const struct rb_verdict_rules *point_rules(const void *arg, uint32_t point)
+{
+	const struct coord *k = arg;
+
+	return point < k->c->npoints ? &k->vrules[k->c->points[point].phase] : NULL;
+}
+
+static bool point_has(const void *arg, uint32_t point, uint32_t drive)
+{
+	const struct coord *k = arg;
+
+	return point < k->c->npoints && drive < k->c->ndrives &&
+	       rb_point_has_drive(k->c, &k->c->points[point], drive);
+}
+
+/*
+ * The drives judged, when the campaign asks for verdicts (or skipped a drive): the
+ * verdicts stored in the closed file and printed. A failed drive makes the exit code 5,
+ * an incomplete one 4, whatever the run's own code said short of a failure.
+ */
+static int run_verdicts(struct coord *k, const char *path, int rc)
+{
+	const struct rb_campaign *c = k->c;
+	char err[512];
+	int v;
+
+	if (!rb_verdict_rules_any(&c->verdict) && !k->skipped)
+		return rc;
+	k->vrules = calloc(c->nphases + 1, sizeof(*k->vrules));
+	if (!k->vrules) {
+		rb_err("out of memory judging the drives");
+		return RB_EXIT_FAILED;
+	}
+	for (size_t i = 0; i < c->nphases; i++)
+		rb_verdict_rules_merge(&k->vrules[i], &c->verdict, &c->phases[i].verdict);
+	v = rb_verdict_file(path, &c->verdict, point_rules, point_has, k, stdout, err, sizeof(err));
+	if (v < 0) {
+		rb_err("%s", err);
+		return RB_EXIT_FAILED;
+	}
+	if (rc == RB_EXIT_FAILED || rc == RB_EXIT_USAGE)
+		return rc;
+	return v == RB_FAIL ? RB_EXIT_BELOW_SPEC : v == RB_INCOMPLETE ? RB_EXIT_PARTIAL : rc;
 }
 
 /* The results file closed with its status (never "complete" if it could not be); the
@@ -412,6 +459,8 @@ static int run_close(struct coord *k, const char *path, int rc, const char *stat
 	}
 	k->res = NULL;
 	ing_print_summary(k, stdout);
+	if (strcmp(status, "failed"))
+		rc = run_verdicts(k, path, rc);
 	printf("\nresults: %s (%s)\n", path, status);
 	fflush(stdout);
 	return rc;
@@ -440,6 +489,8 @@ static void coord_release(struct coord *k)
 	free(k->gaps);
 	free(k->skeys);
 	free(k->refused);
+	free(k->refusal_why);
+	free(k->vrules);
 	rb_progress_free(k->prog);
 }
 

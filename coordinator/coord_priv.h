@@ -36,6 +36,7 @@
 #include "results.h"
 #include "steady.h"
 #include "transport.h"
+#include "verdict.h"
 
 /* The run's phase: where rb_coord_run is, for the log, the service's status and tests. */
 enum coord_phase {
@@ -142,10 +143,12 @@ struct coord {
 	 * file's name and the progress view read the host's clock) */
 	const struct rb_clock *clock;
 	enum coord_phase phase;
-	struct rb_zap *zap;	  /* NULL when insecure */
-	struct hstate *health;	  /* per drive */
-	struct rb_progress *prog; /* the live view; NULL before the points run */
-	bool *refused;		  /* per drive: the guard said no at preflight */
+	struct rb_zap *zap;		 /* NULL when insecure */
+	struct hstate *health;		 /* per drive */
+	struct rb_progress *prog;	 /* the live view; NULL before the points run */
+	bool *refused;			 /* per drive: the guard said no at preflight */
+	char (*refusal_why)[256];	 /* per drive: its reasons, joined (on_refusal: skip) */
+	struct rb_verdict_rules *vrules; /* per phase: the verdict's rules, merged */
 	struct ss_row {
 		long row;
 		int drive;
@@ -206,6 +209,7 @@ struct coord {
 	bool drives_written;
 	bool lost_abort;
 	size_t refusals;
+	size_t skipped; /* drives refused and left out (on_refusal: skip) */
 	bool fatal;
 	int store_err; /* the journal or the results file could not be written: stop */
 	/* the current point's sample keys stored: each once, whatever the epoch it came in */

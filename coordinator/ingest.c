@@ -3,6 +3,7 @@
  * Messages applied to the run: samples, health and results become rows of the results
  * file and the summary; the agents' pre-flight answers and PointDones their state.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -109,13 +110,27 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 
 		rb_results_bs(k->res, &b);
 	}
-	for (size_t i = 0; i < dr->nio_errors; i++)
+	for (size_t i = 0; i < dr->nio_errors; i++) {
+		const struct rb_msg_io_error *e = &dr->io_errors[i];
+		struct rb_row_ioerror row = { .drive = (uint32_t)di,
+					      .point = dr->point,
+					      .attempt = dr->attempt,
+					      .direction = (uint8_t)(e->direction < 3 ? e->direction
+										      : 0),
+					      .offset = e->offset,
+					      .length = e->length,
+					      .err = e->err > 0 ? (uint32_t)e->err : EIO,
+					      .count = e->count ? e->count : 1 };
+
+		rb_results_ioerror(k->res, &row);
+		/* a mismatch comes as EILSEQ (agent/point.c); the agent said it already */
+		if (row.err == EILSEQ)
+			continue;
 		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
 		       " time(s): %s",
-		       a->name, dr->drive, dr->io_errors[i].direction ? "write" : "read",
-		       dr->io_errors[i].offset, dr->io_errors[i].length,
-		       dr->io_errors[i].count ? dr->io_errors[i].count : 1,
-		       strerror(dr->io_errors[i].err));
+		       a->name, dr->drive, e->direction ? "write" : "read", e->offset, e->length,
+		       row.count, strerror((int)row.err));
+	}
 }
 
 static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_result *dr)
@@ -407,8 +422,14 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 			k->refusals++;
 			int di = reg_agent_drive(k, a, d->subject);
 
-			if (di >= 0 && k->refused)
+			if (di >= 0 && k->refused) {
+				char *w = k->refusal_why[di];
+				size_t n = strlen(w);
+
 				k->refused[di] = true;
+				snprintf(w + n, sizeof(k->refusal_why[di]) - n, "%s%s",
+					 n ? "; " : "", d->message);
+			}
 		}
 		if (a->state == AGENT_CONNECTED)
 			a->state = AGENT_CHECKED;

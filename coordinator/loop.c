@@ -239,13 +239,44 @@ int loop_preflight(struct coord *k)
 	rc = await_agents(k, AGENT_CHECKED, deadline, "answer the safety check", RB_EXIT_FAILED);
 	if (rc)
 		return rc;
-	if (k->refusals) {
-		rb_err("refused by the safety guard (%zu reason(s) above); nothing was written "
-		       "to any drive",
-		       k->refusals);
-		return RB_EXIT_REFUSED;
+	if (!k->refusals)
+		return 0;
+	if (k->c->on_refusal == RB_REFUSAL_SKIP) {
+		for (size_t i = 0; i < k->c->ndrives; i++)
+			k->skipped += k->refused[i];
+		if (k->skipped < k->c->ndrives) {
+			rb_warn("on_refusal: skip: %zu drive(s) the safety guard refused (reasons "
+				"above) are left out; the other %zu run",
+				k->skipped, k->c->ndrives - k->skipped);
+			return 0;
+		}
 	}
-	return 0;
+	rb_err("refused by the safety guard (%zu reason(s) above); nothing was written "
+	       "to any drive",
+	       k->refusals);
+	return RB_EXIT_REFUSED;
+}
+
+/* A drive left out (on_refusal: skip): a 'refused' row for the point, with its reasons. */
+static void skip_refused(struct coord *k, const struct rb_point *p, uint32_t attempt)
+{
+	for (size_t i = 0; k->skipped && i < k->c->ndrives; i++) {
+		struct rb_row_result row;
+
+		if (!k->refused[i] || !rb_point_has_drive(k->c, p, i))
+			continue;
+		memset(&row, 0, sizeof(row));
+		row.drive = (uint32_t)i;
+		row.point = p->index;
+		row.attempt = attempt;
+		copy(row.status, sizeof(row.status), "refused");
+		snprintf(row.message, sizeof(row.message), "skipped: %s", k->refusal_why[i]);
+		row.health_max_temp_c = NAN;
+		row.health_new_media_errors = NAN;
+		rb_results_result(k->res, &row);
+		k->sum[(size_t)p->index * k->c->ndrives + i] =
+			(struct summary){ .have = true, .status = "refused" };
+	}
 }
 
 /* An agent given up on: its drives get 'lost' rows for the point, and it gets no more. */
@@ -285,6 +316,7 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 static int point_start(struct coord *k, const struct rb_point *p, uint32_t attempt)
 {
 	ing_point_begin(k, p);
+	skip_refused(k, p, attempt);
 	coord_enter(k, PHASE_POINT);
 	k->start_at = coord_now(k) + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {

@@ -65,7 +65,7 @@ static const struct rb_popt_cmd top = {
 	.opts = top_opts,
 	.epilog = "Each command has --help. A flag of two words takes '-' or '_' between them.\n"
 		  "Exit codes: 0 ok, 1 failed, 2 bad input, 3 refused by the safety guard,\n"
-		  "4 partial results, 5 below a spec (report --spec), 6 IO errors.",
+		  "4 partial results, 5 a drive failed its verdict or a spec, 6 IO errors.",
 };
 
 /* The command list of the program's help: each usage line and summary, from its table. */

@@ -12,6 +12,12 @@
 #include "options.h"
 #include "wire.h"
 
+/* Whether drive i is left out of the points: refused, and the campaign skips such. */
+static bool skipped(const struct coord *k, size_t i)
+{
+	return k->skipped && k->refused[i];
+}
+
 /* The agent's drives of point p (NULL: of the campaign), their identity pins in
  * ret_serials. */
 static const char **agent_drives(struct coord *k, struct ragent *a, const struct rb_point *p,
@@ -23,7 +29,7 @@ static const char **agent_drives(struct coord *k, struct ragent *a, const struct
 
 	for (size_t i = 0; v && s && i < k->c->ndrives; i++)
 		if (!strcmp(k->c->drives[i].agent, a->name) &&
-		    (!p || rb_point_has_drive(k->c, p, i))) {
+		    (!p || (rb_point_has_drive(k->c, p, i) && !skipped(k, i)))) {
 			s[n] = k->c->drives[i].serial;
 			v[n++] = k->c->drives[i].path;
 		}
@@ -45,7 +51,7 @@ static struct rb_msg_volume *agent_volumes(struct coord *k, struct ragent *a,
 		const char **members, **serials;
 
 		if (!d->nmembers || strcmp(d->agent, a->name) ||
-		    (p && !rb_point_has_drive(k->c, p, i)))
+		    (p && (!rb_point_has_drive(k->c, p, i) || skipped(k, i))))
 			continue;
 		nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv)

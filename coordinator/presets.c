@@ -183,6 +183,8 @@ static const struct rb_preset presets[] = {
 	  "seeds: what every review shares (drive state and health with every number)",
 	  "defaults: {direct: true, bs: 1m, iodepth: 32, numjobs: 1, interval: 10s, "
 	  "health_interval: 1m, verify: true}\n"
+	  "verdict: {critical_warning: true, max_media_errors: 0, max_unsafe_shutdowns: 0, "
+	  "min_model_pct: 70}\n"
 	  "phases:\n"
 	  "  - name: write\n"
 	  "    workload: {rw: write, passes: 2}\n"

@@ -19,6 +19,7 @@
 #include "hist.h"
 #include "log.h"
 #include "report_model.h"
+#include "verdict.h"
 #include "units.h"
 #include "yamlcfg.h"
 
@@ -47,6 +48,7 @@ static const char *const cols[] = { "file",
 
 static void file_free(struct rp_file *f)
 {
+	free(f->vd);
 	free(f->ss);
 	free(f->dr);
 	free(f->pt);
@@ -96,6 +98,10 @@ static int load_file(struct rp_file *f, const char *path)
 		r = rb_results_read_hists(in, &f->hi, &f->nhi);
 	if (!r)
 		r = rb_results_read_steady(in, &f->ss, &f->nss);
+	if (!r)
+		r = rb_results_read_verdicts(in, &f->vd, &f->nvd);
+	if (!r)
+		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
 	if (r) {
 		rb_err("'%s': cannot report: %s", path,
 		       r == -ENOMEM ? "out of memory" : rb_results_in_error(in));
@@ -805,6 +811,15 @@ static int report(struct rp_report *r, const char *const *files, size_t nfiles,
 			printf("#%zu %s (methodology %s)\n", fi + 1, files[fi],
 			       r->files[fi].methodology[0] ? r->files[fi].methodology
 							   : "not recorded");
+	/* the drives' verdicts come first: what a burn-in is run for */
+	for (size_t fi = 0; f >= 0 && f != FMT_CSV && fi < nfiles; fi++)
+		if (r->files[fi].nvd) {
+			if (nfiles > 1)
+				printf("#%zu:", fi + 1);
+			rb_verdict_print(stdout, r->files[fi].vd, r->files[fi].nvd, r->files[fi].dr,
+					 r->files[fi].nd);
+			printf("\n");
+		}
 	if (f >= 0)
 		header((enum fmt)f);
 	for (size_t i = 0; f >= 0 && i < r->ncells; i++)
@@ -833,6 +848,9 @@ static int report(struct rp_report *r, const char *const *files, size_t nfiles,
 	rc = RB_EXIT_OK;
 	for (size_t i = 0; i < r->nverdicts; i++)
 		if (!r->verdicts[i].pass)
+			rc = RB_EXIT_BELOW_SPEC;
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		if (!strcmp(r->files[fi].verdict, "FAIL"))
 			rc = RB_EXIT_BELOW_SPEC;
 out:
 	for (size_t fi = 0; fi < r->nfiles; fi++)

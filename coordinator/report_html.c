@@ -792,6 +792,54 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 	fputs("</table>\n", o);
 }
 
+static int verdict_rank(const char *v)
+{
+	return !strcmp(v, "FAIL") ? 0 : !strcmp(v, "INCOMPLETE") ? 1 : 2;
+}
+
+/* The fleet: every drive's verdict, failed drives at the top, the reason in words. */
+static void fleet_table(FILE *o, const struct rp_report *r)
+{
+	static const char *const h[] = { "verdict", "drive", "model", "serial", "why" };
+
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		const struct rp_file *F = &r->files[fi];
+
+		if (!F->nvd)
+			continue;
+		fputs("<h2>Verdicts</h2>\n<p class=\"note\">The run: ", o);
+		esc(o, F->verdict[0] ? F->verdict : "not judged");
+		fputs(". Every rule that tripped is in the file's <code>verdicts</code> "
+		      "table.</p>\n<table class=\"spec\">",
+		      o);
+		th(o, h, sizeof(h) / sizeof(h[0]));
+		for (int rank = 0; rank < 3; rank++)
+			for (size_t i = 0; i < F->nvd; i++) {
+				const struct rb_row_verdict *v = &F->vd[i];
+				const struct rb_row_drive *d = NULL;
+
+				if (strcmp(v->rule, "drive") || verdict_rank(v->verdict) != rank)
+					continue;
+				for (size_t k = 0; k < F->nd && !d; k++)
+					if (F->dr[k].drive == v->drive)
+						d = &F->dr[k];
+				fprintf(o, "<tr class=\"%s\"><td>%s</td><td>",
+					rank == 2 ? "pass" : "fail", v->verdict);
+				esc(o, d ? d->agent : "?");
+				fputs(":", o);
+				esc(o, d ? d->id.path : "?");
+				fputs("</td><td>", o);
+				esc(o, d ? d->id.model : "");
+				fputs("</td><td>", o);
+				esc(o, d ? d->id.serial : "");
+				fputs("</td><td>", o);
+				esc(o, v->reason);
+				fputs("</td></tr>\n", o);
+			}
+		fputs("</table>\n", o);
+	}
+}
+
 static void results_table(FILE *o, const struct rp_report *r)
 {
 	static const char *const h[] = { "point",	"drive",	 "status",
@@ -873,6 +921,7 @@ int rp_html(const struct rp_report *r, const char *path)
 		fputs("<p class=\"warn\">These files ran different methodologies (their plan hashes "
 		      "differ): points compare by name only.</p>\n",
 		      o);
+	fleet_table(o, r);
 	if (r->nclaims)
 		verdicts_table(o, r);
 	e = sweeps(o, r, false, "Throughput and latency against queue depth");

@@ -28,7 +28,10 @@ struct rp_file {
 	size_t nhi;
 	struct rb_row_steady *ss; /* steady-state verdicts (schema 5 on) */
 	size_t nss;
-	size_t cell0; /* its first cell: cell0 + point row * nd + drive row */
+	struct rb_row_verdict *vd; /* the drives' verdicts (schema 7 on; none asked: 0) */
+	size_t nvd;
+	char verdict[16]; /* the run's: PASS, FAIL, INCOMPLETE; "": not judged */
+	size_t cell0;	  /* its first cell: cell0 + point row * nd + drive row */
 };
 
 struct rp_cell {

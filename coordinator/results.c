@@ -506,6 +506,67 @@ int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row)
 	return push(r, T_STEADY, row);
 }
 
+int rb_results_ioerror(struct rb_results *r, const struct rb_row_ioerror *row)
+{
+	return push(r, T_IOERRORS, row);
+}
+
+/* The verdicts table of an open file (empty since its creation) given its rows. */
+static int verdicts_write(hid_t f, const struct rb_row_verdict *rows, size_t n)
+{
+	struct table t = { .rowsize = sizeof(*rows) };
+	const struct table_def *def = &rb_results_tables[T_VERDICTS];
+	hsize_t dims;
+	hid_t sp;
+	int r;
+
+	t.dset = H5Dopen2(f, def->name, H5P_DEFAULT);
+	if (t.dset < 0)
+		return -EIO;
+	sp = H5Dget_space(t.dset);
+	if (H5Sget_simple_extent_dims(sp, &dims, NULL) != 1)
+		dims = 0;
+	H5Sclose(sp);
+	t.written = dims;
+	t.type = H5Tcreate(H5T_COMPOUND, t.rowsize);
+	for (size_t k = 0; k < def->nf; k++) {
+		hid_t mt = rb_results_field_type(&def->f[k], false);
+
+		H5Tinsert(t.type, def->f[k].name, def->f[k].off, mt);
+		H5Tclose(mt);
+	}
+	/* a file judged again (rackbench verdict): its rows replace the earlier ones */
+	if (dims) {
+		hsize_t zero = 0;
+
+		H5Dset_extent(t.dset, &zero);
+		t.written = 0;
+	}
+	r = table_append(&t, (const char *)rows, n);
+	H5Tclose(t.type);
+	if (H5Dclose(t.dset) < 0)
+		r = -EIO;
+	return r;
+}
+
+int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows, size_t n,
+			    const char *verdict)
+{
+	hid_t f;
+	int r;
+
+	rb_results_hdf5_init();
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (f < 0)
+		return -EIO;
+	r = verdicts_write(f, rows, n);
+	if (!r)
+		r = attr_str(f, "verdict", verdict);
+	if (H5Fclose(f) < 0)
+		r = -EIO;
+	return r;
+}
+
 long rb_results_next_result(const struct rb_results *r)
 {
 	return (long)(r->t[T_RESULTS].queued + r->t[T_RESULTS].nbuf);

@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 6
+#define RB_RESULTS_SCHEMA_VERSION 7
 
 struct rb_row_agent {
 	char name[64];
@@ -150,6 +150,29 @@ struct rb_row_bs {
 	uint64_t ios;
 };
 
+/* An IO error or a verification mismatch, where it happened (one row per distinct one). */
+struct rb_row_ioerror {
+	uint32_t drive, point, attempt;
+	uint8_t direction; /* 0 read, 1 write, 2 trim */
+	uint64_t offset;
+	uint32_t length;
+	uint32_t err;	/* positive errno; EILSEQ (84): the data read is not what was written */
+	uint64_t count; /* times this same failure happened */
+};
+
+/* A drive's verdict: one row per rule that tripped, and one (rule "drive") per drive. */
+struct rb_row_verdict {
+	uint32_t drive;
+	char rule[32];	  /* "drive" (the drive's own verdict), "mismatch", "max_temp_c", ... */
+	char verdict[16]; /* PASS, FAIL or INCOMPLETE */
+	double measured;  /* NaN: not a number (a rule of words) */
+	double limit;	  /* NaN: none */
+	int64_t point;	  /* where it tripped first; -1: the whole run */
+	int64_t interval; /* the sample interval where it began; -1: none */
+	int64_t t_ns;	  /* when, ns since the UTC epoch; 0: not known */
+	char reason[512]; /* in words */
+};
+
 struct rb_results_meta {
 	const char *campaign_name;
 	const char *campaign_text;
@@ -173,6 +196,7 @@ int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row);
 int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row);
 int rb_results_health(struct rb_results *r, const struct rb_row_health *row);
 int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row);
+int rb_results_ioerror(struct rb_results *r, const struct rb_row_ioerror *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -183,6 +207,13 @@ int rb_results_flush(struct rb_results *r);
 size_t rb_results_buffered(const struct rb_results *r);
 /* Sets status and end time, flushes and closes. Returns 0 or negative errno. */
 int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns);
+
+/*
+ * The drives' verdicts, added to a closed results file (its verdicts table) with the
+ * run's in one root attribute, verdict: PASS, FAIL or INCOMPLETE. 0 or negative errno.
+ */
+int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows, size_t n,
+			    const char *verdict);
 
 /* ---- reading a results file back (rackbench report) ---- */
 
@@ -219,6 +250,9 @@ int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret
 int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, size_t *ret_n);
 int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n);
 int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret, size_t *ret_n);
+/* Files older than schema 7 have neither: 0 rows. */
+int rb_results_read_ioerrors(struct rb_results_in *in, struct rb_row_ioerror **ret, size_t *ret_n);
+int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

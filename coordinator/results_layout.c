@@ -186,6 +186,27 @@ static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, bs_bytes, FT_U64, "B"),
 	FLD(struct rb_row_bs, ios, FT_U64, "1"),
 };
+static const struct field ioerror_f[] = {
+	FLD(struct rb_row_ioerror, drive, FT_U32, ""),
+	FLD(struct rb_row_ioerror, point, FT_U32, ""),
+	FLD(struct rb_row_ioerror, attempt, FT_U32, ""),
+	FLD(struct rb_row_ioerror, direction, FT_U8, "0=read 1=write 2=trim"),
+	FLD(struct rb_row_ioerror, offset, FT_U64, "B"),
+	FLD(struct rb_row_ioerror, length, FT_U32, "B"),
+	{ "errno", offsetof(struct rb_row_ioerror, err), FT_U32, 4, "errno" },
+	FLD(struct rb_row_ioerror, count, FT_U64, "1"),
+};
+static const struct field verdict_f[] = {
+	FLD(struct rb_row_verdict, drive, FT_U32, ""),
+	FLD(struct rb_row_verdict, rule, FT_STR, ""),
+	FLD(struct rb_row_verdict, verdict, FT_STR, ""),
+	FLD(struct rb_row_verdict, measured, FT_F64, "the rule's"),
+	FLD(struct rb_row_verdict, limit, FT_F64, "the rule's"),
+	FLD(struct rb_row_verdict, point, FT_I64, ""),
+	FLD(struct rb_row_verdict, interval, FT_I64, ""),
+	FLD(struct rb_row_verdict, t_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_verdict, reason, FT_STR, ""),
+};
 
 /*
  * HDF5 once per process: its error stack not printed (every failure is said here), and
@@ -220,6 +241,10 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "SNIA steady-state verdict per (drive, steady-state phase)" },
 	{ "members", ARRAY(member_f), sizeof(struct rb_row_member),
 	  "one row per member of each striped volume" },
+	{ "io_errors", ARRAY(ioerror_f), sizeof(struct rb_row_ioerror),
+	  "IO errors and verification mismatches per (drive, point, attempt), where they were" },
+	{ "verdicts", ARRAY(verdict_f), sizeof(struct rb_row_verdict),
+	  "each drive's verdict and every rule that tripped, added when the run ends" },
 };
 
 hid_t rb_results_vlstr_type(void)

@@ -35,6 +35,8 @@ enum {
 	T_HEALTH,
 	T_STEADY,
 	T_MEMBERS,
+	T_IOERRORS,
+	T_VERDICTS,
 	NTABLES
 };
 

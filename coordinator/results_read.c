@@ -449,3 +449,13 @@ int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret,
 {
 	return read_optional(in, T_STEADY, (void **)ret, ret_n);
 }
+
+int rb_results_read_ioerrors(struct rb_results_in *in, struct rb_row_ioerror **ret, size_t *ret_n)
+{
+	return read_optional(in, T_IOERRORS, (void **)ret, ret_n);
+}
+
+int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
+{
+	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);
+}

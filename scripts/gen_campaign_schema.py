@@ -56,6 +56,7 @@ PLACES = {
     "purge": lambda s: s["properties"]["phases"]["items"]["properties"]["purge"]["properties"],
     "steady_state": lambda s: (s["properties"]["phases"]["items"]["properties"]["steady_state"]
                                ["properties"]),
+    "verdict": lambda s: s["definitions"]["verdict"]["properties"],
 }
 
 
@@ -104,7 +105,9 @@ def markdown(table):
               "agents": "A target's `agents` (a group)", "select": "A target's `select`",
               "drive": "A drive written as a mapping", "volume": "A striped volume among `drives`",
               "phase": "A phase (an entry of `phases`)", "purge": "A phase's `purge`",
-              "steady_state": "A phase's `steady_state`"}
+              "steady_state": "A phase's `steady_state`",
+              "verdict": "A `verdict` (the campaign's; a phase's takes the performance rules: "
+                         "`min_model_pct`, `max_p99`, `max_p99_9`, `cliff_pct`, `cliff_window`)"}
     rows = table["campaign_key_table"]
     for where, title in titles.items():
         out += [f"## {title}", "", "| key | type | default | what it does |", "|---|---|---|---|"]
@@ -168,6 +171,7 @@ def main():
             "lost_wait": {"$ref": "#/definitions/duration", "description": "how long to wait for a lost agent (default 60s)"},
             "wait": {"$ref": "#/definitions/duration", "description": "how long to wait for the agents (default 60s)"},
             "defaults": {"$ref": "#/definitions/workload"},
+            "verdict": {"$ref": "#/definitions/verdict"},
             "lock": {"type": "string",
                      "description": "a file from 'rackbench plan --lock': each drive must report the serial recorded there"},
             "preset": {"enum": table["presets"],
@@ -235,6 +239,7 @@ def main():
                                          "workload": {"$ref": "#/definitions/workload"},
                                          "matrix": {"type": "object", "additionalProperties": False,
                                                     "properties": matrix},
+                                         "verdict": {"$ref": "#/definitions/verdict"},
                                          "idle": {"$ref": "#/definitions/duration",
                                                   "description": "idle time after each point of the phase"},
                                          "purge": {"type": "object", "additionalProperties": False,
@@ -284,6 +289,7 @@ def main():
                                    {"type": "string", "pattern": DURATION}],
                          "description": "ns, us, ms, s, m, h; a bare number is seconds"},
             "workload": {"type": "object", "additionalProperties": False, "properties": props},
+            "verdict": {"type": "object", "additionalProperties": False, "properties": {}},
         },
     }
     apply_table(schema, table)

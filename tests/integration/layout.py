@@ -6,12 +6,14 @@ import re
 
 import numpy as np
 
+DOC = os.path.join(os.environ.get("RB_SRC", "."), "schemas", "results-layout.md")
 TYPES = {"u8": np.dtype("u1"), "u32": np.dtype("<u4"), "u64": np.dtype("<u8"),
          "i64": np.dtype("<i8"), "f64": np.dtype("<f8")}
 
 
 def parse(path):
-    """Returns ({table: [(column, type, unit)]}, [root attribute names], schema version)."""
+    """Returns ({table: [(column, type, unit)]}, [root attribute names], schema version).
+    An attribute whose meaning says "absent when" is optional: its name ends in '?'."""
     tables, attrs, cur, section = {}, [], None, None
     version = None
     with open(path) as f:
@@ -32,7 +34,7 @@ def parse(path):
             if cells[0] in ("column", "attribute"):
                 continue
             if section == "attrs":
-                attrs.append(cells[0])
+                attrs.append(cells[0] + ("?" if "absent when" in cells[-1] else ""))
             elif section == "table":
                 tables.setdefault(cur, []).append((cells[0], cells[1], cells[2]))
     return tables, attrs, version
@@ -40,16 +42,16 @@ def parse(path):
 
 def check_file(f, doc=None):
     """Returns a list of differences between the open h5py file f and the document."""
-    doc = doc or os.path.join(os.environ.get("RB_SRC", "."), "schemas", "results-layout.md")
+    doc = doc or DOC
     tables, attrs, version = parse(doc)
     diffs = []
     if version != f.attrs.get("schema_version"):
         diffs.append(f"schema_version {f.attrs.get('schema_version')} != document {version}")
     for a in attrs:
-        if a not in f.attrs:
+        if not a.endswith("?") and a not in f.attrs:
             diffs.append(f"root attribute '{a}' missing")
     for a in f.attrs:
-        if a not in attrs:
+        if a not in attrs and a + "?" not in attrs:
             diffs.append(f"root attribute '{a}' not documented")
     names = set(tables) | {"campaign"}
     for k in f.keys():

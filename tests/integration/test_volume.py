@@ -102,7 +102,7 @@ with Tmp() as tmp:
             health = h["health"][:]
             version = h.attrs["schema_version"]
             version = version.decode() if isinstance(version, bytes) else str(version)
-        check(version == "6", f"schema version {version}")
+        check(version == layout.parse(layout.DOC)[2], f"schema version {version}")
         check(sorted(drives) == ["d0.dat", "vol3"], f"drives: {sorted(drives)}")
         v = drives["vol3"]
         vi = int(v["drive"])

@@ -7,6 +7,7 @@
  * the campaign is named; agent groups match by name pattern and labels.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,17 +73,20 @@ static void test_target_errors(void **st)
 		{ "targets: []\n", "[]", "'targets' is empty" },
 		{ "targets:\n  - just-a-name\n", "just-a-name",
 		  "'targets' must be a list of {agent, drives}" },
-		{ "targets:\n  - {agent: [a], drives: [x]}\n", "[a]", "'agent' must be an agent name" },
+		{ "targets:\n  - {agent: [a], drives: [x]}\n", "[a]",
+		  "'agent' must be an agent name" },
 		{ "targets:\n  - {agents: x, drives: [y]}\n", "x, drives",
 		  "'agents' must be a mapping: name (a pattern), labels, count" },
-		{ "targets:\n  - {agent: a, drives: x}\n", "x}", "'drives' must be a list of paths" },
+		{ "targets:\n  - {agent: a, drives: x}\n", "x}",
+		  "'drives' must be a list of paths" },
 		{ "targets:\n  - {agent: a, select: 3}\n", "3}",
 		  "'select' must be a mapping: model, serial, firmware, count" },
 		{ "targets:\n  - {agent: a, drives: [x], colour: red}\n", "colour",
 		  "unknown key 'colour' in a target (known: agent, agents, drives, select)" },
 		{ "targets:\n  - {agent: a, agents: {name: h, count: 2}, drives: [x]}\n", "{name",
 		  "a target has 'agent' (one) or 'agents' (a group), not both" },
-		{ "targets:\n  - {drives: [x]}\n", "{drives", "target has no 'agent' (or 'agents')" },
+		{ "targets:\n  - {drives: [x]}\n", "{drives",
+		  "target has no 'agent' (or 'agents')" },
 		{ "targets:\n  - {agent: a, drives: [x], select: {model: M, count: 1}}\n", "{model",
 		  "a target has 'drives' or 'select', not both" },
 		{ "targets:\n  - {agent: a}\n", "{agent",
@@ -91,9 +95,10 @@ static void test_target_errors(void **st)
 		  "target for an agent group has no 'drives' (or 'select')" },
 		{ "targets:\n  - {agent: a, drives: [x, x]}\n", "x]",
 		  "drive 'x' of agent 'a' is listed twice" },
-		{ "targets:\n  - {agent: a, drives: [x]}\n  - {agent: a, drives: [y, x]}\n", "x]}\nphases",
-		  "drive 'x' of agent 'a' is listed twice" },
-		{ "targets:\n  - {agent: a, drives: []}\n", "[]", "'drives' of agent 'a' is empty" },
+		{ "targets:\n  - {agent: a, drives: [x]}\n  - {agent: a, drives: [y, x]}\n",
+		  "x]}\nphases", "drive 'x' of agent 'a' is listed twice" },
+		{ "targets:\n  - {agent: a, drives: []}\n", "[]",
+		  "'drives' of agent 'a' is empty" },
 		{ "targets:\n  - {agent: a, drives: [[x]]}\n", "[x]]",
 		  "'drives' entries must be paths or {path, serial}" },
 		{ "targets:\n  - {agent: a, drives: [{serial: S}]}\n", "{serial",
@@ -145,7 +150,8 @@ static void test_selector_and_group_errors(void **st)
 		  "volumes are per agent: give a target with a volume its 'agent'" },
 		{ "{agents: {name: h, count: 1}, drives: [{path: x}]}", "{path",
 		  "a group's 'drives' are paths every agent offers" },
-		{ "{agents: {name: h, count: 1}, drives: [x, x]}", "x]", "drive 'x' is listed twice" },
+		{ "{agents: {name: h, count: 1}, drives: [x, x]}", "x]",
+		  "drive 'x' is listed twice" },
 		{ "{agents: {name: h, count: 1}, drives: []}", "[]", "'drives' is empty" },
 		{ "{agents: {name: h, count: 1}, select: {serial: S}}", "{serial",
 		  "'select' needs 'count'" },
@@ -345,17 +351,19 @@ static int teardown(void **st)
 /* A campaign of two drives (one pinned already) and two volumes sharing a member. */
 static void write_campaign(const struct fixture *fx, const char *lock)
 {
-	write_text(fx->file, "destructive: true\n"
-			     "lock: %s\n"
-			     "targets:\n"
-			     "  - agent: a\n"
-			     "    drives:\n"
-			     "      - /dev/x\n"
-			     "      - {path: /dev/y, serial: SY}\n"
-			     "      - {volume: v1, members: [/dev/m0, /dev/m1]}\n"
-			     "      - {volume: v2, members: [/dev/m1, /dev/m2]}\n"
-			     "phases:\n  - workload: {rw: write}\n    drives: [/dev/x, /dev/y, v1]\n"
-			     "  - workload: {rw: read}\n    drives: [v2]\n", lock);
+	write_text(fx->file,
+		   "destructive: true\n"
+		   "lock: %s\n"
+		   "targets:\n"
+		   "  - agent: a\n"
+		   "    drives:\n"
+		   "      - /dev/x\n"
+		   "      - {path: /dev/y, serial: SY}\n"
+		   "      - {volume: v1, members: [/dev/m0, /dev/m1]}\n"
+		   "      - {volume: v2, members: [/dev/m1, /dev/m2]}\n"
+		   "phases:\n  - workload: {rw: write}\n    drives: [/dev/x, /dev/y, v1]\n"
+		   "  - workload: {rw: read}\n    drives: [v2]\n",
+		   lock);
 }
 
 static const char lock_ok[] = "campaign: c\nmethodology: 0\ndrives:\n"
@@ -436,14 +444,16 @@ static void test_lock_refusals(void **st)
 		strcat(t, "serial: S9}\n  - {agent: a, path: /dev/m0, serial: S0}\n"
 			  "  - {agent: a, path: /dev/m1, serial: S1}\n"
 			  "  - {agent: a, path: /dev/m2, serial: \"\"}\n");
-		lock_refused(fx, t, fx->file, 2,
-			     "drive '/dev/y' of agent 'a' is pinned to serial 'SY' here and 'S9' in "
-			     "the lock");
+		lock_refused(
+			fx, t, fx->file, 2,
+			"drive '/dev/y' of agent 'a' is pinned to serial 'SY' here and 'S9' in "
+			"the lock");
 	}
 	/* what the campaign targets and the lock leaves out */
-	lock_refused(fx, "drives:\n  - {agent: a, path: /dev/x, serial: SX}\n"
-			 "  - {agent: a, path: /dev/m1, serial: S1}\n", fx->file, 2,
-		     "drive '/dev/y' of agent 'a' is not in the lock");
+	lock_refused(fx,
+		     "drives:\n  - {agent: a, path: /dev/x, serial: SX}\n"
+		     "  - {agent: a, path: /dev/m1, serial: S1}\n",
+		     fx->file, 2, "drive '/dev/y' of agent 'a' is not in the lock");
 	lock_refused(fx, NULL, fx->file, 2, "volume 'v1' of agent 'a' is not in the lock");
 	lock_refused(fx, NULL, fx->file, 2, "(every member): run 'rackbench plan --lock' again");
 	/* no lock file, and no name */
@@ -451,7 +461,8 @@ static void test_lock_refusals(void **st)
 	write_campaign(fx, missing);
 	lock_refused(fx, NULL, fx->file, 2, "cannot read lock file");
 	write_campaign(fx, "\"\"");
-	lock_refused(fx, NULL, fx->file, 2, "'lock' must be a file written by 'rackbench plan --lock'");
+	lock_refused(fx, NULL, fx->file, 2,
+		     "'lock' must be a file written by 'rackbench plan --lock'");
 }
 
 /* Loads fx's campaign (with its lock): 0 and the campaign, or fails with the diagnostics. */
@@ -510,7 +521,8 @@ static void test_lock_answers_a_selector(void **st)
 			     "  - {agent: a, path: /dev/x, serial: SX}\n"
 			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n"
 			     "  - {agent: b, path: /dev/nvme0n1, serial: B0}\n");
-	lock_refused(fx, NULL, fx->lock, 5, "drive '/dev/nvme0n1' of agent 'b' is in the lock twice");
+	lock_refused(fx, NULL, fx->lock, 5,
+		     "drive '/dev/nvme0n1' of agent 'b' is in the lock twice");
 }
 
 /*
@@ -547,6 +559,66 @@ static void test_lock_answers_a_group(void **st)
 		     "for 2");
 }
 
+/* Loads text, which must load. */
+static struct rb_campaign *loads(const char *text)
+{
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	rb_diags_init(&d);
+	if (rb_campaign_load("x.yaml", text, strlen(text), &c, &d))
+		fail_msg("refused (%zu diagnostics): %s", d.n, d.n ? d.v[0].message : "");
+	rb_diags_release(&d);
+	return c;
+}
+
+#define TARGET "targets:\n  - {agent: a, drives: [/dev/x]}\n"
+
+static void test_verdict_keys(void **st)
+{
+	struct rb_campaign *c;
+
+	(void)st;
+	c = loads(TARGET "on_refusal: skip\n"
+			 "verdict: {max_temp_c: 70, max_p99: 2ms, min_model_pct: 0, "
+			 "critical_warning: true}\n"
+			 "phases:\n  - workload: {rw: randread}\n"
+			 "    verdict: {max_p99: 5ms, cliff_pct: 40}\n");
+	assert_int_equal(c->on_refusal, RB_REFUSAL_SKIP);
+	assert_true(c->verdict.max_temp_c == 70 && c->verdict.max_p99_ns == 2e6);
+	assert_true(c->verdict.critical_warning == 1);
+	assert_true(c->verdict.min_model_pct == 0); /* not judged */
+	assert_true(isnan(c->verdict.cliff_pct));
+	assert_true(c->phases[0].verdict.max_p99_ns == 5e6 && c->phases[0].verdict.cliff_pct == 40);
+	assert_true(isnan(c->phases[0].verdict.max_temp_c));
+	rb_campaign_free(c);
+	/* the burnin preset's rules, and the campaign's own over them */
+	c = loads(TARGET "preset: burnin\ndestructive: true\n"
+			 "verdict: {min_model_pct: 0, max_temp_c: 65}\n");
+	assert_true(c->verdict.critical_warning == 1 && c->verdict.max_media_errors == 0);
+	assert_true(c->verdict.min_model_pct == 0 && c->verdict.max_temp_c == 65);
+	rb_campaign_free(c);
+	c = loads(TARGET PHASES);
+	assert_false(rb_verdict_rules_any(&c->verdict));
+	assert_int_equal(c->on_refusal, RB_REFUSAL_STOP);
+	rb_campaign_free(c);
+
+	refused(TARGET PHASES "verdict: {max_tmp: 70}\n", "max_tmp",
+		"unknown key 'max_tmp' in verdict (known: max_temp_c, critical_warning,");
+	refused(TARGET PHASES "verdict: {min_model_pct: 150}\n", "150",
+		"'min_model_pct' must be from 0 (not judged) to 100, not 150");
+	refused(TARGET PHASES "verdict: {max_p99: fast}\n", "fast",
+		"'max_p99' must be a latency such as 2ms or 500us");
+	refused(TARGET PHASES "verdict: {cliff_window: 1}\n", "1}",
+		"'cliff_window' must be 2 or more, not 1");
+	refused(TARGET PHASES "verdict: [max_temp_c]\n", "[max",
+		"'verdict' must be a mapping of rules");
+	refused(TARGET "phases:\n  - workload: {rw: read}\n    verdict: {max_temp_c: 70}\n",
+		"max_temp_c", "'max_temp_c' judges a drive's health over the whole run");
+	refused(TARGET PHASES "on_refusal: ignore\n", "ignore",
+		"'on_refusal' must be stop or skip");
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -557,6 +629,7 @@ int main(void)
 		cmocka_unit_test(test_value_errors),
 		cmocka_unit_test(test_targets_load),
 		cmocka_unit_test(test_many_drives),
+		cmocka_unit_test(test_verdict_keys),
 		cmocka_unit_test_setup_teardown(test_lock_pins_serials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_answers_a_selector, setup, teardown),

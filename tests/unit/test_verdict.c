@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Verdicts (coordinator/verdict.c) against known answers: each rule trips just past its
+ * limit and holds at it; the data rules name the offsets (a 4 KiB block's eight chunks as
+ * one range); a point a drive should have run and did not makes it INCOMPLETE, one it was
+ * never in does not; health rises are over the whole run; the model rule needs three
+ * drives of a model and skips files; a cliff names the interval where it began and the
+ * point's last (short) interval is not one; the run's verdict is the worst drive's.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "verdict.h"
+
+#define ND 4
+#define NP 2
+
+struct fx {
+	struct rb_row_drive dr[ND];
+	struct rb_row_point pt[NP];
+	struct rb_row_result rs[ND * NP + 4];
+	size_t nr;
+	struct rb_row_sample sm[256];
+	size_t ns;
+	struct rb_row_health hl[32];
+	size_t nh;
+	struct rb_row_ioerror ie[32];
+	size_t ne;
+	struct rb_verdict_rules rules;
+	struct rb_row_verdict *v;
+	size_t nv;
+	bool not_in[NP][ND]; /* point p does not measure drive d */
+};
+
+/* Four block drives of one model, two points, every row ok at 1000 IOPS. */
+static void fixture(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	rb_verdict_rules_init(&f->rules);
+	for (uint32_t d = 0; d < ND; d++) {
+		f->dr[d].drive = d;
+		snprintf(f->dr[d].agent, sizeof(f->dr[d].agent), "a%u", d / 2);
+		snprintf(f->dr[d].id.path, sizeof(f->dr[d].id.path), "/dev/nvme%un1", d % 2);
+		snprintf(f->dr[d].id.kind, sizeof(f->dr[d].id.kind), "block");
+		snprintf(f->dr[d].id.model, sizeof(f->dr[d].id.model), "M1");
+		snprintf(f->dr[d].id.serial, sizeof(f->dr[d].id.serial), "S%u", d);
+	}
+	for (uint32_t p = 0; p < NP; p++) {
+		f->pt[p].point = p;
+		snprintf(f->pt[p].name, sizeof(f->pt[p].name), "p%u", p);
+		for (uint32_t d = 0; d < ND; d++) {
+			struct rb_row_result *r = &f->rs[f->nr++];
+
+			r->drive = d;
+			r->point = p;
+			snprintf(r->status, sizeof(r->status), "ok");
+			r->read.ios = 1000;
+			r->read.iops = 1000;
+			r->read.lat_p99_ns = 100000;
+			r->read.lat_p99_9_ns = 200000;
+			r->start_ns = 1000 + p;
+		}
+	}
+}
+
+static bool not_in(const void *arg, uint32_t point, uint32_t drive)
+{
+	const struct fx *f = arg;
+
+	return !f->not_in[point][drive];
+}
+
+/* Judges the fixture; returns the run's verdict. */
+static int judge(struct fx *f)
+{
+	struct rb_verdict_in in = { .drives = f->dr,
+				    .nd = ND,
+				    .points = f->pt,
+				    .np = NP,
+				    .results = f->rs,
+				    .nr = f->nr,
+				    .samples = f->sm,
+				    .ns = f->ns,
+				    .health = f->hl,
+				    .nh = f->nh,
+				    .ioerrors = f->ie,
+				    .ne = f->ne,
+				    .root = &f->rules,
+				    .in_point = not_in,
+				    .arg = f };
+	int v;
+
+	free(f->v);
+	f->v = NULL;
+	v = rb_verdict_judge(&in, &f->v, &f->nv);
+	assert_true(v >= 0);
+	return v;
+}
+
+/* The row of drive d and rule; NULL when none. */
+static const struct rb_row_verdict *row(const struct fx *f, uint32_t d, const char *rule)
+{
+	for (size_t i = 0; i < f->nv; i++)
+		if (f->v[i].drive == d && !strcmp(f->v[i].rule, rule))
+			return &f->v[i];
+	return NULL;
+}
+
+static void assert_drive(const struct fx *f, uint32_t d, const char *verdict)
+{
+	const struct rb_row_verdict *r = row(f, d, "drive");
+
+	assert_non_null(r);
+	if (strcmp(r->verdict, verdict))
+		fail_msg("drive %u: %s (%s), want %s", d, r->verdict, r->reason, verdict);
+}
+
+static struct rb_row_result *result(struct fx *f, uint32_t d, uint32_t p)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->rs[i].drive == d && f->rs[i].point == p)
+			return &f->rs[i];
+	fail_msg("no row of drive %u point %u", d, p);
+	return NULL;
+}
+
+static void test_all_pass(void **st)
+{
+	struct fx f;
+
+	(void)st;
+	fixture(&f);
+	assert_int_equal(judge(&f), RB_PASS);
+	/* one row per drive, and nothing else */
+	assert_int_equal(f.nv, ND);
+	for (uint32_t d = 0; d < ND; d++) {
+		assert_drive(&f, d, "PASS");
+		assert_non_null(strstr(row(&f, d, "drive")->reason, "health not judged"));
+	}
+	free(f.v);
+}
+
+static void test_data_rules_name_offsets(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+
+	(void)st;
+	fixture(&f);
+	/* a 4 KiB block's eight chunks failed their check on drive 1 in point 1 */
+	result(&f, 1, 1)->verify_mismatches = 8;
+	for (int c = 0; c < 8; c++)
+		f.ie[f.ne++] = (struct rb_row_ioerror){ .drive = 1,
+							.point = 1,
+							.offset = 4194304 + 512 * (uint64_t)c,
+							.length = 512,
+							.err = EILSEQ,
+							.count = 1 };
+	/* drive 2: EIO from 1 MiB, seen in interval 3 of point 0 */
+	result(&f, 2, 0)->read.errors = 5;
+	f.ie[f.ne++] = (struct rb_row_ioerror){
+		.drive = 2, .offset = 1048576, .length = 65536, .err = EIO, .count = 5
+	};
+	f.sm[f.ns++] = (struct rb_row_sample){ .drive = 2, .interval = 2, .ios = 10 };
+	f.sm[f.ns++] = (struct rb_row_sample){ .drive = 2, .interval = 3, .ios = 5, .errors = 5 };
+	assert_int_equal(judge(&f), RB_FAIL);
+	r = row(&f, 1, "mismatch");
+	assert_non_null(r);
+	assert_string_equal(r->verdict, "FAIL");
+	assert_int_equal(r->point, 1);
+	assert_non_null(strstr(r->reason, "8 verification mismatch(es) at offset 4194304 (4096 "
+					  "bytes) in point 1 'p1'"));
+	assert_null(row(&f, 1, "io_errors"));
+	r = row(&f, 2, "io_errors");
+	assert_non_null(r);
+	assert_int_equal((int)r->measured, 5);
+	assert_int_equal(r->interval, 3);
+	assert_non_null(strstr(r->reason, "at offset 1048576 (65536 bytes)"));
+	assert_drive(&f, 0, "PASS");
+	assert_drive(&f, 1, "FAIL");
+	assert_drive(&f, 2, "FAIL");
+	/* the drive's row carries the reason */
+	assert_non_null(strstr(row(&f, 2, "drive")->reason, "IO error"));
+	free(f.v);
+}
+
+/* Drops the row of drive d at point p. */
+static void drop(struct fx *f, uint32_t d, uint32_t p)
+{
+	struct rb_row_result *r = result(f, d, p);
+
+	*r = f->rs[--f->nr];
+}
+
+static void test_completeness(void **st)
+{
+	struct fx f;
+
+	(void)st;
+	fixture(&f);
+	drop(&f, 3, 1); /* drive 3 never ran point 1 */
+	drop(&f, 1, 1); /* drive 1 was never in point 1 */
+	f.not_in[1][1] = true;
+	snprintf(result(&f, 0, 0)->status, 16, "lost");
+	snprintf(result(&f, 0, 0)->message, 256, "agent 'a0' lost during the point");
+	assert_int_equal(judge(&f), RB_INCOMPLETE);
+	assert_drive(&f, 0, "INCOMPLETE");
+	assert_non_null(strstr(row(&f, 0, "lost")->reason, "agent 'a0' lost"));
+	assert_drive(&f, 1, "PASS");
+	assert_null(row(&f, 1, "not_run"));
+	assert_drive(&f, 2, "PASS");
+	assert_drive(&f, 3, "INCOMPLETE");
+	assert_non_null(strstr(row(&f, 3, "not_run")->reason, "point 1 'p1' was not run on it"));
+	free(f.v);
+}
+
+static void health(struct fx *f, uint32_t d, uint32_t point, int64_t t, double temp, uint8_t warn,
+		   double media)
+{
+	f->hl[f->nh++] = (struct rb_row_health){ .drive = d,
+						 .point = point,
+						 .t_ns = t,
+						 .nvme = 1,
+						 .temperature_c = temp,
+						 .critical_warning = warn,
+						 .available_spare_pct = 100,
+						 .percentage_used = 3,
+						 .media_errors = media,
+						 .error_log_entries = 7,
+						 .unsafe_shutdowns = 2 };
+}
+
+static void test_health_over_the_run(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+
+	(void)st;
+	fixture(&f);
+	f.rules.max_temp_c = 70;
+	f.rules.critical_warning = 1;
+	f.rules.max_media_errors = 0;
+	f.rules.max_unsafe_shutdowns = 0;
+	for (uint32_t d = 0; d < ND; d++) {
+		health(&f, d, 0, 10, 40, 0, 1);
+		health(&f, d, 1, 30, d == 0 ? 70 : 45, 0, d == 2 ? 3 : 1);
+	}
+	health(&f, 1, 1, 20, 71, 0x2, 1); /* between the two: hot and warned */
+	assert_int_equal(judge(&f), RB_FAIL);
+	assert_drive(&f, 0, "PASS"); /* 70 is the limit, not above it */
+	r = row(&f, 1, "max_temp_c");
+	assert_non_null(r);
+	assert_true(r->measured == 71 && r->limit == 70 && r->t_ns == 20);
+	r = row(&f, 1, "critical_warning");
+	assert_non_null(r);
+	assert_non_null(strstr(r->reason, "bit 1 (temperature beyond its threshold)"));
+	r = row(&f, 2, "max_media_errors");
+	assert_non_null(r);
+	assert_int_equal((int)r->measured, 2);
+	assert_non_null(strstr(r->reason, "2 new media and data integrity error(s)"));
+	/* a counter that only holds still: the same 2 unsafe shutdowns before and after */
+	assert_null(row(&f, 0, "max_unsafe_shutdowns"));
+	assert_drive(&f, 3, "PASS");
+	assert_null(strstr(row(&f, 3, "drive")->reason, "health not judged"));
+	free(f.v);
+}
+
+static void test_performance_rules(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+
+	(void)st;
+	fixture(&f);
+	f.rules.min_model_pct = 70;
+	f.rules.max_p99_ns = 100000;
+	/* drive 3 at 690 IOPS in point 0: below 70% of the median 1000; 700 holds */
+	result(&f, 3, 0)->read.iops = 690;
+	result(&f, 2, 1)->read.iops = 700;
+	result(&f, 1, 1)->read.lat_p99_ns = 100001;
+	assert_int_equal(judge(&f), RB_FAIL);
+	r = row(&f, 3, "min_model_pct");
+	assert_non_null(r);
+	assert_int_equal(r->point, 0);
+	assert_non_null(strstr(r->reason, "69% of its model's median 1000"));
+	assert_null(row(&f, 2, "min_model_pct"));
+	assert_non_null(row(&f, 1, "max_p99"));
+	assert_drive(&f, 0, "PASS");
+	/* files share their filesystem: not judged against their peers */
+	for (uint32_t d = 0; d < ND; d++)
+		snprintf(f.dr[d].id.kind, sizeof(f.dr[d].id.kind), "file");
+	judge(&f);
+	assert_null(row(&f, 3, "min_model_pct"));
+	/* two drives of a model are too few for a median */
+	for (uint32_t d = 0; d < ND; d++) {
+		snprintf(f.dr[d].id.kind, sizeof(f.dr[d].id.kind), "block");
+		snprintf(f.dr[d].id.model, sizeof(f.dr[d].id.model), "M%u", d / 2);
+	}
+	judge(&f);
+	assert_null(row(&f, 3, "min_model_pct"));
+	free(f.v);
+}
+
+/* Drive d's point 0 samples: n intervals of MB/s given by fn. */
+static void series(struct fx *f, uint32_t d, size_t n, double (*mbps)(size_t))
+{
+	for (size_t i = 0; i < n; i++)
+		f->sm[f->ns++] = (struct rb_row_sample){ .drive = d,
+							 .interval = (uint32_t)i,
+							 .bytes = (uint64_t)(mbps(i) * 1e6) };
+}
+
+static double steady(size_t i)
+{
+	return 100 + (double)(i % 3); /* and its last interval is short: see below */
+}
+
+static double falls_at_11(size_t i)
+{
+	return i < 11 ? 100 : 30;
+}
+
+static double short_end(size_t i)
+{
+	return i < 19 ? 100 : 5;
+}
+
+static void test_cliff(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+
+	(void)st;
+	fixture(&f);
+	f.rules.cliff_pct = 50;
+	f.rules.cliff_window = 5;
+	series(&f, 0, 20, steady);
+	series(&f, 1, 20, falls_at_11);
+	series(&f, 2, 20, short_end);
+	assert_int_equal(judge(&f), RB_FAIL);
+	assert_drive(&f, 0, "PASS");
+	r = row(&f, 1, "cliff_pct");
+	assert_non_null(r);
+	assert_int_equal(r->interval, 11);
+	assert_int_equal(r->point, 0);
+	assert_non_null(strstr(r->reason, "from interval 11 on"));
+	/* the point's last interval, cut short, is not a cliff */
+	assert_drive(&f, 2, "PASS");
+	free(f.v);
+}
+
+static void test_rules_merge(void **st)
+{
+	struct rb_verdict_rules root, phase, out;
+
+	(void)st;
+	rb_verdict_rules_init(&root);
+	assert_false(rb_verdict_rules_any(&root));
+	root.max_temp_c = 70;
+	root.max_p99_ns = 1e6;
+	assert_true(rb_verdict_rules_any(&root));
+	rb_verdict_rules_init(&phase);
+	phase.max_p99_ns = 2e6;
+	rb_verdict_rules_merge(&out, &root, &phase);
+	assert_true(out.max_temp_c == 70 && out.max_p99_ns == 2e6);
+	assert_true(isnan(out.cliff_pct));
+	assert_true(rb_verdict_key_is_health("max_temp_c"));
+	assert_false(rb_verdict_key_is_health("max_p99"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_pass),
+		cmocka_unit_test(test_data_rules_name_offsets),
+		cmocka_unit_test(test_completeness),
+		cmocka_unit_test(test_health_over_the_run),
+		cmocka_unit_test(test_performance_rules),
+		cmocka_unit_test(test_cliff),
+		cmocka_unit_test(test_rules_merge),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
