@@ -229,6 +229,13 @@ static const char *model_of(const struct rp_cell *c)
 	return c->model;
 }
 
+/* A cell whose drive ran the point to its end: a refused, lost or stopped one has no
+ * figures to compare. */
+static bool measured(const struct rp_cell *c)
+{
+	return c->res && !strcmp(c->res->status, "ok");
+}
+
 /* Groups cells by (point name, model); medians, MAD and outliers per group. */
 static int make_groups(struct rp_report *r)
 {
@@ -261,7 +268,7 @@ static int make_groups(struct rp_report *r)
 		size_t n = 0;
 
 		for (size_t i = 0; i < r->ncells; i++)
-			if (r->cells[i].group == g && r->cells[i].res)
+			if (r->cells[i].group == g && measured(&r->cells[i]))
 				v[n++] = r->cells[i].iops;
 		G->ndrives = n;
 		if (!n)
@@ -276,7 +283,7 @@ static int make_groups(struct rp_report *r)
 		for (size_t i = 0; i < r->ncells && n >= 3; i++) {
 			struct rp_cell *c = &r->cells[i];
 
-			if (c->group == g && c->res &&
+			if (c->group == g && measured(c) &&
 			    rp_is_outlier(c->iops, G->iops_med, G->mad)) {
 				c->outlier = true;
 				G->noutliers++;
