@@ -584,8 +584,13 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 			m += x[i] / w;
 		thr = peak * (1 - r->cliff_pct / 100);
 		if (s && m < thr) {
-			size_t at = peak_end;
+			/* where the drop began: the first of the run of intervals below the
+			 * threshold that the failing window holds (a dip that recovered
+			 * before it is not the cliff) */
+			size_t at = s;
 
+			while (at > peak_end && x[at - 1] < thr)
+				at--;
 			while (at < s + w - 1 && x[at] >= thr)
 				at++;
 			add(j, d, "cliff_pct", RB_FAIL, 100 * (1 - m / peak), r->cliff_pct,

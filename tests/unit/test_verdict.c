@@ -328,6 +328,12 @@ static double falls_at_11(size_t i)
 	return i < 11 ? 100 : 30;
 }
 
+/* a dip at 3 that recovered, then the cliff from 12 on (mid-window) */
+static double dip_then_falls(size_t i)
+{
+	return i == 3 ? 10 : i < 12 ? 100 : 30;
+}
+
 static double short_end(size_t i)
 {
 	return i < 19 ? 100 : 5;
@@ -345,6 +351,7 @@ static void test_cliff(void **st)
 	series(&f, 0, 20, steady);
 	series(&f, 1, 20, falls_at_11);
 	series(&f, 2, 20, short_end);
+	series(&f, 3, 25, dip_then_falls);
 	assert_int_equal(judge(&f), RB_FAIL);
 	assert_drive(&f, 0, "PASS");
 	r = row(&f, 1, "cliff_pct");
@@ -354,6 +361,10 @@ static void test_cliff(void **st)
 	assert_non_null(strstr(r->reason, "from interval 11 on"));
 	/* the point's last interval, cut short, is not a cliff */
 	assert_drive(&f, 2, "PASS");
+	/* the cliff began where the drop stayed, not at an earlier dip */
+	r = row(&f, 3, "cliff_pct");
+	assert_non_null(r);
+	assert_int_equal(r->interval, 12);
 	free(f.v);
 }
 
