@@ -21,7 +21,7 @@
 /* What run and resume were asked. */
 static struct {
 	const char *file, *path, *results, *listen, *key, *agent_keys, *events, *ctl;
-	bool insecure, no_service;
+	bool insecure, no_service, queue, detach;
 } R;
 
 #define OPT_LISTEN                                                                                 \
@@ -48,6 +48,20 @@ static struct {
 			"run in this process even when a service listens on the control socket",   \
 			&R.no_service, NULL, 0                                                     \
 	}
+#define OPT_QUEUE                                                                                   \
+	{ RB_POPT_FLAG,                                                                             \
+	  "queue",                                                                                  \
+	  0,                                                                                        \
+	  NULL,                                                                                     \
+	  "at a service with a run going on, wait its turn (else refused as busy)",                 \
+	  &R.queue,                                                                                 \
+	  NULL,                                                                                     \
+	  0 },                                                                                      \
+	{                                                                                           \
+		RB_POPT_FLAG, "detach", 0, NULL,                                                    \
+			"at a service, return once it took the run, its id on stdout (for timers)", \
+			&R.detach, NULL, 0                                                          \
+	}
 #define OPT_END                                                                                    \
 	{                                                                                          \
 		RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0                                    \
@@ -68,6 +82,7 @@ static const struct rb_popt run_opts[] = {
 	OPT_EVENTS,
 	OPT_CONTROL,
 	OPT_NO_SERVICE,
+	OPT_QUEUE,
 	OPT_END,
 };
 
@@ -82,13 +97,14 @@ const struct rb_popt_cmd rb_coord_run_spec = {
 		"IOPS, MB/s, p99, temperature; NO_COLOR honoured), else a line per point and every\n"
 		"5 s. Connections use CURVE: only agents whose public key is on --agent-keys get in.\n"
 		"With a service listening on the control socket the run is submitted to it (its\n"
-		"socket and keys serve every run), else it runs in this process.",
+		"socket and keys serve every run; with --queue it waits behind the runs before it),\n"
+		"else it runs in this process.",
 	.opts = run_opts,
 	.args = run_args,
 };
 
 static const struct rb_popt resume_opts[] = {
-	OPT_LISTEN, OPT_EVENTS, OPT_CONTROL, OPT_NO_SERVICE, OPT_END,
+	OPT_LISTEN, OPT_EVENTS, OPT_CONTROL, OPT_NO_SERVICE, OPT_QUEUE, OPT_END,
 };
 
 static const struct rb_parg resume_args[] = { { "RESULTS.h5", &R.path, 0 }, { NULL, NULL, 0 } };
@@ -161,6 +177,11 @@ int rb_run_cmd(int argc, char **argv)
 	rb_diags_release(&d);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (R.detach && !use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
+		rb_err("--detach hands the run to a service, and none listens on %s", cpath);
+		rb_campaign_free(c);
+		return RB_EXIT_USAGE;
+	}
 	if (use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
 		/* the service's socket and keys serve every run */
 		/* no folder given by flag or campaign: the service's (serve --results) */
@@ -172,7 +193,15 @@ int rb_run_cmd(int argc, char **argv)
 		if (R.insecure || R.listen || R.key || R.agent_keys)
 			rb_warn("--insecure, --listen, --key and --agent-keys are the service's: "
 				"ignored (or use --no-service)");
-		rc = rb_service_submit(cpath, "run", f ? f : R.file, c->text, res, ev, &stop);
+		rc = rb_service_submit(&(struct rb_submit){ .ctl = cpath,
+							    .kind = "run",
+							    .arg = f ? f : R.file,
+							    .text = c->text,
+							    .results_dir = res,
+							    .events = ev,
+							    .queue = R.queue,
+							    .detach = R.detach,
+							    .interrupted = &stop });
 		free(f);
 		free(res);
 		free(ev);
@@ -231,7 +260,13 @@ int rb_resume_cmd(int argc, char **argv)
 
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
-		rc = rb_service_submit(cpath, "resume", p, NULL, NULL, ev, &stop);
+		rc = rb_service_submit(&(struct rb_submit){ .ctl = cpath,
+							    .kind = "resume",
+							    .arg = p,
+							    .events = ev,
+							    .queue = R.queue,
+							    .detach = R.detach,
+							    .interrupted = &stop });
 		free(p);
 		free(ev);
 		rb_journal_meta_free(&m);

@@ -41,10 +41,11 @@ const struct rb_popt_cmd rb_coord_serve_spec = {
 	.desc = "The coordinator as a service: binds the agents' socket once (CURVE with the\n"
 		"allow-list, reread on SIGHUP; or --insecure), keeps a registry of the agents\n"
 		"connected, and runs the campaigns that 'rackbench run' and 'rackbench resume'\n"
-		"submit over the control socket, one at a time. 'rackbench agents', 'status' and\n"
+		"submit over the control socket, one at a time; one submitted with --queue during\n"
+		"a run waits its turn (up to 64, in order). 'rackbench agents', 'status' and\n"
 		"'abort' ask it. Each run's output goes to LOG-DIR/run-ID.log, which the\n"
 		"submitting client follows. SIGTERM or SIGINT aborts a run going on (IO stops on\n"
-		"every agent) and exits.",
+		"every agent) and exits; queued runs do not run.",
 	.opts = serve_opts,
 };
 
@@ -95,19 +96,21 @@ const struct rb_popt_cmd rb_coord_agents_spec = {
 
 const struct rb_popt_cmd rb_coord_status_spec = {
 	.name = "rackbench status",
-	.summary = "the service's run going on, or the last one ended",
+	.summary = "the service's run going on, or the last one ended, and its queue",
 	.desc = "The service's run going on (point k of n, results file) or the last one ended\n"
-		"(its exit code); with RUN-ID, that run, and its exit code is this command's.",
+		"(its exit code), then the runs queued behind it; with RUN-ID, that run (running,\n"
+		"queued, or ended: then its exit code is this command's).",
 	.opts = control_opts,
 	.args = status_args,
 };
 
 const struct rb_popt_cmd rb_coord_abort_spec = {
 	.name = "rackbench abort",
-	.summary = "stop the service's run going on",
-	.desc = "Aborts the service's run going on: IO stops on every agent, the results say\n"
-		"'aborted'.",
+	.summary = "stop the service's run going on, or take a queued one out",
+	.desc = "Aborts the service's run going on (or run RUN-ID): IO stops on every agent, the\n"
+		"results say 'aborted'. A RUN-ID waiting in the queue is taken out; it never runs.",
 	.opts = control_opts,
+	.args = status_args,
 };
 
 static int control(const struct rb_popt_cmd *spec, const char *cmd, int argc, char **argv)

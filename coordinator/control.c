@@ -100,6 +100,23 @@ static void print_agents(char *rep, bool json)
 		printf("%s]\n", first ? "" : "\n");
 }
 
+/* The runs waiting, in order: "queued=ID CAMPAIGN" lines of a status reply. */
+static void print_queue(const char *rep)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(rep, "\nqueued="); p; p = strstr(p + 1, "\nqueued=")) {
+		int len = (int)strcspn(p + 8, "\n");
+		const char *sp = memchr(p + 8, ' ', (size_t)len);
+
+		if (!n++)
+			printf("queue:\n");
+		if (sp)
+			printf("  %u. run %.*s, campaign '%.*s'\n", n, (int)(sp - (p + 8)), p + 8,
+			       (int)(p + 8 + len - sp - 1), sp + 1);
+	}
+}
+
 /* Where the service's run stands, or the run id's end; that run's exit code with an id. */
 static int print_status(const char *rep, const char *id)
 {
@@ -108,6 +125,15 @@ static int print_status(const char *rep, const char *id)
 	char st[32] = "", v[4096];
 
 	rb_control_field(rep, "state", st, sizeof(st));
+	if (!strcmp(st, "queued")) {
+		char pos[16] = "?", camp[256] = "", rid[64] = "?";
+
+		rb_control_field(rep, "position", pos, sizeof(pos));
+		rb_control_field(rep, "campaign", camp, sizeof(camp));
+		rb_control_field(rep, "id", rid, sizeof(rid));
+		printf("queued: run %s, campaign '%s', number %s in the queue\n", rid, camp, pos);
+		return RB_EXIT_OK;
+	}
 	if (!strcmp(st, "running")) {
 		char point[32] = "0", points[32] = "0", camp[256] = "", rid[64] = "?";
 		char res[4096] = "", phase[32] = "?";
@@ -134,6 +160,7 @@ static int print_status(const char *rep, const char *id)
 	} else {
 		printf("idle: no run yet\n");
 	}
+	print_queue(rep);
 	return rc;
 }
 
@@ -157,10 +184,14 @@ int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json)
 	} else if (!strcmp(cmd, "status")) {
 		rc = print_status(rep, id);
 	} else {
-		char v[64];
+		char v[64], dq[8];
 
-		printf("abort requested for run %s\n",
-		       rb_control_field(rep, "id", v, sizeof(v)) ? v : "?");
+		if (!rb_control_field(rep, "id", v, sizeof(v)))
+			snprintf(v, sizeof(v), "?");
+		if (rb_control_field(rep, "dequeued", dq, sizeof(dq)))
+			printf("run %s taken out of the queue\n", v);
+		else
+			printf("abort requested for run %s\n", v);
 	}
 	free(rep);
 	return rc;
@@ -183,32 +214,41 @@ static void follow(const char *log, off_t *at)
 	close(fd);
 }
 
-int rb_service_submit(const char *path, const char *kind, const char *arg, const char *text,
-		      const char *results_dir, const char *events,
-		      volatile sig_atomic_t *interrupted)
+/* The submit request: the command, its fields, the campaign text after an empty line. */
+static char *submit_request(const struct rb_submit *sub, size_t *len)
 {
-	char *req = NULL, *rep, id[64], log[4200], st[32], ex[16];
+	char *req = NULL, cwd[4096];
+	FILE *f = open_memstream(&req, len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "%s\n%s=%s\n", sub->kind, !strcmp(sub->kind, "run") ? "file" : "path", sub->arg);
+	if (sub->results_dir)
+		fprintf(f, "results=%s\n", sub->results_dir);
+	/* where results go when neither the run nor the service names a folder: here */
+	if (getcwd(cwd, sizeof(cwd)))
+		fprintf(f, "default_results=%s\n", cwd);
+	if (sub->events)
+		fprintf(f, "events=%s\n", sub->events);
+	if (sub->queue)
+		fprintf(f, "queue=1\n");
+	fprintf(f, "\n%s", sub->text ? sub->text : "");
+	fclose(f);
+	return req;
+}
+
+int rb_service_submit(const struct rb_submit *sub)
+{
+	char *req, *rep, id[64], log[4200], st[32], ex[16], queued[16];
 	size_t len = 0;
-	FILE *f = open_memstream(&req, &len);
 	bool aborted = false;
 	off_t at = 0;
 	int rc = RB_EXIT_FAILED, misses = 0;
 
-	if (!f)
+	req = submit_request(sub, &len);
+	if (!req)
 		return RB_EXIT_FAILED;
-	fprintf(f, "%s\n%s=%s\n", kind, !strcmp(kind, "run") ? "file" : "path", arg);
-	char cwd[4096];
-
-	if (results_dir)
-		fprintf(f, "results=%s\n", results_dir);
-	/* where results go when neither the run nor the service names a folder: here */
-	if (getcwd(cwd, sizeof(cwd)))
-		fprintf(f, "default_results=%s\n", cwd);
-	if (events)
-		fprintf(f, "events=%s\n", events);
-	fprintf(f, "\n%s", text ? text : "");
-	fclose(f);
-	rep = ask(path, req, len, 10000);
+	rep = ask(sub->ctl, req, len, 10000);
 	free(req);
 	if (!rep)
 		return RB_EXIT_FAILED;
@@ -220,19 +260,31 @@ int rb_service_submit(const char *path, const char *kind, const char *arg, const
 		free(rep);
 		return rc;
 	}
+	if (rb_control_field(rep, "queued", queued, sizeof(queued)))
+		fprintf(stderr,
+			"rackbench: run %s queued at the service at %s: %s run(s) waiting with it\n",
+			id, sub->ctl, queued);
+	else
+		fprintf(stderr, "rackbench: run %s submitted to the service at %s\n", id, sub->ctl);
 	free(rep);
-	fprintf(stderr, "rackbench: run %s submitted to the service at %s\n", id, path);
+	if (sub->detach) {
+		printf("%s\n", id);
+		fflush(stdout);
+		return RB_EXIT_OK;
+	}
 	for (;;) {
 		char q[128];
 
 		follow(log, &at);
-		if (*interrupted && !aborted) {
+		if (*sub->interrupted && !aborted) {
+			/* this run, running or waiting: never another's */
 			aborted = true;
-			rep = ask(path, "abort\n", 6, 5000);
+			snprintf(q, sizeof(q), "abort\nid=%s\n", id);
+			rep = ask(sub->ctl, q, strlen(q), 5000);
 			free(rep);
 		}
 		snprintf(q, sizeof(q), "status\nid=%s\n", id);
-		rep = ask(path, q, strlen(q), 30000);
+		rep = ask(sub->ctl, q, strlen(q), 30000);
 		/* a service busy winding a run down may miss a question: ask again */
 		if ((!rep || !reply_ok(rep)) && ++misses < 5) {
 			free(rep);

@@ -103,6 +103,8 @@ struct reg {
 	struct rb_msg *hello; /* its last Hello, for the next run */
 };
 
+#define QUEUE_MAX 64 /* runs waiting their turn */
+
 struct done_run {
 	char id[48], campaign[128], results[4096];
 	int rc;
@@ -124,6 +126,13 @@ struct service {
 	struct done_run done[16];
 	unsigned ndone;
 	unsigned seq;
+	/* runs submitted with queue=1 while another ran, in order; each answered already */
+	struct queued {
+		char id[48], log[4200], campaign[128];
+		char *req;
+	} queue[QUEUE_MAX];
+	unsigned nqueue;
+	bool answered; /* the request being loaded was answered when it was queued */
 };
 
 static volatile sig_atomic_t quit, abort_run;
@@ -255,6 +264,14 @@ static void reply(struct service *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
+	if (s->answered) {
+		/* its client had its answer when the run was queued: what went wrong goes to
+		 * the run's log (stderr by now), which the client follows */
+		if (n > 0 && !strncmp(text, "error\n", 6))
+			fprintf(stderr, "rackbench: error: %s", text + 6);
+		free(text);
+		return;
+	}
 	if (n < 0) {
 		rb_tx_text_send(s->control, "error\nout of memory\n", 20);
 		return;
@@ -287,24 +304,44 @@ static void reply_agents(struct service *s)
 	free(text);
 }
 
+/* "queued=ID CAMPAIGN" lines, in order (static: one reply at a time). */
+static const char *queue_lines(const struct service *s)
+{
+	static char buf[QUEUE_MAX * 200];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < s->nqueue && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "queued=%s %s\n", s->queue[i].id,
+				      s->queue[i].campaign);
+	return buf;
+}
+
 static void reply_status(struct service *s, const char *id)
 {
 	if (s->running && (!id || !strcmp(id, s->id))) {
 		reply(s,
 		      "ok\nstate=running\nphase=%s\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\n"
-		      "results=%s\n",
+		      "results=%s\n%s",
 		      s->state.phase, s->id, s->c->name, s->state.point, s->state.npoints,
-		      s->state.results);
+		      s->state.results, id ? "" : queue_lines(s));
 		return;
 	}
+	for (unsigned i = 0; id && i < s->nqueue; i++)
+		if (!strcmp(id, s->queue[i].id)) {
+			reply(s, "ok\nstate=queued\nid=%s\ncampaign=%s\nposition=%u\n", id,
+			      s->queue[i].campaign, i + 1);
+			return;
+		}
 	for (unsigned i = s->ndone; i-- > 0;) {
 		const struct done_run *d = &s->done[i % 16];
 
 		if (i + 16 < s->ndone)
 			break;
 		if (!id || !strcmp(id, d->id)) {
-			reply(s, "ok\nstate=%s\nid=%s\ncampaign=%s\nexit=%d\nresults=%s\n",
-			      id ? "done" : "idle", d->id, d->campaign, d->rc, d->results);
+			reply(s, "ok\nstate=%s\nid=%s\ncampaign=%s\nexit=%d\nresults=%s\n%s",
+			      id ? "done" : "idle", d->id, d->campaign, d->rc, d->results,
+			      id ? "" : queue_lines(s));
 			return;
 		}
 	}
@@ -397,20 +434,70 @@ static struct rb_campaign *submitted(struct service *s, const char *req, bool re
 	return c;
 }
 
-static void run_now(struct service *s, char *req)
+/* A new run's id: its start (UTC) and a count, so two in one second differ. */
+static void new_id(struct service *s, char *id, size_t len)
 {
-	char results[4096], events[4096], path[4096], log[4200];
-	bool resume = !strncmp(req, "resume\n", 7);
-	struct rb_journal_meta m = { .campaign = NULL };
-	struct rb_campaign *c = submitted(s, req, resume, &m, path, sizeof(path));
 	time_t now = time(NULL);
 	struct tm tm;
-	int rc, fd, saved_out = -1, saved_err = -1;
 
-	if (!c) {
-		rb_journal_meta_free(&m);
-		return;
-	}
+	gmtime_r(&now, &tm);
+	strftime(id, len, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(id + strlen(id), len - strlen(id), "-%u", ++s->seq);
+}
+
+/* The run's log file: a new one (never one planted, or a link), or a queued run's own. */
+static int open_log(const char *log, bool queued)
+{
+	return open(log, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | (queued ? O_APPEND : O_CREAT | O_EXCL),
+		    0600);
+}
+
+/* stdout and stderr into fd (closed), or back as saved. */
+static void redirect(int fd, int saved[2])
+{
+	fflush(stdout);
+	fflush(stderr);
+	saved[0] = dup(1);
+	saved[1] = dup(2);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static void restore(int saved[2])
+{
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved[0], 1);
+	dup2(saved[1], 2);
+	close(saved[0]);
+	close(saved[1]);
+}
+
+/* src into dst (len bytes, cut), where both may be fields of the service. */
+static void put(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memmove(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void record_done(struct service *s, const char *id, const char *campaign,
+			const char *results, int rc)
+{
+	struct done_run *dr = &s->done[s->ndone++ % 16];
+
+	put(dr->id, sizeof(dr->id), id);
+	put(dr->campaign, sizeof(dr->campaign), campaign);
+	put(dr->results, sizeof(dr->results), results);
+	dr->rc = rc;
+}
+
+/* The run's campaign made the service's: its folders, endpoint, keys. */
+static void campaign_of_service(struct service *s, struct rb_campaign *c, const char *req)
+{
+	char results[4096];
 	/* the run's own folder, else the service's (serve --results), else the client's */
 	const char *rdir = rb_control_field(req, "results", results, sizeof(results));
 
@@ -422,8 +509,6 @@ static void run_now(struct service *s, char *req)
 		free(c->results_dir);
 		c->results_dir = strdup(rdir);
 	}
-	if (!rb_control_field(req, "events", events, sizeof(events)))
-		events[0] = '\0';
 	/* the run is the service's: its endpoint and keys (a resume without the service
 	 * then listens where the agents connect, with the keys they trust) */
 	free(c->listen);
@@ -432,29 +517,16 @@ static void run_now(struct service *s, char *req)
 	c->key = s->key ? strdup(s->key) : NULL;
 	free(c->agent_keys);
 	c->agent_keys = s->agent_keys ? strdup(s->agent_keys) : NULL;
-	gmtime_r(&now, &tm);
-	strftime(s->id, sizeof(s->id), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(s->id + strlen(s->id), sizeof(s->id) - strlen(s->id), "-%u", ++s->seq);
-	snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
-	/* a new file, never one planted (or a link) under the name */
-	fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		reply(s, "error\ncannot create the run's log '%s': %s\n", log, strerror(errno));
-		rb_campaign_free(c);
-		rb_journal_meta_free(&m);
-		return;
-	}
-	reply(s, "ok\nid=%s\nlog=%s\n", s->id, log);
-	rb_info("run %s: campaign '%s'%s; its output goes to %s", s->id, c->name,
-		resume ? " (resumed)" : "", log);
-	/* the run's output (log lines, progress, summary) into its log */
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	close(fd);
+}
+
+static int coord_of_service(struct service *s, struct rb_campaign *c, const char *req, bool resume,
+			    const char *path, struct rb_journal_meta *m)
+{
+	char events[4096];
+	int rc;
+
+	if (!rb_control_field(req, "events", events, sizeof(events)))
+		events[0] = '\0';
 	s->running = true;
 	s->c = c;
 	memset(&s->state, 0, sizeof(s->state));
@@ -480,28 +552,157 @@ static void run_now(struct service *s, char *req)
 				    .known = known,
 				    .nknown = nknown };
 
-	rc = resume ? rb_coord_resume(c, &co, &m) : rb_coord_run(c, &co);
+	rc = resume ? rb_coord_resume(c, &co, m) : rb_coord_run(c, &co);
 	free(known);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
 	s->running = false;
 	s->c = NULL;
 	if (!quit)
 		abort_run = 0;
-	struct done_run *dr = &s->done[s->ndone++ % 16];
+	return rc;
+}
 
-	snprintf(dr->id, sizeof(dr->id), "%s", s->id);
-	snprintf(dr->campaign, sizeof(dr->campaign), "%s", c->name);
-	snprintf(dr->results, sizeof(dr->results), "%s", s->state.results);
-	dr->rc = rc;
+/*
+ * A run or resume request, run now. A queued run (q) was answered when it was queued:
+ * its log exists, and everything said of it goes there.
+ */
+static void run_now(struct service *s, char *req, const struct queued *q)
+{
+	char path[4096], log[4200];
+	bool resume = !strncmp(req, "resume\n", 7);
+	struct rb_journal_meta m = { .campaign = NULL };
+	struct rb_campaign *c;
+	int rc, fd, saved[2];
+
+	if (q) {
+		put(s->id, sizeof(s->id), q->id);
+		snprintf(log, sizeof(log), "%s", q->log);
+		fd = open_log(log, true);
+		if (fd < 0) {
+			rb_err("run %s: cannot open its log '%s': %s", s->id, log, strerror(errno));
+			record_done(s, s->id, q->campaign, "", RB_EXIT_FAILED);
+			return;
+		}
+		redirect(fd, saved);
+	}
+	/* only what this request's loading says: requests during the run get their replies */
+	s->answered = q != NULL;
+	c = submitted(s, req, resume, &m, path, sizeof(path));
+	s->answered = false;
+	if (!c) {
+		if (q) {
+			restore(saved);
+			record_done(s, s->id, q->campaign, "", RB_EXIT_USAGE);
+		}
+		rb_journal_meta_free(&m);
+		return;
+	}
+	campaign_of_service(s, c, req);
+	if (!q) {
+		new_id(s, s->id, sizeof(s->id));
+		snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
+		fd = open_log(log, false);
+		if (fd < 0) {
+			reply(s, "error\ncannot create the run's log '%s': %s\n", log,
+			      strerror(errno));
+			rb_campaign_free(c);
+			rb_journal_meta_free(&m);
+			return;
+		}
+		reply(s, "ok\nid=%s\nlog=%s\n", s->id, log);
+	}
+	rb_info("run %s: campaign '%s'%s; its output goes to %s", s->id, c->name,
+		resume ? " (resumed)" : "", log);
+	/* the run's output (log lines, progress, summary) into its log */
+	if (!q)
+		redirect(fd, saved);
+	rc = coord_of_service(s, c, req, resume, path, &m);
+	restore(saved);
+	record_done(s, s->id, c->name, s->state.results, rc);
 	rb_info("run %s ended: exit %d, results %s", s->id, rc,
 		s->state.results[0] ? s->state.results : "(none)");
 	rb_campaign_free(c);
 	rb_journal_meta_free(&m);
+}
+
+/*
+ * A run request that waits its turn: its campaign checked now (an error is the
+ * client's at once), an id and a log of its own, answered with its place in the queue.
+ */
+static void enqueue(struct service *s, char *req)
+{
+	char path[4096], ahead[64], id[48];
+	struct rb_journal_meta m = { .campaign = NULL };
+	struct rb_campaign *c;
+	struct queued *q;
+	int fd;
+
+	if (s->nqueue == QUEUE_MAX) {
+		reply(s, "error\nthe queue is full (%d runs wait): try again later\n", QUEUE_MAX);
+		free(req);
+		return;
+	}
+	c = submitted(s, req, !strncmp(req, "resume\n", 7), &m, path, sizeof(path));
+	rb_journal_meta_free(&m);
+	if (!c) {
+		free(req);
+		return;
+	}
+	q = &s->queue[s->nqueue];
+	snprintf(q->campaign, sizeof(q->campaign), "%s", c->name);
+	rb_campaign_free(c);
+	new_id(s, id, sizeof(id));
+	put(q->id, sizeof(q->id), id);
+	snprintf(q->log, sizeof(q->log), "%s/run-%s.log", s->log_dir, id);
+	fd = open_log(q->log, false);
+	if (fd < 0) {
+		reply(s, "error\ncannot create the run's log '%s': %s\n", q->log, strerror(errno));
+		free(req);
+		return;
+	}
+	snprintf(ahead, sizeof(ahead), "%s", s->nqueue ? s->queue[s->nqueue - 1].id : s->id);
+	dprintf(fd, "rackbench: run %s (campaign '%s') queued behind run %s, %u ahead of it\n",
+		q->id, q->campaign, ahead, s->nqueue + (s->running ? 1 : 0));
+	close(fd);
+	q->req = req;
+	s->nqueue++;
+	rb_info("run %s: campaign '%s' queued (%u waiting)", q->id, q->campaign, s->nqueue);
+	reply(s, "ok\nid=%s\nlog=%s\nqueued=%u\n", q->id, q->log, s->nqueue);
+}
+
+/* Takes queued run id out: 0, or -ENOENT. Its log and status say so. */
+static int dequeue(struct service *s, const char *id)
+{
+	for (unsigned i = 0; i < s->nqueue; i++) {
+		struct queued *q = &s->queue[i];
+		int fd;
+
+		if (strcmp(q->id, id))
+			continue;
+		fd = open_log(q->log, true);
+		if (fd >= 0) {
+			dprintf(fd,
+				"rackbench: run %s taken out of the queue (abort); it did not run\n",
+				q->id);
+			close(fd);
+		}
+		record_done(s, q->id, q->campaign, "", RB_EXIT_FAILED);
+		free(q->req);
+		memmove(q, q + 1, (s->nqueue - i - 1) * sizeof(*q));
+		s->nqueue--;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The next queued run, when nothing runs: run now. */
+static void run_queued(struct service *s)
+{
+	struct queued q = s->queue[0];
+
+	memmove(&s->queue[0], &s->queue[1], (s->nqueue - 1) * sizeof(s->queue[0]));
+	s->nqueue--;
+	run_now(s, q.req, &q);
+	free(q.req);
 }
 
 /*
@@ -525,22 +726,36 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
 		reply_status(s, rb_control_field(req, "id", id, sizeof(id)));
 	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
-		if (s->running) {
+		const char *which = rb_control_field(req, "id", id, sizeof(id));
+
+		if (s->running && (!which || !strcmp(which, s->id))) {
 			abort_run = 1;
 			rb_warn("run %s: abort requested over the control socket", s->id);
 			reply(s, "ok\nid=%s\n", s->id);
+		} else if (which && !dequeue(s, which)) {
+			rb_warn("run %s: taken out of the queue over the control socket", which);
+			reply(s, "ok\nid=%s\ndequeued=1\n", which);
+		} else if (which) {
+			reply(s, "error\nno run '%s' is going on or waiting\n", which);
 		} else {
 			reply(s, "error\nno run is going on\n");
 		}
 	} else if (!strncmp(req, "run\n", 4) || !strncmp(req, "resume\n", 7)) {
-		if (!idle_now) {
-			reply(s,
-			      "error\nbusy: run %s (campaign '%s') is going on; one run at a time\n",
-			      s->id, s->c ? s->c->name : "?");
-		} else {
+		char q[8];
+		bool queue = rb_control_field(req, "queue", q, sizeof(q)) && !strcmp(q, "1");
+
+		if (idle_now && !s->nqueue) {
 			*pending = req;
 			return;
 		}
+		if (queue) {
+			enqueue(s, req); /* it holds the request now */
+			return;
+		}
+		reply(s,
+		      "error\nbusy: run %s (campaign '%s') is going on; one run at a time (run "
+		      "--queue waits its turn)\n",
+		      s->id, s->c ? s->c->name : "?");
 	} else {
 		reply(s, "error\nunknown request '%.*s' (agents, status, abort, run, resume)\n",
 		      (int)strcspn(req, "\n"), req);
@@ -602,12 +817,18 @@ static int serve_loop(struct service *s)
 		if (r & 2)
 			control_request(s, true, &pending);
 		if (pending) {
-			run_now(s, pending);
+			run_now(s, pending, NULL);
 			free(pending);
 			if (s->zap && !rb_zap_alive(s->zap))
 				continue;
 		}
+		if (s->nqueue && !quit)
+			run_queued(s);
 	}
+	for (unsigned i = 0; i < s->nqueue; i++)
+		free(s->queue[i].req);
+	if (s->nqueue)
+		rb_warn("%u queued run(s) did not run: the service stopped", s->nqueue);
 	rb_info("service stopping");
 	return rc;
 }

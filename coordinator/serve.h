@@ -3,7 +3,9 @@
  * `rackbench serve`: the coordinator as a service. It binds the agents' socket once
  * (CURVE and its ZAP handler, or keyless), keeps the registry of the agents connected
  * to it, and runs campaigns one at a time, submitted over a local control socket by
- * `rackbench run`, `resume`, and inspected with `agents`, `status`, `abort`.
+ * `rackbench run`, `resume` (with --queue one submitted during a run waits its turn, in
+ * order, with an id and a log of its own from the start), and inspected with `agents`,
+ * `status` (the queue too), `abort` (a queued run taken out).
  *
  * The control socket is a ZeroMQ REP socket on a Unix socket file only its owner may use: by
  * default /run/rackbench/control as root, else /tmp/rackbench-UID/control, or
@@ -37,17 +39,26 @@ struct rb_serve_args {
 int rb_serve(const struct rb_serve_args *a);
 /*
  * Asks the service at the control socket ctl (NULL: the default) "agents", "status"
- * (of run id, NULL: the last) or "abort", and prints its answer (agents as JSON with
- * json). Returns the exit code: with an id, that run's.
+ * (of run id, NULL: the last, and the queue) or "abort" (run id, NULL: the one going
+ * on; a queued one is taken out), and prints its answer (agents as JSON with json).
+ * Returns the exit code: with an id, that run's.
  */
 int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json);
+/* A run submitted to a service. */
+struct rb_submit {
+	const char *ctl;  /* the control socket */
+	const char *kind; /* "run" (arg: the campaign file, text its text) or "resume" (arg:
+			   * the results path) */
+	const char *arg, *text, *results_dir, *events;
+	bool queue;  /* when another run goes on, wait its turn (else refused as busy) */
+	bool detach; /* return once the service took it: its id on stdout */
+	volatile sig_atomic_t *interrupted;
+};
 /*
- * Submits a run ("run": file and campaign text; "resume": the results path) to the
- * service at path, follows its output to stderr until it ends (Ctrl-C asks the
- * service to abort it) and returns its exit code.
+ * Submits a run to the service and, unless detached, follows its output to stderr
+ * until it ends (Ctrl-C asks the service to abort it, or to take it out of the queue)
+ * and returns its exit code.
  */
-int rb_service_submit(const char *path, const char *kind, const char *arg, const char *text,
-		      const char *results_dir, const char *events,
-		      volatile sig_atomic_t *interrupted);
+int rb_service_submit(const struct rb_submit *sub);
 
 #endif

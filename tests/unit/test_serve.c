@@ -316,15 +316,26 @@ static void test_agent_registers(void **st)
 /* A submission, as 'rackbench run' and 'resume' make it. */
 static struct {
 	const char *kind, *arg, *text;
+	bool queue;
 	volatile sig_atomic_t interrupted;
 } sub;
+
+static int submit_as(const char *kind, const char *arg, const char *text, bool queue)
+{
+	return rb_service_submit(&(struct rb_submit){ .ctl = svc.ctl,
+						      .kind = kind,
+						      .arg = arg,
+						      .text = text,
+						      .results_dir = svc.results,
+						      .queue = queue,
+						      .interrupted = &sub.interrupted });
+}
 
 static int submit(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return rb_service_submit(svc.ctl, sub.kind, sub.arg, sub.text, svc.results, NULL,
-				 &sub.interrupted);
+	return submit_as(sub.kind, sub.arg, sub.text, sub.queue);
 }
 
 static void test_submissions_refused(void **st)
@@ -436,7 +447,7 @@ static void test_run_going_on(void **st)
 	rep = ask("run\nfile=/x.yaml\n\nname: second\n");
 	snprintf(want, sizeof(want),
 		 "error\nbusy: run %s (campaign 'slow') is going on; one run at "
-		 "a time\n",
+		 "a time (run --queue waits its turn)\n",
 		 id);
 	assert_string_equal(rep, want);
 	free(rep);
@@ -455,6 +466,122 @@ static void test_run_going_on(void **st)
 	out_free(&o);
 }
 
+/* A queued submission's own thread: its campaign, its exit code. */
+struct queued_sub {
+	const char *arg, *text;
+	int rc;
+};
+
+static void *queued_thread(void *arg)
+{
+	struct queued_sub *q = arg;
+
+	q->rc = submit_as("run", q->arg, q->text, true);
+	return NULL;
+}
+
+/* The status reply's state once it is want (up to 10 s); the reply, to free. */
+static char *await_state(const char *req, const char *want)
+{
+	char *rep = NULL;
+
+	for (int i = 0; i < 400; i++) {
+		free(rep);
+		rep = ask(req);
+		if (strstr(rep, want))
+			break;
+		usleep(25000);
+	}
+	assert_non_null(strstr(rep, want));
+	return rep;
+}
+
+static void read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/* Runs submitted with --queue while one runs wait their turn, in order; status lists
+ * them; an abort of a queued one takes it out; a bad one is refused at once. */
+static void test_queue(void **st)
+{
+	pthread_t t, tb;
+	struct out o, r = { 0 };
+	struct queued_sub qb = { "/campaigns/qb.yaml",
+				 "name: qb\ninsecure: true\nwait: 0s\n"
+				 "targets: [{agent: ghost, drives: [/dev/g]}]\nphases:\n"
+				 "  - workload: {rw: read}\n",
+				 -1 };
+	char *rep, slow[64] = "", idb[64] = "", idc[64] = "", want[512], log[4096], text[8192];
+
+	(void)st;
+	sub.kind = "run";
+	sub.arg = "/campaigns/slow.yaml";
+	sub.queue = false;
+	sub.text =
+		"name: slow\ninsecure: true\nwait: 1m\n"
+		"targets: [{agent: ghost, drives: [/dev/g]}]\nphases:\n  - workload: {rw: read}\n";
+	assert_int_equal(pthread_create(&t, NULL, submit_thread, &r), 0);
+	rep = await_state("status\n", "state=running");
+	assert_non_null(rb_control_field(rep, "id", slow, sizeof(slow)));
+	free(rep);
+	/* B waits behind it, following its log; C is asked for by hand */
+	assert_int_equal(pthread_create(&tb, NULL, queued_thread, &qb), 0);
+	rep = await_state("status\n", "queued=");
+	free(rep);
+	rep = ask(
+		"run\nfile=/c.yaml\nqueue=1\n\nname: qc\ninsecure: true\n"
+		"targets: [{agent: ghost, drives: [/dev/g]}]\nphases:\n  - workload: {rw: read}\n");
+	assert_true(!strncmp(rep, "ok\n", 3));
+	assert_non_null(rb_control_field(rep, "id", idc, sizeof(idc)));
+	assert_non_null(strstr(rep, "queued=2\n"));
+	free(rep);
+	/* a campaign that does not load is refused at once, not queued */
+	rep = ask("run\nfile=/bad.yaml\nqueue=1\n\nphases: 3\n");
+	assert_true(!strncmp(rep, "error\n", 6));
+	free(rep);
+	cap_run(&o, status_cmd, "status", "--control", svc.ctl);
+	rep = strstr(o.out, "queue:\n  1. run ");
+	assert_non_null(rep);
+	assert_int_equal(sscanf(rep, "queue:\n  1. run %63s", idb), 1);
+	idb[strcspn(idb, ",")] = '\0';
+	snprintf(want, sizeof(want), "  1. run %s, campaign 'qb'\n  2. run %s, campaign 'qc'\n",
+		 idb, idc);
+	assert_non_null(strstr(o.out, want));
+	out_free(&o);
+	snprintf(want, sizeof(want), "queued: run %s, campaign 'qc', number 2 in the queue\n", idc);
+	assert_run(RB_EXIT_OK, out, want, status_cmd, "status", idc, "--control", svc.ctl);
+	/* C taken out: it never runs, its status and log say so */
+	snprintf(want, sizeof(want), "run %s taken out of the queue\n", idc);
+	assert_run(RB_EXIT_OK, out, want, abort_cmd, "abort", idc, "--control", svc.ctl);
+	cap_run(&o, status_cmd, "status", idc, "--control", svc.ctl);
+	assert_int_equal(o.rc, RB_EXIT_FAILED);
+	out_free(&o);
+	snprintf(log, sizeof(log), "%s/run-%s.log", svc.logs, idc);
+	read_file(log, text, sizeof(text));
+	assert_non_null(strstr(text, "taken out of the queue"));
+	assert_run(RB_EXIT_FAILED, err, "is going on or waiting", abort_cmd, "abort", "nosuch",
+		   "--control", svc.ctl);
+	/* the slow run aborted: B runs next, and its client gets B's exit code */
+	assert_run(RB_EXIT_OK, out, slow, abort_cmd, "abort", "--control", svc.ctl);
+	pthread_join(t, NULL);
+	pthread_join(tb, NULL);
+	assert_int_equal(qb.rc, RB_EXIT_FAILED); /* its agent never came */
+	snprintf(log, sizeof(log), "%s/run-%s.log", svc.logs, idb);
+	read_file(log, text, sizeof(text));
+	snprintf(want, sizeof(want), "queued behind run %s", slow);
+	assert_non_null(strstr(text, want));
+	assert_non_null(strstr(text, "'ghost'")); /* and then it ran */
+	cap_run(&o, status_cmd, "status", idb, "--control", svc.ctl);
+	assert_true(!strncmp(o.out, "done: run ", 10));
+	out_free(&o);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -467,6 +594,7 @@ int main(void)
 		cmocka_unit_test(test_submissions_refused),
 		cmocka_unit_test(test_run_ends_in_status),
 		cmocka_unit_test(test_run_going_on),
+		cmocka_unit_test(test_queue),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
