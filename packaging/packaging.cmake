@@ -12,7 +12,8 @@ install(TARGETS rackbench-agent RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMP
 install(FILES deploy/rackbench-agent.service DESTINATION lib/systemd/system COMPONENT agent)
 install(FILES deploy/agent.yaml DESTINATION /etc/rackbench COMPONENT agent)
 install(TARGETS rackbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT coordinator)
-install(FILES deploy/rackbench.service DESTINATION lib/systemd/system COMPONENT coordinator)
+install(FILES deploy/rackbench.service deploy/rackbench-burnin@.service deploy/rackbench-burnin@.timer
+	DESTINATION lib/systemd/system COMPONENT coordinator)
 install(FILES python/rackbench_h5.py DESTINATION lib/python3/dist-packages COMPONENT python)
 foreach(c agent coordinator python)
 	set(pkg_agent rackbench-agent)
@@ -30,7 +31,8 @@ foreach(c agent coordinator python)
 	install(FILES ${cl}.gz DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${pkg_${c}}
 		RENAME changelog.gz COMPONENT ${c})
 endforeach()
-install(FILES README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rackbench COMPONENT coordinator)
+install(FILES README.md docs/burn-in.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rackbench
+	COMPONENT coordinator)
 # the manual pages (man/, made by scripts/gen_man.py from the programs' tables), compressed
 foreach(page rackbench-agent.1:agent rackbench.1:coordinator rackbench-campaign.5:coordinator)
 	string(REPLACE ":" ";" pc ${page})

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """deploy/: systemd-analyze verify accepts the agent's and the coordinator service's units
-(their ExecStart pointed at the built programs, since nothing is installed here), and the
-flags they pass exist."""
+and the burn-in timer with its service (their ExecStart pointed at the built programs,
+since nothing is installed here), their exposure scores stay where docs/deploy.md says,
+and the flags they pass exist."""
 import os
 import shutil
 
@@ -22,9 +23,22 @@ with Tmp() as tmp:
         # lines about other units on this machine are not ours
         ours = [l for l in r.stderr.splitlines() if f"{name}.service" in l]
         check(r.returncode == 0 and not ours, f"systemd-analyze verify {name}: {r.returncode} {ours}")
+    # the burn-in timer and its service, which hands a campaign to rackbench.service
+    for name in ("rackbench.service", "rackbench-burnin@.service", "rackbench-burnin@.timer"):
+        unit = open(os.path.join(SRC, "deploy", name)).read()
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(unit.replace("/usr/bin/rackbench ", os.path.abspath(COORD) + " "))
+    r = run(["systemd-analyze", "verify", os.path.join(tmp, "rackbench-burnin@nightly.service"),
+             os.path.join(tmp, "rackbench-burnin@nightly.timer")], cwd=tmp)
+    print(r.stdout, r.stderr)
+    ours = [l for l in r.stderr.splitlines() if "rackbench" in l]
+    check(r.returncode == 0 and not ours, f"systemd-analyze verify burn-in units: {ours}")
+    timer = open(os.path.join(SRC, "deploy", "rackbench-burnin@.timer")).read()
+    check("Persistent=true" in timer and "RandomizedDelaySec=" in timer,
+          "the timer catches up a missed start and spreads a fleet's")
     # systemd's exposure score of each unit: no worse than docs/deploy.md says
     import re
-    for name, most in (("rackbench-agent", 3.1), ("rackbench", 4.1)):
+    for name, most in (("rackbench-agent", 3.1), ("rackbench", 4.1), ("rackbench-burnin@", 3.3)):
         r = run(["systemd-analyze", "security", "--offline=true",
                  os.path.join(SRC, "deploy", name + ".service")])
         m = re.search(r"Overall exposure level for \S+: ([0-9.]+)", r.stdout + r.stderr)
@@ -37,4 +51,7 @@ with Tmp() as tmp:
     r = run([COORD, "serve", "--help"])
     for flag in ("--listen", "--key", "--agent-keys", "--control", "--results"):
         check(flag in r.stdout, f"serve --help names {flag}")
+    r = run([COORD, "run", "--help"])
+    for flag in ("--queue", "--detach", "--control"):
+        check(flag in r.stdout, f"run --help names {flag}")
 print("ok")
