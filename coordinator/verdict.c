@@ -644,17 +644,28 @@ static void performance_rules(struct judge *j, size_t dp)
 			if (!isnan(r->max_p99_ns) && (double)x->lat_p99_ns > r->max_p99_ns)
 				add(j, d, "max_p99", RB_FAIL, (double)x->lat_p99_ns, r->max_p99_ns,
 				    pt, -1, res->start_ns,
-				    "%s p99 %.1f us in point %u '%s' (at most %.1f us)", dn,
+				    "%s p99 %.4g us in point %u '%s' (at most %.4g us)", dn,
 				    (double)x->lat_p99_ns / 1e3, pt, pn, r->max_p99_ns / 1e3);
 			if (!isnan(r->max_p99_9_ns) && (double)x->lat_p99_9_ns > r->max_p99_9_ns)
 				add(j, d, "max_p99_9", RB_FAIL, (double)x->lat_p99_9_ns,
 				    r->max_p99_9_ns, pt, -1, res->start_ns,
-				    "%s p99.9 %.1f us in point %u '%s' (at most %.1f us)", dn,
+				    "%s p99.9 %.4g us in point %u '%s' (at most %.4g us)", dn,
 				    (double)x->lat_p99_9_ns / 1e3, pt, pn, r->max_p99_9_ns / 1e3);
 		}
 		if (!isnan(r->cliff_pct) && r->cliff_pct > 0)
 			cliff_rule(j, d, res, r);
 	}
+}
+
+/* The points drive dp was in (that ran). */
+static size_t points_of(const struct judge *j, size_t dp)
+{
+	size_t n = 0;
+
+	for (size_t p = 0; p < j->in->np; p++)
+		n += !j->in->in_point ||
+		     j->in->in_point(j->in->arg, j->in->points[p].point, j->in->drives[dp].drive);
+	return n;
 }
 
 /* The drive's own row: its verdict and its reasons joined, first the failures. */
@@ -675,7 +686,7 @@ static void drive_row(struct judge *j, size_t dp)
 				n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s",
 						      n ? "; " : "", j->v[i].reason);
 	if (first == last)
-		snprintf(why, sizeof(why), "every rule held over %zu point(s)%s", j->in->np,
+		snprintf(why, sizeof(why), "every rule held over %zu point(s)%s", points_of(j, dp),
 			 smart ? "" : "; health not judged (no SMART log)");
 	add(j, dr->drive, "drive", j->worst, NAN, NAN, -1, -1, 0, "%s", why);
 }

@@ -216,6 +216,7 @@ static void test_completeness(void **st)
 	assert_non_null(strstr(row(&f, 0, "lost")->reason, "agent 'a0' lost"));
 	assert_drive(&f, 1, "PASS");
 	assert_null(row(&f, 1, "not_run"));
+	assert_non_null(strstr(row(&f, 1, "drive")->reason, "every rule held over 1 point(s)"));
 	assert_drive(&f, 2, "PASS");
 	assert_drive(&f, 3, "INCOMPLETE");
 	assert_non_null(strstr(row(&f, 3, "not_run")->reason, "point 1 'p1' was not run on it"));
