@@ -29,7 +29,7 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "numjobs", RB_OPT_UINT, F(numjobs), 1, 1024, "1", NULL, "N",
 	  "job threads per target, each with its own io_uring", NULL },
 	{ "runtime", RB_OPT_DURATION, F(runtime_ns), 1000000ULL, 31ULL * 86400 * 1000000000ULL,
-	  "10s", NULL, "DURATION", "measured time, after the ramp (ns, us, ms, s, m, h)", NULL },
+	  "10s", NULL, "DURATION", "measured time, after the ramp (ns, us, ms, s, m, h, d)", NULL },
 	{ "ramp", RB_OPT_DURATION, F(ramp_ns), 0, 86400ULL * 1000000000ULL, "0s", NULL, "DURATION",
 	  "time run before measuring starts, excluded from results", NULL },
 	{ "rwmixread", RB_OPT_UINT, F(rwmixread), 0, 100, "50", NULL, "PCT",

@@ -134,10 +134,11 @@ int rb_parse_duration(const char *s, uint64_t *ret_ns)
 		const char *sfx;
 		uint64_t mult;
 	} units[] = {
-		{ "", 1000000000ULL },	   { "ns", 1 },
-		{ "us", 1000ULL },	   { "ms", 1000000ULL },
-		{ "s", 1000000000ULL },	   { "m", 60000000000ULL },
-		{ "min", 60000000000ULL }, { "h", 3600000000000ULL },
+		{ "", 1000000000ULL },	    { "ns", 1 },
+		{ "us", 1000ULL },	    { "ms", 1000000ULL },
+		{ "s", 1000000000ULL },	    { "m", 60000000000ULL },
+		{ "min", 60000000000ULL },  { "h", 3600000000000ULL },
+		{ "d", 86400000000000ULL },
 	};
 	uint64_t v, frac;
 	unsigned nd;

@@ -22,7 +22,7 @@ DRIVE = {"oneOf": [{"type": "string", "minLength": 1},
                                               "description": "identity pin: the drive must report this serial"}}}]}
 
 SIZE = r"^[0-9]+(\.[0-9]+)?\s*([kKmMgGtTpP]([iI]?[bB])?|[bB])?$"
-DURATION = r"^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|min|h)?$"
+DURATION = r"^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|min|h|d)?$"
 
 
 def value_schema(o):
@@ -287,7 +287,7 @@ def main():
                      "description": "bytes; binary units: 4k = 4096, 1m, 2g"},
             "duration": {"oneOf": [{"type": "integer", "minimum": 0},
                                    {"type": "string", "pattern": DURATION}],
-                         "description": "ns, us, ms, s, m, h; a bare number is seconds"},
+                         "description": "ns, us, ms, s, m, h, d; a bare number is seconds"},
             "workload": {"type": "object", "additionalProperties": False, "properties": props},
             "verdict": {"type": "object", "additionalProperties": False, "properties": {}},
         },

@@ -47,8 +47,8 @@ static void test_size_table(void **state)
 		int rc = rb_parse_size(cases[i].in, &v);
 
 		if (rc != cases[i].rc || (rc == 0 && v != cases[i].want))
-			fail_msg("size '%s': rc %d value %llu, want rc %d value %llu", cases[i].in, rc,
-				 (unsigned long long)v, cases[i].rc,
+			fail_msg("size '%s': rc %d value %llu, want rc %d value %llu", cases[i].in,
+				 rc, (unsigned long long)v, cases[i].rc,
 				 (unsigned long long)cases[i].want);
 	}
 }
@@ -60,12 +60,19 @@ static void test_duration_table(void **state)
 		int rc;
 		uint64_t want;
 	} cases[] = {
-		{ "10", 0, 10000000000ULL },  { "10s", 0, 10000000000ULL },
-		{ "500ms", 0, 500000000ULL }, { "250us", 0, 250000ULL },
-		{ "7ns", 0, 7 },	      { "5m", 0, 300000000000ULL },
-		{ "1h", 0, 3600000000000ULL }, { "1.5s", 0, 1500000000ULL },
-		{ "0.001ms", 0, 1000 },	      { "2x", -EINVAL, 0 },
-		{ "-1s", -EINVAL, 0 },	      { "s", -EINVAL, 0 },
+		{ "10", 0, 10000000000ULL },
+		{ "10s", 0, 10000000000ULL },
+		{ "500ms", 0, 500000000ULL },
+		{ "250us", 0, 250000ULL },
+		{ "7ns", 0, 7 },
+		{ "5m", 0, 300000000000ULL },
+		{ "1h", 0, 3600000000000ULL },
+		{ "2d", 0, 172800000000000ULL },
+		{ "1.5s", 0, 1500000000ULL },
+		{ "0.001ms", 0, 1000 },
+		{ "2x", -EINVAL, 0 },
+		{ "-1s", -EINVAL, 0 },
+		{ "s", -EINVAL, 0 },
 		{ "99999999999999h", -ERANGE, 0 },
 	};
 
@@ -82,7 +89,9 @@ static void test_duration_table(void **state)
 
 static void test_format_round_trips(void **state)
 {
-	static const uint64_t sizes[] = { 512, 4096, 131072, 1 << 20, 3ULL << 30, 4097, 1ULL << 40 };
+	static const uint64_t sizes[] = {
+		512, 4096, 131072, 1 << 20, 3ULL << 30, 4097, 1ULL << 40
+	};
 	static const uint64_t durs[] = { 1, 999, 1000, 1500000, 2000000000ULL, 300000000000ULL };
 	char buf[64];
 
@@ -97,7 +106,8 @@ static void test_format_round_trips(void **state)
 	for (size_t i = 0; i < sizeof(durs) / sizeof(durs[0]); i++) {
 		uint64_t v;
 
-		assert_int_equal(rb_parse_duration(rb_fmt_duration(durs[i], buf, sizeof(buf)), &v), 0);
+		assert_int_equal(rb_parse_duration(rb_fmt_duration(durs[i], buf, sizeof(buf)), &v),
+				 0);
 		assert_int_equal(v, durs[i]);
 	}
 	assert_string_equal(rb_fmt_duration(1500000, buf, sizeof(buf)), "1500us");
