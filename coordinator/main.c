@@ -44,6 +44,8 @@ static const struct rb_subcmd cmds[] = {
 	{ "presets", rb_presets_cmd, &rb_coord_presets_spec },
 	{ "import-fio", rb_import_fio_cmd, &rb_coord_import_fio_spec },
 	{ "report", rb_report_cmd, &rb_coord_report_spec },
+	{ "history", rb_history_cmd, &rb_coord_history_spec },
+	{ "drives", rb_drives_cmd, &rb_coord_drives_spec },
 	{ "demo", rb_demo_cmd, &rb_coord_demo_spec },
 	{ "completion", completion, &completion_spec },
 	{ "help", help, NULL },

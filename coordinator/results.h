@@ -234,6 +234,8 @@ const char *rb_results_in_error(const struct rb_results_in *in);
 /* A root attribute that is one string into buf: 0, -ENOENT when absent (buf ""), or
  * -EINVAL / -EIO when it is not one string (an array, a number), why in the error. */
 int rb_results_attr_get(struct rb_results_in *in, const char *name, char *buf, size_t len);
+/* A root attribute that is one integer (start_ns, end_ns): 0, -ENOENT, or -EINVAL (why). */
+int rb_results_attr_i64(struct rb_results_in *in, const char *name, int64_t *v);
 /* The same, for callers that need no reason: buf, "" when absent or not one string. */
 const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len);
 /*

@@ -261,6 +261,32 @@ int rb_results_attr_get(struct rb_results_in *in, const char *name, char *buf, s
 	return attr_read(in, name, buf, len);
 }
 
+int rb_results_attr_i64(struct rb_results_in *in, const char *name, int64_t *v)
+{
+	hid_t a, sp, ft;
+	int r = 0;
+
+	*v = 0;
+	if (H5Aexists(in->file, name) <= 0)
+		return -ENOENT;
+	a = H5Aopen(in->file, name, H5P_DEFAULT);
+	if (a < 0)
+		return why(in, "cannot open its attribute '%s'", name);
+	sp = H5Aget_space(a);
+	ft = H5Aget_type(a);
+	if (sp < 0 || ft < 0 || H5Sget_simple_extent_type(sp) != H5S_SCALAR ||
+	    H5Tget_class(ft) != H5T_INTEGER)
+		r = why(in, "its attribute '%s' is not one integer", name);
+	else if (H5Aread(a, H5T_NATIVE_INT64, v) < 0)
+		r = why(in, "cannot read its attribute '%s'", name);
+	if (ft >= 0)
+		H5Tclose(ft);
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Aclose(a);
+	return r;
+}
+
 const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len)
 {
 	attr_read(in, name, buf, len);

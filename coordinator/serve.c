@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "coord.h"
 #include "diag.h"
+#include "drive_index.h"
 #include "exitcode.h"
 #include "journal.h"
 #include "keys.h"
@@ -561,6 +562,21 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 	return rc;
 }
 
+/* The run's file into its folder's index of drives (rackbench history, drives). */
+static void index_run(const char *results)
+{
+	char dir[4096], err[600];
+	struct rb_index *ix;
+
+	if (!results[0] || access(results, R_OK))
+		return;
+	snprintf(dir, sizeof(dir), "%s", results);
+	ix = rb_index_open(dirname(dir), err, sizeof(err));
+	if (!ix || rb_index_add(ix, results, err, sizeof(err)))
+		rb_warn("%s (rackbench history builds it again from the files)", err);
+	rb_index_close(ix);
+}
+
 /*
  * A run or resume request, run now. A queued run (q) was answered when it was queued:
  * its log exists, and everything said of it goes there.
@@ -618,6 +634,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 	rc = coord_of_service(s, c, req, resume, path, &m);
 	restore(saved);
 	record_done(s, s->id, c->name, s->state.results, rc);
+	index_run(s->state.results);
 	rb_info("run %s ended: exit %d, results %s", s->id, rc,
 		s->state.results[0] ? s->state.results : "(none)");
 	rb_campaign_free(c);

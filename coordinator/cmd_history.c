@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rackbench history DRIVE` and `rackbench drives [--failed]`: what a results folder
+ * remembers of each drive, from its index (drive_index.h), brought up to date first.
+ */
+#include "cmds.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "drive_index.h"
+#include "exitcode.h"
+#include "jsonout.h"
+#include "log.h"
+#include "units.h"
+
+#define SERVICE_RESULTS "/var/lib/rackbench/results" /* deploy/rackbench.service's */
+
+static struct {
+	const char *key, *results, *since;
+	bool json, csv, failed;
+} H;
+
+#define RESULTS_OPT                                                                                \
+	{                                                                                          \
+		RB_POPT_STRING, "results", 0, "DIR",                                               \
+			"the results folder (default: the service's " SERVICE_RESULTS              \
+			" as root when it exists, else .)",                                        \
+			&H.results, NULL, 0                                                        \
+	}
+#define JSON_OPT                                                                                   \
+	{                                                                                          \
+		RB_POPT_FLAG, "json", 0, NULL, "one JSON document", &H.json, NULL, 0               \
+	}
+#define END_OPT                                                                                    \
+	{                                                                                          \
+		RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0                                    \
+	}
+
+static const struct rb_popt history_opts[] = { RESULTS_OPT, JSON_OPT, END_OPT };
+static const struct rb_parg history_args[] = { { "DRIVE", &H.key, 0 }, { NULL, NULL, 0 } };
+
+const struct rb_popt_cmd rb_coord_history_spec = {
+	.name = "rackbench history",
+	.summary = "every run of one drive in a results folder: verdicts, reasons, hours, bytes",
+	.desc = "Every run of DRIVE (its serial, or AGENT:PATH for a drive without one) the\n"
+		"results folder holds, oldest first: when, the campaign, the drive's verdict and\n"
+		"its reasons, the hours it was measured and the bytes it read and wrote. The\n"
+		"folder's index (" RB_INDEX_FILE ") is brought up to date from its files first;\n"
+		"a missing or damaged one is built again. Exit 1 when no run has the drive.",
+	.opts = history_opts,
+	.args = history_args,
+};
+
+static const struct rb_popt drives_opts[] = {
+	{ RB_POPT_FLAG, "failed", 0, NULL, "only drives that failed a verdict (the RMA list)",
+	  &H.failed, NULL, 0 },
+	{ RB_POPT_STRING, "since", 0, "DURATION",
+	  "only runs that started this long ago or later (30d)", &H.since, NULL, 0 },
+	RESULTS_OPT,
+	JSON_OPT,
+	{ RB_POPT_FLAG, "csv", 0, NULL, "comma-separated values with a header", &H.csv, NULL, 0 },
+	END_OPT,
+};
+
+const struct rb_popt_cmd rb_coord_drives_spec = {
+	.name = "rackbench drives",
+	.summary = "each drive a results folder knows, its latest verdict; --failed: the RMA list",
+	.desc = "Each drive the results folder's runs measured, with its latest run's verdict\n"
+		"and reasons; with --failed only the drives that failed one, each with its latest\n"
+		"failed run (--since 30d: in the last 30 days).",
+	.opts = drives_opts,
+};
+
+static const char *results_dir(void)
+{
+	struct stat st;
+
+	if (H.results)
+		return H.results;
+	if (getuid() == 0 && !stat(SERVICE_RESULTS, &st) && S_ISDIR(st.st_mode))
+		return SERVICE_RESULTS;
+	return ".";
+}
+
+/* The folder's index, up to date; NULL after the error was said. */
+static struct rb_index *index_now(void)
+{
+	char err[600];
+	struct rb_index *ix = rb_index_open(results_dir(), err, sizeof(err));
+
+	if (ix && rb_index_update(ix, err, sizeof(err)) < 0) {
+		rb_index_close(ix);
+		ix = NULL;
+	}
+	if (!ix)
+		rb_err("%s", err);
+	return ix;
+}
+
+static const char *when(int64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm);
+	return buf;
+}
+
+static void json_row(FILE *o, const struct rb_index_row *r, bool first)
+{
+	char t[32];
+
+	fprintf(o, "%s\n  {\"drive\": ", first ? "" : ",");
+	rb_json_str(o, r->key);
+	fputs(", \"serial\": ", o);
+	rb_json_str(o, r->serial);
+	fputs(", \"model\": ", o);
+	rb_json_str(o, r->model);
+	fputs(", \"firmware\": ", o);
+	rb_json_str(o, r->firmware);
+	fputs(", \"agent\": ", o);
+	rb_json_str(o, r->agent);
+	fputs(", \"path\": ", o);
+	rb_json_str(o, r->path);
+	fputs(", \"campaign\": ", o);
+	rb_json_str(o, r->campaign);
+	fputs(", \"start\": ", o);
+	rb_json_str(o, when(r->start_ns, t, sizeof(t)));
+	fprintf(o, ", \"start_ns\": %" PRId64 ", \"status\": ", r->start_ns);
+	rb_json_str(o, r->status);
+	fputs(", \"verdict\": ", o);
+	rb_json_str(o, r->verdict);
+	fputs(", \"reason\": ", o);
+	rb_json_str(o, r->reason);
+	fprintf(o, ", \"hours\": %.4f, \"bytes\": %" PRIu64 ", \"file\": ", r->seconds / 3600,
+		r->bytes);
+	rb_json_str(o, r->file);
+	fputs("}", o);
+}
+
+/* A CSV field: quoted, its quotes doubled. */
+static void csv(FILE *o, const char *s, const char *sep)
+{
+	fputc('"', o);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', o);
+		fputc(*s, o);
+	}
+	fprintf(o, "\"%s", sep);
+}
+
+static void print_rows(const struct rb_index_row *v, size_t n, bool history)
+{
+	char t[32];
+
+	if (H.json) {
+		fputs("[", stdout);
+		for (size_t i = 0; i < n; i++)
+			json_row(stdout, &v[i], !i);
+		fputs(n ? "\n]\n" : "]\n", stdout);
+		return;
+	}
+	if (H.csv) {
+		puts("drive,serial,model,firmware,agent,path,start,campaign,verdict,reason,hours,"
+		     "bytes,file");
+		for (size_t i = 0; i < n; i++) {
+			const struct rb_index_row *r = &v[i];
+
+			csv(stdout, r->key, ",");
+			csv(stdout, r->serial, ",");
+			csv(stdout, r->model, ",");
+			csv(stdout, r->firmware, ",");
+			csv(stdout, r->agent, ",");
+			csv(stdout, r->path, ",");
+			csv(stdout, when(r->start_ns, t, sizeof(t)), ",");
+			csv(stdout, r->campaign, ",");
+			csv(stdout, r->verdict, ",");
+			csv(stdout, r->reason, ",");
+			printf("%.4f,%" PRIu64 ",", r->seconds / 3600, r->bytes);
+			csv(stdout, r->file, "\n");
+		}
+		return;
+	}
+	if (history && n)
+		printf("drive %s: %s %s, firmware %s; %zu run(s)\n", v[0].key,
+		       v[0].model[0] ? v[0].model : "(model unknown)",
+		       v[0].serial[0] ? v[0].serial : "(no serial)",
+		       v[0].firmware[0] ? v[0].firmware : "unknown", n);
+	printf("%-*s%-20s  %-24s  %-10s  %8s  %10s  %s\n", history ? 0 : 30, history ? "" : "drive",
+	       "start", "campaign", "verdict", "hours", "GB", "why");
+	for (size_t i = 0; i < n; i++) {
+		const struct rb_index_row *r = &v[i];
+
+		printf("%-*.*s%-20s  %-24.24s  %-10s  %8.2f  %10.2f  %s\n", history ? 0 : 30,
+		       history ? 0 : 28, history ? "" : r->key, when(r->start_ns, t, sizeof(t)),
+		       r->campaign, r->verdict[0] ? r->verdict : "-", r->seconds / 3600,
+		       (double)r->bytes / 1e9, r->reason[0] ? r->reason : "(not judged)");
+	}
+}
+
+int rb_history_cmd(int argc, char **argv)
+{
+	struct rb_index_row *v = NULL;
+	struct rb_index *ix;
+	size_t n = 0;
+	int r;
+
+	memset(&H, 0, sizeof(H));
+	r = rb_parseopt(&rb_coord_history_spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	ix = index_now();
+	if (!ix)
+		return RB_EXIT_FAILED;
+	r = rb_index_history(ix, H.key, &v, &n);
+	rb_index_close(ix);
+	if (r) {
+		rb_err("cannot read the index of '%s'", results_dir());
+		return RB_EXIT_FAILED;
+	}
+	if (!n && !H.json && !H.csv)
+		rb_err("no run in '%s' measured drive '%s' (a serial, or AGENT:PATH)",
+		       results_dir(), H.key);
+	else
+		print_rows(v, n, true);
+	free(v);
+	return n ? RB_EXIT_OK : RB_EXIT_FAILED;
+}
+
+int rb_drives_cmd(int argc, char **argv)
+{
+	struct rb_index_row *v = NULL;
+	struct rb_index *ix;
+	uint64_t since = 0;
+	size_t n = 0;
+	int r;
+
+	memset(&H, 0, sizeof(H));
+	r = rb_parseopt(&rb_coord_drives_spec, argc, argv, NULL);
+	if (r)
+		return rb_parseopt_exit(r);
+	if (H.json && H.csv) {
+		rb_err("--json or --csv, not both");
+		return RB_EXIT_USAGE;
+	}
+	if (H.since && rb_parse_duration(H.since, &since)) {
+		rb_err("--since takes a duration such as 30d or 12h, not '%s'", H.since);
+		return RB_EXIT_USAGE;
+	}
+	ix = index_now();
+	if (!ix)
+		return RB_EXIT_FAILED;
+	r = rb_index_drives(ix, since ? rb_wall_ns() - (int64_t)since : 0, H.failed, &v, &n);
+	rb_index_close(ix);
+	if (r) {
+		rb_err("cannot read the index of '%s'", results_dir());
+		return RB_EXIT_FAILED;
+	}
+	if (!n && !H.json && !H.csv)
+		printf("%s in '%s'%s\n", H.failed ? "no failed drive" : "no drive", results_dir(),
+		       H.since ? " in that time" : "");
+	else
+		print_rows(v, n, false);
+	free(v);
+	return RB_EXIT_OK;
+}

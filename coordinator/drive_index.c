@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The index of a results folder (drive_index.h), in SQLite: a table of the results files
+ * it has read (path, size, modification time, the run's campaign, times, status,
+ * verdict) and one of their drives (identity, verdict and reasons, measured time,
+ * bytes). Everything in it comes from the files, so it can always be built again.
+ */
+#include "drive_index.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "results.h"
+
+#define INDEX_LAYOUT 1 /* PRAGMA user_version: another one is rebuilt */
+
+struct rb_index {
+	sqlite3 *db;
+	char dir[4096], path[4200];
+};
+
+static const char schema[] =
+	"CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT "
+	"NULL, campaign TEXT, start_ns INTEGER, end_ns INTEGER, status TEXT, verdict TEXT);"
+	"CREATE TABLE drives(file TEXT NOT NULL, drive INTEGER NOT NULL, key TEXT NOT NULL, "
+	"serial TEXT, model TEXT, firmware TEXT, agent TEXT, path TEXT, verdict TEXT, reason "
+	"TEXT, seconds REAL, bytes INTEGER, PRIMARY KEY(file, drive));"
+	"CREATE INDEX drives_by_key ON drives(key);"
+	"PRAGMA user_version = 1;";
+
+static int db_error(struct rb_index *ix, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "index '%s': %s: %s", ix->path, what, sqlite3_errmsg(ix->db));
+	return -EIO;
+}
+
+/* The layout's version, or -1 when the file is not a database of ours. */
+static int layout_of(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (v == INDEX_LAYOUT &&
+	    sqlite3_exec(db, "PRAGMA quick_check", NULL, NULL, NULL) != SQLITE_OK)
+		v = -1;
+	return v;
+}
+
+static int open_db(struct rb_index *ix)
+{
+	if (sqlite3_open_v2(ix->path, &ix->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK)
+		return -EIO;
+	/* the service writes as a client reads */
+	sqlite3_busy_timeout(ix->db, 10000);
+	return 0;
+}
+
+struct rb_index *rb_index_open(const char *dir, char *err, size_t errlen)
+{
+	struct rb_index *ix = calloc(1, sizeof(*ix));
+	int v;
+
+	if (!ix) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(ix->dir, sizeof(ix->dir), "%s", dir);
+	snprintf(ix->path, sizeof(ix->path), "%s/%s", dir, RB_INDEX_FILE);
+	if (open_db(ix)) {
+		snprintf(err, errlen, "cannot open the index '%s': %s", ix->path,
+			 ix->db ? sqlite3_errmsg(ix->db) : "out of memory");
+		rb_index_close(ix);
+		return NULL;
+	}
+	v = layout_of(ix->db);
+	if (v != 0 && v != INDEX_LAYOUT) {
+		/* not ours, damaged, or of another layout: set aside, built again */
+		char aside[4300];
+
+		sqlite3_close(ix->db);
+		ix->db = NULL;
+		snprintf(aside, sizeof(aside), "%s.damaged", ix->path);
+		rb_warn("the index '%s' is damaged or of another layout: set aside as '%s' and "
+			"built again from the results files",
+			ix->path, aside);
+		if (rename(ix->path, aside) || open_db(ix)) {
+			snprintf(err, errlen, "cannot build the index '%s' again: %s", ix->path,
+				 strerror(errno));
+			rb_index_close(ix);
+			return NULL;
+		}
+		v = 0;
+	}
+	if (v == 0 && sqlite3_exec(ix->db, schema, NULL, NULL, NULL) != SQLITE_OK) {
+		db_error(ix, "cannot create its tables", err, errlen);
+		rb_index_close(ix);
+		return NULL;
+	}
+	return ix;
+}
+
+void rb_index_close(struct rb_index *ix)
+{
+	if (!ix)
+		return;
+	sqlite3_close(ix->db);
+	free(ix);
+}
+
+/* ---- adding files ---- */
+
+struct file_rows {
+	struct rb_row_drive *dr;
+	size_t nd;
+	struct rb_row_result *rs;
+	size_t nr;
+	struct rb_row_verdict *vd;
+	size_t nv;
+	char campaign[128], status[16], verdict[16];
+	int64_t start_ns, end_ns;
+};
+
+static void rows_free(struct file_rows *f)
+{
+	free(f->dr);
+	free(f->rs);
+	free(f->vd);
+}
+
+/* The file's rows; 1: a run not finished (nothing to index yet). */
+static int read_file(const char *path, struct file_rows *f, char *err, size_t errlen)
+{
+	struct rb_results_in *in = rb_results_open(path, err, errlen);
+	int r;
+
+	memset(f, 0, sizeof(*f));
+	if (!in)
+		return -EINVAL;
+	rb_results_attr(in, "status", f->status, sizeof(f->status));
+	if (!strcmp(f->status, "running") || !f->status[0]) {
+		rb_results_in_close(in);
+		return 1;
+	}
+	rb_results_attr(in, "campaign_name", f->campaign, sizeof(f->campaign));
+	rb_results_attr(in, "verdict", f->verdict, sizeof(f->verdict));
+	rb_results_attr_i64(in, "start_ns", &f->start_ns);
+	rb_results_attr_i64(in, "end_ns", &f->end_ns);
+	r = rb_results_read_drives(in, &f->dr, &f->nd);
+	if (!r)
+		r = rb_results_read_results(in, &f->rs, &f->nr);
+	if (!r)
+		r = rb_results_read_verdicts(in, &f->vd, &f->nv);
+	if (r)
+		snprintf(err, errlen, "'%s': %s", path,
+			 r == -ENOMEM ? "out of memory" : rb_results_in_error(in));
+	rb_results_in_close(in);
+	if (r)
+		rows_free(f);
+	return r;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+static int put_file(struct rb_index *ix, const char *path, const struct stat *sb,
+		    const struct file_rows *f)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(ix->db, "INSERT OR REPLACE INTO files VALUES(?,?,?,?,?,?,?,?)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return -EIO;
+	bind_text(st, 1, path);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)sb->st_size);
+	sqlite3_bind_int64(st, 3,
+			   (sqlite3_int64)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec);
+	bind_text(st, 4, f->campaign);
+	sqlite3_bind_int64(st, 5, f->start_ns);
+	sqlite3_bind_int64(st, 6, f->end_ns);
+	bind_text(st, 7, f->status);
+	bind_text(st, 8, f->verdict);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* One drive of the file: its identity, its verdict row, what it ran. */
+static int put_drive(sqlite3_stmt *st, const char *path, const struct file_rows *f,
+		     const struct rb_row_drive *d)
+{
+	char key[200];
+	const char *verdict = "", *reason = "";
+	double seconds = 0;
+	uint64_t bytes = 0;
+
+	if (d->id.serial[0])
+		snprintf(key, sizeof(key), "%s", d->id.serial);
+	else
+		snprintf(key, sizeof(key), "%s:%s", d->agent, d->id.path);
+	for (size_t i = 0; i < f->nv; i++)
+		if (f->vd[i].drive == d->drive && !strcmp(f->vd[i].rule, "drive")) {
+			verdict = f->vd[i].verdict;
+			reason = f->vd[i].reason;
+		}
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->rs[i].drive == d->drive) {
+			seconds += (double)f->rs[i].elapsed_ns / 1e9;
+			bytes += f->rs[i].read.bytes + f->rs[i].write.bytes;
+		}
+	sqlite3_reset(st);
+	bind_text(st, 1, path);
+	sqlite3_bind_int64(st, 2, d->drive);
+	bind_text(st, 3, key);
+	bind_text(st, 4, d->id.serial);
+	bind_text(st, 5, d->id.model);
+	bind_text(st, 6, d->id.firmware);
+	bind_text(st, 7, d->agent);
+	bind_text(st, 8, d->id.path);
+	bind_text(st, 9, verdict);
+	bind_text(st, 10, reason);
+	sqlite3_bind_double(st, 11, seconds);
+	sqlite3_bind_int64(st, 12, (sqlite3_int64)bytes);
+	return sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+}
+
+/* The file's rows in the index, in one transaction. */
+static int put(struct rb_index *ix, const char *path, const struct stat *sb,
+	       const struct file_rows *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *del = NULL, *ins = NULL;
+	int rc = -EIO;
+
+	if (sqlite3_exec(ix->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return db_error(ix, "cannot write", err, errlen);
+	if (sqlite3_prepare_v2(ix->db, "DELETE FROM drives WHERE file = ?", -1, &del, NULL) ||
+	    sqlite3_prepare_v2(ix->db, "INSERT INTO drives VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", -1,
+			       &ins, NULL))
+		goto out;
+	bind_text(del, 1, path);
+	if (sqlite3_step(del) != SQLITE_DONE || put_file(ix, path, sb, f))
+		goto out;
+	for (size_t i = 0; i < f->nd; i++)
+		if (put_drive(ins, path, f, &f->dr[i]))
+			goto out;
+	rc = sqlite3_exec(ix->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+out:
+	if (rc) {
+		db_error(ix, "cannot write", err, errlen);
+		sqlite3_exec(ix->db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	return rc;
+}
+
+/* Whether the index holds path as it is now (same size and modification time). */
+static bool known(struct rb_index *ix, const char *path, const struct stat *sb)
+{
+	sqlite3_stmt *st;
+	bool same = false;
+
+	if (sqlite3_prepare_v2(ix->db, "SELECT size, mtime_ns FROM files WHERE path = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return false;
+	bind_text(st, 1, path);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		same = sqlite3_column_int64(st, 0) == (sqlite3_int64)sb->st_size &&
+		       sqlite3_column_int64(st, 1) ==
+			       (sqlite3_int64)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec;
+	sqlite3_finalize(st);
+	return same;
+}
+
+/* 1: added, 0: nothing to add (known, or a run going on), negative: an error. */
+static int add_one(struct rb_index *ix, const char *path, bool warn, char *err, size_t errlen)
+{
+	struct file_rows f;
+	struct stat sb;
+	char why[600];
+	int r;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "'%s': %s", path, strerror(errno ? errno : EINVAL));
+		return -ENOENT;
+	}
+	if (known(ix, path, &sb))
+		return 0;
+	r = read_file(path, &f, why, sizeof(why));
+	if (r == 1)
+		return 0;
+	if (r) {
+		if (warn) {
+			rb_warn("not indexed: %s", why);
+			return 0;
+		}
+		snprintf(err, errlen, "%s", why);
+		return r;
+	}
+	r = put(ix, path, &sb, &f, err, errlen);
+	rows_free(&f);
+	return r ? r : 1;
+}
+
+int rb_index_add(struct rb_index *ix, const char *path, char *err, size_t errlen)
+{
+	int r = add_one(ix, path, false, err, errlen);
+
+	return r < 0 ? r : 0;
+}
+
+static bool is_results(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && !strcmp(name + n - 3, ".h5") && name[0] != '.';
+}
+
+int rb_index_update(struct rb_index *ix, char *err, size_t errlen)
+{
+	DIR *d = opendir(ix->dir);
+	struct dirent *e;
+	int added = 0, r = 0;
+
+	if (!d) {
+		snprintf(err, errlen, "cannot read the results folder '%s': %s", ix->dir,
+			 strerror(errno));
+		return -errno;
+	}
+	while (r >= 0 && (e = readdir(d))) {
+		char path[4400];
+
+		if (!is_results(e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ix->dir, e->d_name);
+		r = add_one(ix, path, true, err, errlen);
+		added += r > 0;
+	}
+	closedir(d);
+	return r < 0 ? r : added;
+}
+
+/* ---- queries ---- */
+
+#define ROW_COLUMNS                                                                                \
+	"d.key, d.serial, d.model, d.firmware, d.agent, d.path, f.path, f.campaign, f.start_ns, "  \
+	"f.end_ns, f.status, d.verdict, d.reason, d.seconds, d.bytes"
+
+static void column(sqlite3_stmt *st, int i, char *buf, size_t len)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(buf, len, "%s", s ? (const char *)s : "");
+}
+
+static int collect(sqlite3_stmt *st, struct rb_index_row **ret, size_t *ret_n)
+{
+	struct rb_index_row *v = NULL;
+	size_t n = 0, cap = 0;
+	int s;
+
+	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+		struct rb_index_row *r;
+
+		if (n == cap) {
+			struct rb_index_row *nv =
+				realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		r = &v[n++];
+		memset(r, 0, sizeof(*r));
+		column(st, 0, r->key, sizeof(r->key));
+		column(st, 1, r->serial, sizeof(r->serial));
+		column(st, 2, r->model, sizeof(r->model));
+		column(st, 3, r->firmware, sizeof(r->firmware));
+		column(st, 4, r->agent, sizeof(r->agent));
+		column(st, 5, r->path, sizeof(r->path));
+		column(st, 6, r->file, sizeof(r->file));
+		column(st, 7, r->campaign, sizeof(r->campaign));
+		r->start_ns = sqlite3_column_int64(st, 8);
+		r->end_ns = sqlite3_column_int64(st, 9);
+		column(st, 10, r->status, sizeof(r->status));
+		column(st, 11, r->verdict, sizeof(r->verdict));
+		column(st, 12, r->reason, sizeof(r->reason));
+		r->seconds = sqlite3_column_double(st, 13);
+		r->bytes = (uint64_t)sqlite3_column_int64(st, 14);
+	}
+	if (s != SQLITE_DONE) {
+		free(v);
+		return -EIO;
+	}
+	*ret = v ? v : calloc(1, sizeof(*v));
+	*ret_n = n;
+	return *ret ? 0 : -ENOMEM;
+}
+
+int rb_index_history(struct rb_index *ix, const char *key, struct rb_index_row **ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (sqlite3_prepare_v2(ix->db,
+			       "SELECT " ROW_COLUMNS
+			       " FROM drives d JOIN files f ON d.file = f.path "
+			       "WHERE d.key = ?1 OR d.serial = ?1 OR d.agent || ':' || d.path = ?1 "
+			       "ORDER BY f.start_ns, f.path",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	bind_text(st, 1, key);
+	r = collect(st, ret, ret_n);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int rb_index_drives(struct rb_index *ix, int64_t since_ns, int failed, struct rb_index_row **ret,
+		    size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	/* each drive's latest run in the window (failed: its latest failed one) */
+	if (sqlite3_prepare_v2(
+		    ix->db,
+		    "SELECT " ROW_COLUMNS " FROM drives d JOIN files f ON d.file = f.path "
+		    "WHERE f.start_ns >= ?1 AND (?2 = 0 OR d.verdict = 'FAIL') AND f.start_ns = "
+		    "(SELECT max(f2.start_ns) FROM drives d2 JOIN files f2 ON d2.file = f2.path "
+		    "WHERE d2.key = d.key AND f2.start_ns >= ?1 AND (?2 = 0 OR d2.verdict = 'FAIL')) "
+		    "GROUP BY d.key ORDER BY d.key",
+		    -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, since_ns);
+	sqlite3_bind_int(st, 2, failed);
+	r = collect(st, ret, ret_n);
+	sqlite3_finalize(st);
+	return r;
+}
