@@ -7,7 +7,8 @@ deploy/rackbench-burnin@.service, with its instance `nightly` and paths pointed 
 hands /etc/rackbench/campaigns/nightly.yaml over: it exits 0 at once with the run's id,
 `status` lists it queued behind `first`, and it runs when `first` ends (its results file
 starts after `first`'s ends). Two `run --queue` submitted at the same instant both run,
-one after the other, each client getting its own run's exit code.
+one after the other, each client getting its own run's exit code. The service indexed
+each run's file as it ended (the folder's rackbench-index.sqlite).
 """
 import os
 import re
@@ -109,6 +110,13 @@ with Tmp() as tmp:
             check(p.returncode == 0, f"a twin: exit {p.returncode}")
         spans = sorted(times(re.search(r"results: (\S+\.h5)", o + e).group(1)) for o, e in outs)
         check(spans[1][0] >= spans[0][1], f"one ran after the other: {spans}")
+
+        # the service indexed each run's file as it ended (rackbench history reads it)
+        import sqlite3
+        db = sqlite3.connect(os.path.join(out, "rackbench-index.sqlite"))
+        names = sorted(r[0] for r in db.execute("SELECT campaign FROM files"))
+        db.close()
+        check(names == ["first", "nightly", "twin1", "twin2"], f"the index holds {names}")
     finally:
         for a in agents:
             a.stop()
