@@ -4,7 +4,9 @@ in a small VM booted from Debian's kernel and an initramfs holding busybox and t
 rackbench-agent with its libraries. Inside, libnvme reads identity and SMART health
 (inventory), Format and Deallocate run through the guarded purge path, a pass of
 verified writes then a verifying random read go through io_uring on /dev/nvme0n1, and Sanitize -- which QEMU 7.2 does not
-implement -- fails with a clear message. Needs qemu-system-x86, linux-image-amd64 and
+implement -- fails with a clear message. Last, the coordinator runs a burn-in campaign
+against an agent in the VM: the controller's injected critical warning (bit 1, set with
+smart_critical_warning=2) FAILs the drive by name, exit 5. Needs qemu-system-x86, linux-image-amd64 and
 busybox-static (scripts/install-deps.sh); KVM when there is one, else TCG."""
 import glob
 import gzip
@@ -14,7 +16,7 @@ import re
 import shutil
 import subprocess
 
-from rbtest import AGENT, Tmp, check, fail, skip
+from rbtest import AGENT, COORD, Tmp, check, fail, skip
 
 QEMU = shutil.which("qemu-system-x86_64")
 KERNELS = sorted(glob.glob("/boot/vmlinuz-*"))
@@ -59,14 +61,36 @@ step verify $A run --json --target /dev/nvme0n1 --rw randread --bs 4k --iodepth 
 step iopoll $A run --json --target $N1 --rw randread --bs 4k --iodepth 4 --size 16m --runtime 500ms --iopoll true --state-dir /state
 step sanitize $A purge $N1 --method sanitize --destructive --allow $N1 --allow $N2 --state-dir /state
 step history cat /state/history.jsonl
+# a burn-in campaign through the coordinator: the drive's critical warning fails it
+ip link set lo up
+cat > /burnin.yaml <<'CAMPAIGN'
+name: qemu-burnin
+insecure: true
+listen: tcp://127.0.0.1:7470
+destructive: true
+wait: 30s
+targets:
+  - agent: vm
+    drives: [/dev/nvme0n1]
+defaults: {size: 16m, bs: 64k, iodepth: 8, verify: true, interval: 1s}
+verdict: {critical_warning: true, max_media_errors: 0}
+phases:
+  - name: write
+    workload: {rw: write, passes: 1}
+  - name: verify
+    workload: {rw: read, passes: 1}
+CAMPAIGN
+$A --coordinator tcp://127.0.0.1:7470 --name vm --insecure --state-dir /state --target $N1 --allow $N1 > /tmp/agent.log 2>&1 &
+step burnin /rackbench run /burnin.yaml --no-service --results /tmp
+kill %1
 echo "=== DONE"
 poweroff -f
 """
 
 
-def copy_with_libs(binary, root):
-    """The binary and every shared library ldd names, at the same paths."""
-    shutil.copy(binary, os.path.join(root, "rackbench-agent"))
+def copy_with_libs(binary, root, name):
+    """The binary (as /name) and every shared library ldd names, at the same paths."""
+    shutil.copy(binary, os.path.join(root, name))
     out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     for lib in re.findall(r"(/\S+)", out):
         if not os.path.exists(lib):
@@ -120,11 +144,12 @@ with Tmp() as tmp:
         os.makedirs(os.path.join(root, d))
     shutil.copy(BUSYBOX, os.path.join(root, "bin", "busybox"))
     for tool in ("sh", "mount", "insmod", "mkdir", "sleep", "cat", "poweroff", "echo", "dd",
-                 "sync"):
+                 "sync", "ip", "kill"):
         os.symlink("busybox", os.path.join(root, "bin", tool))
     open(os.path.join(root, "init"), "w").write(INIT)
     os.chmod(os.path.join(root, "init"), 0o755)
-    copy_with_libs(os.path.abspath(AGENT), root)
+    copy_with_libs(os.path.abspath(AGENT), root, "rackbench-agent")
+    copy_with_libs(os.path.abspath(COORD), root, "rackbench")
     modules(root)
     initrd = os.path.join(tmp, "initrd.gz")
     cpio = subprocess.run(f"cd {root} && find . | cpio -o -H newc 2>/dev/null | gzip -1 > {initrd}",
@@ -209,4 +234,10 @@ with Tmp() as tmp:
     purges = [x for x in hist if x["event"] == "purge" and x["result"] == 0]
     check({x["method"] for x in purges} >= {"format", "deallocate"} and
           all(x["serial"] == "RBQEMU0001" for x in purges), f"history: {hist}")
+    rc, out = got["burnin"]
+    print(out[-3000:])
+    check(rc == 5, f"the burn-in of a drive with a critical warning: exit {rc}, want 5")
+    check("verdicts: 1 drive(s): 1 FAIL" in out, "its verdict is FAIL")
+    check("critical warning bit 1 (temperature beyond its threshold)" in out and "RBQEMU0001" in out,
+          "naming the drive and the warning bit")
 print("ok")
