@@ -54,6 +54,11 @@ int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_he
 			h->unsafe_shutdowns = s.unsafe_shutdowns;
 			h->media_errors = s.media_errors;
 			h->error_log_entries = s.error_log_entries;
+			h->warn_temp_minutes = s.warn_temp_minutes;
+			h->crit_temp_minutes = s.crit_temp_minutes;
+			h->throttle_transitions =
+				(double)s.thm_temp1_transitions + s.thm_temp2_transitions;
+			h->throttle_seconds = (double)s.thm_temp1_seconds + s.thm_temp2_seconds;
 		}
 	}
 	return 0;

@@ -20,6 +20,9 @@ struct rb_health {
 	uint8_t available_spare_pct, percentage_used;
 	double data_units_read, data_units_written, host_reads, host_writes;
 	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
+	/* time above the warning and the critical composite temperature (minutes), and
+	 * thermal management: throttling transitions and seconds, both levels added up */
+	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
 	bool kernel; /* the kernel counters are set */
 	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
 };

@@ -149,6 +149,10 @@ static void health_add(struct rb_health *acc, const struct rb_health *h, bool fi
 	acc->unsafe_shutdowns += h->unsafe_shutdowns;
 	acc->media_errors += h->media_errors;
 	acc->error_log_entries += h->error_log_entries;
+	acc->warn_temp_minutes += h->warn_temp_minutes;
+	acc->crit_temp_minutes += h->crit_temp_minutes;
+	acc->throttle_transitions += h->throttle_transitions;
+	acc->throttle_seconds += h->throttle_seconds;
 	acc->kernel_read_ios += h->kernel_read_ios;
 	acc->kernel_write_ios += h->kernel_write_ios;
 	acc->kernel_read_bytes += h->kernel_read_bytes;
@@ -182,6 +186,10 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 	m.unsafe_shutdowns = h->unsafe_shutdowns;
 	m.media_errors = h->media_errors;
 	m.error_log_entries = h->error_log_entries;
+	m.warn_temp_minutes = h->warn_temp_minutes;
+	m.crit_temp_minutes = h->crit_temp_minutes;
+	m.throttle_transitions = h->throttle_transitions;
+	m.throttle_seconds = h->throttle_seconds;
 	m.kernel = h->kernel;
 	m.kernel_read_ios = h->kernel_read_ios;
 	m.kernel_write_ios = h->kernel_write_ios;

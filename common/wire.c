@@ -403,38 +403,29 @@ static Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m
 	return r;
 }
 
-static Rb__Health *health_out(struct pool *p, const struct rb_msg_health *m)
-{
-	Rb__Health *h = pool_alloc(p, 1, sizeof(*h));
+/* A Health's numbers: the same names on both sides, copied both ways by this list. */
+/* clang-format off */
+#define HEALTH_SCALARS(X)                                                                          \
+	X(point) X(attempt) X(t_ns) X(when) X(nvme) X(kernel) X(critical_warning)                  \
+	X(temperature_c) X(available_spare_pct) X(percentage_used) X(data_units_read)             \
+	X(data_units_written) X(host_reads) X(host_writes) X(power_on_hours) X(unsafe_shutdowns)  \
+	X(media_errors) X(error_log_entries) X(kernel_read_ios) X(kernel_write_ios)               \
+	X(kernel_read_bytes) X(kernel_write_bytes) X(warn_temp_minutes) X(crit_temp_minutes)      \
+	X(throttle_transitions) X(throttle_seconds)
+/* clang-format on */
+#define COPY_SCALAR(f) to->f = from->f;
 
-	if (!h)
+static Rb__Health *health_out(struct pool *p, const struct rb_msg_health *from)
+{
+	Rb__Health *to = pool_alloc(p, 1, sizeof(*to));
+
+	if (!to)
 		return NULL;
-	rb__health__init(h);
-	h->point = m->point;
-	h->attempt = m->attempt;
-	h->drive = str_out(m->drive);
-	h->member = str_out(m->member);
-	h->t_ns = m->t_ns;
-	h->when = m->when;
-	h->nvme = m->nvme;
-	h->kernel = m->kernel;
-	h->critical_warning = m->critical_warning;
-	h->temperature_c = m->temperature_c;
-	h->available_spare_pct = m->available_spare_pct;
-	h->percentage_used = m->percentage_used;
-	h->data_units_read = m->data_units_read;
-	h->data_units_written = m->data_units_written;
-	h->host_reads = m->host_reads;
-	h->host_writes = m->host_writes;
-	h->power_on_hours = m->power_on_hours;
-	h->unsafe_shutdowns = m->unsafe_shutdowns;
-	h->media_errors = m->media_errors;
-	h->error_log_entries = m->error_log_entries;
-	h->kernel_read_ios = m->kernel_read_ios;
-	h->kernel_write_ios = m->kernel_write_ios;
-	h->kernel_read_bytes = m->kernel_read_bytes;
-	h->kernel_write_bytes = m->kernel_write_bytes;
-	return h;
+	rb__health__init(to);
+	HEALTH_SCALARS(COPY_SCALAR)
+	to->drive = str_out(from->drive);
+	to->member = str_out(from->member);
+	return to;
 }
 
 /* The small bodies: one or two scalars each. */
@@ -809,34 +800,10 @@ static void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveRe
 	};
 }
 
-static void health_in(struct rb_msg_health *m, const Rb__Health *h)
+static void health_in(struct rb_msg_health *to, const Rb__Health *from)
 {
-	*m = (struct rb_msg_health){
-		.point = h->point,
-		.attempt = h->attempt,
-		.drive = h->drive,
-		.member = h->member,
-		.t_ns = h->t_ns,
-		.when = h->when,
-		.nvme = h->nvme,
-		.kernel = h->kernel,
-		.critical_warning = h->critical_warning,
-		.temperature_c = h->temperature_c,
-		.available_spare_pct = h->available_spare_pct,
-		.percentage_used = h->percentage_used,
-		.data_units_read = h->data_units_read,
-		.data_units_written = h->data_units_written,
-		.host_reads = h->host_reads,
-		.host_writes = h->host_writes,
-		.power_on_hours = h->power_on_hours,
-		.unsafe_shutdowns = h->unsafe_shutdowns,
-		.media_errors = h->media_errors,
-		.error_log_entries = h->error_log_entries,
-		.kernel_read_ios = h->kernel_read_ios,
-		.kernel_write_ios = h->kernel_write_ios,
-		.kernel_read_bytes = h->kernel_read_bytes,
-		.kernel_write_bytes = h->kernel_write_bytes,
-	};
+	*to = (struct rb_msg_health){ .drive = from->drive, .member = from->member };
+	HEALTH_SCALARS(COPY_SCALAR)
 }
 
 static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)

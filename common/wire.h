@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 3
+#define RB_PROTO_MINOR 4
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -204,6 +204,8 @@ struct rb_msg_health {
 	double data_units_read, data_units_written, host_reads, host_writes;
 	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
 	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
+	/* 1.4: minutes above the warning / critical temperature; throttling (both levels) */
+	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
 };
 
 struct rb_msg_heartbeat {

@@ -280,6 +280,13 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	row.kernel_write_ios = m->kernel_write_ios;
 	row.kernel_read_bytes = m->kernel_read_bytes;
 	row.kernel_write_bytes = m->kernel_write_bytes;
+	/* an agent of 1.3 does not send the thermal counters: unknown, not zero */
+	bool thermal = m->nvme && a->minor >= 4;
+
+	row.warn_temp_minutes = thermal ? m->warn_temp_minutes : NAN;
+	row.crit_temp_minutes = thermal ? m->crit_temp_minutes : NAN;
+	row.throttle_transitions = thermal ? m->throttle_transitions : NAN;
+	row.throttle_seconds = thermal ? m->throttle_seconds : NAN;
 	rb_results_health(k->res, &row);
 	if (row.member)
 		return;

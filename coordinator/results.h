@@ -141,6 +141,7 @@ struct rb_row_health {
 	double data_units_read, data_units_written, host_reads, host_writes;
 	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
 	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
+	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
 };
 
 struct rb_row_bs {

@@ -177,6 +177,10 @@ static const struct field health_f[] = {
 	FLD(struct rb_row_health, kernel_write_ios, FT_U64, "1"),
 	FLD(struct rb_row_health, kernel_read_bytes, FT_U64, "B"),
 	FLD(struct rb_row_health, kernel_write_bytes, FT_U64, "B"),
+	FLD(struct rb_row_health, warn_temp_minutes, FT_F64, "min"),
+	FLD(struct rb_row_health, crit_temp_minutes, FT_F64, "min"),
+	FLD(struct rb_row_health, throttle_transitions, FT_F64, "1"),
+	FLD(struct rb_row_health, throttle_seconds, FT_F64, "s"),
 };
 static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, drive, FT_U32, ""),

@@ -19,6 +19,7 @@ void rb_verdict_rules_init(struct rb_verdict_rules *r)
 	r->max_temp_c = r->min_spare_pct = r->max_wear_pct = NAN;
 	r->max_media_errors = r->max_error_log_entries = r->max_unsafe_shutdowns = NAN;
 	r->critical_warning = r->min_model_pct = NAN;
+	r->max_warn_temp_minutes = r->max_throttle_seconds = r->max_throttle_transitions = NAN;
 	r->max_p99_ns = r->max_p99_9_ns = r->cliff_pct = r->cliff_window = NAN;
 }
 
@@ -51,11 +52,16 @@ void rb_verdict_rules_merge(struct rb_verdict_rules *out, const struct rb_verdic
 
 bool rb_verdict_key_is_health(const char *key)
 {
-	static const char *const health[] = {
-		"max_temp_c",	    "min_spare_pct",	     "max_wear_pct",
-		"max_media_errors", "max_error_log_entries", "max_unsafe_shutdowns",
-		"critical_warning"
-	};
+	static const char *const health[] = { "max_temp_c",
+					      "min_spare_pct",
+					      "max_wear_pct",
+					      "max_media_errors",
+					      "max_error_log_entries",
+					      "max_unsafe_shutdowns",
+					      "critical_warning",
+					      "max_warn_temp_minutes",
+					      "max_throttle_seconds",
+					      "max_throttle_transitions" };
 
 	for (size_t i = 0; i < sizeof(health) / sizeof(health[0]); i++)
 		if (!strcmp(key, health[i]))
@@ -542,6 +548,15 @@ static void health_rules(struct judge *j, size_t dp)
 		  first, last, offsetof(struct rb_row_health, error_log_entries));
 	rise_rule(j, d, "max_unsafe_shutdowns", "unsafe shutdown(s)", r->max_unsafe_shutdowns,
 		  first, last, offsetof(struct rb_row_health, unsafe_shutdowns));
+	rise_rule(j, d, "max_warn_temp_minutes", "minute(s) above the warning temperature",
+		  r->max_warn_temp_minutes, first, last,
+		  offsetof(struct rb_row_health, warn_temp_minutes));
+	rise_rule(j, d, "max_throttle_seconds", "second(s) of thermal throttling",
+		  r->max_throttle_seconds, first, last,
+		  offsetof(struct rb_row_health, throttle_seconds));
+	rise_rule(j, d, "max_throttle_transitions", "entries into thermal throttling",
+		  r->max_throttle_transitions, first, last,
+		  offsetof(struct rb_row_health, throttle_transitions));
 }
 
 /* Throughput windows of the latest attempt of (d, point): a fall from an earlier one. */

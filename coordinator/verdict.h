@@ -27,14 +27,17 @@
  * min_spare_pct). A phase's performance rules override the root's.
  */
 struct rb_verdict_rules {
-	double max_temp_c;	      /* the highest composite temperature allowed */
-	double min_spare_pct;	      /* available spare may not fall below */
-	double max_wear_pct;	      /* percentage used may rise by at most */
-	double max_media_errors;      /* new media and data integrity errors allowed */
-	double max_error_log_entries; /* new error-log entries allowed */
-	double max_unsafe_shutdowns;  /* new unsafe shutdowns allowed */
-	double critical_warning;      /* 1: any critical-warning bit fails the drive */
-	double min_model_pct;	      /* IOPS at least this share of its model's median */
+	double max_temp_c;		 /* the highest composite temperature allowed */
+	double min_spare_pct;		 /* available spare may not fall below */
+	double max_wear_pct;		 /* percentage used may rise by at most */
+	double max_media_errors;	 /* new media and data integrity errors allowed */
+	double max_error_log_entries;	 /* new error-log entries allowed */
+	double max_unsafe_shutdowns;	 /* new unsafe shutdowns allowed */
+	double max_warn_temp_minutes;	 /* new minutes above the warning temperature allowed */
+	double max_throttle_seconds;	 /* new seconds of thermal throttling allowed */
+	double max_throttle_transitions; /* new entries into thermal throttling allowed */
+	double critical_warning;	 /* 1: any critical-warning bit fails the drive */
+	double min_model_pct;		 /* IOPS at least this share of its model's median */
 	double max_p99_ns, max_p99_9_ns;
 	double cliff_pct;    /* a window's throughput this far below an earlier one's */
 	double cliff_window; /* intervals per window (5 unless set) */

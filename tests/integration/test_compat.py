@@ -47,7 +47,7 @@ def build_base():
     return coord, agent
 
 
-def campaign_run(coord, agent, tag):
+def campaign_run(coord, agent, tag, protocol):
     """e2e.yaml with the given coordinator and agents; checks what the file holds."""
     campaign = os.path.join(SRC, "tests", "campaigns", "e2e.yaml")
     saved = rbtest.AGENT
@@ -75,11 +75,13 @@ def campaign_run(coord, agent, tag):
             check(all(r["read_ios"] + r["write_ios"] > 0 for r in res), f"{tag}: a row with no IO")
             check(len(f["samples"]) > 0 and len(f["histograms"]) > 0, f"{tag}: no samples")
             agents_rows = f["agents"][:]
-            check(all(a["protocol"] == b"1.3" for a in agents_rows),
+            # what each agent spoke: its own version (the coordinator takes any 1.x)
+            check(all(a["protocol"] == protocol for a in agents_rows),
                   f"{tag}: protocols {[a['protocol'] for a in agents_rows]}")
 
 
 old_coord, old_agent = build_base()
-campaign_run(old_coord, os.path.abspath(rbtest.AGENT), f"coordinator of {SHORT}, today's agents")
-campaign_run(os.path.abspath(COORD), old_agent, f"today's coordinator, agents of {SHORT}")
+campaign_run(old_coord, os.path.abspath(rbtest.AGENT), f"coordinator of {SHORT}, today's agents",
+             b"1.4")
+campaign_run(os.path.abspath(COORD), old_agent, f"today's coordinator, agents of {SHORT}", b"1.3")
 print("ok")

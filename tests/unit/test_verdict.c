@@ -236,7 +236,8 @@ static void health(struct fx *f, uint32_t d, uint32_t point, int64_t t, double t
 						 .percentage_used = 3,
 						 .media_errors = media,
 						 .error_log_entries = 7,
-						 .unsafe_shutdowns = 2 };
+						 .unsafe_shutdowns = 2,
+						 .throttle_seconds = 5 };
 }
 
 static void test_health_over_the_run(void **st)
@@ -250,6 +251,7 @@ static void test_health_over_the_run(void **st)
 	f.rules.critical_warning = 1;
 	f.rules.max_media_errors = 0;
 	f.rules.max_unsafe_shutdowns = 0;
+	f.rules.max_throttle_seconds = 10;
 	for (uint32_t d = 0; d < ND; d++) {
 		health(&f, d, 0, 10, 40, 0, 1);
 		health(&f, d, 1, 30, d == 0 ? 70 : 45, 0, d == 2 ? 3 : 1);
@@ -269,8 +271,18 @@ static void test_health_over_the_run(void **st)
 	assert_non_null(strstr(r->reason, "2 new media and data integrity error(s)"));
 	/* a counter that only holds still: the same 2 unsafe shutdowns before and after */
 	assert_null(row(&f, 0, "max_unsafe_shutdowns"));
+	/* drive 3 throttled 11 s more by its end: one second past the limit */
 	assert_drive(&f, 3, "PASS");
-	assert_null(strstr(row(&f, 3, "drive")->reason, "health not judged"));
+	f.hl[7].throttle_seconds = 16;
+	judge(&f);
+	r = row(&f, 3, "max_throttle_seconds");
+	assert_non_null(r);
+	if (!strstr(r->reason, "11 new second(s) of thermal throttling during the run (5 to 16"))
+		fail_msg("%s", r->reason);
+	assert_null(strstr(row(&f, 0, "drive")->reason, "health not judged"));
+	f.hl[7].throttle_seconds = 15; /* 10: the limit, held */
+	judge(&f);
+	assert_drive(&f, 3, "PASS");
 	free(f.v);
 }
 

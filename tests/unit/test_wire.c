@@ -71,10 +71,17 @@ static void test_wire_hello(void **state)
 	identity(&t[0], "/dev/nvme0n1", 3840755982336ULL);
 	identity(&t[1], "/srv/f", 1ULL << 30 | 1);
 	rb_msg_init(&m, RB_MSG_HELLO);
-	m.hello = (struct rb_msg_hello){ .name = "a1", .hostname = "h1", .kernel = "Linux 6.18",
-					 .rb_version = "0.9", .labels = labels, .nlabels = 2,
-					 .targets = t, .ntargets = 2, .epoch = 0xfeedbeefULL,
-					 .run = "r-1", .spooled = 77 };
+	m.hello = (struct rb_msg_hello){ .name = "a1",
+					 .hostname = "h1",
+					 .kernel = "Linux 6.18",
+					 .rb_version = "0.9",
+					 .labels = labels,
+					 .nlabels = 2,
+					 .targets = t,
+					 .ntargets = 2,
+					 .epoch = 0xfeedbeefULL,
+					 .run = "r-1",
+					 .spooled = 77 };
 	b = round_trip(&m);
 	assert_string_equal(b->hello.name, "a1");
 	assert_string_equal(b->hello.hostname, "h1");
@@ -97,16 +104,24 @@ static void test_wire_preflight_and_reply(void **state)
 {
 	const char *drives[] = { "/dev/sda", "vol0" }, *serials[] = { "S1", "" };
 	const char *members[] = { "/dev/sdb", "/dev/sdc" }, *mser[] = { "B", "C" };
-	struct rb_msg_volume v = { .name = "vol0", .stripe = 131072, .members = members,
-				   .nmembers = 2, .serials = mser, .nserials = 2 };
+	struct rb_msg_volume v = { .name = "vol0",
+				   .stripe = 131072,
+				   .members = members,
+				   .nmembers = 2,
+				   .serials = mser,
+				   .nserials = 2 };
 	struct rb_refusal ref[] = { { "/dev/sda", "mounted at /data" } };
 	struct rb_msg m, *b;
 
 	(void)state;
 	rb_msg_init(&m, RB_MSG_PREFLIGHT);
-	m.preflight = (struct rb_msg_preflight){ .drives = drives, .ndrives = 2,
-						 .serials = serials, .nserials = 2,
-						 .volumes = &v, .nvolumes = 1, .writes = true,
+	m.preflight = (struct rb_msg_preflight){ .drives = drives,
+						 .ndrives = 2,
+						 .serials = serials,
+						 .nserials = 2,
+						 .volumes = &v,
+						 .nvolumes = 1,
+						 .writes = true,
 						 .wipe_signatures = true };
 	b = round_trip(&m);
 	assert_int_equal(b->preflight.ndrives, 2);
@@ -144,10 +159,17 @@ static void test_wire_assign(void **state)
 
 	(void)state;
 	rb_msg_init(&m, RB_MSG_ASSIGN);
-	m.assign = (struct rb_msg_assign){ .point = 7, .attempt = 2, .drives = drives,
-					   .ndrives = 2, .settings = set, .nsettings = 3,
-					   .destructive = true, .drive_rate_iops = rates,
-					   .nrates = 2, .purge = "format", .purge_ses = 2,
+	m.assign = (struct rb_msg_assign){ .point = 7,
+					   .attempt = 2,
+					   .drives = drives,
+					   .ndrives = 2,
+					   .settings = set,
+					   .nsettings = 3,
+					   .destructive = true,
+					   .drive_rate_iops = rates,
+					   .nrates = 2,
+					   .purge = "format",
+					   .purge_ses = 2,
 					   .start_at_ns = -5 };
 	b = round_trip(&m);
 	assert_int_equal(b->assign.point, 7);
@@ -174,9 +196,17 @@ static void test_wire_samples(void **state)
 	uint32_t idx[] = { 3, 200, 4000 };
 	uint64_t cnt[] = { 10, 20, 1 };
 	struct rb_msg_sample s[2] = {
-		{ .point = 1, .attempt = 0, .drive = "/dev/sda", .interval = 9, .direction = 1,
-		  .t_ns = 123456789, .ios = 31, .bytes = 31 * 4096, .errors = 1,
-		  .lat_sum_ns = 999, .hist = { idx, cnt, 3 } },
+		{ .point = 1,
+		  .attempt = 0,
+		  .drive = "/dev/sda",
+		  .interval = 9,
+		  .direction = 1,
+		  .t_ns = 123456789,
+		  .ios = 31,
+		  .bytes = 31 * 4096,
+		  .errors = 1,
+		  .lat_sum_ns = 999,
+		  .hist = { idx, cnt, 3 } },
 		{ .point = 1, .drive = "/dev/sdb", .interval = 9 },
 	};
 	struct rb_msg m, *b;
@@ -216,13 +246,19 @@ static void fill_result(struct rb_msg *m, struct rb_dir_result *d, struct rb_bs_
 	static const uint32_t idx[] = { 1, 2 };
 	static const uint64_t cnt[] = { 5, 6 };
 
-	d[0] = (struct rb_dir_result){ .direction = 0, .ios = 11, .bytes = 11 * 512, .errors = 1,
-				       .lat_sum_ns = 1100, .lat_min_ns = 90, .lat_max_ns = 200,
+	d[0] = (struct rb_dir_result){ .direction = 0,
+				       .ios = 11,
+				       .bytes = 11 * 512,
+				       .errors = 1,
+				       .lat_sum_ns = 1100,
+				       .lat_min_ns = 90,
+				       .lat_max_ns = 200,
 				       .hist = { idx, cnt, 2 } };
 	d[1] = (struct rb_dir_result){ .direction = 1, .ios = 4 };
 	bc[0] = (struct rb_bs_count){ .direction = 0, .bs = 512, .ios = 11 };
-	ie[0] = (struct rb_msg_io_error){ .offset = 1 << 20, .length = 4096, .direction = 1,
-					  .err = 5, .count = 3 };
+	ie[0] = (struct rb_msg_io_error){
+		.offset = 1 << 20, .length = 4096, .direction = 1, .err = 5, .count = 3
+	};
 	identity(t, "vol0", 1ULL << 40);
 	snprintf(t->kind, sizeof(t->kind), "volume");
 	identity(&mem[0], "/dev/sdb", 1ULL << 39);
@@ -231,14 +267,34 @@ static void fill_result(struct rb_msg *m, struct rb_dir_result *d, struct rb_bs_
 	m->epoch = 1;
 	m->seq = 2;
 	m->result = (struct rb_msg_result){
-		.point = 3, .attempt = 1, .drive = "vol0", .start_ns = 100, .end_ns = 200,
-		.elapsed_ns = 100, .cpu_usr_pct = 12.5, .cpu_sys_pct = 3.25, .dirs = d,
-		.ndirs = 2, .bs_counts = bc, .nbs_counts = 1, .io_errors = ie, .nio_errors = 1,
-		.status = "error", .message = "EIO at 1 MiB", .uring_features = "0x3fff",
-		.target = t, .verify_checked = 8, .verify_mismatches = 1,
-		.history_since_ns = 10, .purge_ns = 20, .purge_method = "format",
-		.written_since_purge = 30, .fill_passes_since_purge = 2, .start_mono_ns = 40,
-		.members = mem, .nmembers = 2,
+		.point = 3,
+		.attempt = 1,
+		.drive = "vol0",
+		.start_ns = 100,
+		.end_ns = 200,
+		.elapsed_ns = 100,
+		.cpu_usr_pct = 12.5,
+		.cpu_sys_pct = 3.25,
+		.dirs = d,
+		.ndirs = 2,
+		.bs_counts = bc,
+		.nbs_counts = 1,
+		.io_errors = ie,
+		.nio_errors = 1,
+		.status = "error",
+		.message = "EIO at 1 MiB",
+		.uring_features = "0x3fff",
+		.target = t,
+		.verify_checked = 8,
+		.verify_mismatches = 1,
+		.history_since_ns = 10,
+		.purge_ns = 20,
+		.purge_method = "format",
+		.written_since_purge = 30,
+		.fill_passes_since_purge = 2,
+		.start_mono_ns = 40,
+		.members = mem,
+		.nmembers = 2,
 	};
 }
 
@@ -317,13 +373,34 @@ static void test_wire_health(void **state)
 	(void)state;
 	rb_msg_init(&m, RB_MSG_HEALTH);
 	m.health = (struct rb_msg_health){
-		.point = 2, .attempt = 1, .drive = "vol0", .member = "/dev/sdb", .t_ns = 5,
-		.when = 2, .nvme = true, .kernel = true, .critical_warning = 4,
-		.temperature_c = -3, .available_spare_pct = 97, .percentage_used = 12,
-		.data_units_read = 1.5, .data_units_written = 2.5, .host_reads = 3.5,
-		.host_writes = 4.5, .power_on_hours = 5.5, .unsafe_shutdowns = 6.5,
-		.media_errors = 7.5, .error_log_entries = 8.5, .kernel_read_ios = 9,
-		.kernel_write_ios = 10, .kernel_read_bytes = 11, .kernel_write_bytes = 12,
+		.point = 2,
+		.attempt = 1,
+		.drive = "vol0",
+		.member = "/dev/sdb",
+		.t_ns = 5,
+		.when = 2,
+		.nvme = true,
+		.kernel = true,
+		.critical_warning = 4,
+		.temperature_c = -3,
+		.available_spare_pct = 97,
+		.percentage_used = 12,
+		.data_units_read = 1.5,
+		.data_units_written = 2.5,
+		.host_reads = 3.5,
+		.host_writes = 4.5,
+		.power_on_hours = 5.5,
+		.unsafe_shutdowns = 6.5,
+		.media_errors = 7.5,
+		.error_log_entries = 8.5,
+		.kernel_read_ios = 9,
+		.kernel_write_ios = 10,
+		.kernel_read_bytes = 11,
+		.kernel_write_bytes = 12,
+		.warn_temp_minutes = 13.5,
+		.crit_temp_minutes = 14.5,
+		.throttle_transitions = 15,
+		.throttle_seconds = 16.5,
 	};
 	b = round_trip(&m);
 	assert_int_equal(b->health.t_ns, 5);
@@ -339,6 +416,8 @@ static void test_wire_health(void **state)
 	assert_true(b->health.media_errors == 7.5 && b->health.error_log_entries == 8.5);
 	assert_int_equal(b->health.kernel_read_ios + b->health.kernel_write_ios, 19);
 	assert_int_equal(b->health.kernel_read_bytes + b->health.kernel_write_bytes, 23);
+	assert_true(b->health.warn_temp_minutes == 13.5 && b->health.crit_temp_minutes == 14.5);
+	assert_true(b->health.throttle_transitions == 15 && b->health.throttle_seconds == 16.5);
 	assert_int_equal(b->health.point, 2);
 	assert_int_equal(b->health.attempt, 1);
 	assert_string_equal(b->health.drive, "vol0");
@@ -518,8 +597,9 @@ static void test_wire_bytes_unchanged(void **state)
 	char *dv[] = { (char *)"/dev/sda" };
 
 	rb_msg_init(&m, RB_MSG_ASSIGN);
-	m.assign = (struct rb_msg_assign){ .point = 1, .drives = drives, .ndrives = 1,
-					   .settings = set, .nsettings = 1 };
+	m.assign = (struct rb_msg_assign){
+		.point = 1, .drives = drives, .ndrives = 1, .settings = set, .nsettings = 1
+	};
 	s0.key = (char *)"bs";
 	s0.value = (char *)"4k";
 	as.point = 1;
