@@ -57,9 +57,11 @@ uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di)
 /* The progress line adds up the rows: each drive's, all directions. */
 static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row)
 {
-	rb_progress_result(k->prog, di, row->read.iops + row->write.iops + row->trim.iops,
-			   row->read.bw_bytes_per_s + row->write.bw_bytes_per_s +
-				   row->trim.bw_bytes_per_s);
+	rb_progress_result(
+		k->prog, di, row->read.iops + row->write.iops + row->trim.iops,
+		row->read.bw_bytes_per_s + row->write.bw_bytes_per_s + row->trim.bw_bytes_per_s,
+		!strcmp(row->status, "ok") && !(row->read.errors + row->write.errors +
+						row->trim.errors + row->verify_mismatches));
 }
 
 /*

@@ -25,6 +25,7 @@ struct pdrive {
 	double temp_c; /* NAN: unknown */
 	uint64_t total_ios, total_bytes;
 	bool has_result; /* the point's result row came: its figures below */
+	bool clean;	 /* that row's status ok, without IO errors or mismatches */
 	double result_iops, result_bw;
 };
 
@@ -313,12 +314,14 @@ void rb_progress_tick(struct rb_progress *p)
 	}
 }
 
-void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s)
+void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s,
+			bool clean)
 {
 	if (!p || drive >= p->c->ndrives)
 		return;
 	/* a later attempt's row replaces an earlier one's, as in the report */
 	p->d[drive].has_result = true;
+	p->d[drive].clean = clean;
 	p->d[drive].result_iops = iops;
 	p->d[drive].result_bw = bw_bytes_per_s;
 }
@@ -328,7 +331,8 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 	const struct rb_point *pt = &p->c->points[p->k];
 	double el = (double)(rb_mono_ns() - p->point_start) / 1e9;
 	double iops = 0, mbps = 0;
-	size_t nres = 0;
+	size_t nres = 0, bad = 0;
+	char words[96];
 
 	erase(p);
 	/*
@@ -342,8 +346,17 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 		if (!d->has_result)
 			continue;
 		nres++;
+		bad += !d->clean;
 		iops += d->result_iops;
 		mbps += d->result_bw / 1e6;
+	}
+	/* "ok" says the point ran to its end; a drive's errors are not "ok" */
+	const char *ev_status = status;
+
+	if (!strcmp(status, "ok") && bad) {
+		snprintf(words, sizeof(words), "%zu of %zu drive(s) with errors", bad, nres);
+		status = words;
+		ev_status = "errors";
 	}
 	fprintf(stderr,
 		"rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "
@@ -355,10 +368,11 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 	if (p->events) {
 		event_head(p, "point_done");
 		fprintf(p->events, ", \"point\": %u, \"status\": ", pt->index);
-		rb_json_str(p->events, status);
+		rb_json_str(p->events, ev_status);
 		fprintf(p->events,
-			", \"elapsed_ns\": %lld, \"iops\": %.1f, \"bw_bytes_per_s\": %.1f}\n",
-			(long long)(rb_mono_ns() - p->point_start), iops, mbps * 1e6);
+			", \"elapsed_ns\": %lld, \"iops\": %.1f, \"bw_bytes_per_s\": %.1f, "
+			"\"drives_with_errors\": %zu}\n",
+			(long long)(rb_mono_ns() - p->point_start), iops, mbps * 1e6, bad);
 		fflush(p->events);
 	}
 }

@@ -27,7 +27,10 @@ void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);
  * A drive's result row for the current point (all directions added). The "done" line
  * is these added up, so it says what the rows say.
  */
-void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s);
+/* A drive's result row: its figures, and whether it ran clean (status ok, no IO error,
+ * no verification mismatch), for the point's done line. */
+void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s,
+			bool clean);
 void rb_progress_point_done(struct rb_progress *p, const char *status);
 /* Redraws the view when due; call often. */
 void rb_progress_tick(struct rb_progress *p);

@@ -101,13 +101,15 @@ static int fed_run(int argc, char **argv)
 	rb_progress_temp(f->p, 99, 50.0);
 	for (size_t d = 0; d < 6; d++)
 		if (d != 4)
-			rb_progress_result(f->p, d, 100.0 * (double)(d + 1), 1e6 * (double)(d + 1));
-	rb_progress_result(f->p, 2, 350.0, 3.5e6); /* a later attempt: replaces */
-	rb_progress_result(f->p, 99, 1e9, 1e9);
+			rb_progress_result(f->p, d, 100.0 * (double)(d + 1), 1e6 * (double)(d + 1),
+					   d != 2);
+	rb_progress_result(f->p, 2, 350.0, 3.5e6, true); /* a later attempt: replaces */
+	rb_progress_result(f->p, 3, 400.0, 4e6, false);	 /* IO errors: not clean */
+	rb_progress_result(f->p, 99, 1e9, 1e9, true);
 	rb_progress_tick(f->p);
 	rb_progress_point_done(f->p, "ok");
 	rb_progress_point(f->p, 2);
-	rb_progress_result(f->p, 5, 777.0, 7e6);
+	rb_progress_result(f->p, 5, 777.0, 7e6, true);
 	rb_progress_point_done(f->p, "partial");
 	rb_progress_end(f->p, "partial", 4);
 	rb_progress_free(f->p);
@@ -198,7 +200,9 @@ static void test_plain_lines_and_events(void **st)
 	assert_non_null(strstr(o.err, "rackbench: [1/3] all (10s on 6 drive(s))\n"));
 	assert_non_null(strstr(o.err, "rackbench: [3/3] some iodepth=2 (1m00s on 1 drive(s))\n"));
 	/* the done line: the result rows added, the later attempt's in place of the earlier */
-	line_with(o.err, "rackbench: [1/3] all: done (ok) in ", line, sizeof(line));
+	/* a drive with errors: the point ran to its end, but not "ok" */
+	line_with(o.err, "rackbench: [1/3] all: done (1 of 5 drive(s) with errors) in ", line,
+		  sizeof(line));
 	assert_non_null(strstr(line, "s, 6 drive(s): 1650 IOPS, 16.5 MB/s (from 5 drive(s) with "
 				     "results)"));
 	line_with(o.err, "rackbench: [3/3] some iodepth=2: done (partial)", line, sizeof(line));
@@ -241,7 +245,8 @@ static void test_plain_lines_and_events(void **st)
 			assert_string_equal(field(l, "temperature_c", v, sizeof(v)), "45.0");
 		}
 		if (k == 3 && n[3] == 1) {
-			assert_string_equal(field(l, "status", v, sizeof(v)), "ok");
+			assert_string_equal(field(l, "status", v, sizeof(v)), "errors");
+			assert_string_equal(field(l, "drives_with_errors", v, sizeof(v)), "1");
 			assert_string_equal(field(l, "iops", v, sizeof(v)), "1650.0");
 			assert_string_equal(field(l, "bw_bytes_per_s", v, sizeof(v)), "16500000.0");
 		}
@@ -269,7 +274,7 @@ static void test_events_file_refused(void **st)
 	/* calls on no progress are nothing */
 	rb_progress_sample(NULL, 0, 0, 0, 1, 1, 1);
 	rb_progress_temp(NULL, 0, 1);
-	rb_progress_result(NULL, 0, 1, 1);
+	rb_progress_result(NULL, 0, 1, 1, true);
 	rb_progress_tick(NULL);
 	rb_progress_free(NULL);
 }
