@@ -222,7 +222,8 @@ static int coord_prepare(struct coord *k, struct rb_campaign *c)
 		return rc;
 	k->refused = calloc(c->ndrives + 1, sizeof(bool));
 	k->refusal_why = calloc(c->ndrives + 1, sizeof(*k->refusal_why));
-	return k->refused && k->refusal_why ? 0 : RB_EXIT_FAILED;
+	k->warned = calloc(c->ndrives + 1, 1);
+	return k->refused && k->refusal_why && k->warned ? 0 : RB_EXIT_FAILED;
 }
 
 /* The results file (and a new run's journal), named to the caller and the service. */
@@ -491,6 +492,7 @@ static void coord_release(struct coord *k)
 	free(k->refused);
 	free(k->refusal_why);
 	free(k->vrules);
+	free(k->warned);
 	rb_progress_free(k->prog);
 }
 

@@ -149,6 +149,7 @@ struct coord {
 	bool *refused;			 /* per drive: the guard said no at preflight */
 	char (*refusal_why)[256];	 /* per drive: its reasons, joined (on_refusal: skip) */
 	struct rb_verdict_rules *vrules; /* per phase: the verdict's rules, merged */
+	uint8_t *warned;		 /* per drive: critical-warning bits said already */
 	struct ss_row {
 		long row;
 		int drive;

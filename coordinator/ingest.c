@@ -305,12 +305,12 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	if (m->nvme)
 		rb_progress_temp(k->prog, (size_t)di, row.temperature_c);
 	hs->warnings |= row.critical_warning;
-	if (row.critical_warning) {
-		char w[64];
-
-		snprintf(w, sizeof(w), "0x%02x", row.critical_warning);
-		rb_warn("agent '%s' drive '%s': health alert, critical warning %s", a->name,
-			m->drive, w);
+	/* said once per drive and run for each bit, not with every snapshot */
+	if (row.critical_warning & ~k->warned[di]) {
+		k->warned[di] |= row.critical_warning;
+		rb_warn("agent '%s' drive '%s': health alert, critical warning 0x%02x (bits: 0 "
+			"spare, 1 temperature, 2 reliability, 3 read-only, 4 backup)",
+			a->name, m->drive, row.critical_warning);
 	}
 }
 

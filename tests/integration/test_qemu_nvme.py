@@ -240,4 +240,6 @@ with Tmp() as tmp:
     check("verdicts: 1 drive(s): 1 FAIL" in out, "its verdict is FAIL")
     check("critical warning bit 1 (temperature beyond its threshold)" in out and "RBQEMU0001" in out,
           "naming the drive and the warning bit")
+    alerts = [l for l in out.splitlines() if "health alert" in l]
+    check(len(alerts) == 1, f"the alert said once, not with every snapshot: {alerts}")
 print("ok")
