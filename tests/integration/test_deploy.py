@@ -36,6 +36,25 @@ with Tmp() as tmp:
     timer = open(os.path.join(SRC, "deploy", "rackbench-burnin@.timer")).read()
     check("Persistent=true" in timer and "RandomizedDelaySec=" in timer,
           "the timer catches up a missed start and spreads a fleet's")
+    # the Kubernetes CronJob runs the timer's command, and its campaign loads
+    import yaml
+    docs = list(yaml.safe_load_all(open(os.path.join(SRC, "deploy", "kubernetes",
+                                                     "burnin-cronjob.yaml"))))
+    kinds = {d["kind"]: d for d in docs}
+    check(set(kinds) == {"ConfigMap", "CronJob"}, f"the manifest holds {sorted(kinds)}")
+    job = kinds["CronJob"]["spec"]
+    cmd = job["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["command"]
+    unit = open(os.path.join(SRC, "deploy", "rackbench-burnin@.service")).read()
+    execstart = [l for l in unit.splitlines() if l.startswith("ExecStart=")][0]
+    check(" ".join(cmd) == execstart[len("ExecStart="):].replace("%i", "nightly"),
+          f"the CronJob runs the timer's command: {cmd}")
+    check(job["concurrencyPolicy"] == "Forbid" and job["startingDeadlineSeconds"] > 0,
+          "one at a time, and a missed start still runs")
+    camp = os.path.join(tmp, "nightly.yaml")
+    with open(camp, "w") as f:
+        f.write(kinds["ConfigMap"]["data"]["nightly.yaml"])
+    r = run([COORD, "plan", camp])
+    check(r.returncode == 0, f"the CronJob's campaign plans: {r.stderr}")
     # systemd's exposure score of each unit: no worse than docs/deploy.md says
     import re
     for name, most in (("rackbench-agent", 3.1), ("rackbench", 4.1), ("rackbench-burnin@", 3.3)):
