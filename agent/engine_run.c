@@ -425,9 +425,15 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 			struct slot *s;
 			bool ready, finished;
 			unsigned interval = 0;
+			int64_t last = 0; /* a finished size-based target's last completion */
 
 			pthread_mutex_lock(&t->mu);
 			finished = t->jobs_done == r->wl.numjobs;
+			/* its jobs wrote last_completion before they counted themselves done */
+			for (size_t k = ti * r->wl.numjobs;
+			     finished && r->size_based && k < (ti + 1) * r->wl.numjobs; k++)
+				if (r->jobs[k].last_completion > last)
+					last = r->jobs[k].last_completion;
 			s = &t->slots[t->next_emit % SLOTS];
 			if (finished && !s->used) {
 				/* jobs stopped at different intervals: skip the gap */
@@ -462,8 +468,13 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 				int64_t end = r->measure_ns + (int64_t)((uint64_t)(interval + 1) *
 									r->wl.interval_ns);
 
+				/* the last interval ends with the point: at its planned end, or
+				 * (size-based) at the target's last completion, not a whole
+				 * interval later -- a rate over it would show a cliff */
 				if (!r->size_based && end > r->end_ns)
 					end = r->end_ns;
+				if (last && end > last)
+					end = last;
 				fn(arg, (unsigned)ti, interval, end + r->wall_offset, t->scratch);
 			}
 		}

@@ -267,6 +267,54 @@ static void test_engine_size_based_passes_and_split(void **state)
 	free(res);
 }
 
+static void latest_sample(void *arg, unsigned target, unsigned interval, int64_t t,
+			  const struct rb_dir_stats *d)
+{
+	int64_t *last = arg;
+
+	(void)target;
+	(void)interval;
+	(void)d;
+	if (t > *last)
+		*last = t;
+}
+
+/* A size-based run's last interval ends at its last completion, not a whole interval
+ * later: a rate over it would show a cliff that was never there. */
+static void test_engine_size_based_last_interval_ends_with_the_run(void **state)
+{
+	struct rb_run *r = NULL;
+	struct rb_workload wl;
+	int fd = -1;
+	uint64_t span = 1ULL << 30;
+	int64_t last = 0;
+	char err[256];
+	const struct rb_target_result *res;
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rw"), "write", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("bs"), "128k", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("passes"), "1", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("interval"), "10s", err, sizeof(err));
+	assert_int_equal(rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)), 0);
+	rb_run_start(r);
+	while (!rb_run_poll(r, latest_sample, &last))
+		usleep(5000);
+	rb_run_join(r);
+	res = rb_run_result(r, 0);
+	assert_int_equal(res->dir[RB_DIR_WRITE].bytes, 1ULL << 30);
+	/* a pass of a null engine takes far less than the 10 s interval */
+	assert_true(res->elapsed_ns < 5000000000ULL);
+	if (last > res->end_wall_ns || last < res->start_wall_ns)
+		fail_msg("the last interval ends %lld ns after the run's start; the run ended at "
+			 "%llu ns",
+			 (long long)(last - res->start_wall_ns),
+			 (unsigned long long)res->elapsed_ns);
+	rb_run_free(r);
+}
+
 /*
  * A fake backend behind the ops table: every IO first completes short (half, then a
  * quarter...), then in full; every 10th IO fails once with EIO. Counts what it saw.
@@ -729,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_engine_refuses_target_smaller_than_jobs),
 		cmocka_unit_test(test_engine_rate_exact_with_fake_clock),
 		cmocka_unit_test(test_engine_size_based_passes_and_split),
+		cmocka_unit_test(test_engine_size_based_last_interval_ends_with_the_run),
 		cmocka_unit_test(test_engine_short_ios_resubmitted_and_counted_once),
 		cmocka_unit_test(test_engine_volumes_map_raid0),
 		cmocka_unit_test(test_engine_volumes_split_ios_across_units),
