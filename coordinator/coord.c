@@ -213,7 +213,7 @@ static int coord_prepare(struct coord *k, struct rb_campaign *c)
 	k->health = calloc(c->ndrives + 1, sizeof(*k->health));
 	k->vinfo = calloc(c->ndrives + 1, sizeof(*k->vinfo));
 	k->prog = rb_progress_new(c, k->o->events, err, sizeof(err));
-	if (!k->sum || !k->health || !k->vinfo || !k->prog) {
+	if (!k->sum || !k->health || !k->vinfo || !k->prog || live_init(k)) {
 		rb_err("%s", k->prog ? "out of memory" : err);
 		return RB_EXIT_USAGE;
 	}
@@ -494,6 +494,7 @@ static void coord_release(struct coord *k)
 	free(k->vrules);
 	free(k->warned);
 	rb_progress_free(k->prog);
+	live_release(k);
 }
 
 /* The run with its mode; returns the process exit code (common/exitcode.h). */
@@ -548,6 +549,7 @@ out_close:
 		rb_tx_close(k.sock);
 out:
 	coord_enter(&k, PHASE_DONE);
+	live_publish(&k, true); /* the run's last figures (its samples all counted) */
 	coord_release(&k);
 	return rc;
 }

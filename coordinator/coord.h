@@ -24,6 +24,38 @@ struct rb_coord_state {
 	char phase[16];	       /* waiting, selecting, pre-flight, point, idle, ... */
 	size_t point, npoints; /* the point running (index), of how many */
 	char results[4096];    /* the file being written; "" before */
+	bool live_due;	       /* set by the service: the loop's next turn calls o->live */
+};
+
+/*
+ * The run going on as the service's metrics page shows it (rb_coord_opts.live): each
+ * drive's figures of its last sample interval, each agent's state. The strings and
+ * arrays are the run's, valid during the call only.
+ */
+struct rb_live_drive {
+	const char *agent, *host, *path;       /* path: the campaign's (a volume's name) */
+	const char *serial, *model, *firmware; /* "": unknown */
+	bool measured;		  /* the figures below are of an interval of the point running */
+	uint32_t interval;	  /* that interval: the samples table's index */
+	double iops, bytes_per_s; /* the interval's IOs and bytes over its length */
+	double lat_mean_s, lat_p99_s; /* mean over all its IOs; p99: the worst direction's */
+	double temp_c;		      /* the last reading in the run; NAN: unknown */
+	uint64_t io_errors;	      /* failed IOs and verify mismatches in the run so far */
+	int failing; /* the campaign asks for verdicts: 1 failing by what is known so far (data,
+		      * temperature, critical warnings), else 0; -1: it asks none */
+};
+
+struct rb_live_agent {
+	const char *name, *host;
+	bool connected, lost; /* lost: silent too long during a point, or dropped */
+};
+
+struct rb_coord_live {
+	const struct rb_live_drive *drives; /* none before the drives are chosen */
+	size_t ndrives;
+	const struct rb_live_agent *agents;
+	size_t nagents;
+	uint64_t samples; /* sample rows taken in this run so far */
 };
 
 struct rb_coord_opts {
@@ -43,6 +75,10 @@ struct rb_coord_opts {
 	void (*tick)(void *arg);
 	void *hook_arg;
 	struct rb_coord_state *state;
+	/* rackbench serve's metrics: the run's figures, from the run's thread, at most once a
+	 * second while they change (each sample interval, a health reading, an agent's
+	 * state, the phase), and when state->live_due asks */
+	void (*live)(void *arg, const struct rb_coord_live *l);
 	/* rackbench serve: the agents already connected, as their last Hello said: the run
 	 * starts with them at once instead of waiting for the next Hello */
 	const struct rb_known_agent {

@@ -15,6 +15,7 @@
  *   steady_run.c steady state judged: rounds and rolling windows (over steady.c)
  *   registry.c  the agents: names, Hellos, groups, their targets and drives -> delivery
  *   delivery.c  the wire: sending, numbered messages, journal, group commit, clocks
+ *   live.c      the run's figures handed to the service's metrics     -> registry, ingest
  *
  * Nothing below calls back up: a module returns what happened (an event) and the loop
  * acts on it.
@@ -137,6 +138,36 @@ struct hstate {
 	uint8_t warnings;
 };
 
+/*
+ * A drive's live figures (ingest.c sums them, live.c hands them on): the interval being
+ * summed, and what the run has seen of it so far.
+ */
+struct ldrive {
+	bool have;		    /* an interval of the current point came */
+	uint32_t attempt, interval; /* the one summed below */
+	uint64_t ios, bytes, lat_sum_ns, p99_ns;
+	uint64_t errors, mismatches; /* the run's: failed IOs (samples), verify mismatches */
+	double temp_c, max_temp_c;   /* NAN: no reading yet */
+	uint8_t warnings;	     /* every critical-warning bit seen in the run */
+};
+
+/* What live.c hands on, and when. */
+struct live {
+	struct ldrive *d;	   /* per drive; NULL before the drives are chosen */
+	struct rb_live_drive *out; /* per drive */
+	struct rb_identity *vid;   /* per drive: a volume's identity, joined */
+	struct rb_live_agent *agents;
+	size_t agents_cap;
+	uint64_t samples;
+	bool dirty;	    /* a figure changed since the last call */
+	bool due;	    /* every drive of the point has sent its newest interval: call now */
+	bool grace;	    /* the point ended: its last figures go at the grace's end */
+	int64_t at;	    /* the last call, our clock */
+	int64_t left_point; /* when the last point ended */
+	uint32_t newest;    /* the point's newest interval, and how many drives sent it */
+	size_t at_newest;
+};
+
 struct coord {
 	const struct rb_campaign *c;
 	/* the run's timers and its agents' instants: real, or a test's fake (the results
@@ -219,6 +250,7 @@ struct coord {
 	uint64_t io_errors;
 	size_t bad_drives;
 	struct rb_hist scratch;
+	struct live live; /* rackbench serve's metrics (o->live) */
 };
 
 static inline int64_t coord_now(const struct coord *k)
@@ -315,6 +347,12 @@ int rsm_journal_create(struct coord *k, const char *path);
 
 /* ---- resolve.c: plan --resolve and --lock ---- */
 int rsv_print(struct coord *k, const char *lock, int rc);
+
+/* ---- live.c: the run's figures for the service's metrics ---- */
+int live_init(struct coord *k);
+void live_release(struct coord *k);
+/* Calls o->live when due (force: now, if a figure changed since the last call). */
+void live_publish(struct coord *k, bool force);
 
 /* ---- loop.c: the event loop and the phases' waits ---- */
 void loop_known(struct coord *k);

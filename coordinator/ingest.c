@@ -217,6 +217,10 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	result_extras(k, a, dr, (size_t)di);
 	k->io_errors +=
 		row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
+	if (k->live.d && !k->replaying && row.verify_mismatches) {
+		k->live.d[di].mismatches += row.verify_mismatches;
+		k->live.dirty = true;
+	}
 	/* a point stopped short, replayed from the journal, runs again as the next attempt:
 	 * its row is superseded, not a failure of the run */
 	if (strcmp(row.status, "ok") && !(k->replaying && !strcmp(row.status, "stopped"))) {
@@ -305,6 +309,17 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	if (m->nvme)
 		rb_progress_temp(k->prog, (size_t)di, row.temperature_c);
 	hs->warnings |= row.critical_warning;
+	if (k->live.d && !k->replaying) {
+		struct ldrive *ld = &k->live.d[di];
+
+		if (m->nvme && !isnan(row.temperature_c)) {
+			ld->temp_c = row.temperature_c;
+			if (!(row.temperature_c <= ld->max_temp_c))
+				ld->max_temp_c = row.temperature_c;
+		}
+		ld->warnings |= row.critical_warning;
+		k->live.dirty = true;
+	}
 	/* said once per drive and run for each bit, not with every snapshot */
 	if (row.critical_warning & ~k->warned[di]) {
 		k->warned[di] |= row.critical_warning;
@@ -312,6 +327,45 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 			"spare, 1 temperature, 2 reliability, 3 read-only, 4 backup)",
 			a->name, m->drive, row.critical_warning);
 	}
+}
+
+/*
+ * A sample into its drive's live figures (live.c hands them to the service's metrics):
+ * the newest interval summed over its directions; a straggler of an older one only
+ * counts its errors.
+ */
+static void live_sample(struct coord *k, int di, const struct rb_msg_sample *s, uint64_t p99_ns)
+{
+	struct ldrive *d = &k->live.d[di];
+
+	d->errors += s->errors;
+	k->live.samples++;
+	k->live.dirty = true;
+	if (d->have &&
+	    (s->attempt < d->attempt || (s->attempt == d->attempt && s->interval < d->interval)))
+		return;
+	if (!d->have || s->attempt != d->attempt || s->interval != d->interval) {
+		/* the interval is whole once every drive of the point sent it: hand it on */
+		if (s->interval > k->live.newest || !k->live.at_newest) {
+			k->live.newest = s->interval;
+			k->live.at_newest = 0;
+		}
+		if (s->interval == k->live.newest && ++k->live.at_newest >= k->point_drives)
+			k->live.due = true;
+		*d = (struct ldrive){ .have = true,
+				      .attempt = s->attempt,
+				      .interval = s->interval,
+				      .errors = d->errors,
+				      .mismatches = d->mismatches,
+				      .temp_c = d->temp_c,
+				      .max_temp_c = d->max_temp_c,
+				      .warnings = d->warnings };
+	}
+	d->ios += s->ios;
+	d->bytes += s->bytes;
+	d->lat_sum_ns += s->lat_sum_ns;
+	if (p99_ns > d->p99_ns)
+		d->p99_ns = p99_ns;
 }
 
 /* Takes a sample key of the current point: false when it was stored already. */
@@ -402,6 +456,8 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		rb_results_sample(k->res, &row);
 		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
 				   row.lat_p99_ns);
+		if (k->live.d && !k->replaying)
+			live_sample(k, di, s, row.lat_p99_ns);
 		if (srun_roll_sample(k, di, s))
 			dlv_stop_agents(k, "steady state reached");
 		for (size_t h = 0; h < nh; h++) {
@@ -680,6 +736,10 @@ void ing_point_begin(struct coord *k, const struct rb_point *p)
 	k->skeys_mask = 0;
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
+	for (size_t i = 0; k->live.d && i < k->c->ndrives; i++)
+		k->live.d[i].have = false; /* the figures are the point's */
+	k->live.newest = 0;
+	k->live.at_newest = 0;
 	/* a rolling steady state judges this point's intervals as they come */
 	k->roll_stopped = false;
 	k->roll_steady = 0;

@@ -61,6 +61,7 @@ static int pump(struct coord *k, int timeout_ms)
 	dlv_flush_acks(k, false);
 	if (k->o->tick)
 		k->o->tick(k->o->hook_arg);
+	live_publish(k, false);
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
 
@@ -95,6 +96,7 @@ static int pump(struct coord *k, int timeout_ms)
 		if (k->o->hello_hook)
 			k->o->hello_hook(k->o->hook_arg, &peer, &e->hello, e->major, e->minor);
 		on_hello(k, &peer, e);
+		k->live.dirty = true;
 		goto out;
 	}
 	/* with keys, the agent is the one its key names (ZAP User-Id), never a routing id */
@@ -121,6 +123,7 @@ static int pump(struct coord *k, int timeout_ms)
 		a->silent = false;
 		if (a->state == AGENT_LOST)
 			a->state = AGENT_RUNNING;
+		k->live.dirty = true;
 		rb_info("agent '%s' is back", a->name);
 	}
 	switch (dlv_accept(k, a, e, raw, rawlen)) {
@@ -291,6 +294,7 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 		a->rejoin = false;
 	}
 	a->state = AGENT_DROPPED;
+	k->live.dirty = true;
 	for (size_t i = 0; i < k->c->ndrives; i++) {
 		struct rb_row_result row;
 
@@ -357,6 +361,7 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 	} else if (a->state == AGENT_RUNNING && now - a->last_seen_ns > LOST_AFTER_NS) {
 		a->state = AGENT_LOST;
 		a->silent = true;
+		k->live.dirty = true;
 		rb_warn("agent '%s': nothing heard for 5 s during point %u", a->name, p->index);
 		if (k->c->on_agent_lost == RB_LOST_ABORT) {
 			rb_err("aborting: the campaign says on_agent_lost: abort");
@@ -370,6 +375,7 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 	} else if (a->state == AGENT_LOST && now - a->last_seen_ns <= LOST_AFTER_NS) {
 		a->state = AGENT_RUNNING;
 		a->silent = false;
+		k->live.dirty = true;
 		rb_info("agent '%s' is back", a->name);
 	} else if (a->state == AGENT_LOST && now >= a->lost_deadline) {
 		drop_agent(k, a, p);
@@ -515,7 +521,12 @@ void coord_enter(struct coord *k, enum coord_phase p)
 {
 	if (k->phase != p)
 		rb_debug("run: %s -> %s", coord_phase_name(k->phase), coord_phase_name(p));
+	if (k->phase == PHASE_POINT && p != PHASE_POINT) {
+		k->live.left_point = coord_now(k);
+		k->live.grace = true;
+	}
 	k->phase = p;
+	k->live.dirty = true;
 	if (k->o->state)
 		snprintf(k->o->state->phase, sizeof(k->o->state->phase), "%s", coord_phase_name(p));
 }
