@@ -31,6 +31,10 @@ static const struct rb_popt serve_opts[] = {
 	  &S.results_dir, NULL, 0 },
 	{ RB_POPT_STRING, "log-dir", 0, "DIR",
 	  "where the runs' logs go (default: the control socket's folder)", &S.log_dir, NULL, 0 },
+	{ RB_POPT_STRING, "metrics", 0, "ADDR:PORT",
+	  "serve Prometheus metrics over HTTP at http://ADDR:PORT/metrics (:PORT: every address; "
+	  "docs/service.md lists them)",
+	  &S.metrics, NULL, 0 },
 	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -44,8 +48,11 @@ const struct rb_popt_cmd rb_coord_serve_spec = {
 		"submit over the control socket, one at a time; one submitted with --queue during\n"
 		"a run waits its turn (up to 64, in order). 'rackbench agents', 'status' and\n"
 		"'abort' ask it. Each run's output goes to LOG-DIR/run-ID.log, which the\n"
-		"submitting client follows. SIGTERM or SIGINT aborts a run going on (IO stops on\n"
-		"every agent) and exits; queued runs do not run.",
+		"submitting client follows. With --metrics, an HTTP server answers GET /metrics\n"
+		"with the service's figures for Prometheus: each drive's IOPS, bandwidth, latency,\n"
+		"temperature and errors in the run going on, the agents connected, the queue.\n"
+		"SIGTERM or SIGINT aborts a run going on (IO stops on every agent) and exits;\n"
+		"queued runs do not run.",
 	.opts = serve_opts,
 };
 

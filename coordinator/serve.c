@@ -24,6 +24,7 @@
 #include "journal.h"
 #include "keys.h"
 #include "log.h"
+#include "metrics.h"
 #include "transport.h"
 
 const char *rb_control_path(const char *given, char *buf, size_t len)
@@ -134,6 +135,11 @@ struct service {
 	} queue[QUEUE_MAX];
 	unsigned nqueue;
 	bool answered; /* the request being loaded was answered when it was queued */
+	/* serve --metrics: its page, the samples of runs ended, when it was last rendered */
+	struct rb_metrics *metrics;
+	uint64_t samples, run_samples;
+	bool metrics_dirty;
+	int64_t metrics_at;
 };
 
 static volatile sig_atomic_t quit, abort_run;
@@ -182,6 +188,43 @@ static bool in_run(struct service *s, const char *name)
 	return false;
 }
 
+/* The metrics page from the registry (heard within 5 s), the run and its figures (l). */
+static void metrics_feed(struct service *s, const struct rb_coord_live *l)
+{
+	struct rb_metrics_agent *ag = calloc(s->nagents + 1, sizeof(*ag));
+	int64_t now = rb_wall_ns();
+
+	for (size_t i = 0; ag && i < s->nagents; i++)
+		ag[i] = (struct rb_metrics_agent){ .name = s->agents[i].name,
+						   .host = s->agents[i].host,
+						   .connected = now - s->agents[i].last_ns <
+								5000000000LL };
+	if (ag && rb_metrics_update(s->metrics,
+				    &(struct rb_metrics_snap){
+					    .running = s->running,
+					    .run = s->running ? s->id : NULL,
+					    .campaign = s->running && s->c ? s->c->name : NULL,
+					    .phase = s->running ? s->state.phase : NULL,
+					    .point = s->state.point,
+					    .npoints = s->state.npoints,
+					    .queued = s->nqueue,
+					    .samples = s->samples + s->run_samples },
+				    ag, s->nagents, l))
+		rb_warn("the metrics page was not rendered: out of memory");
+	free(ag);
+	s->metrics_dirty = false;
+	s->metrics_at = now;
+}
+
+/* A run's figures, from its loop. */
+static void on_live(void *arg, const struct rb_coord_live *l)
+{
+	struct service *s = arg;
+
+	s->run_samples = l->samples;
+	metrics_feed(s, l);
+}
+
 /* Every Hello, idle or during a run: the registry; agents no run needs are welcomed. */
 static void on_hello(void *arg, const struct rb_peer *peer, const struct rb_msg_hello *h,
 		     uint32_t major, uint32_t minor)
@@ -191,9 +234,11 @@ static void on_hello(void *arg, const struct rb_peer *peer, const struct rb_msg_
 
 	if (!r)
 		return;
-	if (!r->last_ns)
+	if (!r->last_ns) {
 		rb_info("agent '%s' registered from host %s with %zu target(s)", h->name,
 			h->hostname, h->ntargets);
+		s->metrics_dirty = true;
+	}
 	r->peer = *peer;
 	r->last_ns = rb_wall_ns();
 	snprintf(r->host, sizeof(r->host), "%s", h->hostname);
@@ -382,6 +427,9 @@ static void tick(void *arg)
 
 	control_request(s, false, &pending);
 	free(pending);
+	/* the queue changed, an agent registered: the run's loop renders the page next */
+	if (s->metrics_dirty && rb_wall_ns() - s->metrics_at >= 1000000000LL)
+		s->state.live_due = true;
 }
 
 /*
@@ -550,6 +598,7 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 				    .tick = tick,
 				    .hook_arg = s,
 				    .state = &s->state,
+				    .live = s->metrics ? on_live : NULL,
 				    .known = known,
 				    .nknown = nknown };
 
@@ -557,6 +606,9 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 	free(known);
 	s->running = false;
 	s->c = NULL;
+	s->samples += s->run_samples;
+	s->run_samples = 0;
+	s->metrics_dirty = true;
 	if (!quit)
 		abort_run = 0;
 	return rc;
@@ -738,6 +790,7 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 		reply(s, "error\nbad request (one frame of text, at most 8 MiB)\n");
 		return;
 	}
+	s->metrics_dirty = true; /* the queue, a run's state */
 	if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
 		reply_agents(s);
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
@@ -841,6 +894,10 @@ static int serve_loop(struct service *s)
 		}
 		if (s->nqueue && !quit)
 			run_queued(s);
+		/* no run: the page again soon after a change, else each second (agents' state) */
+		if (s->metrics &&
+		    rb_wall_ns() - s->metrics_at >= (s->metrics_dirty ? 250 : 1000) * 1000000LL)
+			metrics_feed(s, NULL);
 	}
 	for (unsigned i = 0; i < s->nqueue; i++)
 		free(s->queue[i].req);
@@ -861,6 +918,10 @@ int rb_serve(const struct rb_serve_args *args)
 
 	if (!a.listen)
 		a.listen = "tcp://0.0.0.0:7470";
+	if (a.metrics && rb_metrics_addr_check(a.metrics, err, sizeof(err))) {
+		rb_err("bad --metrics '%s': %s", a.metrics, err);
+		return RB_EXIT_USAGE;
+	}
 	if (!a.insecure && (!a.key || !a.agent_keys)) {
 		rb_err("serve needs --key (its key pair) and --agent-keys (the allow-list), or "
 		       "--insecure");
@@ -901,6 +962,16 @@ int rb_serve(const struct rb_serve_args *args)
 		rb_err("cannot create the control socket '%s': %s", cpath, strerror(errno));
 		goto out;
 	}
+	if (a.metrics) {
+		s.metrics = rb_metrics_start(a.metrics, err, sizeof(err));
+		if (!s.metrics) {
+			rb_err("%s", err);
+			goto out;
+		}
+		metrics_feed(&s, NULL);
+		rb_info("metrics for Prometheus at http://%s/metrics",
+			rb_metrics_address(s.metrics));
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -914,6 +985,7 @@ out:
 	if (s.router)
 		rb_tx_close(s.router);
 	rb_zap_stop(s.zap);
+	rb_metrics_free(s.metrics);
 	for (size_t i = 0; i < s.nagents; i++)
 		rb_msg_free(s.agents[i].hello);
 	free(s.agents);

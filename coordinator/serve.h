@@ -33,6 +33,7 @@ const char *rb_control_field(const char *msg, const char *key, char *buf, size_t
 /* What a service is asked to be: its endpoints, keys and folders (NULL: the defaults). */
 struct rb_serve_args {
 	const char *listen, *key, *agent_keys, *ctl, *log_dir, *results_dir;
+	const char *metrics; /* ADDR:PORT of the metrics page (coordinator/metrics.h), or NULL */
 	bool insecure;
 };
 /* Serves until SIGTERM or SIGINT; says what was wrong. Returns the exit code. */
