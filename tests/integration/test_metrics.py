@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: MIT
+"""`rackbench serve --metrics`: a real Prometheus scrapes the page during a real run.
+
+A service with --metrics on a free port, two file agents (three drives), and a Prometheus
+server (Debian's) scraping the page every second into a database in the test's folder.
+A campaign of 8 s with 1 s sample intervals (randrw, rate-limited so the two cores keep
+up) runs. During the run the page has both agents connected and every drive, and
+`promtool check metrics` accepts it; every metric name the Grafana dashboard
+(deploy/grafana-rackbench.json) queries is on it. Afterwards Prometheus's HTTP API
+(query_range) gives each drive's IOPS series, by its agent and path (its serial label as
+the drives table has it), with the interval each scrape saw: each value is that
+interval's IOs in the HDF5 `samples` table (both directions) over the interval, and was
+scraped within a few intervals of that interval's end. The page's samples counter is the
+number of rows in the table once the run ends.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+
+from rbtest import COORD, SRC, Tmp, check, fail, file_agents, free_port, h5, run, skip, wait_for
+
+PROM = shutil.which("prometheus")
+PROMTOOL = shutil.which("promtool")
+if not PROM or not PROMTOOL:
+    skip("needs Prometheus and promtool (Debian's prometheus package)")
+h5py = h5()
+
+INTERVAL_S = 1.0
+CAMPAIGN = """name: metrics
+insecure: true
+destructive: true
+wait: 20s
+defaults: {size: 16m, interval: 1s, runtime: 8s, rate_iops: 1500}
+targets:
+  - agent: mx-a1
+    drives: [a1/disk0.dat, a1/disk1.dat]
+  - agent: mx-a2
+    drives: [a2/disk0.dat]
+phases:
+  - workload: {rw: randrw, bs: 4k}
+"""
+PROM_CONFIG = """global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: rackbench
+    static_configs:
+      - targets: ['127.0.0.1:{port}']
+"""
+
+
+def get(url, timeout=5):
+    """(status, body) of a GET; an HTTP error's status and body too."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError:
+        return None, ""
+
+
+def series_lines(page, name):
+    """The sample lines of metric name on a page: [(labels dict, value)]."""
+    out = []
+    for line in page.splitlines():
+        m = re.match(r"^" + name + r"(\{(.*)\})? (\S+)$", line)
+        if m:
+            labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2) or ""))
+            out.append((labels, float(m.group(3))))
+    return out
+
+
+def query_range(prom, query, start, end):
+    q = urllib.parse.urlencode({"query": query, "start": f"{start:.3f}", "end": f"{end:.3f}",
+                                "step": "1"})
+    status, body = get(f"{prom}/api/v1/query_range?{q}")
+    check(status == 200, f"query_range {query}: HTTP {status}: {body[:300]}")
+    doc = json.loads(body)
+    check(doc.get("status") == "success", f"query_range {query}: {body[:300]}")
+    return doc["data"]["result"]
+
+
+def dashboard_metrics():
+    """Every rackbench_ metric name the dashboard's queries use."""
+    with open(os.path.join(SRC, "deploy", "grafana-rackbench.json")) as f:
+        dash = json.load(f)
+    exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+    for v in dash.get("templating", {}).get("list", []):
+        q = v.get("query")
+        exprs.append(q["query"] if isinstance(q, dict) else str(q or ""))
+    names = set()
+    for e in exprs:
+        names |= set(re.findall(r"rackbench_[a-z0-9_]+", e))
+    return names
+
+
+def s(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+with Tmp() as tmp:
+    ctl = os.path.join(tmp, "ctl", "control")
+    logs = os.path.join(tmp, "logs")
+    out = os.path.join(tmp, "out")
+    for d in (logs, out):
+        os.makedirs(d)
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    mport, pport = free_port(), free_port()
+    page_url = f"http://127.0.0.1:{mport}/metrics"
+    prom_url = f"http://127.0.0.1:{pport}"
+    svc = subprocess.Popen([COORD, "serve", "--insecure", "--listen", ep, "--control", ctl,
+                            "--log-dir", logs, "--results", out,
+                            "--metrics", f"127.0.0.1:{mport}"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    agents, prom = [], None
+    try:
+        wait_for(lambda: os.path.exists(ctl), "the service's control socket", timeout=20)
+        status, body = get(f"http://127.0.0.1:{mport}/nothing")
+        check(status == 404, f"another path: HTTP {status}")
+        with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
+            f.write(PROM_CONFIG.replace("{port}", str(mport)))
+        prom = subprocess.Popen([PROM, f"--config.file={tmp}/prometheus.yml",
+                                 f"--storage.tsdb.path={tmp}/tsdb",
+                                 f"--web.listen-address=127.0.0.1:{pport}", "--log.level=warn"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        agents = file_agents(ep, tmp, "mx")
+
+        def connected():
+            st, page = get(page_url)
+            ok = {l.get("agent") for l, v in series_lines(page, "rackbench_agent_connected")
+                  if v == 1}
+            return st == 200 and {"mx-a1", "mx-a2"} <= ok
+        wait_for(connected, "both agents connected on the metrics page", timeout=20)
+        wait_for(lambda: get(f"{prom_url}/-/ready")[0] == 200, "Prometheus to be ready",
+                 timeout=30, every=0.2)
+
+        def scraped():
+            q = urllib.parse.urlencode({"query": 'up{job="rackbench"}'})
+            st, body = get(f"{prom_url}/api/v1/query?{q}")
+            res = json.loads(body)["data"]["result"] if st == 200 else []
+            return res and res[0]["value"][1] == "1"
+        # its discovery hands the target to the scrapers a few seconds after it starts
+        wait_for(scraped, "Prometheus's first scrape of the page", timeout=30, every=0.2)
+
+        with open(os.path.join(tmp, "metrics.yaml"), "w") as f:
+            f.write(CAMPAIGN)
+        t0 = time.time() - 1
+        client = subprocess.Popen([COORD, "run", "--control", ctl,
+                                   os.path.join(tmp, "metrics.yaml")],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+        # during the run: every drive on the page, the page as promtool wants it
+        def with_drives():
+            st, page = get(page_url)
+            got = {(l["agent"], l["path"]) for l, _ in
+                   series_lines(page, "rackbench_drive_ios_per_second")}
+            return page if st == 200 and len(got) == 3 else None
+        page = wait_for(with_drives, "the three drives' IOPS on the page", timeout=30,
+                        every=0.2)
+        print(page)
+        r = subprocess.run([PROMTOOL, "check", "metrics"], input=page, capture_output=True,
+                           text=True, timeout=30)
+        print("promtool:", r.returncode, r.stdout, r.stderr)
+        check(r.returncode == 0, f"promtool check metrics: {r.stdout} {r.stderr}")
+        check(series_lines(page, "rackbench_run_active") == [({}, 1.0)], "a run is active")
+        check(len(series_lines(page, "rackbench_run_info")) == 1, "the run's info line")
+        check({l["agent"]: v for l, v in series_lines(page, "rackbench_agent_connected")}
+              == {"mx-a1": 1, "mx-a2": 1}, "both agents connected during the run")
+        on_page = set(re.findall(r"^# TYPE (rackbench_\w+) ", page, re.M))
+        used = dashboard_metrics()
+        check(used, "the dashboard queries rackbench metrics")
+        missing = used - on_page
+        check(not missing, f"the dashboard queries metrics the page lacks: {sorted(missing)}")
+        for name in ("rackbench_drive_bytes_per_second", "rackbench_drive_latency_p99_seconds",
+                     "rackbench_drive_latency_mean_seconds", "rackbench_drive_io_errors_total"):
+            check(len(series_lines(page, name)) == 3, f"{name} for each drive")
+
+        co, ce = client.communicate(timeout=120)
+        print(ce)
+        check(client.returncode == 0, f"the run: exit {client.returncode}")
+        results = re.search(r"results: (\S+\.h5)", co + ce).group(1)
+        time.sleep(2.5)  # the last scrapes, then the drives' series end
+        t1 = time.time()
+        st, after = get(page_url)
+        check(series_lines(after, "rackbench_run_active") == [({}, 0.0)], "no run after it")
+        check(not series_lines(after, "rackbench_drive_ios_per_second"),
+              "no drive figures once the run ended")
+
+        # the HDF5 file: each drive's IOs per interval, both directions added
+        with h5py.File(results, "r") as h:
+            drives = {int(d["drive"]): (s(d["agent"]), s(d["path"]), s(d["serial"]))
+                      for d in h["drives"][:]}
+            samples = h["samples"][:]
+        per = {}
+        for row in samples:
+            key = (int(row["drive"]), int(row["interval"]))
+            ios, end = per.get(key, (0, 0))
+            per[key] = (ios + int(row["ios"]), max(end, int(row["t_ns"])))
+        total = series_lines(after, "rackbench_samples_total")
+        check(total == [({}, float(len(samples)))],
+              f"the samples counter {total} is the table's {len(samples)} rows")
+
+        iops = query_range(prom_url, "rackbench_drive_ios_per_second", t0, t1)
+        ivs = query_range(prom_url, "rackbench_drive_sample_interval", t0, t1)
+        check(len(iops) == 3 and len(ivs) == 3, f"three drives in Prometheus: {iops} {ivs}")
+        for di, (agent, path, serial) in drives.items():
+            def mine(res):
+                got = [r for r in res if r["metric"].get("agent") == agent
+                       and r["metric"].get("path") == path]
+                check(len(got) == 1, f"one series of {agent}:{path}: {res}")
+                return got[0]
+            si, sv = mine(iops), mine(ivs)
+            check(si["metric"].get("serial", "") == serial,
+                  f"{agent}:{path}: serial label {si['metric'].get('serial')!r}, drives table "
+                  f"{serial!r}")
+            check(si["metric"].get("host"), f"{agent}:{path} has its host label")
+            at = {float(t): int(float(v)) for t, v in sv["values"]}
+            seen = set()
+            for t, v in si["values"]:
+                t, v = float(t), float(v)
+                iv = at.get(t)
+                check(iv is not None, f"{agent}:{path}: no interval at {t}")
+                check((di, iv) in per, f"{agent}:{path}: interval {iv} is not in the file")
+                ios, end_ns = per[(di, iv)]
+                want = ios / INTERVAL_S
+                check(abs(v - want) <= 1e-9 * max(1.0, want),
+                      f"{agent}:{path} interval {iv}: Prometheus {v} IOPS, the file {want}")
+                lag = t - end_ns / 1e9
+                check(-0.5 <= lag <= 4 * INTERVAL_S + 1,
+                      f"{agent}:{path} interval {iv} scraped {lag:.2f} s after its end")
+                seen.add(iv)
+            n = len({iv for d, iv in per if d == di})
+            print(f"{agent}:{path}: Prometheus saw intervals {sorted(seen)} of {n}")
+            check(len(seen) >= max(n // 2, n - 3),
+                  f"{agent}:{path}: only {len(seen)} of {n} intervals")
+    finally:
+        if prom:
+            prom.terminate()
+            po = prom.communicate(timeout=30)[0].decode(errors="replace")
+            if po.strip():
+                print(po[-2000:])
+        for a in agents:
+            a.stop()
+        svc.send_signal(signal.SIGTERM)
+        print(svc.communicate(timeout=30)[0].decode(errors="replace")[-3000:])
+print("ok")
