@@ -7,6 +7,7 @@
  * which a Hello says the agent never had what was sent. What the run stored is read
  * back from its HDF5 file.
  */
+#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -47,14 +48,35 @@ struct run {
 	/* the scripted agent */
 	void *sock;
 	uint64_t epoch, seq, acked;
-	uint32_t point;		/* the point its messages are of */
+	uint32_t point; /* the point its messages are of */
 	char run_id[96];
-	struct rb_journal_meta resume;	/* when set (a run id): resume the run in path */
-	bool resolve;			/* plan --resolve (--lock when lock is set) */
+	struct rb_journal_meta resume; /* when set (a run id): resume the run in path */
+	bool resolve;		       /* plan --resolve (--lock when lock is set) */
 	char lock[300];
-	int saved_out;			/* stdout while it goes to out_path; -1 none */
+	int saved_out; /* stdout while it goes to out_path; -1 none */
 	char out_path[300];
+	/* what the run's live hook (rb_coord_opts.live) last said, under its lock */
+	pthread_mutex_t live_lock;
+	unsigned lives;
+	struct rb_live_drive drive;
+	struct rb_live_agent agent;
+	uint64_t samples;
 };
+
+/* The service's metrics hook, on the run's thread: what it said, kept. */
+static void on_live(void *arg, const struct rb_coord_live *l)
+{
+	struct run *r = arg;
+
+	pthread_mutex_lock(&r->live_lock);
+	r->lives++;
+	if (l->ndrives)
+		r->drive = l->drives[0];
+	if (l->nagents)
+		r->agent = l->agents[0];
+	r->samples = l->samples;
+	pthread_mutex_unlock(&r->live_lock);
+}
 
 static void *coordinator(void *arg)
 {
@@ -63,7 +85,9 @@ static void *coordinator(void *arg)
 				   .stop = &r->stop,
 				   .clock = &r->clock,
 				   .ret_path = r->path,
-				   .ret_path_len = sizeof(r->path) };
+				   .ret_path_len = sizeof(r->path),
+				   .live = on_live,
+				   .hook_arg = r };
 
 	if (r->resolve) {
 		r->rc = rb_coord_resolve(r->c, &o, r->lock[0] ? r->lock : NULL);
@@ -137,8 +161,10 @@ static int setup(void **st)
 {
 	struct run *r = calloc(1, sizeof(struct run));
 
-	if (r)
+	if (r) {
 		r->saved_out = -1;
+		pthread_mutex_init(&r->live_lock, NULL);
+	}
 	*st = r;
 	return r ? 0 : -1;
 }
@@ -205,21 +231,32 @@ static int teardown(void **st)
 		if (system(cmd))
 			fprintf(stderr, "cannot remove %s\n", r->dir);
 	}
+	pthread_mutex_destroy(&r->live_lock);
 	free(r);
 	return 0;
 }
 
 static void hello(struct run *r, uint64_t spooled)
 {
-	struct rb_identity ti = { .path = DRIVE, .kind = "block", .model = "HARNESS",
-				  .serial = "H-1", .firmware = "1", .size_bytes = 1ULL << 30,
+	struct rb_identity ti = { .path = DRIVE,
+				  .kind = "block",
+				  .model = "HARNESS",
+				  .serial = "H-1",
+				  .firmware = "1",
+				  .size_bytes = 1ULL << 30,
 				  .logical_block_size = 4096 };
 	struct rb_msg m;
 
 	rb_msg_init(&m, RB_MSG_HELLO);
-	m.hello = (struct rb_msg_hello){ .name = "h1", .hostname = "harness", .kernel = "Linux",
-					 .rb_version = "0", .epoch = r->epoch, .run = r->run_id,
-					 .spooled = spooled, .targets = &ti, .ntargets = 1 };
+	m.hello = (struct rb_msg_hello){ .name = "h1",
+					 .hostname = "harness",
+					 .kernel = "Linux",
+					 .rb_version = "0",
+					 .epoch = r->epoch,
+					 .run = r->run_id,
+					 .spooled = spooled,
+					 .targets = &ti,
+					 .ntargets = 1 };
 	assert_int_equal(rb_tx_send(r->sock, NULL, &m, false), 0);
 }
 
@@ -236,8 +273,7 @@ static struct rb_msg *expect(struct run *r, enum rb_msg_kind want, int ms)
 
 		if (rb_tx_recv(r->sock, 20, NULL, &e, err, sizeof(err)))
 			continue;
-		if (e->kind == RB_MSG_ACK && e->ack.epoch == r->epoch &&
-		    e->ack.seq > r->acked)
+		if (e->kind == RB_MSG_ACK && e->ack.epoch == r->epoch && e->ack.seq > r->acked)
 			r->acked = e->ack.seq;
 		if (e->kind == RB_MSG_WELCOME)
 			snprintf(r->run_id, sizeof(r->run_id), "%s", e->welcome.run);
@@ -300,9 +336,14 @@ static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t 
 {
 	uint32_t idx = 2000;
 	uint64_t cnt = ios;
-	struct rb_msg_sample s = { .point = r->point, .attempt = attempt, .drive = DRIVE,
-				   .interval = interval, .ios = ios, .bytes = ios * 4096,
-				   .lat_sum_ns = ios * 100000, .hist = { &idx, &cnt, 1 } };
+	struct rb_msg_sample s = { .point = r->point,
+				   .attempt = attempt,
+				   .drive = DRIVE,
+				   .interval = interval,
+				   .ios = ios,
+				   .bytes = ios * 4096,
+				   .lat_sum_ns = ios * 100000,
+				   .hist = { &idx, &cnt, 1 } };
 	struct rb_msg m;
 
 	rb_msg_init(&m, RB_MSG_SAMPLES);
@@ -316,14 +357,21 @@ static void finish_point_as(struct run *r, uint32_t attempt, uint64_t ios, const
 {
 	uint32_t idx = 2000;
 	uint64_t cnt = ios;
-	struct rb_dir_result dr = { .ios = ios, .bytes = ios * 4096, .lat_sum_ns = ios * 100000,
+	struct rb_dir_result dr = { .ios = ios,
+				    .bytes = ios * 4096,
+				    .lat_sum_ns = ios * 100000,
 				    .hist = { &idx, &cnt, 1 } };
 	struct rb_msg m;
 
 	rb_msg_init(&m, RB_MSG_RESULT);
-	m.result = (struct rb_msg_result){ .point = r->point, .attempt = attempt, .drive = DRIVE,
-					   .elapsed_ns = 3000000000ULL, .dirs = &dr, .ndirs = 1,
-					   .status = status, .message = "" };
+	m.result = (struct rb_msg_result){ .point = r->point,
+					   .attempt = attempt,
+					   .drive = DRIVE,
+					   .elapsed_ns = 3000000000ULL,
+					   .dirs = &dr,
+					   .ndirs = 1,
+					   .status = status,
+					   .message = "" };
 	send_numbered(r, &m, 0);
 	rb_msg_init(&m, RB_MSG_POINT_DONE);
 	m.point_done.point = r->point;
@@ -381,7 +429,7 @@ static void test_silent_agent_lost_after_5s(void **st)
 	run_start(r, "on_agent_lost: continue\n");
 	connect_and_assign(r);
 	sample(r, 0, 0, 1000, 0);
-	assert_true(sync_acked(r) <= 4);	/* within the margins below */
+	assert_true(sync_acked(r) <= 4); /* within the margins below */
 	/* 4.9 s of silence: still running (no Stop comes) */
 	rb_clock_fake_advance(&r->fake, 4900000000LL);
 	assert_null(expect(r, RB_MSG_STOP, 400));
@@ -392,10 +440,94 @@ static void test_silent_agent_lost_after_5s(void **st)
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nres, 1);
 	assert_string_equal(res[0].status, "lost");
-	assert_int_equal(nsmp, 1);	/* what came before the silence is kept */
+	assert_int_equal(nsmp, 1); /* what came before the silence is kept */
 	assert_int_equal(smp[0].ios, 1000);
 	free(res);
 	free(smp);
+}
+
+/* How many times the live hook was called. */
+static unsigned lives_of(struct run *r)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&r->live_lock);
+	n = r->lives;
+	pthread_mutex_unlock(&r->live_lock);
+	return n;
+}
+
+/* Waits (ms at most) for the live hook to have counted n samples; whether it did. */
+static bool live_samples(struct run *r, uint64_t n, int ms)
+{
+	uint64_t got = 0;
+
+	for (int i = 0; i < ms / 10; i++) {
+		pthread_mutex_lock(&r->live_lock);
+		got = r->samples;
+		pthread_mutex_unlock(&r->live_lock);
+		if (got >= n)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * The service's live hook: an interval is handed on once every drive of the point sent
+ * it (100 ms after the last call at the soonest), with its figures over the interval;
+ * the samples counted; the agent connected; at the run's end every sample counted, and
+ * the last interval still there.
+ */
+static void test_live_hook_once_an_interval(void **st)
+{
+	struct run *r = *st;
+	unsigned n;
+
+	run_start(r, "");
+	connect_and_assign(r);
+	/* what the start left to say goes first: the run's call a second on */
+	n = lives_of(r);
+	rb_clock_fake_advance(&r->fake, 1000000000LL);
+	for (int i = 0; i < 30 && lives_of(r) == n; i++)
+		usleep(10000);
+	/* the point's one drive sent interval 0: it is whole, and goes 100 ms on */
+	sample(r, 0, 0, 1000, 0);
+	rb_clock_fake_advance(&r->fake, 100000000LL);
+	assert_true(live_samples(r, 1, 3000));
+	pthread_mutex_lock(&r->live_lock);
+	assert_true(r->drive.measured);
+	assert_int_equal(r->drive.interval, 0);
+	assert_true(r->drive.iops == 1000);
+	assert_true(r->drive.bytes_per_s == 1000 * 4096);
+	assert_true(fabs(r->drive.lat_mean_s - 100e-6) < 1e-12);
+	assert_string_equal(r->drive.agent, "h1");
+	assert_string_equal(r->drive.path, DRIVE);
+	assert_true(isnan(r->drive.temp_c));
+	assert_int_equal(r->drive.failing, -1); /* no verdicts asked */
+	assert_string_equal(r->agent.name, "h1");
+	assert_true(r->agent.connected && !r->agent.lost);
+	pthread_mutex_unlock(&r->live_lock);
+	/* the next interval, at once: not before 100 ms have passed on the run's clock */
+	sample(r, 0, 1, 2000, 0);
+	assert_false(live_samples(r, 2, 300));
+	rb_clock_fake_advance(&r->fake, 100000000LL);
+	assert_true(live_samples(r, 2, 3000));
+	pthread_mutex_lock(&r->live_lock);
+	assert_int_equal(r->drive.interval, 1);
+	assert_true(r->drive.iops == 2000);
+	pthread_mutex_unlock(&r->live_lock);
+	sample(r, 0, 2, 3000, 0);
+	finish_point(r, 0, 6000);
+	expect_free(r, RB_MSG_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	pthread_mutex_lock(&r->live_lock);
+	/* the point's last interval, in the two intervals' grace after it ended */
+	assert_int_equal(r->samples, 3);
+	assert_true(r->drive.measured);
+	assert_int_equal(r->drive.interval, 2);
+	assert_true(r->drive.iops == 3000);
+	pthread_mutex_unlock(&r->live_lock);
 }
 
 /* Acknowledgements go out by group commit: once 20 ms have passed since the last one. */
@@ -408,12 +540,12 @@ static void test_acks_by_20ms_group_commit(void **st)
 
 	run_start(r, "");
 	connect_and_assign(r);
-	assert_int_equal(r->acked, 0);		/* the clock stood still: nothing acknowledged */
+	assert_int_equal(r->acked, 0); /* the clock stood still: nothing acknowledged */
 	rb_clock_fake_advance(&r->fake, 19000000LL);
 	assert_null(expect(r, RB_MSG_ACK, 300));
 	rb_clock_fake_advance(&r->fake, 1000000LL);
 	expect_free(r, RB_MSG_ACK, 2000);
-	assert_int_equal(r->acked, 1);		/* the pre-flight answer: on disk */
+	assert_int_equal(r->acked, 1); /* the pre-flight answer: on disk */
 	for (uint32_t i = 0; i < 3; i++)
 		sample(r, 0, i, 100 + i, 0);
 	finish_point(r, 0, 303);
@@ -444,8 +576,8 @@ static void test_wrong_sequence_dropped(void **st)
 	connect_and_assign(r);
 	base = r->seq;
 	sample(r, 0, 0, 100, base + 1);
-	sample(r, 0, 7, 700, base + 1);	/* the same number again: a duplicate */
-	sample(r, 0, 9, 900, base + 3);	/* past a gap: dropped, the agent sends it again */
+	sample(r, 0, 7, 700, base + 1); /* the same number again: a duplicate */
+	sample(r, 0, 9, 900, base + 3); /* past a gap: dropped, the agent sends it again */
 	sample(r, 0, 1, 101, base + 2);
 	sample(r, 0, 2, 102, base + 3);
 	finish_point(r, 0, 303);
@@ -526,7 +658,7 @@ static void test_restarted_agent_runs_next_attempt(void **st)
 	run_start(r, "");
 	connect_and_assign(r);
 	sample(r, 0, 0, 100, 0);
-	r->epoch = 0x5678;	/* restarted: a new process, numbering anew */
+	r->epoch = 0x5678; /* restarted: a new process, numbering anew */
 	r->seq = 0;
 	hello(r, 0);
 	e = expect(r, RB_MSG_ASSIGN, 5000);
@@ -571,7 +703,8 @@ static void resume_from_journal(struct run *r)
 	rb_campaign_free(r->c);
 	rb_diags_init(&d);
 	assert_int_equal(rb_campaign_load(r->resume.file, r->resume.campaign,
-					  strlen(r->resume.campaign), &r->c, &d), 0);
+					  strlen(r->resume.campaign), &r->c, &d),
+			 0);
 	rb_diags_release(&d);
 	rb_tx_close(r->sock);
 	rb_tx_close(r->router);
@@ -590,8 +723,9 @@ static void test_rolling_steady_state_stops_the_point(void **st)
 	struct rb_results_in *in;
 	struct rb_msg *e;
 
-	run_start_phase(r, "", "  - name: roll\n    workload: {rw: randread, bs: 4k, runtime: 60s, "
-			       "interval: 1s}\n    steady_state: {rolling: true, window: 3}\n");
+	run_start_phase(r, "",
+			"  - name: roll\n    workload: {rw: randread, bs: 4k, runtime: 60s, "
+			"interval: 1s}\n    steady_state: {rolling: true, window: 3}\n");
 	connect_and_assign(r);
 	/* three intervals complete only when the fourth begins: no verdict yet */
 	for (uint32_t i = 0; i < 3; i++)
@@ -607,7 +741,7 @@ static void test_rolling_steady_state_stops_the_point(void **st)
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	read_rows(r, &res, &nres, &smp, &nsmp);
 	assert_int_equal(nres, 1);
-	assert_string_equal(res[0].status, "ok");	/* stopped by its verdict: its end */
+	assert_string_equal(res[0].status, "ok"); /* stopped by its verdict: its end */
 	assert_int_equal(res[0].steady, 1);
 	in = rb_results_open(r->path, err, sizeof(err));
 	assert_non_null(in);
@@ -671,14 +805,14 @@ static void test_resume_replays_whole_points(void **st)
 	assert_int_equal(nres, 2);
 	for (size_t i = 0; i < nres; i++) {
 		assert_string_equal(res[i].status, "ok");
-		assert_int_equal(res[i].attempt, res[i].point);	/* point 0 as 0, point 1 as 1 */
+		assert_int_equal(res[i].attempt, res[i].point); /* point 0 as 0, point 1 as 1 */
 	}
 	for (size_t i = 0; i < nsmp; i++) {
 		assert_true(smp[i].point < 2 && smp[i].attempt < 2);
 		by_attempt[smp[i].point][smp[i].attempt]++;
 	}
-	assert_int_equal(by_attempt[0][0], 3);	/* restored from the journal */
-	assert_int_equal(by_attempt[1][0], 1);	/* the aborted attempt's, kept */
+	assert_int_equal(by_attempt[0][0], 3); /* restored from the journal */
+	assert_int_equal(by_attempt[1][0], 1); /* the aborted attempt's, kept */
 	assert_int_equal(by_attempt[1][1], 3);
 	free(res);
 	free(smp);
@@ -705,9 +839,9 @@ static void test_resume_waits_for_preflight_answer(void **st)
 	resume_from_journal(r);
 	hello(r, r->seq + 2);
 	expect_free(r, RB_MSG_WELCOME, 5000);
-	finish_point(r, 0, 300);	/* sent again: numbers seq + 1, seq + 2 */
+	finish_point(r, 0, 300); /* sent again: numbers seq + 1, seq + 2 */
 	expect_free(r, RB_MSG_PREFLIGHT, 5000);
-	assert_null(expect(r, RB_MSG_STOP, 600));	/* it waits */
+	assert_null(expect(r, RB_MSG_STOP, 600)); /* it waits */
 	preflight_reply(r);
 	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
@@ -777,8 +911,10 @@ static void test_resolve_writes_the_lock(void **st)
 	assert_non_null(strstr(lock, "  - {agent: \"h1\", path: \"" DRIVE "\", serial: \"H-1\", "
 				     "model: \"HARNESS\", firmware: \"1\", size: 1073741824}\n"));
 	free(lock);
-	snprintf(text, sizeof(text), "lock: %s\ntargets:\n  - agent: h1\n    drives: [" DRIVE "]\n"
-		 "phases:\n" PHASE, r->lock);
+	snprintf(text, sizeof(text),
+		 "lock: %s\ntargets:\n  - agent: h1\n    drives: [" DRIVE "]\n"
+		 "phases:\n" PHASE,
+		 r->lock);
 	rb_diags_init(&d);
 	assert_int_equal(rb_campaign_load("<locked>", text, strlen(text), &c, &d), 0);
 	rb_diags_release(&d);
@@ -789,14 +925,16 @@ static void test_resolve_writes_the_lock(void **st)
 	r->c = NULL;
 	rb_tx_close(r->sock);
 	rb_tx_close(r->router);
-	snprintf(text, sizeof(text), "name: harness\ninsecure: true\nresults: %s\n"
-		 "targets:\n  - agent: h1\n    drives: [" DRIVE "]\nphases:\n" PHASE, r->dir);
+	snprintf(text, sizeof(text),
+		 "name: harness\ninsecure: true\nresults: %s\n"
+		 "targets:\n  - agent: h1\n    drives: [" DRIVE "]\nphases:\n" PHASE,
+		 r->dir);
 	rb_diags_init(&d);
 	assert_int_equal(rb_campaign_load("<harness>", text, strlen(text), &r->c, &d), 0);
 	rb_diags_release(&d);
 	coordinator_start(r);
 	out_begin(r);
-	r->epoch = 0x9999;	/* another agent process: numbering anew */
+	r->epoch = 0x9999; /* another agent process: numbering anew */
 	r->seq = r->acked = 0;
 	hello(r, 0);
 	expect_free(r, RB_MSG_PREFLIGHT, 5000);
@@ -836,10 +974,13 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_silent_agent_lost_after_5s, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_acks_by_20ms_group_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_hook_once_an_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_sequence_dropped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hello_again_gets_the_point_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hello_again_gets_the_point_again, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_hello_again_owes_preflight, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_restarted_agent_runs_next_attempt, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restarted_agent_runs_next_attempt, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_rolling_steady_state_stops_the_point, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_resume_replays_whole_points, setup, teardown),
