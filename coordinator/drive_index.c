@@ -307,7 +307,11 @@ static int add_one(struct rb_index *ix, const char *path, bool warn, char *err, 
 		return 0;
 	if (r) {
 		if (warn) {
+			/* noted as it is (no drives), so that it is said once, not at each query */
+			struct file_rows none = { .status = "unreadable" };
+
 			rb_warn("not indexed: %s", why);
+			put(ix, path, &sb, &none, err, errlen);
 			return 0;
 		}
 		snprintf(err, errlen, "%s", why);
