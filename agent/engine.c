@@ -59,7 +59,13 @@ static uint64_t thread_cpu_ns(bool sys)
 	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
 }
 
-static void flush_interval(struct job *j, unsigned i)
+/*
+ * Hands interval i of job j to its target's slot. The job's last (final) is handed in
+ * in the same critical section as the job counting itself done, so that the poller never
+ * sees its last interval without seeing it finished (a size-based target's last interval
+ * ends at its last completion: engine_run.c).
+ */
+static void flush_interval(struct job *j, unsigned i, bool final)
 {
 	struct tgt *t = j->t;
 	struct slot *s = &t->slots[i % SLOTS];
@@ -77,6 +83,11 @@ static void flush_interval(struct job *j, unsigned i)
 	for (int d = 0; d < RB_NDIR; d++)
 		rb_dir_stats_merge(&s->d[d], &j->ival[d]);
 	s->reported++;
+	if (final) {
+		t->job_last[j->idx] = i;
+		t->jobs_done++;
+		pthread_cond_broadcast(&t->cv);
+	}
 	pthread_mutex_unlock(&t->mu);
 	for (int d = 0; d < RB_NDIR; d++) {
 		rb_dir_stats_merge(&j->total[d], &j->ival[d]);
@@ -88,7 +99,7 @@ static void flush_interval(struct job *j, unsigned i)
 static void advance_to(struct job *j, unsigned idx)
 {
 	while (j->cur < idx)
-		flush_interval(j, j->cur++);
+		flush_interval(j, j->cur++, false);
 }
 
 static bool overlaps_inflight(const struct job *j, const struct rb_io *self, uint64_t pos,
@@ -646,11 +657,6 @@ void *rb_job_main(void *arg)
 	 * shows); stopped and size-based jobs up to the one they were in */
 	if (!atomic_load(&r->stop) && !j->err && !r->size_based)
 		advance_to(j, r->nintervals - 1);
-	flush_interval(j, j->cur);
-	pthread_mutex_lock(&j->t->mu);
-	j->t->job_last[j->idx] = j->cur;
-	j->t->jobs_done++;
-	pthread_cond_broadcast(&j->t->cv);
-	pthread_mutex_unlock(&j->t->mu);
+	flush_interval(j, j->cur, true);
 	return NULL;
 }
