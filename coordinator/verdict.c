@@ -173,10 +173,9 @@ static int cmp_ioerror(const void *a, const void *b, void *arg)
 	const struct rb_row_ioerror *v = ((const struct rb_verdict_in *)arg)->ioerrors;
 	const struct rb_row_ioerror *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
 
+	/* by offset over every point: a range is contiguous on the drive, whichever point */
 	if (x->drive != y->drive)
 		return cmp_u32(x->drive, y->drive);
-	if (x->point != y->point)
-		return cmp_u32(x->point, y->point);
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
@@ -419,7 +418,7 @@ static void data_rules(struct judge *j, size_t dp)
 	if (mism) {
 		offsets_text(j, b, end, true, where, sizeof(where));
 		add(j, d, "mismatch", RB_FAIL, (double)mism, 0, mp, -1, 0,
-		    "%" PRIu64 " verification mismatch(es)%s%s in point %" PRId64
+		    "%" PRIu64 " verification mismatch(es)%s%s, first in point %" PRId64
 		    " '%s': the data read back is not what was written",
 		    mism, where[0] ? " " : "", where, mp, point_name(j, (uint32_t)mp));
 	}
@@ -437,6 +436,13 @@ static void completeness_rules(struct judge *j, size_t dp)
 {
 	const struct rb_verdict_in *in = j->in;
 	uint32_t d = in->drives[dp].drive;
+
+	/* the points it never reached are not in the file: the run's status says so */
+	if (in->run_status &&
+	    (!strcmp(in->run_status, "aborted") || !strcmp(in->run_status, "failed")))
+		add(j, d, "run_ended", RB_INCOMPLETE, NAN, NAN, -1, -1, 0,
+		    "the run was %s after %zu point(s): the points after them did not run",
+		    in->run_status, in->np);
 
 	for (size_t p = 0; p < in->np; p++) {
 		uint32_t pt = in->points[p].point;
@@ -799,6 +805,7 @@ int rb_verdict_file(const char *path, const struct rb_verdict_rules *root,
 	struct rb_row_ioerror *ie = NULL;
 	struct rb_row_verdict *v = NULL;
 	size_t nv = 0;
+	char status[16];
 	struct rb_results_in *f = rb_results_open(path, err, errlen);
 	int rc;
 
@@ -810,6 +817,8 @@ int rb_verdict_file(const char *path, const struct rb_verdict_rules *root,
 	rc = rc ? rc : rb_results_read_samples(f, &sm, &in.ns);
 	rc = rc ? rc : rb_results_read_health(f, &hl, &in.nh);
 	rc = rc ? rc : rb_results_read_ioerrors(f, &ie, &in.ne);
+	rb_results_attr(f, "status", status, sizeof(status));
+	in.run_status = status;
 	if (rc)
 		snprintf(err, errlen, "cannot read '%s' to judge it: %s", path,
 			 rb_results_in_error(f)[0] ? rb_results_in_error(f) : strerror(-rc));
@@ -825,12 +834,13 @@ int rb_verdict_file(const char *path, const struct rb_verdict_rules *root,
 		if (rc < 0)
 			snprintf(err, errlen, "out of memory judging '%s'", path);
 	}
+	/* said first: a full disk that cannot take them still lets them be read here */
+	if (rc >= 0 && out)
+		rb_verdict_print(out, v, nv, dr, in.nd);
 	if (rc >= 0 && rb_results_add_verdicts(path, v, nv, rb_verdict_name((enum rb_verdict)rc))) {
 		snprintf(err, errlen, "cannot store the verdicts in '%s'", path);
 		rc = -EIO;
 	}
-	if (rc >= 0 && out)
-		rb_verdict_print(out, v, nv, dr, in.nd);
 	free(dr);
 	free(pt);
 	free(rs);

@@ -69,6 +69,9 @@ struct rb_verdict_in {
 	const struct rb_verdict_rules *root;
 	/* the rules of point p (a phase's merged over the root's); NULL: the root's */
 	const struct rb_verdict_rules *(*point_rules)(const void *arg, uint32_t point);
+	/* the run's status (the file's): aborted or failed make every drive INCOMPLETE, since
+	 * the points it never reached are not in the file; NULL: complete */
+	const char *run_status;
 	/* whether point p measures drive d; NULL: every drive */
 	bool (*in_point)(const void *arg, uint32_t point, uint32_t drive);
 	const void *arg;

@@ -177,8 +177,19 @@ static void test_data_rules_name_offsets(void **st)
 	assert_string_equal(r->verdict, "FAIL");
 	assert_int_equal(r->point, 1);
 	assert_non_null(strstr(r->reason, "8 verification mismatch(es) at offset 4194304 (4096 "
-					  "bytes) in point 1 'p1'"));
+					  "bytes), first in point 1 'p1'"));
 	assert_null(row(&f, 1, "io_errors"));
+	/* ranges are of the drive, over its points: one earlier on the drive, in point 0 */
+	result(&f, 1, 0)->verify_mismatches = 1;
+	f.ie[f.ne++] = (struct rb_row_ioerror){
+		.drive = 1, .point = 0, .offset = 1048576, .length = 512, .err = EILSEQ, .count = 1
+	};
+	judge(&f);
+	r = row(&f, 1, "mismatch");
+	assert_non_null(r);
+	if (!strstr(r->reason, "9 verification mismatch(es) at offset 1048576 (512 bytes), "
+			       "4194304 (4096 bytes), first in point 0"))
+		fail_msg("%s", r->reason);
 	r = row(&f, 2, "io_errors");
 	assert_non_null(r);
 	assert_int_equal((int)r->measured, 5);
@@ -220,6 +231,34 @@ static void test_completeness(void **st)
 	assert_drive(&f, 2, "PASS");
 	assert_drive(&f, 3, "INCOMPLETE");
 	assert_non_null(strstr(row(&f, 3, "not_run")->reason, "point 1 'p1' was not run on it"));
+	free(f.v);
+}
+
+/* An aborted run's file holds only the points it started: every drive is INCOMPLETE. */
+static void test_run_ended_early(void **st)
+{
+	struct fx f;
+	struct rb_verdict_in in;
+
+	(void)st;
+	fixture(&f);
+	in = (struct rb_verdict_in){ .drives = f.dr,
+				     .nd = ND,
+				     .points = f.pt,
+				     .np = NP,
+				     .results = f.rs,
+				     .nr = f.nr,
+				     .root = &f.rules,
+				     .run_status = "aborted" };
+	assert_int_equal(rb_verdict_judge(&in, &f.v, &f.nv), RB_INCOMPLETE);
+	for (uint32_t d = 0; d < ND; d++) {
+		assert_drive(&f, d, "INCOMPLETE");
+		assert_non_null(
+			strstr(row(&f, d, "run_ended")->reason, "the run was aborted after 2"));
+	}
+	free(f.v);
+	in.run_status = "complete";
+	assert_int_equal(rb_verdict_judge(&in, &f.v, &f.nv), RB_PASS);
 	free(f.v);
 }
 
@@ -406,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_all_pass),
 		cmocka_unit_test(test_data_rules_name_offsets),
 		cmocka_unit_test(test_completeness),
+		cmocka_unit_test(test_run_ended_early),
 		cmocka_unit_test(test_health_over_the_run),
 		cmocka_unit_test(test_performance_rules),
 		cmocka_unit_test(test_cliff),
