@@ -241,7 +241,8 @@ struct coord {
 	bool drives_written;
 	bool lost_abort;
 	size_t refusals;
-	size_t skipped; /* drives refused and left out (on_refusal: skip) */
+	size_t skipped;		  /* drives refused and left out (on_refusal: skip) */
+	size_t unmapped_refusals; /* refusals naming no drive of the campaign (the agent) */
 	bool fatal;
 	int store_err; /* the journal or the results file could not be written: stop */
 	/* the current point's sample keys stored: each once, whatever the epoch it came in */

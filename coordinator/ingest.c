@@ -492,8 +492,12 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 				size_t n = strlen(w);
 
 				k->refused[di] = true;
-				snprintf(w + n, sizeof(k->refusal_why[di]) - n, "%s%s",
-					 n ? "; " : "", d->message);
+				/* a pre-flight asked again answers the same */
+				if (!strstr(w, d->message))
+					snprintf(w + n, sizeof(k->refusal_why[di]) - n, "%s%s",
+						 n ? "; " : "", d->message);
+			} else {
+				k->unmapped_refusals++; /* of the agent itself: no drive to skip */
 			}
 		}
 		if (a->state == AGENT_CONNECTED)

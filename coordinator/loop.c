@@ -244,7 +244,9 @@ int loop_preflight(struct coord *k)
 		return rc;
 	if (!k->refusals)
 		return 0;
-	if (k->c->on_refusal == RB_REFUSAL_SKIP) {
+	/* a refusal of the agent itself (its layout, its configuration) names no drive to
+	 * leave out: it stops the campaign whatever on_refusal says */
+	if (k->c->on_refusal == RB_REFUSAL_SKIP && !k->unmapped_refusals) {
 		for (size_t i = 0; i < k->c->ndrives; i++)
 			k->skipped += k->refused[i];
 		if (k->skipped < k->c->ndrives) {
