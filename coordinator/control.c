@@ -254,9 +254,13 @@ int rb_service_submit(const struct rb_submit *sub)
 		return RB_EXIT_FAILED;
 	if (!reply_ok(rep) || !rb_control_field(rep, "id", id, sizeof(id)) ||
 	    !rb_control_field(rep, "log", log, sizeof(log))) {
-		/* a campaign the service cannot load is bad input, as in-process */
-		rc = strncmp(rep, "error\n", 6) || strncmp(rep + 6, "busy", 4) ? RB_EXIT_USAGE
-									       : RB_EXIT_FAILED;
+		/* a campaign the service cannot load is bad input, as in-process; the service
+		 * busy, its queue full or its log folder failing are not */
+		rc = !strncmp(rep, "error\nbusy", 10) ||
+				     !strncmp(rep, "error\nthe queue is full", 23) ||
+				     !strncmp(rep, "error\ncannot create the run's log", 33)
+			     ? RB_EXIT_FAILED
+			     : RB_EXIT_USAGE;
 		free(rep);
 		return rc;
 	}

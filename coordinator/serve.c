@@ -27,74 +27,6 @@
 #include "metrics.h"
 #include "transport.h"
 
-const char *rb_control_path(const char *given, char *buf, size_t len)
-{
-	const char *env = getenv("RACKBENCH_CONTROL");
-
-	if (given && *given)
-		snprintf(buf, len, "%s", given);
-	else if (env && *env)
-		snprintf(buf, len, "%s", env);
-	else if (getuid() == 0)
-		snprintf(buf, len, "/run/rackbench/control");
-	else
-		snprintf(buf, len, "/tmp/rackbench-%u/control", (unsigned)getuid());
-	return buf;
-}
-
-/*
- * Whether dir may hold a service's socket and logs: a real folder (not a symbolic link)
- * of this user that no one else may write to; strict (the default folder): no one else
- * may even enter it (0700). 0, or -EPERM with why filled.
- */
-static int private_dir(const char *dir, bool strict, char *why, size_t len)
-{
-	struct stat st;
-
-	if (lstat(dir, &st)) {
-		snprintf(why, len, "%s", strerror(errno));
-		return -errno;
-	}
-	if (S_ISLNK(st.st_mode))
-		snprintf(why, len, "it is a symbolic link");
-	else if (!S_ISDIR(st.st_mode))
-		snprintf(why, len, "it is not a folder");
-	else if (st.st_uid != geteuid())
-		snprintf(why, len, "it belongs to uid %u, not to this user (uid %u)",
-			 (unsigned)st.st_uid, (unsigned)geteuid());
-	else if (st.st_mode & (strict ? 077 : 022))
-		snprintf(why, len, "others may %s it (mode %04o; 0700 wanted)",
-			 st.st_mode & 022 ? "write to" : "enter", (unsigned)(st.st_mode & 07777));
-	else
-		return 0;
-	return -EPERM;
-}
-
-bool rb_service_present(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char tmp[4096], why[256];
-	int fd, r;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return false;
-	/* a socket in a folder someone else controls may be theirs: never used */
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	if (access(path, F_OK) == 0 && private_dir(dirname(tmp), false, why, sizeof(why))) {
-		snprintf(tmp, sizeof(tmp), "%s", path);
-		rb_warn("not using the service socket '%s': its folder '%s' is not private (%s)",
-			path, dirname(tmp), why);
-		return false;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	close(fd);
-	return r == 0;
-}
-
 /* ---- the service ---- */
 
 struct reg {
@@ -397,26 +329,6 @@ static void reply_status(struct service *s, const char *id)
 		reply(s, "ok\nstate=idle\n");
 }
 
-const char *rb_control_field(const char *req, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-
-	for (const char *p = strchr(req, '\n'); p && p[1] && p[1] != '\n';
-	     p = strchr(p + 1, '\n')) {
-		if (!strncmp(p + 1, key, kl) && p[1 + kl] == '=') {
-			const char *v = p + 2 + kl, *e = strchr(v, '\n');
-			size_t n = e ? (size_t)(e - v) : strlen(v);
-
-			if (n >= len)
-				return NULL;
-			memcpy(buf, v, n);
-			buf[n] = '\0';
-			return buf;
-		}
-	}
-	return NULL;
-}
-
 static void control_request(struct service *s, bool idle_now, char **pending);
 
 /* Between a run's messages: the control socket (status, agents, abort; no second run). */
@@ -579,7 +491,8 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 	s->running = true;
 	s->c = c;
 	memset(&s->state, 0, sizeof(s->state));
-	abort_run = 0;
+	/* a SIGTERM that came while the run was loading stops it at once */
+	abort_run = quit;
 	/* the agents heard from lately start the run at once, as they last said hello */
 	struct rb_known_agent *known = calloc(s->nagents + 1, sizeof(*known));
 	size_t nknown = 0;
@@ -851,7 +764,7 @@ static int serve_claim(const struct rb_serve_args *a, char *cpath, size_t clen, 
 	bool strict = !(a->ctl && *a->ctl) &&
 		      !(getenv("RACKBENCH_CONTROL") && *getenv("RACKBENCH_CONTROL"));
 
-	if (private_dir(dir, strict, err, sizeof(err))) {
+	if (rb_service_private_dir(dir, strict, err, sizeof(err))) {
 		rb_err("refusing the service folder '%s': %s", dir, err);
 		return RB_EXIT_FAILED;
 	}
@@ -899,8 +812,17 @@ static int serve_loop(struct service *s)
 		    rb_wall_ns() - s->metrics_at >= (s->metrics_dirty ? 250 : 1000) * 1000000LL)
 			metrics_feed(s, NULL);
 	}
-	for (unsigned i = 0; i < s->nqueue; i++)
+	/* each queued run's log says it never ran, for whoever submitted it */
+	for (unsigned i = 0; i < s->nqueue; i++) {
+		int fd = open_log(s->queue[i].log, true);
+
+		if (fd >= 0) {
+			dprintf(fd, "rackbench: error: run %s did not run: the service stopped\n",
+				s->queue[i].id);
+			close(fd);
+		}
 		free(s->queue[i].req);
+	}
 	if (s->nqueue)
 		rb_warn("%u queued run(s) did not run: the service stopped", s->nqueue);
 	rb_info("service stopping");

@@ -23,6 +23,11 @@
 
 /* The control socket's path: given, else $RACKBENCH_CONTROL, else the default. */
 const char *rb_control_path(const char *given, char *buf, size_t len);
+/*
+ * Whether dir may hold a service's socket and logs: a real folder of this user that no one
+ * else may write to; strict: that no one else may even enter (0700). 0, or -EPERM (why).
+ */
+int rb_service_private_dir(const char *dir, bool strict, char *why, size_t len);
 /* Whether a service listens at path (a connect to the socket file, nothing sent). */
 bool rb_service_present(const char *path);
 
