@@ -27,14 +27,17 @@ struct rb_index {
 	char dir[4096], path[4200];
 };
 
+/* One transaction, so that a crash or a second process never leaves half of it. */
 static const char schema[] =
-	"CREATE TABLE files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT "
+	"BEGIN IMMEDIATE;"
+	"CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT "
 	"NULL, campaign TEXT, start_ns INTEGER, end_ns INTEGER, status TEXT, verdict TEXT);"
-	"CREATE TABLE drives(file TEXT NOT NULL, drive INTEGER NOT NULL, key TEXT NOT NULL, "
+	"CREATE TABLE IF NOT EXISTS drives(file TEXT NOT NULL, drive INTEGER NOT NULL, key TEXT NOT NULL, "
 	"serial TEXT, model TEXT, firmware TEXT, agent TEXT, path TEXT, verdict TEXT, reason "
 	"TEXT, seconds REAL, bytes INTEGER, PRIMARY KEY(file, drive));"
-	"CREATE INDEX drives_by_key ON drives(key);"
-	"PRAGMA user_version = 1;";
+	"CREATE INDEX IF NOT EXISTS drives_by_key ON drives(key);"
+	"PRAGMA user_version = 1;"
+	"COMMIT;";
 
 static int db_error(struct rb_index *ix, const char *what, char *err, size_t errlen)
 {
@@ -53,9 +56,18 @@ static int layout_of(sqlite3 *db)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
+	/* quick_check answers in rows: one 'ok', else what is damaged */
 	if (v == INDEX_LAYOUT &&
-	    sqlite3_exec(db, "PRAGMA quick_check", NULL, NULL, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK) {
+		const unsigned char *r =
+			sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+
+		if (!r || strcmp((const char *)r, "ok") || sqlite3_step(st) != SQLITE_DONE)
+			v = -1;
+		sqlite3_finalize(st);
+	} else if (v == INDEX_LAYOUT) {
 		v = -1;
+	}
 	return v;
 }
 
@@ -288,19 +300,28 @@ static bool known(struct rb_index *ix, const char *path, const struct stat *sb)
 	return same;
 }
 
-/* 1: added, 0: nothing to add (known, or a run going on), negative: an error. */
+/*
+ * 1: added, 0: nothing to add (known, or a run going on), negative: an error (-ENOENT:
+ * not a file to read). A file is known by its name in the folder, however its path was
+ * spelled (the service's, a client's --results).
+ */
 static int add_one(struct rb_index *ix, const char *path, bool warn, char *err, size_t errlen)
 {
 	struct file_rows f;
 	struct stat sb;
 	char why[600];
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	int r;
 
-	if (stat(path, &sb) || !S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "'%s': %s", path, strerror(errno ? errno : EINVAL));
+	if (stat(path, &sb)) {
+		snprintf(err, errlen, "'%s': %s", path, strerror(errno));
 		return -ENOENT;
 	}
-	if (known(ix, path, &sb))
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "'%s': not a regular file", path);
+		return -ENOENT;
+	}
+	if (known(ix, name, &sb))
 		return 0;
 	r = read_file(path, &f, why, sizeof(why));
 	if (r == 1)
@@ -311,13 +332,13 @@ static int add_one(struct rb_index *ix, const char *path, bool warn, char *err, 
 			struct file_rows none = { .status = "unreadable" };
 
 			rb_warn("not indexed: %s", why);
-			put(ix, path, &sb, &none, err, errlen);
+			put(ix, name, &sb, &none, err, errlen);
 			return 0;
 		}
 		snprintf(err, errlen, "%s", why);
 		return r;
 	}
-	r = put(ix, path, &sb, &f, err, errlen);
+	r = put(ix, name, &sb, &f, err, errlen);
 	rows_free(&f);
 	return r ? r : 1;
 }
@@ -327,6 +348,42 @@ int rb_index_add(struct rb_index *ix, const char *path, char *err, size_t errlen
 	int r = add_one(ix, path, false, err, errlen);
 
 	return r < 0 ? r : 0;
+}
+
+/* The rows of files no longer in the folder: the index is a cache of its files. */
+static int drop_gone(struct rb_index *ix, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	char gone[64][256];
+	size_t n = 0;
+	int r = 0;
+
+	if (sqlite3_prepare_v2(ix->db, "SELECT path FROM files", -1, &st, NULL) != SQLITE_OK)
+		return db_error(ix, "cannot read", err, errlen);
+	while (n < 64 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		char path[4400];
+		struct stat sb;
+
+		snprintf(path, sizeof(path), "%s/%s", ix->dir, name ? name : "");
+		if (name && stat(path, &sb) && errno == ENOENT)
+			snprintf(gone[n++], sizeof(gone[0]), "%s", name);
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < n && !r; i++) {
+		if (sqlite3_prepare_v2(ix->db, "DELETE FROM drives WHERE file = ?1", -1, &st, NULL))
+			return db_error(ix, "cannot write", err, errlen);
+		bind_text(st, 1, gone[i]);
+		r = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+		sqlite3_finalize(st);
+		if (!r && sqlite3_prepare_v2(ix->db, "DELETE FROM files WHERE path = ?1", -1, &st,
+					     NULL) == SQLITE_OK) {
+			bind_text(st, 1, gone[i]);
+			r = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+			sqlite3_finalize(st);
+		}
+	}
+	return r ? db_error(ix, "cannot write", err, errlen) : 0;
 }
 
 static bool is_results(const char *name)
@@ -354,10 +411,15 @@ int rb_index_update(struct rb_index *ix, char *err, size_t errlen)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", ix->dir, e->d_name);
 		r = add_one(ix, path, true, err, errlen);
+		if (r == -ENOENT) {
+			/* a dangling link, a folder named .h5, a file gone meanwhile */
+			rb_warn("not indexed: %s", err);
+			r = 0;
+		}
 		added += r > 0;
 	}
 	closedir(d);
-	return r < 0 ? r : added;
+	return r < 0 ? r : drop_gone(ix, err, errlen) ? -EIO : added;
 }
 
 /* ---- queries ---- */
@@ -373,7 +435,8 @@ static void column(sqlite3_stmt *st, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s", s ? (const char *)s : "");
 }
 
-static int collect(sqlite3_stmt *st, struct rb_index_row **ret, size_t *ret_n)
+static int collect(const struct rb_index *ix, sqlite3_stmt *st, struct rb_index_row **ret,
+		   size_t *ret_n)
 {
 	struct rb_index_row *v = NULL;
 	size_t n = 0, cap = 0;
@@ -400,7 +463,12 @@ static int collect(sqlite3_stmt *st, struct rb_index_row **ret, size_t *ret_n)
 		column(st, 3, r->firmware, sizeof(r->firmware));
 		column(st, 4, r->agent, sizeof(r->agent));
 		column(st, 5, r->path, sizeof(r->path));
-		column(st, 6, r->file, sizeof(r->file));
+		{
+			char name[256];
+
+			column(st, 6, name, sizeof(name));
+			snprintf(r->file, sizeof(r->file), "%s/%s", ix->dir, name);
+		}
 		column(st, 7, r->campaign, sizeof(r->campaign));
 		r->start_ns = sqlite3_column_int64(st, 8);
 		r->end_ns = sqlite3_column_int64(st, 9);
@@ -432,7 +500,7 @@ int rb_index_history(struct rb_index *ix, const char *key, struct rb_index_row *
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	bind_text(st, 1, key);
-	r = collect(st, ret, ret_n);
+	r = collect(ix, st, ret, ret_n);
 	sqlite3_finalize(st);
 	return r;
 }
@@ -443,19 +511,19 @@ int rb_index_drives(struct rb_index *ix, int64_t since_ns, int failed, struct rb
 	sqlite3_stmt *st;
 	int r;
 
-	/* each drive's latest run in the window (failed: its latest failed one) */
+	/* each drive's latest run in the window (failed: its latest failed one); of two
+	 * runs that started at one instant, the file named last */
 	if (sqlite3_prepare_v2(
 		    ix->db,
-		    "SELECT " ROW_COLUMNS " FROM drives d JOIN files f ON d.file = f.path "
-		    "WHERE f.start_ns >= ?1 AND (?2 = 0 OR d.verdict = 'FAIL') AND f.start_ns = "
-		    "(SELECT max(f2.start_ns) FROM drives d2 JOIN files f2 ON d2.file = f2.path "
-		    "WHERE d2.key = d.key AND f2.start_ns >= ?1 AND (?2 = 0 OR d2.verdict = 'FAIL')) "
-		    "GROUP BY d.key ORDER BY d.key",
+		    "SELECT * FROM (SELECT " ROW_COLUMNS ", row_number() OVER (PARTITION BY "
+		    "d.key ORDER BY f.start_ns DESC, f.path DESC) AS latest FROM drives d "
+		    "JOIN files f ON d.file = f.path WHERE f.start_ns >= ?1 AND (?2 = 0 OR "
+		    "d.verdict = 'FAIL')) WHERE latest = 1 ORDER BY 1",
 		    -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, since_ns);
 	sqlite3_bind_int(st, 2, failed);
-	r = collect(st, ret, ret_n);
+	r = collect(ix, st, ret, ret_n);
 	sqlite3_finalize(st);
 	return r;
 }

@@ -137,6 +137,18 @@ static void test_index_and_queries(void **st)
 	assert_string_equal(v[0].campaign, "w3");
 	assert_string_equal(v[0].verdict, "PASS");
 	free(v);
+	/* a folder named like a results file is passed over; a file gone leaves the index */
+	snprintf(path, sizeof(path), "%s/folder.h5", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(rb_index_update(ix, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/w3.h5", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rb_index_update(ix, err, sizeof(err)), 0);
+	assert_int_equal(rb_index_history(ix, "S1", &v, &n), 0);
+	assert_int_equal(n, 2);
+	free(v);
+	write_run("w3", now - 1 * day, "PASS", "FAIL", "partial");
+	assert_int_equal(rb_index_update(ix, err, sizeof(err)), 1);
 	/* a changed file is read again */
 	snprintf(path, sizeof(path), "%s/w1.h5", dir);
 	struct rb_row_verdict vd = { .drive = 0, .rule = "drive", .verdict = "FAIL" };
