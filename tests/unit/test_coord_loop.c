@@ -561,6 +561,89 @@ static void test_acks_by_20ms_group_commit(void **st)
 	free(smp);
 }
 
+/*
+ * A campaign with a verdict: the drive's IO error and mismatch reach the io_errors table
+ * with their offsets, the judged drive FAILs, the verdicts are in the file and the run
+ * exits 5.
+ */
+static void test_verdict_of_the_run(void **st)
+{
+	struct run *r = *st;
+	uint32_t idx = 2000;
+	uint64_t cnt = 300;
+	struct rb_dir_result dr = { .ios = 300,
+				    .bytes = 300 * 4096,
+				    .errors = 1,
+				    .lat_sum_ns = 300 * 100000ULL,
+				    .hist = { &idx, &cnt, 1 } };
+	struct rb_msg_io_error ie[2] = {
+		{ .offset = 8192, .length = 4096, .direction = 0, .err = 5, .count = 1 },
+		{ .offset = 4096, .length = 512, .direction = 0, .err = 84, .count = 1 },
+	};
+	struct rb_row_verdict *v;
+	struct rb_row_ioerror *rows;
+	size_t nv, nrows;
+	char err[256];
+	struct rb_results_in *in;
+	struct rb_msg m;
+
+	run_start(r, "verdict: {critical_warning: true}\n");
+	connect_and_assign(r);
+	for (uint32_t i = 0; i < 3; i++)
+		sample(r, 0, i, 100, 0);
+	rb_msg_init(&m, RB_MSG_RESULT);
+	m.result = (struct rb_msg_result){ .point = r->point,
+					   .drive = DRIVE,
+					   .elapsed_ns = 3000000000ULL,
+					   .dirs = &dr,
+					   .ndirs = 1,
+					   .io_errors = ie,
+					   .nio_errors = 2,
+					   .verify_mismatches = 1,
+					   .status = "ok",
+					   .message = "" };
+	send_numbered(r, &m, 0);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	m.point_done.point = r->point;
+	send_numbered(r, &m, 0);
+	expect_free(r, RB_MSG_STOP, 5000);
+	out_begin(r);
+	assert_int_equal(run_join(r), RB_EXIT_BELOW_SPEC);
+	free(out_end(r));
+	in = rb_results_open(r->path, err, sizeof(err));
+	assert_non_null(in);
+	assert_int_equal(rb_results_read_verdicts(in, &v, &nv), 0);
+	assert_int_equal(rb_results_read_ioerrors(in, &rows, &nrows), 0);
+	rb_results_in_close(in);
+	assert_int_equal(nrows, 2);
+	assert_true((rows[0].err == 5 && rows[0].offset == 8192) ||
+		    (rows[1].err == 5 && rows[1].offset == 8192));
+	assert_int_equal(nv, 3); /* mismatch, io_errors, the drive */
+	assert_string_equal(v[2].rule, "drive");
+	assert_string_equal(v[2].verdict, "FAIL");
+	assert_non_null(strstr(v[2].reason, "at offset 4096 (512 bytes)"));
+	free(v);
+	free(rows);
+}
+
+/* on_refusal: skip with every drive refused: nothing to run, the campaign stops (3). */
+static void test_skip_with_every_drive_refused(void **st)
+{
+	struct run *r = *st;
+	struct rb_refusal ref = { .subject = DRIVE, .message = "it is mounted at /mnt" };
+	struct rb_msg m;
+
+	run_start(r, "on_refusal: skip\ndestructive: true\n");
+	hello(r, 0);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
+	rb_msg_init(&m, RB_MSG_PREFLIGHT_REPLY);
+	m.preflight_reply.refusals = &ref;
+	m.preflight_reply.nrefusals = 1;
+	send_numbered(r, &m, 0);
+	assert_int_equal(run_join(r), RB_EXIT_REFUSED);
+}
+
 /* A duplicate and a message past a gap are dropped; the gap's message, then the rest,
  * are taken in order. */
 static void test_wrong_sequence_dropped(void **st)
@@ -974,6 +1057,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_silent_agent_lost_after_5s, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_acks_by_20ms_group_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_of_the_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_skip_with_every_drive_refused, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_live_hook_once_an_interval, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_sequence_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hello_again_gets_the_point_again, setup,
