@@ -358,6 +358,14 @@ static void test_performance_rules(void **st)
 	}
 	judge(&f);
 	assert_null(row(&f, 3, "min_model_pct"));
+	/* drives of a model need not be next to each other: M1, M2, M1, M1 */
+	for (uint32_t d = 0; d < ND; d++)
+		snprintf(f.dr[d].id.model, sizeof(f.dr[d].id.model), "%s", d == 1 ? "M2" : "M1");
+	result(&f, 2, 0)->read.iops = 400; /* M1 at point 0: 1000, 400, 690: median 690 */
+	judge(&f);
+	assert_non_null(row(&f, 2, "min_model_pct"));
+	assert_non_null(strstr(row(&f, 2, "min_model_pct")->reason, "median 690"));
+	assert_null(row(&f, 1, "min_model_pct")); /* alone in its model */
 	free(f.v);
 }
 
