@@ -6,7 +6,6 @@
 #include "cmds.h"
 
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,27 +114,40 @@ static const char *when(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-/* A row's columns, in order, for JSON and CSV alike: a text field, or one of the others. */
-enum col { C_TEXT, C_START, C_START_NS, C_HOURS, C_BYTES };
-#define TEXT(name, field)                                                                          \
-	{                                                                                          \
-		name, C_TEXT, offsetof(struct rb_index_row, field)                                 \
-	}
-static const struct {
-	const char *name;
-	enum col kind;
-	size_t off;
-} cols[] = {
-	TEXT("drive", key),	    TEXT("serial", serial),	   TEXT("model", model),
-	TEXT("firmware", firmware), TEXT("agent", agent),	   TEXT("path", path),
-	{ "start", C_START, 0 },    { "start_ns", C_START_NS, 0 }, TEXT("campaign", campaign),
-	TEXT("status", status),	    TEXT("verdict", verdict),	   TEXT("reason", reason),
-	{ "hours", C_HOURS, 0 },    { "bytes", C_BYTES, 0 },	   TEXT("file", file),
-};
-#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+static void json_row(FILE *o, const struct rb_index_row *r, bool first)
+{
+	char t[32];
+
+	fprintf(o, "%s\n  {\"drive\": ", first ? "" : ",");
+	rb_json_str(o, r->key);
+	fputs(", \"serial\": ", o);
+	rb_json_str(o, r->serial);
+	fputs(", \"model\": ", o);
+	rb_json_str(o, r->model);
+	fputs(", \"firmware\": ", o);
+	rb_json_str(o, r->firmware);
+	fputs(", \"agent\": ", o);
+	rb_json_str(o, r->agent);
+	fputs(", \"path\": ", o);
+	rb_json_str(o, r->path);
+	fputs(", \"campaign\": ", o);
+	rb_json_str(o, r->campaign);
+	fputs(", \"start\": ", o);
+	rb_json_str(o, when(r->start_ns, t, sizeof(t)));
+	fprintf(o, ", \"start_ns\": %" PRId64 ", \"status\": ", r->start_ns);
+	rb_json_str(o, r->status);
+	fputs(", \"verdict\": ", o);
+	rb_json_str(o, r->verdict);
+	fputs(", \"reason\": ", o);
+	rb_json_str(o, r->reason);
+	fprintf(o, ", \"hours\": %.4f, \"bytes\": %" PRIu64 ", \"file\": ", r->seconds / 3600,
+		r->bytes);
+	rb_json_str(o, r->file);
+	fputs("}", o);
+}
 
 /* A CSV field: quoted, its quotes doubled. */
-static void csv_text(FILE *o, const char *s)
+static void csv(FILE *o, const char *s, const char *sep)
 {
 	fputc('"', o);
 	for (; *s; s++) {
@@ -143,32 +155,7 @@ static void csv_text(FILE *o, const char *s)
 			fputc('"', o);
 		fputc(*s, o);
 	}
-	fputc('"', o);
-}
-
-/* Column c of row r: a JSON string or a CSV field for text, a number otherwise. */
-static void value(FILE *o, const struct rb_index_row *r, size_t c, bool json)
-{
-	char t[32];
-	const char *text = (const char *)r + cols[c].off;
-
-	switch (cols[c].kind) {
-	case C_START:
-		text = when(r->start_ns, t, sizeof(t));
-		/* fall through */
-	case C_TEXT:
-		json ? rb_json_str(o, text) : csv_text(o, text);
-		break;
-	case C_START_NS:
-		fprintf(o, "%" PRId64, r->start_ns);
-		break;
-	case C_HOURS:
-		fprintf(o, "%.4f", r->seconds / 3600);
-		break;
-	case C_BYTES:
-		fprintf(o, "%" PRIu64, r->bytes);
-		break;
-	}
+	fprintf(o, "\"%s", sep);
 }
 
 static void print_rows(const struct rb_index_row *v, size_t n, bool history)
@@ -177,28 +164,30 @@ static void print_rows(const struct rb_index_row *v, size_t n, bool history)
 
 	if (H.json) {
 		fputs("[", stdout);
-		for (size_t i = 0; i < n; i++) {
-			for (size_t c = 0; c < NCOLS; c++) {
-				printf("%s\"%s\": ",
-				       c   ? ", "
-				       : i ? ",\n  {"
-					   : "\n  {",
-				       cols[c].name);
-				value(stdout, &v[i], c, true);
-			}
-			fputs("}", stdout);
-		}
+		for (size_t i = 0; i < n; i++)
+			json_row(stdout, &v[i], !i);
 		fputs(n ? "\n]\n" : "]\n", stdout);
 		return;
 	}
 	if (H.csv) {
-		for (size_t c = 0; c < NCOLS; c++)
-			printf("%s%s", cols[c].name, c + 1 < NCOLS ? "," : "\n");
-		for (size_t i = 0; i < n; i++)
-			for (size_t c = 0; c < NCOLS; c++) {
-				value(stdout, &v[i], c, false);
-				fputs(c + 1 < NCOLS ? "," : "\n", stdout);
-			}
+		puts("drive,serial,model,firmware,agent,path,start,campaign,verdict,reason,hours,"
+		     "bytes,file");
+		for (size_t i = 0; i < n; i++) {
+			const struct rb_index_row *r = &v[i];
+
+			csv(stdout, r->key, ",");
+			csv(stdout, r->serial, ",");
+			csv(stdout, r->model, ",");
+			csv(stdout, r->firmware, ",");
+			csv(stdout, r->agent, ",");
+			csv(stdout, r->path, ",");
+			csv(stdout, when(r->start_ns, t, sizeof(t)), ",");
+			csv(stdout, r->campaign, ",");
+			csv(stdout, r->verdict, ",");
+			csv(stdout, r->reason, ",");
+			printf("%.4f,%" PRIu64 ",", r->seconds / 3600, r->bytes);
+			csv(stdout, r->file, "\n");
+		}
 		return;
 	}
 	if (history && n)
