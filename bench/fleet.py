@@ -59,6 +59,16 @@ def rss_kib(pid):
     return 0
 
 
+def cpu_s(pid):
+    """User + system CPU seconds of a process, all its threads."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--agents", type=int, default=1000)
@@ -122,6 +132,7 @@ def main():
               "they started connecting")
         time.sleep(3)  # a Hello from each since, for the run to start with
         t0 = time.monotonic_ns()
+        cpu0 = cpu_s(serve.pid)
         run = subprocess.Popen([COORD, "run", camp, "--results", out], env=env, stdout=subprocess.DEVNULL,
                                stderr=open(os.path.join(a.dir, "run.log"), "w"))
         rss = []
@@ -142,6 +153,7 @@ def main():
                   f"  {sims[-1].strip() if sims else ''}")
             sys.stdout.flush()
         wall = time.monotonic() - start
+        cpu = cpu_s(serve.pid) - cpu0
         print(f"run exit {run.returncode} after {wall:.0f} s")
         sim.send_signal(signal.SIGTERM)
         sim.wait(30)
@@ -155,7 +167,7 @@ def main():
             import h5py
             with h5py.File(files[0], "r") as h:
                 rows = len(h["samples"])
-                hist = len(h["histograms"])
+                hist = len(h["hist_bins"] if "hist_bins" in h else h["histograms"])
                 t = h["samples"]["t_ns"] if rows else []
             size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(out, "fleet-*")))
             # the drives' own span: the samples' interval ends, first to last, plus the
@@ -169,6 +181,13 @@ def main():
                 print(f"stored: {rows / span:,.0f} samples/s over the {span:.1f} s the samples "
                       f"span; {rows / wall:,.0f}/s over the run's {wall:.1f} s wall (set-up "
                       "and drain included)")
+            if rows:
+                print(f"coordinator CPU: {cpu:.1f} s over the run ({cpu / wall:.2f} CPUs), "
+                      f"{cpu / rows * 1e6:.2f} us per stored sample")
+                h5size = sum(os.path.getsize(p) for p in files)
+                print(f"HDF5 file alone: {h5size / 1e6:,.1f} MB, {h5size / rows:,.0f} B per "
+                      f"sample, {h5size / rows * 3600e3 / parse_ms(a.interval) / 1e6:,.2f} MB "
+                      f"per drive-hour at {a.interval} intervals")
         # acknowledged, from the simulator's own counters: its 10 s windows while running
         acked = [float(l.split("sent/s")[1].split()[0]) for l in lines
                  if l.startswith("sim: welcomed") and "acked/s" in l]

@@ -4,7 +4,7 @@
  * DEALER socket with its own CURVE key pair, speaking the real protocol to a real
  * coordinator: Hello with DRIVES targets, Welcome, PreflightReply (no refusals),
  * TimeReply, and on Assign one SampleBatch per interval (a Sample per drive: the
- * counters and a sparse histogram of BUCKETS buckets), then a DriveResult per drive
+ * counters and a sparse histogram of BUCKETS buckets, at most 512), then a DriveResult per drive
  * and PointDone, numbered (epoch, seq) like a real agent's data messages.
  *
  *   fleet_sim keys DIR N            writes N key pairs and DIR/allowed (the allow-list)
@@ -91,16 +91,28 @@ static void hello(struct sim *s)
 	free(ti);
 }
 
+#define MAXB 512
+
+/*
+ * A histogram shaped like a drive's over one interval: n buckets from about 70 us up, the
+ * counts a bell over them with noise in every count (a real drive's low digits are noise,
+ * and they are what compression cannot take away), the seed one per drive and interval.
+ */
 static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, uint64_t *lat,
-		      unsigned seed)
+		      uint64_t seed)
 {
-	uint32_t b = 2000 + seed % 200;
+	uint64_t x = seed * 0x9E3779B97F4A7C15ULL | 1;
+	uint32_t b = 2000 + (uint32_t)(seed % 97);
 
 	*ios = 0;
 	*lat = 0;
 	for (unsigned k = 0; k < n; k++) {
+		double z = ((double)k - n / 3.0) / (n / 6.0 + 1);
+		uint64_t peak = 4000;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
 		idx[k] = b + k;
-		cnt[k] = 1 + (seed * 2654435761u + k * 40503u) % 400;
+		cnt[k] = 1 + (uint64_t)((double)peak / (1 + z * z * z * z)) * (96 + x % 9) / 100;
 		*ios += cnt[k];
 		*lat += cnt[k] * 90000;
 	}
@@ -116,16 +128,17 @@ static void send_numbered(struct sim *s, struct rb_msg *m, uint64_t seq)
 
 static void samples(struct sim *s, uint32_t interval, int64_t now_wall, uint64_t seq)
 {
+	static uint32_t idx[64][MAXB];
+	static uint64_t cnt[64][MAXB];
 	struct rb_msg_sample sm[64];
-	uint32_t idx[64][64];
-	uint64_t cnt[64][64];
 	unsigned n = s->ndrives < 64 ? s->ndrives : 64;
 	struct rb_msg m;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t ios, lat;
 
-		fill_hist(idx[i], cnt[i], nbuckets_g, &ios, &lat, interval * 31 + i);
+		fill_hist(idx[i], cnt[i], nbuckets_g, &ios, &lat,
+			  ((uint64_t)s->epoch << 24) ^ ((uint64_t)interval << 6 | i));
 		sm[i] = (struct rb_msg_sample){ .point = s->point,
 						.attempt = s->attempt,
 						.drive = drive_names[i],
@@ -155,8 +168,9 @@ static void point_msg(struct sim *s, uint64_t i)
 	}
 	if (i < s->nbatches + s->ndrives) {
 		unsigned d = (unsigned)(i - s->nbatches);
-		uint32_t idx[64];
-		uint64_t cnt[64], ios, lat;
+		static uint32_t idx[MAXB];
+		static uint64_t cnt[MAXB];
+		uint64_t ios, lat;
 		struct rb_dir_result dr;
 
 		fill_hist(idx, cnt, nbuckets_g, &ios, &lat, d);
@@ -321,7 +335,7 @@ int main(int argc, char **argv)
 
 	ndrives_g = (unsigned)atoi(argv[5]);
 	nbuckets_g = (unsigned)atoi(argv[6]);
-	if (ndrives_g < 1 || ndrives_g > 64 || nbuckets_g < 1 || nbuckets_g > 64 || !s) {
+	if (ndrives_g < 1 || ndrives_g > 64 || nbuckets_g < 1 || nbuckets_g > MAXB || !s) {
 		fprintf(stderr, "DRIVES and BUCKETS: 1..64\n");
 		return 2;
 	}

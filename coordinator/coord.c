@@ -488,7 +488,7 @@ static void coord_release(struct coord *k)
 	free(k->ss);
 	free(k->jp);
 	free(k->gaps);
-	free(k->skeys);
+	ing_seen_release(k);
 	free(k->refused);
 	free(k->refusal_why);
 	free(k->vrules);

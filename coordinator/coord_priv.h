@@ -168,6 +168,16 @@ struct live {
 	size_t at_newest;
 };
 
+/* A run of stored intervals of one attempt, and a drive direction's runs (ingest.c). */
+struct seen {
+	uint32_t attempt, lo, hi;
+};
+
+struct seenset {
+	struct seen *v;
+	uint32_t n, cap;
+};
+
 struct coord {
 	const struct rb_campaign *c;
 	/* the run's timers and its agents' instants: real, or a test's fake (the results
@@ -245,9 +255,10 @@ struct coord {
 	size_t unmapped_refusals; /* refusals naming no drive of the campaign (the agent) */
 	bool fatal;
 	int store_err; /* the journal or the results file could not be written: stop */
-	/* the current point's sample keys stored: each once, whatever the epoch it came in */
-	uint64_t *skeys;
-	size_t nskeys, skeys_mask;
+	/* the current point's sample keys stored: each once, whatever the epoch it came in;
+	 * per drive and direction (ndrives x 3), allocated at the first sample */
+	struct seenset *seen;
+	int64_t probe_scan_ns; /* when the agents' clock probes are looked at next */
 	uint64_t io_errors;
 	size_t bad_drives;
 	struct rb_hist scratch;
@@ -328,6 +339,7 @@ void ing_volume_row(struct coord *k, size_t i, struct rb_row_drive *row);
 void ing_drive_rows(struct coord *k);
 void ing_print_summary(struct coord *k, FILE *out);
 void ing_point_begin(struct coord *k, const struct rb_point *p);
+void ing_seen_release(struct coord *k);
 
 /* ---- orders.c: what the agents are told ---- */
 void ord_preflight(struct coord *k, struct ragent *a);

@@ -118,6 +118,11 @@ void dlv_probe_clocks(struct coord *k)
 {
 	int64_t now = coord_now(k);
 
+	/* every 10 ms, not at every message: a fleet's 10,000 messages a second each walked
+	 * every agent (2.6% of the coordinator's time at 1,000 agents) */
+	if (now < k->probe_scan_ns)
+		return;
+	k->probe_scan_ns = now + 10000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];
 		struct rb_msg m;

@@ -368,47 +368,92 @@ static void live_sample(struct coord *k, int di, const struct rb_msg_sample *s, 
 		d->p99_ns = p99_ns;
 }
 
+/*
+ * The intervals of the current point stored so far, per drive and direction: sorted runs
+ * [lo, hi] of (attempt, interval). Samples come in order, so a drive's direction holds one
+ * run that its next interval extends; a gap (a message still in a spool) splits it until
+ * it is filled. Memory is a few runs per drive however long the point, where a set of
+ * every key grew by one per sample (2 G keys for a day of 24,000 drives at 1 s).
+ */
+static bool seen_take(struct seenset *set, uint32_t attempt, uint32_t interval)
+{
+	struct seen *v = set->v;
+	size_t lo = 0, hi = set->n;
+
+	/* the common case: the next interval of the newest run */
+	if (hi && v[hi - 1].attempt == attempt && v[hi - 1].hi + 1 == interval && interval != 0) {
+		v[hi - 1].hi = interval;
+		return true;
+	}
+	/* the first run after (attempt, interval) */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid].attempt < attempt ||
+		    (v[mid].attempt == attempt && v[mid].lo <= interval))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	struct seen *prev = lo ? &v[lo - 1] : NULL;
+	struct seen *next = lo < set->n ? &v[lo] : NULL;
+
+	if (prev && prev->attempt == attempt && interval <= prev->hi)
+		return false; /* stored already */
+	bool join_prev = prev && prev->attempt == attempt && prev->hi + 1 == interval;
+	bool join_next = next && next->attempt == attempt && interval + 1 == next->lo;
+
+	if (join_prev && join_next) {
+		prev->hi = next->hi;
+		memmove(next, next + 1, (set->n - lo - 1) * sizeof(*v));
+		set->n--;
+		return true;
+	}
+	if (join_prev) {
+		prev->hi = interval;
+		return true;
+	}
+	if (join_next) {
+		next->lo = interval;
+		return true;
+	}
+	if (set->n == set->cap) {
+		uint32_t cap = set->cap ? set->cap * 2 : 2;
+		struct seen *t = realloc(set->v, cap * sizeof(*t));
+
+		if (!t)
+			return true; /* no memory for the check: stored, as before it */
+		set->v = t;
+		set->cap = cap;
+		v = t;
+	}
+	memmove(&v[lo + 1], &v[lo], (set->n - lo) * sizeof(*v));
+	v[lo] = (struct seen){ .attempt = attempt, .lo = interval, .hi = interval };
+	set->n++;
+	return true;
+}
+
 /* Takes a sample key of the current point: false when it was stored already. */
 static bool skey_take(struct coord *k, uint32_t di, uint32_t attempt, uint32_t interval,
 		      uint32_t dir)
 {
-	uint64_t key;
-
-	/* packed: drive 20 bits, attempt 12, interval 30, direction 2; beyond: implausible */
-	if (di >= (1u << 20) || attempt >= (1u << 12) || interval >= (1u << 30))
-		return false;
-	key = ((uint64_t)di << 44 | (uint64_t)attempt << 32 | (uint64_t)interval << 2 | dir) + 1;
-	if ((k->nskeys + 1) * 2 > k->skeys_mask + 1) {
-		size_t cap = k->skeys_mask ? (k->skeys_mask + 1) * 2 : 1024;
-		uint64_t *t = calloc(cap, sizeof(*t));
-
-		if (!t)
+	if (!k->seen) {
+		k->seen = calloc(k->c->ndrives * 3, sizeof(*k->seen));
+		if (!k->seen)
 			return true; /* no memory for the check: stored, as before it */
-		for (size_t i = 0; k->skeys && i <= k->skeys_mask; i++) {
-			size_t h;
-
-			if (!k->skeys[i])
-				continue;
-			for (h = (size_t)(k->skeys[i] * 0x9E3779B97F4A7C15ULL) & (cap - 1); t[h];
-			     h = (h + 1) & (cap - 1))
-				;
-			t[h] = k->skeys[i];
-		}
-		free(k->skeys);
-		k->skeys = t;
-		k->skeys_mask = cap - 1;
 	}
-	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask; k->skeys[h];
-	     h = (h + 1) & k->skeys_mask)
-		if (k->skeys[h] == key)
-			return false;
-	for (size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL) & k->skeys_mask;;
-	     h = (h + 1) & k->skeys_mask)
-		if (!k->skeys[h]) {
-			k->skeys[h] = key;
-			k->nskeys++;
-			return true;
-		}
+	if (di >= k->c->ndrives || dir > 2)
+		return false;
+	return seen_take(&k->seen[(size_t)di * 3 + dir], attempt, interval);
+}
+
+/* Forgets the stored keys (a point begins, or the run ends). */
+void ing_seen_release(struct coord *k)
+{
+	for (size_t i = 0; k->seen && i < k->c->ndrives * 3; i++)
+		free(k->seen[i].v);
+	free(k->seen);
+	k->seen = NULL;
 }
 
 static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_samples *b)
@@ -453,24 +498,13 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		row.lat_mean_ns = s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0;
 		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist.idx, s->hist.cnt, nh, 50);
 		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist.idx, s->hist.cnt, nh, 99);
-		rb_results_sample(k->res, &row);
+		rb_results_sample_hist(k->res, &row, s->hist.idx, s->hist.cnt, nh);
 		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
 				   row.lat_p99_ns);
 		if (k->live.d && !k->replaying)
 			live_sample(k, di, s, row.lat_p99_ns);
 		if (srun_roll_sample(k, di, s))
 			dlv_stop_agents(k, "steady state reached");
-		for (size_t h = 0; h < nh; h++) {
-			struct rb_row_hist hr = { .drive = (uint32_t)di,
-						  .point = s->point,
-						  .attempt = s->attempt,
-						  .interval = s->interval,
-						  .direction = (uint8_t)s->direction,
-						  .bucket = s->hist.idx[h],
-						  .count = s->hist.cnt[h] };
-
-			rb_results_hist(k->res, &hr);
-		}
 	}
 }
 
@@ -734,10 +768,7 @@ void ing_print_summary(struct coord *k, FILE *out)
 void ing_point_begin(struct coord *k, const struct rb_point *p)
 {
 	k->cur_point = p->index;
-	free(k->skeys);
-	k->skeys = NULL;
-	k->nskeys = 0;
-	k->skeys_mask = 0;
+	ing_seen_release(k);
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	for (size_t i = 0; k->live.d && i < k->c->ndrives; i++)

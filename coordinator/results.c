@@ -186,7 +186,7 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 		return NULL;
 	}
 	for (int i = 0; i < NTABLES; i++) {
-		if (table_create(r, i)) {
+		if (i < NWRITTEN && table_create(r, i)) {
 			snprintf(err, errlen, "cannot create table '%s' in '%s'",
 				 rb_results_tables[i].name, path);
 			rb_results_close(r, "failed", 0);
@@ -293,9 +293,25 @@ int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row)
 {
 	return push(r, T_SAMPLES, row);
 }
-int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row)
+int rb_results_sample_hist(struct rb_results *r, struct rb_row_sample *row, const uint32_t *idx,
+			   const uint64_t *cnt, size_t n)
 {
-	return push(r, T_HIST, row);
+	struct table *t = &r->t[T_HIST];
+
+	row->hist_first = t->queued + t->nbuf;
+	row->hist_n = 0;
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t left = cnt[i]; left;) {
+			struct rb_row_bin b = { .bucket = idx[i],
+						.count = left > UINT32_MAX ? UINT32_MAX
+									   : (uint32_t)left };
+
+			if (push(r, T_HIST, &b))
+				return -ENOMEM;
+			row->hist_n++;
+			left -= b.count;
+		}
+	return push(r, T_SAMPLES, row);
 }
 int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row)
 {

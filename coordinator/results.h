@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 7
+#define RB_RESULTS_SCHEMA_VERSION 8
 
 struct rb_row_agent {
 	char name[64];
@@ -122,8 +122,18 @@ struct rb_row_sample {
 	uint64_t ios, bytes, errors;
 	double lat_mean_ns;
 	uint64_t lat_p50_ns, lat_p99_ns;
+	/* its latency histogram: rows [hist_first, hist_first + hist_n) of hist_bins */
+	uint64_t hist_first;
+	uint32_t hist_n;
 };
 
+/* One non-zero bucket of a sample's histogram (schema 8 on: samples say whose). */
+struct rb_row_bin {
+	uint32_t bucket;
+	uint32_t count; /* a count past 2^32 - 1 takes several rows of one bucket: add them */
+};
+
+/* A bucket with its sample's key: what rb_results_read_hists() gives for any schema. */
 struct rb_row_hist {
 	uint32_t drive, point, attempt, interval;
 	uint8_t direction;
@@ -193,7 +203,12 @@ int rb_results_member(struct rb_results *r, const struct rb_row_member *row);
 int rb_results_point(struct rb_results *r, const struct rb_row_point *row);
 int rb_results_result(struct rb_results *r, const struct rb_row_result *row);
 int rb_results_sample(struct rb_results *r, const struct rb_row_sample *row);
-int rb_results_hist(struct rb_results *r, const struct rb_row_hist *row);
+/*
+ * A sample and its sparse histogram (n buckets idx[] ascending with their counts):
+ * the buckets go to hist_bins, the row (its hist_first and hist_n set) to samples.
+ */
+int rb_results_sample_hist(struct rb_results *r, struct rb_row_sample *row, const uint32_t *idx,
+			   const uint64_t *cnt, size_t n);
 int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row);
 int rb_results_health(struct rb_results *r, const struct rb_row_health *row);
 int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row);

@@ -143,6 +143,12 @@ static const struct field sample_f[] = {
 	FLD(struct rb_row_sample, lat_mean_ns, FT_F64, "ns"),
 	FLD(struct rb_row_sample, lat_p50_ns, FT_U64, "ns"),
 	FLD(struct rb_row_sample, lat_p99_ns, FT_U64, "ns"),
+	FLD(struct rb_row_sample, hist_first, FT_U64, "row of hist_bins"),
+	FLD(struct rb_row_sample, hist_n, FT_U32, "rows of hist_bins"),
+};
+static const struct field bin_f[] = {
+	FLD(struct rb_row_bin, bucket, FT_U32, ""),
+	FLD(struct rb_row_bin, count, FT_U32, "1"),
 };
 static const struct field hist_f[] = {
 	FLD(struct rb_row_hist, drive, FT_U32, ""),
@@ -235,8 +241,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "one row per (drive, point, attempt)" },
 	{ "samples", ARRAY(sample_f), sizeof(struct rb_row_sample),
 	  "one row per (drive, point, attempt, interval, direction)" },
-	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
-	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
+	{ "hist_bins", ARRAY(bin_f), sizeof(struct rb_row_bin),
+	  "non-zero latency buckets of the samples, each sample's rows hist_first .. + hist_n" },
 	{ "bs_counts", ARRAY(bs_f), sizeof(struct rb_row_bs),
 	  "IOs per block size per (drive, point, attempt, direction)" },
 	{ "health", ARRAY(health_f), sizeof(struct rb_row_health),
@@ -249,6 +255,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "IO errors and verification mismatches per (drive, point, attempt), where they were" },
 	{ "verdicts", ARRAY(verdict_f), sizeof(struct rb_row_verdict),
 	  "each drive's verdict and every rule that tripped, added when the run ends" },
+	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
+	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };
 
 hid_t rb_results_vlstr_type(void)

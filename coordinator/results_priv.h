@@ -30,13 +30,15 @@ enum {
 	T_POINTS,
 	T_RESULTS,
 	T_SAMPLES,
-	T_HIST,
+	T_HIST, /* hist_bins (schema 8 on) */
 	T_BS,
 	T_HEALTH,
 	T_STEADY,
 	T_MEMBERS,
 	T_IOERRORS,
 	T_VERDICTS,
+	NWRITTEN,
+	T_HIST_V7 = NWRITTEN, /* histograms: files of schema 7 and older, read only */
 	NTABLES
 };
 

@@ -461,9 +461,63 @@ int rb_results_read_samples(struct rb_results_in *in, struct rb_row_sample **ret
 	return read_table(in, T_SAMPLES, (void **)ret, ret_n);
 }
 
+/*
+ * Every non-zero bucket with its sample's key. Schema 8 on: the samples' hist_first and
+ * hist_n over hist_bins (a sample whose range is not inside hist_bins is damage); older
+ * files: the histograms table as it is.
+ */
 int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, size_t *ret_n)
 {
-	return read_table(in, T_HIST, (void **)ret, ret_n);
+	struct rb_row_sample *s = NULL;
+	struct rb_row_bin *b = NULL;
+	struct rb_row_hist *h = NULL;
+	size_t ns, nb, n = 0;
+	int r;
+
+	if (H5Lexists(in->file, rb_results_tables[T_HIST].name, H5P_DEFAULT) <= 0)
+		return read_table(in, T_HIST_V7, (void **)ret, ret_n);
+	if ((r = read_table(in, T_SAMPLES, (void **)&s, &ns)) ||
+	    (r = read_table(in, T_HIST, (void **)&b, &nb)))
+		goto out;
+	for (size_t i = 0; i < ns; i++) {
+		if (s[i].hist_first > nb || s[i].hist_n > nb - s[i].hist_first) {
+			r = why(in,
+				"sample row %zu's histogram (hist_bins rows %llu + %u) is past the "
+				"end of hist_bins (%zu rows)",
+				i, (unsigned long long)s[i].hist_first, s[i].hist_n, nb);
+			goto out;
+		}
+		n += s[i].hist_n;
+		if (n >= read_limit / sizeof(*h)) {
+			r = why(in, "its samples' histograms hold more than %zu MiB in memory",
+				read_limit >> 20);
+			goto out;
+		}
+	}
+	h = malloc((n + 1) * sizeof(*h));
+	if (!h) {
+		r = -ENOMEM;
+		why(in, "out of memory for %zu histogram buckets", n);
+		goto out;
+	}
+	n = 0;
+	for (size_t i = 0; i < ns; i++)
+		for (uint32_t k = 0; k < s[i].hist_n; k++)
+			h[n++] = (struct rb_row_hist){ .drive = s[i].drive,
+						       .point = s[i].point,
+						       .attempt = s[i].attempt,
+						       .interval = s[i].interval,
+						       .direction = s[i].direction,
+						       .bucket = b[s[i].hist_first + k].bucket,
+						       .count = b[s[i].hist_first + k].count };
+	*ret = h;
+	*ret_n = n;
+	h = NULL;
+out:
+	free(s);
+	free(b);
+	free(h);
+	return r;
 }
 
 int rb_results_read_health(struct rb_results_in *in, struct rb_row_health **ret, size_t *ret_n)

@@ -27,7 +27,7 @@ SUB = 1 << SUB_BITS
 MAX_POW = 42
 BUCKETS = SUB + (MAX_POW - SUB_BITS + 1) * SUB
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
-SCHEMA_VERSION = 7  # coordinator/results.h RB_RESULTS_SCHEMA_VERSION
+SCHEMA_VERSION = 8  # coordinator/results.h RB_RESULTS_SCHEMA_VERSION
 READ_LIMIT_BYTES = 4 << 30  # the most one table may take in memory, as rackbench report
 
 
@@ -153,15 +153,51 @@ class Results:
         """A table as a DataFrame, fixed-length strings decoded."""
         return _decode(pd.DataFrame(self._dataset(name)[:]))
 
+    def _integers(self, name, t, cols):
+        for col in cols:
+            if col not in t.dtype.names or t.dtype[col].kind not in "iu":
+                raise ValueError(f"{self.path}: table '{name}' has no integer '{col}'")
+
     def _hist_rows(self):
-        h = self._dataset("histograms")[:]
-        for col in ("bucket", "count"):
-            if col not in h.dtype.names or h.dtype[col].kind not in "iu":
-                raise ValueError(f"{self.path}: table 'histograms' has no integer '{col}'")
+        """Every non-zero bucket with its sample's key (drive, point, attempt, interval,
+        direction, bucket, count): schema 8's samples over hist_bins, or an older file's
+        histograms table."""
+        if "hist_bins" not in self.h5:
+            h = self._dataset("histograms")[:]
+            name = "histograms"
+        else:
+            s = self._dataset("samples")[:]
+            b = self._dataset("hist_bins")[:]
+            name = "hist_bins"
+            self._integers("samples", s, ("hist_first", "hist_n"))
+            first = s["hist_first"].astype(np.int64)
+            n = s["hist_n"].astype(np.int64)
+            if len(s) and (first.min() < 0 or (first + n).max() > len(b)):
+                raise ValueError(f"{self.path}: a sample's histogram is past the end of "
+                                 "table 'hist_bins'")
+            if n.sum() * 40 > READ_LIMIT_BYTES:
+                raise ValueError(f"{self.path}: the samples' histograms hold more than "
+                                 f"{READ_LIMIT_BYTES >> 20} MiB in memory")
+            # each bucket row's position in hist_bins, and its sample's row
+            owner = np.repeat(np.arange(len(s)), n)
+            pos = np.repeat(first - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+            keys = ("drive", "point", "attempt", "interval", "direction")
+            h = np.zeros(len(pos), dtype=[(k, s.dtype[k]) for k in keys] +
+                         [("bucket", b.dtype["bucket"]), ("count", np.uint64)])
+            for k in keys:
+                h[k] = s[k][owner]
+            h["bucket"] = b["bucket"][pos]
+            h["count"] = b["count"][pos]
+        self._integers(name, h, ("bucket", "count"))
         if len(h) and (int(h["bucket"].max()) >= BUCKETS or int(h["bucket"].min()) < 0):
-            raise ValueError(f"{self.path}: table 'histograms' has a bucket outside "
+            raise ValueError(f"{self.path}: table '{name}' has a bucket outside "
                              f"0..{BUCKETS - 1}")
         return h
+
+    def buckets(self):
+        """Every stored histogram bucket with its sample's key, as a DataFrame (drive,
+        point, attempt, interval, direction, bucket, count), whatever the schema."""
+        return pd.DataFrame(self._hist_rows())
 
     def units(self, name):
         d = self._dataset(name)

@@ -42,7 +42,7 @@ static char dir[] = "/tmp/fuzz_results-XXXXXX", html[64], edit_path[64];
 
 static const char *const attrs[] = { "schema_version", "methodology", "campaign_name", "status" };
 static const char *const tables[] = { "drives",	    "points",	    "results", "samples",
-				      "histograms", "steady_state", "members", "agents" };
+				      "hist_bins", "steady_state", "members", "agents" };
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The input's bytes as a stream; past the end it gives zeros. */
@@ -87,15 +87,17 @@ static void make_base(void)
 	long n;
 
 	snprintf(file, sizeof(file), "%s/base.h5", dir);
-	r = rb_results_create(file, &(struct rb_results_meta){ .campaign_name = "fuzz",
-							       .campaign_text = "name: fuzz\n",
-							       .methodology = "0123456789abcdef",
-							       .start_ns = 1 },
+	r = rb_results_create(file,
+			      &(struct rb_results_meta){ .campaign_name = "fuzz",
+							 .campaign_text = "name: fuzz\n",
+							 .methodology = "0123456789abcdef",
+							 .start_ns = 1 },
 			      err, sizeof(err));
 	if (!r)
 		abort();
 	for (uint32_t d = 0; d < 2; d++) {
-		struct rb_row_drive dr = { .drive = d, .id.size_bytes = 1 << 30,
+		struct rb_row_drive dr = { .drive = d,
+					   .id.size_bytes = 1 << 30,
 					   .id.logical_block_size = 512 };
 
 		snprintf(dr.agent, sizeof(dr.agent), "a%u", d);
@@ -108,17 +110,22 @@ static void make_base(void)
 
 	rb_results_member(r, &mb);
 	for (uint32_t p = 0; p < 2; p++) {
-		struct rb_row_point pt = { .point = p, .bs_bytes = 4096, .iodepth = 1 + p,
-					   .numjobs = 1, .runtime_ns = 1000000000,
-					   .curve_pct = p ? 50.0 : 0.0, .round = p };
+		struct rb_row_point pt = { .point = p,
+					   .bs_bytes = 4096,
+					   .iodepth = 1 + p,
+					   .numjobs = 1,
+					   .runtime_ns = 1000000000,
+					   .curve_pct = p ? 50.0 : 0.0,
+					   .round = p };
 
 		snprintf(pt.phase, sizeof(pt.phase), "ph");
 		snprintf(pt.name, sizeof(pt.name), p ? "ph curve=50%%" : "ph curve=max");
 		snprintf(pt.rw, sizeof(pt.rw), "randread");
 		rb_results_point(r, &pt);
 		for (uint32_t d = 0; d < 2; d++) {
-			struct rb_row_result rs = { .drive = d, .point = p, .attempt = 0,
-						    .elapsed_ns = 1000000000 };
+			struct rb_row_result rs = {
+				.drive = d, .point = p, .attempt = 0, .elapsed_ns = 1000000000
+			};
 
 			snprintf(rs.status, sizeof(rs.status), "ok");
 			rs.read.ios = 1000 + d;
@@ -126,18 +133,21 @@ static void make_base(void)
 			rs.read.lat_p99_ns = 200000;
 			rb_results_result(r, &rs);
 			for (uint32_t i = 0; i < 2; i++) {
-				struct rb_row_sample sm = { .drive = d, .point = p, .interval = i,
-							    .ios = 500, .bytes = 500 * 4096 };
-				struct rb_row_hist h = { .drive = d, .point = p, .interval = i,
-							 .bucket = 100 + i * 300, .count = 250 };
+				struct rb_row_sample sm = { .drive = d,
+							    .point = p,
+							    .interval = i,
+							    .ios = 500,
+							    .bytes = 500 * 4096 };
+				uint32_t bucket = 100 + i * 300;
+				uint64_t count = 250;
 
-				rb_results_sample(r, &sm);
-				rb_results_hist(r, &h);
+				rb_results_sample_hist(r, &sm, &bucket, &count, 1);
 			}
 		}
 	}
-	struct rb_row_steady st = { .drive = 0, .phase = "ph", .point = 1, .rounds = 2,
-				    .window = 2, .steady = 1 };
+	struct rb_row_steady st = {
+		.drive = 0, .phase = "ph", .point = 1, .rounds = 2, .window = 2, .steady = 1
+	};
 
 	rb_results_steady(r, &st);
 	if (rb_results_close(r, "complete", 2))

@@ -16,7 +16,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
 import badh5  # noqa: E402
 
-TABLES = ("agents", "drives", "points", "results", "samples", "histograms", "bs_counts",
+TABLES = ("agents", "drives", "points", "results", "samples", "hist_bins", "bs_counts",
           "health", "steady_state", "members")
 
 
@@ -63,7 +63,7 @@ def main():
     os.unlink(small)
     # edit mode (odd mode byte): pairs (op, which) then the op's bytes; which odd: an
     # attribute, (which >> 1) % 4 of schema_version, methodology, campaign_name, status;
-    # even: a table, (which >> 1) % 8 of drives, points, results, samples, histograms,
+    # even: a table, (which >> 1) % 8 of drives, points, results, samples, hist_bins,
     # steady_state, members, agents
     put(out, "edit-methodology-array", 1, bytes([1, 3, 1, 4, 3]))   # B13: 4 vlen strings
     put(out, "edit-results-rank2", 1, bytes([1, 4, 2, 4, 3]))       # B14: rank 2, 4 x 3

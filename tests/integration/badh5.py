@@ -123,9 +123,16 @@ def _samples_huge(h5py, f):
 
 
 def _hist_bucket_max(h5py, f):
-    h = f["histograms"][:]
+    h = f["hist_bins"][:]
     h["bucket"][:] = 2**32 - 1
-    _replace(f, "histograms", h)
+    _replace(f, "hist_bins", h)
+
+
+def _hist_past_end(h5py, f):
+    s = f["samples"][:]
+    s["hist_first"][-1] = len(f["hist_bins"])
+    s["hist_n"][-1] = 1
+    _replace(f, "samples", s)
 
 
 def _no_columns_of_ours(h5py, f):
@@ -154,6 +161,7 @@ CASES = [
     ("steady_rank2", _steady_rank2, "table 'steady_state' is of rank 2"),
     ("samples_huge", _samples_huge, "table 'samples' has 1000000000 rows"),
     ("hist_bucket_max", _hist_bucket_max, "ok"),
+    ("hist_past_end", _hist_past_end, "is past the end of hist_bins"),
     ("no_columns_of_ours", _no_columns_of_ours, "ok"),
 ]
 

@@ -79,3 +79,33 @@ def check_file(f, doc=None):
             if units.get(col) != unit:
                 diffs.append(f"{name}.{col}: unit '{units.get(col)}' != document '{unit}'")
     return diffs
+
+
+def hist_rows(f):
+    """Every stored histogram bucket with its sample's key, as one structured array
+    (drive, point, attempt, interval, direction, bucket, count): schema 8's samples over
+    hist_bins, or an older file's histograms table as it is."""
+    if "hist_bins" not in f:
+        return f["histograms"][:]
+    s, b = f["samples"][:], f["hist_bins"][:]
+    return expand(s, b)
+
+
+def bin_positions(s):
+    """The hist_bins rows of each sample of s, in order, and each one's sample row."""
+    n = s["hist_n"].astype(np.int64)
+    start = np.cumsum(n) - n
+    owner = np.repeat(np.arange(len(s)), n)
+    return np.repeat(s["hist_first"].astype(np.int64) - start, n) + np.arange(int(n.sum())), owner
+
+
+def expand(s, b):
+    pos, owner = bin_positions(s)
+    keys = ("drive", "point", "attempt", "interval", "direction")
+    h = np.zeros(len(pos), dtype=[(k, s.dtype[k]) for k in keys] +
+                 [("bucket", b.dtype["bucket"]), ("count", np.uint64)])
+    for k in keys:
+        h[k] = s[k][owner]
+    h["bucket"] = b["bucket"][pos]
+    h["count"] = b["count"][pos]
+    return h

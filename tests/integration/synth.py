@@ -4,6 +4,8 @@ attributes and points, with its first drive cloned into as many drives as a test
 each with its own model, IOPS scale and latency shift. Run with /usr/bin/python3 (h5py)."""
 import numpy as np
 
+import layout
+
 
 def widen(h5py, src, dst, drives):
     """drives: a list of dicts with keys model, scale (IOPS and bandwidth factor) and
@@ -13,13 +15,15 @@ def widen(h5py, src, dst, drives):
             d.attrs[k] = v
         d.create_dataset("campaign", data=s["campaign"][()])
         tables = {}
-        for name in ("agents", "drives", "points", "results", "samples", "histograms",
+        for name in ("agents", "drives", "points", "results", "samples", "hist_bins",
                      "bs_counts", "health"):
             tables[name] = s[name][:]
+        bins = tables["hist_bins"]
         d0 = tables["drives"][0]["drive"]
         out = {"agents": tables["agents"], "points": tables["points"]}
-        rows = {n: [] for n in ("drives", "results", "samples", "histograms", "bs_counts",
+        rows = {n: [] for n in ("drives", "results", "samples", "hist_bins", "bs_counts",
                                 "health")}
+        nbins = 0
         for i, spec in enumerate(drives):
             dr = tables["drives"][0].copy()
             dr["drive"] = i
@@ -27,7 +31,7 @@ def widen(h5py, src, dst, drives):
             dr["model"] = spec["model"].encode()
             dr["serial"] = f"SYN{i:05d}".encode()
             rows["drives"].append(dr)
-            for name in ("results", "samples", "histograms", "bs_counts", "health"):
+            for name in ("results", "samples", "bs_counts", "health"):
                 t = tables[name]
                 sel = t[t["drive"] == d0].copy()
                 sel["drive"] = i
@@ -38,11 +42,18 @@ def widen(h5py, src, dst, drives):
                 if name == "samples":
                     for col in ("ios", "bytes"):
                         sel[col] = (sel[col] * spec["scale"]).astype(sel[col].dtype)
-                if name == "histograms" and spec.get("shift"):
-                    sel["bucket"] = sel["bucket"] + spec["shift"]
+                    # the clone's buckets, its own rows of hist_bins
+                    pos, _ = layout.bin_positions(sel)
+                    b = bins[pos].copy()
+                    if spec.get("shift"):
+                        b["bucket"] = b["bucket"] + spec["shift"]
+                    n = sel["hist_n"].astype(np.int64)
+                    sel["hist_first"] = nbins + np.cumsum(n) - n
+                    nbins += len(b)
+                    rows["hist_bins"].append(b)
                 rows[name].append(sel)
         out["drives"] = np.array(rows["drives"], dtype=tables["drives"].dtype)
-        for name in ("results", "samples", "histograms", "bs_counts", "health"):
+        for name in ("results", "samples", "hist_bins", "bs_counts", "health"):
             out[name] = np.concatenate(rows[name]) if rows[name] else tables[name]
         for name, data in out.items():
             ds = d.create_dataset(name, data=data, maxshape=(None,), chunks=True)

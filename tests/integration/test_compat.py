@@ -11,6 +11,7 @@ import glob
 import os
 import shutil
 import subprocess
+import sys
 
 import rbtest
 from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
@@ -19,6 +20,8 @@ BASE = "6bfd7d45fea20f6bc408e0f262bf76f1b4d5e972"
 SHORT = BASE[:12]
 BUILD = os.environ.get("RB_BUILD", os.path.join(SRC, "build"))
 h5py = h5()
+sys.path.insert(0, os.path.join(SRC, "python"))
+import rackbench_h5 as rb  # noqa: E402
 
 
 def build_base():
@@ -73,11 +76,28 @@ def campaign_run(coord, agent, tag, protocol):
             bad = [(r["drive"], r["point"], r["status"]) for r in res if r["status"] != b"ok"]
             check(not bad, f"{tag}: results not ok: {bad}")
             check(all(r["read_ios"] + r["write_ios"] > 0 for r in res), f"{tag}: a row with no IO")
-            check(len(f["samples"]) > 0 and len(f["histograms"]) > 0, f"{tag}: no samples")
+            # a file of either schema: histograms (7) or hist_bins (8 on)
+            hist = "hist_bins" if "hist_bins" in f else "histograms"
+            check(len(f["samples"]) > 0 and len(f[hist]) > 0, f"{tag}: no samples")
             agents_rows = f["agents"][:]
             # what each agent spoke: its own version (the coordinator takes any 1.x)
             check(all(a["protocol"] == protocol for a in agents_rows),
                   f"{tag}: protocols {[a['protocol'] for a in agents_rows]}")
+        # today's readers take either schema: the report, and the Python helper's
+        # buckets adding up to every result row's IOs
+        r = run([COORD, "report", files[0]])
+        check(r.returncode == 0, f"{tag}: today's report of the file: {r.stderr}")
+        f = rb.open(files[0])
+        b = f.buckets()
+        for _, row in f.table("results").iterrows():
+            for d, col in ((0, "read_ios"), (1, "write_ios")):
+                m = ((b["drive"] == row["drive"]) & (b["point"] == row["point"]) &
+                     (b["attempt"] == row["attempt"]) & (b["direction"] == d))
+                check(int(b["count"][m].sum()) == int(row[col]),
+                      f"{tag}: drive {row['drive']} point {row['point']} direction {d}: "
+                      f"buckets add up to {int(b['count'][m].sum())}, not {row[col]}")
+        print(f"{tag}: schema {f.schema}, {len(b)} buckets read back")
+        f.h5.close()
 
 
 old_coord, old_agent = build_base()

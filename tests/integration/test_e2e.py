@@ -39,7 +39,7 @@ with Tmp() as tmp:
         points = f["points"][:]
         res = f["results"][:]
         samples = f["samples"][:]
-        hist = f["histograms"][:]
+        hist = layout.hist_rows(f)
         bsc = f["bs_counts"][:]
         check(len(f["agents"]) == 2, "two agents")
         check(len(drives) == 4, f"{len(drives)} drives, want 4")
@@ -54,7 +54,7 @@ with Tmp() as tmp:
             check(d["capacity_bytes"] == 16 << 20, f"capacity {d['capacity_bytes']}")
             check(d["logical_block_size"] > 0, "logical block size")
         # units attributes on every table
-        for t in ("results", "samples", "histograms", "points", "drives", "bs_counts", "agents"):
+        for t in ("results", "samples", "hist_bins", "points", "drives", "bs_counts", "agents"):
             json.loads(f[t].attrs["units"])
         check(json.loads(f["results"].attrs["units"])["read_lat_p99_ns"] == "ns", "units")
         # the matrix, in order

@@ -681,6 +681,39 @@ static void test_wrong_sequence_dropped(void **st)
 	free(smp);
 }
 
+/* A sample key is stored once: intervals out of order (gaps filled later) and the same
+ * intervals again under new numbers (a spool sent again) give one row per interval. */
+static void test_sample_keys_stored_once(void **st)
+{
+	static const uint32_t order[] = { 0, 5, 3, 1, 2, 4, 9, 8, 7, 6 };
+	struct run *r = *st;
+	struct rb_row_result *res;
+	struct rb_row_sample *smp;
+	size_t nres, nsmp;
+	int seen[16] = { 0 };
+
+	run_start(r, "");
+	connect_and_assign(r);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+			sample(r, 0, order[i], 100 + order[i] + 1000u * (unsigned)pass, 0);
+	finish_point(r, 0, 1045);
+	expect_free(r, RB_MSG_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+	read_rows(r, &res, &nres, &smp, &nsmp);
+	assert_int_equal(nsmp, 10);
+	for (size_t i = 0; i < nsmp; i++) {
+		assert_true(smp[i].interval < 16);
+		seen[smp[i].interval]++;
+		/* the first one taken, not the second */
+		assert_int_equal(smp[i].ios, 100 + smp[i].interval);
+	}
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(seen[i], 1);
+	free(res);
+	free(smp);
+}
+
 /* The same process saying Hello again, idle, 1.5 s after its Assign never had it. */
 static void test_hello_again_gets_the_point_again(void **st)
 {
@@ -1061,6 +1094,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_skip_with_every_drive_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_live_hook_once_an_interval, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_keys_stored_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_sequence_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hello_again_gets_the_point_again, setup,
 						teardown),

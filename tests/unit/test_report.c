@@ -130,17 +130,21 @@ static void add_result(struct fixture *fx, struct rb_results *r, size_t p, size_
 	fx->rs[fx->nr++] = x;
 }
 
+/* A sample of one bucket (drive d at point p), as the coordinator stores one. */
+static void add_bucket(struct rb_results *r, uint32_t p, uint32_t d, uint32_t attempt, uint8_t dir,
+		       uint32_t bucket, uint64_t count)
+{
+	struct rb_row_sample s = {
+		.drive = d, .point = p, .attempt = attempt, .direction = dir, .ios = count
+	};
+
+	assert_int_equal(rb_results_sample_hist(r, &s, &bucket, &count, 1), 0);
+}
+
 static void add_hist(struct rb_results *r, size_t p, size_t d, uint32_t attempt, uint8_t dir,
 		     uint64_t lat, uint64_t count)
 {
-	struct rb_row_hist h = { .drive = (uint32_t)d,
-				 .point = (uint32_t)p,
-				 .attempt = attempt,
-				 .direction = dir,
-				 .bucket = rb_hist_index(lat),
-				 .count = count };
-
-	assert_int_equal(rb_results_hist(r, &h), 0);
+	add_bucket(r, (uint32_t)p, (uint32_t)d, attempt, dir, rb_hist_index(lat), count);
 }
 
 /* The results file of the drives and points above. */
@@ -208,16 +212,8 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 	add_hist(r, 0, 0, 0, 0, 5000000, 1000);
 	/* rows the reader skips: a direction and a bucket out of range, an unknown drive */
 	add_hist(r, 0, 1, 0, 2, 1000, 5);
-	{
-		struct rb_row_hist h = {
-			.drive = 1, .point = 0, .bucket = RB_HIST_BUCKETS, .count = 7
-		};
-
-		assert_int_equal(rb_results_hist(r, &h), 0);
-		h.bucket = 10;
-		h.drive = 99;
-		assert_int_equal(rb_results_hist(r, &h), 0);
-	}
+	add_bucket(r, 0, 1, 0, 0, RB_HIST_BUCKETS, 7);
+	add_bucket(r, 0, 99, 0, 0, 10, 7);
 	/* the fill's samples: drive 0 writes 100 MB a second, in two directions' rows */
 	for (uint32_t k = 0; k < 4; k++) {
 		struct rb_row_sample s = { .drive = 0,

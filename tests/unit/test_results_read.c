@@ -52,22 +52,42 @@ static int teardown(void **st)
 static void test_round_trip(void **st)
 {
 	struct fixture *fx = *st;
-	struct rb_results_meta m = { .campaign_name = "rt", .campaign_text = "name: rt\n",
-				     .methodology = "00ff", .start_ns = 5, .insecure = 1 };
+	struct rb_results_meta m = { .campaign_name = "rt",
+				     .campaign_text = "name: rt\n",
+				     .methodology = "00ff",
+				     .start_ns = 5,
+				     .insecure = 1 };
 	char err[512], buf[64];
 	struct rb_results *r = rb_results_create(fx->path, &m, err, sizeof(err));
 	struct rb_results_in *in;
-	struct rb_row_drive dr = { .drive = 3, .id.size_bytes = 1ULL << 40, .members = 2,
-				   .stripe_bytes = 65536 }, *drs;
+	struct rb_row_drive dr = { .drive = 3,
+				   .id.size_bytes = 1ULL << 40,
+				   .members = 2,
+				   .stripe_bytes = 65536 },
+			    *drs;
 	struct rb_row_member mb = { .drive = 3, .member = 1, .id.size_bytes = 7 }, *mbs;
-	struct rb_row_point pt = { .point = 2, .iodepth = 8, .round = 3, .track = 1,
-				   .curve_pct = 50 }, *pts;
+	struct rb_row_point pt = { .point = 2,
+				   .iodepth = 8,
+				   .round = 3,
+				   .track = 1,
+				   .curve_pct = 50 },
+			    *pts;
 	struct rb_row_result rs = { .drive = 3, .point = 2, .attempt = 1, .rate_iops = 9 }, *rss;
-	struct rb_row_sample sm = { .drive = 3, .point = 2, .interval = 4, .direction = 1,
-				    .t_ns = -1, .ios = 11 }, *sms;
-	struct rb_row_hist hi = { .drive = 3, .bucket = 4000, .count = 12 }, *his;
-	struct rb_row_health he = { .drive = 3, .member = 2, .when = 1, .temperature_c = 40.5,
-				    .kernel_write_bytes = 13 }, *hes;
+	struct rb_row_sample sm = { .drive = 3,
+				    .point = 2,
+				    .interval = 4,
+				    .direction = 1,
+				    .t_ns = -1,
+				    .ios = 11 },
+			     *sms;
+	/* a count past 2^32 - 1: two rows of the bucket, added up when read */
+	struct rb_row_hist hi = { .bucket = 4000, .count = (1ULL << 32) + 12 }, *his;
+	struct rb_row_health he = { .drive = 3,
+				    .member = 2,
+				    .when = 1,
+				    .temperature_c = 40.5,
+				    .kernel_write_bytes = 13 },
+			     *hes;
 	struct rb_row_steady ss = { .drive = 3, .rolling = 1, .slope = -0.25, .steady_round = 6 },
 			     *sss;
 	struct rb_row_bs bs = { .drive = 3, .bs_bytes = 4096, .ios = 14 };
@@ -77,7 +97,7 @@ static void test_round_trip(void **st)
 	if (!r)
 		fail_msg("%s", err);
 	snprintf(dr.agent, sizeof(dr.agent), "agent-1");
-	snprintf(dr.id.model, sizeof(dr.id.model), "MODEL \u00e9");	/* UTF-8 as written */
+	snprintf(dr.id.model, sizeof(dr.id.model), "MODEL \u00e9"); /* UTF-8 as written */
 	snprintf(mb.id.path, sizeof(mb.id.path), "/dev/m1");
 	snprintf(pt.name, sizeof(pt.name), "p iodepth=8");
 	snprintf(rs.status, sizeof(rs.status), "ok");
@@ -93,8 +113,7 @@ static void test_round_trip(void **st)
 	assert_int_equal(rb_results_next_result(r), 0);
 	assert_int_equal(rb_results_result(r, &rs), 0);
 	assert_int_equal(rb_results_next_result(r), 1);
-	assert_int_equal(rb_results_sample(r, &sm), 0);
-	assert_int_equal(rb_results_hist(r, &hi), 0);
+	assert_int_equal(rb_results_sample_hist(r, &sm, &hi.bucket, &hi.count, 1), 0);
 	assert_int_equal(rb_results_health(r, &he), 0);
 	assert_int_equal(rb_results_steady(r, &ss), 0);
 	assert_int_equal(rb_results_bs(r, &bs), 0);
@@ -157,11 +176,20 @@ static void test_round_trip(void **st)
 	assert_int_equal(sms[0].t_ns, -1);
 	assert_int_equal(sms[0].ios, 11);
 	assert_int_equal(sms[0].direction, 1);
+	assert_int_equal(sms[0].hist_first, 0);
+	assert_int_equal(sms[0].hist_n, 2);
 	free(sms);
 	assert_int_equal(rb_results_read_hists(in, &his, &n), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(his[0].bucket, 4000);
-	assert_int_equal(his[0].count, 12);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		/* each bucket with its sample's key */
+		assert_int_equal(his[i].drive, 3);
+		assert_int_equal(his[i].point, 2);
+		assert_int_equal(his[i].interval, 4);
+		assert_int_equal(his[i].direction, 1);
+		assert_int_equal(his[i].bucket, 4000);
+	}
+	assert_int_equal(his[0].count + his[1].count, (1ULL << 32) + 12);
 	free(his);
 	assert_int_equal(rb_results_read_health(in, &hes, &n), 0);
 	assert_int_equal(n, 1);
@@ -460,13 +488,17 @@ static void test_tables_checked(void **st)
 		void (*add)(hid_t);
 		const char *why;
 	} cases[] = {
-		{ add_rank2, "its table 'drives' is of rank 2 (4 x 8), not a list of rows (rank 1)" },
-		{ add_ints, "its table 'drives' holds integers, not rows of columns (a compound type)" },
+		{ add_rank2,
+		  "its table 'drives' is of rank 2 (4 x 8), not a list of rows (rank 1)" },
+		{ add_ints,
+		  "its table 'drives' holds integers, not rows of columns (a compound type)" },
 		{ add_group, "its 'drives' is not a table (a dataset)" },
-		{ add_float_column, "column 'capacity_bytes' of table 'drives' holds floating-point "
-				    "numbers, not integers" },
-		{ add_vlen_column, "column 'agent' of table 'drives' holds variable-length strings, "
-				   "not the fixed-length ones rackbench writes" },
+		{ add_float_column,
+		  "column 'capacity_bytes' of table 'drives' holds floating-point "
+		  "numbers, not integers" },
+		{ add_vlen_column,
+		  "column 'agent' of table 'drives' holds variable-length strings, "
+		  "not the fixed-length ones rackbench writes" },
 	};
 	struct rb_row_drive *d;
 	size_t n;
