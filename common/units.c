@@ -191,6 +191,25 @@ char *rb_fmt_size(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+char *rb_fmt_size_human(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const u[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int i = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+		return buf;
+	}
+	/* up a unit before rounding could print 1024 */
+	while (i < 5 && (i < 0 || v >= 999.5)) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, u[i]);
+	return buf;
+}
+
 char *rb_fmt_duration(uint64_t ns, char *buf, size_t len)
 {
 	static const struct {

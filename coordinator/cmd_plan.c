@@ -47,7 +47,8 @@ const struct rb_popt_cmd rb_coord_plan_spec = {
 	.desc = "Validates a campaign and prints its plan with no agent needed: per phase the\n"
 		"points, the time of time-based ones (idle included), a range for steady-state\n"
 		"phases (window to max_rounds rounds) and the bytes of size-based ones; then the\n"
-		"methodology hash stored with the results.",
+		"methodology hash stored with the results, and what the time-based points store:\n"
+		"sample rows, and the HDF5 file's and the journal's bytes.",
 	.opts = plan_opts,
 	.args = plan_args,
 };

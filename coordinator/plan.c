@@ -318,6 +318,53 @@ static void plan_points(const struct rb_campaign *c, bool list)
 	}
 }
 
+/*
+ * What a stored sample (a drive's direction over one interval) costs on disk, measured
+ * with bench/fleet.py at ~300 latency buckets a sample, a 1 s interval's spread of a 4K
+ * random read (schemas/results-layout.md, "What a run stores"): the HDF5 file's rows
+ * after deflate, and the journal's copy of the message.
+ */
+#define SAMPLE_H5_BYTES 400
+#define SAMPLE_JOURNAL_BYTES 1200
+
+/* The sample rows the time-based points store, over the drives the campaign names. */
+static double plan_samples(const struct rb_campaign *c)
+{
+	double rows = 0;
+
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		const struct rb_workload *wl = &p->wl;
+		size_t drives = 0;
+		unsigned dirs;
+
+		if (p->purge[0] || wl->io_size || wl->passes || !wl->interval_ns)
+			continue;
+		for (size_t d = 0; d < c->ndrives; d++)
+			drives += rb_point_has_drive(c, p, d);
+		dirs = (unsigned)rb_rw_reads((enum rb_rw)wl->rw) +
+		       (unsigned)rb_rw_writes((enum rb_rw)wl->rw);
+		rows += (double)drives * (dirs ? dirs : 1) *
+			(double)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+	}
+	return rows;
+}
+
+/* The results' size: rows, HDF5 and journal bytes. */
+static void plan_storage(const struct rb_campaign *c)
+{
+	double rows = plan_samples(c);
+	char a[32], b[32];
+
+	if (rows < 1)
+		return;
+	printf("results: about %.0f sample rows of the time-based points: %s of HDF5 and %s of "
+	       "journal at ~300 latency buckets a sample (schemas/results-layout.md)%s\n",
+	       rows, rb_fmt_size_human((uint64_t)(rows * SAMPLE_H5_BYTES), a, sizeof(a)),
+	       rb_fmt_size_human((uint64_t)(rows * SAMPLE_JOURNAL_BYTES), b, sizeof(b)),
+	       c->nselectors || c->ngroups ? ", plus the drives chosen when agents connect" : "");
+}
+
 /* The plan's time and its methodology hash. */
 static void plan_footer(const struct rb_campaign *c, const struct plan_totals *pt)
 {
@@ -358,6 +405,7 @@ int rb_plan(const struct rb_plan_args *a)
 		plan_phase(c, ph, &pa, &pt);
 	plan_points(c, pa.list);
 	plan_footer(c, &pt);
+	plan_storage(c);
 	rb_campaign_free(c);
 	return RB_EXIT_OK;
 }

@@ -104,6 +104,11 @@ static void test_plan_phases_and_times(void **st)
 		 c->npoints);
 	assert_true(!strncmp(o.out, want, strlen(want)));
 	assert_int_equal(c->npoints, 1 + 3 + 10 + 3 + 1);
+	/* samples of 1 s: qd 3 points x 1 drive x 10, ss 10 x 2 x 60, cv 3 x 2 x 20; the fill
+	 * and the purge have no time to count */
+	assert_non_null(strstr(o.out, "results: about 1350 sample rows of the time-based points: "
+				      "527 KiB of HDF5 and 1.54 MiB of journal"));
+	assert_non_null(strstr(o.out, ", plus the drives chosen when agents connect\n"));
 	assert_non_null(strstr(o.out, "phase fill: 1 point(s), 0s; size-based: 20g per drive\n"));
 	assert_non_null(strstr(o.out, "phase qd: 3 point(s), 45s\n  measures: /dev/x0\n"));
 	assert_non_null(strstr(o.out, "phase ss: steady state over 2 point(s) per round, 3 to 5 "

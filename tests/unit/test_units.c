@@ -87,6 +87,32 @@ static void test_duration_table(void **state)
 	}
 }
 
+/* Sizes people read: three digits, binary units, a unit up before 1000 of one. */
+static void test_size_human(void **state)
+{
+	static const struct {
+		uint64_t v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0 B" },
+		{ 1023, "1023 B" },
+		{ 1024, "1.00 KiB" },
+		{ 1536, "1.50 KiB" },
+		{ 10 * 1024 - 6, "9.99 KiB" },
+		{ 10 * 1024, "10.0 KiB" },
+		{ 1023 * 1024, "1.00 MiB" }, /* not "1023 KiB": three digits */
+		{ 999ULL << 20, "999 MiB" },
+		{ 17280000000ULL, "16.1 GiB" },
+		{ 3ULL << 39, "1.50 TiB" },
+		{ UINT64_MAX, "16.0 EiB" },
+	};
+	char buf[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(rb_fmt_size_human(cases[i].v, buf, sizeof(buf)), cases[i].want);
+}
+
 static void test_format_round_trips(void **state)
 {
 	static const uint64_t sizes[] = {
@@ -119,6 +145,7 @@ int main(void)
 		cmocka_unit_test(test_size_table),
 		cmocka_unit_test(test_duration_table),
 		cmocka_unit_test(test_format_round_trips),
+		cmocka_unit_test(test_size_human),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
