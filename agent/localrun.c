@@ -216,11 +216,14 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 			x->options[k][1] = vals[k];
 		}
 		for (int d = 0; d < 3; d++)
-			x->dir[d] =
-				(struct rb_fio_dir){ res->dir[d].ios,	     res->dir[d].bytes,
-						     res->dir[d].errors,     res->dir[d].lat_sum_ns,
-						     res->dir[d].lat_min_ns, res->dir[d].lat_max_ns,
-						     &res->dir[d].hist,	     res->elapsed_ns };
+			x->dir[d] = (struct rb_fio_dir){ .ios = res->dir[d].ios,
+							 .bytes = res->dir[d].bytes,
+							 .errors = res->dir[d].errors,
+							 .lat_sum_ns = res->dir[d].lat_sum_ns,
+							 .lat_min_ns = res->dir[d].lat_min_ns,
+							 .lat_max_ns = res->dir[d].lat_max_ns,
+							 .hist = &res->dir[d].hist,
+							 .runtime_ns = res->elapsed_ns };
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = res->setup_err ? -res->setup_err : 0;

@@ -109,12 +109,22 @@ static void dir_block(FILE *out, const char *name, const struct rb_fio_dir *d, b
 	lat_block(out, "clat_ns", d, true, plus);
 	fputs(", ", out);
 	lat_block(out, "lat_ns", d, false, false);
-	fprintf(out,
-		", \"bw_min\": %.0f, \"bw_max\": %.0f, \"bw_agg\": 100.0, \"bw_mean\": %.6f, "
-		"\"bw_dev\": 0.0, \"bw_samples\": 0, \"iops_min\": %.0f, \"iops_max\": %.0f, "
-		"\"iops_mean\": %.6f, \"iops_stddev\": 0.0, \"iops_samples\": 0}",
-		bw / 1024, bw / 1024, bw / 1024, secs > 0 ? (double)d->ios / secs : 0,
-		secs > 0 ? (double)d->ios / secs : 0, secs > 0 ? (double)d->ios / secs : 0);
+	if (d->nsamples)
+		fprintf(out,
+			", \"bw_min\": %.0f, \"bw_max\": %.0f, \"bw_agg\": 100.0, \"bw_mean\": "
+			"%.6f, \"bw_dev\": %.6f, \"bw_samples\": %u, \"iops_min\": %.0f, "
+			"\"iops_max\": %.0f, \"iops_mean\": %.6f, \"iops_stddev\": %.6f, "
+			"\"iops_samples\": %u}",
+			d->bw_min, d->bw_max, d->bw_mean, d->bw_dev, d->nsamples, d->iops_min,
+			d->iops_max, d->iops_mean, d->iops_dev, d->nsamples);
+	else
+		fprintf(out,
+			", \"bw_min\": %.0f, \"bw_max\": %.0f, \"bw_agg\": 100.0, \"bw_mean\": "
+			"%.6f, \"bw_dev\": 0.0, \"bw_samples\": 0, \"iops_min\": %.0f, "
+			"\"iops_max\": %.0f, \"iops_mean\": %.6f, \"iops_stddev\": 0.0, "
+			"\"iops_samples\": 0}",
+			bw / 1024, bw / 1024, bw / 1024, secs > 0 ? (double)d->ios / secs : 0,
+			secs > 0 ? (double)d->ios / secs : 0, secs > 0 ? (double)d->ios / secs : 0);
 }
 
 void rb_fio_json_write(FILE *out, const struct rb_fio_job_out *jobs, unsigned n, bool plus)

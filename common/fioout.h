@@ -31,6 +31,10 @@ struct rb_fio_dir {
 	uint64_t lat_sum_ns, lat_min_ns, lat_max_ns;
 	const struct rb_hist *hist; /* every measured IO's latency */
 	uint64_t runtime_ns;
+	/* per-interval statistics, as fio's from its bw and iops logs; nsamples 0: none */
+	unsigned nsamples;
+	double bw_min, bw_max, bw_mean, bw_dev; /* KiB/s */
+	double iops_min, iops_max, iops_mean, iops_dev;
 };
 
 struct rb_fio_job_out {

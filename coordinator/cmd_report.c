@@ -17,7 +17,9 @@ static struct {
 } F;
 
 static const struct rb_popt report_opts[] = {
-	{ RB_POPT_STRING, "format", 0, "table|markdown|csv", "the table's form (default table)",
+	{ RB_POPT_STRING, "format", 0, "table|markdown|csv|fio-json|json+",
+	  "the table's form (default table), or fio's JSON: a job per point and drive (json+: "
+	  "with clat_ns.bins), alone on stdout",
 	  &F.format, NULL, 0 },
 	{ RB_POPT_STRING, "baseline", 0, "DRIVE",
 	  "each drive's IOPS difference from DRIVE (a part of agent:path, or a serial) at the "
@@ -25,6 +27,11 @@ static const struct rb_popt report_opts[] = {
 	  &F.a.baseline, NULL, 0 },
 	{ RB_POPT_STRING, "html", 0, "FILE",
 	  "also write one self-contained page with charts (inline SVG)", &F.a.html, NULL, 0 },
+	{ RB_POPT_STRING, "fio-logs", 0, "DIR",
+	  "also write fio's per-interval logs of every job (point and drive): "
+	  "rackbench_{bw,iops,lat,clat_hist}.N.log, N the job's place in --format fio-json, "
+	  "and DIR/jobs.tsv naming each N",
+	  &F.a.fio_logs, NULL, 0 },
 	{ RB_POPT_LIST, "spec", 0, "FILE", "a vendor's claims (docs/report.md); repeatable",
 	  &F.specs, NULL, 0 },
 	{ RB_POPT_STRING, "require", 0, "PCT",
@@ -62,8 +69,13 @@ static int values(void)
 		F.a.format = RB_REPORT_MARKDOWN;
 	} else if (!strcmp(F.format, "csv")) {
 		F.a.format = RB_REPORT_CSV;
+	} else if (!strcmp(F.format, "fio-json")) {
+		F.a.format = RB_REPORT_FIO_JSON;
+	} else if (!strcmp(F.format, "json+") || !strcmp(F.format, "fio-json+")) {
+		F.a.format = RB_REPORT_FIO_JSONPLUS;
 	} else {
-		rb_err("'--format' must be table, markdown or csv, not '%s'", F.format);
+		rb_err("'--format' must be table, markdown, csv, fio-json or json+, not '%s'",
+		       F.format);
 		return -1;
 	}
 	if (F.require) {

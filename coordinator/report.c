@@ -294,31 +294,6 @@ static int make_groups(struct rp_report *r)
 	return 0;
 }
 
-/* Row index by id, for ids that are row numbers or close to them; -1 when unknown. */
-static long *id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n)
-{
-	uint32_t max = 0;
-	long *lut;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t id = *(const uint32_t *)((const char *)rows + i * rowsize);
-
-		if (id > max)
-			max = id;
-	}
-	if (max > 16 * n + 1024)
-		return NULL;
-	lut = malloc(((size_t)max + 1) * sizeof(*lut));
-	if (!lut)
-		return NULL;
-	for (size_t i = 0; i <= max; i++)
-		lut[i] = -1;
-	for (size_t i = 0; i < n; i++)
-		lut[*(const uint32_t *)((const char *)rows + i * rowsize)] = (long)i;
-	*ret_n = (size_t)max + 1;
-	return lut;
-}
-
 /*
  * Per group and direction, the drives' histograms added bucket by bucket (every
  * interval of each drive's latest attempt); percentiles come from the sum.
@@ -333,8 +308,8 @@ static int merge_hists(struct rp_report *r)
 	for (size_t fi = 0; fi < r->nfiles && !rc; fi++) {
 		const struct rp_file *f = &r->files[fi];
 		size_t nd_lut = 0, np_lut = 0;
-		long *dl = id_lut(f->dr, f->nd, sizeof(*f->dr), &nd_lut);
-		long *pl = id_lut(f->pt, f->np, sizeof(*f->pt), &np_lut);
+		long *dl = rp_id_lut(f->dr, f->nd, sizeof(*f->dr), &nd_lut);
+		long *pl = rp_id_lut(f->pt, f->np, sizeof(*f->pt), &np_lut);
 
 		/* drive and point ids are rb_results' row numbers: anything else is not ours */
 		if ((f->nd && !dl) || (f->np && !pl)) {
@@ -773,7 +748,8 @@ static const char *meth(const struct rp_file *f)
 
 /* f < 0: no text output (the demo's page). */
 static int report(struct rp_report *r, const char *const *files, size_t nfiles,
-		  const char *const *specs, size_t nspecs, int f, const char *html)
+		  const char *const *specs, size_t nspecs, int f, const char *html,
+		  const char *fio_logs)
 {
 	size_t cap = 0;
 	int rc = 0;
@@ -812,6 +788,18 @@ static int report(struct rp_report *r, const char *const *files, size_t nfiles,
 	if (judge(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
+	}
+	if (fio_logs && rp_fio_logs(r, fio_logs)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	if (f == RB_REPORT_FIO_JSON || f == RB_REPORT_FIO_JSONPLUS) {
+		/* fio's document alone on stdout: what parsers of fio read */
+		if (rp_fio(r, f == RB_REPORT_FIO_JSONPLUS, stdout)) {
+			rc = RB_EXIT_FAILED;
+			goto out;
+		}
+		f = -1;
 	}
 	if (f >= 0 && f != FMT_CSV && nfiles > 1)
 		for (size_t fi = 0; fi < nfiles; fi++)
@@ -875,12 +863,13 @@ int rb_report(const struct rb_report_args *a)
 	struct rp_report r = { .require_pct = a->require_pct > 0 ? a->require_pct : 90.0,
 			       .baseline = a->baseline };
 
-	return report(&r, a->files, a->nfiles, a->specs, a->nspecs, (int)a->format, a->html);
+	return report(&r, a->files, a->nfiles, a->specs, a->nspecs, (int)a->format, a->html,
+		      a->fio_logs);
 }
 
 int rb_report_html(const char *results, const char *html)
 {
 	struct rp_report r = { .require_pct = 90.0 };
 
-	return report(&r, &results, 1, NULL, 0, -1, html);
+	return report(&r, &results, 1, NULL, 0, -1, html, NULL);
 }

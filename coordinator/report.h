@@ -5,7 +5,13 @@
 
 #include <stddef.h>
 
-enum rb_report_format { RB_REPORT_TABLE, RB_REPORT_MARKDOWN, RB_REPORT_CSV };
+enum rb_report_format {
+	RB_REPORT_TABLE,
+	RB_REPORT_MARKDOWN,
+	RB_REPORT_CSV,
+	RB_REPORT_FIO_JSON,	/* fio's --output-format=json, a job per point and drive */
+	RB_REPORT_FIO_JSONPLUS, /* and json+: clat_ns.bins */
+};
 
 /* What a report is asked. */
 struct rb_report_args {
@@ -16,6 +22,7 @@ struct rb_report_args {
 	enum rb_report_format format;
 	const char *baseline; /* a drive (part of agent:path, or a serial); NULL none */
 	const char *html;     /* also write the HTML page here; NULL none */
+	const char *fio_logs; /* also write fio's logs into this folder; NULL none */
 	double require_pct;   /* the share of each claim to reach; 0: 90 */
 };
 

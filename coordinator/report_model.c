@@ -68,3 +68,27 @@ bool rp_is_curve(const struct rb_row_point *p)
 	/* files before schema 5 have no curve_pct: 0 there, so the name decides the max */
 	return p->curve_pct > 0 || (p->curve_pct == 0 && strstr(p->name, "curve=max"));
 }
+
+long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n)
+{
+	uint32_t max = 0;
+	long *lut;
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = *(const uint32_t *)((const char *)rows + i * rowsize);
+
+		if (id > max)
+			max = id;
+	}
+	if (max > 16 * n + 1024)
+		return NULL;
+	lut = malloc(((size_t)max + 1) * sizeof(*lut));
+	if (!lut)
+		return NULL;
+	for (size_t i = 0; i <= max; i++)
+		lut[i] = -1;
+	for (size_t i = 0; i < n; i++)
+		lut[*(const uint32_t *)((const char *)rows + i * rowsize)] = (long)i;
+	*ret_n = (size_t)max + 1;
+	return lut;
+}

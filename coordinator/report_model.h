@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "results.h"
 
@@ -106,5 +107,13 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
 bool rp_is_curve(const struct rb_row_point *p);
 
 int rp_html(const struct rp_report *r, const char *path);
+/* fio's JSON (json+ with plus) of every cell with a result, to out (report_fio.c). */
+int rp_fio(const struct rp_report *r, bool plus, FILE *out);
+/* fio's bw, iops, lat and clat_hist logs of every job with samples into dir, and
+ * dir/jobs.tsv naming each job number (report_fio.c). */
+int rp_fio_logs(const struct rp_report *r, const char *dir);
+/* Row index by id (the row's first u32), for ids that are row numbers or close to them;
+ * -1 when unknown; NULL when they are not (or no memory). */
+long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n);
 
 #endif

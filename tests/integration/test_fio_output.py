@@ -11,32 +11,11 @@ import os
 import shutil
 import subprocess
 
+from fiojson import FIELDS, get, kinds
 from rbtest import AGENT, Tmp, check, run, skip
 
 if not shutil.which("fio") or not shutil.which("fio_jsonplus_clat2csv"):
     skip("needs fio and fio_jsonplus_clat2csv (Debian's fio package)")
-
-# what a fio-JSON reader (fio-plot's shape) takes from each job: path -> type
-FIELDS = {("jobname",): str, ("read", "iops"): float, ("read", "bw"): (int, float),
-          ("read", "bw_bytes"): (int, float), ("read", "io_bytes"): int,
-          ("read", "runtime"): (int, float), ("read", "total_ios"): int,
-          ("read", "clat_ns", "mean"): float, ("read", "clat_ns", "stddev"): float,
-          ("read", "clat_ns", "min"): int, ("read", "clat_ns", "max"): int,
-          ("read", "clat_ns", "percentile", "99.000000"): int,
-          ("read", "clat_ns", "percentile", "50.000000"): int,
-          ("read", "lat_ns", "mean"): float, ("write", "iops"): (int, float),
-          ("usr_cpu",): float, ("sys_cpu",): float, ("job options",): dict}
-
-
-def get(d, path):
-    for k in path:
-        d = d[k]
-    return d
-
-
-def kinds(t):
-    return t if isinstance(t, tuple) else (t,)
-
 
 with Tmp() as tmp:
     data = os.path.join(tmp, "data.bin")

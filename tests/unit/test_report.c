@@ -747,7 +747,7 @@ static void test_arguments(void **st)
 	assert_run(RB_EXIT_OK, out, "usage: rackbench report RESULTS.h5", rb_report_cmd, "report",
 		   "--help");
 	assert_run(RB_EXIT_USAGE, err, "missing RESULTS.h5", rb_report_cmd, "report");
-	assert_run(RB_EXIT_USAGE, err, "'--format' must be table, markdown or csv, not 'xml'",
+	assert_run(RB_EXIT_USAGE, err, "'--format' must be table, markdown, csv, fio-json or json+, not 'xml'",
 		   rb_report_cmd, "report", fx->path, "--format", "xml");
 	assert_run(RB_EXIT_USAGE, err, "'--require' must be a percentage", rb_report_cmd, "report",
 		   fx->path, "--require", "0");
