@@ -5,6 +5,7 @@
  * reader of the same file), and a record's place on a target.
  */
 #include "trace.h"
+#include "trace_synth.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +28,9 @@ struct field {
 
 struct rb_trace {
 	char name[4096];
-	int fd;		 /* -1: reading from memory */
-	const char *mem; /* rb_trace_open_mem */
+	int fd;			/* -1: reading from memory or a synthesizer */
+	struct rb_synth *synth; /* a synthesized trace (trace_synth.c) */
+	const char *mem;	/* rb_trace_open_mem */
 	size_t memlen, mempos;
 	int format;
 	char device[256]; /* "": every device */
@@ -90,7 +92,9 @@ static bool fill(struct rb_trace *t, int *e)
 	}
 	if (t->end == BUF_BYTES)
 		return false;
-	if (t->fd < 0) {
+	if (t->synth) {
+		n = (ssize_t)rb_synth_read(t->synth, t->buf + t->end, BUF_BYTES - t->end);
+	} else if (t->fd < 0) {
 		n = (ssize_t)(t->memlen - t->mempos < BUF_BYTES - t->end ? t->memlen - t->mempos
 									 : BUF_BYTES - t->end);
 		memcpy(t->buf + t->end, t->mem + t->mempos, (size_t)n);
@@ -651,6 +655,24 @@ int rb_trace_open(const char *path, int format, const char *device, struct rb_tr
 	if (!t)
 		return fail(err, errlen, -ENOMEM, "%s: out of memory", path);
 	snprintf(t->name, sizeof(t->name), "%s", path);
+	if (!strncmp(path, RB_SYNTH_PREFIX, strlen(RB_SYNTH_PREFIX))) {
+		/* made on the fly, read as the fio iolog it is */
+		t->fd = -1;
+		if (format != RB_TRACE_AUTO && format != RB_TRACE_IOLOG)
+			e = fail(err, errlen, -EINVAL,
+				 "%s: a synthesized trace is a fio iolog, not replay_format %s",
+				 path, rb_trace_format_name(format));
+		else
+			e = rb_synth_open(path, &t->synth, err, errlen);
+		if (!e)
+			e = open_common(t, RB_TRACE_IOLOG, device, err, errlen);
+		if (e) {
+			rb_trace_free(t);
+			return e;
+		}
+		*ret = t;
+		return 0;
+	}
 	t->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (t->fd < 0) {
 		e = fail(err, errlen, -errno, "cannot open trace '%s': %s", path, strerror(errno));
@@ -693,6 +715,7 @@ struct rb_trace *rb_trace_free(struct rb_trace *t)
 		return NULL;
 	if (t->fd >= 0)
 		close(t->fd);
+	rb_synth_free(t->synth);
 	free(t->buf);
 	free(t);
 	return NULL;

@@ -190,6 +190,26 @@ static const struct rb_preset presets[] = {
 	  "    workload: {rw: write, passes: 2}\n"
 	  "  - name: verify\n"
 	  "    workload: {rw: read, passes: 1}\n" },
+	{ "vdi-boot",
+	  "VDI boot storm, synthesized: 64 desktops booting linked clones of one image "
+	  "over a minute, replayed in their own timing, then as fast as QD 32 allows",
+	  "synthesized (the reviews replay vdbench VDI traces that are not public; "
+	  "docs/replay.md)",
+	  "defaults: {direct: true, interval: 1s, iodepth: 32, runtime: 5m}\n"
+	  "phases:\n"
+	  "  - name: boot-storm\n"
+	  "    workload: {rw: replay, replay: \"synth:vdi-boot\"}\n"
+	  "    matrix: {replay_speed: [1, 0]}\n" },
+	{ "vdi-login",
+	  "VDI login storm, synthesized: 64 users logging on over two minutes, mostly "
+	  "small writes, in their own timing, then as fast as QD 32 allows",
+	  "synthesized (the reviews replay vdbench VDI traces that are not public; "
+	  "docs/replay.md)",
+	  "defaults: {direct: true, interval: 1s, iodepth: 32, runtime: 5m}\n"
+	  "phases:\n"
+	  "  - name: login-storm\n"
+	  "    workload: {rw: replay, replay: \"synth:vdi-login\"}\n"
+	  "    matrix: {replay_speed: [1, 0]}\n" },
 };
 
 const struct rb_preset *rb_presets(size_t *n)

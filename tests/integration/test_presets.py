@@ -9,7 +9,8 @@ import re
 from rbtest import COORD, SRC, Tmp, check, run
 
 NAMES = ["storagereview-fio", "cdn", "vdbench-4corners", "database", "snia-pts-iops",
-         "snia-pts-throughput", "snia-pts-latency", "crystaldiskmark", "atto", "burnin"]
+         "snia-pts-throughput", "snia-pts-latency", "crystaldiskmark", "atto", "burnin",
+         "vdi-boot", "vdi-login"]
 
 # (preset, phase line fragment) pairs the documented methodology fixes
 WANT = {
@@ -35,6 +36,9 @@ WANT = {
     "atto": ["phase atto: 36 point(s), 3m00s"],
     "burnin": ["phase write: 1 point(s), 36m39s; size-based: 2t per drive",
                "phase verify: 1 point(s), 18m19s; size-based: 1t per drive"],
+    "vdi-boot": ["phase boot-storm: 2 point(s), 10m00s",
+                 "boot-storm replay_speed=1", "boot-storm replay_speed=0"],
+    "vdi-login": ["phase login-storm: 2 point(s), 10m00s", "login-storm replay_speed=0"],
 }
 
 r = run([COORD, "presets"])

@@ -390,6 +390,84 @@ static void test_trace_place(void **state)
 	assert_int_equal(rb_trace_place(&r, span, 512, RB_TRACE_MODULO, &o, &l), -ERANGE);
 }
 
+/* What a synthesized storm holds: its IOs, mix, sizes and order, the same every time. */
+struct storm {
+	uint64_t ios[3], bytes, last_t, sum_t, sum_off, image_reads;
+	uint64_t sizes; /* bit k: an IO of 2^k KiB was seen */
+	bool ordered;
+};
+
+static void read_storm(const char *spec, int format, struct storm *s)
+{
+	struct rb_trace *t = NULL;
+	struct rb_trace_rec r;
+	char err[512] = "";
+	int e;
+
+	memset(s, 0, sizeof(*s));
+	s->ordered = true;
+	e = rb_trace_open(spec, format, NULL, &t, err, sizeof(err));
+	if (e)
+		fail_msg("open %s: %s", spec, err);
+	while ((e = rb_trace_next(t, &r, err, sizeof(err))) == 1) {
+		assert_true(r.dir <= RB_TRACE_TRIM);
+		s->ios[r.dir]++;
+		s->bytes += r.len;
+		s->ordered &= r.t_ns >= s->last_t;
+		s->last_t = r.t_ns;
+		s->sum_t += r.t_ns / 1000;
+		s->sum_off += r.offset >> 12;
+		s->image_reads += r.dir == RB_TRACE_READ && r.offset < (16ULL << 30);
+		assert_int_equal(r.len % 4096, 0);
+		s->sizes |= 1ULL << (__builtin_ctzll(r.len) - 10);
+		assert_true(r.offset + r.len <= 64ULL << 30);
+	}
+	if (e)
+		fail_msg("%s", err);
+	rb_trace_free(t);
+}
+
+static void test_trace_synth(void **state)
+{
+	struct storm a, b;
+	struct rb_trace *t = NULL;
+	char err[512];
+
+	(void)state;
+	read_storm("synth:vdi-boot:10", RB_TRACE_AUTO, &a);
+	/* 10 desktops x 2,400 IOs, about 90% reads, every read from the shared image */
+	assert_int_equal(a.ios[0] + a.ios[1] + a.ios[2], 24000);
+	assert_int_equal(a.ios[2], 0);
+	assert_true(a.ios[0] > 20880 && a.ios[0] < 22320); /* 87% to 93% */
+	assert_int_equal(a.image_reads, a.ios[0]);
+	assert_true(a.ordered);
+	/* started over 60 s, each ~30 s long: the storm ends between 30 and ~100 s */
+	assert_true(a.last_t > 30000000000ULL && a.last_t < 100000000000ULL);
+	/* reads of 4-64 KiB and writes of 4-8 KiB: sizes 4, 8, 16, 32, 64 KiB */
+	assert_int_equal(a.sizes, (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6));
+	/* the same name, the same trace */
+	read_storm("synth:vdi-boot:10", RB_TRACE_IOLOG, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* a login storm writes most, and reads its own areas, not the image */
+	read_storm("synth:vdi-login:10", RB_TRACE_AUTO, &b);
+	assert_int_equal(b.ios[0] + b.ios[1], 12000);
+	assert_true(b.ios[1] > 7200 && b.ios[1] < 8400); /* 60% to 70% */
+	assert_int_equal(b.image_reads, 0);
+	assert_true(b.ordered);
+	/* what is not a storm, said */
+	assert_int_equal(
+		rb_trace_open("synth:vdi-reboot", RB_TRACE_AUTO, NULL, &t, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "no such synthesized trace"));
+	assert_int_equal(
+		rb_trace_open("synth:vdi-boot:0", RB_TRACE_AUTO, NULL, &t, err, sizeof(err)),
+		-EINVAL);
+	assert_non_null(strstr(err, "must be 1 to 100000"));
+	assert_int_equal(rb_trace_open("synth:vdi-boot", RB_TRACE_MSR, NULL, &t, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "is a fio iolog, not replay_format msr"));
+}
+
 static void test_trace_scan_and_fits(void **state)
 {
 	char path[] = "/tmp/rb-test-trace-XXXXXX", err[512];
@@ -461,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_trace_lines_and_chunks),
 		cmocka_unit_test(test_trace_place),
 		cmocka_unit_test(test_trace_scan_and_fits),
+		cmocka_unit_test(test_trace_synth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
