@@ -561,6 +561,14 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->drive = p->drives[t];
 	dr->start_ns = res->start_wall_ns;
 	dr->start_mono_ns = res->start_mono_ns;
+	dr->replay_ios = res->replay.ios;
+	dr->replay_complete = res->replay.complete;
+	dr->replay_timed = res->replay.timed;
+	if (res->replay.timed && res->replay.lag.total) {
+		dr->replay_lag_p50_ns = rb_hist_percentile(&res->replay.lag, 50);
+		dr->replay_lag_p99_ns = rb_hist_percentile(&res->replay.lag, 99);
+		dr->replay_lag_max_ns = res->replay.lag_max_ns;
+	}
 	dr->end_ns = res->end_wall_ns;
 	dr->elapsed_ns = res->elapsed_ns;
 	dr->cpu_usr_pct = res->cpu_usr_pct;

@@ -398,6 +398,12 @@ static Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m
 	r->written_since_purge = m->written_since_purge;
 	r->fill_passes_since_purge = m->fill_passes_since_purge;
 	r->start_mono_ns = m->start_mono_ns;
+	r->replay_ios = m->replay_ios;
+	r->replay_complete = m->replay_complete;
+	r->replay_timed = m->replay_timed;
+	r->replay_lag_p50_ns = m->replay_lag_p50_ns;
+	r->replay_lag_p99_ns = m->replay_lag_p99_ns;
+	r->replay_lag_max_ns = m->replay_lag_max_ns;
 	r->n_members = m->nmembers;
 	r->members = idents_out(p, m->members, m->nmembers);
 	return r;
@@ -795,6 +801,12 @@ static void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveRe
 		.written_since_purge = r->written_since_purge,
 		.fill_passes_since_purge = r->fill_passes_since_purge,
 		.start_mono_ns = r->start_mono_ns,
+		.replay_ios = r->replay_ios,
+		.replay_complete = r->replay_complete,
+		.replay_timed = r->replay_timed,
+		.replay_lag_p50_ns = r->replay_lag_p50_ns,
+		.replay_lag_p99_ns = r->replay_lag_p99_ns,
+		.replay_lag_max_ns = r->replay_lag_max_ns,
 		.members = idents_in(p, r->members, r->n_members),
 		.nmembers = r->n_members,
 	};

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 4
+#define RB_PROTO_MINOR 5
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -188,6 +188,10 @@ struct rb_msg_result {
 	int64_t start_mono_ns;		   /* when its jobs started, the agent's CLOCK_MONOTONIC */
 	const struct rb_identity *members; /* a volume's members as opened */
 	size_t nmembers;
+	/* 1.5, rw replay: IOs issued, the trace ended, paced; the issue lag in ns */
+	uint64_t replay_ios;
+	bool replay_complete, replay_timed;
+	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

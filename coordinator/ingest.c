@@ -191,6 +191,12 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	copy(row.purge_method, sizeof(row.purge_method), dr->purge_method);
 	row.written_since_purge_bytes = dr->written_since_purge;
 	row.fill_passes_since_purge = dr->fill_passes_since_purge;
+	row.replay_ios = dr->replay_ios;
+	row.replay_complete = dr->replay_complete;
+	row.replay_timed = dr->replay_timed;
+	row.replay_lag_p50_ns = dr->replay_lag_p50_ns;
+	row.replay_lag_p99_ns = dr->replay_lag_p99_ns;
+	row.replay_lag_max_ns = dr->replay_lag_max_ns;
 	if (dr->verify_mismatches)
 		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
 		       dr->drive, dr->point, dr->verify_mismatches);

@@ -98,6 +98,10 @@ struct rb_row_result {
 	uint64_t written_since_purge_bytes;
 	uint64_t fill_passes_since_purge;
 	int64_t start_skew_ns; /* its jobs' start minus the point's planned instant, our clock */
+	/* rw replay (schema 8 on): the trace's IOs issued, whether it ended, paced, the lag */
+	uint64_t replay_ios;
+	uint8_t replay_complete, replay_timed;
+	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 };
 
 /* One row per drive and steady-state phase: the SNIA verdict and its window. */

@@ -112,6 +112,12 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, written_since_purge_bytes, FT_U64, "B"),
 	FLD(struct rb_row_result, fill_passes_since_purge, FT_U64, "1"),
 	FLD(struct rb_row_result, start_skew_ns, FT_I64, "ns"),
+	FLD(struct rb_row_result, replay_ios, FT_U64, "1"),
+	FLD(struct rb_row_result, replay_complete, FT_U8, "bool"),
+	FLD(struct rb_row_result, replay_timed, FT_U8, "bool"),
+	FLD(struct rb_row_result, replay_lag_p50_ns, FT_U64, "ns"),
+	FLD(struct rb_row_result, replay_lag_p99_ns, FT_U64, "ns"),
+	FLD(struct rb_row_result, replay_lag_max_ns, FT_U64, "ns"),
 };
 static const struct field steady_f[] = {
 	FLD(struct rb_row_steady, drive, FT_U32, ""),

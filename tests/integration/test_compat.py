@@ -102,6 +102,6 @@ def campaign_run(coord, agent, tag, protocol):
 
 old_coord, old_agent = build_base()
 campaign_run(old_coord, os.path.abspath(rbtest.AGENT), f"coordinator of {SHORT}, today's agents",
-             b"1.4")
+             b"1.5")
 campaign_run(os.path.abspath(COORD), old_agent, f"today's coordinator, agents of {SHORT}", b"1.3")
 print("ok")

@@ -97,7 +97,7 @@ with Tmp() as tmp:
 
         listed = wait_for(two_listed, "two agents in `rackbench agents`")
         check(sorted(a["name"] for a in listed) == ["sv-a1", "sv-a2"], f"agents: {listed}")
-        check(all(a["state"] == "idle" and a["protocol"] == "1.4" for a in listed), "idle")
+        check(all(a["state"] == "idle" and a["protocol"] == "1.5" for a in listed), "idle")
         pids = [a.proc.pid for a in agents]
 
         # a long run, aborted over the control socket

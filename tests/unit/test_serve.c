@@ -294,12 +294,12 @@ static void test_agent_registers(void **st)
 	line_with(o.out, "h1 ", line, sizeof(line));
 	assert_non_null(strstr(line, "host-one"));
 	assert_non_null(strstr(line, "9.9.9"));
-	assert_non_null(strstr(line, "1.4"));
+	assert_non_null(strstr(line, "1.5"));
 	assert_non_null(strstr(line, " idle"));
 	out_free(&o);
 	cap_run(&o, agents_cmd, "agents", "--control", svc.ctl, "--json");
 	assert_non_null(strstr(o.out, "{\"name\": \"h1\", \"host\": \"host-one\", \"version\": "
-				      "\"9.9.9\", \"protocol\": \"1.4\", \"targets\": 0, "
+				      "\"9.9.9\", \"protocol\": \"1.5\", \"targets\": 0, "
 				      "\"heard_s_ago\": "));
 	assert_non_null(strstr(o.out, "\"state\": \"idle\"}\n]\n"));
 	out_free(&o);

@@ -295,6 +295,12 @@ static void fill_result(struct rb_msg *m, struct rb_dir_result *d, struct rb_bs_
 		.start_mono_ns = 40,
 		.members = mem,
 		.nmembers = 2,
+		.replay_ios = 50,
+		.replay_complete = true,
+		.replay_timed = true,
+		.replay_lag_p50_ns = 60,
+		.replay_lag_p99_ns = 70,
+		.replay_lag_max_ns = 80,
 	};
 }
 
@@ -351,6 +357,11 @@ static void test_wire_result(void **state)
 	assert_int_equal(r->written_since_purge, 30);
 	assert_int_equal(r->fill_passes_since_purge, 2);
 	assert_int_equal(r->start_mono_ns, 40);
+	assert_int_equal(r->replay_ios, 50);
+	assert_true(r->replay_complete && r->replay_timed);
+	assert_int_equal(r->replay_lag_p50_ns, 60);
+	assert_int_equal(r->replay_lag_p99_ns, 70);
+	assert_int_equal(r->replay_lag_max_ns, 80);
 	assert_int_equal(r->nmembers, 2);
 	same_identity(&r->members[1], &mem[1]);
 	rb_msg_free(b);
@@ -579,6 +590,12 @@ static void test_wire_bytes_unchanged(void **state)
 	r.written_since_purge = 30;
 	r.fill_passes_since_purge = 2;
 	r.start_mono_ns = 40;
+	r.replay_ios = 50;
+	r.replay_complete = true;
+	r.replay_timed = true;
+	r.replay_lag_p50_ns = 60;
+	r.replay_lag_p99_ns = 70;
+	r.replay_lag_max_ns = 80;
 	r.n_members = 2;
 	r.members = mp;
 	e.version_major = RB_PROTO_MAJOR;
