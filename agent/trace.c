@@ -45,13 +45,15 @@ struct rb_trace {
 	int iolog_version;   /* 2 or 3, once the header was read */
 	uint64_t iolog_wait; /* version 2: microseconds waited so far */
 	bool data_seen;	     /* a CSV's header may only be its first line */
+	bool swap;	     /* blktrace: records of the other byte order */
 };
 
-static const char *const format_names[] = { "auto", "iolog", "blkparse", "msr", "alibaba" };
+static const char *const format_names[] = { "auto", "iolog",   "blkparse",
+					    "msr",  "alibaba", "blktrace" };
 
 const char *rb_trace_format_name(int format)
 {
-	return format >= 0 && format <= RB_TRACE_ALIBABA ? format_names[format] : "?";
+	return format >= 0 && format <= RB_TRACE_BLKTRACE ? format_names[format] : "?";
 }
 
 int rb_trace_format_of(const struct rb_trace *t)
@@ -527,6 +529,104 @@ static int tell(const char *s, size_t n)
 }
 
 /* AUTO: the format of the first line that is neither blank nor a '#' comment. */
+/*
+ * blktrace's binary records (include/uapi/linux/blktrace_api.h): struct blk_io_trace, 48
+ * bytes in the traced machine's byte order, then pdu_len bytes of payload.
+ */
+#define BLK_MAGIC 0x65617400u
+#define BLK_VERSION 7u
+#define BLK_REC 48u
+#define BLK_TA_QUEUE 1u
+#define BLK_TC_WRITE (1u << 1)
+#define BLK_TC_PC (1u << 9)
+#define BLK_TC_NOTIFY (1u << 10)
+#define BLK_TC_DISCARD (1u << 13)
+
+static uint32_t u32_at(const char *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t u64_at(const char *p, bool swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* Whether 4 bytes are blktrace's magic: in our byte order (*swap false) or the other. */
+static bool blk_magic(const char *p, bool *swap)
+{
+	for (int s = 0; s < 2; s++)
+		if ((u32_at(p, s) & 0xffffff00u) == BLK_MAGIC) {
+			*swap = s;
+			return true;
+		}
+	return false;
+}
+
+#define BLK_SKIP 2
+
+/* The next binary record into p: 1, 0 at the end, BLK_SKIP, or negative errno (p->msg). */
+static int blk_next(struct rb_trace *t, struct parsed *p, int *e)
+{
+	const char *r;
+	uint32_t magic, action, bytes, dev, cat;
+	uint16_t pdu;
+
+	while (t->end - t->start < BLK_REC && fill(t, e))
+		;
+	if (*e)
+		return *e;
+	if (t->end == t->start)
+		return 0;
+	t->line++;
+	if (t->end - t->start < BLK_REC)
+		return bad(p, "a record cut short: %zu of its 48 bytes", t->end - t->start);
+	r = t->buf + t->start;
+	if (!blk_magic(r, &t->swap))
+		return bad(p, "not a blktrace record: its magic is %08x, not %08x",
+			   u32_at(r, false), BLK_MAGIC | BLK_VERSION);
+	magic = u32_at(r, t->swap);
+	if ((magic & 0xff) != BLK_VERSION)
+		return bad(p, "blktrace records of version %u: only version %u is read",
+			   magic & 0xff, BLK_VERSION);
+	memcpy(&pdu, r + 46, sizeof(pdu));
+	if (t->swap)
+		pdu = __builtin_bswap16(pdu);
+	while (t->end - t->start < BLK_REC + pdu && fill(t, e))
+		;
+	if (*e)
+		return *e;
+	if (t->end - t->start < BLK_REC + pdu)
+		return bad(p, "a record's %u bytes of payload are cut short", pdu);
+	r = t->buf + t->start;
+	t->start += BLK_REC + pdu;
+	action = u32_at(r + 28, t->swap);
+	bytes = u32_at(r + 24, t->swap);
+	dev = u32_at(r + 36, t->swap);
+	cat = action >> 16;
+	/* queue events of data IO; notes, pass-through commands and flushes are not IOs */
+	if ((action & 0xffff) != BLK_TA_QUEUE || (cat & (BLK_TC_NOTIFY | BLK_TC_PC)) || !bytes)
+		return BLK_SKIP;
+	if (t->device[0] && ((dev >> 20) != t->dev_major || (dev & 0xfffff) != t->dev_minor))
+		return BLK_SKIP;
+	if (u64_at(r + 16, t->swap) > UINT64_MAX / 512)
+		return bad(p, "sector %llu is past any device",
+			   (unsigned long long)u64_at(r + 16, t->swap));
+	p->t = u64_at(r + 8, t->swap);
+	p->offset = u64_at(r + 16, t->swap) * 512;
+	p->len = bytes;
+	p->dir = cat & BLK_TC_DISCARD ? RB_TRACE_TRIM
+		 : cat & BLK_TC_WRITE ? RB_TRACE_WRITE
+				      : RB_TRACE_READ;
+	return 1;
+}
+
 static int detect(struct rb_trace *t, char *err, size_t errlen)
 {
 	size_t at = 0;
@@ -537,6 +637,10 @@ static int detect(struct rb_trace *t, char *err, size_t errlen)
 		;
 	if (e)
 		return fail(err, errlen, -EIO, "%s: cannot read: %s", t->name, strerror(-e));
+	if (t->end >= 4 && blk_magic(t->buf, &t->swap)) {
+		t->format = RB_TRACE_BLKTRACE;
+		return 0;
+	}
 	while (at < t->end) {
 		const char *s = t->buf + at, *nl = memchr(s, '\n', t->end - at);
 		size_t n = nl ? (size_t)(nl - s) : t->end - at, i = 0;
@@ -554,7 +658,7 @@ static int detect(struct rb_trace *t, char *err, size_t errlen)
 	}
 	return fail(err, errlen, -EINVAL,
 		    "%s:%llu: cannot tell the trace's format (give replay_format: iolog, blkparse, "
-		    "msr or alibaba)",
+		    "msr, alibaba or blktrace)",
 		    t->name, (unsigned long long)line);
 }
 
@@ -562,10 +666,9 @@ static const struct {
 	int (*parse)(struct rb_trace *t, const char *s, size_t n, struct parsed *p);
 	uint64_t unit_ns;
 } formats[] = {
-	[RB_TRACE_IOLOG] = { parse_iolog, 1000 },
-	[RB_TRACE_BLKPARSE] = { parse_blkparse, 1 },
-	[RB_TRACE_MSR] = { parse_msr, 100 },
-	[RB_TRACE_ALIBABA] = { parse_alibaba, 1000 },
+	[RB_TRACE_IOLOG] = { parse_iolog, 1000 }, [RB_TRACE_BLKPARSE] = { parse_blkparse, 1 },
+	[RB_TRACE_MSR] = { parse_msr, 100 },	  [RB_TRACE_ALIBABA] = { parse_alibaba, 1000 },
+	[RB_TRACE_BLKTRACE] = { NULL, 1 }, /* binary: blk_next */
 };
 
 int rb_trace_next(struct rb_trace *t, struct rb_trace_rec *ret, char *err, size_t errlen)
@@ -574,8 +677,25 @@ int rb_trace_next(struct rb_trace *t, struct rb_trace_rec *ret, char *err, size_
 		struct parsed p = { 0 };
 		const char *s = NULL;
 		size_t n = 0;
-		int r = next_line(t, &s, &n, err, errlen);
+		int r;
 
+		if (t->format == RB_TRACE_BLKTRACE) {
+			int e = 0;
+
+			r = blk_next(t, &p, &e);
+			if (e)
+				return fail(err, errlen, -EIO, "%s: cannot read: %s", t->name,
+					    strerror(-e));
+			if (r < 0)
+				return fail(err, errlen, -EINVAL, "%s: record %llu: %s", t->name,
+					    (unsigned long long)t->line, p.msg);
+			if (!r)
+				return 0;
+			if (r == BLK_SKIP)
+				continue;
+			goto parsed;
+		}
+		r = next_line(t, &s, &n, err, errlen);
 		if (r <= 0) {
 			if (!r && t->format == RB_TRACE_IOLOG && !t->iolog_version)
 				return fail(err, errlen, -EINVAL,
@@ -591,6 +711,7 @@ int rb_trace_next(struct rb_trace *t, struct rb_trace_rec *ret, char *err, size_
 			return line_error(t, p.msg, err, errlen);
 		if (r == SKIP || !p.len)
 			continue; /* nothing to do: a zero-length IO moves no data */
+	parsed:
 		if (p.len > RB_TRACE_MAX_IO)
 			return fail(err, errlen, -EINVAL,
 				    "%s:%llu: an IO of %llu bytes is longer than 64 MiB, the most "
@@ -617,7 +738,7 @@ int rb_trace_next(struct rb_trace *t, struct rb_trace_rec *ret, char *err, size_
 
 static int open_common(struct rb_trace *t, int format, const char *device, char *err, size_t errlen)
 {
-	if (format < RB_TRACE_AUTO || format > RB_TRACE_ALIBABA)
+	if (format < RB_TRACE_AUTO || format > RB_TRACE_BLKTRACE)
 		return fail(err, errlen, -EINVAL, "%s: unknown trace format %d", t->name, format);
 	t->buf = malloc(BUF_BYTES);
 	if (!t->buf)
@@ -633,7 +754,7 @@ static int open_common(struct rb_trace *t, int format, const char *device, char 
 		if (e)
 			return e;
 	}
-	if (t->device[0] && t->format == RB_TRACE_BLKPARSE) {
+	if (t->device[0] && (t->format == RB_TRACE_BLKPARSE || t->format == RB_TRACE_BLKTRACE)) {
 		struct field f = { t->device, strlen(t->device) };
 
 		if (field_dev(&f, &t->dev_major, &t->dev_minor))

@@ -4,8 +4,8 @@
  * handed out a record at a time, so a trace of any size costs the same memory. Formats:
  * fio's iolog (versions 2 and 3, told by their header line), blkparse's default text
  * output (its queue events, and the kernel's blk tracer in its classic layout, which is
- * the same without the sequence column), the MSR Cambridge CSV and the Alibaba block
- * trace CSV. A record is an IO: its time since the trace's first record, offset, length
+ * the same without the sequence column), the MSR Cambridge CSV, the Alibaba block
+ * trace CSV, and blktrace's binary records (queue events). A record is an IO: its time since the trace's first record, offset, length
  * and direction, and the line it came from. A line that does not parse is an error
  * "FILE:LINE: message", never a crash (tests/fuzz/fuzz_trace.c).
  */
@@ -23,6 +23,7 @@ enum rb_trace_format {
 	RB_TRACE_BLKPARSE,
 	RB_TRACE_MSR,
 	RB_TRACE_ALIBABA,
+	RB_TRACE_BLKTRACE, /* binary struct blk_io_trace records (blktrace, blkparse -d) */
 };
 /* The values of enum rb_dir (agent/engine.h). */
 enum rb_trace_dir { RB_TRACE_READ, RB_TRACE_WRITE, RB_TRACE_TRIM };
@@ -57,7 +58,7 @@ int rb_trace_next(struct rb_trace *t, struct rb_trace_rec *ret, char *err, size_
 /* The format read (the one told, with AUTO). */
 int rb_trace_format_of(const struct rb_trace *t);
 struct rb_trace *rb_trace_free(struct rb_trace *t);
-/* "auto", "iolog", "blkparse", "msr", "alibaba". */
+/* "auto", "iolog", "blkparse", "msr", "alibaba", "blktrace". */
 const char *rb_trace_format_name(int format);
 
 /* What a whole trace holds, read once to its end. */

@@ -10,7 +10,8 @@
 
 static const char *const rw_choices[] = { "read",   "write", "randread", "randwrite", "rw",
 					  "randrw", "trim",  "randtrim", "replay",    NULL };
-static const char *const format_choices[] = { "auto", "iolog", "blkparse", "msr", "alibaba", NULL };
+static const char *const format_choices[] = { "auto",	 "iolog",    "blkparse", "msr",
+					      "alibaba", "blktrace", NULL };
 static const char *const remap_choices[] = { "modulo", "refuse", NULL };
 static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
@@ -114,10 +115,11 @@ const struct rb_opt rb_workload_opts[] = {
 	  "rw replay: the block trace to replay, a file on the agent's host; one job per target "
 	  "issues its IOs in order (a trace that writes or trims needs both keys of the guard)",
 	  NULL },
-	{ "replay_format", RB_OPT_ENUM, F(replay_format), 0, 4, "auto", format_choices, "FORMAT",
-	  "the trace's format: auto (told from its first line), iolog (fio's, v2 or v3), blkparse "
+	{ "replay_format", RB_OPT_ENUM, F(replay_format), 0, 5, "auto", format_choices, "FORMAT",
+	  "the trace's format: auto (told from its start), iolog (fio's, v2 or v3), blkparse "
 	  "(its default text: queue events), msr (MSR Cambridge CSV), alibaba (Alibaba block "
-	  "trace CSV)",
+	  "trace CSV), blktrace (the kernel's binary records: blkparse -d's merged dump, or one "
+	  "CPU's file)",
 	  NULL },
 	{ "replay_speed", RB_OPT_TEXT, F(replay_speed), 0, 0, "1", NULL, "FACTOR",
 	  "the trace's pace: 1 its own timing, 2 twice as fast, 0.5 half; 0 as fast as iodepth "

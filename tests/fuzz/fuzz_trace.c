@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const devices[] = { NULL, "8,0", "0", "/dev/sdb" };
 
-	for (int format = RB_TRACE_AUTO; format <= RB_TRACE_ALIBABA; format++) {
+	for (int format = RB_TRACE_AUTO; format <= RB_TRACE_BLKTRACE; format++) {
 		struct rb_trace *t = NULL;
 		struct rb_trace_rec r;
 		char err[512] = "";

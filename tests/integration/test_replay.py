@@ -3,7 +3,8 @@
 iodepth 1) runs on a loop device under the kernel's block tracer, read out by blktrace and
 blkparse; rackbench-agent replays blkparse's text on a second loop device, traced again, and
 the replay's queue events (sector, size, direction) must be the original's, in order. The
-same for the iolog v3 fio wrote of that run, and for an MSR Cambridge and an Alibaba sample
+same for the kernel's binary records of that run (blkparse -d's merged dump of blktrace's
+files, or the blk tracer's records read through tracefs), the iolog v3 fio wrote of it, and for an MSR Cambridge and an Alibaba sample
 made here (with other devices' lines the filter drops, and offsets past the end that
 modulo wraps). Around it, the guard: a trace that writes, without the keys, exits 3
 naming its first writing line and leaves the device as it was; a read-only trace needs
@@ -57,6 +58,23 @@ def queue_events(text, keep=lambda pid, comm: True):
     return out
 
 
+def ftrace_bin_to_blktrace(raw):
+    """The blk tracer's records in tracefs's binary output as a blktrace file: its '#' header
+    lines and each record's 16-byte ftrace prefix dropped; the kernel's struct blk_io_trace
+    (48 bytes, then pdu_len bytes) kept as they are."""
+    while raw.startswith(b"#"):
+        raw = raw[raw.index(b"\n") + 1:]
+    out, at = bytearray(), 0
+    while at + 16 + 48 <= len(raw):
+        rec = raw[at + 16:at + 64]
+        check(int.from_bytes(rec[:4], "little") >> 8 == 0x656174,
+              f"tracefs's binary record at {at} is not a blk_io_trace")
+        pdu = int.from_bytes(rec[46:48], "little")
+        out += raw[at + 16:at + 64 + pdu]
+        at += 64 + pdu
+    return bytes(out)
+
+
 class Tracer:
     """The queue events of one device while it runs: blktrace, then blkparse's default text;
     or the kernel's blk tracer through tracefs (classic layout) where blktrace is kept out."""
@@ -64,6 +82,7 @@ class Tracer:
     def __init__(self, dev, folder, name):
         self.dev, self.folder, self.name = dev, folder, name
         self.proc = None
+        self.bin = None  # the kernel's binary records (struct blk_io_trace)
         self.block = os.path.join("/sys/block", os.path.basename(dev), "trace")
 
     def __enter__(self):
@@ -112,12 +131,25 @@ class Tracer:
             r = sh("blkparse", "-i", self.name, "-D", self.folder)
             check(r.returncode == 0, f"blkparse: {r.stderr}")
             self.text = r.stdout
+            # and the CPUs' binary records merged in time, as blkparse dumps them
+            self.bin = os.path.join(self.folder, self.name + ".bin")
+            r = sh("blkparse", "-i", self.name, "-D", self.folder, "-d", self.bin, "-O")
+            check(r.returncode == 0, f"blkparse -d: {r.stderr}")
         else:
             self._put("tracing_on", "0")
             with open(os.path.join(self.block, "enable"), "w") as f:
                 f.write("0")
             self.text = self._get("trace")
             self._put("options/blk_classic", "0")
+            # the same events as the kernel's binary records (ftrace's bin option): each
+            # behind ftrace's own 16 bytes (pid, cpu, time), which a blktrace file has not
+            self._put("options/bin", "1")
+            with open(os.path.join(TRACING, "trace"), "rb") as f:
+                raw = f.read()
+            self._put("options/bin", "0")
+            self.bin = os.path.join(self.folder, self.name + ".bin")
+            with open(self.bin, "wb") as f:
+                f.write(ftrace_bin_to_blktrace(raw))
             self._put("current_tracer", "nop")
         self.path = os.path.join(self.folder, self.name + ".txt")
         with open(self.path, "w") as f:
@@ -213,6 +245,10 @@ with Tmp() as tmp, LoopDevices(tmp, 2, SIZE) as (orig, copy):
         jsonschema.validate(doc, json.load(open(os.path.join(SRC, "schemas", "run-output.schema.json"))))
     except ImportError:
         print("python3-jsonschema is missing: the document's shape is not checked")
+
+    # the kernel's binary records themselves (told by their magic)
+    _, seen = replay(copy, tmp, t.bin, "auto")
+    same("blktrace", seen, original)
 
     # fio's own iolog (v3) of that run, replayed in its timing, with the file name filter
     head = open(iolog).readline().strip()

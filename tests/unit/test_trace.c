@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -390,6 +391,128 @@ static void test_trace_place(void **state)
 	assert_int_equal(rb_trace_place(&r, span, 512, RB_TRACE_MODULO, &o, &l), -ERANGE);
 }
 
+/* One blktrace record (struct blk_io_trace) at buf, in our order or swapped; its size. */
+static size_t blk_rec(unsigned char *buf, bool swap, uint32_t version, uint64_t t, uint64_t sector,
+		      uint32_t bytes, uint32_t action, uint32_t dev, uint16_t pdu)
+{
+	uint32_t u32[8] = { 0x65617400u | version, 1, 0, 0, 0, 0, 0, 0 };
+	uint64_t u64[2] = { t, sector };
+
+	if (swap) {
+		u32[0] = __builtin_bswap32(u32[0]);
+		u64[0] = __builtin_bswap64(t);
+		u64[1] = __builtin_bswap64(sector);
+		bytes = __builtin_bswap32(bytes);
+		action = __builtin_bswap32(action);
+		dev = __builtin_bswap32(dev);
+		pdu = __builtin_bswap16(pdu);
+	}
+	memset(buf, 0, 48);
+	memcpy(buf, u32, 8);
+	memcpy(buf + 8, u64, 16);
+	memcpy(buf + 24, &bytes, 4);
+	memcpy(buf + 28, &action, 4);
+	memcpy(buf + 36, &dev, 4);
+	memcpy(buf + 46, &pdu, 2);
+	memset(buf + 48, 0x5a, swap ? __builtin_bswap16(pdu) : pdu);
+	return 48 + (swap ? __builtin_bswap16(pdu) : pdu);
+}
+
+#define QUEUE(cat) (1u | (cat) << 16)
+#define DEV(maj, min) ((uint32_t)(maj) << 20 | (min))
+
+/* blktrace's binary records, either byte order: queue events of data only, payloads
+ * skipped, the device filter, and what is not a record said with its number. */
+static void test_trace_blktrace(void **state)
+{
+	unsigned char buf[1024];
+	struct rb_trace *t = NULL;
+	struct rb_trace_rec r;
+	char err[512];
+
+	(void)state;
+	for (int swap = 0; swap < 2; swap++) {
+		size_t n = 0;
+
+		n += blk_rec(buf + n, swap, 7, 1000, 8, 4096, QUEUE(1u << 0), DEV(8, 0), 0);
+		/* a note (timestamp: its 'what' is 1 too), with a payload of 12 bytes */
+		n += blk_rec(buf + n, swap, 7, 1500, 0, 0, 1u | (1u << 10) << 16, DEV(8, 0), 12);
+		/* the same IO completing: not a queue event */
+		n += blk_rec(buf + n, swap, 7, 1600, 8, 4096, 8u | (1u << 7) << 16, DEV(8, 0), 0);
+		/* a flush without data */
+		n += blk_rec(buf + n, swap, 7, 1700, 0, 0, QUEUE(1u << 2 | 1u << 1), DEV(8, 0), 0);
+		n += blk_rec(buf + n, swap, 7, 2000, 16, 8192, QUEUE(1u << 1 | 1u << 3), DEV(8, 0),
+			     0);
+		n += blk_rec(buf + n, swap, 7, 3000, 2048, 65536, QUEUE(1u << 13 | 1u << 1),
+			     DEV(8, 0), 0);
+		/* another device's IO */
+		n += blk_rec(buf + n, swap, 7, 3500, 64, 4096, QUEUE(1u << 1), DEV(8, 16), 0);
+		{
+			const struct want all[] = {
+				{ 0, 4096, 4096, RB_TRACE_READ, 1 },
+				{ 1000, 8192, 8192, RB_TRACE_WRITE, 5 },
+				{ 2000, 1048576, 65536, RB_TRACE_TRIM, 6 },
+				{ 2500, 32768, 4096, RB_TRACE_WRITE, 7 },
+			};
+			size_t k = 0;
+
+			assert_int_equal(rb_trace_open_mem("t.bin", buf, n, RB_TRACE_AUTO, NULL, &t,
+							   err, sizeof(err)),
+					 0);
+			assert_int_equal(rb_trace_format_of(t), RB_TRACE_BLKTRACE);
+			while (rb_trace_next(t, &r, err, sizeof(err)) == 1) {
+				assert_true(k < 4);
+				assert_int_equal(r.t_ns, all[k].t_ns);
+				assert_int_equal(r.offset, all[k].offset);
+				assert_int_equal(r.len, all[k].len);
+				assert_int_equal(r.dir, all[k].dir);
+				assert_int_equal(r.line, all[k].line);
+				k++;
+			}
+			assert_int_equal(k, 4);
+			rb_trace_free(t);
+			/* one device of the two */
+			assert_int_equal(rb_trace_open_mem("t.bin", buf, n, RB_TRACE_BLKTRACE,
+							   "8,16", &t, err, sizeof(err)),
+					 0);
+			assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), 1);
+			assert_int_equal(r.offset, 32768);
+			assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), 0);
+			rb_trace_free(t);
+		}
+		/* cut short in its payload, then in its header */
+		assert_int_equal(rb_trace_open_mem("t.bin", buf, 48 + 48 + 5, RB_TRACE_AUTO, NULL,
+						   &t, err, sizeof(err)),
+				 0);
+		assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), 1);
+		assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err,
+				       "t.bin: record 2: a record's 12 bytes of payload are cut "
+				       "short"));
+		rb_trace_free(t);
+		assert_int_equal(rb_trace_open_mem("t.bin", buf, 30, RB_TRACE_BLKTRACE, NULL, &t,
+						   err, sizeof(err)),
+				 0);
+		assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), -EINVAL);
+		assert_non_null(strstr(err, "record 1: a record cut short: 30 of its 48 bytes"));
+		rb_trace_free(t);
+	}
+	/* another version, and what is no record at all */
+	blk_rec(buf, false, 8, 0, 0, 512, QUEUE(1), 0, 0);
+	assert_int_equal(
+		rb_trace_open_mem("t.bin", buf, 48, RB_TRACE_AUTO, NULL, &t, err, sizeof(err)), 0);
+	assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "blktrace records of version 8: only version 7 is read"));
+	rb_trace_free(t);
+	memset(buf, 'x', 48);
+	assert_int_equal(
+		rb_trace_open_mem("t.bin", buf, 48, RB_TRACE_BLKTRACE, NULL, &t, err, sizeof(err)),
+		0);
+	assert_int_equal(rb_trace_next(t, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a blktrace record"));
+	rb_trace_free(t);
+}
+
 /* What a synthesized storm holds: its IOs, mix, sizes and order, the same every time. */
 struct storm {
 	uint64_t ios[3], bytes, last_t, sum_t, sum_off, image_reads;
@@ -540,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_trace_place),
 		cmocka_unit_test(test_trace_scan_and_fits),
 		cmocka_unit_test(test_trace_synth),
+		cmocka_unit_test(test_trace_blktrace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
