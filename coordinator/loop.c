@@ -5,6 +5,7 @@
  * pre-flight, a point, idle time, spools after a resume, the agents stopping).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,11 +390,21 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
  * end: memory stays bounded on long points and large fleets. */
 static void point_flush(struct coord *k, int64_t now, int64_t *next_flush, bool force)
 {
-	if (force || now >= *next_flush || rb_results_buffered(k->res) > (32u << 20)) {
+	bool timed = now >= *next_flush;
+
+	if (force || timed || rb_results_buffered(k->res) > (32u << 20)) {
 		if (rb_results_flush(k->res))
 			dlv_store_failed(k, "write the results file (HDF5 append failed)", EIO);
 		*next_flush = now + 5000000000LL;
 	}
+	/*
+	 * A fleet's backlog (messages queued while the machine was busy: up to the agents'
+	 * credit windows, and the writer's queue) is freed once taken, but malloc keeps the
+	 * pages: a day-long run would sit at its worst moment's size. Handed back every 5 s
+	 * (a few ms), memory follows the backlog down again.
+	 */
+	if (timed)
+		malloc_trim(0);
 }
 
 /* Runs point p on every agent as the given attempt (0, or the next after a resume). */
