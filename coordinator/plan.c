@@ -327,42 +327,64 @@ static void plan_points(const struct rb_campaign *c, bool list)
 #define SAMPLE_H5_BYTES 400
 #define SAMPLE_JOURNAL_BYTES 1200
 
-/* The sample rows the time-based points store, over the drives the campaign names. */
-static double plan_samples(const struct rb_campaign *c)
+/*
+ * The sample rows the points store, over the drives the campaign names: time-based points
+ * by their runtime, size-based ones by their bytes at --assume-mbps (else not counted:
+ * *untimed says how many).
+ */
+static double plan_samples(const struct rb_campaign *c, const struct rb_plan_args *pa,
+			   size_t *untimed)
 {
 	double rows = 0;
 
+	*untimed = 0;
 	for (size_t i = 0; i < c->npoints; i++) {
 		const struct rb_point *p = &c->points[i];
 		const struct rb_workload *wl = &p->wl;
+		uint64_t ns = wl->runtime_ns;
 		size_t drives = 0;
 		unsigned dirs;
 
-		if (p->purge[0] || wl->io_size || wl->passes || !wl->interval_ns)
+		if (p->purge[0] || !wl->interval_ns)
 			continue;
+		if (wl->io_size || wl->passes) {
+			uint64_t bytes = sized_bytes(wl, pa->capacity);
+
+			if (!bytes || !pa->mbps) {
+				(*untimed)++;
+				continue;
+			}
+			ns = (uint64_t)((double)bytes / ((double)pa->mbps * 1e6) * 1e9);
+		}
 		for (size_t d = 0; d < c->ndrives; d++)
 			drives += rb_point_has_drive(c, p, d);
 		dirs = (unsigned)rb_rw_reads((enum rb_rw)wl->rw) +
 		       (unsigned)rb_rw_writes((enum rb_rw)wl->rw);
 		rows += (double)drives * (dirs ? dirs : 1) *
-			(double)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+			(double)((ns + wl->interval_ns - 1) / wl->interval_ns);
 	}
 	return rows;
 }
 
 /* The results' size: rows, HDF5 and journal bytes. */
-static void plan_storage(const struct rb_campaign *c)
+static void plan_storage(const struct rb_campaign *c, const struct rb_plan_args *pa)
 {
-	double rows = plan_samples(c);
+	size_t untimed;
+	double rows = plan_samples(c, pa, &untimed);
 	char a[32], b[32];
 
-	if (rows < 1)
+	if (rows < 1) {
+		if (untimed)
+			printf("results: the size-based points' samples depend on the drives' speed "
+			       "(--assume-capacity, --assume-mbps)\n");
 		return;
-	printf("results: about %.0f sample rows of the time-based points: %s of HDF5 and %s of "
-	       "journal at ~300 latency buckets a sample (schemas/results-layout.md)%s\n",
+	}
+	printf("results: about %.0f sample rows: %s of HDF5 and %s of journal at ~300 latency "
+	       "buckets a sample (schemas/results-layout.md)%s%s\n",
 	       rows, rb_fmt_size_human((uint64_t)(rows * SAMPLE_H5_BYTES), a, sizeof(a)),
 	       rb_fmt_size_human((uint64_t)(rows * SAMPLE_JOURNAL_BYTES), b, sizeof(b)),
-	       c->nselectors || c->ngroups ? ", plus the drives chosen when agents connect" : "");
+	       c->nselectors || c->ngroups ? ", plus the drives chosen when agents connect" : "",
+	       untimed ? ", plus the size-based points' (--assume-capacity, --assume-mbps)" : "");
 }
 
 /* The plan's time and its methodology hash. */
@@ -405,7 +427,7 @@ int rb_plan(const struct rb_plan_args *a)
 		plan_phase(c, ph, &pa, &pt);
 	plan_points(c, pa.list);
 	plan_footer(c, &pt);
-	plan_storage(c);
+	plan_storage(c, &pa);
 	rb_campaign_free(c);
 	return RB_EXIT_OK;
 }

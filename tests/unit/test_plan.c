@@ -106,9 +106,10 @@ static void test_plan_phases_and_times(void **st)
 	assert_int_equal(c->npoints, 1 + 3 + 10 + 3 + 1);
 	/* samples of 1 s: qd 3 points x 1 drive x 10, ss 10 x 2 x 60, cv 3 x 2 x 20; the fill
 	 * and the purge have no time to count */
-	assert_non_null(strstr(o.out, "results: about 1350 sample rows of the time-based points: "
-				      "527 KiB of HDF5 and 1.54 MiB of journal"));
-	assert_non_null(strstr(o.out, ", plus the drives chosen when agents connect\n"));
+	assert_non_null(strstr(o.out, "results: about 1350 sample rows: 527 KiB of HDF5 and 1.54 "
+				      "MiB of journal"));
+	assert_non_null(strstr(o.out, ", plus the drives chosen when agents connect, plus the "
+				      "size-based points' (--assume-capacity, --assume-mbps)\n"));
 	assert_non_null(strstr(o.out, "phase fill: 1 point(s), 0s; size-based: 20g per drive\n"));
 	assert_non_null(strstr(o.out, "phase qd: 3 point(s), 45s\n  measures: /dev/x0\n"));
 	assert_non_null(strstr(o.out, "phase ss: steady state over 2 point(s) per round, 3 to 5 "
@@ -204,7 +205,12 @@ static void test_plan_size_based_all_timed(void **st)
 	assert_non_null(strstr(o.out, "phase fill: 2 point(s), 2.15s; size-based: 2g per drive, "
 				      "2.15s at 1000 MB/s\n"));
 	assert_non_null(strstr(o.out, "time: 2.15s (idle included)\n"));
+	/* 1 GiB at 1000 MB/s: 1.07 s, two intervals of 1 s, at each point */
+	assert_non_null(strstr(o.out, "results: about 4 sample rows: "));
 	out_free(&o);
+	assert_run(RB_EXIT_OK, out,
+		   "results: the size-based points' samples depend on the drives' speed",
+		   rb_plan_cmd, "plan", fx->file);
 	/* without the rate their time is open, and said so */
 	assert_run(RB_EXIT_OK, out, "time: 0s (idle included), plus size-based points", rb_plan_cmd,
 		   "plan", fx->file);
