@@ -259,6 +259,7 @@ struct coord {
 	 * per drive and direction (ndrives x 3), allocated at the first sample */
 	struct seenset *seen;
 	int64_t probe_scan_ns; /* when the agents' clock probes are looked at next */
+	int64_t drained_ns;    /* when the agents' socket was last read empty (loop.c) */
 	uint64_t io_errors;
 	size_t bad_drives;
 	struct rb_hist scratch;

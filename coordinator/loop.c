@@ -70,6 +70,8 @@ static int pump(struct coord *k, int timeout_ms)
 			    err, sizeof(err));
 	int64_t t3 = coord_now(k);
 
+	if (r == -EAGAIN)
+		k->drained_ns = t3; /* everything sent before now has been read */
 	if (r == -EAGAIN || r == -EINTR)
 		return r;
 	if (r) {
@@ -348,7 +350,10 @@ static int point_start(struct coord *k, const struct rb_point *p, uint32_t attem
 /*
  * One agent's part of a running point, at instant now: run again if it restarted; lost
  * after LOST_AFTER_NS of silence (then, as the campaign says, aborted, dropped, or
- * waited for); back when heard again. Returns RB_EXIT_FAILED to abort the run.
+ * waited for); back when heard again. Silence counts up to the last time the socket was
+ * read empty, not to now: a coordinator behind on its queue (a busy machine, a fleet
+ * past what it takes) has not heard what is waiting in it, and its agents are not
+ * silent. Returns RB_EXIT_FAILED to abort the run.
  */
 static int point_watch(struct coord *k, struct ragent *a, const struct rb_point *p, int64_t now,
 		       int64_t budget, int64_t *deadline)
@@ -361,7 +366,8 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 		ord_assign(k, a, p, a->attempt + 1, false);
 		if (now + budget > *deadline)
 			*deadline = now + budget;
-	} else if (a->state == AGENT_RUNNING && now - a->last_seen_ns > LOST_AFTER_NS) {
+	} else if (a->state == AGENT_RUNNING &&
+		   (now < k->drained_ns ? now : k->drained_ns) - a->last_seen_ns > LOST_AFTER_NS) {
 		a->state = AGENT_LOST;
 		a->silent = true;
 		k->live.dirty = true;
