@@ -54,6 +54,25 @@ uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di)
 	return r >= 1 ? (uint64_t)(r + 0.5) : 1;
 }
 
+/*
+ * A drive that ran with IO errors or mismatches did not run ok: its row says error and
+ * what, whatever its agent said (the run's exit code is the errors', 6, not a partial
+ * run's). Returns whether it did.
+ */
+static bool data_error_status(struct rb_row_result *row)
+{
+	uint64_t errs = row->read.errors + row->write.errors + row->trim.errors;
+
+	if (strcmp(row->status, "ok") || !(errs || row->verify_mismatches))
+		return false;
+	copy(row->status, sizeof(row->status), "error");
+	snprintf(row->message, sizeof(row->message),
+		 "%" PRIu64 " IO error(s), %" PRIu64
+		 " verification mismatch(es): the io_errors table lists where",
+		 errs, row->verify_mismatches);
+	return true;
+}
+
 /* The progress line adds up the rows: each drive's, all directions. */
 static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row)
 {
@@ -197,15 +216,14 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	row.replay_lag_p50_ns = dr->replay_lag_p50_ns;
 	row.replay_lag_p99_ns = dr->replay_lag_p99_ns;
 	row.replay_lag_max_ns = dr->replay_lag_max_ns;
-	if (dr->verify_mismatches)
-		rb_err("agent '%s' drive '%s' point %u: %" PRIu64 " verify mismatch(es)", a->name,
-		       dr->drive, dr->point, dr->verify_mismatches);
 	for (size_t i = 0; i < dr->ndirs; i++)
 		if (dr->dirs[i].direction < 3)
 			dirs[dr->dirs[i].direction] = &dr->dirs[i];
 	dir_row(&row.read, dirs[0], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.write, dirs[1], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.trim, dirs[2], dr->elapsed_ns, &k->scratch);
+	bool data_error = data_error_status(&row);
+
 	/* the summary's latency is over both directions: merge, never average */
 	rb_hist_clear(&k->scratch);
 	for (int d = 0; d < 3; d++)
@@ -230,7 +248,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	/* a point stopped short, replayed from the journal, runs again as the next attempt:
 	 * its row is superseded, not a failure of the run */
 	if (strcmp(row.status, "ok") && !(k->replaying && !strcmp(row.status, "stopped"))) {
-		k->bad_drives++;
+		k->bad_drives += !data_error;
 		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
 		       row.status, row.message);
 	}

@@ -481,8 +481,9 @@ static void completeness_rules(struct judge *j, size_t dp)
 			   !strcmp(r->status, "refused") || !strcmp(r->status, "error")) {
 			/* an error with IO errors is judged by the data rule; without, the
 			 * drive was not measured */
-			if (!strcmp(r->status, "error") &&
-			    r->read.errors + r->write.errors + r->trim.errors)
+			if (!strcmp(r->status, "error") && r->read.errors + r->write.errors +
+								   r->trim.errors +
+								   r->verify_mismatches)
 				continue;
 			add(j, d, r->status, RB_INCOMPLETE, NAN, NAN, pt, -1, r->start_ns,
 			    "point %u '%s': %s%s%s", pt, in->points[p].name, r->status,

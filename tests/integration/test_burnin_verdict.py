@@ -85,6 +85,15 @@ with Tmp() as tmp:
                     for v in h["verdicts"][:]]
             ioerr = h["io_errors"][:]
             points = {int(p["point"]): p["name"].decode() for p in h["points"][:]}
+            results = h["results"][:]
+        # a row with IO errors or mismatches says error, never ok, and what
+        for x in results:
+            errs = int(x["read_errors"] + x["write_errors"] + x["verify_mismatches"])
+            if errs:
+                check(x["status"] == b"error" and b"IO error(s)" in x["message"],
+                      f"drive {x['drive']} point {x['point']}: {errs} errors, status "
+                      f"{x['status']} '{x['message']}'")
+        check(any(x["verify_mismatches"] for x in results), "no row with mismatches")
         for row in rows:
             print(row)
         verdict = {p: v for p, rule, v, _, _, _ in rows if rule == "drive"}
