@@ -630,7 +630,8 @@ void ing_point_row(struct coord *k, const struct rb_point *p)
 	copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
 	copy(row.name, sizeof(row.name), p->name);
 	copy(row.rw, sizeof(row.rw), p->purge[0] ? "purge" : rb_rw_name(p->wl.rw));
-	row.bs_bytes = p->wl.bs;
+	/* a split has no one block size: 0, and settings says the split (not bs's default) */
+	row.bs_bytes = p->wl.bssplit[0] ? 0 : p->wl.bs;
 	row.iodepth = p->wl.iodepth;
 	row.numjobs = p->wl.numjobs;
 	row.rwmixread_pct = p->wl.rwmixread;

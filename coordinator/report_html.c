@@ -348,7 +348,7 @@ static int sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char *
 		struct series *s = NULL, *lat = NULL;
 		size_t ns = 0, nl = 0, distinct = 0;
 		double seen[2] = { NAN, NAN };
-		bool mbps = p0->bs_bytes >= 65536;
+		bool mbps = p0->bs_bytes >= 65536 || !p0->bs_bytes; /* a split: by MB/s */
 		char title[512], bs[32];
 
 		bool rated = p0->rate_iops || rp_is_curve(p0);
@@ -390,8 +390,9 @@ static int sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char *
 			for (size_t k = 0; k < ns; k++)
 				sort_series(&s[k]), sort_series(&lat[k]);
 			snprintf(title, sizeof(title), "%s: %s %s, %u job(s)%s", p0->phase, p0->rw,
-				 rb_fmt_size(p0->bs_bytes, bs, sizeof(bs)), p0->numjobs,
-				 by_rate ? "" : "");
+				 p0->bs_bytes ? rb_fmt_size(p0->bs_bytes, bs, sizeof(bs))
+					      : "of a block-size split",
+				 p0->numjobs, by_rate ? "" : "");
 			if (by_rate) {
 				char t2[600];
 
@@ -437,7 +438,7 @@ static int timeseries(FILE *o, const struct rp_report *r)
 		for (size_t p = 0; p < f->np; p++) {
 			struct series *s = NULL;
 			size_t ns = 0;
-			bool mbps = f->pt[p].bs_bytes >= 65536;
+			bool mbps = f->pt[p].bs_bytes >= 65536 || !f->pt[p].bs_bytes;
 			char title[600];
 
 			if (!is_precondition(f->pt[p].phase))
@@ -962,7 +963,8 @@ int rp_html(const struct rp_report *r, const char *path)
 						sel[n++] = &r->cells[k];
 					}
 				bar_chart(o, r, r->cells[i].pt->name, sel, n,
-					  r->cells[i].pt->bs_bytes >= 65536);
+					  r->cells[i].pt->bs_bytes >= 65536 ||
+						  !r->cells[i].pt->bs_bytes);
 			}
 			free(sel);
 			free(done);

@@ -94,6 +94,11 @@ overrides: {{runtime: 1s, idle: 0s, interval: 500ms}}
     check(all(x["status"] == b"ok" for x in res), "every point ok")
     read_pts = {int(p["point"]) for p in pts if p["phase"] == b"cdn-read"}
     check(len(read_pts) == 18, f"{len(read_pts)} CDN read points")
+    # a split has no one block size: 0, not bs's 4k default, and settings says the split
+    for p in pts:
+        split = b"bssplit=" in p["settings"] and b"bssplit= " not in p["settings"]
+        check((p["bs_bytes"] == 0) == split,
+              f"point {p['name']}: bs_bytes {p['bs_bytes']} with split {split}")
     per = {}
     for b in bsc:
         if int(b["point"]) in read_pts and b["direction"] == 0 and b["drive"] == 0:
