@@ -21,7 +21,7 @@ latency recorded) against `t/io_uring -N1` at QD128: the ceiling of any io_uring
 
 Run as root (it makes a loop device over a tmpfs file):
     /usr/bin/python3 bench/engine_vs_fio.py [--pairs 5] [--runtime 5] [--quick]
-                                           [--t-io-uring PATH]
+                                           [--t-io-uring PATH] [--fio PATH]
 """
 import argparse
 import json
@@ -66,8 +66,11 @@ def dev_stat(dev):
     return v[0] + v[1] + v[4] + v[5], v[3] + v[7]
 
 
+FIO = "fio"  # --fio PATH: a newer fio built from its source tree
+
+
 def run_fio(dev, case, runtime):
-    args = ["fio", "--name=b", "--output-format=json", "--lat_percentiles=1",
+    args = [FIO, "--name=b", "--output-format=json", "--lat_percentiles=1",
             f"--runtime={runtime}", "--time_based", "--group_reporting",
             f"--rw={case['rw']}", f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1"]
     if case.get("null"):
@@ -152,6 +155,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="3 pairs of 2 s")
     ap.add_argument("--only", help="run the cases whose name contains this")
     ap.add_argument("--t-io-uring", help="fio's t/io_uring, built: adds the NOP case")
+    ap.add_argument("--fio", default="fio",
+                    help="the fio to compare with (default Debian's; a newer one built from "
+                         "fio's source tree: ./configure && make); its version is printed")
     a = ap.parse_args()
     global T_IO_URING
     T_IO_URING = a.t_io_uring
@@ -185,7 +191,9 @@ def main():
                     "conv=notrunc", "status=none"], check=True)
     dev = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", img.name],
                          capture_output=True, text=True, check=True).stdout.strip()
-    fio_ver = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+    global FIO
+    FIO = a.fio
+    fio_ver = subprocess.run([FIO, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"target {dev} (loop, O_DIRECT, over tmpfs); {fio_ver}; {a.pairs} pairs of "
           f"{a.runtime} s, alternating; medians")
     failed = []
