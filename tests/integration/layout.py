@@ -24,6 +24,9 @@ def parse(path):
             if line.startswith("## Root attributes"):
                 section = "attrs"
                 continue
+            if line.startswith("## "):  # another part of the document: no table's columns
+                section = None
+                continue
             m = re.match(r"### `(\w+)`", line)
             if m:
                 section, cur = "table", m.group(1)
