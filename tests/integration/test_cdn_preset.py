@@ -106,7 +106,9 @@ overrides: {{runtime: 1s, idle: 0s, interval: 500ms}}
             c[int(b["bs_bytes"])] = c.get(int(b["bs_bytes"]), 0) + int(b["ios"])
     counts = max(per.values(), key=lambda c: sum(c.values()))
     n = sum(counts.values())
-    check(n > 20000, f"only {n} IOs in the busiest CDN read point")
+    # enough IOs for the test to mean something (the 124 small sizes share 16.8%: ~10 IOs
+    # each at 8,000), not a speed: a loaded CI machine drew 15,000 in its busiest 1 s
+    check(n > 8000, f"only {n} IOs in the busiest CDN read point")
     check(set(counts) <= {s for s, _ in sizes},
           f"sizes outside the split: {set(counts) - {s for s, _ in sizes}}")
     chi2, df, pool_k, pool_e = 0.0, 0, 0, 0.0
