@@ -191,6 +191,7 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		x.round = points[p].round;
 		x.track = points[p].round > 0;
 		x.curve_pct = points[p].curve;
+		snprintf(x.settings, sizeof(x.settings), "runtime=10s interval=1s");
 		assert_int_equal(rb_results_point(r, &x), 0);
 	}
 	for (size_t p = 0; p < NP; p++)
@@ -737,6 +738,68 @@ static void test_ids_out_of_range(void **st)
 		   path);
 }
 
+/* fio's formats: a job per cell with a result, its IOs the row's and its bins adding up to
+ * them; the logs: jobs.tsv names every job, the sampled job's lines are its samples. */
+static void test_fio_formats(void **st)
+{
+	struct fixture *fx = *st;
+	struct out o;
+	char logs[700], path[800], line[1024], want[128];
+	size_t njobs = 0, cells = 0, tsv = 0, nlines = 0;
+	unsigned long fill = 0;
+	const char *s;
+	FILE *f;
+
+	snprintf(logs, sizeof(logs), "%s/fio-logs", fx->dir);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "json+", "--fio-logs", logs);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	for (s = o.out; (s = strstr(s, "\"jobname\"")); s++)
+		njobs++;
+	for (size_t p = 0; p < NP; p++)
+		for (size_t d = 0; d < ND; d++) {
+			const struct rb_row_result *x = latest(fx, p, d);
+
+			if (!x)
+				continue;
+			cells++;
+			snprintf(want, sizeof(want), "\"total_ios\": %llu",
+				 (unsigned long long)x->read.ios);
+			assert_non_null(strstr(o.out, want));
+		}
+	assert_int_equal(njobs, cells);
+	assert_non_null(strstr(o.out, "\"bins\": {"));
+	assert_non_null(strstr(o.out, "\"iops_samples\": 4"));
+	out_free(&o);
+	snprintf(path, sizeof(path), "%s/jobs.tsv", logs);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	/* the job of the fill (point 4) on drive 0 */
+	snprintf(want, sizeof(want), "\t%s\t%s:%s\n", points[4].name, drives[0].agent,
+		 drives[0].path);
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, want))
+			fill = strtoul(line, NULL, 10);
+		tsv++;
+	}
+	fclose(f);
+	assert_int_equal(tsv, cells + 1);
+	assert_true(fill > 0);
+	/* its samples: 50,000,000 B (48,828 KiB) a second, four intervals in each direction */
+	snprintf(path, sizeof(path), "%s/rackbench_bw.%lu.log", logs, fill);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		assert_non_null(strstr(line, ", 48828, "));
+		nlines++;
+	}
+	fclose(f);
+	assert_int_equal(nlines, 8);
+	/* a folder it cannot make */
+	snprintf(path, sizeof(path), "%s/x", fx->path);
+	assert_run(RB_EXIT_FAILED, err, "cannot create", rb_report_cmd, "report", fx->path,
+		   "--fio-logs", path);
+}
+
 /* Arguments: each bad one is exit 2 with what was wrong; --help is 0. */
 static void test_arguments(void **st)
 {
@@ -747,7 +810,8 @@ static void test_arguments(void **st)
 	assert_run(RB_EXIT_OK, out, "usage: rackbench report RESULTS.h5", rb_report_cmd, "report",
 		   "--help");
 	assert_run(RB_EXIT_USAGE, err, "missing RESULTS.h5", rb_report_cmd, "report");
-	assert_run(RB_EXIT_USAGE, err, "'--format' must be table, markdown, csv, fio-json or json+, not 'xml'",
+	assert_run(RB_EXIT_USAGE, err,
+		   "'--format' must be table, markdown, csv, fio-json or json+, not 'xml'",
 		   rb_report_cmd, "report", fx->path, "--format", "xml");
 	assert_run(RB_EXIT_USAGE, err, "'--require' must be a percentage", rb_report_cmd, "report",
 		   fx->path, "--require", "0");
@@ -829,6 +893,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_html_page, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_many_drives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ids_out_of_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fio_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
 		cmocka_unit_test(test_model_rules),
 	};
