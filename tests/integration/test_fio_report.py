@@ -29,6 +29,7 @@ with Tmp() as tmp:
     path = glob.glob(os.path.join(tmp, "demo-*.h5"))[0]
     with h5py.File(path, "r") as f:
         res, pts, smp = f["results"][:], f["points"][:], f["samples"][:]
+        ids = {f"{d['agent'].decode()}:{d['path'].decode()}": d["drive"] for d in f["drives"][:]}
     r = run([COORD, "report", path, "--format", "fio-json", "--fio-logs",
              os.path.join(tmp, "logs")])
     check(r.returncode == 0, f"report: {r.returncode} {r.stderr}")
@@ -46,14 +47,16 @@ with Tmp() as tmp:
         num, _, point, drive = row
         check(int(num) == n and job["jobname"] == f"{point} {drive}",
               f"job {n}: '{job['jobname']}' against jobs.tsv {row}")
-        # the result row of that point and drive: the same IOs, a p99 within the error
+        # the result row of that point and drive (the newest attempt): the same IOs, a p99
+        # within the error
         prow = next(p for p in pts if p["name"].decode() == point)
-        mine = [x for x in res if x["point"] == prow["point"]]
+        mine = [x for x in res if x["point"] == prow["point"] and x["drive"] == ids[drive]]
+        check(len(mine) >= 1, f"job {n}: no result row of {point} on {drive}")
+        x = max(mine, key=lambda r: r["attempt"])
         rd = job["read"]
-        match = [x for x in mine if x["read_ios"] == rd["total_ios"] and
-                 x["write_ios"] == job["write"]["total_ios"]]
-        check(len(match) >= 1, f"job {n}: no result row has {rd['total_ios']} reads")
-        x = match[0]
+        check(x["read_ios"] == rd["total_ios"] and x["write_ios"] == job["write"]["total_ios"],
+              f"job {n}: {rd['total_ios']} reads and {job['write']['total_ios']} writes, the "
+              f"row {x['read_ios']} and {x['write_ios']}")
         for d, name in ((0, "read"), (1, "write")):
             if not job[name]["total_ios"]:
                 continue
