@@ -226,41 +226,42 @@ out:
 	return rc;
 }
 
-/* Order of histogram rows by their sample's key. */
-static int cmp_hist_key(const void *a, const void *b, void *arg)
-{
-	const struct rb_row_hist *h = arg;
-	const struct rb_row_hist *x = &h[*(const size_t *)a], *y = &h[*(const size_t *)b];
-	uint32_t kx[5] = { x->drive, x->point, x->attempt, x->interval, x->direction };
-	uint32_t ky[5] = { y->drive, y->point, y->attempt, y->interval, y->direction };
+/* A sample's key (drive, point, attempt, interval, direction), from either row kind. */
+#define KEY_OF(x)                                                                                  \
+	{                                                                                          \
+		(x)->drive, (x)->point, (x)->attempt, (x)->interval, (x)->direction                \
+	}
 
+static int key_cmp(const uint32_t *kx, const uint32_t *ky)
+{
 	for (int i = 0; i < 5; i++)
 		if (kx[i] != ky[i])
 			return kx[i] < ky[i] ? -1 : 1;
 	return 0;
 }
 
+/* Order of histogram rows by their sample's key. */
+static int cmp_hist_key(const void *a, const void *b, void *arg)
+{
+	const struct rb_row_hist *h = arg;
+	const struct rb_row_hist *x = &h[*(const size_t *)a], *y = &h[*(const size_t *)b];
+	uint32_t kx[5] = KEY_OF(x), ky[5] = KEY_OF(y);
+
+	return key_cmp(kx, ky);
+}
+
 /* The first row of ix (sorted by key) whose key is not below s's. */
 static size_t hist_lower(const struct rb_row_hist *h, const size_t *ix, size_t n,
 			 const struct rb_row_sample *s)
 {
-	struct rb_row_hist key = { .drive = s->drive,
-				   .point = s->point,
-				   .attempt = s->attempt,
-				   .interval = s->interval,
-				   .direction = s->direction };
+	uint32_t kk[5] = KEY_OF(s);
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct rb_row_hist *x = &h[ix[mid]];
-		uint32_t kx[5] = { x->drive, x->point, x->attempt, x->interval, x->direction };
-		uint32_t kk[5] = { key.drive, key.point, key.attempt, key.interval, key.direction };
-		int c = 0;
+		uint32_t kx[5] = KEY_OF(&h[ix[mid]]);
 
-		for (int i = 0; i < 5 && !c; i++)
-			c = kx[i] < kk[i] ? -1 : kx[i] > kk[i];
-		if (c < 0)
+		if (key_cmp(kx, kk) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -318,8 +319,9 @@ static void log_sample(struct logs *L, const struct rb_row_sample *s, int64_t st
 	for (; k < nh; k++) {
 		const struct rb_row_hist *x = &h[ix[k]];
 
-		if (x->drive != s->drive || x->point != s->point || x->attempt != s->attempt ||
-		    x->interval != s->interval || x->direction != s->direction)
+		uint32_t kx[5] = KEY_OF(x), ks[5] = KEY_OF(s);
+
+		if (key_cmp(kx, ks))
 			break;
 		if (x->bucket < RB_HIST_BUCKETS)
 			bins[rb_fio_plat_index(rb_hist_bucket_value(x->bucket))] += x->count;
@@ -336,13 +338,9 @@ static int cmp_sample_key(const void *a, const void *b, void *arg)
 {
 	const struct rb_row_sample *sm = arg;
 	const struct rb_row_sample *x = &sm[*(const size_t *)a], *y = &sm[*(const size_t *)b];
-	uint32_t kx[5] = { x->drive, x->point, x->attempt, x->interval, x->direction };
-	uint32_t ky[5] = { y->drive, y->point, y->attempt, y->interval, y->direction };
+	uint32_t kx[5] = KEY_OF(x), ky[5] = KEY_OF(y);
 
-	for (int i = 0; i < 5; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return 0;
+	return key_cmp(kx, ky);
 }
 
 /* One file's logs: its samples in key order, a job's files open while its rows go. */
