@@ -256,8 +256,9 @@ struct coord {
 	bool fatal;
 	int store_err; /* the journal or the results file could not be written: stop */
 	/* the current point's sample keys stored: each once, whatever the epoch it came in;
-	 * per drive and direction (ndrives x 3), allocated at the first sample */
+	 * per drive and direction (drive x 3 + direction), grown as drives join */
 	struct seenset *seen;
+	size_t nseen;
 	int64_t probe_scan_ns; /* when the agents' clock probes are looked at next */
 	int64_t drained_ns;    /* when the agents' socket was last read empty (loop.c) */
 	uint64_t io_errors;

@@ -461,23 +461,32 @@ static bool seen_take(struct seenset *set, uint32_t attempt, uint32_t interval)
 static bool skey_take(struct coord *k, uint32_t di, uint32_t attempt, uint32_t interval,
 		      uint32_t dir)
 {
-	if (!k->seen) {
-		k->seen = calloc(k->c->ndrives * 3, sizeof(*k->seen));
-		if (!k->seen)
-			return true; /* no memory for the check: stored, as before it */
-	}
+	size_t at = (size_t)di * 3 + dir;
+
 	if (di >= k->c->ndrives || dir > 2)
 		return false;
-	return seen_take(&k->seen[(size_t)di * 3 + dir], attempt, interval);
+	/* drives chosen when agents connect join the campaign's list: the table follows */
+	if (at >= k->nseen) {
+		size_t n = k->c->ndrives * 3;
+		struct seenset *t = realloc(k->seen, n * sizeof(*t));
+
+		if (!t)
+			return true; /* no memory for the check: stored, as before it */
+		memset(t + k->nseen, 0, (n - k->nseen) * sizeof(*t));
+		k->seen = t;
+		k->nseen = n;
+	}
+	return seen_take(&k->seen[at], attempt, interval);
 }
 
 /* Forgets the stored keys (a point begins, or the run ends). */
 void ing_seen_release(struct coord *k)
 {
-	for (size_t i = 0; k->seen && i < k->c->ndrives * 3; i++)
+	for (size_t i = 0; i < k->nseen; i++)
 		free(k->seen[i].v);
 	free(k->seen);
 	k->seen = NULL;
+	k->nseen = 0;
 }
 
 static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_samples *b)
