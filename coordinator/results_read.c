@@ -474,8 +474,9 @@ int rb_results_read_hists(struct rb_results_in *in, struct rb_row_hist **ret, si
 	size_t ns, nb, n = 0;
 	int r;
 
+	/* a file of schema 8 on without hist_bins is damaged: said so by that name */
 	if (H5Lexists(in->file, rb_results_tables[T_HIST].name, H5P_DEFAULT) <= 0)
-		return read_table(in, T_HIST_V7, (void **)ret, ret_n);
+		return read_table(in, in->schema >= 8 ? T_HIST : T_HIST_V7, (void **)ret, ret_n);
 	if ((r = read_table(in, T_SAMPLES, (void **)&s, &ns)) ||
 	    (r = read_table(in, T_HIST, (void **)&b, &nb)))
 		goto out;

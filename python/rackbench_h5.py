@@ -162,7 +162,7 @@ class Results:
         """Every non-zero bucket with its sample's key (drive, point, attempt, interval,
         direction, bucket, count): schema 8's samples over hist_bins, or an older file's
         histograms table."""
-        if "hist_bins" not in self.h5:
+        if "hist_bins" not in self.h5 and self.schema < 8:
             h = self._dataset("histograms")[:]
             name = "histograms"
         else:

@@ -128,6 +128,10 @@ def _hist_bucket_max(h5py, f):
     _replace(f, "hist_bins", h)
 
 
+def _hist_bins_missing(h5py, f):
+    del f["hist_bins"]
+
+
 def _hist_past_end(h5py, f):
     s = f["samples"][:]
     s["hist_first"][-1] = len(f["hist_bins"])
@@ -162,6 +166,7 @@ CASES = [
     ("samples_huge", _samples_huge, "table 'samples' has 1000000000 rows"),
     ("hist_bucket_max", _hist_bucket_max, "ok"),
     ("hist_past_end", _hist_past_end, "is past the end of hist_bins"),
+    ("hist_bins_missing", _hist_bins_missing, "no table 'hist_bins'"),
     ("no_columns_of_ours", _no_columns_of_ours, "ok"),
 ]
 

@@ -29,7 +29,7 @@ import rackbench_h5 as rb  # noqa: E402
 PY_REFUSES = {"superblock_checksum", "truncated", "results_rank2", "points_rank8", "schema_text", "schema_int", "results_ints",
               "results_null", "points_scalar", "drives_missing", "drives_group",
               "iops_column_array", "steady_rank2", "samples_huge", "hist_bucket_max",
-              "hist_past_end"}
+              "hist_past_end", "hist_bins_missing"}
 
 with Tmp() as tmp:
     r = run([COORD, "demo", "--out", tmp])
