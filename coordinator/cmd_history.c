@@ -114,32 +114,34 @@ static const char *when(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* JSON "key": "text" pairs, each after a comma. */
+static void json_strs(FILE *o, const char *const (*kv)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, ", \"%s\": ", kv[i][0]);
+		rb_json_str(o, kv[i][1]);
+	}
+}
+
 static void json_row(FILE *o, const struct rb_index_row *r, bool first)
 {
 	char t[32];
+	const char *const who[][2] = { { "serial", r->serial },
+				       { "model", r->model },
+				       { "firmware", r->firmware },
+				       { "agent", r->agent },
+				       { "path", r->path },
+				       { "campaign", r->campaign },
+				       { "start", when(r->start_ns, t, sizeof(t)) } };
+	const char *const what[][2] = { { "status", r->status },
+					{ "verdict", r->verdict },
+					{ "reason", r->reason } };
 
 	fprintf(o, "%s\n  {\"drive\": ", first ? "" : ",");
 	rb_json_str(o, r->key);
-	fputs(", \"serial\": ", o);
-	rb_json_str(o, r->serial);
-	fputs(", \"model\": ", o);
-	rb_json_str(o, r->model);
-	fputs(", \"firmware\": ", o);
-	rb_json_str(o, r->firmware);
-	fputs(", \"agent\": ", o);
-	rb_json_str(o, r->agent);
-	fputs(", \"path\": ", o);
-	rb_json_str(o, r->path);
-	fputs(", \"campaign\": ", o);
-	rb_json_str(o, r->campaign);
-	fputs(", \"start\": ", o);
-	rb_json_str(o, when(r->start_ns, t, sizeof(t)));
-	fprintf(o, ", \"start_ns\": %" PRId64 ", \"status\": ", r->start_ns);
-	rb_json_str(o, r->status);
-	fputs(", \"verdict\": ", o);
-	rb_json_str(o, r->verdict);
-	fputs(", \"reason\": ", o);
-	rb_json_str(o, r->reason);
+	json_strs(o, who, sizeof(who) / sizeof(who[0]));
+	fprintf(o, ", \"start_ns\": %" PRId64, r->start_ns);
+	json_strs(o, what, sizeof(what) / sizeof(what[0]));
 	fprintf(o, ", \"hours\": %.4f, \"bytes\": %" PRIu64 ", \"file\": ", r->seconds / 3600,
 		r->bytes);
 	rb_json_str(o, r->file);
