@@ -230,6 +230,32 @@ int loop_wait_agents(struct coord *k)
 	return reg_resolve_groups(k);
 }
 
+/*
+ * Until each agent has answered a clock probe, at most 1 s: the agents table states the
+ * offsets as the run starts, and the first point's start skew needs them. An agent that
+ * registered just before the safety check answered had no round trip back yet (its
+ * offset read 0 in the table).
+ */
+static void await_clocks(struct coord *k)
+{
+	int64_t deadline = coord_now(k) + 1000000000LL;
+
+	while (!loop_stopped(k) && coord_now(k) < deadline) {
+		size_t unknown = 0;
+
+		for (size_t i = 0; i < k->c->nagents; i++) {
+			const struct ragent *a = &k->agents[i];
+
+			unknown += agent_seen(a) && a->state != AGENT_DROPPED && a->minor >= 1 &&
+				   !a->clk.n;
+		}
+		if (!unknown)
+			return;
+		pump(k, 10);
+		drain(k);
+	}
+}
+
 int loop_preflight(struct coord *k)
 {
 	bool writes = rb_campaign_writes(k->c);
@@ -245,6 +271,7 @@ int loop_preflight(struct coord *k)
 	rc = await_agents(k, AGENT_CHECKED, deadline, "answer the safety check", RB_EXIT_FAILED);
 	if (rc)
 		return rc;
+	await_clocks(k);
 	if (!k->refusals)
 		return 0;
 	/* a refusal of the agent itself (its layout, its configuration) names no drive to

@@ -369,6 +369,7 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 	w.welcome.run = k->run;
 	dlv_send(k, a, &w);
 	dlv_ask_gaps(k, a);
+	k->probe_scan_ns = 0; /* its first clock probe at the loop's next turn */
 	return ev;
 }
 

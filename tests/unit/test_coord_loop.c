@@ -49,6 +49,7 @@ struct run {
 	void *sock;
 	uint64_t epoch, seq, acked;
 	uint32_t point; /* the point its messages are of */
+	bool probes;	/* it answers clock probes: from its Hello until it has a point */
 	char run_id[96];
 	struct rb_journal_meta resume; /* when set (a run id): resume the run in path */
 	bool resolve;		       /* plan --resolve (--lock when lock is set) */
@@ -258,10 +259,23 @@ static void hello(struct run *r, uint64_t spooled)
 					 .targets = &ti,
 					 .ntargets = 1 };
 	assert_int_equal(rb_tx_send(r->sock, NULL, &m, false), 0);
+	r->probes = true;
+}
+
+/* A clock probe answered as an agent does, its clock the coordinator's (offset 0). */
+static void answer_probe(struct run *r, const struct rb_msg *probe)
+{
+	struct rb_msg m;
+
+	rb_msg_init(&m, RB_MSG_TIME_REPLY);
+	m.time.t0 = probe->time.t0;
+	m.time.t1 = m.time.t2 = rb_clock_now(&r->clock);
+	assert_int_equal(rb_tx_send(r->sock, NULL, &m, false), 0);
 }
 
 /*
- * The next message of the given kind within ms of real time, or NULL; Acks are noted
+ * The next message of the given kind within ms of real time, or NULL; clock probes are
+ * answered (while r->probes), Acks are noted
  * (r->acked) and other kinds skipped on the way.
  */
 static struct rb_msg *expect(struct run *r, enum rb_msg_kind want, int ms)
@@ -277,6 +291,8 @@ static struct rb_msg *expect(struct run *r, enum rb_msg_kind want, int ms)
 			r->acked = e->ack.seq;
 		if (e->kind == RB_MSG_WELCOME)
 			snprintf(r->run_id, sizeof(r->run_id), "%s", e->welcome.run);
+		if (e->kind == RB_MSG_TIME_PROBE && r->probes)
+			answer_probe(r, e);
 		if (e->kind == want)
 			return e;
 		rb_msg_free(e);
@@ -396,6 +412,7 @@ static uint32_t connect_and_assign(struct run *r)
 	preflight_reply(r);
 	e = expect(r, RB_MSG_ASSIGN, 5000);
 	assert_non_null(e);
+	r->probes = false; /* silent from here, unless it sends */
 	assert_int_equal(e->assign.point, r->point);
 	assert_int_equal(e->assign.ndrives, 1);
 	assert_string_equal(e->assign.drives[0], DRIVE);
