@@ -234,28 +234,100 @@ static bool swap_dev(const struct rb_guard_policy *p, const char *path, dev_t *r
 struct use {
 	dev_t dev;
 	char what[256]; /* mount point, or the swap entry */
+	bool host;	/* a mount of pid 1's namespace that the agent's own does not show */
 };
 
 struct uses {
 	struct use *v;
 	size_t n, cap;
 	size_t nmounts; /* v[0 .. nmounts) are mounts, the rest swaps */
+	bool hidden;	/* the host's mount table is out of sight (a PID namespace) */
 };
 
-static void add_use(struct uses *u, dev_t dev, const char *what)
+static bool add_use(struct uses *u, dev_t dev, const char *what)
 {
 	if (u->n == u->cap) {
 		size_t cap = u->cap ? u->cap * 2 : 64;
 		struct use *v = realloc(u->v, cap * sizeof(*v));
 
 		if (!v)
-			return;
+			return false;
 		u->v = v;
 		u->cap = cap;
 	}
 	u->v[u->n].dev = dev;
+	u->v[u->n].host = false;
 	snprintf(u->v[u->n].what, sizeof(u->v[u->n].what), "%s", what);
 	u->n++;
+	return true;
+}
+
+/* The use of dev among v[from, to), or NULL. */
+static const char *used_as(const struct uses *u, size_t from, size_t to, dev_t dev)
+{
+	for (size_t i = from; i < to; i++)
+		if (u->v[i].dev == dev)
+			return u->v[i].what;
+	return NULL;
+}
+
+/* Whether dev's mount is one only the host's namespace shows. */
+static bool host_mount(const struct uses *u, dev_t dev)
+{
+	for (size_t i = 0; i < u->nmounts; i++)
+		if (u->v[i].dev == dev)
+			return u->v[i].host;
+	return false;
+}
+
+/* The mounts of /proc/WHO/mountinfo; with host, only those the agent's own lack. */
+static void read_mounts(const struct rb_guard_policy *p, struct uses *u, const char *who, bool host)
+{
+	char path[PATH_MAX], line[8192];
+	size_t own = u->n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/%s/mountinfo", root_of(p), who);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned id, parent, ma, mi;
+		char root[4096], mnt[4096];
+		dev_t d;
+
+		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) !=
+		    6)
+			continue;
+		d = makedev(ma, mi);
+		if (host && used_as(u, 0, own, d))
+			continue;
+		if (add_use(u, d, mnt))
+			u->v[u->n - 1].host = host;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The kernel's fixed inode of the initial PID namespace (PROC_PID_INIT_INO). */
+#define INIT_PID_NS_INO 0xEFFFFFFCU
+
+/*
+ * The host's mounts beside the agent's own: in a mount namespace of its own (a container,
+ * a private namespace) a device mounted on the host is not in /proc/self/mountinfo, so
+ * pid 1's table is read too when pid 1 is the host's init (the initial PID namespace); a
+ * device either table shows counts once, the agent's first. In a PID namespace of its
+ * own, pid 1 is not the host's: hidden.
+ */
+static void read_host_mounts(const struct rb_guard_policy *p, struct uses *u)
+{
+	struct stat st;
+
+	if (*root_of(p))
+		return; /* a recorded tree holds one table */
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino != INIT_PID_NS_INO) {
+		u->hidden = true;
+		return;
+	}
+	read_mounts(p, u, "1", true);
 }
 
 static void read_uses(const struct rb_guard_policy *p, struct uses *u)
@@ -264,18 +336,8 @@ static void read_uses(const struct rb_guard_policy *p, struct uses *u)
 	FILE *f;
 
 	memset(u, 0, sizeof(*u));
-	snprintf(path, sizeof(path), "%s/proc/self/mountinfo", root_of(p));
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned id, parent, ma, mi;
-		char root[4096], mnt[4096];
-
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) ==
-		    6)
-			add_use(u, makedev(ma, mi), mnt);
-	}
-	if (f)
-		fclose(f);
+	read_mounts(p, u, "self", false);
+	read_host_mounts(p, u);
 	u->nmounts = u->n;
 	snprintf(path, sizeof(path), "%s/proc/swaps", root_of(p));
 	f = fopen(path, "re");
@@ -288,15 +350,6 @@ static void read_uses(const struct rb_guard_policy *p, struct uses *u)
 	}
 	if (f)
 		fclose(f);
-}
-
-/* The use of dev among v[from, to), or NULL. */
-static const char *used_as(const struct uses *u, size_t from, size_t to, dev_t dev)
-{
-	for (size_t i = from; i < to; i++)
-		if (u->v[i].dev == dev)
-			return u->v[i].what;
-	return NULL;
 }
 
 /*
@@ -614,6 +667,14 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 		return -EPERM;
 	}
 	read_uses(p, &u);
+	if (u.hidden)
+		rb_diags_add(
+			diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+			"the agent runs in a PID namespace of its own (a container?): pid 1 is "
+			"not the host's init, so the host's mount table is out of its sight "
+			"and a device mounted on the host would go unseen; run the agent in "
+			"the host's PID namespace (podman/docker --pid=host, Kubernetes "
+			"hostPID: true)");
 	nfam = family(&self, fam, MAX_FAMILY);
 	for (size_t i = 0; i < nfam; i++) {
 		const struct blk *b = &fam[i];
@@ -631,7 +692,10 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 			snprintf(who, sizeof(who), "partition %s", b->name);
 		if ((where = used_as(&u, 0, u.nmounts, b->dev)))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-				     "%s is mounted at %s", who, where);
+				     "%s is mounted at %s%s", who, where,
+				     host_mount(&u, b->dev) ? " on the host (its mount namespace, "
+							      "which the agent's does not show)"
+							    : "");
 		if ((where = used_as(&u, u.nmounts, u.n, b->dev)))
 			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
 				     "%s is in use as swap (%s)", who, where);

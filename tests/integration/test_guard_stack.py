@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The guard follows loop devices both ways (the probe's G8a, G8b, G9, and siblings), and a
-campaign's pre-flight claims every device before any agent writes (G3d, G11c):
+campaign's pre-flight claims every device before any agent writes (G3d, G11c), and an agent
+in a container's namespaces sees the host's mounts or writes nothing (G3e, G3f):
 
 - a target that a mounted loop device sits on (at an offset, ext4, mounted ro): refused;
 - a target that is itself a loop over a mounted device at an offset (no signature at the
@@ -9,7 +10,10 @@ campaign's pre-flight claims every device before any agent writes (G3d, G11c):
 - a loop whose backing file another loop also uses: refused;
 - a two-agent campaign where one agent's drive is mounted in another mount namespace: the
   pre-flight refuses it (exit 3) and the other agent's drive is not written at all;
-- one device under two names in a campaign: refused at pre-flight, nothing written.
+- one device under two names in a campaign: refused at pre-flight, nothing written;
+- the agent in a mount namespace of its own that hides a mount of the host's (G3e): the
+  refusal names the host's mount point; in a PID namespace of its own, where the host's
+  mount table is out of sight (G3f): every block device is refused, a clean one too.
 Every target's and every stacked device's checksum is the same afterwards, and the mounted
 filesystems still pass e2fsck. The control: a clean loop with both keys is written."""
 import os
@@ -70,10 +74,14 @@ def sums(*paths):
     return {p: dsha(p) for p in paths}
 
 
+def write_args(tmp, target, *extra):
+    return [AGENT, "run", "--target", target, "--rw", "write", "--bs", "64k", "--iodepth", "4",
+            "--runtime", "500ms", "--destructive", "--allow", target, "--wipe-signatures",
+            "--state-dir", os.path.join(tmp, "state")] + list(extra)
+
+
 def write(tmp, target, *extra):
-    return run([AGENT, "run", "--target", target, "--rw", "write", "--bs", "64k", "--iodepth", "4",
-                "--runtime", "500ms", "--destructive", "--allow", target, "--wipe-signatures",
-                "--state-dir", os.path.join(tmp, "state")] + list(extra))
+    return run(write_args(tmp, target, *extra))
 
 
 def refused(r, what, *reasons):
@@ -314,6 +322,29 @@ phases:
         refused(r, "G11c", "is the same device as", gy)
         check(sums(gy) == before, "G11c: the device was written")
         check(not os.path.exists(os.path.join(tmp, "out2")), "G11c: a read phase ran")
+
+        # G3e: the agent in a mount namespace of its own (as in a container) that does not
+        # show a mount of the host's: the refusal names the host's mount point (pid 1's
+        # table), not only the failed claim
+        ge = loop(image(os.path.join(tmp, "ge.img"), 32))
+        sh("mkfs.ext4", "-q", "-F", ge)
+        gmnt = os.path.join(tmp, "gmnt")
+        os.mkdir(gmnt)
+        sh("mount", "-o", "ro", ge, gmnt)
+        mounts.append(gmnt)
+        before = sums(ge)
+        r = run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                 f"umount {gmnt} && exec \"$@\"", "sh"] + write_args(tmp, ge))
+        refused(r, "G3e", f"{ge}: device is mounted at {gmnt} on the host",
+                "cannot claim the device exclusively")
+        check(sums(ge) == before, "G3e: the device was written")
+        # G3f: the agent in a PID namespace of its own, where pid 1 is not the host's init:
+        # no write to any block device, even a clean one with both keys (the control's)
+        before = sums(clean)
+        r = run(["unshare", "-p", "-f", "--mount-proc"] + write_args(tmp, clean))
+        refused(r, "G3f", f"{clean}: the agent runs in a PID namespace of its own",
+                "hostPID: true")
+        check(sums(clean) == before, "G3f: the device was written")
     finally:
         for m in mounts:
             subprocess.run(["umount", "-l", m])
