@@ -6,7 +6,11 @@ PKGS="build-essential cmake pkg-config clang clang-format libzmq3-dev libprotobu
 liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmocka-dev
 libyaml-dev libblkid-dev libsqlite3-dev libmicrohttpd-dev prometheus python3 python3-h5py python3-numpy python3-pandas python3-jsonschema python3-yaml
 util-linux mount fdisk e2fsprogs systemd fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3
-chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file debootstrap lintian"
+chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file debootstrap lintian
+python3-kubernetes ansible-core ansible-lint yamllint"
+# kubectl (kustomize) from Debian unless one is installed already (another kubectl
+# package would conflict with it)
+command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -38,7 +38,7 @@ with Tmp() as tmp:
           "the timer catches up a missed start and spreads a fleet's")
     # the Kubernetes CronJob runs the timer's command, and its campaign loads
     import yaml
-    docs = list(yaml.safe_load_all(open(os.path.join(SRC, "deploy", "kubernetes",
+    docs = list(yaml.safe_load_all(open(os.path.join(SRC, "deploy", "k8s", "coordinator",
                                                      "burnin-cronjob.yaml"))))
     kinds = {d["kind"]: d for d in docs}
     check(set(kinds) == {"ConfigMap", "CronJob"}, f"the manifest holds {sorted(kinds)}")
