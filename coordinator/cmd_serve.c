@@ -97,7 +97,7 @@ const struct rb_popt_cmd rb_coord_agents_spec = {
 	.name = "rackbench agents",
 	.summary = "the agents registered with the running service",
 	.desc = "The agents registered with the running service: name, host, version, protocol,\n"
-		"targets, seconds since last heard, and whether a run uses them.",
+		"targets, seconds since last heard, whether a run uses them, and labels (K=V).",
 	.opts = agents_opts,
 };
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "exitcode.h"
+#include "jsonout.h"
 #include "log.h"
 #include "transport.h"
 
@@ -60,7 +61,29 @@ static bool reply_ok(const char *rep)
 	return false;
 }
 
-/* The service's agents: a table, or JSON. */
+/* An agent's labels (K=V,K=V) as a JSON object. */
+static void print_labels_json(char *labels)
+{
+	char *save = NULL;
+	bool first = true;
+
+	printf("{");
+	for (char *kv = strtok_r(labels, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		printf("%s", first ? "" : ", ");
+		rb_json_str(stdout, kv);
+		printf(": ");
+		rb_json_str(stdout, eq + 1);
+		first = false;
+	}
+	printf("}");
+}
+
+/* The service's agents: a table, or JSON (labels: a service before 1.5 sends none). */
 static void print_agents(char *rep, bool json)
 {
 	char *save = NULL, *line = strtok_r(rep + 3, "\n", &save);
@@ -69,13 +92,13 @@ static void print_agents(char *rep, bool json)
 	if (json)
 		printf("[");
 	else
-		printf("%-24s %-20s %-10s %-6s %7s %9s %s\n", "agent", "host", "version", "proto",
-		       "targets", "heard s", "state");
+		printf("%-24s %-20s %-10s %-6s %7s %9s %-8s %s\n", "agent", "host", "version",
+		       "proto", "targets", "heard s", "state", "labels");
 	for (; line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[7];
+		char *f[8] = { 0 };
 		int n = 0;
 
-		for (char *t = line; n < 7; n++) {
+		for (char *t = line; n < 8; n++) {
 			f[n] = t;
 			t = strchr(t, '\t');
 			if (!t) {
@@ -86,14 +109,26 @@ static void print_agents(char *rep, bool json)
 		}
 		if (n < 7)
 			continue;
-		if (json)
-			printf("%s\n {\"name\": \"%s\", \"host\": \"%s\", \"version\": \"%s\", "
-			       "\"protocol\": \"%s\", \"targets\": %s, \"heard_s_ago\": %s, "
-			       "\"state\": \"%s\"}",
-			       first ? "" : ",", f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
-		else
-			printf("%-24s %-20s %-10s %-6s %7s %9s %s\n", f[0], f[1], f[2], f[3], f[4],
-			       f[5], f[6]);
+		char none[1] = "";
+
+		if (!f[7])
+			f[7] = none;
+		if (json) {
+			printf("%s\n {\"name\": ", first ? "" : ",");
+			rb_json_str(stdout, f[0]);
+			printf(", \"host\": ");
+			rb_json_str(stdout, f[1]);
+			printf(", \"version\": ");
+			rb_json_str(stdout, f[2]);
+			printf(", \"protocol\": \"%s\", \"targets\": %s, \"heard_s_ago\": %s, "
+			       "\"state\": \"%s\", \"labels\": ",
+			       f[3], f[4], f[5], f[6]);
+			print_labels_json(f[7]);
+			printf("}");
+		} else {
+			printf("%-24s %-20s %-10s %-6s %7s %9s %-8s %s\n", f[0], f[1], f[2], f[3],
+			       f[4], f[5], f[6], *f[7] ? f[7] : "-");
+		}
 		first = false;
 	}
 	if (json)

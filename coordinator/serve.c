@@ -258,6 +258,23 @@ static void reply(struct service *s, const char *fmt, ...)
 	free(text);
 }
 
+/* An agent's labels as K=V,K=V (a tab, newline or comma in one would cut the reply's
+ * fields: written as a space). */
+static void put_labels(FILE *f, const struct rb_msg *hello)
+{
+	for (size_t i = 0; hello && i < hello->hello.nlabels; i++) {
+		const struct rb_kv *kv = &hello->hello.labels[i];
+
+		if (i)
+			fputc(',', f);
+		for (const char *c = kv->key; c && *c; c++)
+			fputc(strchr("\t\n,", *c) ? ' ' : *c, f);
+		fputc('=', f);
+		for (const char *c = kv->value; c && *c; c++)
+			fputc(strchr("\t\n,", *c) ? ' ' : *c, f);
+	}
+}
+
 static void reply_agents(struct service *s)
 {
 	char *text = NULL;
@@ -273,9 +290,11 @@ static void reply_agents(struct service *s)
 	for (size_t i = 0; i < s->nagents; i++) {
 		const struct reg *r = &s->agents[i];
 
-		fprintf(f, "%s\t%s\t%s\t%s\t%zu\t%.1f\t%s\n", r->name, r->host, r->version,
+		fprintf(f, "%s\t%s\t%s\t%s\t%zu\t%.1f\t%s\t", r->name, r->host, r->version,
 			r->proto, r->ntargets, (double)(now - r->last_ns) / 1e9,
 			in_run(s, r->name) ? "running" : "idle");
+		put_labels(f, r->hello);
+		fputc('\n', f);
 	}
 	fclose(f);
 	rb_tx_text_send(s->control, text, len);

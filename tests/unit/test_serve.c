@@ -278,12 +278,19 @@ static void test_agent_registers(void **st)
 
 	(void)st;
 	assert_non_null(sock);
+	/* labels as inventories set them; a quote is escaped, a comma cannot cut the list */
+	static const struct rb_kv labels[] = { { "rack", "r12" },
+					       { "slot", "7" },
+					       { "note", "a \"b\",c" } };
+
 	rb_msg_init(&e, RB_MSG_HELLO);
 	e.hello = (struct rb_msg_hello){ .name = "h1",
 					 .hostname = "host-one",
 					 .kernel = "Linux",
 					 .rb_version = "9.9.9",
-					 .run = "" };
+					 .run = "",
+					 .labels = labels,
+					 .nlabels = 3 };
 	assert_int_equal(rb_tx_send(sock, NULL, &e, false), 0);
 	assert_int_equal(rb_tx_recv(sock, 5000, NULL, &w, err, sizeof(err)), 0);
 	assert_int_equal(w->kind, RB_MSG_WELCOME);
@@ -296,12 +303,14 @@ static void test_agent_registers(void **st)
 	assert_non_null(strstr(line, "9.9.9"));
 	assert_non_null(strstr(line, "1.5"));
 	assert_non_null(strstr(line, " idle"));
+	assert_non_null(strstr(line, "rack=r12,slot=7,note=a \"b\" c"));
 	out_free(&o);
 	cap_run(&o, agents_cmd, "agents", "--control", svc.ctl, "--json");
 	assert_non_null(strstr(o.out, "{\"name\": \"h1\", \"host\": \"host-one\", \"version\": "
 				      "\"9.9.9\", \"protocol\": \"1.5\", \"targets\": 0, "
 				      "\"heard_s_ago\": "));
-	assert_non_null(strstr(o.out, "\"state\": \"idle\"}\n]\n"));
+	assert_non_null(strstr(o.out, "\"state\": \"idle\", \"labels\": {\"rack\": \"r12\", "
+				      "\"slot\": \"7\", \"note\": \"a \\\"b\\\" c\"}}\n]\n"));
 	out_free(&o);
 	/* again: still one agent */
 	assert_int_equal(rb_tx_send(sock, NULL, &e, false), 0);
