@@ -8,11 +8,13 @@ needs (the host's PID namespace for pid 1's mount table, /dev, /sys read-only, i
 folder on the node), each rack's DaemonSet owns its pods only, each agent.yaml holds
 only keys the agent knows and reaches the Service, the flags the pods pass exist, and
 the Job and the CronJob reach the service's control socket on its node."""
+import atexit
 import copy
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -41,6 +43,9 @@ def validate(text, what):
     return r
 
 
+tmp = tempfile.mkdtemp(prefix="rbk8s-")
+atexit.register(shutil.rmtree, tmp, True)
+os.mkdir(os.path.join(tmp, "state"), 0o700)
 docs = {}
 for rel in ("agent", "coordinator", "overlays/rack-r12", "overlays/rack-r13", "overlays/site"):
     text = render(rel)
@@ -122,7 +127,14 @@ for ds in by["DaemonSet"]:
           vols["coordinator-key"]["secret"]["secretName"] == "rackbench-coordinator-pub",
           f"{name}: the coordinator's public key from its Secret")
     rack = spec["nodeSelector"].get("rack")
-    check(rack and f"rack={rack}" in conf.get("labels", []), f"{name}: labelled with its rack")
+    check(rack and conf.get("labels", {}).get("rack") == rack, f"{name}: labelled with its rack")
+    # and the agent itself takes it: still running (connecting) after 1 s, where a
+    # settings error exits at once (2)
+    with open(os.path.join(tmp, "agent.yaml"), "w") as f:
+        f.write(cm["data"]["agent.yaml"])
+    r = run(["timeout", "1", AGENT, "--config", os.path.join(tmp, "agent.yaml"), "--name", "n",
+             "--insecure", "--state-dir", os.path.join(tmp, "state")])
+    check(r.returncode == 124, f"{name}: the agent refused its agent.yaml: {r.stderr}")
 check(selectors[0] != selectors[1], "each rack's DaemonSet owns its pods only")
 
 # the service's flags exist; the Job and the CronJob reach its control socket
