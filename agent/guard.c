@@ -659,13 +659,6 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 
 	if (!fam)
 		return -ENOMEM;
-	if (blk_from_dev(p, dev, &self)) {
-		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
-			     "device %u:%u is not in sysfs: cannot check what uses it", major(dev),
-			     minor(dev));
-		free(fam);
-		return -EPERM;
-	}
 	read_uses(p, &u);
 	if (u.hidden)
 		rb_diags_add(
@@ -675,6 +668,20 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 			"and a device mounted on the host would go unseen; run the agent in "
 			"the host's PID namespace (podman/docker --pid=host, Kubernetes "
 			"hostPID: true)");
+	if (blk_from_dev(p, dev, &self)) {
+		/* podman masks /sys/dev/block by default */
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+			     "device %u:%u is not in sysfs (%s/sys/dev/block): cannot check what "
+			     "uses it%s",
+			     major(dev), minor(dev), root_of(p),
+			     access("/run/.containerenv", F_OK) == 0
+				     ? "; a container runtime hides it unless told not to "
+				       "(podman --security-opt unmask=/sys/dev/block)"
+				     : "");
+		free(u.v);
+		free(fam);
+		return -EPERM;
+	}
 	nfam = family(&self, fam, MAX_FAMILY);
 	for (size_t i = 0; i < nfam; i++) {
 		const struct blk *b = &fam[i];
