@@ -487,6 +487,10 @@ static void print_text(const struct rb_localrun *a, const struct rb_run *run,
 	for (size_t t = 0; t < nres; t++) {
 		const struct rb_target_result *res = rb_run_result(run, t);
 
+		if (res->setup_err) { /* no IO ran: no time measured, no figures */
+			printf("%s: not measured: %s\n", res_name(a, volname, t), res->message);
+			continue;
+		}
 		if (a->wl.stripe)
 			printf("%s: %.2fs measured\n", volname, (double)res->elapsed_ns / 1e9);
 		else

@@ -3,7 +3,7 @@
 libraries), run under podman with loop devices passed in:
 
 - under the runtime's default seccomp profile the agent's engine cannot start: exit 1,
-  saying io_uring is blocked by a seccomp profile;
+  saying io_uring is blocked by a seccomp profile, its summary "not measured";
 - with scripts/seccomp-agent.py's profile (the default plus io_uring), an agent in the
   container takes a read campaign from a coordinator on the host to its end;
 - a write to a loop device mounted on the host (not in the container) is refused: in the
@@ -60,6 +60,9 @@ with Tmp() as tmp:
         check(r.returncode == 1 and "io_uring is not available here" in r.stderr and
               "seccomp profile blocks it" in r.stderr,
               f"under the default profile: exit {r.returncode}")
+        # and its summary claims no time measured
+        check(f"{clean}: not measured: io_uring is not available" in r.stdout and
+              "s measured" not in r.stdout, f"the summary of a run that never started: {r.stdout}")
 
         # 2. the agent's profile: a read campaign from the host's coordinator
         port = free_port()
