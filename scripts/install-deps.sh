@@ -7,7 +7,7 @@ liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmoc
 libyaml-dev libblkid-dev libsqlite3-dev libmicrohttpd-dev prometheus python3 python3-h5py python3-numpy python3-pandas python3-jsonschema python3-yaml
 util-linux mount fdisk e2fsprogs systemd fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3
 chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file debootstrap lintian
-python3-kubernetes ansible-core ansible-lint yamllint podman runc golang-github-containers-common"
+python3-kubernetes ansible-core ansible-lint yamllint python3-apt podman runc golang-github-containers-common"
 # kubectl (kustomize) from Debian unless one is installed already (another kubectl
 # package would conflict with it)
 command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client"
