@@ -240,8 +240,10 @@ struct use {
 struct uses {
 	struct use *v;
 	size_t n, cap;
-	size_t nmounts; /* v[0 .. nmounts) are mounts, the rest swaps */
-	bool hidden;	/* the host's mount table is out of sight (a PID namespace) */
+	size_t nmounts;		 /* v[0 .. nmounts) are mounts, the rest swaps */
+	bool hidden;		 /* the host's mount table is out of sight (a PID namespace) */
+	int unread;		 /* errno of a mount table that could not be read, else 0 */
+	const char *unread_what; /* which: "self" or "1" */
 };
 
 static bool add_use(struct uses *u, dev_t dev, const char *what)
@@ -280,8 +282,21 @@ static bool host_mount(const struct uses *u, dev_t dev)
 	return false;
 }
 
-/* The mounts of /proc/WHO/mountinfo; with host, only those the agent's own lack. */
-static void read_mounts(const struct rb_guard_policy *p, struct uses *u, const char *who, bool host)
+/* Whether v[0, to) holds dev mounted at mnt. */
+static bool has_mount(const struct uses *u, size_t to, dev_t dev, const char *mnt)
+{
+	for (size_t i = 0; i < to; i++)
+		if (u->v[i].dev == dev && !strcmp(u->v[i].what, mnt))
+			return true;
+	return false;
+}
+
+/*
+ * The mounts of /proc/WHO/mountinfo; with host, only those the agent's own lack (by
+ * device and mount point: a container's bind of /etc/hosts must not hide the host's /).
+ * 0, or -errno when the table cannot be read.
+ */
+static int read_mounts(const struct rb_guard_policy *p, struct uses *u, const char *who, bool host)
 {
 	char path[PATH_MAX], line[8192];
 	size_t own = u->n;
@@ -289,7 +304,9 @@ static void read_mounts(const struct rb_guard_policy *p, struct uses *u, const c
 
 	snprintf(path, sizeof(path), "%s/proc/%s/mountinfo", root_of(p), who);
 	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
 		unsigned id, parent, ma, mi;
 		char root[4096], mnt[4096];
 		dev_t d;
@@ -298,13 +315,13 @@ static void read_mounts(const struct rb_guard_policy *p, struct uses *u, const c
 		    6)
 			continue;
 		d = makedev(ma, mi);
-		if (host && used_as(u, 0, own, d))
+		if (host && has_mount(u, own, d, mnt))
 			continue;
 		if (add_use(u, d, mnt))
 			u->v[u->n - 1].host = host;
 	}
-	if (f)
-		fclose(f);
+	fclose(f);
+	return 0;
 }
 
 /* The kernel's fixed inode of the initial PID namespace (PROC_PID_INIT_INO). */
@@ -314,12 +331,14 @@ static void read_mounts(const struct rb_guard_policy *p, struct uses *u, const c
  * The host's mounts beside the agent's own: in a mount namespace of its own (a container,
  * a private namespace) a device mounted on the host is not in /proc/self/mountinfo, so
  * pid 1's table is read too when pid 1 is the host's init (the initial PID namespace); a
- * device either table shows counts once, the agent's first. In a PID namespace of its
- * own, pid 1 is not the host's: hidden.
+ * mount both tables show counts once, the agent's first. In a PID namespace of its own,
+ * pid 1 is not the host's: hidden. Pid 1's table unreadable (ptrace rules, an LSM): its
+ * errno, judged like hidden.
  */
 static void read_host_mounts(const struct rb_guard_policy *p, struct uses *u)
 {
 	struct stat st;
+	int r;
 
 	if (*root_of(p))
 		return; /* a recorded tree holds one table */
@@ -327,16 +346,23 @@ static void read_host_mounts(const struct rb_guard_policy *p, struct uses *u)
 		u->hidden = true;
 		return;
 	}
-	read_mounts(p, u, "1", true);
+	if ((r = read_mounts(p, u, "1", true))) {
+		u->unread = -r;
+		u->unread_what = "1";
+	}
 }
 
 static void read_uses(const struct rb_guard_policy *p, struct uses *u)
 {
 	char path[PATH_MAX], line[8192];
 	FILE *f;
+	int r;
 
 	memset(u, 0, sizeof(*u));
-	read_mounts(p, u, "self", false);
+	if ((r = read_mounts(p, u, "self", false))) {
+		u->unread = -r;
+		u->unread_what = "self";
+	}
 	read_host_mounts(p, u);
 	u->nmounts = u->n;
 	snprintf(path, sizeof(path), "%s/proc/swaps", root_of(p));
@@ -366,6 +392,7 @@ struct loopdev {
 	dev_t back_rdev;
 	dev_t back_dev; /* a backing file's filesystem and inode */
 	ino_t back_ino;
+	bool no_ino; /* known by its filesystem and path only (from a container) */
 	uint64_t offset;
 };
 
@@ -392,6 +419,68 @@ static bool node_rdev(const struct rb_guard_policy *p, const char *path, dev_t *
 		return false;
 	*ret = st.st_rdev;
 	return true;
+}
+
+/* The device of the mount that holds path in pid 1's (the host's) table, longest prefix. */
+static bool host_mount_dev(const char *path, dev_t *ret)
+{
+	char line[8192], best[4096] = "";
+	FILE *f = fopen("/proc/1/mountinfo", "re");
+	bool found = false;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned id, parent, ma, mi;
+		char root[4096], mnt[4096];
+		size_t n;
+
+		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) !=
+		    6)
+			continue;
+		n = strlen(mnt);
+		if (strncmp(path, mnt, n) || (path[n] != '/' && path[n] && strcmp(mnt, "/")) ||
+		    (found && n < strlen(best)))
+			continue;
+		snprintf(best, sizeof(best), "%s", mnt);
+		*ret = makedev(ma, mi);
+		found = true;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A loop whose node this agent cannot open (a container has only the devices passed in),
+ * by its backing path as sysfs gives it, when pid 1 is the host's init: through the host's
+ * root (/proc/1/root, where ptrace rules allow it); a /dev node through sysfs; else a
+ * file, known by the host mount that holds it (its inode cannot be read from here). A
+ * path that resolves nowhere (renamed, deleted) leaves the loop unknown, and refused.
+ */
+static void loop_by_host_path(const struct rb_guard_policy *p, struct loopdev *l)
+{
+	char path[PATH_MAX + 16];
+	struct stat st;
+
+	if (l->backing[0] != '/' || stat("/proc/self/ns/pid", &st) < 0 ||
+	    st.st_ino != INIT_PID_NS_INO)
+		return;
+	snprintf(path, sizeof(path), "/proc/1/root%s", l->backing);
+	if (stat(path, &st) == 0) {
+		l->known = true;
+		l->on_blk = S_ISBLK(st.st_mode);
+		l->back_rdev = l->on_blk ? st.st_rdev : 0;
+		l->back_dev = l->on_blk ? 0 : st.st_dev;
+		l->back_ino = l->on_blk ? 0 : st.st_ino;
+		return;
+	}
+	if (!strncmp(l->backing, "/dev/", 5)) {
+		l->on_blk = l->known = node_rdev(p, l->backing, &l->back_rdev);
+		return;
+	}
+	if (strstr(l->backing, " (deleted)") || !host_mount_dev(l->backing, &l->back_dev))
+		return;
+	l->known = true;
+	l->no_ino = true;
 }
 
 static void read_loops(const struct rb_guard_policy *p, struct loops *L)
@@ -458,6 +547,8 @@ static void read_loops(const struct rb_guard_policy *p, struct loops *L)
 		}
 		if (fd >= 0)
 			close(fd);
+		if (!l->known)
+			loop_by_host_path(p, l);
 	}
 	if (d)
 		closedir(d);
@@ -616,9 +707,12 @@ static void check_loops(const struct rb_guard_policy *p, const char *subject,
 			const struct loopdev *o = &L.v[j];
 			char use[320];
 
-			/* (siblings over a device: the walk down it names them) */
+			/* (siblings over a device: the walk down it names them); an inode this
+			 * agent cannot read (a container): the kernel's paths */
 			if (j == k || l->on_blk || !o->known || o->on_blk ||
-			    o->back_dev != l->back_dev || o->back_ino != l->back_ino)
+			    o->back_dev != l->back_dev ||
+			    (o->no_ino || l->no_ino ? strcmp(o->backing, l->backing) != 0
+						    : o->back_ino != l->back_ino))
 				continue;
 			loop_use(u, o, use, sizeof(use));
 			rb_diags_add(
@@ -668,6 +762,12 @@ static int check_blockdev(const struct rb_guard_policy *p, const char *subject, 
 			"and a device mounted on the host would go unseen; run the agent in "
 			"the host's PID namespace (podman/docker --pid=host, Kubernetes "
 			"hostPID: true)");
+	if (u.unread)
+		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
+			     "cannot read %s mount table (%s/proc/%s/mountinfo: %s): a device "
+			     "mounted there would go unseen",
+			     strcmp(u.unread_what, "1") ? "the agent's" : "the host's", root_of(p),
+			     u.unread_what, strerror(u.unread));
 	if (blk_from_dev(p, dev, &self)) {
 		/* podman masks /sys/dev/block by default */
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, subject,
@@ -828,11 +928,15 @@ int rb_guard_check_file(const struct rb_guard_policy *p, const char *path, int f
 	read_loops(p, &L);
 	for (size_t k = 0; k < L.n; k++) {
 		if (L.v[k].on_blk || !L.v[k].known || L.v[k].back_dev != st.st_dev ||
-		    L.v[k].back_ino != st.st_ino)
+		    (L.v[k].back_ino != st.st_ino && !L.v[k].no_ino))
 			continue;
 		loop_use(&u, &L.v[k], use, sizeof(use));
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path,
-			     "the file is the backing file of loop device %s%s", L.v[k].name, use);
+			     L.v[k].no_ino ? "the file may be the backing file of loop device "
+					     "%s%s ('%s' on the same filesystem, whose inode "
+					     "cannot be read from here)"
+					   : "the file is the backing file of loop device %s%s",
+			     L.v[k].name, use, L.v[k].backing);
 	}
 	for (size_t j = u.nmounts; j < u.n; j++) {
 		struct stat sw;

@@ -10,7 +10,8 @@ libraries), run under podman with loop devices passed in:
   container's own PID namespace because the host's mount table is out of sight; with
   --pid=host but podman's default mask over /sys/dev/block because the guard cannot read
   the device's sysfs, naming the option that unmasks it; with both, naming the host's
-  mount point. Its bytes are unchanged."""
+  mount point. Its bytes are unchanged; a clean drive with both keys, run the same way,
+  is written."""
 import glob
 import os
 import shutil
@@ -120,6 +121,12 @@ phases:
             check(r.returncode == 3 and f"mounted at {mnt} on the host" in r.stderr,
                   f"with the host's PID namespace: exit {r.returncode}")
             check(sha256(mounted) == before, "the mounted drive was written")
+            # the control: run the documented way, a clean drive with both keys is written
+            before = sha256(clean)
+            r = podman("--pid=host", "--security-opt", f"seccomp={profile}", *unmask,
+                       "--device", clean, TAG, *[clean if a == mounted else a for a in write])
+            check(r.returncode == 0 and sha256(clean) != before,
+                  f"a clean drive with both keys, as documented: exit {r.returncode}")
         finally:
             subprocess.run(["umount", mnt])
 subprocess.run(["podman", "rmi", "-f", TAG], capture_output=True)
