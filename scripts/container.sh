@@ -10,11 +10,19 @@ TAG=${2:-rackbench:latest}
 for tool in podman dpkg ldd busybox; do
 	command -v "$tool" >/dev/null || { echo "container.sh: needs $tool" >&2; exit 1; }
 done
-ls "$DEBS"/rackbench-agent_*.deb >/dev/null 2>&1 || scripts/package.sh "$DEBS" >/dev/null
+# busybox's libraries are not collected: it must be the static build
+if ldd "$(command -v busybox)" >/dev/null 2>&1; then
+	echo "container.sh: busybox is not static (install busybox-static)" >&2
+	exit 1
+fi
+newest() { ls "$DEBS"/"$1"_*.deb 2>/dev/null | sort -V | tail -1; }
+if [ -z "$(newest rackbench)" ] || [ -z "$(newest rackbench-agent)" ]; then
+	scripts/package.sh "$DEBS" >/dev/null
+fi
 ROOT=$(mktemp -d)
 trap 'rm -rf "$ROOT"' EXIT
-for deb in "$DEBS"/rackbench_*.deb "$DEBS"/rackbench-agent_*.deb; do
-	dpkg -x "$deb" "$ROOT"
+for pkg in rackbench rackbench-agent; do
+	dpkg -x "$(newest "$pkg")" "$ROOT"
 done
 # every library the programs load, at the path the loader looks for it
 for bin in "$ROOT"/usr/bin/rackbench "$ROOT"/usr/bin/rackbench-agent; do
@@ -28,12 +36,10 @@ mkdir -p "$ROOT/bin" "$ROOT/tmp" "$ROOT/etc/rackbench" "$ROOT/var/lib/rackbench"
 chmod 1777 "$ROOT/tmp"
 chmod 0700 "$ROOT/var/lib/rackbench"
 cp /bin/busybox "$ROOT/bin/busybox"
-for applet in sh sed mkdir test cat; do
+for applet in sh sed mkdir test cat kill; do
 	ln -s busybox "$ROOT/bin/$applet"
 done
 echo "root:x:0:0:root:/root:/bin/sh" >"$ROOT/etc/passwd"
 echo "root:x:0:" >"$ROOT/etc/group"
-cp deploy/container/Containerfile "$ROOT/Containerfile"
-podman build --quiet -f "$ROOT/Containerfile" -t "$TAG" "$ROOT" >/dev/null
-rm "$ROOT/Containerfile"
+podman build --quiet -f deploy/container/Containerfile -t "$TAG" "$ROOT" >/dev/null
 echo "$TAG"

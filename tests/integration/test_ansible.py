@@ -6,7 +6,8 @@ carries the inventory's rack and slot labels and drives; a second run changes no
 ansible-lint and yamllint pass. The service and the agent then run as their installed
 units say (ExecStart, since this machine has no systemd to start them), the agent
 connects with its key and `rackbench agents` lists it with its labels. remove-agent.yml
-takes its key out of the allow-list and purges its package.
+refuses to run without --limit, takes the agent's key out of the allow-list and purges
+its package, and a second removal changes nothing.
 
 It installs and purges the packages on this machine: it skips where they are installed
 already."""
@@ -159,6 +160,11 @@ with Tmp() as tmp:
             p.terminate()
             p.wait(timeout=30)
 
+        # without --limit the removal would take every agent: it refuses, nothing changed
+        r = sh(*play, os.path.join(ANSIBLE, "remove-agent.yml"))
+        check(r.returncode != 0 and "--limit" in r.stdout and installed("rackbench-agent") and
+              open("/etc/rackbench/agents.allow").read().strip(),
+              f"remove-agent.yml without --limit: exit {r.returncode}")
         # taken out: its key gone from the allow-list, its package purged
         r = sh(*play, os.path.join(ANSIBLE, "remove-agent.yml"), "--limit", "node1")
         print(r.stdout[-1500:])
@@ -169,6 +175,11 @@ with Tmp() as tmp:
         for gone in ("/etc/rackbench/agent.key", "/etc/rackbench/agent.pub",
                      "/etc/rackbench/agent.yaml", "/usr/bin/rackbench-agent"):
             check(not os.path.exists(gone), f"{gone} left behind")
+        # again: nothing left to do, and no error
+        r = sh(*play, os.path.join(ANSIBLE, "remove-agent.yml"), "--limit", "node1")
+        again = recap(r.stdout)
+        check(r.returncode == 0 and again.get("node1", {}).get("changed") == 0,
+              f"a second removal: exit {r.returncode}, {again}")
     finally:
         for p in procs:
             if p.poll() is None:

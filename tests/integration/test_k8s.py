@@ -166,4 +166,9 @@ cron = by["CronJob"][0]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
 check(control_of(cron, "CronJob") == want, "the CronJob on the service's node and folder")
 check(control_of(job["spec"]["template"]["spec"], "Job") == want,
       "the Job on the service's node and folder")
+# the Job's campaign is a ConfigMap of its own: applying it must not replace one the
+# kustomizations own (the burn-in's campaigns), nor they it
+job_maps = {v["configMap"]["name"] for v in job["spec"]["template"]["spec"]["volumes"]
+            if "configMap" in v}
+check(job_maps and not job_maps & set(maps), f"the Job's ConfigMap {job_maps} is the site's too")
 print("ok")
