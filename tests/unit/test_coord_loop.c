@@ -547,6 +547,37 @@ static void test_live_hook_once_an_interval(void **st)
 	pthread_mutex_unlock(&r->live_lock);
 }
 
+/*
+ * Every agent's clock offset before the first point: the run waits for an answer to a
+ * clock probe, at most 1 s of its clock, so an agent that never answers holds it no longer.
+ */
+static void test_clock_wait_is_capped(void **st)
+{
+	struct run *r = *st;
+	struct rb_msg *e;
+	uint32_t attempt;
+
+	run_start(r, "");
+	hello(r, 0);
+	r->probes = false; /* this agent never answers a clock probe */
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	expect_free(r, RB_MSG_PREFLIGHT, 5000);
+	preflight_reply(r);
+	/* its clock standing still, the run waits for the offset... */
+	assert_null(expect(r, RB_MSG_ASSIGN, 300));
+	rb_clock_fake_advance(&r->fake, 900000000LL);
+	assert_null(expect(r, RB_MSG_ASSIGN, 300));
+	/* ...until 1 s has passed, then starts without it */
+	rb_clock_fake_advance(&r->fake, 200000000LL);
+	e = expect(r, RB_MSG_ASSIGN, 5000);
+	assert_non_null(e);
+	attempt = e->assign.attempt;
+	rb_msg_free(e);
+	finish_point(r, attempt, 10);
+	expect_free(r, RB_MSG_STOP, 5000);
+	assert_int_equal(run_join(r), RB_EXIT_OK);
+}
+
 /* Acknowledgements go out by group commit: once 20 ms have passed since the last one. */
 static void test_acks_by_20ms_group_commit(void **st)
 {
@@ -1107,6 +1138,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_silent_agent_lost_after_5s, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_acks_by_20ms_group_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_wait_is_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_the_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skip_with_every_drive_refused, setup,
 						teardown),
