@@ -291,6 +291,18 @@ static bool has_mount(const struct uses *u, size_t to, dev_t dev, const char *mn
 	return false;
 }
 
+/* A mountinfo line's device and mount point (mnt: 4096 bytes); false when malformed. */
+static bool mount_line(const char *line, dev_t *dev, char *mnt)
+{
+	unsigned id, parent, ma, mi;
+	char root[4096];
+
+	if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) != 6)
+		return false;
+	*dev = makedev(ma, mi);
+	return true;
+}
+
 /*
  * The mounts of /proc/WHO/mountinfo; with host, only those the agent's own lack (by
  * device and mount point: a container's bind of /etc/hosts must not hide the host's /).
@@ -307,14 +319,11 @@ static int read_mounts(const struct rb_guard_policy *p, struct uses *u, const ch
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned id, parent, ma, mi;
-		char root[4096], mnt[4096];
+		char mnt[4096];
 		dev_t d;
 
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) !=
-		    6)
+		if (!mount_line(line, &d, mnt))
 			continue;
-		d = makedev(ma, mi);
 		if (host && has_mount(u, own, d, mnt))
 			continue;
 		if (add_use(u, d, mnt))
@@ -429,19 +438,18 @@ static bool host_mount_dev(const char *path, dev_t *ret)
 	bool found = false;
 
 	while (f && fgets(line, sizeof(line), f)) {
-		unsigned id, parent, ma, mi;
-		char root[4096], mnt[4096];
+		char mnt[4096];
+		dev_t d;
 		size_t n;
 
-		if (sscanf(line, "%u %u %u:%u %4095s %4095s", &id, &parent, &ma, &mi, root, mnt) !=
-		    6)
+		if (!mount_line(line, &d, mnt))
 			continue;
 		n = strlen(mnt);
 		if (strncmp(path, mnt, n) || (path[n] != '/' && path[n] && strcmp(mnt, "/")) ||
 		    (found && n < strlen(best)))
 			continue;
 		snprintf(best, sizeof(best), "%s", mnt);
-		*ret = makedev(ma, mi);
+		*ret = d;
 		found = true;
 	}
 	if (f)

@@ -111,6 +111,12 @@ static inline bool agent_seen(const struct ragent *a)
 	return a->state != AGENT_UNSEEN;
 }
 
+/* Whether clock probes go to it: heard from, not given up on, and speaking 1.1 or later. */
+static inline bool agent_probed(const struct ragent *a)
+{
+	return agent_seen(a) && a->state != AGENT_DROPPED && a->minor >= 1;
+}
+
 /* Given the current point and not finished with it. */
 static inline bool agent_running(const struct ragent *a)
 {

@@ -127,8 +127,7 @@ void dlv_probe_clocks(struct coord *k)
 		struct ragent *a = &k->agents[i];
 		struct rb_msg m;
 
-		if (!agent_seen(a) || a->state == AGENT_DROPPED || a->minor < 1 ||
-		    now < a->next_probe)
+		if (!agent_probed(a) || now < a->next_probe)
 			continue;
 		/* the whole window at once (the lowest delay of 16 bounds the offset's error
 		 * best), then one every 2 s */

@@ -246,8 +246,7 @@ static void await_clocks(struct coord *k)
 		for (size_t i = 0; i < k->c->nagents; i++) {
 			const struct ragent *a = &k->agents[i];
 
-			unknown += agent_seen(a) && a->state != AGENT_DROPPED && a->minor >= 1 &&
-				   !a->clk.n;
+			unknown += agent_probed(a) && !a->clk.n;
 		}
 		if (!unknown)
 			return;

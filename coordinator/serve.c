@@ -258,20 +258,22 @@ static void reply(struct service *s, const char *fmt, ...)
 	free(text);
 }
 
-/* An agent's labels as K=V,K=V (a tab, newline or comma in one would cut the reply's
- * fields: written as a space). */
+/* s with a tab, newline or comma (which would cut the reply's fields) as a space. */
+static void put_field(FILE *f, const char *s)
+{
+	for (const char *c = s; c && *c; c++)
+		fputc(strchr("\t\n,", *c) ? ' ' : *c, f);
+}
+
+/* An agent's labels as K=V,K=V. */
 static void put_labels(FILE *f, const struct rb_msg *hello)
 {
 	for (size_t i = 0; hello && i < hello->hello.nlabels; i++) {
-		const struct rb_kv *kv = &hello->hello.labels[i];
-
 		if (i)
 			fputc(',', f);
-		for (const char *c = kv->key; c && *c; c++)
-			fputc(strchr("\t\n,", *c) ? ' ' : *c, f);
+		put_field(f, hello->hello.labels[i].key);
 		fputc('=', f);
-		for (const char *c = kv->value; c && *c; c++)
-			fputc(strchr("\t\n,", *c) ? ' ' : *c, f);
+		put_field(f, hello->hello.labels[i].value);
 	}
 }
 

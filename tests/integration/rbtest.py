@@ -30,6 +30,20 @@ def skip(reason):
     sys.exit(SKIP)
 
 
+def need(root_for=None, tools=()):
+    """Skips unless run as root (when root_for says what for) with every tool on PATH."""
+    if root_for and os.geteuid() != 0:
+        skip(f"needs root for {root_for}")
+    for tool in tools:
+        if not shutil.which(tool):
+            skip(f"needs {tool} (scripts/install-deps.sh installs it)")
+
+
+# where package.package builds the Debian packages (scripts/package.sh), for the tests
+# that install or unpack them
+PKG_DIR = os.path.join(os.environ.get("RB_BUILD", os.path.join(SRC, "build")), "pkg")
+
+
 def fail(msg):
     print(f"FAIL: {msg}")
     sys.exit(1)

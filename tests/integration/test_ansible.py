@@ -21,13 +21,10 @@ import subprocess
 
 import yaml
 
-from rbtest import SRC, Tmp, check, fail, free_port, skip, wait_for
+from rbtest import PKG_DIR, SRC, Tmp, check, fail, free_port, need, skip, wait_for
 
-if os.geteuid() != 0:
-    skip("needs root: it installs the packages on this machine")
-for tool in ("ansible-playbook", "ansible-lint", "yamllint", "dpkg"):
-    if not shutil.which(tool):
-        skip(f"needs {tool} (scripts/install-deps.sh installs it)")
+need("installing the packages on this machine",
+     ("ansible-playbook", "ansible-lint", "yamllint", "dpkg"))
 PKGS = ("rackbench", "rackbench-agent", "python3-rackbench")
 
 
@@ -40,8 +37,7 @@ if any(installed(p) for p in PKGS):
     skip("rackbench packages are installed on this machine: this test installs and purges them")
 
 ANSIBLE = os.path.join(SRC, "deploy", "ansible")
-BUILD = os.environ.get("RB_BUILD", os.path.join(SRC, "build"))
-DEBS = os.path.join(BUILD, "pkg")  # package.package builds them there
+DEBS = PKG_DIR
 ENV = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0",
            ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_RETRY_FILES_ENABLED="False")
 

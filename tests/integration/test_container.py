@@ -17,16 +17,11 @@ import os
 import shutil
 import subprocess
 
-from rbtest import COORD, SRC, LoopDevices, Tmp, check, free_port, run, sha256, skip
+from rbtest import (COORD, PKG_DIR, SRC, LoopDevices, Tmp, check, free_port, need, run,
+                    sha256, skip)
 
-if os.geteuid() != 0:
-    skip("needs root for loop devices and podman")
-for tool in ("podman", "busybox", "mkfs.ext4"):
-    if not shutil.which(tool):
-        skip(f"needs {tool} (scripts/install-deps.sh installs it)")
-
-BUILD = os.environ.get("RB_BUILD", os.path.join(SRC, "build"))
-DEBS = os.path.join(BUILD, "pkg")  # package.package builds them there
+need("loop devices and podman", ("podman", "busybox", "mkfs.ext4"))
+DEBS = PKG_DIR
 TAG = "localhost/rackbench:test-container"
 # this machine's own limits, not the image's: crun refuses its hybrid cgroup layout
 # (runc takes it), and raising RLIMIT_NOFILE/NPROC past the host's is not permitted

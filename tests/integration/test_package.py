@@ -10,17 +10,13 @@ import os
 import shutil
 import subprocess
 
-from rbtest import SRC, check, skip
+from rbtest import PKG_DIR, SRC, check, need, skip
 
-if os.geteuid() != 0:
-    skip("needs root for debootstrap, chroot and mounts (run the package stage as root)")
-for tool in ("debootstrap", "dpkg-deb", "lintian"):
-    if not shutil.which(tool):
-        skip(f"needs {tool} (scripts/install-deps.sh installs it)")
+need("debootstrap, chroot and mounts (run the package stage as root)",
+     ("debootstrap", "dpkg-deb", "lintian"))
 
-BUILD = os.environ.get("RB_BUILD", os.path.join(SRC, "build"))
-OUT = os.path.join(BUILD, "pkg")
-ROOT = os.path.join(BUILD, "pkg-root")
+OUT = PKG_DIR
+ROOT = os.path.join(os.path.dirname(PKG_DIR), "pkg-root")
 
 
 def sh(*args, **kw):
