@@ -382,6 +382,8 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 	size_t errs = rb_diags_errors(d);
 
 	memset(c, 0, sizeof(*c));
+	c->rwmixread = -1;
+	c->steady = -1;
 	snprintf(c->model, sizeof(c->model), "%s", model ? model : "");
 	snprintf(c->spec_file, sizeof(c->spec_file), "%s", y->file);
 	c->line = rb_yaml_line(n);
@@ -412,6 +414,21 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 			if (rb_parse_size(val, &c->bs) || !c->bs)
 				rb_yaml_error(y, d, v, key,
 					      "'bs' must be a size like 4k or 128k, not '%s'", val);
+		} else if (!strcmp(key, "phase")) {
+			snprintf(c->phase, sizeof(c->phase), "%s", val);
+		} else if (!strcmp(key, "rwmixread")) {
+			if (rb_parse_u64(val, &u) || u > 100)
+				rb_yaml_error(y, d, v, key,
+					      "'rwmixread' must be a percentage 0-100, not '%s'",
+					      val);
+			else
+				c->rwmixread = (int)u;
+		} else if (!strcmp(key, "steady")) {
+			if (!strcmp(val, "true") || !strcmp(val, "false"))
+				c->steady = val[0] == 't';
+			else
+				rb_yaml_error(y, d, v, key,
+					      "'steady' must be true or false, not '%s'", val);
 		} else if (!strcmp(key, "iodepth") || !strcmp(key, "numjobs")) {
 			if (rb_parse_u64(val, &u) || !u || u > 65536)
 				rb_yaml_error(y, d, v, key, "'%s' must be a count from 1, not '%s'",
@@ -430,7 +447,8 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 				rb_yaml_error(
 					y, d, k, key,
 					"unknown key '%s' in a claim (known: name, rw, bs, iodepth, "
-					"numjobs, and one of mbps, iops, mean_us, p99_us, p99_9_us)",
+					"numjobs, rwmixread, phase, steady, and one of mbps, iops, "
+					"mean_us, p99_us, p99_9_us)",
 					key);
 				continue;
 			}
@@ -449,6 +467,11 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 	}
 	if (!c->rw[0])
 		rb_yaml_error(y, d, n, "rw", "a claim needs 'rw' (read, write, randread, ...)");
+	else if ((!strcmp(c->rw, "rw") || !strcmp(c->rw, "randrw")) && c->rwmixread < 0)
+		rb_yaml_error(y, d, n, "rwmixread",
+			      "a claim on a mix ('%s') needs 'rwmixread': a datasheet's 70/30 "
+			      "figure is not its 50/50 one",
+			      c->rw);
 	if (!have_metric)
 		rb_yaml_error(y, d, n, "claims",
 			      "a claim needs one figure: mbps, iops, mean_us, p99_us or p99_9_us");
@@ -526,21 +549,64 @@ out:
 	return rc;
 }
 
-static bool claim_matches(const struct rp_claim *c, const struct rp_cell *cell)
+/*
+ * Whether a steady-state round is in its drive's measurement window: 1 yes, 0 no (before
+ * it, or the drive never got there), -1 the point is not a round of a steady-state phase.
+ */
+static int in_steady_window(const struct rp_file *f, const struct rb_row_point *p, uint32_t drive)
+{
+	if (!p->round)
+		return -1;
+	for (size_t i = 0; i < f->nss; i++) {
+		const struct rb_row_steady *x = &f->ss[i];
+
+		if (x->rolling || x->drive != drive || strcmp(x->phase, p->phase))
+			continue;
+		return x->steady && x->steady_round && p->round <= x->steady_round &&
+		       p->round + x->window > x->steady_round;
+	}
+	return 0;
+}
+
+/*
+ * A datasheet's figure is the drive's at one workload, in steady state: a claim matches
+ * its rw and what it names (block size, depth, jobs, mix, phase), never a rate-limited
+ * point (it measures the limit; a curve's unthrottled run does not), a fill or other size-based point unless the claim names
+ * its phase, nor a steady-state round before its window (steady: true: only those).
+ */
+static bool claim_matches(const struct rp_report *r, const struct rp_claim *c,
+			  const struct rp_cell *cell)
 {
 	const struct rb_row_point *p = cell->pt;
+	int win;
 
 	if (!cell->res || strcmp(c->rw, p->rw))
 		return false;
 	if ((c->bs && c->bs != p->bs_bytes) || (c->iodepth && c->iodepth != p->iodepth) ||
-	    (c->numjobs && c->numjobs != p->numjobs))
+	    (c->numjobs && c->numjobs != p->numjobs) ||
+	    (c->rwmixread >= 0 && (uint32_t)c->rwmixread != p->rwmixread_pct))
 		return false;
-	/* a rate-limited point measures the limit, not the drive */
-	if (p->rate_iops)
+	if (p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0))
+		return false;
+	if (c->phase[0] ? strcmp(c->phase, p->phase) != 0 : rp_is_size_based(p))
+		return false;
+	win = in_steady_window(&r->files[cell->file], p, cell->dr->drive);
+	if (win == 0 || (c->steady == 1 && win != 1))
 		return false;
 	return !c->model[0] || strstr(cell->dr->id.model, c->model);
 }
 
+/* Higher is better for rates, lower for latencies. */
+static bool better(enum rp_metric m, double x, double than)
+{
+	return m == RP_MBPS || m == RP_IOPS ? x > than : x < than;
+}
+
+/*
+ * One check per claim and drive: at the drive's best matching point, since a datasheet's
+ * figure is what the drive reaches ("up to"); a claim that names every setting matches one
+ * point. The verdict names the point it was judged at.
+ */
 static int judge(struct rp_report *r)
 {
 	for (size_t i = 0; i < r->nclaims; i++) {
@@ -548,14 +614,26 @@ static int judge(struct rp_report *r)
 		bool any = false;
 
 		for (size_t k = 0; k < r->ncells; k++) {
-			const struct rp_cell *cell = &r->cells[k];
+			const struct rp_file *f = &r->files[r->cells[k].file];
+			const struct rp_cell *best = NULL;
 			struct rp_verdict *v, *nv;
-			double x;
+			double x, bx = NAN;
 
-			if (!claim_matches(c, cell))
+			/* each drive of each file once, from its cell at the first point */
+			if (k >= f->cell0 + f->nd)
 				continue;
-			x = rp_cell_metric(cell, c->metric);
-			if (isnan(x))
+			for (size_t j = k; j < f->cell0 + f->np * f->nd; j += f->nd) {
+				const struct rp_cell *o = &r->cells[j];
+
+				if (!claim_matches(r, c, o))
+					continue;
+				x = rp_cell_metric(o, c->metric);
+				if (!isnan(x) && (!best || better(c->metric, x, bx))) {
+					best = o;
+					bx = x;
+				}
+			}
+			if (!best)
 				continue;
 			nv = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*nv));
 			if (!nv)
@@ -563,20 +641,21 @@ static int judge(struct rp_report *r)
 			r->verdicts = nv;
 			v = &r->verdicts[r->nverdicts++];
 			v->claim = c;
-			v->cell = cell;
-			v->measured = x;
-			/* higher is better for rates, lower for latencies: pct >= 100 meets it */
+			v->cell = best;
+			v->measured = bx;
+			/* pct >= 100 meets the claim */
 			if (c->metric == RP_MBPS || c->metric == RP_IOPS)
-				v->pct = 100.0 * x / c->value;
+				v->pct = 100.0 * bx / c->value;
 			else
-				v->pct = x > 0 ? 100.0 * c->value / x : INFINITY;
+				v->pct = bx > 0 ? 100.0 * c->value / bx : INFINITY;
 			v->pass = v->pct >= r->require_pct;
 			any = true;
 		}
 		if (!any)
-			rb_warn("%s:%u: claim '%s' matches no measured point%s%s", c->spec_file,
-				c->line, c->name, c->model[0] ? " of a drive of model " : "",
-				c->model);
+			rb_warn("%s:%u: claim '%s' matches no measured point%s%s (rate-limited, "
+				"size-based and pre-steady-state points are never judged)",
+				c->spec_file, c->line, c->name,
+				c->model[0] ? " of a drive of model " : "", c->model);
 	}
 	return 0;
 }

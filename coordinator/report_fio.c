@@ -37,25 +37,6 @@ struct fjob {
 	unsigned n[3];
 };
 
-/* A setting of the point ("interval=1s" in its settings string), or "". */
-static const char *setting(const char *settings, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-
-	buf[0] = '\0';
-	for (const char *s = settings; s && *s;) {
-		const char *end = strchr(s, ' ');
-		size_t n = end ? (size_t)(end - s) : strlen(s);
-
-		if (n > kl && !strncmp(s, key, kl) && s[kl] == '=') {
-			snprintf(buf, len, "%.*s", (int)(n - kl - 1), s + kl + 1);
-			break;
-		}
-		s = end ? end + 1 : NULL;
-	}
-	return buf;
-}
-
 static void job_head(struct fjob *j, const struct rp_cell *c, bool multi)
 {
 	const struct rb_row_point *p = c->pt;
@@ -68,7 +49,7 @@ static void job_head(struct fjob *j, const struct rp_cell *c, bool multi)
 	snprintf(j->vals[2], sizeof(j->vals[2]), "%u", p->iodepth);
 	snprintf(j->vals[3], sizeof(j->vals[3]), "%u", p->numjobs);
 	snprintf(j->vals[4], sizeof(j->vals[4]), "%s",
-		 setting(p->settings, "runtime", v, sizeof(v)));
+		 rp_setting(p->settings, "runtime", v, sizeof(v)));
 	snprintf(j->vals[5], sizeof(j->vals[5]), "%u", p->direct);
 	snprintf(j->vals[6], sizeof(j->vals[6]), "%llu", (unsigned long long)p->rate_iops);
 }
@@ -119,8 +100,9 @@ static int fill(const struct rp_report *r, size_t fi, const long *jx, struct fjo
 			continue;
 		ci = f->cell0 + (size_t)pl[s->point] * f->nd + (size_t)dl[s->drive];
 		if (jx[ci] < 0 || s->attempt != r->cells[ci].res->attempt ||
-		    rb_parse_duration(setting(r->cells[ci].pt->settings, "interval", v, sizeof(v)),
-				      &ins) ||
+		    rb_parse_duration(
+			    rp_setting(r->cells[ci].pt->settings, "interval", v, sizeof(v)),
+			    &ins) ||
 		    !ins)
 			continue;
 		j = &jobs[jx[ci]];
@@ -395,8 +377,8 @@ static int file_logs(const struct rp_report *r, size_t fi, const char *dir, long
 			memset(&L, 0, sizeof(L));
 			open_cell = c;
 			if (rc ||
-			    rb_parse_duration(setting(r->cells[f->cell0 + c].pt->settings,
-						      "interval", v, sizeof(v)),
+			    rb_parse_duration(rp_setting(r->cells[f->cell0 + c].pt->settings,
+							 "interval", v, sizeof(v)),
 					      &ins) ||
 			    !ins || (rc = logs_open(&L, dir, "rackbench", jx[c])))
 				break;

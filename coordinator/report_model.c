@@ -5,6 +5,7 @@
  * text report (report.c) and the HTML page (report_html.c); calls neither.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,4 +92,32 @@ long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n)
 		lut[*(const uint32_t *)((const char *)rows + i * rowsize)] = (long)i;
 	*ret_n = (size_t)max + 1;
 	return lut;
+}
+
+const char *rp_setting(const char *settings, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	buf[0] = '\0';
+	for (const char *s = settings; s && *s;) {
+		const char *end = strchr(s, ' ');
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+
+		if (n > kl && !strncmp(s, key, kl) && s[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)(n - kl - 1), s + kl + 1);
+			break;
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return buf;
+}
+
+bool rp_is_size_based(const struct rb_row_point *p)
+{
+	char v[64];
+
+	/* io_size and passes end a point by bytes moved (rb_workload_dump's keys); a point
+	 * of a purge has no workload and is not measured */
+	return (rp_setting(p->settings, "io_size", v, sizeof(v))[0] && strcmp(v, "0")) ||
+	       (rp_setting(p->settings, "passes", v, sizeof(v))[0] && strcmp(v, "0"));
 }

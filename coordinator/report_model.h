@@ -61,9 +61,12 @@ enum rp_metric { RP_MBPS, RP_IOPS, RP_MEAN_US, RP_P99_US, RP_P99_9_US };
 
 struct rp_claim {
 	char name[128], model[64], rw[16], spec_file[256];
+	char phase[64]; /* "": any phase but fills and other size-based points */
 	unsigned line;
 	uint64_t bs;		   /* 0: any */
 	unsigned iodepth, numjobs; /* 0: any */
+	int rwmixread;		   /* percent; -1: any (a mix's claim must say) */
+	int steady;		   /* 1: steady-state windows only; 0: any; -1: not before one */
 	enum rp_metric metric;
 	double value;
 };
@@ -103,6 +106,10 @@ const char *rp_metric_name(enum rp_metric m);
 /* A cell's figure for a metric; NAN when it has none. */
 double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
 
+/* A setting of the point ("interval=1s" in its settings string) into buf; "" if none. */
+const char *rp_setting(const char *settings, const char *key, char *buf, size_t len);
+/* A point that ends by bytes moved (io_size, passes: fills), not by time. */
+bool rp_is_size_based(const struct rb_row_point *p);
 /* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
 bool rp_is_curve(const struct rb_row_point *p);
 

@@ -191,7 +191,9 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		x.round = points[p].round;
 		x.track = points[p].round > 0;
 		x.curve_pct = points[p].curve;
-		snprintf(x.settings, sizeof(x.settings), "runtime=10s interval=1s");
+		/* the fill ends by bytes moved, one pass */
+		snprintf(x.settings, sizeof(x.settings), "runtime=10s interval=1s io_size=0%s",
+			 p == 4 ? " passes=1" : " passes=0");
 		assert_int_equal(rb_results_point(r, &x), 0);
 	}
 	for (size_t p = 0; p < NP; p++)
@@ -528,6 +530,53 @@ static void test_spec_verdicts(void **st)
 		   "--spec", spec, "--require", "5%");
 }
 
+/*
+ * A claim is a datasheet's figure: judged once per drive at its best matching point, never
+ * at a fill (unless it names the phase) nor a steady-state round before the window.
+ */
+static void test_spec_datasheet_point(void **st)
+{
+	struct fixture *fx = *st;
+	char spec[600], line[1024];
+	struct out o;
+
+	snprintf(spec, sizeof(spec), "%s/spec.yaml", fx->dir);
+	write_text(spec, "claims:\n"
+			 "  - {name: any depth, rw: randread, bs: 4k, iops: 2000}\n"
+			 "  - {name: seq write, rw: write, bs: 128k, mbps: 1}\n"
+			 "  - {name: steady write, rw: randwrite, iops: 6000}\n"
+			 "  - {name: steady read, rw: randread, steady: true, iops: 1}\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	/* no depth named: each drive at its best point -- M1's at the curve's unthrottled run
+	 * (3000 + 10 d IOPS), never the rate-limited one; the volume at QD8 */
+	assert_int_equal(count_of(o.out, "any depth"), ND);
+	line_with(o.out, "PASS any depth", line, sizeof(line));
+	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
+	assert_non_null(strstr(line, "randread curve=max"));
+	assert_non_null(strstr(line, "measured 3000.0 (150.0%)"));
+	/* the fill is size-based: no datasheet's sequential write figure */
+	assert_null(strstr(o.out, "seq write"));
+	assert_non_null(strstr(o.err, "claim 'seq write' matches no measured point"));
+	/* steady state: only drive 0 got there, at round 2 (window 1-2): judged there, once */
+	assert_int_equal(count_of(o.out, "steady write"), 1);
+	line_with(o.out, "steady write", line, sizeof(line));
+	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
+	assert_non_null(strstr(line, "randwrite round=2"));
+	assert_non_null(strstr(line, "measured 7000.0"));
+	assert_null(strstr(o.out, "steady read"));
+	/* 5 + 1 checks; the volume's 5000ish IOPS pass, the M1 drives' 3000ish too */
+	assert_non_null(strstr(o.out, "0 of 6 checks below 90%"));
+	out_free(&o);
+
+	/* naming the fill's phase judges the fill */
+	write_text(spec, "claims:\n"
+			 "  - {name: seq write, rw: write, bs: 128k, phase: precondition, "
+			 "iops: 1}\n");
+	assert_run(RB_EXIT_OK, out, "0 of 5 checks below 90%", rb_report_cmd, "report", fx->path,
+		   "--spec", spec);
+}
+
 /* A bad spec file: every problem with FILE:LINE, exit 2, nothing judged. */
 static void test_spec_errors(void **st)
 {
@@ -545,6 +594,8 @@ static void test_spec_errors(void **st)
 			 "  - {iops: -4}\n"
 			 "  - just a claim\n"
 			 "  - {rw: [a], iops: 1}\n"
+			 "  - {rw: randrw, iops: 1, steady: maybe}\n"
+			 "  - {rw: read, rwmixread: 101, iops: 1}\n"
 			 "vendor: x\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
@@ -561,6 +612,9 @@ static void test_spec_errors(void **st)
 	assert_non_null(strstr(o.err, "a claim must be a mapping"));
 	assert_non_null(strstr(o.err, "'rw' must be a scalar"));
 	assert_non_null(strstr(o.err, "unknown key 'vendor' in a spec"));
+	assert_non_null(strstr(o.err, "'steady' must be true or false, not 'maybe'"));
+	assert_non_null(strstr(o.err, "a claim on a mix ('randrw') needs 'rwmixread'"));
+	assert_non_null(strstr(o.err, "'rwmixread' must be a percentage 0-100, not '101'"));
 	snprintf(want, sizeof(want), "%s:7:", spec);
 	assert_non_null(strstr(o.err, want));
 	out_free(&o);
@@ -888,6 +942,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_baseline_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_verdicts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spec_datasheet_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_files_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_page, setup, teardown),
