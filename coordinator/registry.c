@@ -11,6 +11,7 @@
 #include "campaign.h"
 #include "exitcode.h"
 #include "log.h"
+#include "units.h"
 #include "wire.h"
 
 /* A thousand agents each sending ten messages a second: names are looked up hashed. */
@@ -373,6 +374,48 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 	return ev;
 }
 
+/*
+ * A point reaching past the end of a block device its agent offered is refused now,
+ * before any IO (the agent would refuse it only when the point starts, after the points
+ * before it ran). Files are laid out to the point's size; volumes the agent judges.
+ * One line per drive: the first point past its end, and how many more.
+ */
+static int check_sizes(struct coord *k, size_t di, const struct rb_identity *id)
+{
+	const struct rb_campaign *c = k->c;
+	size_t bad = 0, first = 0;
+	uint64_t want = 0;
+	char a[32], b[32], more[48] = "";
+
+	if (strcmp(id->kind, "block") || !id->size_bytes)
+		return 0;
+	for (size_t i = 0; i < c->npoints; i++) {
+		const struct rb_point *p = &c->points[i];
+		const struct rb_workload *wl = &p->wl;
+		uint64_t end = wl->offset + (wl->size_pct ? 0 : wl->size);
+
+		if (p->purge[0] || wl->rw == RB_RW_REPLAY || !rb_point_has_drive(c, p, di))
+			continue;
+		if (wl->offset < id->size_bytes && end <= id->size_bytes)
+			continue;
+		if (!bad++) {
+			first = i;
+			want = wl->offset >= id->size_bytes ? wl->offset : end;
+		}
+	}
+	if (!bad)
+		return 0;
+	if (bad > 1)
+		snprintf(more, sizeof(more), "; so do %zu more point(s)", bad - 1);
+	rb_err("%s: point '%s' reaches %s into drive '%s' of agent '%s', which holds %s (%llu "
+	       "bytes)%s: lower size or offset, or give size_pct",
+	       c->file, c->points[first].name, rb_fmt_size_human(want, a, sizeof(a)),
+	       c->drives[di].path, c->drives[di].agent,
+	       rb_fmt_size_human(id->size_bytes, b, sizeof(b)), (unsigned long long)id->size_bytes,
+	       more);
+	return RB_EXIT_USAGE;
+}
+
 int reg_check_offered(struct coord *k)
 {
 	int rc = 0;
@@ -403,8 +446,12 @@ int reg_check_offered(struct coord *k)
 			const char *path = d->nmembers ? d->members[m].path : d->path;
 			bool found = false;
 
-			for (size_t t = 0; t < a->ntargets; t++)
-				found |= !strcmp(a->targets[t].path, path);
+			for (size_t t = 0; t < a->ntargets && !found; t++)
+				if (!strcmp(a->targets[t].path, path)) {
+					found = true;
+					if (!d->nmembers && check_sizes(k, i, &a->targets[t]))
+						rc = RB_EXIT_USAGE;
+				}
 			if (!found) {
 				rb_err("%s: drive '%s'%s%s%s is not offered by agent '%s' (its --target "
 				       "list)",

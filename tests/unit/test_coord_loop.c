@@ -674,6 +674,45 @@ static void test_verdict_of_the_run(void **st)
 	free(rows);
 }
 
+/* A point reaching past the end of the 1 GiB drive offered: refused before any
+ * pre-flight or IO, naming the point, the drive and its size, and the other points. */
+static void test_size_past_the_drive_refused(void **st)
+{
+	struct run *r = *st;
+	char path[600], *err;
+	int fd, saved, rc;
+	FILE *f;
+	size_t cap = 0;
+
+	run_start_phase(r, "",
+			"  - name: p\n    workload: {rw: randread, bs: 4k, size: 2g}\n"
+			"    matrix: {iodepth: [1, 2, 4]}\n");
+	snprintf(path, sizeof(path), "%s/stderr", r->dir);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0 && saved >= 0);
+	dup2(fd, 2);
+	close(fd);
+	hello(r, 0);
+	expect_free(r, RB_MSG_WELCOME, 5000);
+	rc = run_join(r);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(rc, RB_EXIT_USAGE);
+	assert_null(expect(r, RB_MSG_PREFLIGHT, 100));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	err = NULL;
+	assert_true(getdelim(&err, &cap, '\0', f) > 0);
+	fclose(f);
+	assert_non_null(strstr(err, "point 'p iodepth=1' reaches 2.00 GiB into drive '" DRIVE
+				    "' of agent 'h1', which holds 1.00 GiB (1073741824 bytes); so "
+				    "do 2 more point(s)"));
+	free(err);
+}
+
 /* on_refusal: skip with every drive refused: nothing to run, the campaign stops (3). */
 static void test_skip_with_every_drive_refused(void **st)
 {
@@ -1139,6 +1178,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_silent_agent_lost_after_5s, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_acks_by_20ms_group_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_wait_is_capped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_past_the_drive_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_the_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skip_with_every_drive_refused, setup,
 						teardown),
