@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Presets: the procedures of the reviews in the seeds (docs/presets.md says where each
- * comes from and what was chosen where a seed is silent or garbled), as campaign text
+ * Presets: the procedures of published reviews (docs/presets.md says which review each
+ * comes from and what was chosen where the review is silent or unclear), as campaign text
  * -- defaults and phases -- that a campaign pulls in with `preset: NAME` and shortens
  * or adjusts with `overrides:`.
  */
@@ -20,7 +20,7 @@ static const struct rb_preset presets[] = {
 	{ "storagereview-fio",
 	  "StorageReview's FIO suite: 128K sequential, then 64K/16K/4K random "
 	  "matrices, a fresh two-pass fill before each block size",
-	  "seeds/000 (FIO suite)",
+	  "the Kingston DC3000ME review (five Gen5 drives head to head), its FIO suite",
 	  "defaults: {direct: true, runtime: 2m, interval: 1s}\n"
 	  "phases:\n"
 	  "  - name: precondition-128k\n"
@@ -47,7 +47,7 @@ static const struct rb_preset presets[] = {
 	{ "cdn",
 	  "CDN: sequential fill, random-write saturation (128K at 98.51%), then CDN write "
 	  "and CDN read (125 sizes) over numjobs {1,2,4} x QD {1..32}, 5 min per point, 1 min idle",
-	  "seeds/000 (CDN workload)",
+	  "the Kingston DC3000ME review (five Gen5 drives head to head), its CDN workload",
 	  "defaults: {direct: true, interval: 1s}\n"
 	  "phases:\n"
 	  "  - name: precondition-fill\n"
@@ -66,7 +66,7 @@ static const struct rb_preset presets[] = {
 	{ "vdbench-4corners",
 	  "VDBench four corners on a 25% section after a full fill: 4K random "
 	  "read/write, 64K sequential read/write, each a curve to 120% of its maximum",
-	  "seeds/001, seeds/003 (VDBench)",
+	  "the Kingston DC1000M and Silicon Power US70 reviews, their VDBench curves",
 	  "defaults: {direct: true, runtime: 5m, interval: 1s}\n"
 	  "phases:\n"
 	  "  - name: fill\n"
@@ -86,7 +86,7 @@ static const struct rb_preset presets[] = {
 	{ "database",
 	  "VDBench synthetic database profiles (SQL, SQL 90-10, SQL 80-20, Oracle, "
 	  "Oracle 90-10, Oracle 80-20) as curves on a 25% section after a full fill",
-	  "seeds/001, seeds/003 (VDBench synthetic database)",
+	  "the Kingston DC1000M and Silicon Power US70 reviews, VDBench synthetic database",
 	  "defaults: {direct: true, runtime: 5m, interval: 1s, size_pct: 25, iodepth: 1, "
 	  "numjobs: 64}\n"
 	  "phases:\n"
@@ -104,7 +104,7 @@ static const struct rb_preset presets[] = {
 	  "SNIA PTS IOPS: workload-independent preconditioning (2x capacity, "
 	  "128K sequential), then rounds of 8 block sizes x 7 read/write mixes until 4K random "
 	  "write IOPS are steady (window 5, at most 25 rounds)",
-	  "SNIA SSS PTS 2.0 (IOPS test); seeds/003 (state decides the result)",
+	  "SNIA SSS PTS 2.0 (IOPS test); the Silicon Power US70 review (the drive's state decides the result)",
 	  "defaults: {direct: true, iodepth: 32, numjobs: 4, runtime: 1m, interval: 1s}\n"
 	  "phases:\n"
 	  "  - name: wipc\n"
@@ -148,11 +148,13 @@ static const struct rb_preset presets[] = {
 	  "    steady_state: {max_rounds: 25, window: 5, track: {rwmixread: 0, bs: 4k}, "
 	  "metric: mean_latency}\n" },
 	{ "crystaldiskmark",
-	  "CrystalDiskMark 8's four tests, read and write: SEQ1M Q8T1, SEQ1M "
-	  "Q1T1, RND4K Q32T16, RND4K Q1T1",
-	  "seeds/004 (CrystalDiskMark)",
+	  "CrystalDiskMark 8: its test file written, then four tests, read and write: "
+	  "SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T16, RND4K Q1T1",
+	  "the Kingston DCP1000 lab report (CrystalDiskMark 5.0.3; here CrystalDiskMark 8's tests)",
 	  "defaults: {direct: true, runtime: 5s, interval: 1s, size: 1g}\n"
 	  "phases:\n"
+	  "  - name: prepare\n"
+	  "    workload: {rw: write, bs: 1m, iodepth: 8, numjobs: 1, passes: 1}\n"
 	  "  - name: seq1m-q8t1\n"
 	  "    workload: {bs: 1m, iodepth: 8, numjobs: 1}\n"
 	  "    matrix: {rw: [read, write]}\n"
@@ -168,7 +170,7 @@ static const struct rb_preset presets[] = {
 	{ "atto",
 	  "ATTO Disk Benchmark: sequential read and write over block sizes from 512 B to "
 	  "64 MiB, queue depth 4",
-	  "seeds/004 (ATTO Disk Benchmark 3.05)",
+	  "the Kingston DCP1000 lab report, ATTO Disk Benchmark 3.05",
 	  "defaults: {direct: true, iodepth: 4, numjobs: 1, runtime: 5s, interval: 1s, size: 256m}\n"
 	  "phases:\n"
 	  "  - name: atto\n"
@@ -180,7 +182,7 @@ static const struct rb_preset presets[] = {
 	{ "burnin",
 	  "Burn-in: two full-capacity write passes with verification headers, then a "
 	  "verifying read pass, health sampled every minute",
-	  "seeds: what every review shares (drive state and health with every number)",
+	  "what every review cited here shares: the drive's state and health with every number",
 	  "defaults: {direct: true, bs: 1m, iodepth: 32, numjobs: 1, interval: 10s, "
 	  "health_interval: 1m, verify: true}\n"
 	  "verdict: {critical_warning: true, max_media_errors: 0, max_unsafe_shutdowns: 0, "

@@ -32,7 +32,8 @@ WANT = {
                             "25 rounds: 10 to 50 points"],
     "snia-pts-latency": ["phase latency: steady state over 9 point(s) per round, 5 to 25 rounds: "
                          "45 to 225 points"],
-    "crystaldiskmark": ["phase seq1m-q8t1: 2 point(s), 10s", "phase rnd4k-q32t16: 2 point(s), 10s"],
+    "crystaldiskmark": ["phase prepare: 1 point(s)", "phase seq1m-q8t1: 2 point(s), 10s",
+                        "phase rnd4k-q32t16: 2 point(s), 10s"],
     "atto": ["phase atto: 36 point(s), 3m00s"],
     "burnin": ["phase write: 1 point(s), 36m39s; size-based: 2t per drive",
                "phase verify: 1 point(s), 18m19s; size-based: 1t per drive"],
