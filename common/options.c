@@ -68,7 +68,7 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "visit_once", RB_OPT_BOOL, F(visit_once), 0, 1, "false", bool_choices, "BOOL",
 	  "random IO visits every block exactly once per pass (uniform only)", NULL },
 	{ "io_size", RB_OPT_SIZE, F(io_size), 0, UINT64_MAX, "0", NULL, "SIZE",
-	  "bytes per target to transfer, then stop (runtime becomes a limit); 0: time-based",
+	  "bytes per target to transfer, then stop (runtime does not cut it short); 0: time-based",
 	  NULL },
 	{ "passes", RB_OPT_UINT, F(passes), 0, 1000, "0", NULL, "N",
 	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based",

@@ -220,6 +220,16 @@ static int coord_prepare(struct coord *k, struct rb_campaign *c)
 	rc = reg_check_offered(k);
 	if (rc)
 		return rc;
+	/* a size-based point's progress is its bytes: each drive's as its agent offered it */
+	for (size_t i = 0; i < c->ndrives; i++) {
+		const struct rb_identity *t =
+			c->drives[i].nmembers
+				? NULL
+				: reg_target(reg_agent(k, c->drives[i].agent), c->drives[i].path);
+
+		if (t)
+			rb_progress_capacity(k->prog, i, t->size_bytes);
+	}
 	k->refused = calloc(c->ndrives + 1, sizeof(bool));
 	k->refusal_why = calloc(c->ndrives + 1, sizeof(*k->refusal_why));
 	k->warned = calloc(c->ndrives + 1, 1);

@@ -532,8 +532,8 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		row.lat_p50_ns = rb_hist_sparse_percentile(s->hist.idx, s->hist.cnt, nh, 50);
 		row.lat_p99_ns = rb_hist_sparse_percentile(s->hist.idx, s->hist.cnt, nh, 99);
 		rb_results_sample_hist(k->res, &row, s->hist.idx, s->hist.cnt, nh);
-		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->ios, s->bytes,
-				   row.lat_p99_ns);
+		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->t_ns, s->ios,
+				   s->bytes, row.lat_p99_ns);
 		if (k->live.d && !k->replaying)
 			live_sample(k, di, s, row.lat_p99_ns);
 		if (srun_roll_sample(k, di, s))

@@ -24,8 +24,11 @@ struct pdrive {
 	uint64_t ios, bytes, p99_ns;
 	double temp_c; /* NAN: unknown */
 	uint64_t total_ios, total_bytes;
-	bool has_result; /* the point's result row came: its figures below */
-	bool clean;	 /* that row's status ok, without IO errors or mismatches */
+	int64_t t_ns, prev_t_ns; /* the current and previous intervals' ends (drive's clock) */
+	uint64_t len_ns;	 /* the current interval's length: the last may be partial */
+	uint64_t capacity;	 /* bytes, as its agent offered it; 0: unknown */
+	bool has_result;	 /* the point's result row came: its figures below */
+	bool clean;		 /* that row's status ok, without IO errors or mismatches */
 	double result_iops, result_bw;
 };
 
@@ -46,10 +49,40 @@ static const char *dir_name(unsigned d)
 	return d == 0 ? "read" : d == 1 ? "write" : "trim";
 }
 
+static bool size_based(const struct rb_point *p)
+{
+	return p->wl.io_size || p->wl.passes;
+}
+
+/* A point's planned time; 0 for a size-based one: its drives' speed decides it. */
 static uint64_t planned_ns(const struct rb_point *p)
 {
-	/* size-based points have no planned time; their runtime is a cap */
-	return p->wl.ramp_ns + p->wl.runtime_ns;
+	return size_based(p) ? 0 : p->wl.ramp_ns + p->wl.runtime_ns;
+}
+
+/* The bytes a size-based point moves on a drive (as the agent's engine counts them);
+ * 0: unknown (its capacity is). */
+static uint64_t planned_bytes(const struct rb_point *p, const struct pdrive *d)
+{
+	const struct rb_workload *wl = &p->wl;
+	uint64_t span;
+
+	if (wl->io_size)
+		return wl->io_size;
+	if (!wl->passes || (!wl->size && !d->capacity) || wl->offset >= d->capacity)
+		return wl->size && !wl->size_pct ? wl->size * wl->passes : 0;
+	span = d->capacity - wl->offset;
+	if (wl->size_pct)
+		span = span / 100 * wl->size_pct;
+	else if (wl->size)
+		span = wl->size;
+	return span * wl->passes;
+}
+
+void rb_progress_capacity(struct rb_progress *p, size_t drive, uint64_t bytes)
+{
+	if (p && drive < p->c->ndrives)
+		p->d[drive].capacity = bytes;
 }
 
 static void erase(void *arg)
@@ -120,6 +153,8 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 		p->d[i].ios = p->d[i].bytes = p->d[i].p99_ns = 0;
 		p->d[i].total_ios = p->d[i].total_bytes = 0;
 		p->d[i].interval = 0;
+		p->d[i].t_ns = p->d[i].prev_t_ns = 0;
+		p->d[i].len_ns = pt->wl.interval_ns;
 		p->d[i].has_result = false;
 		p->d[i].result_iops = p->d[i].result_bw = 0;
 		if (rb_point_has_drive(p->c, pt, i))
@@ -152,19 +187,31 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 }
 
 void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, unsigned direction,
-			uint64_t ios, uint64_t bytes, uint64_t p99_ns)
+			int64_t t_ns, uint64_t ios, uint64_t bytes, uint64_t p99_ns)
 {
+	uint64_t nominal;
 	struct pdrive *d;
 	double s;
 
 	if (!p || drive >= p->c->ndrives)
 		return;
-	s = (double)p->c->points[p->k].wl.interval_ns / 1e9;
+	nominal = p->c->points[p->k].wl.interval_ns;
 	d = &p->d[drive];
-	if (interval != d->interval) {
+	if (interval != d->interval || !d->t_ns) {
+		/* an interval's length is from the previous one's end: a size-based point's last
+		 * ends at its last IO, and a whole interval's figure would read low */
+		if (interval == d->interval + 1 && d->t_ns && t_ns > d->t_ns)
+			d->len_ns = (uint64_t)(t_ns - d->t_ns) < nominal
+					    ? (uint64_t)(t_ns - d->t_ns)
+					    : nominal;
+		else
+			d->len_ns = nominal;
+		d->prev_t_ns = d->t_ns;
+		d->t_ns = t_ns;
 		d->interval = interval;
 		d->ios = d->bytes = d->p99_ns = 0;
 	}
+	s = (double)d->len_ns / 1e9;
 	d->ios += ios;
 	d->bytes += bytes;
 	d->total_ios += ios;
@@ -199,25 +246,86 @@ void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c)
 	}
 }
 
-/* Time left: the rest of this point and the planned time of every later one. */
-static uint64_t eta_ns(const struct rb_progress *p, int64_t now)
+/*
+ * The share of its bytes the slowest drive of a size-based point moved (0..1), and the
+ * time it needs for the rest at its speed so far; -1 when a drive's bytes are unknown.
+ */
+static double moved(const struct rb_progress *p, int64_t now, uint64_t *left_ns)
 {
-	uint64_t el = (uint64_t)(now - p->point_start),
-		 left = el < p->point_ns ? p->point_ns - el : 0;
+	const struct rb_point *pt = &p->c->points[p->k];
+	double el = (double)(now - p->point_start), least = 1;
 
-	for (size_t i = p->k + 1; i < p->c->npoints; i++)
+	*left_ns = 0;
+	for (size_t i = 0; i < p->nin; i++) {
+		const struct pdrive *d = &p->d[p->in[i]];
+		uint64_t want = planned_bytes(pt, d);
+		double f;
+
+		if (!want)
+			return -1;
+		f = d->total_bytes < want ? (double)d->total_bytes / (double)want : 1;
+		if (f < least)
+			least = f;
+		if (f > 0 && f < 1 && el * (1 - f) / f > (double)*left_ns)
+			*left_ns = (uint64_t)(el * (1 - f) / f);
+	}
+	return least;
+}
+
+/*
+ * Time left, said: the rest of this point and the planned time of every later one; a
+ * size-based point's time is its drives' (this one's estimated from its bytes so far),
+ * so later ones are named, not guessed.
+ */
+static char *eta_text(const struct rb_progress *p, int64_t now, char *buf, size_t len)
+{
+	const struct rb_point *pt = &p->c->points[p->k];
+	uint64_t el = (uint64_t)(now - p->point_start), left = 0;
+	size_t unknown = 0, n;
+	char t[32];
+
+	if (!size_based(pt))
+		left = el < p->point_ns ? p->point_ns - el : 0;
+	else if (moved(p, now, &left) < 0)
+		unknown++;
+	for (size_t i = p->k + 1; i < p->c->npoints; i++) {
 		left += planned_ns(&p->c->points[i]);
-	return left;
+		unknown += size_based(&p->c->points[i]);
+	}
+	n = (size_t)snprintf(
+		buf, len, "%s",
+		rb_fmt_duration_human(left / 1000000000ULL * 1000000000ULL, t, sizeof(t)));
+	if (unknown && n < len)
+		snprintf(buf + n, len - n, " + %zu size-based point(s)", unknown);
+	return buf;
+}
+
+/* "1m10s of 5m00s", or for a size-based point "1m10s, 42% moved" (its slowest drive). */
+static char *elapsed_text(const struct rb_progress *p, int64_t now, char *buf, size_t len)
+{
+	char el[32], plan[32];
+	uint64_t left;
+	double f;
+
+	rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL * 1000000000ULL, el,
+			      sizeof(el));
+	if (!size_based(&p->c->points[p->k]))
+		snprintf(buf, len, "%s of %s", el,
+			 rb_fmt_duration_human(p->point_ns, plan, sizeof(plan)));
+	else if ((f = moved(p, now, &left)) >= 0)
+		snprintf(buf, len, "%s, %.0f%% moved", el, floor(f * 100));
+	else
+		snprintf(buf, len, "%s, size-based", el);
+	return buf;
 }
 
 static void totals(const struct rb_progress *p, double *iops, double *mbps, uint64_t *p99)
 {
-	double s = (double)p->c->points[p->k].wl.interval_ns / 1e9;
-
 	*iops = *mbps = 0;
 	*p99 = 0;
 	for (size_t i = 0; i < p->nin; i++) {
 		const struct pdrive *d = &p->d[p->in[i]];
+		double s = (double)d->len_ns / 1e9;
 
 		*iops += s > 0 ? (double)d->ios / s : 0;
 		*mbps += s > 0 ? (double)d->bytes / s / 1e6 : 0;
@@ -229,8 +337,7 @@ static void totals(const struct rb_progress *p, double *iops, double *mbps, uint
 static void draw(struct rb_progress *p, int64_t now)
 {
 	const struct rb_point *pt = &p->c->points[p->k];
-	double s = (double)pt->wl.interval_ns / 1e9;
-	char el[32], plan[32], eta[32];
+	char el[64], eta[80];
 	struct winsize ws = { 0 };
 	unsigned rows = 24, lines = 0;
 	size_t show;
@@ -239,21 +346,16 @@ static void draw(struct rb_progress *p, int64_t now)
 		rows = ws.ws_row;
 	show = p->nin < rows - 4 ? p->nin : rows - 4;
 	erase(p);
-	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s of %s \u00b7 ETA %s%s\n",
+	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s \u00b7 ETA %s%s\n",
 		p->color ? "\033[1m" : "", p->c->phases[pt->phase].name, p->k + 1, p->c->npoints,
-		pt->name,
-		rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL *
-					      1000000000ULL,
-				      el, sizeof(el)),
-		rb_fmt_duration_human(p->point_ns, plan, sizeof(plan)),
-		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta,
-				      sizeof(eta)),
+		pt->name, elapsed_text(p, now, el, sizeof(el)), eta_text(p, now, eta, sizeof(eta)),
 		p->color ? "\033[0m" : "");
 	fprintf(stderr, "  %-40s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
 	lines = 2;
 	for (size_t i = 0; i < show; i++) {
 		const struct pdrive *d = &p->d[p->in[i]];
 		size_t l = strlen(d->label);
+		double s = (double)d->len_ns / 1e9;
 		char t[16] = "-";
 
 		if (!isnan(d->temp_c))
@@ -281,16 +383,14 @@ static void plain_line(struct rb_progress *p, int64_t now, const char *what)
 {
 	double iops, mbps;
 	uint64_t p99;
-	char eta[32];
+	char eta[80];
 
 	totals(p, &iops, &mbps, &p99);
 	fprintf(stderr,
 		"rackbench: [%zu/%zu] %s: %s, %zu drive(s): %.0f IOPS, %.1f MB/s, worst p99 %.1f us; "
 		"ETA %s\n",
 		p->k + 1, p->c->npoints, p->c->points[p->k].name, what, p->nin, iops, mbps,
-		(double)p99 / 1e3,
-		rb_fmt_duration_human(eta_ns(p, now) / 1000000000ULL * 1000000000ULL, eta,
-				      sizeof(eta)));
+		(double)p99 / 1e3, eta_text(p, now, eta, sizeof(eta)));
 }
 
 void rb_progress_tick(struct rb_progress *p)
@@ -303,13 +403,9 @@ void rb_progress_tick(struct rb_progress *p)
 		draw(p, now);
 		p->last_draw = now;
 	} else if (!p->tty && now - p->last_line >= LINES_NS) {
-		char el[32], what[48];
+		char what[80];
 
-		snprintf(what, sizeof(what), "%s in",
-			 rb_fmt_duration_human((uint64_t)(now - p->point_start) / 1000000000ULL *
-						       1000000000ULL,
-					       el, sizeof(el)));
-		plain_line(p, now, what);
+		plain_line(p, now, elapsed_text(p, now, what, sizeof(what)));
 		p->last_line = now;
 	}
 }
@@ -353,10 +449,18 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 	/* "ok" says the point ran to its end; a drive's errors are not "ok" */
 	const char *ev_status = status;
 
-	if (!strcmp(status, "ok") && bad) {
+	if (!strcmp(status, "ok") && bad && bad == nres) {
+		snprintf(words, sizeof(words), "failed: every drive had errors");
+		status = words;
+		ev_status = "failed";
+	} else if (!strcmp(status, "ok") && bad) {
 		snprintf(words, sizeof(words), "%zu of %zu drive(s) with errors", bad, nres);
 		status = words;
 		ev_status = "errors";
+	} else if (!strcmp(status, "ok") && !nres && p->nin) {
+		snprintf(words, sizeof(words), "failed: no drive's result came");
+		status = words;
+		ev_status = "failed";
 	}
 	fprintf(stderr,
 		"rackbench: [%zu/%zu] %s: done (%s) in %.1f s, %zu drive(s): %.0f IOPS, "

@@ -20,13 +20,13 @@ struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *eve
 				    size_t errlen);
 void rb_progress_free(struct rb_progress *p);
 void rb_progress_point(struct rb_progress *p, size_t k);
+/* A drive's sample of one interval and direction; t_ns: the interval's end, on the
+ * drive's clock (an interval's length is from the previous one's end). */
 void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, unsigned direction,
-			uint64_t ios, uint64_t bytes, uint64_t p99_ns);
+			int64_t t_ns, uint64_t ios, uint64_t bytes, uint64_t p99_ns);
+/* A drive's capacity as its agent offered it: a size-based point's bytes, for progress. */
+void rb_progress_capacity(struct rb_progress *p, size_t drive, uint64_t bytes);
 void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);
-/*
- * A drive's result row for the current point (all directions added). The "done" line
- * is these added up, so it says what the rows say.
- */
 /* A drive's result row: its figures, and whether it ran clean (status ok, no IO error,
  * no verification mismatch), for the point's done line. */
 void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s,

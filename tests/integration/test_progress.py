@@ -55,7 +55,7 @@ with Tmp() as tmp:
     err = r.stderr
     check("[1/2] long (6s on 2 drive(s))" in err and "[2/2] short" in err, err)
     check("[1/2] long: done (ok)" in err and "[2/2] short: done (ok)" in err, err)
-    periodic = [x for x in err.splitlines() if x.startswith("rackbench: [1/2] long:") and " in," in x]
+    periodic = [x for x in err.splitlines() if x.startswith("rackbench: [1/2] long:") and " of 6s, " in x]
     check(len(periodic) >= 1, f"no periodic line during the 6 s point:\n{err}")
     check("\033[" not in err, "escape sequences without a terminal")
     ev = [json.loads(x) for x in open(events)]

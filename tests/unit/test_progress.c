@@ -74,6 +74,9 @@ static int teardown(void **st)
 	return 0;
 }
 
+/* An interval's end on a drive's clock. */
+#define T0 5000000000000LL
+
 /* A run of the first point and the last, as the coordinator feeds it (made here, where
  * stderr is a file, not a terminal). */
 struct feed {
@@ -92,10 +95,11 @@ static int fed_run(int argc, char **argv)
 		return -1;
 	rb_progress_point(f->p, 0);
 	/* interval 0: drive 0 reads 1000 IOs and writes 500 in 2 s; interval 1 replaces it */
-	rb_progress_sample(f->p, 0, 0, 0, 1000, 4096000, 50000);
-	rb_progress_sample(f->p, 0, 0, 1, 500, 2048000, 80000);
-	rb_progress_sample(f->p, 0, 1, 0, 3000, 12288000, 20000);
-	rb_progress_sample(f->p, 99, 1, 0, 1, 1, 1); /* no such drive: ignored */
+	rb_progress_sample(f->p, 0, 0, 0, T0, 1000, 4096000, 50000);
+	rb_progress_sample(f->p, 0, 0, 1, T0, 500, 2048000, 80000);
+	/* the last interval ended half a second after the one before: 3000 IOs in 0.5 s */
+	rb_progress_sample(f->p, 0, 1, 0, T0 + 500000000, 3000, 12288000, 20000);
+	rb_progress_sample(f->p, 99, 1, 0, T0, 1, 1, 1); /* no such drive: ignored */
 	rb_progress_temp(f->p, 1, 45.0);
 	rb_progress_temp(f->p, 1, NAN); /* unknown: ignored */
 	rb_progress_temp(f->p, 99, 50.0);
@@ -240,6 +244,11 @@ static void test_plain_lines_and_events(void **st)
 		}
 		if (k == 1 && n[1] == 2)
 			assert_string_equal(field(l, "direction", v, sizeof(v)), "write");
+		if (k == 1 && n[1] == 3) {
+			/* a partial last interval: its IOs over its own length, not 2 s */
+			assert_string_equal(field(l, "interval", v, sizeof(v)), "1");
+			assert_string_equal(field(l, "iops", v, sizeof(v)), "6000.0");
+		}
 		if (k == 2) {
 			assert_string_equal(field(l, "drive", v, sizeof(v)), "a1:/dev/d1");
 			assert_string_equal(field(l, "temperature_c", v, sizeof(v)), "45.0");
@@ -272,7 +281,8 @@ static void test_events_file_refused(void **st)
 	assert_null(rb_progress_new(fx->c, "/nonexistent/dir/ev.jsonl", err, sizeof(err)));
 	assert_non_null(strstr(err, "cannot open events file '/nonexistent/dir/ev.jsonl'"));
 	/* calls on no progress are nothing */
-	rb_progress_sample(NULL, 0, 0, 0, 1, 1, 1);
+	rb_progress_sample(NULL, 0, 0, 0, T0, 1, 1, 1);
+	rb_progress_capacity(NULL, 0, 1);
 	rb_progress_temp(NULL, 0, 1);
 	rb_progress_result(NULL, 0, 1, 1, true);
 	rb_progress_tick(NULL);
@@ -337,7 +347,7 @@ static void test_live_view(void **st)
 		/* a temperature read before the point: in its view */
 		rb_progress_temp(p, 1, 45.0);
 		rb_progress_point(p, 0);
-		rb_progress_sample(p, 0, 0, 0, 1000, 4096000, 50000);
+		rb_progress_sample(p, 0, 0, 0, T0, 1000, 4096000, 50000);
 		/* a log line while the view is up: the view goes first */
 		rb_warn("a warning");
 		rb_progress_point(p, 1);
@@ -380,6 +390,89 @@ static void test_live_view(void **st)
 	free(screen);
 }
 
+/* A point whose every drive had errors is "failed", not "done (ok)"; one whose drives
+ * sent no result row neither. */
+static int failed_run(int argc, char **argv)
+{
+	struct fixture *fx = (struct fixture *)(void *)argv[0];
+	struct rb_progress *p = rb_progress_new(fx->c, NULL, NULL, 0);
+
+	(void)argc;
+	if (!p)
+		return -1;
+	rb_progress_point(p, 1);
+	rb_progress_result(p, 5, 10.0, 1e4, false);
+	rb_progress_point_done(p, "ok");
+	rb_progress_point(p, 2);
+	rb_progress_point_done(p, "ok");
+	rb_progress_free(p);
+	return 0;
+}
+
+static void test_failed_points(void **st)
+{
+	struct out o;
+
+	cap_run(&o, failed_run, (const char *)*st);
+	assert_int_equal(o.rc, 0);
+	assert_non_null(
+		strstr(o.err, "[2/3] some iodepth=1: done (failed: every drive had errors)"));
+	assert_non_null(
+		strstr(o.err, "[3/3] some iodepth=2: done (failed: no drive's result came)"));
+	assert_null(strstr(o.err, "(ok)"));
+	out_free(&o);
+}
+
+/* A size-based point's view: the share of its bytes the drive moved (from its capacity),
+ * not a runtime it does not have; the ETA names the size-based points it cannot time. */
+static void test_size_based_view(void **st)
+{
+	static const char sized[] = "name: sized\n"
+				    "targets:\n"
+				    "  - agent: a1\n"
+				    "    drives: [/dev/d0]\n"
+				    "phases:\n"
+				    "  - name: fill\n"
+				    "    workload: {rw: write, bs: 128k, passes: 2, interval: 1s}\n"
+				    "  - name: timed\n"
+				    "    workload: {rw: randread, runtime: 1m}\n"
+				    "  - name: part\n"
+				    "    workload: {rw: randread, io_size: 1g}\n";
+	struct rb_campaign *c = NULL;
+	struct rb_progress *p;
+	struct rb_diags d;
+	struct tty t;
+	char err[256], *screen;
+
+	(void)st;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("<sized>", sized, strlen(sized), &c, &d), 0);
+	rb_diags_release(&d);
+	setenv("TERM", "xterm", 1);
+	if (!tty_open(&t))
+		skip();
+	p = rb_progress_new(c, NULL, err, sizeof(err));
+	if (p) {
+		rb_progress_capacity(p, 0, 1ULL << 30);
+		rb_progress_point(p, 0);
+		/* 512 MiB of the 2 GiB two passes move */
+		rb_progress_sample(p, 0, 0, 1, T0, 4096, 512ULL << 20, 1000);
+		usleep(600000); /* the view is redrawn twice a second */
+		rb_progress_tick(p);
+		rb_progress_free(p);
+	}
+	screen = tty_close(&t);
+	rb_campaign_free(c);
+	assert_non_null(p);
+	assert_non_null(screen);
+	assert_non_null(strstr(screen, "fill · point 1/3 fill · "));
+	assert_non_null(strstr(screen, ", 25% moved · ETA "));
+	/* the timed point's minute is counted, the io_size one is named */
+	assert_non_null(strstr(screen, " + 1 size-based point(s)"));
+	assert_null(strstr(screen, " of 0s"));
+	free(screen);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -388,6 +481,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plain_lines_and_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_events_file_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_points, setup, teardown),
+		cmocka_unit_test(test_size_based_view),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
