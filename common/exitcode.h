@@ -11,6 +11,7 @@ enum rb_exit {
 	RB_EXIT_PARTIAL = 4,	/* finished with partial results */
 	RB_EXIT_BELOW_SPEC = 5, /* measured below a spec or threshold */
 	RB_EXIT_IO_ERRORS = 6,	/* IO errors occurred */
+	RB_EXIT_BUSY = 7,	/* the service took no run: one going on, or its queue full */
 	RB_EXIT_SKIP = 77,	/* test harness: skipped */
 };
 

@@ -249,6 +249,21 @@ static void follow(const char *log, off_t *at)
 	close(fd);
 }
 
+/* What the run printed on stdout (the service kept it in its own file), on ours. */
+static void print_out(const char *out)
+{
+	char buf[65536];
+	int fd = out[0] ? open(out, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	fflush(stdout);
+	close(fd);
+}
+
 /* The submit request: the command, its fields, the campaign text after an empty line. */
 static char *submit_request(const struct rb_submit *sub, size_t *len)
 {
@@ -274,7 +289,7 @@ static char *submit_request(const struct rb_submit *sub, size_t *len)
 
 int rb_service_submit(const struct rb_submit *sub)
 {
-	char *req, *rep, id[64], log[4200], st[32], ex[16], queued[16];
+	char *req, *rep, id[64], log[4200], out[4200] = "", st[32], ex[16], queued[16];
 	size_t len = 0;
 	bool aborted = false;
 	off_t at = 0;
@@ -290,15 +305,21 @@ int rb_service_submit(const struct rb_submit *sub)
 	if (!reply_ok(rep) || !rb_control_field(rep, "id", id, sizeof(id)) ||
 	    !rb_control_field(rep, "log", log, sizeof(log))) {
 		/* a campaign the service cannot load is bad input, as in-process; the service
-		 * busy, its queue full or its log folder failing are not */
-		rc = !strncmp(rep, "error\nbusy", 10) ||
-				     !strncmp(rep, "error\nthe queue is full", 23) ||
-				     !strncmp(rep, "error\ncannot create the run's log", 33)
-			     ? RB_EXIT_FAILED
-			     : RB_EXIT_USAGE;
+		 * busy or its queue full is its own code (try again); its log folder failing
+		 * is a failure */
+		if (!strncmp(rep, "error\nbusy", 10) ||
+		    !strncmp(rep, "error\nthe queue is full", 23))
+			rc = RB_EXIT_BUSY;
+		else if (!strncmp(rep, "error\ncannot create the run's log", 33))
+			rc = RB_EXIT_FAILED;
+		else
+			rc = RB_EXIT_USAGE;
 		free(rep);
 		return rc;
 	}
+	/* a service of 0.x before the split has no out: its log holds the summary too */
+	if (!rb_control_field(rep, "out", out, sizeof(out)))
+		out[0] = '\0';
 	if (rb_control_field(rep, "queued", queued, sizeof(queued)))
 		fprintf(stderr,
 			"rackbench: run %s queued at the service at %s: %s run(s) waiting with it\n",
@@ -340,6 +361,7 @@ int rb_service_submit(const struct rb_submit *sub)
 		misses = 0;
 		if (rb_control_field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
 			follow(log, &at);
+			print_out(out);
 			rc = rb_control_field(rep, "exit", ex, sizeof(ex))
 				     ? (int)strtol(ex, NULL, 10)
 				     : RB_EXIT_FAILED;

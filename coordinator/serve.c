@@ -434,16 +434,39 @@ static int open_log(const char *log, bool queued)
 		    0600);
 }
 
-/* stdout and stderr into fd (closed), or back as saved. */
-static void redirect(int fd, int saved[2])
+/*
+ * stderr into fd, stdout into out (both closed), or back as saved: the run's log and
+ * what an in-process run prints on stdout (its summary), which the client prints on its
+ * own stdout. out < 0: stdout into the log too.
+ */
+static void redirect(int fd, int out, int saved[2])
 {
 	fflush(stdout);
 	fflush(stderr);
 	saved[0] = dup(1);
 	saved[1] = dup(2);
-	dup2(fd, 1);
+	dup2(out >= 0 ? out : fd, 1);
 	dup2(fd, 2);
 	close(fd);
+	if (out >= 0)
+		close(out);
+}
+
+/* The run's stdout file beside its log ("run-ID.out"). */
+static void out_path(char *out, size_t len, const char *log)
+{
+	size_t n = strlen(log);
+
+	snprintf(out, len, "%.*s.out", (int)(n > 4 && !strcmp(log + n - 4, ".log") ? n - 4 : n),
+		 log);
+}
+
+static int open_out(const char *log)
+{
+	char out[4200];
+
+	out_path(out, sizeof(out), log);
+	return open(out, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_CREAT | O_TRUNC, 0600);
 }
 
 static void restore(int saved[2])
@@ -569,7 +592,7 @@ static void index_run(const char *results)
  */
 static void run_now(struct service *s, char *req, const struct queued *q)
 {
-	char path[4096], log[4200];
+	char path[4096], log[4200], out[4200];
 	bool resume = !strncmp(req, "resume\n", 7);
 	struct rb_journal_meta m = { .campaign = NULL };
 	struct rb_campaign *c;
@@ -584,7 +607,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 			record_done(s, s->id, q->campaign, "", RB_EXIT_FAILED);
 			return;
 		}
-		redirect(fd, saved);
+		redirect(fd, open_out(log), saved);
 	}
 	/* only what this request's loading says: requests during the run get their replies */
 	s->answered = q != NULL;
@@ -610,13 +633,14 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 			rb_journal_meta_free(&m);
 			return;
 		}
-		reply(s, "ok\nid=%s\nlog=%s\n", s->id, log);
+		out_path(out, sizeof(out), log);
+		reply(s, "ok\nid=%s\nlog=%s\nout=%s\n", s->id, log, out);
 	}
 	rb_info("run %s: campaign '%s'%s; its output goes to %s", s->id, c->name,
 		resume ? " (resumed)" : "", log);
 	/* the run's output (log lines, progress, summary) into its log */
 	if (!q)
-		redirect(fd, saved);
+		redirect(fd, open_out(log), saved);
 	rc = coord_of_service(s, c, req, resume, path, &m);
 	restore(saved);
 	record_done(s, s->id, c->name, s->state.results, rc);
@@ -633,7 +657,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
  */
 static void enqueue(struct service *s, char *req)
 {
-	char path[4096], ahead[64], id[48];
+	char path[4096], ahead[64], id[48], out[4200];
 	struct rb_journal_meta m = { .campaign = NULL };
 	struct rb_campaign *c;
 	struct queued *q;
@@ -669,7 +693,8 @@ static void enqueue(struct service *s, char *req)
 	q->req = req;
 	s->nqueue++;
 	rb_info("run %s: campaign '%s' queued (%u waiting)", q->id, q->campaign, s->nqueue);
-	reply(s, "ok\nid=%s\nlog=%s\nqueued=%u\n", q->id, q->log, s->nqueue);
+	out_path(out, sizeof(out), q->log);
+	reply(s, "ok\nid=%s\nlog=%s\nout=%s\nqueued=%u\n", q->id, q->log, out, s->nqueue);
 }
 
 /* Takes queued run id out: 0, or -ENOENT. Its log and status say so. */

@@ -16,11 +16,17 @@ import subprocess
 import sys
 
 DATE = "2026-12"
-EXIT = [("0", "ok"), ("1", "failed (the run could not be done)"),
-        ("2", "bad input: a flag, a campaign, a job file, a results file"),
+EXIT = [("0", "ok"), ("1", "failed: the run could not be done (agents, named or of an agent "
+                          "group, that did not connect in time; results that could not be "
+                          "written)"),
+        ("2", "bad input: a flag, a campaign, a job file, a results file; a campaign the "
+              "connected agents cannot meet (a selector short of drives, a drive not offered, "
+              "a point past a drive's end)"),
         ("3", "refused by the safety guard"), ("4", "a run that did not complete (partial results)"),
         ("5", "a verdict or requirement failed (report --spec --require)"),
-        ("6", "IO errors during the run")]
+        ("6", "IO errors during the run"),
+        ("7", "the service is busy: a run going on (run --queue waits its turn) or its queue "
+              "full; nothing was started")]
 
 
 def esc(text):

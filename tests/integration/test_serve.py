@@ -115,7 +115,8 @@ with Tmp() as tmp:
         r = run([COORD, "agents"], env=env)
         check(r.stdout.count("running") == 2, f"agents during the run: {r.stdout}")
         r = run([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env)
-        check(r.returncode == 1 and "busy" in r.stderr, f"second run: {r.returncode} {r.stderr}")
+        # busy: its own exit code (7), not a failed run's
+        check(r.returncode == 7 and "busy" in r.stderr, f"second run: {r.returncode} {r.stderr}")
         # in the point (both agents started it) and writing: their files' times move
         wait_for(lambda: all("point 0: " in a.output() for a in agents),
                  "both agents to start the first point")
@@ -149,6 +150,11 @@ with Tmp() as tmp:
         r = run([COORD, "run", short, "--results", "out"], cwd=tmp, env=env, timeout=60)
         print(r.stderr[-800:])
         check(r.returncode == 0, f"second run: exit {r.returncode}")
+        # the summary on stdout, as in-process; progress and log lines on stderr
+        check(re.search(r"^point +drive +IOPS", r.stdout, re.M) and
+              "\nresults: " in r.stdout and "\nresults: " not in r.stderr,
+              f"summary on stdout:\n{r.stdout}\n---\n{r.stderr[-600:]}")
+        check("[1/3]" in r.stderr and "[1/3]" not in r.stdout, "progress on stderr")
         path = results_of(r.stderr + r.stdout)
         check(path and h5status(path) == "complete", f"results: {path}")
         with h5py.File(path, "r") as h:
