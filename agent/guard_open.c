@@ -222,6 +222,8 @@ int rb_guard_open(const struct rb_guard_policy *p, const char *path, unsigned ho
 	t.info.size_bytes = (uint64_t)st.st_size;
 	t.info.logical_block_size = 512;
 	t.info.rdev = 0;
+	/* as rb_target_probe names a file that was there: one just created is one too */
+	snprintf(t.info.model, sizeof(t.info.model), "file");
 out:
 	if (r && t.fd >= 0) {
 		close(t.fd);

@@ -51,6 +51,8 @@ with Tmp() as tmp:
         check({(d["agent"], d["path"]) for d in drives} == want, f"drives {drives}")
         for d in drives:
             check(d["kind"] == b"file", f"kind {d['kind']}")
+            # made by this run or there before: a file's model is "file" either way
+            check(d["model"] == b"file", f"model {d['model']}")
             check(d["capacity_bytes"] == 16 << 20, f"capacity {d['capacity_bytes']}")
             check(d["logical_block_size"] > 0, "logical block size")
         # units attributes on every table
