@@ -210,6 +210,20 @@ char *rb_fmt_size_human(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
+char *rb_fit_name(const char *s, size_t width, char *buf, size_t len)
+{
+	size_t n = strlen(s), head, tail;
+
+	if (n <= width || width < 8) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	head = (width - 3) * 2 / 5;
+	tail = width - 3 - head;
+	snprintf(buf, len, "%.*s...%s", (int)head, s, s + n - tail);
+	return buf;
+}
+
 char *rb_fmt_duration(uint64_t ns, char *buf, size_t len)
 {
 	static const struct {

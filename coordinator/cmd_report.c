@@ -8,11 +8,12 @@
 #include "exitcode.h"
 #include "log.h"
 #include "report.h"
+#include "report_h2h.h"
 #include "report_model.h"
 
 static struct {
 	struct rb_report_args a;
-	const char *format, *require;
+	const char *format, *require, *by;
 	struct rb_popt_list files, specs;
 } F;
 
@@ -23,8 +24,17 @@ static const struct rb_popt report_opts[] = {
 	  &F.format, NULL, 0 },
 	{ RB_POPT_STRING, "baseline", 0, "DRIVE",
 	  "each drive's IOPS difference from DRIVE (a part of agent:path, or a serial) at the "
-	  "same point, across files too",
+	  "same point, across files too; with --wide, the column (model, file...) the others "
+	  "are against",
 	  &F.a.baseline, NULL, 0 },
+	{ RB_POPT_FLAG, "wide", 0, NULL,
+	  "the head-to-head table instead: points as rows, drives or models as columns, each "
+	  "point by what it is judged by, against the baseline both ways",
+	  &F.a.wide, NULL, 0 },
+	{ RB_POPT_STRING, "by", 0, "drive|model|firmware|file",
+	  "the head-to-head table's columns (default: models when there are several, else "
+	  "files, else drives)",
+	  &F.by, NULL, 0 },
 	{ RB_POPT_STRING, "html", 0, "FILE",
 	  "also write one self-contained page with charts (inline SVG)", &F.a.html, NULL, 0 },
 	{ RB_POPT_STRING, "fio-logs", 0, "DIR",
@@ -77,6 +87,18 @@ static int values(void)
 		rb_err("'--format' must be table, markdown, csv, fio-json or json+, not '%s'",
 		       F.format);
 		return -1;
+	}
+	if (!F.by) {
+		F.a.by = RP_BY_AUTO;
+	} else {
+		static const char *const by[] = { "", "drive", "model", "firmware", "file" };
+
+		for (F.a.by = 1; F.a.by < 5 && strcmp(by[F.a.by], F.by); F.a.by++)
+			;
+		if (F.a.by == 5) {
+			rb_err("'--by' must be drive, model, firmware or file, not '%s'", F.by);
+			return -1;
+		}
 	}
 	if (F.require) {
 		char *end;

@@ -18,6 +18,7 @@
 #include "exitcode.h"
 #include "hist.h"
 #include "log.h"
+#include "report_h2h.h"
 #include "report_model.h"
 #include "verdict.h"
 #include "units.h"
@@ -168,6 +169,7 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 		ix[k] = k;
 	qsort_r(ix, f->nr, sizeof(*ix), cmp_result, f->rs);
 	f->cell0 = r->ncells;
+	f->drive0 = fi ? r->files[fi - 1].drive0 + r->files[fi - 1].nd : 0;
 	for (size_t p = 0; p < f->np; p++) {
 		for (size_t d = 0; d < f->nd; d++) {
 			const struct rb_row_result *best =
@@ -345,7 +347,8 @@ static int merge_hists(struct rp_report *r)
 	return rc;
 }
 
-static int apply_baseline(struct rp_report *r)
+/* Each cell against the baseline drive's at its point; whether a drive matched. */
+static bool apply_baseline(struct rp_report *r)
 {
 	bool found = false;
 
@@ -366,11 +369,7 @@ static int apply_baseline(struct rp_report *r)
 					100.0 * (r->cells[i].iops - b->iops) / b->iops;
 		}
 	}
-	if (!found) {
-		rb_err("no drive matches --baseline '%s'", r->baseline);
-		return RB_EXIT_USAGE;
-	}
-	return 0;
+	return found;
 }
 
 /* ---- spec files ---- */
@@ -825,45 +824,78 @@ static const char *meth(const struct rp_file *f)
 	return f->methodology[0] ? f->methodology : "none recorded";
 }
 
-/* f < 0: no text output (the demo's page). */
-static int report(struct rp_report *r, const char *const *files, size_t nfiles,
-		  const char *const *specs, size_t nspecs, int f, const char *html,
-		  const char *fio_logs)
+/* The table of rows, or --wide's head-to-head one. */
+static void tables(const struct rp_report *r, enum fmt f, bool wide)
+{
+	if (wide) {
+		rp_h2h_text(r->h2h, f == FMT_CSV ? 2 : f == FMT_MARKDOWN ? 1 : 0, stdout);
+		return;
+	}
+	header(f);
+	for (size_t i = 0; i < r->ncells; i++)
+		emit(f, &r->cells[i], r->nfiles > 1);
+}
+
+/* The spec files and the results files read, a cell per point and drive: 0 or the code. */
+static int load(struct rp_report *r, const struct rb_report_args *a)
 {
 	size_t cap = 0;
-	int rc = 0;
+	int rc;
 
-	for (size_t i = 0; i < nspecs; i++)
-		if ((rc = load_spec(r, specs[i])))
-			goto out;
-	r->files = calloc(nfiles, sizeof(*r->files));
-	if (!r->files) {
-		rc = RB_EXIT_FAILED;
-		goto out;
-	}
-	for (size_t fi = 0; fi < nfiles; fi++) {
+	for (size_t i = 0; i < a->nspecs; i++)
+		if ((rc = load_spec(r, a->specs[i])))
+			return rc;
+	r->files = calloc(a->nfiles, sizeof(*r->files));
+	if (!r->files)
+		return RB_EXIT_FAILED;
+	for (size_t fi = 0; fi < a->nfiles; fi++) {
 		r->nfiles = fi + 1;
-		if ((rc = load_file(&r->files[fi], files[fi])))
-			goto out;
+		if ((rc = load_file(&r->files[fi], a->files[fi])))
+			return rc;
 	}
-	for (size_t fi = 0; fi < nfiles; fi++) {
-		if (add_cells(r, fi, &cap)) {
-			rc = RB_EXIT_FAILED;
-			goto out;
-		}
+	for (size_t fi = 0; fi < a->nfiles; fi++) {
+		if (add_cells(r, fi, &cap))
+			return RB_EXIT_FAILED;
 		if (strcmp(r->files[fi].methodology, r->files[0].methodology)) {
 			r->methodology_differs = true;
 			rb_warn("#%zu '%s' ran another methodology (%s) than #1 (%s): its points "
 				"compare by name only",
-				fi + 1, files[fi], meth(&r->files[fi]), meth(&r->files[0]));
+				fi + 1, a->files[fi], meth(&r->files[fi]), meth(&r->files[0]));
 		}
 	}
+	return 0;
+}
+
+/* a->format < 0: no text output (the demo's page). */
+static int report(struct rp_report *r, const struct rb_report_args *a)
+{
+	const char *const *files = a->files;
+	const char *html = a->html, *fio_logs = a->fio_logs;
+	size_t nfiles = a->nfiles;
+	int rc = 0, f = (int)a->format;
+	struct rp_h2h h2h = { .nsubj = 0 };
+	bool drive_base = false;
+
+	if ((rc = load(r, a)))
+		goto out;
 	if (make_groups(r) || merge_hists(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
-	if (r->baseline && (rc = apply_baseline(r)))
+	if (r->baseline)
+		drive_base = apply_baseline(r);
+	if (rp_h2h_build(r, (enum rp_by)a->by, r->baseline, &h2h)) {
+		rc = RB_EXIT_FAILED;
 		goto out;
+	}
+	r->h2h = &h2h;
+	if (r->baseline && !drive_base && !h2h.base_found) {
+		rb_err("no drive (a part of agent:path, or a serial) nor column of the head-to-head "
+		       "table (a model, a file) matches --baseline '%s'",
+		       r->baseline);
+		rc = RB_EXIT_USAGE;
+		goto out;
+	}
 	if (judge(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
@@ -895,10 +927,8 @@ static int report(struct rp_report *r, const char *const *files, size_t nfiles,
 			printf("\n");
 		}
 	if (f >= 0)
-		header((enum fmt)f);
-	for (size_t i = 0; f >= 0 && i < r->ncells; i++)
-		emit((enum fmt)f, &r->cells[i], nfiles > 1);
-	if (f >= 0 && f != FMT_CSV) {
+		tables(r, (enum fmt)f, a->wide);
+	if (f >= 0 && f != FMT_CSV && !a->wide) {
 		models_text(r, (enum fmt)f);
 		for (size_t fi = 0; fi < r->nfiles; fi++)
 			if (r->files[fi].nss) {
@@ -927,6 +957,8 @@ static int report(struct rp_report *r, const char *const *files, size_t nfiles,
 		if (!strcmp(r->files[fi].verdict, "FAIL"))
 			rc = RB_EXIT_BELOW_SPEC;
 out:
+	rp_h2h_free(&h2h);
+	r->h2h = NULL;
 	for (size_t fi = 0; fi < r->nfiles; fi++)
 		file_free(&r->files[fi]);
 	free(r->files);
@@ -942,13 +974,15 @@ int rb_report(const struct rb_report_args *a)
 	struct rp_report r = { .require_pct = a->require_pct > 0 ? a->require_pct : 90.0,
 			       .baseline = a->baseline };
 
-	return report(&r, a->files, a->nfiles, a->specs, a->nspecs, (int)a->format, a->html,
-		      a->fio_logs);
+	return report(&r, a);
 }
 
 int rb_report_html(const char *results, const char *html)
 {
 	struct rp_report r = { .require_pct = 90.0 };
+	struct rb_report_args a = {
+		.files = &results, .nfiles = 1, .format = (enum rb_report_format) - 1, .html = html
+	};
 
-	return report(&r, &results, 1, NULL, 0, -1, html, NULL);
+	return report(&r, &a);
 }

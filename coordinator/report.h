@@ -3,6 +3,7 @@
 #ifndef RB_REPORT_H
 #define RB_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum rb_report_format {
@@ -24,6 +25,8 @@ struct rb_report_args {
 	const char *html;     /* also write the HTML page here; NULL none */
 	const char *fio_logs; /* also write fio's logs into this folder; NULL none */
 	double require_pct;   /* the share of each claim to reach; 0: 90 */
+	bool wide;	      /* the head-to-head table instead of a row per point and drive */
+	int by;		      /* its columns: enum rp_by (report_h2h.h); 0: chosen */
 };
 
 /* The report printed (and its page written). Returns the exit code: 5 below a spec. */

@@ -18,487 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report_charts.h"
+#include "report_h2h.h"
 #include "report_model.h"
+#include "report_svg.h"
 #include "units.h"
-
-#define W 720
-#define H 340
-#define ML 78 /* margins */
-#define MR 16
-#define MT 34
-#define MB 46
-#define MAX_LEGEND 24
-#define MAX_BARS 64
-
-static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-				       "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
-
-static void esc(FILE *o, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", o);
-			break;
-		case '<':
-			fputs("&lt;", o);
-			break;
-		case '>':
-			fputs("&gt;", o);
-			break;
-		case '"':
-			fputs("&quot;", o);
-			break;
-		case '\'':
-			fputs("&#39;", o);
-			break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, o);
-		}
-	}
-}
-
-struct series {
-	char name[340];
-	size_t n, cap;
-	double *x, *y;
-};
-
-static int series_add(struct series *s, double x, double y)
-{
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 16;
-		double *nx = realloc(s->x, nc * sizeof(double)), *ny;
-
-		if (!nx)
-			return -ENOMEM;
-		s->x = nx;
-		ny = realloc(s->y, nc * sizeof(double));
-		if (!ny)
-			return -ENOMEM;
-		s->y = ny;
-		s->cap = nc;
-	}
-	s->x[s->n] = x;
-	s->y[s->n] = y;
-	s->n++;
-	return 0;
-}
-
-static void series_free(struct series *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(s[i].x);
-		free(s[i].y);
-	}
-	free(s);
-}
-
-/* A 1-2-5 step giving about five ticks over [0, max]. */
-static double nice_step(double max)
-{
-	double raw = max / 5, p = pow(10, floor(log10(raw))), m = raw / p;
-
-	return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
-}
-
-static void fmt_num(char *b, size_t len, double v)
-{
-	if (fabs(v) >= 1e6)
-		snprintf(b, len, "%.3gM", v / 1e6);
-	else if (fabs(v) >= 1e4)
-		snprintf(b, len, "%.3gk", v / 1e3);
-	else
-		snprintf(b, len, "%.4g", v);
-}
-
-static void legend(FILE *o, const struct series *s, size_t ns)
-{
-	fputs("<div class=\"legend\">", o);
-	if (ns > MAX_LEGEND) {
-		fprintf(o, "%zu series (one per drive); hover a point for its drive", ns);
-	} else {
-		for (size_t i = 0; i < ns; i++) {
-			fprintf(o, "<span><i style=\"background:%s\"></i>",
-				palette[i % (sizeof(palette) / sizeof(palette[0]))]);
-			esc(o, s[i].name);
-			fputs("</span>", o);
-		}
-	}
-	fputs("</div>\n", o);
-}
-
-/* x on a log2 scale (queue depths) or linear from 0; y linear from 0. */
-static void line_chart(FILE *o, const char *kind, const char *title, const char *xl, const char *yl,
-		       bool xlog, const struct series *s, size_t ns)
-{
-	double xmin = INFINITY, xmax = -INFINITY, ymax = 0, step;
-	char b[32];
-
-	for (size_t i = 0; i < ns; i++)
-		for (size_t k = 0; k < s[i].n; k++) {
-			double x = xlog ? log2(s[i].x[k] > 0 ? s[i].x[k] : 1) : s[i].x[k];
-
-			xmin = fmin(xmin, x);
-			xmax = fmax(xmax, x);
-			if (isfinite(s[i].y[k]))
-				ymax = fmax(ymax, s[i].y[k]);
-		}
-	if (!isfinite(xmin))
-		xmin = 0, xmax = 1;
-	if (!xlog)
-		xmin = 0;
-	if (xmax <= xmin)
-		xmax = xmin + 1;
-	if (ymax <= 0)
-		ymax = 1;
-	step = nice_step(ymax);
-	ymax = ceil(ymax / step) * step;
-#define PX(x) (ML + ((x)-xmin) / (xmax - xmin) * (W - ML - MR))
-#define PY(y) (H - MB - (y) / ymax * (H - MT - MB))
-	fprintf(o,
-		"<figure><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
-		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
-		kind, W, H, W, H);
-	esc(o, title);
-	fprintf(o, "</title><text class=\"t\" x=\"%d\" y=\"20\">", ML);
-	esc(o, title);
-	fputs("</text>\n", o);
-	for (double y = 0; y <= ymax * 1.0001; y += step) {
-		fmt_num(b, sizeof(b), y);
-		fprintf(o,
-			"<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-			"<text class=\"ax\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			ML, W - MR, PY(y), PY(y), ML - 6, PY(y) + 4, b);
-	}
-	if (xlog) {
-		for (double x = ceil(xmin); x <= xmax + 1e-9; x++) {
-			fmt_num(b, sizeof(b), pow(2, x));
-			fprintf(o,
-				"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-				PX(x), H - MB + 16, b);
-		}
-	} else {
-		double xs = nice_step(xmax);
-
-		for (double x = 0; x <= xmax * 1.0001; x += xs) {
-			fmt_num(b, sizeof(b), x);
-			fprintf(o,
-				"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-				PX(x), H - MB + 16, b);
-		}
-	}
-	fprintf(o, "\n<text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">", (W + ML) / 2,
-		H - 8);
-	esc(o, xl);
-	fprintf(o,
-		"</text><text class=\"ax\" transform=\"translate(14 %d) rotate(-90)\" "
-		"text-anchor=\"middle\">",
-		(H - MB + MT) / 2);
-	esc(o, yl);
-	fputs("</text>\n", o);
-	for (size_t i = 0; i < ns; i++) {
-		const char *col = palette[i % (sizeof(palette) / sizeof(palette[0]))];
-
-		fputs("<g class=\"series\" data-series=\"", o);
-		esc(o, s[i].name);
-		fprintf(o,
-			"\"><polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"",
-			col);
-		for (size_t k = 0; k < s[i].n; k++) {
-			double x = xlog ? log2(s[i].x[k] > 0 ? s[i].x[k] : 1) : s[i].x[k];
-
-			if (isfinite(s[i].y[k]))
-				fprintf(o, "%.1f,%.1f ", PX(x), PY(s[i].y[k]));
-		}
-		fputs("\"/>", o);
-		/* markers with a native tooltip; long series (time) go without */
-		for (size_t k = 0; k < s[i].n && s[i].n <= 64; k++) {
-			double x = xlog ? log2(s[i].x[k] > 0 ? s[i].x[k] : 1) : s[i].x[k];
-
-			if (!isfinite(s[i].y[k]))
-				continue;
-			fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.6\" fill=\"%s\"><title>",
-				PX(x), PY(s[i].y[k]), col);
-			esc(o, s[i].name);
-			fprintf(o, ": %s %.4g, %s %.4g</title></circle>", xl, s[i].x[k], yl,
-				s[i].y[k]);
-		}
-		fputs("</g>\n", o);
-	}
-#undef PX
-#undef PY
-	fputs("</svg>", o);
-	legend(o, s, ns);
-	fputs("</figure>\n", o);
-}
-
-/* Horizontal bars, one per drive, with the difference from the baseline. */
-static void bar_chart(FILE *o, const struct rp_report *r, const char *point,
-		      const struct rp_cell **c, size_t n, bool mbps)
-{
-	double max = 0, step;
-	int bh = 18, h = MT + (int)n * (bh + 4) + 30, lw = 250;
-	char b[32];
-
-	for (size_t i = 0; i < n; i++)
-		max = fmax(max, mbps ? c[i]->mbps : c[i]->iops);
-	if (max <= 0)
-		max = 1;
-	step = nice_step(max);
-	max = ceil(max / step) * step;
-	fprintf(o,
-		"<figure><svg class=\"chart\" data-chart=\"bars\" viewBox=\"0 0 %d %d\" "
-		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
-		W, h, W, h);
-	esc(o, point);
-	fprintf(o, "</title><text class=\"t\" x=\"8\" y=\"20\">");
-	esc(o, point);
-	fprintf(o, ": %s%s</text>\n", mbps ? "MB/s" : "IOPS",
-		r->baseline ? " (difference from the baseline drive)" : "");
-	for (double x = 0; x <= max * 1.0001; x += step) {
-		double px = lw + x / max * (W - lw - 70);
-
-		fmt_num(b, sizeof(b), x);
-		fprintf(o,
-			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-			"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-			px, px, MT - 4, h - 26, px, h - 10, b);
-	}
-	for (size_t i = 0; i < n; i++) {
-		double v = mbps ? c[i]->mbps : c[i]->iops;
-		int y = MT + (int)i * (bh + 4);
-
-		fputs("<g class=\"series\" data-series=\"", o);
-		esc(o, c[i]->label);
-		fprintf(o, "\"><text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", lw - 6,
-			y + 13);
-		/* a long name keeps its end, where drives differ */
-		size_t ll = strlen(c[i]->label);
-
-		if (ll > 40)
-			fputs("\u2026", o);
-		esc(o, ll > 40 ? c[i]->label + ll - 39 : c[i]->label);
-		fprintf(o,
-			"</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
-			"<title>%.6g</title></rect>",
-			lw, y, v / max * (W - lw - 70), bh,
-			c[i]->outlier ? "#d62728"
-				      : palette[i % (sizeof(palette) / sizeof(palette[0]))],
-			v);
-		if (!isnan(c[i]->vs_base))
-			fprintf(o, "<text class=\"ax\" x=\"%.1f\" y=\"%d\">%+.1f%%</text>",
-				lw + v / max * (W - lw - 70) + 4, y + 13, c[i]->vs_base);
-		fputs("</g>\n", o);
-	}
-	fputs("</svg></figure>\n", o);
-}
-
-static bool same_family(const struct rb_row_point *a, const struct rb_row_point *b, bool by_rate)
-{
-	return !strcmp(a->phase, b->phase) && !strcmp(a->rw, b->rw) && a->bs_bytes == b->bs_bytes &&
-	       a->numjobs == b->numjobs && a->rwmixread_pct == b->rwmixread_pct &&
-	       (by_rate ? a->iodepth == b->iodepth : a->rate_iops == b->rate_iops);
-}
-
-static struct series *series_for(struct series **s, size_t *ns, const char *name)
-{
-	struct series *n;
-
-	for (size_t i = 0; i < *ns; i++)
-		if (!strcmp((*s)[i].name, name))
-			return &(*s)[i];
-	n = realloc(*s, (*ns + 1) * sizeof(**s));
-	if (!n)
-		return NULL;
-	*s = n;
-	memset(&n[*ns], 0, sizeof(n[0]));
-	snprintf(n[*ns].name, sizeof(n[0].name), "%s", name);
-	return &n[(*ns)++];
-}
-
-static void sort_series(struct series *s)
-{
-	double *xy = malloc(s->n * 2 * sizeof(double) + 1);
-
-	if (!xy)
-		return;
-	for (size_t k = 0; k < s->n; k++)
-		xy[2 * k] = s->x[k], xy[2 * k + 1] = s->y[k];
-	qsort(xy, s->n, 2 * sizeof(double), rp_cmp_double);
-	for (size_t k = 0; k < s->n; k++)
-		s->x[k] = xy[2 * k], s->y[k] = xy[2 * k + 1];
-	free(xy);
-}
-
-/*
- * Queue-depth sweeps (by_rate false: points of one family differing in iodepth) and
- * rate curves (by_rate true: differing in rate_iops). Returns charts drawn.
- */
-static int sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char *heading)
-{
-	bool *done = calloc(r->ncells + 1, sizeof(bool));
-	int charts = 0;
-
-	if (!done)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct rb_row_point *p0 = r->cells[i].pt;
-		struct series *s = NULL, *lat = NULL;
-		size_t ns = 0, nl = 0, distinct = 0;
-		double seen[2] = { NAN, NAN };
-		bool mbps = p0->bs_bytes >= 65536 || !p0->bs_bytes; /* a split: by MB/s */
-		char title[512], bs[32];
-
-		bool rated = p0->rate_iops || rp_is_curve(p0);
-
-		/* steady-state rounds have their own chart */
-		if (done[i] || by_rate != rated || p0->round)
-			continue;
-		for (size_t k = i; k < r->ncells; k++) {
-			const struct rp_cell *c = &r->cells[k];
-			double x;
-
-			if (done[k] || !same_family(p0, c->pt, by_rate) || c->pt->round ||
-			    by_rate != (c->pt->rate_iops || rp_is_curve(c->pt)))
-				continue;
-			done[k] = true;
-			if (!c->res)
-				continue;
-			x = by_rate ? c->iops : c->pt->iodepth;
-			/* a family is what its settings vary, not what the drives achieved */
-			double key = !by_rate		  ? x
-				     : rp_is_curve(c->pt) ? 1e12 + c->pt->curve_pct
-							  : (double)c->pt->rate_iops;
-
-			if (distinct < 2 && key != seen[0] && key != seen[1])
-				seen[distinct++] = key;
-			struct series *a = series_for(&s, &ns, c->label);
-			struct series *l = series_for(&lat, &nl, c->label);
-
-			if (!a || !l)
-				continue;
-			double mean = c->res->read.ios ? c->rd_mean_us : c->wr_mean_us;
-
-			series_add(a, x, by_rate ? mean : (mbps ? c->mbps : c->iops));
-			series_add(l, x, mean);
-		}
-		if (distinct >= 2) {
-			if (!charts)
-				fprintf(o, "<h2>%s</h2>\n", heading);
-			for (size_t k = 0; k < ns; k++)
-				sort_series(&s[k]), sort_series(&lat[k]);
-			snprintf(title, sizeof(title), "%s: %s %s, %u job(s)%s", p0->phase, p0->rw,
-				 p0->bs_bytes ? rb_fmt_size(p0->bs_bytes, bs, sizeof(bs))
-					      : "of a block-size split",
-				 p0->numjobs, by_rate ? "" : "");
-			if (by_rate) {
-				char t2[600];
-
-				snprintf(t2, sizeof(t2), "%s, QD %u: mean latency against IOPS",
-					 title, p0->iodepth);
-				line_chart(o, "curve", t2, "IOPS", "mean latency (us)", false, s,
-					   ns);
-			} else {
-				char t2[600];
-
-				snprintf(t2, sizeof(t2), "%s: %s against queue depth", title,
-					 mbps ? "MB/s" : "IOPS");
-				line_chart(o, "qd-throughput", t2, "queue depth",
-					   mbps ? "MB/s" : "IOPS", true, s, ns);
-				snprintf(t2, sizeof(t2), "%s: mean latency against queue depth",
-					 title);
-				line_chart(o, "qd-latency", t2, "queue depth", "mean latency (us)",
-					   true, lat, nl);
-			}
-			charts++;
-		}
-		series_free(s, ns);
-		series_free(lat, nl);
-	}
-	free(done);
-	return charts;
-}
-
-static bool is_precondition(const char *phase)
-{
-	return strcasestr(phase, "precond") || strcasestr(phase, "fill") ||
-	       strcasestr(phase, "saturat");
-}
-
-/* Throughput per interval over time, per drive, for preconditioning phases. */
-static int timeseries(FILE *o, const struct rp_report *r)
-{
-	int charts = 0;
-
-	for (size_t fi = 0; fi < r->nfiles; fi++) {
-		const struct rp_file *f = &r->files[fi];
-
-		for (size_t p = 0; p < f->np; p++) {
-			struct series *s = NULL;
-			size_t ns = 0;
-			bool mbps = f->pt[p].bs_bytes >= 65536 || !f->pt[p].bs_bytes;
-			char title[600];
-
-			if (!is_precondition(f->pt[p].phase))
-				continue;
-			for (size_t d = 0; d < f->nd; d++) {
-				const struct rp_cell *c = &r->cells[f->cell0 + p * f->nd + d];
-				struct series *x;
-				int64_t t0 = 0;
-
-				if (!c->res)
-					continue;
-				x = series_for(&s, &ns, c->label);
-				for (size_t k = 0; x && k < f->nsm; k++) {
-					const struct rb_row_sample *m = &f->sm[k];
-
-					if (m->drive != c->dr->drive || m->point != c->pt->point ||
-					    m->attempt != c->res->attempt)
-						continue;
-					if (!t0)
-						t0 = c->res->start_ns;
-					/* a sample's t_ns is its interval's end; rate over its interval */
-					double iv = (double)(m->t_ns - t0) / 1e9;
-
-					series_add(x, iv,
-						   mbps ? (double)m->bytes / 1e6 : (double)m->ios);
-				}
-			}
-			/* samples per direction add up within an interval */
-			for (size_t k = 0; k < ns; k++) {
-				size_t w = 0;
-
-				sort_series(&s[k]);
-				for (size_t q = 0; q < s[k].n; q++) {
-					if (w && s[k].x[w - 1] == s[k].x[q]) {
-						s[k].y[w - 1] += s[k].y[q];
-						continue;
-					}
-					s[k].x[w] = s[k].x[q];
-					s[k].y[w++] = s[k].y[q];
-				}
-				s[k].n = w;
-				/* per interval to per second */
-				for (size_t q = 0; q < w; q++) {
-					double dt = q ? s[k].x[q] - s[k].x[q - 1] : s[k].x[q];
-
-					s[k].y[q] = dt > 0 ? s[k].y[q] / dt : NAN;
-				}
-			}
-			snprintf(title, sizeof(title), "%s: %s over time", f->pt[p].name,
-				 mbps ? "MB/s" : "IOPS");
-			if (ns) {
-				line_chart(o, "timeseries", title, "seconds",
-					   mbps ? "MB/s" : "IOPS", false, s, ns);
-				charts++;
-			}
-			series_free(s, ns);
-		}
-	}
-	return charts;
-}
 
 static void th(FILE *o, const char *const *h, size_t n)
 {
@@ -541,7 +65,7 @@ static void steady_section(FILE *o, const struct rp_report *r)
 				snprintf(phases[nph++], sizeof(phases[0]), "%s", f->ss[i].phase);
 		}
 		for (size_t ph = 0; ph < nph; ph++) {
-			struct series *s = NULL;
+			struct rp_series *s = NULL;
 			size_t ns = 0;
 			const char *metric = "iops";
 			char title[200];
@@ -555,7 +79,7 @@ static void steady_section(FILE *o, const struct rp_report *r)
 				for (size_t d = 0; d < f->nd; d++) {
 					const struct rp_cell *c =
 						&r->cells[f->cell0 + p * f->nd + d];
-					struct series *x;
+					struct rp_series *x;
 					double y;
 
 					if (!c->res)
@@ -565,19 +89,20 @@ static void steady_section(FILE *o, const struct rp_report *r)
 						    ? (c->res->read.ios ? c->rd_mean_us
 									: c->wr_mean_us)
 						    : c->iops;
-					x = series_for(&s, &ns, c->label);
+					x = rp_series_for(&s, &ns, c->label, rp_cell_colour(r, c));
 					if (x)
-						series_add(x, f->pt[p].round, y);
+						rp_series_add(x, f->pt[p].round, y);
 				}
 			}
 			snprintf(title, sizeof(title), "%s: the tracking point's %s per round",
 				 phases[ph], metric);
 			if (ns) {
 				for (size_t k = 0; k < ns; k++)
-					sort_series(&s[k]);
-				line_chart(o, "steady", title, "round", metric, false, s, ns);
+					rp_series_sort(&s[k]);
+				rp_line_chart(o, "steady", title, "round", metric, false, s, ns,
+					      NULL, 0);
 			}
-			series_free(s, ns);
+			rp_series_free(s, ns);
 		}
 	}
 	fputs("<table class=\"steady\">", o);
@@ -591,14 +116,14 @@ static void steady_section(FILE *o, const struct rp_report *r)
 			fputs("<tr><td>", o);
 			for (size_t d = 0; d < f->nd; d++)
 				if (f->dr[d].drive == x->drive) {
-					esc(o, f->dr[d].agent);
+					rp_esc(o, f->dr[d].agent);
 					fputs(":", o);
-					esc(o, f->dr[d].id.path);
+					rp_esc(o, f->dr[d].id.path);
 				}
 			fputs("</td><td>", o);
-			esc(o, x->phase);
+			rp_esc(o, x->phase);
 			fputs("</td><td>", o);
-			esc(o, x->metric);
+			rp_esc(o, x->metric);
 			if (x->steady)
 				fprintf(o, "</td><td class=\"pass\">steady at %s %u</td>",
 					x->rolling ? "interval" : "round", x->steady_round);
@@ -661,15 +186,15 @@ static void drives_table(FILE *o, const struct rp_report *r)
 				warn |= x->health_critical_warning;
 			}
 			fprintf(o, "<tr><td>#%zu</td><td>", fi + 1);
-			esc(o, dr->agent);
+			rp_esc(o, dr->agent);
 			fputs("</td><td>", o);
-			esc(o, dr->id.path);
+			rp_esc(o, dr->id.path);
 			fputs("</td><td>", o);
-			esc(o, dr->id.model);
+			rp_esc(o, dr->id.model);
 			fputs("</td><td>", o);
-			esc(o, dr->id.serial);
+			rp_esc(o, dr->id.serial);
 			fputs("</td><td>", o);
-			esc(o, dr->id.firmware);
+			rp_esc(o, dr->id.firmware);
 			fprintf(o, "</td><td class=\"n\">%s</td>",
 				rb_fmt_size(dr->id.size_bytes, cap, sizeof(cap)));
 			/* the state the drive was measured in: purge, then what was written since */
@@ -681,7 +206,7 @@ static void drives_table(FILE *o, const struct rp_report *r)
 				gmtime_r(&t, &tm);
 				strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm);
 				fputs("<td>", o);
-				esc(o, last->purge_method);
+				rp_esc(o, last->purge_method);
 				fprintf(o, ", %s</td>", when);
 			} else {
 				fputs("<td>none recorded</td>", o);
@@ -723,16 +248,16 @@ static void models_table(FILE *o, const struct rp_report *r)
 	      "its drives' histograms added bucket by bucket, never from averaged percentiles. "
 	      "Outlier rule: ",
 	      o);
-	esc(o, RP_OUTLIER_RULE);
+	rp_esc(o, RP_OUTLIER_RULE);
 	fputs(".</p>\n<table class=\"models\">", o);
 	th(o, h, sizeof(h) / sizeof(h[0]));
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
 
 		fputs("<tr><td>", o);
-		esc(o, G->point);
+		rp_esc(o, G->point);
 		fputs("</td><td>", o);
-		esc(o, G->model);
+		rp_esc(o, G->model);
 		fprintf(o,
 			"</td><td class=\"n\">%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f"
 			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
@@ -750,11 +275,11 @@ static void models_table(FILE *o, const struct rp_report *r)
 		if (!c->outlier)
 			continue;
 		fputs("<li class=\"outlier\" data-drive=\"", o);
-		esc(o, c->label);
+		rp_esc(o, c->label);
 		fputs("\">", o);
-		esc(o, c->label);
+		rp_esc(o, c->label);
 		fputs(" at ", o);
-		esc(o, c->pt->name);
+		rp_esc(o, c->pt->name);
 		fprintf(o, ": %.0f IOPS against a model median of %.0f</li>\n", c->iops,
 			r->groups[c->group].iops_med);
 	}
@@ -780,11 +305,11 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 
 		fprintf(o, "<tr class=\"%s\"><td>%s</td><td>", v->pass ? "pass" : "fail",
 			v->pass ? "PASS" : "FAIL");
-		esc(o, v->claim->name);
+		rp_esc(o, v->claim->name);
 		fputs("</td><td>", o);
-		esc(o, v->cell->label);
+		rp_esc(o, v->cell->label);
 		fputs("</td><td>", o);
-		esc(o, v->cell->pt->name);
+		rp_esc(o, v->cell->pt->name);
 		fprintf(o,
 			"</td><td class=\"n\">%.6g %s</td><td class=\"n\">%.6g</td>"
 			"<td class=\"n\">%.1f%%</td></tr>\n",
@@ -809,7 +334,7 @@ static void fleet_table(FILE *o, const struct rp_report *r)
 		if (!F->nvd)
 			continue;
 		fputs("<h2>Verdicts</h2>\n<p class=\"note\">The run: ", o);
-		esc(o, F->verdict[0] ? F->verdict : "not judged");
+		rp_esc(o, F->verdict[0] ? F->verdict : "not judged");
 		fputs(". Every rule that tripped is in the file's <code>verdicts</code> "
 		      "table.</p>\n<table class=\"spec\">",
 		      o);
@@ -826,15 +351,15 @@ static void fleet_table(FILE *o, const struct rp_report *r)
 						d = &F->dr[k];
 				fprintf(o, "<tr class=\"%s\"><td>%s</td><td>",
 					rank == 2 ? "pass" : "fail", v->verdict);
-				esc(o, d ? d->agent : "?");
+				rp_esc(o, d ? d->agent : "?");
 				fputs(":", o);
-				esc(o, d ? d->id.path : "?");
+				rp_esc(o, d ? d->id.path : "?");
 				fputs("</td><td>", o);
-				esc(o, d ? d->id.model : "");
+				rp_esc(o, d ? d->id.model : "");
 				fputs("</td><td>", o);
-				esc(o, d ? d->id.serial : "");
+				rp_esc(o, d ? d->id.serial : "");
 				fputs("</td><td>", o);
-				esc(o, v->reason);
+				rp_esc(o, v->reason);
 				fputs("</td></tr>\n", o);
 			}
 		fputs("</table>\n", o);
@@ -854,11 +379,11 @@ static void results_table(FILE *o, const struct rp_report *r)
 		const struct rp_cell *c = &r->cells[i];
 
 		fprintf(o, "<tr%s><td>", c->outlier ? " class=\"outlier\"" : "");
-		esc(o, c->pt->name);
+		rp_esc(o, c->pt->name);
 		fputs("</td><td>", o);
-		esc(o, c->label);
+		rp_esc(o, c->label);
 		fputs("</td><td>", o);
-		esc(o, c->res ? c->res->status : "none");
+		rp_esc(o, c->res ? c->res->status : "none");
 		fprintf(o,
 			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
 			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td "
@@ -883,96 +408,185 @@ static const char css[] =
 	"text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:"
 	"#f4f4f4}.bad,.fail td:first-child{color:#b00;font-weight:600}.pass td:first-child{color:"
 	"#070}tr.outlier td{background:#fff0f0}.note{color:#555;font-size:13px}.warn{background:"
-	"#fff6d5;padding:8px;border:1px solid #e8d48a}"
+	"#fff6d5;padding:8px;border:1px solid #e8d48a}.val{font-size:11px;fill:#222}"
+	".summary ul{margin:8px 0;padding-left:20px}.toc{font-size:13px;columns:2;margin:12px 0}"
+	".toc ol{margin:4px 0}.grid .row{display:flex;gap:8px}.grid .cell{flex:1}"
+	"table.h2h i{display:inline-block;width:10px;height:10px;margin-right:4px}"
+	".vs{font-size:11px;color:#555}"
 	"@media (prefers-color-scheme:dark){body{background:#161616;color:#ddd}th{background:"
 	"#262626}td,th{border-color:#333}svg.chart{background:#fff}}";
 
+/* The verdicts of every file's drives: counts of PASS, FAIL and INCOMPLETE. */
+static void verdict_counts(const struct rp_report *r, size_t n[3])
+{
+	n[0] = n[1] = n[2] = 0;
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		for (size_t i = 0; i < r->files[fi].nvd; i++)
+			if (!strcmp(r->files[fi].vd[i].rule, "drive"))
+				n[verdict_rank(r->files[fi].vd[i].verdict)]++;
+}
+
+/* What ran, on what, and what stands out: the page's first words. */
+static void summary(FILE *o, const struct rp_report *r)
+{
+	size_t drives = 0, points = 0, outliers = 0, errors = 0, fails = 0, v[3], shown = 0;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		drives += r->files[fi].nd;
+		points += r->files[fi].np;
+	}
+	for (size_t i = 0; i < r->ncells; i++) {
+		outliers += r->cells[i].outlier;
+		errors += r->cells[i].res && strcmp(r->cells[i].res->status, "ok");
+	}
+	for (size_t i = 0; i < r->nverdicts; i++)
+		fails += !r->verdicts[i].pass;
+	verdict_counts(r, v);
+	fprintf(o,
+		"<section class=\"summary\" data-section=\"summary\"><ul>\n<li>%zu file(s), "
+		"%zu point(s), %zu drive(s)",
+		r->nfiles, points, drives);
+	if (r->h2h && r->h2h->by == RP_BY_MODEL) {
+		fprintf(o, " of %zu model(s): ", r->h2h->nsubj);
+		for (size_t s = 0; s < r->h2h->nsubj; s++) {
+			fputs(s ? ", " : "", o);
+			rp_esc(o, r->h2h->subj[s]);
+		}
+	}
+	fputs(".</li>\n", o);
+	if (v[0] + v[1] + v[2])
+		fprintf(o, "<li class=\"%s\">Verdicts: %zu PASS, %zu FAIL, %zu INCOMPLETE.</li>\n",
+			v[0] ? "bad" : "", v[2], v[0], v[1]);
+	if (r->nverdicts)
+		fprintf(o, "<li class=\"%s\">Against spec: %zu of %zu checks below %.0f%%.</li>\n",
+			fails ? "bad" : "", fails, r->nverdicts, r->require_pct);
+	if (errors)
+		fprintf(o,
+			"<li class=\"bad\">%zu point and drive result(s) not ok (errors, lost, "
+			"refused).</li>\n",
+			errors);
+	fprintf(o, "<li>Outliers: %zu", outliers);
+	for (size_t i = 0; i < r->ncells && shown < 5; i++)
+		if (r->cells[i].outlier) {
+			fputs(shown++ ? "; " : ": ", o);
+			rp_esc(o, r->cells[i].label);
+			fputs(" at ", o);
+			rp_esc(o, r->cells[i].pt->name);
+		}
+	fprintf(o, "%s.</li>\n", outliers > shown ? "; ..." : "");
+	if (r->methodology_differs)
+		fputs("<li class=\"warn\">These files ran different methodologies (their plan "
+		      "hashes differ): points compare by name only.</li>\n",
+		      o);
+	fputs("</ul></section>\n", o);
+}
+
+/* The page's sections, in the order a reviewer reads them. */
+static void body(FILE *o, const struct rp_report *r)
+{
+	fleet_table(o, r);
+	if (r->nclaims)
+		verdicts_table(o, r);
+	if (r->h2h && r->h2h->nrows && r->h2h->nsubj <= MAX_LEGEND)
+		rp_h2h_html(o, r->h2h);
+	else if (r->h2h && r->h2h->nrows)
+		fprintf(o,
+			"<h2>Head to head</h2>\n<p class=\"note\">%zu columns are too many for a "
+			"page: <code>rackbench report --wide --by model</code>, or "
+			"<code>--format csv</code>.</p>\n",
+			r->h2h->nsubj);
+	rp_chart_test_grid(o, r);
+	rp_chart_transfer_size(o, r);
+	if (rp_chart_sweeps(o, r, false, "Throughput and latency against queue depth") == 0)
+		fputs("<h2>Throughput and latency against queue depth</h2>\n<p class=\"note\">No "
+		      "queue-depth sweep in these results.</p>\n",
+		      o);
+	rp_chart_sweeps(o, r, true, "Latency against IOPS (rate curves)");
+	rp_table_curve_peaks(o, r);
+	steady_section(o, r);
+	fputs("<h2>Preconditioning</h2>\n", o);
+	if (rp_chart_timeseries(o, r) == 0)
+		fputs("<p class=\"note\">No preconditioning phase in these results.</p>\n", o);
+	rp_chart_point_bars(o, r);
+	drives_table(o, r);
+	models_table(o, r);
+	results_table(o, r);
+}
+
+/*
+ * The body with an id on each section heading, after a table of contents of them. The
+ * headings are the sections' own words, already escaped.
+ */
+static void contents(FILE *o, const char *text)
+{
+	size_t n = 0;
+
+	fputs("<nav class=\"toc\" data-section=\"toc\"><b>Contents</b><ol>\n", o);
+	for (const char *p = strstr(text, "<h2"); p; p = strstr(p + 3, "<h2")) {
+		const char *gt = strchr(p, '>'), *end = gt ? strstr(gt, "</h2>") : NULL;
+
+		if (!end)
+			break;
+		fprintf(o, "<li><a href=\"#s%zu\">%.*s</a></li>\n", ++n, (int)(end - gt - 1),
+			gt + 1);
+	}
+	fputs("</ol></nav>\n", o);
+	n = 0;
+	for (const char *p = text, *h; *p; p = h + 3) {
+		h = strstr(p, "<h2");
+		if (!h) {
+			fputs(p, o);
+			break;
+		}
+		fprintf(o, "%.*s<h2 id=\"s%zu\"", (int)(h - p), p, ++n);
+	}
+}
+
 int rp_html(const struct rp_report *r, const char *path)
 {
-	char tmp[4096];
-	FILE *o;
+	char tmp[4096], *text = NULL;
+	size_t len = 0;
+	FILE *o, *b;
 	int e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
+	b = open_memstream(&text, &len);
+	if (!b)
+		return -ENOMEM;
+	body(b, r);
+	if (ferror(b) | fclose(b)) {
+		free(text);
+		return -ENOMEM;
+	}
 	o = fopen(tmp, "we");
-	if (!o)
+	if (!o) {
+		free(text);
 		return -errno;
+	}
 	fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		   "<meta name=\"viewport\" content=\"width=device-width\">"
 		   "<meta name=\"generator\" content=\"rackbench " RB_VERSION "\">"
 		   "<title>rackbench: ");
-	esc(o, r->nfiles ? r->files[0].campaign : "");
+	rp_esc(o, r->nfiles ? r->files[0].campaign : "");
 	fprintf(o, "</title><style>%s</style></head><body>\n<h1>rackbench report: ", css);
-	esc(o, r->nfiles ? r->files[0].campaign : "");
+	rp_esc(o, r->nfiles ? r->files[0].campaign : "");
 	fputs("</h1>\n<ul class=\"files\">", o);
 	for (size_t fi = 0; fi < r->nfiles; fi++) {
 		fprintf(o, "<li>#%zu <code>", fi + 1);
-		esc(o, r->files[fi].path);
+		rp_esc(o, r->files[fi].path);
 		fputs("</code>: campaign ", o);
-		esc(o, r->files[fi].campaign);
+		rp_esc(o, r->files[fi].campaign);
 		fputs(", status ", o);
-		esc(o, r->files[fi].status);
+		rp_esc(o, r->files[fi].status);
 		fputs(", methodology <code>", o);
-		esc(o, r->files[fi].methodology[0] ? r->files[fi].methodology : "not recorded");
+		rp_esc(o, r->files[fi].methodology[0] ? r->files[fi].methodology : "not recorded");
 		fputs("</code></li>\n", o);
 	}
 	fputs("</ul>\n", o);
-	if (r->methodology_differs)
-		fputs("<p class=\"warn\">These files ran different methodologies (their plan hashes "
-		      "differ): points compare by name only.</p>\n",
-		      o);
-	fleet_table(o, r);
-	if (r->nclaims)
-		verdicts_table(o, r);
-	e = sweeps(o, r, false, "Throughput and latency against queue depth");
-	if (e == 0)
-		fputs("<h2>Throughput and latency against queue depth</h2>\n<p class=\"note\">No "
-		      "queue-depth sweep in these results.</p>\n",
-		      o);
-	sweeps(o, r, true, "Latency against IOPS (rate curves)");
-	steady_section(o, r);
-	fputs("<h2>Preconditioning</h2>\n", o);
-	e = timeseries(o, r);
-	if (e == 0)
-		fputs("<p class=\"note\">No preconditioning phase in these results.</p>\n", o);
-	fputs("<h2>Each point, drive by drive</h2>\n", o);
-	{
-		size_t drives = 0;
-
-		for (size_t fi = 0; fi < r->nfiles; fi++)
-			drives += r->files[fi].nd;
-		if (drives > MAX_BARS) {
-			fprintf(o,
-				"<p class=\"note\">%zu drives: per-drive bars are left out; the "
-				"model table and the point table below have every drive.</p>\n",
-				drives);
-		} else {
-			const struct rp_cell **sel = calloc(r->ncells + 1, sizeof(*sel));
-			bool *done = calloc(r->ncells + 1, sizeof(bool));
-
-			for (size_t i = 0; sel && done && i < r->ncells; i++) {
-				size_t n = 0;
-
-				if (done[i])
-					continue;
-				for (size_t k = i; k < r->ncells; k++)
-					if (!done[k] &&
-					    !strcmp(r->cells[k].pt->name, r->cells[i].pt->name)) {
-						done[k] = true;
-						sel[n++] = &r->cells[k];
-					}
-				bar_chart(o, r, r->cells[i].pt->name, sel, n,
-					  r->cells[i].pt->bs_bytes >= 65536 ||
-						  !r->cells[i].pt->bs_bytes);
-			}
-			free(sel);
-			free(done);
-		}
-	}
-	drives_table(o, r);
-	models_table(o, r);
-	results_table(o, r);
+	summary(o, r);
+	contents(o, text);
+	free(text);
 	{
 		char ts[64];
 		time_t now = time(NULL);

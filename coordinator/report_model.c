@@ -64,6 +64,20 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m)
 	return NAN;
 }
 
+size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c)
+{
+	const struct rp_file *f = &r->files[c->file];
+
+	return f->drive0 + (size_t)(c->dr - f->dr);
+}
+
+enum rp_metric rp_point_metric(const struct rb_row_point *p)
+{
+	bool seq = !strcmp(p->rw, "read") || !strcmp(p->rw, "write") || !strcmp(p->rw, "rw");
+
+	return seq || !p->bs_bytes || p->bs_bytes >= 65536 ? RP_MBPS : RP_IOPS;
+}
+
 bool rp_is_curve(const struct rb_row_point *p)
 {
 	/* files before schema 5 have no curve_pct: 0 there, so the name decides the max */

@@ -33,6 +33,7 @@ struct rp_file {
 	size_t nvd;
 	char verdict[16]; /* the run's: PASS, FAIL, INCOMPLETE; "": not judged */
 	size_t cell0;	  /* its first cell: cell0 + point row * nd + drive row */
+	size_t drive0;	  /* its first drive's place among every file's drives */
 };
 
 struct rp_cell {
@@ -92,6 +93,7 @@ struct rp_report {
 	const char *baseline;
 	double require_pct;
 	bool methodology_differs;
+	struct rp_h2h *h2h; /* the head-to-head table (report_h2h.h) */
 };
 
 /* Outlier rule: |x - median| > max(3.5 * 1.4826 * MAD, 10% of the median). */
@@ -110,6 +112,11 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
 const char *rp_setting(const char *settings, const char *key, char *buf, size_t len);
 /* A point that ends by bytes moved (io_size, passes: fills), not by time. */
 bool rp_is_size_based(const struct rb_row_point *p);
+/* A cell's colour on every chart: its drive's place among every file's drives. */
+size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c);
+/* The metric a review judges a point by: MB/s for sequential IO, block-size splits and
+ * blocks of 64 KiB and more; IOPS for smaller random blocks. */
+enum rp_metric rp_point_metric(const struct rb_row_point *p);
 /* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
 bool rp_is_curve(const struct rb_row_point *p);
 

@@ -135,8 +135,9 @@ with Tmp() as tmp:
         check(any("mismatch" in ln and "4194304" in ln for ln in lines[2:4]),
               "the report says why in words")
         page = open(os.path.join(tmp, "r.html")).read()
-        first = page.find("<h2>")
-        check(page[first:].startswith("<h2>Verdicts</h2>"), "the page's first section: verdicts")
+        first = page.find("<h2 ")
+        check(page[first:].startswith('<h2 id="s1">Verdicts</h2>'),
+              "the page's first section: verdicts")
     finally:
         for f in fs:
             f.close()

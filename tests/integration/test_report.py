@@ -47,7 +47,7 @@ with Tmp() as tmp:
     r = run([COORD, "report", f])
     check(r.returncode == 0 and all(n in r.stdout for n in name.values()), "table names every point")
     r = run([COORD, "report", f, "--baseline", "no-such-drive"])
-    check(r.returncode == 2 and "no drive matches --baseline" in r.stderr, "unknown baseline")
+    check(r.returncode == 2 and "matches --baseline 'no-such-drive'" in r.stderr, "unknown baseline")
     junk = os.path.join(tmp, "junk.h5")
     open(junk, "w").write("not hdf5")
     r = run([COORD, "report", junk])

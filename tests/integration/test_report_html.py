@@ -5,60 +5,19 @@ of two agents; the page renders in headless Chromium with no console messages, e
 chart is in the DOM as an SVG with one series per drive, and a screenshot is kept. A
 synthetic file of 500 drives renders too, and the page's size is printed."""
 import glob
-import html.parser
 import os
 import re
 import shutil
-import subprocess
 
 import synth
+from htmlpage import CHROMIUM, Charts, render
 from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
 
 h5py = h5()
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if not CHROMIUM:
     skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
 ARTIFACTS = os.environ.get("RB_ARTIFACTS") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(COORD))), "artifacts")
-
-
-class Charts(html.parser.HTMLParser):
-    """Collects every <svg class="chart">: its kind and its series' names."""
-
-    def __init__(self):
-        super().__init__()
-        self.charts, self.cur, self.drive_rows, self.in_drives = [], None, 0, False
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "svg" and a.get("class") == "chart":
-            self.cur = {"kind": a.get("data-chart"), "series": []}
-            self.charts.append(self.cur)
-        elif tag == "g" and a.get("class") == "series" and self.cur is not None:
-            self.cur["series"].append(a.get("data-series"))
-        elif tag == "table":
-            self.in_drives = a.get("class") == "drives"
-        elif tag == "tr" and self.in_drives:
-            self.drive_rows += 1
-
-    def handle_endtag(self, tag):
-        if tag == "svg":
-            self.cur = None
-        elif tag == "table":
-            self.in_drives = False
-
-
-def render(page, tmp, shot=None):
-    """The DOM Chromium built from the page, and its console lines."""
-    args = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr",
-            "--v=0", f"--user-data-dir={os.path.join(tmp, 'chromium')}"]
-    if shot:
-        args += [f"--screenshot={shot}", "--window-size=1280,6000"]
-    else:
-        args += ["--dump-dom"]
-    r = subprocess.run(args + [f"file://{page}"], capture_output=True, text=True, timeout=120)
-    console = [x for x in r.stderr.splitlines() if ":CONSOLE(" in x]
-    return r, console
 
 
 with Tmp() as tmp:
@@ -92,12 +51,18 @@ with Tmp() as tmp:
     kinds = {}
     for c in p.charts:
         kinds.setdefault(c["kind"], []).append(c)
-        check(sorted(c["series"]) == sorted(drives),
+        # a curve's unthrottled run is a series of its own, marked apart
+        names = sorted({x.replace(" (unthrottled)", "") for x in c["series"]})
+        check(names == sorted(drives),
               f"a {c['kind']} chart has series {c['series']}, want one per drive {drives}")
+    # one colour per drive on every chart, and no two drives alike (four drives here)
+    for d in drives:
+        check(len(p.colours.get(d, ())) == 1, f"{d} drawn in {p.colours.get(d)}")
+    check(len({next(iter(p.colours[d])) for d in drives}) == len(drives), "a colour each")
     # randread over QD 1/4/16: throughput and latency; the curve; the precondition phase;
     # the steady state's tracking metric; and a bar chart per point
-    want = {"qd-throughput": 1, "qd-latency": 1, "curve": 1, "timeseries": 1, "steady": 1,
-            "bars": npoints}
+    want = {"qd-throughput": 1, "qd-latency": 1, "qd-p99": 1, "curve": 1, "timeseries": 1,
+            "steady": 1, "bars": npoints}
     for k, n in want.items():
         check(len(kinds.get(k, [])) == n, f"{len(kinds.get(k, []))} '{k}' charts, want {n}")
     check(p.drive_rows == 1 + len(drives), f"drive table rows {p.drive_rows}")

@@ -489,8 +489,8 @@ static void test_baseline_difference(void **st)
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "a2:/dev/nvme0n1");
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	out_free(&o);
-	assert_run(RB_EXIT_USAGE, err, "no drive matches --baseline 'nosuch'", rb_report_cmd,
-		   "report", fx->path, "--baseline", "nosuch");
+	assert_run(RB_EXIT_USAGE, err, "matches --baseline 'nosuch'", rb_report_cmd, "report",
+		   fx->path, "--baseline", "nosuch");
 }
 
 /* --spec: each matching cell judged against a claim; one below --require is exit 5. */
@@ -575,6 +575,84 @@ static void test_spec_datasheet_point(void **st)
 			 "iops: 1}\n");
 	assert_run(RB_EXIT_OK, out, "0 of 5 checks below 90%", rb_report_cmd, "report", fx->path,
 		   "--spec", spec);
+}
+
+/*
+ * --wide: the head-to-head table, by model here (M1 and the volume): a model's IOPS the
+ * median of its drives', its mean latency over all their IOs, its p99 from their
+ * histograms added, and each column against the baseline both ways.
+ */
+static void test_wide_table(void **st)
+{
+	struct fixture *fx = *st;
+	char *save = NULL, *line, *f[16], want[200];
+	double v[4], m1, mean_ns = 0, ios = 0;
+	struct rb_hist h;
+	bool iops = false, mean = false, p99 = false;
+	struct out o;
+
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--wide", "--format", "csv");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	line = strtok_r(o.out, "\n", &save);
+	assert_string_equal(line,
+			    "point,workload,metric,\"M1\",\"2 x M2 (volume, 128 KiB unit)\","
+			    "\"2 x M2 (volume, 128 KiB unit) vs M1 %\",\"M1 vs 2 x M2 (volume, "
+			    "128 KiB unit) %\"");
+	for (size_t d = 0; d < 4; d++) {
+		const struct rb_row_result *x = latest(fx, 0, d);
+
+		v[d] = cell_iops(fx, 0, d);
+		ios += (double)x->read.ios;
+		mean_ns += x->read.lat_mean_ns * (double)x->read.ios;
+	}
+	memset(&h, 0, sizeof(h));
+	for (size_t d = 0; d < 4; d++)
+		for (int k = 0; k < 100; k++)
+			rb_hist_record(&h, lat_of(d));
+	m1 = rp_median(v, 4);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		csv_fields(line, f, 16);
+		if (strcmp(f[0], "randread iodepth=1"))
+			continue;
+		assert_string_equal(f[1], "4K random read QD1");
+		if (!strcmp(f[2], "IOPS")) {
+			iops = true;
+			assert_true(fabs(strtod(f[3], NULL) - m1) < 0.01);
+			assert_true(fabs(strtod(f[4], NULL) - cell_iops(fx, 0, 4)) < 0.01);
+			assert_true(fabs(strtod(f[5], NULL) -
+					 (cell_iops(fx, 0, 4) / m1 - 1) * 100) < 0.01);
+			assert_true(fabs(strtod(f[6], NULL) -
+					 (m1 / cell_iops(fx, 0, 4) - 1) * 100) < 0.01);
+		} else if (!strcmp(f[2], "mean us")) {
+			mean = true;
+			assert_true(fabs(strtod(f[3], NULL) - mean_ns / ios / 1e3) < 0.01);
+		} else if (!strcmp(f[2], "p99 us")) {
+			p99 = true;
+			assert_true(fabs(strtod(f[3], NULL) -
+					 (double)rb_hist_percentile(&h, 99) / 1e3) < 0.001);
+		}
+	}
+	assert_true(iops && mean && p99);
+	out_free(&o);
+
+	/* Markdown: the difference in words both ways */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--wide", "--format", "markdown");
+	snprintf(want, sizeof(want), "%.0f (%.0f%% faster; base %.0f%% slower)",
+		 cell_iops(fx, 0, 4), (cell_iops(fx, 0, 4) / m1 - 1) * 100,
+		 (1 - m1 / cell_iops(fx, 0, 4)) * 100);
+	assert_non_null(strstr(o.out, want));
+	out_free(&o);
+	/* by drive, against a drive's serial: a column per drive */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--wide", "--by", "drive", "--baseline",
+		"S1", "--format", "csv");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "\"a1:/dev/nvme0n1 vs a1:/dev/nvme1n1 %\""));
+	out_free(&o);
+	assert_run(RB_EXIT_USAGE, err, "'--by' must be drive, model, firmware or file, not 'x'",
+		   rb_report_cmd, "report", fx->path, "--wide", "--by", "x");
+	/* a model names a baseline too; nothing at all is refused */
+	assert_run(RB_EXIT_OK, out, "baseline: 2 x M2", rb_report_cmd, "report", fx->path, "--wide",
+		   "--baseline", "M2");
 }
 
 /* A bad spec file: every problem with FILE:LINE, exit 2, nothing judged. */
@@ -678,6 +756,7 @@ static void test_html_page(void **st)
 	assert_non_null(strstr(page, "<title>rackbench: fix&lt;1&gt;</title>"));
 	assert_int_equal(count_of(page, "data-chart=\"qd-throughput\""), 1);
 	assert_int_equal(count_of(page, "data-chart=\"qd-latency\""), 1);
+	assert_int_equal(count_of(page, "data-chart=\"qd-p99\""), 1);
 	assert_int_equal(count_of(page, "data-chart=\"curve\""), 1);
 	assert_int_equal(count_of(page, "data-chart=\"timeseries\""), 1);
 	assert_int_equal(count_of(page, "data-chart=\"steady\""), 1);
@@ -687,7 +766,30 @@ static void test_html_page(void **st)
 	assert_null(strstr(page, "vol<&>"));
 	/* the fill: 100 MB per second of each direction's rows added */
 	assert_non_null(strstr(page, "seconds 4, MB/s 100</title>"));
-	/* the outlier in the model list, its bar red */
+	/* the summary first, then the contents: a link per section */
+	assert_true(strstr(page, "data-section=\"summary\"") < strstr(page, "<nav class=\"toc\""));
+	assert_non_null(strstr(page, "Outliers: 1: a2:/dev/nvme1n1 at randread iodepth=1."));
+	assert_int_equal(count_of(page, "<li><a href=\"#s"), count_of(page, "<h2 id=\"s"));
+	assert_non_null(strstr(page, "<a href=\"#s1\">"));
+	/* the head-to-head table: by drive (one model, one file besides the volume's) */
+	assert_non_null(strstr(page, "data-section=\"head-to-head\""));
+	/* the curve's peak and its unthrottled run apart: drive 0's 3000 IOPS there */
+	assert_non_null(strstr(page, "<td class=\"n unthrottled\">3000</td>"));
+	assert_non_null(strstr(page, "class=\"peak\""));
+	/* one colour per drive on every chart it is on */
+	{
+		const char *k = "data-series=\"a1:/dev/nvme0n1\" data-colour=\"";
+		const char *first = strstr(page, k);
+		size_t n = 0;
+
+		assert_non_null(first);
+		for (const char *q = first; (q = strstr(q, k)); q += strlen(k), n++)
+			assert_memory_equal(q + strlen(k), first + strlen(k), 7);
+		assert_true(n >= 5);
+	}
+	/* the outlier in the model list, its bar marked by a shape, not a colour */
+	assert_int_equal(count_of(page, "data-outlier=\"1\""), 1);
+	assert_int_equal(count_of(page, "class=\"outlier-mark\""), 1);
 	snprintf(want, sizeof(want), "a2:/dev/nvme1n1 at randread iodepth=1: %.0f IOPS",
 		 cell_iops(fx, 0, 3));
 	assert_non_null(strstr(page, want));
@@ -710,9 +812,9 @@ static void test_html_page(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	page = read_text(html);
 	assert_non_null(page);
-	assert_non_null(strstr(page, "<h2>Against spec</h2>"));
+	assert_non_null(strstr(page, ">Against spec</h2>"));
 	assert_int_equal(count_of(page, "<tr class=\"pass\"><td>PASS</td>"), 5);
-	assert_non_null(strstr(page, "(difference from the baseline drive)"));
+	assert_non_null(strstr(page, "(in brackets: the difference from the baseline drive)"));
 	free(page);
 	out_free(&o);
 	/* a page that cannot be written: exit 1, nothing left behind */
@@ -943,6 +1045,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline_difference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_datasheet_point, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wide_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_files_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_page, setup, teardown),

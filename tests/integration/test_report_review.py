@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: MIT
+"""The report a reviewer publishes, on three models: a campaign in the shapes of the
+crystaldiskmark, atto, storagereview-fio and vdbench-4corners presets runs on four file
+drives; its file is cloned into three files of three "models" (each its drives' IOPS
+scaled: A 1.0, B 1.3, C 0.8); `rackbench report` of the three, rendered by headless
+Chromium, has the summary and contents, the head-to-head table (absolute values, % both
+ways, each equal to what the rows give), the CrystalDiskMark grid, ATTO's MB/s against
+transfer size, the fills of every drive of every file on one chart, p99 against queue
+depth and the curves' peak table; every series keeps one colour on every chart. The
+screenshot is kept (artifacts/review.png). --wide prints the same figures."""
+import csv
+import io
+import os
+import re
+import shutil
+import statistics
+
+import synth
+from htmlpage import CHROMIUM, Charts, render
+from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
+
+h5py = h5()
+if not CHROMIUM:
+    skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
+ARTIFACTS = os.environ.get("RB_ARTIFACTS") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(COORD))), "artifacts")
+MODELS = {"ACME A": 1.0, "ACME B": 1.3, "ACME C": 0.8}
+
+
+def judged(p):
+    """The figure a point is judged by (MB/s or IOPS), as the report chooses it."""
+    seq = p["rw"] in (b"read", b"write")
+    return "MB/s" if seq or p["bs_bytes"] >= 65536 else "IOPS"
+
+
+def figures(path):
+    """{point name: (metric, median over the file's drives)} from the raw rows."""
+    with h5py.File(path, "r") as h:
+        pts = {int(p["point"]): p for p in h["points"][:]}
+        res = h["results"][:]
+    out = {}
+    for pid, p in pts.items():
+        rows = [x for x in res if int(x["point"]) == pid and x["status"] == b"ok"]
+        if not rows or p["rate_iops"] or (p["curve_pct"] == p["curve_pct"] and
+                                          p["curve_pct"] > 0):
+            continue
+        m = judged(p)
+        if m == "MB/s":
+            v = [sum(x[d + "_bw_bytes_per_s"] for d in ("read", "write", "trim")) / 1e6
+                 for x in rows]
+        else:
+            v = [sum(x[d + "_iops"] for d in ("read", "write", "trim")) for x in rows]
+        out[p["name"].decode()] = (m, statistics.median(v))
+    return out
+
+
+with Tmp() as tmp:
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    agents = file_agents(ep, tmp, "rev")
+    try:
+        r = run([COORD, "run", os.path.join(SRC, "tests", "campaigns", "review.yaml"),
+                 "--listen", ep, "--results", os.path.join(tmp, "out")])
+    finally:
+        for a in agents:
+            a.stop()
+    check(r.returncode == 0, f"campaign: {r.returncode}\n{r.stderr}")
+    src = [os.path.join(tmp, "out", x) for x in os.listdir(os.path.join(tmp, "out"))
+           if x.endswith(".h5")][0]
+    files = []
+    for i, (model, scale) in enumerate(MODELS.items()):
+        f = os.path.join(tmp, f"model-{'abc'[i]}.h5")
+        synth.widen(h5py, src, f, [{"model": model, "scale": scale * (1 + k / 100), "shift": k}
+                                   for k in range(2)])
+        files.append(f)
+    page = os.path.join(tmp, "review.html")
+    r = run([COORD, "report", *files, "--html", page, "--baseline", "ACME A"])
+    check(r.returncode == 0, f"report: {r.returncode} {r.stderr}")
+    text = open(page).read()
+
+    r, console = render(page, tmp)
+    check(r.returncode == 0 and not console, f"chromium: {r.returncode} {console}")
+    p = Charts()
+    p.feed(r.stdout)
+    kinds = {}
+    for c in p.charts:
+        kinds.setdefault(c["kind"], []).append(c)
+    for want in ("summary", "toc", "head-to-head", "test-grid", "transfer-size", "curve-peaks"):
+        check(want in p.sections, f"no {want} section: {p.sections}")
+    check(p.sections.index("summary") < p.sections.index("toc") < p.sections.index("head-to-head"),
+          f"sections' order {p.sections}")
+    check("3 file(s)" in text and "of 3 model(s): ACME A, ACME B, ACME C" in text, "summary")
+    # CrystalDiskMark's grid: two tests (seq1m-q8t1, rnd4k-q1t1), read and write each
+    check(len(kinds.get("test-grid-cell", [])) == 4, f"grid cells {len(kinds.get('test-grid-cell', []))}")
+    # ATTO: one chart, each drive's read and write (dashed) over 3 sizes
+    ts = kinds.get("transfer-size", [])
+    check(len(ts) == 1 and len(ts[0]["series"]) == 12, f"transfer-size charts {ts}")
+    check(text.count('stroke-dasharray="6 4" points') >= 6, "writes dashed")
+    # the fill of every drive of every file on one chart
+    fills = kinds.get("timeseries", [])
+    check(len(fills) == 1 and len(fills[0]["series"]) == 6, f"fill charts {fills}")
+    check(len(kinds.get("qd-p99", [])) == 1, "p99 against queue depth")
+    check('<td class="n unthrottled">' in text and 'class="peak"' in text, "the peak table")
+    # one colour per series on every chart, and six drives in six colours
+    for name, cols in p.colours.items():
+        check(len(cols) == 1, f"{name} in colours {cols}")
+    drives = fills[0]["series"]
+    check(len({next(iter(p.colours[d])) for d in drives}) == 6, "a colour per drive")
+    for d in drives:
+        for k in ("read", "write"):
+            check(p.colours.get(f"{d} {k}") == p.colours[d], f"{d} {k}: its drive's colour")
+
+    # the head-to-head table: absolute values from the rows, % both ways
+    want = {m: figures(f) for m, f in zip(MODELS, files)}
+    cells = re.findall(r'<tr><td>([^<]*)</td><td>[^<]*</td><td>(MB/s|IOPS)</td>((?:<td class="n"'
+                       r'[^>]*>.*?</td>)+)</tr>', text)
+    check(len(cells) >= 10, f"{len(cells)} head-to-head rows")
+    print(f"{len(cells)} head-to-head rows checked against the rows")
+    for point, metric, tds in cells:
+        vals = [float(x) for x in re.findall(r'data-value="([^"]+)"', tds)]
+        pct = [float(x) for x in re.findall(r'data-pct="([^"]+)"', tds)]
+        back = [float(x) for x in re.findall(r'data-pct-base="([^"]+)"', tds)]
+        check(len(vals) == 3 and len(pct) == 2 and len(back) == 2, f"{point}: {tds}")
+        for i, m in enumerate(MODELS):
+            wm, wv = want[m][point]
+            check(wm == metric and abs(vals[i] - wv) <= 1e-4 * wv + 1e-6,
+                  f"{point} {m}: page {vals[i]} {metric}, rows {wv} {wm}")
+        for i in (1, 2):
+            check(abs(pct[i - 1] - (vals[i] / vals[0] - 1) * 100) < 0.01 and
+                  abs(back[i - 1] - (vals[0] / vals[i] - 1) * 100) < 0.01, f"{point}: % {pct} {back}")
+    # B is 30% faster than A everywhere the drives' speed scales
+    check(re.search(r'data-pct="29\.\d+">', text) or re.search(r'data-pct="30\.\d+">', text),
+          "B against A")
+
+    # --wide: the same figures as CSV
+    r = run([COORD, "report", *files, "--wide", "--format", "csv", "--baseline", "ACME A"])
+    check(r.returncode == 0, f"--wide: {r.returncode} {r.stderr}")
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    check(rows[0][3:6] == ["ACME A", "ACME B", "ACME B vs ACME A %"], f"header {rows[0]}")
+    for row in rows[1:]:
+        if row[2] in ("MB/s", "IOPS") and row[0] in want["ACME B"]:
+            check(abs(float(row[4]) - want["ACME B"][row[0]][1]) <= 1e-4 * float(row[4]),
+                  f"csv {row}")
+
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    shot = os.path.join(ARTIFACTS, "review.png")
+    r, console = render(page, tmp, shot)
+    check(r.returncode == 0 and os.path.getsize(shot) > 10000, f"screenshot: {r.returncode}")
+    shutil.copy(page, os.path.join(ARTIFACTS, "review.html"))
+    print(f"screenshot: {shot}")
+print("ok")
