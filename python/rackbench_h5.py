@@ -4,8 +4,13 @@ run with /usr/bin/python3).
 
     import rackbench_h5 as rb
     f = rb.open("demo-20261130T050158Z.h5")
-    res = f.table("results")                 # a DataFrame, strings decoded
+    res = f.table("results")                 # a DataFrame, strings decoded, res.attrs["units"]
     f.percentiles(["point"], [50, 99])       # fleet percentiles per point, from merged histograms
+    f.tidy()                                 # results + points + drives, newest attempts
+    rb.compare(["a.h5", "b.h5"], "MODEL B")  # per point and model: value, baseline, %, sentence
+
+Installable with pip (`python3 -m pip install ./python`, python/pyproject.toml) or as the
+Debian package python3-rackbench.
 
 Percentiles are recomputed from the stored histograms with exactly the C code's rule
 (common/hist.h): merge by adding counts, never average percentiles.
@@ -16,6 +21,8 @@ is not raises ValueError naming what is wrong; a newer schema_version is warned 
 """
 import json
 import math
+import os
+import re
 import warnings
 
 import h5py
@@ -149,9 +156,24 @@ class Results:
     def tables(self):
         return [k for k in self.h5 if isinstance(self.h5[k], h5py.Dataset) and self.h5[k].dtype.names]
 
+    def close(self):
+        self.h5.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     def table(self, name):
-        """A table as a DataFrame, fixed-length strings decoded."""
-        return _decode(pd.DataFrame(self._dataset(name)[:]))
+        """A table as a DataFrame, fixed-length strings decoded, the columns as stored;
+        df.attrs["units"] is the table's units ({column: unit}, "" for identifiers and
+        text; {} for a table that has no 'units' attribute)."""
+        d = self._dataset(name)
+        df = _decode(pd.DataFrame(d[:]))
+        units = self.units(name) if "units" in d.attrs else {}
+        df.attrs["units"] = {c: units[c] for c in df.columns if c in units}
+        return df
 
     def _integers(self, name, t, cols):
         for col in cols:
@@ -236,6 +258,359 @@ class Results:
             rows.append(row)
         return pd.DataFrame(rows)
 
+    def tidy(self):
+        """The results as one frame: a row per (point, drive) of the results table, its
+        newest attempt only (the highest `attempt`; of equal attempts the last row, as
+        `rackbench report` takes), joined with its point and its drive.
+
+        Columns, in order: `file` (this file's path); the points table's (point, phase,
+        point_name -- the table's `name` --, rw, bs_bytes, iodepth, numjobs,
+        rwmixread_pct, ..., settings, round, track, curve_pct; a column the results
+        table also has is prefixed `point_`: point_rate_iops is the workload's limit,
+        rate_iops the drive's own); the drives table's (drive, agent, host, path, kind,
+        model, serial, firmware, capacity_bytes, ...); every other column of the results
+        table (attempt, status, read_iops, read_lat_p99_ns, ...) under its own name; and
+        two sums over the directions, as `rackbench report` shows them: `iops` (read +
+        write + trim IOPS) and `mb_s` (read + write + trim bandwidth, MB/s = 10^6 B/s).
+        Rows in (point, drive) order; every status is kept (filter on `status == "ok"`
+        for measured rows). df.attrs["units"] gives each column's unit."""
+        res, pts, drv = self.table("results"), self.table("points"), self.table("drives")
+        for name, t, key in (("results", res, "point"), ("results", res, "drive"),
+                             ("results", res, "attempt"), ("points", pts, "point"),
+                             ("drives", drv, "drive")):
+            if key not in t.columns or t[key].dtype.kind not in "iu":
+                raise ValueError(f"{self.path}: table '{name}' has no integer '{key}'")
+        units = {"file": ""}
+        units.update(res.attrs["units"])
+        res = res.assign(_row=np.arange(len(res)))
+        res = res.sort_values(["point", "drive", "attempt", "_row"], kind="stable")
+        res = res.drop_duplicates(["point", "drive"], keep="last").drop(columns="_row")
+        # a point or drive written twice (a resumed run): its last row
+        pts = pts.drop_duplicates("point", keep="last")
+        drv = drv.drop_duplicates("drive", keep="last")
+        ren = {c: "point_" + c for c in pts.columns if c != "point" and c in res.columns}
+        ren["name"] = "point_name"
+        units.update({ren.get(c, c): u for c, u in pts.attrs["units"].items()})
+        pts = pts.rename(columns=ren)
+        ren = {c: "drive_" + c for c in drv.columns
+               if c != "drive" and (c in res.columns or c in pts.columns)}
+        units.update({ren.get(c, c): u for c, u in drv.attrs["units"].items()})
+        drv = drv.rename(columns=ren)
+        out = res.merge(pts, on="point", how="left").merge(drv, on="drive", how="left")
+        zero = pd.Series(0.0, index=out.index)
+        out["iops"] = sum(out.get(f"{d}_iops", zero) for d in DIRECTIONS.values())
+        out["mb_s"] = sum(out.get(f"{d}_bw_bytes_per_s", zero)
+                          for d in DIRECTIONS.values()) / 1e6
+        units.update(iops="1/s", mb_s="MB/s")
+        out.insert(0, "file", self.path)
+        cols = (["file"] + list(pts.columns) + list(drv.columns) +
+                [c for c in res.columns if c not in ("point", "drive")] + ["iops", "mb_s"])
+        out = out[cols].reset_index(drop=True)
+        out.attrs["units"] = {c: units[c] for c in out.columns if c in units}
+        return out
+
 
 def open(path):  # noqa: A001 - the module's entry point reads like h5py.File
     return Results(path)
+
+
+# ---- comparing models: the metric each workload is judged by, as the reviews do ----
+
+METRICS = {  # name: (unit, higher is better, words in a sentence)
+    "iops": ("IOPS", True, "IOPS"),
+    "mbps": ("MB/s", True, "MB/s"),
+    "mean_us": ("us", False, "mean latency"),
+    "p99_us": ("us", False, "p99 latency"),
+    "p99_9_us": ("us", False, "p99.9 latency"),
+}
+_METRIC_NAMES = {"iops": "iops", "mbps": "mbps", "mb/s": "mbps", "mb_s": "mbps",
+                 "mean_us": "mean_us", "mean": "mean_us", "p99_us": "p99_us", "p99": "p99_us",
+                 "p99_9_us": "p99_9_us", "p99.9": "p99_9_us", "p99_9": "p99_9_us"}
+_RW_WORDS = {"read": "sequential read", "write": "sequential write", "randread": "random read",
+             "randwrite": "random write", "rw": "sequential mixed", "randrw": "random mixed",
+             "trim": "sequential trim", "randtrim": "random trim", "replay": "trace replay"}
+
+
+def _setting(settings, key):
+    """A value of a point's `settings` text (key=value, space separated); "" when absent."""
+    m = re.search(r"(?:^|\s)" + re.escape(key) + r"=(\S*)", settings or "")
+    return m.group(1) if m else ""
+
+
+def _size(n):
+    n = int(n)
+    for unit, suffix in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return f"{n}B"
+
+
+def judged_metric(point):
+    """The metric a point's workload is judged by in the reviews: "mbps" (MB/s) for
+    sequential patterns, block-size splits (CDN mixes: bs_bytes 0 or a `bssplit`
+    setting) and blocks of 64 KiB and more; "iops" for random patterns with blocks
+    under 64 KiB and for trace replays. point: a row of points or of tidy() (rw,
+    bs_bytes, settings)."""
+    rw, bs = str(point["rw"]), int(point["bs_bytes"])
+    if bs == 0 or _setting(point.get("settings", ""), "bssplit"):
+        return "mbps"
+    if rw == "replay":
+        return "iops"
+    if not rw.startswith("rand") or bs >= 64 << 10:
+        return "mbps"
+    return "iops"
+
+
+def workload(point):
+    """A point's workload as a review names it: "4K random read QD1", "128K sequential
+    write QD8, 4 jobs", "mixed-size random write QD32" (a block-size split), "4K random
+    mixed (70% read) QD16". point: a row of points or of tidy()."""
+    rw = str(point["rw"])
+    bs = int(point["bs_bytes"])
+    words = _RW_WORDS.get(rw, rw)
+    if rw == "replay":
+        text = words
+    elif bs == 0 or _setting(point.get("settings", ""), "bssplit"):
+        text = f"mixed-size {words}"
+    else:
+        text = f"{_size(bs)} {words}"
+    if rw in ("rw", "randrw"):
+        text += f" ({int(point['rwmixread_pct'])}% read)"
+    text += f" QD{int(point['iodepth'])}"
+    if int(point.get("numjobs", 1)) > 1:
+        text += f", {int(point['numjobs'])} jobs"
+    curve = point.get("curve_pct", float("nan"))
+    if curve == curve and curve > 0:
+        text += f" at {curve:g}% of the maximum rate"
+    elif int(point.get("point_rate_iops", point.get("rate_iops", 0)) or 0) > 0:
+        text += f" limited to {int(point.get('point_rate_iops', point.get('rate_iops')))} IOPS"
+    if int(point.get("round", 0) or 0) > 0:
+        text += f" (round {int(point['round'])})"
+    return text
+
+
+def _metric_values(t, metric):
+    """Each tidy() row's value of metric: the sums iops and mb_s, or the latency (us) of
+    the direction the point does (its reads when it reads, as rackbench report's spec
+    claims; NaN when it did neither)."""
+    if metric == "iops":
+        return t["iops"].astype(float)
+    if metric == "mbps":
+        return t["mb_s"].astype(float)
+    col = {"mean_us": "lat_mean_ns", "p99_us": "lat_p99_ns", "p99_9_us": "lat_p99_9_ns"}[metric]
+    rd = t["read_ios"].to_numpy() > 0
+    wr = t["write_ios"].to_numpy() > 0
+    v = np.where(rd, t[f"read_{col}"].to_numpy(dtype=float),
+                 np.where(wr, t[f"write_{col}"].to_numpy(dtype=float), np.nan))
+    return pd.Series(v / 1e3, index=t.index)
+
+
+def _model_label(row):
+    """What compare() groups drives by, as rackbench report does: the model, "(unknown
+    model)" when the file has none, a striped volume's width and unit with its model."""
+    model = row["model"] if isinstance(row["model"], str) else ""
+    members = row.get("members", 0)
+    if members == members and members > 0:  # not NaN: a drive the drives table has
+        return (f"{int(row['members'])} x {model or '?'} (volume, "
+                f"{int(row.get('stripe_bytes', 0)) >> 10} KiB unit)")
+    return model or "(unknown model)"
+
+
+def _pct_text(x):
+    """|difference| as a review prints it: whole percent from 10 %, one decimal below;
+    None when that rounds to zero."""
+    t = f"{x:.0f}" if x >= 9.95 else f"{x:.1f}"
+    return None if t in ("0", "0.0") else t
+
+
+def sentence(name, base, metric, pct, where):
+    """The review sentence for name against base at workload where: "A is 41% faster than
+    B at 4K random read QD1" (IOPS, MB/s: pct = (value / baseline - 1) x 100, "slower"
+    when negative), "A's p99 latency is 12% lower than B's at ..." (latencies: lower is
+    better). "" when pct is not a number."""
+    if pct != pct:
+        return ""
+    txt = _pct_text(abs(pct))
+    if METRICS[metric][1]:
+        if txt is None:
+            return f"{name} is as fast as {base} at {where}"
+        return f"{name} is {txt}% {'faster' if pct > 0 else 'slower'} than {base} at {where}"
+    what = METRICS[metric][2]
+    if txt is None:
+        return f"{name}'s {what} is the same as {base}'s at {where}"
+    return f"{name}'s {what} is {txt}% {'higher' if pct > 0 else 'lower'} than {base}'s at {where}"
+
+
+def compare(files, baseline, metric=None, by="model"):
+    """Models (or files) against a baseline, point by point, as a review writes it.
+
+    files: paths of results files, or open Results (a single one is taken as a list).
+    The drives of each file are grouped by model (a file of one model is one group):
+    the group is named by its model, with the file's name added when two groups have
+    the same model (two runs of one model, files of unnamed drives). Points are matched
+    across files by their name (`points.name`).
+
+    baseline: a group's name, a model (of one group only), or a file (its path or name,
+    or a Results) of one model.
+
+    metric: None for the metric each workload is judged by (judged_metric(): MB/s for
+    sequential, block-size-split and >= 64 KiB points, IOPS for random points under
+    64 KiB), or one of "iops", "mbps", "mean_us", "p99_us", "p99_9_us" for every
+    point (latencies: of the direction the point does, reads when it reads; lower is
+    better).
+
+    by: what drives are grouped by instead of the model: a tidy() column or a list of
+    them (e.g. "agent", ["model", "firmware"]); the group's name joins their values.
+
+    A group's value at a point, from the newest attempt of each drive (status ok only),
+    as `rackbench report --wide` computes it: IOPS and MB/s (summed over the
+    directions, as tidy() does) the median over the drives (the mean of the middle two
+    for an even count); mean latency over all the drives' IOs (each drive's mean
+    weighted by its IOs); p99 and p99.9 from the drives' histograms added bucket by
+    bucket -- never an average or median of percentiles.
+
+    Returns a DataFrame, one row per (point, group), in run order: point (name),
+    workload (workload()), model (the group's name), file, drives (rows with a value),
+    metric, unit, value, baseline (its name), baseline_value, pct ((value / baseline_value
+    - 1) x 100; NaN without both values), and sentence (sentence(): "A is 41% faster
+    than B at 4K random read QD1"; "" for the baseline's own rows and without a pct).
+    ValueError when the baseline names nothing, or more than one group."""
+    opened = []
+    try:
+        return _compare(files, baseline, metric, by, opened)
+    finally:
+        for r in opened:
+            r.close()
+
+
+def _compare(files, baseline, metric, by, opened):
+    """compare()'s work, with the files it opened listed in opened (closed by it)."""
+    if metric is not None:
+        key = _METRIC_NAMES.get(str(metric).lower())
+        if key is None:
+            raise ValueError(f"metric '{metric}': not one of {', '.join(METRICS)}")
+        metric = key
+    if isinstance(files, (str, bytes, os.PathLike, Results)):
+        files = [files]
+    by = [by] if isinstance(by, str) else list(by)
+    if not by:
+        raise ValueError("compare: by names no column")
+    results = []
+    for f in files:
+        if isinstance(f, Results):
+            results.append(f)
+        else:
+            r = Results(os.fsdecode(f))
+            opened.append(r)
+            results.append(r)
+    # results rows of a point or drive its file does not list are left out, as
+    # rackbench report leaves them
+    frames = [t[t["point_name"].notna() & t["path"].notna()].copy()
+              for t in (r.tidy() for r in results)]
+    for r, t in zip(results, frames):
+        for c in by:
+            if c not in t.columns:
+                raise ValueError(f"{r.path}: by '{c}': no such column of tidy()")
+    if not frames:
+        raise ValueError("compare: no files")
+
+    # the groups: (file index, model), named by the model unless two share it
+    groups = []
+    for fi, t in enumerate(frames):
+        drives = t.drop_duplicates("drive").sort_values("drive", kind="stable")
+        label = {row["drive"]: " ".join(_model_label(row) if c == "model" else str(row[c])
+                                        for c in by) for _, row in drives.iterrows()}
+        t["_group"] = t["drive"].map(label) if len(t) else ""
+        order = pd.unique(pd.Series([label[d] for d in drives["drive"]], dtype=object))
+        groups += [{"fi": fi, "model": m, "name": m} for m in order]
+    for naming in (lambda g: os.path.basename(results[g["fi"]].path),
+                   lambda g: results[g["fi"]].path, lambda g: f"#{g['fi'] + 1}"):
+        names = [g["name"] for g in groups]
+        for g in groups:
+            if names.count(g["name"]) > 1:
+                g["name"] = f"{g['model']} ({naming(g)})"
+
+    def same_file(r, b):
+        if isinstance(b, Results):
+            return r is b
+        b = os.fsdecode(b)
+        if os.path.abspath(r.path) == os.path.abspath(b):
+            return True
+        return os.path.basename(r.path) == b
+
+    names = ", ".join(f"'{g['name']}'" for g in groups) or "none"
+    base = [g for g in groups if not isinstance(baseline, Results) and g["name"] == baseline]
+    base = base or [g for g in groups if not isinstance(baseline, Results) and
+                    g["model"] == baseline]
+    if not base:
+        base = [g for g in groups if same_file(results[g["fi"]], baseline)]
+        if len(base) > 1:
+            raise ValueError(f"baseline '{baseline}': the file holds {len(base)} models "
+                             f"({', '.join(g['name'] for g in base)}): name one")
+    if not base:
+        raise ValueError(f"baseline '{baseline}' names no model or file; the models: {names}")
+    if len(base) > 1:
+        raise ValueError(f"baseline '{baseline}' is {len(base)} groups "
+                         f"({', '.join(g['name'] for g in base)}): name one")
+    base = base[0]
+
+    # the points in run order, the first file's first
+    points, seen = [], set()
+    for t in frames:
+        for _, p in t.drop_duplicates("point_name").iterrows():
+            if p["point_name"] not in seen:
+                seen.add(p["point_name"])
+                points.append(p)
+
+    cells = [{k: c for k, c in t.groupby(["point_name", "_group"], sort=False)}
+             for t in frames]
+
+    def value(g, name, m):
+        sel = cells[g["fi"]].get((name, g["model"]))
+        if sel is None:
+            return None, 0
+        ok = sel[sel["status"] == "ok"]
+        v = _metric_values(ok, m).dropna()
+        if not len(v):
+            return float("nan"), 0
+        if m in ("iops", "mbps"):
+            return float(np.median(v.to_numpy())), len(v)
+        rd = ok["read_ios"].to_numpy() > 0
+        if m == "mean_us":
+            # over all the group's IOs, not a mean of means
+            ios = np.where(rd, ok["read_ios"], ok["write_ios"]).astype(float)
+            return float((v.to_numpy() * ios).sum() / ios.sum()), len(v)
+        # a percentile of the drives' histograms added, never of their percentiles
+        counts = np.zeros(BUCKETS, dtype=np.uint64)
+        for (_, x), r in zip(ok.iterrows(), rd):
+            counts += results[g["fi"]].histogram(drive=x["drive"], point=x["point"],
+                                                 attempt=x["attempt"], direction=0 if r else 1)
+        pct = 99.0 if m == "p99_us" else 99.9
+        return percentile(counts, pct) / 1e3, len(v)
+
+    rows = []
+    for p in points:
+        m = metric or judged_metric(p)
+        where = workload(p)
+        bv, _ = value(base, p["point_name"], m)
+        bv = float("nan") if bv is None else bv
+        for g in groups:
+            v, n = value(g, p["point_name"], m)
+            if v is None:
+                continue
+            pct = (v / bv - 1.0) * 100.0 if bv == bv and bv > 0 and v == v else float("nan")
+            own = g is base
+            rows.append({"point": p["point_name"], "workload": where, "model": g["name"],
+                         "file": results[g["fi"]].path, "drives": n, "metric": m,
+                         "unit": METRICS[m][0], "value": v, "baseline": base["name"],
+                         "baseline_value": bv, "pct": pct,
+                         "sentence": "" if own else sentence(g["name"], base["name"], m, pct,
+                                                              where)})
+    cols = ["point", "workload", "model", "file", "drives", "metric", "unit", "value",
+            "baseline", "baseline_value", "pct", "sentence"]
+    out = pd.DataFrame(rows, columns=cols)
+    unit = METRICS[metric][0] if metric else "the row's unit"
+    out.attrs["units"] = {"point": "", "workload": "", "model": "", "file": "", "drives": "1",
+                          "metric": "", "unit": "", "value": unit, "baseline": "",
+                          "baseline_value": unit, "pct": "%", "sentence": ""}
+    return out
