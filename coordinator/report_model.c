@@ -73,9 +73,11 @@ size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c)
 
 enum rp_metric rp_point_metric(const struct rb_row_point *p)
 {
-	bool seq = !strcmp(p->rw, "read") || !strcmp(p->rw, "write") || !strcmp(p->rw, "rw");
-
-	return seq || !p->bs_bytes || p->bs_bytes >= 65536 ? RP_MBPS : RP_IOPS;
+	if (!p->bs_bytes) /* a block-size split */
+		return RP_MBPS;
+	if (!strcmp(p->rw, "replay"))
+		return RP_IOPS;
+	return strncmp(p->rw, "rand", 4) || p->bs_bytes >= 65536 ? RP_MBPS : RP_IOPS;
 }
 
 bool rp_is_curve(const struct rb_row_point *p)

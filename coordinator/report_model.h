@@ -115,7 +115,8 @@ bool rp_is_size_based(const struct rb_row_point *p);
 /* A cell's colour on every chart: its drive's place among every file's drives. */
 size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c);
 /* The metric a review judges a point by: MB/s for sequential IO, block-size splits and
- * blocks of 64 KiB and more; IOPS for smaller random blocks. */
+ * blocks of 64 KiB and more; IOPS for smaller random blocks and trace replays (the
+ * Python helper's judged_metric() says the same). */
 enum rp_metric rp_point_metric(const struct rb_row_point *p);
 /* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
 bool rp_is_curve(const struct rb_row_point *p);
