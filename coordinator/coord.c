@@ -51,7 +51,7 @@ static void folder_space(const char *path, char *dir, size_t dirlen, char *free_
 	if (statvfs(dir, &v))
 		snprintf(free_s, flen, "?");
 	else
-		rb_fmt_size((uint64_t)v.f_bavail * v.f_frsize, free_s, flen);
+		rb_fmt_size_human((uint64_t)v.f_bavail * v.f_frsize, free_s, flen);
 }
 
 static void report_store_failure(struct coord *k, const char *path)
@@ -91,7 +91,7 @@ static void check_space(struct coord *k, const char *path)
 	if (statvfs(dir, &v))
 		return;
 	if ((double)v.f_bavail * (double)v.f_frsize < need) {
-		rb_fmt_size((uint64_t)need, nd, sizeof(nd));
+		rb_fmt_size_human((uint64_t)need, nd, sizeof(nd));
 		rb_warn("the results folder '%s' has %s free; this run may need about %s (a full "
 			"folder stops the run: resume it once there is room)",
 			dir, fr, nd);

@@ -224,7 +224,7 @@ static void phase_sized_note(struct phase_sum *ps, uint64_t mbps, struct plan_to
 		char sz[32];
 
 		snprintf(extra, len, "; size-based: %s per drive",
-			 rb_fmt_size(ps->bytes, sz, sizeof(sz)));
+			 rb_fmt_size_human(ps->bytes, sz, sizeof(sz)));
 		if (mbps) {
 			uint64_t ns = (uint64_t)((double)ps->bytes / ((double)mbps * 1e6) * 1e9);
 

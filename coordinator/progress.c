@@ -339,30 +339,40 @@ static void draw(struct rb_progress *p, int64_t now)
 	const struct rb_point *pt = &p->c->points[p->k];
 	char el[64], eta[80];
 	struct winsize ws = { 0 };
-	unsigned rows = 24, lines = 0;
+	unsigned rows = 24, cols = 80, lines = 0;
+	size_t width = 20;
 	size_t show;
 
 	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
 		rows = ws.ws_row;
+	if (ws.ws_col >= 80)
+		cols = ws.ws_col;
 	show = p->nin < rows - 4 ? p->nin : rows - 4;
 	erase(p);
 	fprintf(stderr, "%s%s \u00b7 point %zu/%zu %s \u00b7 %s \u00b7 ETA %s%s\n",
 		p->color ? "\033[1m" : "", p->c->phases[pt->phase].name, p->k + 1, p->c->npoints,
 		pt->name, elapsed_text(p, now, el, sizeof(el)), eta_text(p, now, eta, sizeof(eta)),
 		p->color ? "\033[0m" : "");
-	fprintf(stderr, "  %-40s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
+	/* the drives' names whole where the terminal is wide enough, else cut in the middle */
+	for (size_t i = 0; i < show; i++)
+		if (strlen(p->d[p->in[i]].label) > width)
+			width = strlen(p->d[p->in[i]].label);
+	if (width > (size_t)cols - 45)
+		width = (size_t)cols - 45;
+	fprintf(stderr, "  %-*s %11s %9s %10s %6s\n", (int)width, "drive", "IOPS", "MB/s", "p99 us",
+		"temp");
 	lines = 2;
 	for (size_t i = 0; i < show; i++) {
 		const struct pdrive *d = &p->d[p->in[i]];
-		size_t l = strlen(d->label);
 		double s = (double)d->len_ns / 1e9;
-		char t[16] = "-";
+		char t[16] = "-", name[sizeof(d->label)];
 
 		if (!isnan(d->temp_c))
 			snprintf(t, sizeof(t), "%.0fC", d->temp_c);
-		fprintf(stderr, "  %s%-40.40s %11.0f %9.1f %10.1f %6s\n", l > 40 ? "~" : "",
-			l > 40 ? d->label + l - 39 : d->label, s > 0 ? (double)d->ios / s : 0,
-			s > 0 ? (double)d->bytes / s / 1e6 : 0, (double)d->p99_ns / 1e3, t);
+		fprintf(stderr, "  %-*s %11.0f %9.1f %10.1f %6s\n", (int)width,
+			rb_fit_name(d->label, width, name, sizeof(name)),
+			s > 0 ? (double)d->ios / s : 0, s > 0 ? (double)d->bytes / s / 1e6 : 0,
+			(double)d->p99_ns / 1e3, t);
 		lines++;
 	}
 	if (show < p->nin) {

@@ -685,16 +685,11 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		       l->outlier ? " outlier" : "");
 		break;
 	default: {
-		/* a long drive name keeps its end, where paths differ */
+		/* a long drive name keeps its start and its end, where names differ */
 		char d[340];
-		size_t dl;
 
 		snprintf(d, sizeof(d), "%s:%s", l->dr->agent, l->dr->id.path);
-		dl = strlen(d);
-		if (dl > 30)
-			snprintf(drive, sizeof(drive), "~%s", d + dl - 29);
-		else
-			snprintf(drive, sizeof(drive), "%s", d);
+		rb_fit_name(d, 30, drive, sizeof(drive));
 		char file[16] = "";
 
 		if (multi)

@@ -196,7 +196,7 @@ static void drives_table(FILE *o, const struct rp_report *r)
 			fputs("</td><td>", o);
 			rp_esc(o, dr->id.firmware);
 			fprintf(o, "</td><td class=\"n\">%s</td>",
-				rb_fmt_size(dr->id.size_bytes, cap, sizeof(cap)));
+				rb_fmt_size_human(dr->id.size_bytes, cap, sizeof(cap)));
 			/* the state the drive was measured in: purge, then what was written since */
 			if (last && last->purge_ns) {
 				char when[40];
@@ -215,13 +215,15 @@ static void drives_table(FILE *o, const struct rp_report *r)
 				char b[32];
 
 				fprintf(o, "<td>%s written%s, %llu passes</td>",
-					rb_fmt_size(last->written_since_purge_bytes, b, sizeof(b)),
+					rb_fmt_size_human(last->written_since_purge_bytes, b,
+							  sizeof(b)),
 					last->purge_ns ? " since" : " (no purge recorded)",
 					(unsigned long long)last->fill_passes_since_purge);
 			} else {
 				fputs("<td>new to rackbench</td>", o);
 			}
-			fprintf(o, "<td class=\"n\">%s</td>", rb_fmt_size(written, wr, sizeof(wr)));
+			fprintf(o, "<td class=\"n\">%s</td>",
+				rb_fmt_size_human(written, wr, sizeof(wr)));
 			if (isnan(temp))
 				fputs("<td class=\"n\">-</td>", o);
 			else

@@ -55,7 +55,7 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 				 rb_fmt_size(d->stripe, u, sizeof(u)));
 			printf("%-12s %-36s %-6s %-24s %-20s %-10s %9s  %s\n", d->agent, d->path,
 			       "volume", label, "-", "-",
-			       rb_fmt_size(v.id.size_bytes, sz, sizeof(sz)), verdict);
+			       rb_fmt_size_human(v.id.size_bytes, sz, sizeof(sz)), verdict);
 		}
 		for (size_t m = 0; m < (d->nmembers ? d->nmembers : 1); m++) {
 			const char *path = d->nmembers ? d->members[m].path : d->path;
@@ -67,7 +67,7 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 			       t ? t->kind : "?", t && t->model[0] ? t->model : "-",
 			       t && t->serial[0] ? t->serial : "-",
 			       t && t->firmware[0] ? t->firmware : "-",
-			       t ? rb_fmt_size(t->size_bytes, sz, sizeof(sz)) : "?",
+			       t ? rb_fmt_size_human(t->size_bytes, sz, sizeof(sz)) : "?",
 			       d->nmembers ? "(member)" : verdict);
 		}
 	}

@@ -14,7 +14,7 @@ NAMES = ["storagereview-fio", "cdn", "vdbench-4corners", "database", "snia-pts-i
 
 # (preset, phase line fragment) pairs the documented methodology fixes
 WANT = {
-    "storagereview-fio": ["phase precondition-128k: 1 point(s), 36m39s; size-based: 2t per drive",
+    "storagereview-fio": ["phase precondition-128k: 1 point(s), 36m39s; size-based: 2.00 TiB per drive",
                           "phase seq-write-128k: 1 point(s), 2m00s",
                           "phase seq-read-128k: 1 point(s), 2m00s",
                           "phase random-64k: 24 point(s), 48m00s",
@@ -35,8 +35,8 @@ WANT = {
     "crystaldiskmark": ["phase prepare: 1 point(s)", "phase seq1m-q8t1: 2 point(s), 10s",
                         "phase rnd4k-q32t16: 2 point(s), 10s"],
     "atto": ["phase atto: 36 point(s), 3m00s"],
-    "burnin": ["phase write: 1 point(s), 36m39s; size-based: 2t per drive",
-               "phase verify: 1 point(s), 18m19s; size-based: 1t per drive"],
+    "burnin": ["phase write: 1 point(s), 36m39s; size-based: 2.00 TiB per drive",
+               "phase verify: 1 point(s), 18m19s; size-based: 1.00 TiB per drive"],
     "vdi-boot": ["phase boot-storm: 2 point(s), 10m00s",
                  "boot-storm replay_speed=1", "boot-storm replay_speed=0"],
     "vdi-login": ["phase login-storm: 2 point(s), 10m00s", "login-storm replay_speed=0"],

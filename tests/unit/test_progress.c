@@ -368,10 +368,9 @@ static void test_live_view(void **st)
 	assert_non_null(strstr(screen, "rackbench: warning: a warning"));
 	assert_non_null(strstr(screen, "point 2/3 some iodepth=1"));
 	/* the second point measures one drive: no summary line in its view; its long label
-	 * keeps its end */
+	 * whole on a terminal of 160 columns */
 	assert_null(strstr(strstr(screen, "point 2/3"), "more; all drives"));
-	snprintf(err, sizeof(err), "~%s", &("a2:" LONG_PATH)[strlen("a2:" LONG_PATH) - 39]);
-	assert_non_null(strstr(strstr(screen, "point 2/3"), err));
+	assert_non_null(strstr(strstr(screen, "point 2/3"), "  a2:" LONG_PATH " "));
 	free(screen);
 	/* NO_COLOR: the same view without colour */
 	setenv("NO_COLOR", "1", 1);

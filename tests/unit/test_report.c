@@ -796,7 +796,7 @@ static void test_html_page(void **st)
 	assert_int_equal(count_of(page, "<li class=\"outlier\""), 1);
 	/* the drives' table: the purge before the run, the hottest reading, the warning */
 	assert_non_null(strstr(page, "<td>format, 2023-11-14 22:13 UTC</td>"));
-	assert_non_null(strstr(page, "<td>1g written since, 2 passes</td>"));
+	assert_non_null(strstr(page, "<td>1.00 GiB written since, 2 passes</td>"));
 	assert_non_null(strstr(page, "47 &deg;C"));
 	assert_non_null(strstr(page, ">0x4</td>"));
 	assert_non_null(strstr(page, "<td class=\"pass\">steady at round 2</td>"));

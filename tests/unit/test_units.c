@@ -113,6 +113,22 @@ static void test_size_human(void **state)
 		assert_string_equal(rb_fmt_size_human(cases[i].v, buf, sizeof(buf)), cases[i].want);
 }
 
+/* A name in a column: whole when it fits, else its start and end kept. */
+static void test_fit_name(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(rb_fit_name("a1:/dev/nvme0n1", 20, buf, sizeof(buf)),
+			    "a1:/dev/nvme0n1");
+	assert_string_equal(rb_fit_name("rack12-host07:/dev/disk/by-id/nvme-X_SERIAL0042", 30, buf,
+					sizeof(buf)),
+			    "rack12-hos...nvme-X_SERIAL0042");
+	assert_int_equal(strlen(buf), 30);
+	/* too narrow to cut sensibly: whole */
+	assert_string_equal(rb_fit_name("abcdefghijkl", 6, buf, sizeof(buf)), "abcdefghijkl");
+}
+
 static void test_format_round_trips(void **state)
 {
 	static const uint64_t sizes[] = {
@@ -142,9 +158,8 @@ static void test_format_round_trips(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_size_table),
-		cmocka_unit_test(test_duration_table),
-		cmocka_unit_test(test_format_round_trips),
+		cmocka_unit_test(test_size_table), cmocka_unit_test(test_duration_table),
+		cmocka_unit_test(test_fit_name),   cmocka_unit_test(test_format_round_trips),
 		cmocka_unit_test(test_size_human),
 	};
 
