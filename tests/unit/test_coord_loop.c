@@ -1059,19 +1059,20 @@ static void test_resume_waits_for_preflight_answer(void **st)
 /* The drive's row in plan --resolve's table: as the agent's Hello described it. */
 static void resolved_row(const char *out, const char *verdict)
 {
-	char agent[64], path[300], kind[16], model[64], serial[64], fw[32], size[32];
+	char agent[64], path[300], kind[16], model[64], serial[64], fw[32], size[32], unit[8];
 	const char *row = strstr(out, "\nh1 ");
 
 	assert_non_null(row);
-	assert_int_equal(sscanf(row, " %63s %299s %15s %63s %63s %31s %31s", agent, path, kind,
-				model, serial, fw, size),
-			 7);
+	assert_int_equal(sscanf(row, " %63s %299s %15s %63s %63s %31s %31s %7s", agent, path, kind,
+				model, serial, fw, size, unit),
+			 8);
 	assert_string_equal(path, DRIVE);
 	assert_string_equal(kind, "block");
 	assert_string_equal(model, "HARNESS");
 	assert_string_equal(serial, "H-1");
 	assert_string_equal(fw, "1");
-	assert_string_equal(size, "1g");
+	assert_string_equal(size, "1.00");
+	assert_string_equal(unit, "GiB");
 	assert_non_null(strstr(row, verdict));
 }
 
