@@ -27,6 +27,7 @@ struct rb_drive_ref {
 	char *agent;
 	char *path;		   /* a volume: its name */
 	char *serial;		   /* the identity pin: "" when the campaign pins none */
+	char *alias;		   /* the name reports give it: "" none */
 	struct rb_member *members; /* a volume's, in stripe order; NULL: a drive */
 	size_t nmembers;
 	uint64_t stripe;       /* a volume's unit in bytes (a point's 'stripe' overrides it) */

@@ -115,6 +115,10 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "path", RB_CK_DRIVE, RB_CK_STRING, NULL, "", "the drive's path on its agent", -1 },
 	{ "serial", RB_CK_DRIVE, RB_CK_STRING, NULL, "",
 	  "identity pin: the drive must report this serial", -1 },
+	{ "alias", RB_CK_DRIVE, RB_CK_STRING, NULL, "",
+	  "the name reports give the drive (\"Kingston DC3000ME #1\"), stored with the results; "
+	  "unique in the campaign, at most 63 characters",
+	  -1 },
 
 	{ "volume", RB_CK_VOLUME, RB_CK_STRING, NULL, "", "the volume's name (no '/')", -1 },
 	{ "members", RB_CK_VOLUME, RB_CK_LIST, NULL, "",

@@ -364,7 +364,7 @@ int rb_campaign_add_agent(struct rb_campaign *c, const char *agent, const struct
 }
 
 static int push_drive(struct rb_campaign *c, const char *agent, const char *path,
-		      const char *serial)
+		      const char *serial, const char *alias)
 {
 	struct rb_drive_ref *v = realloc(c->drives, (c->ndrives + 1) * sizeof(*v));
 
@@ -375,16 +375,18 @@ static int push_drive(struct rb_campaign *c, const char *agent, const char *path
 	v[c->ndrives].agent = xstrdup(agent);
 	v[c->ndrives].path = xstrdup(path);
 	v[c->ndrives].serial = xstrdup(serial ? serial : "");
+	v[c->ndrives].alias = xstrdup(alias ? alias : "");
 	c->ndrives++;
 	return 0;
 }
 
-/* A drive entry: a path, or {path, serial} (the serial pins its identity). */
+/* A drive entry: a path, or {path, serial, alias} (the serial pins its identity; the
+ * alias, where given (ret_alias), names it in reports). */
 static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, const char **ret_path,
-			const char **ret_serial)
+			const char **ret_serial, const char **ret_alias)
 {
 	char known[256], vknown[256];
-	const char *path = rb_yaml_scalar(dn), *serial = "";
+	const char *path = rb_yaml_scalar(dn), *serial = "", *alias = "";
 
 	if (dn->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *q = dn->data.mapping.pairs.start;
@@ -397,9 +399,16 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 				path = v2;
 			else if (k2 && !strcmp(k2, "serial") && v2)
 				serial = v2;
+			else if (k2 && !strcmp(k2, "alias") && v2 && ret_alias && strlen(v2) < 64)
+				alias = v2;
+			else if (k2 && !strcmp(k2, "alias") && v2 && ret_alias)
+				ERR(L, qk, k2, "an alias is at most 63 characters, not %zu",
+				    strlen(v2));
 			else
 				ERR(L, qk, k2, "unknown key '%s' in a drive (known: %s%s%s)",
-				    k2 ? k2 : "?", rb_ckey_known(RB_CK_DRIVE, known, sizeof(known)),
+				    k2 ? k2 : "?",
+				    ret_alias ? rb_ckey_known(RB_CK_DRIVE, known, sizeof(known))
+					      : "path, serial",
 				    strcmp(ctx, "drives") ? "" : "; or a volume: ",
 				    strcmp(ctx, "drives")
 					    ? ""
@@ -413,6 +422,8 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 	}
 	*ret_path = path;
 	*ret_serial = serial;
+	if (ret_alias)
+		*ret_alias = alias;
 	return true;
 }
 
@@ -470,7 +481,7 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 		const char *path, *serial;
 		struct rb_member *n;
 
-		if (!drive_entry(L, mn, "members", &path, &serial))
+		if (!drive_entry(L, mn, "members", &path, &serial, NULL))
 			continue;
 		/* a drive may be in several volumes (phases choose which they measure) */
 		bool twice = false;
@@ -498,7 +509,7 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 	}
 	if (drive_listed(L, agent, name)) {
 		ERR(L, namenode, "volume", "'%s' of agent '%s' is listed twice", name, agent);
-	} else if (!push_drive(c, agent, name, "")) {
+	} else if (!push_drive(c, agent, name, "", "")) {
 		struct rb_drive_ref *d = &c->drives[c->ndrives - 1];
 
 		d->members = mv;
@@ -590,20 +601,26 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 		for (yaml_node_item_t *di = drives->data.sequence.items.start;
 		     di < drives->data.sequence.items.top; di++) {
 			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
-			const char *path, *serial;
+			const char *path, *serial, *alias;
 
 			if (is_volume(L, dn)) {
 				load_volume(L, agent, dn);
 				continue;
 			}
-			if (!drive_entry(L, dn, "drives", &path, &serial))
+			if (!drive_entry(L, dn, "drives", &path, &serial, &alias))
 				continue;
 			if (drive_listed(L, agent, path)) {
 				ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
 				    path, agent);
 				continue;
 			}
-			if (push_drive(c, agent, path, serial))
+			for (size_t d = 0; *alias && d < c->ndrives; d++)
+				if (!strcmp(c->drives[d].alias, alias))
+					ERR(L, dn, "alias",
+					    "alias '%s' is drive '%s' of agent '%s' already: an alias "
+					    "names one drive",
+					    alias, c->drives[d].path, c->drives[d].agent);
+			if (push_drive(c, agent, path, serial, alias))
 				return;
 		}
 		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
@@ -614,5 +631,5 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *path,
 			  const char *serial)
 {
-	return push_drive(c, agent, path, serial);
+	return push_drive(c, agent, path, serial, "");
 }

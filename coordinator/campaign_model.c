@@ -65,6 +65,7 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 		free(c->drives[i].agent);
 		free(c->drives[i].path);
 		free(c->drives[i].serial);
+		free(c->drives[i].alias);
 		for (size_t m = 0; m < c->drives[i].nmembers; m++) {
 			free(c->drives[i].members[m].path);
 			free(c->drives[i].members[m].serial);

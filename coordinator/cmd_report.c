@@ -31,9 +31,9 @@ static const struct rb_popt report_opts[] = {
 	  "the head-to-head table instead: points as rows, drives or models as columns, each "
 	  "point by what it is judged by, against the baseline both ways",
 	  &F.a.wide, NULL, 0 },
-	{ RB_POPT_STRING, "by", 0, "drive|model|firmware|file",
+	{ RB_POPT_STRING, "by", 0, "drive|model|firmware|file|label=KEY",
 	  "the head-to-head table's columns (default: models when there are several, else "
-	  "files, else drives)",
+	  "files, else drives); label=KEY: each value of the agents' label KEY",
 	  &F.by, NULL, 0 },
 	{ RB_POPT_STRING, "html", 0, "FILE",
 	  "also write one self-contained page with charts (inline SVG)", &F.a.html, NULL, 0 },
@@ -90,13 +90,17 @@ static int values(void)
 	}
 	if (!F.by) {
 		F.a.by = RP_BY_AUTO;
+	} else if (!strncmp(F.by, "label=", 6) && F.by[6]) {
+		F.a.by = RP_BY_LABEL;
+		F.a.by_label = F.by + 6;
 	} else {
 		static const char *const by[] = { "", "drive", "model", "firmware", "file" };
 
 		for (F.a.by = 1; F.a.by < 5 && strcmp(by[F.a.by], F.by); F.a.by++)
 			;
 		if (F.a.by == 5) {
-			rb_err("'--by' must be drive, model, firmware or file, not '%s'", F.by);
+			rb_err("'--by' must be drive, model, firmware, file or label=KEY, not '%s'",
+			       F.by);
 			return -1;
 		}
 	}

@@ -76,6 +76,7 @@ struct ragent {
 	struct rb_peer peer;
 	enum agent_state state;
 	char host[64], kernel[128], version[16], proto[16];
+	char labels[256]; /* its labels as it said them, K=V,K=V */
 	int64_t registered_ns;
 	struct rb_identity *targets;
 	size_t ntargets;

@@ -744,6 +744,8 @@ void ing_drive_rows(struct coord *k)
 		row.drive = (uint32_t)i;
 		copy(row.agent, sizeof(row.agent), a->name);
 		copy(row.host, sizeof(row.host), a->host);
+		copy(row.alias, sizeof(row.alias), d->alias ? d->alias : "");
+		copy(row.labels, sizeof(row.labels), a->labels);
 		if (d->nmembers) {
 			row_identity(&row.id, d->path, NULL);
 			ing_volume_row(k, i, &row);

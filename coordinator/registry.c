@@ -354,6 +354,13 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 		ev = HELLO_LACKS_POINT;
 	}
 	copy(a->host, sizeof(a->host), h->hostname);
+	a->labels[0] = '\0';
+	for (size_t i = 0; i < h->nlabels; i++) {
+		size_t n = strlen(a->labels);
+
+		snprintf(a->labels + n, sizeof(a->labels) - n, "%s%s=%s", i ? "," : "",
+			 h->labels[i].key, h->labels[i].value);
+	}
 	copy(a->kernel, sizeof(a->kernel), h->kernel);
 	copy(a->version, sizeof(a->version), h->rb_version);
 	snprintf(a->proto, sizeof(a->proto), "%u.%u", m->major, m->minor);

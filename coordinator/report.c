@@ -22,7 +22,6 @@
 #include "report_model.h"
 #include "verdict.h"
 #include "units.h"
-#include "yamlcfg.h"
 
 enum fmt {
 	FMT_TABLE = RB_REPORT_TABLE,
@@ -43,7 +42,8 @@ static const char *const cols[] = { "file",
 				    "write_mean_us",
 				    "write_p99_us",
 				    "vs_baseline_pct",
-				    "outlier" };
+				    "outlier",
+				    "alias" };
 
 /* ---- loading ---- */
 
@@ -194,7 +194,13 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->dr = &f->dr[d];
 			c->res = best;
 			c->vs_base = NAN;
-			if (r->nfiles > 1)
+			/* the campaign's alias for the drive, else where it is */
+			if (c->dr->alias[0] && r->nfiles > 1)
+				snprintf(c->label, sizeof(c->label), "#%zu %s", fi + 1,
+					 c->dr->alias);
+			else if (c->dr->alias[0])
+				snprintf(c->label, sizeof(c->label), "%s", c->dr->alias);
+			else if (r->nfiles > 1)
 				snprintf(c->label, sizeof(c->label), "#%zu %s:%s", fi + 1,
 					 c->dr->agent, c->dr->id.path);
 			else
@@ -347,6 +353,17 @@ static int merge_hists(struct rp_report *r)
 	return rc;
 }
 
+/* Whether text names the cell's drive: a part of its label (its alias, or agent:path,
+ * with #file), a part of agent:path, or its serial. */
+static bool names(const struct rp_cell *c, const char *text)
+{
+	char where[340];
+
+	snprintf(where, sizeof(where), "%s:%s", c->dr->agent, c->dr->id.path);
+	return strstr(c->label, text) || strstr(where, text) ||
+	       (c->dr->id.serial[0] && !strcmp(c->dr->id.serial, text));
+}
+
 /* Each cell against the baseline drive's at its point; whether a drive matched. */
 static bool apply_baseline(struct rp_report *r)
 {
@@ -358,9 +375,7 @@ static bool apply_baseline(struct rp_report *r)
 		/* the baseline's cell at the same point name */
 		for (size_t k = 0; k < r->ncells && !b; k++)
 			if (!strcmp(r->cells[k].pt->name, r->cells[i].pt->name) &&
-			    (strstr(r->cells[k].label, r->baseline) ||
-			     (r->cells[k].dr->id.serial[0] &&
-			      !strcmp(r->cells[k].dr->id.serial, r->baseline))))
+			    names(&r->cells[k], r->baseline))
 				b = &r->cells[k];
 		if (b) {
 			found = true;
@@ -370,293 +385,6 @@ static bool apply_baseline(struct rp_report *r)
 		}
 	}
 	return found;
-}
-
-/* ---- spec files ---- */
-
-static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, const char *model,
-		      struct rp_claim *c)
-{
-	bool have_metric = false;
-	size_t errs = rb_diags_errors(d);
-
-	memset(c, 0, sizeof(*c));
-	c->rwmixread = -1;
-	c->steady = -1;
-	snprintf(c->model, sizeof(c->model), "%s", model ? model : "");
-	snprintf(c->spec_file, sizeof(c->spec_file), "%s", y->file);
-	c->line = rb_yaml_line(n);
-	if (n->type != YAML_MAPPING_NODE) {
-		rb_yaml_error(y, d, n, "claims",
-			      "a claim must be a mapping (rw, bs, a metric), not %s",
-			      rb_yaml_kind(n));
-		return -EINVAL;
-	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
-		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
-		static const char *const metrics[] = { "mbps", "iops", "mean_us", "p99_us",
-						       "p99_9_us" };
-		uint64_t u;
-		char *end;
-
-		if (!key || !val) {
-			rb_yaml_error(y, d, v, key, "'%s' must be a scalar", key ? key : "?");
-			continue;
-		}
-		if (!strcmp(key, "name")) {
-			snprintf(c->name, sizeof(c->name), "%s", val);
-		} else if (!strcmp(key, "rw")) {
-			snprintf(c->rw, sizeof(c->rw), "%s", val);
-		} else if (!strcmp(key, "bs")) {
-			if (rb_parse_size(val, &c->bs) || !c->bs)
-				rb_yaml_error(y, d, v, key,
-					      "'bs' must be a size like 4k or 128k, not '%s'", val);
-		} else if (!strcmp(key, "phase")) {
-			snprintf(c->phase, sizeof(c->phase), "%s", val);
-		} else if (!strcmp(key, "rwmixread")) {
-			if (rb_parse_u64(val, &u) || u > 100)
-				rb_yaml_error(y, d, v, key,
-					      "'rwmixread' must be a percentage 0-100, not '%s'",
-					      val);
-			else
-				c->rwmixread = (int)u;
-		} else if (!strcmp(key, "steady")) {
-			if (!strcmp(val, "true") || !strcmp(val, "false"))
-				c->steady = val[0] == 't';
-			else
-				rb_yaml_error(y, d, v, key,
-					      "'steady' must be true or false, not '%s'", val);
-		} else if (!strcmp(key, "iodepth") || !strcmp(key, "numjobs")) {
-			if (rb_parse_u64(val, &u) || !u || u > 65536)
-				rb_yaml_error(y, d, v, key, "'%s' must be a count from 1, not '%s'",
-					      key, val);
-			else if (key[0] == 'i')
-				c->iodepth = (unsigned)u;
-			else
-				c->numjobs = (unsigned)u;
-		} else {
-			size_t m;
-
-			for (m = 0; m < sizeof(metrics) / sizeof(metrics[0]); m++)
-				if (!strcmp(key, metrics[m]))
-					break;
-			if (m == sizeof(metrics) / sizeof(metrics[0])) {
-				rb_yaml_error(
-					y, d, k, key,
-					"unknown key '%s' in a claim (known: name, rw, bs, iodepth, "
-					"numjobs, rwmixread, phase, steady, and one of mbps, iops, "
-					"mean_us, p99_us, p99_9_us)",
-					key);
-				continue;
-			}
-			if (have_metric) {
-				rb_yaml_error(y, d, k, key,
-					      "a claim has one figure; '%s' is a second", key);
-				continue;
-			}
-			have_metric = true;
-			c->metric = (enum rp_metric)m;
-			c->value = strtod(val, &end);
-			if (end == val || *end || !(c->value > 0) || !isfinite(c->value))
-				rb_yaml_error(y, d, v, key,
-					      "'%s' must be a positive number, not '%s'", key, val);
-		}
-	}
-	if (!c->rw[0])
-		rb_yaml_error(y, d, n, "rw", "a claim needs 'rw' (read, write, randread, ...)");
-	else if ((!strcmp(c->rw, "rw") || !strcmp(c->rw, "randrw")) && c->rwmixread < 0)
-		rb_yaml_error(y, d, n, "rwmixread",
-			      "a claim on a mix ('%s') needs 'rwmixread': a datasheet's 70/30 "
-			      "figure is not its 50/50 one",
-			      c->rw);
-	if (!have_metric)
-		rb_yaml_error(y, d, n, "claims",
-			      "a claim needs one figure: mbps, iops, mean_us, p99_us or p99_9_us");
-	if (!c->name[0]) {
-		char bs[32];
-
-		snprintf(c->name, sizeof(c->name), "%s%s%s %s", c->rw, c->bs ? " " : "",
-			 c->bs ? rb_fmt_size(c->bs, bs, sizeof(bs)) : "",
-			 rp_metric_name(c->metric));
-	}
-	return rb_diags_errors(d) > errs ? -EINVAL : 0;
-}
-
-static int load_spec(struct rp_report *r, const char *path)
-{
-	struct rb_diags d;
-	struct rb_yaml y;
-	char *text = NULL;
-	size_t len = 0;
-	const char *model = NULL;
-	yaml_node_t *root, *claims = NULL;
-	int rc = RB_EXIT_USAGE, e;
-
-	rb_diags_init(&d);
-	e = rb_read_file(path, 1 << 20, &text, &len);
-	if (e) {
-		rb_err("cannot read spec file '%s': %s", path, strerror(-e));
-		return RB_EXIT_USAGE;
-	}
-	if (rb_yaml_load(&y, path, text, len, &d))
-		goto out;
-	root = rb_yaml_root(&y);
-	if (!root || root->type != YAML_MAPPING_NODE) {
-		rb_yaml_error(&y, &d, root, NULL, "a spec file is a mapping: model, claims");
-		goto out_yaml;
-	}
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
-		const char *key = rb_yaml_scalar(k);
-
-		if (key && !strcmp(key, "model") && rb_yaml_scalar(v))
-			model = rb_yaml_scalar(v);
-		else if (key && !strcmp(key, "claims") && v->type == YAML_SEQUENCE_NODE)
-			claims = v;
-		else if (key && (!strcmp(key, "model") || !strcmp(key, "claims")))
-			rb_yaml_error(&y, &d, v, key, "'%s' must be %s", key,
-				      key[0] == 'm' ? "a model name" : "a list of claims");
-		else
-			rb_yaml_error(&y, &d, k, key,
-				      "unknown key '%s' in a spec (known: model, claims)",
-				      key ? key : "?");
-	}
-	if (!claims && !rb_diags_errors(&d))
-		rb_yaml_error(&y, &d, root, "claims", "a spec file needs 'claims', a list");
-	for (yaml_node_item_t *it = claims ? claims->data.sequence.items.start : NULL;
-	     claims && it < claims->data.sequence.items.top; it++) {
-		struct rp_claim *nc = realloc(r->claims, (r->nclaims + 1) * sizeof(*nc));
-
-		if (!nc)
-			goto out_yaml;
-		r->claims = nc;
-		if (!spec_claim(&y, &d, rb_yaml_get(&y, *it), model, &r->claims[r->nclaims]))
-			r->nclaims++;
-	}
-	if (!rb_diags_errors(&d))
-		rc = 0;
-out_yaml:
-	rb_yaml_release(&y);
-out:
-	rb_diags_sort(&d);
-	rb_diags_print(&d, stderr);
-	rb_diags_release(&d);
-	free(text);
-	return rc;
-}
-
-/*
- * Whether a steady-state round is in its drive's measurement window: 1 yes, 0 no (before
- * it, or the drive never got there), -1 the point is not a round of a steady-state phase.
- */
-static int in_steady_window(const struct rp_file *f, const struct rb_row_point *p, uint32_t drive)
-{
-	if (!p->round)
-		return -1;
-	for (size_t i = 0; i < f->nss; i++) {
-		const struct rb_row_steady *x = &f->ss[i];
-
-		if (x->rolling || x->drive != drive || strcmp(x->phase, p->phase))
-			continue;
-		return x->steady && x->steady_round && p->round <= x->steady_round &&
-		       p->round + x->window > x->steady_round;
-	}
-	return 0;
-}
-
-/*
- * A datasheet's figure is the drive's at one workload, in steady state: a claim matches
- * its rw and what it names (block size, depth, jobs, mix, phase), never a rate-limited
- * point (it measures the limit; a curve's unthrottled run does not), a fill or other size-based point unless the claim names
- * its phase, nor a steady-state round before its window (steady: true: only those).
- */
-static bool claim_matches(const struct rp_report *r, const struct rp_claim *c,
-			  const struct rp_cell *cell)
-{
-	const struct rb_row_point *p = cell->pt;
-	int win;
-
-	if (!cell->res || strcmp(c->rw, p->rw))
-		return false;
-	if ((c->bs && c->bs != p->bs_bytes) || (c->iodepth && c->iodepth != p->iodepth) ||
-	    (c->numjobs && c->numjobs != p->numjobs) ||
-	    (c->rwmixread >= 0 && (uint32_t)c->rwmixread != p->rwmixread_pct))
-		return false;
-	if (p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0))
-		return false;
-	if (c->phase[0] ? strcmp(c->phase, p->phase) != 0 : rp_is_size_based(p))
-		return false;
-	win = in_steady_window(&r->files[cell->file], p, cell->dr->drive);
-	if (win == 0 || (c->steady == 1 && win != 1))
-		return false;
-	return !c->model[0] || strstr(cell->dr->id.model, c->model);
-}
-
-/* Higher is better for rates, lower for latencies. */
-static bool better(enum rp_metric m, double x, double than)
-{
-	return m == RP_MBPS || m == RP_IOPS ? x > than : x < than;
-}
-
-/*
- * One check per claim and drive: at the drive's best matching point, since a datasheet's
- * figure is what the drive reaches ("up to"); a claim that names every setting matches one
- * point. The verdict names the point it was judged at.
- */
-static int judge(struct rp_report *r)
-{
-	for (size_t i = 0; i < r->nclaims; i++) {
-		const struct rp_claim *c = &r->claims[i];
-		bool any = false;
-
-		for (size_t k = 0; k < r->ncells; k++) {
-			const struct rp_file *f = &r->files[r->cells[k].file];
-			const struct rp_cell *best = NULL;
-			struct rp_verdict *v, *nv;
-			double x, bx = NAN;
-
-			/* each drive of each file once, from its cell at the first point */
-			if (k >= f->cell0 + f->nd)
-				continue;
-			for (size_t j = k; j < f->cell0 + f->np * f->nd; j += f->nd) {
-				const struct rp_cell *o = &r->cells[j];
-
-				if (!claim_matches(r, c, o))
-					continue;
-				x = rp_cell_metric(o, c->metric);
-				if (!isnan(x) && (!best || better(c->metric, x, bx))) {
-					best = o;
-					bx = x;
-				}
-			}
-			if (!best)
-				continue;
-			nv = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			r->verdicts = nv;
-			v = &r->verdicts[r->nverdicts++];
-			v->claim = c;
-			v->cell = best;
-			v->measured = bx;
-			/* pct >= 100 meets the claim */
-			if (c->metric == RP_MBPS || c->metric == RP_IOPS)
-				v->pct = 100.0 * bx / c->value;
-			else
-				v->pct = bx > 0 ? 100.0 * c->value / bx : INFINITY;
-			v->pass = v->pct >= r->require_pct;
-			any = true;
-		}
-		if (!any)
-			rb_warn("%s:%u: claim '%s' matches no measured point%s%s (rate-limited, "
-				"size-based and pre-steady-state points are never judged)",
-				c->spec_file, c->line, c->name,
-				c->model[0] ? " of a drive of model " : "", c->model);
-	}
-	return 0;
 }
 
 /* ---- text outputs ---- */
@@ -672,11 +400,12 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		snprintf(vs, sizeof(vs), "%+.1f", l->vs_base);
 	switch (f) {
 	case FMT_CSV:
-		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s\n",
+		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,"
+		       "\"%s\"\n",
 		       l->file + 1, l->pt->name, l->dr->agent, l->dr->id.path, l->dr->id.model,
 		       l->dr->id.serial, status, l->iops, l->mbps, l->rd_mean_us, l->rd_p99_us,
 		       l->wr_mean_us, l->wr_p99_us, isnan(l->vs_base) ? "" : vs,
-		       l->outlier ? "yes" : "");
+		       l->outlier ? "yes" : "", l->dr->alias);
 		break;
 	case FMT_MARKDOWN:
 		printf("| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s%s |\n",
@@ -688,7 +417,10 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		/* a long drive name keeps its start and its end, where names differ */
 		char d[340];
 
-		snprintf(d, sizeof(d), "%s:%s", l->dr->agent, l->dr->id.path);
+		if (l->dr->alias[0])
+			snprintf(d, sizeof(d), "%s", l->dr->alias);
+		else
+			snprintf(d, sizeof(d), "%s:%s", l->dr->agent, l->dr->id.path);
 		rb_fit_name(d, 30, drive, sizeof(drive));
 		char file[16] = "";
 
@@ -838,7 +570,7 @@ static int load(struct rp_report *r, const struct rb_report_args *a)
 	int rc;
 
 	for (size_t i = 0; i < a->nspecs; i++)
-		if ((rc = load_spec(r, a->specs[i])))
+		if ((rc = rp_load_spec(r, a->specs[i])))
 			return rc;
 	r->files = calloc(a->nfiles, sizeof(*r->files));
 	if (!r->files)
@@ -891,7 +623,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		rc = RB_EXIT_USAGE;
 		goto out;
 	}
-	if (judge(r)) {
+	if (rp_judge(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
@@ -967,7 +699,8 @@ out:
 int rb_report(const struct rb_report_args *a)
 {
 	struct rp_report r = { .require_pct = a->require_pct > 0 ? a->require_pct : 90.0,
-			       .baseline = a->baseline };
+			       .baseline = a->baseline,
+			       .by_label = a->by_label };
 
 	return report(&r, a);
 }

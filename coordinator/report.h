@@ -27,6 +27,7 @@ struct rb_report_args {
 	double require_pct;   /* the share of each claim to reach; 0: 90 */
 	bool wide;	      /* the head-to-head table instead of a row per point and drive */
 	int by;		      /* its columns: enum rp_by (report_h2h.h); 0: chosen */
+	const char *by_label; /* by an agent label: its key */
 };
 
 /* The report printed (and its page written). Returns the exit code: 5 below a spec. */

@@ -37,6 +37,22 @@ static void subject_of(const struct rp_report *r, const struct rp_cell *c, enum 
 	case RP_BY_FILE:
 		snprintf(buf, len, "#%zu %s", c->file + 1, r->files[c->file].campaign);
 		break;
+	case RP_BY_LABEL: {
+		/* KEY=VALUE among the agent's labels, K=V,K=V */
+		size_t kl = strlen(r->by_label);
+		const char *l = c->dr->labels;
+
+		while (*l && !(!strncmp(l, r->by_label, kl) && l[kl] == '=')) {
+			l = strchr(l, ',');
+			l = l ? l + 1 : "";
+		}
+		if (*l)
+			snprintf(buf, len, "%s=%.*s", r->by_label, (int)strcspn(l + kl + 1, ","),
+				 l + kl + 1);
+		else
+			snprintf(buf, len, "no %s label", r->by_label);
+		break;
+	}
 	default:
 		snprintf(buf, len, "%s", c->label);
 		break;
@@ -515,8 +531,9 @@ void rp_h2h_text(const struct rp_h2h *h, int format, FILE *out)
 
 void rp_h2h_html(FILE *o, const struct rp_h2h *h)
 {
-	static const char *const by[] = { "", "drive", "model", "model, firmware and capacity",
-					  "file" };
+	static const char *const by[] = { "",	   "drive",
+					  "model", "model, firmware and capacity",
+					  "file",  "an agent's label" };
 	char b[200];
 
 	fputs("<h2 data-section=\"head-to-head\">Head to head</h2>\n<p class=\"note\">By ", o);

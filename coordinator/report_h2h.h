@@ -19,6 +19,7 @@ enum rp_by {
 	RP_BY_MODEL,	/* each model (a volume: its width and unit too) */
 	RP_BY_FIRMWARE, /* each model, firmware and capacity */
 	RP_BY_FILE,	/* each results file */
+	RP_BY_LABEL,	/* each value of an agent's label (rp_report.by_label) */
 };
 
 struct rp_h2h_row {

@@ -93,7 +93,8 @@ struct rp_report {
 	const char *baseline;
 	double require_pct;
 	bool methodology_differs;
-	struct rp_h2h *h2h; /* the head-to-head table (report_h2h.h) */
+	struct rp_h2h *h2h;   /* the head-to-head table (report_h2h.h) */
+	const char *by_label; /* its columns by this label of the drives' agents */
 };
 
 /* Outlier rule: |x - median| > max(3.5 * 1.4826 * MAD, 10% of the median). */
@@ -120,6 +121,12 @@ size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c);
 enum rp_metric rp_point_metric(const struct rb_row_point *p);
 /* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
 bool rp_is_curve(const struct rb_row_point *p);
+
+/* A spec file's claims added to r->claims: 0, or RB_EXIT_USAGE with every error said
+ * (report_spec.c). */
+int rp_load_spec(struct rp_report *r, const char *path);
+/* Each claim judged against the cells into r->verdicts: 0 or -ENOMEM (report_spec.c). */
+int rp_judge(struct rp_report *r);
 
 int rp_html(const struct rp_report *r, const char *path);
 /* fio's JSON (json+ with plus) of every cell with a result, to out (report_fio.c). */

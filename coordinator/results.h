@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 8
+#define RB_RESULTS_SCHEMA_VERSION 9
 
 struct rb_row_agent {
 	char name[64];
@@ -40,6 +40,8 @@ struct rb_row_drive {
 	struct rb_identity id;
 	uint64_t stripe_bytes; /* a striped volume's unit (its points may override); 0: a drive */
 	uint32_t members;      /* a volume's members (the members table); 0: a drive */
+	char alias[64];	       /* the campaign's name for it (schema 9 on); "": none */
+	char labels[256];      /* its agent's labels, K=V,K=V (schema 9 on) */
 };
 
 /* One member of a striped volume, as its agent opened it. */

@@ -58,6 +58,8 @@ static const struct field drive_f[] = {
 	IDENTITY_FIELDS(struct rb_row_drive),
 	FLD(struct rb_row_drive, stripe_bytes, FT_U64, "B"),
 	FLD(struct rb_row_drive, members, FT_U32, "1"),
+	FLD(struct rb_row_drive, alias, FT_STR, ""),
+	FLD(struct rb_row_drive, labels, FT_STR, ""),
 };
 static const struct field member_f[] = {
 	FLD(struct rb_row_member, drive, FT_U32, ""),

@@ -7,7 +7,9 @@ Chromium, has the summary and contents, the head-to-head table (absolute values,
 ways, each equal to what the rows give), the CrystalDiskMark grid, ATTO's MB/s against
 transfer size, the fills of every drive of every file on one chart, p99 against queue
 depth and the curves' peak table; every series keeps one colour on every chart. The
-screenshot is kept (artifacts/review.png). --wide prints the same figures."""
+screenshot is kept (artifacts/review.png). --wide prints the same figures. The campaign's
+alias for a drive and its agents' labels are in the drives' rows, the alias names it in
+the report, and --by label=rack makes a column per rack."""
 import csv
 import io
 import os
@@ -17,7 +19,7 @@ import statistics
 
 import synth
 from htmlpage import CHROMIUM, Charts, render
-from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
+from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
 if not CHROMIUM:
@@ -56,7 +58,13 @@ def figures(path):
 
 with Tmp() as tmp:
     ep = f"tcp://127.0.0.1:{free_port()}"
-    agents = file_agents(ep, tmp, "rev")
+    agents = []
+    for name, rack in (("a1", "r12"), ("a2", "r13")):
+        os.makedirs(os.path.join(tmp, name), exist_ok=True)
+        t = [f"{name}/disk0.dat", f"{name}/disk1.dat"]
+        agents.append(Agent(ep, f"rev-{name}", t, allow=t, cwd=tmp,
+                            state_dir=os.path.join(tmp, name),
+                            extra=["--label", f"rack={rack}", "--label", "model=B"]))
     try:
         r = run([COORD, "run", os.path.join(SRC, "tests", "campaigns", "review.yaml"),
                  "--listen", ep, "--results", os.path.join(tmp, "out")])
@@ -66,6 +74,20 @@ with Tmp() as tmp:
     check(r.returncode == 0, f"campaign: {r.returncode}\n{r.stderr}")
     src = [os.path.join(tmp, "out", x) for x in os.listdir(os.path.join(tmp, "out"))
            if x.endswith(".h5")][0]
+    # the campaign's alias and the agents' labels are the drives' rows
+    with h5py.File(src, "r") as h:
+        dr = {(d["agent"].decode(), d["path"].decode()): d for d in h["drives"][:]}
+    check(dr[("rev-a2", "a2/disk1.dat")]["alias"] == b"Kingston DC3000ME #1" and
+          dr[("rev-a1", "a1/disk0.dat")]["alias"] == b"", "the alias stored")
+    check(all(sorted(d["labels"].decode().split(",")) == sorted(
+        [f"rack={'r12' if a == 'rev-a1' else 'r13'}", "model=B"]) for (a, _), d in dr.items()),
+        f"the labels stored: {[d['labels'] for d in dr.values()]}")
+    r = run([COORD, "report", src, "--wide", "--by", "label=rack", "--format", "csv"])
+    check(r.returncode == 0 and r.stdout.startswith(
+        'point,workload,metric,"rack=r12","rack=r13",'), f"by label: {r.stdout[:200]}")
+    r = run([COORD, "report", src])
+    check(r.returncode == 0 and "Kingston DC3000ME #1" in r.stdout and
+          "a2/disk1.dat" not in r.stdout, "the alias names the drive")
     files = []
     for i, (model, scale) in enumerate(MODELS.items()):
         f = os.path.join(tmp, f"model-{'abc'[i]}.h5")

@@ -173,6 +173,11 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 			 drives[d].members ? "volume" : "block");
 		x.id.size_bytes = 1ULL << 40;
 		x.members = drives[d].members;
+		/* the campaign's name for one drive, and the agents' labels */
+		if (d == 2)
+			snprintf(x.alias, sizeof(x.alias), "ACME #2");
+		snprintf(x.labels, sizeof(x.labels), "rack=r%d,model=%s", d < 2 ? 12 : 13,
+			 d == 4 ? "V" : "B");
 		x.stripe_bytes = drives[d].members ? 131072 : 0;
 		assert_int_equal(rb_results_drive(r, &x), 0);
 	}
@@ -341,12 +346,13 @@ static void test_csv_figures_are_the_rows(void **st)
 	line = strtok_r(o.out, "\n", &save);
 	assert_non_null(line);
 	assert_string_equal(line, "file,point,drive,model,serial,status,iops,mb_s,read_mean_us,"
-				  "read_p99_us,write_mean_us,write_p99_us,vs_baseline_pct,outlier");
+				  "read_p99_us,write_mean_us,write_p99_us,vs_baseline_pct,outlier,alias");
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		char *f[16], label[128];
 		size_t p, d;
 
-		assert_int_equal(csv_fields(line, f, 16), 14);
+		assert_int_equal(csv_fields(line, f, 16), 15);
+		assert_string_equal(f[14], strcmp(f[2], "a2:/dev/nvme0n1") ? "" : "ACME #2");
 		for (p = 0; p < NP && strcmp(points[p].name, f[1]); p++)
 			;
 		for (d = 0; d < ND; d++) {
@@ -648,8 +654,21 @@ static void test_wide_table(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	assert_non_null(strstr(o.out, "\"a1:/dev/nvme0n1 vs a1:/dev/nvme1n1 %\""));
 	out_free(&o);
-	assert_run(RB_EXIT_USAGE, err, "'--by' must be drive, model, firmware or file, not 'x'",
+	assert_run(RB_EXIT_USAGE, err,
+		   "'--by' must be drive, model, firmware, file or label=KEY, not 'x'",
 		   rb_report_cmd, "report", fx->path, "--wide", "--by", "x");
+	/* by an agent label: its values as columns */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--wide", "--by", "label=rack", "--format",
+		"csv");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	snprintf(want, sizeof(want), "point,workload,metric,\"rack=r12\",\"rack=r13\",");
+	assert_true(!strncmp(o.out, want, strlen(want)));
+	out_free(&o);
+	/* an alias names its drive in every table; its agent:path still finds it */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "a2:/dev/nvme0n1");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_int_equal(count_of(o.out, " ACME #2 "), NP);
+	out_free(&o);
 	/* a model names a baseline too; nothing at all is refused */
 	assert_run(RB_EXIT_OK, out, "baseline: 2 x M2", rb_report_cmd, "report", fx->path, "--wide",
 		   "--baseline", "M2");
