@@ -40,6 +40,7 @@ struct rb_selector {
 	char *agent;
 	char *model, *serial, *firmware; /* "" any; model and firmware: substrings */
 	unsigned count;
+	bool at_least; /* count is a floor ("all": 1, ">= N"): every match is taken */
 	unsigned line, column;
 };
 
@@ -52,6 +53,7 @@ struct rb_agent_group {
 	char **labels; /* "KEY=VALUE", all required */
 	size_t nlabels;
 	unsigned count;
+	bool at_least; /* count is a floor ("all": 1, ">= N"): every match is taken */
 	char **drives; /* paths, or none with a selector */
 	size_t ndrives;
 	bool has_select;

@@ -104,13 +104,19 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "name", RB_CK_AGENTS, RB_CK_STRING, NULL, "*", "a glob of agent names: jbof-*", -1 },
 	{ "labels", RB_CK_AGENTS, RB_CK_MAPPING, NULL, "",
 	  "labels the agents must carry (rackbench-agent --label K=V)", -1 },
-	{ "count", RB_CK_AGENTS, RB_CK_UINT, NULL, "", "how many agents the group takes", -1 },
+	{ "count", RB_CK_AGENTS, RB_CK_STRING, NULL, "",
+	  "how many agents the group takes: N (the first N by name), 'all' (every match that "
+	  "connects, at least one) or '>= N'",
+	  -1 },
 
 	{ "model", RB_CK_SELECT, RB_CK_STRING, NULL, "", "a substring of the drive's model", -1 },
 	{ "serial", RB_CK_SELECT, RB_CK_STRING, NULL, "", "the drive's serial", -1 },
 	{ "firmware", RB_CK_SELECT, RB_CK_STRING, NULL, "", "a substring of the drive's firmware",
 	  -1 },
-	{ "count", RB_CK_SELECT, RB_CK_UINT, NULL, "", "how many drives must match", -1 },
+	{ "count", RB_CK_SELECT, RB_CK_STRING, NULL, "",
+	  "how many drives must match: N (exactly), 'all' (every match, at least one) or '>= N' "
+	  "(every match, at least N)",
+	  -1 },
 
 	{ "path", RB_CK_DRIVE, RB_CK_STRING, NULL, "", "the drive's path on its agent", -1 },
 	{ "serial", RB_CK_DRIVE, RB_CK_STRING, NULL, "",

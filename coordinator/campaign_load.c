@@ -148,6 +148,32 @@ static void add_agent(struct rb_campaign *c, const char *agent)
 	c->agents[c->nagents++] = xstrdup(agent);
 }
 
+/*
+ * A count of drives or agents: N (exactly), "all" (every match, at least one) or ">= N"
+ * (every match, at least N). 0, or -EINVAL.
+ */
+static int parse_count(const char *val, unsigned *count, bool *at_least)
+{
+	uint64_t u;
+
+	*at_least = false;
+	if (!strcmp(val, "all")) {
+		*count = 1;
+		*at_least = true;
+		return 0;
+	}
+	if (!strncmp(val, ">=", 2)) {
+		val += 2;
+		while (*val == ' ')
+			val++;
+		*at_least = true;
+	}
+	if (rb_parse_u64(val, &u) || !u || u > 100000)
+		return -EINVAL;
+	*count = (unsigned)u;
+	return 0;
+}
+
 /* select: {model, serial, firmware, count} -- drives chosen when the agent connects. */
 static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 			  struct rb_selector *tmpl)
@@ -162,7 +188,6 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
-		uint64_t u;
 
 		if (!key || !val) {
 			ERR(L, v, key,
@@ -174,11 +199,11 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 		} else if (!strcmp(key, "firmware")) {
 			firmware = val;
 		} else if (!strcmp(key, "count")) {
-			if (rb_parse_u64(val, &u) || !u || u > 100000)
+			if (parse_count(val, &sel.count, &sel.at_least))
 				ERR(L, v, key,
-				    "'count' must be the number of drives expected, from 1");
-			else
-				sel.count = (unsigned)u;
+				    "'count' must be the number of drives expected (from 1), 'all' or "
+				    "'>= N', not '%s'",
+				    val);
 			have_count = true;
 		} else {
 			ERR(L, k, key, "unknown key '%s' in select (known: %s)", key,
@@ -187,8 +212,10 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 	}
 	if (!have_count)
 		ERR(L, n, "count", "'select' needs 'count': how many drives it must find");
-	if (!*model && !*serial && !*firmware)
-		ERR(L, n, "select", "'select' needs model, serial or firmware to choose by");
+	/* 'all' of an agent's drives needs nothing to choose by; a number of them does */
+	if (!*model && !*serial && !*firmware && !sel.at_least)
+		ERR(L, n, "select",
+		    "'select' needs model, serial or firmware to choose by (or count: all)");
 	if (tmpl) {
 		/* an agent group's: copied to each agent chosen */
 		*tmpl = sel;
@@ -246,7 +273,6 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 	     p++) {
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
-		uint64_t u;
 
 		if (key && !strcmp(key, "labels")) {
 			if (!want(L, v, YAML_MAPPING_NODE, "labels", "a mapping of label: value"))
@@ -275,11 +301,11 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 			free(g.name);
 			g.name = xstrdup(val);
 		} else if (!strcmp(key, "count")) {
-			if (rb_parse_u64(val, &u) || !u || u > 100000)
+			if (parse_count(val, &g.count, &g.at_least))
 				ERR(L, v, key,
-				    "'count' must be the number of agents expected, from 1");
-			else
-				g.count = (unsigned)u;
+				    "'count' must be the number of agents expected (from 1), 'all' or "
+				    "'>= N', not '%s'",
+				    val);
 			have_count = true;
 		} else {
 			ERR(L, k, key, "unknown key '%s' in agents (known: %s)", key,

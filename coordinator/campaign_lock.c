@@ -100,7 +100,7 @@ static void lock_groups(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, ya
 		/* the first group whose name pattern takes it (its labels were seen when the
 		 * lock was made; the serials pin the drives now) */
 		for (size_t g = 0; g < c->ngroups; g++) {
-			if (got[g] >= c->groups[g].count ||
+			if ((!c->groups[g].at_least && got[g] >= c->groups[g].count) ||
 			    (*c->groups[g].name && fnmatch(c->groups[g].name, agent, 0)))
 				continue;
 			got[g]++;
@@ -115,8 +115,9 @@ static void lock_groups(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, ya
 		if (got[g] && got[g] < G->count)
 			ERR(L, n, "lock",
 			    "the lock holds %u agent(s) of the group named '%s', the campaign "
-			    "asks for %u: run 'rackbench plan --lock' again",
-			    got[g], *G->name ? G->name : "*", G->count);
+			    "asks for %s%u: run 'rackbench plan --lock' again",
+			    got[g], *G->name ? G->name : "*", G->at_least ? "at least " : "",
+			    G->count);
 		if (got[g]) {
 			rb_agent_group_release(G);
 			continue;
@@ -140,11 +141,11 @@ static void selectors_locked(struct loader *L, yaml_node_t *n, const char *path,
 	for (size_t k = 0; k < c->nselectors; k++) {
 		struct rb_selector *s = &c->selectors[k];
 
-		if (taken[k] && taken[k] != s->count)
+		if (taken[k] && (s->at_least ? taken[k] < s->count : taken[k] != s->count))
 			ERR(L, n, "lock",
 			    "the lock '%s' holds %u drive(s) of agent '%s' for its select, the "
-			    "campaign asks for %u: run 'rackbench plan --lock' again",
-			    path, taken[k], s->agent, s->count);
+			    "campaign asks for %s%u: run 'rackbench plan --lock' again",
+			    path, taken[k], s->agent, s->at_least ? "at least " : "", s->count);
 		if (!taken[k]) {
 			c->selectors[kept++] = *s;
 			continue;

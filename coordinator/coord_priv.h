@@ -69,7 +69,8 @@ enum agent_state {
 
 const char *coord_phase_name(enum coord_phase p);
 
-#define LOST_AFTER_NS 5000000000LL /* no traffic for this long during a point: lost */
+#define LOST_AFTER_NS 5000000000LL   /* no traffic for this long during a point: lost */
+#define GROUP_SETTLE_NS 3000000000LL /* a group of "all" agents: quiet this long, it is whole */
 
 struct ragent {
 	const char *name;

@@ -200,6 +200,30 @@ static int await_agents(struct coord *k, enum agent_state least, int64_t deadlin
 	}
 }
 
+/*
+ * A group of "all" or ">= N" agents takes every match: once it has its floor, the agents
+ * still connecting join it until none has come for GROUP_SETTLE_NS (the wait's deadline
+ * at most), so a fleet starting up is taken whole.
+ */
+static void settle_groups(struct coord *k, int64_t deadline)
+{
+	bool open = false;
+	size_t seen = k->ncands;
+	int64_t quiet = coord_now(k);
+
+	for (size_t g = 0; g < k->c->ngroups; g++)
+		open |= k->c->groups[g].at_least;
+	while (open && !loop_stopped(k) && coord_now(k) < deadline &&
+	       coord_now(k) - quiet < GROUP_SETTLE_NS) {
+		pump(k, 100);
+		drain(k);
+		if (k->ncands != seen) {
+			seen = k->ncands;
+			quiet = coord_now(k);
+		}
+	}
+}
+
 int loop_wait_agents(struct coord *k)
 {
 	int64_t deadline = coord_now(k) + (int64_t)k->c->wait_ns;
@@ -227,6 +251,7 @@ int loop_wait_agents(struct coord *k)
 		pump(k, 100);
 		drain(k);
 	}
+	settle_groups(k, deadline);
 	return reg_resolve_groups(k);
 }
 

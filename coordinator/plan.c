@@ -157,13 +157,16 @@ static int plan_resolve(struct rb_campaign *c, const struct rb_plan_args *pa)
 static void plan_header(const struct rb_campaign *c)
 {
 	unsigned selected = 0;
+	bool more = false;
 
-	for (size_t i = 0; i < c->nselectors; i++)
+	for (size_t i = 0; i < c->nselectors; i++) {
 		selected += c->selectors[i].count;
+		more |= c->selectors[i].at_least;
+	}
 	printf("campaign %s: %zu agent(s), %zu drive(s)", c->name, c->nagents, c->ndrives);
 	if (c->nselectors)
-		printf(" + %u chosen by identity when their agents connect (--resolve shows them)",
-		       selected);
+		printf(" + %s%u chosen by identity when their agents connect (--resolve shows them)",
+		       more ? "at least " : "", selected);
 	printf(", %zu phase(s), %zu point(s)%s\n", c->nphases, c->npoints,
 	       rb_campaign_writes(c) ? ", writes (destructive)" : ", read-only");
 }

@@ -219,7 +219,8 @@ size_t reg_groups_short(struct coord *k, bool report, bool choose)
 		unsigned found = 0;
 		char names[512] = "";
 
-		for (size_t i = 0; i < k->ncands && found < G->count; i++) {
+		/* "all" and ">= N" take every match; N takes the first N by name */
+		for (size_t i = 0; i < k->ncands && (G->at_least || found < G->count); i++) {
 			struct cand *x = &k->cands[i];
 
 			if (x->taken || !cand_matches(G, x))
@@ -241,11 +242,12 @@ size_t reg_groups_short(struct coord *k, bool report, bool choose)
 					snprintf(labels + strlen(labels),
 						 sizeof(labels) - strlen(labels), "%s%s",
 						 l ? ", " : "", G->labels[l]);
-				rb_err("%s:%u:%u: the campaign expects %u agent(s) named '%s'%s%s; %u "
+				rb_err("%s:%u:%u: the campaign expects %s%u agent(s) named '%s'%s%s; %u "
 				       "connected%s%s: missing agents",
-				       c->file, G->line, G->column, G->count,
-				       *G->name ? G->name : "*", labels[0] ? " with labels " : "",
-				       labels, found, names[0] ? ": " : "", names);
+				       c->file, G->line, G->column, G->at_least ? "at least " : "",
+				       G->count, *G->name ? G->name : "*",
+				       labels[0] ? " with labels " : "", labels, found,
+				       names[0] ? ": " : "", names);
 			}
 		} else if (choose) {
 			rb_info("agents named '%s': chose %s", *G->name ? G->name : "*", names);
@@ -491,7 +493,9 @@ int reg_select_drives(struct coord *k, struct rb_campaign *c)
 		unsigned found = 0;
 		char what[256];
 
-		what[0] = '\0';
+		snprintf(what, sizeof(what), "any identity");
+		if (sel->model[0] || sel->serial[0] || sel->firmware[0])
+			what[0] = '\0';
 		if (sel->model[0])
 			snprintf(what, sizeof(what), "model ~ %s", sel->model);
 		if (sel->serial[0])
@@ -509,13 +513,15 @@ int reg_select_drives(struct coord *k, struct rb_campaign *c)
 			    (volumes && volume_member(k, a->name, x->path)))
 				continue; /* a volume's members are the volume's */
 			found++;
-			if (found <= sel->count && reg_drive_index(k, a->name, x->path) < 0)
+			if ((sel->at_least || found <= sel->count) &&
+			    reg_drive_index(k, a->name, x->path) < 0)
 				rb_campaign_add_drive(c, a->name, x->path, x->serial);
 		}
-		if (found != sel->count) {
+		if (sel->at_least ? found < sel->count : found != sel->count) {
 			rb_err("%s:%u:%u: agent '%s' offers %u drive(s) with %s; the campaign expects "
-			       "%u%s",
-			       c->file, sel->line, sel->column, sel->agent, found, what, sel->count,
+			       "%s%u%s",
+			       c->file, sel->line, sel->column, sel->agent, found, what,
+			       sel->at_least ? "at least " : "", sel->count,
 			       found < sel->count ? ": missing drives" : "");
 			rc = RB_EXIT_USAGE;
 		} else {

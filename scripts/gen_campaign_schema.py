@@ -198,7 +198,7 @@ def main():
                                                                             "description": "a glob: jbof-*"},
                                                                    "labels": {"type": "object",
                                                                               "additionalProperties": {"type": "string"}},
-                                                                   "count": {"type": "integer", "minimum": 1}}},
+                                                                   "count": {"$ref": "#/definitions/count"}}},
                                          "select": {"type": "object", "additionalProperties": False,
                                                     "description": "the agent's drives matching model/firmware "
                                                                    "(substrings) and serial, chosen when it "
@@ -209,7 +209,7 @@ def main():
                                                     "properties": {"model": {"type": "string"},
                                                                    "serial": {"type": "string"},
                                                                    "firmware": {"type": "string"},
-                                                                   "count": {"type": "integer", "minimum": 1}}},
+                                                                   "count": {"$ref": "#/definitions/count"}}},
                                          "drives": {"type": "array", "minItems": 1,
                                                     "items": {"oneOf": [
                                                         DRIVE,
@@ -282,6 +282,8 @@ def main():
             },
         },
         "definitions": {
+            "count": {"oneOf": [{"type": "integer", "minimum": 1},
+                                {"type": "string", "pattern": "^(all|>= ?[1-9][0-9]*|[1-9][0-9]*)$"}]},
             "size": {"oneOf": [{"type": "integer", "minimum": 0},
                                {"type": "string", "pattern": SIZE}],
                      "description": "bytes; binary units: 4k = 4096, 1m, 2g"},

@@ -6,7 +6,8 @@ Four agents: g-a1, g-a2 (rack=r1), g-a3 (rack=r2), g-b1 (rack=r1). The group
 {name: g-a*, labels: {rack: r1}, count: 2} takes g-a1 and g-a2 -- not g-a3 (another
 rack) nor g-b1 (another name) -- each with its d0.dat; g-b1 is named on its own. The
 run exits 0 and the file holds those three agents' drives. Asking for 3 such agents
-fails after `wait`, exit 1, naming the group's line, what it expected and who came."""
+fails after `wait`, exit 1, naming the group's line, what it expected and who came.
+`count: all` takes every such agent (the same two); `">= 3"` fails as 3 does."""
 import glob
 import os
 import subprocess
@@ -65,6 +66,23 @@ with Tmp() as tmp:
         check(f"{camp}:7:13: the campaign expects 3 agent(s) named 'g-a*' with labels rack=r1; "
               "2 connected: g-a1, g-a2: missing agents" in r.stderr, "names what is missing")
         check(not glob.glob(os.path.join(tmp, "out2", "*.h5")), "nothing ran")
+
+        # count: all -- every matching agent that connected, the same two
+        with open(camp, "w") as f:
+            f.write(CAMPAIGN.format(wait="20s", count="all"))
+        r = run([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out3")],
+                timeout=90)
+        check(r.returncode == 0 and "agents named 'g-a*': chose g-a1, g-a2" in r.stderr,
+              f"count all: {r.returncode}\n{r.stderr[-1500:]}")
+        with h5py.File(glob.glob(os.path.join(tmp, "out3", "groups-*.h5"))[0], "r") as h:
+            got = sorted(d["agent"].decode() for d in h["drives"][:])
+        check(got == ["g-a1", "g-a2", "g-b1"], f"count all: {got}")
+        with open(camp, "w") as f:
+            f.write(CAMPAIGN.format(wait="3s", count='">= 3"'))
+        r = run([COORD, "run", camp, "--listen", ep, "--results", os.path.join(tmp, "out4")],
+                timeout=60)
+        check(r.returncode == 1 and "the campaign expects at least 3 agent(s) named 'g-a*'" in
+              r.stderr, f"at least 3: {r.returncode}\n{r.stderr[-1500:]}")
     finally:
         for a in agents:
             a.stop()

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Targets chosen by identity: `select: {model, serial, firmware, count}` takes the drives
-an agent offers that match, when it connects; exactly `count` must match, or the campaign
+an agent offers that match, when it connects; exactly `count` must match (or, with
+`all` or `">= N"`, every match is taken and at least one or N must be), or the campaign
 stops before any IO naming the agent, the selection and what is missing (exit 2). The
 chosen drives run like listed ones and are pinned to the serial they were chosen by."""
 import glob
@@ -57,6 +58,29 @@ with Tmp() as tmp:
               "expects 4: missing drives" in r.stderr, r.stderr)
         check(not os.path.exists(os.path.join(tmp, "out2")) or
               not glob.glob(os.path.join(tmp, "out2", "*.h5")), "no results file")
+
+        # every match, or at least N of them: all three taken either way
+        for count in ("all", '">= 2"'):
+            c = campaign(tmp, f"{{model: file, count: {count}}}")
+            out = os.path.join(tmp, f"out-{count[:3]}")
+            r = run([COORD, "run", c, "--listen", ep, "--results", out])
+            check(r.returncode == 0 and "3 drive(s) with model ~ file selected" in r.stderr,
+                  f"count {count}: {r.returncode}\n{r.stderr}")
+            with h5py.File(glob.glob(os.path.join(out, "sel-*.h5"))[0], "r") as h:
+                check(sorted(d["path"].decode() for d in h["drives"][:]) == have,
+                      f"count {count}: every match")
+        c = campaign(tmp, '{model: file, count: ">= 4"}')
+        r = run([COORD, "run", c, "--listen", ep, "--results", os.path.join(tmp, "out4")])
+        check(r.returncode == 2 and "offers 3 drive(s) with model ~ file; the campaign expects "
+              "at least 4: missing drives" in r.stderr, r.stderr)
+        # every drive the agent offers needs nothing to choose by
+        c = campaign(tmp, "{count: all}")
+        r = run([COORD, "plan", c])
+        check(r.returncode == 0 and "+ at least 1 chosen by identity" in r.stdout, r.stdout)
+        c = campaign(tmp, "{model: file, count: most}")
+        r = run([COORD, "plan", c])
+        check(r.returncode == 2 and "'count' must be the number of drives expected (from 1), "
+              "'all' or '>= N', not 'most'" in r.stderr, r.stderr)
 
         c = campaign(tmp, "{serial: NOPE-1, count: 1}")
         r = run([COORD, "run", c, "--listen", ep, "--results", os.path.join(tmp, "out3")])

@@ -122,7 +122,11 @@ static void test_selector_and_group_errors(void **st)
 		{ "{agent: a, select: {model: [M], count: 1}}", "[M]",
 		  "'select' takes model, serial, firmware and count, each a scalar" },
 		{ "{agent: a, select: {model: M, count: 0}}", "0}",
-		  "'count' must be the number of drives expected, from 1" },
+		  "'count' must be the number of drives expected (from 1), 'all' or '>= N', not '0'" },
+		{ "{agent: a, select: {model: M, count: '>= x'}}", "'>= x'",
+		  "'count' must be the number of drives expected (from 1), 'all' or '>= N', not '>= x'" },
+		{ "{agent: a, drives: [{path: x, alias: A}, {path: y, alias: A}]}", "{path: y",
+		  "alias 'A' is drive 'x' of agent 'a' already: an alias names one drive" },
 		{ "{agent: a, select: {model: M, count: 1, size: 3}}", "size",
 		  "unknown key 'size' in select (known: model, serial, firmware, count)" },
 		{ "{agent: a, select: {model: M}}", "{model",
@@ -139,7 +143,7 @@ static void test_selector_and_group_errors(void **st)
 		{ "{agents: {name: [h], count: 1}, drives: [x]}", "[h]",
 		  "'agents' takes name, labels and count" },
 		{ "{agents: {name: h, count: many}, drives: [y]}", "many",
-		  "'count' must be the number of agents expected, from 1" },
+		  "'count' must be the number of agents expected (from 1), 'all' or '>= N', not 'many'" },
 		{ "{agents: {name: h, count: 1, zone: 3}, drives: [x]}", "zone",
 		  "unknown key 'zone' in agents (known: name, labels, count)" },
 		{ "{agents: {name: h}, drives: [x]}", "{name",
@@ -225,14 +229,14 @@ static void test_targets_load(void **st)
 		"  - agent: a\n"
 		"    drives:\n"
 		"      - /dev/x\n"
-		"      - {path: /dev/y, serial: SY}\n"
+		"      - {path: /dev/y, serial: SY, alias: 'ACME #1'}\n"
 		"      - {volume: v, stripe: 64k, members: [/dev/m0, {path: /dev/m1, serial: S1}]}\n"
 		"  - agent: b\n"
 		"    select: {model: M, firmware: F2, count: 2}\n"
-		"  - agents: {name: 'rack1-*', labels: {zone: a, row: '3'}, count: 2}\n"
+		"  - agents: {name: 'rack1-*', labels: {zone: a, row: '3'}, count: '>= 2'}\n"
 		"    drives: [/dev/p, /dev/q]\n"
 		"  - agents: {labels: {zone: b}, count: 1}\n"
-		"    select: {serial: SN, count: 1}\n" PHASES;
+		"    select: {serial: SN, count: all}\n" PHASES;
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
 	const char *keys[] = { "row", "zone" }, *vals[] = { "3", "a" }, *other[] = { "3", "b" };
@@ -248,6 +252,8 @@ static void test_targets_load(void **st)
 	assert_string_equal(c->drives[0].serial, "");
 	assert_string_equal(c->drives[1].path, "/dev/y");
 	assert_string_equal(c->drives[1].serial, "SY");
+	assert_string_equal(c->drives[1].alias, "ACME #1");
+	assert_string_equal(c->drives[0].alias, "");
 	assert_string_equal(c->drives[2].path, "v");
 	assert_int_equal(c->drives[2].nmembers, 2);
 	assert_int_equal(c->drives[2].stripe, 65536);
@@ -259,8 +265,14 @@ static void test_targets_load(void **st)
 	assert_string_equal(c->selectors[0].firmware, "F2");
 	assert_string_equal(c->selectors[0].serial, "");
 	assert_int_equal(c->selectors[0].count, 2);
+	assert_false(c->selectors[0].at_least);
 	assert_int_equal(c->ngroups, 2);
 	assert_int_equal(c->groups[0].count, 2);
+	assert_true(c->groups[0].at_least);
+	assert_false(c->groups[1].at_least);
+	/* 'all': every match, at least one */
+	assert_int_equal(c->groups[1].select.count, 1);
+	assert_true(c->groups[1].select.at_least);
 	assert_int_equal(c->groups[0].ndrives, 2);
 	assert_int_equal(c->groups[0].nlabels, 2);
 	assert_false(c->groups[0].has_select);
