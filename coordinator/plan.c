@@ -198,8 +198,10 @@ static void phase_count(const struct rb_campaign *c, size_t ph, uint64_t capacit
 			continue;
 		ps->n++;
 		ps->curves += c->points[i].curve_pct == 0;
+		/* a purge's or a fill's own time is the drive's; the idle after it is planned */
 		if (c->points[i].purge[0]) {
 			ps->purges++;
+			ps->all_ns += P->idle_ns;
 			continue;
 		}
 		if (wl->io_size || wl->passes) {
@@ -208,6 +210,7 @@ static void phase_count(const struct rb_campaign *c, size_t ph, uint64_t capacit
 			ps->psized++;
 			ps->bytes += x;
 			ps->bytes_known &= x > 0;
+			ps->all_ns += P->idle_ns;
 			continue;
 		}
 		ps->all_ns += wl->ramp_ns + wl->runtime_ns + P->idle_ns;

@@ -110,7 +110,8 @@ static void test_plan_phases_and_times(void **st)
 				      "MiB of journal"));
 	assert_non_null(strstr(o.out, ", plus the drives chosen when agents connect, plus the "
 				      "size-based points' (--assume-capacity, --assume-mbps)\n"));
-	assert_non_null(strstr(o.out, "phase fill: 1 point(s), 0s; size-based: 20.0 GiB per drive\n"));
+	assert_non_null(
+		strstr(o.out, "phase fill: 1 point(s), 0s; size-based: 20.0 GiB per drive\n"));
 	assert_non_null(strstr(o.out, "phase qd: 3 point(s), 45s\n  measures: /dev/x0\n"));
 	assert_non_null(strstr(o.out, "phase ss: steady state over 2 point(s) per round, 3 to 5 "
 				      "rounds: 6 to 10 points, 6m00s to 10m00s\n"));
@@ -142,8 +143,9 @@ static void test_plan_phases_and_times(void **st)
 	/* at 1000 MB/s the fill's 20 GiB take 21.5 s, in the phase and the total */
 	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-mbps", "1000");
 	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "phase fill: 1 point(s), 21.5s; size-based: 20.0 GiB per drive, "
-				      "21.5s at 1000 MB/s\n"));
+	assert_non_null(strstr(o.out,
+			       "phase fill: 1 point(s), 21.5s; size-based: 20.0 GiB per drive, "
+			       "21.5s at 1000 MB/s\n"));
 	assert_non_null(strstr(o.out, "time: 8m06s to 12m06s"));
 	out_free(&o);
 	rb_campaign_free(c);
@@ -167,7 +169,8 @@ static void test_plan_size_based(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	assert_non_null(strstr(o.out, "phase half: 1 point(s), size-based: time depends on the "
 				      "drives (--assume-capacity, --assume-mbps)\n"));
-	assert_non_null(strstr(o.out, "phase some: 1 point(s), 0s; size-based: 3.00 GiB per drive\n"));
+	assert_non_null(
+		strstr(o.out, "phase some: 1 point(s), 0s; size-based: 3.00 GiB per drive\n"));
 	assert_non_null(strstr(o.out, "size-based (passes)"));
 	assert_non_null(strstr(o.out, "size-based (io_size)"));
 	assert_non_null(strstr(o.out, "time: 0s (idle included), plus size-based points"));
@@ -183,8 +186,9 @@ static void test_plan_size_based(void **st)
 	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-capacity", "210g", "--assume-mbps",
 		"3");
 	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "phase some: 1 point(s), 17m53s; size-based: 3.00 GiB per drive, "
-				      "17m53s at 3 MB/s\n"));
+	assert_non_null(strstr(o.out,
+			       "phase some: 1 point(s), 17m53s; size-based: 3.00 GiB per drive, "
+			       "17m53s at 3 MB/s\n"));
 	out_free(&o);
 }
 
@@ -202,8 +206,9 @@ static void test_plan_size_based_all_timed(void **st)
 			     "    matrix: {iodepth: [1, 2]}\n");
 	cap_run(&o, rb_plan_cmd, "plan", fx->file, "--assume-mbps", "1000");
 	assert_int_equal(o.rc, RB_EXIT_OK);
-	assert_non_null(strstr(o.out, "phase fill: 2 point(s), 2.15s; size-based: 2.00 GiB per drive, "
-				      "2.15s at 1000 MB/s\n"));
+	assert_non_null(strstr(o.out,
+			       "phase fill: 2 point(s), 2.15s; size-based: 2.00 GiB per drive, "
+			       "2.15s at 1000 MB/s\n"));
 	assert_non_null(strstr(o.out, "time: 2.15s (idle included)\n"));
 	/* 1 GiB at 1000 MB/s: 1.07 s, two intervals of 1 s, at each point */
 	assert_non_null(strstr(o.out, "results: about 4 sample rows: "));
@@ -214,6 +219,19 @@ static void test_plan_size_based_all_timed(void **st)
 	/* without the rate their time is open, and said so */
 	assert_run(RB_EXIT_OK, out, "time: 0s (idle included), plus size-based points", rb_plan_cmd,
 		   "plan", fx->file);
+	/* the idle after each fill is planned time either way */
+	write_text(fx->file, "targets: [{agent: a, drives: [d]}]\n"
+			     "phases:\n"
+			     "  - name: fill\n"
+			     "    workload: {rw: write, bs: 128k, size: 1g, passes: 1}\n"
+			     "    matrix: {iodepth: [1, 2]}\n"
+			     "    idle: 30s\n");
+	assert_run(RB_EXIT_OK, out, "time: 1m00s (idle included), plus size-based points",
+		   rb_plan_cmd, "plan", fx->file);
+	assert_run(RB_EXIT_OK, out,
+		   "phase fill: 2 point(s), 1m02s; size-based: 2.00 GiB per drive, "
+		   "2.15s at 1000 MB/s\n",
+		   rb_plan_cmd, "plan", fx->file, "--assume-mbps", "1000");
 }
 
 /* A read-only campaign of more than 100 points lists them only when asked. */
