@@ -722,10 +722,13 @@ static void send_drive_result(struct agent *a, size_t t)
 	m.dr.verify_checked = res->verify.checked;
 	m.dr.verify_mismatches = res->verify.bad;
 	result_history(a, t, res, &m);
-	for (unsigned k = 0; k < res->nmismatches; k++)
-		rb_err("point %u drive '%s': verify mismatch at offset %" PRIu64 ": %s", p->point,
-		       p->drives[t], res->mismatches[k].offset,
-		       rb_verify_kind_name(res->mismatches[k].kind));
+	/* one line per drive: the offsets go with the result, into the io_errors table */
+	if (res->nmismatches)
+		rb_err("point %u drive '%s': %" PRIu64 " verification mismatch(es) in %" PRIu64
+		       " block(s) checked, the first at offset %" PRIu64 " (%s)",
+		       p->point, p->drives[t], (uint64_t)res->verify.bad,
+		       (uint64_t)res->verify.checked, res->mismatches[0].offset,
+		       rb_verify_kind_name(res->mismatches[0].kind));
 	rb_msg_init(&e, RB_MSG_RESULT);
 	e.result = m.dr;
 	rb_delivery_send(a, &e);

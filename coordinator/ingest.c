@@ -131,6 +131,9 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 
 		rb_results_bs(k->res, &b);
 	}
+	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
+	uint32_t err = 0;
+
 	for (size_t i = 0; i < dr->nio_errors; i++) {
 		const struct rb_msg_io_error *e = &dr->io_errors[i];
 		struct rb_row_ioerror row = { .drive = (uint32_t)di,
@@ -144,14 +147,30 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 					      .count = e->count ? e->count : 1 };
 
 		rb_results_ioerror(k->res, &row);
-		/* a mismatch comes as EILSEQ (agent/point.c); the agent said it already */
-		if (row.err == EILSEQ)
-			continue;
-		rb_err("agent '%s' drive '%s': %s error at offset %" PRIu64 " (%u bytes), %" PRIu64
-		       " time(s): %s",
-		       a->name, dr->drive, e->direction ? "write" : "read", e->offset, e->length,
-		       row.count, strerror((int)row.err));
+		/* a mismatch comes as EILSEQ (agent/point.c) */
+		size_t m = row.err == EILSEQ;
+
+		if (!n[m] || row.offset < first[m])
+			first[m] = row.offset;
+		if (!m && !err)
+			err = row.err;
+		n[m] += row.count;
 	}
+	/* one line per drive and point: every one is in the io_errors table */
+	char ioe[160] = "", mis[128] = "";
+
+	if (n[0])
+		snprintf(ioe, sizeof(ioe),
+			 "%" PRIu64 " IO error(s) (%s), the first at offset %" PRIu64, n[0],
+			 strerror((int)err), first[0]);
+	if (n[1])
+		snprintf(mis, sizeof(mis),
+			 "%" PRIu64 " verification mismatch(es), the first at offset %" PRIu64,
+			 n[1], first[1]);
+	if (n[0] || n[1])
+		rb_err("agent '%s' drive '%s' point %u: %s%s%s; each is in the results' io_errors "
+		       "table",
+		       a->name, dr->drive, dr->point, ioe, n[0] && n[1] ? "; " : "", mis);
 }
 
 static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_result *dr)
