@@ -73,6 +73,13 @@ with Tmp() as tmp:
         check(r.returncode == 5, f"exit {r.returncode}, want 5: a drive failed")
         check("verdicts: 4 drive(s): 2 FAIL, 1 INCOMPLETE, 1 PASS" in r.stdout,
               "the run prints the verdicts")
+        # the terminal says each failing drive's errors once per point, not once per IO
+        said = [x for x in r.stderr.splitlines() if "each is in the results' io_errors" in x]
+        check(said and all(x.count("IO error(s)") + x.count("mismatch(es)") >= 1 for x in said)
+              and len(said) == len(set(said)) and len(said) <= 4,
+              f"IO errors said per drive and point: {said}")
+        check(any("IO error(s) (Input/output error), the first at offset 8388608" in x
+                  for x in said), f"the EIO drive's line: {said}")
 
         res = glob.glob(os.path.join(tmp, "out", "*.h5"))[0]
         with h5py.File(res, "r") as h:
