@@ -28,7 +28,15 @@ static const struct rb_popt plan_opts[] = {
 	  "'lock: FILE' then runs only on them",
 	  &F.a.lock, NULL, 0 },
 	{ RB_POPT_STRING, "listen", 0, "ENDPOINT",
-	  "with --resolve: where agents connect (default: the campaign's)", &F.a.listen, NULL, 0 },
+	  "with --resolve: where agents connect (default: the campaign's); resolves in this "
+	  "process",
+	  &F.a.listen, NULL, 0 },
+	{ RB_POPT_STRING, "control", 0, "PATH",
+	  "with --resolve: the service's control socket (default $RACKBENCH_CONTROL, else the "
+	  "service's); a service there resolves on its agents and writes the lock",
+	  &F.a.ctl, NULL, 0 },
+	{ RB_POPT_FLAG, "no-service", 0, NULL,
+	  "with --resolve: in this process even when a service listens", &F.a.no_service, NULL, 0 },
 	{ RB_POPT_STRING, "assume-capacity", 0, "SIZE",
 	  "a drive's capacity, for the bytes of fills and passes", &F.capacity, NULL, 0 },
 	{ RB_POPT_STRING, "assume-mbps", 0, "N",

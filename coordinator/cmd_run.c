@@ -136,26 +136,6 @@ static void on_signal(int sig)
 }
 
 /* path as an absolute one (for a service with another working folder); NULL stays. */
-static char *absolute(const char *path)
-{
-	char cwd[4096], *r = NULL;
-
-	if (!path)
-		return NULL;
-	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return strdup(path);
-	if (asprintf(&r, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return r;
-}
-
-/* A service listening on the control socket, unless --no-service; its path in buf. */
-static bool use_service(const char *ctl, bool no_service, char *buf, size_t len)
-{
-	rb_control_path(ctl, buf, len);
-	return !no_service && rb_service_present(buf);
-}
-
 int rb_run_cmd(int argc, char **argv)
 {
 	char cpath[4096];
@@ -177,18 +157,18 @@ int rb_run_cmd(int argc, char **argv)
 	rb_diags_release(&d);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (R.detach && !use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
+	if (R.detach && !rb_service_use(R.ctl, R.no_service, cpath, sizeof(cpath))) {
 		rb_err("--detach hands the run to a service, and none listens on %s", cpath);
 		rb_campaign_free(c);
 		return RB_EXIT_USAGE;
 	}
-	if (use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
+	if (rb_service_use(R.ctl, R.no_service, cpath, sizeof(cpath))) {
 		/* the service's socket and keys serve every run */
 		/* no folder given by flag or campaign: the service's (serve --results) */
 		bool own = R.results || strcmp(c->results_dir, ".");
 		char *f = realpath(R.file, NULL),
-		     *res = own ? absolute(R.results ? R.results : c->results_dir) : NULL,
-		     *ev = absolute(R.events);
+		     *res = own ? rb_path_absolute(R.results ? R.results : c->results_dir) : NULL,
+		     *ev = rb_path_absolute(R.events);
 
 		if (R.insecure || R.listen || R.key || R.agent_keys)
 			rb_warn("--insecure, --listen, --key and --agent-keys are the service's: "
@@ -255,8 +235,8 @@ int rb_resume_cmd(int argc, char **argv)
 		rb_err("%s", err);
 		return RB_EXIT_USAGE;
 	}
-	if (use_service(R.ctl, R.no_service, cpath, sizeof(cpath))) {
-		char *p = absolute(R.path), *ev = absolute(R.events);
+	if (rb_service_use(R.ctl, R.no_service, cpath, sizeof(cpath))) {
+		char *p = rb_path_absolute(R.path), *ev = rb_path_absolute(R.events);
 
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);

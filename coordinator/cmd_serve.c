@@ -70,7 +70,7 @@ int rb_serve_cmd(int argc, char **argv)
 /* The clients' flags. */
 static struct {
 	const char *ctl, *id;
-	bool json;
+	bool json, drives;
 } C;
 
 #define CONTROL_OPT                                                                                      \
@@ -87,6 +87,18 @@ static struct {
 static const struct rb_popt agents_opts[] = {
 	CONTROL_OPT,
 	{ RB_POPT_FLAG, "json", 0, NULL, "one JSON document", &C.json, NULL, 0 },
+	{ RB_POPT_FLAG, "drives", 0, NULL,
+	  "each agent's drives too, as its last Hello offered them: path, kind, model, serial, "
+	  "firmware, capacity",
+	  &C.drives, NULL, 0 },
+	END_OPT,
+};
+static const struct rb_popt status_opts[] = {
+	CONTROL_OPT,
+	{ RB_POPT_FLAG, "json", 0, NULL,
+	  "one JSON document: the state, the point, the planned time left, each drive's last "
+	  "interval (IOPS, MB/s, p99, temperature, IO errors) and the queue",
+	  &C.json, NULL, 0 },
 	END_OPT,
 };
 static const struct rb_popt control_opts[] = { CONTROL_OPT, END_OPT };
@@ -97,7 +109,8 @@ const struct rb_popt_cmd rb_coord_agents_spec = {
 	.name = "rackbench agents",
 	.summary = "the agents registered with the running service",
 	.desc = "The agents registered with the running service: name, host, version, protocol,\n"
-		"targets, seconds since last heard, whether a run uses them, and labels (K=V).",
+		"targets, seconds since last heard, whether a run uses them, and labels (K=V);\n"
+		"with --drives, each agent's drives under it.",
 	.opts = agents_opts,
 };
 
@@ -106,8 +119,9 @@ const struct rb_popt_cmd rb_coord_status_spec = {
 	.summary = "the service's run going on, or the last one ended, and its queue",
 	.desc = "The service's run going on (point k of n, results file) or the last one ended\n"
 		"(its exit code), then the runs queued behind it; with RUN-ID, that run (running,\n"
-		"queued, or ended: then its exit code is this command's).",
-	.opts = control_opts,
+		"queued, or ended: then its exit code is this command's). --json adds each drive's\n"
+		"figures of its last interval while a run goes on.",
+	.opts = status_opts,
 	.args = status_args,
 };
 
@@ -128,7 +142,7 @@ static int control(const struct rb_popt_cmd *spec, const char *cmd, int argc, ch
 	r = rb_parseopt(spec, argc, argv, NULL);
 	if (r)
 		return rb_parseopt_exit(r);
-	return rb_control_ask(cmd, C.ctl, C.id, C.json);
+	return rb_control_ask(cmd, C.ctl, C.id, C.json, C.drives);
 }
 
 int rb_agents_cmd(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include "jsonout.h"
 #include "log.h"
 #include "transport.h"
+#include "units.h"
 
 /* One request, one reply. Returns the reply (to free), or NULL with the error logged. */
 static char *ask(const char *path, const char *req, size_t len, int timeout_ms)
@@ -83,11 +84,51 @@ static void print_labels_json(char *labels)
 	printf("}");
 }
 
-/* The service's agents: a table, or JSON (labels: a service before 1.5 sends none). */
-static void print_agents(char *rep, bool json)
+/* A reply line's tab-separated fields into f (at most max); how many. */
+static int split_tabs(char *line, char **f, int max)
+{
+	int n = 0;
+
+	for (char *t = line; n < max; n++) {
+		f[n] = t;
+		t = strchr(t, '\t');
+		if (!t)
+			return n + 1;
+		*t++ = '\0';
+	}
+	return n;
+}
+
+/* A target line of an agent ("+" PATH KIND MODEL SERIAL FIRMWARE BYTES), as it prints. */
+static void print_drive(char **f, bool json, bool first)
+{
+	char sz[32];
+
+	if (!json) {
+		printf("  %-38s %-7s %-24s %-20s %-10s %s\n", f[1], f[2], *f[3] ? f[3] : "-",
+		       *f[4] ? f[4] : "-", *f[5] ? f[5] : "-",
+		       rb_fmt_size_human(strtoull(f[6], NULL, 10), sz, sizeof(sz)));
+		return;
+	}
+	printf("%s{\"path\": ", first ? "" : ", ");
+	rb_json_str(stdout, f[1]);
+	printf(", \"kind\": ");
+	rb_json_str(stdout, f[2]);
+	printf(", \"model\": ");
+	rb_json_str(stdout, f[3]);
+	printf(", \"serial\": ");
+	rb_json_str(stdout, f[4]);
+	printf(", \"firmware\": ");
+	rb_json_str(stdout, f[5]);
+	printf(", \"capacity_bytes\": %llu}", strtoull(f[6], NULL, 10));
+}
+
+/* The service's agents: a table, or JSON (labels: a service before 1.5 sends none); with
+ * drives, each agent's targets after it ("drives" in JSON). */
+static void print_agents(char *rep, bool json, bool drives)
 {
 	char *save = NULL, *line = strtok_r(rep + 3, "\n", &save);
-	bool first = true;
+	bool first = true, inlist = false, dfirst = true;
 
 	if (json)
 		printf("[");
@@ -96,19 +137,18 @@ static void print_agents(char *rep, bool json)
 		       "proto", "targets", "heard s", "state", "labels");
 	for (; line; line = strtok_r(NULL, "\n", &save)) {
 		char *f[8] = { 0 };
-		int n = 0;
+		int n = split_tabs(line, f, 8);
 
-		for (char *t = line; n < 8; n++) {
-			f[n] = t;
-			t = strchr(t, '\t');
-			if (!t) {
-				n++;
-				break;
-			}
-			*t++ = '\0';
+		if (!strcmp(f[0], "+") && n >= 7) {
+			print_drive(f, json, dfirst);
+			dfirst = false;
+			continue;
 		}
 		if (n < 7)
 			continue;
+		if (inlist)
+			printf("]}");
+		inlist = false;
 		char none[1] = "";
 
 		if (!f[7])
@@ -124,13 +164,21 @@ static void print_agents(char *rep, bool json)
 			       "\"state\": \"%s\", \"labels\": ",
 			       f[3], f[4], f[5], f[6]);
 			print_labels_json(f[7]);
-			printf("}");
+			if (drives) {
+				printf(", \"drives\": [");
+				inlist = true;
+				dfirst = true;
+			} else {
+				printf("}");
+			}
 		} else {
 			printf("%-24s %-20s %-10s %-6s %7s %9s %-8s %s\n", f[0], f[1], f[2], f[3],
 			       f[4], f[5], f[6], *f[7] ? f[7] : "-");
 		}
 		first = false;
 	}
+	if (inlist)
+		printf("]}");
 	if (json)
 		printf("%s]\n", first ? "" : "\n");
 }
@@ -199,14 +247,93 @@ static int print_status(const char *rep, const char *id)
 	return rc;
 }
 
-int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json)
+/* A field of the reply as a JSON member: a string, or a number (raw). */
+static void json_field(const char *rep, const char *key, bool number, bool *first)
+{
+	char v[4096];
+
+	if (!rb_control_field(rep, key, v, sizeof(v)))
+		return;
+	printf("%s\"%s\": ", *first ? "" : ", ", key);
+	if (number && *v && strspn(v, "0123456789.-") == strlen(v))
+		printf("%s", v);
+	else
+		rb_json_str(stdout, v);
+	*first = false;
+}
+
+/* A running run's "drive=NAME\tIOPS\tMBPS\tP99\tTEMP\tERRORS\tMEASURED" lines. */
+static void json_drives(const char *rep)
+{
+	bool first = true;
+
+	printf(", \"drives\": [");
+	for (const char *p = strstr(rep, "\ndrive="); p; p = strstr(p + 1, "\ndrive=")) {
+		char line[1024], *f[8] = { 0 };
+		size_t n = strcspn(p + 7, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p + 7);
+		if (split_tabs(line, f, 8) < 7)
+			continue;
+		printf("%s{\"drive\": ", first ? "" : ", ");
+		rb_json_str(stdout, f[0]);
+		printf(", \"measured\": %s, \"iops\": %s, \"mb_s\": %s, \"p99_us\": %s, "
+		       "\"temperature_c\": %s, \"io_errors\": %s}",
+		       strcmp(f[6], "0") ? "true" : "false", f[1], f[2], f[3],
+		       strcmp(f[4], "nan") && strcmp(f[4], "-nan") ? f[4] : "null", f[5]);
+		first = false;
+	}
+	printf("]");
+}
+
+/* `status --json`: the reply as one JSON object (the exit code as print_status). */
+static int status_json(const char *rep, const char *id)
+{
+	static const char *const text[] = { "state", "id",	"campaign",
+					    "phase", "results", "position" };
+	static const char *const nums[] = { "point", "points", "exit", "planned_left_s",
+					    "size_based_left" };
+	char ex[16];
+	bool first = true, any = false;
+
+	printf("{");
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		json_field(rep, text[i], false, &first);
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		json_field(rep, nums[i], true, &first);
+	if (strstr(rep, "\nstate=running"))
+		json_drives(rep);
+	printf("%s\"queue\": [", first ? "" : ", ");
+	for (const char *p = strstr(rep, "\nqueued="); p; p = strstr(p + 1, "\nqueued=")) {
+		int len = (int)strcspn(p + 8, "\n");
+		const char *sp = memchr(p + 8, ' ', (size_t)len);
+		char rid[64], camp[256];
+
+		if (!sp)
+			continue;
+		snprintf(rid, sizeof(rid), "%.*s", (int)(sp - (p + 8)), p + 8);
+		snprintf(camp, sizeof(camp), "%.*s", (int)(p + 8 + len - sp - 1), sp + 1);
+		printf("%s{\"id\": ", any ? ", " : "");
+		rb_json_str(stdout, rid);
+		printf(", \"campaign\": ");
+		rb_json_str(stdout, camp);
+		printf("}");
+		any = true;
+	}
+	printf("]}\n");
+	if (id && rb_control_field(rep, "exit", ex, sizeof(ex)))
+		return (int)strtol(ex, NULL, 10);
+	return RB_EXIT_OK;
+}
+
+int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json, bool drives)
 {
 	char path[4096], req[256], *rep;
 	int rc = RB_EXIT_OK;
 
 	rb_control_path(ctl, path, sizeof(path));
-	snprintf(req, sizeof(req), "%s\n%s%s%s", cmd, id ? "id=" : "", id ? id : "",
-		 id ? "\n" : "");
+	snprintf(req, sizeof(req), "%s\n%s%s%s%s", cmd, id ? "id=" : "", id ? id : "",
+		 id ? "\n" : "", drives ? "drives=1\n" : "");
 	rep = ask(path, req, strlen(req), 5000);
 	if (!rep)
 		return RB_EXIT_FAILED;
@@ -215,9 +342,9 @@ int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json)
 		return RB_EXIT_FAILED;
 	}
 	if (!strcmp(cmd, "agents")) {
-		print_agents(rep, json);
+		print_agents(rep, json, drives);
 	} else if (!strcmp(cmd, "status")) {
-		rc = print_status(rep, id);
+		rc = json ? status_json(rep, id) : print_status(rep, id);
 	} else {
 		char v[64], dq[8];
 
@@ -272,7 +399,8 @@ static char *submit_request(const struct rb_submit *sub, size_t *len)
 
 	if (!f)
 		return NULL;
-	fprintf(f, "%s\n%s=%s\n", sub->kind, !strcmp(sub->kind, "run") ? "file" : "path", sub->arg);
+	fprintf(f, "%s\n%s=%s\n", sub->kind, !strcmp(sub->kind, "resume") ? "path" : "file",
+		sub->arg);
 	if (sub->results_dir)
 		fprintf(f, "results=%s\n", sub->results_dir);
 	/* where results go when neither the run nor the service names a folder: here */
@@ -282,6 +410,8 @@ static char *submit_request(const struct rb_submit *sub, size_t *len)
 		fprintf(f, "events=%s\n", sub->events);
 	if (sub->queue)
 		fprintf(f, "queue=1\n");
+	if (sub->lock)
+		fprintf(f, "lock=%s\n", sub->lock);
 	fprintf(f, "\n%s", sub->text ? sub->text : "");
 	fclose(f);
 	return req;

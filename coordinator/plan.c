@@ -18,6 +18,7 @@
 #include "jsonout.h"
 #include "log.h"
 #include "options.h"
+#include "serve.h"
 #include "units.h"
 
 static const char *type_name(enum rb_opt_type t)
@@ -142,12 +143,29 @@ static int plan_resolve(struct rb_campaign *c, const struct rb_plan_args *pa)
 	struct sigaction sa = { .sa_handler = on_stop };
 	int rc;
 
+	char cpath[4096];
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* the agents are the service's when one runs: it resolves on them, and writes the lock */
+	if (!pa->listen && rb_service_use(pa->ctl, pa->no_service, cpath, sizeof(cpath))) {
+		char *f = realpath(pa->file, NULL), *lock = rb_path_absolute(pa->lock);
+
+		rc = rb_service_submit(&(struct rb_submit){ .ctl = cpath,
+							    .kind = "resolve",
+							    .arg = f ? f : pa->file,
+							    .text = c->text,
+							    .lock = lock,
+							    .interrupted = &stop_flag });
+		free(f);
+		free(lock);
+		rb_campaign_free(c);
+		return rc;
+	}
 	if (pa->listen) {
 		free(c->listen);
 		c->listen = strdup(pa->listen);
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	rc = rb_coord_resolve(c, &(struct rb_coord_opts){ .stop = &stop_flag }, pa->lock);
 	rb_campaign_free(c);
 	rb_tx_context_term();

@@ -10,6 +10,8 @@
 struct rb_plan_args {
 	const char *file;	   /* the campaign */
 	const char *lock, *listen; /* --resolve's lock file to write, its endpoint; NULL */
+	const char *ctl;	   /* --resolve: the service's control socket (NULL: default) */
+	bool no_service;	   /* --resolve in this process even when a service listens */
 	bool list, resolve;	   /* every point; the drives as their agents see them */
 	uint64_t capacity, mbps;   /* assumed per drive; 0 unknown */
 };

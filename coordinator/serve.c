@@ -25,54 +25,10 @@
 #include "keys.h"
 #include "log.h"
 #include "metrics.h"
+#include "serve_priv.h"
 #include "transport.h"
 
 /* ---- the service ---- */
-
-struct reg {
-	char name[64], host[64], version[16], proto[16];
-	size_t ntargets;
-	int64_t first_ns, last_ns; /* wall clock */
-	struct rb_peer peer;
-	struct rb_msg *hello; /* its last Hello, for the next run */
-};
-
-#define QUEUE_MAX 64 /* runs waiting their turn */
-
-struct done_run {
-	char id[48], campaign[128], results[4096];
-	int rc;
-};
-
-struct service {
-	void *router, *control;
-	struct rb_zap *zap;
-	struct reg *agents;
-	size_t nagents, cap;
-	const char *results_dir, *log_dir;
-	const char *listen, *key, *agent_keys; /* its own: what a run's journal records */
-	/* the run going on */
-	bool running;
-	char id[48];
-	const struct rb_campaign *c;
-	struct rb_coord_state state;
-	/* the last runs, for `status ID` */
-	struct done_run done[16];
-	unsigned ndone;
-	unsigned seq;
-	/* runs submitted with queue=1 while another ran, in order; each answered already */
-	struct queued {
-		char id[48], log[4200], campaign[128];
-		char *req;
-	} queue[QUEUE_MAX];
-	unsigned nqueue;
-	bool answered; /* the request being loaded was answered when it was queued */
-	/* serve --metrics: its page, the samples of runs ended, when it was last rendered */
-	struct rb_metrics *metrics;
-	uint64_t samples, run_samples;
-	bool metrics_dirty;
-	int64_t metrics_at;
-};
 
 static volatile sig_atomic_t quit, abort_run;
 
@@ -112,14 +68,6 @@ static struct reg *reg_find(struct service *s, const char *name, bool add)
 	return &s->agents[s->nagents++];
 }
 
-static bool in_run(struct service *s, const char *name)
-{
-	for (size_t i = 0; s->running && s->c && i < s->c->nagents; i++)
-		if (!strcmp(s->c->agents[i], name))
-			return true;
-	return false;
-}
-
 /* The metrics page from the registry (heard within 5 s), the run and its figures (l). */
 static void metrics_feed(struct service *s, const struct rb_coord_live *l)
 {
@@ -148,13 +96,34 @@ static void metrics_feed(struct service *s, const struct rb_coord_live *l)
 	s->metrics_at = now;
 }
 
-/* A run's figures, from its loop. */
+/* A run's figures, from its loop: each drive's kept for `status`, and the metrics. */
 static void on_live(void *arg, const struct rb_coord_live *l)
 {
 	struct service *s = arg;
 
 	s->run_samples = l->samples;
-	metrics_feed(s, l);
+	if (l->ndrives != s->nlive) {
+		struct svc_drive *n = realloc(s->live, (l->ndrives + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		s->live = n;
+		s->nlive = l->ndrives;
+	}
+	for (size_t i = 0; i < l->ndrives; i++) {
+		const struct rb_live_drive *d = &l->drives[i];
+		struct svc_drive *x = &s->live[i];
+
+		snprintf(x->name, sizeof(x->name), "%s:%s", d->agent, d->path);
+		x->measured = d->measured;
+		x->iops = d->iops;
+		x->mbps = d->bytes_per_s / 1e6;
+		x->p99_us = d->lat_p99_s * 1e6;
+		x->temp_c = d->temp_c;
+		x->io_errors = d->io_errors;
+	}
+	if (s->metrics)
+		metrics_feed(s, l);
 }
 
 /* Every Hello, idle or during a run: the registry; agents no run needs are welcomed. */
@@ -177,7 +146,7 @@ static void on_hello(void *arg, const struct rb_peer *peer, const struct rb_msg_
 	snprintf(r->version, sizeof(r->version), "%s", h->rb_version);
 	snprintf(r->proto, sizeof(r->proto), "%u.%u", major, minor);
 	r->ntargets = h->ntargets;
-	if (!in_run(s, h->name)) {
+	if (!svc_in_run(s, h->name)) {
 		struct rb_msg w;
 
 		rb_msg_init(&w, RB_MSG_WELCOME);
@@ -232,124 +201,6 @@ static void idle_message(struct service *s)
 	rb_msg_free(e);
 }
 
-static void reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void reply(struct service *s, const char *fmt, ...)
-{
-	char *text = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
-	va_end(ap);
-	if (s->answered) {
-		/* its client had its answer when the run was queued: what went wrong goes to
-		 * the run's log (stderr by now), which the client follows */
-		if (n > 0 && !strncmp(text, "error\n", 6))
-			fprintf(stderr, "rackbench: error: %s", text + 6);
-		free(text);
-		return;
-	}
-	if (n < 0) {
-		rb_tx_text_send(s->control, "error\nout of memory\n", 20);
-		return;
-	}
-	rb_tx_text_send(s->control, text, (size_t)n);
-	free(text);
-}
-
-/* s with a tab, newline or comma (which would cut the reply's fields) as a space. */
-static void put_field(FILE *f, const char *s)
-{
-	for (const char *c = s; c && *c; c++)
-		fputc(strchr("\t\n,", *c) ? ' ' : *c, f);
-}
-
-/* An agent's labels as K=V,K=V. */
-static void put_labels(FILE *f, const struct rb_msg *hello)
-{
-	for (size_t i = 0; hello && i < hello->hello.nlabels; i++) {
-		if (i)
-			fputc(',', f);
-		put_field(f, hello->hello.labels[i].key);
-		fputc('=', f);
-		put_field(f, hello->hello.labels[i].value);
-	}
-}
-
-static void reply_agents(struct service *s)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	int64_t now = rb_wall_ns();
-
-	if (!f) {
-		reply(s, "error\nout of memory\n");
-		return;
-	}
-	fprintf(f, "ok\n");
-	for (size_t i = 0; i < s->nagents; i++) {
-		const struct reg *r = &s->agents[i];
-
-		fprintf(f, "%s\t%s\t%s\t%s\t%zu\t%.1f\t%s\t", r->name, r->host, r->version,
-			r->proto, r->ntargets, (double)(now - r->last_ns) / 1e9,
-			in_run(s, r->name) ? "running" : "idle");
-		put_labels(f, r->hello);
-		fputc('\n', f);
-	}
-	fclose(f);
-	rb_tx_text_send(s->control, text, len);
-	free(text);
-}
-
-/* "queued=ID CAMPAIGN" lines, in order (static: one reply at a time). */
-static const char *queue_lines(const struct service *s)
-{
-	static char buf[QUEUE_MAX * 200];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < s->nqueue && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "queued=%s %s\n", s->queue[i].id,
-				      s->queue[i].campaign);
-	return buf;
-}
-
-static void reply_status(struct service *s, const char *id)
-{
-	if (s->running && (!id || !strcmp(id, s->id))) {
-		reply(s,
-		      "ok\nstate=running\nphase=%s\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\n"
-		      "results=%s\n%s",
-		      s->state.phase, s->id, s->c->name, s->state.point, s->state.npoints,
-		      s->state.results, id ? "" : queue_lines(s));
-		return;
-	}
-	for (unsigned i = 0; id && i < s->nqueue; i++)
-		if (!strcmp(id, s->queue[i].id)) {
-			reply(s, "ok\nstate=queued\nid=%s\ncampaign=%s\nposition=%u\n", id,
-			      s->queue[i].campaign, i + 1);
-			return;
-		}
-	for (unsigned i = s->ndone; i-- > 0;) {
-		const struct done_run *d = &s->done[i % 16];
-
-		if (i + 16 < s->ndone)
-			break;
-		if (!id || !strcmp(id, d->id)) {
-			reply(s, "ok\nstate=%s\nid=%s\ncampaign=%s\nexit=%d\nresults=%s\n%s",
-			      id ? "done" : "idle", d->id, d->campaign, d->rc, d->results,
-			      id ? "" : queue_lines(s));
-			return;
-		}
-	}
-	if (id)
-		reply(s, "error\nno run '%s' (the service keeps the last 16)\n", id);
-	else
-		reply(s, "ok\nstate=idle\n");
-}
-
 static void control_request(struct service *s, bool idle_now, char **pending);
 
 /* Between a run's messages: the control socket (status, agents, abort; no second run). */
@@ -383,19 +234,19 @@ static struct rb_campaign *submitted(struct service *s, const char *req, bool re
 		char jp[4200];
 
 		if (!rb_control_field(req, "path", path, pathlen)) {
-			reply(s, "error\nresume: no results path\n");
+			svc_reply(s, "error\nresume: no results path\n");
 			return NULL;
 		}
 		snprintf(jp, sizeof(jp), "%s.journal", path);
 		if (rb_journal_walk(jp, 0, m, NULL, NULL, NULL, err, sizeof(err)) < 0) {
-			reply(s, "error\n%s\n", err);
+			svc_reply(s, "error\n%s\n", err);
 			return NULL;
 		}
 		snprintf(file, sizeof(file), "%s", m->file);
 		text = m->campaign;
 	} else {
 		if (!text || !rb_control_field(req, "file", file, sizeof(file))) {
-			reply(s, "error\nrun: no campaign\n");
+			svc_reply(s, "error\nrun: no campaign\n");
 			return NULL;
 		}
 		text += 2;
@@ -408,7 +259,7 @@ static struct rb_campaign *submitted(struct service *s, const char *req, bool re
 			rb_diags_print(&d, f);
 			fclose(f);
 		}
-		reply(s, "error\n%s", diag ? diag : "the campaign does not load\n");
+		svc_reply(s, "error\n%s", diag ? diag : "the campaign does not load\n");
 		free(diag);
 		c = NULL;
 	}
@@ -555,14 +406,23 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 				    .tick = tick,
 				    .hook_arg = s,
 				    .state = &s->state,
-				    .live = s->metrics ? on_live : NULL,
+				    .live = on_live,
 				    .known = known,
 				    .nknown = nknown };
 
-	rc = resume ? rb_coord_resume(c, &co, m) : rb_coord_run(c, &co);
+	if (!strncmp(req, "resolve\n", 8)) {
+		char lock[4096];
+
+		/* plan --resolve [--lock FILE]: the pre-flight alone, on the agents it has */
+		rc = rb_coord_resolve(
+			c, &co, rb_control_field(req, "lock", lock, sizeof(lock)) ? lock : NULL);
+	} else {
+		rc = resume ? rb_coord_resume(c, &co, m) : rb_coord_run(c, &co);
+	}
 	free(known);
 	s->running = false;
 	s->c = NULL;
+	s->nlive = 0; /* the next run's drives are its own */
 	s->samples += s->run_samples;
 	s->run_samples = 0;
 	s->metrics_dirty = true;
@@ -587,7 +447,7 @@ static void index_run(const char *results)
 }
 
 /*
- * A run or resume request, run now. A queued run (q) was answered when it was queued:
+ * A run, resume or resolve (plan --resolve) request, run now. A queued run (q) was answered when it was queued:
  * its log exists, and everything said of it goes there.
  */
 static void run_now(struct service *s, char *req, const struct queued *q)
@@ -627,14 +487,14 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 		snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
 		fd = open_log(log, false);
 		if (fd < 0) {
-			reply(s, "error\ncannot create the run's log '%s': %s\n", log,
-			      strerror(errno));
+			svc_reply(s, "error\ncannot create the run's log '%s': %s\n", log,
+				  strerror(errno));
 			rb_campaign_free(c);
 			rb_journal_meta_free(&m);
 			return;
 		}
 		out_path(out, sizeof(out), log);
-		reply(s, "ok\nid=%s\nlog=%s\nout=%s\n", s->id, log, out);
+		svc_reply(s, "ok\nid=%s\nlog=%s\nout=%s\n", s->id, log, out);
 	}
 	rb_info("run %s: campaign '%s'%s; its output goes to %s", s->id, c->name,
 		resume ? " (resumed)" : "", log);
@@ -664,7 +524,8 @@ static void enqueue(struct service *s, char *req)
 	int fd;
 
 	if (s->nqueue == QUEUE_MAX) {
-		reply(s, "error\nthe queue is full (%d runs wait): try again later\n", QUEUE_MAX);
+		svc_reply(s, "error\nthe queue is full (%d runs wait): try again later\n",
+			  QUEUE_MAX);
 		free(req);
 		return;
 	}
@@ -682,7 +543,8 @@ static void enqueue(struct service *s, char *req)
 	snprintf(q->log, sizeof(q->log), "%s/run-%s.log", s->log_dir, id);
 	fd = open_log(q->log, false);
 	if (fd < 0) {
-		reply(s, "error\ncannot create the run's log '%s': %s\n", q->log, strerror(errno));
+		svc_reply(s, "error\ncannot create the run's log '%s': %s\n", q->log,
+			  strerror(errno));
 		free(req);
 		return;
 	}
@@ -694,7 +556,7 @@ static void enqueue(struct service *s, char *req)
 	s->nqueue++;
 	rb_info("run %s: campaign '%s' queued (%u waiting)", q->id, q->campaign, s->nqueue);
 	out_path(out, sizeof(out), q->log);
-	reply(s, "ok\nid=%s\nlog=%s\nout=%s\nqueued=%u\n", q->id, q->log, out, s->nqueue);
+	svc_reply(s, "ok\nid=%s\nlog=%s\nout=%s\nqueued=%u\n", q->id, q->log, out, s->nqueue);
 }
 
 /* Takes queued run id out: 0, or -ENOENT. Its log and status say so. */
@@ -746,30 +608,34 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 	if (r == -EAGAIN || r == -EINTR)
 		return;
 	if (r) {
-		reply(s, "error\nbad request (one frame of text, at most 8 MiB)\n");
+		svc_reply(s, "error\nbad request (one frame of text, at most 8 MiB)\n");
 		return;
 	}
 	s->metrics_dirty = true; /* the queue, a run's state */
 	if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
-		reply_agents(s);
+		char dr[8];
+
+		svc_reply_agents(s, rb_control_field(req, "drives", dr, sizeof(dr)) &&
+					    !strcmp(dr, "1"));
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
-		reply_status(s, rb_control_field(req, "id", id, sizeof(id)));
+		svc_reply_status(s, rb_control_field(req, "id", id, sizeof(id)));
 	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
 		const char *which = rb_control_field(req, "id", id, sizeof(id));
 
 		if (s->running && (!which || !strcmp(which, s->id))) {
 			abort_run = 1;
 			rb_warn("run %s: abort requested over the control socket", s->id);
-			reply(s, "ok\nid=%s\n", s->id);
+			svc_reply(s, "ok\nid=%s\n", s->id);
 		} else if (which && !dequeue(s, which)) {
 			rb_warn("run %s: taken out of the queue over the control socket", which);
-			reply(s, "ok\nid=%s\ndequeued=1\n", which);
+			svc_reply(s, "ok\nid=%s\ndequeued=1\n", which);
 		} else if (which) {
-			reply(s, "error\nno run '%s' is going on or waiting\n", which);
+			svc_reply(s, "error\nno run '%s' is going on or waiting\n", which);
 		} else {
-			reply(s, "error\nno run is going on\n");
+			svc_reply(s, "error\nno run is going on\n");
 		}
-	} else if (!strncmp(req, "run\n", 4) || !strncmp(req, "resume\n", 7)) {
+	} else if (!strncmp(req, "run\n", 4) || !strncmp(req, "resume\n", 7) ||
+		   !strncmp(req, "resolve\n", 8)) {
 		char q[8];
 		bool queue = rb_control_field(req, "queue", q, sizeof(q)) && !strcmp(q, "1");
 
@@ -781,13 +647,15 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 			enqueue(s, req); /* it holds the request now */
 			return;
 		}
-		reply(s,
-		      "error\nbusy: run %s (campaign '%s') is going on; one run at a time (run "
-		      "--queue waits its turn)\n",
-		      s->id, s->c ? s->c->name : "?");
+		svc_reply(s,
+			  "error\nbusy: run %s (campaign '%s') is going on; one run at a time (run "
+			  "--queue waits its turn)\n",
+			  s->id, s->c ? s->c->name : "?");
 	} else {
-		reply(s, "error\nunknown request '%.*s' (agents, status, abort, run, resume)\n",
-		      (int)strcspn(req, "\n"), req);
+		svc_reply(
+			s,
+			"error\nunknown request '%.*s' (agents, status, abort, run, resume, resolve)\n",
+			(int)strcspn(req, "\n"), req);
 	}
 	free(req);
 }
@@ -957,6 +825,7 @@ out:
 	for (size_t i = 0; i < s.nagents; i++)
 		rb_msg_free(s.agents[i].hello);
 	free(s.agents);
+	free(s.live);
 	rb_tx_context_term();
 	return rc;
 }

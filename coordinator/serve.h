@@ -30,6 +30,11 @@ const char *rb_control_path(const char *given, char *buf, size_t len);
 int rb_service_private_dir(const char *dir, bool strict, char *why, size_t len);
 /* Whether a service listens at path (a connect to the socket file, nothing sent). */
 bool rb_service_present(const char *path);
+/* A service to hand a command to: the control socket's path (ctl, else the default) in
+ * buf, and whether a service listens there (never with no_service). */
+bool rb_service_use(const char *ctl, bool no_service, char *buf, size_t len);
+/* path as the service finds it from its own folder: absolute (malloc'd); NULL: NULL. */
+char *rb_path_absolute(const char *path);
 
 /* The value of "key=" among a request's or reply's lines (after its first line, before
  * an empty one) copied into buf, or NULL (none, or longer than len - 1). */
@@ -49,15 +54,16 @@ int rb_serve(const struct rb_serve_args *a);
  * on; a queued one is taken out), and prints its answer (agents as JSON with json).
  * Returns the exit code: with an id, that run's.
  */
-int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json);
+int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json, bool drives);
 /* A run submitted to a service. */
 struct rb_submit {
 	const char *ctl;  /* the control socket */
-	const char *kind; /* "run" (arg: the campaign file, text its text) or "resume" (arg:
-			   * the results path) */
+	const char *kind; /* "run" or "resolve" (arg: the campaign file, text its text) or
+			   * "resume" (arg: the results path) */
 	const char *arg, *text, *results_dir, *events;
-	bool queue;  /* when another run goes on, wait its turn (else refused as busy) */
-	bool detach; /* return once the service took it: its id on stdout */
+	const char *lock; /* kind "resolve" (plan --resolve): the lock file to write; NULL */
+	bool queue;	  /* when another run goes on, wait its turn (else refused as busy) */
+	bool detach;	  /* return once the service took it: its id on stdout */
 	volatile sig_atomic_t *interrupted;
 };
 /*

@@ -106,3 +106,22 @@ const char *rb_control_field(const char *req, const char *key, char *buf, size_t
 	}
 	return NULL;
 }
+
+bool rb_service_use(const char *ctl, bool no_service, char *buf, size_t len)
+{
+	rb_control_path(ctl, buf, len);
+	return !no_service && rb_service_present(buf);
+}
+
+char *rb_path_absolute(const char *path)
+{
+	char cwd[4096], *r = NULL;
+
+	if (!path)
+		return NULL;
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	if (asprintf(&r, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return r;
+}

@@ -98,6 +98,17 @@ with Tmp() as tmp:
         listed = wait_for(two_listed, "two agents in `rackbench agents`")
         check(sorted(a["name"] for a in listed) == ["sv-a1", "sv-a2"], f"agents: {listed}")
         check(all(a["state"] == "idle" and a["protocol"] == "1.5" for a in listed), "idle")
+        # each agent's drives, as it offered them
+        r = run([COORD, "agents", "--drives", "--json"], env=env)
+        check(r.returncode == 0, f"agents --drives: {r.returncode} {r.stderr}")
+        byname = {a["name"]: a for a in json.loads(r.stdout)}
+        for n in ("a1", "a2"):
+            ds = byname[f"sv-{n}"]["drives"]
+            check([d["path"] for d in ds] == [f"{n}/d.dat"] and
+                  set(ds[0]) == {"path", "kind", "model", "serial", "firmware", "capacity_bytes"},
+                  f"drives of sv-{n}: {ds}")
+        r = run([COORD, "agents", "--drives"], env=env)
+        check(r.returncode == 0 and re.search(r"^  a1/d\.dat ", r.stdout, re.M), r.stdout)
         pids = [a.proc.pid for a in agents]
 
         # a long run, aborted over the control socket
@@ -114,6 +125,12 @@ with Tmp() as tmp:
               f"the run's phase in its status: {running}")
         r = run([COORD, "agents"], env=env)
         check(r.stdout.count("running") == 2, f"agents during the run: {r.stdout}")
+        # status --json: the point, the time planned after it, each drive's last interval
+        st = json.loads(run([COORD, "status", "--json"], env=env).stdout)
+        check(st["state"] == "running" and st["campaign"] == "long" and st["points"] == 3 and
+              st["planned_left_s"] >= 0 and st["size_based_left"] == 0 and
+              sorted(d["drive"] for d in st["drives"]) == ["sv-a1:a1/d.dat", "sv-a2:a2/d.dat"],
+              f"status --json while running: {st}")
         r = run([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env)
         # busy: its own exit code (7), not a failed run's
         check(r.returncode == 7 and "busy" in r.stderr, f"second run: {r.returncode} {r.stderr}")
@@ -164,6 +181,20 @@ with Tmp() as tmp:
               "the same agent processes served both runs")
         r = run([COORD, "status"], env=env)
         check("ended with exit 0" in r.stdout, f"status after: {r.stdout}")
+        st = json.loads(run([COORD, "status", "--json"], env=env).stdout)
+        check(st["state"] == "idle" and st["exit"] == 0 and st["campaign"] == "short" and
+              st["queue"] == [], f"status --json after: {st}")
+
+        # plan --resolve --lock beside the service: it resolves on its agents, writes the lock
+        lock = os.path.join(tmp, "short.lock")
+        r = run([COORD, "plan", short, "--lock", lock], cwd=tmp, env=env, timeout=60)
+        check(r.returncode == 0, f"plan --lock via the service: {r.returncode}\n{r.stderr}")
+        check(re.search(r"^sv-a1 +a1/d\.dat +file ", r.stdout, re.M) and
+              re.search(r"^sv-a2 +a2/d\.dat +file ", r.stdout, re.M) and
+              f"lock: {lock} (2 drive(s)" in r.stdout, f"the resolution on stdout:\n{r.stdout}")
+        check(os.path.exists(lock) and "a1/d.dat" in open(lock).read() and
+              "a2/d.dat" in open(lock).read(), "the lock file the service wrote")
+        check([a.proc.pid for a in agents] == pids, "the same agents, never restarted")
 
         # Ctrl-C on the submitting client aborts its run on the service
         started = [a.output().count("point 0: ") for a in agents]

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the service (serve.c) and its control-socket replies (serve_reply.c) share:
+ * the registry of agents, the run going on, the queue, the runs ended. Private to them.
+ */
+#ifndef RB_SERVE_PRIV_H
+#define RB_SERVE_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coord.h"
+#include "transport.h"
+#include "wire.h"
+
+struct reg {
+	char name[64], host[64], version[16], proto[16];
+	size_t ntargets;
+	int64_t first_ns, last_ns; /* wall clock */
+	struct rb_peer peer;
+	struct rb_msg *hello; /* its last Hello, for the next run */
+};
+
+#define QUEUE_MAX 64 /* runs waiting their turn */
+
+struct done_run {
+	char id[48], campaign[128], results[4096];
+	int rc;
+};
+
+/* A drive of the run going on, as its loop last said it (copied: the loop's strings
+ * are its own). */
+struct svc_drive {
+	char name[340]; /* agent:path */
+	bool measured;	/* the figures are of an interval of the point running */
+	double iops, mbps, p99_us, temp_c;
+	uint64_t io_errors;
+};
+
+struct service {
+	void *router, *control;
+	struct rb_zap *zap;
+	struct reg *agents;
+	size_t nagents, cap;
+	const char *results_dir, *log_dir;
+	const char *listen, *key, *agent_keys; /* its own: what a run's journal records */
+	/* the run going on */
+	bool running;
+	char id[48];
+	const struct rb_campaign *c;
+	struct rb_coord_state state;
+	/* the last runs, for `status ID` */
+	struct done_run done[16];
+	unsigned ndone;
+	unsigned seq;
+	/* runs submitted with queue=1 while another ran, in order; each answered already */
+	struct queued {
+		char id[48], log[4200], campaign[128];
+		char *req;
+	} queue[QUEUE_MAX];
+	unsigned nqueue;
+	bool answered; /* the request being loaded was answered when it was queued */
+	/* the run's drives as its loop last said them (status --json) */
+	struct svc_drive *live;
+	size_t nlive;
+	/* serve --metrics: its page, the samples of runs ended, when it was last rendered */
+	struct rb_metrics *metrics;
+	uint64_t samples, run_samples;
+	bool metrics_dirty;
+	int64_t metrics_at;
+};
+
+/* A reply on the control socket (or, for a queued run answered already, its log). */
+void svc_reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether agent name is in the run going on. */
+bool svc_in_run(struct service *s, const char *name);
+/* The agents registered: a line each (with drives: a line per target after it). */
+void svc_reply_agents(struct service *s, bool drives);
+/* The run going on (or id's), the last ended, the queue; a running run's drives. */
+void svc_reply_status(struct service *s, const char *id);
+
+#endif
