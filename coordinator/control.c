@@ -289,10 +289,10 @@ static void json_drives(const char *rep)
 /* `status --json`: the reply as one JSON object (the exit code as print_status). */
 static int status_json(const char *rep, const char *id)
 {
-	static const char *const text[] = { "state", "id",	"campaign",
-					    "phase", "results", "position" };
-	static const char *const nums[] = { "point", "points", "exit", "planned_left_s",
-					    "size_based_left" };
+	static const char *const text[] = { "state", "id", "campaign", "phase", "results" };
+	static const char *const nums[] = { "points", "exit", "planned_left_s", "size_based_left",
+					    "position" };
+	char pt[32];
 	char ex[16];
 	bool first = true, any = false;
 
@@ -301,6 +301,11 @@ static int status_json(const char *rep, const char *id)
 		json_field(rep, text[i], false, &first);
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
 		json_field(rep, nums[i], true, &first);
+	/* the point counted from 1, as the text says it */
+	if (rb_control_field(rep, "point", pt, sizeof(pt))) {
+		printf("%s\"point\": %ld", first ? "" : ", ", strtol(pt, NULL, 10) + 1);
+		first = false;
+	}
 	if (strstr(rep, "\nstate=running"))
 		json_drives(rep);
 	printf("%s\"queue\": [", first ? "" : ", ");

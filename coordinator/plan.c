@@ -418,14 +418,20 @@ static void plan_footer(const struct rb_campaign *c, const struct plan_totals *p
 	const char *plus =
 		open_ended ? ", plus size-based points (time depends on the drives)" : "";
 	char a[32], b[32];
+	/* the run does not idle after its last point */
+	uint64_t last = c->npoints ? c->phases[c->points[c->npoints - 1].phase].idle_ns : 0;
+	uint64_t lo = pt->min_ns > last ? pt->min_ns - last : 0,
+		 hi = pt->max_ns > last ? pt->max_ns - last : 0;
 
 	if (pt->min_ns == pt->max_ns)
 		printf("time: %s (idle included)%s\n",
-		       rb_fmt_duration_human(pt->total_ns, b, sizeof(b)), plus);
+		       rb_fmt_duration_human(pt->total_ns > last ? pt->total_ns - last : 0, b,
+					     sizeof(b)),
+		       plus);
 	else
 		printf("time: %s to %s (idle included; steady state decides)%s\n",
-		       rb_fmt_duration_human(pt->min_ns, a, sizeof(a)),
-		       rb_fmt_duration_human(pt->max_ns, b, sizeof(b)), plus);
+		       rb_fmt_duration_human(lo, a, sizeof(a)),
+		       rb_fmt_duration_human(hi, b, sizeof(b)), plus);
 	printf("methodology: %s (stored with the results; equal hashes ran the same plan)\n",
 	       rb_campaign_methodology(c, a, sizeof(a)));
 }

@@ -248,7 +248,8 @@ void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c)
 
 /*
  * The share of its bytes the slowest drive of a size-based point moved (0..1), and the
- * time it needs for the rest at its speed so far; -1 when a drive's bytes are unknown.
+ * time it needs for the rest at its speed so far (UINT64_MAX: not known yet, a drive has
+ * moved nothing); -1 when a drive's bytes are unknown.
  */
 static double moved(const struct rb_progress *p, int64_t now, uint64_t *left_ns)
 {
@@ -261,13 +262,18 @@ static double moved(const struct rb_progress *p, int64_t now, uint64_t *left_ns)
 		uint64_t want = planned_bytes(pt, d);
 		double f;
 
-		if (!want)
+		if (!want) {
+			*left_ns = 0;
 			return -1;
+		}
 		f = d->total_bytes < want ? (double)d->total_bytes / (double)want : 1;
 		if (f < least)
 			least = f;
-		if (f > 0 && f < 1 && el * (1 - f) / f > (double)*left_ns)
-			*left_ns = (uint64_t)(el * (1 - f) / f);
+		if (f < 1 && *left_ns != UINT64_MAX)
+			*left_ns = f <= 0 ? UINT64_MAX
+				   : el * (1 - f) / f > (double)*left_ns
+					   ? (uint64_t)(el * (1 - f) / f)
+					   : *left_ns;
 	}
 	return least;
 }
@@ -286,8 +292,8 @@ static char *eta_text(const struct rb_progress *p, int64_t now, char *buf, size_
 
 	if (!size_based(pt))
 		left = el < p->point_ns ? p->point_ns - el : 0;
-	else if (moved(p, now, &left) < 0)
-		unknown++;
+	else if (moved(p, now, &left) < 0 || left == UINT64_MAX)
+		unknown++, left = 0;
 	for (size_t i = p->k + 1; i < p->c->npoints; i++) {
 		left += planned_ns(&p->c->points[i]);
 		unknown += size_based(&p->c->points[i]);

@@ -353,17 +353,6 @@ static int merge_hists(struct rp_report *r)
 	return rc;
 }
 
-/* Whether text names the cell's drive: a part of its label (its alias, or agent:path,
- * with #file), a part of agent:path, or its serial. */
-static bool names(const struct rp_cell *c, const char *text)
-{
-	char where[340];
-
-	snprintf(where, sizeof(where), "%s:%s", c->dr->agent, c->dr->id.path);
-	return strstr(c->label, text) || strstr(where, text) ||
-	       (c->dr->id.serial[0] && !strcmp(c->dr->id.serial, text));
-}
-
 /* Each cell against the baseline drive's at its point; whether a drive matched. */
 static bool apply_baseline(struct rp_report *r)
 {
@@ -375,7 +364,7 @@ static bool apply_baseline(struct rp_report *r)
 		/* the baseline's cell at the same point name */
 		for (size_t k = 0; k < r->ncells && !b; k++)
 			if (!strcmp(r->cells[k].pt->name, r->cells[i].pt->name) &&
-			    names(&r->cells[k], r->baseline))
+			    rp_cell_names(&r->cells[k], r->baseline))
 				b = &r->cells[k];
 		if (b) {
 			found = true;

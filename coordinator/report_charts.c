@@ -33,11 +33,11 @@ static bool reads(const struct rp_cell *c)
 
 /* The spec's claims a chart of rw, bs (0 any) and metric shows: dashed lines. */
 static size_t claim_refs(const struct rp_report *r, const char *rw, uint64_t bs, unsigned jobs,
-			 enum rp_metric m, struct rp_ref *refs, char (*labels)[160])
+			 enum rp_metric m, struct rp_ref *refs, char (*labels)[160], size_t cap)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < r->nclaims && n < MAX_REFS; i++) {
+	for (size_t i = 0; i < r->nclaims && n < cap; i++) {
 		const struct rp_claim *c = &r->claims[i];
 
 		if (c->metric != m || strcmp(c->rw, rw) || (c->bs && bs && c->bs != bs) ||
@@ -74,17 +74,17 @@ static void family_charts(FILE *o, const struct rp_report *r, const struct rb_ro
 			      0);
 		return;
 	}
-	nref = claim_refs(r, p0->rw, p0->bs_bytes, p0->numjobs, m, refs, labels);
+	nref = claim_refs(r, p0->rw, p0->bs_bytes, p0->numjobs, m, refs, labels, MAX_REFS);
 	snprintf(t2, sizeof(t2), "%s: %s against queue depth", title,
 		 m == RP_MBPS ? "MB/s" : "IOPS");
 	rp_line_chart(o, "qd-throughput", t2, "queue depth", m == RP_MBPS ? "MB/s" : "IOPS", true,
 		      s[0], ns[0], refs, nref);
 	snprintf(t2, sizeof(t2), "%s: mean latency against queue depth", title);
-	nref = claim_refs(r, p0->rw, p0->bs_bytes, p0->numjobs, RP_MEAN_US, refs, labels);
+	nref = claim_refs(r, p0->rw, p0->bs_bytes, p0->numjobs, RP_MEAN_US, refs, labels, MAX_REFS);
 	rp_line_chart(o, "qd-latency", t2, "queue depth", "mean latency (us)", true, s[1], ns[1],
 		      refs, nref);
 	snprintf(t2, sizeof(t2), "%s: p99 latency against queue depth", title);
-	nref = claim_refs(r, p0->rw, p0->bs_bytes, p0->numjobs, RP_P99_US, refs, labels);
+	nref = claim_refs(r, p0->rw, p0->bs_bytes, p0->numjobs, RP_P99_US, refs, labels, MAX_REFS);
 	rp_line_chart(o, "qd-p99", t2, "queue depth", "p99 latency (us)", true, s[2], ns[2], refs,
 		      nref);
 }
@@ -129,7 +129,7 @@ int rp_chart_sweeps(FILE *o, const struct rp_report *r, bool by_rate, const char
 			mean = reads(c) ? c->rd_mean_us : c->wr_mean_us;
 			if (by_rate) {
 				/* the unthrottled run finds the maximum; the curve is the rates */
-				bool max = c->pt->curve_pct == 0;
+				bool max = rp_is_curve(c->pt) && c->pt->curve_pct == 0;
 				struct rp_series *a;
 
 				snprintf(name, sizeof(name), "%s%s", c->label,
@@ -302,10 +302,11 @@ int rp_chart_transfer_size(FILE *o, const struct rp_report *r)
 		if (sizes >= 3) {
 			struct rp_ref refs[MAX_REFS];
 			char labels[MAX_REFS][160];
-			size_t nref = claim_refs(r, "read", 0, p0->numjobs, RP_MBPS, refs, labels);
+			size_t nref = claim_refs(r, "read", 0, p0->numjobs, RP_MBPS, refs, labels,
+						 MAX_REFS);
 
 			nref += claim_refs(r, "write", 0, p0->numjobs, RP_MBPS, refs + nref,
-					   labels + nref);
+					   labels + nref, MAX_REFS - nref);
 			if (!charts)
 				fputs("<h2 data-section=\"transfer-size\">Throughput against transfer "
 				      "size</h2>\n",

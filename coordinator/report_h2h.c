@@ -4,8 +4,9 @@
  * its drives' for MB/s and IOPS (a typical drive), the mean over all its drives' IOs for
  * mean latency, and the percentile of its drives' histograms added for p99 -- never an
  * average of percentiles. Rows: every point a review compares (not rate-limited, not a
- * fill, not a steady-state round), with QoS rows (mean and p99 latency) for random
- * points at one outstanding IO, and a steady-state phase's window average.
+ * fill, not a steady-state round: the steady-state table has those), with QoS rows
+ * (mean and p99 latency) for random points at one outstanding IO. Only a drive's newest
+ * attempt that ran to its end (status ok) counts.
  */
 #include "report_h2h.h"
 
@@ -88,17 +89,19 @@ static void workload(const struct rb_row_point *p, char *buf, size_t len)
 		snprintf(mix, sizeof(mix), "%s", rw);
 	if (p->numjobs > 1)
 		snprintf(buf, len, "%s %s QD%u x %u jobs%s", bs, mix, p->iodepth, p->numjobs,
-			 p->curve_pct == 0 ? " (unthrottled)" : "");
+			 rp_is_curve(p) && p->curve_pct == 0 ? " (unthrottled)" : "");
 	else
 		snprintf(buf, len, "%s %s QD%u%s", bs, mix, p->iodepth,
-			 p->curve_pct == 0 ? " (unthrottled)" : "");
+			 rp_is_curve(p) && p->curve_pct == 0 ? " (unthrottled)" : "");
 }
 
-static int add_subject(struct rp_h2h *h, const char *name, size_t colour)
+static int add_subject(struct rp_h2h *h, const char *full, size_t colour)
 {
-	char(*ns)[160];
+	char(*ns)[160], name[sizeof(*ns)];
 	size_t *nc;
 
+	/* compared as stored: two names alike in their first 159 characters are one column */
+	snprintf(name, sizeof(name), "%s", full);
 	for (size_t i = 0; i < h->nsubj; i++)
 		if (!strcmp(h->subj[i], name))
 			return (int)i;
@@ -232,8 +235,9 @@ static double figure(const struct rp_report *r, const struct rp_h2h_row *row, co
 	double ios = 0, sum = 0;
 	size_t m = 0;
 
-	if (row->metric == RP_P99_US && hist)
-		return hist->total ? (double)rb_hist_percentile(hist, 99) / 1e3 : NAN;
+	/* no histogram rows (an older or crafted file): the drives' median, as past MAX_HISTS */
+	if (row->metric == RP_P99_US && hist && hist->total)
+		return (double)rb_hist_percentile(hist, 99) / 1e3;
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_cell *c = &r->cells[cells[i]];
 		double x = cell_value(c, row->metric);
@@ -329,9 +333,9 @@ static void find_base(const struct rp_report *r, struct rp_h2h *h, const char *b
 	for (size_t s = 0; baseline && s < h->nsubj && !h->base_found; s++)
 		if (strstr(h->subj[s], baseline))
 			h->base = s, h->base_found = true;
-	/* a drive's serial names its subject */
+	/* a drive (its alias, agent:path or serial) names its column */
 	for (size_t i = 0; baseline && i < r->ncells && !h->base_found; i++)
-		if (r->cells[i].dr->id.serial[0] && !strcmp(r->cells[i].dr->id.serial, baseline))
+		if (rp_cell_names(&r->cells[i], baseline))
 			h->base = (size_t)subj_of[i], h->base_found = true;
 }
 
@@ -426,7 +430,8 @@ static void cell_words(const struct rp_h2h *h, const struct rp_h2h_row *row, siz
 	char v[32];
 
 	num(x, v, sizeof(v));
-	if (s == h->base || isnan(up))
+	/* both ways or not at all: a zero on either side has no ratio */
+	if (s == h->base || isnan(up) || isnan(down))
 		snprintf(buf, len, "%s", v);
 	else if (both)
 		snprintf(buf, len, "%s (%.*f%% %s; base %.*f%% %s)", v, fabs(up) < 10 ? 1 : 0,
@@ -451,6 +456,10 @@ void rp_h2h_text(const struct rp_h2h *h, int format, FILE *out)
 {
 	char b[200];
 
+	if (!h->nsubj || !h->nrows) {
+		fputs(format == 2 ? "point,workload,metric\n" : "no points to compare\n", out);
+		return;
+	}
 	if (format == 2) {
 		fputs("point,workload,metric", out);
 		for (size_t s = 0; s < h->nsubj; s++) {
@@ -483,7 +492,7 @@ void rp_h2h_text(const struct rp_h2h *h, int format, FILE *out)
 					fprintf(out, ",%.6g", row->v[s]);
 				if (s == h->base)
 					continue;
-				if (isnan(up))
+				if (isnan(up) || isnan(down))
 					fputs(",,", out);
 				else
 					fprintf(out, ",%.2f,%.2f", up, down);
@@ -536,6 +545,8 @@ void rp_h2h_html(FILE *o, const struct rp_h2h *h)
 					  "file",  "an agent's label" };
 	char b[200];
 
+	if (!h->nsubj || !h->nrows)
+		return;
 	fputs("<h2 data-section=\"head-to-head\">Head to head</h2>\n<p class=\"note\">By ", o);
 	fputs(by[h->by], o);
 	fputs(": each point's figure by what it is judged by (MB/s for sequential and large "
@@ -566,9 +577,12 @@ void rp_h2h_html(FILE *o, const struct rp_h2h *h)
 			double up = rp_h2h_pct(row->v[s], row->v[h->base]),
 			       down = rp_h2h_pct(row->v[h->base], row->v[s]);
 
-			fprintf(o, "<td class=\"n\" data-value=\"%.6g\">%s", row->v[s],
-				num(row->v[s], b, sizeof(b)));
-			if (s != h->base && !isnan(up))
+			if (isnan(row->v[s]))
+				fputs("<td class=\"n\" data-value=\"\">-", o);
+			else
+				fprintf(o, "<td class=\"n\" data-value=\"%.6g\">%s", row->v[s],
+					num(row->v[s], b, sizeof(b)));
+			if (s != h->base && !isnan(up) && !isnan(down))
 				fprintf(o,
 					"<br><span class=\"vs\" data-pct=\"%.2f\">%.1f%% %s</span>"
 					"<br><span class=\"vs\" data-pct-base=\"%.2f\">base %.1f%% "

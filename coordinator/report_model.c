@@ -64,6 +64,15 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m)
 	return NAN;
 }
 
+bool rp_cell_names(const struct rp_cell *c, const char *text)
+{
+	char where[340];
+
+	snprintf(where, sizeof(where), "%s:%s", c->dr->agent, c->dr->id.path);
+	return strstr(c->label, text) || strstr(where, text) ||
+	       (c->dr->id.serial[0] && !strcmp(c->dr->id.serial, text));
+}
+
 size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c)
 {
 	const struct rp_file *f = &r->files[c->file];

@@ -113,6 +113,9 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
 const char *rp_setting(const char *settings, const char *key, char *buf, size_t len);
 /* A point that ends by bytes moved (io_size, passes: fills), not by time. */
 bool rp_is_size_based(const struct rb_row_point *p);
+/* Whether text names the cell's drive: a part of its label (its alias, or agent:path,
+ * with #file), a part of agent:path, or its serial. */
+bool rp_cell_names(const struct rp_cell *c, const char *text);
 /* A cell's colour on every chart: its drive's place among every file's drives. */
 size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c);
 /* The metric a review judges a point by: MB/s for sequential IO, block-size splits and

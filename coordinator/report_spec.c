@@ -221,7 +221,8 @@ static bool claim_matches(const struct rp_report *r, const struct rp_claim *c,
 	const struct rb_row_point *p = cell->pt;
 	int win;
 
-	if (!cell->res || strcmp(c->rw, p->rw))
+	/* a point that failed (errors, lost, stopped) measured no datasheet figure */
+	if (!cell->res || strcmp(cell->res->status, "ok") || strcmp(c->rw, p->rw))
 		return false;
 	if ((c->bs && c->bs != p->bs_bytes) || (c->iodepth && c->iodepth != p->iodepth) ||
 	    (c->numjobs && c->numjobs != p->numjobs) ||

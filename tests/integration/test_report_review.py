@@ -94,7 +94,17 @@ with Tmp() as tmp:
         synth.widen(h5py, src, f, [{"model": model, "scale": scale * (1 + k / 100), "shift": k}
                                    for k in range(2)])
         files.append(f)
+    # more datasheet claims than a chart draws lines for (8): the page keeps 8
+    spec = os.path.join(tmp, "spec.yaml")
+    with open(spec, "w") as f:
+        f.write("claims:\n" + "".join(f"  - {{name: c{i}, rw: {rw}, bs: 1m, mbps: {100 + i}}}\n"
+                                      for i in range(6) for rw in ("read", "write")))
     page = os.path.join(tmp, "review.html")
+    r = run([COORD, "report", *files, "--html", page, "--baseline", "ACME A", "--spec", spec])
+    check(r.returncode in (0, 5), f"report: {r.returncode} {r.stderr}")
+    ts = open(page).read().split('data-chart="transfer-size"')[1].split("</svg>")[0]
+    nref = ts.count('<g class="ref">')
+    check(nref == 8, f"{nref} spec lines on the transfer-size chart, want 8")
     r = run([COORD, "report", *files, "--html", page, "--baseline", "ACME A"])
     check(r.returncode == 0, f"report: {r.returncode} {r.stderr}")
     text = open(page).read()

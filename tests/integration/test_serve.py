@@ -128,6 +128,7 @@ with Tmp() as tmp:
         # status --json: the point, the time planned after it, each drive's last interval
         st = json.loads(run([COORD, "status", "--json"], env=env).stdout)
         check(st["state"] == "running" and st["campaign"] == "long" and st["points"] == 3 and
+              1 <= st["point"] <= 3 and
               st["planned_left_s"] >= 0 and st["size_based_left"] == 0 and
               sorted(d["drive"] for d in st["drives"]) == ["sv-a1:a1/d.dat", "sv-a2:a2/d.dat"],
               f"status --json while running: {st}")

@@ -219,14 +219,17 @@ static void test_plan_size_based_all_timed(void **st)
 	/* without the rate their time is open, and said so */
 	assert_run(RB_EXIT_OK, out, "time: 0s (idle included), plus size-based points", rb_plan_cmd,
 		   "plan", fx->file);
-	/* the idle after each fill is planned time either way */
+	/* the idle after each fill is planned time either way; the run has none after its
+	 * last point */
 	write_text(fx->file, "targets: [{agent: a, drives: [d]}]\n"
 			     "phases:\n"
 			     "  - name: fill\n"
 			     "    workload: {rw: write, bs: 128k, size: 1g, passes: 1}\n"
 			     "    matrix: {iodepth: [1, 2]}\n"
 			     "    idle: 30s\n");
-	assert_run(RB_EXIT_OK, out, "time: 1m00s (idle included), plus size-based points",
+	assert_run(RB_EXIT_OK, out, "phase fill: 2 point(s), 1m00s; size-based", rb_plan_cmd,
+		   "plan", fx->file);
+	assert_run(RB_EXIT_OK, out, "time: 30s (idle included), plus size-based points",
 		   rb_plan_cmd, "plan", fx->file);
 	assert_run(RB_EXIT_OK, out,
 		   "phase fill: 2 point(s), 1m02s; size-based: 2.00 GiB per drive, "

@@ -669,6 +669,12 @@ static void test_wide_table(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	assert_int_equal(count_of(o.out, " ACME #2 "), NP);
 	out_free(&o);
+	/* by drive against an aliased drive named by its agent:path: its alias's column */
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--wide", "--by", "drive", "--baseline",
+		"a2:/dev/nvme0n1", "--format", "csv");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "\"a1:/dev/nvme0n1 vs ACME #2 %\""));
+	out_free(&o);
 	/* a model names a baseline too; nothing at all is refused */
 	assert_run(RB_EXIT_OK, out, "baseline: 2 x M2", rb_report_cmd, "report", fx->path, "--wide",
 		   "--baseline", "M2");
@@ -839,6 +845,30 @@ static void test_html_page(void **st)
 	/* a page that cannot be written: exit 1, nothing left behind */
 	assert_run(RB_EXIT_FAILED, err, "cannot write '/nonexistent/dir/r.html'", rb_report_cmd,
 		   "report", fx->path, "--html", "/nonexistent/dir/r.html");
+}
+
+/* A file with drives and no point: nothing to compare, said, no crash. */
+static void test_wide_nothing(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_results_meta m = { .campaign_name = "empty", .methodology = "" };
+	char err[256], path[600], html[600];
+	struct rb_results *r;
+	struct rb_row_drive x = { .drive = 0 };
+
+	snprintf(path, sizeof(path), "%s/empty.h5", fx->dir);
+	snprintf(html, sizeof(html), "%s/empty.html", fx->dir);
+	r = rb_results_create(path, &m, err, sizeof(err));
+	assert_non_null(r);
+	snprintf(x.agent, sizeof(x.agent), "a1");
+	snprintf(x.id.path, sizeof(x.id.path), "/dev/x");
+	assert_int_equal(rb_results_drive(r, &x), 0);
+	assert_int_equal(rb_results_close(r, "complete", 1), 0);
+	assert_run(RB_EXIT_OK, out, "no points to compare", rb_report_cmd, "report", path,
+		   "--wide");
+	assert_run(RB_EXIT_OK, out, "point,workload,metric\n", rb_report_cmd, "report", path,
+		   "--wide", "--format", "csv");
+	assert_int_equal(rb_report_html(path, html), RB_EXIT_OK);
 }
 
 /* A fleet's page: too many drives for bars or a legend, said so. */
@@ -1065,6 +1095,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spec_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_datasheet_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wide_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_files_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_page, setup, teardown),
