@@ -49,6 +49,7 @@ static const char *const cols[] = { "file",
 
 static void file_free(struct rp_file *f)
 {
+	free(f->he);
 	free(f->vd);
 	free(f->ss);
 	free(f->dr);
@@ -66,7 +67,7 @@ static int attr_opt(struct rb_results_in *in, const char *name, char *buf, size_
 	return r == -ENOENT ? 0 : r;
 }
 
-static int load_file(struct rp_file *f, const char *path)
+static int load_file(struct rp_file *f, const char *path, bool health)
 {
 	char err[512];
 	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
@@ -103,6 +104,9 @@ static int load_file(struct rp_file *f, const char *path)
 		r = rb_results_read_verdicts(in, &f->vd, &f->nvd);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
+	/* a spec's health limits judge the readings: read only then */
+	if (!r && health)
+		r = rb_results_read_health(in, &f->he, &f->nhe);
 	if (r) {
 		rb_err("'%s': cannot report: %s", path,
 		       r == -ENOMEM ? "out of memory" : rb_results_in_error(in));
@@ -496,6 +500,17 @@ static void verdicts_text(const struct rp_report *r, enum fmt f)
 		       rp_metric_name(v->claim->metric), v->measured, v->pct);
 	}
 	printf("%zu of %zu checks below %.0f%%\n", fails, r->nverdicts, r->require_pct);
+	fails = 0;
+	for (size_t i = 0; i < r->nhchecks; i++) {
+		const struct rp_health_check *h = &r->hchecks[i];
+
+		fails += !h->pass;
+		printf("%s%-4s health %s:%s (%s)%s%s\n", md ? "- " : "", h->pass ? "PASS" : "FAIL",
+		       h->dr->agent, h->dr->id.path, h->spec->spec_file, h->pass ? "" : ": ",
+		       h->reason);
+	}
+	if (r->nhealths)
+		printf("%zu of %zu drives beyond their health limits\n", fails, r->nhchecks);
 }
 
 static void steady_text(const struct rp_report *r, enum fmt f)
@@ -566,7 +581,7 @@ static int load(struct rp_report *r, const struct rb_report_args *a)
 		return RB_EXIT_FAILED;
 	for (size_t fi = 0; fi < a->nfiles; fi++) {
 		r->nfiles = fi + 1;
-		if ((rc = load_file(&r->files[fi], a->files[fi])))
+		if ((rc = load_file(&r->files[fi], a->files[fi], r->nhealths > 0)))
 			return rc;
 	}
 	for (size_t fi = 0; fi < a->nfiles; fi++) {
@@ -612,7 +627,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		rc = RB_EXIT_USAGE;
 		goto out;
 	}
-	if (rp_judge(r)) {
+	if (rp_judge(r) || rp_judge_health(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
@@ -651,7 +666,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 				steady_text(r, (enum fmt)f);
 				break;
 			}
-		if (r->nclaims)
+		if (r->nclaims || r->nhealths)
 			verdicts_text(r, (enum fmt)f);
 	}
 	if (html) {
@@ -669,6 +684,9 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 	for (size_t i = 0; i < r->nverdicts; i++)
 		if (!r->verdicts[i].pass)
 			rc = RB_EXIT_BELOW_SPEC;
+	for (size_t i = 0; i < r->nhchecks; i++)
+		if (!r->hchecks[i].pass)
+			rc = RB_EXIT_BELOW_SPEC;
 	for (size_t fi = 0; fi < r->nfiles; fi++)
 		if (!strcmp(r->files[fi].verdict, "FAIL"))
 			rc = RB_EXIT_BELOW_SPEC;
@@ -682,6 +700,8 @@ out:
 	free(r->groups);
 	free(r->claims);
 	free(r->verdicts);
+	free(r->healths);
+	free(r->hchecks);
 	return rc;
 }
 

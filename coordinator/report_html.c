@@ -317,6 +317,19 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 			"<td class=\"n\">%.1f%%</td></tr>\n",
 			v->claim->value, rp_metric_name(v->claim->metric), v->measured, v->pct);
 	}
+	/* a spec's health limits: a row per drive, over its whole run */
+	for (size_t i = 0; i < r->nhchecks; i++) {
+		const struct rp_health_check *c = &r->hchecks[i];
+
+		fprintf(o, "<tr class=\"%s health\"><td>%s</td><td>health limits</td><td>",
+			c->pass ? "pass" : "fail", c->pass ? "PASS" : "FAIL");
+		rp_esc(o, c->dr->agent);
+		fputs(":", o);
+		rp_esc(o, c->dr->id.path);
+		fputs("</td><td>the whole run</td><td colspan=\"3\">", o);
+		rp_esc(o, c->pass ? "within every limit" : c->reason);
+		fputs("</td></tr>\n", o);
+	}
 	fputs("</table>\n", o);
 }
 
@@ -462,6 +475,12 @@ static void summary(FILE *o, const struct rp_report *r)
 	if (r->nverdicts)
 		fprintf(o, "<li class=\"%s\">Against spec: %zu of %zu checks below %.0f%%.</li>\n",
 			fails ? "bad" : "", fails, r->nverdicts, r->require_pct);
+	fails = 0;
+	for (size_t i = 0; i < r->nhchecks; i++)
+		fails += !r->hchecks[i].pass;
+	if (r->nhchecks)
+		fprintf(o, "<li class=\"%s\">Health limits: %zu of %zu drives beyond them.</li>\n",
+			fails ? "bad" : "", fails, r->nhchecks);
 	if (errors)
 		fprintf(o,
 			"<li class=\"bad\">%zu point and drive result(s) not ok (errors, lost, "
@@ -487,7 +506,7 @@ static void summary(FILE *o, const struct rp_report *r)
 static void body(FILE *o, const struct rp_report *r)
 {
 	fleet_table(o, r);
-	if (r->nclaims)
+	if (r->nclaims || r->nhealths)
 		verdicts_table(o, r);
 	if (r->h2h && r->h2h->nrows && r->h2h->nsubj <= MAX_LEGEND)
 		rp_h2h_html(o, r->h2h);

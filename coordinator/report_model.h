@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "results.h"
+#include "verdict.h"
 
 struct rp_file {
 	const char *path;
@@ -31,6 +32,8 @@ struct rp_file {
 	size_t nss;
 	struct rb_row_verdict *vd; /* the drives' verdicts (schema 7 on; none asked: 0) */
 	size_t nvd;
+	struct rb_row_health *he; /* health readings, read only for a spec's health limits */
+	size_t nhe;
 	char verdict[16]; /* the run's: PASS, FAIL, INCOMPLETE; "": not judged */
 	size_t cell0;	  /* its first cell: cell0 + point row * nd + drive row */
 	size_t drive0;	  /* its first drive's place among every file's drives */
@@ -72,6 +75,21 @@ struct rp_claim {
 	double value;
 };
 
+/* A spec file's health limits (its `health:`): the campaign verdict's health rules. */
+struct rp_health_spec {
+	char model[64], spec_file[256];
+	struct rb_verdict_rules rules;
+};
+
+/* A drive judged against a spec's health limits over its whole run. */
+struct rp_health_check {
+	const struct rp_health_spec *spec;
+	size_t file;
+	const struct rb_row_drive *dr;
+	bool pass;
+	char reason[600]; /* every limit it passed, in words; "" when it passed */
+};
+
 struct rp_verdict {
 	const struct rp_claim *claim;
 	const struct rp_cell *cell;
@@ -90,6 +108,10 @@ struct rp_report {
 	size_t nclaims;
 	struct rp_verdict *verdicts;
 	size_t nverdicts;
+	struct rp_health_spec *healths;
+	size_t nhealths;
+	struct rp_health_check *hchecks;
+	size_t nhchecks;
 	const char *baseline;
 	double require_pct;
 	bool methodology_differs;
@@ -130,6 +152,9 @@ bool rp_is_curve(const struct rb_row_point *p);
 int rp_load_spec(struct rp_report *r, const char *path);
 /* Each claim judged against the cells into r->verdicts: 0 or -ENOMEM (report_spec.c). */
 int rp_judge(struct rp_report *r);
+/* Each drive of a spec's model against its health limits into r->hchecks: 0 or -ENOMEM
+ * (report_spec.c; the files' health rows read). */
+int rp_judge_health(struct rp_report *r);
 
 int rp_html(const struct rp_report *r, const char *path);
 /* fio's JSON (json+ with plus) of every cell with a result, to out (report_fio.c). */

@@ -14,6 +14,8 @@
 #include "log.h"
 #include "report_model.h"
 #include "units.h"
+#include "campaign_keys.h"
+#include "verdict.h"
 #include "yamlcfg.h"
 
 static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, const char *model,
@@ -126,6 +128,45 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 	return rb_diags_errors(d) > errs ? -EINVAL : 0;
 }
 
+/* A spec's `health:` limits, as a campaign's verdict health rules: 0, or -EINVAL said. */
+static int spec_health(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n,
+		       struct rb_verdict_rules *rules)
+{
+	size_t errs = rb_diags_errors(d);
+
+	rb_verdict_rules_init(rules);
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		const struct rb_ckey *ck = key ? rb_ckey_find(RB_CK_VERDICT, key) : NULL;
+		uint64_t u;
+
+		if (!ck || !rb_verdict_key_is_health(key)) {
+			rb_yaml_error(
+				y, d, k, key,
+				"unknown health limit '%s' (known: max_temp_c, critical_warning, "
+				"max_media_errors, max_error_log_entries, max_unsafe_shutdowns, "
+				"min_spare_pct, max_wear_pct, max_warn_temp_minutes, "
+				"max_throttle_seconds, max_throttle_transitions)",
+				key ? key : "?");
+			continue;
+		}
+		double *at = (double *)(void *)((char *)rules + ck->off);
+
+		if (ck->type == RB_CK_BOOL && val &&
+		    (!strcmp(val, "true") || !strcmp(val, "false")))
+			*at = val[0] == 't';
+		else if (ck->type != RB_CK_BOOL && val && !rb_parse_u64(val, &u))
+			*at = (double)u;
+		else
+			rb_yaml_error(y, d, v, key, "'%s' must be %s, not '%s'", key,
+				      ck->type == RB_CK_BOOL ? "true or false" : "a whole number",
+				      val ? val : rb_yaml_kind(v));
+	}
+	return rb_diags_errors(d) > errs ? -EINVAL : 0;
+}
+
 int rp_load_spec(struct rp_report *r, const char *path)
 {
 	struct rb_diags d;
@@ -133,7 +174,7 @@ int rp_load_spec(struct rp_report *r, const char *path)
 	char *text = NULL;
 	size_t len = 0;
 	const char *model = NULL;
-	yaml_node_t *root, *claims = NULL;
+	yaml_node_t *root, *claims = NULL, *health = NULL;
 	int rc = RB_EXIT_USAGE, e;
 
 	rb_diags_init(&d);
@@ -158,16 +199,33 @@ int rp_load_spec(struct rp_report *r, const char *path)
 			model = rb_yaml_scalar(v);
 		else if (key && !strcmp(key, "claims") && v->type == YAML_SEQUENCE_NODE)
 			claims = v;
-		else if (key && (!strcmp(key, "model") || !strcmp(key, "claims")))
+		else if (key && !strcmp(key, "health") && v->type == YAML_MAPPING_NODE)
+			health = v;
+		else if (key && (!strcmp(key, "model") || !strcmp(key, "claims") ||
+				 !strcmp(key, "health")))
 			rb_yaml_error(&y, &d, v, key, "'%s' must be %s", key,
-				      key[0] == 'm' ? "a model name" : "a list of claims");
+				      key[0] == 'm'   ? "a model name"
+				      : key[0] == 'c' ? "a list of claims"
+						      : "a mapping of health limits");
 		else
 			rb_yaml_error(&y, &d, k, key,
-				      "unknown key '%s' in a spec (known: model, claims)",
+				      "unknown key '%s' in a spec (known: model, claims, health)",
 				      key ? key : "?");
 	}
-	if (!claims && !rb_diags_errors(&d))
-		rb_yaml_error(&y, &d, root, "claims", "a spec file needs 'claims', a list");
+	if (!claims && !health && !rb_diags_errors(&d))
+		rb_yaml_error(&y, &d, root, "claims",
+			      "a spec file needs 'claims', a list (or 'health', its limits)");
+	if (health) {
+		struct rp_health_spec *nh = realloc(r->healths, (r->nhealths + 1) * sizeof(*nh));
+
+		if (!nh)
+			goto out_yaml;
+		r->healths = nh;
+		snprintf(nh[r->nhealths].model, sizeof(nh[0].model), "%s", model ? model : "");
+		snprintf(nh[r->nhealths].spec_file, sizeof(nh[0].spec_file), "%s", path);
+		if (!spec_health(&y, &d, health, &nh[r->nhealths].rules))
+			r->nhealths++;
+	}
 	for (yaml_node_item_t *it = claims ? claims->data.sequence.items.start : NULL;
 	     claims && it < claims->data.sequence.items.top; it++) {
 		struct rp_claim *nc = realloc(r->claims, (r->nclaims + 1) * sizeof(*nc));
@@ -298,6 +356,74 @@ int rp_judge(struct rp_report *r)
 				"size-based and pre-steady-state points are never judged)",
 				c->spec_file, c->line, c->name,
 				c->model[0] ? " of a drive of model " : "", c->model);
+	}
+	return 0;
+}
+
+/* Every limit a drive passed (the verdict's rows of its health rules), in words. */
+static void tripped(const struct rb_row_verdict *v, size_t nv, uint32_t drive,
+		    struct rp_health_check *hc)
+{
+	size_t n = 0;
+
+	hc->pass = true;
+	hc->reason[0] = '\0';
+	for (size_t i = 0; i < nv; i++) {
+		if (v[i].drive != drive || strcmp(v[i].verdict, "FAIL") ||
+		    !rb_verdict_key_is_health(v[i].rule))
+			continue;
+		hc->pass = false;
+		n += (size_t)snprintf(hc->reason + n,
+				      n < sizeof(hc->reason) ? sizeof(hc->reason) - n : 0, "%s%s",
+				      n ? "; " : "", v[i].reason);
+		if (n >= sizeof(hc->reason))
+			break;
+	}
+}
+
+int rp_judge_health(struct rp_report *r)
+{
+	for (size_t h = 0; h < r->nhealths; h++) {
+		const struct rp_health_spec *hs = &r->healths[h];
+
+		for (size_t fi = 0; fi < r->nfiles; fi++) {
+			const struct rp_file *f = &r->files[fi];
+			struct rb_row_verdict *v = NULL;
+			size_t nv = 0;
+			struct rb_verdict_in in = { .drives = f->dr,
+						    .nd = f->nd,
+						    .points = f->pt,
+						    .np = f->np,
+						    .results = f->rs,
+						    .nr = f->nr,
+						    .samples = f->sm,
+						    .ns = f->nsm,
+						    .health = f->he,
+						    .nh = f->nhe,
+						    .root = &hs->rules };
+
+			/* the verdicts' health rules, over the whole run (the rest are ignored) */
+			if (rb_verdict_judge(&in, &v, &nv) < 0)
+				return -ENOMEM;
+			for (size_t d = 0; d < f->nd; d++) {
+				struct rp_health_check *nc;
+
+				if (hs->model[0] && !strstr(f->dr[d].id.model, hs->model))
+					continue;
+				nc = realloc(r->hchecks, (r->nhchecks + 1) * sizeof(*nc));
+				if (!nc) {
+					free(v);
+					return -ENOMEM;
+				}
+				r->hchecks = nc;
+				nc[r->nhchecks] = (struct rp_health_check){ .spec = hs,
+									    .file = fi,
+									    .dr = &f->dr[d] };
+				tripped(v, nv, f->dr[d].drive, &nc[r->nhchecks]);
+				r->nhchecks++;
+			}
+			free(v);
+		}
 	}
 	return 0;
 }

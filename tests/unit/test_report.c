@@ -236,6 +236,18 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		s.direction = 0;
 		assert_int_equal(rb_results_sample(r, &s), 0);
 	}
+	/* health readings during point 0: drive 0 runs hot (75 C), the others at 40 C */
+	for (uint32_t d = 0; d < ND; d++) {
+		struct rb_row_health h = { .drive = d,
+					   .when = 1,
+					   .t_ns = 150 * SEC,
+					   .nvme = 1,
+					   .temperature_c = d == 0 ? 75.0 : 40.0,
+					   .available_spare_pct = 100,
+					   .percentage_used = 3 };
+
+		assert_int_equal(rb_results_health(r, &h), 0);
+	}
 	/* steady state: drive 0 steady at round 2, drive 1 not; a rolling one at point 0 */
 	{
 		struct rb_row_steady s = { .drive = 0,
@@ -345,8 +357,9 @@ static void test_csv_figures_are_the_rows(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	line = strtok_r(o.out, "\n", &save);
 	assert_non_null(line);
-	assert_string_equal(line, "file,point,drive,model,serial,status,iops,mb_s,read_mean_us,"
-				  "read_p99_us,write_mean_us,write_p99_us,vs_baseline_pct,outlier,alias");
+	assert_string_equal(line,
+			    "file,point,drive,model,serial,status,iops,mb_s,read_mean_us,"
+			    "read_p99_us,write_mean_us,write_p99_us,vs_baseline_pct,outlier,alias");
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		char *f[16], label[128];
 		size_t p, d;
@@ -678,6 +691,35 @@ static void test_wide_table(void **st)
 	/* a model names a baseline too; nothing at all is refused */
 	assert_run(RB_EXIT_OK, out, "baseline: 2 x M2", rb_report_cmd, "report", fx->path, "--wide",
 		   "--baseline", "M2");
+}
+
+/* A spec's health limits: each drive of its model over its whole run, exit 5 beyond. */
+static void test_spec_health(void **st)
+{
+	struct fixture *fx = *st;
+	char spec[600], line[1024];
+	struct out o;
+
+	snprintf(spec, sizeof(spec), "%s/health.yaml", fx->dir);
+	write_text(spec, "model: M1\nhealth: {max_temp_c: 70, critical_warning: true}\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_BELOW_SPEC);
+	/* the four M1 drives judged, the volume (M2) not */
+	assert_int_equal(count_of(o.out, "PASS health ") + count_of(o.out, "FAIL health "), 4);
+	line_with(o.out, "FAIL health a1:/dev/nvme0n1", line, sizeof(line));
+	assert_non_null(strstr(line, "75"));
+	assert_non_null(strstr(o.out, "PASS health a2:/dev/nvme1n1"));
+	assert_non_null(strstr(o.out, "1 of 4 drives beyond their health limits"));
+	out_free(&o);
+	write_text(spec, "health: {max_temp_c: 80}\n");
+	assert_run(RB_EXIT_OK, out, "0 of 5 drives beyond their health limits", rb_report_cmd,
+		   "report", fx->path, "--spec", spec);
+	write_text(spec, "health: {max_temp: 80, critical_warning: maybe}\n");
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_USAGE);
+	assert_non_null(strstr(o.err, "unknown health limit 'max_temp'"));
+	assert_non_null(strstr(o.err, "'critical_warning' must be true or false, not 'maybe'"));
+	out_free(&o);
 }
 
 /* A bad spec file: every problem with FILE:LINE, exit 2, nothing judged. */
@@ -1096,6 +1138,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spec_datasheet_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spec_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_files_compare, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_page, setup, teardown),
