@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "exitcode.h"
 #include "jsonout.h"
 #include "log.h"
@@ -364,8 +366,80 @@ int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json, 
 	return rc;
 }
 
-/* Copies what the run's log has beyond *at to stderr. */
-static void follow(const char *log, off_t *at)
+/*
+ * The live view of a run followed from the service on a terminal, as an in-process run
+ * draws it (progress.c): the run's point and each drive's last interval, from its status,
+ * redrawn in place below the log's lines.
+ */
+struct view {
+	bool tty, color;
+	unsigned drawn; /* lines of the view on screen */
+	int64_t last;	/* when it was drawn */
+};
+
+static void view_erase(struct view *v)
+{
+	if (v->tty && v->drawn) {
+		fprintf(stderr, "\033[%uA\r\033[J", v->drawn);
+		v->drawn = 0;
+		fflush(stderr);
+	}
+}
+
+/* The view from a running run's status reply (its "drive=" lines). */
+static void view_draw(struct view *v, const char *rep)
+{
+	char camp[128] = "", phase[32] = "", pt[16] = "0", pts[16] = "0", left[32] = "0";
+	char sized[16] = "0", dur[32];
+	struct winsize ws = { 0 };
+	unsigned rows = 24, more = 0;
+
+	if (!v->tty || !strstr(rep, "\nstate=running"))
+		return;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 6)
+		rows = ws.ws_row;
+	rb_control_field(rep, "campaign", camp, sizeof(camp));
+	rb_control_field(rep, "phase", phase, sizeof(phase));
+	rb_control_field(rep, "point", pt, sizeof(pt));
+	rb_control_field(rep, "points", pts, sizeof(pts));
+	rb_control_field(rep, "planned_left_s", left, sizeof(left));
+	rb_control_field(rep, "size_based_left", sized, sizeof(sized));
+	view_erase(v);
+	fprintf(stderr, "%s%s \u00b7 point %ld/%s \u00b7 %s \u00b7 after it: %s%s%s%s\n",
+		v->color ? "\033[1m" : "", camp, strtol(pt, NULL, 10) + 1, pts, phase,
+		rb_fmt_duration_human((uint64_t)(strtod(left, NULL) * 1e9), dur, sizeof(dur)),
+		strcmp(sized, "0") ? " + " : "", strcmp(sized, "0") ? sized : "",
+		strcmp(sized, "0") ? " size-based point(s)" : "");
+	if (v->color)
+		fputs("\033[0m", stderr);
+	fprintf(stderr, "  %-44s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
+	v->drawn = 2;
+	for (const char *p = strstr(rep, "\ndrive="); p; p = strstr(p + 1, "\ndrive=")) {
+		char line[1024], name[48], *f[8] = { 0 };
+
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + 7, "\n"), p + 7);
+		if (split_tabs(line, f, 8) < 7)
+			continue;
+		if (v->drawn >= rows - 3) {
+			more++;
+			continue;
+		}
+		fprintf(stderr, "  %-44s %11.0f %9.1f %10.1f %6s\n",
+			rb_fit_name(f[0], 44, name, sizeof(name)), strtod(f[1], NULL),
+			strtod(f[2], NULL), strtod(f[3], NULL),
+			strcmp(f[4], "nan") && strcmp(f[4], "-nan") ? f[4] : "-");
+		v->drawn++;
+	}
+	if (more) {
+		fprintf(stderr, "  ... %u more drive(s): rackbench status --json\n", more);
+		v->drawn++;
+	}
+	fflush(stderr);
+	v->last = rb_mono_ns();
+}
+
+/* Copies what the run's log has beyond *at to stderr (the view out of its way first). */
+static void follow(const char *log, off_t *at, struct view *v)
 {
 	char buf[65536];
 	int fd = open(log, O_RDONLY | O_CLOEXEC);
@@ -374,6 +448,7 @@ static void follow(const char *log, off_t *at)
 	if (fd < 0)
 		return;
 	while ((n = pread(fd, buf, sizeof(buf), *at)) > 0) {
+		view_erase(v);
 		fwrite(buf, 1, (size_t)n, stderr);
 		*at += n;
 	}
@@ -429,6 +504,9 @@ int rb_service_submit(const struct rb_submit *sub)
 	bool aborted = false;
 	off_t at = 0;
 	int rc = RB_EXIT_FAILED, misses = 0;
+	const char *term = getenv("TERM"), *nc = getenv("NO_COLOR");
+	struct view v = { .tty = isatty(STDERR_FILENO) && term && strcmp(term, "dumb"),
+			  .color = !(nc && *nc) };
 
 	req = submit_request(sub, &len);
 	if (!req)
@@ -470,7 +548,7 @@ int rb_service_submit(const struct rb_submit *sub)
 	for (;;) {
 		char q[128];
 
-		follow(log, &at);
+		follow(log, &at, &v);
 		if (*sub->interrupted && !aborted) {
 			/* this run, running or waiting: never another's */
 			aborted = true;
@@ -483,7 +561,7 @@ int rb_service_submit(const struct rb_submit *sub)
 		/* a service busy winding a run down may miss a question: ask again */
 		if ((!rep || !reply_ok(rep)) && ++misses < 5) {
 			free(rep);
-			follow(log, &at);
+			follow(log, &at, &v);
 			usleep(500000);
 			continue;
 		}
@@ -495,7 +573,8 @@ int rb_service_submit(const struct rb_submit *sub)
 		}
 		misses = 0;
 		if (rb_control_field(rep, "state", st, sizeof(st)) && !strcmp(st, "done")) {
-			follow(log, &at);
+			view_erase(&v);
+			follow(log, &at, &v);
 			print_out(out);
 			rc = rb_control_field(rep, "exit", ex, sizeof(ex))
 				     ? (int)strtol(ex, NULL, 10)
@@ -503,8 +582,12 @@ int rb_service_submit(const struct rb_submit *sub)
 			free(rep);
 			break;
 		}
+		/* the view twice a second, or at once when log lines moved it away */
+		if (!v.drawn || rb_mono_ns() - v.last >= 500000000LL)
+			view_draw(&v, rep);
 		free(rep);
 		usleep(200000);
 	}
+	view_erase(&v);
 	return rc;
 }

@@ -11,6 +11,7 @@ without one, `status` says so and `run` runs in-process."""
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -217,6 +218,40 @@ with Tmp() as tmp:
             f.write(CAMPAIGN.format(name="bad", runtime="1s").replace("rw: randwrite", "rw: nope"))
         r = run([COORD, "run", bad], cwd=tmp, env=env)
         check(r.returncode == 2 and "bad.yaml:" in r.stderr, f"bad campaign: {r.returncode} {r.stderr}")
+
+        # on a terminal, the run followed from the service has the live view: its point and
+        # each drive's figures, redrawn in place under the log, gone once it ends
+        if shutil.which("tmux"):
+            mid = os.path.join(tmp, "mid.yaml")
+            with open(mid, "w") as f:
+                f.write(CAMPAIGN.format(name="mid", runtime="3s"))
+            sock = os.path.join(tmp, "tmux.sock")
+            cmd = (f"cd {tmp} && RACKBENCH_CONTROL={ctl} {os.path.abspath(COORD)} run {mid} "
+                   "--results out; echo EXIT=$?; sleep 30")
+            shots = []
+
+            def ended():
+                c = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"],
+                                   capture_output=True, text=True).stdout
+                if "mid \u00b7 point" in c and "EXIT=" not in c:
+                    shots.append(c)
+                return "EXIT=" in c
+
+            try:
+                subprocess.run(["tmux", "-S", sock, "new-session", "-d", "-x", "160", "-y",
+                                "40", "sh", "-c", cmd], check=True)
+                wait_for(ended, "the followed run under tmux to end", every=0.5)
+                final = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"],
+                                       capture_output=True, text=True).stdout
+            finally:
+                subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
+            check("EXIT=0" in final, f"the followed run:\n{final}")
+            check(shots and any("sv-a1:a1/d.dat" in x and "sv-a2:a2/d.dat" in x for x in shots),
+                  f"the live view's drives: {shots[-1:] or final}")
+            check(all(x.count("mid \u00b7 point") == 1 for x in shots),
+                  f"the view was not redrawn in place: {shots[-1:]}")
+            check("mid \u00b7 point" not in final and "results: " in final,
+                  f"after the run, the view gone and the summary there:\n{final}")
     finally:
         for a in agents:
             a.stop()
