@@ -70,7 +70,7 @@ run_sanitized() {
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 		LSAN_OPTIONS=suppressions=$ROOT/tests/lsan.supp \
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		bash -c 'ctest_label build-asan unit && ctest_label build-asan integration nosan'
+		bash -c 'ctest_label build-asan unit nosan && ctest_label build-asan integration nosan'
 }
 
 # ThreadSanitizer over the unit and integration tests: engine jobs, the HDF5 writer, the
@@ -79,7 +79,7 @@ run_sanitized() {
 run_tsan() {
 	configure_build build-tsan -DRB_TSAN=ON -DCMAKE_BUILD_TYPE=Debug || return 1
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$ROOT/tests/tsan.supp" \
-		bash -c 'ctest_label build-tsan unit && ctest_label build-tsan integration nosan'
+		bash -c 'ctest_label build-tsan unit nosan && ctest_label build-tsan integration nosan'
 }
 
 run_fuzz() {
