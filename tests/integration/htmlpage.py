@@ -7,7 +7,12 @@ import os
 import shutil
 import subprocess
 
+from rbtest import COORD, check
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# where a page and its screenshot are kept for people to look at (CI's artifacts)
+ARTIFACTS = os.environ.get("RB_ARTIFACTS") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(COORD))), "artifacts")
 
 
 class Charts(html.parser.HTMLParser):
@@ -54,3 +59,14 @@ def render(page, tmp, shot=None):
     r = subprocess.run(args + [f"file://{page}"], capture_output=True, text=True, timeout=120)
     console = [x for x in r.stderr.splitlines() if ":CONSOLE(" in x]
     return r, console
+
+
+def keep(page, tmp, name):
+    """A screenshot of the page and the page itself, as NAME.png and NAME.html among the
+    artifacts."""
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    shot = os.path.join(ARTIFACTS, f"{name}.png")
+    r, _ = render(page, tmp, shot)
+    check(r.returncode == 0 and os.path.getsize(shot) > 10000, f"screenshot: {r.returncode}")
+    shutil.copy(page, os.path.join(ARTIFACTS, f"{name}.html"))
+    print(f"screenshot: {shot}")

@@ -7,17 +7,14 @@ synthetic file of 500 drives renders too, and the page's size is printed."""
 import glob
 import os
 import re
-import shutil
 
 import synth
-from htmlpage import CHROMIUM, Charts, render
+from htmlpage import CHROMIUM, Charts, keep, render
 from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
 
 h5py = h5()
 if not CHROMIUM:
     skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
-ARTIFACTS = os.environ.get("RB_ARTIFACTS") or os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(COORD))), "artifacts")
 
 
 with Tmp() as tmp:
@@ -75,12 +72,7 @@ with Tmp() as tmp:
         check(re.search(re.escape(drives[int(row["drive"])]) + r"</td><td>steady</td><td>\w+"
                         r"</td><td class=\"(pass|bad)\">" + re.escape(verdict), text),
               f"the page's verdict for {drives[int(row['drive'])]}: want '{verdict}'")
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    shot = os.path.join(ARTIFACTS, "report.png")
-    r, console = render(page, tmp, shot)
-    check(r.returncode == 0 and os.path.getsize(shot) > 10000, f"screenshot: {r.returncode}")
-    shutil.copy(page, os.path.join(ARTIFACTS, "report.html"))
-    print(f"screenshot: {shot}")
+    keep(page, tmp, "report")
 
     # 500 drives of three models
     big = os.path.join(tmp, "big.h5")

@@ -14,18 +14,15 @@ import csv
 import io
 import os
 import re
-import shutil
 import statistics
 
 import synth
-from htmlpage import CHROMIUM, Charts, render
+from htmlpage import CHROMIUM, Charts, keep, render
 from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
 if not CHROMIUM:
     skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
-ARTIFACTS = os.environ.get("RB_ARTIFACTS") or os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(COORD))), "artifacts")
 MODELS = {"ACME A": 1.0, "ACME B": 1.3, "ACME C": 0.8}
 
 
@@ -173,10 +170,5 @@ with Tmp() as tmp:
             check(abs(float(row[4]) - want["ACME B"][row[0]][1]) <= 1e-4 * float(row[4]),
                   f"csv {row}")
 
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    shot = os.path.join(ARTIFACTS, "review.png")
-    r, console = render(page, tmp, shot)
-    check(r.returncode == 0 and os.path.getsize(shot) > 10000, f"screenshot: {r.returncode}")
-    shutil.copy(page, os.path.join(ARTIFACTS, "review.html"))
-    print(f"screenshot: {shot}")
+    keep(page, tmp, "review")
 print("ok")
