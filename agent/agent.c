@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "exitcode.h"
+#include "fstarget.h"
 #include "keys.h"
 #include "log.h"
 #include "transport.h"
@@ -105,6 +106,8 @@ static int session_start(struct session *s)
 	epoch &= (1ULL << 62) - 1; /* printable in a file name, never 0 */
 	epoch |= 1;
 	s->a.epoch = epoch;
+	/* a killed agent's filesystems went with its mount namespace: their mount points not */
+	rb_fs_sweep(cfg->state_dir);
 	if (cfg->insecure) {
 		rb_warn("running without keys (--insecure): connections are neither authenticated "
 			"nor encrypted");

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "fstarget.h"
 
+#include <blkid.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +12,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "log.h"
 
 /* mkfs.TYPE with its force and quiet flags, the options, the device. 0 or an error. */
 static int mkfs(const struct rb_fs_spec *s, const char *dev, struct rb_diags *d)
@@ -48,16 +52,132 @@ static int mkfs(const struct rb_fs_spec *s, const char *dev, struct rb_diags *d)
 	return -EIO;
 }
 
-int rb_fs_target_setup(const struct rb_guard_policy *gp, const struct rb_fs_spec *s,
-		       const char *dev, struct rb_fs_target *ret, struct rb_diags *d)
+bool rb_fs_mkfs_found(const char *type)
 {
-	struct rb_target_info ti;
-	int r;
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX], prog[PATH_MAX + 48];
 
-	memset(ret, 0, sizeof(*ret));
-	if (strcmp(s->type, "ext4") && strcmp(s->type, "xfs")) {
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "filesystem '%s': ext4 or xfs",
-			     s->type);
+	if (!path || !*path)
+		path = "/usr/sbin:/usr/bin:/sbin:/bin";
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
+		snprintf(prog, sizeof(prog), "%s/mkfs.%s", *dir ? dir : ".", type);
+		if (access(prog, X_OK) == 0)
+			return true;
+		p += n;
+		p += *p == ':';
+	}
+	return false;
+}
+
+int rb_fs_own_namespace(const char *subject, struct rb_diags *d)
+{
+	static bool done;
+
+	if (done)
+		return 0;
+	/* a slave: the host's mounts still reach us (the guard reads them), ours go nowhere */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0) {
+		int r = -errno;
+
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, subject,
+			     "cannot make a mount namespace of its own: %s", strerror(-r));
+		return r;
+	}
+	done = true;
+	return 0;
+}
+
+/* The filesystem's UUID on dev into buf ("" when none). */
+static void fs_uuid(const char *dev, char *buf, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	const char *u = NULL;
+
+	snprintf(buf, len, "%s", "");
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID);
+	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "UUID", &u, NULL) == 0)
+		snprintf(buf, len, "%s", u);
+	blkid_free_probe(pr);
+}
+
+/* STATE/fs/NAME.made: the record of the filesystem rackbench made on dev. */
+static void record_path(const char *state_dir, const char *dev, char *buf, size_t len)
+{
+	const char *base = strrchr(dev, '/');
+
+	snprintf(buf, len, "%s/fs/%s.made", state_dir, base ? base + 1 : dev);
+}
+
+/* Whether dev carries the filesystem the state folder records as run's own. */
+static bool ours(const char *state_dir, const char *dev, const char *run)
+{
+	char path[PATH_MAX + 64], want[256], rec_run[128], rec_uuid[64], now[64];
+	FILE *f;
+	bool yes = false;
+
+	if (!run || !*run)
+		return false;
+	record_path(state_dir, dev, path, sizeof(path));
+	if (!(f = fopen(path, "re")))
+		return false;
+	if (fgets(want, sizeof(want), f) && sscanf(want, "%127s %63s", rec_run, rec_uuid) == 2 &&
+	    !strcmp(rec_run, run)) {
+		fs_uuid(dev, now, sizeof(now));
+		yes = *now && !strcmp(now, rec_uuid);
+	}
+	fclose(f);
+	return yes;
+}
+
+static void record(const char *state_dir, const char *dev, const char *run,
+		   const struct rb_fs_spec *s)
+{
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 80], uuid[64];
+	FILE *f;
+
+	fs_uuid(dev, uuid, sizeof(uuid));
+	record_path(state_dir, dev, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!*uuid || !(f = fopen(tmp, "we")))
+		return;
+	fprintf(f, "%s %s %s\n", *run ? run : "-", uuid, s->type);
+	if (fclose(f) == 0)
+		rename(tmp, path);
+}
+
+/* STATE/fs, rackbench's own folder of mount points and records. */
+static int fs_dir(const char *state_dir, const char *subject, struct rb_diags *d)
+{
+	char dir[PATH_MAX + 8];
+
+	snprintf(dir, sizeof(dir), "%s/fs", state_dir);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		int r = -errno;
+
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, subject, "cannot make %s: %s", dir,
+			     strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+int rb_fs_target_check(const struct rb_guard_policy *gp, const struct rb_fs_spec *s,
+		       const char *dev, const char *run, bool *ret_own, struct rb_diags *d)
+{
+	struct rb_guard_policy g = *gp;
+	struct rb_target_info ti;
+	char err[512];
+	int r = 0;
+
+	*ret_own = false;
+	if (rb_fs_spec_check(s, err, sizeof(err))) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "%s", err);
 		return -EINVAL;
 	}
 	if (rb_target_probe(dev, &ti) || ti.kind != RB_TARGET_BLOCK) {
@@ -65,31 +185,59 @@ int rb_fs_target_setup(const struct rb_guard_policy *gp, const struct rb_fs_spec
 			     "a filesystem is made on a block device; this is not one");
 		return -EINVAL;
 	}
-	/* making a filesystem is a write: both keys, every device rule */
-	if (rb_guard_check_write(gp, dev, d))
-		return -EPERM;
-	if ((r = mkfs(s, ti.real, d)))
-		return r;
-	/* a mount namespace of our own: nobody else sees the mount, and it dies with us */
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		r = -errno;
+	*ret_own = ours(gp->state_dir, ti.real, run);
+	if (!*ret_own && !rb_fs_mkfs_found(s->type)) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev,
-			     "cannot make a private mount namespace: %s", strerror(-r));
-		return r;
+			     "mkfs.%s is not installed on this host (its package: %s)", s->type,
+			     strcmp(s->type, "xfs") ? "e2fsprogs" : "xfsprogs");
+		r = -EINVAL;
 	}
-	snprintf(ret->dev, sizeof(ret->dev), "%s", ti.real);
-	snprintf(ret->mnt, sizeof(ret->mnt), "%s/fs-%d", gp->state_dir, (int)getpid());
+	/* making a filesystem is a write: both keys, every device rule; the run's own
+	 * filesystem is no signature to refuse */
+	if (*ret_own)
+		g.wipe_signatures = true;
+	if (rb_guard_check_write(&g, dev, d))
+		return -EPERM;
+	return r;
+}
+
+int rb_fs_target_setup(const struct rb_guard_policy *gp, const struct rb_fs_spec *s,
+		       const char *dev, const char *mnt, const char *run, struct rb_fs_target *ret,
+		       struct rb_diags *d)
+{
+	char data[256];
+	unsigned long flags;
+	bool own;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if ((r = rb_fs_target_check(gp, s, dev, run, &own, d)))
+		return r;
+	rb_target_probe(dev, &ret->dev_info);
+	snprintf(ret->dev, sizeof(ret->dev), "%s", ret->dev_info.real);
+	if ((r = fs_dir(gp->state_dir, dev, d)))
+		return r;
+	if (!own) {
+		if ((r = mkfs(s, ret->dev, d)))
+			return r;
+		ret->made = true;
+		record(gp->state_dir, ret->dev, run, s);
+	}
+	if ((r = rb_fs_own_namespace(dev, d)))
+		return r;
+	snprintf(ret->mnt, sizeof(ret->mnt), "%s", mnt);
 	if (mkdir(ret->mnt, 0700) < 0 && errno != EEXIST) {
 		r = -errno;
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, ret->mnt,
 			     "cannot make the mount point: %s", strerror(-r));
 		return r;
 	}
-	if (mount(ti.real, ret->mnt, s->type, 0, s->mount_options[0] ? s->mount_options : NULL) <
-	    0) {
+	rb_fs_mount_args(s, &flags, data, sizeof(data));
+	if (mount(ret->dev, ret->mnt, s->type, flags, data[0] ? data : NULL) < 0) {
 		r = -errno;
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "cannot mount the new %s: %s",
-			     s->type, strerror(-r));
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "cannot mount its %s: %s%s", s->type,
+			     strerror(-r),
+			     ret->made ? "" : " (made by this run earlier: was it changed since?)");
 		rmdir(ret->mnt);
 		return r;
 	}
@@ -102,8 +250,71 @@ void rb_fs_target_teardown(struct rb_fs_target *t)
 {
 	if (!t->mounted)
 		return;
-	if (umount2(t->mnt, 0) < 0)
+	if (umount2(t->mnt, 0) < 0) {
+		rb_warn("%s: cannot unmount %s (%s); detached instead", t->dev, t->mnt,
+			strerror(errno));
 		umount2(t->mnt, MNT_DETACH);
+	}
 	rmdir(t->mnt);
 	t->mounted = false;
+}
+
+/*
+ * Whether /dev/NAME, a device a killed agent had mounted in its namespace, is free: the
+ * kernel lets the namespace go some time after the process (its io_uring's requests end
+ * first). Waits up to the deadline; true when free (or no such device).
+ */
+static bool released(const char *name, struct timespec *deadline)
+{
+	char dev[PATH_MAX];
+	struct stat st;
+	bool said = false;
+
+	snprintf(dev, sizeof(dev), "/dev/%s", name);
+	if (stat(dev, &st) < 0 || !S_ISBLK(st.st_mode))
+		return true;
+	for (;;) {
+		struct timespec now;
+		int fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+		if (fd >= 0) {
+			close(fd);
+			return true;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (errno != EBUSY || now.tv_sec > deadline->tv_sec ||
+		    (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec))
+			return false;
+		if (!said)
+			rb_info("waiting for %s, which this agent's killed process had mounted, to be "
+				"released",
+				dev);
+		said = true;
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	}
+}
+
+void rb_fs_sweep(const char *state_dir)
+{
+	char dir[PATH_MAX + 8], path[PATH_MAX + 300];
+	struct timespec deadline;
+	DIR *dd;
+	struct dirent *e;
+
+	snprintf(dir, sizeof(dir), "%s/fs", state_dir);
+	if (!(dd = opendir(dir)))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += 10;
+	/* a mount point in use (someone's mount) is not empty or busy: rmdir leaves it */
+	while ((e = readdir(dd)))
+		if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+			if (!released(e->d_name, &deadline))
+				rb_warn("/dev/%s, which this agent's killed process had mounted, is "
+					"still in use",
+					e->d_name);
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			rmdir(path);
+		}
+	closedir(dd);
 }

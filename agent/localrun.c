@@ -299,13 +299,15 @@ static void volume_name(const struct rb_workload *wl, char **targets, size_t n, 
 static int fs_prepare(struct rb_localrun *a, const struct rb_guard_policy *gp,
 		      struct rb_fs_target *fst, struct rb_diags *d)
 {
+	char mnt[PATH_MAX];
 	int r;
 
 	if (a->ntargets != 1 || !a->wl.size) {
 		rb_err("--filesystem takes one --target (a block device) and --size (the file's)");
 		return RB_EXIT_USAGE;
 	}
-	r = rb_fs_target_setup(gp, &a->fs, a->targets[0], fst, d);
+	snprintf(mnt, sizeof(mnt), "%s/fs/run-%d", gp->state_dir, (int)getpid());
+	r = rb_fs_target_setup(gp, &a->fs, a->targets[0], mnt, "", fst, d);
 	if (r) {
 		rc_print(d, r == -EPERM);
 		return r == -EPERM    ? RB_EXIT_REFUSED

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "fstarget.h"
 #include "health.h"
 #include "history.h"
 #include "log.h"
@@ -364,8 +366,65 @@ static int point_adopt(struct point *p, const struct rb_msg_assign *as, struct l
 	return 0;
 }
 
+/*
+ * The point's drives with a filesystem: each made (once a run) and mounted under the state
+ * folder, its file in the drive's place among the paths the engine opens. 0, or -EPERM
+ * (the guard refused) or another negative errno, said in d.
+ */
+static int fs_up(struct agent *a, const struct layout *L, const struct rb_guard_policy *gp,
+		 struct rb_diags *d)
+{
+	struct point *p = &a->pt;
+	char mnt[PATH_MAX], txt[600];
+	int r = 0;
+
+	if (!(p->io_paths = calloc(p->npaths + 1, sizeof(char *))))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->npaths; i++)
+		p->io_paths[i] = p->paths[i];
+	for (size_t t = 0; t < p->ndrives; t++) {
+		const char *dev = p->paths[p->first[t]], *base;
+		char real[PATH_MAX];
+		struct rb_fs_target *f;
+		int e;
+
+		if (!rb_fs_spec_set(&L->fs[t]))
+			continue;
+		/* named as the kernel names the device: a later start finds it in /dev */
+		if (!realpath(dev, real))
+			snprintf(real, sizeof(real), "%s", dev);
+		base = strrchr(real, '/');
+		if (!p->fs && !(p->fs = calloc(p->ndrives, sizeof(*p->fs))))
+			return -ENOMEM;
+		f = &p->fs[t];
+		snprintf(mnt, sizeof(mnt), "%s/fs/%s", a->cfg->state_dir, base ? base + 1 : real);
+		e = rb_fs_target_setup(gp, &L->fs[t], dev, mnt, a->run, f, d);
+		if (e) {
+			r = r ? r : e;
+			continue;
+		}
+		rb_info("point %u: %s: %s %s, mounted at %s", p->point, dev,
+			f->made ? "a new" : "the run's",
+			rb_fs_spec_text(&L->fs[t], txt, sizeof(txt)), f->mnt);
+		p->io_paths[p->first[t]] = f->file;
+	}
+	return r;
+}
+
+/* Every filesystem of the point unmounted (its files closed first). */
+static void fs_down(struct point *p)
+{
+	for (size_t t = 0; p->fs && t < p->ndrives; t++)
+		rb_fs_target_teardown(&p->fs[t]);
+	free(p->fs);
+	free(p->io_paths);
+	p->fs = NULL;
+	p->io_paths = NULL;
+}
+
 static void point_release(struct point *p)
 {
+	fs_down(p);
 	for (size_t i = 0; p->drives && i < p->ndrives; i++)
 		free(p->drives[i]);
 	for (size_t i = 0; p->paths && i < p->npaths; i++)
@@ -405,8 +464,12 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 		}
 	}
 	/* a volume's members stand in its place (each drive is one target of the engine) */
-	if (rb_preflight_layout(&L, as->drives, as->ndrives, as->serials, as->nserials, as->volumes,
-				as->nvolumes, err, sizeof(err))) {
+	const struct layout_msg lm = {
+		as->drives,  as->ndrives,  as->serials,	    as->nserials,
+		as->volumes, as->nvolumes, as->filesystems, as->nfilesystems
+	};
+
+	if (rb_preflight_layout(&L, &lm, err, sizeof(err))) {
 		fail_point(a, as, "error", NULL, err);
 		goto out;
 	}
@@ -437,7 +500,9 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 		start_purge(a, as, &gp);
 		goto out;
 	}
-	r = rb_runner_prepare(&p->wl, p->paths, p->npaths, &gp, &p->prep, &d);
+	r = fs_up(a, &L, &gp, &d);
+	if (!r)
+		r = rb_runner_prepare(&p->wl, p->io_paths, p->npaths, &gp, &p->prep, &d);
 	if (r) {
 		rb_preflight_layout_subjects(&L, &d, 0);
 		for (size_t i = 0; i < d.n; i++)
@@ -653,6 +718,9 @@ static void result_target(const struct point *p, size_t t, struct result_msg *m)
 		m->ti.size_bytes = min / unit * unit * nm;
 		m->dr.members = m->mi;
 		m->dr.nmembers = nm < 64 ? nm : 64;
+	} else if (p->fs && p->fs[t].mounted) {
+		/* the drive under its filesystem, not the file the workload ran on */
+		rb_preflight_identity(&m->ti, p->drives[t], &p->fs[t].dev_info);
 	} else {
 		rb_preflight_identity(&m->ti, p->drives[t], info);
 	}

@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fstarget.h"
 #include "guard.h"
 #include "nvme.h"
 #include "target.h"
@@ -137,14 +138,47 @@ void rb_preflight_layout_free(struct layout *L)
 	free(L->vols);
 	free(L->first);
 	free(L->volume);
+	free(L->fs);
 	memset(L, 0, sizeof(*L));
 }
 
-int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
-			const char *const *serials, size_t nserials,
-			const struct rb_msg_volume *vols, size_t nvols, char *err, size_t errlen)
+/* Each drive's filesystem, from the message's: none on a volume, none too long. */
+static int layout_fs(struct layout *L, const struct layout_msg *m, char *err, size_t errlen)
 {
-	size_t cap = 0;
+	for (size_t i = 0; i < m->n && i < m->nfs; i++) {
+		const struct rb_msg_fs *f = &m->fs[i];
+		struct rb_fs_spec *s = &L->fs[i];
+
+		if (!f->type || !*f->type)
+			continue;
+		if (L->vols[i].stripe) {
+			snprintf(err, errlen,
+				 "volume '%s': a striped volume cannot take a filesystem",
+				 m->drives[i]);
+			return -EINVAL;
+		}
+		if (strlen(f->type) >= sizeof(s->type) ||
+		    (f->mkfs_options && strlen(f->mkfs_options) >= sizeof(s->mkfs_options)) ||
+		    (f->mount_options && strlen(f->mount_options) >= sizeof(s->mount_options))) {
+			snprintf(err, errlen, "drive '%s': its filesystem's options are too long",
+				 m->drives[i]);
+			return -EINVAL;
+		}
+		snprintf(s->type, sizeof(s->type), "%s", f->type);
+		snprintf(s->mkfs_options, sizeof(s->mkfs_options), "%s",
+			 f->mkfs_options ? f->mkfs_options : "");
+		snprintf(s->mount_options, sizeof(s->mount_options), "%s",
+			 f->mount_options ? f->mount_options : "");
+	}
+	return 0;
+}
+
+int rb_preflight_layout(struct layout *L, const struct layout_msg *m, char *err, size_t errlen)
+{
+	const char *const *drives = m->drives, *const *serials = m->serials;
+	const struct rb_msg_volume *vols = m->vols;
+	size_t n = m->n, nserials = m->nserials, nvols = m->nvols, cap = 0;
+	int r;
 
 	memset(L, 0, sizeof(*L));
 	snprintf(err, errlen, "out of memory");
@@ -172,7 +206,8 @@ int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
 	L->volume = calloc(cap + 1, sizeof(char *));
 	L->vols = calloc(n + 1, sizeof(*L->vols));
 	L->first = calloc(n + 1, sizeof(size_t));
-	if (!L->paths || !L->serials || !L->volume || !L->vols || !L->first) {
+	L->fs = calloc(n + 1, sizeof(*L->fs));
+	if (!L->paths || !L->serials || !L->volume || !L->vols || !L->first || !L->fs) {
 		rb_preflight_layout_free(L);
 		return -ENOMEM;
 	}
@@ -191,11 +226,15 @@ int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
 		}
 		L->vols[i] = (struct rb_volume){ .members = (unsigned)vol->nmembers,
 						 .stripe = vol->stripe };
-		for (size_t m = 0; m < vol->nmembers; m++) {
-			L->serials[L->npaths] = (char *)(m < vol->nserials ? vol->serials[m] : "");
+		for (size_t k = 0; k < vol->nmembers; k++) {
+			L->serials[L->npaths] = (char *)(k < vol->nserials ? vol->serials[k] : "");
 			L->volume[L->npaths] = vol->name;
-			L->paths[L->npaths++] = (char *)vol->members[m];
+			L->paths[L->npaths++] = (char *)vol->members[k];
 		}
+	}
+	if ((r = layout_fs(L, m, err, errlen))) {
+		rb_preflight_layout_free(L);
+		return r;
 	}
 	return 0;
 }
@@ -229,19 +268,36 @@ void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf)
 	size_t cap = 0;
 
 	rb_diags_init(&d);
+	const struct layout_msg lm = {
+		pf->drives,  pf->ndrives,  pf->serials,	    pf->nserials,
+		pf->volumes, pf->nvolumes, pf->filesystems, pf->nfilesystems
+	};
+
 	rb_preflight_policy(a, pf->destructive, pf->wipe_signatures, &gp);
-	if (rb_preflight_layout(&L, pf->drives, pf->ndrives, pf->serials, pf->nserials, pf->volumes,
-				pf->nvolumes, err, sizeof(err)))
+	if (rb_preflight_layout(&L, &lm, err, sizeof(err)))
 		rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, a->cfg->name, "%s", err);
 	for (size_t i = 0; i < L.npaths; i++) {
 		if (!rb_preflight_offered(a->cfg, L.paths[i]))
 			rb_diags_add(&d, RB_SEV_ERROR, NULL, 0, 0, L.paths[i],
 				     "agent '%s' does not offer this target (see its --target)",
 				     a->cfg->name);
-		else {
+		else
 			rb_preflight_pin(L.paths[i], L.serials[i], &d);
-			if (pf->writes)
-				rb_guard_check_write(&gp, L.paths[i], &d);
+	}
+	/* each drive judged for the writes: a filesystem to make (the run's own filesystem
+	 * is no signature), or the points' */
+	for (size_t i = 0; i < pf->ndrives && L.first; i++) {
+		bool own;
+
+		for (size_t k = 0; k < L.vols[i].members; k++) {
+			const char *path = L.paths[L.first[i] + k];
+
+			if (!rb_preflight_offered(a->cfg, path))
+				continue;
+			if (rb_fs_spec_set(&L.fs[i]))
+				rb_fs_target_check(&gp, &L.fs[i], path, a->run, &own, &d);
+			else if (pf->writes)
+				rb_guard_check_write(&gp, path, &d);
 		}
 	}
 	/* one device under two names: refused before any phase, read or write, runs */

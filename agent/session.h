@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "diag.h"
 #include "engine.h"
+#include "fsspec.h"
 #include "guard.h"
 #include "runner.h"
 #include "spool.h"
@@ -23,6 +24,7 @@
 #include "wire.h"
 
 struct purging;
+struct rb_fs_target;
 
 /* The point this agent runs (a measurement, or a purge on its thread); zero when idle. */
 struct point {
@@ -40,6 +42,9 @@ struct point {
 	size_t npaths;
 	size_t *first;		/* per drive: its first path */
 	struct rb_volume *vols; /* per drive: members and unit (1 and 0: a drive) */
+	/* per drive: its filesystem, mounted for the point (NULL: none has one) */
+	struct rb_fs_target *fs;
+	char **io_paths; /* what the engine opens: paths, a filesystem's file in its drive's */
 	struct rb_workload wl;
 	struct rb_msg_sample *batch; /* the interval's samples (histograms their own) */
 	size_t nbatch, capbatch;
@@ -125,6 +130,7 @@ struct layout {
 	struct rb_volume *vols; /* per drive */
 	size_t *first;		/* per drive: its first path */
 	const char **volume;	/* per path: the volume it belongs to, or NULL */
+	struct rb_fs_spec *fs;	/* per drive: a filesystem to make on it (type "" none) */
 };
 
 /* ---- preflight.c: the agent's identity, the guard's policy, pins, a point's layout ---- */
@@ -142,13 +148,22 @@ void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
 			 struct rb_guard_policy *gp);
 /* The campaign's identity pin: an error in d unless the drive reports serial. */
 void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d);
+/* A point's or a pre-flight's drives as the coordinator gave them. */
+struct layout_msg {
+	const char *const *drives;
+	size_t n;
+	const char *const *serials;
+	size_t nserials;
+	const struct rb_msg_volume *vols;
+	size_t nvols;
+	const struct rb_msg_fs *fs; /* parallel to drives, or none */
+	size_t nfs;
+};
 /*
- * A point's layout from its drives, pins and volumes (the strings stay the message's).
- * 0, or negative errno with err set.
+ * A point's layout from its drives, pins, volumes and filesystems (the strings stay the
+ * message's). 0, or negative errno with err set.
  */
-int rb_preflight_layout(struct layout *L, const char *const *drives, size_t n,
-			const char *const *serials, size_t nserials,
-			const struct rb_msg_volume *vols, size_t nvols, char *err, size_t errlen);
+int rb_preflight_layout(struct layout *L, const struct layout_msg *m, char *err, size_t errlen);
 void rb_preflight_layout_free(struct layout *L);
 /* Diagnostics from index from on about a volume's member become the volume's. */
 void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, size_t from);

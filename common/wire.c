@@ -200,6 +200,21 @@ static Rb__Volume **volumes_out(struct pool *p, const struct rb_msg_volume *v, s
 	return o;
 }
 
+static Rb__Filesystem **fs_out(struct pool *p, const struct rb_msg_fs *v, size_t n)
+{
+	Rb__Filesystem **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		if (!(o[i] = pool_alloc(p, 1, sizeof(**o))))
+			return NULL;
+		*o[i] = (Rb__Filesystem)RB__FILESYSTEM__INIT;
+		o[i]->type = str_out(v[i].type);
+		o[i]->mkfs_options = str_out(v[i].mkfs_options);
+		o[i]->mount_options = str_out(v[i].mount_options);
+	}
+	return o;
+}
+
 static Rb__Hello *hello_out(struct pool *p, const struct rb_msg_hello *m)
 {
 	Rb__Hello *h = pool_alloc(p, 1, sizeof(*h));
@@ -237,6 +252,8 @@ static Rb__Preflight *preflight_out(struct pool *p, const struct rb_msg_prefligh
 	f->writes = m->writes;
 	f->destructive = m->destructive;
 	f->wipe_signatures = m->wipe_signatures;
+	f->n_filesystems = m->nfilesystems;
+	f->filesystems = fs_out(p, m->filesystems, m->nfilesystems);
 	return f;
 }
 
@@ -287,6 +304,8 @@ static Rb__Assign *assign_out(struct pool *p, const struct rb_msg_assign *m)
 	a->start_at_ns = m->start_at_ns;
 	a->n_volumes = m->nvolumes;
 	a->volumes = volumes_out(p, m->volumes, m->nvolumes);
+	a->n_filesystems = m->nfilesystems;
+	a->filesystems = fs_out(p, m->filesystems, m->nfilesystems);
 	return a;
 }
 
@@ -602,6 +621,11 @@ out:
 
 /* ---- receiving: the generated structs to domain ones ---- */
 
+void rb_wire_strcpy(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
 static const char *const *strs_in(char **v)
 {
 	return (const char *const *)v;
@@ -644,6 +668,15 @@ static struct rb_msg_volume *volumes_in(struct pool *p, Rb__Volume **v, size_t n
 	return o;
 }
 
+static struct rb_msg_fs *fs_in(struct pool *p, Rb__Filesystem **v, size_t n)
+{
+	struct rb_msg_fs *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		o[i] = (struct rb_msg_fs){ v[i]->type, v[i]->mkfs_options, v[i]->mount_options };
+	return o;
+}
+
 static struct rb_sparse sparse_in(const uint32_t *idx, size_t nidx, const uint64_t *cnt,
 				  size_t ncnt)
 {
@@ -680,6 +713,8 @@ static void preflight_in(struct pool *p, struct rb_msg_preflight *m, const Rb__P
 	m->writes = f->writes;
 	m->destructive = f->destructive;
 	m->wipe_signatures = f->wipe_signatures;
+	m->filesystems = fs_in(p, f->filesystems, f->n_filesystems);
+	m->nfilesystems = m->filesystems ? f->n_filesystems : 0;
 }
 
 static void reply_in(struct pool *p, struct rb_msg_preflight_reply *m, const Rb__PreflightReply *r)
@@ -717,6 +752,8 @@ static void assign_in(struct pool *p, struct rb_msg_assign *m, const Rb__Assign 
 	m->start_at_ns = a->start_at_ns;
 	m->volumes = volumes_in(p, a->volumes, a->n_volumes);
 	m->nvolumes = a->n_volumes;
+	m->filesystems = fs_in(p, a->filesystems, a->n_filesystems);
+	m->nfilesystems = m->filesystems ? a->n_filesystems : 0;
 }
 
 static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__SampleBatch *b)
@@ -959,19 +996,4 @@ void rb_msg_free(struct rb_msg *m)
 		free(m->priv);
 	}
 	free(m);
-}
-
-struct rb_msg *rb_msg_dup(const struct rb_msg *m)
-{
-	struct rb_msg *c = NULL;
-	uint8_t *buf;
-	size_t len;
-	char err[128];
-
-	if (rb_msg_pack(m, &buf, &len))
-		return NULL;
-	if (rb_msg_unpack(buf, len, &c, err, sizeof(err)))
-		c = NULL;
-	free(buf);
-	return c;
 }

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 5
+#define RB_PROTO_MINOR 6
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -78,6 +78,11 @@ struct rb_msg_volume {
 	size_t nserials;
 };
 
+/* A filesystem the agent makes on a drive (fsspec.h); type "" none. */
+struct rb_msg_fs {
+	const char *type, *mkfs_options, *mount_options;
+};
+
 struct rb_msg_preflight {
 	const char *const *drives;
 	size_t ndrives;
@@ -88,6 +93,8 @@ struct rb_msg_preflight {
 	bool writes;	  /* some point of the campaign writes */
 	bool destructive; /* the campaign's key */
 	bool wipe_signatures;
+	const struct rb_msg_fs *filesystems; /* 1.6: parallel to drives, or none */
+	size_t nfilesystems;
 };
 
 /* A refusal: the drive (subject) and why. */
@@ -120,6 +127,8 @@ struct rb_msg_assign {
 	int64_t start_at_ns; /* the agent's CLOCK_MONOTONIC instant to start; 0 at once */
 	const struct rb_msg_volume *volumes;
 	size_t nvolumes;
+	const struct rb_msg_fs *filesystems; /* 1.6: parallel to drives, or none */
+	size_t nfilesystems;
 };
 
 /* A latency histogram as a sparse delta: bucket indexes and their counts. */

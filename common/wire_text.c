@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * The messages in words (wire.h): their names, the point a data message is of, and the
- * JSON the dump commands print (`rackbench-agent spool`, `rackbench journal`). No
- * generated type is needed here: this reads the typed messages only.
+ * JSON the dump commands print (`rackbench-agent spool`, `rackbench journal`), and a
+ * message's copy. No generated type is needed here: this reads the typed messages only.
  */
 #include "wire.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jsonout.h"
-
-void rb_wire_strcpy(char *dst, size_t n, const char *s)
-{
-	snprintf(dst, n, "%s", s ? s : "");
-}
 
 const char *rb_msg_name(const struct rb_msg *m)
 {
@@ -99,4 +95,20 @@ void rb_msg_json_fields(FILE *out, const struct rb_msg *m)
 	default:
 		break;
 	}
+}
+
+/* A copy by the wire: packed and unpacked, so it owns every string it holds. */
+struct rb_msg *rb_msg_dup(const struct rb_msg *m)
+{
+	struct rb_msg *c = NULL;
+	uint8_t *buf;
+	size_t len;
+	char err[128];
+
+	if (rb_msg_pack(m, &buf, &len))
+		return NULL;
+	if (rb_msg_unpack(buf, len, &c, err, sizeof(err)))
+		c = NULL;
+	free(buf);
+	return c;
 }

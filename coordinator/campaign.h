@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "fsspec.h"
 #include "options.h"
 #include "verdict.h"
 
@@ -32,6 +33,7 @@ struct rb_drive_ref {
 	size_t nmembers;
 	uint64_t stripe;       /* a volume's unit in bytes (a point's 'stripe' overrides it) */
 	unsigned line, column; /* a volume's place in the file */
+	struct rb_fs_spec fs;  /* a filesystem the agent makes on it: type "" none */
 };
 
 /* Drives an agent offers, chosen by identity when it connects: every match, which must

@@ -26,6 +26,7 @@ static const char *const method_choices[] = { "format",	    "sanitize", "sanitiz
 					      "deallocate", "discard",	"zero",
 					      NULL };
 static const char *const ses_choices[] = { "user", "crypto", NULL };
+static const char *const fs_choices[] = { "ext4", "xfs", NULL };
 static const char *const metric_choices[] = { "iops", "mbps", "mean_latency", NULL };
 
 const struct rb_ckey rb_ckeys[] = {
@@ -100,6 +101,10 @@ const struct rb_ckey rb_ckeys[] = {
 	  "the agent's drives matching model and firmware (substrings) and serial, chosen when it "
 	  "connects: exactly count of them",
 	  -1 },
+	{ "filesystem", RB_CK_TARGET, RB_CK_MAPPING, NULL, "",
+	  "a filesystem made on each of the target's drives (a drive's own 'filesystem' wins): "
+	  "ext4, xfs or {type, mkfs_options, mount_options}",
+	  -1 },
 
 	{ "name", RB_CK_AGENTS, RB_CK_STRING, NULL, "*", "a glob of agent names: jbof-*", -1 },
 	{ "labels", RB_CK_AGENTS, RB_CK_MAPPING, NULL, "",
@@ -126,6 +131,12 @@ const struct rb_ckey rb_ckeys[] = {
 	  "unique in the campaign, at most 63 characters",
 	  -1 },
 
+	{ "filesystem", RB_CK_DRIVE, RB_CK_MAPPING, NULL, "",
+	  "make this filesystem on the drive (a destructive write: both keys of the guard), "
+	  "mount it under the agent's state folder for each point, the point's workload on a "
+	  "file of 'size' there; ext4, xfs or {type, mkfs_options, mount_options}",
+	  -1 },
+
 	{ "volume", RB_CK_VOLUME, RB_CK_STRING, NULL, "", "the volume's name (no '/')", -1 },
 	{ "members", RB_CK_VOLUME, RB_CK_LIST, NULL, "",
 	  "its drives in stripe order, each checked by the guard", -1 },
@@ -133,6 +144,12 @@ const struct rb_ckey rb_ckeys[] = {
 	  "the unit: unit c is unit c / n of member c % n; a multiple of 512 (a workload's "
 	  "'stripe' overrides it); an IO across units goes as parts",
 	  -1 },
+
+	{ "type", RB_CK_FS, RB_CK_ENUM, fs_choices, "", "the filesystem", -1 },
+	{ "mkfs_options", RB_CK_FS, RB_CK_STRING, NULL, "",
+	  "words given to mkfs (-E nodiscard); none may name a device or a path", -1 },
+	{ "mount_options", RB_CK_FS, RB_CK_STRING, NULL, "",
+	  "as mount -o takes them (noatime,discard); none may name a device or a path", -1 },
 
 	{ "name", RB_CK_PHASE, RB_CK_STRING, NULL, "phase N", "the phase's name", -1 },
 	{ "workload", RB_CK_PHASE, RB_CK_WORKLOAD, NULL, "", "workload keys over the defaults",
@@ -249,6 +266,7 @@ const char *rb_ckey_where_name(enum rb_ckey_where where)
 		[RB_CK_DRIVE] = "a drive",	 [RB_CK_VOLUME] = "a volume",
 		[RB_CK_PHASE] = "a phase",	 [RB_CK_PURGE] = "purge",
 		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
+		[RB_CK_FS] = "a filesystem",
 	};
 
 	return where < RB_CK_NWHERE ? names[where] : "?";
@@ -262,6 +280,7 @@ const char *rb_ckey_where_id(enum rb_ckey_where where)
 		[RB_CK_DRIVE] = "drive",	 [RB_CK_VOLUME] = "volume",
 		[RB_CK_PHASE] = "phase",	 [RB_CK_PURGE] = "purge",
 		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
+		[RB_CK_FS] = "filesystem",
 	};
 
 	return where < RB_CK_NWHERE ? ids[where] : "?";

@@ -389,6 +389,57 @@ int rb_campaign_add_agent(struct rb_campaign *c, const char *agent, const struct
 	return 0;
 }
 
+/*
+ * A filesystem for a drive: its type alone (ext4), or {type, mkfs_options, mount_options}.
+ * Judged as the agent judges it (fsspec.h). Returns false after an error at n.
+ */
+static bool load_fs(struct loader *L, yaml_node_t *n, struct rb_fs_spec *ret)
+{
+	char known[128], err[512];
+	const char *v = rb_yaml_scalar(n);
+
+	memset(ret, 0, sizeof(*ret));
+	if (v) {
+		snprintf(ret->type, sizeof(ret->type), "%s", v);
+	} else if (want(L, n, YAML_MAPPING_NODE, "filesystem",
+			"ext4, xfs or {type, mkfs_options, mount_options}")) {
+		for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
+		     q < n->data.mapping.pairs.top; q++) {
+			yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
+			const char *k = rb_yaml_scalar(qk);
+			const char *x = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+			char *dst = NULL;
+			size_t len = 0;
+
+			if (k && !strcmp(k, "type"))
+				dst = ret->type, len = sizeof(ret->type);
+			else if (k && !strcmp(k, "mkfs_options"))
+				dst = ret->mkfs_options, len = sizeof(ret->mkfs_options);
+			else if (k && !strcmp(k, "mount_options"))
+				dst = ret->mount_options, len = sizeof(ret->mount_options);
+			if (!dst) {
+				ERR(L, qk, k ? k : "filesystem",
+				    "unknown key '%s' in a filesystem (known: %s)", k ? k : "?",
+				    rb_ckey_known(RB_CK_FS, known, sizeof(known)));
+				continue;
+			}
+			if (!x || strlen(x) >= len) {
+				ERR(L, qk, k, "'%s' must be a text of at most %zu characters", k,
+				    len - 1);
+				continue;
+			}
+			snprintf(dst, len, "%s", x);
+		}
+	} else {
+		return false;
+	}
+	if (rb_fs_spec_check(ret, err, sizeof(err))) {
+		ERR(L, n, "filesystem", "%s", err);
+		return false;
+	}
+	return true;
+}
+
 static int push_drive(struct rb_campaign *c, const char *agent, const char *path,
 		      const char *serial, const char *alias)
 {
@@ -406,10 +457,11 @@ static int push_drive(struct rb_campaign *c, const char *agent, const char *path
 	return 0;
 }
 
-/* A drive entry: a path, or {path, serial, alias} (the serial pins its identity; the
- * alias, where given (ret_alias), names it in reports). */
+/* A drive entry: a path, or {path, serial, alias, filesystem} (the serial pins its
+ * identity; the alias, where given (ret_alias), names it in reports; the filesystem, where
+ * asked for (ret_fs), is made on it). */
 static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, const char **ret_path,
-			const char **ret_serial, const char **ret_alias)
+			const char **ret_serial, const char **ret_alias, struct rb_fs_spec *ret_fs)
 {
 	char known[256], vknown[256];
 	const char *path = rb_yaml_scalar(dn), *serial = "", *alias = "";
@@ -430,6 +482,8 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 			else if (k2 && !strcmp(k2, "alias") && v2 && ret_alias)
 				ERR(L, qk, k2, "an alias is at most 63 characters, not %zu",
 				    strlen(v2));
+			else if (k2 && !strcmp(k2, "filesystem") && ret_fs)
+				load_fs(L, rb_yaml_get(&L->y, q->value), ret_fs);
 			else
 				ERR(L, qk, k2, "unknown key '%s' in a drive (known: %s%s%s)",
 				    k2 ? k2 : "?",
@@ -507,7 +561,7 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 		const char *path, *serial;
 		struct rb_member *n;
 
-		if (!drive_entry(L, mn, "members", &path, &serial, NULL))
+		if (!drive_entry(L, mn, "members", &path, &serial, NULL, NULL))
 			continue;
 		/* a drive may be in several volumes (phases choose which they measure) */
 		bool twice = false;
@@ -565,7 +619,8 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 	     it++) {
 		yaml_node_t *t = rb_yaml_get(&L->y, *it), *drives = NULL;
 		const char *agent = NULL;
-		yaml_node_t *select = NULL, *group = NULL;
+		yaml_node_t *select = NULL, *group = NULL, *fsn = NULL;
+		struct rb_fs_spec tfs = { 0 };
 
 		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
 			continue;
@@ -589,6 +644,9 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 				if (want(L, v, YAML_MAPPING_NODE, "select",
 					 "a mapping: model, serial, firmware, count"))
 					select = v;
+			} else if (key && !strcmp(key, "filesystem")) {
+				if (load_fs(L, v, &tfs))
+					fsn = v;
 			} else {
 				ERR(L, k, key, "unknown key '%s' in a target (known: %s)",
 				    key ? key : "?",
@@ -615,6 +673,12 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 			    agent ? "'" : "");
 			continue;
 		}
+		if (fsn && !drives) {
+			ERR(L, fsn, "filesystem",
+			    "a filesystem is made on drives listed by path ('drives'); a target's "
+			    "'select' cannot take one yet: list its drives");
+			continue;
+		}
 		if (group) {
 			load_group(L, group, drives, select);
 			continue;
@@ -628,12 +692,18 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 		     di < drives->data.sequence.items.top; di++) {
 			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
 			const char *path, *serial, *alias;
+			struct rb_fs_spec fs = tfs;
 
 			if (is_volume(L, dn)) {
+				if (fsn)
+					ERR(L, dn, "filesystem",
+					    "a striped volume cannot take a filesystem (rackbench "
+					    "stripes its IO itself); list the volume in a target "
+					    "without one");
 				load_volume(L, agent, dn);
 				continue;
 			}
-			if (!drive_entry(L, dn, "drives", &path, &serial, &alias))
+			if (!drive_entry(L, dn, "drives", &path, &serial, &alias, &fs))
 				continue;
 			if (drive_listed(L, agent, path)) {
 				ERR(L, dn, "drives", "drive '%s' of agent '%s' is listed twice",
@@ -648,6 +718,7 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 					    alias, c->drives[d].path, c->drives[d].agent);
 			if (push_drive(c, agent, path, serial, alias))
 				return;
+			c->drives[c->ndrives - 1].fs = fs;
 		}
 		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
 			ERR(L, drives, "drives", "'drives' of agent '%s' is empty", agent);

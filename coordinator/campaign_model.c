@@ -101,10 +101,15 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 
 /*
  * A replay point counts as writing (rb_workload_writes): its trace is on the agent's host,
- * where the agent scans it and opens a read-only trace's targets for reading only.
+ * where the agent scans it and opens a read-only trace's targets for reading only. A
+ * filesystem to make is a write too.
  */
 bool rb_campaign_writes(const struct rb_campaign *c)
 {
+	/* making a filesystem is a write, whatever the points do */
+	for (size_t i = 0; i < c->ndrives; i++)
+		if (rb_fs_spec_set(&c->drives[i].fs))
+			return true;
 	for (size_t i = 0; i < c->npoints; i++)
 		if (rb_workload_writes(&c->points[i].wl) || c->points[i].purge[0])
 			return true;

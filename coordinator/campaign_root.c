@@ -122,6 +122,39 @@ static void check_volumes(struct loader *L, yaml_node_t *root)
 	}
 }
 
+/*
+ * A drive with a filesystem is measured through a file rackbench makes on it: each phase
+ * that measures one needs 'size' (the file's), said once per phase.
+ */
+static void check_filesystems(struct loader *L)
+{
+	struct rb_campaign *c = L->c;
+
+	for (size_t ph = 0; ph < c->nphases; ph++) {
+		const struct rb_phase *P = &c->phases[ph];
+		bool said = false;
+
+		for (size_t k = 0; k < c->npoints && !said; k++) {
+			const struct rb_point *p = &c->points[k];
+
+			if (p->phase != ph || p->purge[0] || p->wl.size)
+				continue;
+			for (size_t i = 0; i < c->ndrives && !said; i++)
+				if (rb_fs_spec_set(&c->drives[i].fs) &&
+				    rb_point_has_drive(c, p, i)) {
+					rb_diags_add(
+						L->d, RB_SEV_ERROR, c->file, P->line, P->column,
+						"size",
+						"phase '%s' measures drive '%s' of agent '%s', "
+						"which has a filesystem: give the phase 'size' "
+						"(the file rackbench makes there)",
+						P->name, c->drives[i].path, c->drives[i].agent);
+					said = true;
+				}
+		}
+	}
+}
+
 /* Anchors and aliases are fine (libyaml resolves them); merge keys are not YAML 1.2. */
 static bool merge_keys(struct loader *L)
 {
@@ -274,6 +307,7 @@ static void load_root(struct loader *L, yaml_node_t *root)
 	if (!phases && !preset)
 		ERR(L, root, "phases", "campaign has no 'phases' (or 'preset')");
 	check_volumes(L, root);
+	check_filesystems(L);
 }
 
 int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_campaign **ret,

@@ -765,6 +765,9 @@ void ing_drive_rows(struct coord *k)
 		copy(row.host, sizeof(row.host), a->host);
 		copy(row.alias, sizeof(row.alias), d->alias ? d->alias : "");
 		copy(row.labels, sizeof(row.labels), a->labels);
+		copy(row.filesystem, sizeof(row.filesystem), d->fs.type);
+		copy(row.mkfs_options, sizeof(row.mkfs_options), d->fs.mkfs_options);
+		copy(row.mount_options, sizeof(row.mount_options), d->fs.mount_options);
 		if (d->nmembers) {
 			row_identity(&row.id, d->path, NULL);
 			ing_volume_row(k, i, &row);

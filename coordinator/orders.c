@@ -18,23 +18,37 @@ static bool skipped(const struct coord *k, size_t i)
 	return k->skipped && k->refused[i];
 }
 
-/* The agent's drives of point p (NULL: of the campaign), their identity pins in
- * ret_serials. */
+/*
+ * The agent's drives of point p (NULL: of the campaign), their identity pins in
+ * ret_serials, their filesystems in ret_fs (NULL when none has one).
+ */
 static const char **agent_drives(struct coord *k, struct ragent *a, const struct rb_point *p,
-				 size_t *ret_n, const char ***ret_serials)
+				 size_t *ret_n, const char ***ret_serials,
+				 struct rb_msg_fs **ret_fs)
 {
 	const char **v = calloc(k->c->ndrives + 1, sizeof(*v));
 	const char **s = calloc(k->c->ndrives + 1, sizeof(*s));
+	struct rb_msg_fs *f = calloc(k->c->ndrives + 1, sizeof(*f));
 	size_t n = 0;
+	bool any = false;
 
-	for (size_t i = 0; v && s && i < k->c->ndrives; i++)
+	for (size_t i = 0; v && s && f && i < k->c->ndrives; i++)
 		if (!strcmp(k->c->drives[i].agent, a->name) &&
 		    (!p || (rb_point_has_drive(k->c, p, i) && !skipped(k, i)))) {
+			const struct rb_fs_spec *fs = &k->c->drives[i].fs;
+
+			f[n] = (struct rb_msg_fs){ fs->type, fs->mkfs_options, fs->mount_options };
+			any |= rb_fs_spec_set(fs);
 			s[n] = k->c->drives[i].serial;
 			v[n++] = k->c->drives[i].path;
 		}
+	if (!any) {
+		free(f);
+		f = NULL;
+	}
 	*ret_n = n;
 	*ret_serials = s;
+	*ret_fs = f;
 	return v;
 }
 
@@ -90,11 +104,14 @@ void ord_preflight(struct coord *k, struct ragent *a)
 	struct rb_msg m;
 	struct rb_msg_preflight *pf = &m.preflight;
 	const char **drives, **serials;
+	struct rb_msg_fs *fs;
 
 	rb_msg_init(&m, RB_MSG_PREFLIGHT);
-	pf->drives = drives = agent_drives(k, a, NULL, &pf->ndrives, &serials);
+	pf->drives = drives = agent_drives(k, a, NULL, &pf->ndrives, &serials, &fs);
 	pf->serials = serials;
 	pf->nserials = pf->ndrives;
+	pf->filesystems = fs;
+	pf->nfilesystems = fs ? pf->ndrives : 0;
 	pf->writes = rb_campaign_writes(k->c);
 	pf->destructive = k->c->destructive;
 	pf->wipe_signatures = k->c->wipe_signatures;
@@ -105,6 +122,7 @@ void ord_preflight(struct coord *k, struct ragent *a)
 	dlv_send(k, a, &m);
 	free(drives);
 	free(serials);
+	free(fs);
 	volumes_free(vols, pf->nvolumes);
 }
 
@@ -120,6 +138,7 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	struct rb_kv st[64];
 	const char **drives, **serials;
 	struct rb_msg_volume *vols;
+	struct rb_msg_fs *fs;
 	char *vals = malloc(64 * (size_t)RB_OPT_VALUE_MAX);
 
 	if (!vals)
@@ -132,9 +151,11 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	as->attempt = attempt;
 	as->destructive = k->c->destructive;
 	as->wipe_signatures = k->c->wipe_signatures;
-	as->drives = drives = agent_drives(k, a, p, &as->ndrives, &serials);
+	as->drives = drives = agent_drives(k, a, p, &as->ndrives, &serials, &fs);
 	as->serials = serials;
 	as->nserials = as->ndrives;
+	as->filesystems = fs;
+	as->nfilesystems = fs ? as->ndrives : 0;
 	as->purge = p->purge;
 	as->purge_ses = p->purge_ses;
 	as->volumes = vols = agent_volumes(k, a, p, &as->nvolumes);
@@ -172,6 +193,7 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	free(vals);
 	free(drives);
 	free(serials);
+	free(fs);
 	volumes_free(vols, as->nvolumes);
 	free(rates);
 	return 0;

@@ -445,6 +445,13 @@ int reg_check_offered(struct coord *k)
 		const struct rb_drive_ref *d = &k->c->drives[i];
 		struct ragent *a = reg_agent(k, d->agent);
 
+		if (rb_fs_spec_set(&d->fs) && a->minor < 6) {
+			rb_err("agent '%s' speaks protocol %s: drive '%s' has a filesystem, which "
+			       "needs 1.6 or newer (an older agent would run on the raw drive); "
+			       "upgrade the agent",
+			       a->name, a->proto, d->path);
+			rc = RB_EXIT_USAGE;
+		}
 		if (d->nmembers && a->minor < 3) {
 			rb_err("agent '%s' speaks protocol %s: volume '%s' needs 1.3 or newer; upgrade "
 			       "the agent",

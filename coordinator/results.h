@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 9
+#define RB_RESULTS_SCHEMA_VERSION 10
 
 struct rb_row_agent {
 	char name[64];
@@ -42,6 +42,10 @@ struct rb_row_drive {
 	uint32_t members;      /* a volume's members (the members table); 0: a drive */
 	char alias[64];	       /* the campaign's name for it (schema 9 on); "": none */
 	char labels[256];      /* its agent's labels, K=V,K=V (schema 9 on) */
+	/* a filesystem its agent made on it (schema 10 on): type "" none */
+	char filesystem[16];
+	char mkfs_options[256];
+	char mount_options[256];
 };
 
 /* One member of a striped volume, as its agent opened it. */

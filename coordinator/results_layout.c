@@ -60,6 +60,9 @@ static const struct field drive_f[] = {
 	FLD(struct rb_row_drive, members, FT_U32, "1"),
 	FLD(struct rb_row_drive, alias, FT_STR, ""),
 	FLD(struct rb_row_drive, labels, FT_STR, ""),
+	FLD(struct rb_row_drive, filesystem, FT_STR, ""),
+	FLD(struct rb_row_drive, mkfs_options, FT_STR, ""),
+	FLD(struct rb_row_drive, mount_options, FT_STR, ""),
 };
 static const struct field member_f[] = {
 	FLD(struct rb_row_member, drive, FT_U32, ""),

@@ -15,11 +15,18 @@ import subprocess
 import sys
 
 # a drive: a path, or {path, serial}
+# a filesystem the agent makes on a drive: its type alone, or a mapping (the table's keys)
+FS = {"oneOf": [{"enum": ["ext4", "xfs"]},
+                {"type": "object", "additionalProperties": False, "required": ["type"],
+                 "properties": {"type": {"enum": ["ext4", "xfs"]},
+                                "mkfs_options": {"type": "string", "maxLength": 255},
+                                "mount_options": {"type": "string", "maxLength": 255}}}]}
 DRIVE = {"oneOf": [{"type": "string", "minLength": 1},
                    {"type": "object", "additionalProperties": False, "required": ["path"],
                     "properties": {"path": {"type": "string", "minLength": 1},
                                    "serial": {"type": "string",
-                                              "description": "identity pin: the drive must report this serial"}}}]}
+                                              "description": "identity pin: the drive must report this serial"},
+                                   "filesystem": FS}}]}
 
 SIZE = r"^[0-9]+(\.[0-9]+)?\s*([kKmMgGtTpP]([iI]?[bB])?|[bB])?$"
 DURATION = r"^[0-9]+(\.[0-9]+)?(ns|us|ms|s|m|min|h|d)?$"
@@ -57,6 +64,7 @@ PLACES = {
     "steady_state": lambda s: (s["properties"]["phases"]["items"]["properties"]["steady_state"]
                                ["properties"]),
     "verdict": lambda s: s["definitions"]["verdict"]["properties"],
+    "filesystem": lambda s: FS["oneOf"][1]["properties"],
 }
 
 
@@ -106,6 +114,7 @@ def markdown(table):
               "drive": "A drive written as a mapping", "volume": "A striped volume among `drives`",
               "phase": "A phase (an entry of `phases`)", "purge": "A phase's `purge`",
               "steady_state": "A phase's `steady_state`",
+              "filesystem": "A drive's or a target's `filesystem` (or just its type: `ext4`)",
               "verdict": "A `verdict` (the campaign's; a phase's takes the performance rules: "
                          "`min_model_pct`, `max_p99`, `max_p99_9`, `cliff_pct`, `cliff_window`)"}
     rows = table["campaign_key_table"]
@@ -210,6 +219,7 @@ def main():
                                                                    "serial": {"type": "string"},
                                                                    "firmware": {"type": "string"},
                                                                    "count": {"$ref": "#/definitions/count"}}},
+                                         "filesystem": FS,
                                          "drives": {"type": "array", "minItems": 1,
                                                     "items": {"oneOf": [
                                                         DRIVE,

@@ -4,6 +4,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -18,6 +19,16 @@ SRC = os.environ.get("RB_SRC", os.path.abspath(os.path.join(os.path.dirname(__fi
 SKIP = 77
 FAULTFS = os.environ.get("RB_FAULTFS", "build/tests/faultfs")
 
+
+
+def _proto():
+    """This tree's protocol version, "MAJOR.MINOR" (common/wire.h)."""
+    with open(os.path.join(SRC, "common", "wire.h")) as f:
+        v = dict(re.findall(r"#define RB_PROTO_(MAJOR|MINOR) (\d+)", f.read()))
+    return f"{v['MAJOR']}.{v['MINOR']}"
+
+
+PROTO = _proto()
 
 def skip(reason):
     """Skips the test (exit 77) and records why, for the CI's list of skips."""

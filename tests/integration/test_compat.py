@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import rbtest
-from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
+from rbtest import COORD, PROTO, SRC, Tmp, check, file_agents, free_port, h5, run, skip
 
 BASE = "6bfd7d45fea20f6bc408e0f262bf76f1b4d5e972"
 SHORT = BASE[:12]
@@ -102,6 +102,6 @@ def campaign_run(coord, agent, tag, protocol):
 
 old_coord, old_agent = build_base()
 campaign_run(old_coord, os.path.abspath(rbtest.AGENT), f"coordinator of {SHORT}, today's agents",
-             b"1.5")
+             PROTO.encode())
 campaign_run(os.path.abspath(COORD), old_agent, f"today's coordinator, agents of {SHORT}", b"1.3")
 print("ok")

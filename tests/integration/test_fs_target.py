@@ -5,6 +5,7 @@ mounted device: refused); with both keys the agent makes it, mounts it in a moun
 namespace of its own under the state folder, runs the workload on a file there and
 unmounts; no other process ever sees the mount, and an agent killed with -9 leaves
 nothing mounted."""
+import glob
 import os
 import shutil
 import signal
@@ -26,6 +27,11 @@ def free(dev):
         return True
     except OSError:
         return False
+
+
+def mount_points(state):
+    """The mount points the agent made under its state folder (STATE/fs/run-PID)."""
+    return [n for n in glob.glob(os.path.join(state, "fs", "*")) if os.path.isdir(n)]
 
 
 def mounted(dev):
@@ -75,7 +81,7 @@ with Tmp() as tmp:
                            text=True).stdout.strip()
         check(t == "ext4", f"the device carries {t!r}")
         check(not mounted(dev), "the mount is visible after the run")
-        check(not [n for n in os.listdir(state) if n.startswith("fs-")], "a mount point is left")
+        check(not mount_points(state), "a mount point is left")
         # again, now over a filesystem: that is a signature, refused without --wipe-signatures
         r = run(A + ["--destructive", "--allow", dev])
         check(r.returncode == 3 and "ext4 signature" in r.stderr, f"over ext4: {r.stderr}")
@@ -86,7 +92,7 @@ with Tmp() as tmp:
         p = subprocess.Popen(long_run + ["--destructive", "--allow", dev, "--wipe-signatures"],
                              stdout=subprocess.DEVNULL, stderr=errf, text=True)
         # its mount point is made and the agent has mounted it there (it says so)
-        wait_for(lambda: [n for n in os.listdir(state) if n.startswith("fs-")] and
+        wait_for(lambda: mount_points(state) and
                  "mounted privately" in open(errf.name).read(),
                  "the killed run's filesystem to be mounted",
                  show=lambda: open(errf.name).read()[-2000:] + f" (exit {p.poll()})")

@@ -7,7 +7,7 @@ import os
 import subprocess
 import tempfile
 
-from rbtest import AGENT, COORD, Tmp, check, free_port, run
+from rbtest import AGENT, COORD, PROTO, Tmp, check, free_port, run
 
 CAMPAIGN = """name: versions
 insecure: true
@@ -48,7 +48,7 @@ with Tmp() as tmp:
         print(r.stderr, alog)
         check(r.returncode == want_rc, f"{env}: exit {r.returncode}, want {want_rc}")
         if want_rc:
-            check("protocol version 2.3 is not compatible with this side's 1.5" in r.stderr,
+            check(f"protocol version 2.3 is not compatible with this side's {PROTO}" in r.stderr,
                   "the coordinator names both versions")
             check("is not compatible" in alog, "the agent is told too")
             check("agent 'v1' did not connect" in r.stderr, "the campaign names the agent")

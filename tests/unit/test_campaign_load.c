@@ -82,7 +82,7 @@ static void test_target_errors(void **st)
 		{ "targets:\n  - {agent: a, select: 3}\n", "3}",
 		  "'select' must be a mapping: model, serial, firmware, count" },
 		{ "targets:\n  - {agent: a, drives: [x], colour: red}\n", "colour",
-		  "unknown key 'colour' in a target (known: agent, agents, drives, select)" },
+		  "unknown key 'colour' in a target (known: agent, agents, drives, select, filesystem)" },
 		{ "targets:\n  - {agent: a, agents: {name: h, count: 2}, drives: [x]}\n", "{name",
 		  "a target has 'agent' (one) or 'agents' (a group), not both" },
 		{ "targets:\n  - {drives: [x]}\n", "{drives",

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A filesystem's spec as both programs judge it (common/fsspec.c): the options that would
+ * reach another device or run something are refused, and mount's flags are told from the
+ * filesystem's own options.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <cmocka.h>
+
+#include "fsspec.h"
+
+static struct rb_fs_spec spec(const char *type, const char *mkfs, const char *mnt)
+{
+	struct rb_fs_spec s;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(s.type, sizeof(s.type), "%s", type);
+	snprintf(s.mkfs_options, sizeof(s.mkfs_options), "%s", mkfs);
+	snprintf(s.mount_options, sizeof(s.mount_options), "%s", mnt);
+	return s;
+}
+
+static void test_check(void **state)
+{
+	static const struct {
+		const char *type, *mkfs, *mnt, *why; /* why: NULL when taken */
+	} cases[] = {
+		{ "ext4", "", "", NULL },
+		{ "xfs", "-m reflink=1 -d agcount=4", "noatime,discard", NULL },
+		{ "ext4", "-E nodiscard,lazy_itable_init=0 -O ^has_journal", "nodev,data=ordered",
+		  NULL },
+		{ "btrfs", "", "", "ext4 or xfs" },
+		{ "", "", "", "ext4 or xfs" },
+		/* an external journal or log writes to a drive the guard never judged */
+		{ "ext4", "-J device=/dev/sdb", "", "names a path" },
+		{ "ext4", "-J device=LABEL=j", "", "names a device" },
+		{ "ext4", "-J device=UUID=1234", "", "names a device" },
+		{ "xfs", "-l logdev=sdc", "", "names a device" },
+		{ "xfs", "-r rtdev=sdc", "", "names a device" },
+		{ "ext4", "", "journal_path=sdb", "names a device" },
+		{ "xfs", "", "noatime,logdev=sdc", "names a device" },
+		/* a word before any option would stand for the device */
+		{ "ext4", "sdb", "", "does not start with an option" },
+		{ "ext4", "-d ../etc", "", "names a path" },
+		/* nothing a shell would read */
+		{ "ext4", "-L $(reboot)", "", "holds '$'" },
+		{ "ext4", "-L a;b", "", "holds ';'" },
+		{ "ext4", "", "noatime errors=remount-ro", "holds ' '" },
+	};
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rb_fs_spec s = spec(cases[i].type, cases[i].mkfs, cases[i].mnt);
+		int r = rb_fs_spec_check(&s, err, sizeof(err));
+
+		if (!cases[i].why) {
+			if (r)
+				fail_msg("case %zu refused: %s", i, err);
+			continue;
+		}
+		if (r != -EINVAL || !strstr(err, cases[i].why))
+			fail_msg("case %zu (%s '%s' '%s'): %d '%s', want '%s'", i, cases[i].type,
+				 cases[i].mkfs, cases[i].mnt, r, r ? err : "", cases[i].why);
+	}
+}
+
+static void test_mount_args(void **state)
+{
+	struct rb_fs_spec s = spec("ext4", "", "noatime,data=ordered,nodev,,ro,discard");
+	unsigned long flags;
+	char data[64];
+
+	(void)state;
+	rb_fs_mount_args(&s, &flags, data, sizeof(data));
+	assert_int_equal(flags, MS_NOATIME | MS_NODEV | MS_RDONLY);
+	assert_string_equal(data, "data=ordered,discard");
+	s = spec("xfs", "", "");
+	rb_fs_mount_args(&s, &flags, data, sizeof(data));
+	assert_int_equal(flags, 0);
+	assert_string_equal(data, "");
+}
+
+static void test_text(void **state)
+{
+	struct rb_fs_spec s = spec("ext4", "", "");
+	char buf[600];
+
+	(void)state;
+	assert_string_equal(rb_fs_spec_text(&s, buf, sizeof(buf)), "ext4");
+	s = spec("xfs", "-m reflink=1", "");
+	assert_string_equal(rb_fs_spec_text(&s, buf, sizeof(buf)),
+			    "xfs (mkfs: -m reflink=1; mount: defaults)");
+	s = spec("", "", "");
+	assert_string_equal(rb_fs_spec_text(&s, buf, sizeof(buf)), "");
+	assert_false(rb_fs_spec_set(&s));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_mount_args),
+		cmocka_unit_test(test_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
