@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rackbench.pb-c.h"
+#include "wire_priv.h"
 
 static __thread size_t decode_left;
 
@@ -50,51 +51,6 @@ __attribute__((constructor)) static void wire_test_hooks(void)
 	extra_field = getenv("RB_TEST_WIRE_EXTRA_FIELD") != NULL;
 }
 
-/* Blocks allocated for one message, freed together. */
-struct pool {
-	void **v;
-	size_t n, cap;
-	bool failed;
-	bool over;	/* decoding: past what the decoder may use for one message */
-	size_t *budget; /* decoding: the bytes it may still use; NULL unbounded */
-};
-
-static void *pool_alloc(struct pool *p, size_t n, size_t size)
-{
-	void *x;
-
-	if (p->failed)
-		return NULL;
-	if (p->budget) {
-		/* what a message's arrays take counts with what protobuf-c took for it */
-		size_t need = (n + 1) * size;
-
-		if (need > *p->budget) {
-			p->failed = p->over = true;
-			return NULL;
-		}
-		*p->budget -= need;
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		void **nv = realloc(p->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			p->failed = true;
-			return NULL;
-		}
-		p->v = nv;
-		p->cap = cap;
-	}
-	x = calloc(n + 1, size);
-	if (!x) {
-		p->failed = true;
-		return NULL;
-	}
-	p->v[p->n++] = x;
-	return x;
-}
-
 static void pool_release(struct pool *p)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -110,44 +66,12 @@ struct rb_wire_priv {
 
 /* ---- sending: domain structs to the generated ones ---- */
 
-static char *str_out(const char *s)
-{
-	return (char *)(s ? s : "");
-}
-
 static char **strs_out(struct pool *p, const char *const *v, size_t n)
 {
 	char **o = pool_alloc(p, n, sizeof(*o));
 
 	for (size_t i = 0; o && i < n; i++)
 		o[i] = str_out(v[i]);
-	return o;
-}
-
-static Rb__TargetInfo *ident_out(struct pool *p, const struct rb_identity *x)
-{
-	Rb__TargetInfo *t = pool_alloc(p, 1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	rb__target_info__init(t);
-	t->path = (char *)x->path;
-	t->kind = (char *)x->kind;
-	t->size_bytes = x->size_bytes;
-	t->model = (char *)x->model;
-	t->serial = (char *)x->serial;
-	t->firmware = (char *)x->firmware;
-	t->logical_block_size = x->logical_block_size;
-	t->writable = x->writable;
-	return t;
-}
-
-static Rb__TargetInfo **idents_out(struct pool *p, const struct rb_identity *v, size_t n)
-{
-	Rb__TargetInfo **o = pool_alloc(p, n, sizeof(*o));
-
-	for (size_t i = 0; o && i < n; i++)
-		o[i] = ident_out(p, &v[i]);
 	return o;
 }
 
@@ -343,91 +267,6 @@ static Rb__SampleBatch *samples_out(struct pool *p, const struct rb_msg_samples 
 	return b;
 }
 
-static Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
-{
-	Rb__DriveResult *r = pool_alloc(p, 1, sizeof(*r));
-	Rb__DirResult **d = pool_alloc(p, m->ndirs, sizeof(*d));
-	Rb__BsCount **b = pool_alloc(p, m->nbs_counts, sizeof(*b));
-	Rb__IoError **e = pool_alloc(p, m->nio_errors, sizeof(*e));
-
-	if (!r || !d || !b || !e)
-		return NULL;
-	rb__drive_result__init(r);
-	for (size_t i = 0; i < m->ndirs; i++) {
-		const struct rb_dir_result *s = &m->dirs[i];
-		Rb__DirResult *x = d[i] = pool_alloc(p, 1, sizeof(*x));
-
-		if (!x)
-			return NULL;
-		rb__dir_result__init(x);
-		x->direction = s->direction;
-		x->ios = s->ios;
-		x->bytes = s->bytes;
-		x->errors = s->errors;
-		x->lat_sum_ns = s->lat_sum_ns;
-		x->lat_min_ns = s->lat_min_ns;
-		x->lat_max_ns = s->lat_max_ns;
-		x->n_hist_idx = x->n_hist_cnt = s->hist.n;
-		x->hist_idx = (uint32_t *)s->hist.idx;
-		x->hist_cnt = (uint64_t *)s->hist.cnt;
-	}
-	for (size_t i = 0; i < m->nbs_counts; i++) {
-		if (!(b[i] = pool_alloc(p, 1, sizeof(**b))))
-			return NULL;
-		rb__bs_count__init(b[i]);
-		b[i]->direction = m->bs_counts[i].direction;
-		b[i]->bs = m->bs_counts[i].bs;
-		b[i]->ios = m->bs_counts[i].ios;
-	}
-	for (size_t i = 0; i < m->nio_errors; i++) {
-		const struct rb_msg_io_error *s = &m->io_errors[i];
-
-		if (!(e[i] = pool_alloc(p, 1, sizeof(**e))))
-			return NULL;
-		rb__io_error__init(e[i]);
-		e[i]->offset = s->offset;
-		e[i]->length = s->length;
-		e[i]->direction = s->direction;
-		e[i]->err = s->err;
-		e[i]->count = s->count;
-	}
-	r->point = m->point;
-	r->attempt = m->attempt;
-	r->drive = str_out(m->drive);
-	r->start_ns = m->start_ns;
-	r->end_ns = m->end_ns;
-	r->elapsed_ns = m->elapsed_ns;
-	r->cpu_usr_pct = m->cpu_usr_pct;
-	r->cpu_sys_pct = m->cpu_sys_pct;
-	r->n_dirs = m->ndirs;
-	r->dirs = d;
-	r->n_bs_counts = m->nbs_counts;
-	r->bs_counts = b;
-	r->n_io_errors = m->nio_errors;
-	r->io_errors = e;
-	r->status = str_out(m->status);
-	r->message = str_out(m->message);
-	r->uring_features = str_out(m->uring_features);
-	r->target = m->target ? ident_out(p, m->target) : NULL;
-	r->verify_checked = m->verify_checked;
-	r->verify_mismatches = m->verify_mismatches;
-	r->history_since_ns = m->history_since_ns;
-	r->purge_ns = m->purge_ns;
-	r->purge_method = str_out(m->purge_method);
-	r->written_since_purge = m->written_since_purge;
-	r->fill_passes_since_purge = m->fill_passes_since_purge;
-	r->start_mono_ns = m->start_mono_ns;
-	r->replay_ios = m->replay_ios;
-	r->replay_complete = m->replay_complete;
-	r->replay_timed = m->replay_timed;
-	r->replay_lag_p50_ns = m->replay_lag_p50_ns;
-	r->replay_lag_p99_ns = m->replay_lag_p99_ns;
-	r->replay_lag_max_ns = m->replay_lag_max_ns;
-	r->n_members = m->nmembers;
-	r->members = idents_out(p, m->members, m->nmembers);
-	return r;
-}
-
 /* A Health's numbers: the same names on both sides, copied both ways by this list. */
 /* clang-format off */
 #define HEALTH_SCALARS(X)                                                                          \
@@ -621,36 +460,9 @@ out:
 
 /* ---- receiving: the generated structs to domain ones ---- */
 
-void rb_wire_strcpy(char *dst, size_t n, const char *s)
-{
-	snprintf(dst, n, "%s", s ? s : "");
-}
-
 static const char *const *strs_in(char **v)
 {
 	return (const char *const *)v;
-}
-
-static void ident_in(struct rb_identity *x, const Rb__TargetInfo *t)
-{
-	memset(x, 0, sizeof(*x));
-	rb_wire_strcpy(x->path, sizeof(x->path), t->path);
-	rb_wire_strcpy(x->kind, sizeof(x->kind), t->kind);
-	rb_wire_strcpy(x->model, sizeof(x->model), t->model);
-	rb_wire_strcpy(x->serial, sizeof(x->serial), t->serial);
-	rb_wire_strcpy(x->firmware, sizeof(x->firmware), t->firmware);
-	x->size_bytes = t->size_bytes;
-	x->logical_block_size = t->logical_block_size;
-	x->writable = t->writable;
-}
-
-static struct rb_identity *idents_in(struct pool *p, Rb__TargetInfo *const *v, size_t n)
-{
-	struct rb_identity *o = pool_alloc(p, n, sizeof(*o));
-
-	for (size_t i = 0; o && i < n; i++)
-		ident_in(&o[i], v[i]);
-	return o;
 }
 
 static struct rb_msg_volume *volumes_in(struct pool *p, Rb__Volume **v, size_t n)
@@ -675,12 +487,6 @@ static struct rb_msg_fs *fs_in(struct pool *p, Rb__Filesystem **v, size_t n)
 	for (size_t i = 0; o && i < n; i++)
 		o[i] = (struct rb_msg_fs){ v[i]->type, v[i]->mkfs_options, v[i]->mount_options };
 	return o;
-}
-
-static struct rb_sparse sparse_in(const uint32_t *idx, size_t nidx, const uint64_t *cnt,
-				  size_t ncnt)
-{
-	return (struct rb_sparse){ idx, cnt, nidx < ncnt ? nidx : ncnt };
 }
 
 static void hello_in(struct pool *p, struct rb_msg_hello *m, const Rb__Hello *h)
@@ -779,74 +585,6 @@ static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__Sampl
 	}
 	m->v = v;
 	m->n = b->n_samples;
-}
-
-static void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r)
-{
-	struct rb_dir_result *d = pool_alloc(p, r->n_dirs, sizeof(*d));
-	struct rb_bs_count *b = pool_alloc(p, r->n_bs_counts, sizeof(*b));
-	struct rb_msg_io_error *e = pool_alloc(p, r->n_io_errors, sizeof(*e));
-	struct rb_identity *t = r->target ? idents_in(p, &r->target, 1) : NULL;
-
-	for (size_t i = 0; d && i < r->n_dirs; i++) {
-		const Rb__DirResult *x = r->dirs[i];
-
-		d[i] = (struct rb_dir_result){
-			.direction = x->direction,
-			.ios = x->ios,
-			.bytes = x->bytes,
-			.errors = x->errors,
-			.lat_sum_ns = x->lat_sum_ns,
-			.lat_min_ns = x->lat_min_ns,
-			.lat_max_ns = x->lat_max_ns,
-			.hist = sparse_in(x->hist_idx, x->n_hist_idx, x->hist_cnt, x->n_hist_cnt),
-		};
-	}
-	for (size_t i = 0; b && i < r->n_bs_counts; i++)
-		b[i] = (struct rb_bs_count){ r->bs_counts[i]->direction, r->bs_counts[i]->bs,
-					     r->bs_counts[i]->ios };
-	for (size_t i = 0; e && i < r->n_io_errors; i++) {
-		const Rb__IoError *x = r->io_errors[i];
-
-		e[i] = (struct rb_msg_io_error){ x->offset, x->length, x->direction, x->err,
-						 x->count };
-	}
-	*m = (struct rb_msg_result){
-		.point = r->point,
-		.attempt = r->attempt,
-		.drive = r->drive,
-		.start_ns = r->start_ns,
-		.end_ns = r->end_ns,
-		.elapsed_ns = r->elapsed_ns,
-		.cpu_usr_pct = r->cpu_usr_pct,
-		.cpu_sys_pct = r->cpu_sys_pct,
-		.dirs = d,
-		.ndirs = r->n_dirs,
-		.bs_counts = b,
-		.nbs_counts = r->n_bs_counts,
-		.io_errors = e,
-		.nio_errors = r->n_io_errors,
-		.status = r->status,
-		.message = r->message,
-		.uring_features = r->uring_features,
-		.target = t,
-		.verify_checked = r->verify_checked,
-		.verify_mismatches = r->verify_mismatches,
-		.history_since_ns = r->history_since_ns,
-		.purge_ns = r->purge_ns,
-		.purge_method = r->purge_method,
-		.written_since_purge = r->written_since_purge,
-		.fill_passes_since_purge = r->fill_passes_since_purge,
-		.start_mono_ns = r->start_mono_ns,
-		.replay_ios = r->replay_ios,
-		.replay_complete = r->replay_complete,
-		.replay_timed = r->replay_timed,
-		.replay_lag_p50_ns = r->replay_lag_p50_ns,
-		.replay_lag_p99_ns = r->replay_lag_p99_ns,
-		.replay_lag_max_ns = r->replay_lag_max_ns,
-		.members = idents_in(p, r->members, r->n_members),
-		.nmembers = r->n_members,
-	};
 }
 
 static void health_in(struct rb_msg_health *to, const Rb__Health *from)

@@ -5,7 +5,8 @@ files, against the object files of a build):
 
 - docs/HACKING.md maps every production file, and every file it maps exists;
 - agent/ and coordinator/ never include each other's headers, common/ neither;
-- generated protobuf types appear only in common/wire.c and the files in PB_USERS, each
+- generated protobuf types appear only in the codec (common/wire.c and the files it is
+  split into, WIRE_CODEC) and the files in PB_USERS, each
   at most as often as today;
 - no production file over 1,000 lines and no function over 120
   lines, except those in OVER_FILES / OVER_FUNCS, which may not grow;
@@ -28,6 +29,7 @@ ROOMS = ("common", "agent", "coordinator")
 FILE_LIMIT = 1000
 FILE_LIMITS = {}  # file: a limit of its own (none today)
 FUNC_LIMIT = 120
+WIRE_CODEC = ("common/wire.c", "common/wire_result.c", "common/wire_base.c", "common/wire_priv.h")
 
 # Today's exceptions, each with its present size: a ratchet. Shrink them; never add.
 PB_USERS = {  # file: uses of Rb__* / rb__* generated names (only ever fewer)
@@ -90,13 +92,14 @@ def check_includes(files):
 
 def check_pb(files):
     for f in files + [f"bench/{n}" for n in os.listdir(os.path.join(ROOT, "bench")) if n.endswith(".c")]:
-        if f == "common/wire.c" or f.startswith("common/wire.h"):
+        # the codec's own files: common/wire.c and those it is split into
+        if f in WIRE_CODEC or f.startswith("common/wire.h"):
             continue
         text = read(f)
         n = len(re.findall(r"\b(?:Rb__|rb__)\w+", text)) + text.count("pb-c.h")
         cap = PB_USERS.get(f)
         if n and cap is None:
-            problems.append(f"{f} uses generated protobuf types ({n} times): only common/wire.c may")
+            problems.append(f"{f} uses generated protobuf types ({n} times): only the codec (WIRE_CODEC) may")
         elif cap is not None and n > cap:
             problems.append(f"{f} uses generated protobuf types {n} times, more than its {cap}")
         elif cap is not None and n < cap:

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* The wire codec of a drive's result (DriveResult), both ways; wire.c calls it. */
+#include <stdint.h>
+
+#include "wire_priv.h"
+
+Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
+{
+	Rb__DriveResult *r = pool_alloc(p, 1, sizeof(*r));
+	Rb__DirResult **d = pool_alloc(p, m->ndirs, sizeof(*d));
+	Rb__BsCount **b = pool_alloc(p, m->nbs_counts, sizeof(*b));
+	Rb__IoError **e = pool_alloc(p, m->nio_errors, sizeof(*e));
+
+	if (!r || !d || !b || !e)
+		return NULL;
+	rb__drive_result__init(r);
+	for (size_t i = 0; i < m->ndirs; i++) {
+		const struct rb_dir_result *s = &m->dirs[i];
+		Rb__DirResult *x = d[i] = pool_alloc(p, 1, sizeof(*x));
+
+		if (!x)
+			return NULL;
+		rb__dir_result__init(x);
+		x->direction = s->direction;
+		x->ios = s->ios;
+		x->bytes = s->bytes;
+		x->errors = s->errors;
+		x->lat_sum_ns = s->lat_sum_ns;
+		x->lat_min_ns = s->lat_min_ns;
+		x->lat_max_ns = s->lat_max_ns;
+		x->n_hist_idx = x->n_hist_cnt = s->hist.n;
+		x->hist_idx = (uint32_t *)s->hist.idx;
+		x->hist_cnt = (uint64_t *)s->hist.cnt;
+	}
+	for (size_t i = 0; i < m->nbs_counts; i++) {
+		if (!(b[i] = pool_alloc(p, 1, sizeof(**b))))
+			return NULL;
+		rb__bs_count__init(b[i]);
+		b[i]->direction = m->bs_counts[i].direction;
+		b[i]->bs = m->bs_counts[i].bs;
+		b[i]->ios = m->bs_counts[i].ios;
+	}
+	for (size_t i = 0; i < m->nio_errors; i++) {
+		const struct rb_msg_io_error *s = &m->io_errors[i];
+
+		if (!(e[i] = pool_alloc(p, 1, sizeof(**e))))
+			return NULL;
+		rb__io_error__init(e[i]);
+		e[i]->offset = s->offset;
+		e[i]->length = s->length;
+		e[i]->direction = s->direction;
+		e[i]->err = s->err;
+		e[i]->count = s->count;
+	}
+	r->point = m->point;
+	r->attempt = m->attempt;
+	r->drive = str_out(m->drive);
+	r->start_ns = m->start_ns;
+	r->end_ns = m->end_ns;
+	r->elapsed_ns = m->elapsed_ns;
+	r->cpu_usr_pct = m->cpu_usr_pct;
+	r->cpu_sys_pct = m->cpu_sys_pct;
+	r->n_dirs = m->ndirs;
+	r->dirs = d;
+	r->n_bs_counts = m->nbs_counts;
+	r->bs_counts = b;
+	r->n_io_errors = m->nio_errors;
+	r->io_errors = e;
+	r->status = str_out(m->status);
+	r->message = str_out(m->message);
+	r->uring_features = str_out(m->uring_features);
+	r->target = m->target ? ident_out(p, m->target) : NULL;
+	r->verify_checked = m->verify_checked;
+	r->verify_mismatches = m->verify_mismatches;
+	r->history_since_ns = m->history_since_ns;
+	r->purge_ns = m->purge_ns;
+	r->purge_method = str_out(m->purge_method);
+	r->written_since_purge = m->written_since_purge;
+	r->fill_passes_since_purge = m->fill_passes_since_purge;
+	r->start_mono_ns = m->start_mono_ns;
+	r->replay_ios = m->replay_ios;
+	r->replay_complete = m->replay_complete;
+	r->replay_timed = m->replay_timed;
+	r->replay_lag_p50_ns = m->replay_lag_p50_ns;
+	r->replay_lag_p99_ns = m->replay_lag_p99_ns;
+	r->replay_lag_max_ns = m->replay_lag_max_ns;
+	r->n_members = m->nmembers;
+	r->members = idents_out(p, m->members, m->nmembers);
+	return r;
+}
+
+void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r)
+{
+	struct rb_dir_result *d = pool_alloc(p, r->n_dirs, sizeof(*d));
+	struct rb_bs_count *b = pool_alloc(p, r->n_bs_counts, sizeof(*b));
+	struct rb_msg_io_error *e = pool_alloc(p, r->n_io_errors, sizeof(*e));
+	struct rb_identity *t = r->target ? idents_in(p, &r->target, 1) : NULL;
+
+	for (size_t i = 0; d && i < r->n_dirs; i++) {
+		const Rb__DirResult *x = r->dirs[i];
+
+		d[i] = (struct rb_dir_result){
+			.direction = x->direction,
+			.ios = x->ios,
+			.bytes = x->bytes,
+			.errors = x->errors,
+			.lat_sum_ns = x->lat_sum_ns,
+			.lat_min_ns = x->lat_min_ns,
+			.lat_max_ns = x->lat_max_ns,
+			.hist = sparse_in(x->hist_idx, x->n_hist_idx, x->hist_cnt, x->n_hist_cnt),
+		};
+	}
+	for (size_t i = 0; b && i < r->n_bs_counts; i++)
+		b[i] = (struct rb_bs_count){ r->bs_counts[i]->direction, r->bs_counts[i]->bs,
+					     r->bs_counts[i]->ios };
+	for (size_t i = 0; e && i < r->n_io_errors; i++) {
+		const Rb__IoError *x = r->io_errors[i];
+
+		e[i] = (struct rb_msg_io_error){ x->offset, x->length, x->direction, x->err,
+						 x->count };
+	}
+	*m = (struct rb_msg_result){
+		.point = r->point,
+		.attempt = r->attempt,
+		.drive = r->drive,
+		.start_ns = r->start_ns,
+		.end_ns = r->end_ns,
+		.elapsed_ns = r->elapsed_ns,
+		.cpu_usr_pct = r->cpu_usr_pct,
+		.cpu_sys_pct = r->cpu_sys_pct,
+		.dirs = d,
+		.ndirs = r->n_dirs,
+		.bs_counts = b,
+		.nbs_counts = r->n_bs_counts,
+		.io_errors = e,
+		.nio_errors = r->n_io_errors,
+		.status = r->status,
+		.message = r->message,
+		.uring_features = r->uring_features,
+		.target = t,
+		.verify_checked = r->verify_checked,
+		.verify_mismatches = r->verify_mismatches,
+		.history_since_ns = r->history_since_ns,
+		.purge_ns = r->purge_ns,
+		.purge_method = r->purge_method,
+		.written_since_purge = r->written_since_purge,
+		.fill_passes_since_purge = r->fill_passes_since_purge,
+		.start_mono_ns = r->start_mono_ns,
+		.replay_ios = r->replay_ios,
+		.replay_complete = r->replay_complete,
+		.replay_timed = r->replay_timed,
+		.replay_lag_p50_ns = r->replay_lag_p50_ns,
+		.replay_lag_p99_ns = r->replay_lag_p99_ns,
+		.replay_lag_max_ns = r->replay_lag_max_ns,
+		.members = idents_in(p, r->members, r->n_members),
+		.nmembers = r->n_members,
+	};
+}
