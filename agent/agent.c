@@ -328,7 +328,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			heartbeat(a);
 			s.next.beat = now + BEAT_EVERY_NS;
 		}
-		if (a->pt.run && agent_now(a) >= a->pt.next_health)
+		if (rb_point_measuring(a) && agent_now(a) >= a->pt.next_health)
 			rb_point_health(a);
 		/* the turn's samples as one batch; a finished point's or purge's results */
 		rb_point_poll(a);

@@ -336,6 +336,11 @@ static int check_args(struct rb_localrun *a)
 		rb_err("%s", err);
 		return -1;
 	}
+	if (a->wl.rw == RB_RW_CHECKPOINT) {
+		rb_err("rw checkpoint runs in a campaign, on a drive with a 'filesystem' "
+		       "(docs/campaigns.md); 'run' measures one target");
+		return -1;
+	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkpoint.h"
 #include "clock.h"
 #include "fstarget.h"
 #include "health.h"
@@ -437,6 +438,55 @@ static void point_release(struct point *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The point's start once running: health before, the next health due, said. */
+static void started(struct agent *a, const struct rb_msg_assign *as)
+{
+	struct point *p = &a->pt;
+	char buf[RB_WORKLOAD_DUMP_MAX];
+
+	rb_info("point %u: %s on %zu drive(s)", as->point,
+		rb_workload_dump(&p->wl, buf, sizeof(buf)), as->ndrives);
+	send_health(a, 0);
+	p->next_health = p->wl.health_interval_ns ? agent_now(a) + (int64_t)p->wl.health_interval_ns
+						  : INT64_MAX;
+}
+
+/* rw checkpoint: the writers on each drive's filesystem, in the engine's place. */
+static void ckpt_start(struct agent *a, const struct rb_msg_assign *as)
+{
+	struct point *p = &a->pt;
+	char err[512], **dirs = calloc(p->ndrives + 1, sizeof(char *));
+	int r = dirs ? 0 : -ENOMEM;
+
+	snprintf(err, sizeof(err), "out of memory");
+	for (size_t t = 0; !r && t < p->ndrives; t++) {
+		if (!p->fs || !p->fs[t].mounted) {
+			snprintf(
+				err, sizeof(err),
+				"drive '%s': rw checkpoint writes files on the drive's filesystem, "
+				"and the campaign gives it none ('filesystem')",
+				p->drives[t]);
+			r = -EINVAL;
+			break;
+		}
+		dirs[t] = p->fs[t].mnt;
+	}
+	if (!r)
+		r = rb_ckpt_new(&p->wl, dirs, p->ndrives, &p->ck, err, sizeof(err));
+	free(dirs);
+	if (r) {
+		fail_point(a, as, "error", NULL, err);
+		point_release(p);
+		return;
+	}
+	if (as->start_at_ns)
+		rb_ckpt_set_start_at(p->ck, as->start_at_ns);
+	started(a, as);
+	if ((r = rb_ckpt_start(p->ck)))
+		rb_err("point %u: cannot start the checkpoint's writers: %s", p->point,
+		       strerror(-r));
+}
+
 void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 {
 	struct point *p = &a->pt;
@@ -501,6 +551,10 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 		goto out;
 	}
 	r = fs_up(a, &L, &gp, &d);
+	if (!r && p->wl.rw == RB_RW_CHECKPOINT) {
+		ckpt_start(a, as);
+		goto out;
+	}
 	if (!r)
 		r = rb_runner_prepare(&p->wl, p->io_paths, p->npaths, &gp, &p->prep, &d);
 	if (r) {
@@ -525,11 +579,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 	/* per-drive rates (curves): a volume is one target, with one rate */
 	for (size_t i = 0; i < as->nrates && i < p->ndrives; i++)
 		rb_run_set_target_rate(p->run, i, as->drive_rate_iops[i]);
-	rb_info("point %u: %s on %zu drive(s)", as->point,
-		rb_workload_dump(&p->wl, err, sizeof(err)), as->ndrives);
-	send_health(a, 0);
-	p->next_health = p->wl.health_interval_ns ? agent_now(a) + (int64_t)p->wl.health_interval_ns
-						  : INT64_MAX;
+	started(a, as);
 	rb_run_start(p->run);
 out:
 	rb_preflight_layout_free(&L);
@@ -692,11 +742,23 @@ static void result_dirs(const struct rb_target_result *res, struct result_msg *m
 	m->dr.io_errors = m->ie;
 }
 
+/* Member k of drive t as opened for the point (a checkpoint's drive: its device). */
+static const struct rb_target_info *drive_info(const struct point *p, size_t t, size_t k)
+{
+	return p->prep ? &p->prep->info[p->first[t] + k] : &p->fs[t].dev_info;
+}
+
+/* Drive t's figures: the engine's, or the checkpoint's writers'. */
+static const struct rb_target_result *point_result(const struct point *p, size_t t)
+{
+	return p->ck ? rb_ckpt_result(p->ck, t) : rb_run_result(p->run, t);
+}
+
 /* What was measured: the drive as opened, or a volume with its own size and its members. */
 static void result_target(const struct point *p, size_t t, struct result_msg *m)
 {
 	size_t f = p->first[t], nm = p->vols[t].members;
-	const struct rb_target_info *info = &p->prep->info[f];
+	const struct rb_target_info *info = p->prep ? &p->prep->info[f] : NULL;
 
 	if (p->vols[t].stripe) {
 		/* a volume: its own size, its members as opened */
@@ -743,7 +805,7 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 
 	snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
 	for (size_t k = 0; k < nm; k++) {
-		const struct rb_target_info *x = &p->prep->info[f + k];
+		const struct rb_target_info *x = drive_info(p, t, k);
 		struct rb_drive_history h;
 
 		rb_history_read(a->cfg->state_dir, p->paths[f + k], x->serial, &h);
@@ -769,19 +831,50 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 	m->dr.fill_passes_since_purge = hist->fill_passes;
 	for (size_t k = 0; k < nm; k++) {
 		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
-		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm : p->prep->spans[f];
+		/* checkpoints: what they wrote is the range, never a fill of the drive */
+		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm
+				: p->prep	  ? p->prep->spans[f]
+						  : w + 1;
 
-		rb_history_note_run(a->cfg->state_dir, p->paths[f + k], p->prep->info[f + k].serial,
+		rb_history_note_run(a->cfg->state_dir, p->paths[f + k], drive_info(p, t, k)->serial,
 				    &p->wl, w, span, what);
 	}
+}
+
+/* A checkpoint drive's rows, as the result carries them (the array: the caller's). */
+static struct rb_msg_checkpoint *result_checkpoints(const struct point *p, size_t t,
+						    struct result_msg *m)
+{
+	size_t n;
+	const struct rb_ckpt_row *r = rb_ckpt_rows(p->ck, t, &n);
+	struct rb_msg_checkpoint *v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (struct rb_msg_checkpoint){
+			.index = r[i].index,
+			.direction = r[i].dir,
+			.bytes = r[i].bytes,
+			.start_ns = r[i].start_wall_ns,
+			.duration_ns = r[i].duration_ns,
+			.slowest_writer = r[i].slowest,
+			.errors = r[i].errors,
+			.fs_bytes = r[i].fs_bytes,
+			.writer_ns = r[i].writer_ns,
+			.writer_bytes = r[i].writer_bytes,
+			.nwriters = r[i].nwriters,
+		};
+	m->dr.checkpoints = v;
+	m->dr.ncheckpoints = v ? n : 0;
+	return v;
 }
 
 /* One drive's result, sent: how it ran, what it did, what it is, its history. */
 static void send_drive_result(struct agent *a, size_t t)
 {
 	struct point *p = &a->pt;
-	const struct rb_target_result *res = rb_run_result(p->run, t);
+	const struct rb_target_result *res = point_result(p, t);
 	struct result_msg m = { 0 };
+	struct rb_msg_checkpoint *ck = NULL;
 	struct rb_msg e;
 
 	result_status(p, t, res, &m);
@@ -797,12 +890,21 @@ static void send_drive_result(struct agent *a, size_t t)
 		       p->point, p->drives[t], (uint64_t)res->verify.bad,
 		       (uint64_t)res->verify.checked, res->mismatches[0].offset,
 		       rb_verify_kind_name(res->mismatches[0].kind));
+	if (p->ck)
+		ck = result_checkpoints(p, t, &m);
 	rb_msg_init(&e, RB_MSG_RESULT);
 	e.result = m.dr;
 	rb_delivery_send(a, &e);
 	for (int d = 0; d < RB_NDIR; d++)
 		sparse_free(&m.dirs[d].hist);
 	free(m.bc);
+	free(ck);
+}
+
+/* The measurement's intervals sent on; true once it ended and all is sent. */
+static bool measure_poll(struct point *p, struct agent *a)
+{
+	return p->ck ? rb_ckpt_poll(p->ck, on_sample, a) : rb_run_poll(p->run, on_sample, a);
 }
 
 static void finish_point(struct agent *a)
@@ -813,9 +915,12 @@ static void finish_point(struct agent *a)
 	 * Every interval sampled before the join, which would drain them unseen: a point
 	 * stopped at the agent's exit is not polled to its end by the loop.
 	 */
-	while (!rb_run_poll(p->run, on_sample, a))
+	while (!measure_poll(p, a))
 		nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
-	rb_run_join(p->run);
+	if (p->ck)
+		rb_ckpt_join(p->ck);
+	else
+		rb_run_join(p->run);
 	flush_batch(a);
 	/* after, and before the results: the coordinator computes the deltas with them */
 	send_health(a, 2);
@@ -824,16 +929,17 @@ static void finish_point(struct agent *a)
 	send_point_done(a, p->point, p->attempt);
 	rb_info("point %u done", p->point);
 	p->run = rb_run_free(p->run);
+	p->ck = rb_ckpt_free(p->ck);
 	p->prep = rb_prepared_free(p->prep);
 	point_release(p);
 }
 
 void rb_point_stop(struct agent *a, const char *reason)
 {
-	if (a->pt.run) {
+	if (rb_point_measuring(a)) {
 		rb_warn("stopping point %u: %s", a->pt.point, reason);
 		a->pt.stopped = true;
-		rb_run_stop(a->pt.run);
+		rb_point_halt(a);
 	}
 }
 
@@ -847,8 +953,8 @@ void rb_point_poll(struct agent *a)
 {
 	if (a->pt.purge && atomic_load(&a->pt.purge->done))
 		finish_purge(a);
-	if (a->pt.run) {
-		bool done = rb_run_poll(a->pt.run, on_sample, a);
+	if (rb_point_measuring(a)) {
+		bool done = measure_poll(&a->pt, a);
 
 		flush_batch(a);
 		if (done)
@@ -863,13 +969,13 @@ void rb_point_end(struct agent *a)
 		rb_warn("waiting for the purge of point %u to finish", a->pt.point);
 		finish_purge(a);
 	}
-	if (a->pt.run) {
+	if (rb_point_measuring(a)) {
 		/* cut short, unless it had ended: its result must not pass for a full run */
-		if (!rb_run_poll(a->pt.run, on_sample, a)) {
+		if (!measure_poll(&a->pt, a)) {
 			rb_warn("stopping point %u: the agent is shutting down", a->pt.point);
 			a->pt.shut_down = true;
 		}
-		rb_run_stop(a->pt.run);
+		rb_point_halt(a);
 		finish_point(a);
 	}
 }

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "agent.h"
+#include "checkpoint.h"
 #include "clock.h"
 #include "diag.h"
 #include "engine.h"
@@ -29,10 +30,11 @@ struct rb_fs_target;
 /* The point this agent runs (a measurement, or a purge on its thread); zero when idle. */
 struct point {
 	struct rb_run *run;
-	bool spool_full;   /* stopped at the spool's cap */
-	bool spool_failed; /* stopped: the spool could not be written */
-	bool stopped;	   /* stopped by the coordinator before its end */
-	bool shut_down;	   /* stopped: the agent exits (SIGTERM) before its end */
+	struct rb_ckpt *ck; /* rw checkpoint: its writers (agent/checkpoint.h) in the run's place */
+	bool spool_full;    /* stopped at the spool's cap */
+	bool spool_failed;  /* stopped: the spool could not be written */
+	bool stopped;	    /* stopped by the coordinator before its end */
+	bool shut_down;	    /* stopped: the agent exits (SIGTERM) before its end */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
@@ -95,10 +97,16 @@ static inline int64_t agent_now(const struct agent *a)
 	return rb_clock_now(a->clock);
 }
 
+/* Whether a measurement (the engine's run, or checkpoints) is running. */
+static inline bool rb_point_measuring(const struct agent *a)
+{
+	return a->pt.run || a->pt.ck;
+}
+
 /* Whether a point (a measurement or a purge) is running. */
 static inline bool rb_agent_busy(const struct agent *a)
 {
-	return a->pt.run || a->pt.purge;
+	return rb_point_measuring(a) || a->pt.purge;
 }
 
 /* ---- delivery.c: data messages numbered, spooled, sent within the credit window ---- */
@@ -174,6 +182,14 @@ void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, si
 void rb_point_start(struct agent *a, const struct rb_msg_assign *as);
 /* The coordinator stopped the running point before its end (a purge is not stopped). */
 void rb_point_stop(struct agent *a, const char *reason);
+/* The measurement's IO stops (its results stay): the spool cannot take more, or told to. */
+static inline void rb_point_halt(struct agent *a)
+{
+	if (a->pt.ck)
+		rb_ckpt_stop(a->pt.ck);
+	else if (a->pt.run)
+		rb_run_stop(a->pt.run);
+}
 /* A running point's health snapshot, and the next one scheduled. */
 void rb_point_health(struct agent *a);
 /* The running point's samples sent; a finished point's or purge's results. */

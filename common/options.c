@@ -8,8 +8,11 @@
 
 #include "units.h"
 
-static const char *const rw_choices[] = { "read",   "write", "randread", "randwrite", "rw",
-					  "randrw", "trim",  "randtrim", "replay",    NULL };
+static const char *const rw_choices[] = { "read",   "write",	  "randread", "randwrite",
+					  "rw",	    "randrw",	  "trim",     "randtrim",
+					  "replay", "checkpoint", NULL };
+static const char *const model_choices[] = { "none",	    "llama3-8b", "llama3-70b",
+					     "llama3-405b", "llama3-1t", NULL };
 static const char *const format_choices[] = { "auto",	 "iolog",    "blkparse", "msr",
 					      "alibaba", "blktrace", NULL };
 static const char *const remap_choices[] = { "modulo", "refuse", NULL };
@@ -19,9 +22,10 @@ static const char *const bool_choices[] = { "false", "true", NULL };
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
 
 const struct rb_opt rb_workload_opts[] = {
-	{ "rw", RB_OPT_ENUM, F(rw), 0, 8, "randread", rw_choices, "PATTERN",
+	{ "rw", RB_OPT_ENUM, F(rw), 0, 9, "randread", rw_choices, "PATTERN",
 	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw, trim, "
-	  "randtrim (discard: fallocate punch-hole), replay (the IOs of a block trace: 'replay')",
+	  "randtrim (discard: fallocate punch-hole), replay (the IOs of a block trace: 'replay'), "
+	  "checkpoint (an AI training job's checkpoints on a drive's filesystem: 'checkpoints')",
 	  NULL },
 	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
 	  "block size (binary units: 4k = 4096)", NULL },
@@ -132,6 +136,31 @@ const struct rb_opt rb_workload_opts[] = {
 	{ "replay_device", RB_OPT_TEXT, F(replay_device), 0, 0, "", NULL, "DEVICE",
 	  "replay one device of a trace of several: blkparse's MAJ,MIN, MSR's DiskNumber, "
 	  "Alibaba's device_id, iolog's file name; empty: all of them",
+	  NULL },
+	{ "checkpoint_model", RB_OPT_ENUM, F(checkpoint_model), 0, 4, "none", model_choices,
+	  "MODEL",
+	  "rw checkpoint: the checkpoint's size from MLPerf Storage's LLaMA 3 table (binary units: "
+	  "8b 105 GiB, 70b 912 GiB, 405b 5.29 TiB, 1t 18 TiB), divided by checkpoint_scale; none: "
+	  "checkpoint_size",
+	  NULL },
+	{ "checkpoint_size", RB_OPT_SIZE, F(checkpoint_size), 0, 1ULL << 50, "0", NULL, "SIZE",
+	  "rw checkpoint: one checkpoint's bytes on each drive (checkpoint_model none)", NULL },
+	{ "checkpoint_scale", RB_OPT_UINT, F(checkpoint_scale), 1, 1000000, "1", NULL, "N",
+	  "rw checkpoint: the model's checkpoint divided by N (recorded with the results)", NULL },
+	{ "checkpoints", RB_OPT_UINT, F(checkpoints), 1, 10000, "5", NULL, "K",
+	  "rw checkpoint: checkpoints written in a row, each by numjobs writers per drive (its "
+	  "shards: a model and an optimizer file per writer, fsync'd), all starting together",
+	  NULL },
+	{ "checkpoint_pause", RB_OPT_DURATION, F(checkpoint_pause_ns), 0, 86400ULL * 1000000000ULL,
+	  "0s", NULL, "DURATION", "rw checkpoint: idle time between two checkpoints", NULL },
+	{ "checkpoint_restore", RB_OPT_BOOL, F(checkpoint_restore), 0, 1, "true", bool_choices,
+	  "BOOL",
+	  "rw checkpoint: after the writes, read each kept checkpoint back (its page cache dropped "
+	  "first), timed the same way",
+	  NULL },
+	{ "checkpoint_keep", RB_OPT_UINT, F(checkpoint_keep), 0, 10000, "0", NULL, "N",
+	  "rw checkpoint: checkpoints kept on the filesystem; the oldest is deleted before one "
+	  "more would be written; 0: all",
 	  NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
@@ -350,8 +379,63 @@ static int replay_check(const struct rb_workload *wl, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/* MLPerf Storage's checkpoint sizes of LLaMA 3, binary units ("GB" meaning GiB) */
+static const uint64_t ckpt_bytes[RB_CKPT_NMODELS] = {
+	0, 105ULL << 30, 912ULL << 30, (uint64_t)(5.29 * (1ULL << 40)), 18ULL << 40,
+};
+
+uint64_t rb_ckpt_bytes(const struct rb_workload *wl)
+{
+	if (wl->checkpoint_model && wl->checkpoint_model < RB_CKPT_NMODELS)
+		return ckpt_bytes[wl->checkpoint_model] /
+		       (wl->checkpoint_scale ? wl->checkpoint_scale : 1);
+	return wl->checkpoint_size;
+}
+
+uint64_t rb_ckpt_moved(const struct rb_workload *wl)
+{
+	uint64_t k = wl->checkpoints,
+		 kept = wl->checkpoint_keep && wl->checkpoint_keep < k ? wl->checkpoint_keep : k;
+
+	return rb_ckpt_bytes(wl) * (k + (wl->checkpoint_restore ? kept : 0));
+}
+
+const char *rb_ckpt_model_name(uint32_t model)
+{
+	return model < RB_CKPT_NMODELS ? model_choices[model] : "?";
+}
+
+bool rb_workload_size_based(const struct rb_workload *wl)
+{
+	return wl->io_size || wl->passes || wl->rw == RB_RW_CHECKPOINT;
+}
+
+static int checkpoint_check(const struct rb_workload *wl, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	uint64_t b = rb_ckpt_bytes(wl);
+
+	if (wl->checkpoint_model && wl->checkpoint_size)
+		why = "give 'checkpoint_model' or 'checkpoint_size', not both";
+	else if (!wl->checkpoint_model && !wl->checkpoint_size)
+		why = "rw checkpoint needs 'checkpoint_model' or 'checkpoint_size'";
+	else if (b / wl->numjobs < 2 * wl->bs)
+		why = "a checkpoint must hold at least two blocks (bs) per writer (numjobs)";
+	else if (wl->io_size || wl->passes || wl->rate_iops || wl->verify || wl->stripe)
+		why = "a checkpoint writes its shards in full: 'io_size', 'passes', 'rate_iops', "
+		      "'verify' and 'stripe' do not apply";
+	else if (wl->engine != RB_ENGINE_URING)
+		why = "a checkpoint runs on the uring engine";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
+	if (wl->rw == RB_RW_CHECKPOINT && checkpoint_check(wl, err, errlen))
+		return -EINVAL;
 	if (wl->rw == RB_RW_REPLAY && replay_check(wl, err, errlen))
 		return -EINVAL;
 	if (wl->visit_once && strcmp(wl->random_distribution, "uniform") &&
@@ -420,14 +504,15 @@ const char *rb_engine_name(uint32_t engine)
 
 const char *rb_rw_name(enum rb_rw rw)
 {
-	return rw <= RB_RW_REPLAY ? rw_choices[rw] : "?";
+	return rw <= RB_RW_CHECKPOINT ? rw_choices[rw] : "?";
 }
 
 bool rb_rw_writes(enum rb_rw rw)
 {
 	/* a trim destroys data as a write does: the guard treats it as one; a replay may */
 	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE || rw == RB_RW_RW || rw == RB_RW_RANDRW ||
-	       rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM || rw == RB_RW_REPLAY;
+	       rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM || rw == RB_RW_REPLAY ||
+	       rw == RB_RW_CHECKPOINT;
 }
 
 bool rb_rw_reads(enum rb_rw rw)

@@ -23,7 +23,8 @@ enum rb_rw {
 	RB_RW_RANDRW,
 	RB_RW_TRIM,
 	RB_RW_RANDTRIM,
-	RB_RW_REPLAY, /* a block trace's IOs (agent/trace.h), in order */
+	RB_RW_REPLAY,	  /* a block trace's IOs (agent/trace.h), in order */
+	RB_RW_CHECKPOINT, /* an AI training job's checkpoints: shard files (agent/checkpoint.h) */
 };
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
 
@@ -74,7 +75,31 @@ struct rb_workload {
 	char replay_speed[32];	       /* a factor of the trace's pace; 0: as fast as it goes */
 	uint32_t replay_remap;	       /* modulo, refuse: an IO past the target's end */
 	char replay_device[256];       /* the trace's device to replay; "": all of them */
+	/* rw checkpoint: numjobs writers per drive each write their shards of every one */
+	uint32_t checkpoint_model;    /* enum rb_ckpt_model: its size from the table; 0 none */
+	uint64_t checkpoint_size;     /* bytes of one checkpoint on a drive (model none) */
+	uint32_t checkpoint_scale;    /* the model's size divided by this */
+	uint32_t checkpoints;	      /* written in a row */
+	uint64_t checkpoint_pause_ns; /* between two of them */
+	uint32_t checkpoint_restore;  /* read each kept one back, after the page cache is dropped */
+	uint32_t checkpoint_keep;     /* on the filesystem at most; older ones deleted; 0: all */
 };
+
+/* The checkpoint models (MLPerf Storage's LLaMA 3 sizes, binary units). */
+enum rb_ckpt_model {
+	RB_CKPT_NONE,
+	RB_CKPT_LLAMA3_8B,
+	RB_CKPT_LLAMA3_70B,
+	RB_CKPT_LLAMA3_405B,
+	RB_CKPT_LLAMA3_1T,
+	RB_CKPT_NMODELS
+};
+/* A checkpoint's bytes on one drive for wl (model / scale, or checkpoint_size). */
+uint64_t rb_ckpt_bytes(const struct rb_workload *wl);
+/* The bytes wl's checkpoints move on one drive: every one written, the kept ones read. */
+uint64_t rb_ckpt_moved(const struct rb_workload *wl);
+/* The model's name ("llama3-405b"), or "none". */
+const char *rb_ckpt_model_name(uint32_t model);
 
 enum rb_opt_type {
 	RB_OPT_ENUM,
@@ -138,6 +163,8 @@ char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len);
  * A replay may: only the agent sees its trace, and scans it before the run.
  */
 bool rb_workload_writes(const struct rb_workload *wl);
+/* The point ends by what it moves (io_size, passes, checkpoints), not by its runtime. */
+bool rb_workload_size_based(const struct rb_workload *wl);
 const char *rb_rw_name(enum rb_rw rw);
 /* "uring", "null" or "nop". */
 const char *rb_engine_name(uint32_t engine);

@@ -173,6 +173,18 @@ struct rb_dir_result {
 	struct rb_sparse hist;
 };
 
+/* 1.6, rw checkpoint: one checkpoint (direction 1) or its restore (0) on a drive. */
+struct rb_msg_checkpoint {
+	uint32_t index, direction;
+	uint64_t bytes;
+	int64_t start_ns;     /* the writers' common start, ns since the UTC epoch */
+	uint64_t duration_ns; /* its slowest writer's */
+	uint32_t slowest_writer, errors;
+	uint64_t fs_bytes;			  /* the kept checkpoints' blocks, after */
+	const uint64_t *writer_ns, *writer_bytes; /* each writer's */
+	size_t nwriters;
+};
+
 struct rb_msg_result {
 	uint32_t point, attempt;
 	const char *drive;
@@ -201,6 +213,8 @@ struct rb_msg_result {
 	uint64_t replay_ios;
 	bool replay_complete, replay_timed;
 	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
+	const struct rb_msg_checkpoint *checkpoints; /* 1.6, rw checkpoint */
+	size_t ncheckpoints;
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

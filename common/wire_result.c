@@ -4,6 +4,56 @@
 
 #include "wire_priv.h"
 
+static Rb__Checkpoint **ckpts_out(struct pool *p, const struct rb_msg_checkpoint *v, size_t n)
+{
+	Rb__Checkpoint **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		Rb__Checkpoint *x = o[i] = pool_alloc(p, 1, sizeof(*x));
+
+		if (!x)
+			return NULL;
+		rb__checkpoint__init(x);
+		x->index = v[i].index;
+		x->direction = v[i].direction;
+		x->bytes = v[i].bytes;
+		x->start_ns = v[i].start_ns;
+		x->duration_ns = v[i].duration_ns;
+		x->slowest_writer = v[i].slowest_writer;
+		x->fs_bytes = v[i].fs_bytes;
+		x->errors = v[i].errors;
+		x->n_writer_ns = x->n_writer_bytes = v[i].nwriters;
+		x->writer_ns = (uint64_t *)v[i].writer_ns;
+		x->writer_bytes = (uint64_t *)v[i].writer_bytes;
+	}
+	return o;
+}
+
+static struct rb_msg_checkpoint *ckpts_in(struct pool *p, Rb__Checkpoint **v, size_t n)
+{
+	struct rb_msg_checkpoint *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		const Rb__Checkpoint *x = v[i];
+
+		o[i] = (struct rb_msg_checkpoint){
+			.index = x->index,
+			.direction = x->direction,
+			.bytes = x->bytes,
+			.start_ns = x->start_ns,
+			.duration_ns = x->duration_ns,
+			.slowest_writer = x->slowest_writer,
+			.errors = x->errors,
+			.fs_bytes = x->fs_bytes,
+			.writer_ns = x->writer_ns,
+			.writer_bytes = x->writer_bytes,
+			.nwriters = x->n_writer_ns < x->n_writer_bytes ? x->n_writer_ns
+								       : x->n_writer_bytes,
+		};
+	}
+	return o;
+}
+
 Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 {
 	Rb__DriveResult *r = pool_alloc(p, 1, sizeof(*r));
@@ -86,6 +136,8 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->replay_lag_max_ns = m->replay_lag_max_ns;
 	r->n_members = m->nmembers;
 	r->members = idents_out(p, m->members, m->nmembers);
+	r->n_checkpoints = m->ncheckpoints;
+	r->checkpoints = ckpts_out(p, m->checkpoints, m->ncheckpoints);
 	return r;
 }
 
@@ -154,5 +206,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.replay_lag_max_ns = r->replay_lag_max_ns,
 		.members = idents_in(p, r->members, r->n_members),
 		.nmembers = r->n_members,
+		.checkpoints = ckpts_in(p, r->checkpoints, r->n_checkpoints),
+		.ncheckpoints = r->n_checkpoints,
 	};
 }

@@ -122,9 +122,19 @@ static void check_volumes(struct loader *L, yaml_node_t *root)
 	}
 }
 
+/* The first drive of point p with (want) or without a filesystem, or -1. */
+static long fs_drive(const struct rb_campaign *c, const struct rb_point *p, bool want)
+{
+	for (size_t i = 0; i < c->ndrives; i++)
+		if (rb_fs_spec_set(&c->drives[i].fs) == want && rb_point_has_drive(c, p, i))
+			return (long)i;
+	return -1;
+}
+
 /*
  * A drive with a filesystem is measured through a file rackbench makes on it: each phase
- * that measures one needs 'size' (the file's), said once per phase.
+ * that measures one needs 'size' (the file's); checkpoints write files on a filesystem:
+ * every drive they write needs one. Said once per phase.
  */
 static void check_filesystems(struct loader *L)
 {
@@ -132,25 +142,29 @@ static void check_filesystems(struct loader *L)
 
 	for (size_t ph = 0; ph < c->nphases; ph++) {
 		const struct rb_phase *P = &c->phases[ph];
-		bool said = false;
+		long i = -1;
 
-		for (size_t k = 0; k < c->npoints && !said; k++) {
+		for (size_t k = 0; k < c->npoints && i < 0; k++) {
 			const struct rb_point *p = &c->points[k];
+			bool ckpt = p->wl.rw == RB_RW_CHECKPOINT;
 
-			if (p->phase != ph || p->purge[0] || p->wl.size)
+			if (p->phase != ph || p->purge[0] || (p->wl.size && !ckpt))
 				continue;
-			for (size_t i = 0; i < c->ndrives && !said; i++)
-				if (rb_fs_spec_set(&c->drives[i].fs) &&
-				    rb_point_has_drive(c, p, i)) {
-					rb_diags_add(
-						L->d, RB_SEV_ERROR, c->file, P->line, P->column,
-						"size",
-						"phase '%s' measures drive '%s' of agent '%s', "
-						"which has a filesystem: give the phase 'size' "
-						"(the file rackbench makes there)",
-						P->name, c->drives[i].path, c->drives[i].agent);
-					said = true;
-				}
+			if ((i = fs_drive(c, p, !ckpt)) < 0)
+				continue;
+			if (ckpt)
+				rb_diags_add(L->d, RB_SEV_ERROR, c->file, P->line, P->column, "rw",
+					     "phase '%s' writes checkpoints on drive '%s' of agent "
+					     "'%s', which has no filesystem: give the drive "
+					     "'filesystem' (ext4 or xfs)",
+					     P->name, c->drives[i].path, c->drives[i].agent);
+			else
+				rb_diags_add(
+					L->d, RB_SEV_ERROR, c->file, P->line, P->column, "size",
+					"phase '%s' measures drive '%s' of agent '%s', which has "
+					"a filesystem: give the phase 'size' (the file rackbench "
+					"makes there)",
+					P->name, c->drives[i].path, c->drives[i].agent);
 		}
 	}
 }

@@ -117,6 +117,45 @@ static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 	}
 }
 
+/* rw checkpoint: a result's checkpoints and their writers into their tables. */
+static void ing_checkpoints(struct coord *k, size_t di, const struct rb_msg_result *dr)
+{
+	for (size_t i = 0; i < dr->ncheckpoints; i++) {
+		const struct rb_msg_checkpoint *c = &dr->checkpoints[i];
+		struct rb_row_ckpt row = {
+			.drive = (uint32_t)di,
+			.point = dr->point,
+			.attempt = dr->attempt,
+			.checkpoint = c->index,
+			.direction = (uint8_t)(c->direction == 1),
+			.bytes = c->bytes,
+			.start_ns = c->start_ns,
+			.duration_ns = c->duration_ns,
+			.gib_per_s = c->duration_ns ? (double)c->bytes / (double)(1ULL << 30) /
+							      ((double)c->duration_ns / 1e9)
+						    : 0.0,
+			.writers = (uint32_t)c->nwriters,
+			.slowest_writer = c->slowest_writer,
+			.fs_bytes = c->fs_bytes,
+			.errors = c->errors,
+		};
+
+		rb_results_ckpt(k->res, &row);
+		for (size_t w = 0; w < c->nwriters; w++) {
+			struct rb_row_ckpt_writer x = { .drive = row.drive,
+							.point = row.point,
+							.attempt = row.attempt,
+							.checkpoint = row.checkpoint,
+							.direction = row.direction,
+							.writer = (uint32_t)w,
+							.bytes = c->writer_bytes[w],
+							.duration_ns = c->writer_ns[w] };
+
+			rb_results_ckpt_writer(k->res, &x);
+		}
+	}
+}
+
 /* A result's block-size counts into their table, its IO errors said. */
 static void result_extras(struct coord *k, const struct ragent *a, const struct rb_msg_result *dr,
 			  size_t di)
@@ -131,6 +170,7 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 
 		rb_results_bs(k->res, &b);
 	}
+	ing_checkpoints(k, di, dr);
 	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
 	uint32_t err = 0;
 

@@ -109,6 +109,8 @@ static uint64_t sized_bytes(const struct rb_workload *wl, uint64_t capacity)
 {
 	uint64_t span;
 
+	if (wl->rw == RB_RW_CHECKPOINT)
+		return rb_ckpt_moved(wl);
 	if (wl->io_size)
 		return wl->io_size;
 	if (wl->size)
@@ -222,7 +224,7 @@ static void phase_count(const struct rb_campaign *c, size_t ph, uint64_t capacit
 			ps->all_ns += P->idle_ns;
 			continue;
 		}
-		if (wl->io_size || wl->passes) {
+		if (rb_workload_size_based(wl)) {
 			uint64_t x = sized_bytes(wl, capacity);
 
 			ps->psized++;
@@ -332,12 +334,14 @@ static void plan_points(const struct rb_campaign *c, bool list)
 	}
 	for (size_t i = 0; i < c->npoints; i++) {
 		const struct rb_workload *wl = &c->points[i].wl;
-		bool size_based = wl->io_size || wl->passes;
+		bool size_based = rb_workload_size_based(wl);
 
 		printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
 		       c->points[i].purge[0] ? "purge"
 		       : size_based
-			       ? (wl->passes ? "size-based (passes)" : "size-based (io_size)")
+			       ? (wl->rw == RB_RW_CHECKPOINT ? "size-based (checkpoints)"
+				  : wl->passes		     ? "size-based (passes)"
+							     : "size-based (io_size)")
 			       : rb_fmt_duration_human(wl->ramp_ns + wl->runtime_ns, a, sizeof(a)));
 	}
 }
@@ -371,7 +375,7 @@ static double plan_samples(const struct rb_campaign *c, const struct rb_plan_arg
 
 		if (p->purge[0] || !wl->interval_ns)
 			continue;
-		if (wl->io_size || wl->passes) {
+		if (rb_workload_size_based(wl)) {
 			uint64_t bytes = sized_bytes(wl, pa->capacity);
 
 			if (!bytes || !pa->mbps) {

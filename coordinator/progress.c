@@ -51,7 +51,7 @@ static const char *dir_name(unsigned d)
 
 static bool size_based(const struct rb_point *p)
 {
-	return p->wl.io_size || p->wl.passes;
+	return rb_workload_size_based(&p->wl);
 }
 
 /* A point's planned time; 0 for a size-based one: its drives' speed decides it. */
@@ -67,6 +67,8 @@ static uint64_t planned_bytes(const struct rb_point *p, const struct pdrive *d)
 	const struct rb_workload *wl = &p->wl;
 	uint64_t span;
 
+	if (wl->rw == RB_RW_CHECKPOINT)
+		return rb_ckpt_moved(wl);
 	if (wl->io_size)
 		return wl->io_size;
 	if (!wl->passes || (!wl->size && !d->capacity) || wl->offset >= d->capacity)
@@ -161,7 +163,10 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 			p->in[p->nin++] = i;
 	}
 	/* what ends the point: its time, or (size-based) what each drive moves */
-	if (pt->wl.passes)
+	if (pt->wl.rw == RB_RW_CHECKPOINT)
+		snprintf(dur, sizeof(dur), "%u checkpoint(s) of %s per drive", pt->wl.checkpoints,
+			 rb_fmt_size_human(rb_ckpt_bytes(&pt->wl), sz, sizeof(sz)));
+	else if (pt->wl.passes)
 		snprintf(dur, sizeof(dur), "%u pass%s", pt->wl.passes,
 			 pt->wl.passes == 1 ? "" : "es");
 	else if (pt->wl.io_size)

@@ -144,5 +144,6 @@ bool rp_is_size_based(const struct rb_row_point *p)
 	/* io_size and passes end a point by bytes moved (rb_workload_dump's keys); a point
 	 * of a purge has no workload and is not measured */
 	return (rp_setting(p->settings, "io_size", v, sizeof(v))[0] && strcmp(v, "0")) ||
-	       (rp_setting(p->settings, "passes", v, sizeof(v))[0] && strcmp(v, "0"));
+	       (rp_setting(p->settings, "passes", v, sizeof(v))[0] && strcmp(v, "0")) ||
+	       !strcmp(p->rw, "checkpoint");
 }

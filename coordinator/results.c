@@ -527,6 +527,16 @@ int rb_results_ioerror(struct rb_results *r, const struct rb_row_ioerror *row)
 	return push(r, T_IOERRORS, row);
 }
 
+int rb_results_ckpt(struct rb_results *r, const struct rb_row_ckpt *row)
+{
+	return push(r, T_CKPT, row);
+}
+
+int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer *row)
+{
+	return push(r, T_CKPT_WRITERS, row);
+}
+
 /* The verdicts table of an open file (empty since its creation) given its rows. */
 static int verdicts_write(hid_t f, const struct rb_row_verdict *rows, size_t n)
 {

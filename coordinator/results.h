@@ -181,6 +181,27 @@ struct rb_row_ioerror {
 	uint64_t count; /* times this same failure happened */
 };
 
+/* rw checkpoint: one checkpoint (direction 1) or its restore (0) on a drive (schema 10 on). */
+struct rb_row_ckpt {
+	uint32_t drive, point, attempt, checkpoint;
+	uint8_t direction;
+	uint64_t bytes;	      /* every shard's */
+	int64_t start_ns;     /* the writers' common start */
+	uint64_t duration_ns; /* the slowest writer's time */
+	double gib_per_s;     /* bytes over duration, GiB/s */
+	uint32_t writers, slowest_writer;
+	uint64_t fs_bytes; /* the kept checkpoints' blocks on the filesystem, after (writes) */
+	uint32_t errors;
+};
+
+/* One writer's part of a checkpoint row. */
+struct rb_row_ckpt_writer {
+	uint32_t drive, point, attempt, checkpoint;
+	uint8_t direction;
+	uint32_t writer;
+	uint64_t bytes, duration_ns;
+};
+
 /* A drive's verdict: one row per rule that tripped, and one (rule "drive") per drive. */
 struct rb_row_verdict {
 	uint32_t drive;
@@ -223,6 +244,8 @@ int rb_results_bs(struct rb_results *r, const struct rb_row_bs *row);
 int rb_results_health(struct rb_results *r, const struct rb_row_health *row);
 int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row);
 int rb_results_ioerror(struct rb_results *r, const struct rb_row_ioerror *row);
+int rb_results_ckpt(struct rb_results *r, const struct rb_row_ckpt *row);
+int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -281,6 +304,10 @@ int rb_results_read_steady(struct rb_results_in *in, struct rb_row_steady **ret,
 /* Files older than schema 7 have neither: 0 rows. */
 int rb_results_read_ioerrors(struct rb_results_in *in, struct rb_row_ioerror **ret, size_t *ret_n);
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n);
+/* Files older than schema 10 have neither: 0 rows. */
+int rb_results_read_ckpts(struct rb_results_in *in, struct rb_row_ckpt **ret, size_t *ret_n);
+int rb_results_read_ckpt_writers(struct rb_results_in *in, struct rb_row_ckpt_writer **ret,
+				 size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

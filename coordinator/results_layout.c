@@ -217,6 +217,31 @@ static const struct field ioerror_f[] = {
 	{ "errno", offsetof(struct rb_row_ioerror, err), FT_U32, 4, "errno" },
 	FLD(struct rb_row_ioerror, count, FT_U64, "1"),
 };
+static const struct field ckpt_f[] = {
+	FLD(struct rb_row_ckpt, drive, FT_U32, ""),
+	FLD(struct rb_row_ckpt, point, FT_U32, ""),
+	FLD(struct rb_row_ckpt, attempt, FT_U32, ""),
+	FLD(struct rb_row_ckpt, checkpoint, FT_U32, ""),
+	FLD(struct rb_row_ckpt, direction, FT_U8, "0=read (restore) 1=write"),
+	FLD(struct rb_row_ckpt, bytes, FT_U64, "B"),
+	FLD(struct rb_row_ckpt, start_ns, FT_I64, "ns since UTC epoch"),
+	FLD(struct rb_row_ckpt, duration_ns, FT_U64, "ns"),
+	FLD(struct rb_row_ckpt, gib_per_s, FT_F64, "GiB/s"),
+	FLD(struct rb_row_ckpt, writers, FT_U32, "1"),
+	FLD(struct rb_row_ckpt, slowest_writer, FT_U32, ""),
+	FLD(struct rb_row_ckpt, fs_bytes, FT_U64, "B"),
+	FLD(struct rb_row_ckpt, errors, FT_U32, "1"),
+};
+static const struct field ckpt_writer_f[] = {
+	FLD(struct rb_row_ckpt_writer, drive, FT_U32, ""),
+	FLD(struct rb_row_ckpt_writer, point, FT_U32, ""),
+	FLD(struct rb_row_ckpt_writer, attempt, FT_U32, ""),
+	FLD(struct rb_row_ckpt_writer, checkpoint, FT_U32, ""),
+	FLD(struct rb_row_ckpt_writer, direction, FT_U8, "0=read (restore) 1=write"),
+	FLD(struct rb_row_ckpt_writer, writer, FT_U32, ""),
+	FLD(struct rb_row_ckpt_writer, bytes, FT_U64, "B"),
+	FLD(struct rb_row_ckpt_writer, duration_ns, FT_U64, "ns"),
+};
 static const struct field verdict_f[] = {
 	FLD(struct rb_row_verdict, drive, FT_U32, ""),
 	FLD(struct rb_row_verdict, rule, FT_STR, ""),
@@ -266,6 +291,10 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "IO errors and verification mismatches per (drive, point, attempt), where they were" },
 	{ "verdicts", ARRAY(verdict_f), sizeof(struct rb_row_verdict),
 	  "each drive's verdict and every rule that tripped, added when the run ends" },
+	{ "checkpoints", ARRAY(ckpt_f), sizeof(struct rb_row_ckpt),
+	  "rw checkpoint: one row per (drive, point, attempt, checkpoint, direction)" },
+	{ "checkpoint_writers", ARRAY(ckpt_writer_f), sizeof(struct rb_row_ckpt_writer),
+	  "rw checkpoint: each writer's time and bytes of each checkpoint" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };

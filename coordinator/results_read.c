@@ -536,6 +536,17 @@ int rb_results_read_ioerrors(struct rb_results_in *in, struct rb_row_ioerror **r
 	return read_optional(in, T_IOERRORS, (void **)ret, ret_n);
 }
 
+int rb_results_read_ckpts(struct rb_results_in *in, struct rb_row_ckpt **ret, size_t *ret_n)
+{
+	return read_optional(in, T_CKPT, (void **)ret, ret_n);
+}
+
+int rb_results_read_ckpt_writers(struct rb_results_in *in, struct rb_row_ckpt_writer **ret,
+				 size_t *ret_n)
+{
+	return read_optional(in, T_CKPT_WRITERS, (void **)ret, ret_n);
+}
+
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);

@@ -9,9 +9,9 @@ devices each.
   for each point in a mount namespace of its own (no other process sees it), runs the
   point on a file of `size` there and unmounts; the results record the filesystem and
   its options; the file is on each filesystem afterwards, of that size.
-- An agent killed with -9 mid-point leaves nothing mounted; restarted, it mounts the
-  run's filesystem again (not made again) and the point runs as attempt 1; every mount
-  point is gone after the run.
+- An agent killed with -9 mid-checkpoint (rw checkpoint) leaves nothing mounted;
+  restarted, it mounts the run's filesystem again (not made again) and the point runs as
+  attempt 1, every checkpoint from the first; every mount point is gone after the run.
 """
 import glob
 import os
@@ -41,7 +41,7 @@ targets:
     drives: [{d2}, {d3}]
 phases:
   - name: write
-    workload: {{rw: write, runtime: {write_time}}}
+    workload: {first}
   - name: read
     workload: {{rw: randread, runtime: 1s}}
 """
@@ -59,10 +59,10 @@ def mount_points(tmp):
     return sorted(glob.glob(os.path.join(tmp, "s*", "fs", "*/")))
 
 
-def write(tmp, devs, keys, write_time="1s"):
+def write(tmp, devs, keys, first="{rw: write, runtime: 1s}"):
     path = os.path.join(tmp, "c.yaml")
     with open(path, "w") as f:
-        f.write(CAMPAIGN.format(keys=keys, write_time=write_time, d0=devs[0], d1=devs[1],
+        f.write(CAMPAIGN.format(keys=keys, first=first, d0=devs[0], d1=devs[1],
                                 d2=devs[2], d3=devs[3]))
     return path
 
@@ -156,16 +156,18 @@ with Tmp() as tmp:
             check(st.st_size == 16 << 20 and st.st_blocks * 512 >= 16 << 20,
                   f"{d}: the file holds {st.st_size} bytes in {st.st_blocks} blocks")
 
-        # 3. an agent killed with -9 mid-point: nothing mounted; restarted, it goes on
+        # 3. an agent killed with -9 mid-checkpoint: nothing mounted; restarted, it goes on
         ep = f"tcp://127.0.0.1:{free_port()}"
         ags = agents(ep, tmp, devs)
         ev = os.path.join(tmp, "ev.jsonl")
-        c = subprocess.Popen([COORD, "run", write(tmp, devs, keys, write_time="6s"), "--listen",
+        ckpt = ("{rw: checkpoint, checkpoint_size: 8m, numjobs: 2, checkpoints: 6, "
+                "checkpoint_pause: 1s, checkpoint_keep: 2, bs: 1m}")
+        c = subprocess.Popen([COORD, "run", write(tmp, devs, keys, first=ckpt), "--listen",
                               ep, "--no-service", "--results", out, "--events", ev],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             wait_for(lambda: any(e["event"] == "sample" and e["drive"] == f"f1:{devs[0]}"
-                                 for e in events(ev)), "f1 writing its file")
+                                 for e in events(ev)), "f1 writing its checkpoints")
             check(len(mount_points(tmp)) == 4, f"mount points {mount_points(tmp)}")
             check(not any(mounted(d) for d in devs), "an agent's mount is visible outside it")
             ags[0].proc.send_signal(signal.SIGKILL)
@@ -187,9 +189,14 @@ with Tmp() as tmp:
                   f"{d}: the restarted agent mounts the run's filesystem, makes none")
         with h5py.File(sorted(glob.glob(os.path.join(out, "*.h5")))[-1], "r") as h:
             rows = h["results"][:]
+            ck = h["checkpoints"][:]
         redo = [x for x in rows if x["point"] == 0 and x["attempt"] == 1]
         check(len(redo) == 2 and all(x["status"] == b"ok" for x in redo),
               f"point 0 again on f1's drives: {[(int(x['drive']), x['status']) for x in redo]}")
+        # the attempt after the restart wrote all six, from the first
+        again = sorted(int(x["checkpoint"]) for x in ck if x["attempt"] == 1 and
+                       x["direction"] == 1 and x["drive"] == redo[0]["drive"])
+        check(again == list(range(6)), f"checkpoints of attempt 1: {again}")
         check(not mount_points(tmp) and not any(mounted(d) for d in devs),
               f"after the run: mount points {mount_points(tmp)}")
 print("ok")

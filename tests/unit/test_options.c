@@ -188,6 +188,64 @@ static void test_options_replay(void **state)
 	assert_int_equal(rb_parse_speed("1.2.3", &v), -EINVAL);
 }
 
+static void set(struct rb_workload *wl, const char *key, const char *val)
+{
+	char err[256];
+
+	if (rb_opt_set(wl, rb_opt_find(key), val, err, sizeof(err)))
+		fail_msg("%s=%s: %s", key, val, err);
+}
+
+static void test_options_checkpoint(void **state)
+{
+	static const struct {
+		const char *key, *val, *msg;
+	} cases[] = {
+		{ "checkpoint_model", "llama3-8b",
+		  "'checkpoint_model' or 'checkpoint_size', not both" },
+		{ "checkpoint_size", "0", "needs 'checkpoint_model' or 'checkpoint_size'" },
+		{ "numjobs", "64", "at least two blocks (bs) per writer" },
+		{ "io_size", "1g", "writes its shards in full" },
+		{ "rate_iops", "10", "writes its shards in full" },
+		{ "verify", "true", "writes its shards in full" },
+		{ "engine", "null", "runs on the uring engine" },
+	};
+	struct rb_workload wl;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rb_workload_defaults(&wl);
+		set(&wl, "rw", "checkpoint");
+		set(&wl, "checkpoint_size", "64m");
+		set(&wl, "bs", "1m");
+		assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), 0);
+		set(&wl, cases[i].key, cases[i].val);
+		assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("%s=%s: '%s' lacks '%s'", cases[i].key, cases[i].val, err,
+				 cases[i].msg);
+	}
+	/* MLPerf Storage's sizes, binary units, scaled; what a drive moves in all */
+	rb_workload_defaults(&wl);
+	set(&wl, "rw", "checkpoint");
+	set(&wl, "checkpoint_model", "llama3-405b");
+	assert_int_equal(rb_ckpt_bytes(&wl), (uint64_t)(5.29 * (1ULL << 40)));
+	set(&wl, "checkpoint_scale", "1000");
+	assert_int_equal(rb_ckpt_bytes(&wl), (uint64_t)(5.29 * (1ULL << 40)) / 1000);
+	set(&wl, "checkpoint_model", "llama3-8b");
+	set(&wl, "checkpoint_scale", "1");
+	assert_int_equal(rb_ckpt_bytes(&wl), 105ULL << 30);
+	set(&wl, "checkpoints", "10");
+	set(&wl, "checkpoint_keep", "3");
+	assert_int_equal(rb_ckpt_moved(&wl), 13 * (105ULL << 30));
+	set(&wl, "checkpoint_restore", "false");
+	assert_int_equal(rb_ckpt_moved(&wl), 10 * (105ULL << 30));
+	assert_true(rb_workload_size_based(&wl));
+	assert_true(rb_workload_writes(&wl));
+	assert_string_equal(rb_ckpt_model_name(RB_CKPT_LLAMA3_70B), "llama3-70b");
+}
+
 static void test_options_dump_names_every_key(void **state)
 {
 	struct rb_workload wl;
@@ -212,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_options_writes),
 		cmocka_unit_test(test_options_cpu_lists),
 		cmocka_unit_test(test_options_replay),
+		cmocka_unit_test(test_options_checkpoint),
 		cmocka_unit_test(test_options_dump_names_every_key),
 	};
 

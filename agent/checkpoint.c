@@ -1,0 +1,676 @@
+// SPDX-License-Identifier: MIT
+#include "checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <liburing.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "gen.h"
+
+#define ALIGN 4096ULL
+
+struct writer {
+	struct rb_ckpt *c;
+	unsigned drive, idx;
+	pthread_t th;
+	bool started;
+	struct io_uring ring;
+	bool ring_ok;
+	char *bufs;			  /* depth * bs, aligned */
+	uint64_t *off, *len;		  /* per slot: the IO in flight */
+	int64_t *t_sub;			  /* per slot: its submission */
+	pthread_mutex_t mu;		  /* cur, against the poller */
+	struct rb_dir_stats cur[RB_NDIR]; /* this interval's, handed to the poller */
+	uint64_t step_ns, step_bytes;	  /* the step just done */
+	uint32_t step_err;
+};
+
+struct drive {
+	char dir[PATH_MAX];
+	struct rb_target_result res;
+	struct rb_ckpt_row *rows;
+	size_t nrows, cap;
+	pthread_mutex_t mu; /* res.errors, from the writers */
+	struct rb_dir_stats sample[RB_NDIR];
+};
+
+struct rb_ckpt {
+	struct rb_workload wl;
+	size_t n, nw; /* drives, writers per drive */
+	struct drive *d;
+	struct writer *w;
+	pthread_barrier_t bar;
+	bool bar_ok, started, joined;
+	atomic_bool stop;
+	bool halt;	     /* the leader's word at a barrier: every writer stops */
+	int64_t start_at;    /* CLOCK_MONOTONIC; 0: at once */
+	int64_t t0, t0_wall; /* the step's instant */
+	_Atomic int64_t first_mono;
+	int64_t first_wall;
+	unsigned next_ival, written;
+	bool final_sent;
+	atomic_uint done;
+	uint64_t model_bytes, optim_bytes;
+};
+
+void rb_ckpt_shards(const struct rb_workload *wl, uint64_t *ret_model, uint64_t *ret_optim)
+{
+	uint64_t share = rb_ckpt_bytes(wl) / (wl->numjobs ? wl->numjobs : 1) / ALIGN * ALIGN;
+	uint64_t model = share / 7 / ALIGN * ALIGN;
+
+	if (!model)
+		model = ALIGN;
+	*ret_model = model;
+	*ret_optim = share > model ? share - model : 0;
+}
+
+/* DIR/checkpoints/global_stepK[/zero_pp_rank_W_mp_rank_00_{model,optim}_states.pt] */
+static void shard_path(const struct rb_ckpt *c, unsigned drive, unsigned step, int w, bool optim,
+		       char *buf, size_t len)
+{
+	if (w < 0)
+		snprintf(buf, len, "%s/checkpoints/global_step%u", c->d[drive].dir, step);
+	else
+		snprintf(buf, len, "%s/checkpoints/global_step%u/zero_pp_rank_%d_mp_rank_00_%s.pt",
+			 c->d[drive].dir, step, w, optim ? "optim_states" : "model_states");
+}
+
+static void note_error(struct writer *w, uint64_t off, uint32_t len, int dir, int err)
+{
+	struct drive *d = &w->c->d[w->drive];
+	struct rb_io_error e = {
+		.offset = off, .length = len, .dir = (uint32_t)dir, .err = err, .count = 1
+	};
+
+	pthread_mutex_lock(&d->mu);
+	rb_io_error_add(d->res.errors, &d->res.nerrors, RB_MAX_IO_ERRORS, &e);
+	pthread_mutex_unlock(&d->mu);
+	pthread_mutex_lock(&w->mu);
+	w->cur[dir].errors++;
+	pthread_mutex_unlock(&w->mu);
+	w->step_err++;
+}
+
+static void measured(struct writer *w, int dir, uint64_t bytes, uint64_t lat)
+{
+	struct rb_dir_stats *s = &w->cur[dir];
+
+	pthread_mutex_lock(&w->mu);
+	s->ios++;
+	s->bytes += bytes;
+	s->lat_sum_ns += lat;
+	if (lat < s->lat_min_ns)
+		s->lat_min_ns = lat;
+	if (lat > s->lat_max_ns)
+		s->lat_max_ns = lat;
+	rb_hist_record(&s->hist, lat);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static void prep(struct writer *w, int fd, int dir, unsigned slot)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
+	char *buf = w->bufs + (size_t)slot * w->c->wl.bs;
+
+	if (dir == RB_DIR_WRITE)
+		io_uring_prep_write(sqe, fd, buf, (unsigned)w->len[slot], w->off[slot]);
+	else
+		io_uring_prep_read(sqe, fd, buf, (unsigned)w->len[slot], w->off[slot]);
+	io_uring_sqe_set_data64(sqe, slot);
+	w->t_sub[slot] = rb_mono_ns();
+}
+
+/* One completion: measured, or a short IO's rest queued again, or an error. */
+static bool reaped(struct writer *w, int fd, int dir, struct io_uring_cqe *cqe, bool *queued)
+{
+	unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
+	int res = cqe->res;
+
+	*queued = false;
+	if (res <= 0) {
+		note_error(w, w->off[slot], (uint32_t)w->len[slot], dir, res ? -res : EIO);
+		return false;
+	}
+	measured(w, dir, (uint64_t)res, (uint64_t)(rb_mono_ns() - w->t_sub[slot]));
+	if ((uint64_t)res < w->len[slot]) {
+		w->off[slot] += (uint64_t)res;
+		w->len[slot] -= (uint64_t)res;
+		prep(w, fd, dir, slot);
+		*queued = true;
+	}
+	return true;
+}
+
+/* A shard written (and fsync'd) or read, sequentially, depth IOs in flight. */
+static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
+{
+	const struct rb_workload *wl = &w->c->wl;
+	int flags = (dir == RB_DIR_WRITE ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY) | O_CLOEXEC |
+		    (wl->direct ? O_DIRECT : 0);
+	unsigned depth = wl->iodepth, inflight = 0, free_n = depth;
+	unsigned *freel = calloc(depth, sizeof(*freel));
+	uint64_t pos = 0, moved = 0;
+	bool failed = false;
+	int fd = open(path, flags, 0600);
+
+	if (fd < 0 || !freel) {
+		note_error(w, 0, 0, dir, fd < 0 ? errno : ENOMEM);
+		free(freel);
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	for (unsigned i = 0; i < depth; i++)
+		freel[i] = depth - 1 - i;
+	for (;;) {
+		bool issuing = !failed && pos < size && !atomic_load(&w->c->stop);
+		struct io_uring_cqe *cqe;
+		unsigned head, seen = 0;
+
+		while (issuing && free_n && pos < size) {
+			unsigned s = freel[--free_n];
+
+			w->off[s] = pos;
+			w->len[s] = size - pos < wl->bs ? size - pos : wl->bs;
+			pos += w->len[s];
+			prep(w, fd, dir, s);
+			inflight++;
+		}
+		if (!inflight)
+			break;
+		if (io_uring_submit_and_wait(&w->ring, 1) < 0) {
+			note_error(w, pos, 0, dir, EIO);
+			break;
+		}
+		io_uring_for_each_cqe(&w->ring, head, cqe)
+		{
+			unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
+			uint64_t len = w->len[slot];
+			bool again;
+
+			seen++;
+			if (!reaped(w, fd, dir, cqe, &again))
+				failed = true;
+			else if (!again)
+				moved += len;
+			if (!again) {
+				inflight--;
+				freel[free_n++] = slot;
+			} else {
+				moved += len - w->len[slot];
+			}
+		}
+		io_uring_cq_advance(&w->ring, seen);
+		if (seen && io_uring_sq_ready(&w->ring))
+			io_uring_submit(&w->ring);
+	}
+	if (dir == RB_DIR_WRITE && !failed && fsync(fd) < 0)
+		note_error(w, 0, 0, dir, errno);
+	close(fd);
+	free(freel);
+	return moved;
+}
+
+/* The leader's part of a barrier; every writer waits at both sides of it. */
+enum step { STEP_SETUP, STEP_WRITE, STEP_WRITTEN, STEP_READ, STEP_READ_DONE };
+
+static void remove_step(struct rb_ckpt *c, unsigned step)
+{
+	char p[PATH_MAX + 128];
+
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t w = 0; w < c->nw; w++)
+			for (int o = 0; o < 2; o++) {
+				shard_path(c, (unsigned)i, step, (int)w, o, p, sizeof(p));
+				unlink(p);
+			}
+		shard_path(c, (unsigned)i, step, -1, false, p, sizeof(p));
+		rmdir(p);
+	}
+}
+
+/* The kept checkpoints' bytes on drive i's filesystem (allocated blocks, as du counts). */
+static uint64_t fs_bytes(const struct rb_ckpt *c, size_t i)
+{
+	unsigned keep = c->wl.checkpoint_keep,
+		 from = keep && c->written > keep ? c->written - keep : 0;
+	char p[PATH_MAX + 128];
+	uint64_t sum = 0;
+	struct stat st;
+
+	for (unsigned k = from; k < c->written; k++)
+		for (size_t w = 0; w < c->nw; w++)
+			for (int o = 0; o < 2; o++) {
+				shard_path(c, (unsigned)i, k, (int)w, o, p, sizeof(p));
+				if (stat(p, &st) == 0)
+					sum += (uint64_t)st.st_blocks * 512;
+			}
+	return sum;
+}
+
+/* Each drive's row of the step just done: its writers' times, the slowest one's. */
+static void rows_of_step(struct rb_ckpt *c, unsigned index, int dir)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct drive *d = &c->d[i];
+		struct rb_ckpt_row *r, *v;
+
+		if (d->nrows == d->cap) {
+			size_t cap = d->cap ? d->cap * 2 : 16;
+
+			if (!(v = realloc(d->rows, cap * sizeof(*v))))
+				continue;
+			d->rows = v;
+			d->cap = cap;
+		}
+		r = &d->rows[d->nrows];
+		memset(r, 0, sizeof(*r));
+		r->writer_ns = calloc(c->nw, sizeof(uint64_t));
+		r->writer_bytes = calloc(c->nw, sizeof(uint64_t));
+		if (!r->writer_ns || !r->writer_bytes) {
+			free(r->writer_ns);
+			free(r->writer_bytes);
+			continue;
+		}
+		*r = (struct rb_ckpt_row){ .index = index,
+					   .dir = (uint32_t)dir,
+					   .start_wall_ns = c->t0_wall,
+					   .nwriters = (uint32_t)c->nw,
+					   .writer_ns = r->writer_ns,
+					   .writer_bytes = r->writer_bytes };
+		for (size_t k = 0; k < c->nw; k++) {
+			const struct writer *w = &c->w[i * c->nw + k];
+
+			r->writer_ns[k] = w->step_ns;
+			r->writer_bytes[k] = w->step_bytes;
+			r->bytes += w->step_bytes;
+			r->errors += w->step_err;
+			if (w->step_ns > r->duration_ns) {
+				r->duration_ns = w->step_ns;
+				r->slowest = (uint32_t)k;
+			}
+		}
+		r->fs_bytes = dir == RB_DIR_WRITE ? fs_bytes(c, i) : 0;
+		d->nrows++;
+	}
+}
+
+static int unlink_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void lead(struct rb_ckpt *c, enum step s, unsigned k)
+{
+	char p[PATH_MAX + 128];
+	unsigned keep = c->wl.checkpoint_keep;
+
+	switch (s) {
+	case STEP_SETUP:
+		/* an earlier attempt's checkpoints go: this one's sequence starts empty */
+		for (size_t i = 0; i < c->n; i++) {
+			snprintf(p, sizeof(p), "%s/checkpoints", c->d[i].dir);
+			nftw(p, unlink_one, 16, FTW_DEPTH | FTW_PHYS);
+			mkdir(p, 0700);
+		}
+		c->first_wall = rb_wall_ns();
+		atomic_store(&c->first_mono, rb_mono_ns());
+		return;
+	case STEP_WRITE:
+		/* the oldest goes before one more than checkpoint_keep would be written */
+		if (keep && k >= keep)
+			remove_step(c, k - keep);
+		for (size_t i = 0; i < c->n; i++) {
+			shard_path(c, (unsigned)i, k, -1, false, p, sizeof(p));
+			mkdir(p, 0700);
+		}
+		break;
+	case STEP_WRITTEN:
+		c->written = k + 1;
+		rows_of_step(c, k, RB_DIR_WRITE);
+		return;
+	case STEP_READ_DONE:
+		rows_of_step(c, k, RB_DIR_READ);
+		return;
+	case STEP_READ:
+		break;
+	}
+	c->t0 = rb_mono_ns();
+	c->t0_wall = rb_wall_ns();
+}
+
+/* Every writer meets here; the one the barrier picks leads. false: stop (the leader's word). */
+static bool meet(struct writer *w, enum step s, unsigned k)
+{
+	struct rb_ckpt *c = w->c;
+
+	if (pthread_barrier_wait(&c->bar) == PTHREAD_BARRIER_SERIAL_THREAD) {
+		/* a step cut short is not recorded: its row would not be a checkpoint's */
+		c->halt = atomic_load(&c->stop);
+		if (!c->halt)
+			lead(c, s, k);
+	}
+	pthread_barrier_wait(&c->bar);
+	return !c->halt;
+}
+
+/* This writer's shards of step k, written or read; its time from the step's instant. */
+static void do_step(struct writer *w, unsigned k, int dir)
+{
+	struct rb_ckpt *c = w->c;
+	char p[PATH_MAX + 128];
+
+	w->step_bytes = 0;
+	w->step_err = 0;
+	for (int o = 0; o < 2; o++) {
+		shard_path(c, w->drive, k, (int)w->idx, o, p, sizeof(p));
+		uint64_t size = o ? c->optim_bytes : c->model_bytes, got = xfer(w, p, size, dir);
+
+		w->step_bytes += got;
+		if (got != size && !atomic_load(&c->stop) && !w->step_err)
+			w->step_err++;
+	}
+	w->step_ns = (uint64_t)(rb_mono_ns() - c->t0);
+}
+
+/* Before a restore: the shards' clean pages dropped, so the reads reach the drive. */
+static void drop_cache(struct writer *w, unsigned k)
+{
+	char p[PATH_MAX + 128];
+
+	for (int o = 0; o < 2; o++) {
+		int fd;
+
+		shard_path(w->c, w->drive, k, (int)w->idx, o, p, sizeof(p));
+		if ((fd = open(p, O_RDONLY | O_CLOEXEC)) >= 0) {
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			close(fd);
+		}
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct rb_ckpt *c = w->c;
+	const struct rb_workload *wl = &c->wl;
+	unsigned keep = wl->checkpoint_keep;
+
+	if (c->start_at)
+		while (rb_mono_ns() < c->start_at)
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					&(struct timespec){ .tv_sec = c->start_at / 1000000000,
+							    .tv_nsec = c->start_at % 1000000000 },
+					NULL);
+	if (!meet(w, STEP_SETUP, 0))
+		goto out;
+	for (unsigned k = 0; k < wl->checkpoints; k++) {
+		if (k && wl->checkpoint_pause_ns)
+			nanosleep(
+				&(struct timespec){
+					.tv_sec = (time_t)(wl->checkpoint_pause_ns / 1000000000),
+					.tv_nsec = (long)(wl->checkpoint_pause_ns % 1000000000) },
+				NULL);
+		if (!meet(w, STEP_WRITE, k))
+			goto out;
+		do_step(w, k, RB_DIR_WRITE);
+		if (!meet(w, STEP_WRITTEN, k))
+			goto out;
+	}
+	for (unsigned k = keep && wl->checkpoints > keep ? wl->checkpoints - keep : 0;
+	     wl->checkpoint_restore && k < wl->checkpoints; k++) {
+		if (!wl->direct)
+			drop_cache(w, k);
+		if (!meet(w, STEP_READ, k))
+			goto out;
+		do_step(w, k, RB_DIR_READ);
+		if (!meet(w, STEP_READ_DONE, k))
+			goto out;
+	}
+out:
+	atomic_fetch_add(&c->done, 1);
+	return NULL;
+}
+
+static int writer_init(struct rb_ckpt *c, struct writer *w, char *err, size_t errlen)
+{
+	unsigned depth = c->wl.iodepth;
+	int r;
+
+	pthread_mutex_init(&w->mu, NULL);
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_dir_stats_clear(&w->cur[d]);
+	w->off = calloc(depth, sizeof(*w->off));
+	w->len = calloc(depth, sizeof(*w->len));
+	w->t_sub = calloc(depth, sizeof(*w->t_sub));
+	if (!w->off || !w->len || !w->t_sub ||
+	    posix_memalign((void **)&w->bufs, ALIGN, (size_t)depth * c->wl.bs)) {
+		snprintf(err, errlen, "out of memory for the checkpoint's buffers");
+		return -ENOMEM;
+	}
+	/* incompressible data, as a model's weights are */
+	struct rb_rng rng;
+
+	rb_rng_seed(&rng, c->wl.seed + w->drive * 1000003ULL + w->idx);
+	for (size_t b = 0; b < (size_t)depth * c->wl.bs / 8; b++)
+		((uint64_t *)w->bufs)[b] = rb_rng_next(&rng);
+	if ((r = io_uring_queue_init(depth, &w->ring, 0)) < 0) {
+		snprintf(err, errlen, "io_uring_queue_init: %s", strerror(-r));
+		return r;
+	}
+	w->ring_ok = true;
+	return 0;
+}
+
+int rb_ckpt_new(const struct rb_workload *wl, char *const *dirs, size_t n, struct rb_ckpt **ret,
+		char *err, size_t errlen)
+{
+	struct rb_ckpt *c = calloc(1, sizeof(*c));
+	int r = -ENOMEM;
+
+	snprintf(err, errlen, "out of memory");
+	if (!c)
+		return -ENOMEM;
+	c->wl = *wl;
+	c->n = n;
+	c->nw = wl->numjobs;
+	rb_ckpt_shards(wl, &c->model_bytes, &c->optim_bytes);
+	c->d = calloc(n + 1, sizeof(*c->d));
+	c->w = calloc(n * c->nw + 1, sizeof(*c->w));
+	if (!c->d || !c->w)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(c->d[i].dir, sizeof(c->d[i].dir), "%s", dirs[i]);
+		pthread_mutex_init(&c->d[i].mu, NULL);
+		for (int d = 0; d < RB_NDIR; d++)
+			rb_dir_stats_clear(&c->d[i].res.dir[d]);
+		snprintf(c->d[i].res.features, sizeof(c->d[i].res.features), "checkpoint%s",
+			 wl->direct ? " direct" : " buffered");
+	}
+	for (size_t k = 0; k < n * c->nw; k++) {
+		c->w[k] = (struct writer){ .c = c,
+					   .drive = (unsigned)(k / c->nw),
+					   .idx = (unsigned)(k % c->nw) };
+		if ((r = writer_init(c, &c->w[k], err, errlen)))
+			goto fail;
+	}
+	if (pthread_barrier_init(&c->bar, NULL, (unsigned)(n * c->nw)))
+		goto fail;
+	c->bar_ok = true;
+	*ret = c;
+	return 0;
+fail:
+	rb_ckpt_free(c);
+	return r;
+}
+
+void rb_ckpt_set_start_at(struct rb_ckpt *c, int64_t mono_ns)
+{
+	c->start_at = mono_ns;
+}
+
+int rb_ckpt_start(struct rb_ckpt *c)
+{
+	int64_t now = rb_wall_ns();
+
+	for (size_t i = 0; i < c->n; i++) {
+		c->d[i].res.start_wall_ns = now;
+		c->d[i].res.start_mono_ns = c->start_at ? c->start_at : rb_mono_ns();
+	}
+	c->started = true;
+	for (size_t k = 0; k < c->n * c->nw; k++) {
+		int r = pthread_create(&c->w[k].th, NULL, writer_main, &c->w[k]);
+
+		if (r) {
+			/* the others wait at the first barrier for it: stop them there */
+			atomic_store(&c->stop, true);
+			c->w[k].started = false;
+			for (size_t j = k; j < c->n * c->nw; j++)
+				atomic_fetch_add(&c->done, 1);
+			return -r;
+		}
+		c->w[k].started = true;
+	}
+	return 0;
+}
+
+/* Drive i's interval: its writers' deltas added up, into its totals too. */
+static void collect(struct rb_ckpt *c, size_t i)
+{
+	struct drive *d = &c->d[i];
+
+	for (int k = 0; k < RB_NDIR; k++)
+		rb_dir_stats_clear(&d->sample[k]);
+	for (size_t k = 0; k < c->nw; k++) {
+		struct writer *w = &c->w[i * c->nw + k];
+
+		pthread_mutex_lock(&w->mu);
+		for (int x = 0; x < RB_NDIR; x++) {
+			rb_dir_stats_merge(&d->sample[x], &w->cur[x]);
+			rb_dir_stats_clear(&w->cur[x]);
+		}
+		pthread_mutex_unlock(&w->mu);
+	}
+	for (int x = 0; x < RB_NDIR; x++)
+		rb_dir_stats_merge(&d->res.dir[x], &d->sample[x]);
+}
+
+bool rb_ckpt_poll(struct rb_ckpt *c, rb_sample_fn fn, void *arg)
+{
+	int64_t first = atomic_load(&c->first_mono), iv = (int64_t)c->wl.interval_ns;
+	bool done = atomic_load(&c->done) == c->n * c->nw;
+
+	if (!c->started || c->final_sent)
+		return true;
+	if (!first)
+		return done && (c->final_sent = true);
+	for (;;) {
+		int64_t now = rb_mono_ns(), end = first + (int64_t)(c->next_ival + 1) * iv;
+		bool last = done && now < end;
+
+		if (now < end && !done)
+			return false;
+		for (size_t i = 0; i < c->n; i++) {
+			collect(c, i);
+			fn(arg, (unsigned)i, c->next_ival,
+			   c->first_wall + (last ? now - first : end - first), c->d[i].sample);
+		}
+		c->next_ival++;
+		if (last) {
+			c->final_sent = true;
+			return true;
+		}
+	}
+}
+
+void rb_ckpt_stop(struct rb_ckpt *c)
+{
+	atomic_store(&c->stop, true);
+}
+
+void rb_ckpt_join(struct rb_ckpt *c)
+{
+	int64_t now = rb_wall_ns(), first = atomic_load(&c->first_mono);
+
+	if (c->joined)
+		return;
+	for (size_t k = 0; k < c->n * c->nw; k++)
+		if (c->w[k].started)
+			pthread_join(c->w[k].th, NULL);
+	c->joined = true;
+	for (size_t i = 0; i < c->n; i++) {
+		struct rb_target_result *res = &c->d[i].res;
+
+		res->end_wall_ns = now;
+		res->elapsed_ns = first ? (uint64_t)(rb_mono_ns() - first) : 0;
+		/* what the last interval did not take yet */
+		collect(c, i);
+		if (atomic_load(&c->stop) && c->written < c->wl.checkpoints)
+			snprintf(res->message, sizeof(res->message),
+				 "stopped after %u of %u checkpoint(s)", c->written,
+				 c->wl.checkpoints);
+	}
+}
+
+const struct rb_target_result *rb_ckpt_result(const struct rb_ckpt *c, size_t i)
+{
+	return &c->d[i].res;
+}
+
+const struct rb_ckpt_row *rb_ckpt_rows(const struct rb_ckpt *c, size_t i, size_t *ret_n)
+{
+	*ret_n = c->d[i].nrows;
+	return c->d[i].rows;
+}
+
+struct rb_ckpt *rb_ckpt_free(struct rb_ckpt *c)
+{
+	if (!c)
+		return NULL;
+	if (c->started && !c->joined) {
+		rb_ckpt_stop(c);
+		rb_ckpt_join(c);
+	}
+	for (size_t k = 0; c->w && k < c->n * c->nw; k++) {
+		struct writer *w = &c->w[k];
+
+		if (w->ring_ok)
+			io_uring_queue_exit(&w->ring);
+		free(w->bufs);
+		free(w->off);
+		free(w->len);
+		free(w->t_sub);
+		pthread_mutex_destroy(&w->mu);
+	}
+	for (size_t i = 0; c->d && i < c->n; i++) {
+		for (size_t r = 0; r < c->d[i].nrows; r++) {
+			free(c->d[i].rows[r].writer_ns);
+			free(c->d[i].rows[r].writer_bytes);
+		}
+		free(c->d[i].rows);
+		pthread_mutex_destroy(&c->d[i].mu);
+	}
+	if (c->bar_ok)
+		pthread_barrier_destroy(&c->bar);
+	free(c->w);
+	free(c->d);
+	free(c);
+	return NULL;
+}
