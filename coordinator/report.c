@@ -18,6 +18,7 @@
 #include "exitcode.h"
 #include "hist.h"
 #include "log.h"
+#include "report_ckpt.h"
 #include "report_h2h.h"
 #include "report_model.h"
 #include "verdict.h"
@@ -49,6 +50,7 @@ static const char *const cols[] = { "file",
 
 static void file_free(struct rp_file *f)
 {
+	free(f->ck);
 	free(f->he);
 	free(f->vd);
 	free(f->ss);
@@ -102,6 +104,8 @@ static int load_file(struct rp_file *f, const char *path, bool health)
 		r = rb_results_read_steady(in, &f->ss, &f->nss);
 	if (!r)
 		r = rb_results_read_verdicts(in, &f->vd, &f->nvd);
+	if (!r)
+		r = rb_results_read_ckpts(in, &f->ck, &f->nck);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
 	/* a spec's health limits judge the readings: read only then */
@@ -668,6 +672,8 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 			}
 		if (r->nclaims || r->nhealths)
 			verdicts_text(r, (enum fmt)f);
+		if (rp_has_ckpts(r))
+			rp_ckpt_text(r, f == FMT_MARKDOWN);
 	}
 	if (html) {
 		int e = rp_html(r, html);

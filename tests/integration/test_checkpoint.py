@@ -9,12 +9,16 @@ per drive, kept 3, restored.
   the three kept checkpoints are there and the older two are gone, and their blocks are
   what the last checkpoint's row says (du);
 - the restore read every kept byte back (rows and the results' read bytes);
-- the samples add up to the results; no mount is left.
+- the samples add up to the results; no mount is left;
+- `rackbench report` says each drive's seconds per checkpoint as the rows give them, and
+  the page (in headless Chromium where it is installed) draws them: a line per drive, a
+  dashed one for its restores.
 """
 import glob
 import os
 import subprocess
 
+from htmlpage import CHROMIUM, Charts, keep, render
 from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, need, run
 
 need(root_for="loop devices, mkfs and mounts", tools=("losetup", "mkfs.ext4", "du"))
@@ -129,4 +133,38 @@ with Tmp() as tmp:
                     for w in range(WRITERS) for n, b in (("model", model), ("optim", optim))}
             check(sizes == want, f"{dev}: shards {sizes}, want {want}")
             check(du - dirs == fsb[-1], f"{dev}: du {du} (folders {dirs}), the row {fsb[-1]}")
+
+        # the report: each drive's line from the rows; the page's chart
+        res_path = glob.glob(os.path.join(tmp, "out", "*.h5"))[0]
+        page = os.path.join(tmp, "ckpt.html")
+        r = run([COORD, "report", res_path, "--html", page])
+        print(r.stdout)
+        check(r.returncode == 0, f"report: exit {r.returncode} {r.stderr}")
+        agent_of = {0: "c1", 1: "c1", 2: "c2", 3: "c2"}
+        for d, dev in drives.items():
+            rows = ck[ck["drive"] == d]
+            w = [int(x["duration_ns"]) / 1e9 for x in sorted(rows[rows["direction"] == 1],
+                                                             key=lambda x: x["checkpoint"])]
+            rd = [int(x["duration_ns"]) / 1e9 for x in rows[rows["direction"] == 0]]
+            gib = min(float(x["gib_per_s"]) for x in rows[rows["direction"] == 1])
+            want = (f"{agent_of[d]}:{dev} checkpoint: {K} written: first {w[0]:.3f} s, "
+                    f"mean {sum(w) / K:.3f} s, last {w[-1]:.3f} s, max {max(w):.3f} s, "
+                    f"{gib:.3f} GiB/s; {KEEP} restored: mean {sum(rd) / KEEP:.3f} s")
+            check(want in r.stdout, f"report lacks '{want}'")
+        with open(page) as f:
+            text = f.read()
+        if CHROMIUM:
+            out, console = render(page, tmp)
+            check(out.returncode == 0 and not console, f"chromium: {out.returncode} {console}")
+            text = out.stdout
+        p = Charts()
+        p.feed(text)
+        charts = [c for c in p.charts if c["kind"] == "checkpoints"]
+        labels = [f"{agent_of[d]}:{dev}" for d, dev in drives.items()]
+        check(len(charts) == 1 and sorted(charts[0]["series"]) ==
+              sorted(labels + [f"{x} restore" for x in labels]),
+              f"checkpoint chart: {charts}")
+        check("checkpoints" in p.sections, f"sections {p.sections}")
+        if CHROMIUM:
+            keep(page, tmp, "checkpoints")
 print("ok")
