@@ -144,9 +144,13 @@ const struct rb_opt rb_workload_opts[] = {
 	  "checkpoint_size",
 	  NULL },
 	{ "checkpoint_size", RB_OPT_SIZE, F(checkpoint_size), 0, 1ULL << 50, "0", NULL, "SIZE",
-	  "rw checkpoint: one checkpoint's bytes on each drive (checkpoint_model none)", NULL },
+	  "rw checkpoint: one checkpoint's bytes on each drive (checkpoint_model none), divided "
+	  "by checkpoint_scale",
+	  NULL },
 	{ "checkpoint_scale", RB_OPT_UINT, F(checkpoint_scale), 1, 1000000, "1", NULL, "N",
-	  "rw checkpoint: the model's checkpoint divided by N (recorded with the results)", NULL },
+	  "rw checkpoint: the checkpoint (a model's or checkpoint_size) divided by N, to fit a "
+	  "job's sizes onto smaller drives or times (recorded with the point's settings)",
+	  NULL },
 	{ "checkpoints", RB_OPT_UINT, F(checkpoints), 1, 10000, "5", NULL, "K",
 	  "rw checkpoint: checkpoints written in a row, each by numjobs writers per drive (its "
 	  "shards: a model and an optimizer file per writer, fsync'd), all starting together",
@@ -386,10 +390,11 @@ static const uint64_t ckpt_bytes[RB_CKPT_NMODELS] = {
 
 uint64_t rb_ckpt_bytes(const struct rb_workload *wl)
 {
-	if (wl->checkpoint_model && wl->checkpoint_model < RB_CKPT_NMODELS)
-		return ckpt_bytes[wl->checkpoint_model] /
-		       (wl->checkpoint_scale ? wl->checkpoint_scale : 1);
-	return wl->checkpoint_size;
+	uint64_t b = wl->checkpoint_model && wl->checkpoint_model < RB_CKPT_NMODELS
+			     ? ckpt_bytes[wl->checkpoint_model]
+			     : wl->checkpoint_size;
+
+	return b / (wl->checkpoint_scale ? wl->checkpoint_scale : 1);
 }
 
 uint64_t rb_ckpt_moved(const struct rb_workload *wl)

@@ -94,7 +94,7 @@ enum rb_ckpt_model {
 	RB_CKPT_LLAMA3_1T,
 	RB_CKPT_NMODELS
 };
-/* A checkpoint's bytes on one drive for wl (model / scale, or checkpoint_size). */
+/* A checkpoint's bytes on one drive for wl (the model's or checkpoint_size, / scale). */
 uint64_t rb_ckpt_bytes(const struct rb_workload *wl);
 /* The bytes wl's checkpoints move on one drive: every one written, the kept ones read. */
 uint64_t rb_ckpt_moved(const struct rb_workload *wl);

@@ -192,6 +192,16 @@ static const struct rb_preset presets[] = {
 	  "    workload: {rw: write, passes: 2}\n"
 	  "  - name: verify\n"
 	  "    workload: {rw: read, passes: 1}\n" },
+	{ "dlio-checkpoint",
+	  "DLIO checkpoints of a LLaMA 3.1 405B job on a 4-GPU node: 1,636 GiB per "
+	  "checkpoint by 4 writers, 12 in a row, 3 kept, restored, three passes",
+	  "the Kingston DC3000ME review, its DLIO checkpoint benchmark",
+	  "defaults: {rw: checkpoint, checkpoint_size: 1636g, numjobs: 4, checkpoints: 12, "
+	  "checkpoint_keep: 3, checkpoint_restore: true, bs: 4m, iodepth: 4, direct: false, "
+	  "interval: 1s}\n"
+	  "phases:\n"
+	  "  - name: checkpoint\n"
+	  "    repeat: 3\n" },
 	{ "vdi-boot",
 	  "VDI boot storm, synthesized: 64 desktops booting linked clones of one image "
 	  "over a minute, replayed in their own timing, then as fast as QD 32 allows",

@@ -10,7 +10,7 @@ from rbtest import COORD, SRC, Tmp, check, run
 
 NAMES = ["storagereview-fio", "cdn", "vdbench-4corners", "database", "snia-pts-iops",
          "snia-pts-throughput", "snia-pts-latency", "crystaldiskmark", "atto", "burnin",
-         "vdi-boot", "vdi-login"]
+         "dlio-checkpoint", "vdi-boot", "vdi-login"]
 
 # (preset, phase line fragment) pairs the documented methodology fixes
 WANT = {
@@ -37,6 +37,9 @@ WANT = {
     "atto": ["phase atto: 36 point(s), 3m00s"],
     "burnin": ["phase write: 1 point(s), 36m39s; size-based: 2.00 TiB per drive",
                "phase verify: 1 point(s), 18m19s; size-based: 1.00 TiB per drive"],
+    # 12 written and 3 restored, 1,636 GiB each, per pass
+    "dlio-checkpoint": ["phase checkpoint: 3 point(s)", "size-based: 71.9 TiB per drive",
+                        "checkpoint repeat=3"],
     "vdi-boot": ["phase boot-storm: 2 point(s), 10m00s",
                  "boot-storm replay_speed=1", "boot-storm replay_speed=0"],
     "vdi-login": ["phase login-storm: 2 point(s), 10m00s", "login-storm replay_speed=0"],
@@ -54,8 +57,10 @@ with Tmp() as tmp:
         check(r.returncode == 0 and "phases:" in r.stdout, f"presets {name}")
         path = os.path.join(tmp, f"{name}.yaml")
         with open(path, "w") as f:
+            # checkpoints are written on a filesystem of the drive's
+            fs = "filesystem: xfs, " if name == "dlio-checkpoint" else ""
             f.write(f"name: {name}\ninsecure: true\ntargets:\n"
-                    "  - {agent: a1, drives: [/dev/nvme0n1, /dev/nvme1n1]}\n"
+                    f"  - {{agent: a1, {fs}drives: [/dev/nvme0n1, /dev/nvme1n1]}}\n"
                     f"preset: {name}\n")
         r = run([COORD, "plan", path, "--assume-capacity", "1t", "--assume-mbps", "1000"])
         check(r.returncode == 0, f"plan {name}: {r.returncode} {r.stderr}")
