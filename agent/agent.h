@@ -9,6 +9,8 @@
 
 #include "clock.h"
 
+struct rb_agent_cmd;
+
 struct rb_agent_cfg {
 	char *coordinator; /* tcp://HOST:PORT */
 	char *name;
@@ -25,6 +27,8 @@ struct rb_agent_cfg {
 	uint64_t spool_max_bytes;
 	/* the session's timers and time stamps; NULL: the real clock (tests give a fake) */
 	const struct rb_clock *clock;
+	struct rb_agent_cmd *cmds; /* the allow-list of exec phases (agent/execphase.h) */
+	size_t ncmds;
 };
 
 /*

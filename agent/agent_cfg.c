@@ -13,6 +13,7 @@
 #include "log.h"
 #include "statedir.h"
 #include "units.h"
+#include "execphase.h"
 #include "yamlcfg.h"
 
 int rb_agent_cfg_push(char ***v, size_t *n, const char *s)
@@ -52,6 +53,7 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 	free(c->spool_max);
 	free(c->key);
 	free(c->coordinator_key);
+	rb_exec_cfg_release(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -134,6 +136,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
 				rb_agent_cfg_push(&c->labels, &c->nlabels, kv);
 			}
+		} else if (!strcmp(key, "commands")) {
+			rb_exec_cfg_load(&y, v, c, &d);
 		} else if (!val) {
 			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
 				      rb_yaml_kind(v));

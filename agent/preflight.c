@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "execphase.h"
 #include "fstarget.h"
 #include "guard.h"
 #include "nvme.h"
@@ -300,6 +301,9 @@ void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf)
 				rb_guard_check_write(&gp, path, &d);
 		}
 	}
+	/* an exec phase's command must be this agent's own (agent.yaml 'commands') */
+	for (size_t i = 0; i < pf->ncommands; i++)
+		rb_exec_allowed(a->cfg, pf->commands[i], &d);
 	/* one device under two names: refused before any phase, read or write, runs */
 	rb_guard_same_devices(L.paths, L.npaths, &d);
 	rb_preflight_layout_subjects(&L, &d, 0);

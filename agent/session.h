@@ -14,6 +14,7 @@
 
 #include "agent.h"
 #include "checkpoint.h"
+#include "execphase.h"
 #include "clock.h"
 #include "diag.h"
 #include "engine.h"
@@ -31,10 +32,12 @@ struct rb_fs_target;
 struct point {
 	struct rb_run *run;
 	struct rb_ckpt *ck; /* rw checkpoint: its writers (agent/checkpoint.h) in the run's place */
-	bool spool_full;    /* stopped at the spool's cap */
-	bool spool_failed;  /* stopped: the spool could not be written */
-	bool stopped;	    /* stopped by the coordinator before its end */
-	bool shut_down;	    /* stopped: the agent exits (SIGTERM) before its end */
+	struct rb_exec *ex; /* an exec point: its commands (agent/execphase.h) in the run's place */
+	struct rb_target_info *devinfo; /* per drive, where no prep says: the device as probed */
+	bool spool_full;		/* stopped at the spool's cap */
+	bool spool_failed;		/* stopped: the spool could not be written */
+	bool stopped;			/* stopped by the coordinator before its end */
+	bool shut_down;			/* stopped: the agent exits (SIGTERM) before its end */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
@@ -100,7 +103,7 @@ static inline int64_t agent_now(const struct agent *a)
 /* Whether a measurement (the engine's run, or checkpoints) is running. */
 static inline bool rb_point_measuring(const struct agent *a)
 {
-	return a->pt.run || a->pt.ck;
+	return a->pt.run || a->pt.ck || a->pt.ex;
 }
 
 /* Whether a point (a measurement or a purge) is running. */
@@ -178,6 +181,15 @@ void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, si
 
 /* ---- point.c: a point's life ---- */
 
+/* ---- point_result.c: a drive's result at the point's end ---- */
+
+/* Drive t's DriveResult, sent: how it ran, what it did, what it is, its history. */
+void rb_point_send_result(struct agent *a, size_t t);
+/* A histogram as the wire's sparse lists, allocated (rb_point_sparse_free()); empty
+ * without memory. */
+struct rb_sparse rb_point_sparse_new(const struct rb_hist *h);
+void rb_point_sparse_free(struct rb_sparse *x);
+
 /* Starts the point the coordinator assigned; one that cannot start is reported failed. */
 void rb_point_start(struct agent *a, const struct rb_msg_assign *as);
 /* The coordinator stopped the running point before its end (a purge is not stopped). */
@@ -187,6 +199,8 @@ static inline void rb_point_halt(struct agent *a)
 {
 	if (a->pt.ck)
 		rb_ckpt_stop(a->pt.ck);
+	else if (a->pt.ex)
+		rb_exec_stop(a->pt.ex);
 	else if (a->pt.run)
 		rb_run_stop(a->pt.run);
 }

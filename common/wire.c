@@ -90,20 +90,6 @@ static Rb__Label **kvs_out(struct pool *p, const struct rb_kv *v, size_t n)
 	return o;
 }
 
-static Rb__Setting **settings_out(struct pool *p, const struct rb_kv *v, size_t n)
-{
-	Rb__Setting **o = pool_alloc(p, n, sizeof(*o));
-
-	for (size_t i = 0; o && i < n; i++) {
-		if (!(o[i] = pool_alloc(p, 1, sizeof(**o))))
-			return NULL;
-		rb__setting__init(o[i]);
-		o[i]->key = str_out(v[i].key);
-		o[i]->value = str_out(v[i].value);
-	}
-	return o;
-}
-
 static Rb__Volume **volumes_out(struct pool *p, const struct rb_msg_volume *v, size_t n)
 {
 	Rb__Volume **o = pool_alloc(p, n, sizeof(*o));
@@ -178,6 +164,8 @@ static Rb__Preflight *preflight_out(struct pool *p, const struct rb_msg_prefligh
 	f->wipe_signatures = m->wipe_signatures;
 	f->n_filesystems = m->nfilesystems;
 	f->filesystems = fs_out(p, m->filesystems, m->nfilesystems);
+	f->n_commands = m->ncommands;
+	f->commands = strs_out(p, m->commands, m->ncommands);
 	return f;
 }
 
@@ -230,6 +218,14 @@ static Rb__Assign *assign_out(struct pool *p, const struct rb_msg_assign *m)
 	a->volumes = volumes_out(p, m->volumes, m->nvolumes);
 	a->n_filesystems = m->nfilesystems;
 	a->filesystems = fs_out(p, m->filesystems, m->nfilesystems);
+	if (m->exec) {
+		if (!(a->exec = pool_alloc(p, 1, sizeof(*a->exec))))
+			return NULL;
+		rb__exec__init(a->exec);
+		a->exec->command = str_out(m->exec->command);
+		a->exec->n_params = m->exec->nparams;
+		a->exec->params = settings_out(p, m->exec->params, m->exec->nparams);
+	}
 	return a;
 }
 
@@ -521,6 +517,8 @@ static void preflight_in(struct pool *p, struct rb_msg_preflight *m, const Rb__P
 	m->wipe_signatures = f->wipe_signatures;
 	m->filesystems = fs_in(p, f->filesystems, f->n_filesystems);
 	m->nfilesystems = m->filesystems ? f->n_filesystems : 0;
+	m->commands = strs_in(f->commands);
+	m->ncommands = f->n_commands;
 }
 
 static void reply_in(struct pool *p, struct rb_msg_preflight_reply *m, const Rb__PreflightReply *r)
@@ -560,6 +558,16 @@ static void assign_in(struct pool *p, struct rb_msg_assign *m, const Rb__Assign 
 	m->nvolumes = a->n_volumes;
 	m->filesystems = fs_in(p, a->filesystems, a->n_filesystems);
 	m->nfilesystems = m->filesystems ? a->n_filesystems : 0;
+	if (a->exec) {
+		struct rb_msg_exec *x = pool_alloc(p, 1, sizeof(*x));
+
+		if (x) {
+			x->command = a->exec->command;
+			x->params = settings_in(p, a->exec->params, a->exec->n_params);
+			x->nparams = x->params ? a->exec->n_params : 0;
+		}
+		m->exec = x;
+	}
 }
 
 static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__SampleBatch *b)

@@ -83,6 +83,24 @@ struct rb_msg_fs {
 	const char *type, *mkfs_options, *mount_options;
 };
 
+/* 1.6: a command of the agent's allow-list and the values of its declared parameters. */
+struct rb_msg_exec {
+	const char *command;
+	const struct rb_kv *params;
+	size_t nparams;
+};
+
+/* 1.6: how an exec point's command ended on a drive, what its parser read. */
+struct rb_msg_exec_result {
+	const char *command;
+	int32_t exit_code; /* -N: killed by signal N */
+	bool timed_out;
+	uint64_t duration_ns;
+	const char *stdout_tail, *stderr_tail, *parser;
+	const struct rb_kv *metrics;
+	size_t nmetrics;
+};
+
 struct rb_msg_preflight {
 	const char *const *drives;
 	size_t ndrives;
@@ -95,6 +113,8 @@ struct rb_msg_preflight {
 	bool wipe_signatures;
 	const struct rb_msg_fs *filesystems; /* 1.6: parallel to drives, or none */
 	size_t nfilesystems;
+	const char *const *commands; /* 1.6: the exec phases' commands */
+	size_t ncommands;
 };
 
 /* A refusal: the drive (subject) and why. */
@@ -129,6 +149,7 @@ struct rb_msg_assign {
 	size_t nvolumes;
 	const struct rb_msg_fs *filesystems; /* 1.6: parallel to drives, or none */
 	size_t nfilesystems;
+	const struct rb_msg_exec *exec; /* 1.6: an exec point's command; NULL none */
 };
 
 /* A latency histogram as a sparse delta: bucket indexes and their counts. */
@@ -215,6 +236,7 @@ struct rb_msg_result {
 	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 	const struct rb_msg_checkpoint *checkpoints; /* 1.6, rw checkpoint */
 	size_t ncheckpoints;
+	const struct rb_msg_exec_result *exec; /* 1.6, an exec point's; NULL none */
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

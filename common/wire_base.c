@@ -98,3 +98,26 @@ struct rb_identity *idents_in(struct pool *p, Rb__TargetInfo *const *v, size_t n
 		ident_in(&o[i], v[i]);
 	return o;
 }
+
+Rb__Setting **settings_out(struct pool *p, const struct rb_kv *v, size_t n)
+{
+	Rb__Setting **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		if (!(o[i] = pool_alloc(p, 1, sizeof(**o))))
+			return NULL;
+		rb__setting__init(o[i]);
+		o[i]->key = str_out(v[i].key);
+		o[i]->value = str_out(v[i].value);
+	}
+	return o;
+}
+
+struct rb_kv *settings_in(struct pool *p, Rb__Setting **v, size_t n)
+{
+	struct rb_kv *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		o[i] = (struct rb_kv){ v[i]->key, v[i]->value };
+	return o;
+}

@@ -36,11 +36,16 @@ static inline char *str_out(const char *s)
 #define ident_out rb_wire_ident_out
 #define idents_out rb_wire_idents_out
 #define idents_in rb_wire_idents_in
+#define settings_out rb_wire_settings_out
+#define settings_in rb_wire_settings_in
 #define result_out rb_wire_result_out
 #define result_in rb_wire_result_in
 Rb__TargetInfo *ident_out(struct pool *p, const struct rb_identity *x);
 Rb__TargetInfo **idents_out(struct pool *p, const struct rb_identity *v, size_t n);
 struct rb_identity *idents_in(struct pool *p, Rb__TargetInfo *const *v, size_t n);
+/* Settings (key = value text), both ways. */
+Rb__Setting **settings_out(struct pool *p, const struct rb_kv *v, size_t n);
+struct rb_kv *settings_in(struct pool *p, Rb__Setting **v, size_t n);
 
 /* receiving: a histogram's index and count arrays, as long as the shorter */
 static inline struct rb_sparse sparse_in(const uint32_t *idx, size_t nidx, const uint64_t *cnt,

@@ -54,6 +54,47 @@ static struct rb_msg_checkpoint *ckpts_in(struct pool *p, Rb__Checkpoint **v, si
 	return o;
 }
 
+static Rb__ExecResult *exec_out(struct pool *p, const struct rb_msg_exec_result *m)
+{
+	Rb__ExecResult *x = pool_alloc(p, 1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	rb__exec_result__init(x);
+	x->command = str_out(m->command);
+	x->exit_code = m->exit_code;
+	x->timed_out = m->timed_out;
+	x->duration_ns = m->duration_ns;
+	x->stdout_tail = str_out(m->stdout_tail);
+	x->stderr_tail = str_out(m->stderr_tail);
+	x->parser = str_out(m->parser);
+	x->n_metrics = m->nmetrics;
+	x->metrics = settings_out(p, m->metrics, m->nmetrics);
+	return x;
+}
+
+static struct rb_msg_exec_result *exec_in(struct pool *p, const Rb__ExecResult *x)
+{
+	struct rb_msg_exec_result *m = pool_alloc(p, 1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	*m = (struct rb_msg_exec_result){
+		.command = x->command,
+		.exit_code = x->exit_code,
+		.timed_out = x->timed_out,
+		.duration_ns = x->duration_ns,
+		.stdout_tail = x->stdout_tail,
+		.stderr_tail = x->stderr_tail,
+		.parser = x->parser,
+		.metrics = settings_in(p, x->metrics, x->n_metrics),
+		.nmetrics = x->n_metrics,
+	};
+	if (!m->metrics)
+		m->nmetrics = 0;
+	return m;
+}
+
 Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 {
 	Rb__DriveResult *r = pool_alloc(p, 1, sizeof(*r));
@@ -138,6 +179,7 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->members = idents_out(p, m->members, m->nmembers);
 	r->n_checkpoints = m->ncheckpoints;
 	r->checkpoints = ckpts_out(p, m->checkpoints, m->ncheckpoints);
+	r->exec = m->exec ? exec_out(p, m->exec) : NULL;
 	return r;
 }
 
@@ -208,5 +250,6 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.nmembers = r->n_members,
 		.checkpoints = ckpts_in(p, r->checkpoints, r->n_checkpoints),
 		.ncheckpoints = r->n_checkpoints,
+		.exec = r->exec ? exec_in(p, r->exec) : NULL,
 	};
 }

@@ -68,12 +68,14 @@ struct rb_point {
 	unsigned phase;
 	char name[256]; /* "randread iodepth=8" */
 	struct rb_workload wl;
-	unsigned round;	     /* steady-state phases: 1.., else 0 */
-	bool track;	     /* the steady-state tracking point of its round */
-	double curve_pct;    /* curves: 0 the unthrottled run, else percent of it; NAN: none */
-	unsigned curve_base; /* curves: index of the point measuring the maximum */
-	char purge[24];	     /* a purge phase: the method (rackbench-agent purge), else "" */
-	unsigned purge_ses;  /* format: 0 none, 1 user data erase, 2 crypto erase */
+	unsigned round;	       /* steady-state phases: 1.., else 0 */
+	bool track;	       /* the steady-state tracking point of its round */
+	double curve_pct;      /* curves: 0 the unthrottled run, else percent of it; NAN: none */
+	unsigned curve_base;   /* curves: index of the point measuring the maximum */
+	char purge[24];	       /* a purge phase: the method (rackbench-agent purge), else "" */
+	unsigned purge_ses;    /* format: 0 none, 1 user data erase, 2 crypto erase */
+	char exec[64];	       /* an exec phase: the agents' command (their allow-list), else "" */
+	char exec_params[512]; /* its parameters: "KEY=VALUE" lines */
 };
 
 enum rb_track_metric { RB_TRACK_IOPS, RB_TRACK_MBPS, RB_TRACK_MEAN_LAT };

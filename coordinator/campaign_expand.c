@@ -102,6 +102,8 @@ struct phase_extra {
 	yaml_node_t *repeat_node;
 	yaml_node_t *purge_node;
 	char purge[24];
+	yaml_node_t *exec_node;
+	char exec[64], exec_params[512];
 	unsigned ses;
 	struct rb_verdict_rules verdict;
 };
@@ -141,6 +143,76 @@ static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		ERR(L, v, "method", "'purge' needs 'method'");
 	if (x->ses && strcmp(x->purge, "format"))
 		ERR(L, v, "ses", "'ses' goes with method format only");
+}
+
+/* Whether s is a plain word: an agent's command name, or a parameter's key or value. */
+static bool plain_word(const char *s, const char *extra)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+/* The parameters of exec: a mapping of plain words, as "KEY=VALUE" lines. */
+static void load_exec_params(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	size_t n = 0;
+
+	if (!want(L, v, YAML_MAPPING_NODE, "params", "a mapping: KEY: VALUE"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n2 = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n2);
+
+		if (!plain_word(key, "_") || !plain_word(val, "._:,+-"))
+			ERR(L, k, "params",
+			    "exec parameters are words (letters, digits, '_'; values also "
+			    "'.:,+-'): the agent fills its command's declared ones, never a "
+			    "command line");
+		else if (n + strlen(key) + strlen(val) + 2 >= sizeof(x->exec_params))
+			ERR(L, k, "params", "exec parameters take at most %zu characters",
+			    sizeof(x->exec_params) - 1);
+		else
+			n += (size_t)snprintf(x->exec_params + n, sizeof(x->exec_params) - n,
+					      "%s=%s\n", key, val);
+	}
+}
+
+/* exec: {command, params} -- the agents' own command on each drive instead of IO. */
+static void load_exec(struct loader *L, yaml_node_t *v, struct phase_extra *x)
+{
+	char words[256];
+
+	x->exec_node = v;
+	if (!want(L, v, YAML_MAPPING_NODE, "exec", "a mapping: command (and params)"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
+
+		if (key && !strcmp(key, "command")) {
+			if (!plain_word(val, "._-") || strlen(val) >= sizeof(x->exec))
+				ERR(L, n, key,
+				    "'command' names a command of the agents' allow-list "
+				    "(agent.yaml 'commands'): a word of at most %zu characters",
+				    sizeof(x->exec) - 1);
+			else
+				snprintf(x->exec, sizeof(x->exec), "%s", val);
+		} else if (key && !strcmp(key, "params")) {
+			load_exec_params(L, n, x);
+		} else {
+			ERR(L, k, key, "unknown key '%s' in exec (known: %s)", key ? key : "?",
+			    rb_ckey_known(RB_CK_EXEC, words, sizeof(words)));
+		}
+	}
+	if (!x->exec[0] && rb_diags_errors(L->d) == 0)
+		ERR(L, v, "command", "'exec' needs 'command'");
 }
 
 static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
@@ -500,6 +572,11 @@ static void phase_conflicts(struct loader *L, const struct phase_extra *x, size_
 		ERR(L, x->purge_node, "purge",
 		    "a purge phase purges and nothing else: no workload, matrix, curve, "
 		    "steady_state or repeat");
+	if (x->exec_node &&
+	    (naxes || x->curve_node || x->steady_node || x->repeat_node || x->purge_node))
+		ERR(L, x->exec_node, "exec",
+		    "an exec phase runs its command once: no matrix, curve, steady_state, "
+		    "repeat or purge (its workload gives the sampling interval)");
 	if (x->repeat_node && (x->curve_node || x->steady_node))
 		ERR(L, x->repeat_node, "repeat",
 		    "'repeat' runs a matrix again; a %s decides its own points",
@@ -583,6 +660,15 @@ static void phase_points(struct loader *L, yaml_node_t *ph, const struct phase_e
 		snprintf(nm, sizeof(nm), "%.200s purge=%s", q->name, x->purge);
 		snprintf(q->name, sizeof(q->name), "%s", nm);
 	}
+	if (x->exec[0] && c->npoints > b) {
+		struct rb_point *q = &c->points[c->npoints - 1];
+		char nm[256];
+
+		snprintf(q->exec, sizeof(q->exec), "%s", x->exec);
+		snprintf(q->exec_params, sizeof(q->exec_params), "%s", x->exec_params);
+		snprintf(nm, sizeof(nm), "%.180s exec=%s", q->name, x->exec);
+		snprintf(q->name, sizeof(q->name), "%s", nm);
+	}
 	if (x->ncurve || (x->steady_node && !x->rolling)) {
 		long track = x->steady_node ? track_ordinal(L, x, axes, naxes) : 0;
 
@@ -658,6 +744,8 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 					ERR(L, v, key, "'idle' must be a duration like 30s or 1m");
 			} else if (key && !strcmp(key, "purge")) {
 				load_purge(L, v, &x);
+			} else if (key && !strcmp(key, "exec")) {
+				load_exec(L, v, &x);
 			} else if (key && !strcmp(key, "verdict")) {
 				rb_campaign_load_verdict(L, v, &x.verdict, true);
 			} else if (key && !strcmp(key, "drives")) {

@@ -145,6 +145,11 @@ const struct rb_ckey rb_ckeys[] = {
 	  "'stripe' overrides it); an IO across units goes as parts",
 	  -1 },
 
+	{ "command", RB_CK_EXEC, RB_CK_STRING, NULL, "",
+	  "the name of a command on every agent's allow-list (agent.yaml 'commands')", -1 },
+	{ "params", RB_CK_EXEC, RB_CK_MAPPING, NULL, "",
+	  "values of the command's declared parameters (words; the agent refuses others)", -1 },
+
 	{ "type", RB_CK_FS, RB_CK_ENUM, fs_choices, "", "the filesystem", -1 },
 	{ "mkfs_options", RB_CK_FS, RB_CK_STRING, NULL, "",
 	  "words given to mkfs (-E nodiscard); none may name a device or a path", -1 },
@@ -167,6 +172,11 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "idle", RB_CK_PHASE, RB_CK_DURATION, NULL, "0", "idle time after each point", -1 },
 	{ "repeat", RB_CK_PHASE, RB_CK_UINT, NULL, "1",
 	  "run the phase's matrix this many times, as a block", -1 },
+	{ "exec", RB_CK_PHASE, RB_CK_MAPPING, NULL, "",
+	  "run a command of each agent's allow-list (agent.yaml 'commands') on each drive, all "
+	  "agents at one instant, the drives sampled from the kernel's counters meanwhile; "
+	  "nothing else in the phase but a workload's interval",
+	  -1 },
 	{ "purge", RB_CK_PHASE, RB_CK_MAPPING, NULL, "",
 	  "return the drives to a known state (rackbench-agent purge); nothing else in the phase",
 	  -1 },
@@ -266,7 +276,7 @@ const char *rb_ckey_where_name(enum rb_ckey_where where)
 		[RB_CK_DRIVE] = "a drive",	 [RB_CK_VOLUME] = "a volume",
 		[RB_CK_PHASE] = "a phase",	 [RB_CK_PURGE] = "purge",
 		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
-		[RB_CK_FS] = "a filesystem",
+		[RB_CK_FS] = "a filesystem",	 [RB_CK_EXEC] = "exec",
 	};
 
 	return where < RB_CK_NWHERE ? names[where] : "?";
@@ -280,7 +290,7 @@ const char *rb_ckey_where_id(enum rb_ckey_where where)
 		[RB_CK_DRIVE] = "drive",	 [RB_CK_VOLUME] = "volume",
 		[RB_CK_PHASE] = "phase",	 [RB_CK_PURGE] = "purge",
 		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
-		[RB_CK_FS] = "filesystem",
+		[RB_CK_FS] = "filesystem",	 [RB_CK_EXEC] = "exec",
 	};
 
 	return where < RB_CK_NWHERE ? ids[where] : "?";

@@ -26,6 +26,7 @@ enum rb_ckey_where {
 	RB_CK_STEADY,  /* a phase's steady_state */
 	RB_CK_VERDICT, /* the root's or a phase's verdict */
 	RB_CK_FS,      /* a drive's or a target's filesystem */
+	RB_CK_EXEC,    /* a phase's exec */
 	RB_CK_NWHERE,
 };
 

@@ -111,7 +111,9 @@ bool rb_campaign_writes(const struct rb_campaign *c)
 		if (rb_fs_spec_set(&c->drives[i].fs))
 			return true;
 	for (size_t i = 0; i < c->npoints; i++)
-		if (rb_workload_writes(&c->points[i].wl) || c->points[i].purge[0])
+		/* what an agent's command does to its drive is not known: judged as a write */
+		if (rb_workload_writes(&c->points[i].wl) || c->points[i].purge[0] ||
+		    c->points[i].exec[0])
 			return true;
 	return false;
 }
@@ -124,10 +126,12 @@ char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len
 
 	for (size_t i = 0; i < c->npoints; i++) {
 		const struct rb_point *p = &c->points[i];
-		const char *parts[3] = { c->phases[p->phase].name, p->name,
-					 rb_workload_dump(&p->wl, set, sizeof(set)) };
+		/* an exec point's parameters too (none before exec phases: hashes stand) */
+		const char *parts[4] = { c->phases[p->phase].name, p->name,
+					 rb_workload_dump(&p->wl, set, sizeof(set)),
+					 p->exec_params };
 
-		for (size_t k = 0; k < 3; k++) {
+		for (size_t k = 0; k < (p->exec[0] ? 4u : 3u); k++) {
 			for (const char *s = parts[k]; *s; s++) {
 				h ^= (unsigned char)*s;
 				h *= 0x100000001b3ULL;

@@ -19,6 +19,70 @@
 #include "units.h"
 #include "yamlcfg.h"
 
+/* KEY=VALUE set in a point's exec parameters ("KEY=VALUE" lines): replaced, or added. */
+static bool exec_param_set(struct rb_point *p, const char *key, const char *val)
+{
+	char out[sizeof(p->exec_params)], *save = NULL;
+	char in[sizeof(p->exec_params)];
+	size_t n = 0, kl = strlen(key);
+	bool done = false;
+
+	snprintf(in, sizeof(in), "%s", p->exec_params);
+	for (char *l = strtok_r(in, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		bool mine = !strncmp(l, key, kl) && l[kl] == '=';
+
+		if (n < sizeof(out))
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%s%s\n", mine ? key : l,
+					      mine ? "=" : "", mine ? val : "");
+		done |= mine;
+	}
+	if (!done)
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s=%s\n", key, val);
+	if (n >= sizeof(out))
+		return false;
+	memcpy(p->exec_params, out, n + 1);
+	return true;
+}
+
+/* overrides' exec: {KEY: VALUE}: the parameters of every exec point of the preset. */
+static void override_exec(struct loader *L, yaml_node_t *v, size_t first)
+{
+	struct rb_campaign *c = L->c;
+
+	if (!want(L, v, YAML_MAPPING_NODE, "exec", "a mapping of the exec command's parameters"))
+		return;
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = rb_yaml_get(&L->y, p->key);
+		const char *key = rb_yaml_scalar(k);
+		const char *val = rb_yaml_scalar(rb_yaml_get(&L->y, p->value));
+		bool any = false;
+
+		for (const char *s = key; s && *s; s++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_",
+				    *s))
+				key = NULL;
+		for (const char *s = val; s && *s; s++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:,+-",
+				    *s))
+				val = NULL;
+		if (!key || !*key || !val || !*val) {
+			ERR(L, k, "exec", "exec parameters are words (see a phase's 'exec')");
+			continue;
+		}
+		for (size_t i = first; i < c->npoints; i++)
+			if (c->points[i].exec[0]) {
+				any = true;
+				if (!exec_param_set(&c->points[i], key, val))
+					ERR(L, k, key,
+					    "exec parameters take at most %zu characters",
+					    sizeof(c->points[i].exec_params) - 1);
+			}
+		if (!any)
+			ERR(L, k, "exec", "the preset has no exec phase for 'exec' to adjust");
+	}
+}
+
 /* Applies 'overrides' to the points from first on, at the overrides' positions. */
 static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 {
@@ -33,6 +97,10 @@ static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
 		char err[256], a[RB_OPT_VALUE_MAX], b[RB_OPT_VALUE_MAX];
 
+		if (key && !strcmp(key, "exec")) {
+			override_exec(L, v, first);
+			continue;
+		}
 		if (key && !strcmp(key, "idle")) {
 			uint64_t ns;
 
@@ -46,7 +114,8 @@ static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 			continue;
 		}
 		if (!o || !val) {
-			ERR(L, k, key, "'overrides' takes workload keys and idle; '%s' is not one",
+			ERR(L, k, key,
+			    "'overrides' takes workload keys, idle and exec; '%s' is not one",
 			    key ? key : "?");
 			continue;
 		}

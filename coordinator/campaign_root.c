@@ -148,7 +148,7 @@ static void check_filesystems(struct loader *L)
 			const struct rb_point *p = &c->points[k];
 			bool ckpt = p->wl.rw == RB_RW_CHECKPOINT;
 
-			if (p->phase != ph || p->purge[0] || (p->wl.size && !ckpt))
+			if (p->phase != ph || p->purge[0] || p->exec[0] || (p->wl.size && !ckpt))
 				continue;
 			if ((i = fs_drive(c, p, !ckpt)) < 0)
 				continue;

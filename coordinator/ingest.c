@@ -156,6 +156,53 @@ static void ing_checkpoints(struct coord *k, size_t di, const struct rb_msg_resu
 	}
 }
 
+/* An exec point's command on drive di into the exec table, its metrics in columns. */
+static void ing_exec(struct coord *k, size_t di, const struct rb_msg_result *dr)
+{
+	const struct rb_msg_exec_result *x = dr->exec;
+	struct rb_row_exec row = { .drive = (uint32_t)di,
+				   .point = dr->point,
+				   .attempt = dr->attempt };
+	struct {
+		const char *name;
+		double *col;
+	} cols[] = { { "tps", &row.tps },
+		     { "qps", &row.qps },
+		     { "lat_avg_ms", &row.lat_avg_ms },
+		     { "lat_p95_ms", &row.lat_p95_ms },
+		     { "lat_p99_ms", &row.lat_p99_ms },
+		     { "lat_max_ms", &row.lat_max_ms },
+		     { "errors", &row.errors } };
+	size_t n = 0;
+
+	if (!x)
+		return;
+	copy(row.command, sizeof(row.command), x->command);
+	row.exit_code = x->exit_code;
+	row.timed_out = x->timed_out;
+	row.duration_ns = x->duration_ns;
+	copy(row.parser, sizeof(row.parser), x->parser);
+	copy(row.stdout_tail, sizeof(row.stdout_tail), x->stdout_tail);
+	copy(row.stderr_tail, sizeof(row.stderr_tail), x->stderr_tail);
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		*cols[c].col = NAN;
+	for (size_t i = 0; i < x->nmetrics; i++) {
+		char *end;
+		double v = strtod(x->metrics[i].value ? x->metrics[i].value : "", &end);
+
+		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+			if (x->metrics[i].key && !strcmp(x->metrics[i].key, cols[c].name) &&
+			    end != x->metrics[i].value)
+				*cols[c].col = v;
+		if (n < sizeof(row.metrics))
+			n += (size_t)snprintf(row.metrics + n, sizeof(row.metrics) - n, "%s%s=%s",
+					      n ? "," : "",
+					      x->metrics[i].key ? x->metrics[i].key : "",
+					      x->metrics[i].value ? x->metrics[i].value : "");
+	}
+	rb_results_exec(k->res, &row);
+}
+
 /* A result's block-size counts into their table, its IO errors said. */
 static void result_extras(struct coord *k, const struct ragent *a, const struct rb_msg_result *dr,
 			  size_t di)
@@ -171,6 +218,7 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 		rb_results_bs(k->res, &b);
 	}
 	ing_checkpoints(k, di, dr);
+	ing_exec(k, di, dr);
 	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
 	uint32_t err = 0;
 
@@ -608,10 +656,15 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 		for (size_t i = 0; i < e->preflight_reply.nrefusals; i++) {
 			const struct rb_refusal *d = &e->preflight_reply.refusals[i];
 
-			fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name, d->subject,
-				d->message);
-			k->refusals++;
 			int di = reg_agent_drive(k, a, d->subject);
+
+			/* a refusal of the agent itself (its configuration) names no drive */
+			if (di < 0 && !strcmp(d->subject, a->name))
+				fprintf(stderr, "  agent '%s': %s\n", a->name, d->message);
+			else
+				fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name,
+					d->subject, d->message);
+			k->refusals++;
 
 			if (di >= 0 && k->refused) {
 				char *w = k->refusal_why[di];

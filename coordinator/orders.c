@@ -99,6 +99,43 @@ static void volumes_free(struct rb_msg_volume *v, size_t n)
 	free(v);
 }
 
+/* The campaign's exec commands, each once (NULL-terminated; the strings: the points'). */
+static const char **exec_commands(const struct rb_campaign *c, size_t *ret_n)
+{
+	const char **v = calloc(c->npoints + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; v && i < c->npoints; i++) {
+		bool seen = !c->points[i].exec[0];
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(v[k], c->points[i].exec);
+		if (!seen)
+			v[n++] = c->points[i].exec;
+	}
+	*ret_n = v ? n : 0;
+	return v;
+}
+
+/* An exec point's command and its parameters (from "KEY=VALUE" lines, into buf). */
+static size_t exec_params(const struct rb_point *p, char *buf, size_t len, struct rb_kv *kv,
+			  size_t max)
+{
+	size_t n = 0;
+
+	snprintf(buf, len, "%s", p->exec_params);
+	for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		kv[n++] = (struct rb_kv){ line, eq + 1 };
+	}
+	return n;
+}
+
 void ord_preflight(struct coord *k, struct ragent *a)
 {
 	struct rb_msg m;
@@ -112,6 +149,9 @@ void ord_preflight(struct coord *k, struct ragent *a)
 	pf->nserials = pf->ndrives;
 	pf->filesystems = fs;
 	pf->nfilesystems = fs ? pf->ndrives : 0;
+	const char **cmds = exec_commands(k->c, &pf->ncommands);
+
+	pf->commands = cmds;
 	pf->writes = rb_campaign_writes(k->c);
 	pf->destructive = k->c->destructive;
 	pf->wipe_signatures = k->c->wipe_signatures;
@@ -123,6 +163,7 @@ void ord_preflight(struct coord *k, struct ragent *a)
 	free(drives);
 	free(serials);
 	free(fs);
+	free(cmds);
 	volumes_free(vols, pf->nvolumes);
 }
 
@@ -156,6 +197,11 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	as->nserials = as->ndrives;
 	as->filesystems = fs;
 	as->nfilesystems = fs ? as->ndrives : 0;
+	char pbuf[sizeof(p->exec_params)];
+	struct rb_kv params[32];
+	struct rb_msg_exec ex = { p->exec, params, exec_params(p, pbuf, sizeof(pbuf), params, 32) };
+
+	as->exec = p->exec[0] ? &ex : NULL;
 	as->purge = p->purge;
 	as->purge_ses = p->purge_ses;
 	as->volumes = vols = agent_volumes(k, a, p, &as->nvolumes);

@@ -218,8 +218,9 @@ static void phase_count(const struct rb_campaign *c, size_t ph, uint64_t capacit
 			continue;
 		ps->n++;
 		ps->curves += c->points[i].curve_pct == 0;
-		/* a purge's or a fill's own time is the drive's; the idle after it is planned */
-		if (c->points[i].purge[0]) {
+		/* a purge's or a fill's own time is the drive's, an exec's its command's; the
+		 * idle after it is planned */
+		if (c->points[i].purge[0] || c->points[i].exec[0]) {
 			ps->purges++;
 			ps->all_ns += P->idle_ns;
 			continue;
@@ -270,12 +271,25 @@ static void phase_sized_note(struct phase_sum *ps, uint64_t mbps, struct plan_to
 /* A purge phase's line: the last purge it names. */
 static void phase_purge(const struct rb_campaign *c, size_t ph)
 {
-	const char *m = "";
+	const struct rb_point *x = NULL;
+	char params[sizeof(x->exec_params)];
 
 	for (size_t i = 0; i < c->npoints; i++)
-		if (c->points[i].phase == ph && c->points[i].purge[0])
-			m = c->points[i].purge;
-	printf("phase %s: purge (%s): time depends on the drives\n", c->phases[ph].name, m);
+		if (c->points[i].phase == ph && (c->points[i].purge[0] || c->points[i].exec[0]))
+			x = &c->points[i];
+	if (x && x->exec[0]) {
+		/* the parameters on one line: KEY=VALUE, ... */
+		snprintf(params, sizeof(params), "%s", x->exec_params);
+		for (char *s = params; *s; s++)
+			if (*s == '\n')
+				*s = s[1] ? ' ' : '\0';
+		printf("phase %s: the agents' command '%s' on each drive (%s): time is the "
+		       "command's\n",
+		       c->phases[ph].name, x->exec, *params ? params : "its defaults");
+	} else {
+		printf("phase %s: purge (%s): time depends on the drives\n", c->phases[ph].name,
+		       x ? x->purge : "");
+	}
 	phase_drives(&c->phases[ph]);
 }
 
@@ -337,7 +351,8 @@ static void plan_points(const struct rb_campaign *c, bool list)
 		bool size_based = rb_workload_size_based(wl);
 
 		printf("  %4zu  %-44s %s\n", i + 1, c->points[i].name,
-		       c->points[i].purge[0] ? "purge"
+		       c->points[i].purge[0]  ? "purge"
+		       : c->points[i].exec[0] ? "exec (its command's own time)"
 		       : size_based
 			       ? (wl->rw == RB_RW_CHECKPOINT ? "size-based (checkpoints)"
 				  : wl->passes		     ? "size-based (passes)"
@@ -373,7 +388,7 @@ static double plan_samples(const struct rb_campaign *c, const struct rb_plan_arg
 		size_t drives = 0;
 		unsigned dirs;
 
-		if (p->purge[0] || !wl->interval_ns)
+		if (p->purge[0] || p->exec[0] || !wl->interval_ns)
 			continue;
 		if (rb_workload_size_based(wl)) {
 			uint64_t bytes = sized_bytes(wl, pa->capacity);
@@ -489,9 +504,10 @@ int rb_presets_print(const char *name)
 		struct rb_diags d;
 		size_t pts = 0;
 
+		/* checkpoints are written on a filesystem of the drive's */
 		snprintf(text, sizeof(text),
-			 "insecure: true\ntargets: [{agent: a, drives: [d]}]\npreset: %s\n",
-			 p[i].name);
+			 "insecure: true\ntargets: [{agent: a, %sdrives: [d]}]\npreset: %s\n",
+			 strstr(p[i].text, "rw: checkpoint") ? "filesystem: xfs, " : "", p[i].name);
 		rb_diags_init(&d);
 		if (!rb_campaign_load("<presets>", text, strlen(text), &c, &d)) {
 			pts = c->npoints;

@@ -202,6 +202,18 @@ static const struct rb_preset presets[] = {
 	  "phases:\n"
 	  "  - name: checkpoint\n"
 	  "    repeat: 3\n" },
+	{ "sysbench-oltp",
+	  "SysBench OLTP on MariaDB on each drive's filesystem: 100 tables x 10M rows, 32 "
+	  "threads, a 2 h run then a measured 1 h on the same database",
+	  "the Kingston DC1000M and Silicon Power US70 reviews, their SysBench OLTP workload",
+	  "defaults: {interval: 10s, health_interval: 1m}\n"
+	  "phases:\n"
+	  "  - name: oltp-warmup\n"
+	  "    exec: {command: sysbench-mariadb, params: {threads: 32, time: 7200, tables: 100, "
+	  "rows: 10000000, fresh: \"yes\"}}\n"
+	  "  - name: oltp\n"
+	  "    exec: {command: sysbench-mariadb, params: {threads: 32, time: 3600, tables: 100, "
+	  "rows: 10000000, fresh: \"no\"}}\n" },
 	{ "vdi-boot",
 	  "VDI boot storm, synthesized: 64 desktops booting linked clones of one image "
 	  "over a minute, replayed in their own timing, then as fast as QD 32 allows",

@@ -49,9 +49,10 @@ static const char *dir_name(unsigned d)
 	return d == 0 ? "read" : d == 1 ? "write" : "trim";
 }
 
+/* Ended by what it moves, or (exec) by its command: not by a runtime. */
 static bool size_based(const struct rb_point *p)
 {
-	return rb_workload_size_based(&p->wl);
+	return rb_workload_size_based(&p->wl) || p->exec[0];
 }
 
 /* A point's planned time; 0 for a size-based one: its drives' speed decides it. */
@@ -163,7 +164,9 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 			p->in[p->nin++] = i;
 	}
 	/* what ends the point: its time, or (size-based) what each drive moves */
-	if (pt->wl.rw == RB_RW_CHECKPOINT)
+	if (pt->exec[0])
+		snprintf(dur, sizeof(dur), "the agents' command '%s'", pt->exec);
+	else if (pt->wl.rw == RB_RW_CHECKPOINT)
 		snprintf(dur, sizeof(dur), "%u checkpoint(s) of %s per drive", pt->wl.checkpoints,
 			 rb_fmt_size_human(rb_ckpt_bytes(&pt->wl), sz, sizeof(sz)));
 	else if (pt->wl.passes)

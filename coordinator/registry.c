@@ -428,10 +428,20 @@ static int check_sizes(struct coord *k, size_t di, const struct rb_identity *id)
 int reg_check_offered(struct coord *k)
 {
 	int rc = 0;
-	bool curves = false;
+	bool curves = false, execs = false;
 
-	for (size_t i = 0; i < k->c->npoints; i++)
+	for (size_t i = 0; i < k->c->npoints; i++) {
 		curves |= k->c->points[i].curve_pct > 0 || k->c->points[i].purge[0];
+		execs |= k->c->points[i].exec[0] != '\0';
+	}
+	/* a 1.5 agent would ignore the command and run the point's default IO */
+	for (size_t i = 0; execs && i < k->c->nagents; i++)
+		if (k->agents[i].minor < 6) {
+			rb_err("agent '%s' speaks protocol %s: this campaign's exec phases need 1.6 "
+			       "or newer; upgrade the agent",
+			       k->agents[i].name, k->agents[i].proto);
+			rc = RB_EXIT_USAGE;
+		}
 	/* an agent of 1.0 ignores per-drive rates and purges: it would run the wrong IO */
 	for (size_t i = 0; curves && i < k->c->nagents; i++)
 		if (k->agents[i].minor < 1) {

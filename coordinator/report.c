@@ -19,6 +19,7 @@
 #include "hist.h"
 #include "log.h"
 #include "report_ckpt.h"
+#include "report_exec.h"
 #include "report_h2h.h"
 #include "report_model.h"
 #include "verdict.h"
@@ -51,6 +52,7 @@ static const char *const cols[] = { "file",
 static void file_free(struct rp_file *f)
 {
 	free(f->ck);
+	free(f->ex);
 	free(f->he);
 	free(f->vd);
 	free(f->ss);
@@ -106,6 +108,8 @@ static int load_file(struct rp_file *f, const char *path, bool health)
 		r = rb_results_read_verdicts(in, &f->vd, &f->nvd);
 	if (!r)
 		r = rb_results_read_ckpts(in, &f->ck, &f->nck);
+	if (!r)
+		r = rb_results_read_execs(in, &f->ex, &f->nex);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
 	/* a spec's health limits judge the readings: read only then */
@@ -674,6 +678,8 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 			verdicts_text(r, (enum fmt)f);
 		if (rp_has_ckpts(r))
 			rp_ckpt_text(r, f == FMT_MARKDOWN);
+		if (rp_has_execs(r))
+			rp_exec_text(r, f == FMT_MARKDOWN);
 	}
 	if (html) {
 		int e = rp_html(r, html);

@@ -20,6 +20,7 @@
 
 #include "report_charts.h"
 #include "report_ckpt.h"
+#include "report_exec.h"
 #include "report_h2h.h"
 #include "report_model.h"
 #include "report_svg.h"
@@ -527,6 +528,7 @@ static void body(FILE *o, const struct rp_report *r)
 	rp_table_curve_peaks(o, r);
 	steady_section(o, r);
 	rp_ckpt_html(o, r);
+	rp_exec_html(o, r);
 	fputs("<h2>Preconditioning</h2>\n", o);
 	if (rp_chart_timeseries(o, r) == 0)
 		fputs("<p class=\"note\">No preconditioning phase in these results.</p>\n", o);

@@ -537,6 +537,11 @@ int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer
 	return push(r, T_CKPT_WRITERS, row);
 }
 
+int rb_results_exec(struct rb_results *r, const struct rb_row_exec *row)
+{
+	return push(r, T_EXEC, row);
+}
+
 /* The verdicts table of an open file (empty since its creation) given its rows. */
 static int verdicts_write(hid_t f, const struct rb_row_verdict *rows, size_t n)
 {

@@ -202,6 +202,21 @@ struct rb_row_ckpt_writer {
 	uint64_t bytes, duration_ns;
 };
 
+/* An exec point's command on a drive: how it ended, what its parser read (schema 10 on). */
+struct rb_row_exec {
+	uint32_t drive, point, attempt;
+	char command[64];
+	int64_t exit_code; /* -N: killed by signal N */
+	uint8_t timed_out;
+	uint64_t duration_ns;
+	char parser[16];
+	double tps, qps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms; /* NaN: not read */
+	double errors;							 /* NaN: not read */
+	char metrics[512];	/* every metric read, KEY=VALUE,KEY=VALUE */
+	char stdout_tail[4096]; /* the output's last 4 KiB */
+	char stderr_tail[2048];
+};
+
 /* A drive's verdict: one row per rule that tripped, and one (rule "drive") per drive. */
 struct rb_row_verdict {
 	uint32_t drive;
@@ -246,6 +261,7 @@ int rb_results_steady(struct rb_results *r, const struct rb_row_steady *row);
 int rb_results_ioerror(struct rb_results *r, const struct rb_row_ioerror *row);
 int rb_results_ckpt(struct rb_results *r, const struct rb_row_ckpt *row);
 int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer *row);
+int rb_results_exec(struct rb_results *r, const struct rb_row_exec *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -308,6 +324,7 @@ int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **r
 int rb_results_read_ckpts(struct rb_results_in *in, struct rb_row_ckpt **ret, size_t *ret_n);
 int rb_results_read_ckpt_writers(struct rb_results_in *in, struct rb_row_ckpt_writer **ret,
 				 size_t *ret_n);
+int rb_results_read_execs(struct rb_results_in *in, struct rb_row_exec **ret, size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

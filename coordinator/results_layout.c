@@ -242,6 +242,26 @@ static const struct field ckpt_writer_f[] = {
 	FLD(struct rb_row_ckpt_writer, bytes, FT_U64, "B"),
 	FLD(struct rb_row_ckpt_writer, duration_ns, FT_U64, "ns"),
 };
+static const struct field exec_f[] = {
+	FLD(struct rb_row_exec, drive, FT_U32, ""),
+	FLD(struct rb_row_exec, point, FT_U32, ""),
+	FLD(struct rb_row_exec, attempt, FT_U32, ""),
+	FLD(struct rb_row_exec, command, FT_STR, ""),
+	FLD(struct rb_row_exec, exit_code, FT_I64, ""),
+	FLD(struct rb_row_exec, timed_out, FT_U8, "bool"),
+	FLD(struct rb_row_exec, duration_ns, FT_U64, "ns"),
+	FLD(struct rb_row_exec, parser, FT_STR, ""),
+	FLD(struct rb_row_exec, tps, FT_F64, "1/s"),
+	FLD(struct rb_row_exec, qps, FT_F64, "1/s"),
+	FLD(struct rb_row_exec, lat_avg_ms, FT_F64, "ms"),
+	FLD(struct rb_row_exec, lat_p95_ms, FT_F64, "ms"),
+	FLD(struct rb_row_exec, lat_p99_ms, FT_F64, "ms"),
+	FLD(struct rb_row_exec, lat_max_ms, FT_F64, "ms"),
+	FLD(struct rb_row_exec, errors, FT_F64, "1"),
+	FLD(struct rb_row_exec, metrics, FT_STR, ""),
+	FLD(struct rb_row_exec, stdout_tail, FT_STR, ""),
+	FLD(struct rb_row_exec, stderr_tail, FT_STR, ""),
+};
 static const struct field verdict_f[] = {
 	FLD(struct rb_row_verdict, drive, FT_U32, ""),
 	FLD(struct rb_row_verdict, rule, FT_STR, ""),
@@ -295,6 +315,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "rw checkpoint: one row per (drive, point, attempt, checkpoint, direction)" },
 	{ "checkpoint_writers", ARRAY(ckpt_writer_f), sizeof(struct rb_row_ckpt_writer),
 	  "rw checkpoint: each writer's time and bytes of each checkpoint" },
+	{ "exec", ARRAY(exec_f), sizeof(struct rb_row_exec),
+	  "exec phases: each drive's command, how it ended, what its output said" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };

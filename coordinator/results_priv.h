@@ -39,6 +39,7 @@ enum {
 	T_VERDICTS,
 	T_CKPT,		/* checkpoints (schema 10 on) */
 	T_CKPT_WRITERS, /* checkpoint_writers (schema 10 on) */
+	T_EXEC,		/* exec (schema 10 on) */
 	NWRITTEN,
 	T_HIST_V7 = NWRITTEN, /* histograms: files of schema 7 and older, read only */
 	NTABLES

@@ -547,6 +547,11 @@ int rb_results_read_ckpt_writers(struct rb_results_in *in, struct rb_row_ckpt_wr
 	return read_optional(in, T_CKPT_WRITERS, (void **)ret, ret_n);
 }
 
+int rb_results_read_execs(struct rb_results_in *in, struct rb_row_exec **ret, size_t *ret_n)
+{
+	return read_optional(in, T_EXEC, (void **)ret, ret_n);
+}
+
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);

@@ -65,6 +65,7 @@ PLACES = {
                                ["properties"]),
     "verdict": lambda s: s["definitions"]["verdict"]["properties"],
     "filesystem": lambda s: FS["oneOf"][1]["properties"],
+    "exec": lambda s: s["properties"]["phases"]["items"]["properties"]["exec"]["properties"],
 }
 
 
@@ -115,6 +116,7 @@ def markdown(table):
               "phase": "A phase (an entry of `phases`)", "purge": "A phase's `purge`",
               "steady_state": "A phase's `steady_state`",
               "filesystem": "A drive's or a target's `filesystem` (or just its type: `ext4`)",
+              "exec": "A phase's `exec` (an application on each drive)",
               "verdict": "A `verdict` (the campaign's; a phase's takes the performance rules: "
                          "`min_model_pct`, `max_p99`, `max_p99_9`, `cliff_pct`, `cliff_window`)"}
     rows = table["campaign_key_table"]
@@ -252,6 +254,14 @@ def main():
                                          "verdict": {"$ref": "#/definitions/verdict"},
                                          "idle": {"$ref": "#/definitions/duration",
                                                   "description": "idle time after each point of the phase"},
+                                         "exec": {"type": "object", "additionalProperties": False,
+                                                  "required": ["command"],
+                                                  "properties": {
+                                                      "command": {"type": "string",
+                                                                  "pattern": "^[A-Za-z0-9._-]{1,63}$"},
+                                                      "params": {"type": "object",
+                                                                 "additionalProperties": {
+                                                                     "type": ["string", "integer", "number"]}}}},
                                          "purge": {"type": "object", "additionalProperties": False,
                                                    "required": ["method"],
                                                    "description": "return the drives to a known state "

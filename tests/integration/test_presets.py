@@ -10,7 +10,7 @@ from rbtest import COORD, SRC, Tmp, check, run
 
 NAMES = ["storagereview-fio", "cdn", "vdbench-4corners", "database", "snia-pts-iops",
          "snia-pts-throughput", "snia-pts-latency", "crystaldiskmark", "atto", "burnin",
-         "dlio-checkpoint", "vdi-boot", "vdi-login"]
+         "dlio-checkpoint", "sysbench-oltp", "vdi-boot", "vdi-login"]
 
 # (preset, phase line fragment) pairs the documented methodology fixes
 WANT = {
@@ -40,6 +40,10 @@ WANT = {
     # 12 written and 3 restored, 1,636 GiB each, per pass
     "dlio-checkpoint": ["phase checkpoint: 3 point(s)", "size-based: 71.9 TiB per drive",
                         "checkpoint repeat=3"],
+    "sysbench-oltp": ["phase oltp-warmup: the agents' command 'sysbench-mariadb' on each drive "
+                      "(threads=32 time=7200 tables=100 rows=10000000 fresh=yes)",
+                      "phase oltp: the agents' command 'sysbench-mariadb' on each drive "
+                      "(threads=32 time=3600 tables=100 rows=10000000 fresh=no)"],
     "vdi-boot": ["phase boot-storm: 2 point(s), 10m00s",
                  "boot-storm replay_speed=1", "boot-storm replay_speed=0"],
     "vdi-login": ["phase login-storm: 2 point(s), 10m00s", "login-storm replay_speed=0"],
@@ -82,5 +86,5 @@ with Tmp() as tmp:
     r = run([COORD, "plan", path])
     check(r.returncode == 2, f"bad overrides: {r.returncode}")
     check(f"{path}:5:13: the preset's phase 'cdn-write' varies 'iodepth'" in r.stderr, r.stderr)
-    check(f"{path}:5:25: 'overrides' takes workload keys and idle; 'colour'" in r.stderr, r.stderr)
+    check(f"{path}:5:25: 'overrides' takes workload keys, idle and exec; 'colour'" in r.stderr, r.stderr)
 print("ok")

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run, wait_for
+from rbtest import AGENT, COORD, PROTO, Agent, Tmp, check, free_port, h5, run, wait_for
 
 h5py = h5()
 
@@ -98,7 +98,7 @@ with Tmp() as tmp:
 
         listed = wait_for(two_listed, "two agents in `rackbench agents`")
         check(sorted(a["name"] for a in listed) == ["sv-a1", "sv-a2"], f"agents: {listed}")
-        check(all(a["state"] == "idle" and a["protocol"] == "1.5" for a in listed), "idle")
+        check(all(a["state"] == "idle" and a["protocol"] == PROTO for a in listed), "idle")
         # each agent's drives, as it offered them
         r = run([COORD, "agents", "--drives", "--json"], env=env)
         check(r.returncode == 0, f"agents --drives: {r.returncode} {r.stderr}")

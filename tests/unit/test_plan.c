@@ -381,9 +381,11 @@ static void test_presets(void **st)
 		unsigned listed = 0, planned = 0;
 		char *p;
 
+		/* checkpoints are written on a filesystem of the drive's */
 		write_text(fx->file,
-			   "insecure: true\ntargets: [{agent: a, drives: [/dev/d]}]\n"
+			   "insecure: true\ntargets: [{agent: a, %sdrives: [/dev/d]}]\n"
 			   "preset: %s\n",
+			   strstr(pr[i].text, "rw: checkpoint") ? "filesystem: xfs, " : "",
 			   pr[i].name);
 		cap_run(&one, rb_plan_cmd, "plan", fx->file);
 		assert_int_equal(one.rc, RB_EXIT_OK);

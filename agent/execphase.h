@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exec phases: an application run on the drive under test beside its telemetry. The
+ * agent's own allow-list (agent.yaml 'commands') says which commands exist: each a name,
+ * an argv template, declared parameters with defaults, a timeout and a parser of its
+ * output. The coordinator can only name a command and fill declared parameters with plain
+ * words; it never sends a command line. Placeholders in the argv: {dir} (the drive's
+ * filesystem, mounted by rackbench), {device} (the drive), {point}, and each {PARAM}.
+ *
+ * One process group per drive, started when the point's instant comes, its stdout and
+ * stderr in the state folder (STATE/exec/); meanwhile the drive is sampled from the
+ * kernel's counters (/sys/dev/block/MAJ:MIN/stat: IOs, bytes, time in the queue, per
+ * interval), as any point's samples. At its end: the exit code, the output's tails and
+ * what the parser read (sysbench: TPS, QPS, latency).
+ */
+#ifndef RB_EXECPHASE_H
+#define RB_EXECPHASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "diag.h"
+#include "engine.h"
+#include "wire.h"
+#include "yamlcfg.h"
+
+struct rb_agent_cmd {
+	char *name;
+	char **argv;
+	size_t argc;
+	char **keys, **defs; /* declared parameters and their defaults */
+	size_t nparams;
+	uint64_t timeout_ns;
+	char parser[16]; /* sysbench, none */
+};
+
+/* agent.yaml's 'commands' mapping into c (errors in d at their place). */
+void rb_exec_cfg_load(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cfg *c,
+		      struct rb_diags *d);
+void rb_exec_cfg_release(struct rb_agent_cfg *c);
+const struct rb_agent_cmd *rb_exec_find(const struct rb_agent_cfg *c, const char *name);
+/* Whether the agent has the command; a refusal naming it and the list in d if not. */
+bool rb_exec_allowed(const struct rb_agent_cfg *c, const char *name, struct rb_diags *d);
+
+/* A drive of an exec point: its campaign name, its device, its filesystem ("" none). */
+struct rb_exec_drive {
+	const char *drive, *device, *dir;
+};
+
+struct rb_exec;
+
+/*
+ * The command m names, its argv filled for each of n drives, to start at the point's
+ * instant. 0, or -EINVAL with err (an unknown command or parameter, {dir} for a drive
+ * without a filesystem), or another negative errno.
+ */
+int rb_exec_new(const struct rb_agent_cfg *cfg, const struct rb_msg_exec *m,
+		const struct rb_exec_drive *d, size_t n, uint32_t point, uint64_t interval_ns,
+		struct rb_exec **ret, char *err, size_t errlen);
+/* Starts at this CLOCK_MONOTONIC instant (if still ahead), else at the first poll. */
+void rb_exec_set_start_at(struct rb_exec *x, int64_t mono_ns);
+/* Starts the commands when due, emits each drive's finished intervals, reaps the ended;
+ * true once every one ended and all is emitted. */
+bool rb_exec_poll(struct rb_exec *x, rb_sample_fn fn, void *arg);
+/* Ends every command (SIGTERM to its group, SIGKILL 10 s later). */
+void rb_exec_stop(struct rb_exec *x);
+const struct rb_target_result *rb_exec_result(const struct rb_exec *x, size_t i);
+const struct rb_msg_exec_result *rb_exec_msg(const struct rb_exec *x, size_t i);
+struct rb_exec *rb_exec_free(struct rb_exec *x);
+
+/* sysbench's summary into name=value metrics (tps, qps, lat_*_ms, ...); how many. */
+size_t rb_exec_parse_sysbench(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max);
+
+#endif

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A point's results on the agent: each drive's DriveResult at the point's end -- how it
+ * ran and why it stopped, what it did per direction, the drive as opened (a filesystem's
+ * device), its history, and a checkpoint's rows or an exec's command -- and the sparse
+ * histograms the samples share with it. point.c calls it; it calls only delivery.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "execphase.h"
+#include "fstarget.h"
+#include "history.h"
+#include "log.h"
+#include "verify.h"
+
+/* A histogram as the wire's sparse lists, allocated (sparse_free()); empty without memory. */
+struct rb_sparse rb_point_sparse_new(const struct rb_hist *h)
+{
+	size_t nz = rb_hist_nonzero(h);
+	uint32_t *idx = malloc((nz + 1) * sizeof(uint32_t));
+	uint64_t *cnt = malloc((nz + 1) * sizeof(uint64_t));
+
+	if (!idx || !cnt) {
+		free(idx);
+		free(cnt);
+		return (struct rb_sparse){ NULL, NULL, 0 };
+	}
+	return (struct rb_sparse){ idx, cnt, rb_hist_to_sparse(h, idx, cnt, nz) };
+}
+
+void rb_point_sparse_free(struct rb_sparse *x)
+{
+	free((void *)x->idx);
+	free((void *)x->cnt);
+	*x = (struct rb_sparse){ NULL, NULL, 0 };
+}
+
+static void fill_dir(struct rb_dir_result *dr, int dir, const struct rb_dir_stats *s)
+{
+	memset(dr, 0, sizeof(*dr));
+	dr->direction = (uint32_t)dir;
+	dr->ios = s->ios;
+	dr->bytes = s->bytes;
+	dr->errors = s->errors;
+	dr->lat_sum_ns = s->lat_sum_ns;
+	dr->lat_min_ns = s->ios ? s->lat_min_ns : 0;
+	dr->lat_max_ns = s->lat_max_ns;
+	dr->hist = rb_point_sparse_new(&s->hist);
+}
+
+/* One drive's result message and what it points to, filled by the result_*() below. */
+struct result_msg {
+	struct rb_msg_result dr;
+	struct rb_dir_result dirs[RB_NDIR];
+	struct rb_bs_count *bc;
+	struct rb_msg_io_error ie[2 * RB_MAX_IO_ERRORS]; /* IO errors, then mismatches */
+	struct rb_identity ti, mi[64];
+	struct rb_drive_history hist; /* the drive's state: dr.purge_method points here */
+};
+
+/* How the drive ran: its times, CPU, and its status with the reason. */
+static void result_status(const struct point *p, size_t t, const struct rb_target_result *res,
+			  struct result_msg *m)
+{
+	struct rb_msg_result *dr = &m->dr;
+
+	dr->point = p->point;
+	dr->attempt = p->attempt;
+	dr->drive = p->drives[t];
+	dr->start_ns = res->start_wall_ns;
+	dr->start_mono_ns = res->start_mono_ns;
+	dr->replay_ios = res->replay.ios;
+	dr->replay_complete = res->replay.complete;
+	dr->replay_timed = res->replay.timed;
+	if (res->replay.timed && res->replay.lag.total) {
+		dr->replay_lag_p50_ns = rb_hist_percentile(&res->replay.lag, 50);
+		dr->replay_lag_p99_ns = rb_hist_percentile(&res->replay.lag, 99);
+		dr->replay_lag_max_ns = res->replay.lag_max_ns;
+	}
+	dr->end_ns = res->end_wall_ns;
+	dr->elapsed_ns = res->elapsed_ns;
+	dr->cpu_usr_pct = res->cpu_usr_pct;
+	dr->cpu_sys_pct = res->cpu_sys_pct;
+	dr->uring_features = res->features;
+	dr->status = res->setup_err || p->spool_full || p->spool_failed ||
+				     (p->ex && res->message[0] && !p->stopped && !p->shut_down)
+			     ? "error"
+		     : p->stopped || p->shut_down ? "stopped"
+						  : "ok";
+	dr->message = p->spool_full ? "stopped: the spool reached its cap (spool_max) while the "
+				      "coordinator did not acknowledge; nothing measured was "
+				      "dropped"
+		      : p->spool_failed ? "stopped: the spool could not be written (its folder is "
+					  "full or failing); nothing measured was dropped"
+		      : p->stopped && !res->setup_err	? "stopped by the coordinator before the "
+							  "point's end"
+		      : p->shut_down && !res->setup_err ? "stopped: the agent was shut down "
+							  "before the point's end"
+							: res->message;
+}
+
+/* What the drive did: per direction, its block sizes, its IO errors. */
+static void result_dirs(const struct rb_target_result *res, struct result_msg *m)
+{
+	size_t nb = 0;
+
+	m->bc = calloc(RB_NDIR * RB_BS_MAX, sizeof(*m->bc));
+	for (int d = 0; d < RB_NDIR; d++) {
+		fill_dir(&m->dirs[d], d, &res->dir[d]);
+		for (unsigned b = 0; m->bc && b < res->nbs; b++) {
+			if (!res->bs_ios[d][b])
+				continue;
+			m->bc[nb++] = (struct rb_bs_count){ .direction = (uint32_t)d,
+							    .bs = res->bs[b],
+							    .ios = res->bs_ios[d][b] };
+		}
+	}
+	m->dr.ndirs = RB_NDIR;
+	m->dr.dirs = m->dirs;
+	m->dr.nbs_counts = nb;
+	m->dr.bs_counts = m->bc;
+	for (unsigned k = 0; k < res->nerrors; k++)
+		m->ie[k] = (struct rb_msg_io_error){ .offset = res->errors[k].offset,
+						     .length = res->errors[k].length,
+						     .direction = res->errors[k].dir,
+						     .err = res->errors[k].err,
+						     .count = res->errors[k].count };
+	/* each mismatch listed the same way, as EILSEQ: its offset reaches the results */
+	for (unsigned k = 0; k < res->nmismatches; k++)
+		m->ie[res->nerrors + k] =
+			(struct rb_msg_io_error){ .offset = res->mismatches[k].offset,
+						  .length = RB_VERIFY_CHUNK,
+						  .direction = RB_DIR_READ,
+						  .err = EILSEQ,
+						  .count = 1 };
+	m->dr.nio_errors = res->nerrors + res->nmismatches;
+	m->dr.io_errors = m->ie;
+}
+
+/* Member k of drive t as opened for the point (a checkpoint's drive: its device). */
+static const struct rb_target_info *drive_info(const struct point *p, size_t t, size_t k)
+{
+	if (p->prep)
+		return &p->prep->info[p->first[t] + k];
+	return p->fs && p->fs[t].mounted ? &p->fs[t].dev_info : &p->devinfo[t];
+}
+
+/* Drive t's figures: the engine's, the checkpoint's writers', or the exec's counters. */
+static const struct rb_target_result *point_result(const struct point *p, size_t t)
+{
+	return p->ck   ? rb_ckpt_result(p->ck, t)
+	       : p->ex ? rb_exec_result(p->ex, t)
+		       : rb_run_result(p->run, t);
+}
+
+/* What was measured: the drive as opened, or a volume with its own size and its members. */
+static void result_target(const struct point *p, size_t t, struct result_msg *m)
+{
+	size_t f = p->first[t], nm = p->vols[t].members;
+
+	if (p->vols[t].stripe) {
+		/* a volume: its own size, its members as opened */
+		uint64_t min = UINT64_MAX, unit = p->vols[t].stripe;
+
+		rb_wire_strcpy(m->ti.path, sizeof(m->ti.path), p->drives[t]);
+		rb_wire_strcpy(m->ti.kind, sizeof(m->ti.kind), "volume");
+		for (size_t k = 0; k < nm; k++) {
+			const struct rb_target_info *x = &p->prep->info[f + k];
+
+			if (p->prep->spans[f + k] < min)
+				min = p->prep->spans[f + k];
+			if (x->logical_block_size > m->ti.logical_block_size)
+				m->ti.logical_block_size = x->logical_block_size;
+			if (k >= 64)
+				continue;
+			rb_preflight_identity(&m->mi[k], p->paths[f + k], x);
+		}
+		m->ti.size_bytes = min / unit * unit * nm;
+		m->dr.members = m->mi;
+		m->dr.nmembers = nm < 64 ? nm : 64;
+	} else {
+		/* a filesystem's: the drive under it, not the file the workload ran on */
+		rb_preflight_identity(&m->ti, p->drives[t],
+				      p->fs && p->fs[t].mounted ? &p->fs[t].dev_info
+								: drive_info(p, t, 0));
+	}
+	m->dr.target = &m->ti;
+}
+
+/*
+ * The state the drive was measured in, then what this point wrote. A volume is as fresh
+ * as its least fresh member: the oldest purge (none if one has none), the fewest fill
+ * passes; what was written, added up. Each member is noted with its share (the stripe
+ * spreads writes evenly over whole units).
+ */
+static void result_history(struct agent *a, size_t t, const struct rb_target_result *res,
+			   struct result_msg *m)
+{
+	struct point *p = &a->pt;
+	size_t f = p->first[t], nm = p->vols[t].members;
+	struct rb_drive_history *hist = &m->hist;
+	char what[300];
+
+	snprintf(what, sizeof(what), "point %u attempt %u", p->point, p->attempt);
+	for (size_t k = 0; k < nm; k++) {
+		const struct rb_target_info *x = drive_info(p, t, k);
+		struct rb_drive_history h;
+
+		rb_history_read(a->cfg->state_dir, p->paths[f + k], x->serial, &h);
+		if (!k) {
+			*hist = h;
+		} else {
+			if (h.first_ns && (!hist->first_ns || h.first_ns < hist->first_ns))
+				hist->first_ns = h.first_ns;
+			if (h.purge_ns < hist->purge_ns) {
+				hist->purge_ns = h.purge_ns;
+				memcpy(hist->purge_method, h.purge_method,
+				       sizeof(hist->purge_method));
+			}
+			hist->written_bytes += h.written_bytes;
+			if (h.fill_passes < hist->fill_passes)
+				hist->fill_passes = h.fill_passes;
+		}
+	}
+	m->dr.history_since_ns = hist->first_ns;
+	m->dr.purge_ns = hist->purge_ns;
+	m->dr.purge_method = hist->purge_method;
+	m->dr.written_since_purge = hist->written_bytes;
+	m->dr.fill_passes_since_purge = hist->fill_passes;
+	for (size_t k = 0; k < nm; k++) {
+		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
+		/* checkpoints: what they wrote is the range, never a fill of the drive */
+		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm
+				: p->prep	  ? p->prep->spans[f]
+						  : w + 1;
+
+		rb_history_note_run(a->cfg->state_dir, p->paths[f + k], drive_info(p, t, k)->serial,
+				    &p->wl, w, span, what);
+	}
+}
+
+/* A checkpoint drive's rows, as the result carries them (the array: the caller's). */
+static struct rb_msg_checkpoint *result_checkpoints(const struct point *p, size_t t,
+						    struct result_msg *m)
+{
+	size_t n;
+	const struct rb_ckpt_row *r = rb_ckpt_rows(p->ck, t, &n);
+	struct rb_msg_checkpoint *v = calloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (struct rb_msg_checkpoint){
+			.index = r[i].index,
+			.direction = r[i].dir,
+			.bytes = r[i].bytes,
+			.start_ns = r[i].start_wall_ns,
+			.duration_ns = r[i].duration_ns,
+			.slowest_writer = r[i].slowest,
+			.errors = r[i].errors,
+			.fs_bytes = r[i].fs_bytes,
+			.writer_ns = r[i].writer_ns,
+			.writer_bytes = r[i].writer_bytes,
+			.nwriters = r[i].nwriters,
+		};
+	m->dr.checkpoints = v;
+	m->dr.ncheckpoints = v ? n : 0;
+	return v;
+}
+
+/* One drive's result, sent: how it ran, what it did, what it is, its history. */
+void rb_point_send_result(struct agent *a, size_t t)
+{
+	struct point *p = &a->pt;
+	const struct rb_target_result *res = point_result(p, t);
+	struct result_msg m = { 0 };
+	struct rb_msg_checkpoint *ck = NULL;
+	struct rb_msg e;
+
+	result_status(p, t, res, &m);
+	result_dirs(res, &m);
+	result_target(p, t, &m);
+	m.dr.verify_checked = res->verify.checked;
+	m.dr.verify_mismatches = res->verify.bad;
+	result_history(a, t, res, &m);
+	/* one line per drive: the offsets go with the result, into the io_errors table */
+	if (res->nmismatches)
+		rb_err("point %u drive '%s': %" PRIu64 " verification mismatch(es) in %" PRIu64
+		       " block(s) checked, the first at offset %" PRIu64 " (%s)",
+		       p->point, p->drives[t], (uint64_t)res->verify.bad,
+		       (uint64_t)res->verify.checked, res->mismatches[0].offset,
+		       rb_verify_kind_name(res->mismatches[0].kind));
+	if (p->ck)
+		ck = result_checkpoints(p, t, &m);
+	if (p->ex)
+		m.dr.exec = rb_exec_msg(p->ex, t);
+	rb_msg_init(&e, RB_MSG_RESULT);
+	e.result = m.dr;
+	rb_delivery_send(a, &e);
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_point_sparse_free(&m.dirs[d].hist);
+	free(m.bc);
+	free(ck);
+}
