@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <liburing.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "engine_ops.h"
 #include "gen.h"
 
 #define ALIGN 4096ULL
@@ -25,14 +25,12 @@ struct writer {
 	unsigned drive, idx;
 	pthread_t th;
 	bool started;
-	struct io_uring ring;
-	bool ring_ok;
-	char *bufs;			  /* depth * bs, aligned */
-	uint64_t *off, *len;		  /* per slot: the IO in flight */
-	int64_t *t_sub;			  /* per slot: its submission */
-	pthread_mutex_t mu;		  /* cur, against the poller */
-	struct rb_dir_stats cur[RB_NDIR]; /* this interval's, handed to the poller */
-	uint64_t step_ns, step_bytes;	  /* the step just done */
+	char *bufs;			    /* depth * bs, aligned */
+	struct rb_io *ios, **freel, **done; /* the IO slots, the free ones, the completed ones */
+	int *res;			    /* the completed ones' results */
+	pthread_mutex_t mu;		    /* cur, against the poller */
+	struct rb_dir_stats cur[RB_NDIR];   /* this interval's, handed to the poller */
+	uint64_t step_ns, step_bytes;	    /* the step just done */
 	uint32_t step_err;
 };
 
@@ -118,107 +116,102 @@ static void measured(struct writer *w, int dir, uint64_t bytes, uint64_t lat)
 	pthread_mutex_unlock(&w->mu);
 }
 
-static void prep(struct writer *w, int fd, int dir, unsigned slot)
+/* A completed IO of xfer: measured, or a short one's rest queued again, or an error. */
+static bool reaped(struct writer *w, struct rb_engine_ctx *ctx, struct rb_io *io, int res,
+		   bool *again)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->ring);
-	char *buf = w->bufs + (size_t)slot * w->c->wl.bs;
-
-	if (dir == RB_DIR_WRITE)
-		io_uring_prep_write(sqe, fd, buf, (unsigned)w->len[slot], w->off[slot]);
-	else
-		io_uring_prep_read(sqe, fd, buf, (unsigned)w->len[slot], w->off[slot]);
-	io_uring_sqe_set_data64(sqe, slot);
-	w->t_sub[slot] = rb_mono_ns();
-}
-
-/* One completion: measured, or a short IO's rest queued again, or an error. */
-static bool reaped(struct writer *w, int fd, int dir, struct io_uring_cqe *cqe, bool *queued)
-{
-	unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
-	int res = cqe->res;
-
-	*queued = false;
+	*again = false;
 	if (res <= 0) {
-		note_error(w, w->off[slot], (uint32_t)w->len[slot], dir, res ? -res : EIO);
+		note_error(w, io->offset, io->len, (int)io->dir, res ? -res : EIO);
 		return false;
 	}
-	measured(w, dir, (uint64_t)res, (uint64_t)(rb_mono_ns() - w->t_sub[slot]));
-	if ((uint64_t)res < w->len[slot]) {
-		w->off[slot] += (uint64_t)res;
-		w->len[slot] -= (uint64_t)res;
-		prep(w, fd, dir, slot);
-		*queued = true;
+	measured(w, (int)io->dir, (uint64_t)res, (uint64_t)(rb_mono_ns() - io->submit_ns));
+	if ((uint32_t)res < io->len) {
+		io->offset += (uint64_t)res;
+		io->buf += res;
+		io->len -= (uint32_t)res;
+		io->submit_ns = rb_mono_ns();
+		rb_engine_uring.prep(ctx, io);
+		*again = true;
 	}
 	return true;
 }
 
-/* A shard written (and fsync'd) or read, sequentially, depth IOs in flight. */
+/*
+ * A shard written (and fsync'd) or read, sequentially, depth IOs in flight, through the
+ * engine's io_uring backend (its ring per file: registered buffers and file).
+ */
 static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 {
 	const struct rb_workload *wl = &w->c->wl;
 	int flags = (dir == RB_DIR_WRITE ? O_WRONLY | O_CREAT | O_TRUNC : O_RDONLY) | O_CLOEXEC |
 		    (wl->direct ? O_DIRECT : 0);
-	unsigned depth = wl->iodepth, inflight = 0, free_n = depth;
-	unsigned *freel = calloc(depth, sizeof(*freel));
+	unsigned depth = wl->iodepth, inflight = 0, nfree = 0;
 	uint64_t pos = 0, moved = 0;
 	bool failed = false;
+	char err[256];
 	int fd = open(path, flags, 0600);
+	struct rb_engine_ctx ctx = { .fd = fd,
+				     .fds = &ctx.fd,
+				     .nfds = 1,
+				     .depth = depth,
+				     .entries = depth,
+				     .bufs = w->bufs,
+				     .bs = wl->bs };
 
-	if (fd < 0 || !freel) {
-		note_error(w, 0, 0, dir, fd < 0 ? errno : ENOMEM);
-		free(freel);
+	if (fd < 0 || rb_engine_uring.setup(&ctx, err, sizeof(err))) {
+		note_error(w, 0, 0, dir, fd < 0 ? errno : EIO);
 		if (fd >= 0)
 			close(fd);
 		return 0;
 	}
-	for (unsigned i = 0; i < depth; i++)
-		freel[i] = depth - 1 - i;
+	for (unsigned i = 0; i < depth; i++) {
+		w->ios[i] = (struct rb_io){ .slot = i,
+					    .dir = (uint32_t)dir,
+					    .orig_buf = w->bufs + (size_t)i * wl->bs };
+		w->freel[nfree++] = &w->ios[i];
+	}
 	for (;;) {
-		bool issuing = !failed && pos < size && !atomic_load(&w->c->stop);
-		struct io_uring_cqe *cqe;
-		unsigned head, seen = 0;
+		bool issuing = !failed && !atomic_load(&w->c->stop);
+		int n;
 
-		while (issuing && free_n && pos < size) {
-			unsigned s = freel[--free_n];
+		while (issuing && nfree && pos < size) {
+			struct rb_io *io = w->freel[--nfree];
 
-			w->off[s] = pos;
-			w->len[s] = size - pos < wl->bs ? size - pos : wl->bs;
-			pos += w->len[s];
-			prep(w, fd, dir, s);
+			io->offset = io->orig_offset = pos;
+			io->len = io->orig_len =
+				(uint32_t)(size - pos < wl->bs ? size - pos : wl->bs);
+			io->buf = io->orig_buf;
+			io->submit_ns = rb_mono_ns();
+			pos += io->len;
+			rb_engine_uring.prep(&ctx, io);
 			inflight++;
 		}
 		if (!inflight)
 			break;
-		if (io_uring_submit_and_wait(&w->ring, 1) < 0) {
-			note_error(w, pos, 0, dir, EIO);
+		if ((n = rb_engine_uring.submit_reap(&ctx, UINT64_MAX, 1, w->done, w->res, depth)) <
+		    0) {
+			note_error(w, pos, 0, dir, -n);
 			break;
 		}
-		io_uring_for_each_cqe(&w->ring, head, cqe)
-		{
-			unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
-			uint64_t len = w->len[slot];
+		for (int i = 0; i < n; i++) {
+			struct rb_io *io = w->done[i];
+			uint32_t len = io->len;
 			bool again;
 
-			seen++;
-			if (!reaped(w, fd, dir, cqe, &again))
+			if (!reaped(w, &ctx, io, w->res[i], &again))
 				failed = true;
-			else if (!again)
-				moved += len;
+			moved += again ? len - io->len : (w->res[i] > 0 ? len : 0);
 			if (!again) {
 				inflight--;
-				freel[free_n++] = slot;
-			} else {
-				moved += len - w->len[slot];
+				w->freel[nfree++] = io;
 			}
 		}
-		io_uring_cq_advance(&w->ring, seen);
-		if (seen && io_uring_sq_ready(&w->ring))
-			io_uring_submit(&w->ring);
 	}
+	rb_engine_uring.teardown(&ctx);
 	if (dir == RB_DIR_WRITE && !failed && fsync(fd) < 0)
 		note_error(w, 0, 0, dir, errno);
 	close(fd);
-	free(freel);
 	return moved;
 }
 
@@ -452,15 +445,15 @@ out:
 static int writer_init(struct rb_ckpt *c, struct writer *w, char *err, size_t errlen)
 {
 	unsigned depth = c->wl.iodepth;
-	int r;
 
 	pthread_mutex_init(&w->mu, NULL);
 	for (int d = 0; d < RB_NDIR; d++)
 		rb_dir_stats_clear(&w->cur[d]);
-	w->off = calloc(depth, sizeof(*w->off));
-	w->len = calloc(depth, sizeof(*w->len));
-	w->t_sub = calloc(depth, sizeof(*w->t_sub));
-	if (!w->off || !w->len || !w->t_sub ||
+	w->ios = calloc(depth, sizeof(*w->ios));
+	w->freel = calloc(depth, sizeof(*w->freel));
+	w->done = calloc(depth, sizeof(*w->done));
+	w->res = calloc(depth, sizeof(*w->res));
+	if (!w->ios || !w->freel || !w->done || !w->res ||
 	    posix_memalign((void **)&w->bufs, ALIGN, (size_t)depth * c->wl.bs)) {
 		snprintf(err, errlen, "out of memory for the checkpoint's buffers");
 		return -ENOMEM;
@@ -471,11 +464,6 @@ static int writer_init(struct rb_ckpt *c, struct writer *w, char *err, size_t er
 	rb_rng_seed(&rng, c->wl.seed + w->drive * 1000003ULL + w->idx);
 	for (size_t b = 0; b < (size_t)depth * c->wl.bs / 8; b++)
 		((uint64_t *)w->bufs)[b] = rb_rng_next(&rng);
-	if ((r = io_uring_queue_init(depth, &w->ring, 0)) < 0) {
-		snprintf(err, errlen, "io_uring_queue_init: %s", strerror(-r));
-		return r;
-	}
-	w->ring_ok = true;
 	return 0;
 }
 
@@ -651,12 +639,11 @@ struct rb_ckpt *rb_ckpt_free(struct rb_ckpt *c)
 	for (size_t k = 0; c->w && k < c->n * c->nw; k++) {
 		struct writer *w = &c->w[k];
 
-		if (w->ring_ok)
-			io_uring_queue_exit(&w->ring);
 		free(w->bufs);
-		free(w->off);
-		free(w->len);
-		free(w->t_sub);
+		free(w->ios);
+		free(w->freel);
+		free(w->done);
+		free(w->res);
 		pthread_mutex_destroy(&w->mu);
 	}
 	for (size_t i = 0; c->d && i < c->n; i++) {

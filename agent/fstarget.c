@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "fstarget.h"
 
-#include <blkid.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -90,22 +89,6 @@ int rb_fs_own_namespace(const char *subject, struct rb_diags *d)
 	return 0;
 }
 
-/* The filesystem's UUID on dev into buf ("" when none). */
-static void fs_uuid(const char *dev, char *buf, size_t len)
-{
-	blkid_probe pr = blkid_new_probe_from_filename(dev);
-	const char *u = NULL;
-
-	snprintf(buf, len, "%s", "");
-	if (!pr)
-		return;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID);
-	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "UUID", &u, NULL) == 0)
-		snprintf(buf, len, "%s", u);
-	blkid_free_probe(pr);
-}
-
 /* STATE/fs/NAME.made: the record of the filesystem rackbench made on dev. */
 static void record_path(const char *state_dir, const char *dev, char *buf, size_t len)
 {
@@ -128,7 +111,7 @@ static bool ours(const char *state_dir, const char *dev, const char *run)
 		return false;
 	if (fgets(want, sizeof(want), f) && sscanf(want, "%127s %63s", rec_run, rec_uuid) == 2 &&
 	    !strcmp(rec_run, run)) {
-		fs_uuid(dev, now, sizeof(now));
+		rb_guard_fs_uuid(dev, now, sizeof(now));
 		yes = *now && !strcmp(now, rec_uuid);
 	}
 	fclose(f);
@@ -141,7 +124,7 @@ static void record(const char *state_dir, const char *dev, const char *run,
 	char path[PATH_MAX + 64], tmp[PATH_MAX + 80], uuid[64];
 	FILE *f;
 
-	fs_uuid(dev, uuid, sizeof(uuid));
+	rb_guard_fs_uuid(dev, uuid, sizeof(uuid));
 	record_path(state_dir, dev, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!*uuid || !(f = fopen(tmp, "we")))

@@ -624,6 +624,21 @@ static void probe_signatures(const char *subject, const char *devpath, bool unde
 	blkid_free_probe(pr);
 }
 
+void rb_guard_fs_uuid(const char *dev, char *buf, size_t len)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(dev);
+	const char *u = NULL;
+
+	snprintf(buf, len, "%s", "");
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID);
+	if (blkid_do_safeprobe(pr) == 0 && blkid_probe_lookup_value(pr, "UUID", &u, NULL) == 0)
+		snprintf(buf, len, "%s", u);
+	blkid_free_probe(pr);
+}
+
 #define MAX_LOOP_DEPTH 8
 
 static int check_blockdev(const struct rb_guard_policy *p, const char *subject, dev_t dev,

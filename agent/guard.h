@@ -125,4 +125,7 @@ bool rb_guard_allowed(const struct rb_guard_policy *p, const char *path);
 /* Whether the file open at fd is one an --allow entry names (same device and inode). */
 bool rb_guard_allowed_fd(const struct rb_guard_policy *p, int fd);
 
+/* The UUID of the filesystem on dev (libblkid), into buf; "" when it carries none. */
+void rb_guard_fs_uuid(const char *dev, char *buf, size_t len);
+
 #endif
