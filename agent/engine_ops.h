@@ -68,5 +68,7 @@ struct rb_run;
 /* Replaces the backend (before rb_run_start): the seam tests put a fake behind. */
 void rb_run_set_ops(struct rb_run *r, const struct rb_engine_ops *ops);
 extern const struct rb_engine_ops rb_engine_null;
+/* io_uring's, with the buffers in GPU memory (engine_gpu.c): cuFile or copies. */
+extern const struct rb_engine_ops rb_engine_gpu;
 
 #endif

@@ -76,11 +76,12 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 				  wl->stripe ? 1 : n, ret, err, errlen);
 }
 
-static const struct rb_engine_ops *ops_for(uint32_t engine)
+static const struct rb_engine_ops *ops_for(const struct rb_workload *wl)
 {
-	return engine == RB_ENGINE_NULL	 ? &rb_engine_null
-	       : engine == RB_ENGINE_NOP ? &rb_engine_nop
-					 : &rb_engine_uring;
+	return wl->engine == RB_ENGINE_NULL  ? &rb_engine_null
+	       : wl->engine == RB_ENGINE_NOP ? &rb_engine_nop
+	       : wl->memory == RB_MEMORY_GPU ? &rb_engine_gpu
+					     : &rb_engine_uring;
 }
 
 /* The run and its copy of the descriptors; NULL when memory ran out. */
@@ -94,7 +95,7 @@ static struct rb_run *run_alloc(const struct rb_workload *wl, const int *fds, si
 		return NULL;
 	r->wl = *wl;
 	r->clock = rb_clock_real;
-	r->ops = ops_for(wl->engine);
+	r->ops = ops_for(wl);
 	r->member_fds = malloc(nfds * sizeof(int));
 	spans = calloc(n, sizeof(*spans));
 	if (!r->member_fds || !spans) {

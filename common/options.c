@@ -18,6 +18,7 @@ static const char *const format_choices[] = { "auto",	 "iolog",    "blkparse", "
 static const char *const remap_choices[] = { "modulo", "refuse", NULL };
 static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
+static const char *const memory_choices[] = { "host", "gpu", NULL };
 
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
 
@@ -161,6 +162,11 @@ const struct rb_opt rb_workload_opts[] = {
 	  "BOOL",
 	  "rw checkpoint: after the writes, read each kept checkpoint back (its page cache dropped "
 	  "first), timed the same way",
+	  NULL },
+	{ "memory", RB_OPT_ENUM, F(memory), 0, 1, "host", memory_choices, "WHERE",
+	  "the IO buffers: host, or gpu -- GPU memory, with GPUDirect Storage (cuFile) where "
+	  "its driver opens, else copied to and from host buffers; NVIDIA's CUDA runtime "
+	  "(libcudart) is loaded at run time, and a host without it refuses the point",
 	  NULL },
 	{ "checkpoint_keep", RB_OPT_UINT, F(checkpoint_keep), 0, 10000, "0", NULL, "N",
 	  "rw checkpoint: checkpoints kept on the filesystem; the oldest is deleted before one "
@@ -439,6 +445,13 @@ static int checkpoint_check(const struct rb_workload *wl, char *err, size_t errl
 
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
+	if (wl->memory == RB_MEMORY_GPU &&
+	    (wl->engine != RB_ENGINE_URING || wl->verify || wl->rw == RB_RW_CHECKPOINT)) {
+		snprintf(err, errlen,
+			 "memory gpu runs on the uring engine, without verify, and "
+			 "not for checkpoints");
+		return -EINVAL;
+	}
 	if (wl->rw == RB_RW_CHECKPOINT && checkpoint_check(wl, err, errlen))
 		return -EINVAL;
 	if (wl->rw == RB_RW_REPLAY && replay_check(wl, err, errlen))

@@ -83,7 +83,11 @@ struct rb_workload {
 	uint64_t checkpoint_pause_ns; /* between two of them */
 	uint32_t checkpoint_restore;  /* read each kept one back, after the page cache is dropped */
 	uint32_t checkpoint_keep;     /* on the filesystem at most; older ones deleted; 0: all */
+	uint32_t memory;	      /* enum rb_memory: where the IO buffers are */
 };
+
+/* Where the engine's IO buffers are (agent/gpu.h). */
+enum rb_memory { RB_MEMORY_HOST, RB_MEMORY_GPU };
 
 /* The checkpoint models (MLPerf Storage's LLaMA 3 sizes, binary units). */
 enum rb_ckpt_model {

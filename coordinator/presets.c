@@ -202,6 +202,18 @@ static const struct rb_preset presets[] = {
 	  "phases:\n"
 	  "  - name: checkpoint\n"
 	  "    repeat: 3\n" },
+	{ "gdsio",
+	  "GPUDirect Storage, gdsio's shape: sequential read, then write, at 16K, 128K and 1M, "
+	  "1 to 128 jobs, buffers in GPU memory",
+	  "the Kingston DC3000ME review, its gdsio (NVIDIA GDS tools) runs",
+	  "defaults: {memory: gpu, direct: true, iodepth: 1, runtime: 30s, interval: 1s}\n"
+	  "phases:\n"
+	  "  - name: gds-read\n"
+	  "    workload: {rw: read}\n"
+	  "    matrix: {bs: [16k, 128k, 1m], numjobs: [1, 2, 4, 8, 16, 32, 64, 128]}\n"
+	  "  - name: gds-write\n"
+	  "    workload: {rw: write}\n"
+	  "    matrix: {bs: [16k, 128k, 1m], numjobs: [1, 2, 4, 8, 16, 32, 64, 128]}\n" },
 	{ "sysbench-oltp",
 	  "SysBench OLTP on MariaDB on each drive's filesystem: 100 tables x 10M rows, 32 "
 	  "threads, a 2 h run then a measured 1 h on the same database",

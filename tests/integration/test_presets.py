@@ -10,7 +10,7 @@ from rbtest import COORD, SRC, Tmp, check, run
 
 NAMES = ["storagereview-fio", "cdn", "vdbench-4corners", "database", "snia-pts-iops",
          "snia-pts-throughput", "snia-pts-latency", "crystaldiskmark", "atto", "burnin",
-         "dlio-checkpoint", "sysbench-oltp", "vdi-boot", "vdi-login"]
+         "dlio-checkpoint", "gdsio", "sysbench-oltp", "vdi-boot", "vdi-login"]
 
 # (preset, phase line fragment) pairs the documented methodology fixes
 WANT = {
@@ -40,6 +40,7 @@ WANT = {
     # 12 written and 3 restored, 1,636 GiB each, per pass
     "dlio-checkpoint": ["phase checkpoint: 3 point(s)", "size-based: 71.9 TiB per drive",
                         "checkpoint repeat=3"],
+    "gdsio": ["phase gds-read: 24 point(s), 12m00s", "phase gds-write: 24 point(s), 12m00s"],
     "sysbench-oltp": ["phase oltp-warmup: the agents' command 'sysbench-mariadb' on each drive "
                       "(threads=32 time=7200 tables=100 rows=10000000 fresh=yes)",
                       "phase oltp: the agents' command 'sysbench-mariadb' on each drive "
