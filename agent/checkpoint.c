@@ -60,6 +60,9 @@ struct rb_ckpt {
 	bool final_sent;
 	atomic_uint done;
 	uint64_t model_bytes, optim_bytes;
+	pthread_mutex_t gate_mu; /* the writers wait until every one started */
+	pthread_cond_t gate_cv;
+	int gate; /* 0 wait, 1 go, -1 give up */
 };
 
 void rb_ckpt_shards(const struct rb_workload *wl, uint64_t *ret_model, uint64_t *ret_optim)
@@ -192,6 +195,11 @@ static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 		if ((n = rb_engine_uring.submit_reap(&ctx, UINT64_MAX, 1, w->done, w->res, depth)) <
 		    0) {
 			note_error(w, pos, 0, dir, -n);
+			/* what is in flight lands in the buffers: not freed under the kernel */
+			for (int tries = 0; inflight && tries < 500; tries++)
+				if ((n = rb_engine_uring.submit_reap(&ctx, 10000000, 1, w->done,
+								     w->res, depth)) > 0)
+					inflight -= (unsigned)n;
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -325,6 +333,11 @@ static void lead(struct rb_ckpt *c, enum step s, unsigned k)
 		}
 		c->first_wall = rb_wall_ns();
 		atomic_store(&c->first_mono, rb_mono_ns());
+		/* the drives' start: this instant, in both clocks */
+		for (size_t i = 0; i < c->n; i++) {
+			c->d[i].res.start_wall_ns = c->first_wall;
+			c->d[i].res.start_mono_ns = atomic_load(&c->first_mono);
+		}
 		return;
 	case STEP_WRITE:
 		/* the oldest goes before one more than checkpoint_keep would be written */
@@ -399,6 +412,16 @@ static void drop_cache(struct writer *w, unsigned k)
 	}
 }
 
+/* Sleeps until the CLOCK_MONOTONIC instant t (0: not at all), or until asked to stop. */
+static void sleep_until(struct rb_ckpt *c, int64_t t)
+{
+	for (int64_t now; t && (now = rb_mono_ns()) < t && !atomic_load(&c->stop);) {
+		int64_t left = t - now < 100000000 ? t - now : 100000000;
+
+		nanosleep(&(struct timespec){ .tv_sec = 0, .tv_nsec = (long)left }, NULL);
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
@@ -406,21 +429,20 @@ static void *writer_main(void *arg)
 	const struct rb_workload *wl = &c->wl;
 	unsigned keep = wl->checkpoint_keep;
 
-	if (c->start_at)
-		while (rb_mono_ns() < c->start_at)
-			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
-					&(struct timespec){ .tv_sec = c->start_at / 1000000000,
-							    .tv_nsec = c->start_at % 1000000000 },
-					NULL);
+	/* every writer started, or none goes to the barrier (one that could not start would
+	 * never come to it) */
+	pthread_mutex_lock(&c->gate_mu);
+	while (!c->gate)
+		pthread_cond_wait(&c->gate_cv, &c->gate_mu);
+	pthread_mutex_unlock(&c->gate_mu);
+	if (c->gate < 0)
+		goto out;
+	sleep_until(c, c->start_at);
 	if (!meet(w, STEP_SETUP, 0))
 		goto out;
 	for (unsigned k = 0; k < wl->checkpoints; k++) {
 		if (k && wl->checkpoint_pause_ns)
-			nanosleep(
-				&(struct timespec){
-					.tv_sec = (time_t)(wl->checkpoint_pause_ns / 1000000000),
-					.tv_nsec = (long)(wl->checkpoint_pause_ns % 1000000000) },
-				NULL);
+			sleep_until(c, rb_mono_ns() + (int64_t)wl->checkpoint_pause_ns);
 		if (!meet(w, STEP_WRITE, k))
 			goto out;
 		do_step(w, k, RB_DIR_WRITE);
@@ -478,6 +500,8 @@ int rb_ckpt_new(const struct rb_workload *wl, char *const *dirs, size_t n, struc
 		return -ENOMEM;
 	c->wl = *wl;
 	c->n = n;
+	pthread_mutex_init(&c->gate_mu, NULL);
+	pthread_cond_init(&c->gate_cv, NULL);
 	c->nw = wl->numjobs;
 	rb_ckpt_shards(wl, &c->model_bytes, &c->optim_bytes);
 	c->d = calloc(n + 1, sizeof(*c->d));
@@ -516,27 +540,32 @@ void rb_ckpt_set_start_at(struct rb_ckpt *c, int64_t mono_ns)
 
 int rb_ckpt_start(struct rb_ckpt *c)
 {
-	int64_t now = rb_wall_ns();
+	int r = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
-		c->d[i].res.start_wall_ns = now;
-		c->d[i].res.start_mono_ns = c->start_at ? c->start_at : rb_mono_ns();
-	}
 	c->started = true;
-	for (size_t k = 0; k < c->n * c->nw; k++) {
-		int r = pthread_create(&c->w[k].th, NULL, writer_main, &c->w[k]);
-
-		if (r) {
-			/* the others wait at the first barrier for it: stop them there */
-			atomic_store(&c->stop, true);
-			c->w[k].started = false;
+	for (size_t k = 0; k < c->n * c->nw && !r; k++) {
+		if ((r = pthread_create(&c->w[k].th, NULL, writer_main, &c->w[k]))) {
+			/* the ones that never started count as ended */
 			for (size_t j = k; j < c->n * c->nw; j++)
 				atomic_fetch_add(&c->done, 1);
-			return -r;
+			break;
 		}
 		c->w[k].started = true;
 	}
-	return 0;
+	/* all go to the barrier, or (one could not start) none */
+	pthread_mutex_lock(&c->gate_mu);
+	c->gate = r ? -1 : 1;
+	pthread_cond_broadcast(&c->gate_cv);
+	pthread_mutex_unlock(&c->gate_mu);
+	if (r) {
+		atomic_store(&c->stop, true);
+		for (size_t i = 0; i < c->n; i++) {
+			c->d[i].res.setup_err = -r;
+			snprintf(c->d[i].res.message, sizeof(c->d[i].res.message),
+				 "cannot start the checkpoint's writers: %s", strerror(r));
+		}
+	}
+	return -r;
 }
 
 /* Drive i's interval: its writers' deltas added up, into its totals too. */
@@ -610,7 +639,7 @@ void rb_ckpt_join(struct rb_ckpt *c)
 		res->elapsed_ns = first ? (uint64_t)(rb_mono_ns() - first) : 0;
 		/* what the last interval did not take yet */
 		collect(c, i);
-		if (atomic_load(&c->stop) && c->written < c->wl.checkpoints)
+		if (atomic_load(&c->stop) && c->written < c->wl.checkpoints && !res->setup_err)
 			snprintf(res->message, sizeof(res->message),
 				 "stopped after %u of %u checkpoint(s)", c->written,
 				 c->wl.checkpoints);
@@ -656,6 +685,8 @@ struct rb_ckpt *rb_ckpt_free(struct rb_ckpt *c)
 	}
 	if (c->bar_ok)
 		pthread_barrier_destroy(&c->bar);
+	pthread_mutex_destroy(&c->gate_mu);
+	pthread_cond_destroy(&c->gate_cv);
 	free(c->w);
 	free(c->d);
 	free(c);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -300,8 +301,10 @@ static int params_of(const struct rb_agent_cmd *c, const struct rb_msg_exec *m, 
 				 m->params[k].key);
 			return -EINVAL;
 		}
-		if (!word(m->params[k].value, "._:,+-")) {
-			snprintf(err, errlen, "parameter '%s': '%s' is not a plain word",
+		if (!word(m->params[k].value, "._:,+-") || strchr("-.", *m->params[k].value)) {
+			snprintf(err, errlen,
+				 "parameter '%s': '%s' is not a plain word (none starts with '-' "
+				 "or '.')",
 				 m->params[k].key, m->params[k].value);
 			return -EINVAL;
 		}
@@ -401,7 +404,10 @@ static void spawn(struct xdrive *xd)
 	if (xd->pid == 0) {
 		int nul = open("/dev/null", O_RDONLY);
 
-		setsid();
+		/* a group of its own (the parent sets it too: no race with a kill), and gone
+		 * with the agent */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (nul >= 0)
 			dup2(nul, 0);
 		if (out >= 0)
@@ -418,7 +424,11 @@ static void spawn(struct xdrive *xd)
 		dprintf(2, "rackbench-agent: cannot run %s: %s\n", xd->argv[0], strerror(errno));
 		_exit(127);
 	}
+	if (xd->pid > 0)
+		setpgid(xd->pid, xd->pid);
 	if (xd->pid < 0) {
+		snprintf(xd->res.message, sizeof(xd->res.message), "cannot start the command: %s",
+			 strerror(errno));
 		xd->ended = true;
 		xd->status = -1;
 		xd->end_ns = xd->start_ns;
@@ -512,6 +522,9 @@ static void reap(struct rb_exec *x, int64_t now)
 		if (!xd->started || xd->ended)
 			continue;
 		if (waitpid(xd->pid, &xd->status, WNOHANG) == xd->pid) {
+			/* what it left running in its group goes with it (a daemon it started
+			 * would hold the drive's filesystem) */
+			kill(-xd->pid, SIGKILL);
 			ended(x, xd);
 			continue;
 		}
@@ -555,6 +568,9 @@ bool rb_exec_poll(struct rb_exec *x, rb_sample_fn fn, void *arg)
 			struct xdrive *xd = &x->d[i];
 			uint64_t cur[11];
 
+			/* stopped before its instant: nothing ran, nothing to sample */
+			if (!xd->started)
+				continue;
 			if (!read_stat(xd->stat_path, cur))
 				memcpy(cur, xd->last, sizeof(cur));
 			stat_delta(xd->last, cur, xd->sample);

@@ -17,7 +17,7 @@
 #include "log.h"
 
 /* mkfs.TYPE with its force and quiet flags, the options, the device. 0 or an error. */
-static int mkfs(const struct rb_fs_spec *s, const char *dev, struct rb_diags *d)
+static int mkfs(const struct rb_fs_spec *s, const char *dev, const char *cwd, struct rb_diags *d)
 {
 	char prog[32], opts[256], *argv[64];
 	int n = 0, status;
@@ -36,6 +36,9 @@ static int mkfs(const struct rb_fs_spec *s, const char *dev, struct rb_diags *d)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
+		/* rackbench's own folder: a relative name an option might still hold lands there */
+		if (chdir(cwd) < 0)
+			_exit(126);
 		execvp(prog, argv);
 		_exit(127);
 	}
@@ -201,7 +204,8 @@ int rb_fs_target_setup(const struct rb_guard_policy *gp, const struct rb_fs_spec
 	if ((r = fs_dir(gp->state_dir, dev, d)))
 		return r;
 	if (!own) {
-		if ((r = mkfs(s, ret->dev, d)))
+		snprintf(ret->mnt, sizeof(ret->mnt), "%s/fs", gp->state_dir);
+		if ((r = mkfs(s, ret->dev, ret->mnt, d)))
 			return r;
 		ret->made = true;
 		record(gp->state_dir, ret->dev, run, s);

@@ -146,9 +146,10 @@ static void result_dirs(const struct rb_target_result *res, struct result_msg *m
 /* Member k of drive t as opened for the point (a checkpoint's drive: its device). */
 static const struct rb_target_info *drive_info(const struct point *p, size_t t, size_t k)
 {
-	if (p->prep)
-		return &p->prep->info[p->first[t] + k];
-	return p->fs && p->fs[t].mounted ? &p->fs[t].dev_info : &p->devinfo[t];
+	/* a filesystem's drive is its device, not the file the workload ran on */
+	if (p->fs && p->fs[t].mounted)
+		return &p->fs[t].dev_info;
+	return p->prep ? &p->prep->info[p->first[t] + k] : &p->devinfo[t];
 }
 
 /* Drive t's figures: the engine's, the checkpoint's writers', or the exec's counters. */
@@ -236,8 +237,9 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 	for (size_t k = 0; k < nm; k++) {
 		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
 		/* checkpoints: what they wrote is the range, never a fill of the drive */
+		bool fs = p->fs && p->fs[t].mounted;
 		uint64_t span = p->vols[t].stripe ? m->ti.size_bytes / nm
-				: p->prep	  ? p->prep->spans[f]
+				: p->prep && !fs  ? p->prep->spans[f]
 						  : w + 1;
 
 		rb_history_note_run(a->cfg->state_dir, p->paths[f + k], drive_info(p, t, k)->serial,

@@ -81,6 +81,55 @@ static int check_words(const char *what, const char *list, const char *seps, boo
 	return 0;
 }
 
+/*
+ * mkfs's words: options, each bare word only as the argument right after one; never an
+ * option that reads or writes a file or another device (mke2fs -d, -z, -l; mkfs.xfs -p),
+ * nor a sub-option that names one (xfs's -l/-r/-d name=, file).
+ */
+static int check_mkfs(const struct rb_fs_spec *s, char *err, size_t len)
+{
+	static const char *const ext4_bad[] = { "-d", "-z", "-l", NULL };
+	static const char *const xfs_bad[] = { "-p", NULL };
+	const char *const *bad = strcmp(s->type, "xfs") ? ext4_bad : xfs_bad;
+	char words[sizeof(s->mkfs_options)], *save = NULL;
+	bool after_option = false;
+
+	snprintf(words, sizeof(words), "%s", s->mkfs_options);
+	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (*w != '-' && !after_option) {
+			snprintf(
+				err, len,
+				"mkfs_options: '%s' is not an option's argument (a bare word would "
+				"be taken for a device or a size)",
+				w);
+			return -EINVAL;
+		}
+		for (size_t i = 0; bad[i]; i++)
+			if (!strcmp(w, bad[i])) {
+				snprintf(err, len,
+					 "mkfs_options: mkfs.%s's %s reads or writes a file of the "
+					 "host: not for a drive under test",
+					 s->type, w);
+				return -EINVAL;
+			}
+		/* xfs's sub-options: name=, file (a log, realtime or data section elsewhere),
+		 * given apart ("-l name=x") or joined to their option ("-lname=x") */
+		char sub[sizeof(words)], *ss = NULL;
+
+		snprintf(sub, sizeof(sub), "%s", *w == '-' ? (w[1] ? w + 2 : "") : w);
+		for (char *o = strtok_r(sub, ",", &ss); o; o = strtok_r(NULL, ",", &ss))
+			if (!strncmp(o, "name=", 5) || !strcmp(o, "file")) {
+				snprintf(err, len,
+					 "mkfs_options: '%s' puts a section of the filesystem in a "
+					 "file or on another device",
+					 w);
+				return -EINVAL;
+			}
+		after_option = *w == '-';
+	}
+	return 0;
+}
+
 int rb_fs_spec_check(const struct rb_fs_spec *s, char *err, size_t len)
 {
 	const char *first = s->mkfs_options + strspn(s->mkfs_options, " ");
@@ -96,6 +145,7 @@ int rb_fs_spec_check(const struct rb_fs_spec *s, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (check_words("mkfs_options", s->mkfs_options, " ", false, err, len) ||
+	    check_mkfs(s, err, len) ||
 	    check_words("mount_options", s->mount_options, ",", true, err, len))
 		return -EINVAL;
 	return 0;

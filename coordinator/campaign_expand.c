@@ -169,11 +169,11 @@ static void load_exec_params(struct loader *L, yaml_node_t *v, struct phase_extr
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n2 = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n2);
 
-		if (!plain_word(key, "_") || !plain_word(val, "._:,+-"))
+		if (!plain_word(key, "_") || !plain_word(val, "._:,+-") || strchr("-.", *val))
 			ERR(L, k, "params",
 			    "exec parameters are words (letters, digits, '_'; values also "
-			    "'.:,+-'): the agent fills its command's declared ones, never a "
-			    "command line");
+			    "'.:,+-', not first): the agent fills its command's declared ones, "
+			    "never a command line");
 		else if (n + strlen(key) + strlen(val) + 2 >= sizeof(x->exec_params))
 			ERR(L, k, "params", "exec parameters take at most %zu characters",
 			    sizeof(x->exec_params) - 1);

@@ -66,7 +66,7 @@ static void override_exec(struct loader *L, yaml_node_t *v, size_t first)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:,+-",
 				    *s))
 				val = NULL;
-		if (!key || !*key || !val || !*val) {
+		if (!key || !*key || !val || !*val || strchr("-.", *val)) {
 			ERR(L, k, "exec", "exec parameters are words (see a phase's 'exec')");
 			continue;
 		}

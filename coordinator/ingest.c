@@ -14,6 +14,7 @@
 #include "log.h"
 #include "options.h"
 #include "progress.h"
+#include "units.h"
 #include "wire.h"
 
 static void dir_row(struct rb_row_dir *d, const struct rb_dir_result *dr, uint64_t elapsed_ns,
@@ -741,6 +742,20 @@ void ing_agent_rows(struct coord *k)
 }
 
 /* A point's row goes in when the point starts: rounds a steady state skips never run. */
+/* An exec point's settings: "exec=COMMAND KEY=VALUE ... interval=..." */
+static void exec_settings(const struct rb_point *p, char *buf, size_t len)
+{
+	char iv[32];
+	size_t n = (size_t)snprintf(buf, len, "exec=%s", p->exec);
+
+	for (const char *s = p->exec_params; *s && n + 1 < len; s++)
+		buf[n++] = *s == '\n' ? ' ' : *s;
+	if (n && buf[n - 1] == ' ')
+		n--;
+	snprintf(buf + n, len - n, " interval=%s",
+		 rb_fmt_duration(p->wl.interval_ns, iv, sizeof(iv)));
+}
+
 void ing_point_row(struct coord *k, const struct rb_point *p)
 {
 	const struct rb_campaign *c = k->c;
@@ -750,7 +765,10 @@ void ing_point_row(struct coord *k, const struct rb_point *p)
 	row.point = p->index;
 	copy(row.phase, sizeof(row.phase), c->phases[p->phase].name);
 	copy(row.name, sizeof(row.name), p->name);
-	copy(row.rw, sizeof(row.rw), p->purge[0] ? "purge" : rb_rw_name(p->wl.rw));
+	copy(row.rw, sizeof(row.rw),
+	     p->purge[0]  ? "purge"
+	     : p->exec[0] ? "exec"
+			  : rb_rw_name(p->wl.rw));
 	/* a split has no one block size: 0, and settings says the split (not bs's default) */
 	row.bs_bytes = p->wl.bssplit[0] ? 0 : p->wl.bs;
 	row.iodepth = p->wl.iodepth;
@@ -762,10 +780,13 @@ void ing_point_row(struct coord *k, const struct rb_point *p)
 	row.direct = (uint8_t)p->wl.direct;
 	copy(row.engine, sizeof(row.engine), rb_engine_name(p->wl.engine));
 	rb_workload_dump(&p->wl, row.settings, sizeof(row.settings));
-	if (p->purge[0]) {
-		/* no IO: the point is the purge */
-		snprintf(row.settings, sizeof(row.settings), "purge=%s ses=%u", p->purge,
-			 p->purge_ses);
+	if (p->purge[0] || p->exec[0]) {
+		/* no IO of rackbench's: the point is the purge, or the agents' command */
+		if (p->purge[0])
+			snprintf(row.settings, sizeof(row.settings), "purge=%s ses=%u", p->purge,
+				 p->purge_ses);
+		else
+			exec_settings(p, row.settings, sizeof(row.settings));
 		row.engine[0] = '\0';
 		row.bs_bytes = 0;
 		row.iodepth = row.numjobs = 0;

@@ -145,5 +145,5 @@ bool rp_is_size_based(const struct rb_row_point *p)
 	 * of a purge has no workload and is not measured */
 	return (rp_setting(p->settings, "io_size", v, sizeof(v))[0] && strcmp(v, "0")) ||
 	       (rp_setting(p->settings, "passes", v, sizeof(v))[0] && strcmp(v, "0")) ||
-	       !strcmp(p->rw, "checkpoint");
+	       !strcmp(p->rw, "checkpoint") || !strcmp(p->rw, "exec");
 }

@@ -9,7 +9,8 @@ by its overrides.
   what sysbench printed (its output's tail is stored too);
 - the drive's samples during the phase show its IO: non-zero, and their bytes equal the
   /sys/block stat deltas the command itself read before and after (within 1%);
-- `rackbench report` puts each command's figures beside the drive's;
+- `rackbench report` puts each command's figures beside the drive's, in words and on the
+  page (its Applications table, in headless Chromium where it is installed);
 - an agent refuses a command not on its allow-list, naming it and its list; nothing runs.
 """
 import glob
@@ -18,6 +19,7 @@ import re
 import stat
 import subprocess
 
+from htmlpage import CHROMIUM, Charts, keep, render
 from rbtest import COORD, SRC, Agent, LoopDevices, Tmp, check, free_port, h5, need, run
 
 need(root_for="loop devices, mkfs, mounts and MariaDB",
@@ -150,4 +152,20 @@ with Tmp() as tmp:
                     f"{x['tps']:.2f} TPS, {x['qps']:.2f} QPS, latency avg {x['lat_avg_ms']:.2f} "
                     f"ms, p95 {x['lat_p95_ms']:.2f} ms; the drive:")
             check(want in r.stdout, f"report lacks '{want}'")
+        page = os.path.join(tmp, "oltp.html")
+        r = run([COORD, "report", res, "--html", page])
+        check(r.returncode == 0, f"report --html: {r.returncode} {r.stderr}")
+        text = open(page).read()
+        if CHROMIUM:
+            out, console = render(page, tmp)
+            check(out.returncode == 0 and not console, f"chromium: {console}")
+            text = out.stdout
+        p = Charts()
+        p.feed(text)
+        check("applications" in p.sections, f"sections {p.sections}")
+        for x in ex:
+            check(f"<td>{x['tps']:.2f}</td>" in text and f"<td>{x['lat_p95_ms']:.2f} ms</td>" in
+                  text, f"the page's row of {drives[int(x['drive'])]} point {x['point']}")
+        if CHROMIUM:
+            keep(page, tmp, "exec")
 print("ok")

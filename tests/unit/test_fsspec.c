@@ -49,6 +49,18 @@ static void test_check(void **state)
 		/* a word before any option would stand for the device */
 		{ "ext4", "sdb", "", "does not start with an option" },
 		{ "ext4", "-d ../etc", "", "names a path" },
+		/* options that read or write a file of the host, or name another device */
+		{ "ext4", "-d root", "", "reads or writes a file" },
+		{ "ext4", "-z undo", "", "reads or writes a file" },
+		{ "ext4", "-l badblocks", "", "reads or writes a file" },
+		{ "xfs", "-p proto", "", "reads or writes a file" },
+		{ "xfs", "-l file,name=log,size=1g", "", "in a file or on another device" },
+		{ "xfs", "-l name=sdc", "", "in a file or on another device" },
+		{ "xfs", "-lname=sdc", "", "in a file or on another device" },
+		{ "xfs", "-r name=sdd", "", "in a file or on another device" },
+		{ "xfs", "-d agcount=4 -l size=64m -L data", "", NULL },
+		{ "ext4", "-q -L label -m 0", "", NULL },
+		{ "ext4", "-m 0 sdb", "", "not an option's argument" },
 		/* nothing a shell would read */
 		{ "ext4", "-L $(reboot)", "", "holds '$'" },
 		{ "ext4", "-L a;b", "", "holds ';'" },
