@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,8 +93,10 @@ static void load_cmd(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cmd *m, 
 			if (rb_parse_duration(val, &m->timeout_ns) || !m->timeout_ns)
 				rb_yaml_error(y, d, x, key, "'timeout' is a duration: 2h, 30m");
 		} else if (key && !strcmp(key, "output") && val) {
-			if (strcmp(val, "sysbench") && strcmp(val, "none"))
-				rb_yaml_error(y, d, x, key, "'output' is sysbench or none");
+			if (strcmp(val, "sysbench") && strcmp(val, "fio-json") &&
+			    strcmp(val, "none"))
+				rb_yaml_error(y, d, x, key,
+					      "'output' is sysbench, fio-json or none");
 			snprintf(m->parser, sizeof(m->parser), "%s", val);
 		} else {
 			rb_yaml_error(y, d, k, key,
@@ -482,13 +486,16 @@ static void ended(struct rb_exec *x, struct xdrive *xd)
 	}
 	tail(xd->out, xd->out_tail, OUT_TAIL);
 	tail(xd->err, xd->err_tail, ERR_TAIL);
-	if (!strcmp(x->cmd->parser, "sysbench")) {
+	if (strcmp(x->cmd->parser, "none")) {
 		char *all = NULL;
 		size_t len = 0;
 		FILE *f = fopen(xd->out, "re");
 
 		if (f && getdelim(&all, &len, '\0', f) >= 0)
-			nm = rb_exec_parse_sysbench(all, xd->metrics, xd->vals, MAX_METRICS);
+			nm = !strcmp(x->cmd->parser, "sysbench")
+				     ? rb_exec_parse_sysbench(all, xd->metrics, xd->vals,
+							      MAX_METRICS)
+				     : rb_exec_parse_fio(all, xd->metrics, xd->vals, MAX_METRICS);
 		free(all);
 		if (f)
 			fclose(f);
@@ -675,6 +682,81 @@ size_t rb_exec_parse_sysbench(const char *text, struct rb_kv *kv, char (*vals)[3
 			continue;
 		snprintf(vals[n], 32, "%.10g", v);
 		kv[n] = (struct rb_kv){ keys[i].name, vals[n] };
+		n++;
+	}
+	return n;
+}
+
+/* ---- fio's JSON (--output-format=json) ---- */
+
+static double jnum(struct json_object *o, const char *const *path)
+{
+	for (; *path && o; path++)
+		if (!json_object_object_get_ex(o, *path, &o))
+			return NAN;
+	return o ? json_object_get_double(o) : NAN;
+}
+
+size_t rb_exec_parse_fio(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max)
+{
+	const char *open = text ? strchr(text, '{') : NULL;
+	struct json_object *root = open ? json_tokener_parse(open) : NULL, *jobs = NULL;
+	double iops[2] = { 0, 0 }, bw[2] = { 0, 0 }, lat_sum = 0, ios = 0, errors = 0, p99[2];
+	size_t njobs, n = 0;
+	static const char *const dirs[2] = { "read", "write" };
+
+	if (!root || !json_object_object_get_ex(root, "jobs", &jobs) ||
+	    !json_object_is_type(jobs, json_type_array)) {
+		json_object_put(root);
+		return 0;
+	}
+	njobs = json_object_array_length(jobs);
+	for (size_t j = 0; j < njobs; j++) {
+		struct json_object *job = json_object_array_get_idx(jobs, j);
+
+		errors += jnum(job, (const char *const[]){ "error", NULL });
+		for (int d = 0; d < 2; d++) {
+			double t = jnum(job, (const char *const[]){ dirs[d], "total_ios", NULL });
+			double m =
+				jnum(job, (const char *const[]){ dirs[d], "lat_ns", "mean", NULL });
+
+			iops[d] += jnum(job, (const char *const[]){ dirs[d], "iops", NULL });
+			bw[d] += jnum(job, (const char *const[]){ dirs[d], "bw_bytes", NULL });
+			if (t > 0 && !isnan(m)) {
+				lat_sum += t * m;
+				ios += t;
+			}
+			/* a percentile of one job only: those of several do not add up */
+			p99[d] = njobs == 1 && t > 0
+					 ? jnum(job, (const char *const[]){ dirs[d], "clat_ns",
+									    "percentile",
+									    "99.000000", NULL })
+					 : NAN;
+		}
+	}
+	json_object_put(root);
+	struct {
+		const char *name;
+		double v;
+	} out[] = {
+		{ "iops", iops[0] + iops[1] },
+		{ "mbps", (bw[0] + bw[1]) / 1e6 },
+		{ "read_iops", iops[0] },
+		{ "write_iops", iops[1] },
+		{ "lat_avg_ms", ios > 0 ? lat_sum / ios / 1e6 : NAN },
+		{ "read_p99_ms", p99[0] / 1e6 },
+		{ "write_p99_ms", p99[1] / 1e6 },
+		/* one direction moved IO: its p99 is the point's */
+		{ "lat_p99_ms", isnan(p99[0])	? p99[1] / 1e6
+				: isnan(p99[1]) ? p99[0] / 1e6
+						: NAN },
+		{ "errors", errors },
+	};
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && n < max; i++) {
+		if (isnan(out[i].v))
+			continue;
+		snprintf(vals[n], 32, "%.15g", out[i].v);
+		kv[n] = (struct rb_kv){ out[i].name, vals[n] };
 		n++;
 	}
 	return n;

@@ -33,7 +33,7 @@ struct rb_agent_cmd {
 	char **keys, **defs; /* declared parameters and their defaults */
 	size_t nparams;
 	uint64_t timeout_ns;
-	char parser[16]; /* sysbench, none */
+	char parser[16]; /* sysbench, fio-json, none */
 };
 
 /* agent.yaml's 'commands' mapping into c (errors in d at their place). */
@@ -72,5 +72,11 @@ struct rb_exec *rb_exec_free(struct rb_exec *x);
 
 /* sysbench's summary into name=value metrics (tps, qps, lat_*_ms, ...); how many. */
 size_t rb_exec_parse_sysbench(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max);
+/*
+ * fio's JSON (--output-format=json, after anything printed before it) into metrics: iops,
+ * mbps and per direction, lat_avg_ms over every IO, p99 (of one job only: percentiles of
+ * several do not add up), errors; how many.
+ */
+size_t rb_exec_parse_fio(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max);
 
 #endif

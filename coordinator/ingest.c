@@ -169,6 +169,8 @@ static void ing_exec(struct coord *k, size_t di, const struct rb_msg_result *dr)
 		double *col;
 	} cols[] = { { "tps", &row.tps },
 		     { "qps", &row.qps },
+		     { "iops", &row.iops },
+		     { "mbps", &row.mbps },
 		     { "lat_avg_ms", &row.lat_avg_ms },
 		     { "lat_p95_ms", &row.lat_p95_ms },
 		     { "lat_p99_ms", &row.lat_p99_ms },

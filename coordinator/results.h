@@ -210,8 +210,9 @@ struct rb_row_exec {
 	uint8_t timed_out;
 	uint64_t duration_ns;
 	char parser[16];
-	double tps, qps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms; /* NaN: not read */
-	double errors;							 /* NaN: not read */
+	double tps, qps, iops, mbps;			       /* NaN: not read */
+	double lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms; /* NaN: not read */
+	double errors;					       /* NaN: not read */
 	char metrics[512];	/* every metric read, KEY=VALUE,KEY=VALUE */
 	char stdout_tail[4096]; /* the output's last 4 KiB */
 	char stderr_tail[2048];

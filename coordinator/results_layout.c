@@ -253,6 +253,8 @@ static const struct field exec_f[] = {
 	FLD(struct rb_row_exec, parser, FT_STR, ""),
 	FLD(struct rb_row_exec, tps, FT_F64, "1/s"),
 	FLD(struct rb_row_exec, qps, FT_F64, "1/s"),
+	FLD(struct rb_row_exec, iops, FT_F64, "1/s"),
+	FLD(struct rb_row_exec, mbps, FT_F64, "MB/s"),
 	FLD(struct rb_row_exec, lat_avg_ms, FT_F64, "ms"),
 	FLD(struct rb_row_exec, lat_p95_ms, FT_F64, "ms"),
 	FLD(struct rb_row_exec, lat_p99_ms, FT_F64, "ms"),

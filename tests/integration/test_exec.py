@@ -43,10 +43,31 @@ AGENT_YAML = """commands:
     params: {{threads: 2, time: 60, tables: 1, rows: 1000, buffer_pool: 32M, fresh: "yes"}}
     timeout: 5m
     output: sysbench
+  fio-job:
+    argv: [fio, --output-format=json, "--runtime={{time}}", {jobfile}]
+    params: {{time: 2}}
+    timeout: 2m
+    output: fio-json
 """
+# an existing fio job, run as a phase in the drive's filesystem (fio's cwd)
+JOBFILE = """[randread]
+filename=fio.dat
+size=16m
+rw=randread
+bs=4k
+iodepth=4
+ioengine=io_uring
+direct=1
+time_based=1
+"""
+FIO = """phases:
+  - name: fio
+    exec: {command: fio-job}
+    workload: {interval: 500ms}"""
 CAMPAIGN = """name: oltp
 insecure: true
 destructive: true
+wipe_signatures: true   # a run after the first finds its filesystems
 wait: 20s
 targets:
   - agent: x1
@@ -76,8 +97,11 @@ with Tmp() as tmp:
         f.write(WRAPPER.format(script=os.path.join(SRC, "deploy", "exec", "sysbench-mariadb.sh")))
     os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
     conf = os.path.join(tmp, "agent.yaml")
+    jobfile = os.path.join(tmp, "randread.fio")
+    with open(jobfile, "w") as f:
+        f.write(JOBFILE)
     with open(conf, "w") as f:
-        f.write(AGENT_YAML.format(wrapper=wrapper))
+        f.write(AGENT_YAML.format(wrapper=wrapper, jobfile=jobfile))
     with LoopDevices(tmp, 2, size=512 << 20) as devs:
         def campaign(body, out):
             path = os.path.join(tmp, "c.yaml")
@@ -101,7 +125,7 @@ with Tmp() as tmp:
         check(r.returncode == 3, f"a command off the list: exit {r.returncode}, want 3")
         for n in ("x1", "x2"):
             check(f"command 'rm-everything' is not on agent '{n}''s allow-list (its agent.yaml "
-                  "'commands': sysbench-mariadb)" in r.stderr, f"{n}'s refusal")
+                  "'commands': sysbench-mariadb, fio-job)" in r.stderr, f"{n}'s refusal")
         check(not glob.glob(os.path.join(tmp, "x*", "exec", "*")), "a refused command ran")
 
         out = os.path.join(tmp, "out")
@@ -168,4 +192,19 @@ with Tmp() as tmp:
                   text, f"the page's row of {drives[int(x['drive'])]} point {x['point']}")
         if CHROMIUM:
             keep(page, tmp, "exec")
+
+        # an existing fio job as a phase: fio's JSON read into the table
+        out = os.path.join(tmp, "out-fio")
+        r = campaign(FIO, out)
+        check(r.returncode == 0, f"fio phase: exit {r.returncode} {r.stderr}")
+        with h5py.File(glob.glob(os.path.join(out, "*.h5"))[0], "r") as h:
+            ex = h["exec"][:]
+            smp = h["samples"][:]
+        for x in ex:
+            print(x["metrics"])
+            check(x["parser"] == b"fio-json" and x["exit_code"] == 0 and x["iops"] > 0 and
+                  abs(x["mbps"] * 1e6 / x["iops"] - 4096) < 1 and x["lat_p99_ms"] > 0,
+                  f"fio's figures: {x['metrics']}")
+            s = smp[(smp["drive"] == x["drive"]) & (smp["direction"] == 0)]
+            check(int(s["ios"].sum()) > 0, "the drive's reads while fio ran")
 print("ok")
