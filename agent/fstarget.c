@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,9 +294,19 @@ void rb_fs_sweep(const char *state_dir)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += 10;
-	/* a mount point in use (someone's mount) is not empty or busy: rmdir leaves it */
+	/*
+	 * A mount point of another namespace looks empty from here, and rmdir would detach
+	 * that mount: a 'rackbench-agent run' still running keeps its run-PID. The ones
+	 * named by device are the daemon's of this state folder -- this process's killed
+	 * predecessor (a daemon per state folder: they would share its spool too).
+	 */
 	while ((e = readdir(dd)))
 		if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+			int pid = 0;
+
+			if (sscanf(e->d_name, "run-%d", &pid) == 1 &&
+			    (kill(pid, 0) == 0 || errno != ESRCH))
+				continue;
 			if (!released(e->d_name, &deadline))
 				rb_warn("/dev/%s, which this agent's killed process had mounted, is "
 					"still in use",

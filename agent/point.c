@@ -489,7 +489,8 @@ static int exec_start(struct agent *a, const struct rb_msg_assign *as,
 	}
 	if (!r && (r = rb_exec_new(a->cfg, as->exec, xd, p->ndrives, p->point, p->wl.interval_ns,
 				   &p->ex, err, sizeof(err))))
-		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, a->cfg->name, "%s", err);
+		for (size_t t = 0; t < p->ndrives; t++)
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, p->paths[p->first[t]], "%s", err);
 	free(xd);
 	if (r)
 		return r;

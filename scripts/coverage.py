@@ -27,7 +27,7 @@ GROUPS = {
 RUN = {f"coordinator/{n}.c" for n in ("coord", "loop", "registry", "delivery", "ingest",
                                        "orders", "steady_run", "resume", "resolve")}
 AGENT_DAEMON = {"agent/agent.c", "agent/agent_cfg.c", "agent/delivery.c", "agent/preflight.c",
-                "agent/point.c"}
+                "agent/point.c", "agent/point_result.c"}
 FLOORS = {"coordinator": 80.0, "coordinator run": 65.0, "agent daemon": 83.0}
 
 

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "agent_harness.h"
+#include "execphase.h"
 #include "log.h"
 
 /* The agent's targets: two files it makes in its state folder, a user's, a missing one. */
@@ -30,13 +31,14 @@ struct point_test {
 	struct harness *h;
 	char paths[NTARGETS][128];
 	char *targets[NTARGETS];
+	char loop[128]; /* a loop device a test made: detached at its end */
 };
 
 static int setup(void **st)
 {
 	struct point_test *p = calloc(1, sizeof(*p));
-	static const char *const names[NTARGETS] = { "state/own0.dat", "state/own1.dat",
-						      "user.bin", "missing.bin" };
+	static const char *const names[NTARGETS] = { "state/own0.dat", "state/own1.dat", "user.bin",
+						     "missing.bin" };
 	char buf[65536];
 	int fd;
 
@@ -66,8 +68,14 @@ static int setup(void **st)
 static int teardown(void **st)
 {
 	struct point_test *p = *st;
+	char cmd[200];
 
 	harness_free(p->h);
+	if (p->loop[0]) {
+		snprintf(cmd, sizeof(cmd), "losetup -d '%s'", p->loop);
+		if (system(cmd))
+			fprintf(stderr, "cannot detach %s\n", p->loop);
+	}
 	free(p);
 	return 0;
 }
@@ -85,7 +93,7 @@ static struct harness *start(void **st)
 /* ---- the coordinator's side: an Assign sent, what comes back heard ---- */
 
 struct assign {
-	struct rb_msg m;	/* an Assign */
+	struct rb_msg m; /* an Assign */
 	struct rb_kv st[16];
 };
 
@@ -141,7 +149,7 @@ static void send_stop(struct harness *t, const char *reason)
 struct heard {
 	struct rb_msg *m[MAXHEARD];
 	size_t n;
-	unsigned beats;		/* heartbeats, not kept */
+	unsigned beats; /* heartbeats, not kept */
 };
 
 static void heard_free(struct heard *h)
@@ -219,8 +227,7 @@ static const struct rb_msg_result *result_of(const struct heard *h, const char *
 	const struct rb_msg_result *r = NULL;
 
 	for (size_t i = 0; i < h->n; i++)
-		if (h->m[i]->kind == RB_MSG_RESULT &&
-		    !strcmp(h->m[i]->result.drive, drive)) {
+		if (h->m[i]->kind == RB_MSG_RESULT && !strcmp(h->m[i]->result.drive, drive)) {
 			if (r)
 				fail_msg("two results for drive '%s'", drive);
 			r = &h->m[i]->result;
@@ -289,8 +296,8 @@ static void assert_point_order(const struct harness *t, const struct heard *h, u
  * The samples of drive in one direction: each interval once, and their IOs and bytes
  * added up; no sample of another direction or drive.
  */
-static void sum_samples(const struct heard *h, const char *drive, uint32_t dir,
-			uint64_t *ret_ios, uint64_t *ret_bytes, unsigned *ret_intervals)
+static void sum_samples(const struct heard *h, const char *drive, uint32_t dir, uint64_t *ret_ios,
+			uint64_t *ret_bytes, unsigned *ret_intervals)
 {
 	bool seen[64] = { false };
 
@@ -573,8 +580,8 @@ static void assert_fails(struct harness *t, const struct assign *a, const char *
 	assert_int_equal(count(&h, RB_MSG_RESULT), a->m.assign.ndrives);
 	r = result_of(&h, drive);
 	if (strcmp(r->status, status) || !strstr(r->message, why))
-		fail_msg("point %u: '%s': %s, want %s: '%s'", a->m.assign.point, r->message, r->status,
-			 status, why);
+		fail_msg("point %u: '%s': %s, want %s: '%s'", a->m.assign.point, r->message,
+			 r->status, status, why);
 	heard_free(&h);
 }
 
@@ -609,7 +616,8 @@ static void test_point_that_cannot_start(void **st)
 	assign_short_write(&a, 3, user, 1);
 	a.m.assign.serials = pins;
 	a.m.assign.nserials = 1;
-	assert_fails(t, &a, p->paths[USER], "refused", "identity does not match the campaign's pin");
+	assert_fails(t, &a, p->paths[USER], "refused",
+		     "identity does not match the campaign's pin");
 
 	/* a volume in units that are no multiple of 512 bytes */
 	v.name = "vol0";
@@ -625,6 +633,201 @@ static void test_point_that_cannot_start(void **st)
 	assign_short_write(&a, 5, own, 1);
 	a.m.assign.destructive = false;
 	assert_fails(t, &a, p->paths[OWN0], "refused", "writes need the run's key");
+}
+
+/* One point's messages heard and its one drive's result checked against status and why. */
+static const struct rb_msg_result *run_one(struct harness *t, const struct assign *a,
+					   struct heard *h, const char *drive, const char *status,
+					   const char *why)
+{
+	const struct rb_msg_result *r;
+
+	send_assign(t, a);
+	until_done(t, a->m.assign.point, h);
+	assert_point_order(t, h, h->m[0]->seq, a->m.assign.point, a->m.assign.attempt);
+	r = result_of(h, drive);
+	if (strcmp(r->status, status) || !strstr(r->message, why))
+		fail_msg("point %u: '%s': %s, want %s: '%s'", a->m.assign.point, r->message,
+			 r->status, status, why);
+	return r;
+}
+
+/*
+ * An exec point (execphase.h): the agent's own command run on the drive, judged as a
+ * write; its exit code, output and what sysbench's parser read come back with the
+ * drive's result, and a failing command is an error saying its exit code. A command off
+ * the allow-list fails the point naming it; checkpoints and filesystems need a block
+ * device's filesystem, and a file has none.
+ */
+static void test_point_exec_and_filesystems(void **st)
+{
+	struct point_test *p = *st;
+	static char sh[] = "/bin/sh", c[] = "-c", name[] = "summary", code_key[] = "code",
+		    zero[] = "0",
+		    script[] = "printf 'transactions: 12 (6.00 per sec.)\\n'; echo said >&2; "
+			       "exit {code}";
+	static char *argv[] = { sh, c, script, NULL };
+	static char *keys[] = { code_key, NULL }, *defs[] = { zero, NULL };
+	static struct rb_agent_cmd cmd = { .name = name,
+					   .argv = argv,
+					   .argc = 3,
+					   .keys = keys,
+					   .defs = defs,
+					   .nparams = 1,
+					   .timeout_ns = 10000000000ULL,
+					   .parser = "sysbench" };
+	struct harness *t;
+	struct assign a;
+	struct heard h = { 0 };
+	const char *own[] = { p->paths[OWN0] }, *user[] = { p->paths[USER] };
+	const char *members[] = { p->paths[OWN0], p->paths[OWN1] }, *vdrive[] = { "vol0" };
+	struct rb_msg_volume v;
+	struct rb_kv code = { "code", "3" };
+	struct rb_msg_exec ex = { "summary", NULL, 0 };
+	const struct rb_msg_result *r;
+	struct rb_msg_fs fs = { "ext4", "", "" };
+
+	p->h->cfg.cmds = &cmd;
+	p->h->cfg.ncmds = 1;
+	t = start(st);
+	/* the file first: an exec on a drive rackbench has no filesystem on is a write */
+	assign_short_write(&a, 0, own, 1);
+	send_assign(t, &a);
+	until_done(t, 0, &h);
+	heard_free(&h);
+
+	assign_short_write(&a, 1, own, 1);
+	a.m.assign.exec = &ex;
+	r = run_one(t, &a, &h, p->paths[OWN0], "ok", "");
+	assert_non_null(r->exec);
+	assert_int_equal(r->exec->exit_code, 0);
+	assert_string_equal(r->exec->command, "summary");
+	assert_contains(r->exec->stdout_tail, "transactions: 12");
+	assert_contains(r->exec->stderr_tail, "said");
+	assert_int_equal(r->exec->nmetrics, 2);
+	assert_string_equal(r->exec->metrics[1].key, "tps");
+	assert_string_equal(r->exec->metrics[1].value, "6");
+	heard_free(&h);
+
+	ex.params = &code;
+	ex.nparams = 1;
+	assign_short_write(&a, 2, own, 1);
+	a.m.assign.exec = &ex;
+	r = run_one(t, &a, &h, p->paths[OWN0], "error", "command 'summary' exited 3");
+	assert_int_equal(r->exec->exit_code, 3);
+	heard_free(&h);
+
+	/* at the point's instant, 200 ms on */
+	ex = (struct rb_msg_exec){ "summary", NULL, 0 };
+	assign_short_write(&a, 7, own, 1);
+	a.m.assign.exec = &ex;
+	a.m.assign.start_at_ns = rb_mono_ns() + 200000000;
+	r = run_one(t, &a, &h, p->paths[OWN0], "ok", "");
+	assert_true(r->start_mono_ns >= a.m.assign.start_at_ns);
+	heard_free(&h);
+	/* a user's file the agent's --allow does not name: judged as a write, refused */
+	assign_short_write(&a, 8, user, 1);
+	a.m.assign.exec = &ex;
+	assert_fails(t, &a, p->paths[USER], "refused", "");
+	/* a striped volume: no command runs on one */
+	v = (struct rb_msg_volume){
+		.name = "vol0", .stripe = 4096, .members = members, .nmembers = 2
+	};
+	assign_short_write(&a, 9, vdrive, 1);
+	a.m.assign.volumes = &v;
+	a.m.assign.nvolumes = 1;
+	a.m.assign.exec = &ex;
+	assert_fails(t, &a, "vol0", "error", "not striped volumes");
+
+	ex = (struct rb_msg_exec){ "rm-everything", NULL, 0 };
+	assign_short_write(&a, 3, own, 1);
+	a.m.assign.exec = &ex;
+	assert_fails(t, &a, p->paths[OWN0], "error", "not on agent 'h1''s allow-list");
+	ex = (struct rb_msg_exec){ "summary", &(struct rb_kv){ "shell", "sh" }, 1 };
+	assign_short_write(&a, 4, own, 1);
+	a.m.assign.exec = &ex;
+	assert_fails(t, &a, p->paths[OWN0], "error", "declares no parameter 'shell'");
+
+	assign_short_write(&a, 5, own, 1);
+	assign_set(&a, "rw", "checkpoint");
+	assign_set(&a, "checkpoint_size", "1m");
+	assign_set(&a, "bs", "64k");
+	assert_fails(t, &a, p->paths[OWN0], "error", "rw checkpoint writes files on the drive's");
+	assign_short_write(&a, 6, own, 1);
+	a.m.assign.filesystems = &fs;
+	a.m.assign.nfilesystems = 1;
+	assert_fails(t, &a, p->paths[OWN0], "error", "a filesystem is made on a block device");
+}
+
+/* The first line a shell command prints (a loop device's name), or "" when it fails. */
+static void first_line(const char *cmd, char *buf, size_t len)
+{
+	FILE *f = popen(cmd, "r");
+
+	buf[0] = '\0';
+	if (f && fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	if (!f || pclose(f))
+		buf[0] = '\0';
+}
+
+/*
+ * Checkpoints on a filesystem the agent makes (as root, on a loop device): ext4 made and
+ * mounted for the point, two checkpoints by two writers and their restores; the drive's
+ * result carries a row each, every writer's time in it, and names the device, not the
+ * file; nothing stays mounted.
+ */
+static void test_point_checkpoints_on_a_filesystem(void **st)
+{
+	struct point_test *p = *st;
+	char img[600], cmd[700], dev[128], *allow[1];
+	const char *drives[1];
+	struct rb_msg_fs fs = { "ext4", "", "" };
+	struct heard h = { 0 };
+	struct harness *t;
+	struct assign a;
+	const struct rb_msg_result *r;
+
+	if (geteuid() != 0 || system("command -v mkfs.ext4 losetup >/dev/null"))
+		skip();
+	snprintf(img, sizeof(img), "%s/loop.img", p->h->dir);
+	snprintf(cmd, sizeof(cmd), "truncate -s 64m '%s' && losetup --find --show '%s'", img, img);
+	first_line(cmd, dev, sizeof(dev));
+	if (!*dev)
+		skip();
+	snprintf(p->loop, sizeof(p->loop), "%s", dev);
+	drives[0] = allow[0] = dev;
+	p->targets[MISSING] = dev; /* offered in the missing file's place */
+	p->h->cfg.allow = allow;
+	p->h->cfg.nallow = 1;
+	t = start(st);
+	assign_init(&a, 0, drives, 1);
+	a.m.assign.destructive = true;
+	a.m.assign.filesystems = &fs;
+	a.m.assign.nfilesystems = 1;
+	assign_set(&a, "rw", "checkpoint");
+	assign_set(&a, "checkpoint_size", "2m");
+	assign_set(&a, "checkpoints", "2");
+	assign_set(&a, "numjobs", "2");
+	assign_set(&a, "bs", "256k");
+	assign_set(&a, "interval", "100ms");
+	r = run_one(t, &a, &h, dev, "ok", "");
+	assert_int_equal(r->ncheckpoints, 4);
+	for (size_t i = 0; i < r->ncheckpoints; i++) {
+		const struct rb_msg_checkpoint *c = &r->checkpoints[i];
+		uint64_t slow = 0;
+
+		assert_int_equal(c->nwriters, 2);
+		for (size_t w = 0; w < 2; w++)
+			slow = c->writer_ns[w] > slow ? c->writer_ns[w] : slow;
+		assert_int_equal(c->duration_ns, slow);
+		assert_int_equal(c->bytes, c->writer_bytes[0] + c->writer_bytes[1]);
+		assert_int_equal(c->direction, i < 2 ? 1 : 0);
+	}
+	assert_string_equal(r->target->kind, "block");
+	heard_free(&h);
+	snprintf(cmd, sizeof(cmd), "grep -q \" %s/fs/\" /proc/self/mountinfo", p->h->state);
+	assert_int_not_equal(system(cmd), 0);
 }
 
 /*
@@ -804,6 +1007,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_purge_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_on_a_volume, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_that_cannot_start, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_point_exec_and_filesystems, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_point_checkpoints_on_a_filesystem, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_point_refused_by_the_guard, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_stopped_by_the_coordinator, setup,
 						teardown),

@@ -631,6 +631,36 @@ static void test_verdict_keys(void **st)
 		"'on_refusal' must be stop or skip");
 }
 
+/*
+ * A preset's exec phases take overrides' exec parameters (replaced, or added), and only
+ * words; a preset without an exec phase refuses them. A filesystem loads from a drive or
+ * from its target.
+ */
+static void test_exec_overrides_and_filesystems(void **st)
+{
+	struct rb_campaign *c;
+
+	(void)st;
+	c = loads("targets: [{agent: a, filesystem: {type: xfs, mount_options: noatime}, "
+		  "drives: [x, {path: y, filesystem: ext4}]}]\n"
+		  "preset: sysbench-oltp\noverrides: {exec: {time: 60, fresh: no, extra: 1}}\n");
+	assert_int_equal(c->npoints, 2);
+	assert_string_equal(c->points[0].exec, "sysbench-mariadb");
+	assert_string_equal(c->points[0].exec_params,
+			    "threads=32\ntime=60\ntables=100\nrows=10000000\nfresh=no\nextra=1\n");
+	assert_string_equal(c->drives[0].fs.type, "xfs");
+	assert_string_equal(c->drives[0].fs.mount_options, "noatime");
+	assert_string_equal(c->drives[1].fs.type, "ext4");
+	assert_string_equal(c->drives[1].fs.mount_options, "");
+	assert_true(rb_campaign_writes(c));
+	rb_campaign_free(c);
+	refused("targets: [{agent: a, drives: [x]}]\npreset: sysbench-oltp\n"
+		"overrides: {exec: {time: --help}}\n",
+		"time", "exec parameters are words");
+	refused("targets: [{agent: a, drives: [x]}]\npreset: atto\noverrides: {exec: {time: 1}}\n",
+		"time", "the preset has no exec phase");
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -646,6 +676,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_answers_a_selector, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_answers_a_group, setup, teardown),
+		cmocka_unit_test(test_exec_overrides_and_filesystems),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -913,6 +913,124 @@ static void test_wide_nothing(void **st)
 	assert_int_equal(rb_report_html(path, html), RB_EXIT_OK);
 }
 
+/* A checkpoint point's rows: drive d's write of checkpoint k took secs[k], its restores. */
+static void add_ckpt(struct rb_results *r, uint32_t d, uint32_t k, uint8_t dir, double secs)
+{
+	struct rb_row_ckpt c = { .drive = d,
+				 .point = 0,
+				 .checkpoint = k,
+				 .direction = dir,
+				 .bytes = 1ULL << 30,
+				 .duration_ns = (uint64_t)(secs * 1e9),
+				 .gib_per_s = 1.0 / secs,
+				 .writers = 4,
+				 .fs_bytes = 3ULL << 30 };
+
+	assert_int_equal(rb_results_ckpt(r, &c), 0);
+}
+
+/*
+ * A checkpoint point and an exec point: the report's line per drive is the rows' first,
+ * mean, last and max seconds and lowest GiB/s; the exec's line says what the command
+ * printed beside the drive's figures; the page draws the checkpoint chart and the
+ * applications' table.
+ */
+static void test_checkpoints_and_execs(void **st)
+{
+	struct fixture *fx = *st;
+	struct rb_results_meta m = { .campaign_name = "ai", .methodology = "" };
+	static const double secs[2][3] = { { 2.0, 3.0, 7.0 }, { 1.5, 1.5, 1.5 } };
+	char err[256], path[600], html[600], *page;
+	struct rb_results *r;
+	struct out o;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/ai.h5", fx->dir);
+	snprintf(html, sizeof(html), "%s/ai.html", fx->dir);
+	assert_non_null(r = rb_results_create(path, &m, err, sizeof(err)));
+	for (uint32_t d = 0; d < 2; d++) {
+		struct rb_row_drive x = { .drive = d };
+
+		snprintf(x.agent, sizeof(x.agent), "gpu%u", d + 1);
+		snprintf(x.id.path, sizeof(x.id.path), "/dev/nvme0n1");
+		snprintf(x.filesystem, sizeof(x.filesystem), "xfs");
+		assert_int_equal(rb_results_drive(r, &x), 0);
+	}
+	for (uint32_t p = 0; p < 2; p++) {
+		struct rb_row_point x = { .point = p };
+
+		snprintf(x.phase, sizeof(x.phase), p ? "oltp" : "ckpt");
+		snprintf(x.name, sizeof(x.name), p ? "oltp exec=sysbench" : "ckpt");
+		snprintf(x.rw, sizeof(x.rw), p ? "exec" : "checkpoint");
+		assert_int_equal(rb_results_point(r, &x), 0);
+		for (uint32_t d = 0; d < 2; d++) {
+			struct rb_row_result y = { .drive = d, .point = p, .elapsed_ns = 10 * SEC };
+
+			snprintf(y.status, sizeof(y.status), "ok");
+			dir_set(&y.write, 100, 1 << 20, 5000000);
+			assert_int_equal(rb_results_result(r, &y), 0);
+		}
+	}
+	for (uint32_t d = 0; d < 2; d++) {
+		for (uint32_t k = 0; k < 3; k++)
+			add_ckpt(r, d, k, 1, secs[d][k]);
+		add_ckpt(r, d, 2, 0, 0.5);
+	}
+	struct rb_row_exec e = { .drive = 0,
+				 .point = 1,
+				 .exit_code = 0,
+				 .duration_ns = 60 * SEC,
+				 .tps = 616.78,
+				 .qps = 12335.66,
+				 .iops = NAN,
+				 .mbps = NAN,
+				 .lat_avg_ms = 6.47,
+				 .lat_p95_ms = 9.91,
+				 .lat_p99_ms = NAN,
+				 .lat_max_ms = 22.05,
+				 .errors = 0 };
+
+	snprintf(e.command, sizeof(e.command), "sysbench-mariadb");
+	assert_int_equal(rb_results_exec(r, &e), 0);
+	e = (struct rb_row_exec){ .drive = 1,
+				  .point = 1,
+				  .exit_code = -9,
+				  .timed_out = 1,
+				  .duration_ns = 120 * SEC,
+				  .tps = NAN,
+				  .qps = NAN,
+				  .lat_avg_ms = NAN,
+				  .lat_p95_ms = NAN };
+	snprintf(e.command, sizeof(e.command), "sysbench-mariadb");
+	assert_int_equal(rb_results_exec(r, &e), 0);
+	assert_int_equal(rb_results_close(r, "complete", 1), 0);
+
+	cap_run(&o, rb_report_cmd, "report", path);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	/* drive 1: 2, 3, 7 s (mean 4), the lowest rate 1/7 GiB/s; one restore of 0.5 s */
+	assert_non_null(strstr(o.out,
+			       "gpu1:/dev/nvme0n1 ckpt: 3 written: first 2.000 s, mean "
+			       "4.000 s, last 7.000 s, max 7.000 s, 0.143 GiB/s; 1 restored: "
+			       "mean 0.500 s, 2.000 GiB/s"));
+	assert_non_null(strstr(o.out, "gpu2:/dev/nvme0n1 ckpt: 3 written: first 1.500 s, mean "
+				      "1.500 s, last 1.500 s"));
+	assert_non_null(strstr(o.out,
+			       "sysbench-mariadb exit 0 after 60.0 s: 616.78 TPS, 12335.66 "
+			       "QPS, latency avg 6.47 ms, p95 9.91 ms; the drive: 100 IOPS"));
+	assert_non_null(strstr(o.out, "sysbench-mariadb killed by signal 9 (timed out) after "
+				      "120.0 s: -, -, latency avg -, p95 -"));
+	out_free(&o);
+	assert_int_equal(rb_report_html(path, html), RB_EXIT_OK);
+	assert_non_null(f = fopen(html, "re"));
+	fseek(f, 0, SEEK_END); /* where the capture's reader starts from */
+	page = cap_slurp(f);   /* closes it */
+	assert_non_null(strstr(page, "data-chart=\"checkpoints\""));
+	assert_non_null(strstr(page, "data-series=\"gpu1:/dev/nvme0n1 restore\""));
+	assert_non_null(strstr(page, "<td>616.78</td><td>12335.66</td><td>6.47 ms</td>"));
+	assert_int_equal(count_of(page, "data-section=\"applications\""), 1);
+	free(page);
+}
+
 /* A fleet's page: too many drives for bars or a legend, said so. */
 static void test_html_many_drives(void **st)
 {
@@ -1138,6 +1256,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spec_datasheet_point, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoints_and_execs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_health, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_spec_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_files_compare, setup, teardown),
