@@ -28,9 +28,13 @@ struct writer {
 	char *bufs;			    /* depth * bs, aligned */
 	struct rb_io *ios, **freel, **done; /* the IO slots, the free ones, the completed ones */
 	int *res;			    /* the completed ones' results */
-	pthread_mutex_t mu;		    /* cur, against the poller */
-	struct rb_dir_stats cur[RB_NDIR];   /* this interval's, handed to the poller */
-	uint64_t step_ns, step_bytes;	    /* the step just done */
+	/* its io_uring (the engine's backend), made in its own thread at its first shard and
+	 * kept for the run: the file changes, the ring and its registered buffers stay */
+	struct rb_engine_ctx ctx;
+	bool ctx_ok;
+	pthread_mutex_t mu;		  /* cur, against the poller */
+	struct rb_dir_stats cur[RB_NDIR]; /* this interval's, handed to the poller */
+	uint64_t step_ns, step_bytes;	  /* the step just done */
 	uint32_t step_err;
 };
 
@@ -142,7 +146,7 @@ static bool reaped(struct writer *w, struct rb_engine_ctx *ctx, struct rb_io *io
 
 /*
  * A shard written (and fsync'd) or read, sequentially, depth IOs in flight, through the
- * engine's io_uring backend (its ring per file: registered buffers and file).
+ * engine's io_uring backend (the writer's ring: registered buffers).
  */
 static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 {
@@ -154,20 +158,26 @@ static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 	bool failed = false;
 	char err[256];
 	int fd = open(path, flags, 0600);
-	struct rb_engine_ctx ctx = { .fd = fd,
-				     .fds = &ctx.fd,
-				     .nfds = 1,
-				     .depth = depth,
-				     .entries = depth,
-				     .bufs = w->bufs,
-				     .bs = wl->bs };
+	struct rb_engine_ctx *ctx = &w->ctx;
 
-	if (fd < 0 || rb_engine_uring.setup(&ctx, err, sizeof(err))) {
+	if (fd >= 0 && !w->ctx_ok) {
+		/* no file registered (fd -1): each shard's descriptor goes in its IOs */
+		*ctx = (struct rb_engine_ctx){ .fd = -1,
+					       .fds = &ctx->fd,
+					       .nfds = 1,
+					       .depth = depth,
+					       .entries = depth,
+					       .bufs = w->bufs,
+					       .bs = wl->bs };
+		w->ctx_ok = rb_engine_uring.setup(ctx, err, sizeof(err)) == 0;
+	}
+	if (fd < 0 || !w->ctx_ok) {
 		note_error(w, 0, 0, dir, fd < 0 ? errno : EIO);
 		if (fd >= 0)
 			close(fd);
 		return 0;
 	}
+	ctx->fd = fd;
 	for (unsigned i = 0; i < depth; i++) {
 		w->ios[i] = (struct rb_io){ .slot = i,
 					    .dir = (uint32_t)dir,
@@ -187,19 +197,24 @@ static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 			io->buf = io->orig_buf;
 			io->submit_ns = rb_mono_ns();
 			pos += io->len;
-			rb_engine_uring.prep(&ctx, io);
+			rb_engine_uring.prep(ctx, io);
 			inflight++;
 		}
 		if (!inflight)
 			break;
-		if ((n = rb_engine_uring.submit_reap(&ctx, UINT64_MAX, 1, w->done, w->res, depth)) <
+		if ((n = rb_engine_uring.submit_reap(ctx, UINT64_MAX, 1, w->done, w->res, depth)) <
 		    0) {
 			note_error(w, pos, 0, dir, -n);
 			/* what is in flight lands in the buffers: not freed under the kernel */
 			for (int tries = 0; inflight && tries < 500; tries++)
-				if ((n = rb_engine_uring.submit_reap(&ctx, 10000000, 1, w->done,
+				if ((n = rb_engine_uring.submit_reap(ctx, 10000000, 1, w->done,
 								     w->res, depth)) > 0)
 					inflight -= (unsigned)n;
+			/* a ring that still owes completions is not the next shard's */
+			if (inflight) {
+				rb_engine_uring.teardown(ctx);
+				w->ctx_ok = false;
+			}
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -207,7 +222,7 @@ static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 			uint32_t len = io->len;
 			bool again;
 
-			if (!reaped(w, &ctx, io, w->res[i], &again))
+			if (!reaped(w, ctx, io, w->res[i], &again))
 				failed = true;
 			moved += again ? len - io->len : (w->res[i] > 0 ? len : 0);
 			if (!again) {
@@ -216,7 +231,6 @@ static uint64_t xfer(struct writer *w, const char *path, uint64_t size, int dir)
 			}
 		}
 	}
-	rb_engine_uring.teardown(&ctx);
 	if (dir == RB_DIR_WRITE && !failed && fsync(fd) < 0)
 		note_error(w, 0, 0, dir, errno);
 	close(fd);
@@ -668,6 +682,8 @@ struct rb_ckpt *rb_ckpt_free(struct rb_ckpt *c)
 	for (size_t k = 0; c->w && k < c->n * c->nw; k++) {
 		struct writer *w = &c->w[k];
 
+		if (w->ctx_ok)
+			rb_engine_uring.teardown(&w->ctx);
 		free(w->bufs);
 		free(w->ios);
 		free(w->freel);
