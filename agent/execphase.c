@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fname.h"
 #include "units.h"
 
 #define OUT_TAIL 4096
@@ -26,17 +27,6 @@
 #define MAX_METRICS 16
 
 /* ---- the allow-list (agent.yaml 'commands') ---- */
-
-static bool word(const char *s, const char *extra)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
-			return false;
-	return true;
-}
 
 static void push(char ***v, size_t *n, const char *s)
 {
@@ -80,7 +70,7 @@ static void load_cmd(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cmd *m, 
 				const char *pv = rb_yaml_scalar(rb_yaml_get(y, q->value));
 				size_t n = m->nparams;
 
-				if (!word(pk, "_") || !pv) {
+				if (!rb_plain_word(pk, "_") || !pv) {
 					rb_yaml_error(y, d, rb_yaml_get(y, q->key), key,
 						      "params are NAME: DEFAULT (names: letters, "
 						      "digits, '_')");
@@ -121,7 +111,7 @@ void rb_exec_cfg_load(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cfg *c,
 		const char *name = rb_yaml_scalar(rb_yaml_get(y, p->key));
 		struct rb_agent_cmd *nv;
 
-		if (!word(name, "._-")) {
+		if (!rb_plain_word(name, "._-")) {
 			rb_yaml_error(y, d, rb_yaml_get(y, p->key), "commands",
 				      "a command's name is a word (letters, digits, '._-')");
 			continue;
@@ -305,7 +295,7 @@ static int params_of(const struct rb_agent_cmd *c, const struct rb_msg_exec *m, 
 				 m->params[k].key);
 			return -EINVAL;
 		}
-		if (!word(m->params[k].value, "._:,+-") || strchr("-.", *m->params[k].value)) {
+		if (!rb_plain_value(m->params[k].value)) {
 			snprintf(err, errlen,
 				 "parameter '%s': '%s' is not a plain word (none starts with '-' "
 				 "or '.')",

@@ -68,3 +68,19 @@ bool rb_fname_is_safe(const char *name)
 
 	return name && !strcmp(rb_fname_sanitize(name, buf, sizeof(buf)), name);
 }
+
+bool rb_plain_word(const char *s, const char *extra)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+bool rb_plain_value(const char *s)
+{
+	return rb_plain_word(s, RB_WORD_VALUE) && *s != '-' && *s != '.';
+}

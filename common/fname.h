@@ -26,6 +26,15 @@
  */
 char *rb_fname_sanitize(const char *name, char *buf, size_t len);
 
+/*
+ * Whether s is a plain word: letters and digits (ASCII), and the characters of extra; an
+ * exec phase's command name, parameter name or value (with RB_WORD_VALUE, and never a
+ * leading '-' or '.': nothing read as an option or a path upward).
+ */
+bool rb_plain_word(const char *s, const char *extra);
+#define RB_WORD_VALUE "._:,+-"
+bool rb_plain_value(const char *s);
+
 /* Whether name is already what rb_fname_sanitize() would make of it. */
 bool rb_fname_is_safe(const char *name);
 

@@ -14,6 +14,7 @@
 
 #include "campaign_keys.h"
 #include "campaign_priv.h"
+#include "fname.h"
 #include "units.h"
 #include "yamlcfg.h"
 
@@ -145,18 +146,6 @@ static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		ERR(L, v, "ses", "'ses' goes with method format only");
 }
 
-/* Whether s is a plain word: an agent's command name, or a parameter's key or value. */
-static bool plain_word(const char *s, const char *extra)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
-			return false;
-	return true;
-}
-
 /* The parameters of exec: a mapping of plain words, as "KEY=VALUE" lines. */
 static void load_exec_params(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 {
@@ -169,7 +158,7 @@ static void load_exec_params(struct loader *L, yaml_node_t *v, struct phase_extr
 		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n2 = rb_yaml_get(&L->y, p->value);
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n2);
 
-		if (!plain_word(key, "_") || !plain_word(val, "._:,+-") || strchr("-.", *val))
+		if (!rb_plain_word(key, "_") || !rb_plain_value(val))
 			ERR(L, k, "params",
 			    "exec parameters are words (letters, digits, '_'; values also "
 			    "'.:,+-', not first): the agent fills its command's declared ones, "
@@ -197,7 +186,7 @@ static void load_exec(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
 
 		if (key && !strcmp(key, "command")) {
-			if (!plain_word(val, "._-") || strlen(val) >= sizeof(x->exec))
+			if (!rb_plain_word(val, "._-") || strlen(val) >= sizeof(x->exec))
 				ERR(L, n, key,
 				    "'command' names a command of the agents' allow-list "
 				    "(agent.yaml 'commands'): a word of at most %zu characters",

@@ -17,6 +17,7 @@
 #include "fname.h"
 #include "presets.h"
 #include "units.h"
+#include "fname.h"
 #include "yamlcfg.h"
 
 /* KEY=VALUE set in a point's exec parameters ("KEY=VALUE" lines): replaced, or added. */
@@ -58,15 +59,7 @@ static void override_exec(struct loader *L, yaml_node_t *v, size_t first)
 		const char *val = rb_yaml_scalar(rb_yaml_get(&L->y, p->value));
 		bool any = false;
 
-		for (const char *s = key; s && *s; s++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_",
-				    *s))
-				key = NULL;
-		for (const char *s = val; s && *s; s++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:,+-",
-				    *s))
-				val = NULL;
-		if (!key || !*key || !val || !*val || strchr("-.", *val)) {
+		if (!rb_plain_word(key, "_") || !rb_plain_value(val)) {
 			ERR(L, k, "exec", "exec parameters are words (see a phase's 'exec')");
 			continue;
 		}
