@@ -211,8 +211,12 @@ static void tick(void *arg)
 
 	control_request(s, false, &pending);
 	free(pending);
-	/* the queue changed, an agent registered: the run's loop renders the page next */
-	if (s->metrics_dirty && rb_wall_ns() - s->metrics_at >= 1000000000LL)
+	/*
+	 * The queue changed, an agent registered: the run's loop renders the page next. Only
+	 * a page to render asks: without one nothing clears metrics_dirty, and every turn of
+	 * the loop would hand over the whole fleet's figures (a fleet's ingest fell to 2%).
+	 */
+	if (s->metrics && s->metrics_dirty && rb_wall_ns() - s->metrics_at >= 1000000000LL)
 		s->state.live_due = true;
 }
 
