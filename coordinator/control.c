@@ -386,18 +386,29 @@ static void view_erase(struct view *v)
 	}
 }
 
+/* How many drives' lines the view has room for: a terminal's rows less the header. */
+static unsigned view_rows(const struct view *v)
+{
+	struct winsize ws = { 0 };
+	unsigned rows = 24;
+
+	if (!v->tty)
+		return 0;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 6)
+		rows = ws.ws_row;
+	return rows - 3;
+}
+
 /* The view from a running run's status reply (its "drive=" lines). */
 static void view_draw(struct view *v, const char *rep)
 {
 	char camp[128] = "", phase[32] = "", pt[16] = "0", pts[16] = "0", left[32] = "0";
 	char sized[16] = "0", dur[32];
-	struct winsize ws = { 0 };
-	unsigned rows = 24, more = 0;
+	char total[24];
+	unsigned rows = view_rows(v) + 3, more = 0, shown = 0;
 
 	if (!v->tty || !strstr(rep, "\nstate=running"))
 		return;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 6)
-		rows = ws.ws_row;
 	rb_control_field(rep, "campaign", camp, sizeof(camp));
 	rb_control_field(rep, "phase", phase, sizeof(phase));
 	rb_control_field(rep, "point", pt, sizeof(pt));
@@ -429,7 +440,12 @@ static void view_draw(struct view *v, const char *rep)
 			strtod(f[2], NULL), strtod(f[3], NULL),
 			strcmp(f[4], "nan") && strcmp(f[4], "-nan") ? f[4] : "-");
 		v->drawn++;
+		shown++;
 	}
+	/* the service sends only what fits (a newer one), and says how many there are */
+	if (rb_control_field(rep, "drives_total", total, sizeof(total)) &&
+	    strtoul(total, NULL, 10) > shown)
+		more = (unsigned)(strtoul(total, NULL, 10) - shown);
 	if (more) {
 		fprintf(stderr, "  ... %u more drive(s): rackbench status --json\n", more);
 		v->drawn++;
@@ -556,7 +572,8 @@ int rb_service_submit(const struct rb_submit *sub)
 			rep = ask(sub->ctl, q, strlen(q), 5000);
 			free(rep);
 		}
-		snprintf(q, sizeof(q), "status\nid=%s\n", id);
+		/* the drives the view can show, none without one */
+		snprintf(q, sizeof(q), "status\nid=%s\ndrives=%u\n", id, view_rows(&v));
 		rep = ask(sub->ctl, q, strlen(q), 30000);
 		/* a service busy winding a run down may miss a question: ask again */
 		if ((!rep || !reply_ok(rep)) && ++misses < 5) {

@@ -622,7 +622,12 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 		svc_reply_agents(s, rb_control_field(req, "drives", dr, sizeof(dr)) &&
 					    !strcmp(dr, "1"));
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
-		svc_reply_status(s, rb_control_field(req, "id", id, sizeof(id)));
+		char dr[16];
+		/* drives=K: the first K drives' lines only (a follower's screenful) */
+		const char *k = rb_control_field(req, "drives", dr, sizeof(dr));
+
+		svc_reply_status(s, rb_control_field(req, "id", id, sizeof(id)),
+				 k ? strtoul(k, NULL, 10) : SIZE_MAX);
 	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
 		const char *which = rb_control_field(req, "id", id, sizeof(id));
 

@@ -78,6 +78,6 @@ bool svc_in_run(struct service *s, const char *name);
 /* The agents registered: a line each (with drives: a line per target after it). */
 void svc_reply_agents(struct service *s, bool drives);
 /* The run going on (or id's), the last ended, the queue; a running run's drives. */
-void svc_reply_status(struct service *s, const char *id);
+void svc_reply_status(struct service *s, const char *id, size_t max_drives);
 
 #endif

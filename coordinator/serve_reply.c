@@ -143,8 +143,12 @@ static double planned_left(const struct service *s, size_t *sized)
 	return left;
 }
 
-/* "drive=NAME\tIOPS\tMBPS\tP99US\tTEMPC\tERRORS\tMEASURED" lines of the run's drives. */
-static char *running_drives(const struct service *s)
+/*
+ * "drive=NAME\tIOPS\tMBPS\tP99US\tTEMPC\tERRORS\tMEASURED" lines of the run's first
+ * max drives, then "drives_total=N": a follower's view shows a screenful and asks five
+ * times a second, which for a fleet's 24,000 drives was a tenth of the coordinator.
+ */
+static char *running_drives(const struct service *s, size_t max)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -152,7 +156,8 @@ static char *running_drives(const struct service *s)
 
 	if (!f)
 		return NULL;
-	for (size_t i = 0; i < s->nlive; i++) {
+	fprintf(f, "drives_total=%zu\n", s->nlive);
+	for (size_t i = 0; i < s->nlive && i < max; i++) {
 		const struct svc_drive *d = &s->live[i];
 
 		fprintf(f, "drive=%s\t%.1f\t%.3f\t%.1f\t%.1f\t%llu\t%d\n", d->name, d->iops,
@@ -166,12 +171,12 @@ static char *running_drives(const struct service *s)
 	return text;
 }
 
-void svc_reply_status(struct service *s, const char *id)
+void svc_reply_status(struct service *s, const char *id, size_t max_drives)
 {
 	size_t sized = 0;
 
 	if (s->running && (!id || !strcmp(id, s->id))) {
-		char *drives = running_drives(s);
+		char *drives = running_drives(s, max_drives);
 
 		svc_reply(s,
 			  "ok\nstate=running\nphase=%s\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\n"

@@ -133,6 +133,14 @@ with Tmp() as tmp:
               st["planned_left_s"] >= 0 and st["size_based_left"] == 0 and
               sorted(d["drive"] for d in st["drives"]) == ["sv-a1:a1/d.dat", "sv-a2:a2/d.dat"],
               f"status --json while running: {st}")
+        # a follower asks for the drives its view can show: the first K, and how many
+        ask = os.path.join(os.environ.get("RB_BUILD", "build"), "tests", "control_ask")
+        for k, lines in ((1, 1), (0, 0), (5, 2)):
+            rep = run([ask, ctl, f"status\\ndrives={k}\\n"]).stdout
+            check(rep.startswith("ok\n") and rep.count("\ndrive=sv-a") == lines and
+                  "\ndrives_total=2\n" in rep, f"status with drives={k}: {rep}")
+        rep = run([ask, ctl, "status\\n"]).stdout
+        check(rep.count("\ndrive=sv-a") == 2, f"status: {rep}")
         r = run([COORD, "run", camp, "--results", "out"], cwd=tmp, env=env)
         # busy: its own exit code (7), not a failed run's
         check(r.returncode == 7 and "busy" in r.stderr, f"second run: {r.returncode} {r.stderr}")
