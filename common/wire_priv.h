@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rackbench.pb-c.h"
 #include "wire.h"
@@ -53,6 +54,13 @@ static inline struct rb_sparse sparse_in(const uint32_t *idx, size_t nidx, const
 {
 	return (struct rb_sparse){ idx, cnt, nidx < ncnt ? nidx : ncnt };
 }
+
+/*
+ * An envelope of samples in the shape every encoder writes, decoded without protobuf-c
+ * (wire_samples.c): 0 decoded into m (its block on p), 1 not that shape (the generic
+ * decoder decides), -ENOMEM.
+ */
+int rb_wire_samples_in(struct pool *p, const uint8_t *buf, size_t len, struct rb_msg *m);
 
 /* A drive's result (wire_result.c). */
 Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m);

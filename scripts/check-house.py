@@ -29,7 +29,8 @@ ROOMS = ("common", "agent", "coordinator")
 FILE_LIMIT = 1000
 FILE_LIMITS = {}  # file: a limit of its own (none today)
 FUNC_LIMIT = 120
-WIRE_CODEC = ("common/wire.c", "common/wire_result.c", "common/wire_base.c", "common/wire_priv.h")
+WIRE_CODEC = ("common/wire.c", "common/wire_result.c", "common/wire_base.c", "common/wire_samples.c",
+              "common/wire_priv.h")
 
 # Today's exceptions, each with its present size: a ratchet. Shrink them; never add.
 PB_USERS = {  # file: uses of Rb__* / rb__* generated names (only ever fewer)

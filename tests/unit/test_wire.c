@@ -705,6 +705,137 @@ static void test_wire_uneven_histogram_read_as_shorter(void **state)
 }
 
 /*
+ * Both decoders' answer for buf: the same return code and, decoded, the same message
+ * (packed again to the same bytes). Returns the return code.
+ */
+static int same_decode(const uint8_t *buf, size_t len)
+{
+	struct rb_msg *a = NULL, *b = NULL;
+	char ea[256], eb[256];
+	int ra, rb;
+
+	ra = rb_msg_unpack(buf, len, &a, ea, sizeof(ea));
+	rb_wire_generic_only(true);
+	rb = rb_msg_unpack(buf, len, &b, eb, sizeof(eb));
+	rb_wire_generic_only(false);
+	assert_int_equal(ra, rb);
+	if (!ra) {
+		uint8_t *pa, *pb;
+		size_t la, lb;
+
+		assert_int_equal(a->kind, b->kind);
+		assert_int_equal(a->major, b->major);
+		assert_int_equal(a->minor, b->minor);
+		assert_int_equal(rb_msg_pack(a, &pa, &la), 0);
+		assert_int_equal(rb_msg_pack(b, &pb, &lb), 0);
+		assert_int_equal(la, lb);
+		assert_memory_equal(pa, pb, la);
+		free(pa);
+		free(pb);
+		rb_msg_free(a);
+		rb_msg_free(b);
+	} else {
+		assert_string_equal(ea, eb);
+	}
+	return ra;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Samples are decoded directly, not by protobuf-c: every batch the agents' encoder
+ * makes, every prefix of one and thousands of damaged copies get the generic decoder's
+ * answer, and the shapes the direct decoder does not take (an unpacked list, a field
+ * twice, an unknown field, another major) still decode or fail as before.
+ */
+static void test_wire_samples_direct_equals_generic(void **state)
+{
+	enum { N = 40 };
+	struct rb_msg_sample s[N];
+	uint32_t idx[N][70];
+	uint64_t cnt[N][70], seed = 0x9e3779b97f4a7c15ULL;
+	char drive[N][32];
+	struct rb_msg m;
+	uint8_t *buf, *bad;
+	size_t len;
+	unsigned long direct;
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		size_t n = rnd(&seed) % 70;
+
+		for (size_t j = 0; j < n; j++) {
+			idx[i][j] = (uint32_t)(j * 37 + rnd(&seed) % 37);
+			cnt[i][j] = j % 7 == 6 ? UINT64_MAX - j : rnd(&seed) % 100000;
+		}
+		snprintf(drive[i], sizeof(drive[i]), i % 9 == 8 ? "" : "/dev/nvme%zun1", i);
+		s[i] = (struct rb_msg_sample){ .point = (uint32_t)(i % 3 ? i : UINT32_MAX),
+					       .attempt = (uint32_t)(i % 2),
+					       .drive = drive[i],
+					       .interval = (uint32_t)rnd(&seed),
+					       .direction = (uint32_t)(i % 3),
+					       .t_ns = i % 5 ? (int64_t)(rnd(&seed) >> 1) : -7,
+					       .ios = rnd(&seed),
+					       .bytes = i % 4 ? rnd(&seed) : 0,
+					       .errors = i % 11 ? 0 : 3,
+					       .lat_sum_ns = rnd(&seed),
+					       .hist = { idx[i], cnt[i], n } };
+	}
+	rb_msg_init(&m, RB_MSG_SAMPLES);
+	m.epoch = 1ULL << 40;
+	m.seq = 77;
+	m.samples = (struct rb_msg_samples){ s, N };
+	assert_int_equal(rb_msg_pack(&m, &buf, &len), 0);
+	direct = rb_wire_direct_decodes();
+	assert_int_equal(same_decode(buf, len), 0);
+	/* the agents' own encoding is the direct decoder's */
+	assert_int_equal(rb_wire_direct_decodes(), direct + 1);
+	for (size_t k = 0; k < len; k++)
+		same_decode(buf, k);
+	bad = malloc(len);
+	assert_non_null(bad);
+	for (int t = 0; t < 6000; t++) {
+		memcpy(bad, buf, len);
+		for (int j = 0; j < 1 + t % 3; j++)
+			bad[rnd(&seed) % len] = (uint8_t)rnd(&seed);
+		same_decode(bad, len);
+	}
+	free(bad);
+	free(buf);
+}
+
+/* Shapes protobuf-c takes that the direct decoder leaves to it. */
+static void test_wire_samples_other_shapes(void **state)
+{
+	/* envelope (major 1, seq 3), body 15: one Sample of drive "d", point 2 twice, its
+	 * hist_idx unpacked (two entries), hist_cnt packed (two), an unknown field 13 */
+	static const uint8_t odd[] = { 0x08, 0x01, 0x20, 0x03, 0x7a, 0x13, 0x0a, 0x11, 0x1a,
+				       0x01, 'd',  0x08, 0x02, 0x08, 0x02, 0x58, 0x05, 0x58,
+				       0x06, 0x62, 0x02, 0x07, 0x09, 0x68, 0x01 };
+	struct rb_msg *b = NULL;
+	char err[256];
+	unsigned long direct = rb_wire_direct_decodes();
+
+	(void)state;
+	assert_int_equal(same_decode(odd, sizeof(odd)), 0);
+	assert_int_equal(rb_wire_direct_decodes(), direct);
+	assert_int_equal(rb_msg_unpack(odd, sizeof(odd), &b, err, sizeof(err)), 0);
+	assert_int_equal(b->samples.n, 1);
+	assert_string_equal(b->samples.v[0].drive, "d");
+	assert_int_equal(b->samples.v[0].point, 2);
+	assert_int_equal(b->samples.v[0].hist.n, 2);
+	assert_int_equal(b->samples.v[0].hist.idx[1], 6);
+	assert_int_equal(b->samples.v[0].hist.cnt[1], 9);
+	rb_msg_free(b);
+}
+
+/*
  * A small message of many empty targets: each costs protobuf-c little and the typed
  * identity list much more; together they are held to the decoder's budget, refused as too
  * large, not allocated.
@@ -787,6 +918,8 @@ int main(void)
 		cmocka_unit_test(test_wire_refuses_other_major),
 		cmocka_unit_test(test_wire_tolerates_unknown_field),
 		cmocka_unit_test(test_wire_uneven_histogram_read_as_shorter),
+		cmocka_unit_test(test_wire_samples_direct_equals_generic),
+		cmocka_unit_test(test_wire_samples_other_shapes),
 		cmocka_unit_test(test_wire_decode_budget_counts_typed_arrays),
 		cmocka_unit_test(test_wire_rejects_garbage_and_oversize),
 	};
