@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <hdf5.h>
+#include <libdeflate.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +17,24 @@
 #include "hist.h"
 #include "results_priv.h"
 
+/*
+ * Whole chunks compressed here, not by HDF5's filters: the same shuffle and the same
+ * zlib stream that the declared filters (shuffle, deflate) read back, made by
+ * libdeflate, which does level 1 in half zlib's time. Deflate was the largest cost of
+ * a fleet's coordinator (2.9 of its 10 us per sample at 1,000 agents x 24 drives).
+ */
+struct chunker {
+	struct libdeflate_compressor *c;
+	char *shuf, *out;
+	size_t outcap;
+};
+
 struct table {
 	const char *name;
 	const struct field *f;
 	size_t nf, rowsize;
+	hsize_t chunk_rows; /* rows of a chunk */
+	struct chunker *z;  /* whole chunks compressed here; NULL: by HDF5 */
 	hid_t dset, type;
 	char *buf;
 	size_t nbuf, capbuf;
@@ -55,6 +70,7 @@ struct rb_results {
 	pthread_cond_t room; /* the queue shrank */
 	struct job *head, *tail;
 	size_t queued_bytes;
+	struct chunker z; /* the writer's */
 };
 
 static void *writer(void *arg);
@@ -117,6 +133,7 @@ static int table_create(struct rb_results *r, int i)
 		H5Tclose(mt);
 	}
 	chunk = 65536 / t->rowsize ? 65536 / t->rowsize : 1;
+	t->chunk_rows = chunk;
 	sp = H5Screate_simple(1, &dims, &maxdims);
 	dcpl = H5Pcreate(H5P_DATASET_CREATE);
 	H5Pset_chunk(dcpl, 1, &chunk);
@@ -165,6 +182,22 @@ static void create_failed(const char *path, char *err, size_t errlen)
 	snprintf(err, errlen, "cannot create '%s': the HDF5 library refused it", path);
 }
 
+/* The writer's compressor and buffers, for every table's whole chunks (64 KiB each). */
+static int chunker_init(struct rb_results *r)
+{
+	struct chunker *z = &r->z;
+
+	z->c = libdeflate_alloc_compressor(1);
+	z->outcap = libdeflate_zlib_compress_bound(z->c, 65536);
+	z->shuf = malloc(65536);
+	z->out = malloc(z->outcap);
+	if (!z->c || !z->shuf || !z->out)
+		return -ENOMEM;
+	for (int i = 0; i < NWRITTEN; i++)
+		r->t[i].z = z;
+	return 0;
+}
+
 struct rb_results *rb_results_create(const char *path, const struct rb_results_meta *m, char *err,
 				     size_t errlen)
 {
@@ -192,6 +225,11 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 			rb_results_close(r, "failed", 0);
 			return NULL;
 		}
+	}
+	if (chunker_init(r)) {
+		snprintf(err, errlen, "out of memory");
+		rb_results_close(r, "failed", 0);
+		return NULL;
 	}
 	char ver[32];
 
@@ -323,26 +361,73 @@ int rb_results_health(struct rb_results *r, const struct rb_row_health *row)
 }
 
 /* The writer's thread: appends n rows of buf to the table. */
-static int table_append(struct table *t, const char *buf, size_t n)
+/* n rows at row `at` through HDF5's own pipeline (the dataset already that long). */
+static int rows_write(struct table *t, hsize_t at, const char *buf, size_t n)
 {
-	hsize_t size, start, count = n;
+	hsize_t count = n;
 	hid_t fs, ms;
 	herr_t e;
+
+	fs = H5Dget_space(t->dset);
+	H5Sselect_hyperslab(fs, H5S_SELECT_SET, &at, NULL, &count, NULL);
+	ms = H5Screate_simple(1, &count, NULL);
+	e = H5Dwrite(t->dset, t->type, ms, fs, H5P_DEFAULT, buf);
+	H5Sclose(ms);
+	H5Sclose(fs);
+	return e < 0 ? -EIO : 0;
+}
+
+/* One whole chunk of rows at row `at` (a chunk's first): shuffled, deflated, written. */
+static int chunk_write(struct table *t, hsize_t at, const char *buf)
+{
+	struct chunker *z = t->z;
+	size_t rs = t->rowsize, n = t->chunk_rows, len;
+
+	/* HDF5's shuffle: byte k of every row together, for k = 0 .. rowsize - 1 */
+	for (size_t k = 0; k < rs; k++) {
+		char *o = z->shuf + k * n;
+		const char *in = buf + k;
+
+		for (size_t i = 0; i < n; i++)
+			o[i] = in[i * rs];
+	}
+	len = libdeflate_zlib_compress(z->c, z->shuf, n * rs, z->out, z->outcap);
+	if (!len)
+		return -EIO;
+	return H5Dwrite_chunk(t->dset, H5P_DEFAULT, 0, &at, len, z->out) < 0 ? -EIO : 0;
+}
+
+static int table_append(struct table *t, const char *buf, size_t n)
+{
+	hsize_t size, at = t->written;
+	size_t rs = t->rowsize;
+	int r = 0;
 
 	if (!n)
 		return 0;
 	size = t->written + n;
 	if (H5Dset_extent(t->dset, &size) < 0)
 		return -EIO;
-	fs = H5Dget_space(t->dset);
-	start = t->written;
-	H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
-	ms = H5Screate_simple(1, &count, NULL);
-	e = H5Dwrite(t->dset, t->type, ms, fs, H5P_DEFAULT, buf);
-	H5Sclose(ms);
-	H5Sclose(fs);
-	if (e < 0)
-		return -EIO;
+	if (t->z && n >= t->chunk_rows) {
+		/* up to a chunk's start through HDF5 (that chunk has rows already), then
+		 * whole chunks here; what is left after them through HDF5 again */
+		size_t head = (size_t)((t->chunk_rows - at % t->chunk_rows) % t->chunk_rows);
+
+		if (head)
+			r = rows_write(t, at, buf, head);
+		at += head;
+		buf += head * rs;
+		n -= head;
+		for (; !r && n >= t->chunk_rows; n -= t->chunk_rows) {
+			r = chunk_write(t, at, buf);
+			at += t->chunk_rows;
+			buf += t->chunk_rows * rs;
+		}
+	}
+	if (!r && n)
+		r = rows_write(t, at, buf, n);
+	if (r)
+		return r;
 	t->written = size;
 	return 0;
 }
@@ -512,6 +597,10 @@ int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)
 		if (f >= 0 && H5Fclose(f) < 0)
 			rc = -EIO;
 	}
+	if (r->z.c)
+		libdeflate_free_compressor(r->z.c);
+	free(r->z.shuf);
+	free(r->z.out);
 	free(r->path);
 	free(r);
 	return rc;
