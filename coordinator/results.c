@@ -6,6 +6,9 @@
 #include <pthread.h>
 #include <hdf5.h>
 #include <libdeflate.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,19 +291,30 @@ struct rb_results *rb_results_create(const char *path, const struct rb_results_m
 	return r;
 }
 
+/* Room for at least want rows in t's buffer (doubling). */
+static int reserve(struct table *t, size_t want)
+{
+	size_t cap = t->capbuf ? t->capbuf : 64;
+	char *nb;
+
+	while (cap < want)
+		cap *= 2;
+	if (cap == t->capbuf)
+		return 0;
+	nb = realloc(t->buf, cap * t->rowsize);
+	if (!nb)
+		return -ENOMEM;
+	t->buf = nb;
+	t->capbuf = cap;
+	return 0;
+}
+
 static int push(struct rb_results *r, int i, const void *row)
 {
 	struct table *t = &r->t[i];
 
-	if (t->nbuf == t->capbuf) {
-		size_t cap = t->capbuf ? t->capbuf * 2 : 64;
-		char *nb = realloc(t->buf, cap * t->rowsize);
-
-		if (!nb)
-			return -ENOMEM;
-		t->buf = nb;
-		t->capbuf = cap;
-	}
+	if (t->nbuf == t->capbuf && reserve(t, t->nbuf + 1))
+		return -ENOMEM;
 	memcpy(t->buf + t->nbuf * t->rowsize, row, t->rowsize);
 	t->nbuf++;
 	return 0;
@@ -335,19 +349,31 @@ int rb_results_sample_hist(struct rb_results *r, struct rb_row_sample *row, cons
 			   const uint64_t *cnt, size_t n)
 {
 	struct table *t = &r->t[T_HIST];
+	struct rb_row_bin *b;
+	size_t i = 0;
 
 	row->hist_first = t->queued + t->nbuf;
 	row->hist_n = 0;
-	for (size_t i = 0; i < n; i++)
+	/* room for every bucket once, written in place: a fleet's commonest rows */
+	if (t->capbuf - t->nbuf < n && reserve(t, t->nbuf + n))
+		return -ENOMEM;
+	b = (struct rb_row_bin *)(void *)(t->buf + t->nbuf * t->rowsize);
+	for (; i < n && cnt[i] <= UINT32_MAX; i++)
+		if (cnt[i])
+			b[row->hist_n++] =
+				(struct rb_row_bin){ .bucket = idx[i], .count = (uint32_t)cnt[i] };
+	t->nbuf += row->hist_n;
+	/* from a count past 2^32 - 1 on: rows of at most that, to be added */
+	for (; i < n; i++)
 		for (uint64_t left = cnt[i]; left;) {
-			struct rb_row_bin b = { .bucket = idx[i],
-						.count = left > UINT32_MAX ? UINT32_MAX
-									   : (uint32_t)left };
+			struct rb_row_bin one = { .bucket = idx[i],
+						  .count = left > UINT32_MAX ? UINT32_MAX
+									     : (uint32_t)left };
 
-			if (push(r, T_HIST, &b))
+			if (push(r, T_HIST, &one))
 				return -ENOMEM;
 			row->hist_n++;
-			left -= b.count;
+			left -= one.count;
 		}
 	return push(r, T_SAMPLES, row);
 }
@@ -360,7 +386,6 @@ int rb_results_health(struct rb_results *r, const struct rb_row_health *row)
 	return push(r, T_HEALTH, row);
 }
 
-/* The writer's thread: appends n rows of buf to the table. */
 /* n rows at row `at` through HDF5's own pipeline (the dataset already that long). */
 static int rows_write(struct table *t, hsize_t at, const char *buf, size_t n)
 {
@@ -377,20 +402,54 @@ static int rows_write(struct table *t, hsize_t at, const char *buf, size_t n)
 	return e < 0 ? -EIO : 0;
 }
 
+/*
+ * HDF5's shuffle of n rows of rs bytes: byte k of every row together, k = 0 .. rs - 1.
+ * Rows of a multiple of 8 bytes go eight rows at a time, each 8 x 8 block of bytes
+ * transposed in SSE2 registers (the byte-by-byte loop was a tenth of the coordinator).
+ */
+static void shuffle(char *o, const char *in, size_t rs, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	for (; rs % 8 == 0 && i + 8 <= n; i += 8) {
+		for (size_t c = 0; c < rs; c += 8) {
+			const char *p = in + i * rs + c;
+			__m128i r[8], a[4], b[4], x[4];
+			char *q = o + c * n + i;
+
+			for (int j = 0; j < 8; j++)
+				r[j] = _mm_loadl_epi64((const __m128i *)(const void *)(p + j * rs));
+			for (int j = 0; j < 4; j++)
+				a[j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
+			b[0] = _mm_unpacklo_epi16(a[0], a[1]); /* bytes 0-3 of rows 0-3 */
+			b[1] = _mm_unpackhi_epi16(a[0], a[1]); /* bytes 4-7 of rows 0-3 */
+			b[2] = _mm_unpacklo_epi16(a[2], a[3]); /* ... of rows 4-7 */
+			b[3] = _mm_unpackhi_epi16(a[2], a[3]);
+			x[0] = _mm_unpacklo_epi32(b[0], b[2]); /* byte 0 of rows 0-7, byte 1 */
+			x[1] = _mm_unpackhi_epi32(b[0], b[2]); /* bytes 2, 3 */
+			x[2] = _mm_unpacklo_epi32(b[1], b[3]); /* bytes 4, 5 */
+			x[3] = _mm_unpackhi_epi32(b[1], b[3]); /* bytes 6, 7 */
+			for (int j = 0; j < 4; j++) {
+				_mm_storel_epi64((__m128i *)(void *)(q + 2 * j * n), x[j]);
+				_mm_storel_epi64((__m128i *)(void *)(q + (2 * j + 1) * n),
+						 _mm_unpackhi_epi64(x[j], x[j]));
+			}
+		}
+	}
+#endif
+	for (; i < n; i++)
+		for (size_t k = 0; k < rs; k++)
+			o[k * n + i] = in[i * rs + k];
+}
+
 /* One whole chunk of rows at row `at` (a chunk's first): shuffled, deflated, written. */
 static int chunk_write(struct table *t, hsize_t at, const char *buf)
 {
 	struct chunker *z = t->z;
 	size_t rs = t->rowsize, n = t->chunk_rows, len;
 
-	/* HDF5's shuffle: byte k of every row together, for k = 0 .. rowsize - 1 */
-	for (size_t k = 0; k < rs; k++) {
-		char *o = z->shuf + k * n;
-		const char *in = buf + k;
-
-		for (size_t i = 0; i < n; i++)
-			o[i] = in[i * rs];
-	}
+	shuffle(z->shuf, buf, rs, n);
 	len = libdeflate_zlib_compress(z->c, z->shuf, n * rs, z->out, z->outcap);
 	if (!len)
 		return -EIO;
