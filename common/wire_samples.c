@@ -107,9 +107,12 @@ enum {
  */
 static bool unpack_list(const uint8_t *p, size_t len, uint32_t *v32, uint64_t *v64)
 {
-	const uint8_t *end = p + len;
+	const uint8_t *end;
 	size_t k = 0;
 
+	if (!len)
+		return true; /* an absent list: p is NULL */
+	end = p + len;
 	while (p < end) {
 		uint64_t x;
 
@@ -313,7 +316,7 @@ int rb_wire_samples_in(struct pool *pl, const uint8_t *buf, size_t len, struct r
 	cur.i = (uint32_t *)(void *)(cur.c + need.n64);
 	cur.t = (char *)(cur.i + need.n32);
 	if (!batch(body, body + nbody, &done, v, &cur))
-		return 1; /* cannot happen: the same bytes passed the count */
+		return 1; /* a list entry too long or too large for its type: protobuf-c's */
 	m->kind = RB_MSG_SAMPLES;
 	m->major = (uint32_t)hdr[1];
 	m->minor = (uint32_t)hdr[2];

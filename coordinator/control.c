@@ -386,7 +386,10 @@ static void view_erase(struct view *v)
 	}
 }
 
-/* How many drives' lines the view has room for: a terminal's rows less the header. */
+/*
+ * How many drives' lines the view has room for: a terminal's rows less its two header
+ * lines, the "more drives" line and the cursor's and a spare one.
+ */
 static unsigned view_rows(const struct view *v)
 {
 	struct winsize ws = { 0 };
@@ -396,7 +399,7 @@ static unsigned view_rows(const struct view *v)
 		return 0;
 	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 6)
 		rows = ws.ws_row;
-	return rows - 3;
+	return rows - 5;
 }
 
 /* The view from a running run's status reply (its "drive=" lines). */
@@ -405,7 +408,7 @@ static void view_draw(struct view *v, const char *rep)
 	char camp[128] = "", phase[32] = "", pt[16] = "0", pts[16] = "0", left[32] = "0";
 	char sized[16] = "0", dur[32];
 	char total[24];
-	unsigned rows = view_rows(v) + 3, more = 0, shown = 0;
+	unsigned room = view_rows(v), more = 0, shown = 0;
 
 	if (!v->tty || !strstr(rep, "\nstate=running"))
 		return;
@@ -431,7 +434,7 @@ static void view_draw(struct view *v, const char *rep)
 		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p + 7, "\n"), p + 7);
 		if (split_tabs(line, f, 8) < 7)
 			continue;
-		if (v->drawn >= rows - 3) {
+		if (shown >= room) {
 			more++;
 			continue;
 		}

@@ -357,7 +357,7 @@ int rb_results_sample_hist(struct rb_results *r, struct rb_row_sample *row, cons
 	/* room for every bucket once, written in place: a fleet's commonest rows */
 	if (t->capbuf - t->nbuf < n && reserve(t, t->nbuf + n))
 		return -ENOMEM;
-	b = (struct rb_row_bin *)(void *)(t->buf + t->nbuf * t->rowsize);
+	b = n ? (struct rb_row_bin *)(void *)(t->buf + t->nbuf * t->rowsize) : NULL;
 	for (; i < n && cnt[i] <= UINT32_MAX; i++)
 		if (cnt[i])
 			b[row->hist_n++] =
