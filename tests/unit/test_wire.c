@@ -774,7 +774,10 @@ static void test_wire_samples_direct_equals_generic(void **state)
 			idx[i][j] = (uint32_t)(j * 37 + rnd(&seed) % 37);
 			cnt[i][j] = j % 7 == 6 ? UINT64_MAX - j : rnd(&seed) % 100000;
 		}
-		snprintf(drive[i], sizeof(drive[i]), i % 9 == 8 ? "" : "/dev/nvme%zun1", i);
+		if (i % 9 == 8)
+			drive[i][0] = '\0'; /* an empty name */
+		else
+			snprintf(drive[i], sizeof(drive[i]), "/dev/nvme%zun1", i);
 		s[i] = (struct rb_msg_sample){ .point = (uint32_t)(i % 3 ? i : UINT32_MAX),
 					       .attempt = (uint32_t)(i % 2),
 					       .drive = drive[i],
