@@ -163,7 +163,8 @@ struct ldrive {
 struct live {
 	struct ldrive *d;	   /* per drive; NULL before the drives are chosen */
 	struct rb_live_drive *out; /* per drive */
-	struct rb_identity *vid;   /* per drive: a volume's identity, joined */
+	struct rb_identity *vid;   /* per drive: its identity as labelled (a volume's joined) */
+	size_t labelled;	   /* the point (+1) the drives' labels are of; 0: none yet */
 	struct rb_live_agent *agents;
 	size_t agents_cap;
 	uint64_t samples;

@@ -66,7 +66,11 @@ static int failing(const struct coord *k, const struct ldrive *d)
 	       (r->critical_warning == 1 && d->warnings);
 }
 
-/* Drive i's labels: its agent's host, its identity as the agent said (a volume's joined). */
+/*
+ * Drive i's labels: its agent's host, its identity as the agent said (a volume's joined),
+ * copied: the registry's entry is updated in place when a result comes, and a series
+ * whose labels change at a point's end is a second series in Prometheus.
+ */
 static void labels(struct coord *k, size_t i, struct rb_live_drive *o)
 {
 	const struct rb_drive_ref *dr = &k->c->drives[i];
@@ -83,8 +87,9 @@ static void labels(struct coord *k, size_t i, struct rb_live_drive *o)
 		ing_volume_row(k, i, &row);
 		k->live.vid[i] = row.id;
 		id = &k->live.vid[i];
-	} else {
-		id = reg_target(a, dr->path);
+	} else if ((id = reg_target(a, dr->path))) {
+		k->live.vid[i] = *id;
+		id = &k->live.vid[i];
 	}
 	o->serial = id ? id->serial : "";
 	o->model = id ? id->model : "";
@@ -94,13 +99,17 @@ static void labels(struct coord *k, size_t i, struct rb_live_drive *o)
 static void drives(struct coord *k, double interval_s, int64_t now)
 {
 	bool shown = k->phase == PHASE_POINT || now - k->live.left_point < grace_ns(k);
+	/* labels once a point: the same series through it, and its grace after */
+	bool relabel = k->live.labelled != k->cur_point + 1;
 
+	k->live.labelled = k->cur_point + 1;
 	for (size_t i = 0; k->live.d && i < k->c->ndrives; i++) {
 		const struct ldrive *d = &k->live.d[i];
 		struct rb_live_drive *o = &k->live.out[i];
 		uint64_t ios = d->ios;
 
-		labels(k, i, o);
+		if (relabel)
+			labels(k, i, o);
 		o->measured = d->have && shown && interval_s > 0;
 		o->interval = d->interval;
 		o->iops = o->measured ? (double)ios / interval_s : 0;
