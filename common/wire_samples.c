@@ -136,7 +136,7 @@ static bool unpack_list(const uint8_t *p, size_t len, uint32_t *v32, uint64_t *v
 	return true;
 }
 
-/* A scalar field's place in the struct (f a varint field other than t_ns). */
+/* A varint field's value in its place in the struct. */
 static void put(struct rb_msg_sample *o, unsigned f, uint64_t v)
 {
 	switch (f) {
@@ -216,14 +216,12 @@ static bool sample(const uint8_t *p, const uint8_t *end, struct need *need,
 			}
 			continue;
 		}
-		/* uint32 fields: protobuf-c keeps the low 32 bits of a longer varint; we take none */
-		if ((key & 7) != 0 ||
-		    !varint(&p, end,
-			    f == F_POINT || f == F_ATTEMPT || f == F_INTERVAL || f == F_DIRECTION
-				    ? 5
-				    : 10,
-			    &v) ||
-		    ((f <= F_DIRECTION) && v > UINT32_MAX))
+		/* uint32 fields (the varints numbered up to direction; drive went above):
+		 * protobuf-c keeps the low 32 bits of a longer varint; we take none */
+		bool narrow = f <= F_DIRECTION;
+
+		if ((key & 7) != 0 || !varint(&p, end, narrow ? 5 : 10, &v) ||
+		    (narrow && v > UINT32_MAX))
 			return false;
 		if (out)
 			put(out, f, v);
