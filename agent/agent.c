@@ -52,13 +52,16 @@ static void send_error(struct agent *a, int code, const char *msg)
 #define FRESH_JITTER_NS 2000000000ULL
 #define UNHEARD_NS 30000000000LL	  /* a socket silent this long starts over */
 #define HELLO_BACKOFF_MIN_NS 200000000LL  /* Hello while idle: from 0.2 s apart ... */
-#define HELLO_BACKOFF_MAX_NS 2000000000LL /* ... doubling up to 2 s */
+#define HELLO_BACKOFF_MAX_NS 1000000000LL /* ... doubling up to 1 s (1.5 s jittered) */
 #define HELLO_AFTER_STOP_NS 1000000000LL  /* the first Hello after a Stop */
 #define SYNC_EVERY_NS 1000000000LL	  /* the spool on disk, and its cap checked */
 #define RESEND_AFTER_NS 2000000000LL	  /* unacknowledged data again after a silence */
 #define BEAT_EVERY_NS 1000000000LL	  /* Heartbeat while a point runs */
 #define RECV_BUSY_MS 20			  /* a turn's wait for a message, a point running */
 #define RECV_IDLE_MS 100		  /* ... and idle */
+_Static_assert(HELLO_BACKOFF_MAX_NS / 2 * 3 <= RB_HELLO_GAP_MAX_NS &&
+		       HELLO_AFTER_STOP_NS <= RB_HELLO_GAP_MAX_NS,
+	       "the coordinator counts on Hellos at most RB_HELLO_GAP_MAX_NS apart");
 
 /*
  * The session loop's own state: the keys a fresh socket connects with, what was heard,
@@ -170,12 +173,12 @@ static void hello(struct session *s, int64_t now)
 	uint64_t j;
 
 	rb_preflight_hello(&s->a, s->a.epoch);
-	/* jittered back-off: 0.5x .. 1.5x, doubling up to 2 s */
+	/* jittered back-off: 0.5x .. 1.5x, doubling up to 1 s (RB_HELLO_GAP_MAX_NS) */
 	if (getrandom(&j, sizeof(j), 0) != sizeof(j))
 		j = (uint64_t)now;
 	s->next.hello = now + s->next.backoff / 2 + (int64_t)(j % (uint64_t)s->next.backoff);
-	if (s->next.backoff < HELLO_BACKOFF_MAX_NS)
-		s->next.backoff *= 2;
+	s->next.backoff = s->next.backoff * 2 < HELLO_BACKOFF_MAX_NS ? s->next.backoff * 2
+								     : HELLO_BACKOFF_MAX_NS;
 }
 
 /* Liveness while the samples may be minutes apart. */

@@ -116,7 +116,7 @@ void *rb_tx_dealer_connect_keyed(const char *endpoint, const char *identity,
 				 const struct rb_keypair *client, const char *server_pub)
 {
 	void *s = zmq_socket(rb_tx_context(), ZMQ_DEALER);
-	int linger = 1000, ivl = 100, ivl_max = 2000, one = 1, sndtimeo = 10000;
+	int linger = 1000, ivl = 100, ivl_max = RB_RECONNECT_MAX_MS, one = 1, sndtimeo = 10000;
 	int64_t maxmsg = RB_WIRE_MAX_BYTES + 4096;
 
 	if (!s)

@@ -15,6 +15,16 @@
 
 #define RB_RID_MAX 256
 
+/*
+ * How soon a coordinator that (re)starts hears every running agent, which a group of
+ * "all" agents waits out: an agent's connection is tried again at most
+ * RB_RECONNECT_MAX_MS apart, and an agent not yet welcomed says Hello at most
+ * RB_HELLO_GAP_MAX_NS apart (its back-off, jitter included). Hellos sent while the
+ * connection is down are dropped, so the two add up.
+ */
+#define RB_RECONNECT_MAX_MS 1000
+#define RB_HELLO_GAP_MAX_NS 1500000000LL
+
 struct rb_peer {
 	uint8_t rid[RB_RID_MAX];
 	size_t rid_len;

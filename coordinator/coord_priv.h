@@ -71,6 +71,10 @@ const char *coord_phase_name(enum coord_phase p);
 
 #define LOST_AFTER_NS 5000000000LL   /* no traffic for this long during a point: lost */
 #define GROUP_SETTLE_NS 3000000000LL /* a group of "all" agents: quiet this long, it is whole */
+/* ... longer than the most an agent takes to be heard again, with room for a slow host */
+_Static_assert(GROUP_SETTLE_NS >=
+		       RB_RECONNECT_MAX_MS * 1000000LL + RB_HELLO_GAP_MAX_NS + 500000000LL,
+	       "a group settles before a running agent is heard");
 
 struct ragent {
 	const char *name;
