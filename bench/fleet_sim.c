@@ -101,18 +101,22 @@ static void hello(struct sim *s)
 static void fill_hist(uint32_t *idx, uint64_t *cnt, unsigned n, uint64_t *ios, uint64_t *lat,
 		      uint64_t seed)
 {
+	static uint64_t bell[MAXB]; /* the bell's heights, made once (n is the run's) */
+	static unsigned nbell;
 	uint64_t x = seed * 0x9E3779B97F4A7C15ULL | 1;
 	uint32_t b = 2000 + (uint32_t)(seed % 97);
 
+	for (; nbell < n; nbell++) {
+		double z = ((double)nbell - n / 3.0) / (n / 6.0 + 1);
+
+		bell[nbell] = (uint64_t)(4000.0 / (1 + z * z * z * z));
+	}
 	*ios = 0;
 	*lat = 0;
 	for (unsigned k = 0; k < n; k++) {
-		double z = ((double)k - n / 3.0) / (n / 6.0 + 1);
-		uint64_t peak = 4000;
-
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
 		idx[k] = b + k;
-		cnt[k] = 1 + (uint64_t)((double)peak / (1 + z * z * z * z)) * (96 + x % 9) / 100;
+		cnt[k] = 1 + bell[k] * (96 + x % 9) / 100;
 		*ios += cnt[k];
 		*lat += cnt[k] * 90000;
 	}
