@@ -421,13 +421,41 @@ void rb_msg_init(struct rb_msg *m, enum rb_msg_kind kind)
 	m->kind = kind;
 }
 
+/* test hooks: every message through protobuf-c, both ways (the direct codec's reference);
+ * how many messages this thread's direct codec took */
+static __thread bool generic_only;
+static __thread unsigned long direct_decodes, direct_encodes;
+
+void rb_wire_generic_only(bool on)
+{
+	generic_only = on;
+}
+
+unsigned long rb_wire_direct_decodes(void)
+{
+	return direct_decodes;
+}
+
+unsigned long rb_wire_direct_encodes(void)
+{
+	return direct_encodes;
+}
+
 int rb_msg_pack(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len)
 {
 	struct pool p = { 0 };
 	Rb__Envelope e;
 	uint8_t *buf;
 	size_t n;
-	int r = envelope_out(&p, m, &e);
+	int r;
+
+	if (m->kind == RB_MSG_SAMPLES && !generic_only && !extra_field) {
+		/* samples, the commonest message, encoded directly */
+		r = rb_wire_samples_out(m, ret_buf, ret_len);
+		direct_encodes += !r;
+		return r;
+	}
+	r = envelope_out(&p, m, &e);
 
 	if (r)
 		goto out;
@@ -671,21 +699,6 @@ static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)
 		m->kind = RB_MSG_NONE;
 		break;
 	}
-}
-
-/* test hooks: every message through protobuf-c (the direct decoder's reference); how
- * many this thread's direct decoder took */
-static __thread bool generic_only;
-static __thread unsigned long direct_decodes;
-
-void rb_wire_generic_only(bool on)
-{
-	generic_only = on;
-}
-
-unsigned long rb_wire_direct_decodes(void)
-{
-	return direct_decodes;
 }
 
 /* A SampleBatch envelope by wire_samples.c: 0 decoded, 1 not its shape, < 0 an error. */

@@ -339,12 +339,15 @@ int rb_msg_pack(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len);
  */
 int rb_msg_unpack(const uint8_t *buf, size_t len, struct rb_msg **ret, char *err, size_t errlen);
 /*
- * Tests: this thread's rb_msg_unpack() decodes every message through protobuf-c, also
- * the samples it otherwise decodes directly (the reference the direct decoder must equal).
+ * Tests: this thread's rb_msg_unpack() and rb_msg_pack() take every message through
+ * protobuf-c, also the samples they otherwise decode and encode directly (the reference
+ * the direct codec must equal).
  */
 void rb_wire_generic_only(bool on);
-/* Tests: how many messages this thread's rb_msg_unpack() decoded directly. */
+/* Tests: how many messages this thread's rb_msg_unpack() decoded directly ... */
 unsigned long rb_wire_direct_decodes(void);
+/* ... and rb_msg_pack() encoded directly. */
+unsigned long rb_wire_direct_encodes(void);
 void rb_msg_free(struct rb_msg *m);
 /* A copy that lives on its own (pack and unpack), of the same version; NULL: no memory. */
 struct rb_msg *rb_msg_dup(const struct rb_msg *m);

@@ -61,6 +61,8 @@ static inline struct rb_sparse sparse_in(const uint32_t *idx, size_t nidx, const
  * decoder decides), -ENOMEM.
  */
 int rb_wire_samples_in(struct pool *p, const uint8_t *buf, size_t len, struct rb_msg *m);
+/* ... and encoded so (the bytes protobuf-c would write): 0, -EMSGSIZE or -ENOMEM. */
+int rb_wire_samples_out(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len);
 
 /* A drive's result (wire_result.c). */
 Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m);

@@ -3,7 +3,8 @@
  * libFuzzer target: the wire decoder on arbitrary bytes into the typed messages, the
  * histogram lists they carry, and a message decoded, packed again and decoded again
  * says the same (the codec loses nothing it accepted). Samples decoded directly (not
- * by protobuf-c) must get protobuf-c's answer: the same code, the same message.
+ * by protobuf-c) must get protobuf-c's answer: the same code, the same message; and
+ * encoded directly, protobuf-c's bytes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +23,23 @@ static void hist(const struct rb_sparse *x)
 	rb_hist_clear(&h);
 	if (rb_hist_add_sparse(&h, x->idx, x->cnt, x->n) == 0)
 		(void)rb_hist_percentile(&h, 99.0);
+}
+
+/* m packed by the direct encoder and by protobuf-c: the same answer and bytes. */
+static void same_encode(const struct rb_msg *m)
+{
+	uint8_t *pa = NULL, *pb = NULL;
+	size_t la = 0, lb = 0;
+	int ra, rb;
+
+	ra = rb_msg_pack(m, &pa, &la);
+	rb_wire_generic_only(true);
+	rb = rb_msg_pack(m, &pb, &lb);
+	rb_wire_generic_only(false);
+	if (ra != rb || (!ra && (la != lb || memcmp(pa, pb, la))))
+		abort();
+	free(pa);
+	free(pb);
 }
 
 /* Two decoded messages are one: packed again, the same bytes. */
@@ -54,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r != 0)
 		return 0;
 	same(m, again);
+	same_encode(m);
 	rb_msg_free(again);
 	again = NULL;
 	if (m->kind == RB_MSG_SAMPLES)

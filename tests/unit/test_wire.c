@@ -813,6 +813,115 @@ static void test_wire_samples_direct_equals_generic(void **state)
 	free(buf);
 }
 
+/* m packed by protobuf-c and by the direct encoder: the same return code and bytes. */
+static void same_encode(const struct rb_msg *m)
+{
+	uint8_t *pa = NULL, *pb = NULL;
+	size_t la = 0, lb = 0;
+	unsigned long direct = rb_wire_direct_encodes();
+	int ra, rb;
+
+	ra = rb_msg_pack(m, &pa, &la);
+	assert_int_equal(rb_wire_direct_encodes(), direct + !ra);
+	rb_wire_generic_only(true);
+	rb = rb_msg_pack(m, &pb, &lb);
+	rb_wire_generic_only(false);
+	assert_int_equal(rb_wire_direct_encodes(), direct + !ra);
+	assert_int_equal(ra, rb);
+	if (!ra) {
+		assert_int_equal(la, lb);
+		assert_memory_equal(pa, pb, la);
+		free(pa);
+		free(pb);
+	}
+}
+
+/*
+ * Samples are encoded directly, not by protobuf-c, to the same bytes: batches of 0 to
+ * 200 samples (past the encoder's 64 on its stack) of random fields, each of them 0 in
+ * some (proto3 leaves zeros out), no drive or an empty one, a negative time, buckets
+ * and counts of 0 and of every varint length; an envelope of no header field; and a
+ * batch past the message limit refused by both.
+ */
+static void test_wire_samples_encoder_equals_protobuf_c(void **state)
+{
+	enum { N = 200, B = 40 };
+	struct rb_msg_sample *s = calloc(N, sizeof(*s));
+	uint32_t *idx = calloc((size_t)N * B, sizeof(*idx));
+	uint64_t *cnt = calloc((size_t)N * B, sizeof(*cnt)), seed = 0x2545f4914f6cdd1dULL;
+	struct rb_msg m;
+
+	(void)state;
+	assert_true(s && idx && cnt);
+	for (int t = 0; t < 300; t++) {
+		size_t n = t < 3 ? (size_t)t : rnd(&seed) % (t % 10 ? 70 : N + 1);
+
+		for (size_t i = 0; i < n; i++) {
+			uint64_t z = rnd(&seed); /* which fields are 0 */
+			size_t nb = rnd(&seed) % (B + 1);
+			uint32_t *xi = idx + i * B;
+			uint64_t *xc = cnt + i * B;
+
+			for (size_t j = 0; j < nb; j++) {
+				xi[j] = (uint32_t)(rnd(&seed) >> (rnd(&seed) % 64));
+				xc[j] = rnd(&seed) >> (rnd(&seed) % 65 % 64);
+				if (!(rnd(&seed) % 13))
+					xc[j] = 0;
+			}
+			s[i] = (struct rb_msg_sample){
+				.point = z & 1 ? 0 : (uint32_t)rnd(&seed),
+				.attempt = z & 2 ? 0 : (uint32_t)(rnd(&seed) % 5),
+				.drive = z & 4	  ? NULL
+					 : z & 8  ? ""
+					 : z & 16 ? "/dev/nvme0n1"
+						  : "d",
+				.interval = z & 32 ? 0 : (uint32_t)(rnd(&seed) >> 40),
+				.direction = z & 64 ? 0 : (uint32_t)(rnd(&seed) % 3),
+				.t_ns = z & 128	  ? 0
+					: z & 256 ? -(int64_t)(rnd(&seed) >> 2)
+						  : (int64_t)(rnd(&seed) >> 1),
+				.ios = z & 512 ? 0 : rnd(&seed),
+				.bytes = z & 1024 ? 0 : rnd(&seed) >> 20,
+				.errors = z & 2048 ? 0 : rnd(&seed) % 3,
+				.lat_sum_ns = z & 4096 ? 0 : rnd(&seed),
+				.hist = { nb ? xi : NULL, nb ? xc : NULL, nb }
+			};
+		}
+		rb_msg_init(&m, RB_MSG_SAMPLES);
+		if (t % 7 == 3) {
+			m.major = m.minor = 0; /* an envelope of nothing but its body */
+		} else {
+			m.epoch = rnd(&seed) >> (t % 64);
+			m.seq = t % 5 ? rnd(&seed) % 100000 : 0;
+		}
+		m.samples = (struct rb_msg_samples){ n ? s : NULL, n };
+		same_encode(&m);
+	}
+	free(s);
+	free(idx);
+	free(cnt);
+	{
+		/* one sample past RB_WIRE_MAX_BYTES: 1.7 M buckets of 10-byte counts */
+		size_t nb = 1700000;
+		uint32_t *bi = calloc(nb, sizeof(*bi));
+		uint64_t *bc = malloc(nb * sizeof(*bc));
+		struct rb_msg_sample big = { .drive = "d" };
+		uint8_t *buf = NULL;
+		size_t len;
+
+		assert_true(bi && bc);
+		for (size_t j = 0; j < nb; j++)
+			bc[j] = UINT64_MAX;
+		big.hist = (struct rb_sparse){ bi, bc, nb };
+		rb_msg_init(&m, RB_MSG_SAMPLES);
+		m.samples = (struct rb_msg_samples){ &big, 1 };
+		same_encode(&m);
+		assert_int_equal(rb_msg_pack(&m, &buf, &len), -EMSGSIZE);
+		free(bi);
+		free(bc);
+	}
+}
+
 /* Shapes protobuf-c takes that the direct decoder leaves to it. */
 static void test_wire_samples_other_shapes(void **state)
 {
@@ -923,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_wire_uneven_histogram_read_as_shorter),
 		cmocka_unit_test(test_wire_samples_direct_equals_generic),
 		cmocka_unit_test(test_wire_samples_other_shapes),
+		cmocka_unit_test(test_wire_samples_encoder_equals_protobuf_c),
 		cmocka_unit_test(test_wire_decode_budget_counts_typed_arrays),
 		cmocka_unit_test(test_wire_rejects_garbage_and_oversize),
 	};
