@@ -19,6 +19,11 @@ tree: `./configure && make t/io_uring`; nothing of it is kept here) a NOP case r
 rackbench's nop engine (IORING_OP_NOP through its own ring, submit and reap path, every
 latency recorded) against `t/io_uring -N1` at QD128: the ceiling of any io_uring engine.
 
+Scaling: the null engine (and with --t-io-uring the NOP engine) at numjobs 2 against
+numjobs 1, beside the other tool doing the same (fio's null engine; t/io_uring -n2) and
+two independent rackbench processes of one job (nothing shared but the machine: what
+two jobs can reach here). Target: 2 jobs >= 1.9x one.
+
 Run as root (it makes a loop device over a tmpfs file):
     /usr/bin/python3 bench/engine_vs_fio.py [--pairs 5] [--runtime 5] [--quick]
                                            [--t-io-uring PATH] [--fio PATH]
@@ -72,7 +77,8 @@ FIO = "fio"  # --fio PATH: a newer fio built from its source tree
 def run_fio(dev, case, runtime):
     args = [FIO, "--name=b", "--output-format=json", "--lat_percentiles=1",
             f"--runtime={runtime}", "--time_based", "--group_reporting",
-            f"--rw={case['rw']}", f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1"]
+            f"--rw={case['rw']}", f"--bs={case['bs']}", f"--iodepth={case['qd']}",
+            f"--numjobs={case.get('jobs', 1)}"]
     if case.get("null"):
         args += ["--ioengine=null", "--size=1g"]
     else:
@@ -88,7 +94,7 @@ def run_fio(dev, case, runtime):
 
 def run_rb(dev, case, runtime):
     args = [AGENT, "run", "--json", f"--runtime={runtime}s", f"--rw={case['rw']}",
-            f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1"]
+            f"--bs={case['bs']}", f"--iodepth={case['qd']}", f"--numjobs={case.get('jobs', 1)}"]
     if case.get("nop"):
         args += ["--engine=nop", "--size=1g"]
     elif case.get("null"):
@@ -110,7 +116,8 @@ def run_tio(dev, case, runtime):
     with tempfile.NamedTemporaryFile(dir="/dev/shm") as f:
         f.truncate(1 << 20)
         f.flush()
-        out = subprocess.run([T_IO_URING, "-N1", f"-d{case['qd']}", f"-r{runtime}", "-n1", f.name],
+        out = subprocess.run([T_IO_URING, "-N1", f"-d{case['qd']}", f"-r{runtime}",
+                              f"-n{case.get('jobs', 1)}", f.name],
                              capture_output=True, text=True, check=True).stdout
     # per-second lines "IOPS=14.88M, IOS/call=32/32": the median second
     vals = []
@@ -128,6 +135,59 @@ def run_bare(dev, case, runtime):
     ios, iops = subprocess.run([BARE, dev, str(case["qd"]), str(runtime)], capture_output=True,
                                text=True, check=True).stdout.split()
     return {"iops": float(iops), "ios": int(ios), "p50": 0, "p99": 0, "mean": 0}
+
+
+def run_rb_twice(dev, case, runtime):
+    """Two rackbench processes of one job each, at once: what two jobs can reach on this
+    machine when they share nothing in user space (the witness for numjobs 2)."""
+    procs = [subprocess.Popen([AGENT, "run", "--json", f"--runtime={runtime}s", f"--rw={case['rw']}",
+                               f"--bs={case['bs']}", f"--iodepth={case['qd']}", "--numjobs=1",
+                               f"--engine={'nop' if case.get('nop') else 'null'}", "--size=1g"],
+                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    rs = [json.loads(p.communicate()[0])["read"] for p in procs]
+    if any(p.returncode for p in procs):
+        raise RuntimeError("rackbench-agent run failed")
+    return {"iops": sum(r["iops"] for r in rs), "ios": sum(r["ios"] for r in rs),
+            "p50": 0, "p99": 0, "mean": 0}
+
+
+def scaling(pairs, runtime, only):
+    """numjobs 2 against numjobs 1 on the null and NOP engines, rackbench beside the other
+    tool (fio's null engine; t/io_uring's NOP with -n2) and two independent rackbench
+    processes, alternating: the ratio of the medians, and whether it reaches the issue's
+    1.9x. Returns the names of the cases that did not."""
+    cases = [{"name": "null engine QD32, numjobs 2 against 1", "rw": "randread", "bs": "4k",
+              "qd": 32, "null": True, "other": run_fio, "other_name": "fio null"}]
+    if T_IO_URING:
+        cases.append({"name": "io_uring NOP QD128, numjobs 2 against 1", "rw": "randread",
+                      "bs": "4k", "qd": 128, "null": True, "nop": True, "other": run_tio,
+                      "other_name": "t/io_uring"})
+    failed = []
+    for c in cases:
+        if only and only not in c["name"]:
+            continue
+        runs = {k: [] for k in ("rb1", "rb2", "two", "o1", "o2")}
+        for _ in range(pairs):
+            for k, tool, jobs in (("rb1", run_rb, 1), ("rb2", run_rb, 2), ("two", run_rb_twice, 1),
+                                  ("o1", c["other"], 1), ("o2", c["other"], 2)):
+                runs[k].append(tool(None, dict(c, jobs=jobs), runtime)["iops"])
+        m = {k: statistics.median(v) for k, v in runs.items()}
+        print(f"\n{c['name']} ({pairs} rounds of {runtime} s, medians)")
+        print(f"  {'':32} {'1 job IOPS':>12} {'2 jobs IOPS':>12} {'scaling':>8}")
+        for name, one, two in (("rackbench numjobs", m["rb1"], m["rb2"]),
+                               ("two rackbench processes", m["rb1"], m["two"]),
+                               (c["other_name"], m["o1"], m["o2"])):
+            print(f"  {name:32} {one:12.0f} {two:12.0f} {two / one:8.3f}")
+        ok = m["rb2"] / m["rb1"] >= 1.9
+        print("  each round's scaling: rackbench "
+              + " ".join(f"{b / a:.2f}" for a, b in zip(runs["rb1"], runs["rb2"]))
+              + "; two processes " + " ".join(f"{b / a:.2f}" for a, b in zip(runs["rb1"], runs["two"])))
+        print(f"  target: numjobs 2 >= 1.90x numjobs 1: {'met' if ok else 'NOT met'}; numjobs 2 "
+              f"against two independent processes: {m['rb2'] / m['two']:.3f} (below 1: a cost "
+              f"the jobs share inside rackbench)")
+        if not ok:
+            failed.append(c["name"])
+    return failed
 
 
 def measure(tool, dev, case, runtime):
@@ -247,6 +307,7 @@ def main():
                       f"{' with no more CPU per IO' if cpu_too else ''}: {'met' if ok else 'NOT met'}")
             if not ok:
                 failed.append(c["name"])
+        failed += scaling(a.pairs, a.runtime, a.only)
     finally:
         subprocess.run(["losetup", "-d", dev])
         os.unlink(img.name)
