@@ -151,7 +151,10 @@ static bool fresh_due(const struct session *s, int64_t now)
 	       now >= s->next.fresh;
 }
 
-/* The socket closed and a fresh one connected, Hello at once. 0, or -1: none. */
+/*
+ * The socket closed and a fresh one connected, Hello at once and the back-off from its
+ * start (the first may be dropped: the connection is not up yet). 0, or -1: none.
+ */
 static int fresh_socket(struct session *s, int64_t now)
 {
 	const struct rb_agent_cfg *cfg = s->a.cfg;
@@ -165,6 +168,7 @@ static int fresh_socket(struct session *s, int64_t now)
 	}
 	s->next.fresh = now + FRESH_EVERY_NS + (int64_t)(s->a.epoch % FRESH_JITTER_NS);
 	s->next.hello = now;
+	s->next.backoff = HELLO_BACKOFF_MIN_NS;
 	return 0;
 }
 

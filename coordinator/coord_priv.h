@@ -70,11 +70,13 @@ enum agent_state {
 const char *coord_phase_name(enum coord_phase p);
 
 #define LOST_AFTER_NS 5000000000LL   /* no traffic for this long during a point: lost */
-#define GROUP_SETTLE_NS 3000000000LL /* a group of "all" agents: quiet this long, it is whole */
-/* ... longer than the most an agent takes to be heard again, with room for a slow host */
+#define GROUP_SETTLE_NS 4000000000LL /* a group of "all" agents: quiet this long, it is whole */
+/* ... longer than the most an idle agent takes to be heard again (a reconnect, then a
+ * Hello), with 1.5 s to spare: libzmq's random 100 ms, a fresh socket's first Hello
+ * dropped (the next 0.1-0.3 s later), a slow host */
 _Static_assert(GROUP_SETTLE_NS >=
-		       RB_RECONNECT_MAX_MS * 1000000LL + RB_HELLO_GAP_MAX_NS + 500000000LL,
-	       "a group settles before a running agent is heard");
+		       RB_RECONNECT_MAX_MS * 1000000LL + RB_HELLO_GAP_MAX_NS + 1500000000LL,
+	       "a group settles before an idle agent is heard");
 
 struct ragent {
 	const char *name;
