@@ -17,6 +17,7 @@
  * mine", and the generic decoder, which stays the authority, decodes or refuses it.
  * tests/unit/test_wire.c and fuzz_wire.c hold both to the same answer.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -435,6 +436,10 @@ int rb_wire_samples_out(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_l
 	for (size_t i = 0; i < b->n; i++) {
 		sample_size(&b->v[i], &z[i]);
 		body += 1 + varint_size(z[i].all) + z[i].all;
+		if (body > RB_WIRE_MAX_BYTES) {
+			r = -EMSGSIZE;
+			goto out;
+		}
 	}
 	n = field_size(m->major) + field_size(m->minor) + field_size(m->epoch) +
 	    field_size(m->seq) + 1 + varint_size(body) + body;
@@ -453,8 +458,9 @@ int rb_wire_samples_out(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_l
 	p = put_len(p, 15, body); /* Envelope.samples */
 	for (size_t i = 0; i < b->n; i++)
 		p = put_sample(p, &b->v[i], &z[i]);
+	assert(p == buf + n); /* what was sized is what was written */
 	*ret_buf = buf;
-	*ret_len = (size_t)(p - buf);
+	*ret_len = n;
 out:
 	if (z != few)
 		free(z);

@@ -836,12 +836,29 @@ static void same_encode(const struct rb_msg *m)
 	}
 }
 
+/* A random value, or one at a varint length's edge one time in four. */
+static uint64_t pick(uint64_t *s)
+{
+	static const uint64_t edge[] = { 0,	     1,
+					 127,	     128,
+					 16383,	     16384,
+					 UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+					 INT64_MAX,  (uint64_t)INT64_MAX + 1,
+					 UINT64_MAX };
+	uint64_t r = rnd(s);
+
+	if (r % 4)
+		return rnd(s) >> (r % 64);
+	return edge[(r >> 8) % (sizeof(edge) / sizeof(edge[0]))];
+}
+
 /*
  * Samples are encoded directly, not by protobuf-c, to the same bytes: batches of 0 to
  * 200 samples (past the encoder's 64 on its stack) of random fields, each of them 0 in
- * some (proto3 leaves zeros out), no drive or an empty one, a negative time, buckets
- * and counts of 0 and of every varint length; an envelope of no header field; and a
- * batch past the message limit refused by both.
+ * some (proto3 leaves zeros out) and at a varint length's edge in others, no drive, an
+ * empty one or one of 200 bytes (a two-byte length), negative times, buckets and counts
+ * of 0 and of every varint length; an envelope of no header field; and batches of
+ * exactly the message limit (taken by both) and one byte more (refused by both).
  */
 static void test_wire_samples_encoder_equals_protobuf_c(void **state)
 {
@@ -849,10 +866,13 @@ static void test_wire_samples_encoder_equals_protobuf_c(void **state)
 	struct rb_msg_sample *s = calloc(N, sizeof(*s));
 	uint32_t *idx = calloc((size_t)N * B, sizeof(*idx));
 	uint64_t *cnt = calloc((size_t)N * B, sizeof(*cnt)), seed = 0x2545f4914f6cdd1dULL;
+	char longname[201];
 	struct rb_msg m;
 
 	(void)state;
 	assert_true(s && idx && cnt);
+	memset(longname, 'n', 200);
+	longname[200] = '\0';
 	for (int t = 0; t < 300; t++) {
 		size_t n = t < 3 ? (size_t)t : rnd(&seed) % (t % 10 ? 70 : N + 1);
 
@@ -863,27 +883,26 @@ static void test_wire_samples_encoder_equals_protobuf_c(void **state)
 			uint64_t *xc = cnt + i * B;
 
 			for (size_t j = 0; j < nb; j++) {
-				xi[j] = (uint32_t)(rnd(&seed) >> (rnd(&seed) % 64));
-				xc[j] = rnd(&seed) >> (rnd(&seed) % 65 % 64);
-				if (!(rnd(&seed) % 13))
-					xc[j] = 0;
+				xi[j] = (uint32_t)pick(&seed);
+				xc[j] = pick(&seed);
 			}
 			s[i] = (struct rb_msg_sample){
-				.point = z & 1 ? 0 : (uint32_t)rnd(&seed),
+				.point = z & 1 ? 0 : (uint32_t)pick(&seed),
 				.attempt = z & 2 ? 0 : (uint32_t)(rnd(&seed) % 5),
-				.drive = z & 4	  ? NULL
-					 : z & 8  ? ""
-					 : z & 16 ? "/dev/nvme0n1"
-						  : "d",
-				.interval = z & 32 ? 0 : (uint32_t)(rnd(&seed) >> 40),
+				.drive = z & 4		 ? NULL
+					 : z & 8	 ? ""
+					 : z & (1 << 13) ? longname
+					 : z & 16	 ? "/dev/nvme0n1"
+							 : "d",
+				.interval = z & 32 ? 0 : (uint32_t)pick(&seed),
 				.direction = z & 64 ? 0 : (uint32_t)(rnd(&seed) % 3),
 				.t_ns = z & 128	  ? 0
 					: z & 256 ? -(int64_t)(rnd(&seed) >> 2)
-						  : (int64_t)(rnd(&seed) >> 1),
-				.ios = z & 512 ? 0 : rnd(&seed),
-				.bytes = z & 1024 ? 0 : rnd(&seed) >> 20,
+						  : (int64_t)pick(&seed),
+				.ios = z & 512 ? 0 : pick(&seed),
+				.bytes = z & 1024 ? 0 : pick(&seed),
 				.errors = z & 2048 ? 0 : rnd(&seed) % 3,
-				.lat_sum_ns = z & 4096 ? 0 : rnd(&seed),
+				.lat_sum_ns = z & 4096 ? 0 : pick(&seed),
 				.hist = { nb ? xi : NULL, nb ? xc : NULL, nb }
 			};
 		}
@@ -900,6 +919,35 @@ static void test_wire_samples_encoder_equals_protobuf_c(void **state)
 	free(s);
 	free(idx);
 	free(cnt);
+	{
+		/*
+		 * One sample of nothing but a drive of L bytes, in an envelope of nothing but
+		 * its body: L + 15 bytes (a one-byte key and a four-byte length at each of
+		 * three levels), so L = limit - 15 is exactly the limit.
+		 */
+		size_t l = RB_WIRE_MAX_BYTES - 15;
+		char *name = malloc(l + 2);
+		struct rb_msg_sample one = { 0 };
+		uint8_t *buf = NULL;
+		size_t len = 0;
+
+		assert_non_null(name);
+		memset(name, 'x', l + 1);
+		name[l] = '\0';
+		one.drive = name;
+		rb_msg_init(&m, RB_MSG_SAMPLES);
+		m.major = m.minor = 0;
+		m.samples = (struct rb_msg_samples){ &one, 1 };
+		same_encode(&m);
+		assert_int_equal(rb_msg_pack(&m, &buf, &len), 0);
+		assert_int_equal(len, RB_WIRE_MAX_BYTES);
+		free(buf);
+		name[l] = 'x'; /* one byte more */
+		name[l + 1] = '\0';
+		same_encode(&m);
+		assert_int_equal(rb_msg_pack(&m, &buf, &len), -EMSGSIZE);
+		free(name);
+	}
 	{
 		/* one sample past RB_WIRE_MAX_BYTES: 1.7 M buckets of 10-byte counts */
 		size_t nb = 1700000;
