@@ -26,8 +26,12 @@ if [ "$FRESH" != no ] || [ ! -d "$D/sbtest" ]; then
 	FRESH=yes
 	rm -rf "$D"
 	mkdir -p "$D"
-	mariadb-install-db --no-defaults --datadir="$D" --user=root \
-		--auth-root-authentication-method=normal --skip-test-db >"$DIR/mariadb-install.log" 2>&1
+	if ! mariadb-install-db --no-defaults --datadir="$D" --user=root \
+		--auth-root-authentication-method=normal --skip-test-db >"$DIR/mariadb-install.log" 2>&1; then
+		echo "mariadb-install-db failed; the end of its log:" >&2
+		tail -n 20 "$DIR/mariadb-install.log" >&2
+		exit 1
+	fi
 fi
 mariadbd --no-defaults --datadir="$D" --socket="$S" --skip-networking --user=root \
 	--innodb-buffer-pool-size="$POOL" --innodb-flush-method=O_DIRECT \
@@ -39,7 +43,8 @@ i=0
 until mariadb-admin --no-defaults --socket="$S" -uroot ping >/dev/null 2>&1; do
 	i=$((i + 1))
 	if [ $i -ge 600 ] || ! kill -0 $PID 2>/dev/null; then
-		echo "mariadbd did not start (its log: $DIR/mariadbd.log)" >&2
+		echo "mariadbd did not start; the end of its log ($DIR/mariadbd.log):" >&2
+		tail -n 20 "$DIR/mariadbd.log" >&2
 		exit 1
 	fi
 	sleep 0.1
