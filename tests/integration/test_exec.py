@@ -131,6 +131,13 @@ with Tmp() as tmp:
         out = os.path.join(tmp, "out")
         r = campaign(PRESET, out)
         print(r.stdout, r.stderr)
+        if r.returncode:
+            # what a failed command said, and MariaDB's own log, before the test ends
+            for f in sorted(glob.glob(os.path.join(tmp, "x*", "exec", "*.err")) +
+                            glob.glob(os.path.join(tmp, "x*", "**", "mariadbd.log"),
+                                      recursive=True)):
+                with open(f, errors="replace") as fh:
+                    print(f"--- {f}\n{fh.read()[-3000:]}")
         check(r.returncode == 0, f"exit {r.returncode}")
         res = glob.glob(os.path.join(out, "*.h5"))[0]
         with h5py.File(res, "r") as h:
