@@ -19,6 +19,11 @@ tree: `./configure && make t/io_uring`; nothing of it is kept here) a NOP case r
 rackbench's nop engine (IORING_OP_NOP through its own ring, submit and reap path, every
 latency recorded) against `t/io_uring -N1` at QD128: the ceiling of any io_uring engine.
 
+Rate-limited latency on a loop device depends on where the device's kernel worker runs
+against the tool; a second rate-limited case puts both tools and the kernel's unbound
+workers on CPU 0 for 10 rounds: it writes /sys/devices/virtual/workqueue/cpumask (a
+system-wide setting) and puts its old value back after each run.
+
 Scaling: the null engine (and with --t-io-uring the NOP engine) at numjobs 2 against
 numjobs 1, beside the other tool doing the same (fio's null engine; t/io_uring -n2) and
 two independent rackbench processes of one job (nothing shared but the machine: what
