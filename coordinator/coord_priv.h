@@ -235,6 +235,7 @@ struct coord {
 		bool stopped;	  /* a drive's result says it was stopped before its end */
 	} * jp;			  /* resume: [point][agent] */
 	bool journal_dirty;
+	off_t journal_cached; /* the journal's bytes before this are out of the page cache */
 	/* resume: numbered messages a damaged stretch of the journal held */
 	struct jgap {
 		size_t agent;

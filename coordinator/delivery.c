@@ -95,6 +95,7 @@ void dlv_flush_acks(struct coord *k, bool force)
 			return;
 		}
 		k->journal_dirty = false;
+		rb_journal_forget(k->journal, &k->journal_cached);
 	}
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];

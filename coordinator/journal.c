@@ -30,6 +30,16 @@ int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len)
 	return rb_reclog_append(fd, lseek(fd, 0, SEEK_END), NULL, 0, parts, 2);
 }
 
+void rb_journal_forget(int fd, off_t *from)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+
+	/* whole pages only: the last one, partly written, takes the next append */
+	end &= ~(off_t)4095;
+	if (end > *from && !posix_fadvise(fd, *from, end - *from, POSIX_FADV_DONTNEED))
+		*from = end;
+}
+
 int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
 {
 	char *text = NULL;

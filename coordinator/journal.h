@@ -40,6 +40,14 @@ int rb_journal_open(const char *path, bool resume, int *ret_fd);
 pid_t rb_journal_holder(const char *path);
 int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len);
 int rb_journal_write_meta(int fd, const struct rb_journal_meta *m);
+/*
+ * The synced journal's whole pages from *from on dropped from the page cache, *from
+ * moved past them. A run reads its journal only at a resume; kept cached, a fleet's
+ * ~70 MB/s of it pushes out what the host caches for itself, and every page it takes
+ * is one the kernel must find anew (on a VM that hands free memory back to its
+ * hypervisor, one the hypervisor must fault in: docs/performance.md).
+ */
+void rb_journal_forget(int fd, off_t *from);
 
 /* Called for each envelope record; a non-zero return stops the walk and is returned. */
 typedef int (*rb_journal_fn)(void *arg, const char *agent, const uint8_t *buf, size_t len,

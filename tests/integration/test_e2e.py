@@ -4,6 +4,7 @@ the HDF5 file is read back with h5py and held to schemas/results-layout.md."""
 import glob
 import json
 import os
+import subprocess
 
 import layout
 from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run
@@ -26,6 +27,20 @@ with Tmp() as tmp:
     check(r.returncode == 0, f"rackbench run exited {r.returncode}")
     files = glob.glob(os.path.join(tmp, "out", "e2e-*.h5"))
     check(len(files) == 1, f"want one results file, found {files}")
+    # the journal, synced, leaves the page cache as the run goes (it is read only by a
+    # resume): at most its last, partly written page and what came after the last sync
+    jpath = files[0] + ".journal"
+    fs = subprocess.run(["stat", "-f", "-c", "%T", jpath], capture_output=True, text=True)
+    cached = subprocess.run(["fincore", "--bytes", "--noheadings", "--output", "RES", jpath],
+                            capture_output=True, text=True)
+    if fs.stdout.strip() == "tmpfs":
+        print("the journal is on tmpfs, which is its page cache: not checked")
+    else:
+        check(cached.returncode == 0, f"fincore: {cached.stderr}")
+        size = os.path.getsize(jpath)
+        check(size > 32 << 10 and int(cached.stdout) <= size // 4,
+              f"the journal's {size} bytes: {cached.stdout.strip()} of them still cached")
+        print(f"journal: {size} bytes, {cached.stdout.strip()} cached after the run")
     with h5py.File(files[0], "r") as f:
         diffs = layout.check_file(f)
         check(not diffs, "file differs from schemas/results-layout.md:\n  " + "\n  ".join(diffs))
