@@ -201,9 +201,10 @@ def main():
         if busy:
             print(f"acknowledged: median {statistics.median(busy):,.0f} samples/s over "
                   f"{len(busy)} windows of 10 s (min {min(busy):,.0f}, max {max(busy):,.0f})")
-        # ... and over the windows in which the simulator sent all that was due (the first
-        # and the last are partial): acknowledged against sent, from its running totals,
-        # so that the ack lag at a window's edge does not read as a shortfall
+        # ... and from the first to the last window in which the simulator sent all that
+        # was due (the first and the last windows are partial; a slow one between counts):
+        # acknowledged against sent, from its running totals, so that the ack lag at a
+        # window's edge does not read as a shortfall
         tot = [(int(l.split()[7]), int(l.split()[9])) for l in lines
                if l.startswith("sim: welcomed") and "acked/s" in l]
         full = [i for i in range(1, len(tot))
@@ -213,9 +214,9 @@ def main():
             secs = 10 * (i1 - i0)
             sent_r = (tot[i1][0] - tot[i0][0]) / secs
             acked_r = (tot[i1][1] - tot[i0][1]) / secs
-            print(f"acknowledged over the {i1 - i0} full windows: {acked_r:,.0f} samples/s, "
-                  f"{acked_r / sent_r:.2%} of the {sent_r:,.0f}/s sent in them ({offered:,.0f}/s "
-                  f"offered)")
+            print(f"acknowledged over {i1 - i0} windows (first to last full): {acked_r:,.0f} "
+                  f"samples/s, {acked_r / sent_r:.2%} of the {sent_r:,.0f}/s sent in them "
+                  f"({offered:,.0f}/s offered)")
         if len(rss) >= 4:
             h = len(rss) // 2
             first, second = max(rss[:h]), max(rss[h:])

@@ -95,7 +95,6 @@ void dlv_flush_acks(struct coord *k, bool force)
 			return;
 		}
 		k->journal_dirty = false;
-		rb_journal_forget(k->journal, &k->journal_cached);
 	}
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->agents[i];
@@ -112,6 +111,9 @@ void dlv_flush_acks(struct coord *k, bool force)
 			dlv_send(k, a, &m);
 		}
 	}
+	/* after the Acks, not before them: the synced pages leave the page cache */
+	if (k->journal >= 0)
+		rb_journal_forget(k->journal, &k->journal_cached);
 }
 
 /* Round trips for each agent's clock offset: quickly after it registers, then every 2 s. */

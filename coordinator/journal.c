@@ -33,9 +33,10 @@ int rb_journal_append(int fd, const char *agent, const uint8_t *buf, size_t len)
 void rb_journal_forget(int fd, off_t *from)
 {
 	off_t end = lseek(fd, 0, SEEK_END);
+	long page = sysconf(_SC_PAGESIZE);
 
 	/* whole pages only: the last one, partly written, takes the next append */
-	end &= ~(off_t)4095;
+	end -= end % (page > 0 ? page : 4096);
 	if (end > *from && !posix_fadvise(fd, *from, end - *from, POSIX_FADV_DONTNEED))
 		*from = end;
 }

@@ -6,7 +6,7 @@ PKGS="build-essential cmake pkg-config clang clang-format libzmq3-dev libprotobu
 liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmocka-dev
 libyaml-dev libblkid-dev libsqlite3-dev libdeflate-dev libmicrohttpd-dev prometheus python3 python3-h5py python3-numpy python3-pandas python3-jsonschema python3-yaml
 python3-venv python3-pip python3-setuptools python3-wheel
-util-linux mount fdisk e2fsprogs mariadb-server sysbench systemd fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3
+util-linux util-linux-extra mount fdisk e2fsprogs mariadb-server sysbench systemd fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3
 chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file debootstrap lintian
 python3-kubernetes ansible-core ansible-lint yamllint python3-apt podman runc golang-github-containers-common"
 # kubectl (kustomize) from Debian unless one is installed already (another kubectl
