@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: MIT
 """What streaming to a coordinator costs an agent: the same job run standalone
 (`rackbench-agent run`) and as a campaign point (an agent sending its samples every
-interval to `rackbench run` over loopback), alternating, median of N pairs, IOPS ratio
+interval to `rackbench run` over loopback), alternating, median of N rounds, IOPS ratio
 printed. Target: within 1% either way (faster is a finding too: the two runs then did not
-measure the same thing). Jobs: the null engine (no IO: the engine's own rate, where any
+measure the same thing). Each round also runs the standalone job a second time (the
+three in an order that turns from round to round): the two standalone sets' ratio is an
+A/A control, the resolution this machine allows. When identical runs differ by more than
+1%, a ratio outside 1% is reported as not resolved rather than as a finding. Jobs: the null engine (no IO: the engine's own rate, where any
 overhead shows most), 4K random reads of a file in /dev/shm written in full first (a
 truncated file reads holes, which measure nothing and which rackbench now refuses), and,
 as root, the same reads of a loop device over that file.
@@ -70,7 +73,8 @@ def campaign(job, target, runtime, interval, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--pairs", type=int, default=5,
+                    help="rounds: a standalone run, a streaming one and a second standalone one")
     ap.add_argument("--runtime", type=int, default=5)
     ap.add_argument("--interval", default="100ms")
     ap.add_argument("--pin", action="store_true", help="job on CPU 0, the rest on CPU 1")
@@ -97,22 +101,29 @@ def main():
                 loop = r.stdout.strip()
                 jobs.append((f"loop device over it ({loop}), 4K random read, QD8",
                              ["--rw=randread", "--bs=4k", "--iodepth=8"] + pin, loop))
-        print(f"{a.pairs} pairs of {a.runtime} s, alternating, samples every {a.interval}; "
+        print(f"{a.pairs} rounds of 3 runs of {a.runtime} s, alternating, samples every "
+              f"{a.interval}; "
               f"medians{'; pinned' if a.pin else ''}")
         failed = 0
         try:
             for name, job, tgt in jobs:
-                solo, streamed = [], []
-                for _ in range(a.pairs):
-                    solo.append(standalone(job, tgt, a.runtime, a.interval))
-                    streamed.append(campaign(job, tgt, a.runtime, a.interval, tmp))
+                runs = {"a": [], "b": [], "c": []}
+                for i in range(a.pairs):
+                    for k in ("abc", "bca", "cab")[i % 3]:
+                        runs[k].append(campaign(job, tgt, a.runtime, a.interval, tmp) if k == "c"
+                                       else standalone(job, tgt, a.runtime, a.interval))
+                solo, streamed = runs["a"] + runs["b"], runs["c"]
                 s, c = statistics.median(solo), statistics.median(streamed)
-                ok = 0.99 <= c / s <= 1.01
-                failed += not ok
+                aa = statistics.median(runs["b"]) / statistics.median(runs["a"])
+                ok, resolved = 0.99 <= c / s <= 1.01, 0.99 <= aa <= 1.01
+                failed += not (ok and resolved)
+                verdict = ("within 1% either way" if ok and resolved else
+                           "NOT within 1% either way" if resolved else
+                           f"not resolved: identical standalone runs differ {abs(aa - 1):.1%}")
                 print(f"{name}: standalone {s:,.0f} IOPS (min {min(solo):,.0f}, max "
                       f"{max(solo):,.0f}), streaming {c:,.0f} IOPS (min {min(streamed):,.0f}, "
-                      f"max {max(streamed):,.0f}), ratio {c / s:.4f} "
-                      f"({'within' if ok else 'NOT within'} 1% either way)")
+                      f"max {max(streamed):,.0f}), ratio {c / s:.4f}; A/A control "
+                      f"(standalone against standalone) {aa:.4f}: {verdict}")
         finally:
             if loop:
                 subprocess.run(["losetup", "-d", loop])
