@@ -441,6 +441,25 @@ unsigned long rb_wire_direct_encodes(void)
 	return direct_encodes;
 }
 
+int rb_wire_same_encode(const struct rb_msg *m, bool *ret_direct)
+{
+	uint8_t *pa = NULL, *pb = NULL;
+	size_t la = 0, lb = 0;
+	unsigned long direct = direct_encodes;
+	int ra, rb, same;
+
+	ra = rb_msg_pack(m, &pa, &la);
+	if (ret_direct)
+		*ret_direct = direct_encodes != direct;
+	generic_only = true;
+	rb = rb_msg_pack(m, &pb, &lb);
+	generic_only = false;
+	same = ra == rb && (ra || (la == lb && memcmp(pa, pb, la) == 0));
+	free(pa);
+	free(pb);
+	return same ? 0 : -1;
+}
+
 int rb_msg_pack(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len)
 {
 	struct pool p = { 0 };

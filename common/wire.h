@@ -348,6 +348,12 @@ void rb_wire_generic_only(bool on);
 unsigned long rb_wire_direct_decodes(void);
 /* ... and rb_msg_pack() encoded directly. */
 unsigned long rb_wire_direct_encodes(void);
+/*
+ * Tests and the fuzzer: m packed as the programs pack it and again through protobuf-c
+ * only. 0: the same answer, and when packed the same bytes; -1 otherwise. *ret_direct
+ * (may be NULL): whether the first took the direct encoder.
+ */
+int rb_wire_same_encode(const struct rb_msg *m, bool *ret_direct);
 void rb_msg_free(struct rb_msg *m);
 /* A copy that lives on its own (pack and unpack), of the same version; NULL: no memory. */
 struct rb_msg *rb_msg_dup(const struct rb_msg *m);
