@@ -446,15 +446,19 @@ int rb_wire_same_encode(const struct rb_msg *m, bool *ret_direct)
 	uint8_t *pa = NULL, *pb = NULL;
 	size_t la = 0, lb = 0;
 	unsigned long direct = direct_encodes;
+	bool was = generic_only;
 	int ra, rb, same;
 
 	ra = rb_msg_pack(m, &pa, &la);
 	if (ret_direct)
 		*ret_direct = direct_encodes != direct;
+	direct = direct_encodes;
 	generic_only = true;
 	rb = rb_msg_pack(m, &pb, &lb);
-	generic_only = false;
-	same = ra == rb && (ra || (la == lb && memcmp(pa, pb, la) == 0));
+	generic_only = was;
+	/* the reference must not have taken the direct encoder itself */
+	same = direct_encodes == direct && ra == rb &&
+	       (ra || (la == lb && memcmp(pa, pb, la) == 0));
 	free(pa);
 	free(pb);
 	return same ? 0 : -1;

@@ -350,8 +350,9 @@ unsigned long rb_wire_direct_decodes(void);
 unsigned long rb_wire_direct_encodes(void);
 /*
  * Tests and the fuzzer: m packed as the programs pack it and again through protobuf-c
- * only. 0: the same answer, and when packed the same bytes; -1 otherwise. *ret_direct
- * (may be NULL): whether the first took the direct encoder.
+ * only. 0: the same answer, when packed the same bytes, and the second did not take the
+ * direct encoder; -1 otherwise. *ret_direct (may be NULL): whether the direct encoder
+ * packed it the first time.
  */
 int rb_wire_same_encode(const struct rb_msg *m, bool *ret_direct);
 void rb_msg_free(struct rb_msg *m);
