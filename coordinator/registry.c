@@ -122,20 +122,40 @@ static bool volume_member(struct coord *k, const char *agent, const char *path)
 	return false;
 }
 
-/* Each agent's drives, once the campaign's drives are final (selectors resolved). */
+/*
+ * Each agent's drives, once the campaign's drives are final (selectors resolved): an
+ * index as long as the agent's own drives (one the length of the whole campaign per
+ * agent was 190 MB at 1,000 agents of 24 drives). Without memory an agent keeps no
+ * index and reg_agent_drive searches the campaign's drives.
+ */
 void reg_index_drives(struct coord *k)
 {
+	size_t nd = k->c->ndrives;
+	struct ragent **of = malloc((nd ? nd : 1) * sizeof(*of));
+
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		free(k->agents[i].didx);
-		k->agents[i].didx = calloc(k->c->ndrives + 1, sizeof(size_t));
+		k->agents[i].didx = NULL;
 		k->agents[i].ndidx = 0;
+		k->agents[i].dhint = 0;
 	}
-	for (size_t d = 0; d < k->c->ndrives; d++) {
-		struct ragent *a = reg_agent(k, k->c->drives[d].agent);
+	if (!of)
+		return;
+	for (size_t d = 0; d < nd; d++) {
+		of[d] = reg_agent(k, k->c->drives[d].agent);
+		if (of[d])
+			of[d]->ndidx++;
+	}
+	for (size_t i = 0; i < k->c->nagents; i++) {
+		struct ragent *a = &k->agents[i];
 
-		if (a && a->didx)
-			a->didx[a->ndidx++] = d;
+		a->didx = malloc((a->ndidx ? a->ndidx : 1) * sizeof(size_t));
+		a->ndidx = 0;
 	}
+	for (size_t d = 0; d < nd; d++)
+		if (of[d] && of[d]->didx)
+			of[d]->didx[of[d]->ndidx++] = d;
+	free(of);
 }
 
 /* The index of agent a's drive path; samples come in drive order, so guess the next. */
