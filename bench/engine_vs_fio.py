@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""rackbench's engine against fio (Debian's, or one built: --fio), side by side, in one run.
+"""rackbench's engine against fio (the one on PATH, or --fio), side by side, in one run.
 
 Each case runs both tools alternately, N pairs (default 5), and prints the median of
 each figure and the ratio rackbench/fio. CPU per IO is system-wide busy time from
