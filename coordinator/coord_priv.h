@@ -251,6 +251,7 @@ struct coord {
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct ragent *agents;
+	size_t nreg;	       /* agents[]'s entries (c->nagents once groups have joined) */
 	struct rb_idmap names; /* agents by name */
 	/* agents of no target by name, heard before agent groups are resolved */
 	struct cand {

@@ -33,6 +33,7 @@ int reg_init(struct coord *k)
 	k->agents = calloc(k->c->nagents + 1, sizeof(*k->agents));
 	if (!k->agents)
 		return -ENOMEM;
+	k->nreg = k->c->nagents;
 	rb_idmap_init(&k->names);
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		k->agents[i].name = k->c->agents[i];
@@ -44,7 +45,9 @@ int reg_init(struct coord *k)
 
 void reg_release(struct coord *k)
 {
-	for (size_t i = 0; k->agents && i < k->c->nagents; i++) {
+	/* nreg, not c->nagents: the campaign may have grown by a group's agents and the
+	 * table not (no memory) */
+	for (size_t i = 0; k->agents && i < k->nreg; i++) {
 		free(k->agents[i].targets);
 		free(k->agents[i].didx);
 		free(k->agents[i].assign_msg);
@@ -289,6 +292,7 @@ int reg_resolve_groups(struct coord *k)
 		return RB_EXIT_FAILED;
 	k->agents = n;
 	memset(&k->agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
+	k->nreg = k->c->nagents;
 	for (size_t i = 0; i < k->c->nagents; i++)
 		k->agents[i].name = k->c->agents[i];
 	for (size_t i = before; i < k->c->nagents; i++)
