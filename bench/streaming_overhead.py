@@ -9,10 +9,11 @@ the same thing).
 Each round runs the standalone job twice and the streaming one once, in one of the six
 orders of the three (each order once in six rounds). What the machine can resolve is the
 larger of two figures: the A/A control (the two standalone sets' ratio of medians: what
-identical runs differ by) and twice the ratio's standard error (from the standalone
-runs' spread). Verdicts: within 1% either way; NOT within 1% (a finding); not resolved
+identical runs differ by) and twice the ratio's standard error (from both sides'
+spreads). Verdicts: within 1% either way; NOT within 1% (a finding); not resolved
 (the resolution is wider than 1% and the ratio inside it); or outside even that
-resolution (a finding). Exit 0: every job within 1%; 1: a finding; 2: only unresolved.
+resolution (a finding). Exit 0: every job within 1%; 1: a finding; 2: no finding, and at
+least one job not resolved.
 
 Jobs: the null engine (no IO: the engine's own rate, where any overhead shows most), 4K
 random reads of a file in /dev/shm written in full first (a truncated file reads holes,
@@ -127,9 +128,13 @@ def main():
                 s, c = statistics.median(solo), statistics.median(streamed)
                 off = abs(c / s - 1)
                 aa = statistics.median(runs["b"]) / statistics.median(runs["a"])
-                # a median's standard error is ~1.25 sigma/sqrt(n); the ratio's adds both
-                sd = statistics.stdev(solo) / statistics.mean(solo) if len(solo) > 1 else 0
-                se = 1.2533 * sd * math.sqrt(1 / len(solo) + 1 / len(streamed))
+                # a median's standard error is ~1.25 sigma/sqrt(n); a ratio's adds both
+                # sides' relative errors in quadrature
+                def rel_var(v):
+                    if len(v) < 2:
+                        return 0
+                    return (statistics.stdev(v) / statistics.mean(v)) ** 2 / len(v)
+                se = 1.2533 * math.sqrt(rel_var(solo) + rel_var(streamed))
                 res = max(abs(aa - 1), 2 * se)
                 if res <= 0.01:
                     verdict = "within 1% either way" if off <= 0.01 else "NOT within 1% either way"
