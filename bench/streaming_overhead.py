@@ -26,7 +26,7 @@ a loop device over that file.
 --pin runs the job on CPU 0 and everything else (this script, the agent's main thread,
 the coordinator) on CPU 1: on a 2-core machine the coordinator and the job otherwise
 compete for the CPUs, which is not what an agent on its own host pays for streaming.
-Figures: run it; the README quotes what it printed, with the command.
+Figures: run it; docs/performance.md quotes what it printed, with the command.
 """
 import argparse
 import glob
@@ -81,6 +81,13 @@ def campaign(job, target, runtime, interval, tmp):
         return float(h["results"][0]["read_iops"])
 
 
+def rel_var(v):
+    """The squared relative standard error of v's mean (0 for fewer than 2 values)."""
+    if len(v) < 2:
+        return 0
+    return (statistics.stdev(v) / statistics.mean(v)) ** 2 / len(v)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=6,
@@ -130,10 +137,6 @@ def main():
                 aa = statistics.median(runs["b"]) / statistics.median(runs["a"])
                 # a median's standard error is ~1.25 sigma/sqrt(n); a ratio's adds both
                 # sides' relative errors in quadrature
-                def rel_var(v):
-                    if len(v) < 2:
-                        return 0
-                    return (statistics.stdev(v) / statistics.mean(v)) ** 2 / len(v)
                 se = 1.2533 * math.sqrt(rel_var(solo) + rel_var(streamed))
                 res = max(abs(aa - 1), 2 * se)
                 if res <= 0.01:

@@ -127,9 +127,8 @@ static bool volume_member(struct coord *k, const char *agent, const char *path)
 
 /*
  * Each agent's drives, once the campaign's drives are final (selectors resolved): an
- * index as long as the agent's own drives (one the length of the whole campaign per
- * agent was 190 MB at 1,000 agents of 24 drives). Without memory an agent keeps no
- * index and reg_agent_drive searches the campaign's drives.
+ * index as long as the agent's own drives (a fleet has thousands of agents). Without
+ * memory an agent keeps no index and reg_agent_drive searches the campaign's drives.
  */
 void reg_index_drives(struct coord *k)
 {
