@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -19,6 +18,7 @@
 
 #include "clock.h"
 #include "fname.h"
+#include "proc.h"
 #include "units.h"
 
 #define OUT_TAIL 4096
@@ -386,7 +386,8 @@ void rb_exec_set_start_at(struct rb_exec *x, int64_t mono_ns)
 static void spawn(struct xdrive *xd)
 {
 	int out = open(xd->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int err = open(xd->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int err = open(xd->err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), r;
+	struct rb_proc_spec ps = { .argv = xd->argv, .cwd = xd->dir, .out = out, .err = err };
 
 	read_stat(xd->stat_path, xd->base);
 	memcpy(xd->last, xd->base, sizeof(xd->last));
@@ -394,35 +395,9 @@ static void spawn(struct xdrive *xd)
 	xd->res.start_wall_ns = rb_wall_ns();
 	xd->res.start_mono_ns = xd->start_ns;
 	xd->started = true;
-	xd->pid = fork();
-	if (xd->pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-
-		/* a group of its own (the parent sets it too: no race with a kill), and gone
-		 * with the agent */
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (out >= 0)
-			dup2(out, 1);
-		if (err >= 0)
-			dup2(err, 2);
-		if (chdir(xd->dir) < 0)
-			_exit(126);
-		signal(SIGPIPE, SIG_DFL);
-		if (strchr(xd->argv[0], '/'))
-			execv(xd->argv[0], xd->argv);
-		else
-			execvp(xd->argv[0], xd->argv);
-		dprintf(2, "rackbench-agent: cannot run %s: %s\n", xd->argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (xd->pid > 0)
-		setpgid(xd->pid, xd->pid);
-	if (xd->pid < 0) {
+	if ((r = rb_proc_start(&ps, &xd->pid))) {
 		snprintf(xd->res.message, sizeof(xd->res.message), "cannot start the command: %s",
-			 strerror(errno));
+			 strerror(-r));
 		xd->ended = true;
 		xd->status = -1;
 		xd->end_ns = xd->start_ns;
@@ -452,6 +427,34 @@ static void tail(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
+/* The last max bytes of path, NUL-terminated and allocated (NULL when unreadable); the
+ * file's whole size in *ret_size. */
+static char *tail_alloc(const char *path, size_t max, size_t *ret_size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0;
+
+	*ret_size = 0;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		size_t size = (size_t)st.st_size, want = size < max ? size : max;
+		ssize_t r = 1;
+
+		*ret_size = size;
+		if ((buf = malloc(want + 1)))
+			while (n < want &&
+			       (r = pread(fd, buf + n, want - n, (off_t)(size - want + n))) > 0)
+				n += (size_t)r;
+		if (buf)
+			buf[n] = '\0';
+	}
+	close(fd);
+	return buf;
+}
+
 /* A command that ended: its result, its output's tails, what the parser read. */
 static void ended(struct rb_exec *x, struct xdrive *xd)
 {
@@ -461,7 +464,7 @@ static void ended(struct rb_exec *x, struct xdrive *xd)
 					     : -1;
 	uint64_t now[11];
 	size_t nm = 0;
-	char dur[32];
+	char dur[32], note[256] = "";
 
 	xd->ended = true;
 	xd->end_ns = rb_mono_ns();
@@ -477,18 +480,15 @@ static void ended(struct rb_exec *x, struct xdrive *xd)
 	tail(xd->out, xd->out_tail, OUT_TAIL);
 	tail(xd->err, xd->err_tail, ERR_TAIL);
 	if (strcmp(x->cmd->parser, "none")) {
-		char *all = NULL;
-		size_t len = 0;
-		FILE *f = fopen(xd->out, "re");
+		/* its last RB_EXEC_PARSE_MAX bytes only: a command's output is not bounded */
+		size_t size = 0;
+		char *text = tail_alloc(xd->out, RB_EXEC_PARSE_MAX, &size);
 
-		if (f && getdelim(&all, &len, '\0', f) >= 0)
-			nm = !strcmp(x->cmd->parser, "sysbench")
-				     ? rb_exec_parse_sysbench(all, xd->metrics, xd->vals,
-							      MAX_METRICS)
-				     : rb_exec_parse_fio(all, xd->metrics, xd->vals, MAX_METRICS);
-		free(all);
-		if (f)
-			fclose(f);
+		nm = !strcmp(x->cmd->parser, "sysbench")
+			     ? rb_exec_parse_sysbench(text, xd->metrics, xd->vals, MAX_METRICS)
+			     : rb_exec_parse_fio(text, size > RB_EXEC_PARSE_MAX, xd->metrics,
+						 xd->vals, MAX_METRICS, note, sizeof(note));
+		free(text);
 	}
 	if (xd->timed_out)
 		snprintf(res->message, sizeof(res->message), "command '%s' timed out after %s",
@@ -497,6 +497,9 @@ static void ended(struct rb_exec *x, struct xdrive *xd)
 		snprintf(res->message, sizeof(res->message), "command '%s' %s %d (its stderr: %s)",
 			 x->cmd->name, code < 0 ? "was killed by signal" : "exited",
 			 code < 0 ? -code : code, xd->err);
+	else if (note[0])
+		snprintf(res->message, sizeof(res->message), "command '%s': %s", x->cmd->name,
+			 note);
 	xd->msg = (struct rb_msg_exec_result){
 		.command = x->cmd->name,
 		.exit_code = code,
@@ -518,10 +521,8 @@ static void reap(struct rb_exec *x, int64_t now)
 
 		if (!xd->started || xd->ended)
 			continue;
-		if (waitpid(xd->pid, &xd->status, WNOHANG) == xd->pid) {
-			/* what it left running in its group goes with it (a daemon it started
-			 * would hold the drive's filesystem) */
-			kill(-xd->pid, SIGKILL);
+		/* what it left running went with it (proc.h) */
+		if (rb_proc_wait(xd->pid, INT64_MAX, &xd->status) == 0) {
 			ended(x, xd);
 			continue;
 		}
@@ -530,9 +531,9 @@ static void reap(struct rb_exec *x, int64_t now)
 			xd->timed_out = !x->stopping;
 			xd->term_sent = true;
 			xd->term_ns = now;
-			kill(-xd->pid, SIGTERM);
+			rb_proc_term(xd->pid);
 		} else if (xd->term_sent && now - xd->term_ns > KILL_GRACE_NS) {
-			kill(-xd->pid, SIGKILL);
+			rb_proc_kill(xd->pid);
 		}
 	}
 }
@@ -608,8 +609,10 @@ struct rb_exec *rb_exec_free(struct rb_exec *x)
 
 		/* never left running behind the agent */
 		if (xd->started && !xd->ended) {
-			kill(-xd->pid, SIGKILL);
-			waitpid(xd->pid, NULL, 0);
+			int st;
+
+			rb_proc_kill(xd->pid);
+			rb_proc_wait(xd->pid, 0, &st);
 		}
 		free_list(xd->argv, xd->argc);
 	}
@@ -668,7 +671,8 @@ size_t rb_exec_parse_sysbench(const char *text, struct rb_kv *kv, char (*vals)[3
 		/* the latency block's min/avg/max, not another's */
 		const char *from = !strncmp(keys[i].name, "lat_", 4) ? lat : text;
 
-		if (!from || !number_after(from, keys[i].label, keys[i].rate, &v))
+		/* "inf" or "nan" is no figure: left out, as one it did not print */
+		if (!from || !number_after(from, keys[i].label, keys[i].rate, &v) || !isfinite(v))
 			continue;
 		snprintf(vals[n], 32, "%.10g", v);
 		kv[n] = (struct rb_kv){ keys[i].name, vals[n] };
@@ -687,16 +691,62 @@ static double jnum(struct json_object *o, const char *const *path)
 	return o ? json_object_get_double(o) : NAN;
 }
 
-size_t rb_exec_parse_fio(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max)
+/* A member summed over jobs: one a job lacks adds nothing. */
+static void jadd(double *sum, struct json_object *o, const char *const *path)
 {
-	const char *open = text ? strchr(text, '{') : NULL;
-	struct json_object *root = open ? json_tokener_parse(open) : NULL, *jobs = NULL;
+	double v = jnum(o, path);
+
+	if (!isnan(v))
+		*sum += v;
+}
+
+/* Where fio's document starts in text: its first '{', or (text being the end of a longer
+ * output) the '{' before its "fio version" member. */
+static const char *fio_document(const char *text, bool cut)
+{
+	const char *v;
+
+	if (!text)
+		return NULL;
+	if (!cut)
+		return strchr(text, '{');
+	if (!(v = strstr(text, "\"fio version\"")))
+		return NULL;
+	while (v > text && *v != '{')
+		v--;
+	return *v == '{' ? v : NULL;
+}
+
+size_t rb_exec_parse_fio(const char *text, bool cut, struct rb_kv *kv, char (*vals)[32], size_t max,
+			 char *note, size_t notelen)
+{
+	const char *open = fio_document(text, cut);
+	/* json-c's tree takes tens of times the text: the text is bounded, and so its depth */
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	struct json_object *root = open && tok ? json_tokener_parse_ex(tok, open, -1) : NULL;
+	struct json_object *jobs = NULL;
 	double iops[2] = { 0, 0 }, bw[2] = { 0, 0 }, lat_sum = 0, ios = 0, errors = 0, p99[2];
 	size_t njobs, n = 0;
 	static const char *const dirs[2] = { "read", "write" };
 
+	if (notelen)
+		note[0] = '\0';
+	json_tokener_free(tok);
+	if (cut && !root)
+		snprintf(note, notelen,
+			 "its output is over the %u MiB the agent reads for figures, and fio's "
+			 "JSON is not whole in its last %u MiB: no figures read",
+			 RB_EXEC_PARSE_MAX >> 20, RB_EXEC_PARSE_MAX >> 20);
 	if (!root || !json_object_object_get_ex(root, "jobs", &jobs) ||
 	    !json_object_is_type(jobs, json_type_array)) {
+		json_object_put(root);
+		return 0;
+	}
+	if (json_object_array_length(jobs) > RB_EXEC_PARSE_JOBS) {
+		snprintf(note, notelen,
+			 "fio's JSON has %zu jobs, over the %u the agent sums: no figures read "
+			 "(group_reporting=1 makes one)",
+			 json_object_array_length(jobs), RB_EXEC_PARSE_JOBS);
 		json_object_put(root);
 		return 0;
 	}
@@ -704,14 +754,14 @@ size_t rb_exec_parse_fio(const char *text, struct rb_kv *kv, char (*vals)[32], s
 	for (size_t j = 0; j < njobs; j++) {
 		struct json_object *job = json_object_array_get_idx(jobs, j);
 
-		errors += jnum(job, (const char *const[]){ "error", NULL });
+		jadd(&errors, job, (const char *const[]){ "error", NULL });
 		for (int d = 0; d < 2; d++) {
 			double t = jnum(job, (const char *const[]){ dirs[d], "total_ios", NULL });
 			double m =
 				jnum(job, (const char *const[]){ dirs[d], "lat_ns", "mean", NULL });
 
-			iops[d] += jnum(job, (const char *const[]){ dirs[d], "iops", NULL });
-			bw[d] += jnum(job, (const char *const[]){ dirs[d], "bw_bytes", NULL });
+			jadd(&iops[d], job, (const char *const[]){ dirs[d], "iops", NULL });
+			jadd(&bw[d], job, (const char *const[]){ dirs[d], "bw_bytes", NULL });
 			if (t > 0 && !isnan(m)) {
 				lat_sum += t * m;
 				ios += t;
@@ -743,7 +793,7 @@ size_t rb_exec_parse_fio(const char *text, struct rb_kv *kv, char (*vals)[32], s
 		{ "errors", errors },
 	};
 	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]) && n < max; i++) {
-		if (isnan(out[i].v))
+		if (!isfinite(out[i].v))
 			continue;
 		snprintf(vals[n], 32, "%.15g", out[i].v);
 		kv[n] = (struct rb_kv){ out[i].name, vals[n] };

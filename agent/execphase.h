@@ -70,13 +70,24 @@ const struct rb_target_result *rb_exec_result(const struct rb_exec *x, size_t i)
 const struct rb_msg_exec_result *rb_exec_msg(const struct rb_exec *x, size_t i);
 struct rb_exec *rb_exec_free(struct rb_exec *x);
 
+/*
+ * A command's output is read for figures from its last RB_EXEC_PARSE_MAX bytes only, and
+ * fio's JSON summed over at most RB_EXEC_PARSE_JOBS jobs: past a bound no figure is read
+ * and the drive's result says which bound (a sum over part of the jobs would be wrong).
+ * A figure printed as inf or nan is left out, as one not printed.
+ */
+#define RB_EXEC_PARSE_MAX (2u << 20)
+#define RB_EXEC_PARSE_JOBS 1024u
+
 /* sysbench's summary into name=value metrics (tps, qps, lat_*_ms, ...); how many. */
 size_t rb_exec_parse_sysbench(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max);
 /*
  * fio's JSON (--output-format=json, after anything printed before it) into metrics: iops,
  * mbps and per direction, lat_avg_ms over every IO, p99 (of one job only: percentiles of
- * several do not add up), errors; how many.
+ * several do not add up), errors; how many. cut: text is the end of a longer output. Why
+ * no figure was read, when a bound stopped it, in note ("" otherwise).
  */
-size_t rb_exec_parse_fio(const char *text, struct rb_kv *kv, char (*vals)[32], size_t max);
+size_t rb_exec_parse_fio(const char *text, bool cut, struct rb_kv *kv, char (*vals)[32], size_t max,
+			 char *note, size_t notelen);
 
 #endif
