@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,13 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
+#include "proc.h"
 
-/* mkfs.TYPE with its force and quiet flags, the options, the device. 0 or an error. */
+/* mkfs.TYPE with its force and quiet flags, the options, the device, within its deadline;
+ * 0 or an error. Its messages go to the agent's stderr. */
 static int mkfs(const struct rb_fs_spec *s, const char *dev, const char *cwd, struct rb_diags *d)
 {
 	char prog[32], opts[256], *argv[64];
-	int n = 0, status;
+	/* rackbench's own folder: a relative name an option might still hold lands there */
+	struct rb_proc_spec ps = { .argv = argv, .cwd = cwd, .out = 1, .err = 2 };
+	int n = 0, status, r;
 	pid_t pid;
 
 	snprintf(prog, sizeof(prog), "mkfs.%s", s->type);
@@ -33,19 +39,18 @@ static int mkfs(const struct rb_fs_spec *s, const char *dev, const char *cwd, st
 		argv[n++] = tok;
 	argv[n++] = (char *)dev;
 	argv[n] = NULL;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		/* rackbench's own folder: a relative name an option might still hold lands there */
-		if (chdir(cwd) < 0)
-			_exit(126);
-		execvp(prog, argv);
-		_exit(127);
+	if ((r = rb_proc_start(&ps, &pid)))
+		return r;
+	r = rb_proc_wait(pid, rb_mono_ns() + RB_MKFS_DEADLINE_NS, &status);
+	if (r == -ETIMEDOUT) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev,
+			     "%s did not end within %d s: killed (are its options right for "
+			     "this drive?)",
+			     prog, (int)(RB_MKFS_DEADLINE_NS / 1000000000LL));
+		return r;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
+	if (r)
+		return r;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev, "%s %s", prog,
@@ -170,6 +175,14 @@ int rb_fs_target_check(const struct rb_guard_policy *gp, const struct rb_fs_spec
 	if (rb_target_probe(dev, &ti) || ti.kind != RB_TARGET_BLOCK) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev,
 			     "a filesystem is made on a block device; this is not one");
+		return -EINVAL;
+	}
+	/* mke2fs given an offset past the end counts blocks from a wrapped size, for ever */
+	if (rb_fs_spec_offset(s) && rb_fs_spec_offset(s) >= ti.size_bytes) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, dev,
+			     "mkfs_options: -E offset=%" PRIu64 " is not inside the drive (%" PRIu64
+			     " bytes)",
+			     rb_fs_spec_offset(s), ti.size_bytes);
 		return -EINVAL;
 	}
 	*ret_own = ours(gp->state_dir, ti.real, run);

@@ -23,6 +23,9 @@
 #include "guard.h"
 #include "target.h"
 
+/* mkfs is killed (with all it started: proc.h) if it has not ended by then */
+#define RB_MKFS_DEADLINE_NS (300LL * 1000000000LL)
+
 struct rb_fs_target {
 	char dev[PATH_MAX];
 	char mnt[PATH_MAX];

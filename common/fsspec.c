@@ -2,7 +2,9 @@
 #include "fsspec.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 
@@ -82,21 +84,74 @@ static int check_words(const char *what, const char *list, const char *seps, boo
 }
 
 /*
- * mkfs's words: options, each bare word only as the argument right after one; never an
- * option that reads or writes a file or another device (mke2fs -d, -z, -l; mkfs.xfs -p),
- * nor a sub-option that names one (xfs's -l/-r/-d name=, file).
+ * A mkfs's short options as its getopt reads them (e2fsprogs 1.47's mke2fs, xfsprogs 6's
+ * mkfs.xfs): those that take an argument, those that do not, and those that read or write
+ * a file of the host (never given on). An option not listed is refused by name.
  */
-static int check_mkfs(const struct rb_fs_spec *s, char *err, size_t len)
-{
-	static const char *const ext4_bad[] = { "-d", "-z", "-l", NULL };
-	static const char *const xfs_bad[] = { "-p", NULL };
-	const char *const *bad = strcmp(s->type, "xfs") ? ext4_bad : xfs_bad;
-	char words[sizeof(s->mkfs_options)], *save = NULL;
-	bool after_option = false;
+static const struct mkfs_getopt {
+	const char *type, *with_arg, *plain, *files;
+} mkfs_getopts[] = {
+	/* b:cd:e:g:i:jl:m:no:qr:s:t:vC:DE:FG:I:J:KL:M:N:O:R:ST:U:Vz: */
+	{ "ext4", "bdegilmorstCEGIJLMNORTUz", "cjnqvDFKSV", "dlz" },
+	/* b:c:d:i:l:L:m:n:KNp:qr:s:CfV (-c: a configuration file, -p: a prototype file) */
+	{ "xfs", "bcdilLmnprs", "KNqCfV", "cp" },
+};
 
+/* An option's argument: no section in a file or on another device (xfs's -d/-l/-r name=,
+ * file), and ext4's -E offset= a plain number (kept for the drive's size: *ret_offset). */
+static int check_arg(const struct rb_fs_spec *s, char opt, const char *arg, uint64_t *ret_offset,
+		     char *err, size_t len)
+{
+	char sub[sizeof(s->mkfs_options)], *ss = NULL;
+
+	snprintf(sub, sizeof(sub), "%s", arg);
+	for (char *o = strtok_r(sub, ",", &ss); o; o = strtok_r(NULL, ",", &ss)) {
+		if (!strncmp(o, "name=", 5) || !strcmp(o, "file")) {
+			snprintf(err, len,
+				 "mkfs_options: '-%c %s' puts a section of the filesystem in a "
+				 "file or on another device",
+				 opt, arg);
+			return -EINVAL;
+		}
+		if (opt == 'E' && !strncmp(o, "offset=", 7)) {
+			char *end;
+
+			errno = 0;
+			*ret_offset = strtoull(o + 7, &end, 10);
+			if (o[7] < '0' || o[7] > '9' || *end || errno) {
+				snprintf(err, len,
+					 "mkfs_options: '%s' is not a number of bytes (0 to "
+					 "18446744073709551615)",
+					 o);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * mkfs's words read as its getopt reads them: short options clustered ("-Fq") or with
+ * their argument joined ("-zNAME") or in the next word; a bare word only as an option's
+ * argument (anything else would be taken for the device or a size); never an option that
+ * reads or writes a file of the host (mke2fs -d, -z, -l; mkfs.xfs -c, -p), nor a
+ * sub-option that names one (xfs's -l/-r/-d name=, file).
+ */
+static int check_mkfs(const struct rb_fs_spec *s, uint64_t *ret_offset, char *err, size_t len)
+{
+	const struct mkfs_getopt *g = &mkfs_getopts[strcmp(s->type, "xfs") ? 0 : 1];
+	char words[sizeof(s->mkfs_options)], *save = NULL, need = 0;
+
+	*ret_offset = 0;
 	snprintf(words, sizeof(words), "%s", s->mkfs_options);
 	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		if (*w != '-' && !after_option) {
+		if (need) {
+			if (check_arg(s, need, w, ret_offset, err, len))
+				return -EINVAL;
+			need = 0;
+			continue;
+		}
+		if (w[0] != '-' || !w[1] || w[1] == '-') {
 			snprintf(
 				err, len,
 				"mkfs_options: '%s' is not an option's argument (a bare word would "
@@ -104,28 +159,53 @@ static int check_mkfs(const struct rb_fs_spec *s, char *err, size_t len)
 				w);
 			return -EINVAL;
 		}
-		for (size_t i = 0; bad[i]; i++)
-			if (!strcmp(w, bad[i])) {
+		for (const char *c = w + 1; *c; c++) {
+			if (strchr(g->files, *c)) {
 				snprintf(err, len,
-					 "mkfs_options: mkfs.%s's %s reads or writes a file of the "
-					 "host: not for a drive under test",
-					 s->type, w);
+					 "mkfs_options: mkfs.%s's -%c (in '%s') reads or writes a "
+					 "file of the host: not for a drive under test",
+					 s->type, *c, w);
 				return -EINVAL;
 			}
-		/* xfs's sub-options: name=, file (a log, realtime or data section elsewhere),
-		 * given apart ("-l name=x") or joined to their option ("-lname=x") */
-		char sub[sizeof(words)], *ss = NULL;
+			if (strchr(g->with_arg, *c)) {
+				if (c[1] && check_arg(s, *c, c + 1, ret_offset, err, len))
+					return -EINVAL;
+				need = c[1] ? 0 : *c;
+				break;
+			}
+			if (!strchr(g->plain, *c)) {
+				snprintf(err, len,
+					 "mkfs_options: mkfs.%s has no option -%c (in '%s')",
+					 s->type, *c, w);
+				return -EINVAL;
+			}
+		}
+	}
+	if (need) {
+		snprintf(err, len, "mkfs_options: -%c needs an argument", need);
+		return -EINVAL;
+	}
+	return 0;
+}
 
-		snprintf(sub, sizeof(sub), "%s", *w == '-' ? (w[1] ? w + 2 : "") : w);
-		for (char *o = strtok_r(sub, ",", &ss); o; o = strtok_r(NULL, ",", &ss))
-			if (!strncmp(o, "name=", 5) || !strcmp(o, "file")) {
+/* Mount options that act on the host, not the drive: never given on. */
+static int check_mount(const struct rb_fs_spec *s, char *err, size_t len)
+{
+	static const char *const host[] = { "errors=panic", NULL };
+
+	for (const char *w = s->mount_options; *w;) {
+		size_t n = strcspn(w, ",");
+
+		for (size_t i = 0; host[i]; i++)
+			if (n == strlen(host[i]) && !strncmp(w, host[i], n)) {
 				snprintf(err, len,
-					 "mkfs_options: '%s' puts a section of the filesystem in a "
-					 "file or on another device",
-					 w);
+					 "mount_options: '%s' would stop the host on an error of "
+					 "the drive under test (use errors=remount-ro)",
+					 host[i]);
 				return -EINVAL;
 			}
-		after_option = *w == '-';
+		w += n;
+		w += strspn(w, ",");
 	}
 	return 0;
 }
@@ -133,6 +213,7 @@ static int check_mkfs(const struct rb_fs_spec *s, char *err, size_t len)
 int rb_fs_spec_check(const struct rb_fs_spec *s, char *err, size_t len)
 {
 	const char *first = s->mkfs_options + strspn(s->mkfs_options, " ");
+	uint64_t offset;
 
 	if (strcmp(s->type, "ext4") && strcmp(s->type, "xfs")) {
 		snprintf(err, len, "filesystem '%s': ext4 or xfs", s->type);
@@ -145,10 +226,19 @@ int rb_fs_spec_check(const struct rb_fs_spec *s, char *err, size_t len)
 		return -EINVAL;
 	}
 	if (check_words("mkfs_options", s->mkfs_options, " ", false, err, len) ||
-	    check_mkfs(s, err, len) ||
-	    check_words("mount_options", s->mount_options, ",", true, err, len))
+	    check_mkfs(s, &offset, err, len) ||
+	    check_words("mount_options", s->mount_options, ",", true, err, len) ||
+	    check_mount(s, err, len))
 		return -EINVAL;
 	return 0;
+}
+
+uint64_t rb_fs_spec_offset(const struct rb_fs_spec *s)
+{
+	uint64_t offset = 0;
+	char err[256];
+
+	return check_mkfs(s, &offset, err, sizeof(err)) ? 0 : offset;
 }
 
 void rb_fs_mount_args(const struct rb_fs_spec *s, unsigned long *ret_flags, char *data, size_t len)

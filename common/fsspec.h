@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct rb_fs_spec {
 	char type[16];		 /* ext4 or xfs; "" none */
@@ -30,6 +31,9 @@ static inline bool rb_fs_spec_set(const struct rb_fs_spec *s)
  * -EINVAL with the reason in err ("mkfs_options: '-J' ...").
  */
 int rb_fs_spec_check(const struct rb_fs_spec *s, char *err, size_t len);
+
+/* Where mkfs would start the filesystem on the drive (mke2fs -E offset=N), in bytes; 0. */
+uint64_t rb_fs_spec_offset(const struct rb_fs_spec *s);
 
 /*
  * s's mount options as mount(2) takes them: the flags it knows (ro, noatime, nodiratime,

@@ -68,6 +68,18 @@ with Tmp() as tmp:
         r = run(A[:2] + ["--target", img, "--filesystem", "ext4", "--size", "8m",
                          "--destructive", "--allow", img, "--state-dir", state])
         check(r.returncode == 2 and "on a block device" in r.stderr, f"a file: {r.stderr}")
+        # mke2fs's file options in joined and clustered forms are refused before mkfs
+        # runs (its undo file would land in the state folder), and an offset past the
+        # drive's end at the pre-flight (mke2fs would spin for ever)
+        for opts, why in (("-zundo", "-z (in '-zundo') reads or writes a file"),
+                          ("-Fz undo", "-z (in '-Fz') reads or writes a file"),
+                          ("-E offset=99999999999999", "is not inside the drive")):
+            r = run(A + ["--destructive", "--allow", dev, "--mkfs-options", opts], timeout=60)
+            check(r.returncode == 2 and why in r.stderr, f"'{opts}': {r.returncode} {r.stderr}")
+        fsdir = os.path.join(state, "fs")
+        left = os.listdir(fsdir) if os.path.isdir(fsdir) else []
+        check(not left, f"mkfs left files in the state folder: {left}")
+        check(sha256(dev) == before, "a refused mkfs changed the device")
         # both keys: made, mounted privately, written, unmounted
         r = run(A + ["--destructive", "--allow", dev, "--json"])
         print("both keys:", r.returncode, r.stderr)

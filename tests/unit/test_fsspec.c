@@ -61,6 +61,29 @@ static void test_check(void **state)
 		{ "xfs", "-d agcount=4 -l size=64m -L data", "", NULL },
 		{ "ext4", "-q -L label -m 0", "", NULL },
 		{ "ext4", "-m 0 sdb", "", "not an option's argument" },
+		/* read as mke2fs's getopt reads them: joined arguments, clustered options */
+		{ "ext4", "-zundo", "", "-z (in '-zundo') reads or writes a file" },
+		{ "ext4", "-Fz undo", "", "-z (in '-Fz') reads or writes a file" },
+		{ "ext4", "-droot", "", "-d (in '-droot') reads or writes a file" },
+		{ "ext4", "-Fd root", "", "-d (in '-Fd') reads or writes a file" },
+		{ "ext4", "-qFl bad", "", "-l (in '-qFl') reads or writes a file" },
+		{ "xfs", "-c options=cfg", "", "-c (in '-c') reads or writes a file" },
+		{ "xfs", "-fp proto", "", "-p (in '-fp') reads or writes a file" },
+		/* an option's joined argument is its argument: "z" inside -L's is a label */
+		{ "ext4", "-Lzed -qm0", "", NULL },
+		{ "ext4", "-Ezed", "", NULL },
+		/* an option without an argument leaves the next word bare */
+		{ "ext4", "-F sdb", "", "not an option's argument" },
+		{ "ext4", "-m", "", "-m needs an argument" },
+		{ "ext4", "-Y", "", "mkfs.ext4 has no option -Y" },
+		{ "ext4", "-- sdb", "", "not an option's argument" },
+		{ "xfs", "-dname=sdd", "", "in a file or on another device" },
+		{ "ext4", "-E offset=4096", "", NULL },
+		{ "ext4", "-E offset=-1", "", "not a number of bytes" },
+		{ "ext4", "-Eoffset=99999999999999999999", "", "not a number of bytes" },
+		/* what acts on the host, not the drive */
+		{ "ext4", "", "noatime,errors=panic", "would stop the host" },
+		{ "ext4", "", "errors=remount-ro", NULL },
 		/* nothing a shell would read */
 		{ "ext4", "-L $(reboot)", "", "holds '$'" },
 		{ "ext4", "-L a;b", "", "holds ';'" },
@@ -82,6 +105,18 @@ static void test_check(void **state)
 			fail_msg("case %zu (%s '%s' '%s'): %d '%s', want '%s'", i, cases[i].type,
 				 cases[i].mkfs, cases[i].mnt, r, r ? err : "", cases[i].why);
 	}
+}
+
+static void test_offset(void **state)
+{
+	struct rb_fs_spec s = spec("ext4", "-q -E lazy_itable_init=1,offset=1048576", "");
+
+	(void)state;
+	assert_int_equal(rb_fs_spec_offset(&s), 1048576);
+	s = spec("ext4", "-Eoffset=99999999999999", "");
+	assert_int_equal(rb_fs_spec_offset(&s), 99999999999999ULL);
+	s = spec("ext4", "-L offset=5", ""); /* a label, not -E's */
+	assert_int_equal(rb_fs_spec_offset(&s), 0);
 }
 
 static void test_mount_args(void **state)
@@ -119,6 +154,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_offset),
 		cmocka_unit_test(test_mount_args),
 		cmocka_unit_test(test_text),
 	};
