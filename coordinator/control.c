@@ -335,13 +335,16 @@ static int status_json(const char *rep, const char *id)
 
 int rb_control_ask(const char *cmd, const char *ctl, const char *id, bool json, bool drives)
 {
-	char path[4096], req[256], *rep;
+	char path[4096], *req = NULL, *rep;
 	int rc = RB_EXIT_OK;
 
 	rb_control_path(ctl, path, sizeof(path));
-	snprintf(req, sizeof(req), "%s\n%s%s%s%s", cmd, id ? "id=" : "", id ? id : "",
-		 id ? "\n" : "", drives ? "drives=1\n" : "");
+	/* the id whole, however long: the service judges it */
+	if (asprintf(&req, "%s\n%s%s%s%s", cmd, id ? "id=" : "", id ? id : "", id ? "\n" : "",
+		     drives ? "drives=1\n" : "") < 0)
+		return RB_EXIT_FAILED;
 	rep = ask(path, req, strlen(req), 5000);
+	free(req);
 	if (!rep)
 		return RB_EXIT_FAILED;
 	if (!reply_ok(rep)) {

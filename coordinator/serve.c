@@ -605,7 +605,7 @@ static void run_queued(struct service *s)
  */
 static void control_request(struct service *s, bool idle_now, char **pending)
 {
-	char *req = NULL, id[64];
+	char *req = NULL, id[RB_RUN_ID_MAX], why[256];
 	size_t len;
 	int r = rb_tx_text_recv(s->control, 0, &req, &len);
 
@@ -616,7 +616,9 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 		return;
 	}
 	s->metrics_dirty = true; /* the queue, a run's state */
-	if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
+	if (rb_control_fields_fit(req, why, sizeof(why))) {
+		svc_reply(s, "error\n%s\n", why);
+	} else if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
 		char dr[8];
 
 		svc_reply_agents(s, rb_control_field(req, "drives", dr, sizeof(dr)) &&

@@ -39,6 +39,15 @@ char *rb_path_absolute(const char *path);
 /* The value of "key=" among a request's or reply's lines (after its first line, before
  * an empty one) copied into buf, or NULL (none, or longer than len - 1). */
 const char *rb_control_field(const char *msg, const char *key, char *buf, size_t len);
+/* A run id's length, and any other field's, with its NUL: longer ones are refused. */
+#define RB_RUN_ID_MAX 64
+#define RB_CONTROL_VALUE_MAX 4096
+/*
+ * Whether every field of a request fits (the service reads a field too long for its
+ * buffer as absent: an abort with a long id would stop the run going on). 0, or -E2BIG
+ * with the error in err.
+ */
+int rb_control_fields_fit(const char *req, char *err, size_t len);
 
 /* What a service is asked to be: its endpoints, keys and folders (NULL: the defaults). */
 struct rb_serve_args {

@@ -107,6 +107,36 @@ const char *rb_control_field(const char *req, const char *key, char *buf, size_t
 	return NULL;
 }
 
+int rb_control_fields_fit(const char *req, char *err, size_t len)
+{
+	for (const char *p = strchr(req, '\n'); p && p[1] && p[1] != '\n';
+	     p = strchr(p + 1, '\n')) {
+		const char *k = p + 1, *e = strchr(k, '\n'),
+			   *eq = memchr(k, '=', e ? (size_t)(e - k) : strlen(k));
+		size_t n, max;
+
+		if (!eq)
+			continue;
+		n = e ? (size_t)(e - eq - 1) : strlen(eq + 1);
+		max = eq - k == 2 && !strncmp(k, "id", 2) ? RB_RUN_ID_MAX : RB_CONTROL_VALUE_MAX;
+		if (n < max)
+			continue;
+		if (max == RB_RUN_ID_MAX)
+			snprintf(
+				err, len,
+				"no run '%.40s...' is going on or waiting (a run id has at most %d "
+				"characters; this one has %zu)",
+				eq + 1, RB_RUN_ID_MAX - 1, n);
+		else
+			snprintf(err, len,
+				 "the request's '%.*s' is %zu characters long: at most %d",
+				 (int)(eq - k) < 32 ? (int)(eq - k) : 32, k, n,
+				 RB_CONTROL_VALUE_MAX - 1);
+		return -E2BIG;
+	}
+	return 0;
+}
+
 bool rb_service_use(const char *ctl, bool no_service, char *buf, size_t len)
 {
 	rb_control_path(ctl, buf, len);

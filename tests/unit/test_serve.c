@@ -469,6 +469,25 @@ static void test_run_going_on(void **st)
 	cap_run(&o, agents_cmd, "agents", "--control", svc.ctl);
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	out_free(&o);
+	/* an id too long for the service's buffer is no run's: it must not read as "the
+	 * one going on" (63 characters is the longest an id has, 64 and 300 are refused) */
+	for (size_t n = 63; n <= 300; n += n == 63 ? 1 : 236) {
+		char longid[301];
+
+		memset(longid, 'n', n);
+		longid[n] = '\0';
+		cap_run(&o, abort_cmd, "abort", longid, "--control", svc.ctl);
+		assert_int_equal(o.rc, RB_EXIT_FAILED);
+		assert_non_null(strstr(o.err, "is going on or waiting"));
+		assert_null(strstr(o.out, "abort requested"));
+		out_free(&o);
+		cap_run(&o, status_cmd, "status", longid, "--control", svc.ctl);
+		assert_int_equal(o.rc, RB_EXIT_FAILED);
+		out_free(&o);
+	}
+	rep = ask("status\n");
+	assert_non_null(strstr(rep, "state=running"));
+	free(rep);
 	cap_run(&o, abort_cmd, "abort", "--control", svc.ctl);
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	snprintf(want, sizeof(want), "abort requested for run %s\n", id);
