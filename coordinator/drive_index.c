@@ -20,7 +20,11 @@
 #include "log.h"
 #include "results.h"
 
-#define INDEX_LAYOUT 1 /* PRAGMA user_version: another one is rebuilt */
+#define INDEX_LAYOUT 2 /* PRAGMA user_version: another one is rebuilt */
+/* PRAGMA application_id ("rbix", 0x72626978): a database without it is another program's */
+#define INDEX_APP_ID 1919052152
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 struct rb_index {
 	sqlite3 *db;
@@ -36,8 +40,10 @@ static const char schema[] =
 	"serial TEXT, model TEXT, firmware TEXT, agent TEXT, path TEXT, verdict TEXT, reason "
 	"TEXT, seconds REAL, bytes INTEGER, PRIMARY KEY(file, drive));"
 	"CREATE INDEX IF NOT EXISTS drives_by_key ON drives(key);"
-	"PRAGMA user_version = 1;"
-	"COMMIT;";
+	"PRAGMA user_version = " STR(INDEX_LAYOUT) ";"
+						   "PRAGMA application_id = " STR(
+							   INDEX_APP_ID) ";"
+									 "COMMIT;";
 
 static int db_error(struct rb_index *ix, const char *what, char *err, size_t errlen)
 {
@@ -45,17 +51,34 @@ static int db_error(struct rb_index *ix, const char *what, char *err, size_t err
 	return -EIO;
 }
 
-/* The layout's version, or -1 when the file is not a database of ours. */
-static int layout_of(sqlite3 *db)
+/* A pragma's or query's one integer; -1 when it has none. */
+static int int_of(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
 	int v = -1;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
+	return v;
+}
+
+/*
+ * The layout's version, 0 for an empty database, or -1 when the file is not a database
+ * of ours: damaged, of another program (its application_id), or of an older layout.
+ */
+static int layout_of(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = int_of(db, "PRAGMA user_version");
+
+	if (v == 0 && int_of(db, "PRAGMA application_id") == 0 &&
+	    int_of(db, "SELECT count(*) FROM sqlite_master") == 0)
+		return 0;
+	if (int_of(db, "PRAGMA application_id") != INDEX_APP_ID)
+		return -1;
 	/* quick_check answers in rows: one 'ok', else what is damaged */
 	if (v == INDEX_LAYOUT &&
 	    sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st, NULL) == SQLITE_OK) {
@@ -73,8 +96,14 @@ static int layout_of(sqlite3 *db)
 
 static int open_db(struct rb_index *ix)
 {
-	if (sqlite3_open_v2(ix->path, &ix->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK)
+	struct stat st;
+
+	/* a link (to another program's database, say) or anything but a file is not ours */
+	if (lstat(ix->path, &st) == 0 && !S_ISREG(st.st_mode))
+		return -ENOTSUP;
+	if (sqlite3_open_v2(ix->path, &ix->db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK)
 		return -EIO;
 	/* the service writes as a client reads */
 	sqlite3_busy_timeout(ix->db, 10000);
@@ -84,7 +113,7 @@ static int open_db(struct rb_index *ix)
 struct rb_index *rb_index_open(const char *dir, char *err, size_t errlen)
 {
 	struct rb_index *ix = calloc(1, sizeof(*ix));
-	int v;
+	int v, r;
 
 	if (!ix) {
 		snprintf(err, errlen, "out of memory");
@@ -92,23 +121,28 @@ struct rb_index *rb_index_open(const char *dir, char *err, size_t errlen)
 	}
 	snprintf(ix->dir, sizeof(ix->dir), "%s", dir);
 	snprintf(ix->path, sizeof(ix->path), "%s/%s", dir, RB_INDEX_FILE);
-	if (open_db(ix)) {
+	r = open_db(ix);
+	if (r && r != -ENOTSUP) {
 		snprintf(err, errlen, "cannot open the index '%s': %s", ix->path,
 			 ix->db ? sqlite3_errmsg(ix->db) : "out of memory");
 		rb_index_close(ix);
 		return NULL;
 	}
-	v = layout_of(ix->db);
+	v = r ? -1 : layout_of(ix->db);
 	if (v != 0 && v != INDEX_LAYOUT) {
-		/* not ours, damaged, or of another layout: set aside, built again */
+		/* not ours (a link, another program's), damaged, or of another layout: set
+		 * aside (a link itself, its target untouched), built again */
 		char aside[4300];
 
 		sqlite3_close(ix->db);
 		ix->db = NULL;
 		snprintf(aside, sizeof(aside), "%s.damaged", ix->path);
-		rb_warn("the index '%s' is damaged or of another layout: set aside as '%s' and "
-			"built again from the results files",
-			ix->path, aside);
+		rb_warn("the index '%s' is %s: set aside as '%s' and built again from the "
+			"results files",
+			ix->path,
+			r ? "a link or not a file"
+			  : "damaged, another program's or of another layout",
+			aside);
 		if (rename(ix->path, aside) || open_db(ix)) {
 			snprintf(err, errlen, "cannot build the index '%s' again: %s", ix->path,
 				 strerror(errno));

@@ -6,15 +6,19 @@ second, a phase's verdict fails d0 (its p99 bound is 1 ns), so d0 FAILs and d1 P
 `drives --failed` then lists exactly d0 with its reason (text, --json, --csv), `history`
 lists d0's three runs in order with their verdicts, hours and bytes, and both give the
 same answers after the index is deleted (built again from the files) and after it is
-overwritten with garbage (set aside as damaged, built again). A drive no run measured
+overwritten with garbage (set aside as damaged, built again), and when the index's name
+is a link to another program's SQLite database or a copy of one (that database never
+written, the index set aside and built again). A drive no run measured
 is exit 1; a bad --since is exit 2.
 """
 import csv
 import io
 import json
 import os
+import shutil
+import sqlite3
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run
+from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run, sha256
 
 h5py = h5()
 
@@ -98,6 +102,33 @@ with Tmp() as tmp:
     check("damaged" in r.stderr and os.path.exists(index + ".damaged"),
           f"a damaged index is set aside: {r.stderr}")
     check(answers() == first, "the same after the index was damaged")
+
+    # another program's SQLite database, linked in as the index or copied in its place:
+    # never written (no table of ours in it), set aside, the index built again
+    other = os.path.join(tmp, "outside", "other.db")
+    os.makedirs(os.path.dirname(other))
+    with sqlite3.connect(other) as db:
+        db.execute("create table accounts(name text, balance int)")
+        db.execute("insert into accounts values ('ada', 42)")
+    before = sha256(other)
+    for how in ("link", "copy"):
+        for f in (index, index + ".damaged"):
+            if os.path.lexists(f):
+                os.remove(f)
+        if how == "link":
+            os.symlink(other, index)
+        else:
+            shutil.copy(other, index)
+        r = run([COORD, "drives", "--failed", "--results", out])
+        print(how, r.stderr)
+        check(r.returncode == 0, f"{how}: exit {r.returncode}")
+        check(sha256(other) == before, f"{how}: the other program's database was written")
+        with sqlite3.connect(other) as db:
+            tables = [x[0] for x in db.execute("select name from sqlite_master")]
+        check(tables == ["accounts"], f"{how}: tables in the other database: {tables}")
+        check(os.path.lexists(index + ".damaged") and os.path.isfile(index) and
+              not os.path.islink(index), f"{how}: set aside and built again")
+        check(answers() == first, f"{how}: the same answers")
 
     r = run([COORD, "history", "no-such-serial", "--results", out])
     check(r.returncode == 1 and "no run in" in r.stderr, f"unknown drive: {r.returncode} {r.stderr}")
