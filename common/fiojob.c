@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "units.h"
+
 #define MAX_INCLUDE_DEPTH 8
 #define MAX_FILE_BYTES (1 << 20)
 #define MAX_LINE 8192
@@ -548,7 +550,15 @@ static int sized(struct xstate *s, const struct rb_fio_opt *o, char *buf, size_t
 		return set(s, o, "size_pct", buf);
 	}
 	if (!strcmp(k, "offset")) {
-		if (strtod(*v, NULL) != 0) {
+		uint64_t pct;
+
+		snprintf(buf, len, "%.*s", (int)(vl - 1), *v);
+		if (rb_parse_u64(buf, &pct) || pct > 100) {
+			rb_diags_add(s->d, RB_SEV_ERROR, o->file, o->line, 1, o->key,
+				     "'%s=%s': a percentage from 0 to 100", o->key, *v);
+			return -EINVAL;
+		}
+		if (pct != 0) {
 			note(s, o, "'%s': an offset in percent is not supported", *v);
 			return 0;
 		}
@@ -575,8 +585,14 @@ static int one(struct xstate *s, const struct rb_fio_opt *o)
 		return set_rw(s, o);
 	if (!strcmp(k, "rwmixwrite")) {
 		char mix[32];
+		uint64_t w;
 
-		snprintf(mix, sizeof(mix), "%ld", 100 - strtol(v, NULL, 10));
+		if (rb_parse_u64(v, &w) || w > 100) {
+			rb_diags_add(s->d, RB_SEV_ERROR, o->file, o->line, 1, o->key,
+				     "'%s=%s': a percentage from 0 to 100", o->key, v);
+			return -EINVAL;
+		}
+		snprintf(mix, sizeof(mix), "%" PRIu64, 100 - w);
 		return set(s, o, "rwmixread", mix);
 	}
 	if (!strcmp(k, "runtime"))
@@ -604,7 +620,12 @@ static int one(struct xstate *s, const struct rb_fio_opt *o)
 			note(s, o, "'%s': separate read and write rates are not supported", v);
 			return 0;
 		}
-		s->rate_per_job = strtoull(v, NULL, 10);
+		if (rb_parse_u64(v, &s->rate_per_job)) {
+			rb_diags_add(s->d, RB_SEV_ERROR, o->file, o->line, 1, o->key,
+				     "'%s=%s': a whole number of IOs per second (0 or more)",
+				     o->key, v);
+			return -EINVAL;
+		}
 		s->rate_line = o->line;
 		s->rate_file = o->file;
 		return 0;

@@ -189,6 +189,38 @@ static void test_unsupported_options(void **st)
 	out_free(&o);
 }
 
+/* A sign where none is meaningful is refused, naming FILE:LINE and the option: exit 2. */
+static void test_signs(void **st)
+{
+	static const char *const bad[][2] = {
+		{ "rate_iops=-1", "'rate_iops=-1': a whole number of IOs per second" },
+		{ "rwmixwrite=-5", "'rwmixwrite=-5': a percentage from 0 to 100" },
+		{ "rwmixwrite=150", "'rwmixwrite=150': a percentage from 0 to 100" },
+		{ "offset=-5%", "'offset=-5%': a percentage from 0 to 100" },
+		{ "bs=-4k", "'bs=-4k'" },
+		{ "size=-1m", "'size=-1m'" },
+		{ "iodepth=-8", "'iodepth=-8'" },
+		{ "runtime=-3", "'runtime=-3'" },
+	};
+	struct fixture *fx = *st;
+	struct out o;
+	char text[256], want[600];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[j]\nfilename=/dev/sdb\nrw=randread\n%s\n",
+			 bad[i][0]);
+		write_text(fx->job, "%s", text);
+		cap_run(&o, rb_import_fio_cmd, "import-fio", fx->job);
+		if (o.rc != RB_EXIT_USAGE)
+			fail_msg("'%s': exit %d, want 2 (%s%s)", bad[i][0], o.rc, o.out, o.err);
+		snprintf(want, sizeof(want), "%s:4:1: ", fx->job);
+		if (!strstr(o.err, want) || !strstr(o.err, bad[i][1]))
+			fail_msg("'%s': said '%s', want '%s...%s'", bad[i][0], o.err, want,
+				 bad[i][1]);
+		out_free(&o);
+	}
+}
+
 /* A job without a filename needs --target; the null engine needs none. */
 static void test_targets(void **st)
 {
@@ -274,6 +306,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_jobs_become_phases, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_jobs_and_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsupported_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_targets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_quoted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
