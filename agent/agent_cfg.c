@@ -69,7 +69,7 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 	rb_diags_init(&d);
 	r = rb_read_file(path, 1 << 20, &text, &len);
 	if (r) {
-		rb_err("cannot read '%s': %s", path, strerror(-r));
+		rb_err("cannot read '%s': %s", path, rb_input_error(r));
 		return RB_EXIT_USAGE;
 	}
 	r = rb_yaml_load(&y, path, text, len, &d);

@@ -6,6 +6,7 @@
  */
 #include "trace.h"
 #include "trace_synth.h"
+#include "yamlcfg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -794,9 +795,10 @@ int rb_trace_open(const char *path, int format, const char *device, struct rb_tr
 		*ret = t;
 		return 0;
 	}
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->fd = rb_open_input(path);
 	if (t->fd < 0) {
-		e = fail(err, errlen, -errno, "cannot open trace '%s': %s", path, strerror(errno));
+		e = fail(err, errlen, t->fd, "cannot open trace '%s': %s", path,
+			 rb_input_error(t->fd));
 		rb_trace_free(t);
 		return e;
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "units.h"
+#include "yamlcfg.h"
 
 #define MAX_INCLUDE_DEPTH 8
 #define MAX_FILE_BYTES (1 << 20)
@@ -213,7 +214,7 @@ static int parse_file(const char *path, struct rb_fio_file *f, struct rb_diags *
 	char line[MAX_LINE], exp[MAX_LINE], err[256];
 	unsigned ln = 0;
 	size_t total = 0;
-	int r = 0;
+	int r = 0, fd;
 	FILE *in;
 
 	if (depth > MAX_INCLUDE_DEPTH) {
@@ -223,9 +224,13 @@ static int parse_file(const char *path, struct rb_fio_file *f, struct rb_diags *
 			     MAX_INCLUDE_DEPTH);
 		return -EINVAL;
 	}
-	in = fopen(path, "re");
+	fd = rb_open_input(path);
+	in = fd >= 0 ? fdopen(fd, "re") : NULL;
 	if (!in) {
-		rb_diags_add(d, RB_SEV_ERROR, path, 0, 0, path, "cannot open: %s", strerror(errno));
+		rb_diags_add(d, RB_SEV_ERROR, path, 0, 0, path, "cannot open: %s",
+			     rb_input_error(fd >= 0 ? -ENOMEM : fd));
+		if (fd >= 0)
+			close(fd);
 		return -EINVAL;
 	}
 	while (fgets(line, sizeof(line), in)) {

@@ -14,6 +14,7 @@
 
 #include "log.h"
 #include "transport.h"
+#include "yamlcfg.h"
 
 /*
  * Set by a SIGHUP handler on the main thread, taken by the handler thread:
@@ -69,12 +70,16 @@ int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *k, char 
 {
 	char line[512];
 	unsigned n = 0;
-	FILE *f = fopen(file, "re");
+	int fd = rb_open_input(file);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
 
 	memset(k, 0, sizeof(*k));
 	if (!f) {
-		snprintf(err, errlen, "cannot read key file '%s': %s", file, strerror(errno));
-		return -errno;
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, errlen, "cannot read key file '%s': %s", file,
+			 rb_input_error(fd >= 0 ? -ENOMEM : fd));
+		return fd >= 0 ? -ENOMEM : fd;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char key[64], val[128];
@@ -126,12 +131,15 @@ static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *
 	unsigned lineno = 0;
 	struct entry *v = NULL;
 	size_t n = 0;
-	FILE *f = fopen(file, "re");
+	int fd = rb_open_input(file);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
 
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		snprintf(err, errlen, "cannot read agent allow-list '%s': %s", file,
-			 strerror(errno));
-		return -errno;
+			 rb_input_error(fd >= 0 ? -ENOMEM : fd));
+		return fd >= 0 ? -ENOMEM : fd;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char name[64], key[128];

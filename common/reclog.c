@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
+#include "yamlcfg.h"
 
 int rb_reclog_append(int fd, off_t size, const void *extra, size_t nextra,
 		     const struct iovec *parts, int nparts)
@@ -67,17 +68,18 @@ static bool record_at(const struct rb_reclog_fmt *fmt, void *state, const uint8_
 /* The file mapped, read-only; *ret_size 0 maps nothing. 0 or -errno. */
 static int map_file(const char *path, const uint8_t **ret_map, size_t *ret_size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	/* a device or a pipe is no log (a FIFO would block the open) */
+	int fd = rb_open_input(path), rc = 0;
 	struct stat st;
 
 	*ret_map = NULL;
 	*ret_size = 0;
+	if (fd == -ENOTSUP)
+		return -EINVAL;
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st)) {
 		rc = -errno;
-	} else if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL; /* a device or a pipe: no log */
 	} else if (st.st_size) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 

@@ -2,10 +2,13 @@
 #include "yamlcfg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void syntax_error(const yaml_parser_t *p, const char *file, struct rb_diags *d)
 {
@@ -166,14 +169,44 @@ void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n, 
 		     subject, "%s", buf);
 }
 
+int rb_open_input(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), e;
+	struct stat st;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		e = -errno;
+	else if (!S_ISREG(st.st_mode))
+		e = -ENOTSUP;
+	else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+		e = -errno;
+	else
+		return fd;
+	close(fd);
+	return e;
+}
+
+const char *rb_input_error(int e)
+{
+	return e == -ENOTSUP ? "not a regular file (a FIFO, device, socket or folder is not read)"
+			     : strerror(-e);
+}
+
 int rb_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 {
-	FILE *f = fopen(path, "re");
+	int fd = rb_open_input(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
 	char *buf;
 	size_t n;
 
-	if (!f)
-		return -errno;
+	if (fd < 0)
+		return fd;
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	buf = malloc(max + 1);
 	if (!buf) {
 		fclose(f);

@@ -47,7 +47,16 @@ const char *rb_yaml_kind(const yaml_node_t *n);
 /* Adds an error at n's position. */
 void rb_yaml_error(struct rb_yaml *y, struct rb_diags *d, const yaml_node_t *n, const char *subject,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Reads a whole file (at most max bytes) into a NUL-terminated buffer. */
+/*
+ * A file of outside input (a campaign, a configuration, a job file, a trace, a key file,
+ * a journal) opened for reading: without blocking on the open (a FIFO would hang its
+ * reader for ever), then held to a regular file. The descriptor (blocking again), or
+ * -errno: -ENOTSUP for anything but a regular file.
+ */
+int rb_open_input(const char *path);
+/* What a negative errno of rb_open_input (or rb_read_file) means, in words. */
+const char *rb_input_error(int e);
+/* Reads a whole file (at most max bytes) into a NUL-terminated buffer (rb_open_input). */
 int rb_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 
 #endif

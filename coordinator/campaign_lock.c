@@ -265,7 +265,7 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 		snprintf(path, sizeof(path), "%s", name);
 	e = rb_read_file(path, 1 << 20, &text, &len);
 	if (e) {
-		ERR(L, n, "lock", "cannot read lock file '%s': %s", path, strerror(-e));
+		ERR(L, n, "lock", "cannot read lock file '%s': %s", path, rb_input_error(e));
 		return;
 	}
 	if (rb_yaml_load(&ly, path, text, len, L->d)) {

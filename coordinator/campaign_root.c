@@ -377,7 +377,7 @@ int rb_campaign_load_file(const char *path, struct rb_campaign **ret, struct rb_
 
 	if (r) {
 		rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, path, "cannot read campaign: %s",
-			     r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
+			     r == -EFBIG ? "larger than 4 MiB" : rb_input_error(r));
 		return r;
 	}
 	r = rb_campaign_load(path, text, len, ret, diags);

@@ -180,7 +180,7 @@ int rp_load_spec(struct rp_report *r, const char *path)
 	rb_diags_init(&d);
 	e = rb_read_file(path, 1 << 20, &text, &len);
 	if (e) {
-		rb_err("cannot read spec file '%s': %s", path, strerror(-e));
+		rb_err("cannot read spec file '%s': %s", path, rb_input_error(e));
 		return RB_EXIT_USAGE;
 	}
 	if (rb_yaml_load(&y, path, text, len, &d))

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "results_priv.h"
+#include "yamlcfg.h"
 
 /*
  * The reader reads only what it checked: every attribute it uses is one string, every
@@ -195,6 +197,15 @@ struct rb_results_in *rb_results_open(const char *path, char *err, size_t errlen
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	/* HDF5 opens without O_NONBLOCK: a FIFO would hang it; no file but a regular one */
+	int fd = rb_open_input(path);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, rb_input_error(fd));
+		free(in);
+		return NULL;
+	}
+	close(fd);
 	rb_results_hdf5_init();
 	in->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	/*

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -1188,8 +1189,13 @@ static void test_arguments(void **st)
 	assert_run(RB_EXIT_USAGE, err, "unknown option '-x'", rb_report_cmd, "report", "-x",
 		   fx->path);
 	/* files that are not results */
-	assert_run(RB_EXIT_USAGE, err, "'/nonexistent.h5' is not a rackbench results file",
+	assert_run(RB_EXIT_USAGE, err, "cannot read '/nonexistent.h5': No such file or directory",
 		   rb_report_cmd, "report", "/nonexistent.h5");
+	/* a FIFO would hang HDF5's open: refused before it */
+	snprintf(junk, sizeof(junk), "%s/fifo.h5", fx->dir);
+	assert_int_equal(mkfifo(junk, 0600), 0);
+	assert_run(RB_EXIT_USAGE, err, "fifo.h5': not a regular file", rb_report_cmd, "report",
+		   junk);
 	snprintf(junk, sizeof(junk), "%s/junk.h5", fx->dir);
 	write_text(junk, "not hdf5\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, junk);
