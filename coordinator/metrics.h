@@ -56,10 +56,17 @@ int rb_metrics_addr_check(const char *spec, char *why, size_t len);
 
 struct rb_metrics;
 
+/* Connections the HTTP server holds: in all, from one client address, and the seconds
+ * one may stay idle before it is closed */
+#define RB_METRICS_CONNECTIONS 64
+#define RB_METRICS_PER_CLIENT 8
+#define RB_METRICS_IDLE_S 5
+
 /*
  * Listens on spec (as rb_metrics_addr_check takes it) and answers on libmicrohttpd's
  * thread: GET /metrics the last page published (empty before), 404 other paths, 405
- * other methods. NULL with err filled ("cannot serve metrics on 'SPEC': WHY").
+ * other methods; a client over RB_METRICS_PER_CLIENT connections is refused the extra
+ * ones. NULL with err filled ("cannot serve metrics on 'SPEC': WHY").
  */
 struct rb_metrics *rb_metrics_start(const char *spec, char *err, size_t errlen);
 /* The address it listens on, as "HOST:PORT" (the port chosen when spec said 0). */

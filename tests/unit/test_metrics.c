@@ -256,22 +256,33 @@ static void test_metrics_addr_checked(void **state)
 	}
 }
 
-/* One HTTP request to 127.0.0.1:port, the whole answer (the server closes or says its
- * length; this reads until the connection closes or 5 s pass). */
-static char *http(unsigned port, const char *request)
+/* A TCP connection to 127.0.0.1:port from the loopback address src (127.0.0.N). */
+static int connect_from(unsigned port, uint32_t src)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	me.sin_addr.s_addr = htonl(src);
+	assert_int_equal(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* One HTTP request to 127.0.0.1:port from src, the whole answer (the server closes or
+ * says its length; this reads until the connection closes or 5 s pass). */
+static char *http_from(unsigned port, uint32_t src, const char *request)
+{
 	struct timeval tv = { .tv_sec = 5 };
 	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = connect_from(port, src);
 	ssize_t n;
 
 	assert_non_null(buf);
-	assert_true(fd >= 0);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(write(fd, request, strlen(request)), (ssize_t)strlen(request));
 	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
 		len += (size_t)n;
@@ -284,6 +295,11 @@ static char *http(unsigned port, const char *request)
 	close(fd);
 	buf[len] = '\0';
 	return buf;
+}
+
+static char *http(unsigned port, const char *request)
+{
+	return http_from(port, INADDR_LOOPBACK, request);
 }
 
 static unsigned port_of(const struct rb_metrics *m)
@@ -328,6 +344,30 @@ static void test_metrics_http_answers(void **state)
 			 "Connection: close\r\n\r\n");
 	assert_int_equal(strncmp(got, "HTTP/1.1 405", 12), 0);
 	free(got);
+
+	/* a client holding many idle connections (129, as a probe did) holds no other
+	 * scraper up: its extra connections are closed at once, and a scrape from another
+	 * address is answered (it waited 17 s with every slot taken) */
+	int idle[129];
+
+	for (size_t i = 0; i < 129; i++)
+		idle[i] = connect_from(port, INADDR_LOOPBACK);
+	got = http_from(port, INADDR_LOOPBACK + 1, "GET /metrics HTTP/1.0\r\n\r\n");
+	assert_int_equal(strncmp(got, "HTTP/1.0 200", 12) && strncmp(got, "HTTP/1.1 200", 12), 0);
+	free(got);
+	size_t closed = 0;
+
+	for (size_t i = 0; i < 129; i++) {
+		struct timeval tv = { .tv_sec = 5 };
+		char c;
+
+		setsockopt(idle[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		/* past the per-client cap the server closes: end of file at once */
+		if (i >= RB_METRICS_PER_CLIENT && read(idle[i], &c, 1) == 0)
+			closed++;
+		close(idle[i]);
+	}
+	assert_int_equal(closed, 129 - RB_METRICS_PER_CLIENT);
 
 	/* a second server on the same port: refused, saying where and why */
 	char spec[64];
