@@ -152,8 +152,10 @@ char *rb_campaign_methodology(const struct rb_campaign *c, char *buf, size_t len
  * The results file of a run started at now: "RESULTS/NAME-YYYYMMDDTHHMMSSZ.h5", NAME the
  * campaign's name made a file name by rb_fname_sanitize() ("../../x" is "_._.__x"), so
  * the file is in the results folder and nowhere else; the path made is checked for it.
- * Creates the folder (not its parents) when missing. Returns 0, or negative errno:
- * -ENAMETOOLONG when the path does not fit in len, -EXDEV when it would leave the folder.
+ * When that name (or its journal) is taken -- two runs of one campaign in one second --
+ * "-2", "-3", ... follows the time, the first free one. Creates the folder (not its
+ * parents) when missing. Returns 0, or negative errno: -ENAMETOOLONG when the path does
+ * not fit in len, -EXDEV when it would leave the folder, -EEXIST when 99 are taken.
  */
 int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf, size_t len);
 

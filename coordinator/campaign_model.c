@@ -156,9 +156,21 @@ int rb_campaign_results_path(const struct rb_campaign *c, time_t now, char *buf,
 	rb_fname_sanitize(c->name, stem, sizeof(stem));
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	n = snprintf(buf, len, "%s/%s-%s.h5", c->results_dir, stem, ts);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
+	for (unsigned k = 1;; k++) {
+		char sfx[16] = "", journal[4200];
+		struct stat st;
+
+		if (k > 99)
+			return -EEXIST;
+		if (k > 1)
+			snprintf(sfx, sizeof(sfx), "-%u", k);
+		n = snprintf(buf, len, "%s/%s-%s%s.h5", c->results_dir, stem, ts, sfx);
+		if (n < 0 || (size_t)n >= len)
+			return -ENAMETOOLONG;
+		snprintf(journal, sizeof(journal), "%s.journal", buf);
+		if (lstat(buf, &st) && errno == ENOENT && lstat(journal, &st) && errno == ENOENT)
+			break;
+	}
 	/* what follows the folder and its '/' is one component, and not "." or ".." */
 	if (strncmp(buf, c->results_dir, dlen) || buf[dlen] != '/' || strchr(buf + dlen + 1, '/') ||
 	    !strcmp(buf + dlen + 1, ".") || !strcmp(buf + dlen + 1, ".."))

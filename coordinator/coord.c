@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -244,21 +245,30 @@ static int open_results(struct coord *k, const struct mode *m, char *path, size_
 	char err[512], method[24];
 	int r;
 
-	if (o->results_path) {
-		snprintf(path, len, "%s", o->results_path);
-	} else if ((r = results_path(c, path, len))) {
-		rb_err("cannot create results folder '%s': %s", c->results_dir, strerror(-r));
-		return RB_EXIT_FAILED;
+	/* another run of the campaign may take the same name in the same second: the next
+	 * free one then (results_path skips the names taken) */
+	for (int tries = 0; !k->res && tries < 3; tries++) {
+		struct stat st;
+
+		if (o->results_path) {
+			snprintf(path, len, "%s", o->results_path);
+		} else if ((r = results_path(c, path, len))) {
+			rb_err("cannot create results folder '%s': %s", c->results_dir,
+			       strerror(-r));
+			return RB_EXIT_FAILED;
+		}
+		k->res = rb_results_create(
+			path,
+			&(struct rb_results_meta){
+				.campaign_name = c->name,
+				.campaign_text = c->text,
+				.methodology = rb_campaign_methodology(c, method, sizeof(method)),
+				.start_ns = m->resume ? m->resume->start_ns : coord_wall(k),
+				.insecure = c->insecure },
+			err, sizeof(err));
+		if (o->results_path || lstat(path, &st))
+			break;
 	}
-	k->res = rb_results_create(
-		path,
-		&(struct rb_results_meta){
-			.campaign_name = c->name,
-			.campaign_text = c->text,
-			.methodology = rb_campaign_methodology(c, method, sizeof(method)),
-			.start_ns = m->resume ? m->resume->start_ns : coord_wall(k),
-			.insecure = c->insecure },
-		err, sizeof(err));
 	if (!k->res) {
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;

@@ -539,6 +539,20 @@ static void test_campaign_results_path_stays_in_the_folder(void **state)
 	snprintf(want, sizeof(want), "%s/a_b_c-20260101T000000Z.h5", dir);
 	assert_string_equal(path, want);
 	assert_int_equal(rb_campaign_results_path(c, t, path, 20), -ENAMETOOLONG);
+	/* a second run in the same second: the name and a suffix, the first free one (a
+	 * journal alone takes a name too) */
+	char taken[600];
+
+	snprintf(taken, sizeof(taken), "%s/a_b_c-20260101T000000Z.h5", dir);
+	fclose(fopen(taken, "w"));
+	snprintf(taken, sizeof(taken), "%s/a_b_c-20260101T000000Z-2.h5.journal", dir);
+	fclose(fopen(taken, "w"));
+	assert_int_equal(rb_campaign_results_path(c, t, path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/a_b_c-20260101T000000Z-3.h5", dir);
+	assert_string_equal(path, want);
+	unlink(taken);
+	snprintf(taken, sizeof(taken), "%s/a_b_c-20260101T000000Z.h5", dir);
+	unlink(taken);
 	c = rb_campaign_free(c);
 	rb_diags_release(&d);
 	rmdir(dir);
