@@ -91,7 +91,7 @@ struct ragent {
 	int64_t last_seen_ns;
 	bool reassign; /* a new process while it ran a point: run it again */
 	bool silent;   /* went lost: its next message says it is back */
-	bool rejoin;   /* dropped, then its PointDone came: it may run the next point */
+	bool rejoin;   /* dropped, then its PointDone or a Hello came: it may run the next point */
 	uint32_t drop_point, drop_attempt; /* where it was dropped */
 	uint32_t *assigned;		   /* per point: attempts assigned to it (0: never) */
 	int64_t asked_ns;		   /* when the last Preflight or Assign went to it */

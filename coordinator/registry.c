@@ -359,6 +359,10 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 		/* a new process: whatever point the old one ran is gone */
 		a->reassign = true;
 	}
+	/* dropped, and idle now (agents say hello only when idle; a new process after a
+	 * kill sends no PointDone of the point it was dropped in): it runs the next point */
+	if (a->state == AGENT_DROPPED)
+		a->rejoin = true;
 	/*
 	 * The same process saying hello again is idle (agents say hello only when idle) and
 	 * has sent us everything it spooled: if it owes a preflight reply or should be in the
