@@ -461,8 +461,10 @@ static bool host_mount_dev(const char *path, dev_t *ret)
  * A loop whose node this agent cannot open (a container has only the devices passed in),
  * by its backing path as sysfs gives it, when pid 1 is the host's init: through the host's
  * root (/proc/1/root, where ptrace rules allow it); a /dev node through sysfs; else a
- * file, known by the host mount that holds it (its inode cannot be read from here). A
- * path that resolves nowhere (renamed, deleted) leaves the loop unknown, and refused.
+ * file (one in /dev/shm too), known by the host mount that holds it (its inode cannot be
+ * read from here): a tmpfs or FUSE mount (0:N) cannot be the target, a block device's is
+ * judged as its device. A path that resolves nowhere (renamed, deleted) leaves the loop
+ * unknown, and refused.
  */
 static void loop_by_host_path(const struct rb_guard_policy *p, struct loopdev *l)
 {
@@ -481,8 +483,9 @@ static void loop_by_host_path(const struct rb_guard_policy *p, struct loopdev *l
 		l->back_ino = l->on_blk ? 0 : st.st_ino;
 		return;
 	}
-	if (!strncmp(l->backing, "/dev/", 5)) {
-		l->on_blk = l->known = node_rdev(p, l->backing, &l->back_rdev);
+	/* a device node; a file under /dev (/dev/shm's tmpfs) is a file like any other */
+	if (!strncmp(l->backing, "/dev/", 5) && node_rdev(p, l->backing, &l->back_rdev)) {
+		l->on_blk = l->known = true;
 		return;
 	}
 	if (strstr(l->backing, " (deleted)") || !host_mount_dev(l->backing, &l->back_dev))

@@ -30,6 +30,15 @@ def _proto():
 
 PROTO = _proto()
 
+# a test stopped with SIGTERM (ctest, a person) unwinds: its `with` and `finally` blocks
+# detach the loop devices and unmount what it made
+def _unwind(signum, frame):
+    sys.exit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, _unwind)
+
+
 def skip(reason):
     """Skips the test (exit 77) and records why, for the CI's list of skips."""
     name = os.path.basename(sys.argv[0])
@@ -126,8 +135,8 @@ def sha256(path):
 
 
 class Tmp:
-    def __init__(self, prefix="rbtest-"):
-        self.path = tempfile.mkdtemp(prefix=prefix)
+    def __init__(self, prefix="rbtest-", dir=None):
+        self.path = tempfile.mkdtemp(prefix=prefix, dir=dir)
 
     def __enter__(self):
         return self.path
@@ -172,15 +181,15 @@ class Agent:
         return self.proc.returncode
 
 
-def file_agents(ep, tmp, prefix, names=("a1", "a2")):
+def file_agents(ep, tmp, prefix, names=("a1", "a2"), extra=()):
     """Agents PREFIX-NAME, each offering and allowing NAME/disk0.dat and NAME/disk1.dat
-    under tmp (laid out on first use), its state folder tmp/NAME."""
+    under tmp (laid out on first use), its state folder tmp/NAME; extra: more flags."""
     agents = []
     for name in names:
         os.makedirs(os.path.join(tmp, name), exist_ok=True)
         t = [f"{name}/disk0.dat", f"{name}/disk1.dat"]
         agents.append(Agent(ep, f"{prefix}-{name}", t, allow=t, cwd=tmp,
-                            state_dir=os.path.join(tmp, name)))
+                            state_dir=os.path.join(tmp, name), extra=extra))
     return agents
 
 

@@ -11,14 +11,16 @@ libraries), run under podman with loop devices passed in:
   --pid=host but podman's default mask over /sys/dev/block because the guard cannot read
   the device's sysfs, naming the option that unmasks it; with both, naming the host's
   mount point. Its bytes are unchanged; a clean drive with both keys, run the same way,
-  is written."""
+  is written -- while the host has other loop devices the container cannot open: two
+  over files in /dev/shm (tmpfs) and one over a file on a FUSE mount (a host with snap
+  packages has dozens), which cannot sit on the drive and must not stop it."""
 import glob
 import os
 import shutil
 import subprocess
 
-from rbtest import (COORD, PKG_DIR, SRC, LoopDevices, Tmp, check, free_port, need, run,
-                    sha256, skip)
+from rbtest import (COORD, PKG_DIR, SRC, Faulty, LoopDevices, Tmp, check, free_port,
+                    need, need_faultfs, run, sha256, skip)
 
 need("loop devices and podman", ("podman", "busybox", "mkfs.ext4"))
 DEBS = PKG_DIR
@@ -44,27 +46,31 @@ if probe.returncode and "OCI" in probe.stderr:
     skip(f"podman cannot run containers here: {probe.stderr.strip()[-300:]}")
 check(probe.returncode == 0 and "usage: rackbench-agent" in probe.stdout, "the image's agent")
 
-with Tmp() as tmp:
-    profile = os.path.join(tmp, "seccomp-agent.json")
-    with open(profile, "w") as f:
-        r = subprocess.run([os.path.join(SRC, "scripts", "seccomp-agent.py")], stdout=f)
-    check(r.returncode == 0, "seccomp-agent.py")
-    with LoopDevices(tmp, 2) as (clean, mounted):
-        # 1. the default profile: io_uring refused, said so
-        r = podman("--device", clean, TAG, "/usr/bin/rackbench-agent", "run", "--target", clean,
-                   "--rw", "randread", "--runtime", "500ms")
-        check(r.returncode == 1 and "io_uring is not available here" in r.stderr and
-              "seccomp profile blocks it" in r.stderr,
-              f"under the default profile: exit {r.returncode}")
-        # and its summary claims no time measured
-        check(f"{clean}: not measured: io_uring is not available" in r.stdout and
-              "s measured" not in r.stdout, f"the summary of a run that never started: {r.stdout}")
+need_faultfs()
+# the host's other loops: over tmpfs files and a FUSE file, none the container sees
+with Tmp() as tmp, Tmp(dir="/dev/shm") as shm, LoopDevices(shm, 2):
+    fuse = Faulty(tmp, "fuse")
+    try:
+        profile = os.path.join(tmp, "seccomp-agent.json")
+        with open(profile, "w") as f:
+            r = subprocess.run([os.path.join(SRC, "scripts", "seccomp-agent.py")], stdout=f)
+        check(r.returncode == 0, "seccomp-agent.py")
+        with LoopDevices(tmp, 2) as (clean, mounted):
+            # 1. the default profile: io_uring refused, said so
+            r = podman("--device", clean, TAG, "/usr/bin/rackbench-agent", "run", "--target", clean,
+                       "--rw", "randread", "--runtime", "500ms")
+            check(r.returncode == 1 and "io_uring is not available here" in r.stderr and
+                  "seccomp profile blocks it" in r.stderr,
+                  f"under the default profile: exit {r.returncode}")
+            # and its summary claims no time measured
+            check(f"{clean}: not measured: io_uring is not available" in r.stdout and
+                  "s measured" not in r.stdout, f"the summary of a run that never started: {r.stdout}")
 
-        # 2. the agent's profile: a read campaign from the host's coordinator
-        port = free_port()
-        camp = os.path.join(tmp, "c.yaml")
-        with open(camp, "w") as f:
-            f.write(f"""name: container
+            # 2. the agent's profile: a read campaign from the host's coordinator
+            port = free_port()
+            camp = os.path.join(tmp, "c.yaml")
+            with open(camp, "w") as f:
+                f.write(f"""name: container
 insecure: true
 wait: 60s
 defaults: {{size: 32m, runtime: 1s}}
@@ -74,55 +80,57 @@ targets:
 phases:
   - workload: {{rw: randread, bs: 4k, iodepth: 8}}
 """)
-        agent = subprocess.Popen(
-            PODMAN + ["--security-opt", f"seccomp={profile}", "--device", clean, TAG,
-                      "/usr/bin/rackbench-agent", "--coordinator", f"tcp://127.0.0.1:{port}",
-                      "--name", "boxed", "--insecure", "--target", clean],
-            stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "agent.log"), "w"))
-        try:
-            r = run([COORD, "run", camp, "--listen", f"tcp://127.0.0.1:{port}",
-                     "--results", os.path.join(tmp, "out")], timeout=180)
-        finally:
-            agent.terminate()
+            agent = subprocess.Popen(
+                PODMAN + ["--security-opt", f"seccomp={profile}", "--device", clean, TAG,
+                          "/usr/bin/rackbench-agent", "--coordinator", f"tcp://127.0.0.1:{port}",
+                          "--name", "boxed", "--insecure", "--target", clean],
+                stdout=subprocess.DEVNULL, stderr=open(os.path.join(tmp, "agent.log"), "w"))
             try:
-                agent.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                agent.kill()
-        print(r.stderr[-1500:], open(os.path.join(tmp, "agent.log")).read()[-1500:])
-        check(r.returncode == 0 and "(complete)" in r.stdout + r.stderr,
-              f"the read campaign: exit {r.returncode}")
-        check(glob.glob(os.path.join(tmp, "out", "container-*.h5")), "its results file")
+                r = run([COORD, "run", camp, "--listen", f"tcp://127.0.0.1:{port}",
+                         "--results", os.path.join(tmp, "out")], timeout=180)
+            finally:
+                agent.terminate()
+                try:
+                    agent.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    agent.kill()
+            print(r.stderr[-1500:], open(os.path.join(tmp, "agent.log")).read()[-1500:])
+            check(r.returncode == 0 and "(complete)" in r.stdout + r.stderr,
+                  f"the read campaign: exit {r.returncode}")
+            check(glob.glob(os.path.join(tmp, "out", "container-*.h5")), "its results file")
 
-        # 3. a drive mounted on the host, not in the container
-        subprocess.run(["mkfs.ext4", "-q", "-F", mounted], check=True)
-        mnt = os.path.join(tmp, "mnt")
-        os.mkdir(mnt)
-        subprocess.run(["mount", "-o", "ro", mounted, mnt], check=True)
-        try:
-            before = sha256(mounted)
-            write = ["/usr/bin/rackbench-agent", "run", "--target", mounted, "--rw", "write",
-                     "--bs", "64k", "--runtime", "500ms", "--destructive", "--allow", mounted,
-                     "--wipe-signatures"]
-            common = ["--security-opt", f"seccomp={profile}", "--device", mounted]
-            unmask = ["--security-opt", "unmask=/sys/dev/block"]
-            r = podman(*common, *unmask, TAG, *write)
-            check(r.returncode == 3 and "runs in a PID namespace of its own" in r.stderr,
-                  f"in the container's PID namespace: exit {r.returncode}")
-            # podman hides /sys/dev/block by default: the guard cannot judge, and says how
-            r = podman("--pid=host", *common, TAG, *write)
-            check(r.returncode == 3 and "unmask=/sys/dev/block" in r.stderr,
-                  f"with /sys/dev/block masked: exit {r.returncode}")
-            r = podman("--pid=host", *common, *unmask, TAG, *write)
-            check(r.returncode == 3 and f"mounted at {mnt} on the host" in r.stderr,
-                  f"with the host's PID namespace: exit {r.returncode}")
-            check(sha256(mounted) == before, "the mounted drive was written")
-            # the control: run the documented way, a clean drive with both keys is written
-            before = sha256(clean)
-            r = podman("--pid=host", "--security-opt", f"seccomp={profile}", *unmask,
-                       "--device", clean, TAG, *[clean if a == mounted else a for a in write])
-            check(r.returncode == 0 and sha256(clean) != before,
-                  f"a clean drive with both keys, as documented: exit {r.returncode}")
-        finally:
-            subprocess.run(["umount", mnt])
+            # 3. a drive mounted on the host, not in the container
+            subprocess.run(["mkfs.ext4", "-q", "-F", mounted], check=True)
+            mnt = os.path.join(tmp, "mnt")
+            os.mkdir(mnt)
+            subprocess.run(["mount", "-o", "ro", mounted, mnt], check=True)
+            try:
+                before = sha256(mounted)
+                write = ["/usr/bin/rackbench-agent", "run", "--target", mounted, "--rw", "write",
+                         "--bs", "64k", "--runtime", "500ms", "--destructive", "--allow", mounted,
+                         "--wipe-signatures"]
+                common = ["--security-opt", f"seccomp={profile}", "--device", mounted]
+                unmask = ["--security-opt", "unmask=/sys/dev/block"]
+                r = podman(*common, *unmask, TAG, *write)
+                check(r.returncode == 3 and "runs in a PID namespace of its own" in r.stderr,
+                      f"in the container's PID namespace: exit {r.returncode}")
+                # podman hides /sys/dev/block by default: the guard cannot judge, and says how
+                r = podman("--pid=host", *common, TAG, *write)
+                check(r.returncode == 3 and "unmask=/sys/dev/block" in r.stderr,
+                      f"with /sys/dev/block masked: exit {r.returncode}")
+                r = podman("--pid=host", *common, *unmask, TAG, *write)
+                check(r.returncode == 3 and f"mounted at {mnt} on the host" in r.stderr,
+                      f"with the host's PID namespace: exit {r.returncode}")
+                check(sha256(mounted) == before, "the mounted drive was written")
+                # the control: run the documented way, a clean drive with both keys is written
+                before = sha256(clean)
+                r = podman("--pid=host", "--security-opt", f"seccomp={profile}", *unmask,
+                           "--device", clean, TAG, *[clean if a == mounted else a for a in write])
+                check(r.returncode == 0 and sha256(clean) != before,
+                      f"a clean drive with both keys, as documented: exit {r.returncode}")
+            finally:
+                subprocess.run(["umount", mnt])
+    finally:
+        fuse.close()
 subprocess.run(["podman", "rmi", "-f", TAG], capture_output=True)
 print("ok")
