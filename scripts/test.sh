@@ -14,6 +14,17 @@ declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=300 [root]=300
 FAILED=0
 STAGES=()
 
+# Loop devices the tests made (over files in an rbtest- folder) that a test killed
+# mid-way left attached: detached once its stage has ended, when no test runs.
+sweep_loops() {
+	[ "$(id -u)" = 0 ] && command -v losetup >/dev/null || return 0
+	losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk '$2 ~ /\/rbtest-/ {print $1}' |
+		while read -r dev; do
+			echo "stage left $dev attached: detaching it"
+			losetup -d "$dev"
+		done
+}
+
 stage() { # name command...
 	local name=$1 budget=${BUDGET[$1]} start end took rc
 	shift
@@ -23,6 +34,7 @@ stage() { # name command...
 	# functions run in a child bash so that timeout can stop them
 	timeout $((budget * 3 + 30)) bash -c '"$@"' bash "$@"
 	rc=$?
+	sweep_loops
 	end=$(date +%s)
 	took=$((end - start))
 	if [ $rc -ne 0 ]; then
