@@ -621,7 +621,8 @@ bool rb_ckpt_poll(struct rb_ckpt *c, rb_sample_fn fn, void *arg)
 		for (size_t i = 0; i < c->n; i++) {
 			collect(c, i);
 			fn(arg, (unsigned)i, c->next_ival,
-			   c->first_wall + (last ? now - first : end - first), c->d[i].sample);
+			   c->first_wall + (last ? now - first : end - first), c->d[i].sample,
+			   last);
 		}
 		c->next_ival++;
 		if (last) {

@@ -78,9 +78,10 @@ struct rb_target_result {
 	char message[256];
 };
 
-/* Called for each emitted interval of a target; stats are the interval's deltas. */
+/* Called for each emitted interval of a target; stats are the interval's deltas; last:
+ * the target's measurement ended with it (nothing more comes of it in this run). */
 typedef void (*rb_sample_fn)(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
-			     const struct rb_dir_stats *dirs);
+			     const struct rb_dir_stats *dirs, bool last);
 
 struct rb_run;
 

@@ -424,7 +424,7 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 
 		for (;;) {
 			struct slot *s;
-			bool ready, finished;
+			bool ready, finished, last_one = false;
 			unsigned interval = 0;
 			int64_t last = 0; /* a finished size-based target's last completion */
 
@@ -457,6 +457,10 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 				memcpy(t->scratch, s->d, sizeof(t->scratch));
 				s->used = false;
 				t->next_emit++;
+				/* its jobs ended and no other interval waits: the target's last */
+				last_one = finished;
+				for (int k = 0; last_one && k < SLOTS; k++)
+					last_one = !t->slots[k].used;
 				pthread_cond_broadcast(&t->cv);
 			}
 			pthread_mutex_unlock(&t->mu);
@@ -476,7 +480,8 @@ bool rb_run_poll(struct rb_run *r, rb_sample_fn fn, void *arg)
 					end = r->end_ns;
 				if (last && end > last)
 					end = last;
-				fn(arg, (unsigned)ti, interval, end + r->wall_offset, t->scratch);
+				fn(arg, (unsigned)ti, interval, end + r->wall_offset, t->scratch,
+				   last_one);
 			}
 		}
 	}

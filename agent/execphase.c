@@ -575,7 +575,7 @@ bool rb_exec_poll(struct rb_exec *x, rb_sample_fn fn, void *arg)
 			memcpy(xd->last, cur, sizeof(cur));
 			fn(arg, (unsigned)i, x->next_ival,
 			   xd->res.start_wall_ns + (last ? now - x->first : end - x->first),
-			   xd->sample);
+			   xd->sample, last);
 		}
 		x->next_ival++;
 		if (last) {

@@ -617,7 +617,7 @@ static bool dir_used(uint32_t rw, int d)
 }
 
 static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
-		      const struct rb_dir_stats *dirs)
+		      const struct rb_dir_stats *dirs, bool last)
 {
 	struct agent *a = arg;
 	struct point *p = &a->pt;
@@ -652,6 +652,7 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 			.errors = s->errors,
 			.lat_sum_ns = s->lat_sum_ns,
 			.hist = rb_point_sparse_new(&s->hist),
+			.last = last,
 		};
 	}
 }

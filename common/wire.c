@@ -256,6 +256,7 @@ static Rb__SampleBatch *samples_out(struct pool *p, const struct rb_msg_samples 
 		x->n_hist_idx = x->n_hist_cnt = s->hist.n;
 		x->hist_idx = (uint32_t *)s->hist.idx;
 		x->hist_cnt = (uint64_t *)s->hist.cnt;
+		x->last = s->last;
 		pv[i] = x;
 	}
 	b->n_samples = m->n;
@@ -640,6 +641,7 @@ static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__Sampl
 			.errors = s->errors,
 			.lat_sum_ns = s->lat_sum_ns,
 			.hist = sparse_in(s->hist_idx, s->n_hist_idx, s->hist_cnt, s->n_hist_cnt),
+			.last = s->last,
 		};
 	}
 	m->v = v;

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 6
+#define RB_PROTO_MINOR 7
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -168,6 +168,7 @@ struct rb_msg_sample {
 	int64_t t_ns;	    /* end of interval, agent wall clock */
 	uint64_t ios, bytes, errors, lat_sum_ns;
 	struct rb_sparse hist;
+	bool last; /* the drive's last interval of the point: its measurement ended (1.7) */
 };
 
 struct rb_msg_samples {

@@ -104,7 +104,8 @@ enum {
 	F_ERRORS,
 	F_LAT_SUM,
 	F_HIST_IDX,
-	F_HIST_CNT
+	F_HIST_CNT,
+	F_LAST
 };
 
 /*
@@ -171,6 +172,9 @@ static void put(struct rb_msg_sample *o, unsigned f, uint64_t v)
 	case F_ERRORS:
 		o->errors = v;
 		break;
+	case F_LAST:
+		o->last = v != 0; /* protobuf-c's bool: any value but 0 */
+		break;
 	default:
 		o->lat_sum_ns = v;
 		break;
@@ -196,7 +200,7 @@ static bool sample(const uint8_t *p, const uint8_t *end, struct need *need,
 		size_t n;
 		unsigned f;
 
-		if (!varint(&p, end, 2, &key) || (key >> 3) == 0 || (key >> 3) > F_HIST_CNT)
+		if (!varint(&p, end, 2, &key) || (key >> 3) == 0 || (key >> 3) > F_LAST)
 			return false;
 		f = (unsigned)(key >> 3);
 		if (seen & (1u << f))
@@ -223,9 +227,9 @@ static bool sample(const uint8_t *p, const uint8_t *end, struct need *need,
 			}
 			continue;
 		}
-		/* uint32 fields (the varints numbered up to direction; drive went above):
-		 * protobuf-c keeps the low 32 bits of a longer varint; we take none */
-		bool narrow = f <= F_DIRECTION;
+		/* uint32 fields (the varints numbered up to direction; drive went above) and
+		 * the bool: protobuf-c keeps the low 32 bits of a longer varint; we take none */
+		bool narrow = f <= F_DIRECTION || f == F_LAST;
 
 		if ((key & 7) != 0 || !varint(&p, end, narrow ? 5 : 10, &v) ||
 		    (narrow && v > UINT32_MAX))
@@ -388,7 +392,8 @@ static void sample_size(const struct rb_msg_sample *s, struct sizes *z)
 	z->all = field_size(s->point) + field_size(s->attempt) +
 		 (z->drive ? 1 + varint_size(z->drive) + z->drive : 0) + field_size(s->interval) +
 		 field_size(s->direction) + field_size((uint64_t)s->t_ns) + field_size(s->ios) +
-		 field_size(s->bytes) + field_size(s->errors) + field_size(s->lat_sum_ns);
+		 field_size(s->bytes) + field_size(s->errors) + field_size(s->lat_sum_ns) +
+		 field_size(s->last);
 	if (h->n)
 		z->all += 2 + varint_size(z->idx) + z->idx + varint_size(z->cnt) + z->cnt;
 }
@@ -412,15 +417,15 @@ static uint8_t *put_sample(uint8_t *p, const struct rb_msg_sample *s, const stru
 	p = put_field(p, F_BYTES, s->bytes);
 	p = put_field(p, F_ERRORS, s->errors);
 	p = put_field(p, F_LAT_SUM, s->lat_sum_ns);
-	if (!h->n)
-		return p;
-	p = put_len(p, F_HIST_IDX, z->idx);
-	for (size_t k = 0; k < h->n; k++)
-		p = put_varint(p, h->idx[k]);
-	p = put_len(p, F_HIST_CNT, z->cnt);
-	for (size_t k = 0; k < h->n; k++)
-		p = put_varint(p, h->cnt[k]);
-	return p;
+	if (h->n) {
+		p = put_len(p, F_HIST_IDX, z->idx);
+		for (size_t k = 0; k < h->n; k++)
+			p = put_varint(p, h->idx[k]);
+		p = put_len(p, F_HIST_CNT, z->cnt);
+		for (size_t k = 0; k < h->n; k++)
+			p = put_varint(p, h->cnt[k]);
+	}
+	return put_field(p, F_LAST, s->last);
 }
 
 int rb_wire_samples_out(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_len)

@@ -22,15 +22,20 @@ struct seen {
 	unsigned intervals[RB_NDIR];
 	unsigned last_interval;
 	bool ordered;
+	unsigned lasts;	 /* intervals marked the target's last */
+	bool after_last; /* an interval came after the one marked last */
 };
 
-static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t, const struct rb_dir_stats *d)
+static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t,
+		      const struct rb_dir_stats *d, bool last)
 {
 	struct seen *s = (struct seen *)arg + target;
 
 	(void)t;
 	if (s->intervals[0] && interval != s->last_interval + 1)
 		s->ordered = false;
+	s->after_last |= s->lasts > 0;
+	s->lasts += last;
 	s->last_interval = interval;
 	for (int k = 0; k < RB_NDIR; k++) {
 		s->ios[k] += d[k].ios;
@@ -55,7 +60,8 @@ static void run_and_check(struct rb_workload *wl, const int *fds, const uint64_t
 	rb_run_join(r);
 	for (size_t t = 0; t < n; t++) {
 		const struct rb_target_result *res = rb_run_result(r, t);
-		unsigned want = (unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
+		unsigned want =
+			(unsigned)((wl->runtime_ns + wl->interval_ns - 1) / wl->interval_ns);
 
 		assert_int_equal(res->setup_err, 0);
 		assert_true(res->dir[RB_DIR_READ].ios + res->dir[RB_DIR_WRITE].ios > 0);
@@ -67,6 +73,9 @@ static void run_and_check(struct rb_workload *wl, const int *fds, const uint64_t
 			assert_int_equal(seen[t].intervals[d], want);
 		}
 		assert_true(seen[t].ordered);
+		/* its last interval, and only that one, says so */
+		assert_int_equal(seen[t].lasts, 1);
+		assert_false(seen[t].after_last);
 	}
 	rb_run_free(r);
 }
@@ -192,7 +201,8 @@ static uint64_t run_null(struct rb_workload *wl, bool fake, struct rb_target_res
 
 	assert_int_equal(rb_run_new(wl, &fd, &span, 1, &r, err, sizeof(err)), 0);
 	if (fake)
-		rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL });
+		rb_run_set_clock(r,
+				 &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL });
 	rb_run_start(r);
 	rb_run_join(r);
 	*ret = *rb_run_result(r, 0);
@@ -268,15 +278,16 @@ static void test_engine_size_based_passes_and_split(void **state)
 }
 
 static void latest_sample(void *arg, unsigned target, unsigned interval, int64_t t,
-			  const struct rb_dir_stats *d)
+			  const struct rb_dir_stats *d, bool last)
 {
-	int64_t *last = arg;
+	int64_t *latest = arg;
 
 	(void)target;
 	(void)interval;
 	(void)d;
-	if (t > *last)
-		*last = t;
+	(void)last;
+	if (t > *latest)
+		*latest = t;
 }
 
 /* A size-based run's last interval ends at its last completion, not a whole interval
@@ -376,7 +387,10 @@ static int f_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 }
 
 static const struct rb_engine_ops fake_ops = {
-	.name = "fake", .setup = f_setup, .teardown = f_teardown, .prep = f_prep,
+	.name = "fake",
+	.setup = f_setup,
+	.teardown = f_teardown,
+	.prep = f_prep,
 	.submit_reap = f_submit_reap,
 };
 
@@ -425,7 +439,7 @@ struct vq {
 };
 static pthread_mutex_t v_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t v_bytes[16], v_bad, v_unit[16], v_members[16], v_subs;
-static uint64_t v_fail_at = UINT64_MAX;	/* a part at this volume offset fails with EIO */
+static uint64_t v_fail_at = UINT64_MAX; /* a part at this volume offset fails with EIO */
 
 static int v_setup(struct rb_engine_ctx *c, char *err, size_t len)
 {
@@ -482,7 +496,10 @@ static int v_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 }
 
 static const struct rb_engine_ops volume_ops = {
-	.name = "volume-fake", .setup = v_setup, .teardown = v_teardown, .prep = v_prep,
+	.name = "volume-fake",
+	.setup = v_setup,
+	.teardown = v_teardown,
+	.prep = v_prep,
 	.submit_reap = v_submit_reap,
 };
 
@@ -639,7 +656,10 @@ static int r_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 }
 
 static const struct rb_engine_ops record_ops = {
-	.name = "record", .setup = f_setup, .teardown = f_teardown, .prep = r_prep,
+	.name = "record",
+	.setup = f_setup,
+	.teardown = f_teardown,
+	.prep = r_prep,
 	.submit_reap = r_submit_reap,
 };
 
@@ -667,7 +687,8 @@ static struct rb_run *replay_run(const char *path, const char *const *kv, size_t
 	rb_opt_set(&wl, rb_opt_find("rw"), "replay", err, sizeof(err));
 	rb_opt_set(&wl, rb_opt_find("replay"), path, err, sizeof(err));
 	for (size_t i = 0; i + 1 < nkv; i += 2)
-		assert_int_equal(rb_opt_set(&wl, rb_opt_find(kv[i]), kv[i + 1], err, sizeof(err)), 0);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find(kv[i]), kv[i + 1], err, sizeof(err)),
+				 0);
 	assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), 0);
 	if (rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)))
 		fail_msg("%s", err);
@@ -688,7 +709,8 @@ static const char replay_text[] = "fio version 3 iolog\n"
 
 static void test_engine_replay_in_order_at_its_times(void **state)
 {
-	static const uint64_t off[] = { 8192, 4096, 65536, 1024 }, len[] = { 4096, 8192, 65536, 1024 };
+	static const uint64_t off[] = { 8192, 4096, 65536, 1024 },
+			      len[] = { 4096, 8192, 65536, 1024 };
 	static const uint64_t dir[] = { RB_DIR_READ, RB_DIR_WRITE, RB_DIR_TRIM, RB_DIR_READ };
 	static const int64_t at_us[] = { 0, 500, 500, 2000 }; /* since the first record */
 	static const char *const speeds[] = { "1", "2", "0" };
@@ -752,7 +774,8 @@ static void test_engine_replay_runtime_and_refusal(void **state)
 	res = rb_run_result(r, 0);
 	assert_int_equal(rk.count, 3);
 	assert_int_equal(res->setup_err, -ERANGE);
-	assert_non_null(strstr(res->message, ":6: the IO at byte 1049600 (1000 bytes) has no place"));
+	assert_non_null(
+		strstr(res->message, ":6: the IO at byte 1049600 (1000 bytes) has no place"));
 	rb_run_free(r);
 	unlink(path);
 	/* a trace that is not there: rb_run_new says so */

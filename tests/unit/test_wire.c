@@ -788,7 +788,8 @@ static void test_wire_samples_direct_equals_generic(void **state)
 					       .bytes = i % 4 ? rnd(&seed) : 0,
 					       .errors = i % 11 ? 0 : 3,
 					       .lat_sum_ns = rnd(&seed),
-					       .hist = { idx[i], cnt[i], n } };
+					       .hist = { idx[i], cnt[i], n },
+					       .last = i % 4 == 1 };
 	}
 	rb_msg_init(&m, RB_MSG_SAMPLES);
 	m.epoch = 1ULL << 40;
@@ -799,6 +800,18 @@ static void test_wire_samples_direct_equals_generic(void **state)
 	assert_int_equal(same_decode(buf, len), 0);
 	/* the agents' own encoding is the direct decoder's */
 	assert_int_equal(rb_wire_direct_decodes(), direct + 1);
+	/* a drive's last interval says so through both */
+	for (int generic = 0; generic < 2; generic++) {
+		struct rb_msg *back = NULL;
+		char err[256];
+
+		rb_wire_generic_only(generic);
+		assert_int_equal(rb_msg_unpack(buf, len, &back, err, sizeof(err)), 0);
+		rb_wire_generic_only(false);
+		for (size_t i = 0; i < N; i++)
+			assert_int_equal(back->samples.v[i].last, i % 4 == 1);
+		rb_msg_free(back);
+	}
 	for (size_t k = 0; k < len; k++)
 		same_decode(buf, k);
 	bad = malloc(len);
@@ -897,7 +910,8 @@ static void test_wire_samples_encoder_equals_protobuf_c(void **state)
 				.bytes = z & 1024 ? 0 : pick(&seed),
 				.errors = z & 2048 ? 0 : rnd(&seed) % 3,
 				.lat_sum_ns = z & 4096 ? 0 : pick(&seed),
-				.hist = { nb ? xi : NULL, nb ? xc : NULL, nb }
+				.hist = { nb ? xi : NULL, nb ? xc : NULL, nb },
+				.last = z & (1 << 14)
 			};
 		}
 		rb_msg_init(&m, RB_MSG_SAMPLES);
