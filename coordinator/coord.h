@@ -35,7 +35,11 @@ struct rb_coord_state {
 struct rb_live_drive {
 	const char *agent, *host, *path;       /* path: the campaign's (a volume's name) */
 	const char *serial, *model, *firmware; /* "": unknown */
+	const char *alias;		       /* the campaign's name for it; "": none */
+	const char *labels;	  /* its agent's labels as it said them, "K=V,K=V" ("": none) */
 	bool measured;		  /* the figures below are of an interval of the point running */
+	bool running;		  /* it does IO now: its part of the point has not ended, and it is
+			     * not idle (a finished or idle drive's figures read 0) */
 	uint32_t interval;	  /* that interval: the samples table's index */
 	double iops, bytes_per_s; /* the interval's IOs and bytes over its length */
 	double lat_mean_s, lat_p99_s; /* mean over all its IOs; p99: the worst direction's */

@@ -158,7 +158,11 @@ struct hstate {
  */
 struct ldrive {
 	bool have;		    /* an interval of the current point came */
+	bool done;		    /* its result of the point came: it does no IO now */
 	uint32_t attempt, interval; /* the one summed below */
+	int64_t t_ns;		    /* that interval's end, on the drive's clock */
+	uint64_t len_ns;	    /* its own length: the last of a point may be short */
+	int64_t seen_ns;	    /* when its last sample came, our clock */
 	uint64_t ios, bytes, lat_sum_ns, p99_ns;
 	uint64_t errors, mismatches; /* the run's: failed IOs (samples), verify mismatches */
 	double temp_c, max_temp_c;   /* NAN: no reading yet */

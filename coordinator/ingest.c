@@ -351,7 +351,9 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	result_extras(k, a, dr, (size_t)di);
 	k->io_errors +=
 		row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
-	if (k->live.d && !k->replaying && row.verify_mismatches) {
+	if (k->live.d && !k->replaying) {
+		/* its part of the point ended: it reads 0 from now on, not its last interval */
+		k->live.d[di].done = true;
 		k->live.d[di].mismatches += row.verify_mismatches;
 		k->live.dirty = true;
 	}
@@ -478,7 +480,17 @@ static void live_sample(struct coord *k, int di, const struct rb_msg_sample *s, 
 	if (d->have &&
 	    (s->attempt < d->attempt || (s->attempt == d->attempt && s->interval < d->interval)))
 		return;
+	d->seen_ns = coord_now(k);
 	if (!d->have || s->attempt != d->attempt || s->interval != d->interval) {
+		uint64_t nominal = k->c->points[k->cur_point].wl.interval_ns;
+		/* an interval's own length, from the one before's end: a point's last one
+		 * ends at its last IO, and its IOs over a whole interval would read low */
+		uint64_t len =
+			d->have && s->attempt == d->attempt && s->interval == d->interval + 1 &&
+					s->t_ns > d->t_ns && (uint64_t)(s->t_ns - d->t_ns) < nominal
+				? (uint64_t)(s->t_ns - d->t_ns)
+				: nominal;
+
 		/* the interval is whole once every drive of the point sent it: hand it on */
 		if (s->interval > k->live.newest || !k->live.at_newest) {
 			k->live.newest = s->interval;
@@ -489,6 +501,9 @@ static void live_sample(struct coord *k, int di, const struct rb_msg_sample *s, 
 		*d = (struct ldrive){ .have = true,
 				      .attempt = s->attempt,
 				      .interval = s->interval,
+				      .t_ns = s->t_ns,
+				      .len_ns = len,
+				      .seen_ns = d->seen_ns,
 				      .errors = d->errors,
 				      .mismatches = d->mismatches,
 				      .temp_c = d->temp_c,
@@ -500,6 +515,9 @@ static void live_sample(struct coord *k, int di, const struct rb_msg_sample *s, 
 	d->lat_sum_ns += s->lat_sum_ns;
 	if (p99_ns > d->p99_ns)
 		d->p99_ns = p99_ns;
+	/* its last interval: it does no IO from here on (an interval of several directions
+	 * says so in each) */
+	d->done |= s->last;
 }
 
 /*
@@ -644,6 +662,9 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		rb_results_sample_hist(k->res, &row, s->hist.idx, s->hist.cnt, nh);
 		rb_progress_sample(k->prog, (size_t)di, s->interval, s->direction, s->t_ns, s->ios,
 				   s->bytes, row.lat_p99_ns);
+		/* the drive's measurement ended with this interval (agents of 1.7 on) */
+		if (s->last && s->point == k->cur_point)
+			rb_progress_finished(k->prog, (size_t)di);
 		if (k->live.d && !k->replaying)
 			live_sample(k, di, s, row.lat_p99_ns);
 		if (srun_roll_sample(k, di, s))
@@ -946,7 +967,7 @@ void ing_point_begin(struct coord *k, const struct rb_point *p)
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->health[i] = (struct hstate){ .max_temp_c = NAN };
 	for (size_t i = 0; k->live.d && i < k->c->ndrives; i++)
-		k->live.d[i].have = false; /* the figures are the point's */
+		k->live.d[i].have = k->live.d[i].done = false; /* the figures are the point's */
 	k->live.newest = 0;
 	k->live.at_newest = 0;
 	/* a rolling steady state judges this point's intervals as they come */

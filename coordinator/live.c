@@ -79,7 +79,9 @@ static void labels(struct coord *k, size_t i, struct rb_live_drive *o)
 
 	o->agent = dr->agent;
 	o->path = dr->path;
+	o->alias = dr->alias ? dr->alias : "";
 	o->host = a ? a->host : "";
+	o->labels = a ? a->labels : "";
 	if (dr->nmembers) {
 		struct rb_row_drive row;
 
@@ -96,7 +98,17 @@ static void labels(struct coord *k, size_t i, struct rb_live_drive *o)
 	o->firmware = id ? id->firmware : "";
 }
 
-static void drives(struct coord *k, double interval_s, int64_t now)
+/*
+ * Whether a drive does IO now: its result of the point has not come, and it sent an
+ * interval within the last two (a second at least). A finished or idle drive reads 0,
+ * not its last interval's figures.
+ */
+static bool running(const struct coord *k, const struct ldrive *d, int64_t now)
+{
+	return !d->done && now - d->seen_ns <= grace_ns(k);
+}
+
+static void drives(struct coord *k, int64_t now)
 {
 	bool shown = k->phase == PHASE_POINT || now - k->live.left_point < grace_ns(k);
 	/* labels once a point: the same series through it, and its grace after */
@@ -106,16 +118,20 @@ static void drives(struct coord *k, double interval_s, int64_t now)
 	for (size_t i = 0; k->live.d && i < k->c->ndrives; i++) {
 		const struct ldrive *d = &k->live.d[i];
 		struct rb_live_drive *o = &k->live.out[i];
-		uint64_t ios = d->ios;
+		/* each per-second figure over its interval's own length */
+		double s = (double)d->len_ns / 1e9;
+		bool on = running(k, d, now) && s > 0;
+		uint64_t ios = on ? d->ios : 0;
 
 		if (relabel)
 			labels(k, i, o);
-		o->measured = d->have && shown && interval_s > 0;
+		o->measured = d->have && shown;
+		o->running = o->measured && on;
 		o->interval = d->interval;
-		o->iops = o->measured ? (double)ios / interval_s : 0;
-		o->bytes_per_s = o->measured ? (double)d->bytes / interval_s : 0;
+		o->iops = o->measured && on ? (double)ios / s : 0;
+		o->bytes_per_s = o->measured && on ? (double)d->bytes / s : 0;
 		o->lat_mean_s = ios ? (double)d->lat_sum_ns / (double)ios / 1e9 : 0;
-		o->lat_p99_s = (double)d->p99_ns / 1e9;
+		o->lat_p99_s = on ? (double)d->p99_ns / 1e9 : 0;
 		o->temp_c = d->temp_c;
 		o->io_errors = d->errors + d->mismatches;
 		o->failing = failing(k, d);
@@ -159,9 +175,12 @@ void live_publish(struct coord *k, bool force)
 		o->state->live_due = false;
 		force = k->live.dirty = true;
 	}
+	now = coord_now(k);
+	/* a drive that went idle sends nothing to say so: look again every second */
+	if (k->phase == PHASE_POINT && now - k->live.at >= LIVE_EVERY_NS)
+		k->live.dirty = true;
 	if (!k->live.dirty && !k->live.grace)
 		return;
-	now = coord_now(k);
 	if (k->live.grace && k->phase != PHASE_POINT && now - k->live.left_point >= grace_ns(k)) {
 		k->live.grace = false; /* the point's last figures go */
 		force = k->live.dirty = true;
@@ -173,7 +192,7 @@ void live_publish(struct coord *k, bool force)
 	if (agents(k))
 		return;
 	if (k->live.d && k->cur_point < k->c->npoints)
-		drives(k, (double)k->c->points[k->cur_point].wl.interval_ns / 1e9, now);
+		drives(k, now);
 	l.drives = k->live.d ? k->live.out : NULL;
 	l.ndrives = k->live.d ? k->c->ndrives : 0;
 	l.agents = k->live.agents;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "metrics.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <netdb.h>
@@ -195,15 +196,18 @@ static void agents(struct buf *b, const struct rb_metrics_snap *s)
 	}
 }
 
-enum dfig { D_IOPS, D_BW, D_MEAN, D_P99, D_INTERVAL, D_TEMP, D_ERRORS, D_FAILING, D_N };
+enum dfig { D_IOPS, D_BW, D_MEAN, D_P99, D_INTERVAL, D_RUNNING, D_TEMP, D_ERRORS, D_FAILING, D_N };
 
 static const struct {
 	const char *name, *type, *help;
 } dfigs[D_N] = {
 	[D_IOPS] = { "rackbench_drive_ios_per_second", "gauge",
-		     "IOs completed in the drive's last sample interval, per second" },
+		     "IOs completed in the drive's last sample interval over that interval's own "
+		     "length (a point's last may be short); 0 once the drive's part of the point "
+		     "ended or it went idle" },
 	[D_BW] = { "rackbench_drive_bytes_per_second", "gauge",
-		   "bytes moved in the drive's last sample interval, per second" },
+		   "bytes moved in the drive's last sample interval over its own length; 0 once "
+		   "the drive's part of the point ended or it went idle" },
 	[D_MEAN] = { "rackbench_drive_latency_mean_seconds", "gauge",
 		     "mean IO latency in the drive's last sample interval" },
 	[D_P99] = { "rackbench_drive_latency_p99_seconds", "gauge",
@@ -212,6 +216,9 @@ static const struct {
 	[D_INTERVAL] = { "rackbench_drive_sample_interval", "gauge",
 			 "the index of the interval the drive's figures are of (the samples "
 			 "table's interval column)" },
+	[D_RUNNING] = { "rackbench_drive_running", "gauge",
+			"1 while the drive does IO in the point going on, 0 once its part of "
+			"the point ended or it sent nothing for two intervals" },
 	[D_TEMP] = { "rackbench_drive_temperature_celsius", "gauge",
 		     "the drive's composite temperature, its last reading in the run (NVMe)" },
 	[D_ERRORS] = { "rackbench_drive_io_errors_total", "counter",
@@ -241,6 +248,9 @@ static bool dvalue(const struct rb_live_drive *d, enum dfig f, double *v)
 	case D_INTERVAL:
 		*v = d->interval;
 		return d->measured;
+	case D_RUNNING:
+		*v = d->running;
+		return d->measured;
 	case D_TEMP:
 		*v = d->temp_c;
 		return !isnan(d->temp_c);
@@ -255,19 +265,68 @@ static bool dvalue(const struct rb_live_drive *d, enum dfig f, double *v)
 	}
 }
 
+#define MAX_AGENT_LABELS 16
+
+/* A drive's own labels, fixed */
+static const char *const drive_keys[] = { "agent", "host",     "path",	"serial",
+					  "model", "firmware", "alias", NULL };
+
+/*
+ * A drive's labels: its own, then its agent's (rack, slot, ...), each name made one
+ * Prometheus takes ([a-zA-Z_][a-zA-Z0-9_]*) and put after "label_" when it is one of the
+ * drive's own. keys holds the names made; kv gets key, value pairs; how many.
+ */
+static size_t drive_labels(const struct rb_live_drive *d, char (*keys)[64], char (*vals)[256],
+			   const char **kv)
+{
+	const char *own[] = {
+		d->agent, d->host, d->path, d->serial, d->model, d->firmware, d->alias
+	};
+	size_t n = 0;
+
+	for (; drive_keys[n]; n++) {
+		kv[2 * n] = drive_keys[n];
+		kv[2 * n + 1] = own[n];
+	}
+	for (const char *p = d->labels ? d->labels : ""; *p && n < 7 + MAX_AGENT_LABELS;) {
+		size_t len = strcspn(p, ","), eq = strcspn(p, "=");
+		size_t m = 0, k = n - 7;
+		bool clash = false;
+
+		if (eq < len && eq > 0) {
+			char name[64];
+
+			for (size_t j = 0; j < eq && m < sizeof(name) - 1; j++)
+				name[m++] = isalnum((unsigned char)p[j]) ? p[j] : '_';
+			name[m] = '\0';
+			for (size_t j = 0; drive_keys[j]; j++)
+				clash |= !strcmp(name, drive_keys[j]);
+			snprintf(keys[k], sizeof(keys[k]), "%s%s%s", clash ? "label_" : "",
+				 isdigit((unsigned char)name[0]) ? "_" : "", name);
+			snprintf(vals[k], sizeof(vals[k]), "%.*s", (int)(len - eq - 1), p + eq + 1);
+			kv[2 * n] = keys[k];
+			kv[2 * n + 1] = vals[k];
+			n++;
+		}
+		p += len;
+		p += *p == ',';
+	}
+	return n;
+}
+
 static void drives(struct buf *b, const struct rb_metrics_snap *s)
 {
+	char keys[MAX_AGENT_LABELS][64], vals[MAX_AGENT_LABELS][256];
+	const char *kv[2 * (7 + MAX_AGENT_LABELS)];
+
 	for (int f = 0; f < D_N; f++) {
 		family(b, dfigs[f].name, dfigs[f].type, dfigs[f].help);
 		for (size_t i = 0; s->drives && i < s->ndrives; i++) {
 			const struct rb_live_drive *d = &s->drives[i];
-			const char *kv[] = { "agent", d->agent, "host",	    d->host,
-					     "path",  d->path,	"serial",   d->serial,
-					     "model", d->model, "firmware", d->firmware };
 			double v;
 
 			if (dvalue(d, (enum dfig)f, &v))
-				sample(b, dfigs[f].name, kv, 6, v);
+				sample(b, dfigs[f].name, kv, drive_labels(d, keys, vals, kv), v);
 		}
 	}
 }
@@ -540,11 +599,11 @@ struct rb_metrics *rb_metrics_start(const char *spec, char *err, size_t errlen)
 	bound_name(fd, m->addr, sizeof(m->addr));
 	/* one client holds at most a few connections, and none idle for long: held ones
 	 * would keep every other scraper waiting */
-	m->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m,
-				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned)RB_METRICS_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned)RB_METRICS_PER_CLIENT, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned)RB_METRICS_IDLE_S, MHD_OPTION_END);
+	m->d = MHD_start_daemon(
+		MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m, MHD_OPTION_LISTEN_SOCKET,
+		fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)RB_METRICS_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)RB_METRICS_PER_CLIENT,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)RB_METRICS_IDLE_S, MHD_OPTION_END);
 	if (!m->d) {
 		snprintf(err, errlen, "cannot serve metrics on '%s': the HTTP server did not start",
 			 spec);

@@ -3,14 +3,18 @@
 
 A service with --metrics on a free port, two file agents (three drives), and a Prometheus
 server (Debian's) scraping the page every second into a database in the test's folder.
-A campaign of 8 s with 1 s sample intervals (randrw, rate-limited so the two cores keep
-up) runs. During the run the page has both agents connected and every drive, and
-`promtool check metrics` accepts it; every metric name the Grafana dashboard
-(deploy/grafana-rackbench.json) queries is on it. Afterwards Prometheus's HTTP API
-(query_range) gives each drive's IOPS series, by its agent and path (its serial label as
-the drives table has it), with the interval each scrape saw: each value is that
-interval's IOs in the HDF5 `samples` table (both directions) over the interval, and was
-scraped within a few intervals of that interval's end. The page's samples counter is the
+A campaign with 1 s sample intervals runs one pass of randrw over each drive (rate-
+limited so the two cores keep up): two drives of 36 MiB take about 6 s, one of 3 MiB
+finishes in its first half second. During the run the page has both agents connected
+and every drive, with its agent's labels, and `promtool check metrics` accepts it; every
+metric name the Grafana dashboard (deploy/grafana-rackbench.json) queries is on it.
+Afterwards Prometheus's HTTP API (query_range) gives each drive's IOPS series, by its
+agent and path (its serial label as the drives table has it), with the interval each
+scrape saw and whether the drive ran: each value of a running drive is that interval's
+IOs in the HDF5 `samples` table (both directions) over the interval's own length (from
+the interval before's end), scraped within a few intervals of that interval's end; the
+drive that finished early reads 0 within one interval of its end while the others run,
+so the sum over drives is the running drives' alone. The page's samples counter is the
 number of rows in the table once the run ends.
 """
 import json
@@ -36,15 +40,17 @@ CAMPAIGN = """name: metrics
 insecure: true
 destructive: true
 wait: 20s
-defaults: {size: 16m, interval: 1s, runtime: 8s, rate_iops: 1500}
+defaults: {interval: 1s, rate_iops: 1500}
 targets:
   - agent: mx-a1
     drives: [a1/disk0.dat, a1/disk1.dat]
   - agent: mx-a2
     drives: [a2/disk0.dat]
 phases:
-  - workload: {rw: randrw, bs: 4k}
+  - workload: {rw: randrw, bs: 4k, passes: 1}
 """
+# one pass over each drive: the small one ends in its first interval, the others run on
+SIZES = {"a1/disk0.dat": 3 << 20, "a1/disk1.dat": 36 << 20, "a2/disk0.dat": 36 << 20}
 PROM_CONFIG = """global:
   scrape_interval: 1s
   scrape_timeout: 900ms
@@ -130,7 +136,11 @@ with Tmp() as tmp:
                                  f"--storage.tsdb.path={tmp}/tsdb",
                                  f"--web.listen-address=127.0.0.1:{pport}", "--log.level=warn"],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        agents = file_agents(ep, tmp, "mx")
+        for path, size in SIZES.items():
+            os.makedirs(os.path.join(tmp, os.path.dirname(path)), exist_ok=True)
+            with open(os.path.join(tmp, path), "wb") as f:
+                f.write(os.urandom(size))
+        agents = file_agents(ep, tmp, "mx", extra=("--label", "rack=r12", "--label", "slot=4"))
 
         def connected():
             st, page = get(page_url)
@@ -179,8 +189,12 @@ with Tmp() as tmp:
         missing = used - on_page
         check(not missing, f"the dashboard queries metrics the page lacks: {sorted(missing)}")
         for name in ("rackbench_drive_bytes_per_second", "rackbench_drive_latency_p99_seconds",
-                     "rackbench_drive_latency_mean_seconds", "rackbench_drive_io_errors_total"):
+                     "rackbench_drive_latency_mean_seconds", "rackbench_drive_io_errors_total",
+                     "rackbench_drive_running"):
             check(len(series_lines(page, name)) == 3, f"{name} for each drive")
+        for labels, _ in series_lines(page, "rackbench_drive_ios_per_second"):
+            check(labels.get("rack") == "r12" and labels.get("slot") == "4",
+                  f"a drive's series carries its agent's labels: {labels}")
 
         co, ce = client.communicate(timeout=120)
         print(ce)
@@ -193,43 +207,64 @@ with Tmp() as tmp:
         check(not series_lines(after, "rackbench_drive_ios_per_second"),
               "no drive figures once the run ended")
 
-        # the HDF5 file: each drive's IOs per interval, both directions added
+        # the HDF5 file: each drive's IOs per interval, both directions added, and when
+        # its part of the point ended
         with h5py.File(results, "r") as h:
             drives = {int(d["drive"]): (s(d["agent"]), s(d["path"]), s(d["serial"]))
                       for d in h["drives"][:]}
             samples = h["samples"][:]
+            ended = {int(r["drive"]): int(r["end_ns"]) / 1e9 for r in h["results"][:]}
         per = {}
         for row in samples:
             key = (int(row["drive"]), int(row["interval"]))
             ios, end = per.get(key, (0, 0))
             per[key] = (ios + int(row["ios"]), max(end, int(row["t_ns"])))
+
+        def length(di, iv):
+            """An interval's own length: from the interval before's end (a point's last
+            ends at its last IO), the nominal one for the first."""
+            if iv == 0 or (di, iv - 1) not in per:
+                return INTERVAL_S
+            return min((per[(di, iv)][1] - per[(di, iv - 1)][1]) / 1e9, INTERVAL_S)
         total = series_lines(after, "rackbench_samples_total")
         check(total == [({}, float(len(samples)))],
               f"the samples counter {total} is the table's {len(samples)} rows")
 
         iops = query_range(prom_url, "rackbench_drive_ios_per_second", t0, t1)
         ivs = query_range(prom_url, "rackbench_drive_sample_interval", t0, t1)
-        check(len(iops) == 3 and len(ivs) == 3, f"three drives in Prometheus: {iops} {ivs}")
+        runs = query_range(prom_url, "rackbench_drive_running", t0, t1)
+        check(len(iops) == 3 and len(ivs) == 3 and len(runs) == 3,
+              f"three drives in Prometheus: {iops} {ivs} {runs}")
+        small = [di for di, (a, p, _) in drives.items() if p == "a1/disk0.dat"][0]
+        last_end = max(ended.values())
+        zeros = {}  # the small drive's steps after its end while the others run: its value
         for di, (agent, path, serial) in drives.items():
             def mine(res):
                 got = [r for r in res if r["metric"].get("agent") == agent
                        and r["metric"].get("path") == path]
                 check(len(got) == 1, f"one series of {agent}:{path}: {res}")
                 return got[0]
-            si, sv = mine(iops), mine(ivs)
+            si, sv, sr = mine(iops), mine(ivs), mine(runs)
             check(si["metric"].get("serial", "") == serial,
                   f"{agent}:{path}: serial label {si['metric'].get('serial')!r}, drives table "
                   f"{serial!r}")
             check(si["metric"].get("host"), f"{agent}:{path} has its host label")
             at = {float(t): int(float(v)) for t, v in sv["values"]}
+            running = {float(t): float(v) for t, v in sr["values"]}
             seen = set()
             for t, v in si["values"]:
                 t, v = float(t), float(v)
                 iv = at.get(t)
-                check(iv is not None, f"{agent}:{path}: no interval at {t}")
+                check(iv is not None and t in running, f"{agent}:{path}: no interval at {t}")
                 check((di, iv) in per, f"{agent}:{path}: interval {iv} is not in the file")
+                # its last interval heard, handed on (a second at most) and scraped
+                if di == small and ended[di] + 2 * INTERVAL_S < t < last_end - 0.5:
+                    zeros[t] = (v, running[t])
+                if not running[t]:
+                    check(v == 0, f"{agent}:{path} at {t}: {v} IOPS while not running")
+                    continue
                 ios, end_ns = per[(di, iv)]
-                want = ios / INTERVAL_S
+                want = ios / length(di, iv)
                 check(abs(v - want) <= 1e-9 * max(1.0, want),
                       f"{agent}:{path} interval {iv}: Prometheus {v} IOPS, the file {want}")
                 lag = t - end_ns / 1e9
@@ -238,8 +273,24 @@ with Tmp() as tmp:
                 seen.add(iv)
             n = len({iv for d, iv in per if d == di})
             print(f"{agent}:{path}: Prometheus saw intervals {sorted(seen)} of {n}")
-            check(len(seen) >= max(n // 2, n - 3),
-                  f"{agent}:{path}: only {len(seen)} of {n} intervals")
+            if di != small:
+                check(len(seen) >= max(n // 2, n - 3),
+                      f"{agent}:{path}: only {len(seen)} of {n} intervals")
+        # the drive that finished reads 0 within an interval (and a scrape) of its end, while
+        # the others still run: a sum over the drives is theirs alone
+        print(f"the small drive ended {last_end - ended[small]:.1f} s before the others; "
+              f"after it: {sorted(zeros.items())}")
+        check(zeros, "no scrape of the small drive between its end and the others'")
+        check(all(v == 0 and r == 0 for v, r in zeros.values()),
+              f"the finished drive does not read 0: {zeros}")
+        totals = query_range(prom_url, "sum(rackbench_drive_ios_per_second)", t0, t1)
+        alive = query_range(prom_url, "sum(rackbench_drive_ios_per_second and "
+                            "rackbench_drive_running == 1)", t0, t1)
+        by_t = {float(t): float(v) for t, v in alive[0]["values"]} if alive else {}
+        for t, v in totals[0]["values"]:
+            if float(t) in zeros:
+                check(float(v) == by_t.get(float(t), 0.0),
+                      f"at {t} the total {v} is not the running drives' {by_t.get(float(t))}")
     finally:
         if prom:
             prom.terminate()

@@ -348,7 +348,12 @@ static void preflight_reply(struct run *r)
 }
 
 /* One interval's sample of the drive: ios IOs of 100 us. */
-static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t ios, uint64_t seq)
+/* An instant on the agent's clock */
+#define T_AGENT 1700000000000000000LL
+
+/* A sample of the drive whose interval ended at t_ns on the agent's clock (0: unknown). */
+static void sample_at(struct run *r, uint32_t attempt, uint32_t interval, uint64_t ios,
+		      uint64_t seq, int64_t t_ns)
 {
 	uint32_t idx = 2000;
 	uint64_t cnt = ios;
@@ -356,6 +361,7 @@ static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t 
 				   .attempt = attempt,
 				   .drive = DRIVE,
 				   .interval = interval,
+				   .t_ns = t_ns,
 				   .ios = ios,
 				   .bytes = ios * 4096,
 				   .lat_sum_ns = ios * 100000,
@@ -366,6 +372,11 @@ static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t 
 	m.samples.v = &s;
 	m.samples.n = 1;
 	send_numbered(r, &m, seq);
+}
+
+static void sample(struct run *r, uint32_t attempt, uint32_t interval, uint64_t ios, uint64_t seq)
+{
+	sample_at(r, attempt, interval, ios, seq, 0);
 }
 
 /* The drive's result and the PointDone. */
@@ -492,9 +503,10 @@ static bool live_samples(struct run *r, uint64_t n, int ms)
 
 /*
  * The service's live hook: an interval is handed on once every drive of the point sent
- * it (100 ms after the last call at the soonest), with its figures over the interval;
- * the samples counted; the agent connected; at the run's end every sample counted, and
- * the last interval still there.
+ * it (100 ms after the last call at the soonest), with its figures over the interval's
+ * own length (a short last one is not a whole interval); the samples counted; the agent
+ * connected; once the drive's result came it reads 0 (it does no IO), its series still
+ * there through the grace after the point.
  */
 static void test_live_hook_once_an_interval(void **st)
 {
@@ -509,7 +521,7 @@ static void test_live_hook_once_an_interval(void **st)
 	for (int i = 0; i < 30 && lives_of(r) == n; i++)
 		usleep(10000);
 	/* the point's one drive sent interval 0: it is whole, and goes 100 ms on */
-	sample(r, 0, 0, 1000, 0);
+	sample_at(r, 0, 0, 1000, 0, T_AGENT);
 	rb_clock_fake_advance(&r->fake, 100000000LL);
 	assert_true(live_samples(r, 1, 3000));
 	pthread_mutex_lock(&r->live_lock);
@@ -526,7 +538,7 @@ static void test_live_hook_once_an_interval(void **st)
 	assert_true(r->agent.connected && !r->agent.lost);
 	pthread_mutex_unlock(&r->live_lock);
 	/* the next interval, at once: not before 100 ms have passed on the run's clock */
-	sample(r, 0, 1, 2000, 0);
+	sample_at(r, 0, 1, 2000, 0, T_AGENT + 1000000000LL);
 	assert_false(live_samples(r, 2, 300));
 	rb_clock_fake_advance(&r->fake, 100000000LL);
 	assert_true(live_samples(r, 2, 3000));
@@ -534,16 +546,24 @@ static void test_live_hook_once_an_interval(void **st)
 	assert_int_equal(r->drive.interval, 1);
 	assert_true(r->drive.iops == 2000);
 	pthread_mutex_unlock(&r->live_lock);
-	sample(r, 0, 2, 3000, 0);
+	/* the point's last interval ended 250 ms after the one before: 3000 IOs in 250 ms */
+	sample_at(r, 0, 2, 3000, 0, T_AGENT + 1250000000LL);
+	rb_clock_fake_advance(&r->fake, 100000000LL);
+	assert_true(live_samples(r, 3, 3000));
+	pthread_mutex_lock(&r->live_lock);
+	assert_int_equal(r->drive.interval, 2);
+	assert_true(r->drive.iops == 12000);
+	assert_true(r->drive.bytes_per_s == 12000 * 4096);
+	pthread_mutex_unlock(&r->live_lock);
 	finish_point(r, 0, 6000);
 	expect_free(r, RB_MSG_STOP, 5000);
 	assert_int_equal(run_join(r), RB_EXIT_OK);
 	pthread_mutex_lock(&r->live_lock);
-	/* the point's last interval, in the two intervals' grace after it ended */
+	/* its result came: it reads 0, in the two intervals' grace after the point */
 	assert_int_equal(r->samples, 3);
 	assert_true(r->drive.measured);
 	assert_int_equal(r->drive.interval, 2);
-	assert_true(r->drive.iops == 3000);
+	assert_true(r->drive.iops == 0 && r->drive.bytes_per_s == 0);
 	pthread_mutex_unlock(&r->live_lock);
 }
 

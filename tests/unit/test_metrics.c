@@ -33,7 +33,10 @@ static const struct rb_live_drive DRIVES[] = {
 	  .serial = "S3\\X",
 	  .model = "Fast\nDrive",
 	  .firmware = "1.0",
+	  .alias = "boot-a",
+	  .labels = "rack=r12,slot=3,path=x,cage-id=7",
 	  .measured = true,
+	  .running = true,
 	  .interval = 7,
 	  .iops = 2000,
 	  .bytes_per_s = 8192000,
@@ -49,6 +52,7 @@ static const struct rb_live_drive DRIVES[] = {
 	  .model = "file",
 	  .firmware = "",
 	  .measured = true,
+	  .running = true,
 	  .interval = 7,
 	  .iops = 1234.5,
 	  .bytes_per_s = 5056512,
@@ -76,9 +80,12 @@ static const struct rb_metrics_agent AGENTS[] = {
 };
 
 #define DL(host, path, rest) "{agent=\"rack1-a\",host=\"" host "\",path=\"" path "\"" rest "}"
+/* its alias, then its agent's labels: a name of the drive's own after "label_", one
+ * Prometheus does not take made one */
 #define D0                                                                                         \
 	DL("host\\\"one\\\"", "/dev/nvme0n1",                                                      \
-	   ",serial=\"S3\\\\X\",model=\"Fast\\nDrive\",firmware=\"1.0\"")
+	   ",serial=\"S3\\\\X\",model=\"Fast\\nDrive\",firmware=\"1.0\",alias=\"boot-a\","           \
+	   "rack=\"r12\",slot=\"3\",label_path=\"x\",cage_id=\"7\"")
 #define D1 DL("h2", "a1/disk0.dat", ",model=\"file\"")
 #define D2 "{agent=\"b\",host=\"h3\",path=\"vol0\",serial=\"A+B\"}"
 
@@ -116,12 +123,14 @@ static const char EXPECTED[] =
 	"rackbench_agent_lost{agent=\"rack1-a\",host=\"h\\\\1\"} 0\n"
 	"rackbench_agent_lost{agent=\"b\"} 1\n"
 	"# HELP rackbench_drive_ios_per_second IOs completed in the drive's last sample "
-	"interval, per second\n"
+	"interval over that interval's own length (a point's last may be short); 0 once the "
+	"drive's part of the point ended or it went idle\n"
 	"# TYPE rackbench_drive_ios_per_second gauge\n"
 	"rackbench_drive_ios_per_second" D0 " 2000\n"
 	"rackbench_drive_ios_per_second" D1 " 1234.5\n"
 	"# HELP rackbench_drive_bytes_per_second bytes moved in the drive's last sample "
-	"interval, per second\n"
+	"interval over its own length; 0 once the drive's part of the point ended or it went "
+	"idle\n"
 	"# TYPE rackbench_drive_bytes_per_second gauge\n"
 	"rackbench_drive_bytes_per_second" D0 " 8192000\n"
 	"rackbench_drive_bytes_per_second" D1 " 5056512\n"
@@ -140,6 +149,11 @@ static const char EXPECTED[] =
 	"# TYPE rackbench_drive_sample_interval gauge\n"
 	"rackbench_drive_sample_interval" D0 " 7\n"
 	"rackbench_drive_sample_interval" D1 " 7\n"
+	"# HELP rackbench_drive_running 1 while the drive does IO in the point going on, 0 "
+	"once its part of the point ended or it sent nothing for two intervals\n"
+	"# TYPE rackbench_drive_running gauge\n"
+	"rackbench_drive_running" D0 " 1\n"
+	"rackbench_drive_running" D1 " 1\n"
 	"# HELP rackbench_drive_temperature_celsius the drive's composite temperature, its last "
 	"reading in the run (NVMe)\n"
 	"# TYPE rackbench_drive_temperature_celsius gauge\n"
