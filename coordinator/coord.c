@@ -321,7 +321,7 @@ static int one_point(struct coord *k, size_t i, bool *replaying)
 		*replaying = false;
 		rb_info("resuming at point %u ('%s') as attempt %u", p->index, p->name, attempt);
 	}
-	rb_progress_point(k->prog, i);
+	rb_progress_point(k->prog, i, k->skipped ? k->refused : NULL);
 	if (!rc)
 		rc = loop_run_point(k, p, attempt);
 	/* however it ended: no Assign goes again */

@@ -26,8 +26,12 @@ struct pdrive {
 	uint64_t total_ios, total_bytes;
 	int64_t t_ns, prev_t_ns; /* the current and previous intervals' ends (drive's clock) */
 	uint64_t len_ns;	 /* the current interval's length: the last may be partial */
+	int64_t first_t_ns;	 /* the point's first interval's end, and its length: ... */
+	uint64_t first_len_ns;	 /* ... the time it has moved its bytes in, on its clock */
+	int64_t seen;		 /* when its last sample came (our clock); 0: none yet */
 	uint64_t capacity;	 /* bytes, as its agent offered it; 0: unknown */
 	bool has_result;	 /* the point's result row came: its figures below */
+	bool finished;		 /* its measurement ended: its last interval came */
 	bool clean;		 /* that row's status ok, without IO errors or mismatches */
 	double result_iops, result_bw;
 };
@@ -143,7 +147,7 @@ static void event_head(struct rb_progress *p, const char *ev)
 	fprintf(p->events, "{\"t_ns\": %lld, \"event\": \"%s\"", (long long)rb_wall_ns(), ev);
 }
 
-void rb_progress_point(struct rb_progress *p, size_t k)
+void rb_progress_point(struct rb_progress *p, size_t k, const bool *left_out)
 {
 	const struct rb_point *pt = &p->c->points[k];
 	char dur[48], sz[24];
@@ -156,11 +160,12 @@ void rb_progress_point(struct rb_progress *p, size_t k)
 		p->d[i].ios = p->d[i].bytes = p->d[i].p99_ns = 0;
 		p->d[i].total_ios = p->d[i].total_bytes = 0;
 		p->d[i].interval = 0;
-		p->d[i].t_ns = p->d[i].prev_t_ns = 0;
-		p->d[i].len_ns = pt->wl.interval_ns;
-		p->d[i].has_result = false;
+		p->d[i].t_ns = p->d[i].prev_t_ns = p->d[i].first_t_ns = p->d[i].seen = 0;
+		p->d[i].len_ns = p->d[i].first_len_ns = pt->wl.interval_ns;
+		p->d[i].has_result = p->d[i].finished = false;
 		p->d[i].result_iops = p->d[i].result_bw = 0;
-		if (rb_point_has_drive(p->c, pt, i))
+		/* a drive the guard refused (on_refusal: skip) moves nothing: not counted */
+		if (rb_point_has_drive(p->c, pt, i) && !(left_out && left_out[i]))
 			p->in[p->nin++] = i;
 	}
 	/* what ends the point: its time, or (size-based) what each drive moves */
@@ -214,11 +219,16 @@ void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, 
 					    : nominal;
 		else
 			d->len_ns = nominal;
+		if (!d->first_t_ns) {
+			d->first_t_ns = t_ns;
+			d->first_len_ns = d->len_ns;
+		}
 		d->prev_t_ns = d->t_ns;
 		d->t_ns = t_ns;
 		d->interval = interval;
 		d->ios = d->bytes = d->p99_ns = 0;
 	}
+	d->seen = rb_mono_ns();
 	s = (double)d->len_ns / 1e9;
 	d->ios += ios;
 	d->bytes += bytes;
@@ -240,6 +250,12 @@ void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, 
 	}
 }
 
+void rb_progress_finished(struct rb_progress *p, size_t drive)
+{
+	if (p && drive < p->c->ndrives)
+		p->d[drive].finished = true;
+}
+
 void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c)
 {
 	if (!p || drive >= p->c->ndrives || isnan(temp_c))
@@ -255,35 +271,61 @@ void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c)
 }
 
 /*
- * The share of its bytes the slowest drive of a size-based point moved (0..1), and the
- * time it needs for the rest at its speed so far (UINT64_MAX: not known yet, a drive has
- * moved nothing); -1 when a drive's bytes are unknown.
+ * The share of its bytes the slowest drive of a size-based point moved (0..1; a drive
+ * whose result came has moved them all), and the time the slowest needs for the rest:
+ * each drive's bytes left at its speed so far, measured on its own clock from its first
+ * interval (the point's set-up before its first IO is no part of it). UINT64_MAX: not
+ * known yet, a drive has moved nothing; -1 when a drive's bytes are unknown.
  */
-static double moved(const struct rb_progress *p, int64_t now, uint64_t *left_ns)
+static double moved(const struct rb_progress *p, uint64_t *left_ns)
 {
 	const struct rb_point *pt = &p->c->points[p->k];
-	double el = (double)(now - p->point_start), least = 1;
+	double least = 1;
 
 	*left_ns = 0;
 	for (size_t i = 0; i < p->nin; i++) {
 		const struct pdrive *d = &p->d[p->in[i]];
 		uint64_t want = planned_bytes(pt, d);
-		double f;
+		double f, active, left;
 
 		if (!want) {
 			*left_ns = 0;
 			return -1;
 		}
-		f = d->total_bytes < want ? (double)d->total_bytes / (double)want : 1;
+		f = d->has_result || d->finished || d->total_bytes >= want
+			    ? 1
+			    : (double)d->total_bytes / (double)want;
 		if (f < least)
 			least = f;
-		if (f < 1 && *left_ns != UINT64_MAX)
-			*left_ns = f <= 0 ? UINT64_MAX
-				   : el * (1 - f) / f > (double)*left_ns
-					   ? (uint64_t)(el * (1 - f) / f)
-					   : *left_ns;
+		if (f >= 1 || *left_ns == UINT64_MAX)
+			continue;
+		active = (double)(d->t_ns - d->first_t_ns) + (double)d->first_len_ns;
+		if (f <= 0 || !d->first_t_ns || active <= 0) {
+			*left_ns = UINT64_MAX;
+			continue;
+		}
+		left = (double)(want - d->total_bytes) / ((double)d->total_bytes / active);
+		if (left > (double)*left_ns)
+			*left_ns = (uint64_t)left;
 	}
 	return least;
+}
+
+/* A drive's figures now: its last interval's rate over that interval's own length, or 0
+ * once its result came or when it has sent nothing for two intervals (a second at least):
+ * a finished or idle drive does no IO. */
+static void figures(const struct rb_progress *p, const struct pdrive *d, int64_t now, double *iops,
+		    double *mbps)
+{
+	uint64_t iv = p->c->points[p->k].wl.interval_ns;
+	int64_t idle = iv * 2 > 1000000000ULL ? (int64_t)iv * 2 : 1000000000LL;
+	double s = (double)d->len_ns / 1e9;
+
+	*iops = *mbps = 0;
+	if (d->has_result || d->finished || !d->seen || now - d->seen > idle || s <= 0)
+		return;
+	*iops = (double)d->ios / s;
+	*mbps = (double)d->bytes / s / 1e6;
 }
 
 /*
@@ -300,7 +342,7 @@ static char *eta_text(const struct rb_progress *p, int64_t now, char *buf, size_
 
 	if (!size_based(pt))
 		left = el < p->point_ns ? p->point_ns - el : 0;
-	else if (moved(p, now, &left) < 0 || left == UINT64_MAX)
+	else if (moved(p, &left) < 0 || left == UINT64_MAX)
 		unknown++, left = 0;
 	for (size_t i = p->k + 1; i < p->c->npoints; i++) {
 		left += planned_ns(&p->c->points[i]);
@@ -326,24 +368,27 @@ static char *elapsed_text(const struct rb_progress *p, int64_t now, char *buf, s
 	if (!size_based(&p->c->points[p->k]))
 		snprintf(buf, len, "%s of %s", el,
 			 rb_fmt_duration_human(p->point_ns, plan, sizeof(plan)));
-	else if ((f = moved(p, now, &left)) >= 0)
+	else if ((f = moved(p, &left)) >= 0)
 		snprintf(buf, len, "%s, %.0f%% moved", el, floor(f * 100));
 	else
 		snprintf(buf, len, "%s, size-based", el);
 	return buf;
 }
 
-static void totals(const struct rb_progress *p, double *iops, double *mbps, uint64_t *p99)
+/* The drives' figures added up: what runs now (a finished or idle drive adds 0). */
+static void totals(const struct rb_progress *p, int64_t now, double *iops, double *mbps,
+		   uint64_t *p99)
 {
 	*iops = *mbps = 0;
 	*p99 = 0;
 	for (size_t i = 0; i < p->nin; i++) {
 		const struct pdrive *d = &p->d[p->in[i]];
-		double s = (double)d->len_ns / 1e9;
+		double di, dm;
 
-		*iops += s > 0 ? (double)d->ios / s : 0;
-		*mbps += s > 0 ? (double)d->bytes / s / 1e6 : 0;
-		if (d->p99_ns > *p99)
+		figures(p, d, now, &di, &dm);
+		*iops += di;
+		*mbps += dm;
+		if (di > 0 && d->p99_ns > *p99)
 			*p99 = d->p99_ns;
 	}
 }
@@ -378,22 +423,26 @@ static void draw(struct rb_progress *p, int64_t now)
 	lines = 2;
 	for (size_t i = 0; i < show; i++) {
 		const struct pdrive *d = &p->d[p->in[i]];
-		double s = (double)d->len_ns / 1e9;
 		char t[16] = "-", name[sizeof(d->label)];
+		double iops, mbps;
 
 		if (!isnan(d->temp_c))
 			snprintf(t, sizeof(t), "%.0fC", d->temp_c);
-		fprintf(stderr, "  %-*s %11.0f %9.1f %10.1f %6s\n", (int)width,
-			rb_fit_name(d->label, width, name, sizeof(name)),
-			s > 0 ? (double)d->ios / s : 0, s > 0 ? (double)d->bytes / s / 1e6 : 0,
-			(double)d->p99_ns / 1e3, t);
+		figures(p, d, now, &iops, &mbps);
+		if (d->has_result || d->finished)
+			fprintf(stderr, "  %-*s %11s\n", (int)width,
+				rb_fit_name(d->label, width, name, sizeof(name)), "done");
+		else
+			fprintf(stderr, "  %-*s %11.0f %9.1f %10.1f %6s\n", (int)width,
+				rb_fit_name(d->label, width, name, sizeof(name)), iops, mbps,
+				iops > 0 ? (double)d->p99_ns / 1e3 : 0, t);
 		lines++;
 	}
 	if (show < p->nin) {
 		double iops, mbps;
 		uint64_t p99;
 
-		totals(p, &iops, &mbps, &p99);
+		totals(p, now, &iops, &mbps, &p99);
 		fprintf(stderr,
 			"  ... %zu more; all drives: %.0f IOPS, %.1f MB/s, worst p99 %.1f us\n",
 			p->nin - show, iops, mbps, (double)p99 / 1e3);
@@ -409,7 +458,7 @@ static void plain_line(struct rb_progress *p, int64_t now, const char *what)
 	uint64_t p99;
 	char eta[80];
 
-	totals(p, &iops, &mbps, &p99);
+	totals(p, now, &iops, &mbps, &p99);
 	fprintf(stderr,
 		"rackbench: [%zu/%zu] %s: %s, %zu drive(s): %.0f IOPS, %.1f MB/s, worst p99 %.1f us; "
 		"ETA %s\n",

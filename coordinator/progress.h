@@ -8,6 +8,7 @@
 #ifndef RB_PROGRESS_H
 #define RB_PROGRESS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,11 +20,14 @@ struct rb_progress;
 struct rb_progress *rb_progress_new(const struct rb_campaign *c, const char *events, char *err,
 				    size_t errlen);
 void rb_progress_free(struct rb_progress *p);
-void rb_progress_point(struct rb_progress *p, size_t k);
+/* Point k starts; left_out (per drive, or NULL): drives the guard refused, which it skips. */
+void rb_progress_point(struct rb_progress *p, size_t k, const bool *left_out);
 /* A drive's sample of one interval and direction; t_ns: the interval's end, on the
  * drive's clock (an interval's length is from the previous one's end). */
 void rb_progress_sample(struct rb_progress *p, size_t drive, uint32_t interval, unsigned direction,
 			int64_t t_ns, uint64_t ios, uint64_t bytes, uint64_t p99_ns);
+/* The drive's measurement in the point ended (its last interval came): it reads 0, done. */
+void rb_progress_finished(struct rb_progress *p, size_t drive);
 /* A drive's capacity as its agent offered it: a size-based point's bytes, for progress. */
 void rb_progress_capacity(struct rb_progress *p, size_t drive, uint64_t bytes);
 void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);

@@ -93,7 +93,7 @@ static int fed_run(int argc, char **argv)
 	f->p = rb_progress_new(f->fx->c, f->fx->events, f->err, sizeof(f->err));
 	if (!f->p)
 		return -1;
-	rb_progress_point(f->p, 0);
+	rb_progress_point(f->p, 0, NULL);
 	/* interval 0: drive 0 reads 1000 IOs and writes 500 in 2 s; interval 1 replaces it */
 	rb_progress_sample(f->p, 0, 0, 0, T0, 1000, 4096000, 50000);
 	rb_progress_sample(f->p, 0, 0, 1, T0, 500, 2048000, 80000);
@@ -112,7 +112,7 @@ static int fed_run(int argc, char **argv)
 	rb_progress_result(f->p, 99, 1e9, 1e9, true);
 	rb_progress_tick(f->p);
 	rb_progress_point_done(f->p, "ok");
-	rb_progress_point(f->p, 2);
+	rb_progress_point(f->p, 2, NULL);
 	rb_progress_result(f->p, 5, 777.0, 7e6, true);
 	rb_progress_point_done(f->p, "partial");
 	rb_progress_end(f->p, "partial", 4);
@@ -149,9 +149,9 @@ static int sized_run(int argc, char **argv)
 	p = rb_progress_new(c, NULL, err, sizeof(err));
 	if (!p)
 		return -1;
-	rb_progress_point(p, 0);
+	rb_progress_point(p, 0, NULL);
 	rb_progress_point_done(p, "ok");
-	rb_progress_point(p, 1);
+	rb_progress_point(p, 1, NULL);
 	rb_progress_point_done(p, "ok");
 	rb_progress_free(p);
 	rb_campaign_free(c);
@@ -346,11 +346,11 @@ static void test_live_view(void **st)
 	if (p) {
 		/* a temperature read before the point: in its view */
 		rb_progress_temp(p, 1, 45.0);
-		rb_progress_point(p, 0);
+		rb_progress_point(p, 0, NULL);
 		rb_progress_sample(p, 0, 0, 0, T0, 1000, 4096000, 50000);
 		/* a log line while the view is up: the view goes first */
 		rb_warn("a warning");
-		rb_progress_point(p, 1);
+		rb_progress_point(p, 1, NULL);
 		rb_progress_free(p);
 	}
 	screen = tty_close(&t);
@@ -378,7 +378,7 @@ static void test_live_view(void **st)
 		skip();
 	p = rb_progress_new(fx->c, NULL, err, sizeof(err));
 	if (p) {
-		rb_progress_point(p, 0);
+		rb_progress_point(p, 0, NULL);
 		rb_progress_free(p);
 	}
 	screen = tty_close(&t);
@@ -399,10 +399,10 @@ static int failed_run(int argc, char **argv)
 	(void)argc;
 	if (!p)
 		return -1;
-	rb_progress_point(p, 1);
+	rb_progress_point(p, 1, NULL);
 	rb_progress_result(p, 5, 10.0, 1e4, false);
 	rb_progress_point_done(p, "ok");
-	rb_progress_point(p, 2);
+	rb_progress_point(p, 2, NULL);
 	rb_progress_point_done(p, "ok");
 	rb_progress_free(p);
 	return 0;
@@ -453,7 +453,7 @@ static void test_size_based_view(void **st)
 	p = rb_progress_new(c, NULL, err, sizeof(err));
 	if (p) {
 		rb_progress_capacity(p, 0, 1ULL << 30);
-		rb_progress_point(p, 0);
+		rb_progress_point(p, 0, NULL);
 		/* 512 MiB of the 2 GiB two passes move */
 		rb_progress_sample(p, 0, 0, 1, T0, 4096, 512ULL << 20, 1000);
 		usleep(600000); /* the view is redrawn twice a second */
@@ -472,6 +472,119 @@ static void test_size_based_view(void **st)
 	free(screen);
 }
 
+/*
+ * What a fill's view says while some drives have ended and one was refused: the refused
+ * drive is not counted (not in "N drive(s)", not the slowest of "% moved"); a drive whose
+ * result came reads "done" and adds nothing to the total, which is the running drive's
+ * alone; the ETA is the running drive's bytes left at its speed on its own clock (not
+ * counting the point's set-up before its first IO).
+ */
+static void test_finished_and_refused(void **st)
+{
+	static const char fill[] =
+		"name: fill\n"
+		"targets:\n"
+		"  - agent: a1\n"
+		"    drives: [/dev/d0, /dev/d1, /dev/d2, /dev/d3, /dev/d4, /dev/d5]\n"
+		"phases:\n"
+		"  - name: fill\n"
+		"    workload: {rw: write, bs: 128k, passes: 1, interval: 1s}\n";
+	static const bool refused[6] = { false, false, false, false, false, true };
+	struct rb_campaign *c = NULL;
+	struct rb_progress *p;
+	struct rb_diags d;
+	struct tty t;
+	char err[256], *screen, *view;
+
+	(void)st;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("<fill>", fill, strlen(fill), &c, &d), 0);
+	rb_diags_release(&d);
+	setenv("TERM", "xterm", 1);
+	if (!tty_open(&t))
+		skip();
+	p = rb_progress_new(c, NULL, err, sizeof(err));
+	if (p) {
+		for (size_t i = 0; i < 6; i++)
+			rb_progress_capacity(p, i, 1ULL << 30);
+		rb_progress_point(p, 0, refused);
+		/* d0: 100 MiB a second for two seconds (800 writes of 128 KiB a second) */
+		rb_progress_sample(p, 0, 0, 1, T0, 800, 100ULL << 20, 1000);
+		rb_progress_sample(p, 0, 1, 1, T0 + 1000000000, 800, 100ULL << 20, 1000);
+		/* d1: its whole GiB in three intervals, then its result: done */
+		rb_progress_sample(p, 1, 0, 1, T0, 3000, 375ULL << 20, 1000);
+		rb_progress_sample(p, 1, 1, 1, T0 + 1000000000, 3000, 375ULL << 20, 1000);
+		rb_progress_sample(p, 1, 2, 1, T0 + 1700000000, 2192, 274ULL << 20, 1000);
+		rb_progress_result(p, 1, 4400, 600e6, true);
+		usleep(600000); /* the view is redrawn twice a second */
+		rb_progress_tick(p);
+		rb_progress_free(p);
+	}
+	screen = tty_close(&t);
+	rb_campaign_free(c);
+	assert_non_null(p);
+	assert_non_null(screen);
+	/* 5 drives run (the refused one is not counted) */
+	assert_non_null(strstr(screen, "fill (1 pass on 5 drive(s))"));
+	/* the last view drawn: the slowest running drive moved 200 of 1024 MiB; d2..d4 have
+	 * moved nothing yet, so no time is known */
+	view = screen;
+	for (char *x = strstr(view, "fill \u00b7 point"); x; x = strstr(x + 1, "fill \u00b7 point"))
+		view = x;
+	assert_non_null(strstr(view, ", 0% moved \u00b7 ETA "));
+	snprintf(err, sizeof(err), "  %-20s %11s\n", "a1:/dev/d1", "done");
+	assert_non_null(strstr(view, err));
+	/* 8 rows: 4 of the 5 drives shown; the total is d0's alone: 800 IOPS, 104.9 MB/s */
+	assert_non_null(strstr(view, "  ... 1 more; all drives: 800 IOPS, 104.9 MB/s"));
+	free(screen);
+}
+
+/* The ETA of a fill: the slowest running drive's bytes left at its speed on its own clock. */
+static void test_fill_eta(void **st)
+{
+	static const char fill[] = "name: fill\n"
+				   "targets:\n"
+				   "  - agent: a1\n"
+				   "    drives: [/dev/d0, /dev/d1]\n"
+				   "phases:\n"
+				   "  - name: fill\n"
+				   "    workload: {rw: write, bs: 128k, passes: 1, interval: 1s}\n";
+	struct rb_campaign *c = NULL;
+	struct rb_progress *p;
+	struct rb_diags d;
+	struct tty t;
+	char err[256], *screen, *view;
+
+	(void)st;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("<fill>", fill, strlen(fill), &c, &d), 0);
+	rb_diags_release(&d);
+	setenv("TERM", "xterm", 1);
+	if (!tty_open(&t))
+		skip();
+	p = rb_progress_new(c, NULL, err, sizeof(err));
+	if (p) {
+		rb_progress_capacity(p, 0, 1ULL << 30);
+		rb_progress_capacity(p, 1, 1ULL << 30);
+		rb_progress_point(p, 0, NULL);
+		/* d0: 256 MiB in its first 2 s: 768 MiB left at 128 MiB/s is 6 s; d1 done */
+		rb_progress_sample(p, 0, 0, 1, T0, 1024, 128ULL << 20, 1000);
+		rb_progress_sample(p, 0, 1, 1, T0 + 1000000000, 1024, 128ULL << 20, 1000);
+		rb_progress_result(p, 1, 1000, 1e9, true);
+		usleep(600000);
+		rb_progress_tick(p);
+		rb_progress_free(p);
+	}
+	screen = tty_close(&t);
+	rb_campaign_free(c);
+	assert_non_null(screen);
+	view = screen;
+	for (char *x = strstr(view, "fill \u00b7 point"); x; x = strstr(x + 1, "fill \u00b7 point"))
+		view = x;
+	assert_non_null(strstr(view, ", 25% moved \u00b7 ETA 6s"));
+	free(screen);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -482,6 +595,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_points, setup, teardown),
 		cmocka_unit_test(test_size_based_view),
+		cmocka_unit_test(test_finished_and_refused),
+		cmocka_unit_test(test_fill_eta),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
