@@ -229,9 +229,15 @@ static int print_status(const char *rep, const char *id)
 		rb_control_field(rep, "campaign", camp, sizeof(camp));
 		rb_control_field(rep, "id", rid, sizeof(rid));
 		rb_control_field(rep, "results", res, sizeof(res));
-		printf("running: run %s, campaign '%s', point %ld of %s, results %s (phase %s)\n",
-		       rid, camp, strtol(point, NULL, 10) + 1, points, *res ? res : "(not yet)",
-		       phase);
+		/* its points are known once its agents are in: no "point 1 of 0" before */
+		if (!strcmp(points, "0"))
+			printf("running: run %s, campaign '%s', %s (no point yet), results %s\n",
+			       rid, camp, phase, *res ? res : "(not yet)");
+		else
+			printf("running: run %s, campaign '%s', point %ld of %s, results %s (phase "
+			       "%s)\n",
+			       rid, camp, strtol(point, NULL, 10) + 1, points,
+			       *res ? res : "(not yet)", phase);
 	} else if (rb_control_field(rep, "id", v, sizeof(v))) {
 		char ex[16] = "?", camp[256] = "", res[4096] = "";
 
@@ -422,11 +428,16 @@ static void view_draw(struct view *v, const char *rep)
 	rb_control_field(rep, "planned_left_s", left, sizeof(left));
 	rb_control_field(rep, "size_based_left", sized, sizeof(sized));
 	view_erase(v);
-	fprintf(stderr, "%s%s \u00b7 point %ld/%s \u00b7 %s \u00b7 after it: %s%s%s%s\n",
-		v->color ? "\033[1m" : "", camp, strtol(pt, NULL, 10) + 1, pts, phase,
-		rb_fmt_duration_human((uint64_t)(strtod(left, NULL) * 1e9), dur, sizeof(dur)),
-		strcmp(sized, "0") ? " + " : "", strcmp(sized, "0") ? sized : "",
-		strcmp(sized, "0") ? " size-based point(s)" : "");
+	/* before the points are known (waiting, pre-flight) there is no "point k of n" */
+	if (!strcmp(pts, "0"))
+		fprintf(stderr, "%s%s \u00b7 %s\n", v->color ? "\033[1m" : "", camp, phase);
+	else
+		fprintf(stderr, "%s%s \u00b7 point %ld/%s \u00b7 %s \u00b7 after it: %s%s%s%s\n",
+			v->color ? "\033[1m" : "", camp, strtol(pt, NULL, 10) + 1, pts, phase,
+			rb_fmt_duration_human((uint64_t)(strtod(left, NULL) * 1e9), dur,
+					      sizeof(dur)),
+			strcmp(sized, "0") ? " + " : "", strcmp(sized, "0") ? sized : "",
+			strcmp(sized, "0") ? " size-based point(s)" : "");
 	if (v->color)
 		fputs("\033[0m", stderr);
 	fprintf(stderr, "  %-44s %11s %9s %10s %6s\n", "drive", "IOPS", "MB/s", "p99 us", "temp");
