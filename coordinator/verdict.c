@@ -524,6 +524,32 @@ static void rise_rule(struct judge *j, uint32_t d, const char *rule, const char 
 	    limit);
 }
 
+/*
+ * min_spare_pct: a fall during the run below the floor, from the run's first reading at
+ * or above it. A drive whose spare was below the floor from its first reading did not
+ * fall: its level is judged against its own threshold, which it reports as critical
+ * warning bit 0 (available spare below its threshold) -- an emulated drive reports 0%
+ * with a threshold of 0, and is no worn-out drive.
+ */
+static void spare_rule(struct judge *j, uint32_t d, const struct rb_verdict_rules *r,
+		       const struct rb_row_health *first, const struct rb_row_health *low)
+{
+	double floor = r->min_spare_pct;
+
+	if (isnan(floor) || !low || isnan(first->available_spare_pct))
+		return;
+	if (first->available_spare_pct >= floor && low->available_spare_pct < floor)
+		add(j, d, "min_spare_pct", RB_FAIL, low->available_spare_pct, floor, low->point, -1,
+		    low->t_ns, "available spare fell from %.0f%% to %.0f%% (at least %.0f%%)",
+		    first->available_spare_pct, low->available_spare_pct, floor);
+	else if (first->available_spare_pct < floor && (first->critical_warning & 1))
+		add(j, d, "min_spare_pct", RB_FAIL, first->available_spare_pct, floor, first->point,
+		    -1, first->t_ns,
+		    "available spare %.0f%% from the first reading, below the drive's own "
+		    "threshold (critical warning bit 0)",
+		    first->available_spare_pct);
+}
+
 static void health_rules(struct judge *j, size_t dp)
 {
 	const struct rb_verdict_in *in = j->in;
@@ -563,10 +589,7 @@ static void health_rules(struct judge *j, size_t dp)
 		    "critical warning %s, first in point %u '%s'",
 		    warning_bits(bits, words, sizeof(words)), warn->point,
 		    point_name(j, warn->point));
-	if (!isnan(r->min_spare_pct) && low && low->available_spare_pct < r->min_spare_pct)
-		add(j, d, "min_spare_pct", RB_FAIL, low->available_spare_pct, r->min_spare_pct,
-		    low->point, -1, low->t_ns, "available spare fell to %.0f%% (at least %.0f%%)",
-		    low->available_spare_pct, r->min_spare_pct);
+	spare_rule(j, d, r, first, low);
 	if (!isnan(r->max_wear_pct) && !isnan(first->percentage_used) &&
 	    last->percentage_used - first->percentage_used > r->max_wear_pct)
 		add(j, d, "max_wear_pct", RB_FAIL, last->percentage_used - first->percentage_used,
@@ -714,23 +737,88 @@ static size_t points_of(const struct judge *j, size_t dp)
 	return n;
 }
 
-/* The drive's own row: its verdict and its reasons joined, first the failures. */
+/* Whether row a is worse than row b of the same rule: a floor's lower figure, else higher. */
+static bool worse(const struct rb_row_verdict *a, const struct rb_row_verdict *b)
+{
+	bool floor = !strncmp(a->rule, "min_", 4);
+
+	if (isnan(a->measured) || isnan(b->measured))
+		return false;
+	return floor ? a->measured < b->measured : a->measured > b->measured;
+}
+
+/*
+ * A rule's rows of the drive (verdict v) in one sentence: the one row's reason, or for a
+ * rule that tripped at several points its count, the first and the worst (the rows
+ * stay in the verdicts table, one a point). Returns its length.
+ */
+static size_t rule_sentence(const struct judge *j, size_t at, const char *verdict, char *buf,
+			    size_t len)
+{
+	const struct rb_row_verdict *first = &j->v[at], *worst = first;
+	size_t count = 0;
+
+	for (size_t i = at; i < j->n; i++) {
+		const struct rb_row_verdict *x = &j->v[i];
+
+		if (strcmp(x->rule, first->rule) || strcmp(x->verdict, verdict))
+			continue;
+		count++;
+		if (worse(x, worst))
+			worst = x;
+	}
+	if (count == 1)
+		return (size_t)snprintf(buf, len, "%s", first->reason);
+	if (worst == first)
+		return (size_t)snprintf(buf, len, "%s: %zu point(s), the first and worst %s",
+					first->rule, count, first->reason);
+	return (size_t)snprintf(buf, len, "%s: %zu point(s), the first %s; the worst %s",
+				first->rule, count, first->reason, worst->reason);
+}
+
+/*
+ * The drive's own row: its verdict and its reasons, the failures first, one sentence a
+ * rule. Whole sentences only: those past the row's room are counted, not cut mid-word.
+ */
 static void drive_row(struct judge *j, size_t dp)
 {
 	const struct rb_row_drive *dr = &j->in->drives[dp];
 	size_t first = j->first, last = j->n;
-	char why[512];
-	size_t n = 0, hend, h = RANGE(j->hs, j->in->nh, j->in->health, dr->drive, &hend);
+	/* the results column's size less what the count of the rest takes */
+	char why[sizeof(j->v[0].reason)], one[sizeof(j->v[0].reason) * 3];
+	size_t n = 0, more = 0, hend, h = RANGE(j->hs, j->in->nh, j->in->health, dr->drive, &hend);
+	const size_t room = sizeof(why) - 48;
 	bool smart = false;
 
 	for (; h < hend && !smart; h++)
 		smart = j->in->health[j->hs[h]].nvme;
 	why[0] = '\0';
-	for (int pass = RB_FAIL; pass >= RB_INCOMPLETE; pass--)
-		for (size_t i = first; i < last && n < sizeof(why); i++)
-			if (!strcmp(j->v[i].verdict, rb_verdict_name((enum rb_verdict)pass)))
-				n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s",
-						      n ? "; " : "", j->v[i].reason);
+	for (int pass = RB_FAIL; pass >= RB_INCOMPLETE; pass--) {
+		const char *name = rb_verdict_name((enum rb_verdict)pass);
+
+		for (size_t i = first; i < last; i++) {
+			bool seen = false;
+			size_t l;
+
+			if (strcmp(j->v[i].verdict, name))
+				continue;
+			/* a rule once: at its first row */
+			for (size_t k = first; k < i && !seen; k++)
+				seen = !strcmp(j->v[k].verdict, name) &&
+				       !strcmp(j->v[k].rule, j->v[i].rule);
+			if (seen)
+				continue;
+			l = rule_sentence(j, i, name, one, sizeof(one));
+			if (more || n + (n ? 2 : 0) + l > room) {
+				more++;
+				continue;
+			}
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%s", n ? "; " : "", one);
+		}
+	}
+	if (more)
+		snprintf(why + n, sizeof(why) - n, "%s%zu more rule(s): the verdicts table",
+			 n ? "; and " : "", more);
 	if (first == last)
 		snprintf(why, sizeof(why), "every rule held over %zu point(s)%s", points_of(j, dp),
 			 smart ? "" : "; health not judged (no SMART log)");

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "exitcode.h"
 #include "verdict.h"
 
 #define ND 4
@@ -447,6 +448,101 @@ static void test_rules_merge(void **st)
 	assert_false(rb_verdict_key_is_health("max_p99"));
 }
 
+/* min_spare_pct: a fall from the run's first reading, or a level below the drive's own
+ * threshold (its critical warning bit 0); 0% from the start on an emulated drive is none */
+static void test_spare(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+
+	(void)st;
+	fixture(&f);
+	f.rules.min_spare_pct = 5;
+	for (uint32_t d = 0; d < ND; d++) {
+		health(&f, d, 0, 10, 40, 0, 1);
+		health(&f, d, 1, 30, 40, 0, 1);
+	}
+	/* drive 0: 0% from the start, its threshold 0 (no warning): no fall, no FAIL */
+	f.hl[0].available_spare_pct = f.hl[1].available_spare_pct = 0;
+	/* drive 1: 10% then 3%: fell below the floor */
+	f.hl[2].available_spare_pct = 10;
+	f.hl[3].available_spare_pct = 3;
+	/* drive 2: 2% from the start, below its own threshold by its warning bit 0 */
+	f.hl[4].available_spare_pct = f.hl[5].available_spare_pct = 2;
+	f.hl[4].critical_warning = f.hl[5].critical_warning = 0x1;
+	assert_int_equal(judge(&f), RB_FAIL);
+	assert_null(row(&f, 0, "min_spare_pct"));
+	assert_drive(&f, 0, "PASS");
+	r = row(&f, 1, "min_spare_pct");
+	assert_non_null(r);
+	assert_string_equal(r->reason, "available spare fell from 10% to 3% (at least 5%)");
+	r = row(&f, 2, "min_spare_pct");
+	assert_non_null(r);
+	assert_non_null(strstr(r->reason, "2% from the first reading, below the drive's own "
+					  "threshold"));
+	assert_drive(&f, 3, "PASS");
+	free(f.v);
+}
+
+/*
+ * The drive's line: one sentence a rule (a rule tripped at several points says how
+ * many, the first and the worst; the table keeps a row a point), whole sentences only,
+ * those past the column's room counted.
+ */
+static void test_drive_line(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+	size_t p99_rows = 0;
+
+	(void)st;
+	fixture(&f);
+	f.rules.max_p99_ns = 150000;
+	result(&f, 0, 0)->read.lat_p99_ns = 160000;
+	result(&f, 0, 1)->read.lat_p99_ns = 900000;
+	assert_int_equal(judge(&f), RB_FAIL);
+	r = row(&f, 0, "drive");
+	assert_string_equal(r->reason, "max_p99: 2 point(s), the first read p99 160 us in point 0 "
+				       "'p0' (at most 150 us); the worst read p99 900 us in point "
+				       "1 'p1' (at most 150 us)");
+	for (size_t i = 0; i < f.nv; i++)
+		p99_rows += f.v[i].drive == 0 && !strcmp(f.v[i].rule, "max_p99");
+	assert_int_equal(p99_rows, 2);
+	/* more rules than the line holds: whole sentences, the rest counted */
+	f.rules.max_p99_9_ns = 150000;
+	f.rules.max_temp_c = 30;
+	f.rules.critical_warning = 1;
+	f.rules.max_media_errors = 0;
+	f.rules.max_unsafe_shutdowns = 0;
+	f.rules.max_throttle_seconds = 0;
+	health(&f, 0, 0, 10, 40, 0x1f, 1);
+	health(&f, 0, 1, 30, 45, 0x1f, 3);
+	f.hl[1].unsafe_shutdowns = 9;
+	f.hl[1].throttle_seconds = 99;
+	judge(&f);
+	r = row(&f, 0, "drive");
+	assert_string_equal(r->verdict, "FAIL");
+	assert_true(strlen(r->reason) < sizeof(r->reason) - 1);
+	assert_non_null(strstr(r->reason, " more rule(s): the verdicts table"));
+	/* what stands before the count ends a sentence: no reason cut in the middle */
+	assert_non_null(strstr(r->reason, "); and "));
+	free(f.v);
+}
+
+/* Which code a run of several outcomes exits with: exitcode.h's one order. */
+static void test_exit_precedence(void **st)
+{
+	(void)st;
+	/* a burn-in with IO errors, mismatches and a FAIL: the FAIL holds them */
+	assert_int_equal(rb_exit_worse(RB_EXIT_IO_ERRORS, RB_EXIT_BELOW_SPEC), RB_EXIT_BELOW_SPEC);
+	assert_int_equal(rb_exit_worse(RB_EXIT_BELOW_SPEC, RB_EXIT_PARTIAL), RB_EXIT_BELOW_SPEC);
+	assert_int_equal(rb_exit_worse(RB_EXIT_PARTIAL, RB_EXIT_IO_ERRORS), RB_EXIT_PARTIAL);
+	assert_int_equal(rb_exit_worse(RB_EXIT_OK, RB_EXIT_IO_ERRORS), RB_EXIT_IO_ERRORS);
+	assert_int_equal(rb_exit_worse(RB_EXIT_BELOW_SPEC, RB_EXIT_FAILED), RB_EXIT_FAILED);
+	assert_int_equal(rb_exit_worse(RB_EXIT_REFUSED, RB_EXIT_USAGE), RB_EXIT_USAGE);
+	assert_int_equal(rb_exit_worse(RB_EXIT_OK, RB_EXIT_OK), RB_EXIT_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +554,9 @@ int main(void)
 		cmocka_unit_test(test_performance_rules),
 		cmocka_unit_test(test_cliff),
 		cmocka_unit_test(test_rules_merge),
+		cmocka_unit_test(test_spare),
+		cmocka_unit_test(test_drive_line),
+		cmocka_unit_test(test_exit_precedence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
