@@ -493,7 +493,7 @@ static void models_text(const struct rp_report *r, enum fmt f)
 static void verdicts_text(const struct rp_report *r, enum fmt f)
 {
 	bool md = f == FMT_MARKDOWN;
-	size_t fails = 0;
+	size_t fails = 0, nj = 0;
 
 	printf("\n%sagainst spec (required: %.0f%% of each claim)\n", md ? "### " : "",
 	       r->require_pct);
@@ -501,24 +501,38 @@ static void verdicts_text(const struct rp_report *r, enum fmt f)
 		const struct rp_verdict *v = &r->verdicts[i];
 		bool lat = v->claim->metric >= RP_MEAN_US;
 
-		fails += !v->pass;
-		printf("%s%-4s %-28.28s %-30.30s %-28.28s claimed %s%.1f %s, measured %.1f (%.1f%%)\n",
-		       md ? "- " : "", v->pass ? "PASS" : "FAIL", v->claim->name, v->cell->label,
+		fails += v->state == RP_FAIL;
+		nj += v->state == RP_NOT_JUDGED;
+		if (v->state == RP_NOT_JUDGED) {
+			printf("%s%-10s %-28.28s %-30.30s %s\n", md ? "- " : "",
+			       rp_check_name(v->state), v->claim->name, v->cell->label, v->why);
+			continue;
+		}
+		printf("%s%-10s %-28.28s %-30.30s %-28.28s claimed %s%.1f %s, measured %.1f "
+		       "(%.1f%%)\n",
+		       md ? "- " : "", rp_check_name(v->state), v->claim->name, v->cell->label,
 		       v->cell->pt->name, lat ? "<= " : "", v->claim->value,
 		       rp_metric_name(v->claim->metric), v->measured, v->pct);
 	}
-	printf("%zu of %zu checks below %.0f%%\n", fails, r->nverdicts, r->require_pct);
-	fails = 0;
+	if (r->nverdicts)
+		printf("%zu of %zu checks below %.0f%%%s", fails, r->nverdicts, r->require_pct,
+		       nj ? "; " : "\n");
+	if (nj)
+		printf("%zu not judged: the qualification is incomplete\n", nj);
+	fails = nj = 0;
 	for (size_t i = 0; i < r->nhchecks; i++) {
 		const struct rp_health_check *h = &r->hchecks[i];
 
-		fails += !h->pass;
-		printf("%s%-4s health %s:%s (%s)%s%s\n", md ? "- " : "", h->pass ? "PASS" : "FAIL",
-		       h->dr->agent, h->dr->id.path, h->spec->spec_file, h->pass ? "" : ": ",
-		       h->reason);
+		fails += h->state == RP_FAIL;
+		nj += h->state == RP_NOT_JUDGED;
+		printf("%s%-10s health %s:%s (%s)%s%s\n", md ? "- " : "", rp_check_name(h->state),
+		       h->dr->agent, h->dr->id.path, h->spec->spec_file,
+		       h->state == RP_PASS ? "" : ": ", h->reason);
 	}
 	if (r->nhealths)
 		printf("%zu of %zu drives beyond their health limits\n", fails, r->nhchecks);
+	if (r->nhealths && nj)
+		printf("%zu drive(s) whose health was not judged (no SMART log)\n", nj);
 }
 
 static void steady_text(const struct rp_report *r, enum fmt f)
@@ -692,13 +706,8 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		if (f >= 0)
 			rb_info("wrote %s", html);
 	}
-	rc = RB_EXIT_OK;
-	for (size_t i = 0; i < r->nverdicts; i++)
-		if (!r->verdicts[i].pass)
-			rc = RB_EXIT_BELOW_SPEC;
-	for (size_t i = 0; i < r->nhchecks; i++)
-		if (!r->hchecks[i].pass)
-			rc = RB_EXIT_BELOW_SPEC;
+	/* 5 when a check failed, else 4 when a drive was not judged (incomplete), else 0 */
+	rc = rp_spec_counts(r, NULL, NULL);
 	for (size_t fi = 0; fi < r->nfiles; fi++)
 		if (!strcmp(r->files[fi].verdict, "FAIL"))
 			rc = RB_EXIT_BELOW_SPEC;

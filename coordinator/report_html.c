@@ -294,25 +294,35 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 {
 	static const char *const h[] = { "verdict", "claim",	"drive", "point",
 					 "claimed", "measured", "share" };
-	size_t fails = 0;
+	size_t fails = 0, nj = 0;
 
-	for (size_t i = 0; i < r->nverdicts; i++)
-		fails += !r->verdicts[i].pass;
+	rp_spec_counts(r, &fails, &nj);
 	fprintf(o,
 		"<h2>Against spec</h2>\n<p class=\"note\">Required: %.0f%% of each claim "
-		"(for latencies: claimed / measured). %zu of %zu checks below it.</p>\n"
-		"<table class=\"spec\">",
-		r->require_pct, fails, r->nverdicts);
+		"(for latencies: claimed / measured). %zu of %zu checks below it",
+		r->require_pct, fails, r->nverdicts + r->nhchecks);
+	if (nj)
+		fprintf(o, "; %zu not judged: the qualification is incomplete", nj);
+	fputs(".</p>\n<table class=\"spec\">", o);
 	th(o, h, sizeof(h) / sizeof(h[0]));
 	for (size_t i = 0; i < r->nverdicts; i++) {
 		const struct rp_verdict *v = &r->verdicts[i];
 
-		fprintf(o, "<tr class=\"%s\"><td>%s</td><td>", v->pass ? "pass" : "fail",
-			v->pass ? "PASS" : "FAIL");
+		fprintf(o, "<tr class=\"%s\"><td>%s</td><td>",
+			v->state == RP_PASS   ? "pass"
+			: v->state == RP_FAIL ? "fail"
+					      : "notjudged",
+			rp_check_name(v->state));
 		rp_esc(o, v->claim->name);
 		fputs("</td><td>", o);
 		rp_esc(o, v->cell->label);
 		fputs("</td><td>", o);
+		if (v->state == RP_NOT_JUDGED) {
+			fputs("-</td><td colspan=\"3\">", o);
+			rp_esc(o, v->why);
+			fputs("</td></tr>\n", o);
+			continue;
+		}
 		rp_esc(o, v->cell->pt->name);
 		fprintf(o,
 			"</td><td class=\"n\">%.6g %s</td><td class=\"n\">%.6g</td>"
@@ -324,12 +334,15 @@ static void verdicts_table(FILE *o, const struct rp_report *r)
 		const struct rp_health_check *c = &r->hchecks[i];
 
 		fprintf(o, "<tr class=\"%s health\"><td>%s</td><td>health limits</td><td>",
-			c->pass ? "pass" : "fail", c->pass ? "PASS" : "FAIL");
+			c->state == RP_PASS   ? "pass"
+			: c->state == RP_FAIL ? "fail"
+					      : "notjudged",
+			rp_check_name(c->state));
 		rp_esc(o, c->dr->agent);
 		fputs(":", o);
 		rp_esc(o, c->dr->id.path);
 		fputs("</td><td>the whole run</td><td colspan=\"3\">", o);
-		rp_esc(o, c->pass ? "within every limit" : c->reason);
+		rp_esc(o, c->state == RP_PASS ? "within every limit" : c->reason);
 		fputs("</td></tr>\n", o);
 	}
 	fputs("</table>\n", o);
@@ -423,7 +436,7 @@ static const char css[] =
 	".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}table{border-"
 	"collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 6px;"
 	"text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:"
-	"#f4f4f4}.bad,.fail td:first-child{color:#b00;font-weight:600}.pass td:first-child{color:"
+	"#f4f4f4}.bad,.fail td:first-child{color:#b00;font-weight:600}.notjudged td:first-child{color:#a60;font-weight:600}.pass td:first-child{color:"
 	"#070}tr.outlier td{background:#fff0f0}.note{color:#555;font-size:13px}.warn{background:"
 	"#fff6d5;padding:8px;border:1px solid #e8d48a}.val{font-size:11px;fill:#222}"
 	".summary ul{margin:8px 0;padding-left:20px}.toc{font-size:13px;columns:2;margin:12px 0}"
@@ -457,7 +470,7 @@ static void summary(FILE *o, const struct rp_report *r)
 		errors += r->cells[i].res && strcmp(r->cells[i].res->status, "ok");
 	}
 	for (size_t i = 0; i < r->nverdicts; i++)
-		fails += !r->verdicts[i].pass;
+		fails += r->verdicts[i].state == RP_FAIL;
 	verdict_counts(r, v);
 	fprintf(o,
 		"<section class=\"summary\" data-section=\"summary\"><ul>\n<li>%zu file(s), "
@@ -474,12 +487,20 @@ static void summary(FILE *o, const struct rp_report *r)
 	if (v[0] + v[1] + v[2])
 		fprintf(o, "<li class=\"%s\">Verdicts: %zu PASS, %zu FAIL, %zu INCOMPLETE.</li>\n",
 			v[0] ? "bad" : "", v[2], v[0], v[1]);
-	if (r->nverdicts)
-		fprintf(o, "<li class=\"%s\">Against spec: %zu of %zu checks below %.0f%%.</li>\n",
-			fails ? "bad" : "", fails, r->nverdicts, r->require_pct);
+	if (r->nverdicts) {
+		size_t nj = 0;
+
+		for (size_t i = 0; i < r->nverdicts; i++)
+			nj += r->verdicts[i].state == RP_NOT_JUDGED;
+		fprintf(o, "<li class=\"%s\">Against spec: %zu of %zu checks below %.0f%%",
+			fails || nj ? "bad" : "", fails, r->nverdicts, r->require_pct);
+		if (nj)
+			fprintf(o, "; %zu not judged (the qualification is incomplete)", nj);
+		fputs(".</li>\n", o);
+	}
 	fails = 0;
 	for (size_t i = 0; i < r->nhchecks; i++)
-		fails += !r->hchecks[i].pass;
+		fails += r->hchecks[i].state == RP_FAIL;
 	if (r->nhchecks)
 		fprintf(o, "<li class=\"%s\">Health limits: %zu of %zu drives beyond them.</li>\n",
 			fails ? "bad" : "", fails, r->nhchecks);

@@ -85,20 +85,28 @@ struct rp_health_spec {
 	struct rb_verdict_rules rules;
 };
 
+/* A spec check's answer: a drive a claim or limit should judge and cannot is no PASS. */
+enum rp_check { RP_PASS, RP_FAIL, RP_NOT_JUDGED };
+
+/* "PASS", "FAIL", "NOT JUDGED". */
+const char *rp_check_name(enum rp_check c);
+
 /* A drive judged against a spec's health limits over its whole run. */
 struct rp_health_check {
 	const struct rp_health_spec *spec;
 	size_t file;
 	const struct rb_row_drive *dr;
-	bool pass;
-	char reason[600]; /* every limit it passed, in words; "" when it passed */
+	enum rp_check state;
+	char reason[600]; /* every limit it passed, or why it was not judged; "" a PASS */
 };
 
+/* A claim on a drive: judged at its best matching point, or not judged and why. */
 struct rp_verdict {
 	const struct rp_claim *claim;
-	const struct rp_cell *cell;
+	const struct rp_cell *cell; /* the point judged at; not judged: the drive's first */
 	double measured, pct;
-	bool pass;
+	enum rp_check state;
+	char why[200]; /* not judged: why ("it never reached steady state in phase 'x'") */
 };
 
 struct rp_report {
@@ -159,6 +167,10 @@ int rp_judge(struct rp_report *r);
 /* Each drive of a spec's model against its health limits into r->hchecks: 0 or -ENOMEM
  * (report_spec.c; the files' health rows read). */
 int rp_judge_health(struct rp_report *r);
+/* The spec checks (claims and health) that failed and those not judged; the exit code
+ * they make: RB_EXIT_BELOW_SPEC when any failed, else RB_EXIT_PARTIAL when any was not
+ * judged (the qualification is incomplete), else RB_EXIT_OK. */
+int rp_spec_counts(const struct rp_report *r, size_t *ret_fail, size_t *ret_not_judged);
 
 int rp_html(const struct rp_report *r, const char *path);
 /* fio's JSON (json+ with plus) of every cell with a result, to out (report_fio.c). */

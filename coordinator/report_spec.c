@@ -268,32 +268,77 @@ static int in_steady_window(const struct rp_file *f, const struct rb_row_point *
 }
 
 /*
- * A datasheet's figure is the drive's at one workload, in steady state: a claim matches
- * its rw and what it names (block size, depth, jobs, mix, phase), never a rate-limited
- * point (it measures the limit; a curve's unthrottled run does not), a fill or other size-based point unless the claim names
- * its phase, nor a steady-state round before its window (steady: true: only those).
+ * How far a cell goes toward a claim, in the order of the checks: a datasheet's figure is
+ * the drive's at one workload, in steady state: a claim matches its rw and what it names
+ * (block size, depth, jobs, mix, phase), a point that completed, never a rate-limited
+ * point (it measures the limit; a curve's unthrottled run does not), a fill or other
+ * size-based point unless the claim names its phase, nor a steady-state round before its
+ * window (steady: true: only those). A drive whose cells all stop short of M_OK is not
+ * judged, for the reason of the stage its best cell reached.
  */
-static bool claim_matches(const struct rp_report *r, const struct rp_claim *c,
-			  const struct rp_cell *cell)
+enum match { M_MODEL, M_WORKLOAD, M_STATUS, M_RATE, M_SIZE, M_STEADY, M_FIGURE, M_OK };
+
+static enum match claim_match(const struct rp_report *r, const struct rp_claim *c,
+			      const struct rp_cell *cell)
 {
 	const struct rb_row_point *p = cell->pt;
 	int win;
 
+	if (c->model[0] && !strstr(cell->dr->id.model, c->model))
+		return M_MODEL;
+	if (strcmp(c->rw, p->rw) || (c->bs && c->bs != p->bs_bytes) ||
+	    (c->iodepth && c->iodepth != p->iodepth) || (c->numjobs && c->numjobs != p->numjobs) ||
+	    (c->rwmixread >= 0 && (uint32_t)c->rwmixread != p->rwmixread_pct) ||
+	    (c->phase[0] && strcmp(c->phase, p->phase)))
+		return M_WORKLOAD;
 	/* a point that failed (errors, lost, stopped) measured no datasheet figure */
-	if (!cell->res || strcmp(cell->res->status, "ok") || strcmp(c->rw, p->rw))
-		return false;
-	if ((c->bs && c->bs != p->bs_bytes) || (c->iodepth && c->iodepth != p->iodepth) ||
-	    (c->numjobs && c->numjobs != p->numjobs) ||
-	    (c->rwmixread >= 0 && (uint32_t)c->rwmixread != p->rwmixread_pct))
-		return false;
+	if (!cell->res || strcmp(cell->res->status, "ok"))
+		return M_STATUS;
 	if (p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0))
-		return false;
-	if (c->phase[0] ? strcmp(c->phase, p->phase) != 0 : rp_is_size_based(p))
-		return false;
+		return M_RATE;
+	if (!c->phase[0] && rp_is_size_based(p))
+		return M_SIZE;
 	win = in_steady_window(&r->files[cell->file], p, cell->dr->drive);
 	if (win == 0 || (c->steady == 1 && win != 1))
-		return false;
-	return !c->model[0] || strstr(cell->dr->id.model, c->model);
+		return M_STEADY;
+	return isnan(rp_cell_metric(cell, c->metric)) ? M_FIGURE : M_OK;
+}
+
+/* Why a drive whose best cell reached stage m was not judged by claim c, in words. */
+static void not_judged(const struct rp_report *r, const struct rp_claim *c, enum match m,
+		       const struct rp_cell *at, char *buf, size_t len)
+{
+	switch (m) {
+	case M_WORKLOAD:
+		snprintf(buf, len, "no point of this workload ran on it");
+		break;
+	case M_STATUS:
+		snprintf(buf, len, "its points of this workload did not complete (%s)",
+			 at->res ? at->res->status : "no result");
+		break;
+	case M_RATE:
+		snprintf(buf, len, "its points of this workload were rate-limited");
+		break;
+	case M_SIZE:
+		snprintf(buf, len,
+			 "its points of this workload were size-based (phase '%s'): a claim "
+			 "naming that phase judges them",
+			 at->pt->phase);
+		break;
+	case M_STEADY:
+		if (in_steady_window(&r->files[at->file], at->pt, at->dr->drive) < 0)
+			snprintf(buf, len,
+				 "the claim is of steady state, and no steady-state phase of this "
+				 "workload ran on it");
+		else
+			snprintf(buf, len, "it never reached steady state in phase '%s'",
+				 at->pt->phase);
+		break;
+	default:
+		snprintf(buf, len, "its points of this workload did not measure %s",
+			 rp_metric_name(c->metric));
+		break;
+	}
 }
 
 /* Higher is better for rates, lower for latencies. */
@@ -302,10 +347,22 @@ static bool better(enum rp_metric m, double x, double than)
 	return m == RP_MBPS || m == RP_IOPS ? x > than : x < than;
 }
 
+static struct rp_verdict *new_verdict(struct rp_report *r)
+{
+	struct rp_verdict *nv = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	r->verdicts = nv;
+	memset(&nv[r->nverdicts], 0, sizeof(nv[0]));
+	return &nv[r->nverdicts++];
+}
+
 /*
  * One check per claim and drive: at the drive's best matching point, since a datasheet's
  * figure is what the drive reaches ("up to"); a claim that names every setting matches one
- * point. The verdict names the point it was judged at.
+ * point. The verdict names the point it was judged at. A drive of the claim's model with
+ * no such point is NOT JUDGED, with why: never silently left out.
  */
 int rp_judge(struct rp_report *r)
 {
@@ -315,8 +372,9 @@ int rp_judge(struct rp_report *r)
 
 		for (size_t k = 0; k < r->ncells; k++) {
 			const struct rp_file *f = &r->files[r->cells[k].file];
-			const struct rp_cell *best = NULL;
-			struct rp_verdict *v, *nv;
+			const struct rp_cell *best = NULL, *near = NULL;
+			enum match reach = M_MODEL;
+			struct rp_verdict *v;
 			double x, bx = NAN;
 
 			/* each drive of each file once, from its cell at the first point */
@@ -324,23 +382,34 @@ int rp_judge(struct rp_report *r)
 				continue;
 			for (size_t j = k; j < f->cell0 + f->np * f->nd; j += f->nd) {
 				const struct rp_cell *o = &r->cells[j];
+				enum match m = claim_match(r, c, o);
 
-				if (!claim_matches(r, c, o))
+				if (!near || m > reach) {
+					reach = m;
+					near = o;
+				}
+				if (m != M_OK)
 					continue;
 				x = rp_cell_metric(o, c->metric);
-				if (!isnan(x) && (!best || better(c->metric, x, bx))) {
+				if (!best || better(c->metric, x, bx)) {
 					best = o;
 					bx = x;
 				}
 			}
-			if (!best)
+			/* a drive of another model is no drive of this claim's */
+			if (reach == M_MODEL)
 				continue;
-			nv = realloc(r->verdicts, (r->nverdicts + 1) * sizeof(*nv));
-			if (!nv)
+			if (!(v = new_verdict(r)))
 				return -ENOMEM;
-			r->verdicts = nv;
-			v = &r->verdicts[r->nverdicts++];
 			v->claim = c;
+			any = true;
+			if (!best) {
+				v->cell = &r->cells[k];
+				v->measured = v->pct = NAN;
+				v->state = RP_NOT_JUDGED;
+				not_judged(r, c, reach, near, v->why, sizeof(v->why));
+				continue;
+			}
 			v->cell = best;
 			v->measured = bx;
 			/* pct >= 100 meets the claim */
@@ -348,14 +417,11 @@ int rp_judge(struct rp_report *r)
 				v->pct = 100.0 * bx / c->value;
 			else
 				v->pct = bx > 0 ? 100.0 * c->value / bx : INFINITY;
-			v->pass = v->pct >= r->require_pct;
-			any = true;
+			v->state = v->pct >= r->require_pct ? RP_PASS : RP_FAIL;
 		}
 		if (!any)
-			rb_warn("%s:%u: claim '%s' matches no measured point%s%s (rate-limited, "
-				"size-based and pre-steady-state points are never judged)",
-				c->spec_file, c->line, c->name,
-				c->model[0] ? " of a drive of model " : "", c->model);
+			rb_warn("%s:%u: claim '%s' judges no drive%s%s", c->spec_file, c->line,
+				c->name, c->model[0] ? ": none is of model " : "", c->model);
 	}
 	return 0;
 }
@@ -366,19 +432,28 @@ static void tripped(const struct rb_row_verdict *v, size_t nv, uint32_t drive,
 {
 	size_t n = 0;
 
-	hc->pass = true;
+	hc->state = RP_PASS;
 	hc->reason[0] = '\0';
 	for (size_t i = 0; i < nv; i++) {
 		if (v[i].drive != drive || strcmp(v[i].verdict, "FAIL") ||
 		    !rb_verdict_key_is_health(v[i].rule))
 			continue;
-		hc->pass = false;
+		hc->state = RP_FAIL;
 		n += (size_t)snprintf(hc->reason + n,
 				      n < sizeof(hc->reason) ? sizeof(hc->reason) - n : 0, "%s%s",
 				      n ? "; " : "", v[i].reason);
 		if (n >= sizeof(hc->reason))
 			break;
 	}
+}
+
+/* Whether the file has a SMART reading of the drive. */
+static bool has_smart(const struct rp_file *f, uint32_t drive)
+{
+	for (size_t i = 0; i < f->nhe; i++)
+		if (f->he[i].drive == drive && f->he[i].nvme && !f->he[i].member)
+			return true;
+	return false;
 }
 
 int rp_judge_health(struct rp_report *r)
@@ -420,10 +495,41 @@ int rp_judge_health(struct rp_report *r)
 									    .file = fi,
 									    .dr = &f->dr[d] };
 				tripped(v, nv, f->dr[d].drive, &nc[r->nhchecks]);
+				/* no SMART log (a file, a loop device): its health is not known,
+				 * as its verdict says -- not within every limit */
+				if (!has_smart(f, f->dr[d].drive)) {
+					nc[r->nhchecks].state = RP_NOT_JUDGED;
+					snprintf(nc[r->nhchecks].reason, sizeof(nc[0].reason),
+						 "health not judged (no SMART log)");
+				}
 				r->nhchecks++;
 			}
 			free(v);
 		}
 	}
 	return 0;
+}
+
+const char *rp_check_name(enum rp_check c)
+{
+	return c == RP_PASS ? "PASS" : c == RP_FAIL ? "FAIL" : "NOT JUDGED";
+}
+
+int rp_spec_counts(const struct rp_report *r, size_t *ret_fail, size_t *ret_not_judged)
+{
+	size_t fail = 0, nj = 0;
+
+	for (size_t i = 0; i < r->nverdicts; i++) {
+		fail += r->verdicts[i].state == RP_FAIL;
+		nj += r->verdicts[i].state == RP_NOT_JUDGED;
+	}
+	for (size_t i = 0; i < r->nhchecks; i++) {
+		fail += r->hchecks[i].state == RP_FAIL;
+		nj += r->hchecks[i].state == RP_NOT_JUDGED;
+	}
+	if (ret_fail)
+		*ret_fail = fail;
+	if (ret_not_judged)
+		*ret_not_judged = nj;
+	return fail ? RB_EXIT_BELOW_SPEC : nj ? RB_EXIT_PARTIAL : RB_EXIT_OK;
 }

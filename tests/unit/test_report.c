@@ -237,8 +237,9 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		s.direction = 0;
 		assert_int_equal(rb_results_sample(r, &s), 0);
 	}
-	/* health readings during point 0: drive 0 runs hot (75 C), the others at 40 C */
-	for (uint32_t d = 0; d < ND; d++) {
+	/* health readings during point 0: drive 0 runs hot (75 C), the others at 40 C; the
+	 * volume (drive 4) has no SMART log of its own */
+	for (uint32_t d = 0; d < ND - 1; d++) {
 		struct rb_row_health h = { .drive = d,
 					   .when = 1,
 					   .t_ns = 150 * SEC,
@@ -513,7 +514,11 @@ static void test_baseline_difference(void **st)
 		   fx->path, "--baseline", "nosuch");
 }
 
-/* --spec: each matching cell judged against a claim; one below --require is exit 5. */
+/*
+ * --spec: each matching cell judged against a claim; one below --require is exit 5; a
+ * drive of the claim's model that it cannot judge is NOT JUDGED with why, and with none
+ * below, that is exit 4 (the qualification is incomplete).
+ */
 static void test_spec_verdicts(void **st)
 {
 	struct fixture *fx = *st;
@@ -540,14 +545,19 @@ static void test_spec_verdicts(void **st)
 	assert_int_equal(count_of(o.out, "\nPASS "), 3 + 3 + 4);
 	line_with(o.out, "qd8 latency", line, sizeof(line));
 	assert_non_null(strstr(line, "claimed <= 50.0 p99_us, measured 40.0 (125.0%)"));
-	assert_non_null(strstr(o.out, "1 of 11 checks below 90%"));
-	/* the claim nothing matches is named with its place */
-	assert_non_null(strstr(o.err, "spec.yaml:6: claim 'trim iops' matches no measured point "
-				      "of a drive of model M1"));
+	/* no trim ran on the four M1 drives; one had no result at QD8: named, not left out */
+	assert_int_equal(count_of(o.out, "\nNOT JUDGED trim iops "), 4);
+	line_with(o.out, "NOT JUDGED trim iops", line, sizeof(line));
+	assert_non_null(strstr(line, "no point of this workload ran on it"));
+	line_with(o.out, "NOT JUDGED qd8 latency", line, sizeof(line));
+	assert_non_null(strstr(line, "its points of this workload did not complete"));
+	assert_non_null(strstr(o.out,
+			       "1 of 16 checks below 90%; 5 not judged: the qualification is "
+			       "incomplete"));
 	out_free(&o);
-
-	assert_run(RB_EXIT_OK, out, "0 of 11 checks below 5%", rb_report_cmd, "report", fx->path,
-		   "--spec", spec, "--require", "5%");
+	/* none below: the drives not judged make it incomplete, exit 4 */
+	assert_run(RB_EXIT_PARTIAL, out, "0 of 16 checks below 5%", rb_report_cmd, "report",
+		   fx->path, "--spec", spec, "--require", "5%");
 }
 
 /*
@@ -567,26 +577,36 @@ static void test_spec_datasheet_point(void **st)
 			 "  - {name: steady write, rw: randwrite, iops: 6000}\n"
 			 "  - {name: steady read, rw: randread, steady: true, iops: 1}\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
-	assert_int_equal(o.rc, RB_EXIT_OK);
+	/* every drive judged by the first; the others judge some, and name the rest */
+	assert_int_equal(o.rc, RB_EXIT_PARTIAL);
 	/* no depth named: each drive at its best point -- M1's at the curve's unthrottled run
 	 * (3000 + 10 d IOPS), never the rate-limited one; the volume at QD8 */
 	assert_int_equal(count_of(o.out, "any depth"), ND);
-	line_with(o.out, "PASS any depth", line, sizeof(line));
+	line_with(o.out, "PASS       any depth", line, sizeof(line));
 	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
 	assert_non_null(strstr(line, "randread curve=max"));
 	assert_non_null(strstr(line, "measured 3000.0 (150.0%)"));
-	/* the fill is size-based: no datasheet's sequential write figure */
-	assert_null(strstr(o.out, "seq write"));
-	assert_non_null(strstr(o.err, "claim 'seq write' matches no measured point"));
-	/* steady state: only drive 0 got there, at round 2 (window 1-2): judged there, once */
-	assert_int_equal(count_of(o.out, "steady write"), 1);
-	line_with(o.out, "steady write", line, sizeof(line));
+	/* the fill is size-based: no datasheet's sequential write figure, and each drive
+	 * says so and how to judge it */
+	assert_int_equal(count_of(o.out, "NOT JUDGED seq write"), ND);
+	line_with(o.out, "NOT JUDGED seq write", line, sizeof(line));
+	assert_non_null(strstr(line, "size-based (phase 'precondition'): a claim naming that "
+				     "phase judges them"));
+	/* steady state: only drive 0 got there, at round 2 (window 1-2): judged there, once;
+	 * the other drives never reached it, named */
+	assert_int_equal(count_of(o.out, "PASS       steady write"), 1);
+	line_with(o.out, "PASS       steady write", line, sizeof(line));
 	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
 	assert_non_null(strstr(line, "randwrite round=2"));
 	assert_non_null(strstr(line, "measured 7000.0"));
-	assert_null(strstr(o.out, "steady read"));
-	/* 5 + 1 checks; the volume's 5000ish IOPS pass, the M1 drives' 3000ish too */
-	assert_non_null(strstr(o.out, "0 of 6 checks below 90%"));
+	assert_int_equal(count_of(o.out, "NOT JUDGED steady write"), ND - 1);
+	line_with(o.out, "NOT JUDGED steady write", line, sizeof(line));
+	assert_non_null(strstr(line, "it never reached steady state in phase 'ss'"));
+	/* steady: true on a workload no steady-state phase ran */
+	assert_int_equal(count_of(o.out, "NOT JUDGED steady read"), ND);
+	line_with(o.out, "NOT JUDGED steady read", line, sizeof(line));
+	assert_non_null(strstr(line, "no steady-state phase of this workload ran on it"));
+	assert_non_null(strstr(o.out, "0 of 20 checks below 90%; 14 not judged"));
 	out_free(&o);
 
 	/* naming the fill's phase judges the fill */
@@ -706,15 +726,23 @@ static void test_spec_health(void **st)
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
 	assert_int_equal(o.rc, RB_EXIT_BELOW_SPEC);
 	/* the four M1 drives judged, the volume (M2) not */
-	assert_int_equal(count_of(o.out, "PASS health ") + count_of(o.out, "FAIL health "), 4);
-	line_with(o.out, "FAIL health a1:/dev/nvme0n1", line, sizeof(line));
+	assert_int_equal(
+		count_of(o.out, "PASS       health ") + count_of(o.out, "FAIL       health "), 4);
+	line_with(o.out, "FAIL       health a1:/dev/nvme0n1", line, sizeof(line));
 	assert_non_null(strstr(line, "75"));
-	assert_non_null(strstr(o.out, "PASS health a2:/dev/nvme1n1"));
+	assert_non_null(strstr(o.out, "PASS       health a2:/dev/nvme1n1"));
 	assert_non_null(strstr(o.out, "1 of 4 drives beyond their health limits"));
 	out_free(&o);
+	/* the volume has no SMART log: its health is not judged (as its verdict says), not
+	 * "within every limit"; with nothing beyond a limit that is exit 4 */
 	write_text(spec, "health: {max_temp_c: 80}\n");
-	assert_run(RB_EXIT_OK, out, "0 of 5 drives beyond their health limits", rb_report_cmd,
-		   "report", fx->path, "--spec", spec);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
+	assert_int_equal(o.rc, RB_EXIT_PARTIAL);
+	line_with(o.out, "NOT JUDGED health a3:vol<&>", line, sizeof(line));
+	assert_non_null(strstr(line, ": health not judged (no SMART log)"));
+	assert_non_null(strstr(o.out, "0 of 5 drives beyond their health limits"));
+	assert_non_null(strstr(o.out, "1 drive(s) whose health was not judged (no SMART log)"));
+	out_free(&o);
 	write_text(spec, "health: {max_temp: 80, critical_warning: maybe}\n");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--spec", spec);
 	assert_int_equal(o.rc, RB_EXIT_USAGE);
