@@ -407,14 +407,14 @@ static int run_end(struct coord *k, const char *path, int rc, const char **statu
 		return RB_EXIT_FAILED;
 	}
 	dlv_stop_agents(k, "campaign finished");
-	if (!rc && (k->bad_drives || k->skipped))
-		rc = RB_EXIT_PARTIAL;
+	if (k->bad_drives || k->skipped)
+		rc = rb_exit_worse(rc, RB_EXIT_PARTIAL);
 	if (rc == RB_EXIT_PARTIAL)
 		*status = "partial";
 	else if (rc)
 		*status = "failed";
-	else if (k->io_errors)
-		rc = RB_EXIT_IO_ERRORS;
+	if (k->io_errors)
+		rc = rb_exit_worse(rc, RB_EXIT_IO_ERRORS);
 	return rc;
 }
 
@@ -459,9 +459,10 @@ static int run_verdicts(struct coord *k, const char *path, int rc)
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;
 	}
-	if (rc == RB_EXIT_FAILED || rc == RB_EXIT_USAGE)
-		return rc;
-	return v == RB_FAIL ? RB_EXIT_BELOW_SPEC : v == RB_INCOMPLETE ? RB_EXIT_PARTIAL : rc;
+	/* a FAIL holds the IO errors and mismatches that failed it (exitcode.h's order) */
+	return rb_exit_worse(rc, v == RB_FAIL	      ? RB_EXIT_BELOW_SPEC
+				 : v == RB_INCOMPLETE ? RB_EXIT_PARTIAL
+						      : RB_EXIT_OK);
 }
 
 /* The results file closed with its status (never "complete" if it could not be); the

@@ -22,8 +22,10 @@ EXIT = [("0", "ok"), ("1", "failed: the run could not be done (agents, named or 
         ("2", "bad input: a flag, a campaign, a job file, a results file; a campaign the "
               "connected agents cannot meet (a selector short of drives, a drive not offered, "
               "a point past a drive's end)"),
-        ("3", "refused by the safety guard"), ("4", "a run that did not complete (partial results)"),
-        ("5", "a verdict or requirement failed (report --spec --require)"),
+        ("3", "refused by the safety guard"), ("4", "a run that did not complete (partial results), a drive INCOMPLETE, or a spec "
+              "check not judged"),
+        ("5", "a drive's verdict FAIL, or a spec check below its requirement (report --spec "
+              "--require)"),
         ("6", "IO errors during the run"),
         ("7", "the service is busy: a run going on (run --queue waits its turn) or its queue "
               "full; nothing was started")]
@@ -82,10 +84,22 @@ def header(name, section, title):
             f"{esc(name)} \\- " + esc(title)]
 
 
+def precedence():
+    """The exit codes in the order that decides between them, as common/exitcode.h has it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "common", "exitcode.h")) as f:
+        text = f.read()
+    codes = dict(re.findall(r"(RB_EXIT_[A-Z_]+) = (\d+)", text))
+    order = re.search(r"#define RB_EXIT_PRECEDENCE\s*\\?\s*\{([^}]*)\}", text, re.S).group(1)
+    return [codes[n] for n in re.findall(r"RB_EXIT_[A-Z_]+", order)]
+
+
 def exit_status():
     out = [".SH EXIT STATUS", "Both programs use the same codes:"]
     for code, what in EXIT:
         out += [".TP", f".B {code}", esc(what)]
+    out += [".PP", esc("When a run ends in several of them, its code is the first in this "
+                       "order: " + ", ".join(precedence()) + ".")]
     return out
 
 
