@@ -754,6 +754,43 @@ static int serve_loop(struct service *s)
 	return rc;
 }
 
+/*
+ * A folder the service writes into for every run, checked before it serves: a missing or
+ * unwritable one would fail each run later. create: it may be missing while its parent
+ * is there (the run makes it). 0, or RB_EXIT_USAGE said.
+ */
+static int folder_ok(const char *flag, const char *dir, bool create)
+{
+	struct stat st;
+	char parent[4096], *slash;
+
+	if (!dir)
+		return 0;
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			rb_err("%s '%s': not a folder", flag, dir);
+			return RB_EXIT_USAGE;
+		}
+		if (access(dir, W_OK | X_OK)) {
+			rb_err("%s '%s': cannot write into it: %s", flag, dir, strerror(errno));
+			return RB_EXIT_USAGE;
+		}
+		return 0;
+	}
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (slash && slash > parent)
+		*slash = '\0';
+	else
+		snprintf(parent, sizeof(parent), "%s", slash ? "/" : ".");
+	if (!create || access(parent, W_OK | X_OK)) {
+		rb_err("%s '%s': no such folder%s", flag, dir,
+		       create ? " (nor one to make it in)" : " (make it first)");
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int rb_serve(const struct rb_serve_args *args)
 {
 	struct rb_serve_args a = *args;
@@ -774,6 +811,9 @@ int rb_serve(const struct rb_serve_args *args)
 		       "--insecure");
 		return RB_EXIT_USAGE;
 	}
+	if ((rc = folder_ok("--log-dir", a.log_dir, false)) ||
+	    (rc = folder_ok("--results", a.results_dir, true)))
+		return rc;
 	rc = serve_claim(&a, cpath, sizeof(cpath), dir, sizeof(dir));
 	if (rc)
 		return rc;

@@ -237,6 +237,18 @@ static void test_serve_refusals(void **st)
 	/* one service a control socket */
 	assert_run(RB_EXIT_FAILED, err, "a rackbench service already listens on", rb_serve_cmd,
 		   "serve", "--insecure", "--control", svc.ctl);
+	/* the folders every run writes into are checked at the start, not at each run */
+	snprintf(ctl, sizeof(ctl), "%s/folders/control", svc.dir);
+	assert_run(RB_EXIT_USAGE, err,
+		   "--log-dir '/nonexistent/logs': no such folder (make it first)", rb_serve_cmd,
+		   "serve", "--insecure", "--control", ctl, "--log-dir", "/nonexistent/logs");
+	assert_run(RB_EXIT_USAGE, err, "--log-dir '/etc/passwd': not a folder", rb_serve_cmd,
+		   "serve", "--insecure", "--control", ctl, "--log-dir", "/etc/passwd");
+	assert_run(RB_EXIT_USAGE, err,
+		   "--results '/nonexistent/a/b': no such folder (nor one to make "
+		   "it in)",
+		   rb_serve_cmd, "serve", "--insecure", "--control", ctl, "--results",
+		   "/nonexistent/a/b");
 }
 
 /* ---- with the service ---- */
