@@ -29,6 +29,7 @@
 struct dev_row {
 	char name[64], path[96], model[96], serial[96], firmware[48], scheduler[32], wwid[160];
 	char byid[512];
+	char backing[4096]; /* a loop device's backing file, as the kernel shows it */
 	char pci[32], link_speed[48], link_width[16]; /* the PCI device behind it, if any */
 	unsigned ma, mi;
 	uint64_t size_bytes;
@@ -229,8 +230,11 @@ static void read_sysfs(const char *root, const char *sys, struct dev_row *r)
 	rb_sysfs_read(sys, "wwid", r->wwid, sizeof(r->wwid));
 	if (!r->wwid[0])
 		rb_sysfs_read(sys, "device/wwid", r->wwid, sizeof(r->wwid));
-	if (!r->model[0] && !strncmp(r->name, "loop", 4))
-		rb_sysfs_read(sys, "loop/backing_file", r->model, sizeof(r->model));
+	/* a loop device is model "loop", as every other command says; its file apart */
+	if (!strncmp(r->name, "loop", 4))
+		rb_sysfs_read(sys, "loop/backing_file", r->backing, sizeof(r->backing));
+	if (!r->model[0] && r->backing[0])
+		snprintf(r->model, sizeof(r->model), "loop");
 	by_id(root, r->name, r->byid, sizeof(r->byid));
 	pci_of(sys, r);
 }
@@ -358,6 +362,10 @@ static void print_device_json(const struct dev_row *r, bool first)
 	rb_json_str(stdout, r->firmware);
 	printf(", \"wwid\": ");
 	rb_json_str(stdout, r->wwid);
+	if (r->backing[0]) {
+		printf(", \"backing_file\": ");
+		rb_json_str(stdout, r->backing);
+	}
 	printf(", \"scheduler\": ");
 	rb_json_str(stdout, r->scheduler);
 	printf(", \"by_id\": ");
@@ -394,6 +402,8 @@ static void print_device_text(const struct dev_row *r)
 	       r->serial[0] ? r->serial : "-", r->allowed ? "yes" : "no",
 	       r->why.n ? r->why.v[0].message : "");
 	print_more_reasons_text(&r->why);
+	if (r->backing[0])
+		printf("%-12s over %s\n", "", r->backing);
 	if (r->nvme && !r->nvme_err && r->smart.critical_warning) {
 		char warn[256];
 

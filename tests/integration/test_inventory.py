@@ -39,6 +39,9 @@ with Tmp() as tmp:
         check(dev in devs, f"{dev} listed")
         d = devs[dev]
         check(d["size_bytes"] == 32 << 20 and d["logical_block_size"] > 0, "identity fields")
+        # its model is "loop", as every other command says it; its file apart
+        check(d["model"] == "loop" and d["backing_file"] == img,
+              f"a loop device's model and file: {d['model']!r} {d.get('backing_file')!r}")
         check(d["write_allowed"] and d["reasons"] == [], f"clean loop device: {d['reasons']}")
         # the disk behind /: never writable, reasons given
         roots = [x for x in doc["devices"] if any("/" in r and ("mounted at /" in r or "behind /" in r)
@@ -70,6 +73,7 @@ with Tmp() as tmp:
         check("not on the agent's --allow list" in d["reasons"], "allow-list reason")
         r = run([AGENT, "inventory"])
         check(dev in r.stdout and "WRITE" in r.stdout, "text table")
+        check(f" over {img}" in r.stdout, "the text names the loop's file on a line of its own")
         r = run([AGENT, "inventory", "--root", os.path.join(tmp, "nowhere")])
         check(r.returncode == 1 and "cannot read" in r.stderr, "a missing --root is an error")
     finally:
