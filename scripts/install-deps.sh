@@ -1,17 +1,36 @@
 #!/bin/sh
-# Installs the Debian 12 packages rackbench builds, runs and tests with (as root).
-# Runs apt-get only when something is missing.
+# Installs the Debian 12 packages rackbench needs (as root), running apt-get only when
+# something is missing. Usage: install-deps.sh [demo]
+#   demo   what building rackbench and running `rackbench demo` needs: BUILD and RUNTIME
+#   (none) that, and what the tests need: TEST too
+# A package a change adds goes into one of the three lists, by what needs it.
 set -eu
-PKGS="build-essential cmake pkg-config clang clang-format libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
-liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev hdf5-tools libcmocka-dev
-libyaml-dev libblkid-dev libsqlite3-dev libdeflate-dev libmicrohttpd-dev prometheus python3 python3-h5py python3-numpy python3-pandas python3-jsonschema python3-yaml
-python3-venv python3-pip python3-setuptools python3-wheel
-util-linux util-linux-extra mount fdisk e2fsprogs mariadb-server sysbench systemd fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3
-chromium tmux qemu-system-x86 linux-image-amd64 busybox-static cpio file debootstrap lintian
-python3-kubernetes ansible-core ansible-lint yamllint python3-apt podman runc golang-github-containers-common"
-# kubectl (kustomize) from Debian unless one is installed already (another kubectl
-# package would conflict with it)
-command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client"
+# building: the compiler, CMake, and the libraries' headers (which bring the libraries;
+# libnvme's pkg-config file requires openssl's)
+BUILD="build-essential cmake pkg-config libzmq3-dev libprotobuf-c-dev protobuf-c-compiler
+liburing-dev libnvme-dev libjson-c-dev libssl-dev libhdf5-dev libyaml-dev libblkid-dev
+libsqlite3-dev libdeflate-dev libmicrohttpd-dev"
+# running the programs beyond their libraries: nothing for the demo
+RUNTIME=""
+# the tests: unit tests and their tools, the integration tests' real components (fio,
+# Prometheus, MariaDB, QEMU, podman, Chromium, Ansible...), the fuzzers and sanitizers
+TEST="clang clang-format libcmocka-dev hdf5-tools prometheus python3 python3-h5py python3-numpy
+python3-pandas python3-jsonschema python3-yaml python3-venv python3-pip python3-setuptools
+python3-wheel util-linux util-linux-extra mount fdisk e2fsprogs mariadb-server sysbench systemd
+fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3 chromium tmux qemu-system-x86
+linux-image-amd64 busybox-static cpio file debootstrap lintian python3-kubernetes ansible-core
+ansible-lint yamllint python3-apt podman runc golang-github-containers-common man-db"
+case "${1:-}" in
+demo) PKGS="$BUILD $RUNTIME" ;;
+"") PKGS="$BUILD $RUNTIME $TEST"
+	# kubectl (kustomize) from Debian unless one is installed already (another kubectl
+	# package would conflict with it)
+	command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client" ;;
+*)
+	echo "usage: install-deps.sh [demo]" >&2
+	exit 2
+	;;
+esac
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

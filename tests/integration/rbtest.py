@@ -286,6 +286,28 @@ class LoopDevices:
             subprocess.run(["losetup", "-d", d])
 
 
+# a clean Debian 12 root, made once per build folder with debootstrap and never changed:
+# the package stage's tests copy it to a root of their own
+DEBIAN_BASE = os.path.join(os.path.dirname(PKG_DIR), "pkg-base")
+
+
+def debian_root(path):
+    """A fresh copy of the clean Debian 12 root (debootstrap --variant=minbase) at path,
+    made first if need be; skips (77) when no Debian archive can be reached."""
+    if not os.path.isdir(os.path.join(DEBIAN_BASE, "usr")):
+        shutil.rmtree(DEBIAN_BASE, ignore_errors=True)
+        r = subprocess.run(["debootstrap", "--variant=minbase", "bookworm", DEBIAN_BASE + ".new"],
+                           capture_output=True, text=True)
+        if r.returncode:
+            skip(f"debootstrap could not make a root (no Debian archive reachable?): "
+                 f"{r.stderr.strip()[-300:]}")
+        os.rename(DEBIAN_BASE + ".new", DEBIAN_BASE)
+    shutil.rmtree(path, ignore_errors=True)
+    r = subprocess.run(["cp", "-a", DEBIAN_BASE, path], capture_output=True, text=True)
+    check(r.returncode == 0, f"copying the clean root: {r.stderr}")
+    return path
+
+
 def need_faultfs():
     """Skips unless a faultfs file and a loop device over it can be made here."""
     if os.geteuid() != 0:

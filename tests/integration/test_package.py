@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 
-from rbtest import PKG_DIR, SRC, check, need, skip
+from rbtest import PKG_DIR, SRC, check, debian_root, need
 
 need("debootstrap, chroot and mounts (run the package stage as root)",
      ("debootstrap", "dpkg-deb", "lintian"))
@@ -52,11 +52,7 @@ info = sh("dpkg-deb", "-f", [d for d in debs if "/rackbench-agent_" in d][0], "D
 check("libzmq5" in info and "liburing2" in info and "libnvme1" in info,
       f"the agent's dependencies come from its libraries: {info}")
 conf = sh("dpkg-deb", "--ctrl-tarfile", [d for d in debs if "/rackbench-agent_" in d][0])
-if not os.path.isdir(os.path.join(ROOT, "usr")):
-    r = sh("debootstrap", "--variant=minbase", "bookworm", ROOT)
-    if r.returncode:
-        skip(f"debootstrap could not make a root (no Debian archive reachable?): "
-             f"{r.stderr.strip()[-300:]}")
+debian_root(ROOT)
 mounts = []
 try:
     for fs, where, opts in (("proc", "proc", []), ("sysfs", "sys", []), ("/dev", "dev", ["--bind"])):
