@@ -18,15 +18,34 @@ right before it (docs/HACKING.md, "How to add"). Each runs on its own:
 A block that exits non-zero fails the test with its file, the line of its fence and its
 output. README.md is also held to its shape as the front door: under 8 KB, its first
 block ./scripts/demo.sh and ./scripts/test.sh (what .ci/run runs), and at least one
-runnable block (the tour)."""
+runnable block (the tour).
+
+Every other command block (sh, bash, console) says why it cannot run here with the line
+`<!-- needs: REASON -->` before its fence (real NVMe drives, racks, Slurm, Kubernetes,
+systemd, a fleet of hosts...), so that nothing a page tells a reader to type goes
+untested by accident.
+
+Every YAML example is read by what would read it: a campaign (a fragment is completed
+around it: a name, a target, a phase) by `rackbench plan`, an agent.yaml by the agent's
+configuration check (`rackbench-agent inventory --config`), a spec by `report --spec`'s
+loader, a Kubernetes manifest by scripts/check-k8s.py, a Prometheus configuration by
+promtool; the kind is told from its keys, or named by a line `<!-- yaml: KIND -->`
+before its fence (KIND one of those, or `none, REASON` for YAML no program of this
+tree reads). So is YAML in prose: an inline `key: value` whose key is a campaign's or an
+agent.yaml's, read in each place it could stand (the campaign's root, a phase, a
+workload, a target, agent.yaml) and refused only when no place takes it; one with a
+placeholder (NAME, N, ..., a|b) is a template, not an example."""
 import glob
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+import yaml
 
 from rbtest import AGENT, COORD, SRC
 
@@ -209,6 +228,172 @@ def run_block(path, line, lang, code, env_base):
                         + indent(tail) + "\n  the block:\n" + indent(code.rstrip()))
 
 
+NEEDS = re.compile(r"^<!-- needs: (.+) -->$")
+YAML_KIND = re.compile(r"^<!-- yaml: (campaign|agent|spec|k8s|prometheus|none)(?:, (.+))? -->$")
+COMMAND_LANGS = ("sh", "bash", "console", "shell")
+AGENT_KEYS = {"coordinator", "name", "key", "coordinator_key", "insecure", "state_dir",
+              "targets", "allow", "labels", "commands", "spool_max", "destructive",
+              "wipe_signatures"}
+SPEC_KEYS = {"model", "claims", "health"}
+# a placeholder: a template, not an example
+PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]*\b|\.\.\.|\||\[percentages\]|\[values\]|"
+                         r"\{[^:{}]*\}")
+
+
+def command_blocks(path, lines):
+    """Command blocks that are neither runnable nor say what they need."""
+    for s, e, info in fences(lines):
+        lang = info.split()[0] if info else ""
+        if lang not in COMMAND_LANGS:
+            continue
+        prev = lines[s - 1].strip() if s else ""
+        if prev == MARK or NEEDS.match(prev):
+            continue
+        problems.append(f"{rel(path)}:{s + 1}: a command block that is not runnable must say "
+                        f"why with '<!-- needs: REASON -->' before its fence (or be made "
+                        f"runnable with '{MARK}')")
+
+
+def kind_of(doc):
+    """What reads a YAML document, from its keys."""
+    if not isinstance(doc, dict):
+        return None
+    keys = set(doc)
+    if "apiVersion" in keys:
+        return "k8s"
+    if "scrape_configs" in keys:
+        return "prometheus"
+    if keys & {"claims", "health"} and keys <= SPEC_KEYS:
+        return "spec"
+    if keys <= AGENT_KEYS and keys & {"coordinator", "state_dir", "commands", "allow", "labels"}:
+        return "agent"
+    return "campaign"
+
+
+def campaign_text(doc):
+    """A campaign fragment made whole: a name, a target, a phase where it has none."""
+    doc = dict(doc)
+    doc.setdefault("name", "docs")
+    if "targets" not in doc:
+        doc["targets"] = [{"agent": "docs-a1", "drives": ["/dev/nvme0n1"]}]
+    if "phases" not in doc and "preset" not in doc:
+        doc["phases"] = [{"workload": {"rw": "randread", "runtime": "1s"}}]
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def read_yaml(kind, text, tmp):
+    """(exit code, what the reader said) of a YAML text of kind; None: no reader here."""
+    path = os.path.join(tmp, "example.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    if kind == "campaign":
+        r = subprocess.run([COORD, "plan", path], capture_output=True, text=True)
+    elif kind == "agent":
+        r = subprocess.run([AGENT, "inventory", "--config", path], capture_output=True,
+                           text=True)
+    elif kind == "spec":
+        r = subprocess.run([COORD, "report", os.path.join(tmp, "none.h5"), "--spec", path],
+                           capture_output=True, text=True)
+        # the loader speaks first; a results file that is not there is no fault of the spec
+        return (1 if path + ":" in r.stderr else 0), r.stderr
+    elif kind == "k8s":
+        r = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "check-k8s.py"), path],
+                           capture_output=True, text=True)
+    elif kind == "prometheus":
+        if not shutil.which("promtool"):
+            return None
+        r = subprocess.run(["promtool", "check", "config", "--syntax-only", path],
+                           capture_output=True, text=True)
+    else:
+        return None
+    return r.returncode, r.stdout + r.stderr
+
+
+def yaml_blocks(path, lines, tmp):
+    for s, e, info in fences(lines):
+        lang = info.split()[0] if info else ""
+        if lang not in ("yaml", "yml"):
+            continue
+        where = f"{rel(path)}:{s + 1}"
+        m = YAML_KIND.match(lines[s - 1].strip() if s else "")
+        text = "\n".join(lines[s + 1:e]) + "\n"
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            problems.append(f"{where}: not YAML: {err}")
+            continue
+        kind = m.group(1) if m else kind_of(doc)
+        if kind == "none":
+            continue
+        if kind == "campaign":
+            text = campaign_text(doc)
+        got = read_yaml(kind, text, tmp)
+        if got is None:
+            continue
+        rc, said = got
+        if rc not in (0, 5):
+            problems.append(f"{where}: the {kind} example does not read: " + said.strip()[-800:])
+
+
+def inline_yaml(path, lines, tmp):
+    """Inline `key: value` examples in prose, read where such a key can stand."""
+    inside = set()
+    for s, e, _ in fences(lines):
+        inside.update(range(s, e + 1))
+    for i, line in enumerate(lines):
+        if i in inside:
+            continue
+        for m in re.finditer(r"`([a-z_]+): ([^`]+)`", line):
+            key, value = m.group(1), m.group(2)
+            if PLACEHOLDER.search(value):
+                continue
+            try:
+                yaml.safe_load(f"{key}: {value}")
+            except yaml.YAMLError:
+                problems.append(f"{rel(path)}:{i + 1}: `{key}: {value}` is not YAML")
+                continue
+            span = f"{key}: {value}"
+            one = "targets: [{agent: a1, drives: [/dev/nvme0n1]}]\n"
+            places = [
+                # the root; a preset's
+                ("campaign", f"name: docs\n{span}\n{one}phases:\n  - workload: "
+                             "{runtime: 1s}\n", 2),
+                ("campaign", f"name: docs\n{span}\n{one}preset: burnin\n", 2),
+                # a phase with a workload, and one without (a purge)
+                ("campaign", f"name: docs\n{one}phases:\n  - workload: {{runtime: 1s}}\n"
+                             f"    {span}\n", 5),
+                ("campaign", f"name: docs\n{one}phases:\n  - name: p\n    {span}\n", 5),
+                # a workload (the defaults)
+                ("campaign", f"name: docs\ndefaults:\n  {span}\n{one}phases:\n"
+                             "  - name: p\n", 3),
+                # a target: with an agent and drives, without drives, without an agent
+                ("campaign", f"name: docs\ntargets:\n  - agent: a1\n    {span}\n"
+                             f"    drives: [/dev/nvme0n1]\nphases:\n  - name: p\n", 4),
+                ("campaign", f"name: docs\ntargets:\n  - agent: a1\n    {span}\n"
+                             f"phases:\n  - name: p\n", 4),
+                ("campaign", f"name: docs\ntargets:\n  - {span}\n"
+                             f"    drives: [/dev/nvme0n1]\nphases:\n  - name: p\n", 3),
+                ("agent", f"{span}\n", 1),
+            ]
+            # a place that does not know the key does not count; one that knows it takes
+            # the span unless it says something of the key (what the place lacks besides
+            # is the template's, not the example's)
+            said, took = [], False
+            for kind, text, at in places:
+                rc, out = read_yaml(kind, text, tmp)
+                here = [x for x in out.splitlines() if f"example.yaml:{at}:" in x]
+                if any(f"unknown key '{key}'" in x for x in here):
+                    continue
+                about = [x for x in here if f"'{key}'" in x]
+                if not about:
+                    took = True
+                    break
+                said += about
+            if not took and said:
+                problems.append(f"{rel(path)}:{i + 1}: `{span}` is read nowhere it could stand: "
+                                + "; ".join(x.split(": ", 1)[-1] for x in said[:3]))
+
+
 def main():
     bins = [os.path.dirname(os.path.abspath(COORD)), os.path.dirname(os.path.abspath(AGENT))]
     for b, name in zip(bins, ("rackbench", "rackbench-agent")):
@@ -219,15 +404,20 @@ def main():
                                                        os.environ.get("PATH", "")]))
     env.pop("RACKBENCH_CONTROL", None)
     todo = []
+    tmp = tempfile.mkdtemp(prefix="rbdocs-yaml-")
     for path in pages():
         lines = open(path).read().split("\n")
         check_links(path, lines)
+        command_blocks(path, lines)
+        yaml_blocks(path, lines, tmp)
+        inline_yaml(path, lines, tmp)
         found = blocks(path, lines)
         if rel(path) == "README.md":
             check_readme(lines)
             if not found:
                 problems.append("README.md has no runnable block: the tour is not tested")
         todo += [(path,) + b for b in found]
+    shutil.rmtree(tmp, ignore_errors=True)
     start = time.monotonic()
     for path, line, lang, code in todo:
         run_block(path, line, lang, code, env)
