@@ -7,7 +7,9 @@
 #   sysbench-mariadb.sh DIR THREADS SECONDS TABLES ROWS [BUFFER_POOL [FRESH]]
 #
 # FRESH no: the database an earlier run left in DIR is run again as it is (a measured
-# hour after a warm-up); yes (the default): made anew.
+# hour after a warm-up); yes (the default): made anew. With FRESH no and no database in
+# DIR (the warm-up failed) it exits 3 at once: a measured run on a database made cold
+# would pass for the warm one.
 #
 # Copied onto an agent's host (here /usr/local/lib/rackbench/), an agent.yaml allows it
 # as (the reviews: 100 tables x 10M rows, 32 threads, 2 h; the preset sysbench-oltp):
@@ -22,8 +24,12 @@
 set -eu
 DIR=$1 THREADS=$2 TIME=$3 TABLES=$4 ROWS=$5 POOL=${6:-128M} FRESH=${7:-yes}
 D=$DIR/mariadb S=$DIR/mariadb.sock
-if [ "$FRESH" != no ] || [ ! -d "$D/sbtest" ]; then
-	FRESH=yes
+if [ "$FRESH" = no ] && [ ! -d "$D/sbtest" ]; then
+	echo "sysbench-mariadb: no database from an earlier run in $DIR (did the warm-up" \
+		"fail?): a run on one made now would be cold, not the measured one" >&2
+	exit 3
+fi
+if [ "$FRESH" != no ]; then
 	rm -rf "$D"
 	mkdir -p "$D"
 	if ! mariadb-install-db --no-defaults --datadir="$D" --user=root \

@@ -6,6 +6,9 @@
   with -9; then (within 2 s) no process of the command's group, and none of its
   children, is alive (checked by the group with kill(-PGID, 0) and by /proc/*/stat). The
   agent's supervisor per command (agent/proc.c, docs/campaigns.md) does it;
+- the SysBench command (deploy/exec/sysbench-mariadb.sh) asked to run the database an
+  earlier run left (fresh: no) when there is none -- its warm-up failed -- exits 3 at
+  once, naming why, rather than making the database cold and passing for the warm run;
 - a command's output is not read into the agent's memory: 160 MB of it parsed as fio's
   JSON leaves the agent's peak RSS far below that, and the drive's result says that no
   figure was read and why."""
@@ -16,7 +19,7 @@ import signal
 import subprocess
 import time
 
-from rbtest import COORD, Agent, Tmp, check, free_port, h5, run, wait_for
+from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, wait_for
 
 AGENT_YAML = """commands:
   chatty:
@@ -144,3 +147,11 @@ with Tmp() as tmp:
               f"the drive's result: {row['status']} '{msg}'")
     finally:
         agent.stop()
+
+# a measured OLTP run whose warm-up left no database is an error, not a cold run
+with Tmp() as tmp:
+    r = run(["sh", os.path.join(SRC, "deploy", "exec", "sysbench-mariadb.sh"), tmp, "1", "1",
+             "1", "10", "32M", "no"])
+    check(r.returncode == 3 and "no database from an earlier run" in r.stderr and
+          "would be cold" in r.stderr, f"fresh=no without a database: {r.returncode} {r.stderr}")
+    check(not os.listdir(tmp), f"it made nothing: {os.listdir(tmp)}")
