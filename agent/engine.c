@@ -626,9 +626,10 @@ void *rb_job_main(void *arg)
 			r->start_ns = r->start_at;
 		r->measure_ns = r->start_ns + (int64_t)r->wl.ramp_ns;
 		/* a size-based run ends with its bytes; runtime does not cut it short (a
-		 * replay's it does, when shorter than the trace) */
-		r->end_ns = r->size_based && !r->replay ? INT64_MAX
-							: r->measure_ns + (int64_t)r->wl.runtime_ns;
+		 * replay's it does, when shorter than the trace), max_runtime does */
+		r->end_ns = !r->size_based || r->replay ? r->measure_ns + (int64_t)r->wl.runtime_ns
+			    : r->wl.max_runtime_ns ? r->measure_ns + (int64_t)r->wl.max_runtime_ns
+						   : INT64_MAX;
 		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);

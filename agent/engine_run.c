@@ -237,10 +237,12 @@ static int job_region(struct rb_run *r, struct job *j, const struct rb_dist *dis
 	const struct rb_workload *wl = &r->wl;
 	uint64_t span = j->t->span, limit = 0;
 
-	/* sequential jobs get their own region, and so do random ones that visit
-	 * once or verify while writing; others roam the whole span */
-	if (rb_rw_random(wl->rw) && !wl->visit_once &&
-	    !(wl->verify && rb_workload_writes(wl) && wl->numjobs > 1)) {
+	/* split: sequential jobs get their own region, and so do random ones that visit
+	 * once or verify while writing; others roam the whole span. whole: every job the
+	 * whole span (fio's numjobs: each job its own pass over the same file region) */
+	if (wl->job_region == RB_REGION_WHOLE ||
+	    (rb_rw_random(wl->rw) && !wl->visit_once &&
+	     !(wl->verify && rb_workload_writes(wl) && wl->numjobs > 1))) {
 		j->region_start = 0;
 		j->region_bytes = span;
 	} else {
@@ -259,7 +261,9 @@ static int job_region(struct rb_run *r, struct job *j, const struct rb_dist *dis
 		limit = span * wl->passes;
 	else if (wl->io_size)
 		limit = wl->io_size;
-	if (limit) {
+	if (limit && wl->job_region == RB_REGION_WHOLE) {
+		j->limit_bytes = limit; /* each job its own passes or io_size */
+	} else if (limit) {
 		j->limit_bytes = limit / wl->numjobs + (j->idx == 0 ? limit % wl->numjobs : 0);
 		if (!j->limit_bytes)
 			j->limit_bytes = 1;
@@ -572,6 +576,28 @@ size_t rb_run_ntargets(const struct rb_run *r)
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target)
 {
 	return target < r->ntgt ? &r->tgts[target].res : NULL;
+}
+
+void rb_run_absorb_verify(struct rb_run *r, const struct rb_run *check)
+{
+	for (size_t t = 0; t < r->ntgt && t < check->ntgt; t++) {
+		struct rb_target_result *a = &r->tgts[t].res;
+		const struct rb_target_result *b = &check->tgts[t].res;
+
+		a->verify.checked += b->verify.checked;
+		a->verify.unwritten += b->verify.unwritten;
+		a->verify.bad += b->verify.bad;
+		for (unsigned e = 0; e < b->nmismatches && a->nmismatches < RB_MAX_IO_ERRORS; e++)
+			a->mismatches[a->nmismatches++] = b->mismatches[e];
+		/* a read that failed while checking is an IO error of the job */
+		a->dir[RB_DIR_READ].errors += b->dir[RB_DIR_READ].errors;
+		for (unsigned e = 0; e < b->nerrors; e++)
+			rb_io_error_add(a->errors, &a->nerrors, RB_MAX_IO_ERRORS, &b->errors[e]);
+		if (!a->setup_err && b->setup_err) {
+			a->setup_err = b->setup_err;
+			snprintf(a->message, sizeof(a->message), "verify pass: %s", b->message);
+		}
+	}
 }
 
 struct rb_run *rb_run_free(struct rb_run *r)

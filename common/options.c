@@ -19,6 +19,7 @@ static const char *const remap_choices[] = { "modulo", "refuse", NULL };
 static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
 static const char *const memory_choices[] = { "host", "gpu", NULL };
+static const char *const region_choices[] = { "split", "whole", NULL };
 
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
 
@@ -77,6 +78,17 @@ const struct rb_opt rb_workload_opts[] = {
 	  NULL },
 	{ "passes", RB_OPT_UINT, F(passes), 0, 1000, "0", NULL, "N",
 	  "passes over the range per target, then stop (2: write the drive twice); 0: time-based",
+	  NULL },
+	{ "job_region", RB_OPT_ENUM, F(job_region), 0, 1, "split", region_choices, "HOW",
+	  "how a target's numjobs share it: split (the range's passes or io_size divided "
+	  "between them, a slice each for sequential jobs, visit_once and verifying writers); "
+	  "whole (every job the whole range and its own passes or io_size over it: fio's "
+	  "numjobs, numjobs 4 and size 8m move 32 MiB)",
+	  NULL },
+	{ "max_runtime", RB_OPT_DURATION, F(max_runtime_ns), 0, 31ULL * 86400 * 1000000000ULL, "0s",
+	  NULL, "DURATION",
+	  "a size-based point (passes, io_size) stops here if its bytes are not moved yet "
+	  "(fio's runtime without time_based); 0: no limit",
 	  NULL },
 	{ "sqpoll", RB_OPT_BOOL, F(sqpoll), 0, 1, "false", bool_choices, "BOOL",
 	  "io_uring SQPOLL: a kernel thread picks up submissions (latency starts when the IO "
@@ -174,6 +186,9 @@ const struct rb_opt rb_workload_opts[] = {
 	  NULL },
 };
 const size_t rb_workload_nopts = sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]);
+/* an Assign carries every key of the table (coordinator/orders.c) */
+_Static_assert(sizeof(rb_workload_opts) / sizeof(rb_workload_opts[0]) <= RB_WORKLOAD_MAX_OPTS,
+	       "more workload keys than an Assign carries");
 
 const struct rb_opt *rb_opt_find(const char *key)
 {
@@ -481,8 +496,24 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 		snprintf(err, errlen, "'offset' must be aligned to 4k or to 'bs'");
 		return -EINVAL;
 	}
-	if (wl->size && wl->size < wl->bs * wl->numjobs) {
+	if (wl->size && wl->job_region == RB_REGION_SPLIT && wl->size < wl->bs * wl->numjobs) {
 		snprintf(err, errlen, "'size' must hold at least one block per job (bs x numjobs)");
+		return -EINVAL;
+	}
+	/* a chunk's header names one writer's pass: jobs writing over each other's chunks
+	 * leave headers a read cannot check */
+	if (wl->verify && wl->job_region == RB_REGION_WHOLE && wl->numjobs > 1 &&
+	    rb_workload_writes(wl)) {
+		snprintf(err, errlen,
+			 "verify with several jobs writing the same range (job_region: whole) "
+			 "cannot tell whose data a chunk holds: give each job its own "
+			 "(job_region: split)");
+		return -EINVAL;
+	}
+	if (wl->max_runtime_ns && !wl->passes && !wl->io_size) {
+		snprintf(err, errlen,
+			 "'max_runtime' limits a size-based point (passes or io_size); a timed "
+			 "one ends at its runtime");
 		return -EINVAL;
 	}
 	return 0;

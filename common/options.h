@@ -84,6 +84,17 @@ struct rb_workload {
 	uint32_t checkpoint_restore;  /* read each kept one back, after the page cache is dropped */
 	uint32_t checkpoint_keep;     /* on the filesystem at most; older ones deleted; 0: all */
 	uint32_t memory;	      /* enum rb_memory: where the IO buffers are */
+	uint32_t job_region;	      /* enum rb_job_region: how a target's jobs share it */
+	uint64_t max_runtime_ns;      /* a size-based point stops here (fio's runtime); 0 none */
+};
+
+/* The most keys the workload table may have: an Assign carries them all. */
+#define RB_WORKLOAD_MAX_OPTS 64
+
+/* How a target's jobs share its range (the key job_region). */
+enum rb_job_region {
+	RB_REGION_SPLIT, /* the range and its bytes shared: a slice each where it matters */
+	RB_REGION_WHOLE, /* every job the whole range and its own bytes (fio's numjobs) */
 };
 
 /* Where the engine's IO buffers are (agent/gpu.h). */

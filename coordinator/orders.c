@@ -176,11 +176,11 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 {
 	struct rb_msg m;
 	struct rb_msg_assign *as = &m.assign;
-	struct rb_kv st[64];
+	struct rb_kv st[RB_WORKLOAD_MAX_OPTS];
 	const char **drives, **serials;
 	struct rb_msg_volume *vols;
 	struct rb_msg_fs *fs;
-	char *vals = malloc(64 * (size_t)RB_OPT_VALUE_MAX);
+	char *vals = malloc(RB_WORKLOAD_MAX_OPTS * (size_t)RB_OPT_VALUE_MAX);
 
 	if (!vals)
 		return RB_EXIT_FAILED;
@@ -218,12 +218,12 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 		as->nrates = rates ? as->ndrives : 0;
 	}
 	/* the workload travels as text of the option table, parsed by the same table */
-	for (size_t o = 0; o < rb_workload_nopts && o < 64; o++)
+	for (size_t o = 0; o < rb_workload_nopts; o++)
 		st[o] = (struct rb_kv){ rb_workload_opts[o].key,
 					rb_opt_format(&p->wl, &rb_workload_opts[o],
 						      vals + o * RB_OPT_VALUE_MAX,
 						      RB_OPT_VALUE_MAX) };
-	as->nsettings = rb_workload_nopts < 64 ? rb_workload_nopts : 64;
+	as->nsettings = rb_workload_nopts;
 	as->settings = st;
 	if (as->ndrives && a->state != AGENT_DROPPED) {
 		a->state = AGENT_RUNNING;

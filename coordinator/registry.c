@@ -455,12 +455,24 @@ static int check_sizes(struct coord *k, size_t di, const struct rb_identity *id)
 int reg_check_offered(struct coord *k)
 {
 	int rc = 0;
-	bool curves = false, execs = false;
+	bool curves = false, execs = false, fio_keys = false;
 
 	for (size_t i = 0; i < k->c->npoints; i++) {
+		const struct rb_workload *wl = &k->c->points[i].wl;
+
 		curves |= k->c->points[i].curve_pct > 0 || k->c->points[i].purge[0];
 		execs |= k->c->points[i].exec[0] != '\0';
+		fio_keys |= wl->job_region != RB_REGION_SPLIT || wl->max_runtime_ns;
 	}
+	/* a 1.6 agent ignores job_region and max_runtime: it would move other bytes */
+	for (size_t i = 0; fio_keys && i < k->c->nagents; i++)
+		if (k->agents[i].minor < 7) {
+			rb_err("agent '%s' speaks protocol %s: this campaign's job_region or "
+			       "max_runtime needs 1.7 or newer (an older agent would move other "
+			       "bytes); upgrade the agent",
+			       k->agents[i].name, k->agents[i].proto);
+			rc = RB_EXIT_USAGE;
+		}
 	/* a 1.5 agent would ignore the command and run the point's default IO */
 	for (size_t i = 0; execs && i < k->c->nagents; i++)
 		if (k->agents[i].minor < 6) {
