@@ -125,7 +125,8 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 		rb_err("--section needs --fio JOB.fio");
 		return -1;
 	}
-	if (F.fio && rb_localrun_fio(F.fio, F.section, &a->wl, fx, nfx, a->targets, &a->ntargets))
+	if (F.fio && rb_localrun_fio(F.fio, F.section, &a->wl, fx, nfx, a->targets, &a->ntargets,
+				     &a->verify_after))
 		return -1;
 	for (size_t i = 0; i < F.nsettings; i++)
 		if (rb_opt_set(&a->wl, F.settings[i].o, F.settings[i].value, err, sizeof(err))) {
@@ -138,6 +139,8 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 		a->targets[a->ntargets++] = (char *)F.targets.v[i];
 	for (size_t i = 0; i < F.allow.n; i++)
 		a->allow[a->nallow++] = (char *)F.allow.v[i];
+	/* the flags may have turned verify off, or the writes */
+	a->verify_after = a->verify_after && a->wl.verify && rb_workload_writes(&a->wl);
 	a->json = F.json;
 	if (F.output_format && output_format(F.output_format, &a->json, &a->fio_fmt))
 		return -1;

@@ -128,6 +128,12 @@ void rb_run_join(struct rb_run *r);
 /* Targets measured: the n given, or 1 for a striped volume. */
 size_t rb_run_ntargets(const struct rb_run *r);
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target);
+/*
+ * What a later run that read r's targets back checked (fio's verify phase after a write
+ * with verify) added to r's results: its chunks checked, unwritten and bad, its
+ * mismatches and its IO errors. r's own figures (IOPS, latency, time) stay its own.
+ */
+void rb_run_absorb_verify(struct rb_run *r, const struct rb_run *check);
 struct rb_run *rb_run_free(struct rb_run *r);
 
 /* Mean latency and IOPS helpers over stats. */

@@ -150,7 +150,8 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 }
 
 int rb_localrun_fio(const char *file, const char *section, struct rb_workload *wl,
-		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets)
+		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets,
+		    bool *ret_verify_after)
 {
 	struct rb_fio_file jf;
 	struct rb_diags d;
@@ -178,6 +179,7 @@ int rb_localrun_fio(const char *file, const char *section, struct rb_workload *w
 				const struct rb_fio_xlate *x = &(*ret)[pick];
 
 				*wl = x->wl;
+				*ret_verify_after = x->verify_after;
 				for (size_t k = 0; k < x->nfilenames && k < RB_FIO_MAX_FILES; k++)
 					targets[(*ntargets)++] = x->filenames[k];
 				rb_diags_print(&x->notes, stderr);
@@ -388,6 +390,30 @@ static void run_to_end(struct rb_run *run)
 	running = NULL;
 }
 
+/*
+ * fio's verify phase after a write with verify: the written range read back on the same
+ * descriptors, every chunk checked, what it checked added to the write's results.
+ * Returns 0 or the exit code.
+ */
+static int verify_pass(const struct rb_localrun *a, const struct rb_prepared *prep,
+		       struct rb_run *wrote)
+{
+	struct rb_workload check;
+	struct rb_run *run = NULL;
+	char err[512];
+
+	rb_fio_verify_pass(&a->wl, &check);
+	if (rb_run_new(&check, prep->fds, prep->spans, prep->n, &run, err, sizeof(err))) {
+		rb_err("the verify pass: %s", err);
+		return RB_EXIT_FAILED;
+	}
+	rb_info("reading back what was written, checked (fio's verify phase)");
+	run_to_end(run);
+	rb_run_absorb_verify(wrote, run);
+	rb_run_free(run);
+	return 0;
+}
+
 /* A result's name: the striped volume's, or its target's. */
 static const char *res_name(const struct rb_localrun *a, const char *volname, size_t t)
 {
@@ -563,6 +589,8 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 	if (rc)
 		goto out;
 	run_to_end(run);
+	if (a->verify_after && (rc = verify_pass(a, prep, run)))
+		goto out;
 	rc = report(a, run, prep, job);
 out:
 	rb_run_free(run);

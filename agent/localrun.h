@@ -26,6 +26,7 @@ struct rb_localrun {
 	const char *state_dir, *lat_log; /* NULL: the default state folder; no log */
 	int fio_fmt;			 /* 1: fio's json, 2: json+ */
 	struct rb_fs_spec fs;		 /* a filesystem made on the target; type "" none */
+	bool verify_after; /* a fio job's write with verify: its range read back after, checked */
 };
 
 /*
@@ -35,8 +36,10 @@ struct rb_localrun {
  * *ret (free with rb_fio_xlate_free) holds the job file's jobs.
  */
 int rb_localrun_fio(const char *file, const char *section, struct rb_workload *wl,
-		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets);
-/* Runs it: checks, guards, runs to its end (SIGINT and SIGTERM stop it), prints the
+		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets,
+		    bool *ret_verify_after);
+/* Runs it: checks, guards, runs to its end (SIGINT and SIGTERM stop it) -- then, for a
+ * fio job's write with verify, reads its range back checked, as fio does -- prints the
  * result; job names fio's output. Returns the exit code. */
 int rb_localrun(struct rb_localrun *a, const char *job);
 

@@ -356,7 +356,6 @@ static const struct {
 	{ "bs", "bs" },
 	{ "blocksize", "bs" },
 	{ "iodepth", "iodepth" },
-	{ "numjobs", "numjobs" },
 	{ "rwmixread", "rwmixread" },
 	{ "offset", "offset" },
 	{ "size", "size" },
@@ -398,9 +397,11 @@ struct xstate {
 	struct rb_fio_xlate *x;
 	struct rb_diags *d; /* errors */
 	bool time_based, have_runtime, have_direct, have_loops, randommap, have_visit;
-	uint64_t rate_per_job;
+	bool do_verify, fill_device;
+	uint64_t rate_per_job, runtime_ns;
 	unsigned rate_line;
 	const char *rate_file;
+	const struct rb_fio_opt *verify, *numjobs; /* where they were set (notes) */
 };
 
 static void note(struct xstate *s, const struct rb_fio_opt *o, const char *fmt, ...)
@@ -502,6 +503,45 @@ static int set_rw(struct xstate *s, const struct rb_fio_opt *o)
 	return set(s, o, "rw", pat);
 }
 
+/*
+ * fio's verify modes: crc32c as rackbench does it; meta (a header: offset, pass) and the
+ * other checksums as rackbench's own header and crc32c -- the same check, another sum;
+ * pattern (a fixed pattern, no checksum) rackbench cannot do: refused by name.
+ */
+static int set_verify(struct xstate *s, const struct rb_fio_opt *o)
+{
+	static const char *const sums[] = { "md5",	"crc64",    "crc32",   "crc16", "crc7",
+					    "xxhash",	"sha512",   "sha256",  "sha1",	"sha3-224",
+					    "sha3-256", "sha3-384", "sha3-512" };
+	const char *v = o->value;
+
+	s->verify = o;
+	if (!strcmp(v, "0") || !strcmp(v, "none") || !strcmp(v, "null"))
+		return set(s, o, "verify", "false");
+	if (!strcmp(v, "crc32c") || !strcmp(v, "crc32c-intel") || !strcmp(v, "1"))
+		return set(s, o, "verify", "true");
+	if (!strcmp(v, "meta")) {
+		note(s, o,
+		     "verify=meta: rackbench checks its own header (offset, pass) and a crc32c of "
+		     "every 512 bytes: meta's check and the data's");
+		return set(s, o, "verify", "true");
+	}
+	for (size_t i = 0; i < sizeof(sums) / sizeof(sums[0]); i++)
+		if (!strcmp(v, sums[i])) {
+			note(s, o,
+			     "verify=%s: rackbench checks a crc32c of every 512 bytes and its own "
+			     "header instead: the same check, another checksum",
+			     v);
+			return set(s, o, "verify", "true");
+		}
+	rb_diags_add(s->d, RB_SEV_ERROR, o->file, o->line, 1, o->key,
+		     "'verify=%s' is not supported: rackbench verifies writes with a crc32c and "
+		     "a header per 512 bytes of random data (verify=crc32c); a pattern it cannot "
+		     "check",
+		     v);
+	return -EINVAL;
+}
+
 static int set_engine(struct xstate *s, const struct rb_fio_opt *o)
 {
 	static const char *const like[] = { "libaio",  "psync",	   "sync",	  "pvsync",
@@ -572,6 +612,52 @@ static int sized(struct xstate *s, const struct rb_fio_opt *o, char *buf, size_t
 	return 1;
 }
 
+/*
+ * What decides how much a job moves and what it checks: runtime (a cap without
+ * time_based; timeout its old name), numjobs, fill_device, verify's companions. The
+ * option's result (0 or -EINVAL), or 1 when it is none of them.
+ */
+static int how_much(struct xstate *s, const struct rb_fio_opt *o)
+{
+	const char *k = o->key, *v = o->value;
+
+	/* timeout: fio's older name of runtime */
+	if (!strcmp(k, "runtime") || !strcmp(k, "timeout")) {
+		int e = set_seconds(s, o, "runtime");
+
+		s->have_runtime = true;
+		s->runtime_ns = s->x->wl.runtime_ns;
+		return e;
+	}
+	if (!strcmp(k, "numjobs")) {
+		s->numjobs = o;
+		return set(s, o, "numjobs", v);
+	}
+	if (!strcmp(k, "do_verify")) {
+		s->do_verify = truthy(v);
+		return 0;
+	}
+	if (!strcmp(k, "fill_device") || !strcmp(k, "fill_fs")) {
+		s->fill_device = truthy(v);
+		return 0;
+	}
+	if (!strcmp(k, "verify_pattern")) {
+		note(s, o,
+		     "'%s': rackbench writes random data (a drive cannot compress it away) "
+		     "with a crc32c header per 512 bytes, not a pattern",
+		     v);
+		return 0;
+	}
+	if (!strcmp(k, "verify_interval")) {
+		uint64_t b;
+
+		if (rb_parse_size(v, &b) || b != 512)
+			note(s, o, "'%s': rackbench checks every 512 bytes", v);
+		return 0;
+	}
+	return 1;
+}
+
 static int one(struct xstate *s, const struct rb_fio_opt *o)
 {
 	const char *k = o->key, *v = o->value;
@@ -600,8 +686,8 @@ static int one(struct xstate *s, const struct rb_fio_opt *o)
 		snprintf(mix, sizeof(mix), "%" PRIu64, 100 - w);
 		return set(s, o, "rwmixread", mix);
 	}
-	if (!strcmp(k, "runtime"))
-		return s->have_runtime = true, set_seconds(s, o, "runtime");
+	if ((r = how_much(s, o)) <= 0)
+		return r;
 	if (!strcmp(k, "ramp_time"))
 		return set_seconds(s, o, "ramp");
 	if (!strcmp(k, "time_based")) {
@@ -646,17 +732,8 @@ static int one(struct xstate *s, const struct rb_fio_opt *o)
 	}
 	if (!strcmp(k, "randrepeat") || !strcmp(k, "random_generator"))
 		return 0; /* rackbench's offsets are always reproducible from the seed */
-	if (!strcmp(k, "verify")) {
-		if (!strcmp(v, "0") || !strcmp(v, "none"))
-			return 0;
-		if (!strncmp(v, "crc32c", 6))
-			return set(s, o, "verify", "true");
-		note(s, o,
-		     "verify=%s is not supported: rackbench verifies with crc32c headers "
-		     "(verify=crc32c)",
-		     v);
-		return 0;
-	}
+	if (!strcmp(k, "verify"))
+		return set_verify(s, o);
 	if (!strcmp(k, "filename"))
 		return split_filenames(s->x, v);
 	if (!strcmp(k, "name")) {
@@ -679,7 +756,7 @@ static int one(struct xstate *s, const struct rb_fio_opt *o)
 static int translate_job(const struct rb_fio_file *f, size_t j, struct rb_fio_xlate *x,
 			 struct rb_diags *d)
 {
-	struct xstate s = { .x = x, .d = d, .randommap = true };
+	struct xstate s = { .x = x, .d = d, .randommap = true, .do_verify = true };
 	char v[64];
 	int r = 0;
 
@@ -715,17 +792,43 @@ static int translate_job(const struct rb_fio_file *f, size_t j, struct rb_fio_xl
 	    (x->wl.rw == RB_RW_RANDREAD || x->wl.rw == RB_RW_RANDWRITE ||
 	     x->wl.rw == RB_RW_RANDRW || x->wl.rw == RB_RW_RANDTRIM))
 		rb_opt_set(&x->wl, rb_opt_find("visit_once"), "true", v, sizeof(v));
+	/* fill_device: write until the device is full, whatever size says */
+	if (s.fill_device)
+		x->wl.size = 0, x->wl.size_pct = 0;
 	if (!s.time_based) {
-		/* fio stops after one pass over size (or loops of them), runtime a cap */
+		/* fio stops after one pass over size (or loops of them, or fill_device's one
+		 * over the device) or at runtime, whichever comes first: runtime a cap */
 		if (!s.have_loops && !x->wl.io_size)
 			rb_opt_set(&x->wl, rb_opt_find("passes"), "1", v, sizeof(v));
-		if (!s.have_runtime)
-			rb_opt_set(&x->wl, rb_opt_find("runtime"), "24h", v, sizeof(v));
+		if (s.have_runtime) {
+			snprintf(v, sizeof(v), "%" PRIu64 "ns", s.runtime_ns);
+			rb_opt_set(&x->wl, rb_opt_find("max_runtime"), v, v, sizeof(v));
+		}
 	} else if (!s.have_runtime) {
 		rb_diags_add(d, RB_SEV_ERROR, f->jobs[j].file, f->jobs[j].line, 0, f->jobs[j].name,
 			     "time_based without a runtime runs for ever");
 		r = -EINVAL;
 	}
+	/*
+	 * fio's numjobs: every job does the whole job, over the same region of the same file
+	 * (numjobs 4 with size 8m moves 32 MiB) -- said in the workload, job_region: whole.
+	 * Verifying writers each get a slice: over one another's chunks no header would hold
+	 * (fio gives each job a file of its own unless filename= names one).
+	 */
+	if (x->wl.numjobs > 1) {
+		bool verifying = x->wl.verify && rb_workload_writes(&x->wl);
+
+		rb_opt_set(&x->wl, rb_opt_find("job_region"), verifying ? "split" : "whole", v,
+			   sizeof(v));
+		if (verifying && s.numjobs)
+			note(&s, s.numjobs,
+			     "numjobs=%u writing with verify: each job writes and checks a slice of "
+			     "the target of its own (job_region: split), as fio's jobs each write a "
+			     "file of their own",
+			     x->wl.numjobs);
+	}
+	/* fio's write with verify reads it all back and checks it after (do_verify=1) */
+	x->verify_after = x->wl.verify && s.do_verify && rb_workload_writes(&x->wl);
 	if (!r && rb_workload_check(&x->wl, v, sizeof(v))) {
 		rb_diags_add(d, RB_SEV_ERROR, f->jobs[j].file, f->jobs[j].line, 0, f->jobs[j].name,
 			     "%s", v);
@@ -775,4 +878,21 @@ void rb_fio_xlate_free(struct rb_fio_xlate *x, size_t n)
 		rb_diags_release(&x[i].notes);
 	}
 	free(x);
+}
+
+void rb_fio_verify_pass(const struct rb_workload *wrote, struct rb_workload *ret)
+{
+	char err[128];
+
+	*ret = *wrote;
+	rb_opt_set(ret, rb_opt_find("rw"), "read", err, sizeof(err));
+	rb_opt_set(ret, rb_opt_find("verify"), "true", err, sizeof(err));
+	rb_opt_set(ret, rb_opt_find("passes"), "1", err, sizeof(err));
+	ret->io_size = 0;
+	ret->rate_iops = 0;
+	ret->max_runtime_ns = 0;
+	ret->visit_once = 0;
+	ret->ramp_ns = 0;
+	/* each job reads back the slice it wrote */
+	ret->job_region = RB_REGION_SPLIT;
 }

@@ -41,6 +41,8 @@ struct rb_fio_xlate {
 	char **filenames; /* fio's filename= list (':' split), owned */
 	size_t nfilenames;
 	bool stonewall;	       /* a new phase starts here (stonewall, wait_for, new_group) */
+	bool verify_after;     /* a write with verify: then read it all back, checked (fio's
+				* verify phase, do_verify=1): rb_fio_verify_pass */
 	struct rb_diags notes; /* warnings: unsupported options and differences, each placed */
 };
 
@@ -55,5 +57,10 @@ void rb_fio_release(struct rb_fio_file *f);
 int rb_fio_translate(const struct rb_fio_file *f, struct rb_fio_xlate **ret, size_t *ret_n,
 		     struct rb_diags *d);
 void rb_fio_xlate_free(struct rb_fio_xlate *x, size_t n);
+/*
+ * The verify phase fio runs after a job that wrote with verify: the job's range read
+ * once in order, every chunk checked, with its jobs, depth and block size.
+ */
+void rb_fio_verify_pass(const struct rb_workload *wrote, struct rb_workload *ret);
 
 #endif

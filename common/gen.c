@@ -178,7 +178,12 @@ int rb_dist_parse(const char *text, struct rb_dist *ret, char *err, size_t errle
 			if (!slash || ret->nzones == RB_ZONES_MAX)
 				goto bad_zones;
 			*slash = '\0';
-			if (parse_weight(tok, &a) || parse_weight(slash + 1, &b) || !(b > 0))
+			/* the last zone may leave its range out: the rest of the span (fio) */
+			if (!slash[1] && !*save && range < 100 - 1e-6)
+				b = 100 - range;
+			else if (parse_weight(slash + 1, &b))
+				goto bad_zones;
+			if (parse_weight(tok, &a) || !(b > 0))
 				goto bad_zones;
 			ret->zone_io_pct[ret->nzones] = a;
 			ret->zone_range_pct[ret->nzones] = b;
@@ -192,7 +197,8 @@ int rb_dist_parse(const char *text, struct rb_dist *ret, char *err, size_t errle
 	bad_zones:
 		snprintf(err, errlen,
 			 "'random_distribution' zones are IO%%/RANGE%% pairs that each add up to "
-			 "100, as in zoned:60/10:30/20:10/70, not '%s'",
+			 "100, as in zoned:60/10:30/20:10/70 (the last range may be left out: the "
+			 "rest), not '%s'",
 			 text);
 		return -EINVAL;
 	}

@@ -39,9 +39,16 @@ static void workload(FILE *out, const struct rb_workload *wl)
 
 		rb_opt_format(wl, o, a, sizeof(a));
 		rb_opt_format(&def, o, b, sizeof(b));
-		/* pattern, size and runtime always, for a reader; the rest where not the default */
+		/* pattern, size and a timed one's runtime always, for a reader (a size-based
+		 * one's is not its limit: max_runtime is), and how several jobs share a drive;
+		 * the rest where not the default */
+		bool sized = wl->passes || wl->io_size;
+
+		if (!strcmp(o->key, "runtime") && sized && !strcmp(a, b))
+			continue;
 		if (!strcmp(a, b) && strcmp(o->key, "rw") && strcmp(o->key, "bs") &&
-		    strcmp(o->key, "runtime"))
+		    strcmp(o->key, "runtime") &&
+		    !(!strcmp(o->key, "job_region") && wl->numjobs > 1))
 			continue;
 		fprintf(out, "%s%s: ", first ? "" : ", ", o->key);
 		/* YAML would read null, ~, yes and the like as something else: quoted */
@@ -70,6 +77,28 @@ static bool noted(const struct rb_diags *d, const struct rb_diag *x)
 		    !strcmp(d->v[i].file ? d->v[i].file : "", x->file ? x->file : ""))
 			return true;
 	return false;
+}
+
+/* A phase of job x's drives (those of its filename=, or the target) running wl. */
+static void phase(const char *name, const struct rb_fio_xlate *x, const struct rb_workload *wl,
+		  size_t ndrives, const char *target)
+{
+	printf("  - name: ");
+	yaml_str(stdout, name);
+	printf("\n");
+	if (x->nfilenames != ndrives || !x->nfilenames) {
+		printf("    drives: [");
+		if (!x->nfilenames)
+			yaml_str(stdout, target);
+		for (size_t i = 0; i < x->nfilenames; i++) {
+			printf("%s", i ? ", " : "");
+			yaml_str(stdout, x->filenames[i]);
+		}
+		printf("]\n");
+	}
+	printf("    workload: ");
+	workload(stdout, wl);
+	printf("\n");
 }
 
 /* The campaign, on stdout: the notes as comments first, then a phase per job. */
@@ -114,22 +143,18 @@ static void emit(char **files, size_t nfiles, struct rb_fio_xlate **xs, const si
 				printf("  # fio runs this job at the same time as the one before (no "
 				       "stonewall); here it runs after it\n");
 			snprintf(pname, sizeof(pname), "%zu-%s", k + 1, x->name);
-			printf("  - name: ");
-			yaml_str(stdout, pname);
-			printf("\n");
-			if (x->nfilenames != ndrives || !x->nfilenames) {
-				printf("    drives: [");
-				if (!x->nfilenames)
-					yaml_str(stdout, target);
-				for (size_t i = 0; i < x->nfilenames; i++) {
-					printf("%s", i ? ", " : "");
-					yaml_str(stdout, x->filenames[i]);
-				}
-				printf("]\n");
+			phase(pname, x, &x->wl, ndrives, target);
+			if (x->verify_after) {
+				struct rb_workload check;
+
+				/* fio's verify phase: what the job wrote read back and checked */
+				rb_fio_verify_pass(&x->wl, &check);
+				printf("  # fio reads back and checks what '%s' wrote (verify, "
+				       "do_verify=1)\n",
+				       x->name);
+				snprintf(pname, sizeof(pname), "%zu-%s-verify", k + 1, x->name);
+				phase(pname, x, &check, ndrives, target);
 			}
-			printf("    workload: ");
-			workload(stdout, &x->wl);
-			printf("\n");
 		}
 }
 

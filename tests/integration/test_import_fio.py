@@ -50,7 +50,13 @@ CASES = [
      {0: {"random_distribution": "zipf:1.2"}}, [], 1),
     ("zoned", G + "[r]\nrw=randread\nrandom_distribution=zoned:60/10:30/20:10/70\n",
      {0: {"random_distribution": "zoned:60/10:30/20:10/70"}}, [], 1),
-    ("verify", G + "[v]\nrw=write\nverify=crc32c\n", {0: {"verify": True}}, [], 1),
+    # a write with verify, then fio's verify phase: the range read back, checked
+    ("verify", G + "[v]\nrw=write\nverify=crc32c\n",
+     {0: {"verify": True, "rw": "write"}, 1: {"verify": True, "rw": "read", "passes": 1}}, [], 2),
+    ("verify-off", G + "[v]\nrw=write\nverify=crc32c\ndo_verify=0\n", {0: {"verify": True}},
+     [], 1),
+    ("verify-md5", G + "[v]\nrw=randwrite\nverify=md5\n", {0: {"verify": True}},
+     ["verify=md5: rackbench checks a crc32c"], 2),
     ("batches", G + "[b]\nrw=randread\niodepth=64\niodepth_batch_submit=16\n"
      "iodepth_batch_complete_min=8\n", {0: {"submit_batch": 16, "complete_batch": 8}}, [], 1),
     ("stonewall-chain", G + "[a]\nrw=write\nbs=128k\n[b]\nstonewall\nrw=randread\n[c]\n"
@@ -83,6 +89,9 @@ CASES = [
 BAD = [
     ("no-section", "rw=read\n", ":1:", "before any [section]"),
     ("bad-bs", G + "[r]\nbs=3q\n", ":8:", "'bs=3q'"),
+    # a pattern rackbench cannot check: refused by name, not dropped
+    ("verify-pattern", G + "[v]\nrw=write\nverify=pattern\n", ":9:", "'verify=pattern' is not "
+     "supported"),
     ("forever", f"[r]\nfilename={DEV}\ntime_based\n", ":1:", "runs for ever"),
     ("only-global", G, "", "no job in the file"),
     ("unset-env", G + "[r]\niodepth=${RB_TEST_UNSET_VAR}\n", ":8:", "is not set"),

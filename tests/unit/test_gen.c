@@ -268,6 +268,13 @@ static void test_zoned_and_normal(void **state)
 	assert_true(fabs(mean - n / 2.0) < n * 0.001);
 	assert_true(fabs(sd - n * 0.05) < n * 0.001);
 	assert_int_equal(rb_dist_parse("zoned:60/10:30/20", &d, err, sizeof(err)), -EINVAL);
+	/* fio's rand-zones.fio: the last zone without a range gets the rest */
+	assert_int_equal(rb_dist_parse("zoned:50/5:30/15:20/", &d, err, sizeof(err)), 0);
+	assert_int_equal(d.nzones, 3);
+	assert_true(fabs(d.zone_range_pct[2] - 80) < 1e-9);
+	/* only the last; and only when there is a rest */
+	assert_int_equal(rb_dist_parse("zoned:50/:50/100", &d, err, sizeof(err)), -EINVAL);
+	assert_int_equal(rb_dist_parse("zoned:50/100:50/", &d, err, sizeof(err)), -EINVAL);
 	assert_int_equal(rb_dist_parse("zipf:1", &d, err, sizeof(err)), -EINVAL);
 	assert_int_equal(rb_dist_parse("pareto:1.5", &d, err, sizeof(err)), -EINVAL);
 	assert_int_equal(rb_dist_parse("gauss:3", &d, err, sizeof(err)), -EINVAL);
