@@ -2,14 +2,15 @@
 """rackbench report --html, rendered by a real browser: a fixture campaign with a
 preconditioning phase, a queue-depth matrix, a curve and a steady state runs on four drives
 of two agents; the page renders in headless Chromium with no console messages, every expected
-chart is in the DOM as an SVG with one series per drive, and a screenshot is kept. A
+chart is in the DOM as an SVG with one series per drive, and a screenshot of the page and
+one of each kind of chart are kept (artifacts/report-KIND.png). A
 synthetic file of 500 drives renders too, and the page's size is printed."""
 import glob
 import os
 import re
 
 import synth
-from htmlpage import CHROMIUM, Charts, keep, render
+from htmlpage import CHROMIUM, Charts, keep, keep_charts, render
 from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
 
 h5py = h5()
@@ -73,6 +74,9 @@ with Tmp() as tmp:
                         r"</td><td class=\"(pass|bad)\">" + re.escape(verdict), text),
               f"the page's verdict for {drives[int(row['drive'])]}: want '{verdict}'")
     keep(page, tmp, "report")
+    # each kind of chart alone, as a person sees it: a screenshot each among the artifacts
+    shots = keep_charts(page, tmp, "report")
+    check(sorted(shots) == sorted(want), f"screenshots of {sorted(shots)}, want {sorted(want)}")
 
     # 500 drives of three models
     big = os.path.join(tmp, "big.h5")

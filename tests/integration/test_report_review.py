@@ -7,7 +7,8 @@ Chromium, has the summary and contents, the head-to-head table (absolute values,
 ways, each equal to what the rows give), the CrystalDiskMark grid, ATTO's MB/s against
 transfer size, the fills of every drive of every file on one chart, p99 against queue
 depth and the curves' peak table; every series keeps one colour on every chart. The
-screenshot is kept (artifacts/review.png). --wide prints the same figures. The campaign's
+screenshot is kept (artifacts/review.png), and one of each kind of chart alone
+(artifacts/review-KIND.png). --wide prints the same figures. The campaign's
 alias for a drive and its agents' labels are in the drives' rows, the alias names it in
 the report, and --by label=rack makes a column per rack."""
 import csv
@@ -17,7 +18,7 @@ import re
 import statistics
 
 import synth
-from htmlpage import CHROMIUM, Charts, keep, render
+from htmlpage import CHROMIUM, Charts, keep, keep_charts, render
 from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
@@ -171,4 +172,7 @@ with Tmp() as tmp:
                   f"csv {row}")
 
     keep(page, tmp, "review")
+    shots = keep_charts(page, tmp, "review")
+    for k in ("test-grid-cell", "transfer-size", "timeseries", "qd-p99", "curve", "bars"):
+        check(k in shots, f"no screenshot of a {k} chart: {sorted(shots)}")
 print("ok")
