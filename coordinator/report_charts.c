@@ -371,7 +371,7 @@ static void grid_cell(FILE *o, const struct rp_report *r, const char *point, con
 	}
 	snprintf(title, sizeof(title), "%s %s (MB/s)", what, point);
 	fputs("<div class=\"cell\">", o);
-	rp_bars(o, "test-grid-cell", title, "MB/s", b, n, W / 2);
+	rp_bars(o, "test-grid-cell", title, "MB/s", b, n, W_CELL);
 	fputs("</div>", o);
 	free(b);
 }
@@ -398,7 +398,7 @@ int rp_chart_test_grid(FILE *o, const struct rp_report *r)
 	fputs("<h2 data-section=\"test-grid\">Each test, read and write</h2>\n"
 	      "<p class=\"note\">CrystalDiskMark's layout: a test per row, read on the left, "
 	      "write on the right, MB/s for every test.</p>\n"
-	      "<div class=\"grid\" data-chart=\"test-grid\">\n",
+	      "<div class=\"tgrid\" data-chart=\"test-grid\">\n",
 	      o);
 	for (size_t k = 0; k < rows; k++) {
 		test_pair(r, f, phases[k], &rd, &wr);

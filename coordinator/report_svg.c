@@ -287,20 +287,91 @@ void rp_series_sort(struct rp_series *s)
 	free(xy);
 }
 
+double rp_text_px(const char *s, double font_px)
+{
+	double em = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c & 0xc0) == 0x80) /* the rest of a UTF-8 character */
+			continue;
+		if (strchr(" .,:;()[]|'!ijlft/", c))
+			em += 0.42;
+		else if (strchr("%mwMW", c))
+			em += 1.0;
+		else if ((c >= 'A' && c <= 'Z') || strchr("+=<>#&@~", c))
+			em += 0.86;
+		else
+			em += 0.66;
+	}
+	return em * font_px;
+}
+
+double rp_step_for(double max, double room_px, double font_px)
+{
+	double step = rp_nice_step(max);
+
+	/* fewer ticks until the widest label (the top one) and a gap fit between two */
+	for (unsigned n = 5; n >= 1; n--) {
+		double top, count;
+		char b[32];
+
+		step = rp_nice_step(max * 5 / n);
+		top = ceil(max / step) * step;
+		count = round(top / step);
+		rp_fmt_num(b, sizeof(b), top);
+		if (count < 1 || room_px / count >= rp_text_px(b, font_px) + 8)
+			break;
+	}
+	return step;
+}
+
+/* The text at a bar's end: its value, its unit and its difference from a baseline. */
+static void bar_text(const struct rp_bar *b, const char *unit, char *buf, size_t len)
+{
+	char v[32];
+	int n;
+
+	rp_fmt_num(v, sizeof(v), b->v);
+	n = snprintf(buf, len, "%s %s", isfinite(b->v) ? v : "-", unit);
+	if (isfinite(b->vs) && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " (%+.1f%%)", b->vs);
+}
+
 void rp_bars(FILE *o, const char *kind, const char *title, const char *unit, const struct rp_bar *b,
 	     size_t n, int width)
 {
-	double max = 0, step;
-	int bh = 18, h = MT + (int)n * (bh + 4) + 30, lw = width >= W ? 250 : width * 2 / 5,
-	    room = width - lw - (width >= W ? 150 : 90);
-	char v[32], name[64];
+	double max = 0, step, vw = 0, nw = 0;
+	int bh = 18, h = MT + (int)n * (bh + 4) + 30, lw, room;
+	size_t chars = width >= W ? 40 : 24;
+	char v[96], name[64];
 
-	for (size_t i = 0; i < n; i++)
+	/* the room each part takes, from its widest text: the names at the left (cut in the
+	 * middle to at most 2/5 of the chart), the values at the bars' ends, the bars between */
+	for (size_t i = 0; i < n; i++) {
 		if (isfinite(b[i].v))
 			max = fmax(max, b[i].v);
+		bar_text(&b[i], unit, v, sizeof(v));
+		vw = fmax(vw, rp_text_px(v, 11));
+	}
+	for (; chars > 8; chars--) {
+		nw = 0;
+		for (size_t i = 0; i < n; i++)
+			nw = fmax(nw, rp_text_px(rb_fit_name(b[i].name, chars, name, sizeof(name)),
+						 11));
+		if (nw + 10 <= width * 2 / 5)
+			break;
+	}
+	lw = (int)ceil(nw) + 10 > 40 ? (int)ceil(nw) + 10 : 40;
+	room = width - lw - (int)ceil(vw) - 12;
+	if (room < 80) { /* the chart grows rather than cut a value */
+		width += 80 - room;
+		room = 80;
+	}
 	if (max <= 0)
 		max = 1;
-	step = rp_nice_step(max);
+	step = rp_step_for(max, room, 11);
 	max = ceil(max / step) * step;
 	fprintf(o,
 		"<figure><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
@@ -316,7 +387,7 @@ void rp_bars(FILE *o, const char *kind, const char *title, const char *unit, con
 		rp_fmt_num(v, sizeof(v), x);
 		fprintf(o,
 			"<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-			"<text class=\"ax\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+			"<text class=\"ax tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
 			px, px, MT - 4, h - 26, px, h - 10, v);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -331,17 +402,15 @@ void rp_bars(FILE *o, const char *kind, const char *title, const char *unit, con
 		rp_esc(o, b[i].name);
 		fprintf(o, "</title><text class=\"ax\" x=\"%d\" y=\"%d\" text-anchor=\"end\">",
 			lw - 6, y + 13);
-		rp_esc(o, rb_fit_name(b[i].name, width >= W ? 40 : 24, name, sizeof(name)));
+		rp_esc(o, rb_fit_name(b[i].name, chars, name, sizeof(name)));
 		fprintf(o,
 			"</text><rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 			"fill=\"%s\"/>",
 			lw, y, len, bh, col);
 		/* the value people read, at the bar's end; an outlier by a shape beside it */
-		rp_fmt_num(v, sizeof(v), b[i].v);
-		fprintf(o, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%s %s", lw + len + 4, y + 13,
-			isfinite(b[i].v) ? v : "-", unit);
-		if (isfinite(b[i].vs))
-			fprintf(o, " (%+.1f%%)", b[i].vs);
+		bar_text(&b[i], unit, v, sizeof(v));
+		fprintf(o, "<text class=\"val\" x=\"%.1f\" y=\"%d\">", lw + len + 4, y + 13);
+		rp_esc(o, v);
 		fputs("</text>", o);
 		if (b[i].outlier)
 			fprintf(o,

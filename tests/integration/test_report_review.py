@@ -8,7 +8,10 @@ ways, each equal to what the rows give), the CrystalDiskMark grid, ATTO's MB/s a
 transfer size, the fills of every drive of every file on one chart, p99 against queue
 depth and the curves' peak table; every series keeps one colour on every chart. The
 screenshot is kept (artifacts/review.png), and one of each kind of chart alone
-(artifacts/review-KIND.png). --wide prints the same figures. The campaign's
+(artifacts/review-KIND.png). --wide prints the same figures. On three models far apart,
+each drive against a drive of the slowest, the page as Chromium paints it: the grid's
+values, names and ticks dark on white, none cut at a chart's or cell's edge, no two ticks
+on each other. The campaign's
 alias for a drive and its agents' labels are in the drives' rows, the alias names it in
 the report, and --by label=rack makes a column per rack."""
 import csv
@@ -18,19 +21,34 @@ import re
 import statistics
 
 import synth
-from htmlpage import CHROMIUM, Charts, keep, keep_charts, render
+from htmlpage import CHROMIUM, Charts, inside, keep, keep_charts, overlap, probe, render
 from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
 if not CHROMIUM:
     skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
 MODELS = {"ACME A": 1.0, "ACME B": 1.3, "ACME C": 0.8}
+LOOK = {"Model A": 25.0, "Model B": 0.3, "Model C": 0.8}
 
 
 def judged(p):
     """The figure a point is judged by (MB/s or IOPS), as the report chooses it."""
     seq = p["rw"] in (b"read", b"write")
     return "MB/s" if seq or p["bs_bytes"] >= 65536 else "IOPS"
+
+
+def luminance(rgb):
+    """WCAG's relative luminance of a computed colour, "rgb(R, G, B)"."""
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+           for c in (int(x) / 255 for x in re.findall(r"[\d.]+", rgb)[:3])]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def readable(t):
+    """Whether a chart's text (probe()'s) reads on the chart's white: drawn in a colour of
+    at least WCAG's 4.5:1 contrast to white, with no outline of another colour."""
+    return (t["stroke"] in ("none", "rgba(0, 0, 0, 0)") and
+            1.05 / (luminance(t["fill"]) + 0.05) >= 4.5)
 
 
 def figures(path):
@@ -175,4 +193,36 @@ with Tmp() as tmp:
     shots = keep_charts(page, tmp, "review")
     for k in ("test-grid-cell", "transfer-size", "timeseries", "qd-p99", "curve", "bars"):
         check(k in shots, f"no screenshot of a {k} chart: {sorted(shots)}")
+
+    # the page as a person sees it, of models far apart (an NVMe drive's speed beside two
+    # slow ones'), each drive against one of the slowest: what Chromium painted
+    look = []
+    for i, (model, scale) in enumerate(LOOK.items()):
+        f = os.path.join(tmp, f"look-{'abc'[i]}.h5")
+        synth.widen(h5py, src, f, [{"model": model, "scale": scale * (1 + k / 100), "shift": k}
+                                   for k in range(2)])
+        look.append(f)
+    page = os.path.join(tmp, "look.html")
+    r = run([COORD, "report", *look, "--html", page, "--baseline", "#2 rev-a1:/dev/synth0"])
+    check(r.returncode == 0, f"report: {r.returncode} {r.stderr}")
+    seen = probe(page, tmp)
+    # CrystalDiskMark's grid: every value, name and tick dark on white, none cut by its
+    # chart's or its cell's edge, no two ticks on each other
+    grid = [c for c in seen["charts"] if c["kind"] == "test-grid-cell"]
+    check(len(grid) == 4, f"{len(grid)} cells of the grid")
+    for c in grid:
+        vals = [t for t in c["texts"] if t["cls"] == "val"]
+        check(len(vals) == 6 and all(t["text"].endswith("%)") for t in vals),
+              f"the values, each with its difference from the baseline: {vals}")
+        for t in c["texts"]:
+            check(readable(t), f"'{t['text']}' painted {t['fill']}, outlined {t['stroke']}")
+            check(inside(t["box"], c["box"]) and inside(t["box"], c["cell"]),
+                  f"'{t['text']}' at {t['box']} cut by its chart {c['box']} or cell {c['cell']}")
+        ticks = [t for t in c["texts"] if t["cls"].startswith("ax") and not t["series"]]
+        check(len(ticks) >= 2, f"ticks {ticks}")
+        for i, a in enumerate(ticks):
+            for b in ticks[i + 1:]:
+                check(not overlap(a["box"], b["box"]), f"ticks '{a['text']}' and '{b['text']}' "
+                      f"overlap: {a['box']} {b['box']}")
+    keep_charts(page, tmp, "look", seen)
 print("ok")
