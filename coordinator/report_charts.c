@@ -174,24 +174,27 @@ static bool is_precondition(const char *phase)
 	       strcasestr(phase, "wipc");
 }
 
-/* A cell's throughput per second of each interval, from its samples, into x. */
+/* A cell's throughput per second of each interval, from its samples, into x: the rule of
+ * rp_interval_rates (a short last interval merged into the one before it). */
 static void cell_timeseries(const struct rp_file *f, const struct rp_cell *c, bool mbps,
 			    struct rp_series *x)
 {
-	size_t w = 0, from = x->n;
+	size_t w = 0;
+	uint64_t nominal_ns = 0;
+	char v[32];
 
+	if (x->n)
+		return; /* one attempt per series */
 	for (size_t k = 0; k < f->nsm; k++) {
 		const struct rb_row_sample *m = &f->sm[k];
 
 		if (m->drive != c->dr->drive || m->point != c->pt->point ||
 		    m->attempt != c->res->attempt)
 			continue;
-		/* a sample's t_ns is its interval's end; rate over its interval */
+		/* a sample's t_ns is its interval's end */
 		rp_series_add(x, (double)(m->t_ns - c->res->start_ns) / 1e9,
 			      mbps ? (double)m->bytes / 1e6 : (double)m->ios);
 	}
-	if (from)
-		return; /* one attempt per series */
 	/* samples per direction add up within an interval */
 	rp_series_sort(x);
 	for (size_t q = 0; q < x->n; q++) {
@@ -202,13 +205,9 @@ static void cell_timeseries(const struct rp_file *f, const struct rp_cell *c, bo
 		x->x[w] = x->x[q];
 		x->y[w++] = x->y[q];
 	}
-	x->n = w;
-	/* per interval to per second: the last, partial one by its own length */
-	for (size_t q = w; q-- > 0;) {
-		double dt = q ? x->x[q] - x->x[q - 1] : x->x[q];
-
-		x->y[q] = dt > 0 ? x->y[q] / dt : NAN;
-	}
+	if (rb_parse_duration(rp_setting(c->pt->settings, "interval", v, sizeof(v)), &nominal_ns))
+		nominal_ns = 0;
+	x->n = rp_interval_rates(x->x, x->y, w, (double)nominal_ns / 1e9);
 }
 
 int rp_chart_timeseries(FILE *o, const struct rp_report *r)

@@ -95,6 +95,35 @@ bool rp_is_curve(const struct rb_row_point *p)
 	return p->curve_pct > 0 || (p->curve_pct == 0 && strstr(p->name, "curve=max"));
 }
 
+size_t rp_interval_rates(double *t_s, double *amount, size_t n, double nominal_s)
+{
+	size_t w = 0;
+
+	for (size_t q = 0; nominal_s <= 0 && q < n; q++)
+		nominal_s = fmax(nominal_s, t_s[q] - (q ? t_s[q - 1] : 0));
+	for (size_t q = 0; q < n; q++) {
+		bool short_one = t_s[q] - (q ? t_s[q - 1] : 0) < RP_SHORT_INTERVAL * nominal_s;
+
+		if (short_one && w) { /* the interval before it ends where it ends */
+			t_s[w - 1] = t_s[q];
+			amount[w - 1] += amount[q];
+			continue;
+		}
+		if (short_one && q + 1 < n) { /* the first: the next starts from 0 */
+			amount[q + 1] += amount[q];
+			continue;
+		}
+		t_s[w] = t_s[q];
+		amount[w++] = amount[q];
+	}
+	for (size_t q = w; q-- > 0;) {
+		double dt = t_s[q] - (q ? t_s[q - 1] : 0);
+
+		amount[q] = dt > 0 ? amount[q] / dt : NAN;
+	}
+	return w;
+}
+
 long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n)
 {
 	uint32_t max = 0;

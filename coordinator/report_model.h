@@ -151,6 +151,20 @@ enum rp_metric rp_point_metric(const struct rb_row_point *p);
 /* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
 bool rp_is_curve(const struct rb_row_point *p);
 
+/* An interval shorter than this share of its point's nominal one (the `interval` setting)
+ * is no rate of its own: a fill's last, ended by its last IO a few milliseconds after the
+ * one before, would read as a spike. It is merged into the interval before it. The same
+ * rule is python/rackbench_h5.py's SHORT_INTERVAL (docs/report.md, "Throughput over time"). */
+#define RP_SHORT_INTERVAL 0.1
+/*
+ * A cell's intervals to rates, in place: n intervals in order, each its end t_s (seconds
+ * from the start of measurement) and what it moved (amount: bytes, IOs); each becomes
+ * amount per second of its own length (the first from 0), an interval shorter than
+ * RP_SHORT_INTERVAL x nominal_s merged into the one before it (the first, into the one
+ * after it). nominal_s <= 0: the longest interval's length. Returns how many are left.
+ */
+size_t rp_interval_rates(double *t_s, double *amount, size_t n, double nominal_s);
+
 /* A spec file's claims added to r->claims: 0, or RB_EXIT_USAGE with every error said
  * (report_spec.c). */
 int rp_load_spec(struct rp_report *r, const char *path);

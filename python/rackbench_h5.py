@@ -7,6 +7,7 @@ run with /usr/bin/python3).
     res = f.table("results")                 # a DataFrame, strings decoded, res.attrs["units"]
     f.percentiles(["point"], [50, 99])       # fleet percentiles per point, from merged histograms
     f.tidy()                                 # results + points + drives, newest attempts
+    f.rates()                                # MB/s and IOPS per interval, as the charts draw them
     rb.compare(["a.h5", "b.h5"], "MODEL B")  # per point and model: value, baseline, %, sentence
 
 Installable with pip (`python3 -m pip install ./python`, python/pyproject.toml) or as the
@@ -36,6 +37,10 @@ BUCKETS = SUB + (MAX_POW - SUB_BITS + 1) * SUB
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 SCHEMA_VERSION = 10  # coordinator/results.h RB_RESULTS_SCHEMA_VERSION
 READ_LIMIT_BYTES = 4 << 30  # the most one table may take in memory, as rackbench report
+# An interval shorter than this share of its point's nominal one is merged into the one
+# before it (a fill's last, ended by its last IO): coordinator/report_model.h's
+# RP_SHORT_INTERVAL, the same rule (docs/report.md, "Throughput over time").
+SHORT_INTERVAL = 0.1
 
 
 def bucket_lower(i):
@@ -80,6 +85,38 @@ def percentile(counts, p):
     rank = min(max(rank, 1), total)
     i = int(np.searchsorted(np.cumsum(counts, dtype=np.uint64), rank))
     return bucket_value(i)
+
+
+def _duration_s(text):
+    """A duration as rackbench writes it in a point's settings ("250ms", "1s", "2m") in
+    seconds; None when it is not one."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ns|us|ms|s|m|h)?", text or "")
+    if not m:
+        return None
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, None: 1}
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+def interval_groups(ends, nominal_s):
+    """Which intervals make each drawn one: ends are the intervals' ends in order (seconds
+    from the start of measurement); an interval shorter than SHORT_INTERVAL x nominal_s
+    joins the one before it (the first, the one after it). nominal_s None or <= 0: the
+    longest interval's length. Returns a list of (first, last) index pairs, as the C
+    report's rp_interval_rates() merges them."""
+    lens = [e - (ends[i - 1] if i else 0.0) for i, e in enumerate(ends)]
+    if not nominal_s or nominal_s <= 0:
+        nominal_s = max(lens, default=0.0)
+    groups, carry = [], None
+    for i, dt in enumerate(lens):
+        short = dt < SHORT_INTERVAL * nominal_s
+        if short and groups:
+            groups[-1] = (groups[-1][0], i)
+        elif short and i + 1 < len(lens):
+            carry = i if carry is None else carry
+        else:
+            groups.append((i if carry is None else carry, i))
+            carry = None
+    return groups
 
 
 def _decode(df):
@@ -307,6 +344,53 @@ class Results:
                 [c for c in res.columns if c not in ("point", "drive")] + ["iops", "mb_s"])
         out = out[cols].reset_index(drop=True)
         out.attrs["units"] = {c: units[c] for c in out.columns if c in units}
+        return out
+
+    def rates(self):
+        """Throughput per interval of each (point, drive)'s newest attempt (as tidy() picks
+        it), from the samples, as `rackbench report --html` draws it over time: the
+        directions of an interval added, each interval over its own length (the first from
+        the start of measurement), and an interval shorter than SHORT_INTERVAL (a tenth)
+        of the point's nominal one -- a fill's last, ended by its last IO -- merged into
+        the one before it (interval_groups()).
+
+        Columns: point, drive, attempt, interval (the last sample interval it holds), t_s
+        (its end, seconds from the start of measurement), seconds (its length), ios,
+        bytes, iops, mb_s (10^6 B/s). Rows in (point, drive, t_s) order."""
+        res, pts = self.table("results"), self.table("points")
+        sm = self._dataset("samples")[:]
+        self._integers("samples", sm, ("drive", "point", "attempt", "interval", "t_ns"))
+        res = res.assign(_row=np.arange(len(res)))
+        res = res.sort_values(["point", "drive", "attempt", "_row"], kind="stable")
+        res = res.drop_duplicates(["point", "drive"], keep="last")
+        nominal = {int(p["point"]): _duration_s(_setting(p.get("settings", ""), "interval"))
+                   for _, p in pts.drop_duplicates("point", keep="last").iterrows()}
+        sm = pd.DataFrame({k: sm[k] for k in ("drive", "point", "attempt", "interval", "t_ns",
+                                              "ios", "bytes")})
+        # the directions of an interval: one row, its end the latest of theirs
+        per = sm.groupby(["point", "drive", "attempt", "interval"], as_index=False).agg(
+            t_ns=("t_ns", "max"), ios=("ios", "sum"), bytes=("bytes", "sum"))
+        per = per.merge(res[["point", "drive", "attempt", "start_ns"]],
+                        on=["point", "drive", "attempt"])
+        rows = []
+        for (point, drive), g in per.groupby(["point", "drive"], sort=True):
+            g = g.sort_values(["t_ns", "interval"], kind="stable")
+            ends = ((g["t_ns"] - g["start_ns"]) / 1e9).tolist()
+            ios, nbytes, ivs = g["ios"].tolist(), g["bytes"].tolist(), g["interval"].tolist()
+            for a, b in interval_groups(ends, nominal.get(int(point))):
+                dt = ends[b] - (ends[a - 1] if a else 0.0)
+                n, m = int(sum(ios[a:b + 1])), int(sum(nbytes[a:b + 1]))
+                rows.append({"point": int(point), "drive": int(drive),
+                             "attempt": int(g["attempt"].iloc[0]), "interval": int(ivs[b]),
+                             "t_s": ends[b], "seconds": dt, "ios": n, "bytes": m,
+                             "iops": n / dt if dt > 0 else float("nan"),
+                             "mb_s": m / dt / 1e6 if dt > 0 else float("nan")})
+        cols = ["point", "drive", "attempt", "interval", "t_s", "seconds", "ios", "bytes",
+                "iops", "mb_s"]
+        out = pd.DataFrame(rows, columns=cols)
+        out.attrs["units"] = {"point": "", "drive": "", "attempt": "", "interval": "",
+                              "t_s": "s", "seconds": "s", "ios": "1", "bytes": "B",
+                              "iops": "1/s", "mb_s": "MB/s"}
         return out
 
 

@@ -1250,6 +1250,29 @@ static void test_model_rules(void **st)
 	assert_true(rp_is_curve(&pt));
 }
 
+/* Rates per interval: a last interval of 9 ms after ones of 250 ms is merged into the one
+ * before it, not drawn as 2 MB over 9 ms; a short first one into the next; 10% is not short. */
+static void test_interval_rates(void **st)
+{
+	double t[] = { 0.25, 0.5, 0.75, 0.759 }, a[] = { 5, 5, 5, 2 };
+	double t1[] = { 0.01, 0.26, 0.51 }, a1[] = { 1, 5, 5 };
+	double t2[] = { 0.25, 0.275 }, a2[] = { 5, 1 };
+	double t3[] = { 1, 2, 2.05 }, a3[] = { 10, 10, 1 };
+
+	(void)st;
+	assert_int_equal(rp_interval_rates(t, a, 4, 0.25), 3);
+	assert_true(a[0] == 20 && a[1] == 20 && fabs(a[2] - 7 / 0.259) < 1e-9);
+	assert_true(t[2] == 0.759);
+	assert_int_equal(rp_interval_rates(t1, a1, 3, 0.25), 2);
+	assert_true(fabs(a1[0] - 6 / 0.26) < 1e-9 && fabs(a1[1] - 20) < 1e-9 && t1[0] == 0.26);
+	assert_int_equal(rp_interval_rates(t2, a2, 2, 0.25), 2);
+	assert_true(fabs(a2[1] - 40) < 1e-9);
+	/* no nominal interval known: the longest one's length is it */
+	assert_int_equal(rp_interval_rates(t3, a3, 3, 0), 2);
+	assert_true(a3[0] == 10 && fabs(a3[1] - 11 / 1.05) < 1e-9);
+	assert_int_equal(rp_interval_rates(t3, a3, 0, 1), 0);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -1272,6 +1295,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fio_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
 		cmocka_unit_test(test_model_rules),
+		cmocka_unit_test(test_interval_rates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
