@@ -68,8 +68,20 @@ double rp_text_px(const char *s, double font_px);
 double rp_step_for(double max, double room_px, double font_px);
 void rp_fmt_num(char *b, size_t len, double v);
 void rp_legend(FILE *o, const struct rp_series *s, size_t ns);
-/* x on a log2 scale (queue depths, block sizes) or linear from 0; y linear from 0; refs:
- * dashed horizontal lines (nref of them, may be 0). */
+/* A chart of lines: what it is, its axes, and the lines across it. */
+struct rp_chart {
+	const char *kind, *title, *xl, *yl;
+	bool xlog;		   /* x on a log2 scale (queue depths, block sizes), else from 0 */
+	bool xbytes;		   /* x's ticks binary sizes: 512 B, 4 KiB, 1 MiB (with xlog) */
+	bool ylog;		   /* y on a log10 scale, decades around the series and refs:
+				    * series a hundred times apart all read; else linear from 0 */
+	const struct rp_ref *refs; /* dashed horizontal lines, nref of them (may be 0) */
+	size_t nref;
+};
+
+/* The chart of the series, its legend below it. */
+void rp_chart_lines(FILE *o, const struct rp_chart *c, const struct rp_series *s, size_t ns);
+/* rp_chart_lines with y linear from 0, x's ticks numbers. */
 void rp_line_chart(FILE *o, const char *kind, const char *title, const char *xl, const char *yl,
 		   bool xlog, const struct rp_series *s, size_t ns, const struct rp_ref *refs,
 		   size_t nref);

@@ -16,6 +16,7 @@ alias for a drive and its agents' labels are in the drives' rows, the alias name
 the report, and --by label=rack makes a column per rack."""
 import csv
 import io
+import math
 import os
 import re
 import statistics
@@ -42,6 +43,11 @@ def luminance(rgb):
     lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
            for c in (int(x) / 255 for x in re.findall(r"[\d.]+", rgb)[:3])]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def number(text):
+    """A tick's number: "250", "10k", "1.5M"."""
+    return float(text.rstrip("kM")) * {"k": 1e3, "M": 1e6}.get(text[-1:], 1)
 
 
 def readable(t):
@@ -224,5 +230,28 @@ with Tmp() as tmp:
             for b in ticks[i + 1:]:
                 check(not overlap(a["box"], b["box"]), f"ticks '{a['text']}' and '{b['text']}' "
                       f"overlap: {a['box']} {b['box']}")
+    # ATTO's chart: its sizes in binary units; MB/s on a log axis, where the slowest
+    # model's lines stand as clear of the axis as the fastest's
+    ts = [c for c in seen["charts"] if c["kind"] == "transfer-size"]
+    check(len(ts) == 1, f"{len(ts)} transfer-size charts")
+    ts = ts[0]
+    bottom, top = max(g[1] for g in ts["grid"]), min(g[1] for g in ts["grid"])
+    left = min(g[0] for g in ts["grid"])
+    free = [t for t in ts["texts"] if t["cls"].startswith("ax") and not t["series"]]
+    xt = [t for t in free if bottom + 4 < (t["box"][1] + t["box"][3]) / 2 < bottom + 24]
+    check(xt and all(re.fullmatch(r"\d+ (B|KiB|MiB|GiB)", t["text"]) for t in xt) and
+          {"4 KiB", "1 MiB"} <= {t["text"] for t in xt}, f"size ticks {[t['text'] for t in xt]}")
+    for i, a in enumerate(xt):
+        for b in xt[i + 1:]:
+            check(not overlap(a["box"], b["box"]), f"ticks {a['text']} and {b['text']} overlap")
+    yt = sorted(((t["box"][1] + t["box"][3]) / 2, number(t["text"])) for t in free
+                if left - 12 <= t["box"][2] <= left)
+    check(len(yt) >= 3 and all(v > 0 for _, v in yt), f"MB/s ticks {yt}")
+    per_decade = [(y1 - y0) / math.log10(v0 / v1) for (y0, v0), (y1, v1) in zip(yt, yt[1:])]
+    check(max(per_decade) - min(per_decade) < 1, f"not a log axis: {yt}")
+    for x in ts["series"]:
+        high = min((b[1] + b[3]) / 2 for b in x["points"])
+        check(bottom - high >= 0.2 * (bottom - top),
+              f"{x['name']} drawn {bottom - high:.0f} px above the axis of {bottom - top:.0f}")
     keep_charts(page, tmp, "look", seen)
 print("ok")
