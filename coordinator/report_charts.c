@@ -253,6 +253,16 @@ int rp_chart_timeseries(FILE *o, const struct rp_report *r)
 	return charts;
 }
 
+/* A drive's series together, its reads (solid) before its writes (dashed). */
+static int by_drive_reads_first(const void *a, const void *b)
+{
+	const struct rp_series *x = a, *y = b;
+
+	if (x->colour != y->colour)
+		return x->colour < y->colour ? -1 : 1;
+	return (int)x->dashed - (int)y->dashed;
+}
+
 static bool sequential(const char *rw)
 {
 	return !strcmp(rw, "read") || !strcmp(rw, "write");
@@ -312,6 +322,7 @@ int rp_chart_transfer_size(FILE *o, const struct rp_report *r)
 				      o);
 			for (size_t k = 0; k < ns; k++)
 				rp_series_sort(&s[k]);
+			qsort(s, ns, sizeof(*s), by_drive_reads_first);
 			snprintf(title, sizeof(title),
 				 "%s: MB/s against transfer size, QD %u (read solid, write dashed)",
 				 p0->phase, p0->iodepth);

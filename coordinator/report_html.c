@@ -420,7 +420,7 @@ static const char css[] =
 	"solid #ddd}figure{margin:12px 0 20px}svg.chart{max-width:100%;height:auto;background:"
 	"#fff}.t{font-size:14px;font-weight:600}.ax{font-size:11px;fill:#444}line.grid{stroke:#e5e5e5}"
 	".legend{font-size:12px;margin-top:4px}.legend span{margin-right:14px;white-space:nowrap}"
-	".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}table{border-"
+	".legend svg{vertical-align:middle;margin-right:4px}table{border-"
 	"collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 6px;"
 	"text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:"
 	"#f4f4f4}.bad,.fail td:first-child{color:#b00;font-weight:600}.pass td:first-child{color:"

@@ -104,8 +104,24 @@ void rp_legend(FILE *o, const struct rp_series *s, size_t ns)
 	if (ns > MAX_LEGEND) {
 		fprintf(o, "%zu series (one per drive); hover a point for its drive", ns);
 	} else {
+		/* each series' swatch drawn as its line is: solid, dashed, or its diamonds */
 		for (size_t i = 0; i < ns; i++) {
-			fprintf(o, "<span><i style=\"background:%s\"></i>", rp_colour(s[i].colour));
+			const char *col = rp_colour(s[i].colour);
+
+			fputs("<span><svg class=\"sw\" width=\"24\" height=\"10\" "
+			      "aria-hidden=\"true\">",
+			      o);
+			if (s[i].markers)
+				fprintf(o,
+					"<path d=\"M8 5 l4 -4 l4 4 l-4 4 z\" fill=\"none\" "
+					"stroke=\"%s\" stroke-width=\"1.6\"/>",
+					col);
+			else
+				fprintf(o,
+					"<line x1=\"0\" y1=\"5\" x2=\"24\" y2=\"5\" stroke=\"%s\" "
+					"stroke-width=\"2.5\"%s/>",
+					col, s[i].dashed ? " stroke-dasharray=\"6 4\"" : "");
+			fputs("</svg>", o);
 			rp_esc(o, s[i].name);
 			fputs("</span>", o);
 		}

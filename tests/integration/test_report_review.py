@@ -253,5 +253,12 @@ with Tmp() as tmp:
         high = min((b[1] + b[3]) / 2 for b in x["points"])
         check(bottom - high >= 0.2 * (bottom - top),
               f"{x['name']} drawn {bottom - high:.0f} px above the axis of {bottom - top:.0f}")
+    # its legend: a drive's read and write swatches drawn as their lines are, not alike
+    sw = {x["text"]: x["swatch"] for x in ts["legend"]}
+    pairs = [n[:-5] for n in sw if n.endswith(" read") and n[:-5] + " write" in sw]
+    check(len(pairs) == 6, f"read and write in the legend of each drive: {sorted(sw)}")
+    for d in pairs:
+        check(sw[d + " read"] != sw[d + " write"],
+              f"{d}: read and write swatches alike ({sw[d + ' read']})")
     keep_charts(page, tmp, "look", seen)
 print("ok")
