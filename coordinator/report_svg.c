@@ -129,6 +129,23 @@ void rp_legend(FILE *o, const struct rp_series *s, size_t ns)
 	fputs("</div>\n", o);
 }
 
+/*
+ * A chart's figure and its svg opened: the title is the figure's caption, page text that
+ * wraps to the width it has, where text in the drawing ran past the chart's edge and was
+ * cut; the drawing keeps it as its <title> for screen readers.
+ */
+static void figure_open(FILE *o, const char *kind, const char *title, int width, int height)
+{
+	fputs("<figure><figcaption class=\"t\">", o);
+	rp_esc(o, title);
+	fprintf(o,
+		"</figcaption><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
+		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
+		kind, width, height, width, height);
+	rp_esc(o, title);
+	fputs("</title>\n", o);
+}
+
 /* A chart's frame: its axes' ranges, in their scales (log2 x, log10 y), and y's step. */
 struct frame {
 	double x0, x1, y0, y1, ystep;
@@ -335,14 +352,7 @@ void rp_chart_lines(FILE *o, const struct rp_chart *c, const struct rp_series *s
 	struct frame f;
 
 	frame_of(c, s, ns, &f);
-	fprintf(o,
-		"<figure><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
-		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
-		c->kind, W, H, W, H);
-	rp_esc(o, c->title);
-	fprintf(o, "</title><text class=\"t\" x=\"%d\" y=\"20\">", ML);
-	rp_esc(o, c->title);
-	fputs("</text>\n", o);
+	figure_open(o, c->kind, c->title, W, H);
 	axes(o, c, &f);
 	for (size_t i = 0; i < c->nref; i++) {
 		double y = fy(&f, c->refs[i].y);
@@ -496,14 +506,7 @@ void rp_bars(FILE *o, const char *kind, const char *title, const char *unit, con
 		max = 1;
 	step = rp_step_for(max, room, 11);
 	max = ceil(max / step) * step;
-	fprintf(o,
-		"<figure><svg class=\"chart\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
-		"width=\"%d\" height=\"%d\" role=\"img\"><title>",
-		kind, width, h, width, h);
-	rp_esc(o, title);
-	fputs("</title><text class=\"t\" x=\"8\" y=\"20\">", o);
-	rp_esc(o, title);
-	fputs("</text>\n", o);
+	figure_open(o, kind, title, width, h);
 	for (double x = 0; x <= max * 1.0001; x += step) {
 		double px = lw + x / max * room;
 

@@ -18,7 +18,7 @@
 #define W_CELL 520 /* a chart of a grid's cell: two side by side on the page */
 #define ML 78	   /* margins */
 #define MR 16
-#define MT 34
+#define MT 14 /* the title is the figure's caption, above */
 #define MB 46
 #define MAX_LEGEND 24
 #define MAX_BARS 64

@@ -230,6 +230,18 @@ with Tmp() as tmp:
             for b in ticks[i + 1:]:
                 check(not overlap(a["box"], b["box"]), f"ticks '{a['text']}' and '{b['text']}' "
                       f"overlap: {a['box']} {b['box']}")
+    # every chart's title whole above it, however long ("... (diamond: unthrottled)"), and
+    # no text of a chart past its edge
+    for c in seen["charts"]:
+        cap = c["caption"]
+        check(cap and cap["text"] and cap["sw"] <= cap["cw"] and inside(cap["box"], c["figure"]),
+              f"a {c['kind']} chart's title cut: {cap}")
+        for t in c["texts"]:
+            check(inside(t["box"], c["box"]), f"'{t['text']}' of a {c['kind']} chart past its "
+                  f"edge: {t['box']} {c['box']}")
+    curve = [c for c in seen["charts"] if c["kind"] == "curve"]
+    check(curve and curve[0]["caption"]["text"].endswith("(diamond: unthrottled)"),
+          f"the curve's title: {curve and curve[0]['caption']}")
     # ATTO's chart: its sizes in binary units; MB/s on a log axis, where the slowest
     # model's lines stand as clear of the axis as the fastest's
     ts = [c for c in seen["charts"] if c["kind"] == "transfer-size"]
