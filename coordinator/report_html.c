@@ -568,6 +568,40 @@ static void contents(FILE *o, const char *text)
 	}
 }
 
+/*
+ * What the page is of: one file's campaign; of several files, their campaigns, each
+ * once, and how many runs ("qual-a, qual-b (3 runs)"), or past three campaigns only how
+ * many ("12 runs of 5 campaigns").
+ */
+static void page_subject(FILE *o, const struct rp_report *r)
+{
+	size_t distinct = 0;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		size_t k = 0;
+
+		while (k < fi && strcmp(r->files[k].campaign, r->files[fi].campaign))
+			k++;
+		distinct += k == fi;
+	}
+	if (distinct > 3) {
+		fprintf(o, "%zu runs of %zu campaigns", r->nfiles, distinct);
+		return;
+	}
+	for (size_t fi = 0, n = 0; fi < r->nfiles; fi++) {
+		size_t k = 0;
+
+		while (k < fi && strcmp(r->files[k].campaign, r->files[fi].campaign))
+			k++;
+		if (k < fi)
+			continue;
+		fputs(n++ ? ", " : "", o);
+		rp_esc(o, r->files[fi].campaign[0] ? r->files[fi].campaign : "unnamed");
+	}
+	if (r->nfiles > 1)
+		fprintf(o, " (%zu runs)", r->nfiles);
+}
+
 int rp_html(const struct rp_report *r, const char *path)
 {
 	char tmp[4096], *text = NULL;
@@ -594,9 +628,9 @@ int rp_html(const struct rp_report *r, const char *path)
 		   "<meta name=\"viewport\" content=\"width=device-width\">"
 		   "<meta name=\"generator\" content=\"rackbench " RB_VERSION "\">"
 		   "<title>rackbench: ");
-	rp_esc(o, r->nfiles ? r->files[0].campaign : "");
+	page_subject(o, r);
 	fprintf(o, "</title><style>%s</style></head><body>\n<h1>rackbench report: ", css);
-	rp_esc(o, r->nfiles ? r->files[0].campaign : "");
+	page_subject(o, r);
 	fputs("</h1>\n<ul class=\"files\">", o);
 	for (size_t fi = 0; fi < r->nfiles; fi++) {
 		fprintf(o, "<li>#%zu <code>", fi + 1);

@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: MIT
 """The report a reviewer publishes, on three models: a campaign in the shapes of the
 crystaldiskmark, atto, storagereview-fio and vdbench-4corners presets runs on four file
-drives; its file is cloned into three files of three "models" (each its drives' IOPS
-scaled: A 1.0, B 1.3, C 0.8); `rackbench report` of the three, rendered by headless
-Chromium, has the summary and contents, the head-to-head table (absolute values, % both
-ways, each equal to what the rows give), the CrystalDiskMark grid, ATTO's MB/s against
-transfer size, the fills of every drive of every file on one chart, p99 against queue
-depth and the curves' peak table; every series keeps one colour on every chart. The
-screenshot is kept (artifacts/review.png), and one of each kind of chart alone
-(artifacts/review-KIND.png). --wide prints the same figures. On three models far apart,
-each drive against a drive of the slowest, the page as Chromium paints it: the grid's
-values, names and ticks dark on white, none cut at a chart's or cell's edge, no two ticks
-on each other. The campaign's
-alias for a drive and its agents' labels are in the drives' rows, the alias names it in
-the report, and --by label=rack makes a column per rack."""
+drives; its file is cloned into three files of three "models" (each its drives' IOPS scaled:
+A 1.0, B 1.3, C 0.8); `rackbench report` of the three, rendered by headless Chromium, has
+the summary and contents, the head-to-head table (absolute values, % both ways, each equal
+to what the rows give), the CrystalDiskMark grid, ATTO's MB/s against transfer size, the
+fills of every drive of every file on one chart, p99 against queue depth and the curves'
+peak table; every series keeps one colour on every chart; the page's title says it is of
+three runs. The screenshot is kept (artifacts/review.png), and one of each kind of chart
+alone (artifacts/review-KIND.png). --wide prints the same figures. The campaign's alias for
+a drive and its agents' labels are in the drives' rows, the alias names it in the report,
+and --by label=rack makes a column per rack.
+
+On three models far apart, each drive against a drive of the slowest, the page as Chromium
+paints it: the grid's values, names and ticks dark on white, none cut at a chart's or
+cell's edge, no two ticks on each other; every chart's title whole, no text past a chart's
+edge; ATTO's chart's sizes in binary units (1 MiB, not 1.05M), its MB/s on a log axis with
+the slowest model drawn clear of the axis, a drive's read and write swatches in its legend
+unlike."""
 import csv
 import io
 import math
@@ -143,6 +147,9 @@ with Tmp() as tmp:
     check(p.sections.index("summary") < p.sections.index("toc") < p.sections.index("head-to-head"),
           f"sections' order {p.sections}")
     check("3 file(s)" in text and "of 3 model(s): ACME A, ACME B, ACME C" in text, "summary")
+    # the page is of the three runs, not of the first file alone
+    check("<title>rackbench: review-fixture (3 runs)</title>" in text and
+          "<h1>rackbench report: review-fixture (3 runs)</h1>" in text, "the page's title")
     # CrystalDiskMark's grid: two tests (seq1m-q8t1, rnd4k-q1t1), read and write each
     check(len(kinds.get("test-grid-cell", [])) == 4, f"grid cells {len(kinds.get('test-grid-cell', []))}")
     # ATTO: one chart, each drive's read and write (dashed) over 3 sizes

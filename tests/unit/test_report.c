@@ -895,9 +895,10 @@ static void test_wide_nothing(void **st)
 {
 	struct fixture *fx = *st;
 	struct rb_results_meta m = { .campaign_name = "empty", .methodology = "" };
-	char err[256], path[600], html[600];
+	char err[256], path[600], html[600], *page;
 	struct rb_results *r;
 	struct rb_row_drive x = { .drive = 0 };
+	struct out o;
 
 	snprintf(path, sizeof(path), "%s/empty.h5", fx->dir);
 	snprintf(html, sizeof(html), "%s/empty.html", fx->dir);
@@ -912,6 +913,15 @@ static void test_wide_nothing(void **st)
 	assert_run(RB_EXIT_OK, out, "point,workload,metric\n", rb_report_cmd, "report", path,
 		   "--wide", "--format", "csv");
 	assert_int_equal(rb_report_html(path, html), RB_EXIT_OK);
+	/* a page of several files is of each of their campaigns, and says how many runs */
+	cap_run(&o, rb_report_cmd, "report", fx->path, path, fx->path, "--html", html);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	out_free(&o);
+	page = read_text(html);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "<title>rackbench: fix&lt;1&gt;, empty (3 runs)</title>"));
+	assert_non_null(strstr(page, "<h1>rackbench report: fix&lt;1&gt;, empty (3 runs)</h1>"));
+	free(page);
 }
 
 /* A checkpoint point's rows: drive d's write of checkpoint k took secs[k], its restores. */
