@@ -206,6 +206,7 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->dr = &f->dr[d];
 			c->res = best;
 			c->vs_base = NAN;
+			c->rd_mean_us = c->rd_p99_us = c->wr_mean_us = c->wr_p99_us = NAN;
 			/* the campaign's alias for the drive, else where it is */
 			if (c->dr->alias[0] && r->nfiles > 1)
 				snprintf(c->label, sizeof(c->label), "#%zu %s", fi + 1,
@@ -234,10 +235,11 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->mbps = (best->read.bw_bytes_per_s + best->write.bw_bytes_per_s +
 				   best->trim.bw_bytes_per_s) /
 				  1e6;
-			c->rd_mean_us = best->read.lat_mean_ns / 1e3;
-			c->rd_p99_us = (double)best->read.lat_p99_ns / 1e3;
-			c->wr_mean_us = best->write.lat_mean_ns / 1e3;
-			c->wr_p99_us = (double)best->write.lat_p99_ns / 1e3;
+			/* a direction that moved no IO has no latency: NAN, shown as "-" */
+			c->rd_mean_us = best->read.ios ? best->read.lat_mean_ns / 1e3 : NAN;
+			c->rd_p99_us = best->read.ios ? (double)best->read.lat_p99_ns / 1e3 : NAN;
+			c->wr_mean_us = best->write.ios ? best->write.lat_mean_ns / 1e3 : NAN;
+			c->wr_p99_us = best->write.ios ? (double)best->write.lat_p99_ns / 1e3 : NAN;
 		}
 	}
 	free(ix);
@@ -356,10 +358,13 @@ static int merge_hists(struct rp_report *r)
 	for (size_t g = 0; g < r->ngroups; g++) {
 		struct rp_group *G = &r->groups[g];
 
-		G->rd_p50_us = (double)rb_hist_percentile(&h[2 * g], 50) / 1e3;
-		G->rd_p99_us = (double)rb_hist_percentile(&h[2 * g], 99) / 1e3;
-		G->wr_p50_us = (double)rb_hist_percentile(&h[2 * g + 1], 50) / 1e3;
-		G->wr_p99_us = (double)rb_hist_percentile(&h[2 * g + 1], 99) / 1e3;
+		double rd = h[2 * g].total ? 1e3 : NAN, wr = h[2 * g + 1].total ? 1e3 : NAN;
+
+		/* NAN (shown as "-") for a direction none of the group's drives moved IO in */
+		G->rd_p50_us = (double)rb_hist_percentile(&h[2 * g], 50) / rd;
+		G->rd_p99_us = (double)rb_hist_percentile(&h[2 * g], 99) / rd;
+		G->wr_p50_us = (double)rb_hist_percentile(&h[2 * g + 1], 50) / wr;
+		G->wr_p99_us = (double)rb_hist_percentile(&h[2 * g + 1], 99) / wr;
 	}
 	free(h);
 	return rc;
@@ -390,10 +395,26 @@ static bool apply_baseline(struct rp_report *r)
 
 /* ---- text outputs ---- */
 
+/* A latency in microseconds, or for a direction that moved no IO (NAN) a dash; in CSV
+ * nothing. */
+static const char *us(double v, enum fmt f, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "%s", f == FMT_CSV ? "" : "-");
+	else
+		snprintf(buf, len, f == FMT_CSV ? "%.2f" : "%.1f", v);
+	return buf;
+}
+
 static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 {
-	char vs[32], drive[40];
+	char vs[32], drive[40], u[4][32];
 	const char *status = l->res ? l->res->status : "none";
+
+	us(l->rd_mean_us, f, u[0], sizeof(u[0]));
+	us(l->rd_p99_us, f, u[1], sizeof(u[1]));
+	us(l->wr_mean_us, f, u[2], sizeof(u[2]));
+	us(l->wr_p99_us, f, u[3], sizeof(u[3]));
 
 	if (isnan(l->vs_base))
 		snprintf(vs, sizeof(vs), "-");
@@ -401,18 +422,16 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		snprintf(vs, sizeof(vs), "%+.1f", l->vs_base);
 	switch (f) {
 	case FMT_CSV:
-		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,"
+		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%s,%s,%s,%s,%s,%s,"
 		       "\"%s\"\n",
 		       l->file + 1, l->pt->name, l->dr->agent, l->dr->id.path, l->dr->id.model,
-		       l->dr->id.serial, status, l->iops, l->mbps, l->rd_mean_us, l->rd_p99_us,
-		       l->wr_mean_us, l->wr_p99_us, isnan(l->vs_base) ? "" : vs,
-		       l->outlier ? "yes" : "", l->dr->alias);
+		       l->dr->id.serial, status, l->iops, l->mbps, u[0], u[1], u[2], u[3],
+		       isnan(l->vs_base) ? "" : vs, l->outlier ? "yes" : "", l->dr->alias);
 		break;
 	case FMT_MARKDOWN:
-		printf("| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s%s |\n",
-		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps,
-		       l->rd_mean_us, l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs,
-		       l->outlier ? " outlier" : "");
+		printf("| %s | %s | %s | %s | %.0f | %.1f | %s | %s | %s | %s | %s%s |\n",
+		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps, u[0], u[1],
+		       u[2], u[3], vs, l->outlier ? " outlier" : "");
 		break;
 	default: {
 		/* a long drive name keeps its start and its end, where names differ */
@@ -427,9 +446,9 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 
 		if (multi)
 			snprintf(file, sizeof(file), "#%zu", l->file + 1);
-		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9.1f %9.1f %9.1f %9.1f %8s%s\n",
-		       file, l->pt->name, drive, status, l->iops, l->mbps, l->rd_mean_us,
-		       l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs, l->outlier ? " outlier" : "");
+		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9s %9s %9s %9s %8s%s\n", file,
+		       l->pt->name, drive, status, l->iops, l->mbps, u[0], u[1], u[2], u[3], vs,
+		       l->outlier ? " outlier" : "");
 		break;
 	}
 	}
@@ -474,11 +493,16 @@ static void models_text(const struct rp_report *r, enum fmt f)
 		       "wr p99", "outliers");
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
+		char u[4][32];
 
-		printf(md ? "| %s | %s | %zu | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f | %zu |\n"
-			  : "%-34.34s %-20.20s %6zu %11.0f %11.0f %11.0f %9.1f %9.1f %9.1f %9.1f %8zu\n",
-		       G->point, G->model, G->ndrives, G->iops_min, G->iops_med, G->iops_max,
-		       G->rd_p50_us, G->rd_p99_us, G->wr_p50_us, G->wr_p99_us, G->noutliers);
+		us(G->rd_p50_us, f, u[0], sizeof(u[0]));
+		us(G->rd_p99_us, f, u[1], sizeof(u[1]));
+		us(G->wr_p50_us, f, u[2], sizeof(u[2]));
+		us(G->wr_p99_us, f, u[3], sizeof(u[3]));
+		printf(md ? "| %s | %s | %zu | %.0f | %.0f | %.0f | %s | %s | %s | %s | %zu |\n"
+			  : "%-34.34s %-20.20s %6zu %11.0f %11.0f %11.0f %9s %9s %9s %9s %8zu\n",
+		       G->point, G->model, G->ndrives, G->iops_min, G->iops_med, G->iops_max, u[0],
+		       u[1], u[2], u[3], G->noutliers);
 	}
 	for (size_t i = 0; i < r->ncells; i++)
 		if (r->cells[i].outlier)

@@ -26,6 +26,15 @@
 #include "report_svg.h"
 #include "units.h"
 
+/* A latency cell: microseconds, or a dash for a direction that moved no IO (NAN). */
+static void td_us(FILE *o, double v)
+{
+	if (isnan(v))
+		fputs("<td class=\"n\">-</td>", o);
+	else
+		fprintf(o, "<td class=\"n\">%.1f</td>", v);
+}
+
 static void th(FILE *o, const char *const *h, size_t n)
 {
 	fputs("<thead><tr>", o);
@@ -264,11 +273,13 @@ static void models_table(FILE *o, const struct rp_report *r)
 		rp_esc(o, G->model);
 		fprintf(o,
 			"</td><td class=\"n\">%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f"
-			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
-			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n%s\">"
-			"%zu</td></tr>\n",
-			G->ndrives, G->iops_min, G->iops_med, G->iops_max, G->rd_p50_us,
-			G->rd_p99_us, G->wr_p50_us, G->wr_p99_us, G->noutliers ? " bad" : "",
+			"</td><td class=\"n\">%.0f</td>",
+			G->ndrives, G->iops_min, G->iops_med, G->iops_max);
+		td_us(o, G->rd_p50_us);
+		td_us(o, G->rd_p99_us);
+		td_us(o, G->wr_p50_us);
+		td_us(o, G->wr_p99_us);
+		fprintf(o, "<td class=\"n%s\">%zu</td></tr>\n", G->noutliers ? " bad" : "",
 			G->noutliers);
 	}
 	fputs("</table>\n", o);
@@ -401,11 +412,12 @@ static void results_table(FILE *o, const struct rp_report *r)
 		rp_esc(o, c->label);
 		fputs("</td><td>", o);
 		rp_esc(o, c->res ? c->res->status : "none");
-		fprintf(o,
-			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
-			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td "
-			"class=\"n\">%.1f</td>",
-			c->iops, c->mbps, c->rd_mean_us, c->rd_p99_us, c->wr_mean_us, c->wr_p99_us);
+		fprintf(o, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td>", c->iops,
+			c->mbps);
+		td_us(o, c->rd_mean_us);
+		td_us(o, c->rd_p99_us);
+		td_us(o, c->wr_mean_us);
+		td_us(o, c->wr_p99_us);
 		if (isnan(c->vs_base))
 			fputs("<td class=\"n\">-</td></tr>\n", o);
 		else
