@@ -406,7 +406,8 @@ static const char *us(double v, enum fmt f, char *buf, size_t len)
 	return buf;
 }
 
-static void emit(enum fmt f, const struct rp_cell *l, bool multi)
+/* A cell's row; base: a baseline was asked for, so its column is there. */
+static void emit(enum fmt f, const struct rp_cell *l, bool multi, bool base)
 {
 	char vs[32], drive[40], u[4][32];
 	const char *status = l->res ? l->res->status : "none";
@@ -415,13 +416,13 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 	us(l->rd_p99_us, f, u[1], sizeof(u[1]));
 	us(l->wr_mean_us, f, u[2], sizeof(u[2]));
 	us(l->wr_p99_us, f, u[3], sizeof(u[3]));
-
 	if (isnan(l->vs_base))
 		snprintf(vs, sizeof(vs), "-");
 	else
 		snprintf(vs, sizeof(vs), "%+.1f", l->vs_base);
 	switch (f) {
 	case FMT_CSV:
+		/* the CSV keeps its columns, empty where there is nothing */
 		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%s,%s,%s,%s,%s,%s,"
 		       "\"%s\"\n",
 		       l->file + 1, l->pt->name, l->dr->agent, l->dr->id.path, l->dr->id.model,
@@ -429,9 +430,10 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 		       isnan(l->vs_base) ? "" : vs, l->outlier ? "yes" : "", l->dr->alias);
 		break;
 	case FMT_MARKDOWN:
-		printf("| %s | %s | %s | %s | %.0f | %.1f | %s | %s | %s | %s | %s%s |\n",
-		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps, u[0], u[1],
-		       u[2], u[3], vs, l->outlier ? " outlier" : "");
+		printf("| %s | %s | %s | %s%s | %.0f | %.1f | %s | %s | %s | %s |", l->pt->name,
+		       l->label, l->dr->id.model, status, l->outlier ? ", outlier" : "", l->iops,
+		       l->mbps, u[0], u[1], u[2], u[3]);
+		printf(base ? " %s |\n" : "\n", vs);
 		break;
 	default: {
 		/* a long drive name keeps its start and its end, where names differ */
@@ -446,15 +448,18 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 
 		if (multi)
 			snprintf(file, sizeof(file), "#%zu", l->file + 1);
-		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9s %9s %9s %9s %8s%s\n", file,
-		       l->pt->name, drive, status, l->iops, l->mbps, u[0], u[1], u[2], u[3], vs,
-		       l->outlier ? " outlier" : "");
+		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9s %9s %9s %9s", file,
+		       l->pt->name, drive, status, l->iops, l->mbps, u[0], u[1], u[2], u[3]);
+		if (base)
+			printf(" %8s", vs);
+		puts(l->outlier ? " outlier" : "");
 		break;
 	}
 	}
 }
 
-static void header(enum fmt f)
+/* The table's head; base: with the column of the difference from the baseline. */
+static void header(enum fmt f, bool base)
 {
 	switch (f) {
 	case FMT_CSV:
@@ -464,15 +469,16 @@ static void header(enum fmt f)
 		break;
 	case FMT_MARKDOWN:
 		printf("| point | drive | model | status | IOPS | MB/s | read mean us | read p99 us | "
-		       "write mean us | write p99 us | vs baseline %% |\n"
-		       "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+		       "write mean us | write p99 us |%s\n"
+		       "|---|---|---|---|--:|--:|--:|--:|--:|--:|%s\n",
+		       base ? " vs baseline % |" : "", base ? "--:|" : "");
 		break;
 	default:
-		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s %8s\n", "", "point", "drive",
+		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s%s\n", "", "point", "drive",
 		       "status", "IOPS", "MB/s", "rd mean", "rd p99", "wr mean", "wr p99",
-		       "vs base");
-		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s %8s\n", "", "", "", "", "",
-		       "", "us", "us", "us", "us", "%");
+		       base ? "  vs base" : "");
+		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s%s\n", "", "", "", "", "", "",
+		       "us", "us", "us", "us", base ? "        %" : "");
 		break;
 	}
 }
@@ -594,9 +600,9 @@ static void tables(const struct rp_report *r, enum fmt f, bool wide)
 		rp_h2h_text(r->h2h, f == FMT_CSV ? 2 : f == FMT_MARKDOWN ? 1 : 0, stdout);
 		return;
 	}
-	header(f);
+	header(f, r->baseline);
 	for (size_t i = 0; i < r->ncells; i++)
-		emit(f, &r->cells[i], r->nfiles > 1);
+		emit(f, &r->cells[i], r->nfiles > 1, r->baseline);
 }
 
 /* The spec files and the results files read, a cell per point and drive: 0 or the code. */

@@ -401,8 +401,9 @@ static void results_table(FILE *o, const struct rp_report *r)
 					 "read p99 us", "write mean us", "write p99 us",
 					 "vs baseline" };
 
+	/* the difference from the baseline: a column only when one was asked for */
 	fputs("<h2>Every point</h2>\n<table class=\"results\">", o);
-	th(o, h, sizeof(h) / sizeof(h[0]));
+	th(o, h, sizeof(h) / sizeof(h[0]) - !r->baseline);
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct rp_cell *c = &r->cells[i];
 
@@ -418,7 +419,9 @@ static void results_table(FILE *o, const struct rp_report *r)
 		td_us(o, c->rd_p99_us);
 		td_us(o, c->wr_mean_us);
 		td_us(o, c->wr_p99_us);
-		if (isnan(c->vs_base))
+		if (!r->baseline)
+			fputs("</tr>\n", o);
+		else if (isnan(c->vs_base))
 			fputs("<td class=\"n\">-</td></tr>\n", o);
 		else
 			fprintf(o, "<td class=\"n\">%+.1f%%</td></tr>\n", c->vs_base);

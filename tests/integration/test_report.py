@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """rackbench report: the table, Markdown and CSV of a real run agree with its HDF5 file (a
 direction that moved no IO shows a dash, in CSV nothing); --baseline gives each drive's
-IOPS difference from one drive at the same point, across files too; bad input is exit 2
-with a message."""
+IOPS difference from one drive at the same point, across files too, and without it there
+is no column for one; bad input is exit 2 with a message."""
 import csv
 import glob
 import io
@@ -52,6 +52,10 @@ with Tmp() as tmp:
     check(r.returncode == 0 and "| point | drive |" in r.stdout and "#2 " in r.stdout, "two files")
     r = run([COORD, "report", f])
     check(r.returncode == 0 and all(n in r.stdout for n in name.values()), "table names every point")
+    # no baseline asked for: no column of a difference from one
+    check("vs base" not in r.stdout, f"a baseline's column without one:\n{r.stdout[:400]}")
+    b = run([COORD, "report", f, "--baseline", label0])
+    check(b.returncode == 0 and "vs base" in b.stdout.splitlines()[0], "the baseline's column")
     # the demo's reads write nothing and its writes read nothing: a dash there, not 0.0
     for p in points:
         rows = [x for x in r.stdout.splitlines() if x[4:].startswith(p["name"].decode() + " ")]

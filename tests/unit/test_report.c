@@ -442,7 +442,9 @@ static void test_models_from_merged_histograms(void **st)
 	assert_non_null(strstr(line, "| ok |"));
 	snprintf(want, sizeof(want), "| %.0f |", cell_iops(fx, 0, 0));
 	assert_non_null(strstr(line, want));
-	assert_non_null(strstr(line, " | - | - | - |")); /* no writes; no baseline either */
+	/* no writes: dashes; no baseline asked for: no column of a difference from one */
+	assert_true(strlen(line) > 10 && !strcmp(line + strlen(line) - 10, " | - | - |"));
+	assert_null(strstr(o.out, "vs baseline"));
 	/* the volume is its own model, by width and unit */
 	assert_non_null(
 		strstr(o.out, "| randread iodepth=1 | 2 x M2 (volume, 128 KiB unit) | 1 |"));
@@ -470,6 +472,7 @@ static void test_models_from_merged_histograms(void **st)
 	assert_non_null(strstr(line, want));
 	assert_int_equal(count_of(o.out, " none "), 1);
 	assert_int_equal(count_of(o.out, " outlier\n"), 1);
+	assert_null(strstr(o.out, "vs base"));
 	assert_non_null(strstr(o.out, "per model (histograms added across drives"));
 	out_free(&o);
 	free(h);
@@ -513,6 +516,11 @@ static void test_baseline_difference(void **st)
 	/* by a part of agent:path; one matching nothing is refused */
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "a2:/dev/nvme0n1");
 	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "  vs base\n"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "S1", "--format", "markdown");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, " | write p99 us | vs baseline % |\n"));
 	out_free(&o);
 	assert_run(RB_EXIT_USAGE, err, "matches --baseline 'nosuch'", rb_report_cmd, "report",
 		   fx->path, "--baseline", "nosuch");
@@ -877,6 +885,7 @@ static void test_html_page(void **st)
 	assert_non_null(strstr(page, ">0x4</td>"));
 	assert_non_null(strstr(page, "<td class=\"pass\">steady at round 2</td>"));
 	assert_null(strstr(page, "Against spec"));
+	assert_null(strstr(page, "<th>vs baseline</th>")); /* none asked for */
 	free(page);
 	assert_int_equal(access(html, F_OK), 0);
 
@@ -891,6 +900,7 @@ static void test_html_page(void **st)
 	assert_non_null(strstr(page, ">Against spec</h2>"));
 	assert_int_equal(count_of(page, "<tr class=\"pass\"><td>PASS</td>"), 5);
 	assert_non_null(strstr(page, "(in brackets: the difference from the baseline drive)"));
+	assert_non_null(strstr(page, "<th>write p99 us</th><th>vs baseline</th>"));
 	free(page);
 	out_free(&o);
 	/* a page that cannot be written: exit 1, nothing left behind */
