@@ -711,6 +711,9 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		if (rp_has_execs(r))
 			rp_exec_text(r, f == FMT_MARKDOWN);
 	}
+	/* what was printed ends before anything is said on stderr: the two often go to one
+	 * terminal or file, and stdout's buffer would be flushed in the middle of a line */
+	fflush(stdout);
 	if (html) {
 		int e = rp_html(r, html);
 

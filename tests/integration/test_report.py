@@ -2,11 +2,13 @@
 """rackbench report: the table, Markdown and CSV of a real run agree with its HDF5 file (a
 direction that moved no IO shows a dash, in CSV nothing); --baseline gives each drive's
 IOPS difference from one drive at the same point, across files too, and without it there
-is no column for one; bad input is exit 2 with a message."""
+is no column for one; the page's "wrote" message follows the table on a line of its own;
+bad input is exit 2 with a message."""
 import csv
 import glob
 import io
 import os
+import subprocess
 
 from rbtest import COORD, Tmp, check, h5, run
 
@@ -65,6 +67,15 @@ with Tmp() as tmp:
         check(len(rows) == len(drives) and all(
             all((v == "-") == (i not in want) for i, v in enumerate(x)) for x in lat),
             f"{p['name']}: latencies {lat}")
+    # the page's message comes after the table, on a line of its own, even where the
+    # table and the messages go to one pipe (stdout buffered, stderr not)
+    page = os.path.join(tmp, "r.html")
+    both = subprocess.run([COORD, "report", f, "--html", page], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=180)
+    lines = both.stdout.splitlines()
+    check(both.returncode == 0 and lines and lines[-1] == f"rackbench: wrote {page}" and
+          both.stdout.count("wrote") == 1 and both.stdout[:-len(lines[-1]) - 1] == r.stdout,
+          f"the table and the message mixed:\n{both.stdout[-600:]}")
     r = run([COORD, "report", f, "--baseline", "no-such-drive"])
     check(r.returncode == 2 and "matches --baseline 'no-such-drive'" in r.stderr, "unknown baseline")
     junk = os.path.join(tmp, "junk.h5")
