@@ -246,11 +246,6 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 	return 0;
 }
 
-static const char *model_of(const struct rp_cell *c)
-{
-	return c->model;
-}
-
 /* A cell whose drive ran the point to its end: a refused, lost or stopped one has no
  * figures to compare. */
 static bool measured(const struct rp_cell *c)
@@ -258,10 +253,12 @@ static bool measured(const struct rp_cell *c)
 	return c->res && !strcmp(c->res->status, "ok");
 }
 
-/* Groups cells by (point name, model); medians, MAD and outliers per group. */
+/* Groups cells by (point name, group: rp_cell_group); medians, MAD and outliers per
+ * group. */
 static int make_groups(struct rp_report *r)
 {
 	double *v = malloc((r->ncells + 1) * sizeof(double));
+	char name[sizeof(r->groups[0].name)];
 
 	if (!v)
 		return -ENOMEM;
@@ -274,13 +271,14 @@ static int make_groups(struct rp_report *r)
 		struct rp_cell *c = &r->cells[i];
 		size_t g;
 
+		rp_cell_group(r, c, name, sizeof(name));
 		for (g = 0; g < r->ngroups; g++)
 			if (!strcmp(r->groups[g].point, c->pt->name) &&
-			    !strcmp(r->groups[g].model, model_of(c)))
+			    !strcmp(r->groups[g].name, name))
 				break;
 		if (g == r->ngroups) {
 			snprintf(r->groups[g].point, sizeof(r->groups[g].point), "%s", c->pt->name);
-			snprintf(r->groups[g].model, sizeof(r->groups[g].model), "%s", model_of(c));
+			snprintf(r->groups[g].name, sizeof(r->groups[g].name), "%s", name);
 			r->ngroups++;
 		}
 		c->group = g;
@@ -486,17 +484,21 @@ static void header(enum fmt f, bool base)
 static void models_text(const struct rp_report *r, enum fmt f)
 {
 	bool md = f == FMT_MARKDOWN;
+	char by[64];
 
-	printf("\n%sper model (histograms added across drives; outliers: %s)\n", md ? "### " : "",
+	/* a group is a model unless --by groups the drives otherwise (rp_cell_group) */
+	rp_by_words(r, by, sizeof(by));
+	printf("\n%sper %s (histograms added across drives; outliers: %s)\n", md ? "### " : "", by,
 	       RP_OUTLIER_RULE);
 	if (md)
-		printf("\n| point | model | drives | IOPS min | IOPS median | IOPS max | read p50 us | "
+		printf("\n| point | %s | drives | IOPS min | IOPS median | IOPS max | read p50 us | "
 		       "read p99 us | write p50 us | write p99 us | outliers |\n"
-		       "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+		       "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+		       r->by == RP_BY_LABEL ? r->by_label : by);
 	else
-		printf("%-34s %-20s %6s %11s %11s %11s %9s %9s %9s %9s %8s\n", "point", "model",
-		       "drives", "IOPS min", "median", "max", "rd p50", "rd p99", "wr p50",
-		       "wr p99", "outliers");
+		printf("%-34s %-20s %6s %11s %11s %11s %9s %9s %9s %9s %8s\n", "point",
+		       r->by == RP_BY_LABEL ? r->by_label : by, "drives", "IOPS min", "median",
+		       "max", "rd p50", "rd p99", "wr p50", "wr p99", "outliers");
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
 		char u[4][32];
@@ -507,14 +509,15 @@ static void models_text(const struct rp_report *r, enum fmt f)
 		us(G->wr_p99_us, f, u[3], sizeof(u[3]));
 		printf(md ? "| %s | %s | %zu | %.0f | %.0f | %.0f | %s | %s | %s | %s | %zu |\n"
 			  : "%-34.34s %-20.20s %6zu %11.0f %11.0f %11.0f %9s %9s %9s %9s %8zu\n",
-		       G->point, G->model, G->ndrives, G->iops_min, G->iops_med, G->iops_max, u[0],
+		       G->point, G->name, G->ndrives, G->iops_min, G->iops_med, G->iops_max, u[0],
 		       u[1], u[2], u[3], G->noutliers);
 	}
 	for (size_t i = 0; i < r->ncells; i++)
 		if (r->cells[i].outlier)
-			printf("%soutlier: %s (%s) at %s: %.0f IOPS, model median %.0f (%+.1f%%)\n",
-			       md ? "- " : "", r->cells[i].label, model_of(&r->cells[i]),
+			printf("%soutlier: %s (%s) at %s: %.0f IOPS, %s median %.0f (%+.1f%%)\n",
+			       md ? "- " : "", r->cells[i].label, r->groups[r->cells[i].group].name,
 			       r->cells[i].pt->name, r->cells[i].iops,
+			       r->by == RP_BY_LABEL || r->by == RP_BY_FILE ? "group" : "model",
 			       r->groups[r->cells[i].group].iops_med,
 			       100.0 * (r->cells[i].iops - r->groups[r->cells[i].group].iops_med) /
 				       r->groups[r->cells[i].group].iops_med);
@@ -647,13 +650,15 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 
 	if ((rc = load(r, a)))
 		goto out;
+	/* one grouping for the head-to-head, the per-model table and the outliers */
+	r->by = rp_by_resolve(r, (enum rp_by)a->by);
 	if (make_groups(r) || merge_hists(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
 	if (r->baseline)
 		drive_base = apply_baseline(r);
-	if (rp_h2h_build(r, (enum rp_by)a->by, r->baseline, &h2h)) {
+	if (rp_h2h_build(r, r->by, r->baseline, &h2h)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}

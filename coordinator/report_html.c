@@ -252,25 +252,32 @@ static void drives_table(FILE *o, const struct rp_report *r)
 
 static void models_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "point",	 "model",	"drives",
-					 "IOPS min",	 "IOPS median", "IOPS max",
-					 "read p50 us",	 "read p99 us", "write p50 us",
-					 "write p99 us", "outliers" };
+	static const char *const h[] = { "drives",	 "IOPS min",	 "IOPS median",
+					 "IOPS max",	 "read p50 us",	 "read p99 us",
+					 "write p50 us", "write p99 us", "outliers" };
+	char by[64];
 
-	fputs("<h2>Per model</h2>\n<p class=\"note\">Latency percentiles of a model come from "
-	      "its drives' histograms added bucket by bucket, never from averaged percentiles. "
-	      "Outlier rule: ",
+	/* a group is a model unless --by groups the drives otherwise (rp_cell_group) */
+	rp_by_words(r, by, sizeof(by));
+	fputs("<h2>Per ", o);
+	rp_esc(o, by);
+	fputs("</h2>\n<p class=\"note\">Latency percentiles of a group come from its drives' "
+	      "histograms added bucket by bucket, never from averaged percentiles. Outlier rule: ",
 	      o);
 	rp_esc(o, RP_OUTLIER_RULE);
-	fputs(".</p>\n<table class=\"models\">", o);
-	th(o, h, sizeof(h) / sizeof(h[0]));
+	fputs(".</p>\n<table class=\"models\"><thead><tr><th>point</th><th>", o);
+	rp_esc(o, r->by == RP_BY_LABEL && r->by_label ? r->by_label : by);
+	fputs("</th>", o);
+	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+		fprintf(o, "<th>%s</th>", h[i]);
+	fputs("</tr></thead>\n", o);
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
 
 		fputs("<tr><td>", o);
 		rp_esc(o, G->point);
 		fputs("</td><td>", o);
-		rp_esc(o, G->model);
+		rp_esc(o, G->name);
 		fprintf(o,
 			"</td><td class=\"n\">%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f"
 			"</td><td class=\"n\">%.0f</td>",

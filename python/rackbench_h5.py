@@ -500,6 +500,26 @@ def _model_label(row):
     return model or "(unknown model)"
 
 
+def _label_value(labels, key):
+    """A drive's group by its agent's label KEY, as `rackbench report --by label=KEY` names
+    it: "KEY=VALUE", or "no KEY label" (labels: "k=v,k=v")."""
+    for kv in (labels if isinstance(labels, str) else "").split(","):
+        k, eq, v = kv.partition("=")
+        if eq and k == key:
+            return f"{key}={v}"
+    return f"no {key} label"
+
+
+def _group_value(row, by):
+    """A drive's part of its group's name for one `by` entry: its model (_model_label()),
+    its label KEY's value ("label=KEY"), or a tidy() column's value."""
+    if by == "model":
+        return _model_label(row)
+    if by.startswith("label="):
+        return _label_value(row.get("labels", ""), by[6:])
+    return str(row[by])
+
+
 def _pct_text(x):
     """|difference| as a review prints it: whole percent from 10 %, one decimal below;
     None when that rounds to zero."""
@@ -544,7 +564,11 @@ def compare(files, baseline, metric=None, by="model"):
     better).
 
     by: what drives are grouped by instead of the model: a tidy() column or a list of
-    them (e.g. "agent", ["model", "firmware"]); the group's name joins their values.
+    them (e.g. "agent", ["model", "firmware"]), or "label=KEY", a label of the drives'
+    agents, its groups named as `rackbench report --by label=KEY` names them ("rack=r12",
+    "no rack label"); the group's name joins their values. "model" and "label=KEY" are
+    the C report's rule: a file's groups are its columns in `report --wide --by ...`, and
+    the per-model table's and the outliers' groups.
 
     A group's value at a point, from the newest attempt of each drive (status ok only),
     as `rackbench report --wide` computes it: IOPS and MB/s (summed over the
@@ -593,7 +617,8 @@ def _compare(files, baseline, metric, by, opened):
               for t in (r.tidy() for r in results)]
     for r, t in zip(results, frames):
         for c in by:
-            if c not in t.columns:
+            col = "labels" if c.startswith("label=") else c
+            if col not in t.columns or (c.startswith("label=") and not c[6:]):
                 raise ValueError(f"{r.path}: by '{c}': no such column of tidy()")
     if not frames:
         raise ValueError("compare: no files")
@@ -602,8 +627,8 @@ def _compare(files, baseline, metric, by, opened):
     groups = []
     for fi, t in enumerate(frames):
         drives = t.drop_duplicates("drive").sort_values("drive", kind="stable")
-        label = {row["drive"]: " ".join(_model_label(row) if c == "model" else str(row[c])
-                                        for c in by) for _, row in drives.iterrows()}
+        label = {row["drive"]: " ".join(_group_value(row, c) for c in by)
+                 for _, row in drives.iterrows()}
         t["_group"] = t["drive"].map(label) if len(t) else ""
         order = pd.unique(pd.Series([label[d] for d in drives["drive"]], dtype=object))
         groups += [{"fi": fi, "model": m, "name": m} for m in order]
