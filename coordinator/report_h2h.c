@@ -3,10 +3,10 @@
  * The head-to-head table (report_h2h.h). A subject's figure at a point: the median of
  * its drives' for MB/s and IOPS (a typical drive), the mean over all its drives' IOs for
  * mean latency, and the percentile of its drives' histograms added for p99 -- never an
- * average of percentiles. Rows: every point a review compares (not rate-limited, not a
- * fill, not a steady-state round: the steady-state table has those), with QoS rows
- * (mean and p99 latency) for random points at one outstanding IO. Only a drive's newest
- * attempt that ran to its end (status ok) counts.
+ * average of percentiles. Rows: every point a review compares (rp_point_comparable: not
+ * rate-limited, not a fill, not a steady-state round: the steady-state table has those),
+ * with QoS rows (mean and p99 latency) for random points at one outstanding IO. Only a
+ * drive's newest attempt that ran to its end (status ok) counts.
  */
 #include "report_h2h.h"
 
@@ -20,12 +20,6 @@
 #include "units.h"
 
 #define MAX_HISTS 1024 /* p99 rows x subjects merged; past it, the drives' median */
-
-static bool skipped(const struct rb_row_point *p)
-{
-	return p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0) || p->round ||
-	       rp_is_size_based(p) || !p->rw[0];
-}
 
 /* "4K random read QD1", "128K sequential write QD16 x 4 jobs", "70/30 random mix". */
 static void workload(const struct rb_row_point *p, char *buf, size_t len)
@@ -109,7 +103,7 @@ static int make_rows(const struct rp_report *r, struct rp_h2h *h, long *row_of)
 		int k;
 
 		row_of[i] = -1;
-		if (skipped(p))
+		if (!rp_point_comparable(p))
 			continue;
 		for (size_t j = 0; j < h->nrows && found < 0; j++)
 			if (!strcmp(h->rows[j].point, p->name))

@@ -253,3 +253,9 @@ bool rp_is_size_based(const struct rb_row_point *p)
 	       (rp_setting(p->settings, "passes", v, sizeof(v))[0] && strcmp(v, "0")) ||
 	       !strcmp(p->rw, "checkpoint") || !strcmp(p->rw, "exec");
 }
+
+bool rp_point_comparable(const struct rb_row_point *p)
+{
+	return !(p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0) || p->round ||
+		 rp_is_size_based(p) || !p->rw[0]);
+}

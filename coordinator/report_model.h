@@ -152,6 +152,14 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
 const char *rp_setting(const char *settings, const char *key, char *buf, size_t len);
 /* A point that ends by bytes moved (io_size, passes: fills), not by time. */
 bool rp_is_size_based(const struct rb_row_point *p);
+/*
+ * Whether drives are compared at a point (the head-to-head's rows; the Python helper's
+ * compare() by the same rule, its comparable(); docs/report.md, "Comparable points"): not
+ * rate-limited, not a curve's throttled point (its unthrottled run is), not size-based (a
+ * fill: its time is the drive's, its figure an average over states), not a steady-state
+ * round, not a point without a workload.
+ */
+bool rp_point_comparable(const struct rb_row_point *p);
 /* Whether text names the cell's drive: a part of its label (its alias, or agent:path,
  * with #file), a part of agent:path, or its serial. */
 bool rp_cell_names(const struct rp_cell *c, const char *text);

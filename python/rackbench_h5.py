@@ -445,6 +445,25 @@ def judged_metric(point):
     return "iops"
 
 
+def comparable(point):
+    """Whether models are compared at a point: the rule of `rackbench report --wide`'s rows
+    (report_model.c's rp_point_comparable(); docs/report.md, "Comparable points"), which
+    compare() keeps to. Not a rate-limited point, not a curve's throttled one (its
+    unthrottled run is compared), not a size-based point (`io_size` or `passes`: a fill,
+    whose figure is its own drive's time over changing states; a checkpoint, an exec),
+    not a steady-state round, not a point without a workload. point: a row of points or
+    of tidy()."""
+    rw = point.get("rw", "")
+    rw = rw if isinstance(rw, str) else ""
+    rate = point.get("point_rate_iops", point.get("rate_iops", 0))
+    curve = point.get("curve_pct", float("nan"))
+    settings = point.get("settings", "")
+    sized = any(_setting(settings, k) not in ("", "0") for k in ("io_size", "passes"))
+    return not (int(rate or 0) > 0 or (curve == curve and curve > 0) or
+                int(point.get("round", 0) or 0) > 0 or sized or
+                rw in ("checkpoint", "exec") or not rw)
+
+
 def workload(point):
     """A point's workload as a review names it: "4K random read QD1", "128K sequential
     write QD8, 4 jobs", "mixed-size random write QD32" (a block-size split), "4K random
@@ -577,6 +596,9 @@ def compare(files, baseline, metric=None, by="model"):
     weighted by its IOs); p99 and p99.9 from the drives' histograms added bucket by
     bucket -- never an average or median of percentiles.
 
+    Points: those `rackbench report --wide` has rows for (comparable(): no fill,
+    rate-limited point, curve's throttled point or steady-state round).
+
     Returns a DataFrame, one row per (point, group), in run order: point (name),
     workload (workload()), model (the group's name), file, drives (rows with a value),
     metric, unit, value, baseline (its name), baseline_value, pct ((value / baseline_value
@@ -663,11 +685,12 @@ def _compare(files, baseline, metric, by, opened):
                          f"({', '.join(g['name'] for g in base)}): name one")
     base = base[0]
 
-    # the points in run order, the first file's first
+    # the points compared (comparable(), as --wide's rows) in run order, the first file's
+    # first
     points, seen = [], set()
     for t in frames:
         for _, p in t.drop_duplicates("point_name").iterrows():
-            if p["point_name"] not in seen:
+            if comparable(p) and p["point_name"] not in seen:
                 seen.add(p["point_name"])
                 points.append(p)
 

@@ -5,9 +5,11 @@ of two agents; the page renders in headless Chromium with no console messages, e
 chart is in the DOM as an SVG with one series per drive, and a screenshot of the page and
 one of each kind of chart are kept (artifacts/report-KIND.png). A fill whose last interval
 is 9 ms long is drawn with that interval merged into the one before it, as the Python
-helper's rates() gives it. A
-synthetic file of 500 drives renders too, and the page's size is printed."""
+helper's rates() gives it. The Python helper's compare() is at the points --wide has rows
+for. A synthetic file of 500 drives renders too, and the page's size is printed."""
+import csv
 import glob
+import io
 import os
 import re
 import shutil
@@ -87,6 +89,15 @@ with Tmp() as tmp:
     # each kind of chart alone, as a person sees it: a screenshot each among the artifacts
     shots = keep_charts(page, tmp, "report")
     check(sorted(shots) == sorted(want), f"screenshots of {sorted(shots)}, want {sorted(want)}")
+
+    # the points compared, one selection for --wide and the Python helper: not the steady
+    # state's rate-limited rounds, not the curve's throttled points
+    r = run([COORD, "report", f, "--wide", "--by", "drive", "--format", "csv"])
+    check(r.returncode == 0, f"--wide: {r.returncode} {r.stderr}")
+    wide = {row[0] for row in list(csv.reader(io.StringIO(r.stdout)))[1:]}
+    c = rb.compare(f, "rep-a1", by="agent")
+    check(set(c["point"]) == wide and len(wide) >= 4, f"compare() at {sorted(set(c['point']))}, "
+          f"--wide at {sorted(wide)}")
 
     # a fill's last interval 9 ms long, moving what the drive moves in 180 ms: drawn merged
     # into the interval before it, not as a spike twenty times the drive's rate; the

@@ -7,7 +7,8 @@ the summary and contents, the head-to-head table (absolute values, % both ways, 
 to what the rows give), the CrystalDiskMark grid, ATTO's MB/s against transfer size, the
 fills of every drive of every file on one chart, p99 against queue depth and the curves'
 peak table; every series keeps one colour on every chart; the page's title says it is of
-three runs. The screenshot is kept (artifacts/review.png), and one of each kind of chart
+three runs. The Python helper's compare() is at the points --wide has rows for (not the
+fill, not the curve's throttled points). The screenshot is kept (artifacts/review.png), and one of each kind of chart
 alone (artifacts/review-KIND.png). --wide prints the same figures. The campaign's alias for
 a drive and its agents' labels are in the drives' rows, the alias names it in the report,
 and --by label=rack makes a column per rack.
@@ -25,11 +26,16 @@ import os
 import re
 import statistics
 
+import sys
+
 import synth
 from htmlpage import CHROMIUM, Charts, inside, keep, keep_charts, overlap, probe, render
 from rbtest import COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip
 
 h5py = h5()
+sys.path.insert(0, os.path.join(SRC, "python"))
+import rackbench_h5 as rb  # noqa: E402
+
 if not CHROMIUM:
     skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
 MODELS = {"ACME A": 1.0, "ACME B": 1.3, "ACME C": 0.8}
@@ -201,6 +207,15 @@ with Tmp() as tmp:
         if row[2] in ("MB/s", "IOPS") and row[0] in want["ACME B"]:
             check(abs(float(row[4]) - want["ACME B"][row[0]][1]) <= 1e-4 * float(row[4]),
                   f"csv {row}")
+
+    # the points compared are one selection, --wide's and the Python helper's: not the
+    # fill ("prepare", a 1M sequential write at QD8 as seq1m-q8t1's write is), not the
+    # curve's throttled points; each workload's sentence once per model
+    c = rb.compare(files, "ACME A")
+    check(set(c["point"]) == {row[0] for row in rows[1:]} and "prepare" not in set(c["point"]),
+          f"compare() at {sorted(set(c['point']))}, --wide at {sorted({r[0] for r in rows[1:]})}")
+    said = [x for x in c["sentence"] if x.endswith(" at 1M sequential write QD8")]
+    check(len(said) == 2 and len(set(said)) == 2, f"the 1M write's sentences: {said}")
 
     keep(page, tmp, "review")
     shots = keep_charts(page, tmp, "review")
