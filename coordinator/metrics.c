@@ -540,11 +540,11 @@ struct rb_metrics *rb_metrics_start(const char *spec, char *err, size_t errlen)
 	bound_name(fd, m->addr, sizeof(m->addr));
 	/* one client holds at most a few connections, and none idle for long: held ones
 	 * would keep every other scraper waiting */
-	m->d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m,
-				MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
-				(unsigned)RB_METRICS_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				(unsigned)RB_METRICS_PER_CLIENT, MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned)RB_METRICS_IDLE_S, MHD_OPTION_END);
+	m->d = MHD_start_daemon(
+		MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, answer, m, MHD_OPTION_LISTEN_SOCKET,
+		fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)RB_METRICS_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)RB_METRICS_PER_CLIENT,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)RB_METRICS_IDLE_S, MHD_OPTION_END);
 	if (!m->d) {
 		snprintf(err, errlen, "cannot serve metrics on '%s': the HTTP server did not start",
 			 spec);
