@@ -32,8 +32,9 @@ static const struct rb_popt report_opts[] = {
 	  "point by what it is judged by, against the baseline both ways",
 	  &F.a.wide, NULL, 0 },
 	{ RB_POPT_STRING, "by", 0, "drive|model|firmware|file|label=KEY",
-	  "the head-to-head table's columns (default: models when there are several, else "
-	  "files, else drives); label=KEY: each value of the agents' label KEY",
+	  "the head-to-head table's columns, and the groups of the per-model table and the "
+	  "outliers (default: models when there are several, else files, else drives, "
+	  "grouped by model); label=KEY: each value of the agents' label KEY",
 	  &F.by, NULL, 0 },
 	{ RB_POPT_STRING, "html", 0, "FILE",
 	  "also write one self-contained page with charts (inline SVG)", &F.a.html, NULL, 0 },

@@ -206,6 +206,7 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->dr = &f->dr[d];
 			c->res = best;
 			c->vs_base = NAN;
+			c->rd_mean_us = c->rd_p99_us = c->wr_mean_us = c->wr_p99_us = NAN;
 			/* the campaign's alias for the drive, else where it is */
 			if (c->dr->alias[0] && r->nfiles > 1)
 				snprintf(c->label, sizeof(c->label), "#%zu %s", fi + 1,
@@ -234,19 +235,15 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 			c->mbps = (best->read.bw_bytes_per_s + best->write.bw_bytes_per_s +
 				   best->trim.bw_bytes_per_s) /
 				  1e6;
-			c->rd_mean_us = best->read.lat_mean_ns / 1e3;
-			c->rd_p99_us = (double)best->read.lat_p99_ns / 1e3;
-			c->wr_mean_us = best->write.lat_mean_ns / 1e3;
-			c->wr_p99_us = (double)best->write.lat_p99_ns / 1e3;
+			/* a direction that moved no IO has no latency: NAN, shown as "-" */
+			c->rd_mean_us = best->read.ios ? best->read.lat_mean_ns / 1e3 : NAN;
+			c->rd_p99_us = best->read.ios ? (double)best->read.lat_p99_ns / 1e3 : NAN;
+			c->wr_mean_us = best->write.ios ? best->write.lat_mean_ns / 1e3 : NAN;
+			c->wr_p99_us = best->write.ios ? (double)best->write.lat_p99_ns / 1e3 : NAN;
 		}
 	}
 	free(ix);
 	return 0;
-}
-
-static const char *model_of(const struct rp_cell *c)
-{
-	return c->model;
 }
 
 /* A cell whose drive ran the point to its end: a refused, lost or stopped one has no
@@ -256,10 +253,12 @@ static bool measured(const struct rp_cell *c)
 	return c->res && !strcmp(c->res->status, "ok");
 }
 
-/* Groups cells by (point name, model); medians, MAD and outliers per group. */
+/* Groups cells by (point name, group: rp_cell_group); medians, MAD and outliers per
+ * group. */
 static int make_groups(struct rp_report *r)
 {
 	double *v = malloc((r->ncells + 1) * sizeof(double));
+	char name[sizeof(r->groups[0].name)];
 
 	if (!v)
 		return -ENOMEM;
@@ -272,13 +271,14 @@ static int make_groups(struct rp_report *r)
 		struct rp_cell *c = &r->cells[i];
 		size_t g;
 
+		rp_cell_group(r, c, name, sizeof(name));
 		for (g = 0; g < r->ngroups; g++)
 			if (!strcmp(r->groups[g].point, c->pt->name) &&
-			    !strcmp(r->groups[g].model, model_of(c)))
+			    !strcmp(r->groups[g].name, name))
 				break;
 		if (g == r->ngroups) {
 			snprintf(r->groups[g].point, sizeof(r->groups[g].point), "%s", c->pt->name);
-			snprintf(r->groups[g].model, sizeof(r->groups[g].model), "%s", model_of(c));
+			snprintf(r->groups[g].name, sizeof(r->groups[g].name), "%s", name);
 			r->ngroups++;
 		}
 		c->group = g;
@@ -356,10 +356,13 @@ static int merge_hists(struct rp_report *r)
 	for (size_t g = 0; g < r->ngroups; g++) {
 		struct rp_group *G = &r->groups[g];
 
-		G->rd_p50_us = (double)rb_hist_percentile(&h[2 * g], 50) / 1e3;
-		G->rd_p99_us = (double)rb_hist_percentile(&h[2 * g], 99) / 1e3;
-		G->wr_p50_us = (double)rb_hist_percentile(&h[2 * g + 1], 50) / 1e3;
-		G->wr_p99_us = (double)rb_hist_percentile(&h[2 * g + 1], 99) / 1e3;
+		double rd = h[2 * g].total ? 1e3 : NAN, wr = h[2 * g + 1].total ? 1e3 : NAN;
+
+		/* NAN (shown as "-") for a direction none of the group's drives moved IO in */
+		G->rd_p50_us = (double)rb_hist_percentile(&h[2 * g], 50) / rd;
+		G->rd_p99_us = (double)rb_hist_percentile(&h[2 * g], 99) / rd;
+		G->wr_p50_us = (double)rb_hist_percentile(&h[2 * g + 1], 50) / wr;
+		G->wr_p99_us = (double)rb_hist_percentile(&h[2 * g + 1], 99) / wr;
 	}
 	free(h);
 	return rc;
@@ -390,29 +393,45 @@ static bool apply_baseline(struct rp_report *r)
 
 /* ---- text outputs ---- */
 
-static void emit(enum fmt f, const struct rp_cell *l, bool multi)
+/* A latency in microseconds, or for a direction that moved no IO (NAN) a dash; in CSV
+ * nothing. */
+static const char *us(double v, enum fmt f, char *buf, size_t len)
 {
-	char vs[32], drive[40];
+	if (isnan(v))
+		snprintf(buf, len, "%s", f == FMT_CSV ? "" : "-");
+	else
+		snprintf(buf, len, f == FMT_CSV ? "%.2f" : "%.1f", v);
+	return buf;
+}
+
+/* A cell's row; base: a baseline was asked for, so its column is there. */
+static void emit(enum fmt f, const struct rp_cell *l, bool multi, bool base)
+{
+	char vs[32], drive[40], u[4][32];
 	const char *status = l->res ? l->res->status : "none";
 
+	us(l->rd_mean_us, f, u[0], sizeof(u[0]));
+	us(l->rd_p99_us, f, u[1], sizeof(u[1]));
+	us(l->wr_mean_us, f, u[2], sizeof(u[2]));
+	us(l->wr_p99_us, f, u[3], sizeof(u[3]));
 	if (isnan(l->vs_base))
 		snprintf(vs, sizeof(vs), "-");
 	else
 		snprintf(vs, sizeof(vs), "%+.1f", l->vs_base);
 	switch (f) {
 	case FMT_CSV:
-		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,"
+		/* the CSV keeps its columns, empty where there is nothing */
+		printf("#%zu,\"%s\",\"%s:%s\",\"%s\",\"%s\",%s,%.1f,%.2f,%s,%s,%s,%s,%s,%s,"
 		       "\"%s\"\n",
 		       l->file + 1, l->pt->name, l->dr->agent, l->dr->id.path, l->dr->id.model,
-		       l->dr->id.serial, status, l->iops, l->mbps, l->rd_mean_us, l->rd_p99_us,
-		       l->wr_mean_us, l->wr_p99_us, isnan(l->vs_base) ? "" : vs,
-		       l->outlier ? "yes" : "", l->dr->alias);
+		       l->dr->id.serial, status, l->iops, l->mbps, u[0], u[1], u[2], u[3],
+		       isnan(l->vs_base) ? "" : vs, l->outlier ? "yes" : "", l->dr->alias);
 		break;
 	case FMT_MARKDOWN:
-		printf("| %s | %s | %s | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %s%s |\n",
-		       l->pt->name, l->label, l->dr->id.model, status, l->iops, l->mbps,
-		       l->rd_mean_us, l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs,
-		       l->outlier ? " outlier" : "");
+		printf("| %s | %s | %s | %s%s | %.0f | %.1f | %s | %s | %s | %s |", l->pt->name,
+		       l->label, l->dr->id.model, status, l->outlier ? ", outlier" : "", l->iops,
+		       l->mbps, u[0], u[1], u[2], u[3]);
+		printf(base ? " %s |\n" : "\n", vs);
 		break;
 	default: {
 		/* a long drive name keeps its start and its end, where names differ */
@@ -427,15 +446,18 @@ static void emit(enum fmt f, const struct rp_cell *l, bool multi)
 
 		if (multi)
 			snprintf(file, sizeof(file), "#%zu", l->file + 1);
-		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9.1f %9.1f %9.1f %9.1f %8s%s\n",
-		       file, l->pt->name, drive, status, l->iops, l->mbps, l->rd_mean_us,
-		       l->rd_p99_us, l->wr_mean_us, l->wr_p99_us, vs, l->outlier ? " outlier" : "");
+		printf("%-3s %-34.34s %-30.30s %-8s %11.0f %9.1f %9s %9s %9s %9s", file,
+		       l->pt->name, drive, status, l->iops, l->mbps, u[0], u[1], u[2], u[3]);
+		if (base)
+			printf(" %8s", vs);
+		puts(l->outlier ? " outlier" : "");
 		break;
 	}
 	}
 }
 
-static void header(enum fmt f)
+/* The table's head; base: with the column of the difference from the baseline. */
+static void header(enum fmt f, bool base)
 {
 	switch (f) {
 	case FMT_CSV:
@@ -445,15 +467,16 @@ static void header(enum fmt f)
 		break;
 	case FMT_MARKDOWN:
 		printf("| point | drive | model | status | IOPS | MB/s | read mean us | read p99 us | "
-		       "write mean us | write p99 us | vs baseline %% |\n"
-		       "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n");
+		       "write mean us | write p99 us |%s\n"
+		       "|---|---|---|---|--:|--:|--:|--:|--:|--:|%s\n",
+		       base ? " vs baseline % |" : "", base ? "--:|" : "");
 		break;
 	default:
-		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s %8s\n", "", "point", "drive",
+		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s%s\n", "", "point", "drive",
 		       "status", "IOPS", "MB/s", "rd mean", "rd p99", "wr mean", "wr p99",
-		       "vs base");
-		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s %8s\n", "", "", "", "", "",
-		       "", "us", "us", "us", "us", "%");
+		       base ? "  vs base" : "");
+		printf("%-3s %-34s %-30s %-8s %11s %9s %9s %9s %9s %9s%s\n", "", "", "", "", "", "",
+		       "us", "us", "us", "us", base ? "        %" : "");
 		break;
 	}
 }
@@ -461,30 +484,40 @@ static void header(enum fmt f)
 static void models_text(const struct rp_report *r, enum fmt f)
 {
 	bool md = f == FMT_MARKDOWN;
+	char by[64];
 
-	printf("\n%sper model (histograms added across drives; outliers: %s)\n", md ? "### " : "",
+	/* a group is a model unless --by groups the drives otherwise (rp_cell_group) */
+	rp_by_words(r, by, sizeof(by));
+	printf("\n%sper %s (histograms added across drives; outliers: %s)\n", md ? "### " : "", by,
 	       RP_OUTLIER_RULE);
 	if (md)
-		printf("\n| point | model | drives | IOPS min | IOPS median | IOPS max | read p50 us | "
+		printf("\n| point | %s | drives | IOPS min | IOPS median | IOPS max | read p50 us | "
 		       "read p99 us | write p50 us | write p99 us | outliers |\n"
-		       "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+		       "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+		       r->by == RP_BY_LABEL ? r->by_label : by);
 	else
-		printf("%-34s %-20s %6s %11s %11s %11s %9s %9s %9s %9s %8s\n", "point", "model",
-		       "drives", "IOPS min", "median", "max", "rd p50", "rd p99", "wr p50",
-		       "wr p99", "outliers");
+		printf("%-34s %-20s %6s %11s %11s %11s %9s %9s %9s %9s %8s\n", "point",
+		       r->by == RP_BY_LABEL ? r->by_label : by, "drives", "IOPS min", "median",
+		       "max", "rd p50", "rd p99", "wr p50", "wr p99", "outliers");
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
+		char u[4][32];
 
-		printf(md ? "| %s | %s | %zu | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f | %zu |\n"
-			  : "%-34.34s %-20.20s %6zu %11.0f %11.0f %11.0f %9.1f %9.1f %9.1f %9.1f %8zu\n",
-		       G->point, G->model, G->ndrives, G->iops_min, G->iops_med, G->iops_max,
-		       G->rd_p50_us, G->rd_p99_us, G->wr_p50_us, G->wr_p99_us, G->noutliers);
+		us(G->rd_p50_us, f, u[0], sizeof(u[0]));
+		us(G->rd_p99_us, f, u[1], sizeof(u[1]));
+		us(G->wr_p50_us, f, u[2], sizeof(u[2]));
+		us(G->wr_p99_us, f, u[3], sizeof(u[3]));
+		printf(md ? "| %s | %s | %zu | %.0f | %.0f | %.0f | %s | %s | %s | %s | %zu |\n"
+			  : "%-34.34s %-20.20s %6zu %11.0f %11.0f %11.0f %9s %9s %9s %9s %8zu\n",
+		       G->point, G->name, G->ndrives, G->iops_min, G->iops_med, G->iops_max, u[0],
+		       u[1], u[2], u[3], G->noutliers);
 	}
 	for (size_t i = 0; i < r->ncells; i++)
 		if (r->cells[i].outlier)
-			printf("%soutlier: %s (%s) at %s: %.0f IOPS, model median %.0f (%+.1f%%)\n",
-			       md ? "- " : "", r->cells[i].label, model_of(&r->cells[i]),
+			printf("%soutlier: %s (%s) at %s: %.0f IOPS, %s median %.0f (%+.1f%%)\n",
+			       md ? "- " : "", r->cells[i].label, r->groups[r->cells[i].group].name,
 			       r->cells[i].pt->name, r->cells[i].iops,
+			       r->by == RP_BY_LABEL || r->by == RP_BY_FILE ? "group" : "model",
 			       r->groups[r->cells[i].group].iops_med,
 			       100.0 * (r->cells[i].iops - r->groups[r->cells[i].group].iops_med) /
 				       r->groups[r->cells[i].group].iops_med);
@@ -584,9 +617,9 @@ static void tables(const struct rp_report *r, enum fmt f, bool wide)
 		rp_h2h_text(r->h2h, f == FMT_CSV ? 2 : f == FMT_MARKDOWN ? 1 : 0, stdout);
 		return;
 	}
-	header(f);
+	header(f, r->baseline);
 	for (size_t i = 0; i < r->ncells; i++)
-		emit(f, &r->cells[i], r->nfiles > 1);
+		emit(f, &r->cells[i], r->nfiles > 1, r->baseline);
 }
 
 /* The spec files and the results files read, a cell per point and drive: 0 or the code. */
@@ -631,13 +664,15 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 
 	if ((rc = load(r, a)))
 		goto out;
+	/* one grouping for the head-to-head, the per-model table and the outliers */
+	r->by = rp_by_resolve(r, (enum rp_by)a->by);
 	if (make_groups(r) || merge_hists(r)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
 	if (r->baseline)
 		drive_base = apply_baseline(r);
-	if (rp_h2h_build(r, (enum rp_by)a->by, r->baseline, &h2h)) {
+	if (rp_h2h_build(r, r->by, r->baseline, &h2h)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
@@ -695,6 +730,9 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		if (rp_has_execs(r))
 			rp_exec_text(r, f == FMT_MARKDOWN);
 	}
+	/* what was printed ends before anything is said on stderr: the two often go to one
+	 * terminal or file, and stdout's buffer would be flushed in the middle of a line */
+	fflush(stdout);
 	if (html) {
 		int e = rp_html(r, html);
 

@@ -174,24 +174,27 @@ static bool is_precondition(const char *phase)
 	       strcasestr(phase, "wipc");
 }
 
-/* A cell's throughput per second of each interval, from its samples, into x. */
+/* A cell's throughput per second of each interval, from its samples, into x: the rule of
+ * rp_interval_rates (a short last interval merged into the one before it). */
 static void cell_timeseries(const struct rp_file *f, const struct rp_cell *c, bool mbps,
 			    struct rp_series *x)
 {
-	size_t w = 0, from = x->n;
+	size_t w = 0;
+	uint64_t nominal_ns = 0;
+	char v[32];
 
+	if (x->n)
+		return; /* one attempt per series */
 	for (size_t k = 0; k < f->nsm; k++) {
 		const struct rb_row_sample *m = &f->sm[k];
 
 		if (m->drive != c->dr->drive || m->point != c->pt->point ||
 		    m->attempt != c->res->attempt)
 			continue;
-		/* a sample's t_ns is its interval's end; rate over its interval */
+		/* a sample's t_ns is its interval's end */
 		rp_series_add(x, (double)(m->t_ns - c->res->start_ns) / 1e9,
 			      mbps ? (double)m->bytes / 1e6 : (double)m->ios);
 	}
-	if (from)
-		return; /* one attempt per series */
 	/* samples per direction add up within an interval */
 	rp_series_sort(x);
 	for (size_t q = 0; q < x->n; q++) {
@@ -202,13 +205,9 @@ static void cell_timeseries(const struct rp_file *f, const struct rp_cell *c, bo
 		x->x[w] = x->x[q];
 		x->y[w++] = x->y[q];
 	}
-	x->n = w;
-	/* per interval to per second: the last, partial one by its own length */
-	for (size_t q = w; q-- > 0;) {
-		double dt = q ? x->x[q] - x->x[q - 1] : x->x[q];
-
-		x->y[q] = dt > 0 ? x->y[q] / dt : NAN;
-	}
+	if (rb_parse_duration(rp_setting(c->pt->settings, "interval", v, sizeof(v)), &nominal_ns))
+		nominal_ns = 0;
+	x->n = rp_interval_rates(x->x, x->y, w, (double)nominal_ns / 1e9);
 }
 
 int rp_chart_timeseries(FILE *o, const struct rp_report *r)
@@ -252,6 +251,16 @@ int rp_chart_timeseries(FILE *o, const struct rp_report *r)
 	}
 	free(done);
 	return charts;
+}
+
+/* A drive's series together, its reads (solid) before its writes (dashed). */
+static int by_drive_reads_first(const void *a, const void *b)
+{
+	const struct rp_series *x = a, *y = b;
+
+	if (x->colour != y->colour)
+		return x->colour < y->colour ? -1 : 1;
+	return (int)x->dashed - (int)y->dashed;
 }
 
 static bool sequential(const char *rw)
@@ -313,11 +322,23 @@ int rp_chart_transfer_size(FILE *o, const struct rp_report *r)
 				      o);
 			for (size_t k = 0; k < ns; k++)
 				rp_series_sort(&s[k]);
+			qsort(s, ns, sizeof(*s), by_drive_reads_first);
 			snprintf(title, sizeof(title),
 				 "%s: MB/s against transfer size, QD %u (read solid, write dashed)",
 				 p0->phase, p0->iodepth);
-			rp_line_chart(o, "transfer-size", title, "transfer size (bytes)", "MB/s",
-				      true, s, ns, refs, nref > MAX_REFS ? MAX_REFS : nref);
+			/* sizes in binary units, as they were asked for; MB/s on a log axis, where
+			 * a drive a hundred times slower than another is still seen */
+			struct rp_chart ch = { .kind = "transfer-size",
+					       .title = title,
+					       .xl = "transfer size",
+					       .yl = "MB/s",
+					       .xlog = true,
+					       .xbytes = true,
+					       .ylog = true,
+					       .refs = refs,
+					       .nref = nref > MAX_REFS ? MAX_REFS : nref };
+
+			rp_chart_lines(o, &ch, s, ns);
 			charts++;
 		}
 		rp_series_free(s, ns);
@@ -371,7 +392,7 @@ static void grid_cell(FILE *o, const struct rp_report *r, const char *point, con
 	}
 	snprintf(title, sizeof(title), "%s %s (MB/s)", what, point);
 	fputs("<div class=\"cell\">", o);
-	rp_bars(o, "test-grid-cell", title, "MB/s", b, n, W / 2);
+	rp_bars(o, "test-grid-cell", title, "MB/s", b, n, W_CELL);
 	fputs("</div>", o);
 	free(b);
 }
@@ -398,7 +419,7 @@ int rp_chart_test_grid(FILE *o, const struct rp_report *r)
 	fputs("<h2 data-section=\"test-grid\">Each test, read and write</h2>\n"
 	      "<p class=\"note\">CrystalDiskMark's layout: a test per row, read on the left, "
 	      "write on the right, MB/s for every test.</p>\n"
-	      "<div class=\"grid\" data-chart=\"test-grid\">\n",
+	      "<div class=\"tgrid\" data-chart=\"test-grid\">\n",
 	      o);
 	for (size_t k = 0; k < rows; k++) {
 		test_pair(r, f, phases[k], &rd, &wr);

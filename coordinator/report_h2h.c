@@ -3,10 +3,10 @@
  * The head-to-head table (report_h2h.h). A subject's figure at a point: the median of
  * its drives' for MB/s and IOPS (a typical drive), the mean over all its drives' IOs for
  * mean latency, and the percentile of its drives' histograms added for p99 -- never an
- * average of percentiles. Rows: every point a review compares (not rate-limited, not a
- * fill, not a steady-state round: the steady-state table has those), with QoS rows
- * (mean and p99 latency) for random points at one outstanding IO. Only a drive's newest
- * attempt that ran to its end (status ok) counts.
+ * average of percentiles. Rows: every point a review compares (rp_point_comparable: not
+ * rate-limited, not a fill, not a steady-state round: the steady-state table has those),
+ * with QoS rows (mean and p99 latency) for random points at one outstanding IO. Only a
+ * drive's newest attempt that ran to its end (status ok) counts.
  */
 #include "report_h2h.h"
 
@@ -20,51 +20,6 @@
 #include "units.h"
 
 #define MAX_HISTS 1024 /* p99 rows x subjects merged; past it, the drives' median */
-
-static void subject_of(const struct rp_report *r, const struct rp_cell *c, enum rp_by by, char *buf,
-		       size_t len)
-{
-	char cap[32];
-
-	switch (by) {
-	case RP_BY_MODEL:
-		snprintf(buf, len, "%s", c->model);
-		break;
-	case RP_BY_FIRMWARE:
-		snprintf(buf, len, "%s fw %s %s", c->model,
-			 c->dr->id.firmware[0] ? c->dr->id.firmware : "?",
-			 rb_fmt_size_human(c->dr->id.size_bytes, cap, sizeof(cap)));
-		break;
-	case RP_BY_FILE:
-		snprintf(buf, len, "#%zu %s", c->file + 1, r->files[c->file].campaign);
-		break;
-	case RP_BY_LABEL: {
-		/* KEY=VALUE among the agent's labels, K=V,K=V */
-		size_t kl = strlen(r->by_label);
-		const char *l = c->dr->labels;
-
-		while (*l && !(!strncmp(l, r->by_label, kl) && l[kl] == '=')) {
-			l = strchr(l, ',');
-			l = l ? l + 1 : "";
-		}
-		if (*l)
-			snprintf(buf, len, "%s=%.*s", r->by_label, (int)strcspn(l + kl + 1, ","),
-				 l + kl + 1);
-		else
-			snprintf(buf, len, "no %s label", r->by_label);
-		break;
-	}
-	default:
-		snprintf(buf, len, "%s", c->label);
-		break;
-	}
-}
-
-static bool skipped(const struct rb_row_point *p)
-{
-	return p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0) || p->round ||
-	       rp_is_size_based(p) || !p->rw[0];
-}
 
 /* "4K random read QD1", "128K sequential write QD16 x 4 jobs", "70/30 random mix". */
 static void workload(const struct rb_row_point *p, char *buf, size_t len)
@@ -148,7 +103,7 @@ static int make_rows(const struct rp_report *r, struct rp_h2h *h, long *row_of)
 		int k;
 
 		row_of[i] = -1;
-		if (skipped(p))
+		if (!rp_point_comparable(p))
 			continue;
 		for (size_t j = 0; j < h->nrows && found < 0; j++)
 			if (!strcmp(h->rows[j].point, p->name))
@@ -314,14 +269,6 @@ static int fill(const struct rp_report *r, struct rp_h2h *h, const long *row_of,
 	return 0;
 }
 
-static enum rp_by choose(const struct rp_report *r)
-{
-	for (size_t i = 1; i < r->ncells; i++)
-		if (strcmp(r->cells[i].model, r->cells[0].model))
-			return RP_BY_MODEL;
-	return r->nfiles > 1 ? RP_BY_FILE : RP_BY_DRIVE;
-}
-
 static void find_base(const struct rp_report *r, struct rp_h2h *h, const char *baseline,
 		      const int *subj_of)
 {
@@ -347,7 +294,7 @@ int rp_h2h_build(const struct rp_report *r, enum rp_by by, const char *baseline,
 	int rc = 0;
 
 	memset(h, 0, sizeof(*h));
-	h->by = by == RP_BY_AUTO ? choose(r) : by;
+	h->by = rp_by_resolve(r, by);
 	if (!row_of || !subj_of) {
 		rc = -ENOMEM;
 		goto out;
@@ -359,7 +306,7 @@ int rp_h2h_build(const struct rp_report *r, enum rp_by by, const char *baseline,
 		for (size_t d = 0; f->np && d < f->nd && rc >= 0; d++) {
 			const struct rp_cell *c = &r->cells[f->cell0 + d];
 
-			subject_of(r, c, h->by, name, sizeof(name));
+			rp_cell_subject(r, c, h->by, name, sizeof(name));
 			rc = add_subject(h, name, rp_cell_colour(r, c));
 			for (size_t p = 0; rc >= 0 && p < f->np; p++)
 				subj_of[f->cell0 + p * f->nd + d] = rc;

@@ -13,15 +13,6 @@
 
 #include "report_model.h"
 
-enum rp_by {
-	RP_BY_AUTO,	/* models when there are several, else files, else drives */
-	RP_BY_DRIVE,	/* each drive (agent:path) */
-	RP_BY_MODEL,	/* each model (a volume: its width and unit too) */
-	RP_BY_FIRMWARE, /* each model, firmware and capacity */
-	RP_BY_FILE,	/* each results file */
-	RP_BY_LABEL,	/* each value of an agent's label (rp_report.by_label) */
-};
-
 struct rp_h2h_row {
 	char point[256];
 	char what[96]; /* the workload in words: "4K random read QD1" */
@@ -41,7 +32,7 @@ struct rp_h2h {
 };
 
 /*
- * The table of r by subjects; baseline names one (its name or a part of it; a drive's
+ * The table of r by subjects (by: enum rp_by, AUTO chosen by rp_by_resolve); baseline names one (its name or a part of it; a drive's
  * serial), NULL or none matching: the first. Returns 0 or -ENOMEM.
  */
 int rp_h2h_build(const struct rp_report *r, enum rp_by by, const char *baseline, struct rp_h2h *h);

@@ -26,6 +26,15 @@
 #include "report_svg.h"
 #include "units.h"
 
+/* A latency cell: microseconds, or a dash for a direction that moved no IO (NAN). */
+static void td_us(FILE *o, double v)
+{
+	if (isnan(v))
+		fputs("<td class=\"n\">-</td>", o);
+	else
+		fprintf(o, "<td class=\"n\">%.1f</td>", v);
+}
+
 static void th(FILE *o, const char *const *h, size_t n)
 {
 	fputs("<thead><tr>", o);
@@ -243,32 +252,41 @@ static void drives_table(FILE *o, const struct rp_report *r)
 
 static void models_table(FILE *o, const struct rp_report *r)
 {
-	static const char *const h[] = { "point",	 "model",	"drives",
-					 "IOPS min",	 "IOPS median", "IOPS max",
-					 "read p50 us",	 "read p99 us", "write p50 us",
-					 "write p99 us", "outliers" };
+	static const char *const h[] = { "drives",	 "IOPS min",	 "IOPS median",
+					 "IOPS max",	 "read p50 us",	 "read p99 us",
+					 "write p50 us", "write p99 us", "outliers" };
+	char by[64];
 
-	fputs("<h2>Per model</h2>\n<p class=\"note\">Latency percentiles of a model come from "
-	      "its drives' histograms added bucket by bucket, never from averaged percentiles. "
-	      "Outlier rule: ",
+	/* a group is a model unless --by groups the drives otherwise (rp_cell_group) */
+	rp_by_words(r, by, sizeof(by));
+	fputs("<h2>Per ", o);
+	rp_esc(o, by);
+	fputs("</h2>\n<p class=\"note\">Latency percentiles of a group come from its drives' "
+	      "histograms added bucket by bucket, never from averaged percentiles. Outlier rule: ",
 	      o);
 	rp_esc(o, RP_OUTLIER_RULE);
-	fputs(".</p>\n<table class=\"models\">", o);
-	th(o, h, sizeof(h) / sizeof(h[0]));
+	fputs(".</p>\n<table class=\"models\"><thead><tr><th>point</th><th>", o);
+	rp_esc(o, r->by == RP_BY_LABEL && r->by_label ? r->by_label : by);
+	fputs("</th>", o);
+	for (size_t i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+		fprintf(o, "<th>%s</th>", h[i]);
+	fputs("</tr></thead>\n", o);
 	for (size_t g = 0; g < r->ngroups; g++) {
 		const struct rp_group *G = &r->groups[g];
 
 		fputs("<tr><td>", o);
 		rp_esc(o, G->point);
 		fputs("</td><td>", o);
-		rp_esc(o, G->model);
+		rp_esc(o, G->name);
 		fprintf(o,
 			"</td><td class=\"n\">%zu</td><td class=\"n\">%.0f</td><td class=\"n\">%.0f"
-			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
-			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td class=\"n%s\">"
-			"%zu</td></tr>\n",
-			G->ndrives, G->iops_min, G->iops_med, G->iops_max, G->rd_p50_us,
-			G->rd_p99_us, G->wr_p50_us, G->wr_p99_us, G->noutliers ? " bad" : "",
+			"</td><td class=\"n\">%.0f</td>",
+			G->ndrives, G->iops_min, G->iops_med, G->iops_max);
+		td_us(o, G->rd_p50_us);
+		td_us(o, G->rd_p99_us);
+		td_us(o, G->wr_p50_us);
+		td_us(o, G->wr_p99_us);
+		fprintf(o, "<td class=\"n%s\">%zu</td></tr>\n", G->noutliers ? " bad" : "",
 			G->noutliers);
 	}
 	fputs("</table>\n", o);
@@ -403,8 +421,9 @@ static void results_table(FILE *o, const struct rp_report *r)
 					 "read p99 us", "write mean us", "write p99 us",
 					 "vs baseline" };
 
+	/* the difference from the baseline: a column only when one was asked for */
 	fputs("<h2>Every point</h2>\n<table class=\"results\">", o);
-	th(o, h, sizeof(h) / sizeof(h[0]));
+	th(o, h, sizeof(h) / sizeof(h[0]) - !r->baseline);
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct rp_cell *c = &r->cells[i];
 
@@ -414,12 +433,15 @@ static void results_table(FILE *o, const struct rp_report *r)
 		rp_esc(o, c->label);
 		fputs("</td><td>", o);
 		rp_esc(o, c->res ? c->res->status : "none");
-		fprintf(o,
-			"</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td><td class=\"n\">"
-			"%.1f</td><td class=\"n\">%.1f</td><td class=\"n\">%.1f</td><td "
-			"class=\"n\">%.1f</td>",
-			c->iops, c->mbps, c->rd_mean_us, c->rd_p99_us, c->wr_mean_us, c->wr_p99_us);
-		if (isnan(c->vs_base))
+		fprintf(o, "</td><td class=\"n\">%.0f</td><td class=\"n\">%.1f</td>", c->iops,
+			c->mbps);
+		td_us(o, c->rd_mean_us);
+		td_us(o, c->rd_p99_us);
+		td_us(o, c->wr_mean_us);
+		td_us(o, c->wr_p99_us);
+		if (!r->baseline)
+			fputs("</tr>\n", o);
+		else if (isnan(c->vs_base))
 			fputs("<td class=\"n\">-</td></tr>\n", o);
 		else
 			fprintf(o, "<td class=\"n\">%+.1f%%</td></tr>\n", c->vs_base);
@@ -431,16 +453,17 @@ static const char css[] =
 	"body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222;"
 	"padding:0 16px}h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px "
 	"solid #ddd}figure{margin:12px 0 20px}svg.chart{max-width:100%;height:auto;background:"
-	"#fff}.t{font-size:14px;font-weight:600}.ax{font-size:11px;fill:#444}.grid{stroke:#e5e5e5}"
+	"#fff}.t{font-size:14px;font-weight:600}figcaption.t{margin:0 0 4px;overflow-wrap:anywhere}"
+	".ax{font-size:11px;fill:#444}line.grid{stroke:#e5e5e5}"
 	".legend{font-size:12px;margin-top:4px}.legend span{margin-right:14px;white-space:nowrap}"
-	".legend i{display:inline-block;width:10px;height:10px;margin-right:4px}table{border-"
+	".legend svg{vertical-align:middle;margin-right:4px}table{border-"
 	"collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px solid #ddd;padding:3px 6px;"
 	"text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:"
 	"#f4f4f4}.bad,.fail td:first-child{color:#b00;font-weight:600}.notjudged td:first-child{color:#a60;font-weight:600}.pass td:first-child{color:"
 	"#070}tr.outlier td{background:#fff0f0}.note{color:#555;font-size:13px}.warn{background:"
 	"#fff6d5;padding:8px;border:1px solid #e8d48a}.val{font-size:11px;fill:#222}"
 	".summary ul{margin:8px 0;padding-left:20px}.toc{font-size:13px;columns:2;margin:12px 0}"
-	".toc ol{margin:4px 0}.grid .row{display:flex;gap:8px}.grid .cell{flex:1}"
+	".toc ol{margin:4px 0}.tgrid .row{display:flex;gap:8px}.tgrid .cell{flex:1;min-width:0}"
 	"table.h2h i{display:inline-block;width:10px;height:10px;margin-right:4px}"
 	".vs{font-size:11px;color:#555}"
 	"@media (prefers-color-scheme:dark){body{background:#161616;color:#ddd}th{background:"
@@ -588,6 +611,40 @@ static void contents(FILE *o, const char *text)
 	}
 }
 
+/*
+ * What the page is of: one file's campaign; of several files, their campaigns, each
+ * once, and how many runs ("qual-a, qual-b (3 runs)"), or past three campaigns only how
+ * many ("12 runs of 5 campaigns").
+ */
+static void page_subject(FILE *o, const struct rp_report *r)
+{
+	size_t distinct = 0;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		size_t k = 0;
+
+		while (k < fi && strcmp(r->files[k].campaign, r->files[fi].campaign))
+			k++;
+		distinct += k == fi;
+	}
+	if (distinct > 3) {
+		fprintf(o, "%zu runs of %zu campaigns", r->nfiles, distinct);
+		return;
+	}
+	for (size_t fi = 0, n = 0; fi < r->nfiles; fi++) {
+		size_t k = 0;
+
+		while (k < fi && strcmp(r->files[k].campaign, r->files[fi].campaign))
+			k++;
+		if (k < fi)
+			continue;
+		fputs(n++ ? ", " : "", o);
+		rp_esc(o, r->files[fi].campaign[0] ? r->files[fi].campaign : "unnamed");
+	}
+	if (r->nfiles > 1)
+		fprintf(o, " (%zu runs)", r->nfiles);
+}
+
 int rp_html(const struct rp_report *r, const char *path)
 {
 	char tmp[4096], *text = NULL;
@@ -614,9 +671,9 @@ int rp_html(const struct rp_report *r, const char *path)
 		   "<meta name=\"viewport\" content=\"width=device-width\">"
 		   "<meta name=\"generator\" content=\"rackbench " RB_VERSION "\">"
 		   "<title>rackbench: ");
-	rp_esc(o, r->nfiles ? r->files[0].campaign : "");
+	page_subject(o, r);
 	fprintf(o, "</title><style>%s</style></head><body>\n<h1>rackbench report: ", css);
-	rp_esc(o, r->nfiles ? r->files[0].campaign : "");
+	page_subject(o, r);
 	fputs("</h1>\n<ul class=\"files\">", o);
 	for (size_t fi = 0; fi < r->nfiles; fi++) {
 		fprintf(o, "<li>#%zu <code>", fi + 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report_model.h"
+#include "units.h"
 
 int rp_cmp_double(const void *a, const void *b)
 {
@@ -73,6 +74,82 @@ bool rp_cell_names(const struct rp_cell *c, const char *text)
 	       (c->dr->id.serial[0] && !strcmp(c->dr->id.serial, text));
 }
 
+enum rp_by rp_by_resolve(const struct rp_report *r, enum rp_by by)
+{
+	if (by != RP_BY_AUTO)
+		return by;
+	for (size_t i = 1; i < r->ncells; i++)
+		if (strcmp(r->cells[i].model, r->cells[0].model))
+			return RP_BY_MODEL;
+	return r->nfiles > 1 ? RP_BY_FILE : RP_BY_DRIVE;
+}
+
+void rp_cell_subject(const struct rp_report *r, const struct rp_cell *c, enum rp_by by, char *buf,
+		     size_t len)
+{
+	char cap[32];
+
+	switch (by) {
+	case RP_BY_MODEL:
+		snprintf(buf, len, "%s", c->model);
+		break;
+	case RP_BY_FIRMWARE:
+		snprintf(buf, len, "%s fw %s %s", c->model,
+			 c->dr->id.firmware[0] ? c->dr->id.firmware : "?",
+			 rb_fmt_size_human(c->dr->id.size_bytes, cap, sizeof(cap)));
+		break;
+	case RP_BY_FILE:
+		snprintf(buf, len, "#%zu %s", c->file + 1, r->files[c->file].campaign);
+		break;
+	case RP_BY_LABEL: {
+		/* KEY=VALUE among the agent's labels, K=V,K=V */
+		const char *key = r->by_label ? r->by_label : "";
+		size_t kl = strlen(key);
+		const char *l = c->dr->labels;
+
+		while (*l && !(!strncmp(l, key, kl) && l[kl] == '=')) {
+			l = strchr(l, ',');
+			l = l ? l + 1 : "";
+		}
+		if (*l)
+			snprintf(buf, len, "%s=%.*s", key, (int)strcspn(l + kl + 1, ","),
+				 l + kl + 1);
+		else
+			snprintf(buf, len, "no %s label", key);
+		break;
+	}
+	default:
+		snprintf(buf, len, "%s", c->label);
+		break;
+	}
+}
+
+void rp_cell_group(const struct rp_report *r, const struct rp_cell *c, char *buf, size_t len)
+{
+	/* a drive alone is no group to stand out from: its model is */
+	rp_cell_subject(r, c, r->by == RP_BY_DRIVE || r->by == RP_BY_AUTO ? RP_BY_MODEL : r->by,
+			buf, len);
+}
+
+const char *rp_by_words(const struct rp_report *r, char *buf, size_t len)
+{
+	switch (r->by) {
+	case RP_BY_FIRMWARE:
+		snprintf(buf, len, "model, firmware and capacity");
+		break;
+	case RP_BY_FILE:
+		snprintf(buf, len, "file");
+		break;
+	case RP_BY_LABEL:
+		snprintf(buf, len, "label %s", r->by_label ? r->by_label : "");
+		break;
+	default:
+		snprintf(buf, len, "model");
+		break;
+	}
+	return buf;
+}
+
 size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c)
 {
 	const struct rp_file *f = &r->files[c->file];
@@ -93,6 +170,35 @@ bool rp_is_curve(const struct rb_row_point *p)
 {
 	/* files before schema 5 have no curve_pct: 0 there, so the name decides the max */
 	return p->curve_pct > 0 || (p->curve_pct == 0 && strstr(p->name, "curve=max"));
+}
+
+size_t rp_interval_rates(double *t_s, double *amount, size_t n, double nominal_s)
+{
+	size_t w = 0;
+
+	for (size_t q = 0; nominal_s <= 0 && q < n; q++)
+		nominal_s = fmax(nominal_s, t_s[q] - (q ? t_s[q - 1] : 0));
+	for (size_t q = 0; q < n; q++) {
+		bool short_one = t_s[q] - (q ? t_s[q - 1] : 0) < RP_SHORT_INTERVAL * nominal_s;
+
+		if (short_one && w) { /* the interval before it ends where it ends */
+			t_s[w - 1] = t_s[q];
+			amount[w - 1] += amount[q];
+			continue;
+		}
+		if (short_one && q + 1 < n) { /* the first: the next starts from 0 */
+			amount[q + 1] += amount[q];
+			continue;
+		}
+		t_s[w] = t_s[q];
+		amount[w++] = amount[q];
+	}
+	for (size_t q = w; q-- > 0;) {
+		double dt = t_s[q] - (q ? t_s[q - 1] : 0);
+
+		amount[q] = dt > 0 ? amount[q] / dt : NAN;
+	}
+	return w;
 }
 
 long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n)
@@ -146,4 +252,10 @@ bool rp_is_size_based(const struct rb_row_point *p)
 	return (rp_setting(p->settings, "io_size", v, sizeof(v))[0] && strcmp(v, "0")) ||
 	       (rp_setting(p->settings, "passes", v, sizeof(v))[0] && strcmp(v, "0")) ||
 	       !strcmp(p->rw, "checkpoint") || !strcmp(p->rw, "exec");
+}
+
+bool rp_point_comparable(const struct rb_row_point *p)
+{
+	return !(p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0) || p->round ||
+		 rp_is_size_based(p) || !p->rw[0]);
 }

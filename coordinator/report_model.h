@@ -56,9 +56,21 @@ struct rp_cell {
 	size_t group; /* index into groups */
 };
 
-/* The drives of one model at one point (by point name, across files). */
+/* What drives are grouped by, for the head-to-head's columns and the groups of drives
+ * (rp_cell_group): one rule for the text, --wide, the page and the Python helper. */
+enum rp_by {
+	RP_BY_AUTO,	/* models when there are several, else files, else drives */
+	RP_BY_DRIVE,	/* each drive (its alias, else agent:path) */
+	RP_BY_MODEL,	/* each model (a volume: its width and unit too) */
+	RP_BY_FIRMWARE, /* each model, firmware and capacity */
+	RP_BY_FILE,	/* each results file */
+	RP_BY_LABEL,	/* each value of an agent's label (rp_report.by_label) */
+};
+
+/* The drives of one group (rp_cell_group: a model, or what --by names) at one point (by
+ * point name, across files). */
 struct rp_group {
-	char point[256], model[128];
+	char point[256], name[160];
 	size_t ndrives;
 	double iops_min, iops_med, iops_max, mad;
 	double rd_p50_us, rd_p99_us, wr_p50_us, wr_p99_us; /* from the merged histograms */
@@ -128,7 +140,8 @@ struct rp_report {
 	double require_pct;
 	bool methodology_differs;
 	struct rp_h2h *h2h;   /* the head-to-head table (report_h2h.h) */
-	const char *by_label; /* its columns by this label of the drives' agents */
+	enum rp_by by;	      /* what drives are grouped by (rp_by_resolve: never AUTO) */
+	const char *by_label; /* RP_BY_LABEL: this label of the drives' agents */
 };
 
 /* Outlier rule: |x - median| > max(3.5 * 1.4826 * MAD, 10% of the median). */
@@ -147,9 +160,31 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m);
 const char *rp_setting(const char *settings, const char *key, char *buf, size_t len);
 /* A point that ends by bytes moved (io_size, passes: fills), not by time. */
 bool rp_is_size_based(const struct rb_row_point *p);
+/*
+ * Whether drives are compared at a point (the head-to-head's rows; the Python helper's
+ * compare() by the same rule, its comparable(); docs/report.md, "Comparable points"): not
+ * rate-limited, not a curve's throttled point (its unthrottled run is), not size-based (a
+ * fill: its time is the drive's, its figure an average over states), not a steady-state
+ * round, not a point without a workload.
+ */
+bool rp_point_comparable(const struct rb_row_point *p);
 /* Whether text names the cell's drive: a part of its label (its alias, or agent:path,
  * with #file), a part of agent:path, or its serial. */
 bool rp_cell_names(const struct rp_cell *c, const char *text);
+/* What --by asks for, AUTO made a choice: models when the cells are of several, else
+ * files when there are several, else drives. */
+enum rp_by rp_by_resolve(const struct rp_report *r, enum rp_by by);
+/* The name of a cell's drive's subject by what by names (not AUTO): its model, its
+ * model, firmware and capacity, its file ("#2 campaign"), its agent's label ("rack=r12",
+ * "no rack label"), or the drive itself (its label). */
+void rp_cell_subject(const struct rp_report *r, const struct rp_cell *c, enum rp_by by, char *buf,
+		     size_t len);
+/* The group of drives a cell's drive is in, for the per-model table and the outliers: the
+ * head-to-head's column of it (rp_cell_subject by r->by), its model where the columns are
+ * single drives. */
+void rp_cell_group(const struct rp_report *r, const struct rp_cell *c, char *buf, size_t len);
+/* What the groups are, in words: "model", "label rack", ... */
+const char *rp_by_words(const struct rp_report *r, char *buf, size_t len);
 /* A cell's colour on every chart: its drive's place among every file's drives. */
 size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c);
 /* The metric a review judges a point by: MB/s for sequential IO, block-size splits and
@@ -158,6 +193,20 @@ size_t rp_cell_colour(const struct rp_report *r, const struct rp_cell *c);
 enum rp_metric rp_point_metric(const struct rb_row_point *p);
 /* A point of a curve: a percentage of a maximum, or the unthrottled run finding it. */
 bool rp_is_curve(const struct rb_row_point *p);
+
+/* An interval shorter than this share of its point's nominal one (the `interval` setting)
+ * is no rate of its own: a fill's last, ended by its last IO a few milliseconds after the
+ * one before, would read as a spike. It is merged into the interval before it. The same
+ * rule is python/rackbench_h5.py's SHORT_INTERVAL (docs/report.md, "Throughput over time"). */
+#define RP_SHORT_INTERVAL 0.1
+/*
+ * A cell's intervals to rates, in place: n intervals in order, each its end t_s (seconds
+ * from the start of measurement) and what it moved (amount: bytes, IOs); each becomes
+ * amount per second of its own length (the first from 0), an interval shorter than
+ * RP_SHORT_INTERVAL x nominal_s merged into the one before it (the first, into the one
+ * after it). nominal_s <= 0: the longest interval's length. Returns how many are left.
+ */
+size_t rp_interval_rates(double *t_s, double *amount, size_t n, double nominal_s);
 
 /* A spec file's claims added to r->claims: 0, or RB_EXIT_USAGE with every error said
  * (report_spec.c). */

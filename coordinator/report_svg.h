@@ -15,9 +15,10 @@
 
 #define W 720
 #define H 340
-#define ML 78 /* margins */
+#define W_CELL 520 /* a chart of a grid's cell: two side by side on the page */
+#define ML 78	   /* margins */
 #define MR 16
-#define MT 34
+#define MT 14 /* the title is the figure's caption, above */
 #define MB 46
 #define MAX_LEGEND 24
 #define MAX_BARS 64
@@ -59,15 +60,34 @@ struct rp_series *rp_series_for(struct rp_series **s, size_t *ns, const char *na
 void rp_series_sort(struct rp_series *s);
 /* A 1-2-5 step giving about five ticks over [0, max]. */
 double rp_nice_step(double max);
+/* The width (CSS pixels) text takes in a font of font_px, at most: each character by the
+ * advance of the widest font a page falls back to (DejaVu Sans). What labels get room by. */
+double rp_text_px(const char *s, double font_px);
+/* A 1-2-5 step over [0, max] with as many ticks, five at most, as fit room_px with their
+ * labels (in a font of font_px) a gap apart. */
+double rp_step_for(double max, double room_px, double font_px);
 void rp_fmt_num(char *b, size_t len, double v);
 void rp_legend(FILE *o, const struct rp_series *s, size_t ns);
-/* x on a log2 scale (queue depths, block sizes) or linear from 0; y linear from 0; refs:
- * dashed horizontal lines (nref of them, may be 0). */
+/* A chart of lines: what it is, its axes, and the lines across it. */
+struct rp_chart {
+	const char *kind, *title, *xl, *yl;
+	bool xlog;		   /* x on a log2 scale (queue depths, block sizes), else from 0 */
+	bool xbytes;		   /* x's ticks binary sizes: 512 B, 4 KiB, 1 MiB (with xlog) */
+	bool ylog;		   /* y on a log10 scale, decades around the series and refs:
+				    * series a hundred times apart all read; else linear from 0 */
+	const struct rp_ref *refs; /* dashed horizontal lines, nref of them (may be 0) */
+	size_t nref;
+};
+
+/* The chart of the series, its legend below it. */
+void rp_chart_lines(FILE *o, const struct rp_chart *c, const struct rp_series *s, size_t ns);
+/* rp_chart_lines with y linear from 0, x's ticks numbers. */
 void rp_line_chart(FILE *o, const char *kind, const char *title, const char *xl, const char *yl,
 		   bool xlog, const struct rp_series *s, size_t ns, const struct rp_ref *refs,
 		   size_t nref);
 /* Horizontal bars, one per entry, each with its value (and difference) written at its
- * end; width: the chart's (W for a full one). */
+ * end; width: the chart's (W for a full one, W_CELL for a cell of a grid of two), wider
+ * only where the bars would get under 80 pixels between names and values. */
 void rp_bars(FILE *o, const char *kind, const char *title, const char *unit, const struct rp_bar *b,
 	     size_t n, int width);
 

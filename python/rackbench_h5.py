@@ -7,6 +7,7 @@ run with /usr/bin/python3).
     res = f.table("results")                 # a DataFrame, strings decoded, res.attrs["units"]
     f.percentiles(["point"], [50, 99])       # fleet percentiles per point, from merged histograms
     f.tidy()                                 # results + points + drives, newest attempts
+    f.rates()                                # MB/s and IOPS per interval, as the charts draw them
     rb.compare(["a.h5", "b.h5"], "MODEL B")  # per point and model: value, baseline, %, sentence
 
 Installable with pip (`python3 -m pip install ./python`, python/pyproject.toml) or as the
@@ -36,6 +37,10 @@ BUCKETS = SUB + (MAX_POW - SUB_BITS + 1) * SUB
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
 SCHEMA_VERSION = 10  # coordinator/results.h RB_RESULTS_SCHEMA_VERSION
 READ_LIMIT_BYTES = 4 << 30  # the most one table may take in memory, as rackbench report
+# An interval shorter than this share of its point's nominal one is merged into the one
+# before it (a fill's last, ended by its last IO): coordinator/report_model.h's
+# RP_SHORT_INTERVAL, the same rule (docs/report.md, "Throughput over time").
+SHORT_INTERVAL = 0.1
 
 
 def bucket_lower(i):
@@ -80,6 +85,38 @@ def percentile(counts, p):
     rank = min(max(rank, 1), total)
     i = int(np.searchsorted(np.cumsum(counts, dtype=np.uint64), rank))
     return bucket_value(i)
+
+
+def _duration_s(text):
+    """A duration as rackbench writes it in a point's settings ("250ms", "1s", "2m") in
+    seconds; None when it is not one."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)(ns|us|ms|s|m|h)?", text or "")
+    if not m:
+        return None
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, None: 1}
+    return float(m.group(1)) * scale[m.group(2)]
+
+
+def interval_groups(ends, nominal_s):
+    """Which intervals make each drawn one: ends are the intervals' ends in order (seconds
+    from the start of measurement); an interval shorter than SHORT_INTERVAL x nominal_s
+    joins the one before it (the first, the one after it). nominal_s None or <= 0: the
+    longest interval's length. Returns a list of (first, last) index pairs, as the C
+    report's rp_interval_rates() merges them."""
+    lens = [e - (ends[i - 1] if i else 0.0) for i, e in enumerate(ends)]
+    if not nominal_s or nominal_s <= 0:
+        nominal_s = max(lens, default=0.0)
+    groups, carry = [], None
+    for i, dt in enumerate(lens):
+        short = dt < SHORT_INTERVAL * nominal_s
+        if short and groups:
+            groups[-1] = (groups[-1][0], i)
+        elif short and i + 1 < len(lens):
+            carry = i if carry is None else carry
+        else:
+            groups.append((i if carry is None else carry, i))
+            carry = None
+    return groups
 
 
 def _decode(df):
@@ -309,6 +346,53 @@ class Results:
         out.attrs["units"] = {c: units[c] for c in out.columns if c in units}
         return out
 
+    def rates(self):
+        """Throughput per interval of each (point, drive)'s newest attempt (as tidy() picks
+        it), from the samples, as `rackbench report --html` draws it over time: the
+        directions of an interval added, each interval over its own length (the first from
+        the start of measurement), and an interval shorter than SHORT_INTERVAL (a tenth)
+        of the point's nominal one -- a fill's last, ended by its last IO -- merged into
+        the one before it (interval_groups()).
+
+        Columns: point, drive, attempt, interval (the last sample interval it holds), t_s
+        (its end, seconds from the start of measurement), seconds (its length), ios,
+        bytes, iops, mb_s (10^6 B/s). Rows in (point, drive, t_s) order."""
+        res, pts = self.table("results"), self.table("points")
+        sm = self._dataset("samples")[:]
+        self._integers("samples", sm, ("drive", "point", "attempt", "interval", "t_ns"))
+        res = res.assign(_row=np.arange(len(res)))
+        res = res.sort_values(["point", "drive", "attempt", "_row"], kind="stable")
+        res = res.drop_duplicates(["point", "drive"], keep="last")
+        nominal = {int(p["point"]): _duration_s(_setting(p.get("settings", ""), "interval"))
+                   for _, p in pts.drop_duplicates("point", keep="last").iterrows()}
+        sm = pd.DataFrame({k: sm[k] for k in ("drive", "point", "attempt", "interval", "t_ns",
+                                              "ios", "bytes")})
+        # the directions of an interval: one row, its end the latest of theirs
+        per = sm.groupby(["point", "drive", "attempt", "interval"], as_index=False).agg(
+            t_ns=("t_ns", "max"), ios=("ios", "sum"), bytes=("bytes", "sum"))
+        per = per.merge(res[["point", "drive", "attempt", "start_ns"]],
+                        on=["point", "drive", "attempt"])
+        rows = []
+        for (point, drive), g in per.groupby(["point", "drive"], sort=True):
+            g = g.sort_values(["t_ns", "interval"], kind="stable")
+            ends = ((g["t_ns"] - g["start_ns"]) / 1e9).tolist()
+            ios, nbytes, ivs = g["ios"].tolist(), g["bytes"].tolist(), g["interval"].tolist()
+            for a, b in interval_groups(ends, nominal.get(int(point))):
+                dt = ends[b] - (ends[a - 1] if a else 0.0)
+                n, m = int(sum(ios[a:b + 1])), int(sum(nbytes[a:b + 1]))
+                rows.append({"point": int(point), "drive": int(drive),
+                             "attempt": int(g["attempt"].iloc[0]), "interval": int(ivs[b]),
+                             "t_s": ends[b], "seconds": dt, "ios": n, "bytes": m,
+                             "iops": n / dt if dt > 0 else float("nan"),
+                             "mb_s": m / dt / 1e6 if dt > 0 else float("nan")})
+        cols = ["point", "drive", "attempt", "interval", "t_s", "seconds", "ios", "bytes",
+                "iops", "mb_s"]
+        out = pd.DataFrame(rows, columns=cols)
+        out.attrs["units"] = {"point": "", "drive": "", "attempt": "", "interval": "",
+                              "t_s": "s", "seconds": "s", "ios": "1", "bytes": "B",
+                              "iops": "1/s", "mb_s": "MB/s"}
+        return out
+
 
 def open(path):  # noqa: A001 - the module's entry point reads like h5py.File
     return Results(path)
@@ -359,6 +443,25 @@ def judged_metric(point):
     if not rw.startswith("rand") or bs >= 64 << 10:
         return "mbps"
     return "iops"
+
+
+def comparable(point):
+    """Whether models are compared at a point: the rule of `rackbench report --wide`'s rows
+    (report_model.c's rp_point_comparable(); docs/report.md, "Comparable points"), which
+    compare() keeps to. Not a rate-limited point, not a curve's throttled one (its
+    unthrottled run is compared), not a size-based point (`io_size` or `passes`: a fill,
+    whose figure is its own drive's time over changing states; a checkpoint, an exec),
+    not a steady-state round, not a point without a workload. point: a row of points or
+    of tidy()."""
+    rw = point.get("rw", "")
+    rw = rw if isinstance(rw, str) else ""
+    rate = point.get("point_rate_iops", point.get("rate_iops", 0))
+    curve = point.get("curve_pct", float("nan"))
+    settings = point.get("settings", "")
+    sized = any(_setting(settings, k) not in ("", "0") for k in ("io_size", "passes"))
+    return not (int(rate or 0) > 0 or (curve == curve and curve > 0) or
+                int(point.get("round", 0) or 0) > 0 or sized or
+                rw in ("checkpoint", "exec") or not rw)
 
 
 def workload(point):
@@ -416,6 +519,26 @@ def _model_label(row):
     return model or "(unknown model)"
 
 
+def _label_value(labels, key):
+    """A drive's group by its agent's label KEY, as `rackbench report --by label=KEY` names
+    it: "KEY=VALUE", or "no KEY label" (labels: "k=v,k=v")."""
+    for kv in (labels if isinstance(labels, str) else "").split(","):
+        k, eq, v = kv.partition("=")
+        if eq and k == key:
+            return f"{key}={v}"
+    return f"no {key} label"
+
+
+def _group_value(row, by):
+    """A drive's part of its group's name for one `by` entry: its model (_model_label()),
+    its label KEY's value ("label=KEY"), or a tidy() column's value."""
+    if by == "model":
+        return _model_label(row)
+    if by.startswith("label="):
+        return _label_value(row.get("labels", ""), by[6:])
+    return str(row[by])
+
+
 def _pct_text(x):
     """|difference| as a review prints it: whole percent from 10 %, one decimal below;
     None when that rounds to zero."""
@@ -460,7 +583,11 @@ def compare(files, baseline, metric=None, by="model"):
     better).
 
     by: what drives are grouped by instead of the model: a tidy() column or a list of
-    them (e.g. "agent", ["model", "firmware"]); the group's name joins their values.
+    them (e.g. "agent", ["model", "firmware"]), or "label=KEY", a label of the drives'
+    agents, its groups named as `rackbench report --by label=KEY` names them ("rack=r12",
+    "no rack label"); the group's name joins their values. "model" and "label=KEY" are
+    the C report's rule: a file's groups are its columns in `report --wide --by ...`, and
+    the per-model table's and the outliers' groups.
 
     A group's value at a point, from the newest attempt of each drive (status ok only),
     as `rackbench report --wide` computes it: IOPS and MB/s (summed over the
@@ -468,6 +595,9 @@ def compare(files, baseline, metric=None, by="model"):
     for an even count); mean latency over all the drives' IOs (each drive's mean
     weighted by its IOs); p99 and p99.9 from the drives' histograms added bucket by
     bucket -- never an average or median of percentiles.
+
+    Points: those `rackbench report --wide` has rows for (comparable(): no fill,
+    rate-limited point, curve's throttled point or steady-state round).
 
     Returns a DataFrame, one row per (point, group), in run order: point (name),
     workload (workload()), model (the group's name), file, drives (rows with a value),
@@ -509,7 +639,8 @@ def _compare(files, baseline, metric, by, opened):
               for t in (r.tidy() for r in results)]
     for r, t in zip(results, frames):
         for c in by:
-            if c not in t.columns:
+            col = "labels" if c.startswith("label=") else c
+            if col not in t.columns or (c.startswith("label=") and not c[6:]):
                 raise ValueError(f"{r.path}: by '{c}': no such column of tidy()")
     if not frames:
         raise ValueError("compare: no files")
@@ -518,8 +649,8 @@ def _compare(files, baseline, metric, by, opened):
     groups = []
     for fi, t in enumerate(frames):
         drives = t.drop_duplicates("drive").sort_values("drive", kind="stable")
-        label = {row["drive"]: " ".join(_model_label(row) if c == "model" else str(row[c])
-                                        for c in by) for _, row in drives.iterrows()}
+        label = {row["drive"]: " ".join(_group_value(row, c) for c in by)
+                 for _, row in drives.iterrows()}
         t["_group"] = t["drive"].map(label) if len(t) else ""
         order = pd.unique(pd.Series([label[d] for d in drives["drive"]], dtype=object))
         groups += [{"fi": fi, "model": m, "name": m} for m in order]
@@ -554,11 +685,12 @@ def _compare(files, baseline, metric, by, opened):
                          f"({', '.join(g['name'] for g in base)}): name one")
     base = base[0]
 
-    # the points in run order, the first file's first
+    # the points compared (comparable(), as --wide's rows) in run order, the first file's
+    # first
     points, seen = [], set()
     for t in frames:
         for _, p in t.drop_duplicates("point_name").iterrows():
-            if p["point_name"] not in seen:
+            if comparable(p) and p["point_name"] not in seen:
                 seen.add(p["point_name"])
                 points.append(p)
 

@@ -9,7 +9,8 @@ import layout
 
 def widen(h5py, src, dst, drives):
     """drives: a list of dicts with keys model, scale (IOPS and bandwidth factor) and
-    shift (histogram buckets added to every latency bucket, so drives differ)."""
+    shift (histogram buckets added to every latency bucket, so drives differ); labels
+    (its agent's, "k=v,k=v"), optional."""
     with h5py.File(src, "r") as s, h5py.File(dst, "w") as d:
         for k, v in s.attrs.items():
             d.attrs[k] = v
@@ -30,6 +31,8 @@ def widen(h5py, src, dst, drives):
             dr["path"] = f"/dev/synth{i}".encode()
             dr["model"] = spec["model"].encode()
             dr["serial"] = f"SYN{i:05d}".encode()
+            if "labels" in spec:
+                dr["labels"] = spec["labels"].encode()
             rows["drives"].append(dr)
             for name in ("results", "samples", "bs_counts", "health"):
                 t = tables[name]

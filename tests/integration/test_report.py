@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""rackbench report: the table, Markdown and CSV of a real run agree with its HDF5 file;
---baseline gives each drive's IOPS difference from one drive at the same point, across
-files too; bad input is exit 2 with a message."""
+"""rackbench report: the table, Markdown and CSV of a real run agree with its HDF5 file (a
+direction that moved no IO shows a dash, in CSV nothing); --baseline gives each drive's
+IOPS difference from one drive at the same point, across files too, and without it there
+is no column for one; the page's "wrote" message follows the table on a line of its own;
+bad input is exit 2 with a message."""
 import csv
 import glob
 import io
 import os
+import subprocess
 
 from rbtest import COORD, Tmp, check, h5, run
 
@@ -32,7 +35,12 @@ with Tmp() as tmp:
         exact[(label[int(x["drive"])], name[int(x["point"])])] = want
         row = [w for w in rows if w["drive"] == label[int(x["drive"])] and w["point"] == name[int(x["point"])]]
         check(len(row) == 1 and abs(float(row[0]["iops"]) - want) < 0.1, f"iops of {row}")
-        check(abs(float(row[0]["read_p99_us"]) - x["read_lat_p99_ns"] / 1e3) < 0.01, "p99")
+        for d in ("read", "write"):
+            if x[f"{d}_ios"]:
+                check(abs(float(row[0][f"{d}_p99_us"]) - x[f"{d}_lat_p99_ns"] / 1e3) < 0.01,
+                      f"{d} p99 of {row}")
+            else:  # a direction that moved no IO has no latency: nothing, not 0.00
+                check(row[0][f"{d}_p99_us"] == row[0][f"{d}_mean_us"] == "", f"{d} of {row}")
         if label[int(x["drive"])] == label0:
             base[int(x["point"])] = want
     for w in rows:
@@ -46,6 +54,28 @@ with Tmp() as tmp:
     check(r.returncode == 0 and "| point | drive |" in r.stdout and "#2 " in r.stdout, "two files")
     r = run([COORD, "report", f])
     check(r.returncode == 0 and all(n in r.stdout for n in name.values()), "table names every point")
+    # no baseline asked for: no column of a difference from one
+    check("vs base" not in r.stdout, f"a baseline's column without one:\n{r.stdout[:400]}")
+    b = run([COORD, "report", f, "--baseline", label0])
+    check(b.returncode == 0 and "vs base" in b.stdout.splitlines()[0], "the baseline's column")
+    # the demo's reads write nothing and its writes read nothing: a dash there, not 0.0
+    for p in points:
+        rows = [x for x in r.stdout.splitlines() if x[4:].startswith(p["name"].decode() + " ")]
+        # after status, IOPS and MB/s: rd mean, rd p99, wr mean, wr p99
+        lat = [x.split()[x.split().index("ok") + 3:][:4] for x in rows]
+        want = [0, 1] if p["rw"] == b"randread" else [2, 3]
+        check(len(rows) == len(drives) and all(
+            all((v == "-") == (i not in want) for i, v in enumerate(x)) for x in lat),
+            f"{p['name']}: latencies {lat}")
+    # the page's message comes after the table, on a line of its own, even where the
+    # table and the messages go to one pipe (stdout buffered, stderr not)
+    page = os.path.join(tmp, "r.html")
+    both = subprocess.run([COORD, "report", f, "--html", page], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=180)
+    lines = both.stdout.splitlines()
+    check(both.returncode == 0 and lines and lines[-1] == f"rackbench: wrote {page}" and
+          both.stdout.count("wrote") == 1 and both.stdout[:-len(lines[-1]) - 1] == r.stdout,
+          f"the table and the message mixed:\n{both.stdout[-600:]}")
     r = run([COORD, "report", f, "--baseline", "no-such-drive"])
     check(r.returncode == 2 and "matches --baseline 'no-such-drive'" in r.stderr, "unknown baseline")
     junk = os.path.join(tmp, "junk.h5")

@@ -2,17 +2,30 @@
 """rackbench report --html, rendered by a real browser: a fixture campaign with a
 preconditioning phase, a queue-depth matrix, a curve and a steady state runs on four drives
 of two agents; the page renders in headless Chromium with no console messages, every expected
-chart is in the DOM as an SVG with one series per drive, and a screenshot is kept. A
-synthetic file of 500 drives renders too, and the page's size is printed."""
+chart is in the DOM as an SVG with one series per drive, and a screenshot of the page and
+one of each kind of chart are kept (artifacts/report-KIND.png). A fill whose last interval
+is 9 ms long is drawn with that interval merged into the one before it, as the Python
+helper's rates() gives it. The Python helper's compare() is at the points --wide has rows
+for. A synthetic file of 500 drives renders too, and the page's size is printed."""
+import csv
 import glob
+import io
 import os
 import re
+import shutil
+import statistics
+import sys
+
+import numpy as np
 
 import synth
-from htmlpage import CHROMIUM, Charts, keep, render
+from htmlpage import CHROMIUM, Charts, keep, keep_charts, render
 from rbtest import COORD, SRC, Tmp, check, file_agents, free_port, h5, run, skip
 
 h5py = h5()
+sys.path.insert(0, os.path.join(SRC, "python"))
+import rackbench_h5 as rb  # noqa: E402
+
 if not CHROMIUM:
     skip("no chromium here (apt-get install chromium; scripts/install-deps.sh does)")
 
@@ -73,6 +86,72 @@ with Tmp() as tmp:
                         r"</td><td class=\"(pass|bad)\">" + re.escape(verdict), text),
               f"the page's verdict for {drives[int(row['drive'])]}: want '{verdict}'")
     keep(page, tmp, "report")
+    # each kind of chart alone, as a person sees it: a screenshot each among the artifacts
+    shots = keep_charts(page, tmp, "report")
+    check(sorted(shots) == sorted(want), f"screenshots of {sorted(shots)}, want {sorted(want)}")
+
+    # the points compared, one selection for --wide and the Python helper: not the steady
+    # state's rate-limited rounds, not the curve's throttled points
+    r = run([COORD, "report", f, "--wide", "--by", "drive", "--format", "csv"])
+    check(r.returncode == 0, f"--wide: {r.returncode} {r.stderr}")
+    wide = {row[0] for row in list(csv.reader(io.StringIO(r.stdout)))[1:]}
+    c = rb.compare(f, "rep-a1", by="agent")
+    check(set(c["point"]) == wide and len(wide) >= 4, f"compare() at {sorted(set(c['point']))}, "
+          f"--wide at {sorted(wide)}")
+
+    # a fill's last interval 9 ms long, moving what the drive moves in 180 ms: drawn merged
+    # into the interval before it, not as a spike twenty times the drive's rate; the
+    # Python helper's rates() draws the same
+    spike = os.path.join(tmp, "spike.h5")
+    shutil.copy(f, spike)
+    with h5py.File(spike, "r+") as h:
+        pt = [p for p in h["points"][:] if p["phase"] == b"precondition"][0]
+        res = [x for x in h["results"][:] if x["point"] == pt["point"] and x["drive"] == 0]
+        res = max(res, key=lambda x: int(x["attempt"]))
+        sm = h["samples"]
+        rows = sm[:]
+        mine = rows[(rows["point"] == pt["point"]) & (rows["drive"] == 0) &
+                    (rows["attempt"] == res["attempt"])]
+        ends = sorted({int(x["t_ns"]) for x in mine})
+        last = mine[mine["t_ns"] == ends[-1]][0].copy()
+        rate = statistics.median(
+            sum(int(x["bytes"]) for x in mine if x["t_ns"] == e) / ((e - b) / 1e9)
+            for b, e in zip([int(res["start_ns"])] + ends, ends))
+        last["interval"] += 1
+        last["t_ns"] = ends[-1] + 9_000_000
+        last["bytes"] = int(rate * 0.18)
+        last["ios"] = int(last["bytes"]) // (128 << 10)
+        last["hist_n"] = 0
+        sm.resize((len(rows) + 1,))
+        sm[len(rows)] = last
+        mine = np.concatenate([mine, [last]])
+    # the rule, from the rows: directions added per interval, each over its own length, one
+    # shorter than a tenth of the nominal 250 ms joined to the one before it
+    per = {}
+    for x in mine:
+        e, b = per.get(int(x["interval"]), (0, 0))
+        per[int(x["interval"])] = (max(e, int(x["t_ns"])), b + int(x["bytes"]))
+    want, start = [], int(res["start_ns"])
+    for e, b in sorted(per.values()):
+        if want and e - want[-1][1] < 25_000_000:
+            want[-1] = (want[-1][0], e, want[-1][2] + b)
+        else:
+            want.append((want[-1][1] if want else start, e, b))
+    want = [b / ((e - s0) / 1e9) / 1e6 for s0, e, b in want]
+    check(len(want) == len(per) - 1, f"{len(per)} intervals, {len(want)} drawn")
+    page = os.path.join(tmp, "spike.html")
+    r = run([COORD, "report", spike, "--html", page])
+    check(r.returncode == 0, f"report: {r.returncode} {r.stderr}")
+    chart = open(page).read().split('data-chart="timeseries"')[1].split("</svg>")[0]
+    series = chart.split(f'data-series="{drives[0]}"')[1].split("</g>")[0]
+    drawn = [float(v) for v in re.findall(r", MB/s ([\d.e+-]+)</title>", series)]
+    check(len(drawn) == len(want) and all(abs(a - b) <= 5e-4 * b for a, b in zip(drawn, want)),
+          f"the fill drawn as {drawn}, want {want}")
+    check(max(drawn) < 3 * statistics.median(drawn), f"a spike: {drawn}")
+    got = rb.open(spike).rates()
+    got = got[(got["point"] == pt["point"]) & (got["drive"] == 0)]
+    check(len(got) == len(want) and all(abs(a - b) <= 1e-9 * b for a, b in zip(got["mb_s"], want)),
+          f"rates(): {got['mb_s'].tolist()}, want {want}")
 
     # 500 drives of three models
     big = os.path.join(tmp, "big.h5")

@@ -3,7 +3,10 @@
 and one 25% slower -- exactly that one is flagged an outlier at every point; the model's
 percentiles equal those of its drives' histograms added together (recomputed in Python with
 the C code's bucket rule); a spec file's passing and failing claims give the right verdicts
-and exit 5, --require moves the line, and a bad spec file is exit 2 at FILE:LINE:COLUMN."""
+and exit 5, --require moves the line, and a bad spec file is exit 2 at FILE:LINE:COLUMN.
+Three models on one model string, told apart by a label of their agents: with --by
+label=model the per-model table, the outliers (only the one slow drive of a model), --wide,
+the page and the Python helper's compare() all group the drives by it alike."""
 import csv
 import glob
 import io
@@ -58,7 +61,8 @@ with Tmp() as tmp:
                 counts = counts + res.histogram(drive=d, point=p["point"], attempt=att,
                                                 direction=direction)
             for col, pct in ((p50_col, 50), (p99_col, 99)):
-                want = f"{rb.percentile(counts, pct) / 1e3:.1f}"
+                # a direction none of the drives moved IO in: a dash, not 0.0
+                want = f"{rb.percentile(counts, pct) / 1e3:.1f}" if counts.sum() else "-"
                 check(cells[col] == want, f"{p['name']} dir {direction} p{pct}: report "
                       f"{cells[col]}, added histograms {want}")
         # the merged p99 lies between the fastest and the slowest drive's: drives are
@@ -107,6 +111,51 @@ claims:
     check(r.returncode == 0, f"--require 70%: exit {r.returncode}")
     r = run([COORD, "report", f, "--spec", spec, "--require", "101%"])
     check(r.returncode == 5, f"--require 101%: exit {r.returncode}")
+
+    # three models on one model string, told apart by their agents' label: grouped by it
+    # (--by label=model), the per-model table, the outliers, --wide, the page and the Python
+    # helper all have the three groups, and only the one slow drive of model A stands out
+    lab = os.path.join(tmp, "labelled.h5")
+    spread = [("A", 1.00), ("A", 1.03), ("A", 0.97), ("A", 0.60), ("B", 0.50), ("B", 0.51),
+              ("B", 0.49), ("C", 0.25), ("C", 0.26), ("C", 0.24)]
+    synth.widen(h5py, base, lab, [{"model": "ACME X1", "scale": sc, "shift": i,
+                                   "labels": f"rack=r1,model={m}"}
+                                  for i, (m, sc) in enumerate(spread)])
+    by = ["--by", "label=model"]
+    r = run([COORD, "report", lab, *by, "--format", "csv"])
+    check(r.returncode == 0, f"csv: {r.returncode} {r.stderr}")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    flagged = {(w["drive"], w["point"]) for w in rows if w["outlier"] == "yes"}
+    want = {(w["drive"], w["point"]) for w in rows if w["drive"].endswith("/dev/synth3")}
+    check(len(want) == len(points) and flagged == want,
+          f"outliers by label: {sorted(flagged)}, want {sorted(want)}")
+    r = run([COORD, "report", lab, *by, "--format", "markdown"])
+    check(r.returncode == 0 and "per label model" in r.stdout, f"markdown: {r.stdout[-800:]}")
+    for pname in points:
+        for m, n in (("A", 4), ("B", 3), ("C", 3)):
+            check(f"| {pname} | model={m} | {n} |" in r.stdout, f"{pname} model={m}: {n} drives")
+    page = os.path.join(tmp, "labelled.html")
+    r = run([COORD, "report", lab, *by, "--html", page])
+    check(r.returncode == 0, f"html: {r.returncode} {r.stderr}")
+    text = open(page).read()
+    check(f"<li>Outliers: {len(points)}:" in text and
+          text.count('data-outlier="1"') == len(points) and ">Per label model</h2>" in text,
+          "the page's outliers and groups")
+    r = run([COORD, "report", lab, *by, "--wide", "--format", "csv"])
+    check(r.returncode == 0, f"--wide: {r.returncode} {r.stderr}")
+    wide = list(csv.reader(io.StringIO(r.stdout)))
+    cols = [c for c in wide[0][3:] if " vs " not in c]
+    check(cols == ["model=A", "model=B", "model=C"], f"--wide's columns {cols}")
+    c = rb.compare(lab, "model=A", by="label=model")
+    check(list(dict.fromkeys(c["model"])) == cols, f"compare()'s groups {set(c['model'])}")
+    for row in wide[1:]:
+        if row[2] not in ("MB/s", "IOPS"):
+            continue
+        for g in cols:
+            v = float(row[wide[0].index(g)])
+            got = c[(c["point"] == row[0]) & (c["model"] == g)]["value"]
+            check(len(got) == 1 and abs(got.iloc[0] - v) <= 1e-5 * v,
+                  f"{row[0]} {g}: compare() {got.tolist()}, --wide {v}")
 
     # bad spec files: clear errors with positions, exit 2
     bad = os.path.join(tmp, "bad.yaml")

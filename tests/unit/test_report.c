@@ -393,6 +393,9 @@ static void test_csv_figures_are_the_rows(void **st)
 			assert_true(fabs(strtod(f[7], NULL) - mb) < 0.006);
 			assert_true(fabs(strtod(f[9], NULL) - (double)x->read.lat_p99_ns / 1e3) <
 				    0.006);
+			/* a direction that moved no IO: nothing, not 0.00 */
+			assert_true(!f[8][0] == !x->read.ios && !f[9][0] == !x->read.ios);
+			assert_true(!f[10][0] == !x->write.ios && !f[11][0] == !x->write.ios);
 		}
 		/* the slow drive at the first point, and only it */
 		assert_string_equal(f[13], p == 0 && d == 3 ? "yes" : "");
@@ -412,7 +415,7 @@ static void test_models_from_merged_histograms(void **st)
 	struct out o;
 	char line[1024], want[64];
 	unsigned nd, outliers;
-	double mn, med, mx, p50, p99, w50, w99;
+	double mn, med, mx, p50, p99;
 
 	assert_non_null(h);
 	for (size_t d = 0; d < 4; d++)
@@ -421,11 +424,12 @@ static void test_models_from_merged_histograms(void **st)
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--format", "markdown");
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	line_with(o.out, "| randread iodepth=1 | M1 |", line, sizeof(line));
+	/* no drive of the model wrote at the point: a dash, not 0.0, for its writes */
 	assert_int_equal(sscanf(line,
 				"| randread iodepth=1 | M1 | %u | %lf | %lf | %lf | %lf | %lf "
-				"| %lf | %lf | %u |",
-				&nd, &mn, &med, &mx, &p50, &p99, &w50, &w99, &outliers),
-			 9);
+				"| - | - | %u |",
+				&nd, &mn, &med, &mx, &p50, &p99, &outliers),
+			 7);
 	assert_int_equal(nd, 4);
 	assert_true(fabs(mn - cell_iops(fx, 0, 3)) < 0.5);
 	assert_true(fabs(mx - cell_iops(fx, 0, 2)) < 0.5);
@@ -433,13 +437,15 @@ static void test_models_from_merged_histograms(void **st)
 	/* drive 0's lost attempt (5 ms) would move p99 if it were merged */
 	assert_true(fabs(p99 - (double)rb_hist_percentile(h, 99) / 1e3) < 0.06);
 	assert_true(fabs(p50 - (double)rb_hist_percentile(h, 50) / 1e3) < 0.06);
-	assert_true(w99 == 0 && w50 == 0);
 	assert_int_equal(outliers, 1);
 	/* the cell of drive 0 at point 0 is attempt 1's: ok, not lost */
 	line_with(o.out, "| randread iodepth=1 | a1:/dev/nvme0n1 |", line, sizeof(line));
 	assert_non_null(strstr(line, "| ok |"));
 	snprintf(want, sizeof(want), "| %.0f |", cell_iops(fx, 0, 0));
 	assert_non_null(strstr(line, want));
+	/* no writes: dashes; no baseline asked for: no column of a difference from one */
+	assert_true(strlen(line) > 10 && !strcmp(line + strlen(line) - 10, " | - | - |"));
+	assert_null(strstr(o.out, "vs baseline"));
 	/* the volume is its own model, by width and unit */
 	assert_non_null(
 		strstr(o.out, "| randread iodepth=1 | 2 x M2 (volume, 128 KiB unit) | 1 |"));
@@ -462,10 +468,12 @@ static void test_models_from_merged_histograms(void **st)
 	assert_int_equal(o.rc, RB_EXIT_OK);
 	line_with(o.out, "randread iodepth=8", line, sizeof(line));
 	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
+	assert_non_null(strstr(line, "         -         -"));
 	snprintf(want, sizeof(want), " %.0f ", cell_iops(fx, 1, 0));
 	assert_non_null(strstr(line, want));
 	assert_int_equal(count_of(o.out, " none "), 1);
 	assert_int_equal(count_of(o.out, " outlier\n"), 1);
+	assert_null(strstr(o.out, "vs base"));
 	assert_non_null(strstr(o.out, "per model (histograms added across drives"));
 	out_free(&o);
 	free(h);
@@ -509,6 +517,11 @@ static void test_baseline_difference(void **st)
 	/* by a part of agent:path; one matching nothing is refused */
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "a2:/dev/nvme0n1");
 	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, "  vs base\n"));
+	out_free(&o);
+	cap_run(&o, rb_report_cmd, "report", fx->path, "--baseline", "S1", "--format", "markdown");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_non_null(strstr(o.out, " | write p99 us | vs baseline % |\n"));
 	out_free(&o);
 	assert_run(RB_EXIT_USAGE, err, "matches --baseline 'nosuch'", rb_report_cmd, "report",
 		   fx->path, "--baseline", "nosuch");
@@ -890,6 +903,9 @@ static void test_html_page(void **st)
 		 cell_iops(fx, 0, 3));
 	assert_non_null(strstr(page, want));
 	assert_int_equal(count_of(page, "<li class=\"outlier\""), 1);
+	/* the model's writes at a point of reads: dashes, not 0.0 */
+	assert_non_null(strstr(page, "<td class=\"n\">-</td><td class=\"n\">-</td><td "
+				     "class=\"n bad\">1</td></tr>"));
 	/* the drives' table: the purge before the run, the hottest reading, the warning */
 	assert_non_null(strstr(page, "<td>format, 2023-11-14 22:13 UTC</td>"));
 	assert_non_null(strstr(page, "<td>1.00 GiB written since, 2 passes</td>"));
@@ -897,6 +913,7 @@ static void test_html_page(void **st)
 	assert_non_null(strstr(page, ">0x4</td>"));
 	assert_non_null(strstr(page, "<td class=\"pass\">steady at round 2</td>"));
 	assert_null(strstr(page, "Against spec"));
+	assert_null(strstr(page, "<th>vs baseline</th>")); /* none asked for */
 	free(page);
 	assert_int_equal(access(html, F_OK), 0);
 
@@ -911,6 +928,7 @@ static void test_html_page(void **st)
 	assert_non_null(strstr(page, ">Against spec</h2>"));
 	assert_int_equal(count_of(page, "<tr class=\"pass\"><td>PASS</td>"), 5);
 	assert_non_null(strstr(page, "(in brackets: the difference from the baseline drive)"));
+	assert_non_null(strstr(page, "<th>write p99 us</th><th>vs baseline</th>"));
 	free(page);
 	out_free(&o);
 	/* a page that cannot be written: exit 1, nothing left behind */
@@ -923,9 +941,10 @@ static void test_wide_nothing(void **st)
 {
 	struct fixture *fx = *st;
 	struct rb_results_meta m = { .campaign_name = "empty", .methodology = "" };
-	char err[256], path[600], html[600];
+	char err[256], path[600], html[600], *page;
 	struct rb_results *r;
 	struct rb_row_drive x = { .drive = 0 };
+	struct out o;
 
 	snprintf(path, sizeof(path), "%s/empty.h5", fx->dir);
 	snprintf(html, sizeof(html), "%s/empty.html", fx->dir);
@@ -940,6 +959,15 @@ static void test_wide_nothing(void **st)
 	assert_run(RB_EXIT_OK, out, "point,workload,metric\n", rb_report_cmd, "report", path,
 		   "--wide", "--format", "csv");
 	assert_int_equal(rb_report_html(path, html), RB_EXIT_OK);
+	/* a page of several files is of each of their campaigns, and says how many runs */
+	cap_run(&o, rb_report_cmd, "report", fx->path, path, fx->path, "--html", html);
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	out_free(&o);
+	page = read_text(html);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "<title>rackbench: fix&lt;1&gt;, empty (3 runs)</title>"));
+	assert_non_null(strstr(page, "<h1>rackbench report: fix&lt;1&gt;, empty (3 runs)</h1>"));
+	free(page);
 }
 
 /* A checkpoint point's rows: drive d's write of checkpoint k took secs[k], its restores. */
@@ -1278,6 +1306,29 @@ static void test_model_rules(void **st)
 	assert_true(rp_is_curve(&pt));
 }
 
+/* Rates per interval: a last interval of 9 ms after ones of 250 ms is merged into the one
+ * before it, not drawn as 2 MB over 9 ms; a short first one into the next; 10% is not short. */
+static void test_interval_rates(void **st)
+{
+	double t[] = { 0.25, 0.5, 0.75, 0.759 }, a[] = { 5, 5, 5, 2 };
+	double t1[] = { 0.01, 0.26, 0.51 }, a1[] = { 1, 5, 5 };
+	double t2[] = { 0.25, 0.275 }, a2[] = { 5, 1 };
+	double t3[] = { 1, 2, 2.05 }, a3[] = { 10, 10, 1 };
+
+	(void)st;
+	assert_int_equal(rp_interval_rates(t, a, 4, 0.25), 3);
+	assert_true(a[0] == 20 && a[1] == 20 && fabs(a[2] - 7 / 0.259) < 1e-9);
+	assert_true(t[2] == 0.759);
+	assert_int_equal(rp_interval_rates(t1, a1, 3, 0.25), 2);
+	assert_true(fabs(a1[0] - 6 / 0.26) < 1e-9 && fabs(a1[1] - 20) < 1e-9 && t1[0] == 0.26);
+	assert_int_equal(rp_interval_rates(t2, a2, 2, 0.25), 2);
+	assert_true(fabs(a2[1] - 40) < 1e-9);
+	/* no nominal interval known: the longest one's length is it */
+	assert_int_equal(rp_interval_rates(t3, a3, 3, 0), 2);
+	assert_true(a3[0] == 10 && fabs(a3[1] - 11 / 1.05) < 1e-9);
+	assert_int_equal(rp_interval_rates(t3, a3, 0, 1), 0);
+}
+
 int main(void)
 {
 	rb_log_init("rackbench", RB_LOG_WARN);
@@ -1300,6 +1351,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fio_formats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
 		cmocka_unit_test(test_model_rules),
+		cmocka_unit_test(test_interval_rates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
