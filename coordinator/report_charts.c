@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report_h2h.h"
 #include "report_svg.h"
 #include "units.h"
 
@@ -527,6 +528,14 @@ void rp_chart_point_bars(FILE *o, const struct rp_report *r)
 	done = calloc(r->ncells + 1, sizeof(bool));
 	for (size_t i = 0; b && done && i < r->ncells; i++) {
 		bool mbps = rp_point_metric(r->cells[i].pt) == RP_MBPS;
+		enum rp_metric app;
+		/* an application's point: its own figure (TPS, seconds per checkpoint) */
+		bool is_app = rp_app_metric(r, r->cells[i].pt, &app);
+		const char *what = is_app ? (app == RP_TPS	  ? "TPS"
+					     : app == RP_APP_IOPS ? "IOPS (the command's)"
+								  : "seconds per checkpoint")
+				   : mbps ? "MB/s"
+					  : "IOPS";
 		char title[400];
 		size_t n = 0;
 
@@ -540,15 +549,17 @@ void rp_chart_point_bars(FILE *o, const struct rp_report *r)
 			done[k] = true;
 			b[n++] = (struct rp_bar){ .name = c->label,
 						  .colour = rp_cell_colour(r, c),
-						  .v = c->res ? (mbps ? c->mbps : c->iops) : NAN,
-						  .vs = c->vs_base,
-						  .outlier = c->outlier };
+						  .v = is_app	? rp_app_value(r, c, app)
+						       : c->res ? (mbps ? c->mbps : c->iops)
+								: NAN,
+						  .vs = is_app ? NAN : c->vs_base,
+						  .outlier = !is_app && c->outlier };
 		}
-		snprintf(title, sizeof(title), "%s: %s%s", r->cells[i].pt->name,
-			 mbps ? "MB/s" : "IOPS",
-			 r->baseline ? " (in brackets: the difference from the baseline drive)"
-				     : "");
-		rp_bars(o, "bars", title, mbps ? "MB/s" : "IOPS", b, n, W);
+		snprintf(title, sizeof(title), "%s: %s%s", r->cells[i].pt->name, what,
+			 r->baseline && !is_app
+				 ? " (in brackets: the difference from the baseline drive)"
+				 : "");
+		rp_bars(o, is_app ? "appbars" : "bars", title, what, b, n, W);
 	}
 	free(b);
 	free(done);

@@ -64,6 +64,13 @@ static bool stats(const struct rp_report *r, const struct rp_cell *c, struct cks
 	return s->n > 0;
 }
 
+double rp_ckpt_seconds(const struct rp_report *r, const struct rp_cell *c)
+{
+	struct ckstat s;
+
+	return c->res && !strcmp(c->res->status, "ok") && stats(r, c, &s) ? s.mean : NAN;
+}
+
 void rp_ckpt_text(const struct rp_report *r, bool md)
 {
 	char b[32];

@@ -14,6 +14,8 @@
 
 /* Whether any file has checkpoint rows. */
 bool rp_has_ckpts(const struct rp_report *r);
+/* Cell c's mean seconds per checkpoint written (its slowest writer's each); NaN: none. */
+double rp_ckpt_seconds(const struct rp_report *r, const struct rp_cell *c);
 /* A line per drive and checkpoint point: its checkpoints' seconds and GiB/s, its restores. */
 void rp_ckpt_text(const struct rp_report *r, bool markdown);
 /* The page's section: a chart per checkpoint point and its table; nothing without rows. */

@@ -27,6 +27,28 @@ static const struct rb_row_exec *exec_of(const struct rp_report *r, const struct
 	return NULL;
 }
 
+double rp_exec_figure(const struct rp_report *r, const struct rp_cell *c, enum rp_metric m)
+{
+	const struct rb_row_exec *x = exec_of(r, c);
+
+	/* a command that failed or ran out of time measured no figure of the drive's */
+	if (!x || x->exit_code || x->timed_out)
+		return NAN;
+	return m == RP_TPS ? x->tps : m == RP_APP_IOPS ? x->iops : NAN;
+}
+
+enum rp_metric rp_exec_metric(const struct rp_report *r, const struct rb_row_point *p)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		if (r->cells[i].pt == p || !strcmp(r->cells[i].pt->name, p->name)) {
+			const struct rb_row_exec *x = exec_of(r, &r->cells[i]);
+
+			if (x && !isnan(x->tps))
+				return RP_TPS;
+		}
+	return RP_APP_IOPS;
+}
+
 /* "616.78 TPS" style, or "-" when the parser did not read it. */
 static const char *num(char *b, size_t len, double v, const char *unit)
 {

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "hist.h"
+#include "report_ckpt.h"
+#include "report_exec.h"
 #include "report_svg.h"
 #include "units.h"
 
@@ -27,6 +29,13 @@ static void workload(const struct rb_row_point *p, char *buf, size_t len)
 	char bs[32] = "block-size split", mix[32];
 	const char *rw = p->rw;
 
+	/* an application's: what its figure is of */
+	if (!strcmp(rw, "exec") || !strcmp(rw, "checkpoint")) {
+		snprintf(buf, len, "%s",
+			 rw[0] == 'e' ? "the command's own figure (exec)"
+				      : "AI checkpoints written");
+		return;
+	}
 	if (p->bs_bytes) {
 		rb_fmt_size(p->bs_bytes, bs, sizeof(bs));
 		for (char *c = bs; *c; c++)
@@ -94,22 +103,41 @@ static int add_row(struct rp_h2h *h, const struct rb_row_point *p, enum rp_metri
 	return (int)h->nrows++;
 }
 
-/* The rows: points in the order they ran, each name once. */
+bool rp_app_metric(const struct rp_report *r, const struct rb_row_point *p, enum rp_metric *m)
+{
+	if (!strcmp(p->rw, "exec"))
+		*m = rp_exec_metric(r, p);
+	else if (!strcmp(p->rw, "checkpoint"))
+		*m = RP_CKPT_S;
+	else
+		return false;
+	return true;
+}
+
+/* The rows: points in the order they ran, each name once; an application's by its own
+ * figure (an exec command's TPS, seconds per checkpoint). */
 static int make_rows(const struct rp_report *r, struct rp_h2h *h, long *row_of)
 {
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct rb_row_point *p = r->cells[i].pt;
+		enum rp_metric app;
 		long found = -1;
 		int k;
 
 		row_of[i] = -1;
-		if (!rp_point_comparable(p))
+		if (!rp_app_metric(r, p, &app) && !rp_point_comparable(p))
 			continue;
 		for (size_t j = 0; j < h->nrows && found < 0; j++)
 			if (!strcmp(h->rows[j].point, p->name))
 				found = (long)j;
 		if (found >= 0) {
 			row_of[i] = found;
+			continue;
+		}
+		if (rp_app_metric(r, p, &app)) {
+			if ((k = add_row(h, p, app, h->nrows)) < 0)
+				return k;
+			row_of[i] = k;
 			continue;
 		}
 		if ((k = add_row(h, p, rp_point_metric(p), h->nrows)) < 0)
@@ -124,8 +152,17 @@ static int make_rows(const struct rp_report *r, struct rp_h2h *h, long *row_of)
 	return 0;
 }
 
-static double cell_value(const struct rp_cell *c, enum rp_metric m)
+double rp_app_value(const struct rp_report *r, const struct rp_cell *c, enum rp_metric m)
 {
+	if (m == RP_TPS || m == RP_APP_IOPS)
+		return rp_exec_figure(r, c, m);
+	return m == RP_CKPT_S ? rp_ckpt_seconds(r, c) : NAN;
+}
+
+static double cell_value(const struct rp_report *r, const struct rp_cell *c, enum rp_metric m)
+{
+	if (m >= RP_TPS)
+		return rp_app_value(r, c, m);
 	return c->res && !strcmp(c->res->status, "ok") ? rp_cell_metric(c, m) : NAN;
 }
 
@@ -195,7 +232,7 @@ static double figure(const struct rp_report *r, const struct rp_h2h_row *row, co
 		return (double)rb_hist_percentile(hist, 99) / 1e3;
 	for (size_t i = 0; i < n; i++) {
 		const struct rp_cell *c = &r->cells[cells[i]];
-		double x = cell_value(c, row->metric);
+		double x = cell_value(r, c, row->metric);
 
 		if (isnan(x))
 			continue;
@@ -343,14 +380,17 @@ double rp_h2h_pct(double a, double b)
 
 const char *rp_h2h_word(enum rp_metric m, double pct)
 {
-	if (m == RP_MBPS || m == RP_IOPS)
+	if (m == RP_CKPT_S) /* seconds a checkpoint takes: more is slower */
+		return pct >= 0 ? "slower" : "faster";
+	if (!rp_metric_lower_better(m))
 		return pct >= 0 ? "faster" : "slower";
 	return pct >= 0 ? "higher" : "lower";
 }
 
 static const char *unit(enum rp_metric m)
 {
-	static const char *const u[] = { "MB/s", "IOPS", "mean us", "p99 us", "p99.9 us" };
+	static const char *const u[] = { "MB/s",     "IOPS", "mean us",	       "p99 us",
+					 "p99.9 us", "TPS",  "IOPS (command)", "s/checkpoint" };
 
 	return u[m];
 }
@@ -498,8 +538,10 @@ void rp_h2h_html(FILE *o, const struct rp_h2h *h)
 	fputs(by[h->by], o);
 	fputs(": each point's figure by what it is judged by (MB/s for sequential and large "
 	      "blocks, IOPS for small random blocks, mean and p99 latency at one outstanding "
-	      "IO). A column of several drives: their median for MB/s and IOPS, the mean over "
-	      "all their IOs, the p99 of their histograms added. Against the baseline, ",
+	      "IO; an application's own figure: its command's TPS, seconds per checkpoint). A "
+	      "column of several drives: their median for MB/s, IOPS and an application's "
+	      "figure, the mean over all their IOs, the p99 of their histograms added. Against "
+	      "the baseline, ",
 	      o);
 	rp_esc(o, h->subj[h->base]);
 	fputs(", both ways.</p>\n<table class=\"h2h\"><thead><tr><th>point</th><th>workload</th>"

@@ -37,6 +37,11 @@ struct rp_h2h {
  */
 int rp_h2h_build(const struct rp_report *r, enum rp_by by, const char *baseline, struct rp_h2h *h);
 void rp_h2h_free(struct rp_h2h *h);
+/* Whether p is an application's point -- an exec command's, or checkpoints -- and the
+ * figure it is compared by (an exec command's TPS or own IOPS, seconds per checkpoint). */
+bool rp_app_metric(const struct rp_report *r, const struct rb_row_point *p, enum rp_metric *m);
+/* Cell c's figure of an application's metric m; NaN: none. */
+double rp_app_value(const struct rp_report *r, const struct rp_cell *c, enum rp_metric m);
 /* Signed percent a is above b ((a / b - 1) x 100); NAN when either is missing. */
 double rp_h2h_pct(double a, double b);
 /* The words for a difference: faster/slower for rates, higher/lower for latencies. */

@@ -36,7 +36,8 @@ bool rp_is_outlier(double x, double median, double mad)
 
 const char *rp_metric_name(enum rp_metric m)
 {
-	static const char *const n[] = { "mbps", "iops", "mean_us", "p99_us", "p99_9_us" };
+	static const char *const n[] = { "mbps",     "iops", "mean_us",	 "p99_us",
+					 "p99_9_us", "tps",  "app_iops", "s_per_checkpoint" };
 
 	return n[m];
 }
@@ -61,8 +62,9 @@ double rp_cell_metric(const struct rp_cell *c, enum rp_metric m)
 		return d->ios ? (double)d->lat_p99_ns / 1e3 : NAN;
 	case RP_P99_9_US:
 		return d->ios ? (double)d->lat_p99_9_ns / 1e3 : NAN;
+	default: /* an application's: rp_exec_figure, rp_ckpt_seconds */
+		return NAN;
 	}
-	return NAN;
 }
 
 bool rp_cell_names(const struct rp_cell *c, const char *text)

@@ -77,7 +77,24 @@ struct rp_group {
 	size_t noutliers;
 };
 
-enum rp_metric { RP_MBPS, RP_IOPS, RP_MEAN_US, RP_P99_US, RP_P99_9_US };
+/* A point's figure: the drive's (the first five, a spec claim's too), or an application's:
+ * an exec command's TPS or own IOPS, a checkpoint's seconds (report_exec.c, report_ckpt.c) */
+enum rp_metric {
+	RP_MBPS,
+	RP_IOPS,
+	RP_MEAN_US,
+	RP_P99_US,
+	RP_P99_9_US,
+	RP_TPS,
+	RP_APP_IOPS,
+	RP_CKPT_S,
+};
+
+/* Whether a higher figure of m is the worse one (latencies, seconds per checkpoint). */
+static inline bool rp_metric_lower_better(enum rp_metric m)
+{
+	return m == RP_MEAN_US || m == RP_P99_US || m == RP_P99_9_US || m == RP_CKPT_S;
+}
 
 struct rp_claim {
 	char name[128], model[64], rw[16], spec_file[256];

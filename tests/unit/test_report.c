@@ -1085,7 +1085,24 @@ static void test_checkpoints_and_execs(void **st)
 	assert_non_null(strstr(page, "data-series=\"gpu1:/dev/nvme0n1 restore\""));
 	assert_non_null(strstr(page, "<td>616.78</td><td>12335.66</td><td>6.47 ms</td>"));
 	assert_int_equal(count_of(page, "data-section=\"applications\""), 1);
+	/* their figures across drives: bars of TPS and of seconds per checkpoint */
+	assert_non_null(strstr(page, "oltp exec=sysbench: TPS"));
+	assert_non_null(strstr(page, "ckpt: seconds per checkpoint"));
 	free(page);
+
+	/* the head-to-head compares them: seconds per checkpoint (the mean of each drive's:
+	 * 4 and 1.5: the second 62% faster, the first 167% slower), the command's TPS (the timed-out one has none) */
+	cap_run(&o, rb_report_cmd, "report", path, "--wide", "--by", "drive", "--format",
+		"markdown");
+	assert_int_equal(o.rc, RB_EXIT_OK);
+	assert_null(strstr(o.out, "no points to compare"));
+	line_with(o.out, "| ckpt |", err, sizeof(err));
+	assert_non_null(strstr(err, "s/checkpoint"));
+	assert_non_null(strstr(err, "| 4 |"));
+	assert_non_null(strstr(err, "1.5 (62% faster; base 167% slower)"));
+	line_with(o.out, "| oltp exec=sysbench |", err, sizeof(err));
+	assert_non_null(strstr(err, "| TPS | 617 | - |"));
+	out_free(&o);
 }
 
 /* A fleet's page: too many drives for bars or a legend, said so. */
