@@ -203,7 +203,9 @@ static void gen_io(struct job *j, struct rb_io *io)
 		break;
 	case RB_RW_TRIM:
 	case RB_RW_RANDTRIM:
-		io->dir = RB_DIR_TRIM;
+	case RB_RW_WRITEZEROES:
+	case RB_RW_RANDWRITEZEROES:
+		io->dir = RB_DIR_TRIM; /* the third kind: trims, or write-zeroes (ctx.zeroes) */
 		break;
 	default:
 		io->dir = rb_rng_below(&j->rng, 100) < wl->rwmixread ? RB_DIR_READ : RB_DIR_WRITE;

@@ -65,6 +65,7 @@ struct rb_target_result {
 	uint64_t bs[RB_BS_MAX];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX]; /* completed IOs per size and direction */
 	char features[128];		     /* io_uring features used */
+	char trim_method[16]; /* how its trims or write-zeroes went (engine_ops.h); "" none */
 	/* rw replay: the trace's IOs issued, the last line issued, whether the trace ended
 	 * (not the runtime), and with a pace (timed) the issue lag: the submission instant
 	 * minus the one the trace's time and the speed gave it */

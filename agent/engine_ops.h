@@ -40,8 +40,13 @@ struct rb_engine_ctx {
 	bool sqpoll, iopoll; /* io_uring setup asked for */
 	char *bufs;	     /* depth * bs, aligned */
 	uint64_t bs;	     /* bytes per IO slot: the largest block size */
+	bool blockdev;	     /* fd is a block device (a volume's members are) */
+	bool zeroes;	     /* the third kind of IO is write-zeroes, not a trim */
+	uint32_t trim_want;  /* enum rb_trim_method: how a block device's trims go */
 	void *priv;
 	char features[128];
+	char trim_method[16]; /* how the third kind went: uring_cmd, ioctl, punch_hole,
+			       * write_zeroes, zero_range ("" none) */
 };
 
 struct rb_engine_ops {

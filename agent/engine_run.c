@@ -280,9 +280,15 @@ static int job_slots(struct rb_run *r, struct job *j)
 	const struct rb_workload *wl = &r->wl;
 	unsigned depth = wl->iodepth;
 
+	struct stat st;
+
 	j->ctx.fd = j->t->fd;
 	j->ctx.fds = j->t->member_fds;
 	j->ctx.nfds = j->t->nmembers;
+	j->ctx.blockdev =
+		fstat(j->ctx.fds ? j->ctx.fds[0] : j->ctx.fd, &st) == 0 && S_ISBLK(st.st_mode);
+	j->ctx.zeroes = wl->rw == RB_RW_WRITEZEROES || wl->rw == RB_RW_RANDWRITEZEROES;
+	j->ctx.trim_want = wl->trim_method;
 	j->ctx.sqpoll = wl->sqpoll;
 	j->ctx.iopoll = wl->iopoll;
 	j->ctx.depth = depth;
@@ -530,6 +536,8 @@ static void collect(struct rb_run *r)
 				snprintf(res->message, sizeof(res->message), "%s", j->msg);
 			}
 			snprintf(res->features, sizeof(res->features), "%s", j->ctx.features);
+			snprintf(res->trim_method, sizeof(res->trim_method), "%s",
+				 j->ctx.trim_method);
 			rb_engine_replay_collect(j, res);
 		}
 		/* a replay's sizes are the trace's: no split to count them by */

@@ -3,14 +3,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <linux/fs.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 
 #include "engine.h"
 #include "engine_ops.h"
+
+/* io_uring's block discard command (Linux 6.12, linux/blkdev.h): not in Debian 12's
+ * headers. The start goes in the SQE's addr, the length in addr3. */
+#ifndef BLOCK_URING_CMD_DISCARD
+#define BLOCK_URING_CMD_DISCARD _IO(0x12, 0)
+#endif
+
+/* How the third kind of IO goes on this target. */
+enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL };
 
 struct uring_priv {
 	struct io_uring ring;
@@ -18,7 +29,70 @@ struct uring_priv {
 	bool fixed_file;
 	bool ring_fd_registered;
 	unsigned queued;
+	enum third third;
+	/* the BLKDISCARD ioctl's trims, done as they were queued: returned by the next reap */
+	struct rb_io **local;
+	int *local_res;
+	unsigned nlocal;
 };
+
+/*
+ * Whether the kernel takes io_uring's block discard command on fd (a block device that
+ * discards): a discard of no bytes, which the command refuses as a range (-EINVAL) once
+ * it exists, and a kernel or device without it refuses as unsupported (-EOPNOTSUPP).
+ */
+static bool discard_cmd_works(struct io_uring *ring, int fd)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (!sqe)
+		return false;
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
+	sqe->addr = 0;
+	sqe->addr3 = 0;
+	io_uring_sqe_set_data(sqe, NULL);
+	if (io_uring_submit(ring) != 1 || io_uring_wait_cqe(ring, &cqe))
+		return false;
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res == -EINVAL;
+}
+
+/* The way this target's third kind of IO goes, said in c->trim_method; 0 or -errno. */
+static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, size_t errlen)
+{
+	static const char *const names[] = { "punch_hole", "zero_range", "uring_cmd", "ioctl" };
+
+	if (c->zeroes)
+		p->third = T_ZERO_RANGE;
+	else if (!c->blockdev)
+		p->third = T_PUNCH;
+	else if (c->trim_want != RB_TRIM_IOCTL && discard_cmd_works(&p->ring, c->fds[0]))
+		p->third = T_URING_CMD;
+	else if (c->trim_want == RB_TRIM_URING_CMD) {
+		snprintf(err, errlen,
+			 "trim_method uring_cmd: this kernel or device takes no io_uring discard "
+			 "command (Linux 6.12 and a device that discards); auto falls back to the "
+			 "BLKDISCARD ioctl");
+		return -EOPNOTSUPP;
+	} else {
+		p->third = T_IOCTL;
+	}
+	/* write-zeroes on a block device is Write Zeroes (fallocate's zero range, which the
+	 * block layer sends as such); on a file, the range zeroed in place */
+	snprintf(c->trim_method, sizeof(c->trim_method), "%s",
+		 c->zeroes && c->blockdev ? "write_zeroes" : names[p->third]);
+	if (p->third == T_IOCTL) {
+		p->local = calloc(c->entries + 1, sizeof(*p->local));
+		p->local_res = calloc(c->entries + 1, sizeof(*p->local_res));
+		if (!p->local || !p->local_res)
+			return -ENOMEM;
+	}
+	return 0;
+}
 
 static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 {
@@ -106,7 +180,7 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 		 used & IORING_SETUP_DEFER_TASKRUN ? "defer_taskrun " : "",
 		 used & IORING_SETUP_COOP_TASKRUN ? "coop_taskrun" : "");
 	c->priv = p;
-	return 0;
+	return third_way(c, p, err, errlen);
 }
 
 static void u_teardown(struct rb_engine_ctx *c)
@@ -115,6 +189,8 @@ static void u_teardown(struct rb_engine_ctx *c)
 
 	if (!p)
 		return;
+	free(p->local);
+	free(p->local_res);
 	if (p->fixed_bufs)
 		io_uring_unregister_buffers(&p->ring);
 	if (p->fixed_file)
@@ -127,14 +203,35 @@ static void u_teardown(struct rb_engine_ctx *c)
 static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 {
 	struct uring_priv *p = c->priv;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&p->ring);
+	struct io_uring_sqe *sqe;
 	int fd = p->fixed_file ? (int)io->fd_index : c->fds[io->fd_index];
+
+	if (io->dir == RB_DIR_TRIM && p->third == T_IOCTL) {
+		/* the ioctl blocks: done now, its completion handed back by the next reap */
+		uint64_t range[2] = { io->offset, io->len };
+
+		p->local[p->nlocal] = io;
+		p->local_res[p->nlocal++] =
+			ioctl(c->fds[io->fd_index], BLKDISCARD, range) ? -errno : (int)io->len;
+		return;
+	}
 	/* a resubmitted remainder of a short IO may not start on the slot's boundary;
 	 * fixed buffers accept any range inside the registered one */
-	if (io->dir == RB_DIR_TRIM) {
-		/* discard on block devices and files alike, the size kept */
-		io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					io->offset, io->len);
+	sqe = io_uring_get_sqe(&p->ring);
+	if (io->dir == RB_DIR_TRIM && p->third == T_URING_CMD) {
+		/* a real discard (NVMe Deallocate), not a write of zeroes */
+		io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+		sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
+		sqe->addr = io->offset;
+		sqe->addr3 = io->len;
+	} else if (io->dir == RB_DIR_TRIM) {
+		/* a file's discard is a punched hole; write-zeroes zeroes the range (on a
+		 * block device fallocate's zero range is its Write Zeroes); the size kept */
+		io_uring_prep_fallocate(
+			sqe, fd,
+			(p->third == T_ZERO_RANGE ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE) |
+				FALLOC_FL_KEEP_SIZE,
+			io->offset, io->len);
 	} else if (p->fixed_bufs) {
 		if (io->dir == RB_DIR_READ)
 			io_uring_prep_read_fixed(sqe, fd, io->buf, io->len, io->offset,
@@ -161,6 +258,9 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 	unsigned n = 0, head;
 	int r;
 
+	/* the ioctl's trims are done already: nothing to wait for while they are there */
+	if (p->nlocal)
+		wait_ns = 0;
 	if (wait_ns == UINT64_MAX) {
 		/*
 		 * No deadline: submit, then wait without a timer to arm. Two enters, as
@@ -188,6 +288,13 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 			return r;
 	}
 	p->queued = 0;
+	/* the ioctl's trims first: they are done */
+	while (p->nlocal && n < max) {
+		p->nlocal--;
+		done[n] = p->local[p->nlocal];
+		res[n] = p->local_res[p->nlocal];
+		n++;
+	}
 	io_uring_for_each_cqe(&p->ring, head, cqe)
 	{
 		if (n == max)

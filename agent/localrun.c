@@ -144,6 +144,8 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 			}
 	fprintf(out, "], \"uring_features\": ");
 	rb_json_str(out, res->features);
+	fprintf(out, ", \"trim_method\": ");
+	rb_json_str(out, res->trim_method);
 	rb_replay_print_json(out, wl, res);
 	if (close)
 		fputc('}', out);
@@ -468,6 +470,7 @@ static void merge_results(const struct rb_run *run, size_t nres, struct rb_targe
 		all->cpu_usr_pct += res->cpu_usr_pct;
 		all->cpu_sys_pct += res->cpu_sys_pct;
 		snprintf(all->features, sizeof(all->features), "%s", res->features);
+		snprintf(all->trim_method, sizeof(all->trim_method), "%s", res->trim_method);
 		all->verify.checked += res->verify.checked;
 		all->verify.unwritten += res->verify.unwritten;
 		all->verify.bad += res->verify.bad;

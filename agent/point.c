@@ -605,7 +605,7 @@ out:
 /* Whether pattern rw issues IOs of direction d (a replay's trace may issue each). */
 static bool dir_used(uint32_t rw, int d)
 {
-	bool trim = rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM;
+	bool trim = rb_rw_third(rw);
 
 	if (rw == RB_RW_REPLAY)
 		return true;

@@ -88,6 +88,7 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->cpu_usr_pct = res->cpu_usr_pct;
 	dr->cpu_sys_pct = res->cpu_sys_pct;
 	dr->uring_features = res->features;
+	dr->trim_method = res->trim_method;
 	dr->status = res->setup_err || p->spool_full || p->spool_failed ||
 				     (p->ex && res->message[0] && !p->stopped && !p->shut_down)
 			     ? "error"

@@ -790,7 +790,8 @@ static int translate_job(const struct rb_fio_file *f, size_t j, struct rb_fio_xl
 	/* fio visits every block once per pass unless norandommap (uniform offsets) */
 	if (s.randommap && !strcmp(x->wl.random_distribution, "uniform") &&
 	    (x->wl.rw == RB_RW_RANDREAD || x->wl.rw == RB_RW_RANDWRITE ||
-	     x->wl.rw == RB_RW_RANDRW || x->wl.rw == RB_RW_RANDTRIM))
+	     x->wl.rw == RB_RW_RANDRW || x->wl.rw == RB_RW_RANDTRIM ||
+	     x->wl.rw == RB_RW_RANDWRITEZEROES))
 		rb_opt_set(&x->wl, rb_opt_find("visit_once"), "true", v, sizeof(v));
 	/* fill_device: write until the device is full, whatever size says */
 	if (s.fill_device)

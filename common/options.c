@@ -8,9 +8,11 @@
 
 #include "units.h"
 
-static const char *const rw_choices[] = { "read",   "write",	  "randread", "randwrite",
-					  "rw",	    "randrw",	  "trim",     "randtrim",
-					  "replay", "checkpoint", NULL };
+static const char *const rw_choices[] = { "read",   "write",	  "randread",	 "randwrite",
+					  "rw",	    "randrw",	  "trim",	 "randtrim",
+					  "replay", "checkpoint", "writezeroes", "randwritezeroes",
+					  NULL };
+static const char *const trim_choices[] = { "auto", "uring_cmd", "ioctl", NULL };
 static const char *const model_choices[] = { "none",	    "llama3-8b", "llama3-70b",
 					     "llama3-405b", "llama3-1t", NULL };
 static const char *const format_choices[] = { "auto",	 "iolog",    "blkparse", "msr",
@@ -24,10 +26,12 @@ static const char *const region_choices[] = { "split", "whole", NULL };
 #define F(field) offsetof(struct rb_workload, field), sizeof(((struct rb_workload *)0)->field)
 
 const struct rb_opt rb_workload_opts[] = {
-	{ "rw", RB_OPT_ENUM, F(rw), 0, 9, "randread", rw_choices, "PATTERN",
+	{ "rw", RB_OPT_ENUM, F(rw), 0, 11, "randread", rw_choices, "PATTERN",
 	  "IO pattern: read, write, randread, randwrite, rw (sequential mix), randrw, trim, "
-	  "randtrim (discard: fallocate punch-hole), replay (the IOs of a block trace: 'replay'), "
-	  "checkpoint (an AI training job's checkpoints on a drive's filesystem: 'checkpoints')",
+	  "randtrim (a discard: on a block device its discard command, NVMe's Deallocate; on "
+	  "a file a punched hole), replay (the IOs of a block trace: 'replay'), checkpoint (an "
+	  "AI training job's checkpoints on a drive's filesystem: 'checkpoints'), "
+	  "writezeroes, randwritezeroes (the range zeroed: NVMe's Write Zeroes, not a discard)",
 	  NULL },
 	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
 	  "block size (binary units: 4k = 4096)", NULL },
@@ -84,6 +88,11 @@ const struct rb_opt rb_workload_opts[] = {
 	  "between them, a slice each for sequential jobs, visit_once and verifying writers); "
 	  "whole (every job the whole range and its own passes or io_size over it: fio's "
 	  "numjobs, numjobs 4 and size 8m move 32 MiB)",
+	  NULL },
+	{ "trim_method", RB_OPT_ENUM, F(trim_method), 0, 2, "auto", trim_choices, "HOW",
+	  "how a block device's trims go: auto (io_uring's block discard command where the "
+	  "kernel has it, Linux 6.12 on, else the BLKDISCARD ioctl), uring_cmd, ioctl; the "
+	  "results' trim_method says which went (a file's: punch_hole)",
 	  NULL },
 	{ "max_runtime", RB_OPT_DURATION, F(max_runtime_ns), 0, 31ULL * 86400 * 1000000000ULL, "0s",
 	  NULL, "DURATION",
@@ -279,7 +288,7 @@ static void choices_text(const struct rb_opt *o, char *buf, size_t len)
 int rb_opt_set(struct rb_workload *wl, const struct rb_opt *o, const char *value, char *err,
 	       size_t errlen)
 {
-	char rng[96];
+	char rng[256];
 	uint64_t v = 0;
 	int r = 0;
 
@@ -534,7 +543,7 @@ char *rb_workload_dump(const struct rb_workload *wl, char *buf, size_t len)
 
 char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len)
 {
-	char rng[96];
+	char rng[256];
 
 	if (o->choices)
 		choices_text(o, rng, sizeof(rng));
@@ -553,7 +562,7 @@ const char *rb_engine_name(uint32_t engine)
 
 const char *rb_rw_name(enum rb_rw rw)
 {
-	return rw <= RB_RW_CHECKPOINT ? rw_choices[rw] : "?";
+	return rw <= RB_RW_RANDWRITEZEROES ? rw_choices[rw] : "?";
 }
 
 bool rb_rw_writes(enum rb_rw rw)
@@ -561,19 +570,24 @@ bool rb_rw_writes(enum rb_rw rw)
 	/* a trim destroys data as a write does: the guard treats it as one; a replay may */
 	return rw == RB_RW_WRITE || rw == RB_RW_RANDWRITE || rw == RB_RW_RW || rw == RB_RW_RANDRW ||
 	       rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM || rw == RB_RW_REPLAY ||
-	       rw == RB_RW_CHECKPOINT;
+	       rw == RB_RW_CHECKPOINT || rb_rw_third(rw);
 }
 
 bool rb_rw_reads(enum rb_rw rw)
 {
-	return rw != RB_RW_WRITE && rw != RB_RW_RANDWRITE && rw != RB_RW_TRIM &&
-	       rw != RB_RW_RANDTRIM;
+	return rw != RB_RW_WRITE && rw != RB_RW_RANDWRITE && !rb_rw_third(rw);
 }
 
 bool rb_rw_random(enum rb_rw rw)
 {
 	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW ||
-	       rw == RB_RW_RANDTRIM;
+	       rw == RB_RW_RANDTRIM || rw == RB_RW_RANDWRITEZEROES;
+}
+
+bool rb_rw_third(enum rb_rw rw)
+{
+	return rw == RB_RW_TRIM || rw == RB_RW_RANDTRIM || rw == RB_RW_WRITEZEROES ||
+	       rw == RB_RW_RANDWRITEZEROES;
 }
 
 int rb_parse_cpus(const char *text, unsigned *ret, size_t max, size_t *ret_n)

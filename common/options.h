@@ -23,9 +23,13 @@ enum rb_rw {
 	RB_RW_RANDRW,
 	RB_RW_TRIM,
 	RB_RW_RANDTRIM,
-	RB_RW_REPLAY,	  /* a block trace's IOs (agent/trace.h), in order */
-	RB_RW_CHECKPOINT, /* an AI training job's checkpoints: shard files (agent/checkpoint.h) */
+	RB_RW_REPLAY,	   /* a block trace's IOs (agent/trace.h), in order */
+	RB_RW_CHECKPOINT,  /* an AI training job's checkpoints: shard files (agent/checkpoint.h) */
+	RB_RW_WRITEZEROES, /* the range zeroed: Write Zeroes, not a discard */
+	RB_RW_RANDWRITEZEROES, /* the same at random offsets */
 };
+/* How a block device's trims go (the key trim_method; results say which went). */
+enum rb_trim_method { RB_TRIM_AUTO, RB_TRIM_URING_CMD, RB_TRIM_IOCTL };
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
 
 /* The null and NOP engines touch no target: their range is the workload's size. */
@@ -86,6 +90,7 @@ struct rb_workload {
 	uint32_t memory;	      /* enum rb_memory: where the IO buffers are */
 	uint32_t job_region;	      /* enum rb_job_region: how a target's jobs share it */
 	uint64_t max_runtime_ns;      /* a size-based point stops here (fio's runtime); 0 none */
+	uint32_t trim_method;	      /* enum rb_trim_method */
 };
 
 /* The most keys the workload table may have: an Assign carries them all. */
@@ -186,5 +191,8 @@ const char *rb_engine_name(uint32_t engine);
 bool rb_rw_writes(enum rb_rw rw);
 bool rb_rw_reads(enum rb_rw rw);
 bool rb_rw_random(enum rb_rw rw);
+/* Whether rw issues the third kind of IO (the results' trim direction): trims, or
+ * write-zeroes, which the engine sends as the pattern says. */
+bool rb_rw_third(enum rb_rw rw);
 
 #endif

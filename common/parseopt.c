@@ -565,7 +565,7 @@ static void workload_entries(FILE *out, const struct rb_popt *o)
 	for (size_t k = 0; k < rb_workload_nopts; k++) {
 		const struct rb_opt *w = &rb_workload_opts[k];
 		struct rb_popt shown = { .type = RB_POPT_STRING, .argname = w->metavar };
-		char left[160], help[1024], desc[160];
+		char left[160], help[1024], desc[320];
 
 		(void)o;
 		left_side(&shown, w->key, left, sizeof(left));

@@ -222,6 +222,7 @@ struct rb_msg_result {
 	const char *status; /* "ok", "error", "refused", "stopped" */
 	const char *message;
 	const char *uring_features;
+	const char *trim_method;	  /* 1.7: how its trims went ("" none) */
 	const struct rb_identity *target; /* identity as opened for this point; NULL none */
 	uint64_t verify_checked, verify_mismatches;
 	/* the drive's history before this point (agent/history.h) */

@@ -160,6 +160,7 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->status = str_out(m->status);
 	r->message = str_out(m->message);
 	r->uring_features = str_out(m->uring_features);
+	r->trim_method = str_out(m->trim_method);
 	r->target = m->target ? ident_out(p, m->target) : NULL;
 	r->verify_checked = m->verify_checked;
 	r->verify_mismatches = m->verify_mismatches;
@@ -231,6 +232,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.status = r->status,
 		.message = r->message,
 		.uring_features = r->uring_features,
+		.trim_method = r->trim_method,
 		.target = t,
 		.verify_checked = r->verify_checked,
 		.verify_mismatches = r->verify_mismatches,

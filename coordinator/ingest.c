@@ -304,6 +304,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 		row.message[0] = '\0';
 	}
 	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
+	copy(row.trim_method, sizeof(row.trim_method), dr->trim_method);
 	row.start_ns = dr->start_ns;
 	row.end_ns = dr->end_ns;
 	row.elapsed_ns = dr->elapsed_ns;

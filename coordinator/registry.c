@@ -462,13 +462,16 @@ int reg_check_offered(struct coord *k)
 
 		curves |= k->c->points[i].curve_pct > 0 || k->c->points[i].purge[0];
 		execs |= k->c->points[i].exec[0] != '\0';
-		fio_keys |= wl->job_region != RB_REGION_SPLIT || wl->max_runtime_ns;
+		fio_keys |= wl->job_region != RB_REGION_SPLIT || wl->max_runtime_ns ||
+			    wl->trim_method != RB_TRIM_AUTO || wl->rw == RB_RW_WRITEZEROES ||
+			    wl->rw == RB_RW_RANDWRITEZEROES;
 	}
-	/* a 1.6 agent ignores job_region and max_runtime: it would move other bytes */
+	/* a 1.6 agent ignores job_region, max_runtime and trim_method and knows no
+	 * write-zeroes: it would move other bytes */
 	for (size_t i = 0; fio_keys && i < k->c->nagents; i++)
 		if (k->agents[i].minor < 7) {
-			rb_err("agent '%s' speaks protocol %s: this campaign's job_region or "
-			       "max_runtime needs 1.7 or newer (an older agent would move other "
+			rb_err("agent '%s' speaks protocol %s: this campaign's job_region, "
+			       "max_runtime, trim_method or writezeroes needs 1.7 or newer (an older agent would move other "
 			       "bytes); upgrade the agent",
 			       k->agents[i].name, k->agents[i].proto);
 			rc = RB_EXIT_USAGE;

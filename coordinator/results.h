@@ -94,6 +94,7 @@ struct rb_row_result {
 	double health_new_media_errors;	 /* NaN: unknown */
 	uint8_t health_critical_warning; /* every warning bit seen */
 	char uring_features[64];
+	char trim_method[16]; /* how its trims or write-zeroes went; "" none */
 	char message[256];
 	uint64_t rate_iops; /* the limit this drive ran at (curves: its own); 0 none */
 	uint8_t steady;	    /* 0 no steady-state phase, 1 in the steady window, 2 not */

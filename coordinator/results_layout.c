@@ -108,6 +108,7 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, health_new_media_errors, FT_F64, "1"),
 	FLD(struct rb_row_result, health_critical_warning, FT_U8, "NVMe bits"),
 	FLD(struct rb_row_result, uring_features, FT_STR, ""),
+	FLD(struct rb_row_result, trim_method, FT_STR, ""),
 	FLD(struct rb_row_result, message, FT_STR, ""),
 	FLD(struct rb_row_result, rate_iops, FT_U64, "1/s"),
 	FLD(struct rb_row_result, steady, FT_U8, "0=no steady-state phase 1=steady 2=not"),

@@ -246,6 +246,24 @@ static void test_options_checkpoint(void **state)
 	assert_string_equal(rb_ckpt_model_name(RB_CKPT_LLAMA3_70B), "llama3-70b");
 }
 
+/* every choice of a key is in its --help description, the last one whole */
+static void test_options_describe_names_every_choice(void **state)
+{
+	char buf[320];
+
+	(void)state;
+	for (size_t k = 0; k < rb_workload_nopts; k++) {
+		const struct rb_opt *o = &rb_workload_opts[k];
+
+		if (!o->choices)
+			continue;
+		rb_opt_describe(o, buf, sizeof(buf));
+		for (size_t i = 0; o->choices[i]; i++)
+			assert_non_null(strstr(buf, o->choices[i]));
+		assert_true(buf[strlen(buf) - 1] != ' ' && buf[strlen(buf) - 1] != ',');
+	}
+}
+
 static void test_options_dump_names_every_key(void **state)
 {
 	struct rb_workload wl;
@@ -272,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_options_replay),
 		cmocka_unit_test(test_options_checkpoint),
 		cmocka_unit_test(test_options_dump_names_every_key),
+		cmocka_unit_test(test_options_describe_names_every_choice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -284,6 +284,7 @@ static void fill_result(struct rb_msg *m, struct rb_dir_result *d, struct rb_bs_
 		.status = "error",
 		.message = "EIO at 1 MiB",
 		.uring_features = "0x3fff",
+		.trim_method = "uring_cmd",
 		.target = t,
 		.verify_checked = 8,
 		.verify_mismatches = 1,
@@ -347,6 +348,7 @@ static void test_wire_result(void **state)
 	assert_string_equal(r->status, "error");
 	assert_string_equal(r->message, "EIO at 1 MiB");
 	assert_string_equal(r->uring_features, "0x3fff");
+	assert_string_equal(r->trim_method, "uring_cmd");
 	assert_non_null(r->target);
 	same_identity(r->target, &t);
 	assert_int_equal(r->verify_checked, 8);
@@ -581,6 +583,7 @@ static void test_wire_bytes_unchanged(void **state)
 	r.status = (char *)"error";
 	r.message = (char *)"EIO at 1 MiB";
 	r.uring_features = (char *)"0x3fff";
+	r.trim_method = (char *)"uring_cmd";
 	r.target = &ti;
 	r.verify_checked = 8;
 	r.verify_mismatches = 1;
