@@ -107,7 +107,7 @@ static int finish_one(const struct rb_workload *wl, const char *path,
 	}
 	span = wl->size ? wl->size : total - wl->offset;
 	if (wl->size_pct)
-		span = (total - wl->offset) / 100 * wl->size_pct;
+		span = rb_workload_pct_of(total - wl->offset, wl->size_pct);
 	if (span > total - wl->offset) {
 		if (writes || !mix_reads(wl) || wl->size) {
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,

@@ -663,6 +663,11 @@ int rb_check_speed(const char *value, char *err, size_t errlen)
 	return 0;
 }
 
+uint64_t rb_workload_pct_of(uint64_t avail, uint64_t pct)
+{
+	return (uint64_t)((unsigned __int128)avail * pct / 100);
+}
+
 bool rb_workload_writes(const struct rb_workload *wl)
 {
 	if (!rb_engine_needs_target(wl->engine))

@@ -183,6 +183,8 @@ char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len);
  * A replay may: only the agent sees its trace, and scans it before the run.
  */
 bool rb_workload_writes(const struct rb_workload *wl);
+/* size_pct's bytes of avail (the target from offset): avail x pct / 100, not rounded first */
+uint64_t rb_workload_pct_of(uint64_t avail, uint64_t pct);
 /* The point ends by what it moves (io_size, passes, checkpoints), not by its runtime. */
 bool rb_workload_size_based(const struct rb_workload *wl);
 const char *rb_rw_name(enum rb_rw rw);

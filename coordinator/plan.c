@@ -118,7 +118,7 @@ static uint64_t sized_bytes(const struct rb_workload *wl, uint64_t capacity)
 	else if (!capacity || capacity <= wl->offset)
 		return 0;
 	else
-		span = wl->size_pct ? (capacity - wl->offset) / 100 * wl->size_pct
+		span = wl->size_pct ? rb_workload_pct_of(capacity - wl->offset, wl->size_pct)
 				    : capacity - wl->offset;
 	return span * wl->passes;
 }

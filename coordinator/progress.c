@@ -80,7 +80,7 @@ static uint64_t planned_bytes(const struct rb_point *p, const struct pdrive *d)
 		return wl->size && !wl->size_pct ? wl->size * wl->passes : 0;
 	span = d->capacity - wl->offset;
 	if (wl->size_pct)
-		span = span / 100 * wl->size_pct;
+		span = rb_workload_pct_of(span, wl->size_pct);
 	else if (wl->size)
 		span = wl->size;
 	return span * wl->passes;

@@ -246,6 +246,17 @@ static void test_options_checkpoint(void **state)
 	assert_string_equal(rb_ckpt_model_name(RB_CKPT_LLAMA3_70B), "llama3-70b");
 }
 
+/* size_pct of a target: exact, not 100ths rounded down first; no overflow */
+static void test_options_pct_of(void **state)
+{
+	(void)state;
+	assert_int_equal(rb_workload_pct_of(16 << 20, 50), 8 << 20);
+	assert_int_equal(rb_workload_pct_of(16 << 20, 25), 4 << 20);
+	assert_int_equal(rb_workload_pct_of(1ULL << 63, 100), 1ULL << 63);
+	assert_int_equal(rb_workload_pct_of(UINT64_MAX, 50), UINT64_MAX / 2);
+	assert_int_equal(rb_workload_pct_of(99, 1), 0);
+}
+
 /* every choice of a key is in its --help description, the last one whole */
 static void test_options_describe_names_every_choice(void **state)
 {
@@ -291,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_options_checkpoint),
 		cmocka_unit_test(test_options_dump_names_every_key),
 		cmocka_unit_test(test_options_describe_names_every_choice),
+		cmocka_unit_test(test_options_pct_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
