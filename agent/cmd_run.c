@@ -3,10 +3,15 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "exitcode.h"
+#include "fiojob.h"
 #include "localrun.h"
 #include "log.h"
 #include "parseopt.h"
@@ -20,8 +25,9 @@ struct setting {
 /* What the flags say, before the workload is made from them. */
 struct run_flags {
 	bool json, destructive, errors_ok, wipe;
-	const char *output_format, *state_dir, *fio, *section, *filesystem, *mkfs_options,
+	const char *output_format, *output, *state_dir, *fio, *section, *filesystem, *mkfs_options,
 		*mount_options, *lat_log;
+	struct rb_popt_list fio_line; /* fio's command line (a --name given): its options */
 	struct rb_popt_list targets, allow;
 	struct setting *settings;
 	size_t nsettings;
@@ -53,6 +59,9 @@ static const struct rb_popt run_opts[] = {
 	  "text, json (as --json), or fio's own: fio-json, json+ (with clat_ns.bins in fio's "
 	  "histogram layout)",
 	  &F.output_format, NULL, 0 },
+	{ RB_POPT_STRING, "output", 0, "FILE",
+	  "write the result to FILE (a regular file, made or replaced) instead of stdout",
+	  &F.output, NULL, 0 },
 	{ RB_POPT_FLAG, "destructive", 0, NULL, "the run's key for writes", &F.destructive, NULL,
 	  0 },
 	{ RB_POPT_LIST, "allow", 0, "PATH", "the agent's key for writes to PATH (repeatable)",
@@ -98,10 +107,22 @@ const struct rb_popt_cmd rb_agent_run_spec = {
 	.desc = "Runs one workload on this host's targets, without a coordinator, through the\n"
 		"same engine and safety guard as a campaign. Writes need both keys:\n"
 		"--destructive and the target on --allow (or a file under the state folder).\n"
-		"A flag of two words takes '-' or '_' between them (--rate-iops, --rate_iops).",
+		"A flag of two words takes '-' or '_' between them (--rate-iops, --rate_iops).\n"
+		"A command line with --name=JOB is fio's: its options mean what they mean to\n"
+		"fio (fio's --runtime is a cap without --time_based, --rate_iops is per job),\n"
+		"through the same table as a job file's (docs/fio.md); rackbench's own flags\n"
+		"(--target, --destructive, --allow, --state-dir, --output-format, ...) and\n"
+		"workload keys fio has not (--passes) still apply. --output-format json is\n"
+		"then fio's JSON.",
 	.opts = run_opts,
 	.epilog = "Exit codes: 0 ok, 1 failed, 2 bad arguments, 3 refused by the safety guard, "
 		  "6 IO errors.",
+	.foreign_trigger = "name",
+	.foreign_kind = rb_fio_option_kind,
+	.foreign_hint = "fio's option: a command line with --name=JOB is read as fio's "
+			"(docs/fio.md); or give rackbench's own flags (see 'rackbench-agent run "
+			"--help')",
+	.foreign_list = &F.fio_line,
 };
 
 static int output_format(const char *v, bool *json, int *fio)
@@ -125,8 +146,12 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 		rb_err("--section needs --fio JOB.fio");
 		return -1;
 	}
-	if (F.fio && rb_localrun_fio(F.fio, F.section, &a->wl, fx, nfx, a->targets, &a->ntargets,
-				     &a->verify_after))
+	if (F.fio && F.fio_line.n) {
+		rb_err("--fio JOB.fio and fio's command line (--name): give one");
+		return -1;
+	}
+	if (rb_localrun_fio(F.fio, F.fio_line.v, F.fio_line.n, F.section, &a->wl, fx, nfx,
+			    a->targets, &a->ntargets, &a->verify_after))
 		return -1;
 	for (size_t i = 0; i < F.nsettings; i++)
 		if (rb_opt_set(&a->wl, F.settings[i].o, F.settings[i].value, err, sizeof(err))) {
@@ -142,6 +167,11 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 	/* the flags may have turned verify off, or the writes */
 	a->verify_after = a->verify_after && a->wl.verify && rb_workload_writes(&a->wl);
 	a->json = F.json;
+	/* on fio's line, fio's formats: json is fio's JSON, normal the text */
+	if (F.output_format && F.fio_line.n)
+		F.output_format = !strcmp(F.output_format, "json")     ? "fio-json"
+				  : !strcmp(F.output_format, "normal") ? "text"
+								       : F.output_format;
 	if (F.output_format && output_format(F.output_format, &a->json, &a->fio_fmt))
 		return -1;
 	a->destructive = F.destructive;
@@ -154,6 +184,29 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 		 F.mkfs_options ? F.mkfs_options : "");
 	snprintf(a->fs.mount_options, sizeof(a->fs.mount_options), "%s",
 		 F.mount_options ? F.mount_options : "");
+	return 0;
+}
+
+/* --output FILE: stdout from here on; a regular file only (never a device). 0, or -1 said */
+static int output_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		rb_err("--output %s: %s", path,
+		       fd < 0 ? strerror(errno) : "not a regular file (results go to a file)");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fflush(stdout);
+	if (ftruncate(fd, 0) || dup2(fd, STDOUT_FILENO) < 0) {
+		rb_err("--output %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -177,7 +230,7 @@ int rb_agent_run_cmd(int argc, char **argv)
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
-	if (make_run(&A, &fx, &nfx) == 0)
+	if (make_run(&A, &fx, &nfx) == 0 && (!F.output || output_to(F.output) == 0))
 		rc = rb_localrun(&A, fx && nfx == 1 ? fx[0].name : NULL);
 out:
 	free(A.targets);
@@ -186,5 +239,6 @@ out:
 	rb_popt_list_release(&F.targets);
 	rb_popt_list_release(&F.allow);
 	free(F.settings);
+	rb_popt_list_release(&F.fio_line);
 	return rc;
 }

@@ -151,33 +151,48 @@ static void print_target_json(FILE *out, const struct rb_workload *wl,
 		fputc('}', out);
 }
 
-int rb_localrun_fio(const char *file, const char *section, struct rb_workload *wl,
-		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets,
-		    bool *ret_verify_after)
+/* The job of jf that section names (or its only one): its index in x, or SIZE_MAX said. */
+static size_t pick_job(const char *label, const char *section, const struct rb_fio_xlate *x,
+		       size_t n)
 {
+	size_t pick = SIZE_MAX;
+
+	for (size_t j = 0; j < n; j++)
+		if (section ? !strcmp(x[j].name, section) : n == 1)
+			pick = j;
+	if (pick != SIZE_MAX)
+		return pick;
+	if (!section && !strcmp(label, "command line"))
+		rb_err("fio's command line has several jobs (--name): rackbench-agent run runs "
+		       "one; write them to a job file and convert it with `rackbench import-fio`");
+	else
+		rb_err("%s: %s; its jobs:", label,
+		       section ? "no such job" : "several jobs: choose one with --section NAME");
+	for (size_t j = 0; j < n; j++)
+		fprintf(stderr, "  %s\n", x[j].name);
+	return SIZE_MAX;
+}
+
+int rb_localrun_fio(const char *file, const char *const *line, size_t nline, const char *section,
+		    struct rb_workload *wl, struct rb_fio_xlate **ret, size_t *ret_n,
+		    char **targets, size_t *ntargets, bool *ret_verify_after)
+{
+	const char *label = file ? file : "command line";
 	struct rb_fio_file jf;
 	struct rb_diags d;
-	size_t pick = SIZE_MAX;
 	int r = -EINVAL;
 
-	if (!file) {
+	if (!file && !nline) {
 		if (section)
 			rb_err("--section needs --fio JOB.fio");
 		return section ? -EINVAL : 0;
 	}
 	rb_diags_init(&d);
-	if (rb_fio_parse(file, &jf, &d) == 0) {
+	if ((file ? rb_fio_parse(file, &jf, &d) : rb_fio_cmdline(line, nline, &jf, &d)) == 0) {
 		if (rb_fio_translate(&jf, ret, ret_n, &d) == 0) {
-			for (size_t j = 0; j < *ret_n; j++)
-				if (section ? !strcmp((*ret)[j].name, section) : *ret_n == 1)
-					pick = j;
-			if (pick == SIZE_MAX) {
-				rb_err("%s: %s; its jobs:", file,
-				       section ? "no such job"
-					       : "several jobs: choose one with --section NAME");
-				for (size_t j = 0; j < *ret_n; j++)
-					fprintf(stderr, "  %s\n", (*ret)[j].name);
-			} else {
+			size_t pick = pick_job(label, section, *ret, *ret_n);
+
+			if (pick != SIZE_MAX) {
 				const struct rb_fio_xlate *x = &(*ret)[pick];
 
 				*wl = x->wl;
@@ -195,7 +210,8 @@ int rb_localrun_fio(const char *file, const char *section, struct rb_workload *w
 	return r;
 }
 
-/* fio's JSON (json+ with plus): a job per target, named after the fio job when given. */
+/* fio's JSON (json+ with plus): a job per target, named after the fio job when given
+ * (JOB:TARGET with several targets). */
 static void print_fio(const struct rb_workload *wl, const struct rb_run *run, size_t nres,
 		      char **targets, const char *volname, const char *job, bool plus)
 {
@@ -212,8 +228,12 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 		const struct rb_target_result *res = rb_run_result(run, t);
 		struct rb_fio_job_out *x = &jobs[t];
 
-		snprintf(names[t % 64], sizeof(names[0]), "%s%s%s", job ? job : "", job ? ":" : "",
-			 wl->stripe ? volname : targets[t]);
+		/* fio's name alone for one target, as fio names its job */
+		snprintf(names[t % 64], sizeof(names[0]), "%s%s%s", job ? job : "",
+			 job && nres > 1 ? ":" : "",
+			 job && nres == 1 ? ""
+			 : wl->stripe	  ? volname
+					  : targets[t]);
 		x->name = names[t % 64];
 		for (size_t k = 0; k < 8; k++) {
 			x->options[k][0] = keys[k];

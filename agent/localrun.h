@@ -30,14 +30,15 @@ struct rb_localrun {
 };
 
 /*
- * A fio job file's job (section NAME, or its only one) as the workload the run's flags
- * then override; its filename= appended to targets (room for RB_FIO_MAX_FILES). Every
- * option that does not convert is said, with its FILE:LINE. Returns 0 or -EINVAL, said;
- * *ret (free with rb_fio_xlate_free) holds the job file's jobs.
+ * A fio job file's job (section NAME, or its only one) -- or, file NULL, the job of fio's
+ * command line (line, nline: fio's options, rb_fio_cmdline) -- as the workload the run's
+ * flags then override; its filename= appended to targets (room for RB_FIO_MAX_FILES).
+ * Every option that does not convert is said, with its FILE:LINE. Returns 0 (also with
+ * neither) or -EINVAL, said; *ret (free with rb_fio_xlate_free) holds the jobs.
  */
-int rb_localrun_fio(const char *file, const char *section, struct rb_workload *wl,
-		    struct rb_fio_xlate **ret, size_t *ret_n, char **targets, size_t *ntargets,
-		    bool *ret_verify_after);
+int rb_localrun_fio(const char *file, const char *const *line, size_t nline, const char *section,
+		    struct rb_workload *wl, struct rb_fio_xlate **ret, size_t *ret_n,
+		    char **targets, size_t *ntargets, bool *ret_verify_after);
 /* Runs it: checks, guards, runs to its end (SIGINT and SIGTERM stop it) -- then, for a
  * fio job's write with verify, reads its range back checked, as fio does -- prints the
  * result; job names fio's output. Returns the exit code. */

@@ -50,6 +50,17 @@ struct rb_fio_xlate {
 int rb_fio_parse(const char *path, struct rb_fio_file *ret, struct rb_diags *d);
 void rb_fio_release(struct rb_fio_file *f);
 /*
+ * fio's command line as a job file: args are fio's options ("--bs=4k", "--bs" "4k",
+ * "--time_based"), each --name starts a job, those before the first are [global]. 0, or -EINVAL with errors in d (an option rackbench
+ * does not take, a value missing).
+ */
+int rb_fio_cmdline(const char *const *args, size_t n, struct rb_fio_file *ret, struct rb_diags *d);
+/*
+ * Whether key is a fio option rackbench takes (common/fiomap.c's table): -1 no, 0 yes
+ * with a value, 1 yes without one on fio's command line (time_based, norandommap).
+ */
+int rb_fio_option_kind(const char *key);
+/*
  * The runnable jobs (not [global]) of f as workloads, each with the [global] sections
  * before it applied first. Returns 0 and *ret (n entries, free with rb_fio_xlate_free),
  * or -EINVAL with errors in d (a value rackbench cannot take, no job at all).

@@ -25,6 +25,7 @@ struct parse {
 	size_t arg; /* the next positional argument to fill */
 	int argc;
 	char **argv;
+	bool foreign; /* the line is the other tool's too (rb_popt_cmd.foreign_trigger) */
 };
 
 /* What one name matched: a table entry, and for RB_POPT_WORKLOAD the key. */
@@ -298,15 +299,51 @@ static void see_help(const struct parse *p, char *buf, size_t len)
 	snprintf(buf, len, "(see '%s --help')", p->cmd->name);
 }
 
+/*
+ * argv[*i], named name, as the other tool's option (rb_popt_cmd.foreign_*): 1 taken into
+ * the foreign list (its value with it), 0 not the other tool's, -1 refused (said).
+ */
+static int foreign_option(struct parse *p, const char *name, int found, const struct match *m,
+			  bool has_value, int *i)
+{
+	const struct rb_popt_cmd *c = p->cmd;
+	char under[NAME_MAX_LEN];
+	int kind;
+
+	if (!c->foreign_kind || (found == 0 && !m->key))
+		return 0; /* the command's own */
+	for (size_t k = 0; k <= strlen(name); k++)
+		under[k] = name[k] == '-' ? '_' : name[k];
+	kind = c->foreign_kind(under);
+	if (!p->foreign) {
+		if (kind < 0 || found == 0)
+			return 0;
+		rb_err("'--%s' is %s", name, c->foreign_hint);
+		return -1;
+	}
+	if (kind < 0 && found == 0)
+		return 0; /* a workload key the other tool has not */
+	if (list_push(c->foreign_list, p->argv[*i]))
+		return -1;
+	if (kind != 1 && !has_value && *i + 1 < p->argc)
+		return list_push(c->foreign_list, p->argv[++*i]) ? -1 : 1;
+	return 1;
+}
+
 /* argv[*i], a long option: matched, its value taken (from "=" or the next argument). */
 static int long_option(struct parse *p, int *i)
 {
 	const char *a = p->argv[*i] + 2, *eq = strchr(a, '='), *v = NULL;
 	char name[NAME_MAX_LEN], flag[NAME_MAX_LEN + 2], near[NAME_MAX_LEN], see[256];
-	struct match m;
+	struct match m = { 0 };
+	int found, r;
 
 	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-	if (find_long(p, name, &m)) {
+	found = find_long(p, name, &m);
+	r = foreign_option(p, name, found, &m, eq != NULL, i);
+	if (r)
+		return r < 0 ? -1 : 0;
+	if (found) {
 		char h[NAME_MAX_LEN];
 
 		hyphens(name, strlen(name), h, sizeof(h));
@@ -415,6 +452,13 @@ int rb_parseopt(const struct rb_popt_cmd *cmd, int argc, char **argv, void *ctx)
 	if (!p.seen) {
 		rb_err("out of memory");
 		return -1;
+	}
+	for (int i = 1; cmd->foreign_trigger && i < argc && strcmp(argv[i], "--"); i++) {
+		size_t n = strlen(cmd->foreign_trigger);
+
+		p.foreign |= !strncmp(argv[i], "--", 2) &&
+			     !strncmp(argv[i] + 2, cmd->foreign_trigger, n) &&
+			     (!argv[i][2 + n] || argv[i][2 + n] == '=');
 	}
 	for (int i = 1; i < argc && !r; i++) {
 		const char *a = argv[i];

@@ -81,6 +81,19 @@ struct rb_popt_cmd {
 	const struct rb_popt *opts; /* RB_POPT_END ends it */
 	const struct rb_parg *args; /* NULL: no positional argument */
 	const char *epilog;	    /* after the options ("Exit codes: ..."); NULL none */
+	/*
+	 * Another tool's options on the same line (fio's on `rackbench-agent run`): with
+	 * "--<foreign_trigger>" anywhere, every option foreign_kind knows (-1 not, 0 with a
+	 * value, 1 without; given the name with '_' between words) and the table has not as
+	 * its own goes to *foreign_list in order, its value with it -- a workload key
+	 * included, and an option neither knows (the other tool's reader refuses it).
+	 * Without the trigger, an option only foreign_kind knows is refused: "'--NAME' is "
+	 * foreign_hint. NULL foreign_kind: none.
+	 */
+	const char *foreign_trigger;
+	int (*foreign_kind)(const char *name);
+	const char *foreign_hint;
+	struct rb_popt_list *foreign_list;
 };
 
 /*

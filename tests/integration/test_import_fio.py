@@ -28,8 +28,24 @@ CASES = [
     ("readwrite-alias", G + "[m]\nreadwrite=readwrite\n", {0: {"rw": "rw"}}, [], 1),
     ("bssplit", G + "[c]\nrw=randwrite\nbssplit=4k/10:64k/50:128k/40\n",
      {0: {"bssplit": "4k/10:64k/50:128k/40"}}, [], 1),
-    ("bssplit-rw", G + "[c]\nrw=randrw\nbssplit=4k/50:64k/50,128k/100\n",
-     {0: {"bssplit": "4k/50:64k/50"}}, [":9:1:", "separate sizes for reads and writes"], 1),
+    # sizes per direction: the direction the job does (a value not ended by a comma
+    # goes on to the next direction, an empty one is fio's default)
+    ("bs-write-part", G + "[w]\nrw=randwrite\nbs=4k,64k\n", {0: {"bs": "64k"}}, [], 1),
+    ("bs-read-part", G + "[r]\nrw=read\nbs=4k,64k\n", {0: {"bs": "4k"}}, [], 1),
+    ("bs-default-part", G + "[w]\nrw=write\nbs=16k,,\n", {0: {"bs": "4k"}}, [], 1),
+    ("bs-same-parts", G + "[m]\nrw=randrw\nbs=8k,8k\n", {0: {"bs": "8k"}}, [], 1),
+    ("bssplit-write-part", G + "[c]\nrw=randwrite\nbssplit=4k/50:64k/50,128k/100\n",
+     {0: {"bssplit": "128k/100"}}, [], 1),
+    # bsrange: each multiple of the minimum equally likely, the maximum taking the rest
+    ("bsrange", G + "[r]\nrw=randread\nbsrange=4k-16k\n",
+     {0: {"bssplit": "4096/25:8192/25:12288/25:16384/25"}}, [], 1),
+    ("bsrange-uneven", G + "[r]\nrw=randread\nbsrange=4k-10k\n",
+     {0: {"bssplit": "4096/40:8192/40:10240/20"}}, [], 1),
+    # rate in bytes: IOs of the job's one size; per job as rate_iops
+    ("rate-bytes", G + "[r]\nrw=randread\nbs=4k\nnumjobs=2\nrate=4m\n",
+     {0: {"rate_iops": 2048}}, ["rate is per job"], 1),
+    ("rate-write-part", G + "[w]\nrw=randwrite\nrate_iops=,300\n", {0: {"rate_iops": 300}},
+     [], 1),
     ("rate-per-job", G + "[r]\nrw=randread\nnumjobs=4\nrate_iops=500\n",
      {0: {"rate_iops": 2000}}, [":10:1:", "rate_iops is per job", "rate_iops: 2000"], 1),
     ("rate-one-job", G + "[r]\nrw=randread\nrate_iops=20000\niodepth=4\n",
@@ -97,6 +113,17 @@ BAD = [
     ("unset-env", G + "[r]\niodepth=${RB_TEST_UNSET_VAR}\n", ":8:", "is not set"),
     ("bad-expr", G + "[r]\niodepth=(2*)\n", ":8:", "cannot evaluate"),
     ("bad-section", "[r\nrw=read\n", ":1:", "a section is '[name]'"),
+    # what rackbench cannot do the same way is refused, saying what to use
+    ("bs-mixed-parts", G + "[m]\nrw=randrw\nbs=4k,64k\n", ":9:", "two jobs"),
+    ("rw-runs", G + "[r]\nrw=randread:8\n", ":8:", "use 'randread'"),
+    ("rw-holes", G + "[r]\nrw=read:4k\n", ":8:", "a hole of 4k"),
+    ("rate-mixed", G + "[m]\nrw=randrw\nrate_iops=1000\n", ":9:",
+     "fio limits each direction"),
+    ("engine-typo", G.replace("io_uring", "io_urnig") + "[r]\nrw=read\n", ":2:",
+     "did you mean 'io_uring'"),
+    ("engine-other", G.replace("io_uring", "rbd") + "[r]\nrw=read\n", ":2:",
+     "ioengine=io_uring"),
+    ("trimwrite", G + "[t]\nrw=trimwrite\n", ":8:", "two jobs"),
 ]
 
 import json  # noqa: E402

@@ -244,6 +244,75 @@ static void test_cases(void **state)
 	rb_popt_list_release(&v.files);
 }
 
+/* Another tool's options on the line (fio's on `run`): the table's foreign_* fields. */
+static struct rb_popt_list other;
+
+static int other_kind(const char *name)
+{
+	return !strcmp(name, "time_based")		      ? 1
+	       : !strcmp(name, "name") || !strcmp(name, "bs") ? 0
+							      : -1;
+}
+
+static const struct rb_popt_cmd foreign_cmd = {
+	.name = "rackbench test",
+	.opts = opts,
+	.args = args,
+	.foreign_trigger = "name",
+	.foreign_kind = other_kind,
+	.foreign_hint = "the other tool's option",
+	.foreign_list = &other,
+};
+
+static void test_foreign(void **state)
+{
+	static const char *const w[] = { "t",
+					 "f",
+					 "--name=x",
+					 "--bs",
+					 "8k",
+					 "--time_based",
+					 "--state-dir",
+					 "/s",
+					 "--passes",
+					 "2",
+					 "--zonemode=zbd",
+					 "--rate_iops",
+					 "9",
+					 "--bs",
+					 "8k",
+					 "--time_based" };
+	char *with[13], *without[4], *refused[3];
+	char joined[256] = "";
+
+	(void)state;
+	for (size_t i = 0; i < 13; i++)
+		with[i] = (char *)w[i];
+	without[0] = refused[0] = (char *)w[0];
+	without[1] = refused[1] = (char *)w[1];
+	without[2] = (char *)w[13], without[3] = (char *)w[14], refused[2] = (char *)w[15];
+	rb_log_init("rackbench", RB_LOG_INFO);
+	memset(&v, 0, sizeof(v));
+	/* the trigger given: the other tool's options and unknown ones go to its list, in
+	 * order, values with them; the command's own and workload keys it has not stay */
+	assert_int_equal(rb_parseopt(&foreign_cmd, 13, with, &level), 0);
+	for (size_t i = 0; i < other.n; i++)
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s",
+			 i ? " " : "", other.v[i]);
+	assert_string_equal(joined, "--name=x --bs 8k --time_based --zonemode=zbd");
+	assert_string_equal(v.name, "/s");
+	assert_string_equal(v.wl, "passes=2,rate_iops=9");
+	rb_popt_list_release(&other);
+	/* without it, a workload key is the command's own; an option only the other tool
+	 * has is refused with the hint */
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(rb_parseopt(&foreign_cmd, 4, without, &level), 0);
+	assert_string_equal(v.wl, "bs=8k");
+	assert_int_equal(other.n, 0);
+	assert_int_equal(rb_parseopt(&foreign_cmd, 3, refused, &level), -1);
+	rb_popt_list_release(&v.files);
+}
+
 static void test_help(void **state)
 {
 	struct out o;
@@ -323,9 +392,8 @@ static void test_distance(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cases),
-		cmocka_unit_test(test_help),
-		cmocka_unit_test(test_short_usage),
+		cmocka_unit_test(test_cases),	 cmocka_unit_test(test_foreign),
+		cmocka_unit_test(test_help),	 cmocka_unit_test(test_short_usage),
 		cmocka_unit_test(test_distance),
 	};
 
