@@ -441,9 +441,11 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 	struct rb_run *r = j->run;
 	const struct rb_engine_ops *ops = r->ops;
 	const uint64_t rate = j->t->rate_iops, n = r->wl.numjobs;
+	const bool spin = j->ctx.completion != RB_COMPLETION_WAIT,
+		   poll = j->ctx.completion == RB_COMPLETION_POLL;
 	uint64_t inflight = 0;
 	bool issuing = true;
-	int64_t now = now_ns(r);
+	int64_t now = now_ns(r), last_event = now;
 
 	for (;;) {
 		unsigned q = 0;
@@ -492,8 +494,14 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 		if (!inflight && !q) {
 			if (!issuing)
 				break;
-			if (next_due)
-				r->clock.sleep_until(r->clock.arg, next_due);
+			/* spin, poll: sleep to SPIN_NS before it is due, then spin to it (as fio
+			 * does at a set rate: the CPU never idles between IOs) */
+			if (next_due && spin && next_due - now <= SPIN_NS && r->clock.spin_until)
+				r->clock.spin_until(r->clock.arg, next_due);
+			else if (next_due)
+				r->clock.sleep_until(r->clock.arg, spin && next_due - now > SPIN_NS
+									   ? next_due - SPIN_NS
+									   : next_due);
 			now = now_ns(r);
 			continue;
 		}
@@ -508,6 +516,24 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 			wait = next_due > now ? (uint64_t)(next_due - now) : 0;
 		else if (!inflight && !q)
 			wait = WAIT_CAP_NS;
+		/*
+		 * Polling reaps without sleeping within SPIN_NS of a due IO or of the last
+		 * event (a submission or a completion); farther off, it sleeps until SPIN_NS
+		 * before the due time, or (nothing due) waits as above.
+		 */
+		if (poll && wait) {
+			if (q || now - last_event < SPIN_NS || wait <= SPIN_NS)
+				wait = 0;
+			else if (wait != UINT64_MAX)
+				wait -= SPIN_NS;
+		} else if (spin && next_due && inflight + q) {
+			/*
+			 * Spinning waits for a completion as fio does at a set rate (its
+			 * quiesce): without a timer; an IO due meanwhile leaves late, the
+			 * next ones catch up (the rate is kept over the run).
+			 */
+			wait = UINT64_MAX;
+		}
 		/* latency starts here: just before the submitting system call */
 		if (q) {
 			int64_t ts = now_ns(r);
@@ -530,6 +556,8 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 			j->err = got;
 			break;
 		}
+		if (got > 0 || q)
+			last_event = now;
 		reap(j, got, now, &inflight);
 	}
 }
@@ -615,6 +643,13 @@ void *rb_job_main(void *arg)
 
 	j->err = r->ops->setup(&j->ctx, j->msg, sizeof(j->msg));
 	j->ctx_ready = j->err == 0;
+	if (j->ctx.completion != RB_COMPLETION_WAIT) {
+		size_t l = strlen(j->ctx.features);
+
+		snprintf(j->ctx.features + l, sizeof(j->ctx.features) - l, "%s%s",
+			 l && j->ctx.features[l - 1] != ' ' ? " " : "",
+			 j->ctx.completion == RB_COMPLETION_POLL ? "poll" : "spin");
+	}
 	if (cpu >= 0) {
 		size_t l = strlen(j->ctx.features);
 

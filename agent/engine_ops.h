@@ -38,6 +38,7 @@ struct rb_engine_ctx {
 	unsigned depth;	     /* IO slots (buffers) */
 	unsigned entries;    /* submissions in flight at most: depth, or more with parts */
 	bool sqpoll, iopoll; /* io_uring setup asked for */
+	uint32_t completion; /* enum rb_completion resolved: wait, spin or poll */
 	char *bufs;	     /* depth * bs, aligned */
 	uint64_t bs;	     /* bytes per IO slot: the largest block size */
 	bool blockdev;	     /* fd is a block device (a volume's members are) */
@@ -58,9 +59,9 @@ struct rb_engine_ops {
 	void (*prep)(struct rb_engine_ctx *c, struct rb_io *io);
 	/*
 	 * Submits everything queued and reaps up to max completions, waiting for at least
-	 * wait_nr of them (at least one) for up to wait_ns (0: do not wait; UINT64_MAX: no
-	 * limit). Fills done[] and res[] (bytes or negative errno) and returns the count, or
-	 * negative errno.
+	 * wait_nr of them (at least one) for up to wait_ns (0: do not wait, but reap what has
+	 * completed by now; UINT64_MAX: no limit). Fills done[] and res[] (bytes or negative
+	 * errno) and returns the count, or negative errno.
 	 */
 	int (*submit_reap)(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
 			   struct rb_io **done, int *res, unsigned max);

@@ -18,6 +18,8 @@
 
 #define SLOTS 8
 #define WAIT_CAP_NS 100000000ULL /* re-check the stop flag at least this often */
+/* completion spin: reap without sleeping this close to a due IO or the last event */
+#define SPIN_NS 1000000LL
 
 struct slot {
 	bool used;

@@ -289,6 +289,11 @@ static int job_slots(struct rb_run *r, struct job *j)
 		fstat(j->ctx.fds ? j->ctx.fds[0] : j->ctx.fd, &st) == 0 && S_ISBLK(st.st_mode);
 	j->ctx.zeroes = wl->rw == RB_RW_WRITEZEROES || wl->rw == RB_RW_RANDWRITEZEROES;
 	j->ctx.trim_want = wl->trim_method;
+	/* a set rate spins to each due time, as fio does: no idle CPU's wake-up in the
+	 * latency */
+	j->ctx.completion = wl->completion != RB_COMPLETION_AUTO ? wl->completion
+			    : wl->rate_iops			 ? RB_COMPLETION_SPIN
+								 : RB_COMPLETION_WAIT;
 	j->ctx.sqpoll = wl->sqpoll;
 	j->ctx.iopoll = wl->iopoll;
 	j->ctx.depth = depth;

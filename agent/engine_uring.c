@@ -282,8 +282,10 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 		r = io_uring_submit_and_wait_timeout(&p->ring, &cqe, 1, &ts, NULL);
 		if (r < 0 && r != -ETIME && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 			return r;
-	} else if (p->queued) {
-		r = io_uring_submit(&p->ring);
+	} else {
+		/* no wait: submit, and enter for what has completed (with DEFER_TASKRUN the
+		 * kernel posts completions only when the ring's task enters) */
+		r = io_uring_submit_and_get_events(&p->ring);
 		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY)
 			return r;
 	}

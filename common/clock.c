@@ -25,7 +25,20 @@ static void real_sleep_until(void *arg, int64_t t)
 		;
 }
 
-const struct rb_clock rb_clock_real = { real_now, real_wall, real_sleep_until, NULL };
+static void real_spin_until(void *arg, int64_t t)
+{
+	(void)arg;
+	while (rb_mono_ns() < t) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#elif defined(__aarch64__)
+		__asm__ volatile("yield");
+#endif
+	}
+}
+
+const struct rb_clock rb_clock_real = { real_now, real_wall, real_sleep_until, NULL,
+					real_spin_until };
 
 static int64_t fake_now(void *arg)
 {
@@ -54,7 +67,7 @@ static void fake_sleep_until(void *arg, int64_t t)
 
 struct rb_clock rb_clock_fake(struct rb_clock_fake *f)
 {
-	return (struct rb_clock){ fake_now, fake_wall, fake_sleep_until, f };
+	return (struct rb_clock){ fake_now, fake_wall, fake_sleep_until, f, NULL };
 }
 
 void rb_clock_fake_advance(struct rb_clock_fake *f, int64_t ns)

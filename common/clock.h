@@ -30,13 +30,16 @@ static inline int64_t rb_wall_ns(void)
 
 /*
  * A clock: now() is CLOCK_MONOTONIC-like (ns), wall() ns since the UTC epoch, and
- * sleep_until() returns at (or after) the now() instant t. Each is called with arg.
+ * sleep_until() returns at (or after) the now() instant t; spin_until() too, without
+ * giving up the CPU (NULL: sleep_until, as a clock that moves only when slept needs).
+ * Each is called with arg.
  */
 struct rb_clock {
 	int64_t (*now)(void *arg);
 	int64_t (*wall)(void *arg);
 	void (*sleep_until)(void *arg, int64_t t);
 	void *arg;
+	void (*spin_until)(void *arg, int64_t t);
 };
 
 /* The host's clocks: CLOCK_MONOTONIC, CLOCK_REALTIME, clock_nanosleep. */

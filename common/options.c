@@ -13,6 +13,7 @@ static const char *const rw_choices[] = { "read",   "write",	  "randread",	 "ran
 					  "replay", "checkpoint", "writezeroes", "randwritezeroes",
 					  NULL };
 static const char *const trim_choices[] = { "auto", "uring_cmd", "ioctl", NULL };
+static const char *const completion_choices[] = { "auto", "wait", "spin", "poll", NULL };
 static const char *const model_choices[] = { "none",	    "llama3-8b", "llama3-70b",
 					     "llama3-405b", "llama3-1t", NULL };
 static const char *const format_choices[] = { "auto",	 "iolog",    "blkparse", "msr",
@@ -93,6 +94,14 @@ const struct rb_opt rb_workload_opts[] = {
 	  "how a block device's trims go: auto (io_uring's block discard command where the "
 	  "kernel has it, Linux 6.12 on, else the BLKDISCARD ioctl), uring_cmd, ioctl; the "
 	  "results' trim_method says which went (a file's: punch_hole)",
+	  NULL },
+	{ "completion", RB_OPT_ENUM, F(completion), 0, 3, "auto", completion_choices, "HOW",
+	  "how a job waits for its next due IO and for completions: wait (sleeps in the "
+	  "kernel for both: no CPU while idle); spin (as fio at a set rate: waits for what is "
+	  "in flight, sleeps to 1 ms before the next due IO and spins the rest, so the CPU "
+	  "never idles between IOs); poll (spins, and reaps completions without sleeping "
+	  "within 1 ms of an event: the lowest latency, a CPU busy); auto: spin for a point "
+	  "with a rate_iops, wait otherwise. The run's uring_features name spin or poll",
 	  NULL },
 	{ "max_runtime", RB_OPT_DURATION, F(max_runtime_ns), 0, 31ULL * 86400 * 1000000000ULL, "0s",
 	  NULL, "DURATION",

@@ -30,6 +30,13 @@ enum rb_rw {
 };
 /* How a block device's trims go (the key trim_method; results say which went). */
 enum rb_trim_method { RB_TRIM_AUTO, RB_TRIM_URING_CMD, RB_TRIM_IOCTL };
+/* How a job waits for what is due and what completes (the key completion). */
+enum rb_completion {
+	RB_COMPLETION_AUTO,
+	RB_COMPLETION_WAIT,
+	RB_COMPLETION_SPIN,
+	RB_COMPLETION_POLL
+};
 enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
 
 /* The null and NOP engines touch no target: their range is the workload's size. */
@@ -91,6 +98,7 @@ struct rb_workload {
 	uint32_t job_region;	      /* enum rb_job_region: how a target's jobs share it */
 	uint64_t max_runtime_ns;      /* a size-based point stops here (fio's runtime); 0 none */
 	uint32_t trim_method;	      /* enum rb_trim_method */
+	uint32_t completion;	      /* enum rb_completion: how a job waits between IOs */
 };
 
 /* The most keys the workload table may have: an Assign carries them all. */

@@ -201,8 +201,8 @@ static uint64_t run_null(struct rb_workload *wl, bool fake, struct rb_target_res
 
 	assert_int_equal(rb_run_new(wl, &fd, &span, 1, &r, err, sizeof(err)), 0);
 	if (fake)
-		rb_run_set_clock(r,
-				 &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL });
+		rb_run_set_clock(
+			r, &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL, NULL });
 	rb_run_start(r);
 	rb_run_join(r);
 	*ret = *rb_run_result(r, 0);
@@ -214,6 +214,9 @@ static uint64_t run_null(struct rb_workload *wl, bool fake, struct rb_target_res
 static void test_engine_rate_exact_with_fake_clock(void **state)
 {
 	static const char *const jobs[] = { "1", "4", "3" };
+	/* every completion mode keeps the rate; auto spins at a rate, as the features say */
+	static const char *const modes[] = { "auto", "wait", "poll" },
+				 *said[] = { "spin", NULL, "poll" };
 	struct rb_target_result *res = malloc(sizeof(*res));
 
 	(void)state;
@@ -228,11 +231,18 @@ static void test_engine_rate_exact_with_fake_clock(void **state)
 		rb_opt_set(&wl, rb_opt_find("rate_iops"), "10000", err, sizeof(err));
 		rb_opt_set(&wl, rb_opt_find("iodepth"), "4", err, sizeof(err));
 		rb_opt_set(&wl, rb_opt_find("numjobs"), jobs[i], err, sizeof(err));
+		rb_opt_set(&wl, rb_opt_find("completion"), modes[i], err, sizeof(err));
 		ios = run_null(&wl, true, res);
 		if (ios < 49999 || ios > 50001)
-			fail_msg("%s job(s): %llu IOs at 10000 IOPS over 5 s of fake time", jobs[i],
-				 (unsigned long long)ios);
+			fail_msg(
+				"%s job(s), completion %s: %llu IOs at 10000 IOPS over 5 s of fake "
+				"time",
+				jobs[i], modes[i], (unsigned long long)ios);
 		assert_int_equal(res->dir[RB_DIR_READ].hist.total, ios);
+		if (said[i])
+			assert_non_null(strstr(res->features, said[i]));
+		else
+			assert_null(strstr(res->features, "spin"));
 	}
 	free(res);
 }
@@ -693,7 +703,7 @@ static struct rb_run *replay_run(const char *path, const char *const *kv, size_t
 	if (rb_run_new(&wl, &fd, &span, 1, &r, err, sizeof(err)))
 		fail_msg("%s", err);
 	rb_run_set_ops(r, &record_ops);
-	rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL });
+	rb_run_set_clock(r, &(struct rb_clock){ fake_now, fake_now, fake_sleep_until, NULL, NULL });
 	rb_run_start(r);
 	rb_run_join(r);
 	return r;
