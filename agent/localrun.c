@@ -229,8 +229,13 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = res->setup_err ? -res->setup_err : 0;
+		x->start_ms = res->start_wall_ns / 1000000;
+		x->iodepth = wl->iodepth;
 	}
-	rb_fio_json_write(stdout, jobs, (unsigned)(nres < 64 ? nres : 64), plus);
+	rb_fio_json_write(
+		stdout,
+		&(struct rb_fio_doc){ .jobs = jobs, .njobs = (unsigned)(nres < 64 ? nres : 64) },
+		plus);
 	free(jobs);
 }
 

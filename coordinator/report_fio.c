@@ -196,8 +196,11 @@ int rp_fio(const struct rp_report *r, bool plus, FILE *out)
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = strcmp(res->status, "ok") ? EIO : 0;
+		x->start_ms = res->start_ns / 1000000;
+		x->iodepth = r->cells[i].pt->iodepth;
 	}
-	rb_fio_json_write(out, o, (unsigned)n, plus);
+	/* the file keeps no IO depths, context switches, faults nor disk counters: left out */
+	rb_fio_json_write(out, &(struct rb_fio_doc){ .jobs = o, .njobs = (unsigned)n }, plus);
 out:
 	for (size_t i = 0; jobs && i < n; i++)
 		for (int d = 0; d < 3; d++)
