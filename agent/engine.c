@@ -49,14 +49,19 @@ double rb_dir_stats_mean_ns(const struct rb_dir_stats *s)
 	return s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0.0;
 }
 
-static uint64_t thread_cpu_ns(bool sys)
+static uint64_t tv_ns(const struct timeval *tv)
 {
-	struct rusage ru;
-	const struct timeval *tv = sys ? &ru.ru_stime : &ru.ru_utime;
-
-	if (getrusage(RUSAGE_THREAD, &ru) < 0)
-		return 0;
 	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+/* The thread's CPU time, context switches and faults between a and b (fio's, per job). */
+static void rusage_delta(struct job *j, const struct rusage *a, const struct rusage *b)
+{
+	j->usr_ns = tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
+	j->sys_ns = tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
+	j->nctx = (uint64_t)(b->ru_nvcsw + b->ru_nivcsw - a->ru_nvcsw - a->ru_nivcsw);
+	j->majf = (uint64_t)(b->ru_majflt - a->ru_majflt);
+	j->minf = (uint64_t)(b->ru_minflt - a->ru_minflt);
 }
 
 /*
@@ -405,6 +410,20 @@ static inline __attribute__((always_inline)) struct rb_io *complete(struct job *
 	return io;
 }
 
+/*
+ * fio's IO-depth counts of a measured submission of q IOs leaving inflight in flight, and
+ * of the wait for completions that reaped got: a few adds a system call, no allocation.
+ */
+static inline __attribute__((always_inline)) void count_depths(struct job *j, unsigned q,
+							       uint64_t inflight, int got)
+{
+	if (q) {
+		j->depths.level[rb_fio_depth_index((unsigned)inflight)] += q;
+		j->depths.submit[rb_fio_batch_index(q)]++;
+	}
+	j->depths.complete[rb_fio_batch_index((unsigned)got)]++;
+}
+
 /* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced, exact over the run, the
  * total shared by the jobs */
 static inline __attribute__((always_inline)) int64_t rate_due(const struct job *j, uint64_t rate,
@@ -520,6 +539,8 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 
 		if (want > inflight)
 			want = (unsigned)inflight;
+		bool measured = now >= r->measure_ns;
+
 		got = ops->submit_reap(&j->ctx, wait, want, j->done, j->res, j->ctx.entries);
 		now = now_ns(r);
 		if (got < 0) {
@@ -528,6 +549,8 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 			j->err = got;
 			break;
 		}
+		if (measured)
+			count_depths(j, q, inflight, got);
 		reap(j, got, now, &inflight);
 	}
 }
@@ -600,7 +623,7 @@ void *rb_job_main(void *arg)
 {
 	struct job *j = arg;
 	struct rb_run *r = j->run;
-	uint64_t u0, s0;
+	struct rusage ru0, ru1;
 	int cpu = pin_job(j, (size_t)(j - r->jobs));
 
 	/*
@@ -633,8 +656,8 @@ void *rb_job_main(void *arg)
 		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);
-	u0 = thread_cpu_ns(false);
-	s0 = thread_cpu_ns(true);
+	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
+		memset(&ru0, 0, sizeof(ru0));
 	if (!j->err) {
 		r->clock.sleep_until(r->clock.arg, r->start_ns);
 		if (r->replay)
@@ -642,8 +665,8 @@ void *rb_job_main(void *arg)
 		else
 			job_loop(j);
 	}
-	j->usr_ns = thread_cpu_ns(false) - u0;
-	j->sys_ns = thread_cpu_ns(true) - s0;
+	if (getrusage(RUSAGE_THREAD, &ru1) == 0)
+		rusage_delta(j, &ru0, &ru1);
 	/*
 	 * The ring is torn down by the thread that set it up: a ring of one issuer takes
 	 * (un)registrations from that thread only, and its registered files must be let go

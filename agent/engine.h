@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "fioout.h"
 #include "gen.h"
 #include "hist.h"
 #include "options.h"
@@ -55,6 +56,8 @@ struct rb_target_result {
 	int64_t start_mono_ns;		 /* when the jobs started: the run's clock */
 	uint64_t elapsed_ns;		 /* measured time: end of ramp to last completion */
 	double cpu_usr_pct, cpu_sys_pct; /* percent of one CPU, summed over jobs */
+	uint64_t ctx, majf, minf;	 /* its jobs' context switches, major and minor faults */
+	struct rb_fio_depths depths;	 /* measured submissions and waits, fio's buckets */
 	struct rb_dir_stats dir[RB_NDIR];
 	struct rb_io_error errors[RB_MAX_IO_ERRORS];
 	unsigned nerrors;	       /* distinct failures listed; dir[].errors counts them all */

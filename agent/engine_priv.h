@@ -76,7 +76,8 @@ struct job {
 	unsigned nvmis;
 	uint32_t pass;	     /* sequential passes done: the verify generation */
 	unsigned inflight_n; /* verify: IOs in flight, to keep them apart */
-	uint64_t usr_ns, sys_ns;
+	uint64_t usr_ns, sys_ns, nctx, majf, minf; /* nctx: context switches */
+	struct rb_fio_depths depths;
 	int64_t last_completion;
 	FILE *latlog; /* debug: every measured IO's latency, uint64 ns */
 	pthread_t th;

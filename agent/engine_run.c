@@ -525,6 +525,14 @@ static void collect(struct rb_run *r)
 				last = j->last_completion;
 			usr += j->usr_ns;
 			sys += j->sys_ns;
+			res->ctx += j->nctx;
+			res->majf += j->majf;
+			res->minf += j->minf;
+			for (int b = 0; b < RB_FIO_DEPTH_NR; b++) {
+				res->depths.level[b] += j->depths.level[b];
+				res->depths.submit[b] += j->depths.submit[b];
+				res->depths.complete[b] += j->depths.complete[b];
+			}
 			if (j->err && !res->setup_err) {
 				res->setup_err = j->err;
 				snprintf(res->message, sizeof(res->message), "%s", j->msg);

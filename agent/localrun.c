@@ -231,6 +231,11 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 		x->error = res->setup_err ? -res->setup_err : 0;
 		x->start_ms = res->start_wall_ns / 1000000;
 		x->iodepth = wl->iodepth;
+		x->depths = &res->depths;
+		x->rusage = true;
+		x->ctx = res->ctx;
+		x->majf = res->majf;
+		x->minf = res->minf;
 	}
 	rb_fio_json_write(
 		stdout,

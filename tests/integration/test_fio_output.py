@@ -3,7 +3,9 @@
 tool (fio_jsonplus_clat2csv, Debian's fio package) reads the json+ output and validates
 its bins; its CSV percentiles agree with rackbench's own within the two layouts' bucket
 error; the fields a fio-JSON reader takes from fio 3.33's own output of the same job are
-all there, with the same types; every IO is in exactly one bin."""
+all there, with the same types, and so is every member of fio's job; the IO-depth
+distributions are the engine's (a ring of 4 kept full) and ctx the job threads' context
+switches; every IO is in exactly one bin."""
 import csv
 import glob
 import json
@@ -43,6 +45,17 @@ with Tmp() as tmp:
         check(abs(rd["iops"] - rd["total_ios"] / (rd["runtime"] / 1000)) <= 0.01 * rd["iops"],
               "iops is total_ios over runtime")
         check(("bins" in rd["clat_ns"]) == (fmt == "json+"), f"{fmt}: bins")
+        # every member of fio's own job is there (fio 3.33's, of the same job)
+        missing = set(fio) - set(job)
+        check(not missing, f"{fmt}: members of fio's job missing: {sorted(missing)}")
+        # the engine's IO-depth counts: a ring of 4 kept full, refilled as IOs complete
+        check(job["iodepth_level"]["4"] == 100.0, f"iodepth_level {job['iodepth_level']}")
+        check(job["iodepth_submit"]["4"] == 100.0, f"iodepth_submit {job['iodepth_submit']}")
+        check(abs(sum(job["iodepth_complete"].values()) - 100) < 0.2 and
+              job["iodepth_complete"]["4"] > 99, f"iodepth_complete {job['iodepth_complete']}")
+        # the job threads' context switches (each wait for a completion may sleep) and faults
+        check(all(isinstance(job[k], int) for k in ("ctx", "majf", "minf")) and job["ctx"] > 0,
+              f"ctx {job['ctx']}, majf {job['majf']}, minf {job['minf']}")
         check("bins" not in job["write"]["clat_ns"], "no bins where there was no IO")
     # json+: every IO in one bin; fio's tool reads and validates it
     bins = {int(k): v for k, v in rd["clat_ns"]["bins"].items()}
