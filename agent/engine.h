@@ -130,6 +130,11 @@ void rb_run_stop(struct rb_run *r);
 void rb_run_join(struct rb_run *r);
 /* Targets measured: the n given, or 1 for a striped volume. */
 size_t rb_run_ntargets(const struct rb_run *r);
+/*
+ * When the measured time began (the ramp's end), wall-clock ns: interval i of a sample
+ * began interval_ns * i later. Known once the jobs started (in an rb_run_poll callback).
+ */
+int64_t rb_run_measure_wall_ns(const struct rb_run *r);
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target);
 /*
  * What a later run that read r's targets back checked (fio's verify phase after a write

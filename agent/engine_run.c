@@ -581,6 +581,11 @@ size_t rb_run_ntargets(const struct rb_run *r)
 	return r->ntgt;
 }
 
+int64_t rb_run_measure_wall_ns(const struct rb_run *r)
+{
+	return r->measure_ns + r->wall_offset;
+}
+
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target)
 {
 	return target < r->ntgt ? &r->tgts[target].res : NULL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -193,9 +194,32 @@ int rb_localrun_fio(const char *file, const char *section, struct rb_workload *w
 	return r;
 }
 
+/* What the run's intervals said, per target: fio's bw and iops samples per direction. */
+struct tally {
+	const struct rb_run *run;
+	uint64_t interval_ns;
+	struct rb_fio_samples (*s)[RB_NDIR]; /* per target */
+};
+
+/* An interval of a target: its rates over its own length (a last one may be short). */
+static void on_interval(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
+			const struct rb_dir_stats *dirs, bool last)
+{
+	struct tally *y = arg;
+	int64_t start = rb_run_measure_wall_ns(y->run) + (int64_t)(interval * y->interval_ns);
+	double secs = (double)(t_wall_ns - start) / 1e9;
+
+	(void)last;
+	if (!(secs > 0))
+		return;
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_fio_samples_add(&y->s[target][d], (double)dirs[d].bytes / 1024.0 / secs,
+				   (double)dirs[d].ios / secs);
+}
+
 /* fio's JSON (json+ with plus): a job per target, named after the fio job when given. */
-static void print_fio(const struct rb_workload *wl, const struct rb_run *run, size_t nres,
-		      char **targets, const char *volname, const char *job, bool plus)
+static void print_fio(const struct rb_workload *wl, const struct rb_run *run, const struct tally *y,
+		      size_t nres, char **targets, const char *volname, const char *job, bool plus)
 {
 	static const char *const keys[] = { "rw",      "bs",	 "iodepth",   "numjobs",
 					    "runtime", "direct", "rate_iops", "bssplit" };
@@ -218,14 +242,20 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 			x->options[k][1] = vals[k];
 		}
 		for (int d = 0; d < 3; d++)
-			x->dir[d] = (struct rb_fio_dir){ .ios = res->dir[d].ios,
-							 .bytes = res->dir[d].bytes,
-							 .errors = res->dir[d].errors,
-							 .lat_sum_ns = res->dir[d].lat_sum_ns,
-							 .lat_min_ns = res->dir[d].lat_min_ns,
-							 .lat_max_ns = res->dir[d].lat_max_ns,
-							 .hist = &res->dir[d].hist,
-							 .runtime_ns = res->elapsed_ns };
+			x->dir[d] =
+				(struct rb_fio_dir){ .ios = res->dir[d].ios,
+						     .bytes = res->dir[d].bytes,
+						     .errors = res->dir[d].errors,
+						     .lat_sum_ns = res->dir[d].lat_sum_ns,
+						     .lat_min_ns = res->dir[d].lat_min_ns,
+						     .lat_max_ns = res->dir[d].lat_max_ns,
+						     .hist = &res->dir[d].hist,
+						     .runtime_ns = res->dir[d].ios ? res->elapsed_ns
+										   : 0 };
+		/* as fio: samples of the directions that had IO */
+		for (int d = 0; d < 3; d++)
+			if (res->dir[d].ios || res->dir[d].errors)
+				rb_fio_samples_put(&y->s[t][d], &x->dir[d]);
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = res->setup_err ? -res->setup_err : 0;
@@ -389,13 +419,19 @@ static int setup_run(struct rb_localrun *a, const struct rb_guard_policy *gp,
 	return 0;
 }
 
-/* The run, from start to its end; SIGINT and SIGTERM stop it early. */
-static void run_to_end(struct rb_run *run)
+/* The run, from start to its end, its intervals tallied in y (NULL: not); SIGINT and
+ * SIGTERM stop it early. */
+static void run_to_end(struct rb_run *run, struct tally *y)
 {
 	running = run;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rb_run_start(run);
+	while (!rb_run_poll(run, y ? on_interval : NULL, y)) {
+		struct timespec ts = { 0, 20000000 }; /* 20 ms: the jobs need the CPUs */
+
+		nanosleep(&ts, NULL);
+	}
 	rb_run_join(run);
 	running = NULL;
 }
@@ -418,7 +454,7 @@ static int verify_pass(const struct rb_localrun *a, const struct rb_prepared *pr
 		return RB_EXIT_FAILED;
 	}
 	rb_info("reading back what was written, checked (fio's verify phase)");
-	run_to_end(run);
+	run_to_end(run, NULL);
 	rb_run_absorb_verify(wrote, run);
 	rb_run_free(run);
 	return 0;
@@ -557,7 +593,7 @@ static void print_text(const struct rb_localrun *a, const struct rb_run *run,
 
 /* The run's results in the format asked for. Returns the exit code. */
 static int report(const struct rb_localrun *a, const struct rb_run *run,
-		  const struct rb_prepared *prep, const char *job)
+		  const struct rb_prepared *prep, const struct tally *y, const char *job)
 {
 	size_t nres = rb_run_ntargets(run);
 	char volname[4096] = "";
@@ -567,7 +603,7 @@ static int report(const struct rb_localrun *a, const struct rb_run *run,
 		volume_name(&a->wl, a->targets, a->ntargets, volname, sizeof(volname));
 	rc = account(a, run, prep, nres, volname);
 	if (a->fio_fmt)
-		print_fio(&a->wl, run, nres, a->targets, volname, job, a->fio_fmt == 2);
+		print_fio(&a->wl, run, y, nres, a->targets, volname, job, a->fio_fmt == 2);
 	else if (!a->json)
 		print_text(a, run, prep, nres, volname);
 	else if (print_json(a, run, nres, volname, rc))
@@ -582,6 +618,7 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 	struct rb_diags diags;
 	struct rb_prepared *prep = NULL;
 	struct rb_run *run = NULL;
+	struct tally y = { 0 };
 
 	rb_diags_init(&diags);
 	if (check_args(a))
@@ -598,11 +635,19 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 	rc = setup_run(a, &gp, &fst, &diags, &prep, &run);
 	if (rc)
 		goto out;
-	run_to_end(run);
+	y = (struct tally){ .run = run,
+			    .interval_ns = a->wl.interval_ns,
+			    .s = calloc(rb_run_ntargets(run), sizeof(*y.s)) };
+	if (!y.s) {
+		rc = RB_EXIT_FAILED;
+		goto out;
+	}
+	run_to_end(run, &y);
 	if (a->verify_after && (rc = verify_pass(a, prep, run)))
 		goto out;
-	rc = report(a, run, prep, job);
+	rc = report(a, run, prep, &y, job);
 out:
+	free(y.s);
 	rb_run_free(run);
 	rb_prepared_free(prep);
 	rb_fs_target_teardown(&fst);

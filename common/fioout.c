@@ -93,6 +93,40 @@ static void lat_block(FILE *out, const char *name, const struct rb_fio_dir *d, b
 	fputc('}', out);
 }
 
+void rb_fio_samples_add(struct rb_fio_samples *s, double kib_per_s, double iops)
+{
+	const double x[2] = { kib_per_s, iops };
+
+	for (int m = 0; m < 2; m++) {
+		s->sum[m] += x[m];
+		s->sq[m] += x[m] * x[m];
+		if (!s->n || x[m] < s->min[m])
+			s->min[m] = x[m];
+		if (!s->n || x[m] > s->max[m])
+			s->max[m] = x[m];
+	}
+	s->n++;
+}
+
+void rb_fio_samples_put(const struct rb_fio_samples *s, struct rb_fio_dir *d)
+{
+	unsigned n = s->n;
+
+	d->nsamples = n;
+	if (!n)
+		return;
+	d->bw_min = s->min[0];
+	d->bw_max = s->max[0];
+	d->bw_mean = s->sum[0] / n;
+	d->iops_min = s->min[1];
+	d->iops_max = s->max[1];
+	d->iops_mean = s->sum[1] / n;
+	if (n > 1) {
+		d->bw_dev = sqrt(fmax(0, (s->sq[0] - s->sum[0] * d->bw_mean) / (n - 1)));
+		d->iops_dev = sqrt(fmax(0, (s->sq[1] - s->sum[1] * d->iops_mean) / (n - 1)));
+	}
+}
+
 /* The share of a job's mean bandwidth in its group's (fio's bw_agg), as fio computes it. */
 static double bw_agg(const struct rb_fio_dir *d, double group_kib)
 {

@@ -74,6 +74,12 @@ struct rb_fio_dir {
 	double iops_min, iops_max, iops_mean, iops_dev;
 };
 
+/* fio's bw and iops sample statistics of a direction, gathered one interval at a time. */
+struct rb_fio_samples {
+	unsigned n;
+	double sum[2], sq[2], min[2], max[2]; /* KiB/s, IOPS */
+};
+
 struct rb_fio_job_out {
 	const char *name;
 	const char *options[16][2]; /* "job options": key, value; NULL-terminated */
@@ -114,6 +120,10 @@ uint64_t rb_fio_plat_value(unsigned i);
  */
 uint64_t rb_fio_lat_ranges(const struct rb_fio_job_out *job, uint64_t ret_ns[10],
 			   uint64_t ret_us[10], uint64_t ret_ms[12]);
+/* An interval's bandwidth (KiB/s) and IOPS added to s. */
+void rb_fio_samples_add(struct rb_fio_samples *s, double kib_per_s, double iops);
+/* s's count, min, max, mean and standard deviation (of a sample, n - 1) into d. */
+void rb_fio_samples_put(const struct rb_fio_samples *s, struct rb_fio_dir *d);
 /* Writes the document as fio's JSON; plus = json+ (clat_ns.bins). */
 void rb_fio_json_write(FILE *out, const struct rb_fio_doc *doc, bool plus);
 

@@ -5,7 +5,8 @@ its bins; its CSV percentiles agree with rackbench's own within the two layouts'
 error; the fields a fio-JSON reader takes from fio 3.33's own output of the same job are
 all there, with the same types, and so is every member of fio's job; the IO-depth
 distributions are the engine's (a ring of 4 kept full) and ctx the job threads' context
-switches; every IO is in exactly one bin."""
+switches; the bw and iops sample statistics are those of the run's intervals, each at
+its own length; every IO is in exactly one bin."""
 import csv
 import glob
 import json
@@ -85,6 +86,28 @@ with Tmp() as tmp:
         # fio's buckets are 1/64 of their group wide, rackbench's 1/128: 2.4% holds both
         print(f"p{p}: fio_jsonplus_clat2csv {from_csv} ns, rackbench {ours} ns")
         check(abs(from_csv - ours) <= 0.024 * ours + 2, f"p{p}: {from_csv} vs {ours}")
+    # fio's bw and iops sample statistics are the run's intervals': each at its own length
+    # (the last, 250 ms, too), paced at 2000 IOPS
+    r = run([AGENT, "run", "--target", data, "--rw", "randread", "--bs", "4k", "--runtime",
+             "1250ms", "--interval", "500ms", "--rate_iops", "2000", "--output-format", "fio-json"])
+    check(r.returncode == 0, f"paced: {r.stderr}")
+    rd = json.loads(r.stdout)["jobs"][0]["read"]
+    check(rd["iops_samples"] == 3 and rd["bw_samples"] == 3, f"{rd['iops_samples']} samples")
+    check(1800 <= rd["iops_min"] <= rd["iops_mean"] <= rd["iops_max"] <= 2200,
+          f"paced samples: {rd['iops_min']} {rd['iops_mean']} {rd['iops_max']}")
+    check(abs(rd["bw_mean"] - 4 * rd["iops_mean"]) < 1, f"bw_mean {rd['bw_mean']}")
+    w = json.loads(r.stdout)["jobs"][0]["write"]
+    check(w["iops_samples"] == 0 and w["runtime"] == 0, "samples of a direction with no IO")
+    r = run([AGENT, "run", "--target", data, "--rw", "randread", "--bs", "4k", "--runtime", "2s",
+             "--interval", "250ms", "--output-format", "fio-json"])
+    check(r.returncode == 0, f"unpaced: {r.stderr}")
+    rd = json.loads(r.stdout)["jobs"][0]["read"]
+    check(rd["iops_samples"] == 8, f"{rd['iops_samples']} samples of 250 ms in 2 s")
+    check(rd["iops_min"] <= rd["iops_mean"] <= rd["iops_max"] and rd["iops_stddev"] >= 0,
+          f"samples {rd['iops_min']} {rd['iops_mean']} {rd['iops_max']}")
+    # eight whole intervals hold every IO (the last also those completing after the end)
+    check(abs(rd["iops_mean"] * 2 - rd["total_ios"]) < 0.01,
+          f"the samples' mean {rd['iops_mean']} is not {rd['total_ios']} IOs over 2 s")
     r = run([AGENT, "run", "--target", data, "--output-format", "xml"])
     check(r.returncode == 2 and "--output-format is" in r.stderr, f"bad format: {r.stderr}")
 print("ok")
