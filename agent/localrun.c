@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diskutil.h"
 #include "engine.h"
 #include "exitcode.h"
 #include "fiojob.h"
@@ -194,11 +195,15 @@ int rb_localrun_fio(const char *file, const char *section, struct rb_workload *w
 	return r;
 }
 
-/* What the run's intervals said, per target: fio's bw and iops samples per direction. */
+/* What the run's intervals said, per target: fio's bw and iops samples per direction;
+ * what the disks under the targets did. */
 struct tally {
 	const struct rb_run *run;
 	uint64_t interval_ns;
 	struct rb_fio_samples (*s)[RB_NDIR]; /* per target */
+	struct rb_diskutil *disks;	     /* NULL: not watched */
+	char *const *paths;		     /* the disks under these */
+	size_t npaths;
 };
 
 /* An interval of a target: its rates over its own length (a last one may be short). */
@@ -267,10 +272,12 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, co
 		x->majf = res->majf;
 		x->minf = res->minf;
 	}
-	rb_fio_json_write(
-		stdout,
-		&(struct rb_fio_doc){ .jobs = jobs, .njobs = (unsigned)(nres < 64 ? nres : 64) },
-		plus);
+	rb_fio_json_write(stdout,
+			  &(struct rb_fio_doc){ .jobs = jobs,
+						.njobs = (unsigned)(nres < 64 ? nres : 64),
+						.disks = y->disks ? y->disks->disk : NULL,
+						.ndisks = y->disks ? y->disks->n : 0 },
+			  plus);
 	free(jobs);
 }
 
@@ -426,6 +433,8 @@ static void run_to_end(struct rb_run *run, struct tally *y)
 	running = run;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (y && y->disks)
+		rb_diskutil_start(y->disks, "", y->paths, y->npaths);
 	rb_run_start(run);
 	while (!rb_run_poll(run, y ? on_interval : NULL, y)) {
 		struct timespec ts = { 0, 20000000 }; /* 20 ms: the jobs need the CPUs */
@@ -433,6 +442,8 @@ static void run_to_end(struct rb_run *run, struct tally *y)
 		nanosleep(&ts, NULL);
 	}
 	rb_run_join(run);
+	if (y && y->disks)
+		rb_diskutil_stop(y->disks);
 	running = NULL;
 }
 
@@ -637,8 +648,12 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 		goto out;
 	y = (struct tally){ .run = run,
 			    .interval_ns = a->wl.interval_ns,
-			    .s = calloc(rb_run_ntargets(run), sizeof(*y.s)) };
-	if (!y.s) {
+			    .s = calloc(rb_run_ntargets(run), sizeof(*y.s)),
+			    /* fio's output says what the disks under the targets did */
+			    .disks = a->fio_fmt ? malloc(sizeof(*y.disks)) : NULL,
+			    .paths = a->targets,
+			    .npaths = a->ntargets };
+	if (!y.s || (a->fio_fmt && !y.disks)) {
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
@@ -648,6 +663,7 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 	rc = report(a, run, prep, &y, job);
 out:
 	free(y.s);
+	free(y.disks);
 	rb_run_free(run);
 	rb_prepared_free(prep);
 	rb_fs_target_teardown(&fst);

@@ -5,7 +5,8 @@ its bins; its CSV percentiles agree with rackbench's own within the two layouts'
 error; the fields a fio-JSON reader takes from fio 3.33's own output of the same job are
 all there, with the same types, and so is every member of fio's job; the IO-depth
 distributions are the engine's (a ring of 4 kept full) and ctx the job threads' context
-switches; the bw and iops sample statistics are those of the run's intervals, each at
+switches; disk_util the kernel's counters of the disk under the file over the run; the
+bw and iops sample statistics are those of the run's intervals, each at
 its own length; every IO is in exactly one bin."""
 import csv
 import glob
@@ -28,9 +29,19 @@ with Tmp() as tmp:
     r = run(["fio", "--name=j", f"--filename={data}", "--rw=randread", "--bs=4k", "--iodepth=4",
              "--ioengine=io_uring", "--runtime=1", "--time_based", "--output-format=json"])
     check(r.returncode == 0, f"fio: {r.stderr}")
-    fio = json.loads(r.stdout[r.stdout.index("{"):])["jobs"][0]
+    fio_doc = json.loads(r.stdout[r.stdout.index("{"):])
+    fio = fio_doc["jobs"][0]
     for path, t in FIELDS.items():
         check(isinstance(get(fio, path), kinds(t)), f"fio's own {path}: {type(get(fio, path))}")
+    # the disk under the file, as fio finds it: its block device, a partition's whole disk
+    st = os.stat(data)
+    sysdir = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    disk = None
+    if os.path.exists(sysdir):
+        real = os.path.realpath(sysdir)
+        if os.path.exists(os.path.join(real, "partition")):
+            real = os.path.dirname(real)
+        disk = os.path.basename(real)
     for fmt in ("fio-json", "json+"):
         r = run([AGENT, "run", "--target", data, "--rw", "randread", "--bs", "4k", "--iodepth", "4",
                  "--runtime", "1s", "--output-format", fmt])
@@ -43,6 +54,22 @@ with Tmp() as tmp:
             check(isinstance(v, kinds(t)), f"{fmt} {path}: {type(v).__name__} {v!r}")
         rd = job["read"]
         check(rd["total_ios"] > 0 and rd["io_bytes"] == rd["total_ios"] * 4096, f"{rd['total_ios']}")
+        # disk_util: the kernel's counters of that disk over the run, as fio's; none when
+        # the file's filesystem has no disk (tmpfs)
+        if disk is None:
+            check("disk_util" not in doc, f"disk_util of a file on no disk: {doc.get('disk_util')}")
+        else:
+            check(set(fio_doc) <= set(doc), f"members of fio's document missing: "
+                  f"{sorted(set(fio_doc) - set(doc))}")
+            du = doc["disk_util"]
+            check(len(du) == 1 and du[0]["name"] == disk, f"disk_util {du}, the file is on {disk}")
+            du = du[0]
+            # every direct read reached the disk as a request or merged into one (others' too)
+            check(du["read_ios"] + du["read_merges"] >= rd["total_ios"] and
+                  du["read_sectors"] >= rd["total_ios"] * 8,
+                  f"{disk}: {du['read_ios']}+{du['read_merges']} reads for {rd['total_ios']}")
+            check(0 < du["util"] <= 100 and set(du) >= set(fio_doc["disk_util"][0]),
+                  f"disk_util {du}")
         check(abs(rd["iops"] - rd["total_ios"] / (rd["runtime"] / 1000)) <= 0.01 * rd["iops"],
               "iops is total_ios over runtime")
         check(("bins" in rd["clat_ns"]) == (fmt == "json+"), f"{fmt}: bins")
