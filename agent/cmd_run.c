@@ -19,7 +19,7 @@ struct setting {
 
 /* What the flags say, before the workload is made from them. */
 struct run_flags {
-	bool json, destructive, errors_ok, wipe;
+	bool json, minimal, destructive, errors_ok, wipe;
 	const char *output_format, *state_dir, *fio, *section, *filesystem, *mkfs_options,
 		*mount_options, *lat_log;
 	struct rb_popt_list targets, allow;
@@ -51,8 +51,10 @@ static const struct rb_popt run_opts[] = {
 	  "print the result as JSON (schemas/run-output.schema.json)", &F.json, NULL, 0 },
 	{ RB_POPT_STRING, "output-format", 0, "FMT",
 	  "text, json (as --json), or fio's own: fio-json, json+ (with clat_ns.bins in fio's "
-	  "histogram layout)",
+	  "histogram layout), terse (fio's semicolon-separated line, version 3)",
 	  &F.output_format, NULL, 0 },
+	{ RB_POPT_FLAG, "minimal", 0, NULL, "fio's terse line (as --output-format terse)",
+	  &F.minimal, NULL, 0 },
 	{ RB_POPT_FLAG, "destructive", 0, NULL, "the run's key for writes", &F.destructive, NULL,
 	  0 },
 	{ RB_POPT_LIST, "allow", 0, "PATH", "the agent's key for writes to PATH (repeatable)",
@@ -107,11 +109,14 @@ const struct rb_popt_cmd rb_agent_run_spec = {
 static int output_format(const char *v, bool *json, int *fio)
 {
 	*json = !strcmp(v, "json");
-	*fio = !strcmp(v, "fio-json") ? 1 : !strcmp(v, "json+") || !strcmp(v, "fio-json+") ? 2 : 0;
+	*fio = !strcmp(v, "fio-json")				? RB_FIO_FMT_JSON
+	       : !strcmp(v, "json+") || !strcmp(v, "fio-json+") ? RB_FIO_FMT_JSONPLUS
+	       : !strcmp(v, "terse")				? RB_FIO_FMT_TERSE
+								: 0;
 	if (*json || *fio || !strcmp(v, "text"))
 		return 0;
-	rb_err("--output-format is text, json (rackbench's), fio-json or json+ (fio's), not "
-	       "'%s'",
+	rb_err("--output-format is text, json (rackbench's), fio-json, json+ or terse (fio's), "
+	       "not '%s'",
 	       v);
 	return -EINVAL;
 }
@@ -142,6 +147,12 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 	/* the flags may have turned verify off, or the writes */
 	a->verify_after = a->verify_after && a->wl.verify && rb_workload_writes(&a->wl);
 	a->json = F.json;
+	if (F.minimal && ((F.output_format && strcmp(F.output_format, "terse")) || F.json)) {
+		rb_err("--minimal is fio's terse line: it takes no other output format");
+		return -1;
+	}
+	if (F.minimal)
+		F.output_format = "terse";
 	if (F.output_format && output_format(F.output_format, &a->json, &a->fio_fmt))
 		return -1;
 	a->destructive = F.destructive;

@@ -222,9 +222,10 @@ static void on_interval(void *arg, unsigned target, unsigned interval, int64_t t
 				   (double)dirs[d].ios / secs);
 }
 
-/* fio's JSON (json+ with plus): a job per target, named after the fio job when given. */
+/* fio's JSON, json+ or terse lines (fmt): a job per target, named after the fio job when
+ * given. */
 static void print_fio(const struct rb_workload *wl, const struct rb_run *run, const struct tally *y,
-		      size_t nres, char **targets, const char *volname, const char *job, bool plus)
+		      size_t nres, char **targets, const char *volname, const char *job, int fmt)
 {
 	static const char *const keys[] = { "rw",      "bs",	 "iodepth",   "numjobs",
 					    "runtime", "direct", "rate_iops", "bssplit" };
@@ -272,12 +273,15 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, co
 		x->majf = res->majf;
 		x->minf = res->minf;
 	}
-	rb_fio_json_write(stdout,
-			  &(struct rb_fio_doc){ .jobs = jobs,
-						.njobs = (unsigned)(nres < 64 ? nres : 64),
-						.disks = y->disks ? y->disks->disk : NULL,
-						.ndisks = y->disks ? y->disks->n : 0 },
-			  plus);
+	struct rb_fio_doc doc = { .jobs = jobs,
+				  .njobs = (unsigned)(nres < 64 ? nres : 64),
+				  .disks = y->disks ? y->disks->disk : NULL,
+				  .ndisks = y->disks ? y->disks->n : 0 };
+
+	if (fmt == RB_FIO_FMT_TERSE)
+		rb_fio_terse_write(stdout, &doc);
+	else
+		rb_fio_json_write(stdout, &doc, fmt == RB_FIO_FMT_JSONPLUS);
 	free(jobs);
 }
 
@@ -614,7 +618,7 @@ static int report(const struct rb_localrun *a, const struct rb_run *run,
 		volume_name(&a->wl, a->targets, a->ntargets, volname, sizeof(volname));
 	rc = account(a, run, prep, nres, volname);
 	if (a->fio_fmt)
-		print_fio(&a->wl, run, y, nres, a->targets, volname, job, a->fio_fmt == 2);
+		print_fio(&a->wl, run, y, nres, a->targets, volname, job, a->fio_fmt);
 	else if (!a->json)
 		print_text(a, run, prep, nres, volname);
 	else if (print_json(a, run, nres, volname, rc))

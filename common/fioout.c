@@ -211,17 +211,20 @@ uint64_t rb_fio_lat_ranges(const struct rb_fio_job_out *job, uint64_t ret_ns[10]
  * An object of shares of total, as fio writes them: each a percentage, the smallest
  * non-zero one shown as floor (fio's 0.01 for latencies, 0.1 for depths).
  */
+static double share(uint64_t v, uint64_t total, double floor_pct)
+{
+	double p = total ? 100.0 * (double)v / (double)total : 0;
+
+	return v && p < floor_pct ? floor_pct : p;
+}
+
 static void shares(FILE *out, const char *name, const char *const *keys, const uint64_t *v,
 		   unsigned n, uint64_t total, double floor_pct)
 {
 	fprintf(out, ", \"%s\": {", name);
-	for (unsigned i = 0; i < n; i++) {
-		double p = total ? 100.0 * (double)v[i] / (double)total : 0;
-
-		if (v[i] && p < floor_pct)
-			p = floor_pct;
-		fprintf(out, "%s\"%s\": %.6f", i ? ", " : "", keys[i], p);
-	}
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s\"%s\": %.6f", i ? ", " : "", keys[i],
+			share(v[i], total, floor_pct));
 	fputc('}', out);
 }
 
@@ -365,4 +368,107 @@ void rb_fio_json_write(FILE *out, const struct rb_fio_doc *doc, bool plus)
 	if (doc->ndisks)
 		disk_util(out, doc->disks, doc->ndisks);
 	fputs("\n}\n", out);
+}
+
+/* A field of a terse line that may hold ';' or a line break: those become '_'. */
+static void terse_str(FILE *out, const char *s)
+{
+	fputc(';', out);
+	for (; s && *s; s++)
+		fputc(*s == ';' || *s == '\n' || *s == '\r' ? '_' : *s, out);
+}
+
+/* min, max (whole us), mean, stddev (us) of a direction's latency; zeros without IO */
+static void terse_lat(FILE *out, const struct rb_fio_dir *d)
+{
+	double mean = d->ios ? (double)d->lat_sum_ns / (double)d->ios : 0;
+
+	if (!d->ios) {
+		fputs(";0;0;0.000000;0.000000", out);
+		return;
+	}
+	fprintf(out, ";%" PRIu64 ";%" PRIu64 ";%f;%f", d->lat_min_ns / 1000, d->lat_max_ns / 1000,
+		mean / 1000, stddev(d->hist, mean) / 1000);
+}
+
+/* A direction's 41 fields: fio's show_ddir_status_terse of terse version 3. */
+static void terse_dir(FILE *out, const struct rb_fio_dir *d, double group_kib)
+{
+	uint64_t runt = (uint64_t)llround((double)d->runtime_ns / 1e6); /* ms, as fio's */
+	bool hist = d->hist && d->hist->total;
+
+	fprintf(out, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, d->bytes >> 10,
+		runt ? d->bytes * 1000 / runt / 1024 : 0, runt ? d->ios * 1000 / runt : 0, runt);
+	fputs(";0;0;0.000000;0.000000", out); /* slat: none measured apart */
+	terse_lat(out, d);
+	for (size_t i = 0; i < 20; i++) /* fio's 20 places, its 17 default percentiles */
+		if (i < sizeof(pcts) / sizeof(pcts[0]))
+			fprintf(out, ";%f%%=%" PRIu64, pcts[i],
+				hist ? rb_hist_percentile(d->hist, pcts[i]) / 1000 : 0);
+		else
+			fputs(";0%=0", out);
+	terse_lat(out, d);
+	if (d->nsamples)
+		fprintf(out, ";%.0f;%.0f;%f%%;%f;%f", d->bw_min, d->bw_max, bw_agg(d, group_kib),
+			d->bw_mean, d->bw_dev);
+	else
+		fputs(";0;0;0.000000%;0.000000;0.000000", out);
+}
+
+/* The job's CPU, depths and latency ranges: an unknown figure is an empty field. */
+static void terse_tail(FILE *out, const struct rb_fio_job_out *x)
+{
+	uint64_t ns[10], us[10], ms[12], total = rb_fio_lat_ranges(x, ns, us, ms), nsum = 0;
+
+	fprintf(out, ";%f%%;%f%%", x->usr_cpu_pct, x->sys_cpu_pct);
+	if (x->rusage)
+		fprintf(out, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, x->ctx, x->majf, x->minf);
+	else
+		fputs(";;;", out);
+	for (int i = 0; i < RB_FIO_DEPTH_NR; i++)
+		if (x->depths)
+			fprintf(out, ";%3.1f%%",
+				share(x->depths->level[i], sum(x->depths->level, RB_FIO_DEPTH_NR),
+				      0.1));
+		else
+			fputc(';', out);
+	/* the microseconds' first range holds the IOs under 1 us too, as fio's terse line */
+	for (int i = 0; i < 10; i++)
+		nsum += ns[i];
+	for (int i = 0; i < 10; i++)
+		fprintf(out, ";%3.2f%%",
+			share(us[i], total, 0.01) +
+				(i || !total ? 0 : 100.0 * (double)nsum / (double)total));
+	for (int i = 0; i < 12; i++)
+		fprintf(out, ";%3.2f%%", share(ms[i], total, 0.01));
+}
+
+void rb_fio_terse_write(FILE *out, const struct rb_fio_doc *doc)
+{
+	double agg[3];
+
+	group_bw(doc, agg);
+	for (unsigned j = 0; j < doc->njobs; j++) {
+		const struct rb_fio_job_out *x = &doc->jobs[j];
+
+		fprintf(out, "3;rackbench-%s", RB_VERSION);
+		terse_str(out, x->name);
+		fprintf(out, ";0;%d", x->error);
+		terse_dir(out, &x->dir[0], agg[0]);
+		terse_dir(out, &x->dir[1], agg[1]); /* version 3 has no trim */
+		terse_tail(out, x);
+		for (unsigned k = 0; k < doc->ndisks; k++) {
+			const struct rb_fio_disk *d = &doc->disks[k];
+			double util =
+				d->msec ? 100.0 * (double)d->io_ticks_ms / (double)d->msec : 0;
+
+			terse_str(out, d->name);
+			fprintf(out,
+				";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64
+				";%" PRIu64 ";%" PRIu64 ";%3.2f%%",
+				d->ios[0], d->ios[1], d->merges[0], d->merges[1], d->ticks_ms[0],
+				d->ticks_ms[1], d->in_queue_ms, util > 100 ? 100 : util);
+		}
+		fputc('\n', out);
+	}
 }

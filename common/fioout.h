@@ -126,5 +126,11 @@ void rb_fio_samples_add(struct rb_fio_samples *s, double kib_per_s, double iops)
 void rb_fio_samples_put(const struct rb_fio_samples *s, struct rb_fio_dir *d);
 /* Writes the document as fio's JSON; plus = json+ (clat_ns.bins). */
 void rb_fio_json_write(FILE *out, const struct rb_fio_doc *doc, bool plus);
+/*
+ * Writes the document as fio's terse lines (version 3, fio's HOWTO "Terse output"): a line
+ * a job, semicolon-separated; a figure rackbench does not know (ctx, majf, minf, the IO
+ * depths of a results file) is an empty field, and the disks' fields follow where known.
+ */
+void rb_fio_terse_write(FILE *out, const struct rb_fio_doc *doc);
 
 #endif

@@ -132,12 +132,58 @@ static void test_fioout_writes_known_members_and_leaves_out_unknown(void **state
 	free(h);
 }
 
+/* fio's terse line, version 3: 121 fields a job, 9 more a disk; an unknown figure is an
+ * empty field, never a 0. */
+static void test_fioout_terse_line_has_fios_fields(void **state)
+{
+	struct rb_hist *h = calloc(1, sizeof(*h));
+	struct rb_fio_job_out job = { .name = "point a;b", .usr_cpu_pct = 1.5 };
+	struct rb_fio_disk disk = { .name = "sdz", .msec = 1000 };
+	struct rb_fio_doc doc = { .jobs = &job, .njobs = 1 };
+	char *text = NULL, *p;
+	size_t len = 0, fields = 1;
+	FILE *f;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		rb_hist_record(h, 2500000); /* 2.5 ms */
+	job.dir[0] = (struct rb_fio_dir){ .ios = 10,
+					  .bytes = 40960,
+					  .hist = h,
+					  .lat_sum_ns = 25000000,
+					  .lat_min_ns = 2500000,
+					  .lat_max_ns = 2500000,
+					  .runtime_ns = 1000000000 };
+	for (int k = 0; k < 2; k++) {
+		f = open_memstream(&text, &len);
+		rb_fio_terse_write(f, &doc);
+		fclose(f);
+		fields = 1;
+		for (p = text; *p; p++)
+			fields += *p == ';';
+		assert_int_equal(fields, k ? 130 : 121);
+		assert_int_equal(strchr(text, '\n') - text + 1, (long)strlen(text)); /* one line */
+		assert_non_null(strstr(text, "3;rackbench-"));
+		assert_non_null(strstr(
+			text, ";point a_b;0;0;40;40;10;1000;0;0;0.000000;0.000000;2500;2500;"));
+		/* CPU known, ctx, majf and minf not; no IO depths */
+		assert_non_null(strstr(text, ";1.500000%;0.000000%;;;;;;;;;;;"));
+		/* the latency ranges: all in 2-4 ms */
+		assert_non_null(strstr(text, ";0.00%;100.00%;0.00%;"));
+		free(text);
+		doc.disks = &disk;
+		doc.ndisks = 1;
+	}
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fioout_depth_buckets_are_fios),
 		cmocka_unit_test(test_fioout_latency_ranges_from_histograms),
 		cmocka_unit_test(test_fioout_writes_known_members_and_leaves_out_unknown),
+		cmocka_unit_test(test_fioout_terse_line_has_fios_fields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
