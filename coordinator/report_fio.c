@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench report --format fio-json | json+`: the results as fio's JSON, a job per
- * (file, point, drive) with a result, so that fio-plot, fio_jsonplus_clat2csv and the
- * parsers teams already have read a campaign's results unchanged.
+ * `rackbench report --format fio-json | json+ | terse`: the results as fio's JSON or terse
+ * lines, a job per (file, point, drive) with a result, so that fio-plot,
+ * fio_jsonplus_clat2csv and the parsers teams already have read a campaign's results
+ * unchanged.
  *
  * Design note. Each job is the latest attempt's result row (IOs, bytes, errors, mean,
  * min and max latency, run time), its latency histogram the drive's interval histograms
@@ -125,7 +126,7 @@ static void dir_out(struct rb_fio_dir *o, const struct rb_row_dir *d, const stru
 	rb_fio_samples_put(&j->s[k], o);
 }
 
-int rp_fio(const struct rp_report *r, bool plus, FILE *out)
+int rp_fio(const struct rp_report *r, enum rp_fio_form form, FILE *out)
 {
 	long *jx = malloc((r->ncells + 1) * sizeof(*jx));
 	struct fjob *jobs = calloc(r->ncells + 1, sizeof(*jobs));
@@ -172,7 +173,11 @@ int rp_fio(const struct rp_report *r, bool plus, FILE *out)
 		x->iodepth = r->cells[i].pt->iodepth;
 	}
 	/* the file keeps no IO depths, context switches, faults nor disk counters: left out */
-	rb_fio_json_write(out, &(struct rb_fio_doc){ .jobs = o, .njobs = (unsigned)n }, plus);
+	if (form == RP_FIO_TERSE)
+		rb_fio_terse_write(out, &(struct rb_fio_doc){ .jobs = o, .njobs = (unsigned)n });
+	else
+		rb_fio_json_write(out, &(struct rb_fio_doc){ .jobs = o, .njobs = (unsigned)n },
+				  form == RP_FIO_JSONPLUS);
 out:
 	for (size_t i = 0; jobs && i < n; i++)
 		for (int d = 0; d < 3; d++)

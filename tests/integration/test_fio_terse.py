@@ -4,12 +4,17 @@
 fio 3.33's own --minimal line of the same job, in its places and shapes (whole numbers,
 decimals, percentages, percentile=value pairs), the disk under the file last; the line's
 figures agree with one another (KiB, bandwidth, IOPS and runtime; latency ranges adding up
-to 100%; a ring of 4 kept full)."""
+to 100%; a ring of 4 kept full). `rackbench report --format terse` (and `--minimal`)
+prints a line per point and drive whose every field is the figure of its job in
+`--format fio-json`, in fio's units; what a results file does not keep (ctx, majf, minf,
+IO depths) is an empty field, and there is no disk."""
+import glob
+import json
 import os
 import re
 import shutil
 
-from rbtest import AGENT, Tmp, check, run, skip
+from rbtest import AGENT, COORD, Tmp, check, run, skip
 
 if not shutil.which("fio"):
     skip("needs fio (Debian's fio package)")
@@ -68,4 +73,52 @@ with Tmp() as tmp:
         check(abs(sum(ranges) - 100) < 0.3, f"{fmt}: latency ranges add up to {sum(ranges)}")
     r = run([AGENT] + common + ["--minimal", "--output-format", "json"])
     check(r.returncode == 2 and "--minimal" in r.stderr, f"--minimal with json: {r.stderr}")
+
+    # a campaign's results: a line per point and drive, each field the fio-json job's figure
+    r = run([COORD, "demo", "--out", tmp])
+    check(r.returncode == 0, f"demo: {r.returncode} {r.stderr}")
+    path = glob.glob(os.path.join(tmp, "demo-*.h5"))[0]
+    r = run([COORD, "report", path, "--format", "fio-json"])
+    check(r.returncode == 0, f"fio-json: {r.stderr}")
+    jobs = json.loads(r.stdout)["jobs"]
+    r = run([COORD, "report", path, "--format", "terse"])
+    check(r.returncode == 0, f"terse: {r.stderr}")
+    terse = lines(r.stdout)
+    r = run([COORD, "report", path, "--minimal"])
+    check(r.returncode == 0 and lines(r.stdout) == terse, f"--minimal: {r.stderr}")
+    check(len(terse) == len(jobs), f"{len(terse)} lines for {len(jobs)} jobs")
+    for t, j in zip(terse, jobs):
+        name = j["jobname"]
+        # no disk counters in a results file: fio's line without a disk
+        check(len(t) == 121 and t[:5] == ["3", t[1], name, "0", str(j["error"])],
+              f"{name}: {len(t)} fields, head {t[:5]}")
+        for base, d in ((5, j["read"]), (46, j["write"])):
+            ms = d["runtime"]
+            want = [d["io_kbytes"], ms and d["io_bytes"] * 1000 // ms // 1024,
+                    ms and d["total_ios"] * 1000 // ms, ms]
+            check([int(x) for x in t[base:base + 4]] == want, f"{name}: {t[base:base + 4]} {want}")
+            c = d["clat_ns"]
+            check(int(t[base + 8]) == c["min"] // 1000 and int(t[base + 9]) == c["max"] // 1000 and
+                  abs(float(t[base + 10]) - c["mean"] / 1000) < 1e-5 and
+                  abs(float(t[base + 11]) - c["stddev"] / 1000) < 1e-5, f"{name}: clat")
+            pct = c.get("percentile", {})
+            for i, (k, v) in enumerate(pct.items()):
+                check(t[base + 12 + i] == f"{k}%={v // 1000}", f"{name}: {t[base + 12 + i]} {k} {v}")
+            check(t[base + 29:base + 32] == ["0%=0"] * 3, f"{name}: the 3 unused places")
+            check(t[base + 32:base + 36] == t[base + 8:base + 12], f"{name}: lat is clat")
+            check(abs(float(t[base + 36]) - d["bw_min"]) < 1 and
+                  abs(float(t[base + 38].rstrip("%")) - d["bw_agg"]) < 1e-5 and
+                  abs(float(t[base + 39]) - d["bw_mean"]) < 1e-5, f"{name}: bw samples")
+        check(abs(float(t[87].rstrip("%")) - j["usr_cpu"]) < 1e-5, f"{name}: usr_cpu")
+        # what the results file does not keep: empty, not 0
+        check(t[89:92] == ["", "", ""] and t[92:99] == [""] * 7, f"{name}: {t[89:99]}")
+        us = [float(x.rstrip("%")) for x in t[99:109]]
+        msr = [float(x.rstrip("%")) for x in t[109:121]]
+        want_us = list(j["latency_us"].values())
+        want_us[0] += sum(j["latency_ns"].values())  # fio's terse folds ns into the first
+        check(all(abs(a - b) <= 0.1 for a, b in zip(us, want_us)), f"{name}: us {us} {want_us}")
+        check(all(abs(a - b) <= 0.0051 for a, b in zip(msr, j["latency_ms"].values())),
+              f"{name}: ms {msr}")
+    r = run([COORD, "report", path, "--minimal", "--format", "csv"])
+    check(r.returncode == 2 and "--minimal" in r.stderr, f"--minimal with csv: {r.stderr}")
 print("ok")
