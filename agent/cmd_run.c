@@ -23,6 +23,7 @@ struct run_flags {
 	const char *output_format, *state_dir, *fio, *section, *filesystem, *mkfs_options,
 		*mount_options, *lat_log;
 	struct rb_popt_list targets, allow;
+	uint64_t status_interval_ns;
 	struct setting *settings;
 	size_t nsettings;
 };
@@ -55,6 +56,11 @@ static const struct rb_popt run_opts[] = {
 	  &F.output_format, NULL, 0 },
 	{ RB_POPT_FLAG, "minimal", 0, NULL, "fio's terse line (as --output-format terse)",
 	  &F.minimal, NULL, 0 },
+	{ RB_POPT_DURATION, "status-interval", 0, "N",
+	  "also print the output so far while running, every N (seconds, or 500ms, 1m...): at "
+	  "the end of the first --interval that reaches each multiple of N, in the output's "
+	  "format (text, or fio's; not --json)",
+	  &F.status_interval_ns, NULL, 0 },
 	{ RB_POPT_FLAG, "destructive", 0, NULL, "the run's key for writes", &F.destructive, NULL,
 	  0 },
 	{ RB_POPT_LIST, "allow", 0, "PATH", "the agent's key for writes to PATH (repeatable)",
@@ -155,6 +161,12 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 		F.output_format = "terse";
 	if (F.output_format && output_format(F.output_format, &a->json, &a->fio_fmt))
 		return -1;
+	if (F.status_interval_ns && a->json) {
+		rb_err("--status-interval prints text or fio's output; rackbench's JSON is one "
+		       "document a run");
+		return -1;
+	}
+	a->status_interval_ns = F.status_interval_ns;
 	a->destructive = F.destructive;
 	a->errors_ok = F.errors_ok;
 	a->wipe = F.wipe;

@@ -85,31 +85,29 @@ static uint64_t delta(uint64_t a, uint64_t b)
 	return b >= a || a >= (1ULL << 32) ? b - a : (1ULL << 32) + b - a;
 }
 
-void rb_diskutil_stop(struct rb_diskutil *u)
+unsigned rb_diskutil_read(const struct rb_diskutil *u, struct rb_fio_disk *ret)
 {
 	uint64_t msec = (uint64_t)(rb_mono_ns() - u->start_ns) / 1000000;
-	unsigned kept = 0;
+	unsigned n = 0;
 
 	for (unsigned k = 0; k < u->n; k++) {
-		struct rb_fio_disk d = u->disk[k];
+		struct rb_fio_disk *d = &ret[n];
 		const uint64_t *a = u->first[k];
 		uint64_t b[11];
 
 		if (read_counters(u->stat[k], b))
 			continue;
+		*d = u->disk[k];
 		for (int w = 0; w < 2; w++) {
-			d.ios[w] = delta(a[w * 4], b[w * 4]);
-			d.merges[w] = delta(a[w * 4 + 1], b[w * 4 + 1]);
-			d.sectors[w] = delta(a[w * 4 + 2], b[w * 4 + 2]);
-			d.ticks_ms[w] = delta(a[w * 4 + 3], b[w * 4 + 3]);
+			d->ios[w] = delta(a[w * 4], b[w * 4]);
+			d->merges[w] = delta(a[w * 4 + 1], b[w * 4 + 1]);
+			d->sectors[w] = delta(a[w * 4 + 2], b[w * 4 + 2]);
+			d->ticks_ms[w] = delta(a[w * 4 + 3], b[w * 4 + 3]);
 		}
-		d.io_ticks_ms = delta(a[9], b[9]);
-		d.in_queue_ms = delta(a[10], b[10]);
-		d.msec = msec;
-		u->disk[kept] = d;
-		memcpy(u->first[kept], u->first[k], sizeof(u->first[0]));
-		memmove(u->stat[kept], u->stat[k], sizeof(u->stat[0]));
-		kept++;
+		d->io_ticks_ms = delta(a[9], b[9]);
+		d->in_queue_ms = delta(a[10], b[10]);
+		d->msec = msec;
+		n++;
 	}
-	u->n = kept;
+	return n;
 }

@@ -18,7 +18,7 @@
 
 struct rb_diskutil {
 	unsigned n;
-	struct rb_fio_disk disk[RB_DISKUTIL_MAX]; /* after rb_diskutil_stop: the deltas */
+	struct rb_fio_disk disk[RB_DISKUTIL_MAX]; /* each disk's name */
 	char stat[RB_DISKUTIL_MAX][160];	  /* each disk's stat file */
 	uint64_t first[RB_DISKUTIL_MAX][11];	  /* its counters at the start */
 	int64_t start_ns;			  /* CLOCK_MONOTONIC */
@@ -30,7 +30,10 @@ struct rb_diskutil {
  * left out.
  */
 void rb_diskutil_start(struct rb_diskutil *u, const char *root, char *const *paths, size_t n);
-/* The counters' changes since rb_diskutil_start into u->disk (a disk no longer read drops). */
-void rb_diskutil_stop(struct rb_diskutil *u);
+/*
+ * The counters' changes since rb_diskutil_start into ret (room for u->n), as often as
+ * asked (a status snapshot, the end). Returns the disks read (one no longer read drops).
+ */
+unsigned rb_diskutil_read(const struct rb_diskutil *u, struct rb_fio_disk *ret);
 
 #endif

@@ -54,14 +54,21 @@ static uint64_t tv_ns(const struct timeval *tv)
 	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
 }
 
-/* The thread's CPU time, context switches and faults between a and b (fio's, per job). */
-static void rusage_delta(struct job *j, const struct rusage *a, const struct rusage *b)
+/* The job thread's CPU time, context switches and faults since its IO began (fio's, per
+ * job); false when getrusage fails. */
+static bool usage_now(const struct job *j, struct rb_usage *u)
 {
-	j->usr_ns = tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
-	j->sys_ns = tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
-	j->nctx = (uint64_t)(b->ru_nvcsw + b->ru_nivcsw - a->ru_nvcsw - a->ru_nivcsw);
-	j->majf = (uint64_t)(b->ru_majflt - a->ru_majflt);
-	j->minf = (uint64_t)(b->ru_minflt - a->ru_minflt);
+	const struct rusage *a = &j->ru0;
+	struct rusage b;
+
+	if (getrusage(RUSAGE_THREAD, &b) < 0)
+		return false;
+	u->usr_ns = tv_ns(&b.ru_utime) - tv_ns(&a->ru_utime);
+	u->sys_ns = tv_ns(&b.ru_stime) - tv_ns(&a->ru_stime);
+	u->ctx = (uint64_t)(b.ru_nvcsw + b.ru_nivcsw - a->ru_nvcsw - a->ru_nivcsw);
+	u->majf = (uint64_t)(b.ru_majflt - a->ru_majflt);
+	u->minf = (uint64_t)(b.ru_minflt - a->ru_minflt);
+	return true;
 }
 
 /*
@@ -74,8 +81,13 @@ static void flush_interval(struct job *j, unsigned i, bool final)
 {
 	struct tgt *t = j->t;
 	struct slot *s = &t->slots[i % SLOTS];
+	struct rb_usage u;
+	bool used = usage_now(j, &u); /* once an interval: what a status snapshot shows */
 
 	pthread_mutex_lock(&t->mu);
+	if (used)
+		j->used_sofar = u;
+	j->depths_sofar = j->depths;
 	while (s->used && s->interval != i)
 		pthread_cond_wait(&t->cv, &t->mu);
 	if (!s->used) {
@@ -623,7 +635,6 @@ void *rb_job_main(void *arg)
 {
 	struct job *j = arg;
 	struct rb_run *r = j->run;
-	struct rusage ru0, ru1;
 	int cpu = pin_job(j, (size_t)(j - r->jobs));
 
 	/*
@@ -656,8 +667,8 @@ void *rb_job_main(void *arg)
 		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);
-	if (getrusage(RUSAGE_THREAD, &ru0) < 0)
-		memset(&ru0, 0, sizeof(ru0));
+	if (getrusage(RUSAGE_THREAD, &j->ru0) < 0)
+		memset(&j->ru0, 0, sizeof(j->ru0));
 	if (!j->err) {
 		r->clock.sleep_until(r->clock.arg, r->start_ns);
 		if (r->replay)
@@ -665,8 +676,7 @@ void *rb_job_main(void *arg)
 		else
 			job_loop(j);
 	}
-	if (getrusage(RUSAGE_THREAD, &ru1) == 0)
-		rusage_delta(j, &ru0, &ru1);
+	usage_now(j, &j->used);
 	/*
 	 * The ring is torn down by the thread that set it up: a ring of one issuer takes
 	 * (un)registrations from that thread only, and its registered files must be let go

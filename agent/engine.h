@@ -81,6 +81,11 @@ struct rb_target_result {
 	char message[256];
 };
 
+/* What jobs used: CPU time, context switches, faults (getrusage of their threads). */
+struct rb_usage {
+	uint64_t usr_ns, sys_ns, ctx, majf, minf;
+};
+
 /* Called for each emitted interval of a target; stats are the interval's deltas; last:
  * the target's measurement ended with it (nothing more comes of it in this run). */
 typedef void (*rb_sample_fn)(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
@@ -135,6 +140,13 @@ size_t rb_run_ntargets(const struct rb_run *r);
  * began interval_ns * i later. Known once the jobs started (in an rb_run_poll callback).
  */
 int64_t rb_run_measure_wall_ns(const struct rb_run *r);
+/*
+ * What a target's jobs used and their IO-depth counts so far: each job's as of the last
+ * interval it handed in (a status snapshot's, beside the intervals emitted). Safe while
+ * the jobs run.
+ */
+void rb_run_usage(struct rb_run *r, size_t target, struct rb_usage *ret_used,
+		  struct rb_fio_depths *ret_depths);
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target);
 /*
  * What a later run that read r's targets back checked (fio's verify phase after a write

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fiojob.h"
 #include "fstarget.h"
@@ -28,6 +29,7 @@ struct rb_localrun {
 	bool json, destructive, errors_ok, wipe;
 	const char *state_dir, *lat_log; /* NULL: the default state folder; no log */
 	int fio_fmt;			 /* fio's output: RB_FIO_FMT_*; 0: none */
+	uint64_t status_interval_ns;	 /* a status snapshot this often; 0: none */
 	struct rb_fs_spec fs;		 /* a filesystem made on the target; type "" none */
 	bool verify_after; /* a fio job's write with verify: its range read back after, checked */
 };

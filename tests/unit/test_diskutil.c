@@ -33,6 +33,7 @@ static void test_diskutil_partition_counts_for_its_disk(void **state)
 	char root[] = "/tmp/rbtest-diskutil-XXXXXX", p[PATH_MAX], link[PATH_MAX], file[PATH_MAX];
 	char *paths[3];
 	struct rb_diskutil *u = malloc(sizeof(*u));
+	struct rb_fio_disk d[RB_DISKUTIL_MAX];
 	struct stat st;
 
 	(void)state;
@@ -58,17 +59,21 @@ static void test_diskutil_partition_counts_for_its_disk(void **state)
 	assert_int_equal(u->n, 1);
 	assert_string_equal(u->disk[0].name, "sdz");
 	put(p, "150 3 1200 70 20 1 160 4 0 1400 2600 0 0 0 0\n");
-	rb_diskutil_stop(u);
-	assert_int_equal(u->n, 1);
-	assert_int_equal(u->disk[0].ios[0], 50);
-	assert_int_equal(u->disk[0].merges[0], 2);
-	assert_int_equal(u->disk[0].sectors[0], 400);
-	assert_int_equal(u->disk[0].ticks_ms[0], 20);
-	assert_int_equal(u->disk[0].ios[1], 10);
-	assert_int_equal(u->disk[0].sectors[1], 80);
-	assert_int_equal(u->disk[0].ticks_ms[1], 10); /* 4294967290 -> 4: wrapped */
-	assert_int_equal(u->disk[0].io_ticks_ms, 400);
-	assert_int_equal(u->disk[0].in_queue_ms, 600);
+	assert_int_equal(rb_diskutil_read(u, d), 1);
+	assert_int_equal(d[0].ios[0], 50);
+	assert_int_equal(d[0].merges[0], 2);
+	assert_int_equal(d[0].sectors[0], 400);
+	assert_int_equal(d[0].ticks_ms[0], 20);
+	assert_int_equal(d[0].ios[1], 10);
+	assert_int_equal(d[0].sectors[1], 80);
+	assert_int_equal(d[0].ticks_ms[1], 10); /* 4294967290 -> 4: wrapped */
+	assert_int_equal(d[0].io_ticks_ms, 400);
+	assert_int_equal(d[0].in_queue_ms, 600);
+	/* read as often as asked (a status snapshot, the end): the changes since the start */
+	memset(d, 0, sizeof(d));
+	assert_int_equal(rb_diskutil_read(u, d), 1);
+	assert_string_equal(d[0].name, "sdz");
+	assert_int_equal(d[0].ios[0], 50);
 	snprintf(p, sizeof(p), "rm -rf %s", root);
 	assert_int_equal(system(p), 0);
 	free(u);
@@ -86,8 +91,7 @@ static void test_diskutil_no_disk_left_out(void **state)
 	assert_non_null(mkdtemp(root));
 	rb_diskutil_start(u, root, paths, 1);
 	assert_int_equal(u->n, 0);
-	rb_diskutil_stop(u);
-	assert_int_equal(u->n, 0);
+	assert_int_equal(rb_diskutil_read(u, NULL), 0);
 	snprintf(p, sizeof(p), "rm -rf %s", root);
 	assert_int_equal(system(p), 0);
 	free(u);
