@@ -24,11 +24,12 @@ struct setting {
 
 /* What the flags say, before the workload is made from them. */
 struct run_flags {
-	bool json, destructive, errors_ok, wipe;
+	bool json, minimal, destructive, errors_ok, wipe;
 	const char *output_format, *output, *state_dir, *fio, *section, *filesystem, *mkfs_options,
 		*mount_options, *lat_log;
 	struct rb_popt_list fio_line; /* fio's command line (a --name given): its options */
 	struct rb_popt_list targets, allow;
+	uint64_t status_interval_ns;
 	struct setting *settings;
 	size_t nsettings;
 };
@@ -57,11 +58,18 @@ static const struct rb_popt run_opts[] = {
 	  "print the result as JSON (schemas/run-output.schema.json)", &F.json, NULL, 0 },
 	{ RB_POPT_STRING, "output-format", 0, "FMT",
 	  "text, json (as --json), or fio's own: fio-json, json+ (with clat_ns.bins in fio's "
-	  "histogram layout)",
+	  "histogram layout), terse (fio's semicolon-separated line, version 3)",
 	  &F.output_format, NULL, 0 },
 	{ RB_POPT_STRING, "output", 0, "FILE",
 	  "write the result to FILE (a regular file, made or replaced) instead of stdout",
 	  &F.output, NULL, 0 },
+	{ RB_POPT_FLAG, "minimal", 0, NULL, "fio's terse line (as --output-format terse)",
+	  &F.minimal, NULL, 0 },
+	{ RB_POPT_DURATION, "status-interval", 0, "N",
+	  "also print the output so far while running, every N (seconds, or 500ms, 1m...): at "
+	  "the end of the first --interval that reaches each multiple of N, in the output's "
+	  "format (text, or fio's; not --json)",
+	  &F.status_interval_ns, NULL, 0 },
 	{ RB_POPT_FLAG, "destructive", 0, NULL, "the run's key for writes", &F.destructive, NULL,
 	  0 },
 	{ RB_POPT_LIST, "allow", 0, "PATH", "the agent's key for writes to PATH (repeatable)",
@@ -128,11 +136,14 @@ const struct rb_popt_cmd rb_agent_run_spec = {
 static int output_format(const char *v, bool *json, int *fio)
 {
 	*json = !strcmp(v, "json");
-	*fio = !strcmp(v, "fio-json") ? 1 : !strcmp(v, "json+") || !strcmp(v, "fio-json+") ? 2 : 0;
+	*fio = !strcmp(v, "fio-json")				? RB_FIO_FMT_JSON
+	       : !strcmp(v, "json+") || !strcmp(v, "fio-json+") ? RB_FIO_FMT_JSONPLUS
+	       : !strcmp(v, "terse")				? RB_FIO_FMT_TERSE
+								: 0;
 	if (*json || *fio || !strcmp(v, "text"))
 		return 0;
-	rb_err("--output-format is text, json (rackbench's), fio-json or json+ (fio's), not "
-	       "'%s'",
+	rb_err("--output-format is text, json (rackbench's), fio-json, json+ or terse (fio's), "
+	       "not '%s'",
 	       v);
 	return -EINVAL;
 }
@@ -167,6 +178,12 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 	/* the flags may have turned verify off, or the writes */
 	a->verify_after = a->verify_after && a->wl.verify && rb_workload_writes(&a->wl);
 	a->json = F.json;
+	if (F.minimal && ((F.output_format && strcmp(F.output_format, "terse")) || F.json)) {
+		rb_err("--minimal is fio's terse line: it takes no other output format");
+		return -1;
+	}
+	if (F.minimal)
+		F.output_format = "terse";
 	/* on fio's line, fio's formats: json is fio's JSON, normal the text */
 	if (F.output_format && F.fio_line.n)
 		F.output_format = !strcmp(F.output_format, "json")     ? "fio-json"
@@ -174,6 +191,12 @@ static int make_run(struct rb_localrun *a, struct rb_fio_xlate **fx, size_t *nfx
 								       : F.output_format;
 	if (F.output_format && output_format(F.output_format, &a->json, &a->fio_fmt))
 		return -1;
+	if (F.status_interval_ns && a->json) {
+		rb_err("--status-interval prints text or fio's output; rackbench's JSON is one "
+		       "document a run");
+		return -1;
+	}
+	a->status_interval_ns = F.status_interval_ns;
 	a->destructive = F.destructive;
 	a->errors_ok = F.errors_ok;
 	a->wipe = F.wipe;

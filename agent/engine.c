@@ -49,14 +49,26 @@ double rb_dir_stats_mean_ns(const struct rb_dir_stats *s)
 	return s->ios ? (double)s->lat_sum_ns / (double)s->ios : 0.0;
 }
 
-static uint64_t thread_cpu_ns(bool sys)
+static uint64_t tv_ns(const struct timeval *tv)
 {
-	struct rusage ru;
-	const struct timeval *tv = sys ? &ru.ru_stime : &ru.ru_utime;
-
-	if (getrusage(RUSAGE_THREAD, &ru) < 0)
-		return 0;
 	return (uint64_t)tv->tv_sec * 1000000000ULL + (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+/* The job thread's CPU time, context switches and faults since its IO began (fio's, per
+ * job); false when getrusage fails. */
+static bool usage_now(const struct job *j, struct rb_usage *u)
+{
+	const struct rusage *a = &j->ru0;
+	struct rusage b;
+
+	if (getrusage(RUSAGE_THREAD, &b) < 0)
+		return false;
+	u->usr_ns = tv_ns(&b.ru_utime) - tv_ns(&a->ru_utime);
+	u->sys_ns = tv_ns(&b.ru_stime) - tv_ns(&a->ru_stime);
+	u->ctx = (uint64_t)(b.ru_nvcsw + b.ru_nivcsw - a->ru_nvcsw - a->ru_nivcsw);
+	u->majf = (uint64_t)(b.ru_majflt - a->ru_majflt);
+	u->minf = (uint64_t)(b.ru_minflt - a->ru_minflt);
+	return true;
 }
 
 /*
@@ -69,8 +81,13 @@ static void flush_interval(struct job *j, unsigned i, bool final)
 {
 	struct tgt *t = j->t;
 	struct slot *s = &t->slots[i % SLOTS];
+	struct rb_usage u;
+	bool used = usage_now(j, &u); /* once an interval: what a status snapshot shows */
 
 	pthread_mutex_lock(&t->mu);
+	if (used)
+		j->used_sofar = u;
+	j->depths_sofar = j->depths;
 	while (s->used && s->interval != i)
 		pthread_cond_wait(&t->cv, &t->mu);
 	if (!s->used) {
@@ -407,6 +424,20 @@ static inline __attribute__((always_inline)) struct rb_io *complete(struct job *
 	return io;
 }
 
+/*
+ * fio's IO-depth counts of a measured submission of q IOs leaving inflight in flight, and
+ * of the wait for completions that reaped got: a few adds a system call, no allocation.
+ */
+static inline __attribute__((always_inline)) void count_depths(struct job *j, unsigned q,
+							       uint64_t inflight, int got)
+{
+	if (q) {
+		j->depths.level[rb_fio_depth_index((unsigned)inflight)] += q;
+		j->depths.submit[rb_fio_batch_index(q)]++;
+	}
+	j->depths.complete[rb_fio_batch_index((unsigned)got)]++;
+}
+
 /* IO k of job j is due at (k * numjobs + j) / rate: evenly spaced, exact over the run, the
  * total shared by the jobs */
 static inline __attribute__((always_inline)) int64_t rate_due(const struct job *j, uint64_t rate,
@@ -548,6 +579,8 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 
 		if (want > inflight)
 			want = (unsigned)inflight;
+		bool measured = now >= r->measure_ns;
+
 		got = ops->submit_reap(&j->ctx, wait, want, j->done, j->res, j->ctx.entries);
 		now = now_ns(r);
 		if (got < 0) {
@@ -558,6 +591,8 @@ static inline __attribute__((always_inline)) void job_loop_of(struct job *j, con
 		}
 		if (got > 0 || q)
 			last_event = now;
+		if (measured)
+			count_depths(j, q, inflight, got);
 		reap(j, got, now, &inflight);
 	}
 }
@@ -630,7 +665,6 @@ void *rb_job_main(void *arg)
 {
 	struct job *j = arg;
 	struct rb_run *r = j->run;
-	uint64_t u0, s0;
 	int cpu = pin_job(j, (size_t)(j - r->jobs));
 
 	/*
@@ -670,8 +704,8 @@ void *rb_job_main(void *arg)
 		r->wall_offset = rb_wall_ns() - now_ns(r);
 	}
 	pthread_barrier_wait(&r->b2);
-	u0 = thread_cpu_ns(false);
-	s0 = thread_cpu_ns(true);
+	if (getrusage(RUSAGE_THREAD, &j->ru0) < 0)
+		memset(&j->ru0, 0, sizeof(j->ru0));
 	if (!j->err) {
 		r->clock.sleep_until(r->clock.arg, r->start_ns);
 		if (r->replay)
@@ -679,8 +713,7 @@ void *rb_job_main(void *arg)
 		else
 			job_loop(j);
 	}
-	j->usr_ns = thread_cpu_ns(false) - u0;
-	j->sys_ns = thread_cpu_ns(true) - s0;
+	usage_now(j, &j->used);
 	/*
 	 * The ring is torn down by the thread that set it up: a ring of one issuer takes
 	 * (un)registrations from that thread only, and its registered files must be let go

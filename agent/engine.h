@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "fioout.h"
 #include "gen.h"
 #include "hist.h"
 #include "options.h"
@@ -55,6 +56,8 @@ struct rb_target_result {
 	int64_t start_mono_ns;		 /* when the jobs started: the run's clock */
 	uint64_t elapsed_ns;		 /* measured time: end of ramp to last completion */
 	double cpu_usr_pct, cpu_sys_pct; /* percent of one CPU, summed over jobs */
+	uint64_t ctx, majf, minf;	 /* its jobs' context switches, major and minor faults */
+	struct rb_fio_depths depths;	 /* measured submissions and waits, fio's buckets */
 	struct rb_dir_stats dir[RB_NDIR];
 	struct rb_io_error errors[RB_MAX_IO_ERRORS];
 	unsigned nerrors;	       /* distinct failures listed; dir[].errors counts them all */
@@ -77,6 +80,11 @@ struct rb_target_result {
 	} replay;
 	int setup_err; /* negative errno when jobs could not start */
 	char message[256];
+};
+
+/* What jobs used: CPU time, context switches, faults (getrusage of their threads). */
+struct rb_usage {
+	uint64_t usr_ns, sys_ns, ctx, majf, minf;
 };
 
 /* Called for each emitted interval of a target; stats are the interval's deltas; last:
@@ -128,6 +136,18 @@ void rb_run_stop(struct rb_run *r);
 void rb_run_join(struct rb_run *r);
 /* Targets measured: the n given, or 1 for a striped volume. */
 size_t rb_run_ntargets(const struct rb_run *r);
+/*
+ * When the measured time began (the ramp's end), wall-clock ns: interval i of a sample
+ * began interval_ns * i later. Known once the jobs started (in an rb_run_poll callback).
+ */
+int64_t rb_run_measure_wall_ns(const struct rb_run *r);
+/*
+ * What a target's jobs used and their IO-depth counts so far: each job's as of the last
+ * interval it handed in (a status snapshot's, beside the intervals emitted). Safe while
+ * the jobs run.
+ */
+void rb_run_usage(struct rb_run *r, size_t target, struct rb_usage *ret_used,
+		  struct rb_fio_depths *ret_depths);
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target);
 /*
  * What a later run that read r's targets back checked (fio's verify phase after a write

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "clock.h"
 #include "engine.h"
@@ -76,9 +77,14 @@ struct job {
 	struct rb_verify_stats vst;
 	struct rb_verify_mismatch vmis[RB_MAX_IO_ERRORS];
 	unsigned nvmis;
-	uint32_t pass;	     /* sequential passes done: the verify generation */
-	unsigned inflight_n; /* verify: IOs in flight, to keep them apart */
-	uint64_t usr_ns, sys_ns;
+	uint32_t pass;	      /* sequential passes done: the verify generation */
+	unsigned inflight_n;  /* verify: IOs in flight, to keep them apart */
+	struct rusage ru0;    /* the thread's usage when its IO began */
+	struct rb_usage used; /* from then to its end */
+	struct rb_fio_depths depths;
+	/* as of the last interval it handed in (under its target's mu): status snapshots */
+	struct rb_usage used_sofar;
+	struct rb_fio_depths depths_sofar;
 	int64_t last_completion;
 	FILE *latlog; /* debug: every measured IO's latency, uint64 ns */
 	pthread_t th;

@@ -534,8 +534,16 @@ static void collect(struct rb_run *r)
 				res->mismatches[res->nmismatches++] = j->vmis[e];
 			if (j->last_completion > last)
 				last = j->last_completion;
-			usr += j->usr_ns;
-			sys += j->sys_ns;
+			usr += j->used.usr_ns;
+			sys += j->used.sys_ns;
+			res->ctx += j->used.ctx;
+			res->majf += j->used.majf;
+			res->minf += j->used.minf;
+			for (int b = 0; b < RB_FIO_DEPTH_NR; b++) {
+				res->depths.level[b] += j->depths.level[b];
+				res->depths.submit[b] += j->depths.submit[b];
+				res->depths.complete[b] += j->depths.complete[b];
+			}
 			if (j->err && !res->setup_err) {
 				res->setup_err = j->err;
 				snprintf(res->message, sizeof(res->message), "%s", j->msg);
@@ -584,6 +592,36 @@ void rb_run_join(struct rb_run *r)
 size_t rb_run_ntargets(const struct rb_run *r)
 {
 	return r->ntgt;
+}
+
+int64_t rb_run_measure_wall_ns(const struct rb_run *r)
+{
+	return r->measure_ns + r->wall_offset;
+}
+
+void rb_run_usage(struct rb_run *r, size_t target, struct rb_usage *ret_used,
+		  struct rb_fio_depths *ret_depths)
+{
+	struct tgt *t = &r->tgts[target];
+
+	memset(ret_used, 0, sizeof(*ret_used));
+	memset(ret_depths, 0, sizeof(*ret_depths));
+	pthread_mutex_lock(&t->mu);
+	for (size_t k = target * r->wl.numjobs; k < (target + 1) * r->wl.numjobs; k++) {
+		const struct job *j = &r->jobs[k];
+
+		ret_used->usr_ns += j->used_sofar.usr_ns;
+		ret_used->sys_ns += j->used_sofar.sys_ns;
+		ret_used->ctx += j->used_sofar.ctx;
+		ret_used->majf += j->used_sofar.majf;
+		ret_used->minf += j->used_sofar.minf;
+		for (int b = 0; b < RB_FIO_DEPTH_NR; b++) {
+			ret_depths->level[b] += j->depths_sofar.level[b];
+			ret_depths->submit[b] += j->depths_sofar.submit[b];
+			ret_depths->complete[b] += j->depths_sofar.complete[b];
+		}
+	}
+	pthread_mutex_unlock(&t->mu);
 }
 
 const struct rb_target_result *rb_run_result(const struct rb_run *r, size_t target)

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "diskutil.h"
 #include "engine.h"
 #include "exitcode.h"
 #include "fiojob.h"
@@ -210,11 +212,58 @@ int rb_localrun_fio(const char *file, const char *const *line, size_t nline, con
 	return r;
 }
 
-/* fio's JSON (json+ with plus): a job per target, named after the fio job when given
- * (JOB:TARGET with several targets). */
-static void print_fio(const struct rb_workload *wl, const struct rb_run *run, size_t nres,
-		      char **targets, const char *volname, const char *job, bool plus)
+/*
+ * What the run's intervals said, per target: fio's bw and iops samples per direction; what
+ * the disks under the targets did; with --status-interval, the intervals so far added up.
+ */
+struct tally {
+	struct rb_run *run;
+	const struct rb_localrun *a;
+	const struct rb_prepared *prep;
+	const char *volname, *job;
+	struct rb_fio_samples (*s)[RB_NDIR]; /* per target */
+	struct rb_diskutil *disks;	     /* NULL: not watched */
+	struct rb_fio_disk *du;		     /* what they did: at the end, or so far */
+	unsigned ndu;
+	struct rb_target_result *sofar; /* per target; NULL: no status snapshots */
+	bool *ended;			/* per target: its last interval came */
+	uint64_t next_status_ns;	/* measured time of the next snapshot */
+};
+
+static void status(struct tally *y);
+
+/* An interval of a target: its rates over its own length (a last one may be short); a
+ * status snapshot when every target's intervals reached the next one's time. */
+static void on_interval(void *arg, unsigned target, unsigned interval, int64_t t_wall_ns,
+			const struct rb_dir_stats *dirs, bool last)
 {
+	struct tally *y = arg;
+	int64_t measured = rb_run_measure_wall_ns(y->run);
+	int64_t start = measured + (int64_t)(interval * y->a->wl.interval_ns);
+	double secs = (double)(t_wall_ns - start) / 1e9;
+
+	for (int d = 0; d < RB_NDIR && secs > 0; d++)
+		rb_fio_samples_add(&y->s[target][d], (double)dirs[d].bytes / 1024.0 / secs,
+				   (double)dirs[d].ios / secs);
+	if (!y->sofar)
+		return;
+	struct rb_target_result *so = &y->sofar[target];
+
+	for (int d = 0; d < RB_NDIR; d++)
+		rb_dir_stats_merge(&so->dir[d], &dirs[d]);
+	so->start_wall_ns = measured;
+	so->elapsed_ns = t_wall_ns > measured ? (uint64_t)(t_wall_ns - measured) : 0;
+	y->ended[target] |= last;
+	status(y);
+}
+
+/* fio's JSON, json+ or terse lines (fmt): a job per target, named after the fio job when
+ * given (JOB:TARGET with several targets). */
+static void print_fio(const struct tally *y, const struct rb_target_result *const *all, size_t nres,
+		      int fmt)
+{
+	const struct rb_workload *wl = &y->a->wl;
+	const char *job = y->job;
 	static const char *const keys[] = { "rw",      "bs",	 "iodepth",   "numjobs",
 					    "runtime", "direct", "rate_iops", "bssplit" };
 	struct rb_fio_job_out *jobs = calloc(nres + 1, sizeof(*jobs));
@@ -225,34 +274,55 @@ static void print_fio(const struct rb_workload *wl, const struct rb_run *run, si
 	for (size_t k = 0; k < 8; k++)
 		rb_opt_format(wl, rb_opt_find(keys[k]), vals[k], sizeof(vals[k]));
 	for (size_t t = 0; t < nres; t++) {
-		const struct rb_target_result *res = rb_run_result(run, t);
+		const struct rb_target_result *res = all[t];
 		struct rb_fio_job_out *x = &jobs[t];
 
 		/* fio's name alone for one target, as fio names its job */
 		snprintf(names[t % 64], sizeof(names[0]), "%s%s%s", job ? job : "",
 			 job && nres > 1 ? ":" : "",
 			 job && nres == 1 ? ""
-			 : wl->stripe	  ? volname
-					  : targets[t]);
+			 : wl->stripe	  ? y->volname
+					  : y->a->targets[t]);
 		x->name = names[t % 64];
 		for (size_t k = 0; k < 8; k++) {
 			x->options[k][0] = keys[k];
 			x->options[k][1] = vals[k];
 		}
 		for (int d = 0; d < 3; d++)
-			x->dir[d] = (struct rb_fio_dir){ .ios = res->dir[d].ios,
-							 .bytes = res->dir[d].bytes,
-							 .errors = res->dir[d].errors,
-							 .lat_sum_ns = res->dir[d].lat_sum_ns,
-							 .lat_min_ns = res->dir[d].lat_min_ns,
-							 .lat_max_ns = res->dir[d].lat_max_ns,
-							 .hist = &res->dir[d].hist,
-							 .runtime_ns = res->elapsed_ns };
+			x->dir[d] =
+				(struct rb_fio_dir){ .ios = res->dir[d].ios,
+						     .bytes = res->dir[d].bytes,
+						     .errors = res->dir[d].errors,
+						     .lat_sum_ns = res->dir[d].lat_sum_ns,
+						     .lat_min_ns = res->dir[d].lat_min_ns,
+						     .lat_max_ns = res->dir[d].lat_max_ns,
+						     .hist = &res->dir[d].hist,
+						     .runtime_ns = res->dir[d].ios ? res->elapsed_ns
+										   : 0 };
+		/* as fio: samples of the directions that had IO */
+		for (int d = 0; d < 3; d++)
+			if (res->dir[d].ios || res->dir[d].errors)
+				rb_fio_samples_put(&y->s[t][d], &x->dir[d]);
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = res->setup_err ? -res->setup_err : 0;
+		x->start_ms = res->start_wall_ns / 1000000;
+		x->iodepth = wl->iodepth;
+		x->depths = &res->depths;
+		x->rusage = true;
+		x->ctx = res->ctx;
+		x->majf = res->majf;
+		x->minf = res->minf;
 	}
-	rb_fio_json_write(stdout, jobs, (unsigned)(nres < 64 ? nres : 64), plus);
+	struct rb_fio_doc doc = { .jobs = jobs,
+				  .njobs = (unsigned)(nres < 64 ? nres : 64),
+				  .disks = y->du,
+				  .ndisks = y->ndu };
+
+	if (fmt == RB_FIO_FMT_TERSE)
+		rb_fio_terse_write(stdout, &doc);
+	else
+		rb_fio_json_write(stdout, &doc, fmt == RB_FIO_FMT_JSONPLUS);
 	free(jobs);
 }
 
@@ -401,14 +471,24 @@ static int setup_run(struct rb_localrun *a, const struct rb_guard_policy *gp,
 	return 0;
 }
 
-/* The run, from start to its end; SIGINT and SIGTERM stop it early. */
-static void run_to_end(struct rb_run *run)
+/* The run, from start to its end, its intervals tallied in y (NULL: not); SIGINT and
+ * SIGTERM stop it early. */
+static void run_to_end(struct rb_run *run, struct tally *y)
 {
 	running = run;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (y && y->disks)
+		rb_diskutil_start(y->disks, "", y->a->targets, y->a->ntargets);
 	rb_run_start(run);
+	while (!rb_run_poll(run, y ? on_interval : NULL, y)) {
+		struct timespec ts = { 0, 20000000 }; /* 20 ms: the jobs need the CPUs */
+
+		nanosleep(&ts, NULL);
+	}
 	rb_run_join(run);
+	if (y && y->disks)
+		y->ndu = rb_diskutil_read(y->disks, y->du);
 	running = NULL;
 }
 
@@ -430,7 +510,7 @@ static int verify_pass(const struct rb_localrun *a, const struct rb_prepared *pr
 		return RB_EXIT_FAILED;
 	}
 	rb_info("reading back what was written, checked (fio's verify phase)");
-	run_to_end(run);
+	run_to_end(run, NULL);
 	rb_run_absorb_verify(wrote, run);
 	rb_run_free(run);
 	return 0;
@@ -534,14 +614,23 @@ static int print_json(const struct rb_localrun *a, const struct rb_run *run, siz
 	return 0;
 }
 
-static void print_text(const struct rb_localrun *a, const struct rb_run *run,
-		       const struct rb_prepared *prep, size_t nres, const char *volname)
+/* The text output; a status snapshot's (snapshot) says when, and leaves out what only the
+ * end knows (the verification, a replay's trace). */
+static void print_text(const struct tally *y, const struct rb_target_result *const *all,
+		       size_t nres, bool snapshot)
 {
+	const struct rb_localrun *a = y->a;
+	const struct rb_prepared *prep = y->prep;
+	const char *volname = y->volname;
 	char dump[RB_WORKLOAD_DUMP_MAX];
 
-	printf("rackbench-agent run: %s\n", rb_workload_dump(&a->wl, dump, sizeof(dump)));
+	if (snapshot)
+		printf("rackbench-agent run: status after %.2fs measured\n",
+		       (double)all[0]->elapsed_ns / 1e9);
+	else
+		printf("rackbench-agent run: %s\n", rb_workload_dump(&a->wl, dump, sizeof(dump)));
 	for (size_t t = 0; t < nres; t++) {
-		const struct rb_target_result *res = rb_run_result(run, t);
+		const struct rb_target_result *res = all[t];
 
 		if (res->setup_err) { /* no IO ran: no time measured, no figures */
 			printf("%s: not measured: %s\n", res_name(a, volname, t), res->message);
@@ -555,37 +644,123 @@ static void print_text(const struct rb_localrun *a, const struct rb_run *run,
 			       (unsigned long long)prep->spans[t], (double)res->elapsed_ns / 1e9);
 		for (int d = 0; d < RB_NDIR; d++)
 			print_dir_text(stdout, &res->dir[d], res->elapsed_ns, d);
-		printf("  cpu   usr=%.1f%% sys=%.1f%%  io_uring: %s\n", res->cpu_usr_pct,
-		       res->cpu_sys_pct, res->features[0] ? res->features : "-");
+		printf("  cpu   usr=%.1f%% sys=%.1f%%", res->cpu_usr_pct, res->cpu_sys_pct);
+		if (!snapshot) /* the ring's features are said at the end */
+			printf("  io_uring: %s", res->features[0] ? res->features : "-");
+		putchar('\n');
 		for (unsigned e = 0; e < res->nerrors; e++)
 			printf("  error %s at offset %" PRIu64 " (%u bytes), %" PRIu64
 			       " time(s): %s\n",
 			       dir_name((int)res->errors[e].dir), res->errors[e].offset,
 			       res->errors[e].length, res->errors[e].count,
 			       strerror(res->errors[e].err));
+		if (snapshot)
+			continue;
 		print_verify_text(&a->wl, res);
 		rb_replay_print_text(stdout, &a->wl, res);
 	}
 }
 
-/* The run's results in the format asked for. Returns the exit code. */
-static int report(const struct rb_localrun *a, const struct rb_run *run,
-		  const struct rb_prepared *prep, const char *job)
+/*
+ * A status snapshot (--status-interval), once every target's intervals reached its time
+ * and none ended: the figures so far in the output's format, what the jobs used as of
+ * their last interval, what the disks did until now.
+ */
+static void status(struct tally *y)
 {
-	size_t nres = rb_run_ntargets(run);
-	char volname[4096] = "";
-	int rc;
+	size_t n = rb_run_ntargets(y->run);
+	const struct rb_target_result *all[RB_FIO_MAX_FILES];
+	uint64_t reached = UINT64_MAX;
 
-	if (a->wl.stripe)
-		volume_name(&a->wl, a->targets, a->ntargets, volname, sizeof(volname));
-	rc = account(a, run, prep, nres, volname);
+	for (size_t t = 0; t < n; t++) {
+		if (y->ended[t])
+			return;
+		if (y->sofar[t].elapsed_ns < reached)
+			reached = y->sofar[t].elapsed_ns;
+	}
+	if (reached < y->next_status_ns)
+		return;
+	while (y->next_status_ns <= reached)
+		y->next_status_ns += y->a->status_interval_ns;
+	for (size_t t = 0; t < n && t < RB_FIO_MAX_FILES; t++) {
+		struct rb_target_result *so = &y->sofar[t];
+		double wall = (double)(so->elapsed_ns + y->a->wl.ramp_ns);
+		struct rb_usage u;
+
+		rb_run_usage(y->run, t, &u, &so->depths);
+		so->cpu_usr_pct = wall > 0 ? 100.0 * (double)u.usr_ns / wall : 0;
+		so->cpu_sys_pct = wall > 0 ? 100.0 * (double)u.sys_ns / wall : 0;
+		so->ctx = u.ctx;
+		so->majf = u.majf;
+		so->minf = u.minf;
+		all[t] = so;
+	}
+	if (y->disks)
+		y->ndu = rb_diskutil_read(y->disks, y->du);
+	if (y->a->fio_fmt)
+		print_fio(y, all, n < RB_FIO_MAX_FILES ? n : RB_FIO_MAX_FILES, y->a->fio_fmt);
+	else
+		print_text(y, all, n < RB_FIO_MAX_FILES ? n : RB_FIO_MAX_FILES, true);
+	fflush(stdout);
+}
+
+/* The run's results in the format asked for. Returns the exit code. */
+static int report(const struct tally *y)
+{
+	const struct rb_localrun *a = y->a;
+	size_t nres = rb_run_ntargets(y->run);
+	const struct rb_target_result *all[RB_FIO_MAX_FILES];
+	int rc = account(a, y->run, y->prep, nres, y->volname);
+
+	for (size_t t = 0; t < nres && t < RB_FIO_MAX_FILES; t++)
+		all[t] = rb_run_result(y->run, t);
+	if (nres > RB_FIO_MAX_FILES)
+		nres = RB_FIO_MAX_FILES;
 	if (a->fio_fmt)
-		print_fio(&a->wl, run, nres, a->targets, volname, job, a->fio_fmt == 2);
+		print_fio(y, all, nres, a->fio_fmt);
 	else if (!a->json)
-		print_text(a, run, prep, nres, volname);
-	else if (print_json(a, run, nres, volname, rc))
+		print_text(y, all, nres, false);
+	else if (print_json(a, y->run, rb_run_ntargets(y->run), y->volname, rc))
 		rc = RB_EXIT_FAILED;
 	return rc;
+}
+
+/* The tally of a run about to start: 0, or the exit code (no memory). */
+static int tally_init(struct tally *y, const struct rb_localrun *a, struct rb_run *run,
+		      const struct rb_prepared *prep, const char *volname, const char *job)
+{
+	size_t n = rb_run_ntargets(run);
+
+	*y = (struct tally){ .run = run, .a = a, .prep = prep, .volname = volname, .job = job };
+	y->s = calloc(n, sizeof(*y->s));
+	if (!y->s)
+		return RB_EXIT_FAILED;
+	if (a->fio_fmt) { /* fio's output says what the disks under the targets did */
+		y->disks = malloc(sizeof(*y->disks));
+		y->du = calloc(RB_DISKUTIL_MAX, sizeof(*y->du));
+		if (!y->disks || !y->du)
+			return RB_EXIT_FAILED;
+	}
+	if (a->status_interval_ns) {
+		y->sofar = calloc(n, sizeof(*y->sofar));
+		y->ended = calloc(n, sizeof(*y->ended));
+		if (!y->sofar || !y->ended)
+			return RB_EXIT_FAILED;
+		for (size_t t = 0; t < n; t++)
+			for (int d = 0; d < RB_NDIR; d++)
+				rb_dir_stats_clear(&y->sofar[t].dir[d]);
+		y->next_status_ns = a->status_interval_ns;
+	}
+	return 0;
+}
+
+static void tally_release(struct tally *y)
+{
+	free(y->s);
+	free(y->disks);
+	free(y->du);
+	free(y->sofar);
+	free(y->ended);
 }
 
 int rb_localrun(struct rb_localrun *a, const char *job)
@@ -595,6 +770,8 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 	struct rb_diags diags;
 	struct rb_prepared *prep = NULL;
 	struct rb_run *run = NULL;
+	struct tally y = { 0 };
+	char volname[4096] = "";
 
 	rb_diags_init(&diags);
 	if (check_args(a))
@@ -611,11 +788,17 @@ int rb_localrun(struct rb_localrun *a, const char *job)
 	rc = setup_run(a, &gp, &fst, &diags, &prep, &run);
 	if (rc)
 		goto out;
-	run_to_end(run);
+	if (a->wl.stripe)
+		volume_name(&a->wl, a->targets, a->ntargets, volname, sizeof(volname));
+	rc = tally_init(&y, a, run, prep, volname, job);
+	if (rc)
+		goto out;
+	run_to_end(run, &y);
 	if (a->verify_after && (rc = verify_pass(a, prep, run)))
 		goto out;
-	rc = report(a, run, prep, job);
+	rc = report(&y);
 out:
+	tally_release(&y);
 	rb_run_free(run);
 	rb_prepared_free(prep);
 	rb_fs_target_teardown(&fst);

@@ -8,10 +8,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fiojob.h"
 #include "fstarget.h"
 #include "options.h"
+
+/* fio's output formats of a local run. */
+enum { RB_FIO_FMT_JSON = 1, RB_FIO_FMT_JSONPLUS, RB_FIO_FMT_TERSE };
 
 /* The most targets a fio job file's filename= gives. */
 #define RB_FIO_MAX_FILES 64
@@ -24,7 +28,8 @@ struct rb_localrun {
 	size_t ntargets, nallow;
 	bool json, destructive, errors_ok, wipe;
 	const char *state_dir, *lat_log; /* NULL: the default state folder; no log */
-	int fio_fmt;			 /* 1: fio's json, 2: json+ */
+	int fio_fmt;			 /* fio's output: RB_FIO_FMT_*; 0: none */
+	uint64_t status_interval_ns;	 /* a status snapshot this often; 0: none */
 	struct rb_fs_spec fs;		 /* a filesystem made on the target; type "" none */
 	bool verify_after; /* a fio job's write with verify: its range read back after, checked */
 };

@@ -14,14 +14,17 @@
 static struct {
 	struct rb_report_args a;
 	const char *format, *require, *by;
+	bool minimal;
 	struct rb_popt_list files, specs;
 } F;
 
 static const struct rb_popt report_opts[] = {
-	{ RB_POPT_STRING, "format", 0, "table|markdown|csv|fio-json|json+",
-	  "the table's form (default table), or fio's JSON: a job per point and drive (json+: "
-	  "with clat_ns.bins), alone on stdout",
+	{ RB_POPT_STRING, "format", 0, "table|markdown|csv|fio-json|json+|terse",
+	  "the table's form (default table), or fio's output alone on stdout, a job per point "
+	  "and drive: its JSON (json+: with clat_ns.bins), its terse lines (version 3)",
 	  &F.format, NULL, 0 },
+	{ RB_POPT_FLAG, "minimal", 0, NULL, "fio's terse lines (as --format terse)", &F.minimal,
+	  NULL, 0 },
 	{ RB_POPT_STRING, "baseline", 0, "DRIVE",
 	  "each drive's IOPS difference from DRIVE (a part of agent:path, or a serial) at the "
 	  "same point, across files too; with --wide, the column (model, file...) the others "
@@ -74,6 +77,12 @@ const struct rb_popt_cmd rb_coord_report_spec = {
 /* --format and --require into the report's arguments: 0, or -1 said. */
 static int values(void)
 {
+	if (F.minimal && F.format && strcmp(F.format, "terse")) {
+		rb_err("--minimal is fio's terse lines: it takes no other --format");
+		return -1;
+	}
+	if (F.minimal)
+		F.format = "terse";
 	if (!F.format || !strcmp(F.format, "table")) {
 		F.a.format = RB_REPORT_TABLE;
 	} else if (!strcmp(F.format, "markdown")) {
@@ -84,8 +93,10 @@ static int values(void)
 		F.a.format = RB_REPORT_FIO_JSON;
 	} else if (!strcmp(F.format, "json+") || !strcmp(F.format, "fio-json+")) {
 		F.a.format = RB_REPORT_FIO_JSONPLUS;
+	} else if (!strcmp(F.format, "terse")) {
+		F.a.format = RB_REPORT_FIO_TERSE;
 	} else {
-		rb_err("'--format' must be table, markdown, csv, fio-json or json+, not '%s'",
+		rb_err("'--format' must be table, markdown, csv, fio-json, json+ or terse, not '%s'",
 		       F.format);
 		return -1;
 	}

@@ -692,9 +692,13 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
-	if (f == RB_REPORT_FIO_JSON || f == RB_REPORT_FIO_JSONPLUS) {
-		/* fio's document alone on stdout: what parsers of fio read */
-		if (rp_fio(r, f == RB_REPORT_FIO_JSONPLUS, stdout)) {
+	if (f == RB_REPORT_FIO_JSON || f == RB_REPORT_FIO_JSONPLUS || f == RB_REPORT_FIO_TERSE) {
+		/* fio's output alone on stdout: what parsers of fio read */
+		if (rp_fio(r,
+			   f == RB_REPORT_FIO_JSON	 ? RP_FIO_JSON
+			   : f == RB_REPORT_FIO_JSONPLUS ? RP_FIO_JSONPLUS
+							 : RP_FIO_TERSE,
+			   stdout)) {
 			rc = RB_EXIT_FAILED;
 			goto out;
 		}

@@ -12,6 +12,7 @@ enum rb_report_format {
 	RB_REPORT_CSV,
 	RB_REPORT_FIO_JSON,	/* fio's --output-format=json, a job per point and drive */
 	RB_REPORT_FIO_JSONPLUS, /* and json+: clat_ns.bins */
+	RB_REPORT_FIO_TERSE,	/* fio's terse lines (version 3), a line per point and drive */
 };
 
 /* What a report is asked. */

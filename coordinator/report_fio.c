@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench report --format fio-json | json+`: the results as fio's JSON, a job per
- * (file, point, drive) with a result, so that fio-plot, fio_jsonplus_clat2csv and the
- * parsers teams already have read a campaign's results unchanged.
+ * `rackbench report --format fio-json | json+ | terse`: the results as fio's JSON or terse
+ * lines, a job per (file, point, drive) with a result, so that fio-plot,
+ * fio_jsonplus_clat2csv and the parsers teams already have read a campaign's results
+ * unchanged.
  *
  * Design note. Each job is the latest attempt's result row (IOs, bytes, errors, mean,
  * min and max latency, run time), its latency histogram the drive's interval histograms
@@ -32,9 +33,7 @@ struct fjob {
 	char name[640];
 	char vals[NOPT][32];
 	struct rb_hist *h[3];
-	double sum[3][2], sq[3][2]; /* per direction: bw (KiB/s), iops */
-	double min[3][2], max[3][2];
-	unsigned n[3];
+	struct rb_fio_samples s[3]; /* per direction */
 };
 
 static void job_head(struct fjob *j, const struct rp_cell *c, bool multi)
@@ -92,8 +91,7 @@ static int fill(const struct rp_report *r, size_t fi, const long *jx, struct fjo
 		char v[32];
 		uint64_t ins = 0;
 		size_t ci;
-		struct fjob *j;
-		double x[2];
+		double secs;
 
 		if (s->drive >= nd_lut || s->point >= np_lut || dl[s->drive] < 0 ||
 		    pl[s->point] < 0 || s->direction > 2)
@@ -105,20 +103,9 @@ static int fill(const struct rp_report *r, size_t fi, const long *jx, struct fjo
 			    &ins) ||
 		    !ins)
 			continue;
-		j = &jobs[jx[ci]];
-		x[0] = (double)s->bytes / 1024.0 / ((double)ins / 1e9);
-		x[1] = (double)s->ios / ((double)ins / 1e9);
-		for (int m = 0; m < 2; m++) {
-			unsigned d = s->direction;
-
-			j->sum[d][m] += x[m];
-			j->sq[d][m] += x[m] * x[m];
-			if (!j->n[d] || x[m] < j->min[d][m])
-				j->min[d][m] = x[m];
-			if (!j->n[d] || x[m] > j->max[d][m])
-				j->max[d][m] = x[m];
-		}
-		j->n[s->direction]++;
+		secs = (double)ins / 1e9;
+		rb_fio_samples_add(&jobs[jx[ci]].s[s->direction], (double)s->bytes / 1024.0 / secs,
+				   (double)s->ios / secs);
 	}
 	free(dl);
 	free(pl);
@@ -128,8 +115,6 @@ static int fill(const struct rp_report *r, size_t fi, const long *jx, struct fjo
 static void dir_out(struct rb_fio_dir *o, const struct rb_row_dir *d, const struct fjob *j,
 		    unsigned k, uint64_t elapsed_ns)
 {
-	unsigned n = j->n[k];
-
 	*o = (struct rb_fio_dir){ .ios = d->ios,
 				  .bytes = d->bytes,
 				  .errors = d->errors,
@@ -137,23 +122,11 @@ static void dir_out(struct rb_fio_dir *o, const struct rb_row_dir *d, const stru
 				  .lat_min_ns = d->lat_min_ns,
 				  .lat_max_ns = d->lat_max_ns,
 				  .hist = j->h[k],
-				  .runtime_ns = d->ios ? elapsed_ns : 0,
-				  .nsamples = n };
-	if (!n)
-		return;
-	o->bw_min = j->min[k][0];
-	o->bw_max = j->max[k][0];
-	o->bw_mean = j->sum[k][0] / n;
-	o->iops_min = j->min[k][1];
-	o->iops_max = j->max[k][1];
-	o->iops_mean = j->sum[k][1] / n;
-	if (n > 1) {
-		o->bw_dev = sqrt(fmax(0, (j->sq[k][0] - j->sum[k][0] * o->bw_mean) / (n - 1)));
-		o->iops_dev = sqrt(fmax(0, (j->sq[k][1] - j->sum[k][1] * o->iops_mean) / (n - 1)));
-	}
+				  .runtime_ns = d->ios ? elapsed_ns : 0 };
+	rb_fio_samples_put(&j->s[k], o);
 }
 
-int rp_fio(const struct rp_report *r, bool plus, FILE *out)
+int rp_fio(const struct rp_report *r, enum rp_fio_form form, FILE *out)
 {
 	long *jx = malloc((r->ncells + 1) * sizeof(*jx));
 	struct fjob *jobs = calloc(r->ncells + 1, sizeof(*jobs));
@@ -196,8 +169,15 @@ int rp_fio(const struct rp_report *r, bool plus, FILE *out)
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
 		x->error = strcmp(res->status, "ok") ? EIO : 0;
+		x->start_ms = res->start_ns / 1000000;
+		x->iodepth = r->cells[i].pt->iodepth;
 	}
-	rb_fio_json_write(out, o, (unsigned)n, plus);
+	/* the file keeps no IO depths, context switches, faults nor disk counters: left out */
+	if (form == RP_FIO_TERSE)
+		rb_fio_terse_write(out, &(struct rb_fio_doc){ .jobs = o, .njobs = (unsigned)n });
+	else
+		rb_fio_json_write(out, &(struct rb_fio_doc){ .jobs = o, .njobs = (unsigned)n },
+				  form == RP_FIO_JSONPLUS);
 out:
 	for (size_t i = 0; jobs && i < n; i++)
 		for (int d = 0; d < 3; d++)

@@ -239,8 +239,10 @@ int rp_judge_health(struct rp_report *r);
 int rp_spec_counts(const struct rp_report *r, size_t *ret_fail, size_t *ret_not_judged);
 
 int rp_html(const struct rp_report *r, const char *path);
-/* fio's JSON (json+ with plus) of every cell with a result, to out (report_fio.c). */
-int rp_fio(const struct rp_report *r, bool plus, FILE *out);
+/* fio's output of every cell with a result, to out (report_fio.c): its JSON, json+ or terse
+ * lines. */
+enum rp_fio_form { RP_FIO_JSON, RP_FIO_JSONPLUS, RP_FIO_TERSE };
+int rp_fio(const struct rp_report *r, enum rp_fio_form form, FILE *out);
 /* fio's bw, iops, lat and clat_hist logs of every job with samples into dir, and
  * dir/jobs.tsv naming each job number (report_fio.c). */
 int rp_fio_logs(const struct rp_report *r, const char *dir);

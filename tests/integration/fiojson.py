@@ -10,7 +10,10 @@ FIELDS = {("jobname",): str, ("read", "iops"): float, ("read", "bw"): (int, floa
           ("read", "clat_ns", "percentile", "99.000000"): int,
           ("read", "clat_ns", "percentile", "50.000000"): int,
           ("read", "lat_ns", "mean"): float, ("write", "iops"): (int, float),
-          ("usr_cpu",): float, ("sys_cpu",): float, ("job options",): dict}
+          ("usr_cpu",): float, ("sys_cpu",): float, ("job options",): dict,
+          ("read", "iops_stddev"): float, ("read", "lat_ns", "stddev"): float,
+          ("latency_ns", "2"): float, ("latency_us", "100"): float,
+          ("latency_ms", ">=2000"): float, ("latency_depth",): int}
 
 
 def get(d, path):

@@ -247,6 +247,71 @@ static void test_engine_rate_exact_with_fake_clock(void **state)
 	free(res);
 }
 
+static uint64_t total(const uint64_t *v)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < RB_FIO_DEPTH_NR; i++)
+		s += v[i];
+	return s;
+}
+
+/*
+ * fio's IO-depth counts: a full ring of 8 goes in and comes back whole (the null engine
+ * completes at once), every IO at depth 8; paced IOs go one at a time, at depth 1.
+ */
+static void test_engine_counts_io_depths_as_fio(void **state)
+{
+	struct rb_target_result *res = malloc(sizeof(*res));
+	struct rb_workload wl;
+	char err[128];
+	uint64_t ios;
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("runtime"), "100ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "8", err, sizeof(err));
+	ios = run_null(&wl, false, res);
+	assert_true(ios > 0);
+	assert_int_equal(total(res->depths.level), ios);
+	assert_int_equal(res->depths.level[3], ios);	  /* 8-15 */
+	assert_int_equal(res->depths.submit[2], ios / 8); /* 5-8 a submission */
+	assert_int_equal(total(res->depths.submit), ios / 8);
+	assert_int_equal(res->depths.complete[2], ios / 8);
+	assert_int_equal(total(res->depths.complete), ios / 8);
+
+	rb_opt_set(&wl, rb_opt_find("runtime"), "1s", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rate_iops"), "10000", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("iodepth"), "4", err, sizeof(err));
+	ios = run_null(&wl, true, res);
+	assert_true(ios >= 9999);
+	assert_int_equal(res->depths.level[0], ios);
+	assert_int_equal(res->depths.submit[1], ios);
+	assert_int_equal(res->depths.complete[1], ios);
+	assert_int_equal(total(res->depths.complete), ios);
+	free(res);
+}
+
+/* A job that sleeps 10 ms between paced IOs switches context each time: counted, as fio's
+ * ctx (a sleep cut short by a late wake-up may be skipped: half of them is the floor). */
+static void test_engine_counts_context_switches(void **state)
+{
+	struct rb_target_result *res = malloc(sizeof(*res));
+	struct rb_workload wl;
+	char err[128];
+
+	(void)state;
+	rb_workload_defaults(&wl);
+	rb_opt_set(&wl, rb_opt_find("engine"), "null", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("runtime"), "300ms", err, sizeof(err));
+	rb_opt_set(&wl, rb_opt_find("rate_iops"), "100", err, sizeof(err));
+	assert_true(run_null(&wl, false, res) >= 29);
+	if (res->ctx < 15)
+		fail_msg("%llu context switches for 30 sleeps", (unsigned long long)res->ctx);
+	free(res);
+}
+
 static void test_engine_size_based_passes_and_split(void **state)
 {
 	struct rb_target_result *res = malloc(sizeof(*res));
@@ -809,6 +874,8 @@ int main(void)
 		cmocka_unit_test(test_engine_uring_on_file),
 		cmocka_unit_test(test_engine_refuses_target_smaller_than_jobs),
 		cmocka_unit_test(test_engine_rate_exact_with_fake_clock),
+		cmocka_unit_test(test_engine_counts_io_depths_as_fio),
+		cmocka_unit_test(test_engine_counts_context_switches),
 		cmocka_unit_test(test_engine_size_based_passes_and_split),
 		cmocka_unit_test(test_engine_size_based_last_interval_ends_with_the_run),
 		cmocka_unit_test(test_engine_short_ios_resubmitted_and_counted_once),

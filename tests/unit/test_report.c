@@ -1250,8 +1250,10 @@ static void test_arguments(void **st)
 		   "--help");
 	assert_run(RB_EXIT_USAGE, err, "missing RESULTS.h5", rb_report_cmd, "report");
 	assert_run(RB_EXIT_USAGE, err,
-		   "'--format' must be table, markdown, csv, fio-json or json+, not 'xml'",
+		   "'--format' must be table, markdown, csv, fio-json, json+ or terse, not 'xml'",
 		   rb_report_cmd, "report", fx->path, "--format", "xml");
+	assert_run(RB_EXIT_USAGE, err, "--minimal is fio's terse lines", rb_report_cmd, "report",
+		   fx->path, "--minimal", "--format", "csv");
 	assert_run(RB_EXIT_USAGE, err, "'--require' must be a percentage", rb_report_cmd, "report",
 		   fx->path, "--require", "0");
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--require", "90x");
