@@ -7,6 +7,9 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -202,6 +205,23 @@ static inline __attribute__((always_inline)) void place_io(struct job *j, struct
 	io->buf = io->orig_buf;
 }
 
+void rb_engine_invalidate(struct job *j)
+{
+	const struct rb_workload *wl = &j->run->wl;
+	const int *fds = j->ctx.fds ? j->ctx.fds : &j->ctx.fd;
+	unsigned n = j->ctx.nfds ? j->ctx.nfds : 1;
+
+	j->pass_bytes = 0;
+	for (unsigned i = 0; i < n; i++) {
+		/* a block device: its dirty buffers written and all dropped (fio's way; root) */
+		if (j->ctx.blockdev && ioctl(fds[i], BLKFLSBUF, 0) == 0)
+			continue;
+		/* a volume's members each hold a share: all of each, else the job's range */
+		posix_fadvise(fds[i], n > 1 ? 0 : (off_t)(wl->offset + j->region_start),
+			      n > 1 ? 0 : (off_t)j->region_bytes, POSIX_FADV_DONTNEED);
+	}
+}
+
 static void gen_io(struct job *j, struct rb_io *io)
 {
 	const struct rb_run *r = j->run;
@@ -246,6 +266,11 @@ static void gen_io(struct job *j, struct rb_io *io)
 		j->seq_pos += bs;
 	}
 	place_io(j, io, pos, bs, k);
+	/* buffered: a pass's worth issued, the next reads the drive again, not the cache */
+	if (j->invalidate && (j->pass_bytes += bs) > j->region_bytes) {
+		rb_engine_invalidate(j);
+		j->pass_bytes = bs;
+	}
 	if (wl->verify && io->dir == RB_DIR_WRITE)
 		rb_verify_stamp(io->buf, bs, io->log_offset, j->pass, (uint32_t)wl->seed);
 }

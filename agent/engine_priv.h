@@ -66,6 +66,8 @@ struct job {
 	struct rb_offgen off;
 	uint64_t region_start, region_bytes, seq_pos; /* bytes */
 	uint64_t limit_bytes, issued_bytes;	      /* size-based runs */
+	uint64_t pass_bytes; /* issued since the page cache was last dropped (invalidate) */
+	bool invalidate;     /* buffered, invalidate: drop the range's cache each pass */
 	struct rb_dir_stats ival[RB_NDIR], total[RB_NDIR];
 	uint64_t bs_ios[RB_NDIR][RB_BS_MAX];
 	unsigned cur;
@@ -92,6 +94,12 @@ struct job {
 	int err;
 	char msg[256];
 };
+
+/*
+ * Buffered IO with invalidate: the job's range out of the page cache (a block device's
+ * buffers flushed and dropped, BLKFLSBUF, as fio does; a file's clean pages dropped).
+ */
+void rb_engine_invalidate(struct job *j);
 
 struct rb_run {
 	struct rb_workload wl;

@@ -7,6 +7,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -275,6 +276,25 @@ static int job_region(struct rb_run *r, struct job *j, const struct rb_dist *dis
  * A job's ring context and its IO slots: buffers of random data, the free list, and the
  * parts an IO across a volume's units goes as. Returns 0 or -ENOMEM.
  */
+/* Buffered IO: the kernel told random or sequential (no readahead for random reads, as
+ * fio's fadvise_hint), and the range dropped from the page cache before the first pass. */
+static void buffered_setup(struct rb_run *r, struct job *j)
+{
+	const struct rb_workload *wl = &r->wl;
+	const int *fds = j->ctx.fds ? j->ctx.fds : &j->ctx.fd;
+	unsigned n = j->ctx.nfds ? j->ctx.nfds : 1;
+
+	if (wl->direct || fds[0] < 0 || !wl->invalidate || wl->rw == RB_RW_REPLAY ||
+	    wl->rw == RB_RW_CHECKPOINT)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		posix_fadvise(fds[i], 0, 0,
+			      rb_rw_random(wl->rw) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
+	j->invalidate = true;
+	if (j->idx == 0) /* one job of the target drops it at the start */
+		rb_engine_invalidate(j);
+}
+
 static int job_slots(struct rb_run *r, struct job *j)
 {
 	const struct rb_workload *wl = &r->wl;
@@ -288,6 +308,7 @@ static int job_slots(struct rb_run *r, struct job *j)
 	j->ctx.blockdev =
 		fstat(j->ctx.fds ? j->ctx.fds[0] : j->ctx.fd, &st) == 0 && S_ISBLK(st.st_mode);
 	j->ctx.zeroes = wl->rw == RB_RW_WRITEZEROES || wl->rw == RB_RW_RANDWRITEZEROES;
+	buffered_setup(r, j);
 	j->ctx.trim_want = wl->trim_method;
 	/* a set rate spins to each due time, as fio does: no idle CPU's wake-up in the
 	 * latency */

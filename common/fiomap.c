@@ -506,7 +506,7 @@ static const struct fio_key {
 	{ "disable_clat", NULL, NULL, false },
 	{ "disable_slat", NULL, NULL, false },
 	{ "gtod_reduce", NULL, NULL, false },
-	{ "invalidate", NULL, NULL, false },
+	{ "invalidate", "invalidate", NULL, false },
 	{ "unified_rw_reporting", NULL, NULL, false },
 	{ "fixedbufs", NULL, NULL, false },
 	{ "registerfiles", NULL, NULL, false },

@@ -48,6 +48,12 @@ const struct rb_opt rb_workload_opts[] = {
 	  "percent of reads in rw and randrw", NULL },
 	{ "direct", RB_OPT_BOOL, F(direct), 0, 1, "true", bool_choices, "BOOL",
 	  "O_DIRECT (false: buffered IO, recorded in the results)", NULL },
+	{ "invalidate", RB_OPT_BOOL, F(invalidate), 0, 1, "true", bool_choices, "BOOL",
+	  "buffered IO (direct: false): drop the range's page cache before the first pass and "
+	  "each one after, as fio does (its invalidate=1; a block device's buffers flushed and "
+	  "dropped), and advise the kernel of random or sequential access; false: passes after "
+	  "the first read the page cache, not the drive",
+	  NULL },
 	{ "size", RB_OPT_SIZE, F(size), 0, UINT64_MAX, "0", NULL, "SIZE",
 	  "bytes of the target to use from the offset (0: all; files are created this size)",
 	  NULL },

@@ -99,6 +99,7 @@ struct rb_workload {
 	uint64_t max_runtime_ns;      /* a size-based point stops here (fio's runtime); 0 none */
 	uint32_t trim_method;	      /* enum rb_trim_method */
 	uint32_t completion;	      /* enum rb_completion: how a job waits between IOs */
+	uint32_t invalidate;	      /* buffered: the range's page cache dropped each pass */
 };
 
 /* The most keys the workload table may have: an Assign carries them all. */
