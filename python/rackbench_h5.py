@@ -14,7 +14,7 @@ Installable with pip (`python3 -m pip install ./python`, python/pyproject.toml) 
 Debian package python3-rackbench.
 
 Percentiles are recomputed from the stored histograms with exactly the C code's rule
-(common/hist.h): merge by adding counts, never average percentiles.
+(common/workload/hist.h): merge by adding counts, never average percentiles.
 
 Like `rackbench report`, the module reads only what it checked: every attribute it uses is
 one value of the expected kind, every table a rank-1 dataset of compound rows. A file that
@@ -35,10 +35,10 @@ SUB = 1 << SUB_BITS
 MAX_POW = 42
 BUCKETS = SUB + (MAX_POW - SUB_BITS + 1) * SUB
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
-SCHEMA_VERSION = 10  # coordinator/results.h RB_RESULTS_SCHEMA_VERSION
+SCHEMA_VERSION = 10  # coordinator/results/results.h RB_RESULTS_SCHEMA_VERSION
 READ_LIMIT_BYTES = 4 << 30  # the most one table may take in memory, as rackbench report
 # An interval shorter than this share of its point's nominal one is merged into the one
-# before it (a fill's last, ended by its last IO): coordinator/report_model.h's
+# before it (a fill's last, ended by its last IO): coordinator/report/report_model.h's
 # RP_SHORT_INTERVAL, the same rule (docs/report.md, "Throughput over time").
 SHORT_INTERVAL = 0.1
 

@@ -22,7 +22,7 @@ def files():
     out = []
     for room in ROOMS:
         for ext in ("c", "h"):
-            out += glob.glob(os.path.join(ROOT, room, f"*.{ext}"))
+            out += glob.glob(os.path.join(ROOT, room, "**", f"*.{ext}"), recursive=True)
     return sorted(out)
 
 

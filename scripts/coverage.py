@@ -23,11 +23,11 @@ GROUPS = {
     "coordinator run": (60, lambda f: f in RUN),
     "agent daemon": (50, lambda f: f in AGENT_DAEMON),
 }
-# a campaign run: coordinator/coord_priv.h's modules
-RUN = {f"coordinator/{n}.c" for n in ("coord", "loop", "registry", "delivery", "ingest",
+# a campaign run: coordinator/run/coord_priv.h's modules
+RUN = {f"coordinator/run/{n}.c" for n in ("coord", "loop", "registry", "delivery", "ingest",
                                        "orders", "steady_run", "resume", "resolve")}
-AGENT_DAEMON = {"agent/agent.c", "agent/agent_cfg.c", "agent/delivery.c", "agent/preflight.c",
-                "agent/point.c", "agent/point_result.c"}
+AGENT_DAEMON = {"agent/session/agent.c", "agent/session/agent_cfg.c", "agent/session/delivery.c", "agent/session/preflight.c",
+                "agent/session/point.c", "agent/session/point_result.c"}
 FLOORS = {"coordinator": 80.0, "coordinator run": 65.0, "agent daemon": 83.0}
 
 
@@ -55,8 +55,9 @@ def main():
     files = {}
     for room in ("coordinator", "agent"):
         objdir = os.path.join(build, room, "CMakeFiles")
-        for gcno in glob.glob(os.path.join(objdir, "*.dir", "*.c.gcno")):
-            src = os.path.basename(gcno)[: -len(".gcno")]
+        for gcno in glob.glob(os.path.join(objdir, "*.dir", "**", "*.c.gcno"), recursive=True):
+            # CMakeFiles/rb_agent.dir/engine/engine.c.gcno: agent/engine/engine.c
+            src = gcno.split(".dir/", 1)[1][: -len(".gcno")]
             rel = f"{room}/{src}"
             if not os.path.exists(os.path.join(ROOT, rel)):
                 continue

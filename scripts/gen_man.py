@@ -85,9 +85,9 @@ def header(name, section, title):
 
 
 def precedence():
-    """The exit codes in the order that decides between them, as common/exitcode.h has it."""
+    """The exit codes in the order that decides between them, as common/util/exitcode.h has it."""
     here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "common", "exitcode.h")) as f:
+    with open(os.path.join(here, "..", "common", "util", "exitcode.h")) as f:
         text = f.read()
     codes = dict(re.findall(r"(RB_EXIT_[A-Z_]+) = (\d+)", text))
     order = re.search(r"#define RB_EXIT_PRECEDENCE\s*\\?\s*\{([^}]*)\}", text, re.S).group(1)

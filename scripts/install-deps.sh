@@ -19,7 +19,8 @@ python3-pandas python3-jsonschema python3-yaml python3-venv python3-pip python3-
 python3-wheel util-linux util-linux-extra mount fdisk e2fsprogs mariadb-server sysbench systemd
 fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3 chromium tmux qemu-system-x86
 linux-image-amd64 busybox-static cpio file debootstrap lintian python3-kubernetes ansible-core
-ansible-lint yamllint python3-apt podman runc golang-github-containers-common man-db"
+ansible-lint yamllint python3-apt podman runc golang-github-containers-common man-db
+universal-ctags"
 case "${1:-}" in
 demo) PKGS="$BUILD $RUNTIME" ;;
 "") PKGS="$BUILD $RUNTIME $TEST"

@@ -22,8 +22,8 @@ FAULTFS = os.environ.get("RB_FAULTFS", "build/tests/faultfs")
 
 
 def _proto():
-    """This tree's protocol version, "MAJOR.MINOR" (common/wire.h)."""
-    with open(os.path.join(SRC, "common", "wire.h")) as f:
+    """This tree's protocol version, "MAJOR.MINOR" (common/wire/wire.h)."""
+    with open(os.path.join(SRC, "common", "wire", "wire.h")) as f:
         v = dict(re.findall(r"#define RB_PROTO_(MAJOR|MINOR) (\d+)", f.read()))
     return f"{v['MAJOR']}.{v['MINOR']}"
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""A campaign key is one row of the key table (coordinator/campaign_keys.c). A build of the
+"""A campaign key is one row of the key table (coordinator/campaign/campaign_keys.c). A build of the
 table with one row more (test_folder, RB_CKEY_TEST_ROW; tests/tools/campaign_key_row.c)
 and nothing else changed: its loader takes the key and stores it, its unknown-key error
 lists it, the schema generator gives it a property with the row's help, and the generated

@@ -42,7 +42,7 @@ phases:
                 checkpoint_keep: {KEEP}, bs: 1m, iodepth: 4, interval: 250ms}}}}
 """
 
-# the model split (agent/checkpoint.c): a writer's share in 4 KiB units, 1:6
+# the model split (agent/workload/checkpoint.c): a writer's share in 4 KiB units, 1:6
 share = SIZE // WRITERS // 4096 * 4096
 model = max(share // 7 // 4096 * 4096, 4096)
 optim = share - model

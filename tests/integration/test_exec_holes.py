@@ -5,7 +5,7 @@
   its process group, one in a session of its own) is running when the agent is killed
   with -9; then (within 2 s) no process of the command's group, and none of its
   children, is alive (checked by the group with kill(-PGID, 0) and by /proc/*/stat). The
-  agent's supervisor per command (agent/proc.c, docs/campaigns.md) does it;
+  agent's supervisor per command (agent/workload/proc.c, docs/campaigns.md) does it;
 - the SysBench command (deploy/exec/sysbench-mariadb.sh) asked to run the database an
   earlier run left (fresh: no) when there is none -- its warm-up failed -- exits 3 at
   once, naming why, rather than making the database cold and passing for the warm run;

@@ -88,7 +88,7 @@ def fio_plot_rows(doc, rw, direction):
 
 def lat_ranges(counts, values):
     """fio's latency ranges of a histogram given as bucket counts: each bucket's IOs at its
-    value (rackbench's rule, common/fioout.h), as percentages with fio's 0.01 floor."""
+    value (rackbench's rule, common/fio/fioout.h), as percentages with fio's 0.01 floor."""
     ns, us, ms = [0] * 10, [0] * 10, [0] * 12
     bounds = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000]
 

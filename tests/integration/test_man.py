@@ -39,7 +39,7 @@ with Tmp() as tmp:
         else:
             check("on_agent_lost" in text and "rate_iops" in text and "steady_state" in text,
                   "campaign and workload keys are in rackbench-campaign(5)")
-# the README's exit-code table lists the codes in common/exitcode.h's order of precedence
+# the README's exit-code table lists the codes in common/util/exitcode.h's order of precedence
 sys.path.insert(0, os.path.join(SRC, "scripts"))
 import gen_man  # noqa: E402
 
@@ -50,5 +50,5 @@ section = section[:section.index("\n## ", 4)]
 rows = [line.split("|")[1].strip() for line in section.splitlines()
         if line.startswith("| ") and line.split("|")[1].strip().isdigit()]
 check(rows == gen_man.precedence(),
-      f"README's exit codes {rows}, common/exitcode.h's order {gen_man.precedence()}")
+      f"README's exit codes {rows}, common/util/exitcode.h's order {gen_man.precedence()}")
 print("ok: three pages current and clean; the README's exit codes in exitcode.h's order")

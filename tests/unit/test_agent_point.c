@@ -687,8 +687,8 @@ static void test_point_exec_and_filesystems(void **st)
 	const struct rb_msg_result *r;
 	struct rb_msg_fs fs = { "ext4", "", "" };
 
-	p->h->cfg.cmds = &cmd;
-	p->h->cfg.ncmds = 1;
+	p->h->cfg.exec.cmds = &cmd;
+	p->h->cfg.exec.ncmds = 1;
 	t = start(st);
 	/* the file first: an exec on a drive rackbench has no filesystem on is a write */
 	assign_short_write(&a, 0, own, 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The campaign loader's targets and lock files (coordinator/campaign_load.c): every bad
+ * The campaign loader's targets and lock files (coordinator/campaign/campaign_load.c): every bad
  * key or value of a target, a drive, a volume, a selector or an agent group is refused
  * with a diagnostic at its FILE:LINE:COL naming what was wrong; a lock file pins each
  * drive (and each member of a volume) to its serial, and every way a lock does not fit

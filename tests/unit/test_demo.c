@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench demo` (coordinator/demo.c) up to where it would start its agents: --help,
+ * `rackbench demo` (coordinator/cli/demo.c) up to where it would start its agents: --help,
  * and the refusals of bad arguments and of an --out it cannot write into, each before
  * any agent, socket or temporary folder.
  */

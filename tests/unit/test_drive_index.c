@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * A results folder's index of drives (coordinator/drive_index.c) and the commands over it
- * (coordinator/cmd_history.c), on results files written here with the results writer:
+ * A results folder's index of drives (coordinator/results/drive_index.c) and the commands over it
+ * (coordinator/cli/cmd_history.c), on results files written here with the results writer:
  * each finished file is indexed once (a second update adds nothing, a changed file is
  * read again), a running or unreadable one is not; a drive is known by its serial or by
  * AGENT:PATH; history is oldest first; drives --failed lists the failed drives' latest

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A filesystem's spec as both programs judge it (common/fsspec.c): the options that would
+ * A filesystem's spec as both programs judge it (common/workload/fsspec.c): the options that would
  * reach another device or run something are refused, and mount's flags are told from the
  * filesystem's own options.
  */

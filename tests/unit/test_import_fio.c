@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench import-fio` (coordinator/import_fio.c) on fio job files written here: the
+ * `rackbench import-fio` (coordinator/campaign/import_fio.c) on fio job files written here: the
  * campaign it prints is loaded back with the campaign loader and checked for what the
  * jobs said -- a phase per job in order, their workloads, the drives of their filename=
  * lists, destructive when a job writes -- and what does not convert is named with its

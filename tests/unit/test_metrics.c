@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The metrics page (coordinator/metrics.c): a crafted snapshot renders to exactly the
+ * The metrics page (coordinator/service/metrics.c): a crafted snapshot renders to exactly the
  * expected lines -- label values escaped (quote, backslash, newline), a drive without a
  * serial has no serial label, an unknown temperature and an unmeasured drive's figures
  * are left out, a campaign without verdicts has no failing line; the addresses --metrics

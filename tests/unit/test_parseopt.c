@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The command-line parser (common/parseopt.c), table-driven: each case is an argv, the
+ * The command-line parser (common/util/parseopt.c), table-driven: each case is an argv, the
  * exit code it gives, what the parse stored (printed as one line) or the one line of
  * error it said; then the help a table makes and the edit distance behind suggestions.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench plan`, `options` and `presets` (coordinator/plan.c, presets.c) run in this
+ * `rackbench plan`, `options` and `presets` (coordinator/cli/plan.c, presets.c) run in this
  * process on campaign files written here: each phase's points and time as its workload
  * adds up (ramp + runtime + idle per point, a steady state's window to max_rounds
  * rounds, size-based bytes from --assume-capacity and their time from --assume-mbps),

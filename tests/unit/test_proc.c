@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * External commands under their supervisor (agent/proc.c): the command's status read
+ * External commands under their supervisor (agent/workload/proc.c): the command's status read
  * through it; everything the command started -- in its group or in a session of its own
  * -- gone when the command ends, at a deadline, and when the agent that started it is
  * killed with -9 (the case no code of the agent's can handle).

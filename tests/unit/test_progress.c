@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * A run's progress (coordinator/progress.c) fed by hand: the plain lines on a stderr that
+ * A run's progress (coordinator/run/progress.c) fed by hand: the plain lines on a stderr that
  * is not a terminal, the JSON Lines of --events (each event's figures from what was fed:
  * a sample's IOPS its IOs over the interval, a point's its drives' result rows added),
  * and the live view on a pseudo-terminal (the drives the point measures, those past the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench report` (coordinator/report.c, report_model.c, report_html.c) on results
+ * `rackbench report` (coordinator/report/report.c, report_model.c, report_html.c) on results
  * files written here through the results writer: each printed figure is checked against
  * what the rows written add up to -- a cell's IOPS is its latest attempt's directions
  * added, a model's p99 comes from its drives' histograms merged, an outlier is the one
@@ -662,7 +662,7 @@ static void test_wide_table(void **st)
 	for (size_t d = 0; d < 4; d++)
 		for (int k = 0; k < 100; k++)
 			rb_hist_record(&h, lat_of(d));
-	m1 = rp_median(v, 4);
+	m1 = rb_median(v, 4);
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		csv_fields(line, f, 16);
 		if (strcmp(f[0], "randread iodepth=1"))
@@ -1288,10 +1288,10 @@ static void test_model_rules(void **st)
 	struct rb_row_point pt;
 
 	(void)st;
-	assert_true(rp_median(v, 4) == 2.5);
+	assert_true(rb_median(v, 4) == 2.5);
 	assert_true(v[0] == 1 && v[3] == 5);
-	assert_true(rp_median(v, 3) == 2);
-	assert_true(isnan(rp_median(v, 0)));
+	assert_true(rb_median(v, 3) == 2);
+	assert_true(isnan(rb_median(v, 0)));
 	/* 10% of the median when the drives agree closely */
 	assert_false(rp_is_outlier(109, 100, 0.1));
 	assert_true(rp_is_outlier(111, 100, 0.1));
@@ -1347,6 +1347,7 @@ static void test_interval_rates(void **st)
 	assert_true(a3[0] == 10 && fabs(a3[1] - 11 / 1.05) < 1e-9);
 	assert_int_equal(rp_interval_rates(t3, a3, 0, 1), 0);
 }
+
 
 int main(void)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Results files read back (coordinator/results_read.c): every table the writer wrote
+ * Results files read back (coordinator/results/results_read.c): every table the writer wrote
  * reads back as written, and files crafted here with HDF5 itself -- a schema_version that
  * is a number, a list or no number, a table of rank 2, of integers, with a column of
  * another class or of variable-length strings, a group where a table goes, more rows

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Damaged journals and spools are read on past the damage (coordinator/journal.h,
- * agent/spool.h): a record failing its checksum with whole ones after it is skipped and
+ * Damaged journals and spools are read on past the damage (coordinator/run/journal.h,
+ * agent/session/spool.h): a record failing its checksum with whole ones after it is skipped and
  * counted, never taken for the end; damage with nothing whole after it is a torn tail;
  * resume cuts only such a tail; a file that is not a spool holds no record.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rackbench serve` and its clients (coordinator/serve.c): the service runs in a child of
+ * `rackbench serve` and its clients (coordinator/service/serve.c): the service runs in a child of
  * the test (a run sends the service's own stdout and stderr to its log, which a client in
  * the same process would follow into itself) on an ipc:// endpoint and a control socket
  * in a private folder, and the clients ask it -- agents, status, abort, a run or resume submitted -- as the

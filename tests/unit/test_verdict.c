@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Verdicts (coordinator/verdict.c) against known answers: each rule trips just past its
+ * Verdicts (coordinator/results/verdict.c) against known answers: each rule trips just past its
  * limit and holds at it; the data rules name the offsets (a 4 KiB block's eight chunks as
  * one range); a point a drive should have run and did not makes it INCOMPLETE, one it was
  * never in does not; health rises are over the whole run; the model rule needs three

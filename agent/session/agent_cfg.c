@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/* The agent daemon's configuration: the YAML config file, its checks and defaults. */
+#include "agent.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "endpoint.h"
+#include "exitcode.h"
+#include "log.h"
+#include "statedir.h"
+#include "units.h"
+#include "execphase.h"
+#include "yamlcfg.h"
+
+int rb_agent_cfg_push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+void rb_agent_cfg_set(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = strdup(s);
+}
+
+void rb_agent_cfg_release(struct rb_agent_cfg *c)
+{
+	for (size_t i = 0; i < c->nlabels; i++)
+		free(c->labels[i]);
+	for (size_t i = 0; i < c->ntargets; i++)
+		free(c->targets[i]);
+	for (size_t i = 0; i < c->nallow; i++)
+		free(c->allow[i]);
+	free(c->labels);
+	free(c->targets);
+	free(c->allow);
+	free(c->coordinator);
+	free(c->name);
+	free(c->state_dir);
+	free(c->spool_max);
+	free(c->key);
+	free(c->coordinator_key);
+	rb_exec_cfg_release(&c->exec);
+	memset(c, 0, sizeof(*c));
+}
+
+static int load_config(const char *path, struct rb_agent_cfg *c)
+{
+	struct rb_diags d;
+	struct rb_yaml y;
+	char *text = NULL;
+	size_t len;
+	yaml_node_t *root;
+	int r;
+
+	rb_diags_init(&d);
+	r = rb_read_file(path, 1 << 20, &text, &len);
+	if (r) {
+		rb_err("cannot read '%s': %s", path, rb_input_error(r));
+		return RB_EXIT_USAGE;
+	}
+	r = rb_yaml_load(&y, path, text, len, &d);
+	root = rb_yaml_root(&y);
+	if (!r && root->type != YAML_MAPPING_NODE)
+		rb_yaml_error(&y, &d, root, NULL, "agent config must be a mapping, not %s",
+			      rb_yaml_kind(root));
+	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE
+					   ? root->data.mapping.pairs.start
+					   : NULL;
+	     p && p < root->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
+		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
+		char ***list = NULL;
+		size_t *nlist = NULL;
+
+		if (!key) {
+			rb_yaml_error(&y, &d, k, NULL, "keys must be scalars");
+			continue;
+		}
+		if (!strcmp(key, "targets") || !strcmp(key, "allow")) {
+			list = !strcmp(key, "targets") ? &c->targets : &c->allow;
+			nlist = !strcmp(key, "targets") ? &c->ntargets : &c->nallow;
+			if (v->type != YAML_SEQUENCE_NODE) {
+				rb_yaml_error(&y, &d, v, key,
+					      "'%s' must be a list of paths, not %s", key,
+					      rb_yaml_kind(v));
+				continue;
+			}
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				yaml_node_t *e = rb_yaml_get(&y, *it);
+
+				if (!rb_yaml_scalar(e))
+					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths",
+						      key);
+				else
+					rb_agent_cfg_push(list, nlist, rb_yaml_scalar(e));
+			}
+		} else if (!strcmp(key, "labels")) {
+			if (v->type != YAML_MAPPING_NODE) {
+				rb_yaml_error(&y, &d, v, key, "'labels' must be a mapping, not %s",
+					      rb_yaml_kind(v));
+				continue;
+			}
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     q < v->data.mapping.pairs.top; q++) {
+				const char *lk = rb_yaml_scalar(rb_yaml_get(&y, q->key));
+				const char *lv = rb_yaml_scalar(rb_yaml_get(&y, q->value));
+				char kv[512];
+
+				if (!lk || !lv) {
+					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
+						      "labels are KEY: VALUE scalars");
+					continue;
+				}
+				/* sent as KEY=VALUE, split at the first '=' */
+				if (!*lk || strchr(lk, '=')) {
+					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
+						      "label key '%s' must be a name without '='",
+						      lk);
+					continue;
+				}
+				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
+				rb_agent_cfg_push(&c->labels, &c->nlabels, kv);
+			}
+		} else if (!strcmp(key, "commands")) {
+			rb_exec_cfg_load(&y, v, &c->exec, &d);
+		} else if (!val) {
+			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
+				      rb_yaml_kind(v));
+		} else if (!strcmp(key, "coordinator")) {
+			rb_agent_cfg_set(&c->coordinator, val);
+		} else if (!strcmp(key, "name")) {
+			rb_agent_cfg_set(&c->name, val);
+		} else if (!strcmp(key, "state_dir")) {
+			rb_agent_cfg_set(&c->state_dir, val);
+		} else if (!strcmp(key, "spool_max")) {
+			rb_agent_cfg_set(&c->spool_max, val);
+		} else if (!strcmp(key, "key")) {
+			rb_agent_cfg_set(&c->key, val);
+		} else if (!strcmp(key, "coordinator_key")) {
+			rb_agent_cfg_set(&c->coordinator_key, val);
+		} else if (!strcmp(key, "insecure")) {
+			if (strcmp(val, "true") && strcmp(val, "false"))
+				rb_yaml_error(&y, &d, v, key, "'insecure' must be true or false");
+			c->insecure = !strcmp(val, "true");
+		} else {
+			rb_yaml_error(&y, &d, k, key, "unknown key '%s' in agent config", key);
+		}
+	}
+	rb_diags_sort(&d);
+	rb_diags_print(&d, stderr);
+	r = rb_diags_errors(&d) ? RB_EXIT_USAGE : 0;
+	rb_diags_release(&d);
+	rb_yaml_release(&y);
+	free(text);
+	return r;
+}
+
+/*
+ * The coordinator's endpoint, checked before libzmq sees it (it would wrap a port past
+ * 65535 and connect elsewhere, forever): one to connect to, not "*" or port 0.
+ */
+static int check_coordinator(const char *ep)
+{
+	char why[512];
+	const char *port = strrchr(ep, ':');
+
+	if (rb_endpoint_check(ep, why, sizeof(why))) {
+		rb_err("coordinator '%s': %s", ep, why);
+		return RB_EXIT_USAGE;
+	}
+	if (!strncmp(ep, "tcp://", 6) && (!strncmp(ep + 6, "*:", 2) || !strcmp(port, ":0"))) {
+		rb_err("coordinator '%s' is an address to listen on, not one to connect to: give "
+		       "the coordinator's host and port",
+		       ep);
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int rb_agent_cfg_load(const char *path, struct rb_agent_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	return load_config(path, c);
+}
+
+int rb_agent_cfg_finish(struct rb_agent_cfg *c)
+{
+	if (!c->coordinator) {
+		rb_err("no coordinator: give --coordinator tcp://HOST:PORT");
+		return RB_EXIT_USAGE;
+	}
+	if (check_coordinator(c->coordinator))
+		return RB_EXIT_USAGE;
+	if (!c->name) {
+		char host[256] = "agent";
+
+		gethostname(host, sizeof(host));
+		rb_agent_cfg_set(&c->name, host);
+	}
+	if (!c->state_dir)
+		rb_agent_cfg_set(&c->state_dir, rb_default_state_dir());
+	c->spool_max_bytes = 4ULL << 30;
+	if (c->spool_max &&
+	    (rb_parse_size(c->spool_max, &c->spool_max_bytes) || c->spool_max_bytes < 65536)) {
+		rb_err("spool_max '%s' is not a size of at least 64k (like 512m, 4g)",
+		       c->spool_max);
+		return RB_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < c->nallow; i++) {
+		bool offered = false;
+
+		for (size_t k = 0; k < c->ntargets; k++)
+			offered |= !strcmp(c->allow[i], c->targets[k]);
+		if (!offered) {
+			rb_err("--allow '%s' is not one of this agent's --target paths",
+			       c->allow[i]);
+			return RB_EXIT_USAGE;
+		}
+	}
+	if (!c->insecure && (!c->key || !c->coordinator_key)) {
+		rb_err("give --key FILE (this agent's key pair, from 'rackbench-agent keygen') and "
+		       "--coordinator-key FILE (the coordinator's public key), or --insecure");
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon's session with the coordinator: the state its modules share. The session
+ * loop (agent.c) calls the modules; a point's life (point.c) and the pre-flight
+ * (preflight.c) send through delivery (delivery.c); nothing calls back into agent.c.
+ */
+#ifndef RB_SESSION_H
+#define RB_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agent.h"
+#include "checkpoint.h"
+#include "execphase.h"
+#include "clock.h"
+#include "diag.h"
+#include "engine.h"
+#include "fsspec.h"
+#include "guard.h"
+#include "runner.h"
+#include "spool.h"
+#include "target.h"
+#include "wire.h"
+
+struct purging;
+struct rb_fs_target;
+
+/* The point this agent runs (a measurement, or a purge on its thread); zero when idle. */
+struct point {
+	struct rb_run *run;
+	struct rb_ckpt *
+		ck; /* rw checkpoint: its writers (agent/workload/checkpoint.h) in the run's place */
+	struct rb_exec *
+		ex; /* an exec point: its commands (agent/workload/execphase.h) in the run's place */
+	struct rb_target_info *devinfo; /* per drive, where no prep says: the device as probed */
+	bool spool_full;		/* stopped at the spool's cap */
+	bool spool_failed;		/* stopped: the spool could not be written */
+	bool stopped;			/* stopped by the coordinator before its end */
+	bool shut_down;			/* stopped: the agent exits (SIGTERM) before its end */
+	struct purging *purge;
+	struct rb_prepared *prep;
+	uint32_t point, attempt;
+	char **drives; /* the campaign's names: a target each */
+	size_t ndrives;
+	char **paths; /* what is opened: drives, a volume's members in its place */
+	size_t npaths;
+	size_t *first;		/* per drive: its first path */
+	struct rb_volume *vols; /* per drive: members and unit (1 and 0: a drive) */
+	/* per drive: its filesystem, mounted for the point (NULL: none has one) */
+	struct rb_fs_target *fs;
+	char **io_paths; /* what the engine opens: paths, a filesystem's file in its drive's */
+	struct rb_workload wl;
+	struct rb_msg_sample *batch; /* the interval's samples (histograms their own) */
+	size_t nbatch, capbatch;
+	int64_t next_health;
+};
+
+/* The daemon's one session with its coordinator: its socket, its point, its delivery. */
+struct agent {
+	const struct rb_agent_cfg *cfg;
+	const struct rb_clock *clock; /* every time read of the session (cfg's, or real) */
+	void *sock;
+	struct point pt;
+	bool lost_data;
+	uint64_t epoch;
+	/* delivery: data messages spooled and numbered until acknowledged (spool.h) */
+	struct rb_spool spool;
+	char run[96];
+	uint64_t seq;
+	uint64_t sent;	       /* the last seq sent: at most SEND_WINDOW past the last ack */
+	off_t sent_off;	       /* where in the spool file the record after it begins */
+	uint64_t sent_emptied; /* ... valid while the file was not emptied since */
+	bool held;	       /* messages wait in the spool for acknowledgements */
+	bool walking_own;      /* resend_one walks this process's spool (not an old one) */
+	bool ran_any;	       /* in this run: the last point and attempt started */
+	uint32_t ran_point, ran_attempt;
+	int64_t last_ack_progress; /* when an ack last moved seq on (or the run began) */
+	struct oldspool {
+		char path[4096];
+		uint64_t epoch, last;
+		bool damaged; /* kept (as PATH.damaged) once the coordinator holds the rest */
+	} * old;
+	size_t nold;
+	/*
+	 * Messages the spool could not take (its folder full): kept here, in order, until
+	 * acknowledged, so that no seq is ever skipped. The next message first moves them
+	 * to the spool (in order) when it has room again; until then it is kept here too.
+	 */
+	struct memrec {
+		uint64_t seq;
+		uint8_t *buf;
+		size_t len;
+	} * mem;
+	size_t nmem, capmem;
+};
+
+static inline int64_t agent_now(const struct agent *a)
+{
+	return rb_clock_now(a->clock);
+}
+
+/* Whether a measurement (the engine's run, or checkpoints) is running. */
+static inline bool rb_point_measuring(const struct agent *a)
+{
+	return a->pt.run || a->pt.ck || a->pt.ex;
+}
+
+/* Whether a point (a measurement or a purge) is running. */
+static inline bool rb_agent_busy(const struct agent *a)
+{
+	return rb_point_measuring(a) || a->pt.purge;
+}
+
+/* ---- delivery.c: data messages numbered, spooled, sent within the credit window ---- */
+
+/*
+ * Sends a data message: numbered and in the spool first (when the run has one), sent now
+ * while the window is open, else held until acknowledgements open it. 0 or negative errno.
+ */
+int rb_delivery_send(struct agent *a, struct rb_msg *m);
+/* Welcomed into run: its spool, and what an earlier process left for it sent again. */
+void rb_delivery_for_run(struct agent *a, const char *run);
+/* The coordinator holds the messages of epoch up to seq. */
+void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq);
+/* Sends again what the coordinator has not acknowledged (after a silence). */
+void rb_delivery_resend_unacked(struct agent *a);
+/* The spool on disk; at its cap (spool_max) the running point is stopped, and says so. */
+void rb_delivery_sync(struct agent *a);
+/* At exit: the spool kept for the next process, memory's messages said lost. */
+void rb_delivery_close(struct agent *a);
+
+/*
+ * A point's drives as the engine sees them: each drive is a target; a volume's (protocol
+ * 1.3) members stand in its place among the paths, in stripe order.
+ */
+struct layout {
+	char **paths;	/* drives and members (the message's strings) */
+	char **serials; /* identity pins, parallel to paths ("" none) */
+	size_t npaths;
+	struct rb_volume *vols; /* per drive */
+	size_t *first;		/* per drive: its first path */
+	const char **volume;	/* per path: the volume it belongs to, or NULL */
+	struct rb_fs_spec *fs;	/* per drive: a filesystem to make on it (type "" none) */
+};
+
+/* ---- preflight.c: the agent's identity, the guard's policy, pins, a point's layout ---- */
+
+/* Says who this agent is to the coordinator: name, host, labels, targets, run, spooled. */
+void rb_preflight_hello(struct agent *a, uint64_t epoch);
+/* Checks what the coordinator's pre-flight asks and answers with the refusals. */
+void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf);
+/* Whether path is one of the targets this agent offers. */
+bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path);
+/* A target's identity as the protocol carries it. */
+void rb_preflight_identity(struct rb_identity *m, const char *path, const struct rb_target_info *x);
+/* The guard's policy for a campaign's point: this agent's allow-list and state folder. */
+void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
+			 struct rb_guard_policy *gp);
+/* The campaign's identity pin: an error in d unless the drive reports serial. */
+void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d);
+/* A point's or a pre-flight's drives as the coordinator gave them. */
+struct layout_msg {
+	const char *const *drives;
+	size_t n;
+	const char *const *serials;
+	size_t nserials;
+	const struct rb_msg_volume *vols;
+	size_t nvols;
+	const struct rb_msg_fs *fs; /* parallel to drives, or none */
+	size_t nfs;
+};
+/*
+ * A point's layout from its drives, pins, volumes and filesystems (the strings stay the
+ * message's). 0, or negative errno with err set.
+ */
+int rb_preflight_layout(struct layout *L, const struct layout_msg *m, char *err, size_t errlen);
+void rb_preflight_layout_free(struct layout *L);
+/* Diagnostics from index from on about a volume's member become the volume's. */
+void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, size_t from);
+
+/* ---- point.c: a point's life ---- */
+
+/* ---- point_result.c: a drive's result at the point's end ---- */
+
+/* Drive t's DriveResult, sent: how it ran, what it did, what it is, its history. */
+void rb_point_send_result(struct agent *a, size_t t);
+/* A histogram as the wire's sparse lists, allocated (rb_point_sparse_free()); empty
+ * without memory. */
+struct rb_sparse rb_point_sparse_new(const struct rb_hist *h);
+void rb_point_sparse_free(struct rb_sparse *x);
+
+/* Starts the point the coordinator assigned; one that cannot start is reported failed. */
+void rb_point_start(struct agent *a, const struct rb_msg_assign *as);
+/* The coordinator stopped the running point before its end (a purge is not stopped). */
+void rb_point_stop(struct agent *a, const char *reason);
+/* The measurement's IO stops (its results stay): the spool cannot take more, or told to. */
+static inline void rb_point_halt(struct agent *a)
+{
+	if (a->pt.ck)
+		rb_ckpt_stop(a->pt.ck);
+	else if (a->pt.ex)
+		rb_exec_stop(a->pt.ex);
+	else if (a->pt.run)
+		rb_run_stop(a->pt.run);
+}
+/* A running point's health snapshot, and the next one scheduled. */
+void rb_point_health(struct agent *a);
+/* The running point's samples sent; a finished point's or purge's results. */
+void rb_point_poll(struct agent *a);
+/* At exit: a purge waited for, a measurement stopped, their results sent. */
+void rb_point_end(struct agent *a);
+
+#endif
