@@ -578,7 +578,7 @@ static int part_for_rw(const struct rb_workload *wl, const char *v, const char *
 	if (c)
 		return -EINVAL;
 	for (int i = n; i < 3; i++) /* not ended by a comma: the last for the rest */
-		snprintf(p[i], sizeof(p[i]), "%s", p[n - 1]);
+		memcpy(p[i], p[n - 1], sizeof(p[i]));
 	for (int i = 0; i < 3; i++)
 		if (!p[i][0])
 			snprintf(p[i], sizeof(p[i]), "%s", def);
