@@ -171,8 +171,9 @@ static double fy(const struct frame *f, double y)
 }
 
 /* The frame around the series and the reference lines: x over the series (log2, or
- * linear from 0); y linear from 0 to a whole step above them, or (ylog) from the decade
- * under the least of them to the decade over the greatest. */
+ * linear from 0); y linear from 0 to a whole step above them, or (ylog) from a decade
+ * under the least of them (a fifth of the height clear of the axis) to the decade over
+ * the greatest. */
 static void frame_of(const struct rp_chart *c, const struct rp_series *s, size_t ns,
 		     struct frame *f)
 {
@@ -206,6 +207,12 @@ static void frame_of(const struct rp_chart *c, const struct rp_series *s, size_t
 		f->y1 = ymax > 0 ? ceil(log10(ymax)) : 1;
 		if (f->y1 <= f->y0)
 			f->y1 = f->y0 + 1;
+		/* the least a fifth of the height clear of the axis, not drawn on it: a
+		 * decade more below while it sits lower (each one lifts it, at most three) */
+		for (int i = 0; i < 3 && isfinite(ymin) &&
+				log10(ymin) - f->y0 < 0.2 * (f->y1 - f->y0);
+		     i++)
+			f->y0 -= 1;
 		return;
 	}
 	if (ymax <= 0)

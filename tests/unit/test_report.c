@@ -26,6 +26,7 @@
 #include "log.h"
 #include "report.h"
 #include "report_model.h"
+#include "report_svg.h"
 #include "results.h"
 
 #define ND 5
@@ -1348,6 +1349,35 @@ static void test_interval_rates(void **st)
 	assert_int_equal(rp_interval_rates(t3, a3, 0, 1), 0);
 }
 
+/* A log axis: the least of the series a fifth of the height clear of the axis, not
+ * drawn on it (1.2 MB/s over a floor at 1 sat 7 px above it, as if it were none) */
+static void test_log_axis_clear(void **st)
+{
+	double x[] = { 4096, 65536, 1048576 }, y[] = { 1.2, 40, 300 };
+	struct rp_series s = { .name = "a", .n = 3, .x = x, .y = y };
+	struct rp_chart c = { .kind = "k", .title = "t", .xl = "x", .yl = "MB/s", .xlog = true,
+			      .ylog = true };
+	double top = INFINITY, bottom = -INFINITY, low = -INFINITY, v;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+
+	(void)st;
+	assert_non_null(o);
+	rp_chart_lines(o, &c, &s, 1);
+	fclose(o);
+	for (const char *p = buf; (p = strstr(p, "class=\"grid\"")); p++)
+		if (sscanf(strstr(p, "y1=\""), "y1=\"%lf", &v) == 1)
+			top = fmin(top, v), bottom = fmax(bottom, v);
+	for (const char *p = buf; (p = strstr(p, "<circle cx=")); p++)
+		if (sscanf(strstr(p, "cy=\""), "cy=\"%lf", &v) == 1)
+			low = fmax(low, v);
+	assert_true(isfinite(top) && isfinite(low) && bottom > top);
+	assert_true(bottom - low >= 0.2 * (bottom - top));
+	/* and still a log axis over the rest: 300 below the top decade */
+	assert_true(low < bottom && strstr(buf, ">1000</text>"));
+	free(buf);
+}
 
 int main(void)
 {
@@ -1372,6 +1402,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arguments, setup, teardown),
 		cmocka_unit_test(test_model_rules),
 		cmocka_unit_test(test_interval_rates),
+		cmocka_unit_test(test_log_axis_clear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
