@@ -147,7 +147,11 @@ with Tmp() as tmp:
     drawn = [float(v) for v in re.findall(r", MB/s ([\d.e+-]+)</title>", series)]
     check(len(drawn) == len(want) and all(abs(a - b) <= 5e-4 * b for a, b in zip(drawn, want)),
           f"the fill drawn as {drawn}, want {want}")
-    check(max(drawn) < 3 * statistics.median(drawn), f"a spike: {drawn}")
+    # the 9 ms interval's own rate (twenty times the drive's) is nowhere on the chart; a
+    # loaded machine's fill is uneven enough that "no value far above the median" is no test
+    spike_mb_s = int(last["bytes"]) / 0.009 / 1e6
+    check(all(abs(d - spike_mb_s) > 0.01 * spike_mb_s for d in drawn),
+          f"the 9 ms interval drawn alone at {spike_mb_s:.1f} MB/s: {drawn}")
     got = rb.open(spike).rates()
     got = got[(got["point"] == pt["point"]) & (got["drive"] == 0)]
     check(len(got) == len(want) and all(abs(a - b) <= 1e-9 * b for a, b in zip(got["mb_s"], want)),
