@@ -209,9 +209,8 @@ static void frame_of(const struct rp_chart *c, const struct rp_series *s, size_t
 			f->y1 = f->y0 + 1;
 		/* the least a fifth of the height clear of the axis, not drawn on it: a
 		 * decade more below while it sits lower (each one lifts it, at most three) */
-		for (int i = 0; i < 3 && isfinite(ymin) &&
-				log10(ymin) - f->y0 < 0.2 * (f->y1 - f->y0);
-		     i++)
+		for (int i = 0;
+		     i < 3 && isfinite(ymin) && log10(ymin) - f->y0 < 0.2 * (f->y1 - f->y0); i++)
 			f->y0 -= 1;
 		return;
 	}
