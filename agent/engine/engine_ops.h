@@ -38,6 +38,8 @@ struct rb_engine_ctx {
 	unsigned depth;	     /* IO slots (buffers) */
 	unsigned entries;    /* submissions in flight at most: depth, or more with parts */
 	bool sqpoll, iopoll; /* io_uring setup asked for */
+	bool passthru;	     /* NVMe commands on the namespaces' generic devices (uring_cmd) */
+	bool nodata;	     /* only the third kind of IO: no data moves (no transfer limit) */
 	uint32_t completion; /* enum rb_completion resolved: wait, spin or poll */
 	char *bufs;	     /* depth * bs, aligned */
 	uint64_t bs;	     /* bytes per IO slot: the largest block size */
@@ -68,6 +70,12 @@ struct rb_engine_ops {
 };
 
 extern const struct rb_engine_ops rb_engine_uring;
+/*
+ * io_uring NVMe passthrough: each IO an NVMe command (Read, Write, Write Zeroes, Dataset
+ * Management's deallocate) sent with IORING_OP_URING_CMD to the generic character device
+ * (/dev/ngXnY) of the namespace the descriptor is open on, past the block layer.
+ */
+extern const struct rb_engine_ops rb_engine_uring_cmd;
 /* IORING_OP_NOP through the same ring, submit and reap path: the io_uring limit. */
 extern const struct rb_engine_ops rb_engine_nop;
 struct rb_run;

@@ -79,10 +79,11 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 
 static const struct rb_engine_ops *ops_for(const struct rb_workload *wl)
 {
-	return wl->engine == RB_ENGINE_NULL  ? &rb_engine_null
-	       : wl->engine == RB_ENGINE_NOP ? &rb_engine_nop
-	       : wl->memory == RB_MEMORY_GPU ? &rb_engine_gpu
-					     : &rb_engine_uring;
+	return wl->engine == RB_ENGINE_NULL	   ? &rb_engine_null
+	       : wl->engine == RB_ENGINE_NOP	   ? &rb_engine_nop
+	       : wl->engine == RB_ENGINE_URING_CMD ? &rb_engine_uring_cmd
+	       : wl->memory == RB_MEMORY_GPU	   ? &rb_engine_gpu
+						   : &rb_engine_uring;
 }
 
 /* The run and its copy of the descriptors; NULL when memory ran out. */
@@ -317,6 +318,8 @@ static int job_slots(struct rb_run *r, struct job *j)
 								 : RB_COMPLETION_WAIT;
 	j->ctx.sqpoll = wl->sqpoll;
 	j->ctx.iopoll = wl->iopoll;
+	j->ctx.passthru = wl->engine == RB_ENGINE_URING_CMD;
+	j->ctx.nodata = rb_rw_third(wl->rw);
 	j->ctx.depth = depth;
 	/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
 	j->pmax = j->t->stripe ? (unsigned)(r->max_bs / j->t->stripe) + 2 : 1;

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
 /* io_uring backend: one ring per job, registered buffers and files. */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <limits.h>
+#include <linux/nvme_ioctl.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "engine_ops.h"
@@ -21,7 +27,24 @@
 #endif
 
 /* How the third kind of IO goes on this target. */
-enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL };
+enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL, T_NVME };
+
+/* NVM command set opcodes (NVMe NVM Command Set Specification, figure 2) */
+enum { NVME_OP_WRITE = 0x01, NVME_OP_READ = 0x02, NVME_OP_WRITE_ZEROES = 0x08, NVME_OP_DSM = 0x09 };
+
+/* A namespace as passthrough addresses it: its generic device, id and block size. */
+struct pt_ns {
+	int fd;
+	uint32_t nsid;
+	unsigned lba_shift;
+	uint64_t max_bytes; /* the largest transfer one command may carry */
+};
+
+/* Dataset Management's range (figure 3 of its section): 16 bytes, little-endian. */
+struct dsm_range {
+	uint32_t cattr, nlb;
+	uint64_t slba;
+};
 
 struct uring_priv {
 	struct io_uring ring;
@@ -34,6 +57,9 @@ struct uring_priv {
 	struct rb_io **local;
 	int *local_res;
 	unsigned nlocal;
+	/* passthrough: a namespace per member, their generic devices registered */
+	struct pt_ns *ns;
+	unsigned nns;
 };
 
 /*
@@ -64,9 +90,12 @@ static bool discard_cmd_works(struct io_uring *ring, int fd)
 /* The way this target's third kind of IO goes, said in c->trim_method; 0 or -errno. */
 static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, size_t errlen)
 {
-	static const char *const names[] = { "punch_hole", "zero_range", "uring_cmd", "ioctl" };
+	static const char *const names[] = { "punch_hole", "zero_range", "uring_cmd", "ioctl",
+					     "nvme_dsm" };
 
-	if (c->zeroes)
+	if (c->passthru)
+		p->third = T_NVME;
+	else if (c->zeroes)
 		p->third = T_ZERO_RANGE;
 	else if (!c->blockdev)
 		p->third = T_PUNCH;
@@ -84,14 +113,140 @@ static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, s
 	/* write-zeroes on a block device is Write Zeroes (fallocate's zero range, which the
 	 * block layer sends as such); on a file, the range zeroed in place */
 	snprintf(c->trim_method, sizeof(c->trim_method), "%s",
-		 c->zeroes && c->blockdev ? "write_zeroes" : names[p->third]);
-	if (p->third == T_IOCTL) {
+		 c->zeroes && (c->blockdev || c->passthru) ? "write_zeroes" : names[p->third]);
+	/* passthrough completes a misaligned IO here, as the ioctl does its trims */
+	if (p->third == T_IOCTL || p->third == T_NVME) {
 		p->local = calloc(c->entries + 1, sizeof(*p->local));
 		p->local_res = calloc(c->entries + 1, sizeof(*p->local_res));
 		if (!p->local || !p->local_res)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * The generic device of the namespace open at fd, found through sysfs: the block
+ * device's node sits in its controller's folder (.../nvme/nvme0/nvme0n1) beside the
+ * generic one (.../nvme0/ng0n1), whose dev file names the character device. The node
+ * in /dev is opened and checked to be that device. 0 or negative errno, said in err.
+ */
+static int pt_open_one(int fd, struct pt_ns *ns, char *err, size_t errlen)
+{
+	char sys[PATH_MAX], real[PATH_MAX], ng[64], dev[64], *ctrl, tail;
+	unsigned inst, maj, min, lbs = 0, kb = 0;
+	struct stat st, gst;
+	int id;
+	FILE *f;
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen,
+			 "engine uring_cmd: the target is not a block device (an "
+			 "NVMe namespace, /dev/nvmeXnY or its /dev/ngXnY)");
+		return -EINVAL;
+	}
+	id = ioctl(fd, NVME_IOCTL_ID);
+	if (id <= 0) {
+		snprintf(err, errlen, "engine uring_cmd: the target is not an NVMe namespace");
+		return -ENOTTY;
+	}
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(sys, real) || !(ctrl = strrchr(real, '/'))) {
+		snprintf(err, errlen, "engine uring_cmd: cannot find %s in sysfs", sys);
+		return -ENOENT;
+	}
+	*ctrl = '\0';
+	ctrl = strrchr(real, '/');
+	if (!ctrl || sscanf(ctrl, "/nvme%u%c", &inst, &tail) != 1) {
+		snprintf(err, errlen,
+			 "engine uring_cmd: the namespace is a multipath node (%s): name the "
+			 "path's own /dev/ngXnY",
+			 real);
+		return -EINVAL;
+	}
+	snprintf(ng, sizeof(ng), "ng%un%d", inst, id);
+	snprintf(sys, sizeof(sys), "%s/%s/dev", real, ng);
+	f = fopen(sys, "re");
+	if (!f || fscanf(f, "%u:%u", &maj, &min) != 2) {
+		if (f)
+			fclose(f);
+		snprintf(err, errlen,
+			 "engine uring_cmd: the namespace has no generic device %s (Linux 5.13 "
+			 "and later make one per namespace)",
+			 ng);
+		return -ENODEV;
+	}
+	fclose(f);
+	snprintf(dev, sizeof(dev), "/dev/%s", ng);
+	ns->fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (ns->fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen,
+			 "engine uring_cmd: cannot open %s: %s (passthrough needs read and write "
+			 "permission on the generic device; kernels before 6.2 also need "
+			 "CAP_SYS_ADMIN, whatever its mode says)",
+			 dev, strerror(e));
+		return -e;
+	}
+	if (fstat(ns->fd, &gst) || !S_ISCHR(gst.st_mode) || major(gst.st_rdev) != maj ||
+	    minor(gst.st_rdev) != min) {
+		snprintf(err, errlen, "engine uring_cmd: %s is not the device sysfs names (%u:%u)",
+			 dev, maj, min);
+		return -EINVAL;
+	}
+	if (ioctl(fd, BLKSSZGET, &lbs) || !lbs || lbs & (lbs - 1)) {
+		snprintf(err, errlen, "engine uring_cmd: cannot read the namespace's block size");
+		return -EINVAL;
+	}
+	ns->nsid = (uint32_t)id;
+	ns->lba_shift = (unsigned)__builtin_ctz(lbs);
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/max_hw_sectors_kb",
+		 major(st.st_rdev), minor(st.st_rdev));
+	f = fopen(sys, "re");
+	if (f && fscanf(f, "%u", &kb) == 1)
+		ns->max_bytes = (uint64_t)kb << 10;
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+/* Every member's generic device, and the one-command limit checked against bs. */
+static int pt_open(struct rb_engine_ctx *c, struct uring_priv *p, int *fds, char *err,
+		   size_t errlen)
+{
+	unsigned n = c->nfds ? c->nfds : 1;
+
+	p->ns = calloc(n, sizeof(*p->ns));
+	if (!p->ns)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++)
+		p->ns[i].fd = -1;
+	p->nns = n;
+	for (unsigned i = 0; i < n; i++) {
+		int r = pt_open_one(c->fds[i], &p->ns[i], err, errlen);
+
+		if (r)
+			return r;
+		if (p->ns[i].max_bytes && c->bs > p->ns[i].max_bytes && !c->nodata) {
+			snprintf(
+				err, errlen,
+				"engine uring_cmd sends each IO as one NVMe command: bs %llu is "
+				"beyond the namespace's largest transfer, %llu bytes "
+				"(max_hw_sectors_kb); the block path splits it, passthrough does not",
+				(unsigned long long)c->bs, (unsigned long long)p->ns[i].max_bytes);
+			return -EINVAL;
+		}
+		fds[i] = p->ns[i].fd;
+	}
+	return 0;
+}
+
+static void pt_close(struct uring_priv *p)
+{
+	for (unsigned i = 0; i < p->nns; i++)
+		if (p->ns[i].fd >= 0)
+			close(p->ns[i].fd);
+	free(p->ns);
 }
 
 static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
@@ -114,9 +269,13 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	};
 	unsigned used = 0;
 
-	unsigned extra =
-		(c->sqpoll ? IORING_SETUP_SQPOLL : 0) | (c->iopoll ? IORING_SETUP_IOPOLL : 0);
+	/* passthrough: an NVMe command (64 bytes) in each entry, its result (16) in each
+	 * completion */
+	unsigned extra = (c->sqpoll ? IORING_SETUP_SQPOLL : 0) |
+			 (c->iopoll ? IORING_SETUP_IOPOLL : 0) |
+			 (c->passthru ? IORING_SETUP_SQE128 | IORING_SETUP_CQE32 : 0);
 	struct io_uring_params par;
+	int *ngfds = NULL;
 
 	r = -EINVAL;
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
@@ -133,8 +292,10 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 			break;
 	}
 	if (r == -EINVAL && extra) {
-		snprintf(err, errlen, "the kernel refused io_uring %s%s",
-			 c->sqpoll ? "SQPOLL " : "", c->iopoll ? "IOPOLL" : "");
+		snprintf(err, errlen, "the kernel refused io_uring %s%s%s",
+			 c->sqpoll ? "SQPOLL " : "", c->iopoll ? "IOPOLL " : "",
+			 c->passthru ? "128-byte entries (NVMe passthrough: Linux 5.19 and later)"
+				     : "");
 		free(p);
 		return r;
 	}
@@ -168,8 +329,24 @@ static int u_setup(struct rb_engine_ctx *c, char *err, size_t errlen)
 	 * released some 100 ms later (with DEFER_TASKRUN), keeping an O_EXCL-claimed device
 	 * busy after the run (a mkfs right after `run` failed).
 	 */
-	p->fixed_file = c->fds[0] >= 0 &&
-			io_uring_register_files(&p->ring, c->fds, c->nfds ? c->nfds : 1) == 0;
+	c->priv = p;
+	if (c->passthru) {
+		ngfds = calloc(c->nfds ? c->nfds : 1, sizeof(*ngfds));
+		r = ngfds ? pt_open(c, p, ngfds, err, errlen) : -ENOMEM;
+		if (r) {
+			free(ngfds);
+			c->priv = NULL;
+			pt_close(p);
+			if (p->fixed_bufs)
+				io_uring_unregister_buffers(&p->ring);
+			io_uring_queue_exit(&p->ring);
+			free(p);
+			return r;
+		}
+	}
+	p->fixed_file = c->fds[0] >= 0 && io_uring_register_files(&p->ring, ngfds ? ngfds : c->fds,
+								  c->nfds ? c->nfds : 1) == 0;
+	free(ngfds);
 	/* the ring's own descriptor registered: no file lookup at every io_uring_enter */
 	p->ring_fd_registered = io_uring_register_ring_fd(&p->ring) == 1;
 	snprintf(c->features, sizeof(c->features), "%s%s%s%s%s%s%s",
@@ -196,6 +373,7 @@ static void u_teardown(struct rb_engine_ctx *c)
 	if (p->fixed_file)
 		io_uring_unregister_files(&p->ring);
 	io_uring_queue_exit(&p->ring);
+	pt_close(p);
 	free(p);
 	c->priv = NULL;
 }
@@ -342,6 +520,83 @@ const struct rb_engine_ops rb_engine_nop = {
 	.teardown = u_teardown,
 	.prep = nop_prep,
 	.submit_reap = nop_submit_reap,
+};
+
+/*
+ * Passthrough: the IO as one NVMe command in the entry's 80-byte command area. A read or
+ * write carries its buffer (registered: no page pinning per IO); the third kind is Write
+ * Zeroes, or Dataset Management deallocating one range, which the IO's own buffer holds.
+ * An IO off the namespace's block size never reaches the drive: it completes -EINVAL.
+ */
+static void pt_prep(struct rb_engine_ctx *c, struct rb_io *io)
+{
+	struct uring_priv *p = c->priv;
+	const struct pt_ns *ns = &p->ns[io->fd_index];
+	uint64_t mask = (1ULL << ns->lba_shift) - 1, slba = io->offset >> ns->lba_shift;
+	uint32_t nlb = io->len >> ns->lba_shift;
+	struct nvme_uring_cmd cmd = { .nsid = ns->nsid,
+				      .cdw10 = (uint32_t)slba,
+				      .cdw11 = (uint32_t)(slba >> 32),
+				      .cdw12 = nlb - 1 /* a count from 0 */ };
+	struct io_uring_sqe *sqe;
+
+	/* a count of blocks from 0 in 16 bits, but Dataset Management's range has 32 */
+	if ((io->offset | io->len) & mask || !nlb ||
+	    (nlb > 65536 && !(io->dir == RB_DIR_TRIM && !c->zeroes))) {
+		p->local[p->nlocal] = io;
+		p->local_res[p->nlocal++] = -EINVAL;
+		return;
+	}
+	/* the entry's first 64 bytes set by prep_rw, the command fills the rest */
+	sqe = io_uring_get_sqe(&p->ring);
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, p->fixed_file ? (int)io->fd_index : ns->fd, NULL,
+			 0, 0);
+	if (p->fixed_file)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->cmd_op = NVME_URING_CMD_IO;
+	if (io->dir == RB_DIR_TRIM && c->zeroes) {
+		cmd.opcode = NVME_OP_WRITE_ZEROES;
+	} else if (io->dir == RB_DIR_TRIM) {
+		struct dsm_range *rg = (struct dsm_range *)(void *)io->buf;
+
+		*rg = (struct dsm_range){ .nlb = htole32(nlb), .slba = htole64(slba) };
+		cmd.opcode = NVME_OP_DSM;
+		cmd.addr = (uint64_t)(uintptr_t)rg;
+		cmd.data_len = sizeof(*rg);
+		cmd.cdw10 = 0;	    /* one range */
+		cmd.cdw11 = 1 << 2; /* attribute: deallocate */
+		cmd.cdw12 = 0;
+	} else {
+		cmd.opcode = io->dir == RB_DIR_READ ? NVME_OP_READ : NVME_OP_WRITE;
+		cmd.addr = (uint64_t)(uintptr_t)io->buf;
+		cmd.data_len = io->len;
+		if (p->fixed_bufs) {
+			sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+			sqe->buf_index = (uint16_t)io->slot;
+		}
+	}
+	memcpy(sqe->cmd, &cmd, sizeof(cmd));
+	io_uring_sqe_set_data(sqe, io);
+	p->queued++;
+}
+
+/* A command's completion: 0 done (the whole IO), an NVMe status (positive) an IO error. */
+static int pt_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
+			  struct rb_io **done, int *res, unsigned max)
+{
+	int n = u_submit_reap(c, wait_ns, wait_nr, done, res, max);
+
+	for (int i = 0; i < n; i++)
+		res[i] = res[i] == 0 ? (int)done[i]->len : res[i] > 0 ? -EIO : res[i];
+	return n;
+}
+
+const struct rb_engine_ops rb_engine_uring_cmd = {
+	.name = "uring_cmd",
+	.setup = u_setup,
+	.teardown = u_teardown,
+	.prep = pt_prep,
+	.submit_reap = pt_submit_reap,
 };
 
 const struct rb_engine_ops rb_engine_uring = {

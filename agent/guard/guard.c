@@ -28,15 +28,27 @@ struct blk {
 	dev_t dev;
 };
 
+/* A path resolved, an NVMe generic device as its namespace's block device: one name. */
+static bool canonical(const char *path, char *out)
+{
+	char blk[64];
+
+	if (!realpath(path, out))
+		return false;
+	if (rb_target_nvme_block(out, blk, sizeof(blk)) == 0)
+		snprintf(out, PATH_MAX, "%s", blk);
+	return true;
+}
+
 bool rb_guard_allowed(const struct rb_guard_policy *p, const char *path)
 {
 	char rp[PATH_MAX], ra[PATH_MAX];
-	bool have_rp = realpath(path, rp) != NULL;
+	bool have_rp = canonical(path, rp);
 
 	for (size_t i = 0; i < p->nallow; i++) {
 		if (strcmp(p->allow[i], path) == 0)
 			return true;
-		if (have_rp && realpath(p->allow[i], ra) && strcmp(ra, rp) == 0)
+		if (have_rp && canonical(p->allow[i], ra) && strcmp(ra, rp) == 0)
 			return true;
 	}
 	return false;

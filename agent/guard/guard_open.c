@@ -37,11 +37,18 @@ bool rb_guard_allowed_fd(const struct rb_guard_policy *p, int fd)
 /* Whether an --allow entry is the block device numbered rdev. */
 static bool allowed_rdev(const struct rb_guard_policy *p, dev_t rdev)
 {
+	char blk[64];
 	struct stat a;
 
-	for (size_t i = 0; i < p->nallow; i++)
-		if (stat(p->allow[i], &a) == 0 && S_ISBLK(a.st_mode) && a.st_rdev == rdev)
+	for (size_t i = 0; i < p->nallow; i++) {
+		/* an NVMe generic device allows its namespace */
+		const char *e = rb_target_nvme_block(p->allow[i], blk, sizeof(blk)) == 0
+					? blk
+					: p->allow[i];
+
+		if (stat(e, &a) == 0 && S_ISBLK(a.st_mode) && a.st_rdev == rdev)
 			return true;
+	}
 	return false;
 }
 

@@ -38,6 +38,32 @@ static void read_sysfs(const char *path, char *buf, size_t len)
 		buf[--n] = '\0';
 }
 
+int rb_target_nvme_block(const char *path, char *blk, size_t len)
+{
+	char sys[PATH_MAX], real[PATH_MAX], dev[32], *leaf;
+	unsigned inst, nsid, maj, min;
+	struct stat st, b;
+	char tail;
+
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return -EINVAL;
+	/* .../nvme/nvme0/ng0n1: a generic device in its controller's folder */
+	snprintf(sys, sizeof(sys), "/sys/dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(sys, real) || !(leaf = strrchr(real, '/')) ||
+	    sscanf(leaf, "/ng%un%u%c", &inst, &nsid, &tail) != 2)
+		return -EINVAL;
+	/* its namespace's block device beside it (a multipath namespace has none there) */
+	*leaf = '\0';
+	snprintf(sys, sizeof(sys), "%s/nvme%un%u/dev", real, inst, nsid);
+	read_sysfs(sys, dev, sizeof(dev));
+	if (sscanf(dev, "%u:%u", &maj, &min) != 2)
+		return -ENODEV;
+	snprintf(blk, len, "/dev/nvme%un%u", inst, nsid);
+	if (stat(blk, &b) || !S_ISBLK(b.st_mode) || b.st_rdev != makedev(maj, min))
+		return -ENODEV;
+	return 0;
+}
+
 int rb_target_probe(const char *path, struct rb_target_info *ret)
 {
 	struct stat st;
@@ -61,6 +87,12 @@ int rb_target_probe(const char *path, struct rb_target_info *ret)
 		ret->logical_block_size = 512;
 		snprintf(ret->model, sizeof(ret->model), "file");
 		return 0;
+	}
+	/* an NVMe namespace's generic device: the namespace is judged, as its block device */
+	if (S_ISCHR(st.st_mode) && rb_target_nvme_block(ret->real, link, sizeof(link)) == 0 &&
+	    stat(link, &st) == 0) {
+		snprintf(ret->generic, sizeof(ret->generic), "%s", ret->real);
+		snprintf(ret->real, sizeof(ret->real), "%s", link);
 	}
 	if (!S_ISBLK(st.st_mode)) {
 		ret->kind = RB_TARGET_OTHER;

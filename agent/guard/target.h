@@ -11,8 +11,10 @@
 enum rb_target_kind { RB_TARGET_MISSING, RB_TARGET_FILE, RB_TARGET_BLOCK, RB_TARGET_OTHER };
 
 struct rb_target_info {
-	char path[4096]; /* as given */
-	char real[4096]; /* symlinks resolved; "" when missing */
+	char path[4096];  /* as given */
+	char real[4096];  /* symlinks resolved; "" when missing; an NVMe generic device's
+			  * namespace block device */
+	char generic[64]; /* given as an NVMe generic device (/dev/ngXnY): that; else "" */
 	enum rb_target_kind kind;
 	dev_t rdev; /* block devices */
 	uint64_t size_bytes;
@@ -20,7 +22,17 @@ struct rb_target_info {
 	char model[64], serial[64], firmware[32];
 };
 
-/* Fills info from path (stat, sysfs). A missing path is kind MISSING, not an error. */
+/*
+ * The block device of the NVMe namespace whose generic character device (/dev/ngXnY,
+ * the passthrough node) path is: /dev/nvmeXnY into blk. 0, or negative errno when path
+ * is no such device or its namespace has no block device beside it (multipath).
+ */
+int rb_target_nvme_block(const char *path, char *blk, size_t len);
+/*
+ * Fills info from path (stat, sysfs). A missing path is kind MISSING, not an error. An
+ * NVMe generic device is described as its namespace's block device (real), which is
+ * what the guard judges and claims: same namespace, same rules.
+ */
 int rb_target_probe(const char *path, struct rb_target_info *ret);
 const char *rb_target_kind_name(enum rb_target_kind k);
 /* Reads sysfs attribute dir/file into buf, trailing newline and spaces cut; "" if absent. */

@@ -2,10 +2,12 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <linux/nvme_ioctl.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -252,6 +254,26 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	}
 	if (!refused && !r)
 		r = same_targets(paths, t, n, diags);
+	/* the passthrough node names the path as well as the drive: a block engine on it
+	 * would measure the block layer under the name of passthrough */
+	for (size_t i = 0; i < n && !refused && !r; i++)
+		if (t[i].info.generic[0] && wl->engine != RB_ENGINE_URING_CMD) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "is the NVMe passthrough device of %s: run it with engine "
+				     "uring_cmd, or name %s for the block layer's path",
+				     t[i].info.real, t[i].info.real);
+			r = -EINVAL;
+		} else if (wl->engine == RB_ENGINE_URING_CMD &&
+			   (t[i].info.kind != RB_TARGET_BLOCK ||
+			    ioctl(t[i].fd, NVME_IOCTL_ID) <= 0)) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "engine uring_cmd sends NVMe commands: it needs an NVMe "
+				     "namespace (/dev/nvmeXnY or its /dev/ngXnY), not a %s",
+				     t[i].info.kind == RB_TARGET_BLOCK ? "block device of another "
+									 "kind"
+								       : "file");
+			r = -EINVAL;
+		}
 	if (refused || r) {
 		if (refused && replay)
 			rb_replay_refused(wl, &rs, diags);

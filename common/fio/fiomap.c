@@ -210,8 +210,8 @@ static int h_verify(struct xstate *s, const struct rb_fio_opt *o)
 /* fio's engines: io_uring (and null) as they are, the others mapped onto io_uring. */
 static int h_ioengine(struct xstate *s, const struct rb_fio_opt *o)
 {
-	static const char *const like[] = { "libaio",  "psync",	   "sync",	  "pvsync",
-					    "pvsync2", "posixaio", "io_uring_cmd" };
+	static const char *const like[] = { "libaio", "psync",	 "sync",
+					    "pvsync", "pvsync2", "posixaio" };
 	const char *v = o->value, *near = "io_uring";
 	size_t best = rb_parseopt_distance(v, "io_uring");
 
@@ -219,6 +219,9 @@ static int h_ioengine(struct xstate *s, const struct rb_fio_opt *o)
 		return set(s, o, "engine", "null");
 	if (!strcmp(v, "io_uring"))
 		return set(s, o, "engine", "uring");
+	/* fio's NVMe passthrough (its cmd_type=nvme, the default): rackbench's uring_cmd */
+	if (!strcmp(v, "io_uring_cmd"))
+		return set(s, o, "engine", "uring_cmd");
 	for (size_t i = 0; i < sizeof(like) / sizeof(like[0]); i++) {
 		if (!strcmp(v, like[i])) {
 			note(s, o,

@@ -19,7 +19,7 @@ static const char *const model_choices[] = { "none",	    "llama3-8b", "llama3-70
 static const char *const format_choices[] = { "auto",	 "iolog",    "blkparse", "msr",
 					      "alibaba", "blktrace", NULL };
 static const char *const remap_choices[] = { "modulo", "refuse", NULL };
-static const char *const engine_choices[] = { "uring", "null", "nop", NULL };
+static const char *const engine_choices[] = { "uring", "null", "nop", "uring_cmd", NULL };
 static const char *const bool_choices[] = { "false", "true", NULL };
 static const char *const memory_choices[] = { "host", "gpu", NULL };
 static const char *const region_choices[] = { "split", "whole", NULL };
@@ -68,9 +68,11 @@ const struct rb_opt rb_workload_opts[] = {
 	  NULL },
 	{ "seed", RB_OPT_UINT, F(seed), 0, UINT64_MAX, "1", NULL, "N",
 	  "seed of every random choice (offsets, mix)", NULL },
-	{ "engine", RB_OPT_ENUM, F(engine), 0, 2, "uring", engine_choices, "ENGINE",
-	  "uring (io_uring); null (no IO, no system call: the engine's own cost); nop "
-	  "(IORING_OP_NOP through the same ring, submit and reap path: the io_uring limit)",
+	{ "engine", RB_OPT_ENUM, F(engine), 0, 3, "uring", engine_choices, "ENGINE",
+	  "uring (io_uring, through the block layer); uring_cmd (NVMe commands through "
+	  "io_uring passthrough on the namespace's /dev/ngXnY); null (no IO, no system call: "
+	  "the engine's own cost); nop (IORING_OP_NOP through the same ring, submit and reap "
+	  "path: the io_uring limit)",
 	  NULL },
 	{ "interval", RB_OPT_DURATION, F(interval_ns), 10000000ULL, 3600ULL * 1000000000ULL, "1s",
 	  NULL, "DURATION", "sample interval", NULL },
@@ -512,7 +514,13 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 		snprintf(err, errlen, "give 'io_size' or 'passes', not both");
 		return -EINVAL;
 	}
-	if (wl->engine == RB_ENGINE_URING && wl->direct && wl->bs % 512) {
+	if (wl->engine == RB_ENGINE_URING_CMD && !wl->direct) {
+		snprintf(err, errlen,
+			 "engine uring_cmd sends NVMe commands past the block layer: there is no "
+			 "page cache to go through ('direct' must be true)");
+		return -EINVAL;
+	}
+	if (rb_engine_needs_target(wl->engine) && wl->direct && wl->bs % 512) {
 		snprintf(err, errlen, "'bs' must be a multiple of 512 bytes with direct IO");
 		return -EINVAL;
 	}
@@ -572,7 +580,7 @@ char *rb_opt_describe(const struct rb_opt *o, char *buf, size_t len)
 
 const char *rb_engine_name(uint32_t engine)
 {
-	return engine < 3 ? engine_choices[engine] : "?";
+	return engine <= RB_ENGINE_URING_CMD ? engine_choices[engine] : "?";
 }
 
 const char *rb_rw_name(enum rb_rw rw)

@@ -37,12 +37,12 @@ enum rb_completion {
 	RB_COMPLETION_SPIN,
 	RB_COMPLETION_POLL
 };
-enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP };
+enum rb_engine_kind { RB_ENGINE_URING, RB_ENGINE_NULL, RB_ENGINE_NOP, RB_ENGINE_URING_CMD };
 
 /* The null and NOP engines touch no target: their range is the workload's size. */
 static inline bool rb_engine_needs_target(uint32_t engine)
 {
-	return engine == RB_ENGINE_URING;
+	return engine == RB_ENGINE_URING || engine == RB_ENGINE_URING_CMD;
 }
 
 /* The longest text value of an option (a bssplit of 256 sizes fits), and of a dump. */
@@ -197,7 +197,7 @@ uint64_t rb_workload_pct_of(uint64_t avail, uint64_t pct);
 /* The point ends by what it moves (io_size, passes, checkpoints), not by its runtime. */
 bool rb_workload_size_based(const struct rb_workload *wl);
 const char *rb_rw_name(enum rb_rw rw);
-/* "uring", "null" or "nop". */
+/* "uring", "null", "nop" or "uring_cmd". */
 const char *rb_engine_name(uint32_t engine);
 bool rb_rw_writes(enum rb_rw rw);
 bool rb_rw_reads(enum rb_rw rw);

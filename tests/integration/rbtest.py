@@ -62,6 +62,10 @@ def need(root_for=None, tools=()):
 # where package.package builds the Debian packages (scripts/package.sh), for the tests
 # that install or unpack them
 PKG_DIR = os.path.join(os.environ.get("RB_BUILD", os.path.join(SRC, "build")), "pkg")
+# the QEMU VM's console of its one boot per run (qemu.qemu_nvme), for the tests that
+# check its other steps
+VM_CONSOLE = os.path.join(os.environ.get("RB_BUILD", os.path.join(SRC, "build")), "qemu-vm",
+                          "console.log")
 
 
 def fail(msg):

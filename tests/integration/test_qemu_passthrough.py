@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""NVMe passthrough (engine uring_cmd) on QEMU's emulated NVMe, from the VM's one boot
+(qemu.qemu_nvme runs it and keeps its console): the same 4K random read through
+/dev/ng0n1 and through /dev/nvme0n1 both complete, and each run's read count equals the
+controller's own SMART host read commands counted around it (less one inventory's own
+reads, counted alone; the block queue set to merge nothing); a verified write sent as
+NVMe commands reads back verified through the block layer (the LBAs are the block
+layer's); IOPOLL, Dataset Management (deallocate) and Write Zeroes go as commands (the
+zeroed range reads zeros); a block engine on the passthrough node, writes without the
+keys, an IO beyond the controller's largest transfer and a file are each refused with
+the reason."""
+import json
+import os
+import re
+
+from rbtest import VM_CONSOLE, check, skip
+
+if not os.path.exists(VM_CONSOLE):
+    skip("no console of the QEMU VM's boot: qemu.qemu_nvme did not run or skipped (it "
+         "needs qemu-system-x86, linux-image-amd64 and busybox-static)")
+console = open(VM_CONSOLE, errors="replace").read()
+got = {}
+for m in re.finditer(r"=== BEGIN (\w+)\r?\n(.*?)=== END \1 rc=(\d+)", console, re.S):
+    got[m.group(1)] = (int(m.group(3)), m.group(2).replace("\r", ""))
+if "pt_read" not in got:
+    skip("the VM's boot ran no passthrough steps (an older qemu.qemu_nvme)")
+
+
+def doc(step):
+    rc, out = got[step]
+    check(rc == 0, f"{step}: exit {rc}\n{out}")
+    return json.loads(out[out.index("{"):])
+
+
+def host_reads(step):
+    inv = doc(step)
+    d = [x for x in inv["devices"] if x["name"] == "nvme0n1"][0]
+    return d["health"]["host_reads"]
+
+
+pt, blk = doc("pt_read"), doc("blk_read")
+check(pt["settings"]["engine"] == "uring_cmd" and blk["settings"]["engine"] == "uring",
+      f"engines: {pt['settings']['engine']}, {blk['settings']['engine']}")
+check("fixed_buffers" in pt["uring_features"] and "fixed_files" in pt["uring_features"],
+      f"passthrough's ring: {pt['uring_features']}")
+# the witness: the controller counted what each run says it read, no more, no less. Each
+# window also holds one inventory's own reads (its signature probe), counted alone first;
+# the VM's block queue merges nothing, so one read is one command on either path
+sa, s0, s1, s2 = (host_reads(x) for x in ("pt_smart_a", "pt_smart0", "pt_smart1", "pt_smart2"))
+own = s0 - sa
+print(f"inventory alone: {own} reads; passthrough: {pt['read']['ios']} reads, the "
+      f"controller {s1 - s0 - own}; block: {blk['read']['ios']} reads, the controller "
+      f"{s2 - s1 - own}")
+print(f"IOPS: passthrough {pt['read']['iops']:.0f}, block {blk['read']['iops']:.0f} "
+      "(TCG emulation: no figure for real drives)")
+check(pt["read"]["ios"] > 0 and s1 - s0 - own == pt["read"]["ios"],
+      f"passthrough read {pt['read']['ios']}, the controller counted {s1 - s0 - own}")
+check(blk["read"]["ios"] > 0 and s2 - s1 - own == blk["read"]["ios"],
+      f"block read {blk['read']['ios']}, the controller counted {s2 - s1 - own}")
+
+rc, out = got["pt_wrong_engine"]
+check(rc != 0 and "NVMe passthrough device of /dev/nvme0n1" in out and "uring_cmd" in out,
+      f"a block engine on /dev/ng0n1: {rc}\n{out}")
+rc, out = got["pt_refused"]
+check(rc == 3 and "/dev/ng0n1" in out and "--destructive" in out and "--allow" in out,
+      f"passthrough writes without keys: {rc}\n{out}")
+
+w, v = doc("pt_write"), doc("pt_check")
+check(w["write"]["bytes"] == 16 << 20 and not w["errors"], f"passthrough write: {w['write']}")
+check(v["verify"]["checked"] > 0 and v["verify"]["mismatches"] == 0,
+      f"what passthrough wrote, read through the block layer: {v['verify']}")
+
+io = doc("pt_iopoll")
+check(io["read"]["ios"] > 0 and "iopoll" in io["uring_features"],
+      f"passthrough IOPOLL: {io['uring_features']}")
+t = doc("pt_trim")
+check(t["trim_method"] == "nvme_dsm" and t["trim"]["bytes"] == 16 << 20 and not t["errors"],
+      f"Dataset Management: {t['trim_method']} {t['trim']}")
+z = doc("pt_zeroes")
+check(z["trim_method"] == "write_zeroes" and z["trim"]["bytes"] == 16 << 20,
+      f"Write Zeroes: {z['trim_method']} {z['trim']}")
+rc, out = got["pt_zeroed"]
+lines = [x.split() for x in out.splitlines() if x.strip() and x.strip() != "*"]
+check(lines and all(set(x) == {"00"} for x in lines), f"the zeroed range reads {out[:300]!r}")
+
+rc, out = got["pt_big"]
+check(rc != 0 and "largest transfer" in out, f"bs beyond the controller's MDTS: {rc}\n{out}")
+rc, out = got["pt_notnvme"]
+check(rc != 0 and "needs an NVMe namespace" in out, f"a file: {rc}\n{out}")
+print("ok")
