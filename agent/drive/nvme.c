@@ -11,26 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-/* a 128-bit little-endian counter */
-static double le128(const uint8_t *p)
-{
-	return (double)le64(p) + (double)le64(p + 8) * 18446744073709551616.0;
-}
+#include "nvme_bytes.h"
 
 /* ASCII field, space padded: copy and trim */
 static void ascii(char *dst, const uint8_t *src, size_t n)
