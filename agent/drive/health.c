@@ -7,11 +7,14 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "pcie.h"
+
 int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_health *h)
 {
 	struct stat st;
 	char sys[128];
 	unsigned long long v[11];
+	struct rb_pcie_link link;
 	FILE *f;
 	const char *base = strrchr(path, '/');
 
@@ -33,6 +36,21 @@ int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_he
 			h->kernel_write_bytes = v[6] * 512;
 		}
 		fclose(f);
+	}
+	if (rb_pcie_read("", major(st.st_rdev), minor(st.st_rdev), &link) == 0) {
+		double ms;
+		unsigned mw;
+
+		rb_pcie_most(&link, &ms, &mw);
+		h->pcie = true;
+		h->pcie_speed = link.speed;
+		h->pcie_max_speed = ms;
+		h->pcie_width = link.width;
+		h->pcie_max_width = mw;
+		h->aer_correctable = link.aer_correctable;
+		h->aer_nonfatal = link.aer_nonfatal;
+		h->aer_fatal = link.aer_fatal;
+		snprintf(h->slot, sizeof(h->slot), "%s", link.slot);
 	}
 	base = base ? base + 1 : path;
 	if (ops && !strncmp(base, "nvme", 4)) {

@@ -23,6 +23,12 @@ struct rb_health {
 	/* time above the warning and the critical composite temperature (minutes), and
 	 * thermal management: throttling transitions and seconds, both levels added up */
 	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
+	/* the PCIe link (pcie: set): speed (GT/s) and width now and the most both ends can
+	 * do, the function's AER totals (negative: the kernel keeps none), its slot */
+	bool pcie;
+	double pcie_speed, pcie_max_speed, pcie_width, pcie_max_width;
+	double aer_correctable, aer_nonfatal, aer_fatal;
+	char slot[32];
 	bool kernel; /* the kernel counters are set */
 	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
 };

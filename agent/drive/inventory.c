@@ -23,14 +23,16 @@
 #include "guard.h"
 #include "log.h"
 #include "nvme.h"
+#include "pcie.h"
 #include "statedir.h"
 #include "target.h"
 
 struct dev_row {
 	char name[64], path[96], model[96], serial[96], firmware[48], scheduler[32], wwid[160];
 	char byid[512];
-	char backing[4096]; /* a loop device's backing file, as the kernel shows it */
-	char pci[32], link_speed[48], link_width[16]; /* the PCI device behind it, if any */
+	char backing[4096];	  /* a loop device's backing file, as the kernel shows it */
+	struct rb_pcie_link link; /* the PCI function behind it (address ""), its link */
+	bool has_link;
 	unsigned ma, mi;
 	uint64_t size_bytes;
 	unsigned lbs, pbs;
@@ -44,32 +46,6 @@ struct dev_row {
 	struct rb_nvme_id id;
 	struct rb_nvme_smart smart;
 };
-
-/*
- * The PCI function a block device hangs off (its address is the last path component
- * shaped like 0000:00:04.0 in the device's sysfs path), and its PCIe link.
- */
-static void pci_of(const char *sys, struct dev_row *r)
-{
-	char dir[PATH_MAX];
-	const char *p = sys, *last = NULL;
-
-	while ((p = strchr(p, '/'))) {
-		unsigned a, b, c, d;
-		char tail;
-
-		p++;
-		if (sscanf(p, "%4x:%2x:%2x.%1x%c", &a, &b, &c, &d, &tail) >= 4 && strlen(p) >= 12 &&
-		    p[4] == ':' && p[7] == ':' && p[10] == '.')
-			last = p;
-	}
-	if (!last)
-		return;
-	snprintf(r->pci, sizeof(r->pci), "%.12s", last);
-	snprintf(dir, sizeof(dir), "%.*s", (int)(last - sys) + 12, sys);
-	rb_sysfs_read(dir, "current_link_speed", r->link_speed, sizeof(r->link_speed));
-	rb_sysfs_read(dir, "current_link_width", r->link_width, sizeof(r->link_width));
-}
 
 static uint64_t sysnum(const char *dir, const char *file, uint64_t def)
 {
@@ -236,7 +212,7 @@ static void read_sysfs(const char *root, const char *sys, struct dev_row *r)
 	if (!r->model[0] && r->backing[0])
 		snprintf(r->model, sizeof(r->model), "loop");
 	by_id(root, r->name, r->byid, sizeof(r->byid));
-	pci_of(sys, r);
+	r->has_link = rb_pcie_read(root, r->ma, r->mi, &r->link) == 0;
 }
 
 /* An NVMe drive's identity and health from the drive itself. */
@@ -370,13 +346,29 @@ static void print_device_json(const struct dev_row *r, bool first)
 	rb_json_str(stdout, r->scheduler);
 	printf(", \"by_id\": ");
 	rb_json_str(stdout, r->byid);
-	if (r->pci[0]) {
+	if (r->link.address[0]) {
+		char why[96] = "";
+		bool short_link = r->has_link && rb_pcie_downtrained(&r->link, why, sizeof(why));
+		double ms;
+		unsigned mw;
+
+		rb_pcie_most(&r->link, &ms, &mw);
 		printf(", \"pci\": {\"address\": ");
-		rb_json_str(stdout, r->pci);
-		printf(", \"link_speed\": ");
-		rb_json_str(stdout, r->link_speed);
-		printf(", \"link_width\": ");
-		rb_json_str(stdout, r->link_width);
+		rb_json_str(stdout, r->link.address);
+		printf(", \"slot\": ");
+		rb_json_str(stdout, r->link.slot);
+		if (r->has_link)
+			printf(", \"link_speed_gts\": %g, \"link_width\": %u, \"link_max_speed_gts\": "
+			       "%g, \"link_max_width\": %u, \"downtrained\": %s",
+			       r->link.speed, r->link.width, ms, mw, short_link ? "true" : "false");
+		if (short_link) {
+			printf(", \"downtrained_by\": ");
+			rb_json_str(stdout, why);
+		}
+		if (r->link.aer_correctable >= 0)
+			printf(", \"aer_correctable\": %.0f, \"aer_nonfatal\": %.0f, \"aer_fatal\": "
+			       "%.0f",
+			       r->link.aer_correctable, r->link.aer_nonfatal, r->link.aer_fatal);
 		printf("}");
 	} else {
 		printf(", \"pci\": null");

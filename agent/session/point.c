@@ -101,6 +101,7 @@ static void health_add(struct rb_health *acc, const struct rb_health *h, bool fi
 	}
 	acc->nvme &= h->nvme;
 	acc->kernel &= h->kernel;
+	acc->pcie = false; /* a volume has no link: its members' snapshots carry theirs */
 	acc->critical_warning |= h->critical_warning;
 	if (h->temperature_c > acc->temperature_c)
 		acc->temperature_c = h->temperature_c;
@@ -158,6 +159,15 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 	m.crit_temp_minutes = h->crit_temp_minutes;
 	m.throttle_transitions = h->throttle_transitions;
 	m.throttle_seconds = h->throttle_seconds;
+	m.pcie = h->pcie;
+	m.pcie_speed = h->pcie_speed;
+	m.pcie_max_speed = h->pcie_max_speed;
+	m.pcie_width = h->pcie_width;
+	m.pcie_max_width = h->pcie_max_width;
+	m.aer_correctable = h->aer_correctable;
+	m.aer_nonfatal = h->aer_nonfatal;
+	m.aer_fatal = h->aer_fatal;
+	m.slot = h->slot;
 	m.kernel = h->kernel;
 	m.kernel_read_ios = h->kernel_read_ios;
 	m.kernel_write_ios = h->kernel_write_ios;

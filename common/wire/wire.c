@@ -272,7 +272,8 @@ static Rb__SampleBatch *samples_out(struct pool *p, const struct rb_msg_samples 
 	X(data_units_written) X(host_reads) X(host_writes) X(power_on_hours) X(unsafe_shutdowns)  \
 	X(media_errors) X(error_log_entries) X(kernel_read_ios) X(kernel_write_ios)               \
 	X(kernel_read_bytes) X(kernel_write_bytes) X(warn_temp_minutes) X(crit_temp_minutes)      \
-	X(throttle_transitions) X(throttle_seconds)
+	X(throttle_transitions) X(throttle_seconds) X(pcie) X(pcie_speed) X(pcie_max_speed)        \
+	X(pcie_width) X(pcie_max_width) X(aer_correctable) X(aer_nonfatal) X(aer_fatal)
 /* clang-format on */
 #define COPY_SCALAR(f) to->f = from->f;
 
@@ -286,6 +287,7 @@ static Rb__Health *health_out(struct pool *p, const struct rb_msg_health *from)
 	HEALTH_SCALARS(COPY_SCALAR)
 	to->drive = str_out(from->drive);
 	to->member = str_out(from->member);
+	to->slot = str_out(from->slot);
 	return to;
 }
 
@@ -650,7 +652,9 @@ static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__Sampl
 
 static void health_in(struct rb_msg_health *to, const Rb__Health *from)
 {
-	*to = (struct rb_msg_health){ .drive = from->drive, .member = from->member };
+	*to = (struct rb_msg_health){ .drive = from->drive,
+				      .member = from->member,
+				      .slot = from->slot };
 	HEALTH_SCALARS(COPY_SCALAR)
 }
 

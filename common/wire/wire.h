@@ -257,6 +257,11 @@ struct rb_msg_health {
 	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
 	/* 1.4: minutes above the warning / critical temperature; throttling (both levels) */
 	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
+	/* 1.7: the PCIe link (pcie: set), its AER totals (negative: none), its slot */
+	bool pcie;
+	double pcie_speed, pcie_max_speed, pcie_width, pcie_max_width;
+	double aer_correctable, aer_nonfatal, aer_fatal;
+	const char *slot;
 };
 
 struct rb_msg_heartbeat {

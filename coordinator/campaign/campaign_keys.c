@@ -223,6 +223,13 @@ const struct rb_ckey rb_ckeys[] = {
 	{ "max_throttle_transitions", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
 	  "new entries into thermal throttling allowed over the run",
 	  RULE_AT(max_throttle_transitions) },
+	{ "pcie_downtrained", RB_CK_VERDICT, RB_CK_BOOL, NULL, "",
+	  "fail a drive whose PCIe link trained below the most both ends can do (x2 for x4, "
+	  "Gen4 for Gen5), naming its slot",
+	  RULE_AT(pcie_downtrained) },
+	{ "max_pcie_correctable_per_hour", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
+	  "new PCIe correctable errors (AER) an hour allowed over the run",
+	  RULE_AT(max_pcie_correctable_per_hour) },
 	{ "min_spare_pct", RB_CK_VERDICT, RB_CK_UINT, NULL, "",
 	  "fail a drive whose available spare fell below this (%)", RULE_AT(min_spare_pct) },
 	{ "max_wear_pct", RB_CK_VERDICT, RB_CK_UINT, NULL, "",

@@ -148,7 +148,8 @@ static int spec_health(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n,
 				"unknown health limit '%s' (known: max_temp_c, critical_warning, "
 				"max_media_errors, max_error_log_entries, max_unsafe_shutdowns, "
 				"min_spare_pct, max_wear_pct, max_warn_temp_minutes, "
-				"max_throttle_seconds, max_throttle_transitions)",
+				"max_throttle_seconds, max_throttle_transitions, pcie_downtrained, "
+				"max_pcie_correctable_per_hour)",
 				key ? key : "?");
 			continue;
 		}

@@ -199,6 +199,15 @@ static const struct field health_f[] = {
 	FLD(struct rb_row_health, crit_temp_minutes, FT_F64, "min"),
 	FLD(struct rb_row_health, throttle_transitions, FT_F64, "1"),
 	FLD(struct rb_row_health, throttle_seconds, FT_F64, "s"),
+	FLD(struct rb_row_health, pcie, FT_U8, "bool"),
+	FLD(struct rb_row_health, pcie_speed, FT_F64, "GT/s"),
+	FLD(struct rb_row_health, pcie_max_speed, FT_F64, "GT/s"),
+	FLD(struct rb_row_health, pcie_width, FT_F64, "lanes"),
+	FLD(struct rb_row_health, pcie_max_width, FT_F64, "lanes"),
+	FLD(struct rb_row_health, aer_correctable, FT_F64, "1"),
+	FLD(struct rb_row_health, aer_nonfatal, FT_F64, "1"),
+	FLD(struct rb_row_health, aer_fatal, FT_F64, "1"),
+	FLD(struct rb_row_health, slot, FT_STR, ""),
 };
 static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, drive, FT_U32, ""),

@@ -4,6 +4,7 @@
  * are grouped once (sorted indexes), so a fleet's file is judged in n log n.
  */
 #include "verdict.h"
+#include "verdict_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,6 +18,7 @@ void rb_verdict_rules_init(struct rb_verdict_rules *r)
 	r->max_temp_c = r->min_spare_pct = r->max_wear_pct = NAN;
 	r->max_media_errors = r->max_error_log_entries = r->max_unsafe_shutdowns = NAN;
 	r->critical_warning = r->min_model_pct = NAN;
+	r->pcie_downtrained = r->max_pcie_correctable_per_hour = NAN;
 	r->max_warn_temp_minutes = r->max_throttle_seconds = r->max_throttle_transitions = NAN;
 	r->max_p99_ns = r->max_p99_9_ns = r->cliff_pct = r->cliff_window = NAN;
 }
@@ -59,7 +61,9 @@ bool rb_verdict_key_is_health(const char *key)
 					      "critical_warning",
 					      "max_warn_temp_minutes",
 					      "max_throttle_seconds",
-					      "max_throttle_transitions" };
+					      "max_throttle_transitions",
+					      "pcie_downtrained",
+					      "max_pcie_correctable_per_hour" };
 
 	for (size_t i = 0; i < sizeof(health) / sizeof(health[0]); i++)
 		if (!strcmp(key, health[i]))
@@ -74,31 +78,9 @@ const char *rb_verdict_name(enum rb_verdict v)
 
 /* ---- the rows being built ---- */
 
-struct judge {
-	const struct rb_verdict_in *in;
-	struct rb_row_verdict *v;
-	size_t n, cap;
-	bool oom;
-	enum rb_verdict worst; /* of the current drive */
-	size_t first;	       /* the current drive's first row */
-	/* the latest attempt's row of (point position, drive position); NULL: none */
-	const struct rb_row_result **latest;
-	uint32_t *ppos; /* point number -> position in in->points (UINT32_MAX: none) */
-	size_t nppos;
-	size_t *dpos; /* drive number -> position in in->drives */
-	size_t ndpos;
-	/* row indexes sorted by drive (and time, interval): health, io errors, samples */
-	size_t *hs, *es, *ss, *rs;
-	double *median; /* per (point position, drive position): its model's median IOPS */
-};
-
-static void add(struct judge *j, uint32_t drive, const char *rule, enum rb_verdict verdict,
-		double measured, double limit, int64_t point, int64_t interval, int64_t t_ns,
-		const char *fmt, ...) __attribute__((format(printf, 10, 11)));
-
-static void add(struct judge *j, uint32_t drive, const char *rule, enum rb_verdict verdict,
-		double measured, double limit, int64_t point, int64_t interval, int64_t t_ns,
-		const char *fmt, ...)
+void rb_vj_add(struct judge *j, uint32_t drive, const char *rule, enum rb_verdict verdict,
+	       double measured, double limit, int64_t point, int64_t interval, int64_t t_ns,
+	       const char *fmt, ...)
 {
 	struct rb_row_verdict *r;
 	va_list ap;
@@ -139,7 +121,7 @@ static const struct rb_verdict_rules *rules_of(const struct judge *j, uint32_t p
 	return r ? r : j->in->root;
 }
 
-static const char *point_name(const struct judge *j, uint32_t point)
+const char *rb_vj_point_name(const struct judge *j, uint32_t point)
 {
 	uint32_t pp = point < j->nppos ? j->ppos[point] : UINT32_MAX;
 
@@ -214,8 +196,8 @@ static size_t *sorted(const struct rb_verdict_in *in, size_t n,
  * The rows of drive d among rows sorted by drive (ix, n of them): [first, *end). Every
  * row type starts with its drive.
  */
-static size_t range(const size_t *ix, size_t n, const void *rows, size_t rowsize, uint32_t d,
-		    size_t *end)
+size_t rb_vj_range(const size_t *ix, size_t n, const void *rows, size_t rowsize, uint32_t d,
+		   size_t *end)
 {
 	size_t lo = 0, hi = n;
 
@@ -240,8 +222,6 @@ _Static_assert(offsetof(struct rb_row_health, drive) == 0 &&
 		       offsetof(struct rb_row_sample, drive) == 0 &&
 		       offsetof(struct rb_row_result, drive) == 0,
 	       "every row starts with its drive");
-
-#define RANGE(ix, n, rows, d, end) range(ix, n, rows, sizeof(*(rows)), d, end)
 
 static double row_iops(const struct rb_row_result *r)
 {
@@ -454,18 +434,18 @@ static void data_rules(struct judge *j, size_t dp)
 	}
 	if (mism) {
 		offsets_text(j, b, end, true, where, sizeof(where));
-		add(j, d, "mismatch", RB_FAIL, (double)mism, 0, mp, -1, 0,
-		    "%" PRIu64 " verification mismatch(es)%s%s, first in point %" PRId64
-		    " '%s': the data read back is not what was written",
-		    mism, where[0] ? " " : "", where, mp, point_name(j, (uint32_t)mp));
+		rb_vj_add(j, d, "mismatch", RB_FAIL, (double)mism, 0, mp, -1, 0,
+			  "%" PRIu64 " verification mismatch(es)%s%s, first in point %" PRId64
+			  " '%s': the data read back is not what was written",
+			  mism, where[0] ? " " : "", where, mp, rb_vj_point_name(j, (uint32_t)mp));
 	}
 	if (errs) {
 		int64_t iv = first_error_interval(j, d, (uint32_t)ep);
 
 		offsets_text(j, b, end, false, where, sizeof(where));
-		add(j, d, "io_errors", RB_FAIL, (double)errs, 0, ep, iv, 0,
-		    "%" PRIu64 " IO error(s)%s%s, from point %" PRId64 " '%s'", errs,
-		    where[0] ? " " : "", where, ep, point_name(j, (uint32_t)ep));
+		rb_vj_add(j, d, "io_errors", RB_FAIL, (double)errs, 0, ep, iv, 0,
+			  "%" PRIu64 " IO error(s)%s%s, from point %" PRId64 " '%s'", errs,
+			  where[0] ? " " : "", where, ep, rb_vj_point_name(j, (uint32_t)ep));
 	}
 }
 
@@ -477,9 +457,9 @@ static void completeness_rules(struct judge *j, size_t dp)
 	/* the points it never reached are not in the file: the run's status says so */
 	if (in->run_status &&
 	    (!strcmp(in->run_status, "aborted") || !strcmp(in->run_status, "failed")))
-		add(j, d, "run_ended", RB_INCOMPLETE, NAN, NAN, -1, -1, 0,
-		    "the run was %s after %zu point(s): the points after them did not run",
-		    in->run_status, in->np);
+		rb_vj_add(j, d, "run_ended", RB_INCOMPLETE, NAN, NAN, -1, -1, 0,
+			  "the run was %s after %zu point(s): the points after them did not run",
+			  in->run_status, in->np);
 
 	for (size_t p = 0; p < in->np; p++) {
 		uint32_t pt = in->points[p].point;
@@ -488,8 +468,8 @@ static void completeness_rules(struct judge *j, size_t dp)
 		if (in->in_point && !in->in_point(in->arg, pt, d))
 			continue;
 		if (!r) {
-			add(j, d, "not_run", RB_INCOMPLETE, NAN, NAN, pt, -1, 0,
-			    "point %u '%s' was not run on it", pt, in->points[p].name);
+			rb_vj_add(j, d, "not_run", RB_INCOMPLETE, NAN, NAN, pt, -1, 0,
+				  "point %u '%s' was not run on it", pt, in->points[p].name);
 		} else if (!strcmp(r->status, "lost") || !strcmp(r->status, "stopped") ||
 			   !strcmp(r->status, "refused") || !strcmp(r->status, "error")) {
 			/* an error with IO errors is judged by the data rule; without, the
@@ -498,132 +478,11 @@ static void completeness_rules(struct judge *j, size_t dp)
 								   r->trim.errors +
 								   r->verify_mismatches)
 				continue;
-			add(j, d, r->status, RB_INCOMPLETE, NAN, NAN, pt, -1, r->start_ns,
-			    "point %u '%s': %s%s%s", pt, in->points[p].name, r->status,
-			    r->message[0] ? ": " : "", r->message);
+			rb_vj_add(j, d, r->status, RB_INCOMPLETE, NAN, NAN, pt, -1, r->start_ns,
+				  "point %u '%s': %s%s%s", pt, in->points[p].name, r->status,
+				  r->message[0] ? ": " : "", r->message);
 		}
 	}
-}
-
-static const char *warning_bits(unsigned bits, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		"available spare below its threshold",	"temperature beyond its threshold",
-		"reliability degraded by media errors", "media read-only",
-		"volatile memory backup failed",	"persistent memory read-only"
-	};
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned b = 0; b < 8 && n < len; b++)
-		if (bits & (1u << b))
-			n += (size_t)snprintf(buf + n, len - n, "%sbit %u (%s)", n ? ", " : "", b,
-					      b < 6 ? names[b] : "reserved");
-	return buf;
-}
-
-/* A counter's rise over the run (last minus first snapshot) against its limit. */
-static void rise_rule(struct judge *j, uint32_t d, const char *rule, const char *what, double limit,
-		      const struct rb_row_health *first, const struct rb_row_health *last,
-		      size_t off)
-{
-	double a = *(const double *)(const void *)((const char *)first + off);
-	double b = *(const double *)(const void *)((const char *)last + off);
-
-	if (isnan(limit) || isnan(a) || isnan(b) || b - a <= limit)
-		return;
-	add(j, d, rule, RB_FAIL, b - a, limit, last->point, -1, last->t_ns,
-	    "%.0f new %s during the run (%.0f to %.0f; at most %.0f allowed)", b - a, what, a, b,
-	    limit);
-}
-
-/*
- * min_spare_pct: a fall during the run below the floor, from the run's first reading at
- * or above it. A drive whose spare was below the floor from its first reading did not
- * fall: its level is judged against its own threshold, which it reports as critical
- * warning bit 0 (available spare below its threshold) -- an emulated drive reports 0%
- * with a threshold of 0, and is no worn-out drive.
- */
-static void spare_rule(struct judge *j, uint32_t d, const struct rb_verdict_rules *r,
-		       const struct rb_row_health *first, const struct rb_row_health *low)
-{
-	double floor = r->min_spare_pct;
-
-	if (isnan(floor) || !low || isnan(first->available_spare_pct))
-		return;
-	if (first->available_spare_pct >= floor && low->available_spare_pct < floor)
-		add(j, d, "min_spare_pct", RB_FAIL, low->available_spare_pct, floor, low->point, -1,
-		    low->t_ns, "available spare fell from %.0f%% to %.0f%% (at least %.0f%%)",
-		    first->available_spare_pct, low->available_spare_pct, floor);
-	else if (first->available_spare_pct < floor && (first->critical_warning & 1))
-		add(j, d, "min_spare_pct", RB_FAIL, first->available_spare_pct, floor, first->point,
-		    -1, first->t_ns,
-		    "available spare %.0f%% from the first reading, below the drive's own "
-		    "threshold (critical warning bit 0)",
-		    first->available_spare_pct);
-}
-
-static void health_rules(struct judge *j, size_t dp)
-{
-	const struct rb_verdict_in *in = j->in;
-	const struct rb_verdict_rules *r = in->root;
-	uint32_t d = in->drives[dp].drive;
-	size_t end, b = RANGE(j->hs, in->nh, in->health, d, &end);
-	const struct rb_row_health *first = NULL, *last = NULL, *hot = NULL, *warn = NULL,
-				   *low = NULL;
-	unsigned bits = 0;
-	char words[256];
-
-	for (size_t i = b; i < end; i++) {
-		const struct rb_row_health *h = &in->health[j->hs[i]];
-
-		if (h->member || !h->nvme)
-			continue;
-		if (!first)
-			first = h;
-		last = h;
-		if (!isnan(h->temperature_c) && (!hot || h->temperature_c > hot->temperature_c))
-			hot = h;
-		if (h->critical_warning && !warn)
-			warn = h;
-		bits |= h->critical_warning;
-		if (!isnan(h->available_spare_pct) &&
-		    (!low || h->available_spare_pct < low->available_spare_pct))
-			low = h;
-	}
-	if (!first)
-		return; /* no SMART log: the drive row says health was not judged */
-	if (!isnan(r->max_temp_c) && hot && hot->temperature_c > r->max_temp_c)
-		add(j, d, "max_temp_c", RB_FAIL, hot->temperature_c, r->max_temp_c, hot->point, -1,
-		    hot->t_ns, "reached %.0f degC in point %u '%s' (at most %.0f allowed)",
-		    hot->temperature_c, hot->point, point_name(j, hot->point), r->max_temp_c);
-	if (r->critical_warning == 1 && bits)
-		add(j, d, "critical_warning", RB_FAIL, bits, 0, warn->point, -1, warn->t_ns,
-		    "critical warning %s, first in point %u '%s'",
-		    warning_bits(bits, words, sizeof(words)), warn->point,
-		    point_name(j, warn->point));
-	spare_rule(j, d, r, first, low);
-	if (!isnan(r->max_wear_pct) && !isnan(first->percentage_used) &&
-	    last->percentage_used - first->percentage_used > r->max_wear_pct)
-		add(j, d, "max_wear_pct", RB_FAIL, last->percentage_used - first->percentage_used,
-		    r->max_wear_pct, last->point, -1, last->t_ns,
-		    "percentage used rose from %.0f%% to %.0f%% (by at most %.0f allowed)",
-		    first->percentage_used, last->percentage_used, r->max_wear_pct);
-	rise_rule(j, d, "max_media_errors", "media and data integrity error(s)",
-		  r->max_media_errors, first, last, offsetof(struct rb_row_health, media_errors));
-	rise_rule(j, d, "max_error_log_entries", "error-log entries", r->max_error_log_entries,
-		  first, last, offsetof(struct rb_row_health, error_log_entries));
-	rise_rule(j, d, "max_unsafe_shutdowns", "unsafe shutdown(s)", r->max_unsafe_shutdowns,
-		  first, last, offsetof(struct rb_row_health, unsafe_shutdowns));
-	rise_rule(j, d, "max_warn_temp_minutes", "minute(s) above the warning temperature",
-		  r->max_warn_temp_minutes, first, last,
-		  offsetof(struct rb_row_health, warn_temp_minutes));
-	rise_rule(j, d, "max_throttle_seconds", "second(s) of thermal throttling",
-		  r->max_throttle_seconds, first, last,
-		  offsetof(struct rb_row_health, throttle_seconds));
-	rise_rule(j, d, "max_throttle_transitions", "entries into thermal throttling",
-		  r->max_throttle_transitions, first, last,
-		  offsetof(struct rb_row_health, throttle_transitions));
 }
 
 /* Throughput windows of the latest attempt of (d, point): a fall from an earlier one. */
@@ -675,12 +534,13 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 				at--;
 			while (at < s + w - 1 && x[at] >= thr)
 				at++;
-			add(j, d, "cliff_pct", RB_FAIL, 100 * (1 - m / peak), r->cliff_pct,
-			    res->point, (int64_t)at, 0,
-			    "throughput fell %.0f%% in point %u '%s' (windows of %u intervals: "
-			    "%.1f MB/s, then %.1f MB/s), from interval %zu on",
-			    100 * (1 - m / peak), res->point, point_name(j, res->point), w,
-			    peak / 1e6, m / 1e6, at);
+			rb_vj_add(
+				j, d, "cliff_pct", RB_FAIL, 100 * (1 - m / peak), r->cliff_pct,
+				res->point, (int64_t)at, 0,
+				"throughput fell %.0f%% in point %u '%s' (windows of %u intervals: "
+				"%.1f MB/s, then %.1f MB/s), from interval %zu on",
+				100 * (1 - m / peak), res->point, rb_vj_point_name(j, res->point),
+				w, peak / 1e6, m / 1e6, at);
 			break;
 		}
 		if (m > peak) {
@@ -709,12 +569,13 @@ static void performance_rules(struct judge *j, size_t dp)
 		if (!isnan(r->min_model_pct) && !isnan(med) && med > 0 &&
 		    strcmp(in->drives[dp].id.kind, "file") &&
 		    row_iops(res) < med * r->min_model_pct / 100)
-			add(j, d, "min_model_pct", RB_FAIL, 100 * row_iops(res) / med,
-			    r->min_model_pct, pt, -1, res->start_ns,
-			    "%.0f IOPS in point %u '%s': %.0f%% of its model's median %.0f (at "
-			    "least %.0f%%)",
-			    row_iops(res), pt, pn, 100 * row_iops(res) / med, med,
-			    r->min_model_pct);
+			rb_vj_add(
+				j, d, "min_model_pct", RB_FAIL, 100 * row_iops(res) / med,
+				r->min_model_pct, pt, -1, res->start_ns,
+				"%.0f IOPS in point %u '%s': %.0f%% of its model's median %.0f (at "
+				"least %.0f%%)",
+				row_iops(res), pt, pn, 100 * row_iops(res) / med, med,
+				r->min_model_pct);
 		for (int dir = 0; dir < 3; dir++) {
 			const struct rb_row_dir *x = dir == 0	? &res->read
 						     : dir == 1 ? &res->write
@@ -724,15 +585,16 @@ static void performance_rules(struct judge *j, size_t dp)
 			if (!x->ios)
 				continue;
 			if (!isnan(r->max_p99_ns) && (double)x->lat_p99_ns > r->max_p99_ns)
-				add(j, d, "max_p99", RB_FAIL, (double)x->lat_p99_ns, r->max_p99_ns,
-				    pt, -1, res->start_ns,
-				    "%s p99 %.4g us in point %u '%s' (at most %.4g us)", dn,
-				    (double)x->lat_p99_ns / 1e3, pt, pn, r->max_p99_ns / 1e3);
+				rb_vj_add(j, d, "max_p99", RB_FAIL, (double)x->lat_p99_ns,
+					  r->max_p99_ns, pt, -1, res->start_ns,
+					  "%s p99 %.4g us in point %u '%s' (at most %.4g us)", dn,
+					  (double)x->lat_p99_ns / 1e3, pt, pn, r->max_p99_ns / 1e3);
 			if (!isnan(r->max_p99_9_ns) && (double)x->lat_p99_9_ns > r->max_p99_9_ns)
-				add(j, d, "max_p99_9", RB_FAIL, (double)x->lat_p99_9_ns,
-				    r->max_p99_9_ns, pt, -1, res->start_ns,
-				    "%s p99.9 %.4g us in point %u '%s' (at most %.4g us)", dn,
-				    (double)x->lat_p99_9_ns / 1e3, pt, pn, r->max_p99_9_ns / 1e3);
+				rb_vj_add(j, d, "max_p99_9", RB_FAIL, (double)x->lat_p99_9_ns,
+					  r->max_p99_9_ns, pt, -1, res->start_ns,
+					  "%s p99.9 %.4g us in point %u '%s' (at most %.4g us)", dn,
+					  (double)x->lat_p99_9_ns / 1e3, pt, pn,
+					  r->max_p99_9_ns / 1e3);
 		}
 		if (!isnan(r->cliff_pct) && r->cliff_pct > 0)
 			cliff_rule(j, d, res, r);
@@ -835,7 +697,7 @@ static void drive_row(struct judge *j, size_t dp)
 	if (first == last)
 		snprintf(why, sizeof(why), "every rule held over %zu point(s)%s", points_of(j, dp),
 			 smart ? "" : "; health not judged (no SMART log)");
-	add(j, dr->drive, "drive", j->worst, NAN, NAN, -1, -1, 0, "%s", why);
+	rb_vj_add(j, dr->drive, "drive", j->worst, NAN, NAN, -1, -1, 0, "%s", why);
 }
 
 int rb_verdict_judge(const struct rb_verdict_in *in, struct rb_row_verdict **ret, size_t *ret_n)
@@ -849,7 +711,8 @@ int rb_verdict_judge(const struct rb_verdict_in *in, struct rb_row_verdict **ret
 		j.first = j.n;
 		data_rules(&j, dp);
 		completeness_rules(&j, dp);
-		health_rules(&j, dp);
+		rb_vj_health_rules(&j, dp);
+		rb_vj_pcie_rules(&j, dp);
 		performance_rules(&j, dp);
 		drive_row(&j, dp);
 		if (j.worst > run)

@@ -8,7 +8,8 @@
  *   data          any verification mismatch, any IO error (always judged), with offsets
  *   completeness  a point not run on a drive, its agent lost, the drive refused
  *   health        over the whole run: temperature, critical-warning bits, new media
- *                 errors, error-log entries and unsafe shutdowns, spare, wear
+ *                 errors, error-log entries and unsafe shutdowns, spare, wear; the
+ *                 PCIe link's training and its AER correctable errors an hour
  *   performance   per point: below a share of its model's median IOPS, a p99 or p99.9
  *                 above a bound, a throughput cliff between windows of intervals
  */
@@ -37,7 +38,9 @@ struct rb_verdict_rules {
 	double max_throttle_seconds;	 /* new seconds of thermal throttling allowed */
 	double max_throttle_transitions; /* new entries into thermal throttling allowed */
 	double critical_warning;	 /* 1: any critical-warning bit fails the drive */
-	double min_model_pct;		 /* IOPS at least this share of its model's median */
+	double pcie_downtrained;	 /* 1: a link below the most both ends can do fails */
+	double max_pcie_correctable_per_hour; /* new AER correctable errors an hour allowed */
+	double min_model_pct;		      /* IOPS at least this share of its model's median */
 	double max_p99_ns, max_p99_9_ns;
 	double cliff_pct;    /* a window's throughput this far below an earlier one's */
 	double cliff_window; /* intervals per window (5 unless set) */

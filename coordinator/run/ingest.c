@@ -430,6 +430,15 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	row.crit_temp_minutes = thermal ? m->crit_temp_minutes : NAN;
 	row.throttle_transitions = thermal ? m->throttle_transitions : NAN;
 	row.throttle_seconds = thermal ? m->throttle_seconds : NAN;
+	row.pcie = m->pcie;
+	row.pcie_speed = m->pcie ? m->pcie_speed : NAN;
+	row.pcie_max_speed = m->pcie ? m->pcie_max_speed : NAN;
+	row.pcie_width = m->pcie ? m->pcie_width : NAN;
+	row.pcie_max_width = m->pcie ? m->pcie_max_width : NAN;
+	row.aer_correctable = m->pcie && m->aer_correctable >= 0 ? m->aer_correctable : NAN;
+	row.aer_nonfatal = m->pcie && m->aer_nonfatal >= 0 ? m->aer_nonfatal : NAN;
+	row.aer_fatal = m->pcie && m->aer_fatal >= 0 ? m->aer_fatal : NAN;
+	snprintf(row.slot, sizeof(row.slot), "%s", m->slot ? m->slot : "");
 	rb_results_health(k->res, &row);
 	if (row.member)
 		return;

@@ -186,12 +186,16 @@ with Tmp() as tmp:
         with open(disk, "wb") as f:
             f.truncate(256 << 20)
     def boot(accel, limit):
-        args = [QEMU, "-m", "768", "-smp", "2", "-nographic", "-no-reboot", "-accel", accel,
+        # q35 with the controller behind a PCIe root port (in slot 5): a PCIe link for
+        # sysfs to show, as a rack's drives have
+        args = [QEMU, "-M", "q35", "-m", "768", "-smp", "2", "-nographic", "-no-reboot",
+                "-accel", accel,
                 "-kernel", KERNEL, "-initrd", initrd,
                 "-append", "console=ttyS0 panic=-1 quiet loglevel=3",
                 "-drive", f"file={disks[0]},if=none,id=nv1,format=raw",
                 "-drive", f"file={disks[1]},if=none,id=nv2,format=raw",
-                "-device", "nvme,id=c0,serial=RBQEMU0001,smart_critical_warning=2",
+                "-device", "pcie-root-port,id=rp1,chassis=1,slot=5",
+                "-device", "nvme,id=c0,bus=rp1,serial=RBQEMU0001,smart_critical_warning=2",
                 "-device", "nvme-ns,bus=c0,drive=nv1,nsid=1",
                 "-device", "nvme-ns,bus=c0,drive=nv2,nsid=2"]
         try:
@@ -228,6 +232,10 @@ with Tmp() as tmp:
     check(d["size_bytes"] == 256 << 20 and d["logical_block_size"] in (512, 4096), "size")
     check(d["pci"] and re.fullmatch(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]", d["pci"]["address"]),
           f"the PCI function: {d['pci']}")
+    # its PCIe link behind the root port: trained to what both ends can do
+    check(d["pci"].get("link_width", 0) >= 1 and d["pci"].get("link_speed_gts", 0) > 0 and
+          d["pci"]["downtrained"] is False, f"the PCIe link: {d['pci']}")
+    print(f"PCIe: {d['pci']}")
     check(not d["write_allowed"] and any("--allow" in x for x in d["reasons"]), "guard")
     h = d.get("health") or {}
     check(h and 0 < h.get("temperature_c", 0) < 100, f"SMART health: {h}")

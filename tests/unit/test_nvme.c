@@ -9,11 +9,15 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "nvme.h"
+#include "pcie.h"
 
 static uint8_t ctrl[4096], ns[4096], smart[512];
 static uint16_t fail_status;
@@ -209,9 +213,88 @@ static void test_nvme_status_kept_apart_from_errno(void **state)
 	assert_int_equal(st, 0);
 }
 
+/* A file of the recorded tree, its folders made. */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	if (text) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(text, f);
+		fclose(f);
+	} else {
+		mkdir(path, 0755);
+	}
+}
+
+/*
+ * The link of an NVMe drive behind a root port, in a recorded sysfs tree: trained to x2
+ * at 8 GT/s where both ends do x4 at 16 (the port's maxima bound the drive's), its AER
+ * totals, its slot by the slot's address; a conventional PCI device has no link.
+ */
+static void test_pcie_link_from_sysfs(void **st)
+{
+	char root[] = "/tmp/rb-pcie-XXXXXX", link[600], why[96];
+	const char *fn = "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0";
+	char rel[300];
+	struct rb_pcie_link l;
+
+	(void)st;
+	assert_non_null(mkdtemp(root));
+	snprintf(rel, sizeof(rel), "%s/nvme/nvme0/nvme0n1", fn);
+	put(root, rel, NULL);
+	snprintf(rel, sizeof(rel), "%s/current_link_speed", fn);
+	put(root, rel, "8.0 GT/s PCIe\n");
+	snprintf(rel, sizeof(rel), "%s/max_link_speed", fn);
+	put(root, rel, "32.0 GT/s PCIe\n");
+	snprintf(rel, sizeof(rel), "%s/current_link_width", fn);
+	put(root, rel, "2\n");
+	snprintf(rel, sizeof(rel), "%s/max_link_width", fn);
+	put(root, rel, "4\n");
+	snprintf(rel, sizeof(rel), "%s/aer_dev_correctable", fn);
+	put(root, rel, "RxErr 3\nBadTLP 4\nTOTAL_ERR_COR 7\n");
+	snprintf(rel, sizeof(rel), "%s/aer_dev_fatal", fn);
+	put(root, rel, "Undefined 0\nTOTAL_ERR_FATAL 0\n");
+	put(root, "sys/devices/pci0000:00/0000:00:1c.0/max_link_speed", "16.0 GT/s PCIe\n");
+	put(root, "sys/devices/pci0000:00/0000:00:1c.0/max_link_width", "8\n");
+	put(root, "sys/bus/pci/slots/12/address", "0000:02:00\n");
+	put(root, "sys/bus/pci/slots/7/address", "0000:01:00\n");
+	put(root, "sys/dev/block", NULL);
+	snprintf(link, sizeof(link), "%s/%s/nvme/nvme0/nvme0n1", root, fn);
+	snprintf(rel, sizeof(rel), "%s/sys/dev/block/259:0", root);
+	assert_int_equal(symlink(link, rel), 0);
+
+	assert_int_equal(rb_pcie_read(root, 259, 0, &l), 0);
+	assert_string_equal(l.address, "0000:01:00.0");
+	assert_string_equal(l.slot, "7");
+	assert_true(l.speed == 8 && l.max_speed == 32 && l.width == 2 && l.max_width == 4);
+	assert_true(l.port_max_speed == 16 && l.port_max_width == 8);
+	assert_true(l.aer_correctable == 7 && l.aer_fatal == 0 && l.aer_nonfatal == -1);
+	assert_true(rb_pcie_downtrained(&l, why, sizeof(why)));
+	assert_string_equal(why, "x2 of x4 at 8 GT/s of 16 GT/s");
+	/* at what both ends can do: a Gen5 drive in a Gen4 port at 16 GT/s is not short */
+	l.speed = 16;
+	l.width = 4;
+	assert_false(rb_pcie_downtrained(&l, why, sizeof(why)));
+	assert_string_equal(why, "");
+	/* a device with no link files (conventional PCI, a virtual device) */
+	assert_int_equal(rb_pcie_read(root, 7, 0, &l), -ENOENT);
+	snprintf(rel, sizeof(rel), "rm -rf '%s'", root);
+	assert_int_equal(system(rel), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pcie_link_from_sysfs),
 		cmocka_unit_test_setup(test_nvme_identity_from_spec_pages, build_pages),
 		cmocka_unit_test_setup(test_nvme_smart_from_spec_page, build_pages),
 		cmocka_unit_test_setup(test_nvme_status_kept_apart_from_errno, build_pages),

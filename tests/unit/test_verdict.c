@@ -326,6 +326,61 @@ static void test_health_over_the_run(void **st)
 	free(f.v);
 }
 
+/* A snapshot of the PCIe link: width and speed now against the most both ends can do. */
+static void link(struct fx *f, uint32_t d, uint32_t point, int64_t t, double width, double gts,
+		 double correctable)
+{
+	f->hl[f->nh++] = (struct rb_row_health){ .drive = d,
+						 .point = point,
+						 .t_ns = t,
+						 .pcie = 1,
+						 .pcie_width = width,
+						 .pcie_max_width = 4,
+						 .pcie_speed = gts,
+						 .pcie_max_speed = 16,
+						 .aer_correctable = correctable,
+						 .slot = "7" };
+}
+
+static void test_pcie_link(void **st)
+{
+	struct fx f;
+	const struct rb_row_verdict *r;
+
+	(void)st;
+	fixture(&f);
+	f.rules.pcie_downtrained = 1;
+	f.rules.max_pcie_correctable_per_hour = 5;
+	/* drive 0 as it should be; 1 trained to x2; 2 at Gen3 mid-run; 3 with 12 new
+	 * correctable errors over two hours: 6 an hour */
+	for (uint32_t d = 0; d < ND; d++) {
+		link(&f, d, 0, 0, d == 1 ? 2 : 4, 16, 100);
+		link(&f, d, 1, 7200000000000LL, d == 1 ? 2 : 4, d == 2 ? 8 : 16,
+		     d == 3 ? 112 : 110);
+	}
+	assert_int_equal(judge(&f), RB_FAIL);
+	assert_drive(&f, 0, "PASS");
+	r = row(&f, 1, "pcie_downtrained");
+	assert_non_null(r);
+	if (!strstr(r->reason, "PCIe link x2 of x4, in slot 7, first in point 0 'p0'"))
+		fail_msg("%s", r->reason);
+	r = row(&f, 2, "pcie_downtrained");
+	assert_non_null(r);
+	if (!strstr(r->reason, "8 GT/s of 16 GT/s, in slot 7, first in point 1 'p1'"))
+		fail_msg("%s", r->reason);
+	/* drive 0's 10 in two hours are 5 an hour: the limit, held; drive 3's 6 are not */
+	assert_null(row(&f, 0, "max_pcie_correctable_per_hour"));
+	r = row(&f, 3, "max_pcie_correctable_per_hour");
+	assert_non_null(r);
+	assert_true(r->measured == 6 && r->limit == 5);
+	if (!strstr(r->reason, "12 new PCIe correctable error(s) (AER) in 2.00 h: 6.0 an hour"))
+		fail_msg("%s", r->reason);
+	/* no rule set: the same rows judge nothing */
+	rb_verdict_rules_init(&f.rules);
+	assert_int_equal(judge(&f), RB_PASS);
+	free(f.v);
+}
+
 static void test_performance_rules(void **st)
 {
 	struct fx f;
@@ -551,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_completeness),
 		cmocka_unit_test(test_run_ended_early),
 		cmocka_unit_test(test_health_over_the_run),
+		cmocka_unit_test(test_pcie_link),
 		cmocka_unit_test(test_performance_rules),
 		cmocka_unit_test(test_cliff),
 		cmocka_unit_test(test_rules_merge),
