@@ -249,4 +249,9 @@ int rp_fio_logs(const struct rp_report *r, const char *dir);
  * -1 when unknown; NULL when they are not (or no memory). */
 long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n);
 
+/* The IO paths side by side (report_paths.c): whether any drive ran the same point through
+ * the block layer (engine uring) and NVMe passthrough (uring_cmd); the table of them. */
+bool rp_has_paths(const struct rp_report *r);
+void rp_paths_text(const struct rp_report *r, bool md);
+
 #endif

@@ -89,6 +89,24 @@ step pt_big $A run --target $G1 --engine uring_cmd --rw read --bs 8m --size 16m 
 step pt_notnvme $A run --target /tmp/m --engine uring_cmd --rw read --bs 512 --size 512 --passes 1 --state-dir /state
 # a burn-in campaign through the coordinator: the drive's critical warning fails it
 ip link set lo up
+# first, the same random read through the block layer and through passthrough as two phases
+# of one campaign (qemu.passthrough reads its results file, sent out gzipped in base64)
+cat > /paths.yaml <<'CAMPAIGN'
+name: qemu-paths
+insecure: true
+listen: tcp://127.0.0.1:7470
+wait: 30s
+targets:
+  - agent: vm
+    drives: [/dev/nvme0n1]
+defaults: {rw: randread, size: 16m, bs: 4k, iodepth: 8, runtime: 1s, interval: 250ms}
+phases:
+  - name: block
+    workload: {engine: uring}
+  - name: passthrough
+    workload: {engine: uring_cmd}
+CAMPAIGN
+mkdir -p /tmp/paths
 cat > /burnin.yaml <<'CAMPAIGN'
 name: qemu-burnin
 insecure: true
@@ -107,6 +125,8 @@ phases:
     workload: {rw: read, passes: 1}
 CAMPAIGN
 $A --coordinator tcp://127.0.0.1:7470 --name vm --insecure --state-dir /state --target $N1 --allow $N1 > /tmp/agent.log 2>&1 &
+step paths /rackbench run /paths.yaml --no-service --results /tmp/paths
+step paths_file sh -c "gzip -c /tmp/paths/*.h5 | base64"
 step burnin /rackbench run /burnin.yaml --no-service --results /tmp
 kill %1
 echo "=== DONE"
@@ -170,7 +190,7 @@ with Tmp() as tmp:
         os.makedirs(os.path.join(root, d))
     shutil.copy(BUSYBOX, os.path.join(root, "bin", "busybox"))
     for tool in ("sh", "mount", "insmod", "mkdir", "sleep", "cat", "poweroff", "echo", "dd",
-                 "sync", "ip", "kill", "od", "sort"):
+                 "sync", "ip", "kill", "od", "sort", "gzip", "base64"):
         os.symlink("busybox", os.path.join(root, "bin", tool))
     open(os.path.join(root, "init"), "w").write(INIT)
     os.chmod(os.path.join(root, "init"), 0o755)

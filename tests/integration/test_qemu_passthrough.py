@@ -9,11 +9,13 @@ layer's); IOPOLL, Dataset Management (deallocate) and Write Zeroes go as command
 zeroed range reads zeros); a block engine on the passthrough node, writes without the
 keys, an IO beyond the controller's largest transfer and a file are each refused with
 the reason."""
+import base64
+import gzip
 import json
 import os
 import re
 
-from rbtest import VM_CONSOLE, check, skip
+from rbtest import COORD, VM_CONSOLE, Tmp, check, h5, run, skip
 
 if not os.path.exists(VM_CONSOLE):
     skip("no console of the QEMU VM's boot: qemu.qemu_nvme did not run or skipped (it "
@@ -87,4 +89,48 @@ rc, out = got["pt_big"]
 check(rc != 0 and "largest transfer" in out, f"bs beyond the controller's MDTS: {rc}\n{out}")
 rc, out = got["pt_notnvme"]
 check(rc != 0 and "needs an NVMe namespace" in out, f"a file: {rc}\n{out}")
+
+# the same two paths as phases of one campaign through the coordinator: its results file
+# records each point's engine, each point's reads equal the controller's own count between
+# the health snapshots the agent took before and after it, and the report sets the two
+# side by side with their CPU per IO
+rc, out = got["paths"]
+check(rc == 0, f"the two-path campaign: {rc}\n{out[-2000:]}")
+rc, out = got["paths_file"]
+check(rc == 0, f"the results file out of the VM: {rc}")
+h5py = h5()
+with Tmp() as tmp:
+    f = os.path.join(tmp, "paths.h5")
+    with open(f, "wb") as fh:
+        fh.write(gzip.decompress(base64.b64decode("".join(out.split()))))
+    with h5py.File(f, "r") as h:
+        pts = {int(p["point"]): p for p in h["points"][:]}
+        res = h["results"][:]
+        hl = h["health"][:]
+    engines = {pts[p]["phase"].decode(): pts[p]["engine"].decode() for p in pts}
+    check(engines == {"block": "uring", "passthrough": "uring_cmd"}, f"engines {engines}")
+    for x in res:
+        p = int(x["point"])
+        snaps = {int(y["when"]): float(y["host_reads"]) for y in hl
+                 if int(y["point"]) == p and int(y["drive"]) == int(x["drive"])
+                 and int(y["member"]) == 0 and int(y["when"]) in (0, 2)}
+        seen = snaps.get(2, 0) - snaps.get(0, 0)
+        print(f"{pts[p]['phase'].decode()}: {int(x['read_ios'])} reads, the controller "
+              f"{seen:.0f}, {float(x['read_iops']):.0f} IOPS, CPU "
+              f"{float(x['cpu_usr_pct']) + float(x['cpu_sys_pct']):.0f}%")
+        check(x["status"] == b"ok" and int(x["read_ios"]) > 0 and len(snaps) == 2 and
+              seen == int(x["read_ios"]),
+              f"point {p}: {int(x['read_ios'])} reads, the controller counted {seen}")
+    r = run([COORD, "report", f])
+    print(r.stdout[-1500:])
+    check(r.returncode == 0 and "IO paths: the block layer against NVMe passthrough" in r.stdout,
+          f"report: {r.returncode} {r.stderr}")
+    table = r.stdout[r.stdout.index("IO paths"):]
+    rows = [x for x in table.splitlines() if re.search(r"\b(block|passthrough)\s+\d", x)]
+    check(len(rows) == 2 and "passthrough:" in table and "IOs per CPU-second" in table,
+          f"the side-by-side rows: {table}")
+    iops = {x.split()[2]: float(x.split()[3]) for x in rows}
+    want = {("block" if e == "uring" else "passthrough"): float(y["read_iops"])
+            for y in res for e in [pts[int(y["point"])]["engine"].decode()]}
+    check(all(abs(iops[k] - want[k]) <= 0.5 for k in want), f"IOPS {iops}, rows {want}")
 print("ok")
