@@ -40,6 +40,7 @@ struct rb_engine_ctx {
 	bool sqpoll, iopoll; /* io_uring setup asked for */
 	bool passthru;	     /* NVMe commands on the namespaces' generic devices (uring_cmd) */
 	bool nodata;	     /* only the third kind of IO: no data moves (no transfer limit) */
+	bool zone_append;    /* passthrough writes are Zone Appends at their zone's start */
 	uint32_t completion; /* enum rb_completion resolved: wait, spin or poll */
 	char *bufs;	     /* depth * bs, aligned */
 	uint64_t bs;	     /* bytes per IO slot: the largest block size */

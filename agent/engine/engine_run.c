@@ -320,6 +320,7 @@ static int job_slots(struct rb_run *r, struct job *j)
 	j->ctx.iopoll = wl->iopoll;
 	j->ctx.passthru = wl->engine == RB_ENGINE_URING_CMD;
 	j->ctx.nodata = rb_rw_third(wl->rw);
+	j->ctx.zone_append = wl->zns == RB_ZNS_APPEND;
 	j->ctx.depth = depth;
 	/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
 	j->pmax = j->t->stripe ? (unsigned)(r->max_bs / j->t->stripe) + 2 : 1;

@@ -31,13 +31,16 @@ enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL, T_NVME };
 
 /* NVM command set opcodes (NVMe NVM Command Set Specification, figure 2) */
 enum { NVME_OP_WRITE = 0x01, NVME_OP_READ = 0x02, NVME_OP_WRITE_ZEROES = 0x08, NVME_OP_DSM = 0x09 };
+/* Zoned Namespace command set (NVMe ZNS specification, figure 29) */
+enum { NVME_OP_ZONE_APPEND = 0x7d };
 
 /* A namespace as passthrough addresses it: its generic device, id and block size. */
 struct pt_ns {
 	int fd;
 	uint32_t nsid;
 	unsigned lba_shift;
-	uint64_t max_bytes; /* the largest transfer one command may carry */
+	uint64_t max_bytes;  /* the largest transfer one command may carry */
+	uint64_t zone_bytes; /* a zoned namespace's zone size (Zone Append); 0 none */
 };
 
 /* Dataset Management's range (figure 3 of its section): 16 bytes, little-endian. */
@@ -205,6 +208,13 @@ static int pt_open_one(int fd, struct pt_ns *ns, char *err, size_t errlen)
 	f = fopen(sys, "re");
 	if (f && fscanf(f, "%u", &kb) == 1)
 		ns->max_bytes = (uint64_t)kb << 10;
+	if (f)
+		fclose(f);
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/chunk_sectors", major(st.st_rdev),
+		 minor(st.st_rdev));
+	f = fopen(sys, "re");
+	if (f && fscanf(f, "%u", &kb) == 1)
+		ns->zone_bytes = (uint64_t)kb * 512;
 	if (f)
 		fclose(f);
 	return 0;
@@ -568,6 +578,14 @@ static void pt_prep(struct rb_engine_ctx *c, struct rb_io *io)
 		cmd.cdw12 = 0;
 	} else {
 		cmd.opcode = io->dir == RB_DIR_READ ? NVME_OP_READ : NVME_OP_WRITE;
+		/* a Zone Append names its zone's start; the drive places the data */
+		if (io->dir == RB_DIR_WRITE && c->zone_append && ns->zone_bytes) {
+			uint64_t zs = (io->offset - io->offset % ns->zone_bytes) >> ns->lba_shift;
+
+			cmd.opcode = NVME_OP_ZONE_APPEND;
+			cmd.cdw10 = (uint32_t)zs;
+			cmd.cdw11 = (uint32_t)(zs >> 32);
+		}
 		cmd.addr = (uint64_t)(uintptr_t)io->buf;
 		cmd.data_len = io->len;
 		if (p->fixed_bufs) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "replay.h"
+#include "zns.h"
 
 static bool mix_reads(const struct rb_workload *wl)
 {
@@ -282,6 +283,9 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	}
 	for (size_t i = 0; i < n; i++) {
 		int e = finish_one(wl, paths[i], gp, writes, &t[i], &p->spans[i], diags);
+
+		if (!e && wl->zns)
+			e = rb_zns_prepare(wl, paths[i], t[i].fd, p->spans[i], diags);
 
 		p->info[i] = t[i].info;
 		if (e && !r)

@@ -13,6 +13,7 @@ static const char *const rw_choices[] = { "read",   "write",	  "randread",	 "ran
 					  "replay", "checkpoint", "writezeroes", "randwritezeroes",
 					  NULL };
 static const char *const trim_choices[] = { "auto", "uring_cmd", "ioctl", NULL };
+static const char *const zns_choices[] = { "off", "write", "append", NULL };
 static const char *const completion_choices[] = { "auto", "wait", "spin", "poll", NULL };
 static const char *const model_choices[] = { "none",	    "llama3-8b", "llama3-70b",
 					     "llama3-405b", "llama3-1t", NULL };
@@ -97,6 +98,11 @@ const struct rb_opt rb_workload_opts[] = {
 	  "between them, a slice each for sequential jobs, visit_once and verifying writers); "
 	  "whole (every job the whole range and its own passes or io_size over it: fio's "
 	  "numjobs, numjobs 4 and size 8m move 32 MiB)",
+	  NULL },
+	{ "zns", RB_OPT_ENUM, F(zns), 0, 2, "off", zns_choices, "HOW",
+	  "writes on a zoned namespace: write (each job its own zones, in order, at iodepth 1, "
+	  "after resetting them) or append (NVMe Zone Append at any iodepth; engine uring_cmd); "
+	  "one pass, zone-aligned offset and size, the open-zone limits checked before the run",
 	  NULL },
 	{ "trim_method", RB_OPT_ENUM, F(trim_method), 0, 2, "auto", trim_choices, "HOW",
 	  "how a block device's trims go: auto (io_uring's block discard command where the "
@@ -484,6 +490,31 @@ static int checkpoint_check(const struct rb_workload *wl, char *err, size_t errl
 	return -EINVAL;
 }
 
+/* zns: what a zoned namespace takes, whatever the namespace (its geometry is the agent's) */
+static int zns_check(const struct rb_workload *wl, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (wl->rw != RB_RW_WRITE)
+		why = "zns writes zones in order: rw must be write";
+	else if (wl->passes != 1)
+		why = "zns writes each zone once: give passes: 1 (a second pass would need the zones "
+		      "reset first)";
+	else if (wl->verify || wl->stripe || wl->bssplit[0])
+		why = "zns does not go with verify, stripe or bssplit";
+	else if (wl->zns == RB_ZNS_APPEND && wl->engine != RB_ENGINE_URING_CMD)
+		why = "zns append sends NVMe Zone Append commands: it needs engine uring_cmd";
+	else if (wl->zns == RB_ZNS_WRITE && wl->iodepth != 1)
+		why = "zns write keeps a zone's writes in order at iodepth 1 (Zone Append, zns "
+		      "append, takes any depth)";
+	else if (wl->job_region != RB_REGION_SPLIT)
+		why = "zns gives each job its own zones: job_region must be split";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
 	if (wl->memory == RB_MEMORY_GPU &&
@@ -514,6 +545,8 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 		snprintf(err, errlen, "give 'io_size' or 'passes', not both");
 		return -EINVAL;
 	}
+	if (wl->zns && zns_check(wl, err, errlen))
+		return -EINVAL;
 	if (wl->engine == RB_ENGINE_URING_CMD && !wl->direct) {
 		snprintf(err, errlen,
 			 "engine uring_cmd sends NVMe commands past the block layer: there is no "

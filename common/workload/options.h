@@ -30,6 +30,8 @@ enum rb_rw {
 };
 /* How a block device's trims go (the key trim_method; results say which went). */
 enum rb_trim_method { RB_TRIM_AUTO, RB_TRIM_URING_CMD, RB_TRIM_IOCTL };
+/* Writes to a zoned namespace (the key zns): none, in order per zone, or Zone Append. */
+enum rb_zns { RB_ZNS_OFF, RB_ZNS_WRITE, RB_ZNS_APPEND };
 /* How a job waits for what is due and what completes (the key completion). */
 enum rb_completion {
 	RB_COMPLETION_AUTO,
@@ -100,6 +102,7 @@ struct rb_workload {
 	uint32_t trim_method;	      /* enum rb_trim_method */
 	uint32_t completion;	      /* enum rb_completion: how a job waits between IOs */
 	uint32_t invalidate;	      /* buffered: the range's page cache dropped each pass */
+	uint32_t zns;		      /* enum rb_zns: writes on a zoned namespace */
 };
 
 /* The most keys the workload table may have: an Assign carries them all. */

@@ -465,17 +465,19 @@ int reg_check_offered(struct coord *k)
 		fio_keys |= wl->job_region != RB_REGION_SPLIT || wl->max_runtime_ns ||
 			    wl->trim_method != RB_TRIM_AUTO || wl->rw == RB_RW_WRITEZEROES ||
 			    wl->rw == RB_RW_RANDWRITEZEROES ||
-			    wl->completion != RB_COMPLETION_AUTO || (!wl->direct && wl->invalidate);
+			    wl->completion != RB_COMPLETION_AUTO ||
+			    (!wl->direct && wl->invalidate) || wl->engine == RB_ENGINE_URING_CMD ||
+			    wl->zns;
 	}
-	/* a 1.6 agent ignores job_region, max_runtime, trim_method, completion and buffered
-	 * IO's invalidate and knows no write-zeroes: it would move other bytes, wait
-	 * otherwise, or read the page cache */
+	/* a 1.6 agent ignores job_region, max_runtime, trim_method, completion, zns and
+	 * buffered IO's invalidate and knows no write-zeroes nor engine uring_cmd: it would
+	 * move other bytes, wait otherwise, or read the page cache */
 	for (size_t i = 0; fio_keys && i < k->c->nagents; i++)
 		if (k->agents[i].minor < 7) {
 			rb_err("agent '%s' speaks protocol %s: this campaign's job_region, "
-			       "max_runtime, trim_method, completion, writezeroes or buffered IO's "
-			       "invalidate needs 1.7 or newer (an older agent would move other "
-			       "bytes); upgrade the agent",
+			       "max_runtime, trim_method, completion, writezeroes, zns, engine "
+			       "uring_cmd or buffered IO's invalidate needs 1.7 or newer (an older "
+			       "agent would move other bytes); upgrade the agent",
 			       k->agents[i].name, k->agents[i].proto);
 			rc = RB_EXIT_USAGE;
 		}

@@ -46,7 +46,7 @@ mount -t devtmpfs dev /dev
 mkdir -p /tmp /run /state
 while read m args; do insmod /mod/$m $args 2>/dev/null; done < /modules.order
 i=0
-while [ ! -b /dev/nvme0n2 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+while [ ! -b /dev/nvme0n3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 step() { name=$1; shift; echo "=== BEGIN $name"; "$@"; echo "=== END $name rc=$?"; }
 A=/rackbench-agent
 N1=/dev/nvme0n1
@@ -87,6 +87,20 @@ step pt_zeroes $A run --json --target $G1 --engine uring_cmd --rw writezeroes --
 step pt_zeroed sh -c "dd if=$N1 bs=1M skip=32 count=16 2>/dev/null | od -An -tx1 | sort -u"
 step pt_big $A run --target $G1 --engine uring_cmd --rw read --bs 8m --size 16m --passes 1 --state-dir /state
 step pt_notnvme $A run --target /tmp/m --engine uring_cmd --rw read --bs 512 --size 512 --passes 1 --state-dir /state
+# a zoned namespace (qemu.zoned reads these): 8 MiB zones, at most 4 open and 4 active
+N3=/dev/nvme0n3
+G3=/dev/ng0n3
+step zn_geometry sh -c "cd /sys/block/nvme0n3/queue && cat zoned chunk_sectors nr_zones max_open_zones max_active_zones"
+step zn_report0 /blkzone report $N3
+step zn_write $A run --json --target $N3 --rw write --zns write --bs 64k --iodepth 1 --numjobs 2 --size 32m --passes 1 --destructive --allow $N3 --state-dir /state
+for q in 1 4 16; do
+  step zn_append_$q $A run --json --target $G3 --engine uring_cmd --rw write --zns append --bs 64k --iodepth $q --size 16m --offset $(( (32 + 16 * (q / 4 + (q / 16))) ))m --passes 1 --destructive --allow $G3 --state-dir /state
+done
+step zn_report1 /blkzone report $N3
+step zn_too_open $A run --target $G3 --engine uring_cmd --rw write --zns append --bs 64k --iodepth 4 --numjobs 3 --size 48m --offset 128m --passes 1 --destructive --allow $G3 --state-dir /state
+step zn_write_qd $A run --target $N3 --rw write --zns write --bs 64k --iodepth 4 --size 16m --passes 1 --destructive --allow $N3 --state-dir /state
+step zn_unaligned $A run --target $N3 --rw write --zns write --bs 64k --iodepth 1 --size 12m --passes 1 --destructive --allow $N3 --state-dir /state
+step zn_notzoned $A run --target $N1 --rw write --zns write --bs 64k --iodepth 1 --size 16m --passes 1 --destructive --allow $N1 --state-dir /state
 # a burn-in campaign through the coordinator: the drive's critical warning fails it
 ip link set lo up
 # first, the same random read through the block layer and through passthrough as two phases
@@ -196,12 +210,15 @@ with Tmp() as tmp:
     os.chmod(os.path.join(root, "init"), 0o755)
     copy_with_libs(os.path.abspath(AGENT), root, "rackbench-agent")
     copy_with_libs(os.path.abspath(COORD), root, "rackbench")
+    # util-linux's zone report, the witness of what the zoned runs wrote
+    if shutil.which("blkzone"):
+        copy_with_libs(shutil.which("blkzone"), root, "blkzone")
     modules(root)
     initrd = os.path.join(tmp, "initrd.gz")
     cpio = subprocess.run(f"cd {root} && find . | cpio -o -H newc 2>/dev/null | gzip -1 > {initrd}",
                           shell=True)
     check(cpio.returncode == 0, "cpio")
-    disks = [os.path.join(tmp, f"ns{i}.img") for i in (1, 2)]
+    disks = [os.path.join(tmp, f"ns{i}.img") for i in (1, 2, 3)]
     for disk in disks:
         with open(disk, "wb") as f:
             f.truncate(256 << 20)
@@ -217,7 +234,10 @@ with Tmp() as tmp:
                 "-device", "pcie-root-port,id=rp1,chassis=1,slot=5",
                 "-device", "nvme,id=c0,bus=rp1,serial=RBQEMU0001,smart_critical_warning=2",
                 "-device", "nvme-ns,bus=c0,drive=nv1,nsid=1",
-                "-device", "nvme-ns,bus=c0,drive=nv2,nsid=2"]
+                "-device", "nvme-ns,bus=c0,drive=nv2,nsid=2",
+                "-drive", f"file={disks[2]},if=none,id=nv3,format=raw",
+                "-device", "nvme-ns,bus=c0,drive=nv3,nsid=3,zoned=true,zoned.zone_size=8M,"
+                "zoned.max_open=4,zoned.max_active=4"]
         try:
             r = subprocess.run(args, capture_output=True, text=True, timeout=limit,
                                stdin=subprocess.DEVNULL)

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "zns.h"
+
+#include <errno.h>
+#include <linux/blkzoned.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "log.h"
+#include "target.h"
+
+static uint64_t queue_num(const char *dir, const char *file)
+{
+	char b[64];
+
+	rb_sysfs_read(dir, file, b, sizeof(b));
+	return strtoull(b, NULL, 10);
+}
+
+int rb_zns_geometry(int fd, struct rb_zoned *z)
+{
+	char dir[96], model[32];
+	struct stat st;
+	struct {
+		struct blk_zone_report h;
+		struct blk_zone zone;
+	} rep = { .h = { .sector = 0, .nr_zones = 1 } };
+
+	memset(z, 0, sizeof(*z));
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
+		return -ENOTBLK;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/queue", major(st.st_rdev),
+		 minor(st.st_rdev));
+	rb_sysfs_read(dir, "zoned", model, sizeof(model));
+	if (strcmp(model, "host-managed") && strcmp(model, "host-aware"))
+		return -ENOTBLK;
+	z->zone_bytes = queue_num(dir, "chunk_sectors") * 512;
+	z->nr_zones = queue_num(dir, "nr_zones");
+	z->max_open = (unsigned)queue_num(dir, "max_open_zones");
+	z->max_active = (unsigned)queue_num(dir, "max_active_zones");
+	z->capacity_bytes = z->zone_bytes;
+	if (ioctl(fd, BLKREPORTZONE, &rep) == 0 && rep.h.nr_zones == 1 &&
+	    (rep.h.flags & BLK_ZONE_REP_CAPACITY))
+		z->capacity_bytes = rep.zone.capacity * 512;
+	return z->zone_bytes ? 0 : -ENOTBLK;
+}
+
+int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint64_t span,
+		   struct rb_diags *d)
+{
+	unsigned open = wl->numjobs * (wl->zns == RB_ZNS_APPEND && wl->iodepth > 1 ? 2 : 1);
+	struct blk_zone_range range;
+	struct timespec t0, t1;
+	struct rb_zoned z;
+
+	if (rb_zns_geometry(fd, &z)) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "zns: not a zoned block device (sysfs queue/zoned)");
+		return -EINVAL;
+	}
+	if (z.capacity_bytes != z.zone_bytes) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "zns: zones of %llu bytes hold %llu writable: rackbench writes "
+			     "whole zones, and zones of a smaller capacity are not yet measured",
+			     (unsigned long long)z.zone_bytes,
+			     (unsigned long long)z.capacity_bytes);
+		return -EINVAL;
+	}
+	if (wl->offset % z.zone_bytes || span % (z.zone_bytes * wl->numjobs) ||
+	    z.zone_bytes % wl->bs) {
+		rb_diags_add(
+			d, RB_SEV_ERROR, NULL, 0, 0, path,
+			"zns: offset (%llu) and size (%llu) must be whole zones of %llu bytes, "
+			"the same number for each of the %u job(s), and bs (%llu) must divide "
+			"a zone",
+			(unsigned long long)wl->offset, (unsigned long long)span,
+			(unsigned long long)z.zone_bytes, wl->numjobs, (unsigned long long)wl->bs);
+		return -EINVAL;
+	}
+	/* each job writes one zone at a time; appends in flight at a zone's end hold it open
+	 * while the next zone opens */
+	if ((z.max_open && open > z.max_open) || (z.max_active && open > z.max_active)) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "zns: the workload keeps %u zones open (%u job(s)%s), more than the "
+			     "namespace allows: max_open %u, max_active %u (0: no limit)",
+			     open, wl->numjobs,
+			     open > wl->numjobs ? ", two each while appends cross a zone's end"
+						: "",
+			     z.max_open, z.max_active);
+		return -EINVAL;
+	}
+	range = (struct blk_zone_range){ .sector = wl->offset / 512, .nr_sectors = span / 512 };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ioctl(fd, BLKRESETZONE, &range)) {
+		int e = errno;
+
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path, "zns: cannot reset the zones: %s",
+			     strerror(e));
+		return -e;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rb_info("%s: reset %llu zone(s) of %llu MiB in %.1f ms", path,
+		(unsigned long long)(span / z.zone_bytes), (unsigned long long)(z.zone_bytes >> 20),
+		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	return 0;
+}

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: MIT
+"""Writes on a zoned namespace (the key zns), from the QEMU VM's one boot (qemu.qemu_nvme
+runs it and keeps its console): QEMU's namespace 3 is zoned, 8 MiB zones, at most 4 open
+and 4 active. In-order writes (zns write, two jobs, each its own zones) and NVMe Zone Append
+through passthrough at queue depth 1, 4 and 16 (zns append) complete; util-linux's zone
+report afterwards shows every zone the runs wrote full and every other one empty, its write
+pointers adding up to the bytes the runs say they wrote. A workload that would keep 6 zones
+open is refused naming the namespace's limits; in-order writes at depth 4, a size that is
+not whole zones and a namespace that is not zoned are refused with the reason."""
+import json
+import os
+import re
+
+from rbtest import VM_CONSOLE, check, skip
+
+if not os.path.exists(VM_CONSOLE):
+    skip("no console of the QEMU VM's boot: qemu.qemu_nvme did not run or skipped (it "
+         "needs qemu-system-x86, linux-image-amd64 and busybox-static)")
+console = open(VM_CONSOLE, errors="replace").read()
+got = {}
+for m in re.finditer(r"=== BEGIN (\w+)\r?\n(.*?)=== END \1 rc=(\d+)", console, re.S):
+    got[m.group(1)] = (int(m.group(3)), m.group(2).replace("\r", ""))
+if "zn_write" not in got:
+    skip("the VM's boot ran no zoned steps (an older qemu.qemu_nvme)")
+if got.get("zn_report0", (127, ""))[0] == 127:
+    skip("no blkzone (util-linux) copied into the VM: the zone report is the witness")
+
+ZONE = 8 << 20
+
+
+def doc(step):
+    rc, out = got[step]
+    check(rc == 0, f"{step}: exit {rc}\n{out}")
+    return json.loads(out[out.index("{"):])
+
+
+rc, out = got["zn_geometry"]
+geo = out.split()
+check(rc == 0 and geo[0] == "host-managed" and int(geo[1]) * 512 == ZONE and
+      int(geo[3]) == 4 and int(geo[4]) == 4, f"the namespace's zones: {out!r}")
+nzones = int(geo[2])
+
+
+def zones(step):
+    """(start, write pointer, condition) of every zone, in bytes, from blkzone's report."""
+    rc, out = got[step]
+    check(rc == 0, f"{step}: exit {rc}\n{out}")
+    z = []
+    for m in re.finditer(r"start: 0x([0-9a-f]+), len 0x([0-9a-f]+), cap 0x([0-9a-f]+), "
+                         r"wptr 0x([0-9a-f]+).*?zcond:\s*\d+\((\w+)\)", out):
+        z.append((int(m.group(1), 16) * 512, int(m.group(4), 16) * 512, m.group(5)))
+    check(len(z) == nzones, f"{step}: {len(z)} zones reported, want {nzones}")
+    return z
+
+
+before = zones("zn_report0")
+w = doc("zn_write")
+check(w["write"]["bytes"] == 32 << 20 and not w["errors"], f"zns write: {w['write']}")
+written = {0: 32 << 20}
+for q, off in ((1, 32), (4, 48), (16, 112)):
+    a = doc(f"zn_append_{q}")
+    print(f"zone append QD {q}: {a['write']['iops']:.0f} IOPS, p50 "
+          f"{a['write']['lat_ns']['p50'] / 1e3:.0f} us, p99 {a['write']['lat_ns']['p99'] / 1e3:.0f} us")
+    check(a["write"]["bytes"] == 16 << 20 and not a["errors"] and
+          a["settings"]["zns"] == "append" and a["settings"]["iodepth"] == str(q),
+          f"zone append at QD {q}: {a['write']} {a['errors']}")
+    written[off << 20] = 16 << 20
+after = zones("zn_report1")
+full = {s for o, n in written.items() for s in range(o, o + n, ZONE)}
+for start, wp, cond in after:
+    if start in full:
+        check(wp == ZONE and cond == "fu", f"zone at {start >> 20} MiB: wptr {wp}, {cond}")
+    else:
+        check(wp == 0 and cond == "em", f"zone at {start >> 20} MiB: wptr {wp}, {cond}, "
+              "written by no run")
+check(sum(wp for _, wp, _ in after) == sum(written.values()),
+      "the write pointers add up to what the runs wrote")
+
+rc, out = got["zn_too_open"]
+check(rc != 0 and "keeps 6 zones open" in out and "max_open 4" in out and "max_active 4" in out,
+      f"6 open zones on a namespace of 4: {rc}\n{out}")
+rc, out = got["zn_write_qd"]
+check(rc == 2 and "iodepth 1" in out, f"in-order writes at depth 4: {rc}\n{out}")
+rc, out = got["zn_unaligned"]
+check(rc != 0 and "whole zones" in out, f"12 MiB over 8 MiB zones: {rc}\n{out}")
+rc, out = got["zn_notzoned"]
+check(rc != 0 and "not a zoned block device" in out, f"zns on a conventional one: {rc}\n{out}")
+print("ok")
