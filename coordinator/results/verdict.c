@@ -486,6 +486,36 @@ static void completeness_rules(struct judge *j, size_t dp)
 }
 
 /* Throughput windows of the latest attempt of (d, point): a fall from an earlier one. */
+/*
+ * Whether the drive entered thermal throttling during the point's attempt (its SMART
+ * transition counters rose between two of the point's snapshots): how many times, and
+ * when it was first seen (its snapshot's time). A cliff then is the drive's cooling's, not
+ * its media's -- the verdict says so.
+ */
+static double throttled_in(const struct judge *j, uint32_t d, const struct rb_row_result *res,
+			   int64_t *ret_t)
+{
+	const struct rb_verdict_in *in = j->in;
+	size_t end, b = RANGE(j->hs, in->nh, in->health, d, &end);
+	const struct rb_row_health *prev = NULL;
+	double n = 0;
+
+	for (size_t i = b; i < end; i++) {
+		const struct rb_row_health *h = &in->health[j->hs[i]];
+
+		if (h->member || !h->nvme || h->point != res->point || h->attempt != res->attempt ||
+		    isnan(h->throttle_transitions))
+			continue;
+		if (prev && h->throttle_transitions > prev->throttle_transitions) {
+			if (!n)
+				*ret_t = h->t_ns;
+			n += h->throttle_transitions - prev->throttle_transitions;
+		}
+		prev = h;
+	}
+	return n;
+}
+
 static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *res,
 		       const struct rb_verdict_rules *r)
 {
@@ -534,13 +564,24 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 				at--;
 			while (at < s + w - 1 && x[at] >= thr)
 				at++;
+			int64_t tt = 0;
+			double hot = throttled_in(j, d, res, &tt);
+			char why[160] = "";
+
+			if (hot > 0)
+				snprintf(why, sizeof(why),
+					 "; throttled: the drive entered thermal throttling %.0f "
+					 "time(s) during the point (SMART), first seen %.1f s in",
+					 hot,
+					 tt > res->start_ns ? (double)(tt - res->start_ns) / 1e9
+							    : 0.0);
 			rb_vj_add(
 				j, d, "cliff_pct", RB_FAIL, 100 * (1 - m / peak), r->cliff_pct,
 				res->point, (int64_t)at, 0,
 				"throughput fell %.0f%% in point %u '%s' (windows of %u intervals: "
-				"%.1f MB/s, then %.1f MB/s), from interval %zu on",
+				"%.1f MB/s, then %.1f MB/s), from interval %zu on%s",
 				100 * (1 - m / peak), res->point, rb_vj_point_name(j, res->point),
-				w, peak / 1e6, m / 1e6, at);
+				w, peak / 1e6, m / 1e6, at, why);
 			break;
 		}
 		if (m > peak) {

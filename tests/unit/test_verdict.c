@@ -481,6 +481,21 @@ static void test_cliff(void **st)
 	r = row(&f, 3, "cliff_pct");
 	assert_non_null(r);
 	assert_int_equal(r->interval, 12);
+	assert_null(strstr(row(&f, 1, "cliff_pct")->reason, "throttled"));
+	/* drive 1's SMART snapshots during the point: it entered thermal throttling twice
+	 * between the 2nd and the 3rd (5 s into the point): the cliff says it throttled */
+	for (int k = 0; k < 4; k++) {
+		health(&f, 1, 0, 1000 + (int64_t)k * 2500000000LL, 40, 0, 0);
+		f.hl[f.nh - 1].throttle_transitions = k < 2 ? 3 : 5;
+	}
+	health(&f, 1, 1, 20000000000LL, 40, 0, 0); /* another point's: not this one's */
+	f.hl[f.nh - 1].throttle_transitions = 9;
+	judge(&f);
+	r = row(&f, 1, "cliff_pct");
+	assert_non_null(r);
+	if (!strstr(r->reason, "from interval 11 on; throttled: the drive entered thermal "
+			       "throttling 2 time(s) during the point (SMART), first seen 5.0 s in"))
+		fail_msg("%s", r->reason);
 	free(f.v);
 }
 
