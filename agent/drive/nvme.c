@@ -29,6 +29,22 @@ void rb_nvme_parse_id_ctrl(const uint8_t *page, struct rb_nvme_id *id)
 	ascii(id->model, page + 24, 40);
 	ascii(id->firmware, page + 64, 8);
 	id->sanicap = le32(page + 328);
+	id->npss = page[263];
+	id->apsta = page[265] & 1;
+	for (unsigned i = 0; i <= id->npss && i < 32; i++) {
+		const uint8_t *d = page + 2048 + 32 * i;
+		/* IPS and APS (bits 7:6): 01b 0.0001 W, 10b 0.01 W; 00b not reported */
+		static const double scale[4] = { 0, 0.0001, 0.01, 0 };
+
+		id->psd[i] = (struct rb_nvme_psd){
+			.max_w = le16(d) * (d[3] & 1 ? 0.0001 : 0.01),
+			.non_operational = d[3] & 2,
+			.entry_lat_us = le32(d + 4),
+			.exit_lat_us = le32(d + 8),
+			.idle_w = le16(d + 16) * scale[d[18] >> 6],
+			.active_w = le16(d + 20) * scale[d[22] >> 6],
+		};
+	}
 	id->nn = le32(page + 516);
 	id->format_all_ns = page[524] & 1;
 	id->erase_all_ns = page[524] & 2;
@@ -276,6 +292,53 @@ static int ln_deallocate(void *h, uint32_t nsid, uint64_t blocks, uint16_t *st)
 	return 0;
 }
 
+static int ln_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t offset, void *buf,
+		      uint32_t len, uint16_t *st)
+{
+	uint32_t result = 0;
+	struct nvme_get_log_args a = {
+		.lpo = offset,
+		.result = &result,
+		.log = buf,
+		.args_size = sizeof(a),
+		.fd = (int)(intptr_t)h - 1,
+		.lid = (enum nvme_cmd_get_log_lid)lid,
+		.len = len,
+		.nsid = nsid,
+		.csi = NVME_CSI_NVM,
+		.lsp = lsp,
+	};
+
+	return ln_result(nvme_get_log(&a), st);
+}
+
+static int ln_get_feature(void *h, uint8_t fid, uint32_t *value, uint16_t *st)
+{
+	struct nvme_get_features_args a = {
+		.result = value,
+		.args_size = sizeof(a),
+		.fd = (int)(intptr_t)h - 1,
+		.sel = NVME_GET_FEATURES_SEL_CURRENT,
+		.fid = fid,
+	};
+
+	return ln_result(nvme_get_features(&a), st);
+}
+
+static int ln_set_feature(void *h, uint8_t fid, uint32_t value, uint16_t *st)
+{
+	uint32_t result = 0;
+	struct nvme_set_features_args a = {
+		.result = &result,
+		.args_size = sizeof(a),
+		.fd = (int)(intptr_t)h - 1,
+		.cdw11 = value,
+		.fid = fid,
+	};
+
+	return ln_result(nvme_set_features(&a), st);
+}
+
 const struct rb_nvme_ops rb_nvme_libnvme = {
 	.open = ln_open,
 	.close = ln_close,
@@ -286,6 +349,9 @@ const struct rb_nvme_ops rb_nvme_libnvme = {
 	.sanitize = ln_sanitize,
 	.sanitize_status = ln_sanitize_status,
 	.deallocate = ln_deallocate,
+	.get_log = ln_get_log,
+	.get_feature = ln_get_feature,
+	.set_feature = ln_set_feature,
 };
 
 /* ---- recorded pages ---- */
@@ -357,10 +423,69 @@ static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 	return pg_read(h, "smart", page, RB_NVME_SMART_SIZE);
 }
 
+/* A log page: DIR/NAME.log-LID (two hex digits), from offset. */
+static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t offset, void *buf,
+		      uint32_t len, uint16_t *st)
+{
+	char path[4600];
+	FILE *f;
+	size_t n;
+
+	(void)nsid;
+	(void)lsp;
+	(void)st;
+	snprintf(path, sizeof(path), "%s/%s.log-%02x", pages_dir, ((struct pages_h *)h)->name, lid);
+	f = fopen(path, "rbe");
+	if (!f)
+		return -errno;
+	n = fseek(f, (long)offset, SEEK_SET) ? 0 : fread(buf, 1, len, f);
+	fclose(f);
+	return n == len ? 0 : -EIO;
+}
+
+/* A feature: DIR/NAME.feature-FID holds its value as text; a set writes it (what a test
+ * reads back, across processes, as a drive keeps it). An absent one reads 0. */
+static int pg_get_feature(void *h, uint8_t fid, uint32_t *value, uint16_t *st)
+{
+	char path[4600];
+	unsigned v = 0;
+	FILE *f;
+
+	(void)st;
+	snprintf(path, sizeof(path), "%s/%s.feature-%02x", pages_dir, ((struct pages_h *)h)->name,
+		 fid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	*value = v;
+	return 0;
+}
+
+static int pg_set_feature(void *h, uint8_t fid, uint32_t value, uint16_t *st)
+{
+	char path[4600];
+	FILE *f;
+
+	(void)st;
+	snprintf(path, sizeof(path), "%s/%s.feature-%02x", pages_dir, ((struct pages_h *)h)->name,
+		 fid);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%u\n", value);
+	return fclose(f) ? -EIO : 0;
+}
+
 const struct rb_nvme_ops rb_nvme_pages = {
 	.open = pg_open,
 	.close = pg_close,
 	.identify_ctrl = pg_ctrl,
 	.identify_ns = pg_ns,
 	.smart_log = pg_smart,
+	.get_log = pg_get_log,
+	.get_feature = pg_get_feature,
+	.set_feature = pg_set_feature,
 };

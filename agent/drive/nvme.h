@@ -23,6 +23,14 @@ struct rb_nvme_lbaf {
 	uint8_t rel_perf; /* 0 best .. 3 degraded */
 };
 
+/* A power state descriptor (Identify Controller, PSD0..31): watts, microseconds. */
+struct rb_nvme_psd {
+	double max_w;			    /* MP (in 0.01 W, or 0.0001 W with MXPS) */
+	double idle_w, active_w;	    /* IDLP, ACTP (0: not reported) */
+	uint32_t entry_lat_us, exit_lat_us; /* ENLAT, EXLAT */
+	bool non_operational;		    /* NOPS: no IO in this state */
+};
+
 struct rb_nvme_id {
 	/* controller */
 	uint16_t vid;
@@ -32,6 +40,9 @@ struct rb_nvme_id {
 	bool erase_all_ns;  /* FNA bit 1: a secure erase applies to all namespaces */
 	bool crypto_erase;  /* FNA bit 2 */
 	uint32_t sanicap;   /* bit 0 crypto, 1 block, 2 overwrite */
+	unsigned npss;	    /* power states described: PSD0 .. PSD(npss) */
+	bool apsta;	    /* autonomous power state transitions supported */
+	struct rb_nvme_psd psd[32];
 	/* namespace */
 	uint32_t nsid;
 	uint64_t size_blocks, capacity_blocks, used_blocks;
@@ -82,6 +93,16 @@ struct rb_nvme_ops {
 	int (*sanitize_status)(void *h, uint16_t *ret_sprog, uint16_t *ret_sstat,
 			       uint16_t *ret_status);
 	int (*deallocate)(void *h, uint32_t nsid, uint64_t blocks, uint16_t *ret_status);
+	/*
+	 * The admin seam's general commands (NULL where a backend has none): a log page by id
+	 * (lsp its specific field) from byte offset, len bytes; a feature's current value
+	 * (Get Features, CQE dword 0); a feature set (Set Features with cdw11), not saved
+	 * across a reset.
+	 */
+	int (*get_log)(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t offset, void *buf,
+		       uint32_t len, uint16_t *ret_status);
+	int (*get_feature)(void *h, uint8_t fid, uint32_t *ret_value, uint16_t *ret_status);
+	int (*set_feature)(void *h, uint8_t fid, uint32_t value, uint16_t *ret_status);
 };
 
 extern const struct rb_nvme_ops rb_nvme_libnvme;

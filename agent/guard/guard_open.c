@@ -56,7 +56,8 @@ static bool allowed_rdev(const struct rb_guard_policy *p, dev_t rdev)
 static bool reserved(const char *rel)
 {
 	return !strcmp(rel, RB_STATE_INDEX) || !strcmp(rel, "history.jsonl") ||
-	       !strcmp(rel, "spool") || !strncmp(rel, "spool/", 6) ||
+	       !strcmp(rel, "power") || !strncmp(rel, "power/", 6) || !strcmp(rel, "spool") ||
+	       !strncmp(rel, "spool/", 6) ||
 	       (!strncmp(rel, "fs-", 3) && !strchr(rel, '/')); /* the mount point itself */
 }
 

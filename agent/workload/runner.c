@@ -25,6 +25,10 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 {
 	if (!p)
 		return NULL;
+	/* the point's power state ends with it: the drive's own put back */
+	for (size_t i = 0; p->power && i < p->n; i++)
+		rb_power_restore(&rb_nvme_libnvme, &p->power[i]);
+	free(p->power);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->fds && p->fds[i] >= 0)
 			close(p->fds[i]);
@@ -200,6 +204,36 @@ static int same_targets(char *const *paths, const struct rb_guard_target *t, siz
 	return r;
 }
 
+/*
+ * The passthrough node names the path as well as the drive: a block engine on it would
+ * measure the block layer under the name of passthrough; uring_cmd needs a namespace.
+ */
+static int path_refusals(const struct rb_workload *wl, char *const *paths,
+			 const struct rb_guard_target *t, size_t n, struct rb_diags *diags)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].info.generic[0] && wl->engine != RB_ENGINE_URING_CMD) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "is the NVMe passthrough device of %s: run it with engine "
+				     "uring_cmd, or name %s for the block layer's path",
+				     t[i].info.real, t[i].info.real);
+			r = -EINVAL;
+		} else if (wl->engine == RB_ENGINE_URING_CMD &&
+			   (t[i].info.kind != RB_TARGET_BLOCK ||
+			    ioctl(t[i].fd, NVME_IOCTL_ID) <= 0)) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "engine uring_cmd sends NVMe commands: it needs an NVMe "
+				     "namespace (/dev/nvmeXnY or its /dev/ngXnY), not a %s",
+				     t[i].info.kind == RB_TARGET_BLOCK ? "block device of another "
+									 "kind"
+								       : "file");
+			r = -EINVAL;
+		}
+	return r;
+}
+
 int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n,
 		      const struct rb_guard_policy *gp, struct rb_prepared **ret,
 		      struct rb_diags *diags)
@@ -219,8 +253,12 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->fds = malloc((n + 1) * sizeof(*p->fds));
 	p->spans = calloc(n + 1, sizeof(*p->spans));
 	p->info = calloc(n + 1, sizeof(*p->info));
-	if (!p->fds || !p->spans || !p->info)
+	p->power = calloc(n + 1, sizeof(*p->power));
+	if (!p->fds || !p->spans || !p->info || !p->power)
 		goto out_nomem;
+	/* a killed run's power states first: the drives' own put back */
+	if (rb_engine_needs_target(wl->engine) && gp->state_dir)
+		rb_power_restore_pending(&rb_nvme_libnvme, gp->state_dir);
 	for (size_t i = 0; i < n; i++)
 		p->fds[i] = t[i].fd = -1;
 	p->n = n;
@@ -255,26 +293,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	}
 	if (!refused && !r)
 		r = same_targets(paths, t, n, diags);
-	/* the passthrough node names the path as well as the drive: a block engine on it
-	 * would measure the block layer under the name of passthrough */
-	for (size_t i = 0; i < n && !refused && !r; i++)
-		if (t[i].info.generic[0] && wl->engine != RB_ENGINE_URING_CMD) {
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
-				     "is the NVMe passthrough device of %s: run it with engine "
-				     "uring_cmd, or name %s for the block layer's path",
-				     t[i].info.real, t[i].info.real);
-			r = -EINVAL;
-		} else if (wl->engine == RB_ENGINE_URING_CMD &&
-			   (t[i].info.kind != RB_TARGET_BLOCK ||
-			    ioctl(t[i].fd, NVME_IOCTL_ID) <= 0)) {
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
-				     "engine uring_cmd sends NVMe commands: it needs an NVMe "
-				     "namespace (/dev/nvmeXnY or its /dev/ngXnY), not a %s",
-				     t[i].info.kind == RB_TARGET_BLOCK ? "block device of another "
-									 "kind"
-								       : "file");
-			r = -EINVAL;
-		}
+	if (!refused && !r)
+		r = path_refusals(wl, paths, t, n, diags);
 	if (refused || r) {
 		if (refused && replay)
 			rb_replay_refused(wl, &rs, diags);
@@ -286,6 +306,10 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 
 		if (!e && wl->zns)
 			e = rb_zns_prepare(wl, paths[i], t[i].fd, p->spans[i], diags);
+		if (!e && wl->power_state[0])
+			e = rb_power_apply(&rb_nvme_libnvme, t[i].info.real,
+					   (unsigned)atoi(wl->power_state), gp->state_dir,
+					   &p->power[i], diags);
 
 		p->info[i] = t[i].info;
 		if (e && !r)

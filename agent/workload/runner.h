@@ -13,6 +13,7 @@
 
 #include "diag.h"
 #include "guard.h"
+#include "power.h"
 #include "options.h"
 #include "target.h"
 
@@ -21,6 +22,7 @@ struct rb_prepared {
 	int *fds;
 	uint64_t *spans;
 	struct rb_target_info *info;
+	struct rb_power_hold *power; /* power_state: each target's state before, put back */
 };
 
 /*

@@ -99,6 +99,11 @@ const struct rb_opt rb_workload_opts[] = {
 	  "whole (every job the whole range and its own passes or io_size over it: fio's "
 	  "numjobs, numjobs 4 and size 8m move 32 MiB)",
 	  NULL },
+	{ "power_state", RB_OPT_TEXT, F(power_state), 0, 0, "", NULL, "PS",
+	  "the NVMe power state (0 to the drive's NPSS) the point runs in, set with Set Features "
+	  "02h before it; the drive's state before is put back after it, also after a kill "
+	  "(recorded in the state folder); \"\": the drive's own",
+	  rb_check_power_state },
 	{ "zns", RB_OPT_ENUM, F(zns), 0, 2, "off", zns_choices, "HOW",
 	  "writes on a zoned namespace: write (each job its own zones, in order, at iodepth 1, "
 	  "after resetting them) or append (NVMe Zone Append at any iodepth; engine uring_cmd); "
@@ -638,6 +643,21 @@ bool rb_rw_random(enum rb_rw rw)
 {
 	return rw == RB_RW_RANDREAD || rw == RB_RW_RANDWRITE || rw == RB_RW_RANDRW ||
 	       rw == RB_RW_RANDTRIM || rw == RB_RW_RANDWRITEZEROES;
+}
+
+int rb_check_power_state(const char *value, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*value)
+		return 0;
+	v = strtoul(value, &end, 10);
+	if (*end || value[0] == '-' || value[0] == '+' || v > 31 || end == value) {
+		snprintf(err, errlen, "'%s' is no NVMe power state: give 0 to 31", value);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 bool rb_rw_third(enum rb_rw rw)

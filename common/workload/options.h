@@ -103,6 +103,7 @@ struct rb_workload {
 	uint32_t completion;	      /* enum rb_completion: how a job waits between IOs */
 	uint32_t invalidate;	      /* buffered: the range's page cache dropped each pass */
 	uint32_t zns;		      /* enum rb_zns: writes on a zoned namespace */
+	char power_state[8];	      /* "" none, else the NVMe power state 0..31 to run in */
 };
 
 /* The most keys the workload table may have: an Assign carries them all. */
@@ -158,6 +159,8 @@ struct rb_opt {
 
 /* Validators of text options, set by the module that interprets them (common/workload/gen.c). */
 int rb_check_bssplit(const char *value, char *err, size_t errlen);
+/* power_state: "" or a whole number 0 to 31. */
+int rb_check_power_state(const char *value, char *err, size_t errlen);
 int rb_check_distribution(const char *value, char *err, size_t errlen);
 int rb_check_cpus(const char *value, char *err, size_t errlen);
 int rb_check_speed(const char *value, char *err, size_t errlen);
