@@ -46,6 +46,7 @@ static const struct rb_subcmd cmds[] = {
 	{ "report", rb_report_cmd, &rb_coord_report_spec },
 	{ "history", rb_history_cmd, &rb_coord_history_spec },
 	{ "drives", rb_drives_cmd, &rb_coord_drives_spec },
+	{ "export", rb_export_cmd, &rb_coord_export_spec },
 	{ "demo", rb_demo_cmd, &rb_coord_demo_spec },
 	{ "completion", completion, &completion_spec },
 	{ "help", help, NULL },

@@ -30,6 +30,9 @@ struct rb_index_row {
 	char reason[512];
 	double seconds; /* measured time, over its points */
 	uint64_t bytes; /* read and written */
+	/* where it was: its agent's host, its rack label, its PCIe slot ("" unknown; the
+	 * fleet's database knows them, results_db.h) */
+	char host[64], rack[64], slot[32];
 };
 
 /* Opens (or builds) the index of folder dir. NULL with err filled. */

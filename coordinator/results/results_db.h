@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fleet's results database, in PostgreSQL: every exported results file's run, its
+ * drives and where each was (agent, host, rack, slot, path), one row per drive and point
+ * with its figures and merged latency histogram (the non-zero buckets of the 4,736-bucket
+ * layout, as two arrays), every verdict row with its reason, the health snapshots at
+ * point ends, and the file's path and SHA-256. The HDF5 file stays the record; the
+ * database is the fleet's index of it. Tables and views: schemas/results-db.md.
+ *
+ * The schema is versioned (rackbench.schema_version) and migrated by rb_resdb_open().
+ * A URL is any libpq connection string, handed to libpq unchanged; no message of this
+ * module shows its password (rb_resdb_mask_url(), rb_resdb_where()).
+ *
+ * A drive is known by its serial; one without (a file, a loop device) by AGENT:PATH, as
+ * in the folder's index (drive_index.h), whose row type the queries answer in.
+ */
+#ifndef RB_RESULTS_DB_H
+#define RB_RESULTS_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "drive_index.h"
+
+/* The schema version this rackbench creates and migrates to. */
+#define RB_RESDB_SCHEMA 1
+
+struct rb_resdb;
+
+/*
+ * Connects to url and brings its schema to RB_RESDB_SCHEMA (one transaction, one
+ * migrator at a time). NULL with err filled (the database named, its password never) and
+ * *ret_errno: -EINVAL a URL libpq does not read, -EPROTO a schema newer than this
+ * program's, -ECONNREFUSED no connection, -EIO a statement that failed.
+ */
+struct rb_resdb *rb_resdb_open(const char *url, char *err, size_t errlen, int *ret_errno);
+/* Closes the connection; NULL. */
+struct rb_resdb *rb_resdb_close(struct rb_resdb *db);
+/* "database 'rb' on host 'db1' port 5432, user 'ops'": what url reaches, for messages. */
+void rb_resdb_where(const char *url, char *buf, size_t len);
+/* url with its password (in the user part or as a parameter) written "***". */
+void rb_resdb_mask_url(const char *url, char *buf, size_t len);
+
+/* What rb_resdb_export() did with a file. */
+enum rb_resdb_added {
+	RB_RESDB_ADDED,	  /* a run the database did not hold */
+	RB_RESDB_KNOWN,	  /* the same bytes exported before: nothing written */
+	RB_RESDB_UPDATED, /* the run was there from other bytes (verdicts added since, a
+			   * resume): its rows replaced by this file's */
+	RB_RESDB_RUNNING, /* a run still going on: nothing written */
+};
+
+/* What an export wrote. */
+struct rb_resdb_counts {
+	size_t drives, points, results, verdicts, health;
+};
+
+/*
+ * Exports one results file in one transaction. 0 with *ret_what (and *ret_counts, when
+ * not NULL, what was written), or a negative errno with err filled: -EINVAL / -ENOENT a
+ * file that does not read (nothing written), -EIO the database refused or went away
+ * (nothing written).
+ */
+int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *ret_what,
+		    struct rb_resdb_counts *ret_counts, char *err, size_t errlen);
+
+/* Filters of rb_resdb_drives(): NULL or "" is any. */
+struct rb_resdb_filter {
+	int64_t since_ns; /* runs that started then or later; 0 ever */
+	bool failed;	  /* only drives with a FAIL then: their latest failed run */
+	const char *model, *firmware, *rack;
+};
+
+/* Every run of drive key (serial or AGENT:PATH), oldest first. 0 or a negative errno
+ * (err filled). */
+int rb_resdb_history(struct rb_resdb *db, const char *key, struct rb_index_row **ret, size_t *ret_n,
+		     char *err, size_t errlen);
+/* Each drive's latest run that f admits, by key. 0 or a negative errno (err filled). */
+int rb_resdb_drives(struct rb_resdb *db, const struct rb_resdb_filter *f, struct rb_index_row **ret,
+		    size_t *ret_n, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/* The results database's words for a URL: the password never in them (no server needed;
+ * tests/integration/test_results_db.py runs one). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "results_db.h"
+
+static void test_resdb_mask_url_hides_every_password_spelling(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "postgresql://ops:hunter2@db1:5432/fleet", "postgresql://ops:***@db1:5432/fleet" },
+		{ "postgres://ops:p%40ss@db1/fleet?sslmode=require",
+		  "postgres://ops:***@db1/fleet?sslmode=require" },
+		{ "postgresql://ops@db1/fleet?password=hunter2&sslmode=require",
+		  "postgresql://ops@db1/fleet?password=***&sslmode=require" },
+		{ "postgresql://db1/fleet", "postgresql://db1/fleet" },
+		{ "postgresql:///fleet?host=/run/postgresql", "postgresql:///fleet?host=/run/postgresql" },
+		{ "host=db1 dbname=fleet password=hunter2 user=ops",
+		  "host=db1 dbname=fleet password=*** user=ops" },
+		{ "host=db1 password = 'a b\\'c' user=ops", "host=db1 password=*** user=ops" },
+		{ "password=hunter2", "password=***" },
+	};
+	char buf[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rb_resdb_mask_url(cases[i].in, buf, sizeof(buf));
+		assert_string_equal(buf, cases[i].want);
+	}
+	rb_resdb_mask_url("postgresql://ops:hunter2@db1/fleet", buf, 12);
+	assert_null(strstr(buf, "hunter"));
+}
+
+static void test_resdb_where_names_the_database_not_the_password(void **state)
+{
+	char buf[256];
+
+	(void)state;
+	rb_resdb_where("postgresql://ops:hunter2@db1:5433/fleet", buf, sizeof(buf));
+	assert_string_equal(buf, "database 'fleet' on host 'db1' port 5433, user 'ops'");
+	rb_resdb_where("dbname=fleet password=hunter2", buf, sizeof(buf));
+	assert_string_equal(buf, "database 'fleet' on the default host");
+	/* a URL libpq does not read: itself, masked */
+	rb_resdb_where("postgresql://ops:hunter2@%zz/fleet", buf, sizeof(buf));
+	assert_string_equal(buf, "'postgresql://ops:***@%zz/fleet'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resdb_mask_url_hides_every_password_spelling),
+		cmocka_unit_test(test_resdb_where_names_the_database_not_the_password),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
