@@ -801,6 +801,23 @@ void rb_verdict_print(FILE *out, const struct rb_row_verdict *v, size_t n,
 		}
 	print_rows = v;
 	qsort(ix, m, sizeof(*ix), cmp_drive_rows);
+	/* a link trained short is the rack's defect (a slot, a riser, a cable), not the
+	 * drive's: named first, with the slot to go to */
+	for (size_t i = 0, first = 1; i < n; i++) {
+		const struct rb_row_drive *dr = NULL;
+
+		if (strcmp(v[i].rule, "pcie_downtrained"))
+			continue;
+		for (size_t k = 0; k < nd && !dr; k++)
+			if (drives[k].drive == v[i].drive)
+				dr = &drives[k];
+		if (first)
+			fprintf(out, "\nPCIe links trained below what both ends can do (check the "
+				     "slot, riser and cable first):\n");
+		first = 0;
+		fprintf(out, "  %s:%s  %s  %s\n", dr ? dr->agent : "?", dr ? dr->id.path : "?",
+			dr && dr->id.serial[0] ? dr->id.serial : "-", v[i].reason);
+	}
 	fprintf(out, "\nverdicts: %zu drive(s): %zu FAIL, %zu INCOMPLETE, %zu PASS\n", m, count[0],
 		count[1], count[2]);
 	fprintf(out, "  %-10s  %-32s  %-20s  %s\n", "verdict", "drive", "serial", "why");

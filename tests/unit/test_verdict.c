@@ -375,6 +375,21 @@ static void test_pcie_link(void **st)
 	assert_true(r->measured == 6 && r->limit == 5);
 	if (!strstr(r->reason, "12 new PCIe correctable error(s) (AER) in 2.00 h: 6.0 an hour"))
 		fail_msg("%s", r->reason);
+	/* printed: the short links first, each drive with its slot, then the verdicts */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *o = open_memstream(&buf, &len);
+
+	assert_non_null(o);
+	rb_verdict_print(o, f.v, f.nv, f.dr, ND);
+	fclose(o);
+	const char *links = strstr(buf, "PCIe links trained below"), *table = strstr(buf, "verdicts:");
+
+	assert_true(links && table && links < table);
+	assert_non_null(strstr(links, "a0:/dev/nvme1n1  S1  PCIe link x2 of x4, in slot 7"));
+	assert_non_null(strstr(links, "a1:/dev/nvme0n1  S2  PCIe link 8 GT/s of 16 GT/s, in slot 7"));
+	assert_true(strstr(links, "S3") == NULL || strstr(links, "S3") > table);
+	free(buf);
 	/* no rule set: the same rows judge nothing */
 	rb_verdict_rules_init(&f.rules);
 	assert_int_equal(judge(&f), RB_PASS);
