@@ -30,6 +30,7 @@ void rb_nvme_parse_id_ctrl(const uint8_t *page, struct rb_nvme_id *id)
 	ascii(id->firmware, page + 64, 8);
 	id->sanicap = le32(page + 328);
 	id->npss = page[263];
+	id->fdp = le32(page + 96) & (1u << 19);
 	id->apsta = page[265] & 1;
 	for (unsigned i = 0; i <= id->npss && i < 32; i++) {
 		const uint8_t *d = page + 2048 + 32 * i;
@@ -73,6 +74,7 @@ void rb_nvme_parse_id_ns(const uint8_t *page, struct rb_nvme_id *id)
 	}
 	memcpy(id->nguid, page + 104, 16);
 	memcpy(id->eui64, page + 120, 8);
+	id->endgid = le16(page + 102);
 }
 
 void rb_nvme_parse_smart(const uint8_t *page, struct rb_nvme_smart *s)
@@ -119,6 +121,30 @@ void rb_nvme_warning_text(uint8_t w, char *buf, size_t len)
 	for (int i = 0; i < 6 && n < len; i++)
 		if (w & (1u << i))
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", bits[i]);
+}
+
+int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64])
+{
+	struct rb_nvme_id id;
+	uint16_t st = 0;
+	uint32_t nsid;
+	void *h;
+	int r;
+
+	if (!ops->get_log)
+		return -EOPNOTSUPP;
+	r = rb_nvme_read(ops, path, &id, NULL, &st);
+	if (r)
+		return r;
+	if (!id.fdp)
+		return -EOPNOTSUPP;
+	r = ops->open(path, &h, &nsid);
+	if (r)
+		return r;
+	/* an endurance group's log: no namespace, the group in LSI */
+	r = ops->get_log(h, 0, 0x22, 0, id.endgid, 0, page, 64, &st);
+	ops->close(h);
+	return r;
 }
 
 int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,
@@ -292,8 +318,8 @@ static int ln_deallocate(void *h, uint32_t nsid, uint64_t blocks, uint16_t *st)
 	return 0;
 }
 
-static int ln_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t offset, void *buf,
-		      uint32_t len, uint16_t *st)
+static int ln_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
+		      uint64_t offset, void *buf, uint32_t len, uint16_t *st)
 {
 	uint32_t result = 0;
 	struct nvme_get_log_args a = {
@@ -306,6 +332,7 @@ static int ln_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t
 		.len = len,
 		.nsid = nsid,
 		.csi = NVME_CSI_NVM,
+		.lsi = lsi,
 		.lsp = lsp,
 	};
 
@@ -424,8 +451,8 @@ static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 }
 
 /* A log page: DIR/NAME.log-LID (two hex digits), from offset. */
-static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t offset, void *buf,
-		      uint32_t len, uint16_t *st)
+static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
+		      uint64_t offset, void *buf, uint32_t len, uint16_t *st)
 {
 	char path[4600];
 	FILE *f;
@@ -433,6 +460,7 @@ static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t
 
 	(void)nsid;
 	(void)lsp;
+	(void)lsi;
 	(void)st;
 	snprintf(path, sizeof(path), "%s/%s.log-%02x", pages_dir, ((struct pages_h *)h)->name, lid);
 	f = fopen(path, "rbe");

@@ -41,6 +41,7 @@ struct rb_nvme_id {
 	bool crypto_erase;  /* FNA bit 2 */
 	uint32_t sanicap;   /* bit 0 crypto, 1 block, 2 overwrite */
 	unsigned npss;	    /* power states described: PSD0 .. PSD(npss) */
+	bool fdp;	    /* CTRATT bit 19: Flexible Data Placement supported */
 	bool apsta;	    /* autonomous power state transitions supported */
 	struct rb_nvme_psd psd[32];
 	/* namespace */
@@ -50,6 +51,7 @@ struct rb_nvme_id {
 	unsigned lbaf_in_use;
 	struct rb_nvme_lbaf lbaf[64];
 	uint8_t nguid[16], eui64[8];
+	uint16_t endgid; /* the namespace's endurance group (FDP's logs are per group) */
 };
 
 struct rb_nvme_smart {
@@ -95,12 +97,13 @@ struct rb_nvme_ops {
 	int (*deallocate)(void *h, uint32_t nsid, uint64_t blocks, uint16_t *ret_status);
 	/*
 	 * The admin seam's general commands (NULL where a backend has none): a log page by id
-	 * (lsp its specific field) from byte offset, len bytes; a feature's current value
+	 * (lsp and lsi its specific field and identifier: an endurance group's for FDP's
+	 * logs) from byte offset, len bytes; a feature's current value
 	 * (Get Features, CQE dword 0); a feature set (Set Features with cdw11), not saved
 	 * across a reset.
 	 */
-	int (*get_log)(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint64_t offset, void *buf,
-		       uint32_t len, uint16_t *ret_status);
+	int (*get_log)(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
+		       uint64_t offset, void *buf, uint32_t len, uint16_t *ret_status);
 	int (*get_feature)(void *h, uint8_t fid, uint32_t *ret_value, uint16_t *ret_status);
 	int (*set_feature)(void *h, uint8_t fid, uint32_t value, uint16_t *ret_status);
 };
@@ -113,6 +116,13 @@ extern const struct rb_nvme_ops rb_nvme_libnvme;
  */
 extern const struct rb_nvme_ops rb_nvme_pages;
 void rb_nvme_pages_dir(const char *dir);
+
+/*
+ * The FDP statistics of path's endurance group (log 22h: host and media bytes written),
+ * through ops, into the 64 bytes of page. 0; -EOPNOTSUPP when the drive has no FDP or the
+ * backend no log pages; other negative errno.
+ */
+int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64]);
 
 /* Identity and health of a namespace through ops. 0 or negative errno. */
 int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,

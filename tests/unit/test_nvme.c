@@ -20,6 +20,7 @@
 #include "nvme.h"
 #include "pcie.h"
 #include "power.h"
+#include "nvme_logs.h"
 
 static uint8_t ctrl[4096], ns[4096], smart[512];
 static uint16_t fail_status;
@@ -392,11 +393,51 @@ static void test_power_state(void **st)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * FDP statistics through the admin seam (recorded pages): a drive without FDP (CTRATT bit
+ * 19 clear) is said to have none; with it, the log of the namespace's endurance group read
+ * before and after a point gives the write amplification its bytes encode.
+ */
+static void test_fdp_stats_through_the_seam(void **st)
+{
+	char dir[] = "/tmp/rb-fdp-XXXXXX", cmd[700];
+	uint8_t page[64] = { 0 }, log[64] = { 0 };
+	struct rb_fdp_stats before, after;
+
+	(void)st;
+	assert_non_null(mkdtemp(dir));
+	record(dir, "id-ctrl", ctrl, sizeof(ctrl));
+	record(dir, "id-ns", ns, sizeof(ns));
+	rb_nvme_pages_dir(dir);
+	assert_int_equal(rb_nvme_fdp_stats(&rb_nvme_pages, "/dev/nvme9n1", page), -EOPNOTSUPP);
+	put32(ctrl + 96, 1u << 19);
+	put16(ns + 102, 1);
+	record(dir, "id-ctrl", ctrl, sizeof(ctrl));
+	record(dir, "id-ns", ns, sizeof(ns));
+	/* host 1 GB and media 2.5 GB written, then 3 GB and 7.3 GB: WAF (7.3 - 2.5) / 2 */
+	put64(log + 0, 1000000000);
+	put64(log + 16, 2500000000);
+	record(dir, "log-22", log, sizeof(log));
+	assert_int_equal(rb_nvme_fdp_stats(&rb_nvme_pages, "/dev/nvme9n1", page), 0);
+	assert_int_equal(rb_fdp_stats_parse(page, sizeof(page), &before), 0);
+	put64(log + 0, 3000000000);
+	put64(log + 16, 7300000000);
+	record(dir, "log-22", log, sizeof(log));
+	assert_int_equal(rb_nvme_fdp_stats(&rb_nvme_pages, "/dev/nvme9n1", page), 0);
+	assert_int_equal(rb_fdp_stats_parse(page, sizeof(page), &after), 0);
+	assert_true(fabs(rb_fdp_waf(&before, &after) - 2.4) < 1e-12);
+	/* a backend without log pages (the test's own fake) has no FDP to read */
+	assert_int_equal(rb_nvme_fdp_stats(&fake, "/dev/nvme0n2", page), -EOPNOTSUPP);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pcie_link_from_sysfs),
 		cmocka_unit_test_setup(test_power_state, build_pages),
+		cmocka_unit_test_setup(test_fdp_stats_through_the_seam, build_pages),
 		cmocka_unit_test_setup(test_nvme_identity_from_spec_pages, build_pages),
 		cmocka_unit_test_setup(test_nvme_smart_from_spec_page, build_pages),
 		cmocka_unit_test_setup(test_nvme_status_kept_apart_from_errno, build_pages),
