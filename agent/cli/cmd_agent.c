@@ -6,11 +6,13 @@
 
 #include "exitcode.h"
 #include "log.h"
+#include "nvme.h"
 #include "parseopt.h"
 
 /* What the flags say; the config file's values are under them. */
 struct daemon_flags {
 	const char *config, *coordinator, *name, *state_dir, *spool_max, *key, *coordinator_key;
+	const char *nvme_pages;
 	bool insecure;
 	struct rb_popt_list targets, allow, labels;
 };
@@ -46,6 +48,10 @@ static const struct rb_popt daemon_opts[] = {
 	  "the spool's cap (default 4g): a point whose unacknowledged data reaches it is "
 	  "stopped and reported, never dropped",
 	  &F.spool_max, NULL, 0 },
+	{ RB_POPT_STRING, "nvme-pages", 0, "DIR",
+	  "read NVMe pages, logs and features from DIR/NAME.* instead of the drives (pages "
+	  "recorded elsewhere; tests): FDP statistics and power states go to them",
+	  &F.nvme_pages, NULL, 0 },
 	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -90,6 +96,10 @@ static int apply(struct rb_agent_cfg *c)
 			rb_agent_cfg_set(str[i].dst, str[i].flag);
 	if (F.insecure)
 		c->insecure = true;
+	if (F.nvme_pages) {
+		rb_nvme_pages_dir(F.nvme_pages);
+		rb_nvme_use(&rb_nvme_pages);
+	}
 	for (size_t i = 0; i < F.labels.n; i++) {
 		const char *v = F.labels.v[i];
 

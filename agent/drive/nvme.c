@@ -381,6 +381,18 @@ const struct rb_nvme_ops rb_nvme_libnvme = {
 	.set_feature = ln_set_feature,
 };
 
+static const struct rb_nvme_ops *runs_ops = &rb_nvme_libnvme;
+
+const struct rb_nvme_ops *rb_nvme_runs(void)
+{
+	return runs_ops;
+}
+
+void rb_nvme_use(const struct rb_nvme_ops *ops)
+{
+	runs_ops = ops;
+}
+
 /* ---- recorded pages ---- */
 
 static char pages_dir[4096];
@@ -462,8 +474,31 @@ static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t
 	(void)lsp;
 	(void)lsi;
 	(void)st;
-	snprintf(path, sizeof(path), "%s/%s.log-%02x", pages_dir, ((struct pages_h *)h)->name, lid);
+	/* the reads of one log in turn: NAME.log-LID.1, .2, ... while they exist */
+	static struct {
+		char name[256];
+		uint8_t lid;
+		unsigned reads;
+	} seq[16];
+	unsigned k = 0;
+
+	for (; k < 16 && seq[k].name[0]; k++)
+		if (!strcmp(seq[k].name, ((struct pages_h *)h)->name) && seq[k].lid == lid)
+			break;
+	if (k < 16 && !seq[k].name[0]) {
+		snprintf(seq[k].name, sizeof(seq[k].name), "%s", ((struct pages_h *)h)->name);
+		seq[k].lid = lid;
+	}
+	snprintf(path, sizeof(path), "%s/%s.log-%02x.%u", pages_dir, ((struct pages_h *)h)->name,
+		 lid, k < 16 ? seq[k].reads + 1 : 0);
 	f = fopen(path, "rbe");
+	if (f && k < 16)
+		seq[k].reads++;
+	if (!f) {
+		snprintf(path, sizeof(path), "%s/%s.log-%02x", pages_dir,
+			 ((struct pages_h *)h)->name, lid);
+		f = fopen(path, "rbe");
+	}
 	if (!f)
 		return -errno;
 	n = fseek(f, (long)offset, SEEK_SET) ? 0 : fread(buf, 1, len, f);

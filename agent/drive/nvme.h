@@ -109,9 +109,15 @@ struct rb_nvme_ops {
 };
 
 extern const struct rb_nvme_ops rb_nvme_libnvme;
+/* The backend runs read drives through (FDP statistics, power states): libnvme, unless a
+ * command chose the recorded pages (--nvme-pages). */
+const struct rb_nvme_ops *rb_nvme_runs(void);
+void rb_nvme_use(const struct rb_nvme_ops *ops);
 /*
  * Recorded pages: for a device /dev/NAME, DIR/NAME.id-ctrl, DIR/NAME.id-ns and
- * DIR/NAME.smart (raw bytes, as `nvme id-ctrl -b` writes them). For drives seen
+ * DIR/NAME.smart (raw bytes, as `nvme id-ctrl -b` writes them); a log page DIR/NAME.log-LID
+ * (hex), or, where they exist, DIR/NAME.log-LID.1, .2, ... one per read in turn (a drive's
+ * counters moving); a feature DIR/NAME.feature-FID as text. For drives seen
  * elsewhere, and for tests. Set the folder first.
  */
 extern const struct rb_nvme_ops rb_nvme_pages;

@@ -89,6 +89,17 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->cpu_sys_pct = res->cpu_sys_pct;
 	dr->uring_features = res->features;
 	dr->trim_method = res->trim_method;
+	/* FDP: what the drive's endurance groups wrote for the host and on the media (a
+	 * volume's members added up), from the statistics read at the point's start */
+	for (size_t k = 0; p->prep && k < p->vols[t].members; k++) {
+		double host, media;
+
+		if (rb_runner_fdp(p->prep, p->first[t] + k, &host, &media)) {
+			dr->fdp = true;
+			dr->fdp_host_bytes += host;
+			dr->fdp_media_bytes += media;
+		}
+	}
 	dr->status = res->setup_err || p->spool_full || p->spool_failed ||
 				     (p->ex && res->message[0] && !p->stopped && !p->shut_down)
 			     ? "error"

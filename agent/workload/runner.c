@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "nvme_logs.h"
 #include "replay.h"
 #include "zns.h"
 
@@ -27,8 +28,10 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 		return NULL;
 	/* the point's power state ends with it: the drive's own put back */
 	for (size_t i = 0; p->power && i < p->n; i++)
-		rb_power_restore(&rb_nvme_libnvme, &p->power[i]);
+		rb_power_restore(rb_nvme_runs(), &p->power[i]);
 	free(p->power);
+	free(p->fdp);
+	free(p->fdp_page);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->fds && p->fds[i] >= 0)
 			close(p->fds[i]);
@@ -254,11 +257,13 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->spans = calloc(n + 1, sizeof(*p->spans));
 	p->info = calloc(n + 1, sizeof(*p->info));
 	p->power = calloc(n + 1, sizeof(*p->power));
-	if (!p->fds || !p->spans || !p->info || !p->power)
+	p->fdp = calloc(n + 1, sizeof(*p->fdp));
+	p->fdp_page = calloc(n + 1, sizeof(*p->fdp_page));
+	if (!p->fds || !p->spans || !p->info || !p->power || !p->fdp || !p->fdp_page)
 		goto out_nomem;
 	/* a killed run's power states first: the drives' own put back */
 	if (rb_engine_needs_target(wl->engine) && gp->state_dir)
-		rb_power_restore_pending(&rb_nvme_libnvme, gp->state_dir);
+		rb_power_restore_pending(rb_nvme_runs(), gp->state_dir);
 	for (size_t i = 0; i < n; i++)
 		p->fds[i] = t[i].fd = -1;
 	p->n = n;
@@ -306,8 +311,11 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 
 		if (!e && wl->zns)
 			e = rb_zns_prepare(wl, paths[i], t[i].fd, p->spans[i], diags);
+		/* FDP's counters at the start: a point's write amplification is their delta */
+		p->fdp[i] = !e && t[i].info.kind == RB_TARGET_BLOCK &&
+			    rb_nvme_fdp_stats(rb_nvme_runs(), t[i].info.real, p->fdp_page[i]) == 0;
 		if (!e && wl->power_state[0])
-			e = rb_power_apply(&rb_nvme_libnvme, t[i].info.real,
+			e = rb_power_apply(rb_nvme_runs(), t[i].info.real,
 					   (unsigned)atoi(wl->power_state), gp->state_dir,
 					   &p->power[i], diags);
 
@@ -339,4 +347,19 @@ out_nomem:
 	free(t);
 	rb_prepared_free(p);
 	return -ENOMEM;
+}
+
+bool rb_runner_fdp(const struct rb_prepared *p, size_t i, double *ret_host, double *ret_media)
+{
+	struct rb_fdp_stats a, b;
+	uint8_t now[64];
+
+	if (!p || i >= p->n || !p->fdp[i] ||
+	    rb_nvme_fdp_stats(rb_nvme_runs(), p->info[i].real, now) ||
+	    rb_fdp_stats_parse(p->fdp_page[i], 64, &a) || rb_fdp_stats_parse(now, 64, &b) ||
+	    b.hbmw < a.hbmw || b.mbmw < a.mbmw)
+		return false;
+	*ret_host = b.hbmw - a.hbmw;
+	*ret_media = b.mbmw - a.mbmw;
+	return true;
 }

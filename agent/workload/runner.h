@@ -23,7 +23,16 @@ struct rb_prepared {
 	uint64_t *spans;
 	struct rb_target_info *info;
 	struct rb_power_hold *power; /* power_state: each target's state before, put back */
+	/* FDP statistics of each target's endurance group at the start (fdp[i]: read) */
+	bool *fdp;
+	uint8_t (*fdp_page)[64];
 };
+
+/*
+ * The host and media bytes target i's endurance group wrote since the prepare (FDP
+ * statistics, log 22h, read again now): true, or false when it has no FDP.
+ */
+bool rb_runner_fdp(const struct rb_prepared *p, size_t i, double *ret_host, double *ret_media);
 
 /*
  * Returns 0 and the prepared targets; -EPERM when the guard refused (diags hold every

@@ -222,7 +222,11 @@ struct rb_msg_result {
 	const char *status; /* "ok", "error", "refused", "stopped" */
 	const char *message;
 	const char *uring_features;
-	const char *trim_method;	  /* 1.7: how its trims went ("" none) */
+	const char *trim_method; /* 1.7: how its trims went ("" none) */
+	/* 1.7: FDP statistics over the point (fdp: read): bytes the host wrote and the
+	 * media wrote, the drive's endurance groups' */
+	bool fdp;
+	double fdp_host_bytes, fdp_media_bytes;
 	const struct rb_identity *target; /* identity as opened for this point; NULL none */
 	uint64_t verify_checked, verify_mismatches;
 	/* the drive's history before this point (agent/drive/history.h) */

@@ -161,6 +161,9 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->message = str_out(m->message);
 	r->uring_features = str_out(m->uring_features);
 	r->trim_method = str_out(m->trim_method);
+	r->fdp = m->fdp;
+	r->fdp_host_bytes = m->fdp_host_bytes;
+	r->fdp_media_bytes = m->fdp_media_bytes;
 	r->target = m->target ? ident_out(p, m->target) : NULL;
 	r->verify_checked = m->verify_checked;
 	r->verify_mismatches = m->verify_mismatches;
@@ -233,6 +236,9 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.message = r->message,
 		.uring_features = r->uring_features,
 		.trim_method = r->trim_method,
+		.fdp = r->fdp,
+		.fdp_host_bytes = r->fdp_host_bytes,
+		.fdp_media_bytes = r->fdp_media_bytes,
 		.target = t,
 		.verify_checked = r->verify_checked,
 		.verify_mismatches = r->verify_mismatches,

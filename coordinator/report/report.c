@@ -735,6 +735,8 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 			rp_exec_text(r, f == FMT_MARKDOWN);
 		if (rp_has_paths(r))
 			rp_paths_text(r, f == FMT_MARKDOWN);
+		if (rp_has_waf(r))
+			rp_waf_text(r, f == FMT_MARKDOWN);
 	}
 	/* what was printed ends before anything is said on stderr: the two often go to one
 	 * terminal or file, and stdout's buffer would be flushed in the middle of a line */

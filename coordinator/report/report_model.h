@@ -253,5 +253,9 @@ long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n);
  * the block layer (engine uring) and NVMe passthrough (uring_cmd); the table of them. */
 bool rp_has_paths(const struct rp_report *r);
 void rp_paths_text(const struct rp_report *r, bool md);
+/* Write amplification per point (report_fdp.c): whether any drive has FDP statistics; the
+ * table of host and media bytes and their ratio. */
+bool rp_has_waf(const struct rp_report *r);
+void rp_waf_text(const struct rp_report *r, bool md);
 
 #endif

@@ -95,6 +95,8 @@ struct rb_row_result {
 	uint8_t health_critical_warning; /* every warning bit seen */
 	char uring_features[64];
 	char trim_method[16]; /* how its trims or write-zeroes went; "" none */
+	/* FDP over the point: host and media bytes written, media over host; NaN: none */
+	double fdp_host_bytes, fdp_media_bytes, waf;
 	char message[256];
 	uint64_t rate_iops; /* the limit this drive ran at (curves: its own); 0 none */
 	uint8_t steady;	    /* 0 no steady-state phase, 1 in the steady window, 2 not */

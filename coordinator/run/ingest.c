@@ -305,6 +305,10 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	}
 	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
 	copy(row.trim_method, sizeof(row.trim_method), dr->trim_method);
+	row.fdp_host_bytes = dr->fdp ? dr->fdp_host_bytes : NAN;
+	row.fdp_media_bytes = dr->fdp ? dr->fdp_media_bytes : NAN;
+	row.waf =
+		dr->fdp && dr->fdp_host_bytes > 0 ? dr->fdp_media_bytes / dr->fdp_host_bytes : NAN;
 	row.start_ns = dr->start_ns;
 	row.end_ns = dr->end_ns;
 	row.elapsed_ns = dr->elapsed_ns;

@@ -325,6 +325,7 @@ static void skip_refused(struct coord *k, const struct rb_point *p, uint32_t att
 		if (!k->refused[i] || !rb_point_has_drive(k->c, p, i))
 			continue;
 		memset(&row, 0, sizeof(row));
+		row.fdp_host_bytes = row.fdp_media_bytes = row.waf = NAN; /* not read */
 		row.drive = (uint32_t)i;
 		row.point = p->index;
 		row.attempt = attempt;
@@ -357,6 +358,7 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 		if (strcmp(k->c->drives[i].agent, a->name) || !rb_point_has_drive(k->c, p, i))
 			continue;
 		memset(&row, 0, sizeof(row));
+		row.fdp_host_bytes = row.fdp_media_bytes = row.waf = NAN; /* not read */
 		row.drive = (uint32_t)i;
 		row.point = p->index;
 		row.attempt = a->attempt;

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+"""Write amplification per point, end to end through the admin seam's recorded pages: a
+loop device the agent reads NVMe pages for from a folder (--nvme-pages) -- Identify
+Controller with FDP (CTRATT bit 19), Identify Namespace in endurance group 1, and the FDP
+statistics log (22h) as it reads at each point's start and end -- runs a campaign of two
+write points. Each point's row holds the host and media bytes its statistics moved by and
+their ratio, the WAF the pages encode (2.4, then 1.0); `rackbench report` prints them per
+point. A drive without FDP (no pages) has NaN there, not 0."""
+import math
+import os
+import struct
+
+from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, run
+
+h5py = h5()
+
+CAMPAIGN = """name: fdp-waf
+insecure: true
+destructive: true
+wait: 20s
+targets:
+  - agent: a1
+    drives: [{dev}]
+defaults: {{rw: write, bs: 64k, size: 8m, passes: 1, iodepth: 4}}
+phases:
+  - name: first
+    workload: {{}}
+  - name: second
+    workload: {{}}
+"""
+
+
+def page(size, fields):
+    """A page of size bytes, each (offset, struct format, value) put in it."""
+    b = bytearray(size)
+    for off, fmt, v in fields:
+        struct.pack_into(fmt, b, off, v)
+    return bytes(b)
+
+
+def stats(host, media):
+    """An FDP statistics log: host bytes at 0, media bytes at 16 (16-byte counters)."""
+    return page(64, [(0, "<Q", host), (16, "<Q", media)])
+
+
+with Tmp() as tmp, LoopDevices(tmp, 1, size=32 << 20) as (dev,):
+    pages = os.path.join(tmp, "pages")
+    os.mkdir(pages)
+    name = os.path.basename(dev)
+
+    def put(what, data):
+        with open(os.path.join(pages, f"{name}.{what}"), "wb") as f:
+            f.write(data)
+
+    put("id-ctrl", page(4096, [(96, "<I", 1 << 19), (263, "B", 0)]))
+    put("id-ns", page(4096, [(0, "<Q", 65536), (8, "<Q", 65536), (102, "<H", 1),
+                            (128, "<I", 9 << 16)]))
+    # read at each point's start and end, in turn: point 1 host +0.5 GB, media +1.2 GB;
+    # point 2 +2 GB each
+    for i, (h, m) in enumerate([(1000000000, 2000000000), (1500000000, 3200000000),
+                                (2000000000, 3500000000), (4000000000, 5500000000)]):
+        put(f"log-22.{i + 1}", stats(h, m))
+    path = os.path.join(tmp, "c.yaml")
+    with open(path, "w") as f:
+        f.write(CAMPAIGN.format(dev=dev))
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
+                  extra=["--nvme-pages", pages])
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--no-service",
+                 "--results", os.path.join(tmp, "out")], timeout=120)
+    finally:
+        agent.stop()
+    print(r.stdout[-2000:], r.stderr[-2000:])
+    check(r.returncode == 0, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
+    f = [os.path.join(tmp, "out", x) for x in os.listdir(os.path.join(tmp, "out"))
+         if x.endswith(".h5")][0]
+    with h5py.File(f, "r") as h:
+        res = sorted(h["results"][:], key=lambda x: int(x["point"]))
+    got = [(float(x["fdp_host_bytes"]), float(x["fdp_media_bytes"]), float(x["waf"]))
+           for x in res]
+    check(got == [(5e8, 1.2e9, 2.4), (2e9, 2e9, 1.0)], f"FDP per point: {got}")
+    r = run([COORD, "report", f])
+    table = r.stdout[r.stdout.find("Write amplification"):]
+    rows = [x.split() for x in table.splitlines()[2:] if x.strip()]
+    check(r.returncode == 0 and len(rows) == 2 and [x[-1] for x in rows] == ["2.40", "1.00"]
+          and [x[-3] for x in rows] == ["500.0", "2000.0"], f"report: {table[:800]}")
+
+    # no pages for the drive: no FDP, NaN in its rows
+    for x in os.listdir(pages):
+        os.unlink(os.path.join(pages, x))
+    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
+                  extra=["--nvme-pages", pages])
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--no-service",
+                 "--results", os.path.join(tmp, "out2")], timeout=120)
+    finally:
+        agent.stop()
+    check(r.returncode == 0, f"the campaign without FDP: exit {r.returncode}")
+    f = [os.path.join(tmp, "out2", x) for x in os.listdir(os.path.join(tmp, "out2"))
+         if x.endswith(".h5")][0]
+    with h5py.File(f, "r") as h:
+        res = h["results"][:]
+    check(all(math.isnan(float(x["waf"])) and math.isnan(float(x["fdp_host_bytes"]))
+              for x in res), f"no FDP: {[float(x['waf']) for x in res]}")
+    check("Write amplification" not in run([COORD, "report", f]).stdout, "no FDP table")
+print("ok")
