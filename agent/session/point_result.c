@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "evidence.h"
 #include "execphase.h"
 #include "fstarget.h"
 #include "history.h"
@@ -62,7 +63,38 @@ struct result_msg {
 	struct rb_msg_io_error ie[2 * RB_MAX_IO_ERRORS]; /* IO errors, then mismatches */
 	struct rb_identity ti, mi[64];
 	struct rb_drive_history hist; /* the drive's state: dr.purge_method points here */
+	struct rb_evidence ev[4 * RB_EVIDENCE_MAX]; /* kept for the vendor: 4 members at most */
+	struct rb_msg_evidence mev[4 * RB_EVIDENCE_MAX];
 };
+
+/*
+ * A drive whose point ended with IO errors or mismatches: what its vendor will ask for
+ * (telemetry, error log, SMART) read from it now and kept in the state folder, named in
+ * its result. Drives without NVMe log pages keep nothing, silently.
+ */
+static void result_evidence(struct agent *a, size_t t, const struct rb_target_result *res,
+			    struct result_msg *m)
+{
+	const struct point *p = &a->pt;
+	size_t n = 0;
+
+	if (!p->prep || !(res->nerrors + res->nmismatches))
+		return;
+	for (size_t k = 0; k < p->vols[t].members && k < 4; k++) {
+		const struct rb_target_info *x = &p->prep->info[p->first[t] + k];
+		int r;
+
+		if (x->kind != RB_TARGET_BLOCK)
+			continue;
+		r = rb_evidence_capture(rb_nvme_runs(), x->real, a->cfg->state_dir, m->ev + n,
+					RB_EVIDENCE_MAX);
+		for (int i = 0; i < r; i++, n++)
+			m->mev[n] = (struct rb_msg_evidence){ m->ev[n].kind, m->ev[n].path,
+							      m->ev[n].sha256, m->ev[n].bytes };
+	}
+	m->dr.evidence = m->mev;
+	m->dr.nevidence = n;
+}
 
 /* How the drive ran: its times, CPU, and its status with the reason. */
 static void result_status(const struct point *p, size_t t, const struct rb_target_result *res,
@@ -301,6 +333,7 @@ void rb_point_send_result(struct agent *a, size_t t)
 	m.dr.verify_checked = res->verify.checked;
 	m.dr.verify_mismatches = res->verify.bad;
 	result_history(a, t, res, &m);
+	result_evidence(a, t, res, &m);
 	/* one line per drive: the offsets go with the result, into the io_errors table */
 	if (res->nmismatches)
 		rb_err("point %u drive '%s': %" PRIu64 " verification mismatch(es) in %" PRIu64

@@ -183,6 +183,12 @@ struct rb_msg_io_error {
 	uint64_t count; /* times this same failure happened */
 };
 
+/* A file of a drive's evidence on the agent's host (1.7). */
+struct rb_msg_evidence {
+	const char *kind, *path, *sha256;
+	uint64_t bytes;
+};
+
 struct rb_bs_count {
 	uint32_t direction;
 	uint64_t bs, ios;
@@ -227,6 +233,8 @@ struct rb_msg_result {
 	 * media wrote, the drive's endurance groups' */
 	bool fdp;
 	double fdp_host_bytes, fdp_media_bytes;
+	const struct rb_msg_evidence *evidence; /* 1.7: kept for the vendor on IO errors */
+	size_t nevidence;
 	const struct rb_identity *target; /* identity as opened for this point; NULL none */
 	uint64_t verify_checked, verify_mismatches;
 	/* the drive's history before this point (agent/drive/history.h) */

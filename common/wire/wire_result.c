@@ -101,9 +101,19 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	Rb__DirResult **d = pool_alloc(p, m->ndirs, sizeof(*d));
 	Rb__BsCount **b = pool_alloc(p, m->nbs_counts, sizeof(*b));
 	Rb__IoError **e = pool_alloc(p, m->nio_errors, sizeof(*e));
+	Rb__Evidence **ev = pool_alloc(p, m->nevidence, sizeof(*ev));
 
-	if (!r || !d || !b || !e)
+	if (!r || !d || !b || !e || !ev)
 		return NULL;
+	for (size_t i = 0; i < m->nevidence; i++) {
+		if (!(ev[i] = pool_alloc(p, 1, sizeof(**ev))))
+			return NULL;
+		rb__evidence__init(ev[i]);
+		ev[i]->kind = str_out(m->evidence[i].kind);
+		ev[i]->path = str_out(m->evidence[i].path);
+		ev[i]->sha256 = str_out(m->evidence[i].sha256);
+		ev[i]->bytes = m->evidence[i].bytes;
+	}
 	rb__drive_result__init(r);
 	for (size_t i = 0; i < m->ndirs; i++) {
 		const struct rb_dir_result *s = &m->dirs[i];
@@ -161,6 +171,8 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->message = str_out(m->message);
 	r->uring_features = str_out(m->uring_features);
 	r->trim_method = str_out(m->trim_method);
+	r->n_evidence = m->nevidence;
+	r->evidence = ev;
 	r->fdp = m->fdp;
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
@@ -192,7 +204,12 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 	struct rb_dir_result *d = pool_alloc(p, r->n_dirs, sizeof(*d));
 	struct rb_bs_count *b = pool_alloc(p, r->n_bs_counts, sizeof(*b));
 	struct rb_msg_io_error *e = pool_alloc(p, r->n_io_errors, sizeof(*e));
+	struct rb_msg_evidence *ev = pool_alloc(p, r->n_evidence, sizeof(*ev));
 	struct rb_identity *t = r->target ? idents_in(p, &r->target, 1) : NULL;
+
+	for (size_t i = 0; ev && i < r->n_evidence; i++)
+		ev[i] = (struct rb_msg_evidence){ r->evidence[i]->kind, r->evidence[i]->path,
+						  r->evidence[i]->sha256, r->evidence[i]->bytes };
 
 	for (size_t i = 0; d && i < r->n_dirs; i++) {
 		const Rb__DirResult *x = r->dirs[i];
@@ -236,6 +253,8 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.message = r->message,
 		.uring_features = r->uring_features,
 		.trim_method = r->trim_method,
+		.evidence = ev,
+		.nevidence = ev ? r->n_evidence : 0,
 		.fdp = r->fdp,
 		.fdp_host_bytes = r->fdp_host_bytes,
 		.fdp_media_bytes = r->fdp_media_bytes,

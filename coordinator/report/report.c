@@ -53,6 +53,7 @@ static void file_free(struct rp_file *f)
 {
 	free(f->ck);
 	free(f->ex);
+	free(f->ev);
 	free(f->he);
 	free(f->vd);
 	free(f->ss);
@@ -110,6 +111,8 @@ static int load_file(struct rp_file *f, const char *path, bool health)
 		r = rb_results_read_ckpts(in, &f->ck, &f->nck);
 	if (!r)
 		r = rb_results_read_execs(in, &f->ex, &f->nex);
+	if (!r)
+		r = rb_results_read_evidence(in, &f->ev, &f->nev);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
 	/* a spec's health limits judge the readings: read only then */
@@ -653,6 +656,28 @@ static int load(struct rp_report *r, const struct rb_report_args *a)
 }
 
 /* a->format < 0: no text output (the demo's page). */
+/* What a failing drive's vendor will ask for, and where it is: the files agents kept. */
+static void evidence_text(const struct rp_report *r)
+{
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		for (size_t i = 0; i < r->files[fi].nev; i++) {
+			const struct rb_row_evidence *e = &r->files[fi].ev[i];
+			const struct rb_row_drive *dr = NULL;
+
+			for (size_t d = 0; d < r->files[fi].nd && !dr; d++)
+				if (r->files[fi].dr[d].drive == e->drive)
+					dr = &r->files[fi].dr[d];
+			if (!i)
+				printf("evidence kept for the vendor (on the agents' hosts):\n");
+			printf("  %s:%s  %s  point %u  %s, %llu bytes, sha256 %s\n",
+			       dr ? dr->agent : "?", dr ? dr->id.path : "?",
+			       dr && dr->id.serial[0] ? dr->id.serial : "-", e->point, e->path,
+			       (unsigned long long)e->bytes, e->sha256);
+			if (i + 1 == r->files[fi].nev)
+				printf("\n");
+		}
+}
+
 static int report(struct rp_report *r, const struct rb_report_args *a)
 {
 	const char *const *files = a->files;
@@ -718,6 +743,8 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 					 r->files[fi].nd);
 			printf("\n");
 		}
+	if (f >= 0 && f != FMT_CSV)
+		evidence_text(r);
 	if (f >= 0)
 		tables(r, (enum fmt)f, a->wide);
 	if (f >= 0 && f != FMT_CSV && !a->wide) {

@@ -38,6 +38,8 @@ struct rp_file {
 	size_t nck;
 	struct rb_row_exec *ex; /* exec points' commands (schema 10 on) */
 	size_t nex;
+	struct rb_row_evidence *ev; /* files kept for a failing drive's vendor (schema 11 on) */
+	size_t nev;
 	char verdict[16]; /* the run's: PASS, FAIL, INCOMPLETE; "": not judged */
 	size_t cell0;	  /* its first cell: cell0 + point row * nd + drive row */
 	size_t drive0;	  /* its first drive's place among every file's drives */

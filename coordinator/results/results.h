@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 10
+#define RB_RESULTS_SCHEMA_VERSION 11
 
 struct rb_row_agent {
 	char name[64];
@@ -211,6 +211,15 @@ struct rb_row_ckpt_writer {
 	uint64_t bytes, duration_ns;
 };
 
+/* A file of a drive's evidence for the vendor, kept on its agent's host (schema 11 on). */
+struct rb_row_evidence {
+	uint32_t drive, point, attempt;
+	char kind[16];	/* telemetry, error-log, smart */
+	char path[512]; /* on the agent's host */
+	uint64_t bytes;
+	char sha256[65]; /* hex */
+};
+
 /* An exec point's command on a drive: how it ended, what its parser read (schema 10 on). */
 struct rb_row_exec {
 	uint32_t drive, point, attempt;
@@ -272,6 +281,7 @@ int rb_results_ioerror(struct rb_results *r, const struct rb_row_ioerror *row);
 int rb_results_ckpt(struct rb_results *r, const struct rb_row_ckpt *row);
 int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer *row);
 int rb_results_exec(struct rb_results *r, const struct rb_row_exec *row);
+int rb_results_evidence(struct rb_results *r, const struct rb_row_evidence *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -335,6 +345,8 @@ int rb_results_read_ckpts(struct rb_results_in *in, struct rb_row_ckpt **ret, si
 int rb_results_read_ckpt_writers(struct rb_results_in *in, struct rb_row_ckpt_writer **ret,
 				 size_t *ret_n);
 int rb_results_read_execs(struct rb_results_in *in, struct rb_row_exec **ret, size_t *ret_n);
+/* The evidence table (none in files of schema 10 and older). */
+int rb_results_read_evidence(struct rb_results_in *in, struct rb_row_evidence **ret, size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

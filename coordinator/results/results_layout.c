@@ -255,6 +255,15 @@ static const struct field ckpt_writer_f[] = {
 	FLD(struct rb_row_ckpt_writer, bytes, FT_U64, "B"),
 	FLD(struct rb_row_ckpt_writer, duration_ns, FT_U64, "ns"),
 };
+static const struct field evidence_f[] = {
+	FLD(struct rb_row_evidence, drive, FT_U32, ""),
+	FLD(struct rb_row_evidence, point, FT_U32, ""),
+	FLD(struct rb_row_evidence, attempt, FT_U32, ""),
+	FLD(struct rb_row_evidence, kind, FT_STR, ""),
+	FLD(struct rb_row_evidence, path, FT_STR, ""),
+	FLD(struct rb_row_evidence, bytes, FT_U64, "B"),
+	FLD(struct rb_row_evidence, sha256, FT_STR, "hex"),
+};
 static const struct field exec_f[] = {
 	FLD(struct rb_row_exec, drive, FT_U32, ""),
 	FLD(struct rb_row_exec, point, FT_U32, ""),
@@ -332,6 +341,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "rw checkpoint: each writer's time and bytes of each checkpoint" },
 	{ "exec", ARRAY(exec_f), sizeof(struct rb_row_exec),
 	  "exec phases: each drive's command, how it ended, what its output said" },
+	{ "evidence", ARRAY(evidence_f), sizeof(struct rb_row_evidence),
+	  "files of a drive's evidence for its vendor, kept on its agent's host" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };

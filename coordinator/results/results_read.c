@@ -563,6 +563,11 @@ int rb_results_read_execs(struct rb_results_in *in, struct rb_row_exec **ret, si
 	return read_optional(in, T_EXEC, (void **)ret, ret_n);
 }
 
+int rb_results_read_evidence(struct rb_results_in *in, struct rb_row_evidence **ret, size_t *ret_n)
+{
+	return read_optional(in, T_EVIDENCE, (void **)ret, ret_n);
+}
+
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);

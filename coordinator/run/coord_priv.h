@@ -363,6 +363,9 @@ void ing_drive_rows(struct coord *k);
 void ing_print_summary(struct coord *k, FILE *out);
 void ing_point_begin(struct coord *k, const struct rb_point *p);
 void ing_seen_release(struct coord *k);
+/* A drive's result's application rows (ingest_apps.c): checkpoints, an exec command. */
+void ing_checkpoints(struct coord *k, size_t di, const struct rb_msg_result *dr);
+void ing_exec(struct coord *k, size_t di, const struct rb_msg_result *dr);
 
 /* ---- orders.c: what the agents are told ---- */
 void ord_preflight(struct coord *k, struct ragent *a);

@@ -118,94 +118,6 @@ static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 	}
 }
 
-/* rw checkpoint: a result's checkpoints and their writers into their tables. */
-static void ing_checkpoints(struct coord *k, size_t di, const struct rb_msg_result *dr)
-{
-	for (size_t i = 0; i < dr->ncheckpoints; i++) {
-		const struct rb_msg_checkpoint *c = &dr->checkpoints[i];
-		struct rb_row_ckpt row = {
-			.drive = (uint32_t)di,
-			.point = dr->point,
-			.attempt = dr->attempt,
-			.checkpoint = c->index,
-			.direction = (uint8_t)(c->direction == 1),
-			.bytes = c->bytes,
-			.start_ns = c->start_ns,
-			.duration_ns = c->duration_ns,
-			.gib_per_s = c->duration_ns ? (double)c->bytes / (double)(1ULL << 30) /
-							      ((double)c->duration_ns / 1e9)
-						    : 0.0,
-			.writers = (uint32_t)c->nwriters,
-			.slowest_writer = c->slowest_writer,
-			.fs_bytes = c->fs_bytes,
-			.errors = c->errors,
-		};
-
-		rb_results_ckpt(k->res, &row);
-		for (size_t w = 0; w < c->nwriters; w++) {
-			struct rb_row_ckpt_writer x = { .drive = row.drive,
-							.point = row.point,
-							.attempt = row.attempt,
-							.checkpoint = row.checkpoint,
-							.direction = row.direction,
-							.writer = (uint32_t)w,
-							.bytes = c->writer_bytes[w],
-							.duration_ns = c->writer_ns[w] };
-
-			rb_results_ckpt_writer(k->res, &x);
-		}
-	}
-}
-
-/* An exec point's command on drive di into the exec table, its metrics in columns. */
-static void ing_exec(struct coord *k, size_t di, const struct rb_msg_result *dr)
-{
-	const struct rb_msg_exec_result *x = dr->exec;
-	struct rb_row_exec row = { .drive = (uint32_t)di,
-				   .point = dr->point,
-				   .attempt = dr->attempt };
-	struct {
-		const char *name;
-		double *col;
-	} cols[] = { { "tps", &row.tps },
-		     { "qps", &row.qps },
-		     { "iops", &row.iops },
-		     { "mbps", &row.mbps },
-		     { "lat_avg_ms", &row.lat_avg_ms },
-		     { "lat_p95_ms", &row.lat_p95_ms },
-		     { "lat_p99_ms", &row.lat_p99_ms },
-		     { "lat_max_ms", &row.lat_max_ms },
-		     { "errors", &row.errors } };
-	size_t n = 0;
-
-	if (!x)
-		return;
-	copy(row.command, sizeof(row.command), x->command);
-	row.exit_code = x->exit_code;
-	row.timed_out = x->timed_out;
-	row.duration_ns = x->duration_ns;
-	copy(row.parser, sizeof(row.parser), x->parser);
-	copy(row.stdout_tail, sizeof(row.stdout_tail), x->stdout_tail);
-	copy(row.stderr_tail, sizeof(row.stderr_tail), x->stderr_tail);
-	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-		*cols[c].col = NAN;
-	for (size_t i = 0; i < x->nmetrics; i++) {
-		char *end;
-		double v = strtod(x->metrics[i].value ? x->metrics[i].value : "", &end);
-
-		for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
-			if (x->metrics[i].key && !strcmp(x->metrics[i].key, cols[c].name) &&
-			    end != x->metrics[i].value)
-				*cols[c].col = v;
-		if (n < sizeof(row.metrics))
-			n += (size_t)snprintf(row.metrics + n, sizeof(row.metrics) - n, "%s%s=%s",
-					      n ? "," : "",
-					      x->metrics[i].key ? x->metrics[i].key : "",
-					      x->metrics[i].value ? x->metrics[i].value : "");
-	}
-	rb_results_exec(k->res, &row);
-}
-
 /* A result's block-size counts into their table, its IO errors said. */
 static void result_extras(struct coord *k, const struct ragent *a, const struct rb_msg_result *dr,
 			  size_t di)
@@ -222,6 +134,20 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 	}
 	ing_checkpoints(k, di, dr);
 	ing_exec(k, di, dr);
+	for (size_t i = 0; i < dr->nevidence; i++) {
+		struct rb_row_evidence ev = { .drive = (uint32_t)di,
+					      .point = dr->point,
+					      .attempt = dr->attempt,
+					      .bytes = dr->evidence[i].bytes };
+
+		copy(ev.kind, sizeof(ev.kind), dr->evidence[i].kind);
+		copy(ev.path, sizeof(ev.path), dr->evidence[i].path);
+		copy(ev.sha256, sizeof(ev.sha256), dr->evidence[i].sha256);
+		rb_results_evidence(k->res, &ev);
+		rb_warn("drive '%s' point %u: its %s kept for the vendor on agent '%s': %s "
+			"(sha256 %.16s...)",
+			dr->drive, dr->point, ev.kind, a->name, ev.path, ev.sha256);
+	}
 	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
 	uint32_t err = 0;
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+#include "evidence.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "log.h"
+#include "nvme_logs.h"
+#include "sha256.h"
+
+/* One log page, len bytes read in chunks of at most 64 KiB, into file dir/name. */
+static int keep_log(const struct rb_nvme_ops *ops, void *h, uint8_t lid, uint8_t lsp, uint64_t len,
+		    const char *dir, const char *name, const char *kind, struct rb_evidence *e)
+{
+	enum { CHUNK = 64 << 10 };
+	uint8_t *buf = malloc(CHUNK);
+	struct rb_sha256 s;
+	uint16_t st = 0;
+	FILE *f;
+	int r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(e->path, sizeof(e->path), "%s/%s", dir, name);
+	f = fopen(e->path, "wxe");
+	if (!f) {
+		r = -errno;
+		free(buf);
+		return r;
+	}
+	rb_sha256_init(&s);
+	for (uint64_t off = 0; off < len && !r; off += CHUNK) {
+		uint32_t n = (uint32_t)(len - off < CHUNK ? len - off : CHUNK);
+
+		/* a telemetry capture is created by its first read alone (lsp: create) */
+		r = ops->get_log(h, 0xffffffff, lid, off ? 0 : lsp, 0, off, buf, n, &st);
+		if (!r && fwrite(buf, 1, n, f) != n)
+			r = -EIO;
+		if (!r)
+			rb_sha256_update(&s, buf, n);
+	}
+	if (fclose(f) && !r)
+		r = -EIO;
+	free(buf);
+	if (r) {
+		remove(e->path);
+		return r;
+	}
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	e->bytes = len;
+	rb_sha256_hex(&s, e->sha256);
+	return 0;
+}
+
+int rb_evidence_capture(const struct rb_nvme_ops *ops, const char *path, const char *state_dir,
+			struct rb_evidence *out, size_t max)
+{
+	const char *name = strrchr(path, '/');
+	uint8_t hdr[512];
+	struct rb_telemetry_header th;
+	char dir[400], stamp[32];
+	uint16_t st = 0;
+	uint32_t nsid;
+	struct tm tm;
+	time_t now = time(NULL);
+	size_t n = 0;
+	void *h;
+	int r;
+
+	if (!ops->get_log)
+		return -EOPNOTSUPP;
+	name = name ? name + 1 : path;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(dir, sizeof(dir), "%s/evidence", state_dir);
+	mkdir(state_dir, 0700);
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof(dir), "%s/evidence/%s-%s", state_dir, name, stamp);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	r = ops->open(path, &h, &nsid);
+	if (r)
+		return r;
+	/* telemetry: a fresh host-initiated capture (lsp 1), its header says its size */
+	if (n < max && ops->get_log(h, 0xffffffff, 0x07, 1, 0, 0, hdr, sizeof(hdr), &st) == 0 &&
+	    rb_telemetry_header_parse(hdr, sizeof(hdr), &th) == 0) {
+		size_t len = rb_telemetry_bytes(&th, 3);
+
+		if (len > RB_EVIDENCE_TELEMETRY_MAX)
+			len = RB_EVIDENCE_TELEMETRY_MAX;
+		if (len && keep_log(ops, h, 0x07, 0, len, dir, "telemetry-host.bin", "telemetry",
+				    &out[n]) == 0)
+			n++;
+	} else {
+		rb_debug("%s: no host-initiated telemetry (log 07h)", path);
+	}
+	if (n < max &&
+	    keep_log(ops, h, 0x01, 0, 64 * 64, dir, "error-log.bin", "error-log", &out[n]) == 0)
+		n++;
+	if (n < max &&
+	    keep_log(ops, h, 0x02, 0, RB_NVME_SMART_SIZE, dir, "smart.bin", "smart", &out[n]) == 0)
+		n++;
+	ops->close(h);
+	if (n)
+		rb_info("%s: kept its telemetry, error log and SMART in %s for the vendor", path,
+			dir);
+	return n ? (int)n : -EIO;
+}

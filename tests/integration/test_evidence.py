@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""Evidence for the RMA: a drive that fails IO from 8 MiB on (a faultfs file under a
+loop device) whose NVMe pages the agent reads from a folder (--nvme-pages: a telemetry
+log of 2 KiB, an error log, a SMART log). The point that hit the errors leaves its
+telemetry, error log and SMART in the agent's state folder, byte for byte what the drive
+gave, each named in the results file's evidence table with its size and sha256, and
+`rackbench report` lists them after the verdicts. A drive without errors keeps nothing."""
+import hashlib
+import os
+import struct
+
+from rbtest import COORD, Agent, Faulty, Tmp, check, free_port, h5, need_faultfs, run
+
+h5py = h5()
+need_faultfs()
+
+CAMPAIGN = """name: evidence
+insecure: true
+destructive: true
+wait: 20s
+targets:
+  - agent: a1
+    drives: [{dev}]
+defaults: {{size: 16m, bs: 64k, iodepth: 4}}
+phases:
+  - name: {phase}
+    workload: {{rw: {rw}, passes: 1}}
+"""
+
+
+def campaign(tmp, ep, dev, pages, out, rw, phase):
+    path = os.path.join(tmp, f"{phase}.yaml")
+    with open(path, "w") as f:
+        f.write(CAMPAIGN.format(dev=dev, rw=rw, phase=phase))
+    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
+                  extra=["--nvme-pages", pages])
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--no-service", "--results", out],
+                timeout=120)
+    finally:
+        agent.stop()
+    print(r.stdout[-1500:], r.stderr[-1500:])
+    files = [os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")]
+    return r, files[0]
+
+
+with Tmp() as tmp:
+    bad = Faulty(tmp, "eio", "--size=16m", "--fail-start=8m", "--fail-end=16m")
+    ok = Faulty(tmp, "ok", "--size=16m")
+    try:
+        dev, name = bad.dev, os.path.basename(bad.dev)
+        pages = os.path.join(tmp, "pages")
+        os.mkdir(pages)
+        tel = bytearray(os.urandom(2048))
+        tel[0] = 0x07
+        struct.pack_into("<HHH", tel, 8, 1, 3, 3)  # data areas 1..3 end at block 3: 2 KiB
+        logs = {"log-07": bytes(tel), "log-01": os.urandom(4096), "log-02": os.urandom(512),
+                "id-ctrl": bytes(4096), "id-ns": bytes(4096)}
+        for k, v in logs.items():
+            for n in (name, os.path.basename(ok.dev)):
+                with open(os.path.join(pages, f"{n}.{k}"), "wb") as f:
+                    f.write(v)
+        ep = f"tcp://127.0.0.1:{free_port()}"
+        # a healthy drive with the same pages keeps nothing
+        r, f = campaign(tmp, ep, ok.dev, pages, os.path.join(tmp, "out-ok"), "write", "fill")
+        check(r.returncode == 0, f"the healthy drive: exit {r.returncode}")
+        with h5py.File(f, "r") as h:
+            check(len(h["evidence"]) == 0, "a drive without errors keeps no evidence")
+        r, f = campaign(tmp, ep, dev, pages, os.path.join(tmp, "out-bad"), "write", "fill")
+        check(r.returncode == 6, f"IO errors no verdict judged: exit {r.returncode}, want 6")
+        with h5py.File(f, "r") as h:
+            ev = h["evidence"][:]
+        kept = {x["kind"].decode(): x for x in ev}
+        check(sorted(kept) == ["error-log", "smart", "telemetry"], f"kinds {sorted(kept)}")
+        for kind, log in (("telemetry", "log-07"), ("error-log", "log-01"), ("smart", "log-02")):
+            x = kept[kind]
+            data = open(x["path"].decode(), "rb").read()
+            check(data == logs[log] and int(x["bytes"]) == len(data) and
+                  x["sha256"].decode() == hashlib.sha256(data).hexdigest(),
+                  f"{kind}: {x['path']} holds what the drive gave, its size and digest")
+            check(x["path"].decode().startswith(os.path.join(tmp, "s", "evidence", name + "-")),
+                  f"{kind} kept in the agent's state folder: {x['path']}")
+        rep = run([COORD, "report", f])
+        check("evidence kept for the vendor" in rep.stdout and
+              all(kept[k]["sha256"].decode() in rep.stdout for k in kept),
+              f"report: {rep.stdout[:1500]}")
+    finally:
+        bad.close()
+        ok.close()
+print("ok")
