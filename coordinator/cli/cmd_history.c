@@ -20,6 +20,7 @@
 #include "exitcode.h"
 #include "jsonout.h"
 #include "log.h"
+#include "results.h"
 #include "results_db.h"
 #include "units.h"
 
@@ -233,6 +234,33 @@ static void csv(FILE *o, const char *s, const char *sep)
 	fprintf(o, "\"%s", sep);
 }
 
+/* The evidence a run kept for the drive of row r (its results file's evidence table),
+ * each file a line under the run's; a file that no longer reads says nothing. */
+static void evidence_of(const struct rb_index_row *r)
+{
+	char err[256];
+	struct rb_results_in *in = rb_results_open(r->file, err, sizeof(err));
+	struct rb_row_drive *dr = NULL;
+	struct rb_row_evidence *ev = NULL;
+	size_t nd = 0, ne = 0;
+
+	if (!in)
+		return;
+	if (!rb_results_read_drives(in, &dr, &nd) && !rb_results_read_evidence(in, &ev, &ne))
+		for (size_t d = 0; d < nd; d++) {
+			if (strcmp(dr[d].agent, r->agent) || strcmp(dr[d].id.path, r->path))
+				continue;
+			for (size_t i = 0; i < ne; i++)
+				if (ev[i].drive == dr[d].drive)
+					printf("    evidence: %s, %llu bytes, sha256 %s, on %s at %s\n",
+					       ev[i].kind, (unsigned long long)ev[i].bytes,
+					       ev[i].sha256, r->agent, ev[i].path);
+		}
+	free(dr);
+	free(ev);
+	rb_results_in_close(in);
+}
+
 static void print_rows(const struct rb_index_row *v, size_t n, bool history)
 {
 	char t[32];
@@ -290,6 +318,8 @@ static void print_rows(const struct rb_index_row *v, size_t n, bool history)
 		       when(r->start_ns, t, sizeof(t)), r->campaign, H.db ? 30 : 0, H.db ? 30 : 0,
 		       where, H.db ? "  " : "", r->verdict[0] ? r->verdict : "-", r->seconds / 3600,
 		       (double)r->bytes / 1e9, r->reason[0] ? r->reason : "(not judged)");
+		if (history && !H.db)
+			evidence_of(r);
 	}
 }
 

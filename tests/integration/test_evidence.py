@@ -4,7 +4,8 @@ loop device) whose NVMe pages the agent reads from a folder (--nvme-pages: a tel
 log of 2 KiB, an error log, a SMART log). The point that hit the errors leaves its
 telemetry, error log and SMART in the agent's state folder, byte for byte what the drive
 gave, each named in the results file's evidence table with its size and sha256, and
-`rackbench report` lists them after the verdicts. A drive without errors keeps nothing."""
+`rackbench report` lists them after the verdicts, `rackbench history` under the drive's run.
+A drive without errors keeps nothing."""
 import hashlib
 import os
 import struct
@@ -80,6 +81,12 @@ with Tmp() as tmp:
                   f"{kind}: {x['path']} holds what the drive gave, its size and digest")
             check(x["path"].decode().startswith(os.path.join(tmp, "s", "evidence", name + "-")),
                   f"{kind} kept in the agent's state folder: {x['path']}")
+        # the drive's history lists what each of its runs kept
+        hist = run([COORD, "history", "a1:" + dev, "--results", os.path.join(tmp, "out-bad")])
+        check(hist.returncode == 0 and all(f"evidence: {k}" in hist.stdout and
+                                           kept[k]["sha256"].decode() in hist.stdout
+                                           for k in kept),
+              f"history: {hist.returncode} {hist.stdout} {hist.stderr}")
         rep = run([COORD, "report", f])
         check("evidence kept for the vendor" in rep.stdout and
               all(kept[k]["sha256"].decode() in rep.stdout for k in kept),
