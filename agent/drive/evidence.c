@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "evidence.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,22 @@ static int keep_log(const struct rb_nvme_ops *ops, void *h, uint8_t lid, uint8_t
 	return 0;
 }
 
+/* The captures of drive name kept under dir (NAME-TIME folders). */
+static unsigned kept_for(const char *dir, const char *name)
+{
+	size_t len = strlen(name);
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, name, len) && de->d_name[len] == '-';
+	closedir(d);
+	return n;
+}
+
 int rb_evidence_capture(const struct rb_nvme_ops *ops, const char *path, const char *state_dir,
 			struct rb_evidence *out, size_t max)
 {
@@ -79,8 +96,16 @@ int rb_evidence_capture(const struct rb_nvme_ops *ops, const char *path, const c
 	snprintf(dir, sizeof(dir), "%s/evidence", state_dir);
 	mkdir(state_dir, 0700);
 	mkdir(dir, 0700);
-	snprintf(dir, sizeof(dir), "%s/evidence/%s-%s", state_dir, name, stamp);
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	/* a burn-in's every failing point would fill the folder: a drive's first few only */
+	if (kept_for(dir, name) >= RB_EVIDENCE_KEEP) {
+		rb_warn("%s: %d evidence captures are kept already in %s: no more until older "
+			"ones are removed",
+			path, RB_EVIDENCE_KEEP, dir);
+		return -EEXIST;
+	}
+	/* one folder per capture, unique even within a second */
+	snprintf(dir, sizeof(dir), "%s/evidence/%s-%s-XXXXXX", state_dir, name, stamp);
+	if (!mkdtemp(dir))
 		return -errno;
 	r = ops->open(path, &h, &nsid);
 	if (r)

@@ -20,6 +20,8 @@
 #include "nvme.h"
 #include "pcie.h"
 #include "power.h"
+#include "evidence.h"
+#include "sha256.h"
 #include "nvme_logs.h"
 
 static uint8_t ctrl[4096], ns[4096], smart[512];
@@ -432,12 +434,56 @@ static void test_fdp_stats_through_the_seam(void **st)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Evidence through the recorded pages: telemetry sized by its header (areas 1 to 3 end at
+ * block 3: 2 KiB), the error log and SMART, each file's digest; a drive's ninth capture is
+ * refused (eight kept), and a backend without log pages keeps nothing.
+ */
+static void test_evidence_capture(void **st)
+{
+	char dir[] = "/tmp/rb-ev-XXXXXX", state[600], cmd[700];
+	uint8_t tel[2048] = { 0x07 }, elog[4096], sm[512];
+	struct rb_evidence ev[RB_EVIDENCE_MAX];
+	char hex[65];
+
+	(void)st;
+	assert_non_null(mkdtemp(dir));
+	snprintf(state, sizeof(state), "%s/state", dir);
+	put16(tel + 8, 1);
+	put16(tel + 10, 3);
+	put16(tel + 12, 3);
+	memset(elog, 0x5a, sizeof(elog));
+	memset(sm, 0xa5, sizeof(sm));
+	record(dir, "id-ctrl", ctrl, sizeof(ctrl));
+	record(dir, "id-ns", ns, sizeof(ns));
+	record(dir, "log-07", tel, sizeof(tel));
+	record(dir, "log-01", elog, sizeof(elog));
+	record(dir, "log-02", sm, sizeof(sm));
+	rb_nvme_pages_dir(dir);
+	assert_int_equal(rb_evidence_capture(&rb_nvme_pages, "/dev/nvme9n1", state, ev, 3), 3);
+	assert_string_equal(ev[0].kind, "telemetry");
+	assert_int_equal(ev[0].bytes, 2048);
+	assert_int_equal(rb_sha256_file(ev[0].path, hex), 0);
+	assert_string_equal(hex, ev[0].sha256);
+	assert_true(!strcmp(ev[1].kind, "error-log") && ev[1].bytes == 4096);
+	assert_true(!strcmp(ev[2].kind, "smart") && ev[2].bytes == 512);
+	for (int i = 1; i < RB_EVIDENCE_KEEP; i++)
+		assert_int_equal(rb_evidence_capture(&rb_nvme_pages, "/dev/nvme9n1", state, ev, 3),
+				 3);
+	assert_int_equal(rb_evidence_capture(&rb_nvme_pages, "/dev/nvme9n1", state, ev, 3),
+			 -EEXIST);
+	assert_int_equal(rb_evidence_capture(&fake, "/dev/nvme0n2", state, ev, 3), -EOPNOTSUPP);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pcie_link_from_sysfs),
 		cmocka_unit_test_setup(test_power_state, build_pages),
 		cmocka_unit_test_setup(test_fdp_stats_through_the_seam, build_pages),
+		cmocka_unit_test_setup(test_evidence_capture, build_pages),
 		cmocka_unit_test_setup(test_nvme_identity_from_spec_pages, build_pages),
 		cmocka_unit_test_setup(test_nvme_smart_from_spec_page, build_pages),
 		cmocka_unit_test_setup(test_nvme_status_kept_apart_from_errno, build_pages),
