@@ -8,8 +8,11 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report_model.h"
+#include "report_svg.h"
 
 /* A row with FDP figures: read (not NaN) and the host wrote (an older file, whose missing
  * columns read as zeros, has none). */
@@ -42,4 +45,37 @@ void rp_waf_text(const struct rp_report *r, bool md)
 		       c->label, c->res->fdp_host_bytes / 1e6, c->res->fdp_media_bytes / 1e6,
 		       c->res->waf);
 	}
+}
+
+void rp_waf_chart(FILE *o, const struct rp_report *r)
+{
+	struct rp_bar *b = calloc(r->ncells + 1, sizeof(*b));
+	bool *done = calloc(r->ncells + 1, sizeof(bool));
+
+	fputs("<h2 data-section=\"waf\">Write amplification per point</h2>\n", o);
+	for (size_t i = 0; b && done && i < r->ncells; i++) {
+		char title[400];
+		size_t n = 0;
+
+		if (done[i] || !has_fdp(&r->cells[i]))
+			continue;
+		/* one chart a point: its drives' WAF, each the media bytes over the host's */
+		for (size_t k = i; k < r->ncells; k++) {
+			const struct rp_cell *c = &r->cells[k];
+
+			if (done[k] || !has_fdp(c) || strcmp(c->pt->name, r->cells[i].pt->name))
+				continue;
+			done[k] = true;
+			b[n++] = (struct rp_bar){ .name = c->label,
+						  .colour = rp_cell_colour(r, c),
+						  .v = c->res->waf,
+						  .vs = NAN };
+		}
+		snprintf(title, sizeof(title),
+			 "%s: WAF (media bytes per host byte, FDP statistics)",
+			 r->cells[i].pt->name);
+		rp_bars(o, "waf", title, "WAF", b, n, W);
+	}
+	free(b);
+	free(done);
 }

@@ -577,6 +577,8 @@ static void body(FILE *o, const struct rp_report *r)
 	if (rp_chart_timeseries(o, r) == 0)
 		fputs("<p class=\"note\">No preconditioning phase in these results.</p>\n", o);
 	rp_chart_point_bars(o, r);
+	if (rp_has_waf(r))
+		rp_waf_chart(o, r);
 	drives_table(o, r);
 	models_table(o, r);
 	results_table(o, r);

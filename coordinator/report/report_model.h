@@ -259,5 +259,7 @@ void rp_paths_text(const struct rp_report *r, bool md);
  * table of host and media bytes and their ratio. */
 bool rp_has_waf(const struct rp_report *r);
 void rp_waf_text(const struct rp_report *r, bool md);
+/* The page's charts of it: a bar chart a point, its drives' WAF. */
+void rp_waf_chart(FILE *o, const struct rp_report *r);
 
 #endif

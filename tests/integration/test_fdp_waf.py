@@ -5,7 +5,7 @@ Controller with FDP (CTRATT bit 19), Identify Namespace in endurance group 1, an
 statistics log (22h) as it reads at each point's start and end -- runs a campaign of two
 write points. Each point's row holds the host and media bytes its statistics moved by and
 their ratio, the WAF the pages encode (2.4, then 1.0); `rackbench report` prints them per
-point. A drive without FDP (no pages) has NaN there, not 0."""
+point and its page charts them, a chart a point. A drive without FDP (no pages) has NaN there, not 0."""
 import math
 import os
 import struct
@@ -85,6 +85,13 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=32 << 20) as (dev,):
     rows = [x.split() for x in table.splitlines()[2:] if x.strip()]
     check(r.returncode == 0 and len(rows) == 2 and [x[-1] for x in rows] == ["2.40", "1.00"]
           and [x[-3] for x in rows] == ["500.0", "2000.0"], f"report: {table[:800]}")
+    # the page: a chart a point, its bar the WAF
+    page = os.path.join(tmp, "p.html")
+    r = run([COORD, "report", f, "--html", page])
+    html = open(page).read() if r.returncode == 0 else ""
+    charts = html.split('data-chart="waf"')[1:]
+    check(len(charts) == 2 and "2.4" in charts[0].split("</svg>")[0] and
+          "1" in charts[1].split("</svg>")[0], f"the WAF charts: {r.returncode} {len(charts)}")
 
     # no pages for the drive: no FDP, NaN in its rows
     for x in os.listdir(pages):
