@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "coord.h"
+#include "keys.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -40,6 +41,9 @@ struct svc_drive {
 
 struct service {
 	void *router, *control;
+	void *admin;	/* serve --admin-listen: the admin endpoint (admin.c), or NULL */
+	void *reply_to; /* the socket of the request being answered: control or admin */
+	int log_fd;	/* the service's own stderr, kept while a run's log is stderr (admin.c) */
 	struct rb_zap *zap;
 	struct reg *agents;
 	size_t nagents, cap;
@@ -71,7 +75,17 @@ struct service {
 	int64_t metrics_at;
 };
 
-/* A reply on the control socket (or, for a queued run answered already, its log). */
+/*
+ * Whether the admin endpoint refuses request req of the admin key named who (logged, with
+ * the key's name, either way): a field naming a file on the service's host, a resume of a
+ * file outside the service's results folder. true with why filled.
+ */
+bool svc_admin_refuses(const struct service *s, const char *who, const char *req, char *why,
+		       size_t len);
+/* The admin endpoint bound at endpoint with the service's key pair: 0, or -errno said. */
+int svc_admin_bind(struct service *s, const char *endpoint, const struct rb_keypair *server);
+
+/* A reply to the request being answered (or, for a queued run answered already, its log). */
 void svc_reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether agent name is in the run going on. */
 bool svc_in_run(struct service *s, const char *name);
