@@ -74,3 +74,42 @@ int svc_admin_bind(struct service *s, const char *endpoint, const struct rb_keyp
 	rb_info("admin endpoint on %s (CURVE, the admin allow-list)", bound);
 	return 0;
 }
+
+/* The run of fleet id fid, or NULL. */
+static const char *fleet_run(const struct service *s, const char *fid)
+{
+	char f[RB_RUN_ID_MAX];
+
+	if (s->running && !strcmp(s->fleet, fid))
+		return s->id;
+	for (unsigned i = 0; i < s->nqueue; i++)
+		if (rb_control_field(s->queue[i].req, "fleet", f, sizeof(f)) && !strcmp(f, fid))
+			return s->queue[i].id;
+	for (unsigned i = s->ndone; i-- > 0 && i + 16 >= s->ndone;)
+		if (!strcmp(s->done[i % 16].fleet, fid))
+			return s->done[i % 16].id;
+	return NULL;
+}
+
+const char *svc_request_id(const struct service *s, const char *req, char *buf, size_t len)
+{
+	char fid[RB_RUN_ID_MAX];
+	const char *id;
+
+	if (rb_control_field(req, "id", buf, len))
+		return buf;
+	if (!rb_control_field(req, "fleet", fid, sizeof(fid)) || !(id = fleet_run(s, fid)))
+		return NULL;
+	snprintf(buf, len, "%s", id);
+	return buf;
+}
+
+bool svc_fleet_unknown(const struct service *s, const char *req, char *buf, size_t len)
+{
+	char id[RB_RUN_ID_MAX];
+
+	if (strncmp(req, "status\n", 7) && strncmp(req, "abort\n", 6))
+		return false;
+	return rb_control_field(req, "fleet", buf, len) &&
+	       !rb_control_field(req, "id", id, sizeof(id)) && !fleet_run(s, buf);
+}

@@ -347,11 +347,14 @@ static void put(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static void record_done(struct service *s, const char *id, const char *campaign,
+/* A run ended (req: its request, which may name its fleet id), for `status ID`. */
+static void record_done(struct service *s, const char *req, const char *id, const char *campaign,
 			const char *results, int rc)
 {
 	struct done_run *dr = &s->done[s->ndone++ % 16];
 
+	if (!rb_control_field(req, "fleet", dr->fleet, sizeof(dr->fleet)))
+		dr->fleet[0] = '\0';
 	put(dr->id, sizeof(dr->id), id);
 	put(dr->campaign, sizeof(dr->campaign), campaign);
 	put(dr->results, sizeof(dr->results), results);
@@ -472,7 +475,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 		fd = open_log(log, true);
 		if (fd < 0) {
 			rb_err("run %s: cannot open its log '%s': %s", s->id, log, strerror(errno));
-			record_done(s, s->id, q->campaign, "", RB_EXIT_FAILED);
+			record_done(s, req, s->id, q->campaign, "", RB_EXIT_FAILED);
 			return;
 		}
 		redirect(fd, open_out(log), saved);
@@ -484,12 +487,15 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 	if (!c) {
 		if (q) {
 			restore(saved);
-			record_done(s, s->id, q->campaign, "", RB_EXIT_USAGE);
+			record_done(s, req, s->id, q->campaign, "", RB_EXIT_USAGE);
 		}
 		rb_journal_meta_free(&m);
 		return;
 	}
 	campaign_of_service(s, c, req);
+	/* a shard of a fleet's run: `status` and `abort` find it by the fleet's id too */
+	if (!rb_control_field(req, "fleet", s->fleet, sizeof(s->fleet)))
+		s->fleet[0] = '\0';
 	if (!q) {
 		new_id(s, s->id, sizeof(s->id));
 		snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
@@ -511,7 +517,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 		redirect(fd, open_out(log), saved);
 	rc = coord_of_service(s, c, req, resume, path, &m);
 	restore(saved);
-	record_done(s, s->id, c->name, s->state.results, rc);
+	record_done(s, req, s->id, c->name, s->state.results, rc);
 	index_run(s->state.results);
 	rb_info("run %s ended: exit %d, results %s", s->id, rc,
 		s->state.results[0] ? s->state.results : "(none)");
@@ -583,7 +589,7 @@ static int dequeue(struct service *s, const char *id)
 				q->id);
 			close(fd);
 		}
-		record_done(s, q->id, q->campaign, "", RB_EXIT_FAILED);
+		record_done(s, q->req, q->id, q->campaign, "", RB_EXIT_FAILED);
 		free(q->req);
 		memmove(q, q + 1, (s->nqueue - i - 1) * sizeof(*q));
 		s->nqueue--;
@@ -631,15 +637,18 @@ static void control_request(struct service *s, void *sock, bool idle_now, char *
 
 		svc_reply_agents(s, rb_control_field(req, "drives", dr, sizeof(dr)) &&
 					    !strcmp(dr, "1"));
+	} else if (svc_fleet_unknown(s, req, id, sizeof(id))) {
+		svc_reply(s, "error\nno run of fleet '%s' here (the service keeps its last 16)\n",
+			  id);
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
 		char dr[16];
 		/* drives=K: the first K drives' lines only (a follower's screenful) */
 		const char *k = rb_control_field(req, "drives", dr, sizeof(dr));
 
-		svc_reply_status(s, rb_control_field(req, "id", id, sizeof(id)),
+		svc_reply_status(s, svc_request_id(s, req, id, sizeof(id)),
 				 k ? strtoul(k, NULL, 10) : SIZE_MAX);
 	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
-		const char *which = rb_control_field(req, "id", id, sizeof(id));
+		const char *which = svc_request_id(s, req, id, sizeof(id));
 
 		if (s->running && (!which || !strcmp(which, s->id))) {
 			abort_run = 1;

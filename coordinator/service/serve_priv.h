@@ -12,6 +12,7 @@
 
 #include "coord.h"
 #include "keys.h"
+#include "serve.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -27,6 +28,7 @@ struct reg {
 
 struct done_run {
 	char id[48], campaign[128], results[4096];
+	char fleet[RB_RUN_ID_MAX]; /* the fleet run it was a shard of, or "" */
 	int rc;
 };
 
@@ -52,6 +54,7 @@ struct service {
 	/* the run going on */
 	bool running;
 	char id[48];
+	char fleet[RB_RUN_ID_MAX]; /* its fleet run's id (a request's "fleet="), or "" */
 	const struct rb_campaign *c;
 	struct rb_coord_state state;
 	/* the last runs, for `status ID` */
@@ -82,6 +85,13 @@ struct service {
  */
 bool svc_admin_refuses(const struct service *s, const char *who, const char *req, char *why,
 		       size_t len);
+/*
+ * The run a status or abort request names: its "id=", else the run of its "fleet=" (the
+ * one going on, waiting, or the last ended of that fleet id) copied into buf; NULL: none.
+ */
+const char *svc_request_id(const struct service *s, const char *req, char *buf, size_t len);
+/* Whether req names a fleet id ("fleet=") of no run the service has (its id in buf). */
+bool svc_fleet_unknown(const struct service *s, const char *req, char *buf, size_t len);
 /* The admin endpoint bound at endpoint with the service's key pair: 0, or -errno said. */
 int svc_admin_bind(struct service *s, const char *endpoint, const struct rb_keypair *server);
 
