@@ -59,11 +59,16 @@ int rb_keys_write(const char *dir, const char *name, const struct rb_keypair *k)
 	return fclose(f) ? -errno : 0;
 }
 
-static bool z85_key(const char *s)
+bool rb_keys_is_z85(const char *s)
 {
 	uint8_t raw[32];
 
 	return strlen(s) == 40 && zmq_z85_decode(raw, s) != NULL;
+}
+
+static bool z85_key(const char *s)
+{
+	return rb_keys_is_z85(s);
 }
 
 int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *k, char *err, size_t errlen)

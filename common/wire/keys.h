@@ -35,6 +35,8 @@ struct rb_keypair {
 int rb_keys_generate(struct rb_keypair *ret);
 /* Writes DIR/NAME.key (both keys, 0600) and DIR/NAME.pub. 0 or negative errno. */
 int rb_keys_write(const char *dir, const char *name, const struct rb_keypair *k);
+/* Whether s is a CURVE key in Z85: 40 characters of its alphabet. */
+bool rb_keys_is_z85(const char *s);
 /* Reads a key file; need_secret refuses a public-only file. 0 or -EINVAL with err. */
 int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *ret, char *err,
 		 size_t errlen);
