@@ -125,6 +125,12 @@ def coordinator_page(coord):
             continue
         usage, body = help_to_roff(helptext(coord, name))
         out += [".SS " + esc(usage), esc(summary[:1].upper() + summary[1:] + ".")] + body
+        # a command of commands (fleet): each of its own, from its own --help
+        text = helptext(coord, name)
+        if "\ncommands:\n" in text:
+            for sub, ssum in commands_of(coord, text.split("\ncommands:\n", 1)[1]):
+                usage, body = help_to_roff(helptext(coord, name, sub))
+                out += [".SS " + esc(usage), esc(ssum[:1].upper() + ssum[1:] + ".")] + body
     out += exit_status()
     out += [".SH ENVIRONMENT", ".TP", ".B RACKBENCH_CONTROL",
             esc("the service's control socket (default /run/rackbench/control as root, else "

@@ -24,9 +24,10 @@ void rb_log_init(const char *prog, enum rb_log_level max)
 	max_level = (env && *env) ? RB_LOG_DEBUG : max;
 }
 
+static const char *const tag[] = { "error: ", "warning: ", "", "debug: " };
+
 void rb_log(enum rb_log_level lvl, const char *fmt, ...)
 {
-	static const char *const tag[] = { "error: ", "warning: ", "", "debug: " };
 	char buf[2048];
 	va_list ap;
 
@@ -39,4 +40,17 @@ void rb_log(enum rb_log_level lvl, const char *fmt, ...)
 		hook(hook_arg);
 	/* one write per line, so lines of several processes do not interleave */
 	fprintf(stderr, "%s: %s%s\n", prog_name, tag[lvl], buf);
+}
+
+void rb_log_fd(int fd, enum rb_log_level lvl, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	if (lvl > max_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dprintf(fd, "%s: %s%s\n", prog_name, tag[lvl], buf);
 }

@@ -8,6 +8,9 @@ enum rb_log_level { RB_LOG_ERROR, RB_LOG_WARN, RB_LOG_INFO, RB_LOG_DEBUG };
 /* Sets the prefix ("rackbench-agent") and the most verbose level printed. */
 void rb_log_init(const char *prog, enum rb_log_level max);
 void rb_log(enum rb_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same message on fd instead of stderr (a service's own log while its stderr is a run's). */
+void rb_log_fd(int fd, enum rb_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Called before every message is printed (a live view erases itself); NULL: none. */
 void rb_log_set_hook(void (*before)(void *arg), void *arg);
 

@@ -59,11 +59,16 @@ int rb_keys_write(const char *dir, const char *name, const struct rb_keypair *k)
 	return fclose(f) ? -errno : 0;
 }
 
-static bool z85_key(const char *s)
+bool rb_keys_is_z85(const char *s)
 {
 	uint8_t raw[32];
 
 	return strlen(s) == 40 && zmq_z85_decode(raw, s) != NULL;
+}
+
+static bool z85_key(const char *s)
+{
+	return rb_keys_is_z85(s);
 }
 
 int rb_keys_read(const char *file, bool need_secret, struct rb_keypair *k, char *err, size_t errlen)
@@ -116,16 +121,19 @@ struct entry {
 };
 
 struct rb_zap {
-	char file[4096];
+	char file[4096], admin_file[4096]; /* admin_file "": no admin list */
 	pthread_t th;
 	atomic_bool alive, ready, stop;
 	int bind_err;
-	struct entry *list;
-	size_t n;
+	struct entry *list, *admins;
+	size_t n, nadmins;
 	long die_after; /* test hook: RB_TEST_ZAP_DIE_AFTER */
+	int admin_log;	/* where an admin key's refusal is said: a file descriptor, or -1 */
 };
 
-static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *err, size_t errlen)
+/* what: "agent" or "admin", for the errors. */
+static int load_list(const char *file, const char *what, struct entry **ret, size_t *ret_n,
+		     char *err, size_t errlen)
 {
 	char line[512];
 	unsigned lineno = 0;
@@ -137,7 +145,7 @@ static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *
 	if (!f) {
 		if (fd >= 0)
 			close(fd);
-		snprintf(err, errlen, "cannot read agent allow-list '%s': %s", file,
+		snprintf(err, errlen, "cannot read %s allow-list '%s': %s", what, file,
 			 rb_input_error(fd >= 0 ? -ENOMEM : fd));
 		return fd >= 0 ? -ENOMEM : fd;
 	}
@@ -150,9 +158,9 @@ static int load_list(const char *file, struct entry **ret, size_t *ret_n, char *
 			continue;
 		if (sscanf(line, "%63s %127s", name, key) != 2 || !z85_key(key)) {
 			snprintf(err, errlen,
-				 "%s:%u: expected 'AGENT-NAME PUBLIC-KEY' (40 Z85 "
+				 "%s:%u: expected '%s-NAME PUBLIC-KEY' (40 Z85 "
 				 "characters)",
-				 file, lineno);
+				 file, lineno, !strcmp(what, "admin") ? "ADMIN" : "AGENT");
 			free(v);
 			fclose(f);
 			return -EINVAL;
@@ -179,6 +187,23 @@ static void send_str(void *s, const char *str, bool more)
 	zmq_send(s, str, strlen(str), more ? ZMQ_SNDMORE : 0);
 }
 
+/* A list read again (SIGHUP): the new one, or the old one kept and the error said. */
+static void reload(const char *file, const char *what, struct entry **list, size_t *n)
+{
+	struct entry *v;
+	size_t nv;
+	char err[512];
+
+	if (load_list(file, what, &v, &nv, err, sizeof(err)) == 0) {
+		free(*list);
+		*list = v;
+		*n = nv;
+		rb_info("%s allow-list reloaded: %zu key(s)", what, nv);
+	} else {
+		rb_err("keeping the old %s allow-list: %s", what, err);
+	}
+}
+
 static void *zap_main(void *arg)
 {
 	struct rb_zap *z = arg;
@@ -202,18 +227,9 @@ static void *zap_main(void *arg)
 		size_t ms = sizeof(more);
 
 		if (atomic_exchange(&reload_requested, 0)) {
-			struct entry *v;
-			size_t n;
-			char err[512];
-
-			if (load_list(z->file, &v, &n, err, sizeof(err)) == 0) {
-				free(z->list);
-				z->list = v;
-				z->n = n;
-				rb_info("agent allow-list reloaded: %zu key(s)", n);
-			} else {
-				rb_err("keeping the old agent allow-list: %s", err);
-			}
+			reload(z->file, "agent", &z->list, &z->n);
+			if (z->admin_file[0])
+				reload(z->admin_file, "admin", &z->admins, &z->nadmins);
 		}
 		if (zmq_poll(&it, 1, 200) <= 0)
 			continue;
@@ -241,22 +257,31 @@ static void *zap_main(void *arg)
 		/* version, request id, domain, address, identity, mechanism, key */
 		const char *status = "400", *text = "key not on the allow-list", *user = "";
 		char z85[41] = "?";
+		/* the admin endpoint's keys are the admin list's, and only those */
+		bool admin = nf > 2 && !strcmp(frames[2], RB_ZAP_DOMAIN_ADMIN);
+		const struct entry *list = admin ? z->admins : z->list;
+		size_t nlist = admin ? z->nadmins : z->n;
 
 		if (nf == 7 && !strcmp(frames[5], "CURVE") && lens[6] == 32) {
 			zmq_z85_encode(z85, (const uint8_t *)frames[6], 32);
-			for (size_t i = 0; i < z->n; i++)
-				if (!memcmp(z->list[i].key, frames[6], 32)) {
+			for (size_t i = 0; i < nlist; i++)
+				if (!memcmp(list[i].key, frames[6], 32)) {
 					status = "200";
 					text = "OK";
-					user = z->list[i].name;
+					user = list[i].name;
 					break;
 				}
 		} else {
 			text = "CURVE required";
 		}
-		if (strcmp(status, "200"))
-			rb_warn("refused a connection from %s: key %s is not on the agent allow-list",
-				nf > 3 ? frames[3] : "?", z85);
+		if (strcmp(status, "200") && admin && z->admin_log >= 0)
+			rb_log_fd(z->admin_log, RB_LOG_WARN,
+				  "refused an admin connection from %s: key %s is not on the admin "
+				  "allow-list",
+				  nf > 3 ? frames[3] : "?", z85);
+		else if (strcmp(status, "200"))
+			rb_warn("refused a connection from %s: key %s is not on the %s allow-list",
+				nf > 3 ? frames[3] : "?", z85, admin ? "admin" : "agent");
 		send_str(s, "1.0", true);
 		zmq_send(s, frames[1], nf > 1 ? lens[1] : 0, ZMQ_SNDMORE);
 		send_str(s, status, true);
@@ -271,25 +296,41 @@ static void *zap_main(void *arg)
 
 struct rb_zap *rb_zap_start(const char *allowlist, char *err, size_t errlen)
 {
+	return rb_zap_start_admin(allowlist, NULL, -1, err, errlen);
+}
+
+struct rb_zap *rb_zap_start_admin(const char *allowlist, const char *admins, int admin_log,
+				  char *err, size_t errlen)
+{
 	struct rb_zap *z = calloc(1, sizeof(*z));
 	const char *hook = getenv("RB_TEST_ZAP_DIE_AFTER");
 
 	if (!z)
 		return NULL;
+	z->admin_log = admin_log;
 	snprintf(z->file, sizeof(z->file), "%s", allowlist);
-	if (load_list(allowlist, &z->list, &z->n, err, errlen)) {
+	if (load_list(allowlist, "agent", &z->list, &z->n, err, errlen)) {
 		free(z);
 		return NULL;
 	}
+	if (admins) {
+		snprintf(z->admin_file, sizeof(z->admin_file), "%s", admins);
+		if (load_list(admins, "admin", &z->admins, &z->nadmins, err, errlen)) {
+			free(z->list);
+			free(z);
+			return NULL;
+		}
+	}
 	z->die_after = hook ? strtol(hook, NULL, 10) : 0;
 	/* the handler thread owns list and n from its start (a SIGHUP reloads them there) */
-	size_t nkeys = z->n;
+	size_t nkeys = z->n, nadmins = z->nadmins;
 
 	rb_tx_context(); /* made here, before the thread can race to make it */
 	atomic_store(&z->alive, true);
 	if (pthread_create(&z->th, NULL, zap_main, z)) {
 		snprintf(err, errlen, "cannot start the ZAP handler thread");
 		free(z->list);
+		free(z->admins);
 		free(z);
 		return NULL;
 	}
@@ -299,10 +340,13 @@ struct rb_zap *rb_zap_start(const char *allowlist, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot bind the ZAP handler: %s", strerror(z->bind_err));
 		pthread_join(z->th, NULL);
 		free(z->list);
+		free(z->admins);
 		free(z);
 		return NULL;
 	}
 	rb_info("agent allow-list '%s': %zu key(s)", allowlist, nkeys);
+	if (admins)
+		rb_info("admin allow-list '%s': %zu key(s)", admins, nadmins);
 	return z;
 }
 
@@ -323,5 +367,6 @@ void rb_zap_stop(struct rb_zap *z)
 	atomic_store(&z->stop, true);
 	pthread_join(z->th, NULL);
 	free(z->list);
+	free(z->admins);
 	free(z);
 }

@@ -86,7 +86,8 @@ void *rb_tx_router_bind_keyed(const char *endpoint, const struct rb_keypair *ser
 	if (server) {
 		zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one));
 		zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, server->sec, 40);
-		zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, "rackbench", 9);
+		zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, RB_ZAP_DOMAIN_AGENTS,
+			       strlen(RB_ZAP_DOMAIN_AGENTS));
 	}
 	/* "tcp://host:0" is the user-facing way to ask for an ephemeral port */
 	snprintf(tcp0, sizeof(tcp0), "%s", endpoint);
@@ -299,6 +300,71 @@ void *rb_tx_control_connect(const char *path, int timeout_ms)
 	return s;
 }
 
+/* ---- the service's admin endpoint: the same text over TCP with CURVE (REQ/REP) ---- */
+
+void *rb_tx_admin_bind(const char *endpoint, const struct rb_keypair *server, char *ret_endpoint,
+		       size_t len)
+{
+	void *s = zmq_socket(rb_tx_context(), ZMQ_REP);
+	int64_t maxmsg = CONTROL_MAX;
+	int linger = 1000, one = 1;
+	char ep[256], tcp0[256];
+	size_t eplen = sizeof(ep), n;
+
+	if (!s)
+		return NULL;
+	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+	zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one));
+	zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, server->sec, 40);
+	zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, RB_ZAP_DOMAIN_ADMIN, strlen(RB_ZAP_DOMAIN_ADMIN));
+	snprintf(tcp0, sizeof(tcp0), "%s", endpoint);
+	n = strlen(tcp0);
+	if (n > 2 && strncmp(tcp0, "tcp://", 6) == 0 && strcmp(tcp0 + n - 2, ":0") == 0)
+		snprintf(tcp0 + n - 1, sizeof(tcp0) - n + 1, "*");
+	if (zmq_bind(s, tcp0) != 0) {
+		int e = errno;
+
+		zmq_close(s);
+		errno = e;
+		return NULL;
+	}
+	if (ret_endpoint) {
+		zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &eplen);
+		snprintf(ret_endpoint, len, "%s", ep);
+	}
+	return s;
+}
+
+void *rb_tx_admin_connect(const char *endpoint, const struct rb_keypair *client,
+			  const char *server_pub, int timeout_ms)
+{
+	void *s = zmq_socket(rb_tx_context(), ZMQ_REQ);
+	int linger = 0, ivl = 500, ivl_max = 2000;
+	int64_t maxmsg = CONTROL_MAX;
+
+	if (!s)
+		return NULL;
+	zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+	zmq_setsockopt(s, ZMQ_RCVTIMEO, &timeout_ms, sizeof(timeout_ms));
+	zmq_setsockopt(s, ZMQ_SNDTIMEO, &timeout_ms, sizeof(timeout_ms));
+	zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+	/* a refused key is tried again: not often, each try is a line in the service's log */
+	zmq_setsockopt(s, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
+	zmq_setsockopt(s, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
+	zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server_pub, 40);
+	zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, client->pub, 40);
+	zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, client->sec, 40);
+	if (zmq_connect(s, endpoint)) {
+		int e = errno;
+
+		zmq_close(s);
+		errno = e;
+		return NULL;
+	}
+	return s;
+}
+
 int rb_tx_text_send(void *sock, const char *buf, size_t len)
 {
 	return zmq_send(sock, buf, len, 0) < 0 ? -errno : 0;
@@ -306,12 +372,20 @@ int rb_tx_text_send(void *sock, const char *buf, size_t len)
 
 int rb_tx_text_recv(void *sock, int timeout_ms, char **ret, size_t *ret_len)
 {
+	return rb_tx_text_recv_from(sock, timeout_ms, ret, ret_len, NULL, 0);
+}
+
+int rb_tx_text_recv_from(void *sock, int timeout_ms, char **ret, size_t *ret_len, char *ret_user,
+			 size_t ulen)
+{
 	zmq_pollitem_t it = { .socket = sock, .events = ZMQ_POLLIN };
 	zmq_msg_t m;
 	int r, more = 0;
 	size_t ms = sizeof(more);
 
 	*ret = NULL;
+	if (ret_user && ulen)
+		ret_user[0] = '\0';
 	r = zmq_poll(&it, 1, timeout_ms);
 	if (r < 0)
 		return -errno;
@@ -324,6 +398,11 @@ int rb_tx_text_recv(void *sock, int timeout_ms, char **ret, size_t *ret_len)
 		return r;
 	}
 	zmq_getsockopt(sock, ZMQ_RCVMORE, &more, &ms);
+	if (ret_user && ulen) {
+		const char *uid = zmq_msg_gets(&m, "User-Id");
+
+		snprintf(ret_user, ulen, "%s", uid ? uid : "");
+	}
 	*ret_len = zmq_msg_size(&m);
 	*ret = malloc(*ret_len + 1);
 	if (*ret) {

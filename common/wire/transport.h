@@ -85,6 +85,24 @@ void *rb_tx_control_connect(const char *path, int timeout_ms);
 int rb_tx_text_send(void *sock, const char *buf, size_t len);
 /* 0 and a NUL-terminated copy to free, -EAGAIN on timeout, -EBADMSG, or -errno. */
 int rb_tx_text_recv(void *sock, int timeout_ms, char **ret, size_t *ret_len);
+/* The same, and the name the ZAP handler gave the sender's key in ret_user ("" none). */
+int rb_tx_text_recv_from(void *sock, int timeout_ms, char **ret, size_t *ret_len, char *ret_user,
+			 size_t ulen);
+/*
+ * The service's admin endpoint: the control socket's requests and replies over TCP, a
+ * REP socket with CURVE (server) whose clients' keys the ZAP handler judges against its
+ * admin list (domain RB_ZAP_DOMAIN_ADMIN in keys.h: start the handler first).
+ * tcp://HOST:0 picks a port; ret_endpoint gets the one bound. NULL with errno set.
+ */
+void *rb_tx_admin_bind(const char *endpoint, const struct rb_keypair *server, char *ret_endpoint,
+		       size_t len);
+/*
+ * Its client: a REQ socket with this side's key pair and the service's pinned public key;
+ * a send or a reply not within timeout_ms is -EAGAIN (a service down, or refusing the key:
+ * libzmq tries again and again, and says nothing else).
+ */
+void *rb_tx_admin_connect(const char *endpoint, const struct rb_keypair *client,
+			  const char *server_pub, int timeout_ms);
 /* Waits until a (bit 0) or b (bit 1; b may be NULL) has a message; 0 on timeout. */
 int rb_tx_poll2(void *a, void *b, int timeout_ms);
 /* Waits until any of n sockets has a message; ready[i] says which. Count, 0, -errno. */

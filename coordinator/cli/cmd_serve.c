@@ -35,6 +35,14 @@ static const struct rb_popt serve_opts[] = {
 	  "serve Prometheus metrics over HTTP at http://ADDR:PORT/metrics (:PORT: every address; "
 	  "docs/service.md lists them)",
 	  &S.metrics, NULL, 0 },
+	{ RB_POPT_STRING, "admin-listen", 0, "ENDPOINT",
+	  "the admin endpoint (tcp://ADDR:PORT): the control socket's requests from other hosts "
+	  "('rackbench fleet'), CURVE with the service's --key; needs --admin-keys and --results",
+	  &S.admin_listen, NULL, 0 },
+	{ RB_POPT_STRING, "admin-keys", 0, "FILE",
+	  "the admins' allow-list: NAME KEY lines as --agent-keys' (an agent's key is no admin's; "
+	  "SIGHUP rereads it)",
+	  &S.admin_keys, NULL, 0 },
 	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -51,8 +59,10 @@ const struct rb_popt_cmd rb_coord_serve_spec = {
 		"run-ID.out, which the submitting client prints on stderr and stdout. With --metrics, an HTTP server answers GET /metrics\n"
 		"with the service's figures for Prometheus: each drive's IOPS, bandwidth, latency,\n"
 		"temperature and errors in the run going on, the agents connected, the queue.\n"
-		"SIGTERM or SIGINT aborts a run going on (IO stops on every agent) and exits;\n"
-		"queued runs do not run.",
+		"With --admin-listen, the same requests come from other hosts over TCP (CURVE),\n"
+		"from keys on the --admin-keys list, each logged with its key's name\n"
+		"(docs/fleet.md). SIGTERM or SIGINT aborts a run going on (IO stops on every\n"
+		"agent) and exits; queued runs do not run.",
 	.opts = serve_opts,
 };
 

@@ -38,6 +38,7 @@ static const struct rb_subcmd cmds[] = {
 	{ "agents", rb_agents_cmd, &rb_coord_agents_spec },
 	{ "status", rb_status_cmd, &rb_coord_status_spec },
 	{ "abort", rb_abort_cmd, &rb_coord_abort_spec },
+	{ "fleet", rb_fleet_cmd, &rb_coord_fleet_spec },
 	{ "keygen", keygen, &keygen_spec },
 	{ "plan", rb_plan_cmd, &rb_coord_plan_spec },
 	{ "options", rb_options_cmd, &rb_coord_options_spec },

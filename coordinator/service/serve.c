@@ -20,6 +20,7 @@
 #include "coord.h"
 #include "diag.h"
 #include "drive_index.h"
+#include "endpoint.h"
 #include "exitcode.h"
 #include "journal.h"
 #include "keys.h"
@@ -201,15 +202,18 @@ static void idle_message(struct service *s)
 	rb_msg_free(e);
 }
 
-static void control_request(struct service *s, bool idle_now, char **pending);
+static void control_request(struct service *s, void *sock, bool idle_now, char **pending);
 
-/* Between a run's messages: the control socket (status, agents, abort; no second run). */
+/* Between a run's messages: the control socket and the admin endpoint (status, agents,
+ * abort; no second run). */
 static void tick(void *arg)
 {
 	struct service *s = arg;
 	char *pending = NULL;
 
-	control_request(s, false, &pending);
+	control_request(s, s->control, false, &pending);
+	if (s->admin)
+		control_request(s, s->admin, false, &pending);
 	free(pending);
 	/*
 	 * The queue changed, an agent registered: the run's loop renders the page next. Only
@@ -343,11 +347,14 @@ static void put(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-static void record_done(struct service *s, const char *id, const char *campaign,
+/* A run ended (req: its request, which may name its fleet id), for `status ID`. */
+static void record_done(struct service *s, const char *req, const char *id, const char *campaign,
 			const char *results, int rc)
 {
 	struct done_run *dr = &s->done[s->ndone++ % 16];
 
+	if (!rb_control_field(req, "fleet", dr->fleet, sizeof(dr->fleet)))
+		dr->fleet[0] = '\0';
 	put(dr->id, sizeof(dr->id), id);
 	put(dr->campaign, sizeof(dr->campaign), campaign);
 	put(dr->results, sizeof(dr->results), results);
@@ -468,7 +475,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 		fd = open_log(log, true);
 		if (fd < 0) {
 			rb_err("run %s: cannot open its log '%s': %s", s->id, log, strerror(errno));
-			record_done(s, s->id, q->campaign, "", RB_EXIT_FAILED);
+			record_done(s, req, s->id, q->campaign, "", RB_EXIT_FAILED);
 			return;
 		}
 		redirect(fd, open_out(log), saved);
@@ -480,12 +487,15 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 	if (!c) {
 		if (q) {
 			restore(saved);
-			record_done(s, s->id, q->campaign, "", RB_EXIT_USAGE);
+			record_done(s, req, s->id, q->campaign, "", RB_EXIT_USAGE);
 		}
 		rb_journal_meta_free(&m);
 		return;
 	}
 	campaign_of_service(s, c, req);
+	/* a shard of a fleet's run: `status` and `abort` find it by the fleet's id too */
+	if (!rb_control_field(req, "fleet", s->fleet, sizeof(s->fleet)))
+		s->fleet[0] = '\0';
 	if (!q) {
 		new_id(s, s->id, sizeof(s->id));
 		snprintf(log, sizeof(log), "%s/run-%s.log", s->log_dir, s->id);
@@ -507,7 +517,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 		redirect(fd, open_out(log), saved);
 	rc = coord_of_service(s, c, req, resume, path, &m);
 	restore(saved);
-	record_done(s, s->id, c->name, s->state.results, rc);
+	record_done(s, req, s->id, c->name, s->state.results, rc);
 	index_run(s->state.results);
 	rb_info("run %s ended: exit %d, results %s", s->id, rc,
 		s->state.results[0] ? s->state.results : "(none)");
@@ -579,7 +589,7 @@ static int dequeue(struct service *s, const char *id)
 				q->id);
 			close(fd);
 		}
-		record_done(s, q->id, q->campaign, "", RB_EXIT_FAILED);
+		record_done(s, q->req, q->id, q->campaign, "", RB_EXIT_FAILED);
 		free(q->req);
 		memmove(q, q + 1, (s->nqueue - i - 1) * sizeof(*q));
 		s->nqueue--;
@@ -600,17 +610,19 @@ static void run_queued(struct service *s)
 }
 
 /*
- * One control request, if there is one. Idle, a run request is handed back in *pending
- * (answered and run by the caller); during a run it is refused.
+ * One request on sock (the control socket or the admin endpoint), if there is one; the
+ * reply goes back on it. Idle, a run request is handed back in *pending (answered and run
+ * by the caller); during a run it is refused.
  */
-static void control_request(struct service *s, bool idle_now, char **pending)
+static void control_request(struct service *s, void *sock, bool idle_now, char **pending)
 {
-	char *req = NULL, id[RB_RUN_ID_MAX], why[256];
+	char *req = NULL, id[RB_RUN_ID_MAX], why[256], who[64];
 	size_t len;
-	int r = rb_tx_text_recv(s->control, 0, &req, &len);
+	int r = rb_tx_text_recv_from(sock, 0, &req, &len, who, sizeof(who));
 
 	if (r == -EAGAIN || r == -EINTR)
 		return;
+	s->reply_to = sock;
 	if (r) {
 		svc_reply(s, "error\nbad request (one frame of text, at most 8 MiB)\n");
 		return;
@@ -618,27 +630,34 @@ static void control_request(struct service *s, bool idle_now, char **pending)
 	s->metrics_dirty = true; /* the queue, a run's state */
 	if (rb_control_fields_fit(req, why, sizeof(why))) {
 		svc_reply(s, "error\n%s\n", why);
+	} else if (sock == s->admin && svc_admin_refuses(s, who, req, why, sizeof(why))) {
+		svc_reply(s, "error\n%s\n", why);
 	} else if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
 		char dr[8];
 
 		svc_reply_agents(s, rb_control_field(req, "drives", dr, sizeof(dr)) &&
 					    !strcmp(dr, "1"));
+	} else if (svc_fleet_unknown(s, req, id, sizeof(id))) {
+		svc_reply(s, "error\nno run of fleet '%s' here (the service keeps its last 16)\n",
+			  id);
 	} else if (!strncmp(req, "status", 6) && (req[6] == '\n' || !req[6])) {
 		char dr[16];
 		/* drives=K: the first K drives' lines only (a follower's screenful) */
 		const char *k = rb_control_field(req, "drives", dr, sizeof(dr));
 
-		svc_reply_status(s, rb_control_field(req, "id", id, sizeof(id)),
+		svc_reply_status(s, svc_request_id(s, req, id, sizeof(id)),
 				 k ? strtoul(k, NULL, 10) : SIZE_MAX);
 	} else if (!strncmp(req, "abort", 5) && (req[5] == '\n' || !req[5])) {
-		const char *which = rb_control_field(req, "id", id, sizeof(id));
+		const char *which = svc_request_id(s, req, id, sizeof(id));
 
 		if (s->running && (!which || !strcmp(which, s->id))) {
 			abort_run = 1;
-			rb_warn("run %s: abort requested over the control socket", s->id);
+			rb_warn("run %s: abort requested over the %s", s->id,
+				sock == s->admin ? "admin endpoint" : "control socket");
 			svc_reply(s, "ok\nid=%s\n", s->id);
 		} else if (which && !dequeue(s, which)) {
-			rb_warn("run %s: taken out of the queue over the control socket", which);
+			rb_warn("run %s: taken out of the queue over the %s", which,
+				sock == s->admin ? "admin endpoint" : "control socket");
 			svc_reply(s, "ok\nid=%s\ndequeued=1\n", which);
 		} else if (which) {
 			svc_reply(s, "error\nno run '%s' is going on or waiting\n", which);
@@ -707,7 +726,8 @@ static int serve_loop(struct service *s)
 	int rc = RB_EXIT_OK;
 
 	while (!quit) {
-		char *pending = NULL;
+		void *socks[3] = { s->router, s->control, s->admin };
+		unsigned char ready[3] = { 0 };
 		int r;
 
 		/* without its ZAP handler libzmq would accept any key: stop at once */
@@ -717,19 +737,24 @@ static int serve_loop(struct service *s)
 			rc = RB_EXIT_FAILED;
 			break;
 		}
-		r = rb_tx_poll2(s->router, s->control, 200);
+		r = rb_tx_poll_many(socks, s->admin ? 3 : 2, 200, ready);
 		if (r < 0)
 			continue;
-		if (r & 1)
+		if (ready[0])
 			idle_message(s);
-		if (r & 2)
-			control_request(s, true, &pending);
-		if (pending) {
-			run_now(s, pending, NULL);
-			free(pending);
-			if (s->zap && !rb_zap_alive(s->zap))
+		for (int i = 1; i < 3; i++) {
+			char *pending = NULL;
+
+			if (!ready[i])
 				continue;
+			control_request(s, socks[i], true, &pending);
+			if (pending) {
+				run_now(s, pending, NULL);
+				free(pending);
+			}
 		}
+		if (s->zap && !rb_zap_alive(s->zap))
+			continue;
 		if (s->nqueue && !quit)
 			run_queued(s);
 		/* no run: the page again soon after a change, else each second (agents' state) */
@@ -791,10 +816,38 @@ static int folder_ok(const char *flag, const char *dir, bool create)
 	return 0;
 }
 
+/* The admin endpoint's flags: both or neither, with the service's keys and results folder. */
+static int admin_args_ok(const struct rb_serve_args *a)
+{
+	char err[600];
+
+	if (!a->admin_listen && !a->admin_keys)
+		return 0;
+	if (!a->admin_listen || !a->admin_keys) {
+		rb_err("--admin-listen and --admin-keys go together: the endpoint and its allow-list");
+		return RB_EXIT_USAGE;
+	}
+	if (a->insecure) {
+		rb_err("--admin-listen needs the service's keys (--key, --agent-keys), not "
+		       "--insecure: admins are always authenticated");
+		return RB_EXIT_USAGE;
+	}
+	if (!a->results_dir) {
+		rb_err("--admin-listen needs --results DIR: runs submitted from other hosts go to "
+		       "the service's results folder");
+		return RB_EXIT_USAGE;
+	}
+	if (rb_endpoint_check(a->admin_listen, err, sizeof(err))) {
+		rb_err("bad --admin-listen '%s': %s", a->admin_listen, err);
+		return RB_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int rb_serve(const struct rb_serve_args *args)
 {
 	struct rb_serve_args a = *args;
-	struct service s = { .results_dir = NULL };
+	struct service s = { .results_dir = NULL, .log_fd = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char cpath[4096], dir[4096], bound[256], err[600];
 	struct rb_keypair server;
@@ -811,6 +864,8 @@ int rb_serve(const struct rb_serve_args *args)
 		       "--insecure");
 		return RB_EXIT_USAGE;
 	}
+	if ((rc = admin_args_ok(&a)))
+		return rc;
 	if ((rc = folder_ok("--log-dir", a.log_dir, false)) ||
 	    (rc = folder_ok("--results", a.results_dir, true)))
 		return rc;
@@ -819,6 +874,8 @@ int rb_serve(const struct rb_serve_args *args)
 		return rc;
 	s.results_dir = a.results_dir;
 	s.log_dir = a.log_dir ? a.log_dir : dir;
+	/* the service's own log: what admins ask goes there, not into a run's */
+	s.log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	s.listen = a.listen;
 	s.key = a.insecure ? NULL : a.key;
 	s.agent_keys = a.insecure ? NULL : a.agent_keys;
@@ -828,7 +885,7 @@ int rb_serve(const struct rb_serve_args *args)
 			return RB_EXIT_USAGE;
 		}
 		/* the handler first: bound before the socket, or libzmq accepts any key */
-		s.zap = rb_zap_start(a.agent_keys, err, sizeof(err));
+		s.zap = rb_zap_start_admin(a.agent_keys, a.admin_keys, s.log_fd, err, sizeof(err));
 		if (!s.zap) {
 			rb_err("%s", err);
 			return RB_EXIT_USAGE;
@@ -849,6 +906,8 @@ int rb_serve(const struct rb_serve_args *args)
 		rb_err("cannot create the control socket '%s': %s", cpath, strerror(errno));
 		goto out;
 	}
+	if (a.admin_listen && svc_admin_bind(&s, a.admin_listen, &server))
+		goto out;
 	if (a.metrics) {
 		s.metrics = rb_metrics_start(a.metrics, err, sizeof(err));
 		if (!s.metrics) {
@@ -871,7 +930,10 @@ out:
 	}
 	if (s.router)
 		rb_tx_close(s.router);
+	rb_tx_close(s.admin);
 	rb_zap_stop(s.zap);
+	if (s.log_fd >= 0)
+		close(s.log_fd);
 	rb_metrics_free(s.metrics);
 	for (size_t i = 0; i < s.nagents; i++)
 		rb_msg_free(s.agents[i].hello);

@@ -13,6 +13,11 @@
  * a command line, then "key=value" lines; a run's campaign text follows an empty line.
  * A reply starts with "ok" or "error". A run's output goes to a log file the client
  * follows (the service and its clients are on one host).
+ *
+ * With --admin-listen the same requests come over TCP too, from clients on other hosts
+ * (`rackbench fleet`): CURVE, each client's key on the service's admin allow-list
+ * (--admin-keys, NAME KEY lines as the agents'), every request logged with the key's
+ * name. Fields that name files on the service's host are refused there (admin.c).
  */
 #ifndef RB_SERVE_H
 #define RB_SERVE_H
@@ -54,6 +59,8 @@ struct rb_serve_args {
 	const char *listen, *key, *agent_keys, *ctl, *log_dir, *results_dir;
 	const char *
 		metrics; /* ADDR:PORT of the metrics page (coordinator/service/metrics.h), or NULL */
+	/* the admin endpoint (tcp://ADDR:PORT, CURVE) and its allow-list of admin keys; NULL */
+	const char *admin_listen, *admin_keys;
 	bool insecure;
 };
 /* Serves until SIGTERM or SIGINT; says what was wrong. Returns the exit code. */

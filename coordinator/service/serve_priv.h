@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "coord.h"
+#include "keys.h"
+#include "serve.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -26,6 +28,7 @@ struct reg {
 
 struct done_run {
 	char id[48], campaign[128], results[4096];
+	char fleet[RB_RUN_ID_MAX]; /* the fleet run it was a shard of, or "" */
 	int rc;
 };
 
@@ -40,6 +43,9 @@ struct svc_drive {
 
 struct service {
 	void *router, *control;
+	void *admin;	/* serve --admin-listen: the admin endpoint (admin.c), or NULL */
+	void *reply_to; /* the socket of the request being answered: control or admin */
+	int log_fd;	/* the service's own stderr, kept while a run's log is stderr (admin.c) */
 	struct rb_zap *zap;
 	struct reg *agents;
 	size_t nagents, cap;
@@ -48,6 +54,7 @@ struct service {
 	/* the run going on */
 	bool running;
 	char id[48];
+	char fleet[RB_RUN_ID_MAX]; /* its fleet run's id (a request's "fleet="), or "" */
 	const struct rb_campaign *c;
 	struct rb_coord_state state;
 	/* the last runs, for `status ID` */
@@ -71,7 +78,24 @@ struct service {
 	int64_t metrics_at;
 };
 
-/* A reply on the control socket (or, for a queued run answered already, its log). */
+/*
+ * Whether the admin endpoint refuses request req of the admin key named who (logged, with
+ * the key's name, either way): a field naming a file on the service's host, a resume of a
+ * file outside the service's results folder. true with why filled.
+ */
+bool svc_admin_refuses(const struct service *s, const char *who, const char *req, char *why,
+		       size_t len);
+/*
+ * The run a status or abort request names: its "id=", else the run of its "fleet=" (the
+ * one going on, waiting, or the last ended of that fleet id) copied into buf; NULL: none.
+ */
+const char *svc_request_id(const struct service *s, const char *req, char *buf, size_t len);
+/* Whether req names a fleet id ("fleet=") of no run the service has (its id in buf). */
+bool svc_fleet_unknown(const struct service *s, const char *req, char *buf, size_t len);
+/* The admin endpoint bound at endpoint with the service's key pair: 0, or -errno said. */
+int svc_admin_bind(struct service *s, const char *endpoint, const struct rb_keypair *server);
+
+/* A reply to the request being answered (or, for a queued run answered already, its log). */
 void svc_reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether agent name is in the run going on. */
 bool svc_in_run(struct service *s, const char *name);

@@ -34,10 +34,10 @@ void svc_reply(struct service *s, const char *fmt, ...)
 		return;
 	}
 	if (n < 0) {
-		rb_tx_text_send(s->control, "error\nout of memory\n", 20);
+		rb_tx_text_send(s->reply_to, "error\nout of memory\n", 20);
 		return;
 	}
-	rb_tx_text_send(s->control, text, (size_t)n);
+	rb_tx_text_send(s->reply_to, text, (size_t)n);
 	free(text);
 }
 
@@ -106,7 +106,7 @@ void svc_reply_agents(struct service *s, bool drives)
 		}
 	}
 	fclose(f);
-	rb_tx_text_send(s->control, text, len);
+	rb_tx_text_send(s->reply_to, text, len);
 	free(text);
 }
 

@@ -5,11 +5,18 @@
  * limited to a follower's screenful of drives).
  *
  *   control_ask SOCKET REQUEST      (REQUEST's "\n" are newlines)
+ *
+ * With five arguments, the service's admin endpoint instead, with a client's key pair and
+ * the service's public key file (a refused key: no reply within 3 s, exit 3):
+ *
+ *   control_ask ENDPOINT REQUEST CLIENT.key SERVICE.pub
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys.h"
 #include "transport.h"
 
 int main(int argc, char **argv)
@@ -19,8 +26,16 @@ int main(int argc, char **argv)
 	void *sock;
 	int r;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: control_ask SOCKET REQUEST\n");
+	struct rb_keypair me, svc;
+	char err[600];
+
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: control_ask SOCKET REQUEST [CLIENT.key SERVICE.pub]\n");
+		return 2;
+	}
+	if (argc == 5 && (rb_keys_read(argv[3], true, &me, err, sizeof(err)) ||
+			  rb_keys_read(argv[4], false, &svc, err, sizeof(err)))) {
+		fprintf(stderr, "control_ask: %s\n", err);
 		return 2;
 	}
 	req = calloc(1, strlen(argv[2]) + 1);
@@ -34,7 +49,8 @@ int main(int argc, char **argv)
 			req[n++] = *p;
 		}
 	}
-	sock = rb_tx_control_connect(argv[1], 5000);
+	sock = argc == 5 ? rb_tx_admin_connect(argv[1], &me, svc.pub, 3000)
+			 : rb_tx_control_connect(argv[1], 5000);
 	if (!sock) {
 		fprintf(stderr, "control_ask: cannot connect to %s\n", argv[1]);
 		free(req);
@@ -42,9 +58,14 @@ int main(int argc, char **argv)
 	}
 	r = rb_tx_text_send(sock, req, n);
 	if (!r)
-		r = rb_tx_text_recv(sock, 5000, &rep, &replen);
+		r = rb_tx_text_recv(sock, argc == 5 ? 3000 : 5000, &rep, &replen);
 	rb_tx_close(sock);
 	free(req);
+	if (r && argc == 5) {
+		fprintf(stderr, "control_ask: no reply from %s: %s\n", argv[1],
+			r == -EAGAIN ? "timed out (down, or the key refused)" : strerror(-r));
+		return 3;
+	}
 	if (r) {
 		fprintf(stderr, "control_ask: no reply from %s\n", argv[1]);
 		return 1;
