@@ -99,6 +99,8 @@ static const char *const migrations[RB_RESDB_SCHEMA] = {
 	"pt.bs_bytes, pt.iodepth, x.* FROM rackbench.results x "
 	"JOIN rackbench.placements p USING (run_id, drive) "
 	"JOIN rackbench.points pt USING (run_id, point) JOIN rackbench.runs r USING (run_id);",
+	/* 2: trim's IOPS, so that a row's IOPS is the report's, the sum of its directions */
+	"ALTER TABLE rackbench.results ADD COLUMN trim_iops double precision;",
 };
 
 void rb_resdb_mask_url(const char *url, char *buf, size_t len)
