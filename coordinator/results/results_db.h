@@ -22,9 +22,10 @@
 #include <stdint.h>
 
 #include "drive_index.h"
+#include "fleet_verdict.h"
 
 /* The schema version this rackbench creates and migrates to. */
-#define RB_RESDB_SCHEMA 2
+#define RB_RESDB_SCHEMA 3
 
 struct rb_resdb;
 
@@ -120,5 +121,33 @@ int rb_resdb_groups(struct rb_resdb *db, const char *campaign, enum rb_resdb_by 
 		    struct rb_resdb_group **ret, size_t *ret_n, char *err, size_t errlen);
 /* NULL. */
 struct rb_resdb_group *rb_resdb_groups_free(struct rb_resdb_group *v, size_t n);
+
+/* ---- the fleet's verdicts (results_db_fleet.c; fleet_verdict.h judges) ---- */
+
+/* A campaign's fleet as `rackbench judge` reads it: each drive's latest run of it. */
+struct rb_resdb_fleet {
+	struct rb_fleet_drive *drives; /* by key */
+	size_t nd;
+	struct rb_fleet_point *points; /* the measured points of those runs */
+	size_t np;
+	char (*names)[256]; /* the points' names */
+	size_t nnames;
+};
+
+/*
+ * Reads the fleet of campaign: every drive's latest run in it (its rack's verdict there,
+ * and the start of an earlier run that fail_slow quarantined), the measured points of
+ * those runs. 0 (no run: f->nd 0) or a negative errno (err filled).
+ */
+int rb_resdb_fleet_read(struct rb_resdb *db, const char *campaign, struct rb_resdb_fleet *f,
+			char *err, size_t errlen);
+void rb_resdb_fleet_release(struct rb_resdb_fleet *f);
+/*
+ * Stores the verdicts of a judgement of campaign in one transaction: the rows of the
+ * runs judged (each drive's latest) and the domains' holds replaced by these; an earlier
+ * run's stay (they are what makes a second QUARANTINE a FAIL). 0 or -EIO (err filled).
+ */
+int rb_resdb_fleet_store(struct rb_resdb *db, const char *campaign, const struct rb_resdb_fleet *f,
+			 const struct rb_fleet_verdict *v, size_t n, char *err, size_t errlen);
 
 #endif
