@@ -13,7 +13,7 @@
 
 static struct {
 	struct rb_report_args a;
-	const char *format, *require, *by;
+	const char *format, *require, *by, *db, *campaign;
 	bool minimal;
 	struct rb_popt_list files, specs;
 } F;
@@ -34,11 +34,20 @@ static const struct rb_popt report_opts[] = {
 	  "the head-to-head table instead: points as rows, drives or models as columns, each "
 	  "point by what it is judged by, against the baseline both ways",
 	  &F.a.wide, NULL, 0 },
-	{ RB_POPT_STRING, "by", 0, "drive|model|firmware|file|label=KEY",
+	{ RB_POPT_STRING, "by", 0, "drive|model|firmware|rack|file|label=KEY",
 	  "the head-to-head table's columns, and the groups of the per-model table and the "
 	  "outliers (default: models when there are several, else files, else drives, "
-	  "grouped by model); label=KEY: each value of the agents' label KEY",
+	  "grouped by model); label=KEY: each value of the agents' label KEY; rack: "
+	  "label=rack. With --db: model (the default), firmware or rack",
 	  &F.by, NULL, 0 },
+	{ RB_POPT_STRING, "db", 0, "URL",
+	  "the fleet's head-to-head from the results database (a libpq URI or key=value "
+	  "string; its password is never printed) instead of files: with --campaign",
+	  &F.db, NULL, 0 },
+	{ RB_POPT_STRING, "campaign", 0, "NAME",
+	  "with --db: every run of this campaign name (every rack's), as one report of all "
+	  "their files",
+	  &F.campaign, NULL, 0 },
 	{ RB_POPT_STRING, "html", 0, "FILE",
 	  "also write one self-contained page with charts (inline SVG)", &F.a.html, NULL, 0 },
 	{ RB_POPT_STRING, "fio-logs", 0, "DIR",
@@ -56,7 +65,7 @@ static const struct rb_popt report_opts[] = {
 };
 
 static const struct rb_parg report_args[] = {
-	{ "RESULTS.h5", &F.files, RB_PARG_MANY },
+	{ "RESULTS.h5", &F.files, RB_PARG_MANY | RB_PARG_OPTIONAL },
 	{ NULL, NULL, 0 },
 };
 
@@ -71,7 +80,14 @@ const struct rb_popt_cmd rb_coord_report_spec = {
 	.args = report_args,
 	.epilog =
 		"Files compare side by side; when their methodology hashes differ (another plan),\n"
-		"the report says so and compares points by name.",
+		"the report says so and compares points by name.\n"
+		"With --db URL --campaign NAME, the fleet's head-to-head from the results database\n"
+		"(docs/fleet-db.md): per point and group (--by model, firmware or rack), the\n"
+		"drives, min/median/max IOPS and the outliers, and p50/p99 per direction of the\n"
+		"group's histograms as the database adds them up bucket by bucket -- the same\n"
+		"figures the report of the campaign's files prints; --format csv gives the\n"
+		"percentiles in ns. Exit 2: no run of the campaign; exit 4: the database cannot\n"
+		"be reached.",
 };
 
 /* --format and --require into the report's arguments: 0, or -1 said. */
@@ -105,13 +121,17 @@ static int values(void)
 	} else if (!strncmp(F.by, "label=", 6) && F.by[6]) {
 		F.a.by = RP_BY_LABEL;
 		F.a.by_label = F.by + 6;
+	} else if (!strcmp(F.by, "rack")) {
+		F.a.by = RP_BY_LABEL;
+		F.a.by_label = "rack";
 	} else {
 		static const char *const by[] = { "", "drive", "model", "firmware", "file" };
 
 		for (F.a.by = 1; F.a.by < 5 && strcmp(by[F.a.by], F.by); F.a.by++)
 			;
 		if (F.a.by == 5) {
-			rb_err("'--by' must be drive, model, firmware, file or label=KEY, not '%s'",
+			rb_err("'--by' must be drive, model, firmware, rack, file or label=KEY, not "
+			       "'%s'",
 			       F.by);
 			return -1;
 		}
@@ -129,6 +149,34 @@ static int values(void)
 	return 0;
 }
 
+/* --db's report: its flags checked, run. */
+static int db_report(void)
+{
+	struct rb_report_db_args a = { .url = F.db, .campaign = F.campaign, .format = F.a.format };
+
+	if (F.files.n || F.specs.n || F.a.baseline || F.a.wide || F.a.html || F.a.fio_logs ||
+	    F.require) {
+		rb_err("--db reports a campaign from the database: it takes no results files, "
+		       "--spec, --require, --baseline, --wide, --html nor --fio-logs");
+		return RB_EXIT_USAGE;
+	}
+	if (!F.campaign) {
+		rb_err("--db needs --campaign NAME: the campaign to report");
+		return RB_EXIT_USAGE;
+	}
+	if (F.a.format > RB_REPORT_CSV) {
+		rb_err("--db reports as a table, markdown or csv");
+		return RB_EXIT_USAGE;
+	}
+	a.by = F.a.by == RP_BY_AUTO ? RP_BY_MODEL : F.a.by;
+	if (a.by != RP_BY_MODEL && a.by != RP_BY_FIRMWARE &&
+	    !(a.by == RP_BY_LABEL && !strcmp(F.a.by_label, "rack"))) {
+		rb_err("--db groups drives --by model, firmware or rack, not '%s'", F.by);
+		return RB_EXIT_USAGE;
+	}
+	return rb_report_db(&a);
+}
+
 int rb_report_cmd(int argc, char **argv)
 {
 	int r;
@@ -139,7 +187,15 @@ int rb_report_cmd(int argc, char **argv)
 		r = rb_parseopt_exit(r);
 	else if (values())
 		r = RB_EXIT_USAGE;
-	else {
+	else if (F.db)
+		r = db_report();
+	else if (F.campaign) {
+		rb_err("--campaign names a campaign of the database: it needs --db URL");
+		r = RB_EXIT_USAGE;
+	} else if (!F.files.n) {
+		rb_err("missing RESULTS.h5 (or --db URL --campaign NAME)");
+		r = RB_EXIT_USAGE;
+	} else {
 		F.a.files = F.files.v;
 		F.a.nfiles = F.files.n;
 		F.a.specs = F.specs.v;

@@ -48,6 +48,7 @@ static const struct rb_subcmd cmds[] = {
 	{ "history", rb_history_cmd, &rb_coord_history_spec },
 	{ "drives", rb_drives_cmd, &rb_coord_drives_spec },
 	{ "export", rb_export_cmd, &rb_coord_export_spec },
+	{ "judge", rb_judge_cmd, &rb_coord_judge_spec },
 	{ "demo", rb_demo_cmd, &rb_coord_demo_spec },
 	{ "completion", completion, &completion_spec },
 	{ "help", help, NULL },

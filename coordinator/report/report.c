@@ -484,8 +484,9 @@ static void header(enum fmt f, bool base)
 	}
 }
 
-static void models_text(const struct rp_report *r, enum fmt f)
+void rp_groups_table(const struct rp_report *r, int form)
 {
+	enum fmt f = (enum fmt)form;
 	bool md = f == FMT_MARKDOWN;
 	char by[64];
 
@@ -515,6 +516,13 @@ static void models_text(const struct rp_report *r, enum fmt f)
 		       G->point, G->name, G->ndrives, G->iops_min, G->iops_med, G->iops_max, u[0],
 		       u[1], u[2], u[3], G->noutliers);
 	}
+}
+
+static void models_text(const struct rp_report *r, enum fmt f)
+{
+	bool md = f == FMT_MARKDOWN;
+
+	rp_groups_table(r, (int)f);
 	for (size_t i = 0; i < r->ncells; i++)
 		if (r->cells[i].outlier)
 			printf("%soutlier: %s (%s) at %s: %.0f IOPS, %s median %.0f (%+.1f%%)\n",

@@ -31,9 +31,20 @@ struct rb_report_args {
 	const char *by_label; /* by an agent label: its key */
 };
 
+/* The fleet's head-to-head from the results database (report_db.c). */
+struct rb_report_db_args {
+	const char *url;	      /* a libpq connection URI or string */
+	const char *campaign;	      /* every run of this campaign name */
+	enum rb_report_format format; /* table, markdown or csv */
+	int by;			      /* RP_BY_MODEL, RP_BY_FIRMWARE or RP_BY_LABEL ("rack") */
+};
+
 /* The report printed (and its page written). Returns the exit code: 5 below a spec. */
 int rb_report(const struct rb_report_args *a);
 /* Writes the HTML page of one results file, printing nothing else. Returns an exit code. */
 int rb_report_html(const char *results, const char *html);
+/* The fleet's head-to-head printed: per point and group, the drives, their IOPS, and the
+ * percentiles of the histograms the database added up. Returns an exit code. */
+int rb_report_db(const struct rb_report_db_args *a);
 
 #endif

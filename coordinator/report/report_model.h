@@ -239,6 +239,11 @@ int rp_judge_health(struct rp_report *r);
  * judged (the qualification is incomplete), else RB_EXIT_OK. */
 int rp_spec_counts(const struct rp_report *r, size_t *ret_fail, size_t *ret_not_judged);
 
+/* The per-group table of r->groups (report.c): its heading and a row per point and group,
+ * percentiles in microseconds; form is RB_REPORT_TABLE or RB_REPORT_MARKDOWN. The
+ * files' report and the fleet's (report_db.c) print it alike. */
+void rp_groups_table(const struct rp_report *r, int form);
+
 int rp_html(const struct rp_report *r, const char *path);
 /* fio's output of every cell with a result, to out (report_fio.c): its JSON, json+ or terse
  * lines. */

@@ -99,6 +99,15 @@ static const char *const migrations[RB_RESDB_SCHEMA] = {
 	"pt.bs_bytes, pt.iodepth, x.* FROM rackbench.results x "
 	"JOIN rackbench.placements p USING (run_id, drive) "
 	"JOIN rackbench.points pt USING (run_id, point) JOIN rackbench.runs r USING (run_id);",
+	/* 2: trim's IOPS, so that a row's IOPS is the report's, the sum of its directions */
+	"ALTER TABLE rackbench.results ADD COLUMN trim_iops double precision;",
+	/* 3: the fleet's own verdicts (rackbench judge), each of a drive's run or a domain */
+	"CREATE TABLE rackbench.fleet_verdicts (campaign text NOT NULL, drive text NOT NULL, "
+	"run_start_ns bigint NOT NULL, rule text NOT NULL, verdict text NOT NULL, model text, "
+	"firmware text, rack text, host text, measured double precision, "
+	"expected double precision, points integer, reason text NOT NULL, "
+	"judged timestamptz NOT NULL DEFAULT now(), "
+	"PRIMARY KEY (campaign, drive, rule, run_start_ns));",
 };
 
 void rb_resdb_mask_url(const char *url, char *buf, size_t len)

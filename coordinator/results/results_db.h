@@ -22,9 +22,10 @@
 #include <stdint.h>
 
 #include "drive_index.h"
+#include "fleet_verdict.h"
 
 /* The schema version this rackbench creates and migrates to. */
-#define RB_RESDB_SCHEMA 1
+#define RB_RESDB_SCHEMA 3
 
 struct rb_resdb;
 
@@ -79,5 +80,74 @@ int rb_resdb_history(struct rb_resdb *db, const char *key, struct rb_index_row *
 /* Each drive's latest run that f admits, by key. 0 or a negative errno (err filled). */
 int rb_resdb_drives(struct rb_resdb *db, const struct rb_resdb_filter *f, struct rb_index_row **ret,
 		    size_t *ret_n, char *err, size_t errlen);
+
+/* ---- the fleet's head-to-head (results_db_fleet.c) ---- */
+
+/* What a campaign's drives are grouped by. */
+enum rb_resdb_by {
+	RB_RESDB_BY_MODEL,    /* model (a volume: its width too) */
+	RB_RESDB_BY_FIRMWARE, /* model, firmware and capacity */
+	RB_RESDB_BY_RACK,     /* the agent's rack label */
+};
+
+/*
+ * The drives of one group at one point (by point name) over every run of a campaign:
+ * each measured row's IOPS, and the group's latency histograms as the database summed
+ * them (counts added per bucket over every row at the point, whatever its status: as
+ * `rackbench report` merges a file's), non-zero buckets ascending.
+ */
+struct rb_resdb_group {
+	char point[256];
+	/* the group: those fields by names; the others "" or 0 */
+	char model[128], firmware[64], rack[64];
+	uint32_t members;	 /* a volume's members; 0 a drive */
+	uint64_t capacity_bytes; /* by firmware */
+	uint32_t pos;		 /* the point's place in the plan (the lowest point number) */
+	size_t nrows;		 /* result rows (a drive in a run) at the point */
+	size_t nok;		 /* of them measured (status ok) */
+	double *iops;		 /* nok: each measured row's IOPS, read + write + trim */
+	char (*keys)[200];	 /* nok: each measured row's drive key, as iops */
+	uint32_t *bucket[2];	 /* per direction (0 read, 1 write): the summed histogram */
+	uint64_t *count[2];
+	size_t nbuckets[2];
+};
+
+/*
+ * Every (point, group) of campaign's runs, in plan order then by group. 0 (no run of
+ * the campaign: *ret_n 0) or a negative errno (err filled). Free with
+ * rb_resdb_groups_free().
+ */
+int rb_resdb_groups(struct rb_resdb *db, const char *campaign, enum rb_resdb_by by,
+		    struct rb_resdb_group **ret, size_t *ret_n, char *err, size_t errlen);
+/* NULL. */
+struct rb_resdb_group *rb_resdb_groups_free(struct rb_resdb_group *v, size_t n);
+
+/* ---- the fleet's verdicts (results_db_fleet.c; fleet_verdict.h judges) ---- */
+
+/* A campaign's fleet as `rackbench judge` reads it: each drive's latest run of it. */
+struct rb_resdb_fleet {
+	struct rb_fleet_drive *drives; /* by key */
+	size_t nd;
+	struct rb_fleet_point *points; /* the measured points of those runs */
+	size_t np;
+	char (*names)[256]; /* the points' names */
+	size_t nnames;
+};
+
+/*
+ * Reads the fleet of campaign: every drive's latest run in it (its rack's verdict there,
+ * and the start of an earlier run that fail_slow quarantined), the measured points of
+ * those runs. 0 (no run: f->nd 0) or a negative errno (err filled).
+ */
+int rb_resdb_fleet_read(struct rb_resdb *db, const char *campaign, struct rb_resdb_fleet *f,
+			char *err, size_t errlen);
+void rb_resdb_fleet_release(struct rb_resdb_fleet *f);
+/*
+ * Stores the verdicts of a judgement of campaign in one transaction: the rows of the
+ * runs judged (each drive's latest) and the domains' holds replaced by these; an earlier
+ * run's stay (they are what makes a second QUARANTINE a FAIL). 0 or -EIO (err filled).
+ */
+int rb_resdb_fleet_store(struct rb_resdb *db, const char *campaign, const struct rb_resdb_fleet *f,
+			 const struct rb_fleet_verdict *v, size_t n, char *err, size_t errlen);
 
 #endif

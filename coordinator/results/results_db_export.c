@@ -430,10 +430,11 @@ static int put_result(struct rb_resdb *db, const struct xfile *f, const char *ru
 		p_text(&q, t[2 * dir].s);
 		p_text(&q, t[2 * dir + 1].s);
 	}
+	p_dbl(&q, rs->trim.iops);
 	return rdb_do(db,
 		      "INSERT INTO rackbench.results VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
 		      "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, "
-		      "$25, $26, $27)",
+		      "$25, $26, $27, $28)",
 		      q.n, q.p, "add a drive's figures at a point", err, errlen);
 }
 

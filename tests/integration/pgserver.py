@@ -77,6 +77,14 @@ class PgServer:
             raise RuntimeError(f"psql {query!r}: {r.returncode} {r.stderr}")
         return [x.split("\t") for x in r.stdout.splitlines()]
 
+    def script(self, db, path):
+        """Runs the SQL file at path in one transaction."""
+        r = subprocess.run([os.path.join(BIN, "psql"), "-h", self.dir, "-U", "postgres",
+                            "-d", db or self.db, "-v", "ON_ERROR_STOP=1", "-q", "-1", "-f",
+                            path], capture_output=True, text=True, timeout=300)
+        if r.returncode:
+            raise RuntimeError(f"psql -f {path}: {r.returncode} {r.stderr}")
+
     def stop(self):
         if self.started:
             self._as_owner([os.path.join(BIN, "pg_ctl"), "-D", self.data, "-m", "immediate",

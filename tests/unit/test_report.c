@@ -703,7 +703,7 @@ static void test_wide_table(void **st)
 	assert_non_null(strstr(o.out, "\"a1:/dev/nvme0n1 vs a1:/dev/nvme1n1 %\""));
 	out_free(&o);
 	assert_run(RB_EXIT_USAGE, err,
-		   "'--by' must be drive, model, firmware, file or label=KEY, not 'x'",
+		   "'--by' must be drive, model, firmware, rack, file or label=KEY, not 'x'",
 		   rb_report_cmd, "report", fx->path, "--wide", "--by", "x");
 	/* by an agent label: its values as columns */
 	cap_run(&o, rb_report_cmd, "report", fx->path, "--wide", "--by", "label=rack", "--format",
@@ -1247,7 +1247,7 @@ static void test_arguments(void **st)
 	struct out o;
 	char junk[600];
 
-	assert_run(RB_EXIT_OK, out, "usage: rackbench report RESULTS.h5", rb_report_cmd, "report",
+	assert_run(RB_EXIT_OK, out, "usage: rackbench report [RESULTS.h5", rb_report_cmd, "report",
 		   "--help");
 	assert_run(RB_EXIT_USAGE, err, "missing RESULTS.h5", rb_report_cmd, "report");
 	assert_run(RB_EXIT_USAGE, err,
