@@ -100,9 +100,9 @@ run_fuzz() {
 		return 1
 	fi
 	CC=clang configure_build build-fuzz -DRB_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug || return 1
-	# seconds per target: 20 x 9 targets from their corpora keeps the whole run under 30 min
+	# seconds per target: 20 x 10 targets from their corpora keeps the whole run under 30 min
 	local secs=${RB_FUZZ_SECONDS:-20} rc=0
-	for t in ${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal fuzz_control fuzz_fiojob fuzz_results fuzz_trace fuzz_execout fuzz_nvme_logs}; do
+	for t in ${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal fuzz_control fuzz_fiojob fuzz_results fuzz_trace fuzz_execout fuzz_nvme_logs fuzz_fleet}; do
 		local corpus=$ROOT/build-fuzz/corpus-$t
 		mkdir -p "$corpus"
 		cp "$ROOT"/tests/fuzz/corpus/$t/* "$corpus"/ 2>/dev/null

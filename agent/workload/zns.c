@@ -26,10 +26,11 @@ int rb_zns_geometry(int fd, struct rb_zoned *z)
 {
 	char dir[96], model[32];
 	struct stat st;
-	struct {
+	/* a report of one zone: the header and the zone after it */
+	union {
 		struct blk_zone_report h;
-		struct blk_zone zone;
-	} rep = { .h = { .sector = 0, .nr_zones = 1 } };
+		char bytes[sizeof(struct blk_zone_report) + sizeof(struct blk_zone)];
+	} rep;
 
 	memset(z, 0, sizeof(*z));
 	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
@@ -44,9 +45,11 @@ int rb_zns_geometry(int fd, struct rb_zoned *z)
 	z->max_open = (unsigned)queue_num(dir, "max_open_zones");
 	z->max_active = (unsigned)queue_num(dir, "max_active_zones");
 	z->capacity_bytes = z->zone_bytes;
+	memset(&rep, 0, sizeof(rep));
+	rep.h.nr_zones = 1;
 	if (ioctl(fd, BLKREPORTZONE, &rep) == 0 && rep.h.nr_zones == 1 &&
 	    (rep.h.flags & BLK_ZONE_REP_CAPACITY))
-		z->capacity_bytes = rep.zone.capacity * 512;
+		z->capacity_bytes = rep.h.zones[0].capacity * 512;
 	return z->zone_bytes ? 0 : -ENOTBLK;
 }
 

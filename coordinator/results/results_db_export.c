@@ -140,6 +140,8 @@ struct tbuf {
 	size_t n, cap;
 };
 
+static int tb_add(struct tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static int tb_add(struct tbuf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -20,8 +20,8 @@
  * capacity, rack (those it does not group by, constants). */
 static const char *const group_key[] = {
 	[RB_RESDB_BY_MODEL] = "coalesce(p.model, ''), p.members, ''::text, 0::bigint, ''::text",
-	[RB_RESDB_BY_FIRMWARE] = "coalesce(p.model, ''), p.members, coalesce(p.firmware, ''), "
-				 "coalesce(p.capacity_bytes, 0), ''::text",
+	[RB_RESDB_BY_FIRMWARE] = ("coalesce(p.model, ''), p.members, coalesce(p.firmware, ''), "
+				  "coalesce(p.capacity_bytes, 0), ''::text"),
 	[RB_RESDB_BY_RACK] = "''::text, 0, ''::text, 0::bigint, coalesce(p.rack, '')",
 };
 

@@ -446,7 +446,7 @@ static void test_ocp_smart_every_field(void **state)
 	(void)state;
 	make_ocp_smart(page);
 	assert_int_equal(rb_ocp_smart_parse(page, sizeof(page), &s), 0);
-	assert_true(s.media_bytes_written == 0x0101010101010101ull + 2 * 18446744073709551616.0);
+	assert_true(s.media_bytes_written == (double)0x0101010101010101ull + 2 * 18446744073709551616.0);
 	assert_true(s.media_bytes_read == (double)0x0303030303030303ull);
 	assert_int_equal(s.bad_user_blocks, 0x040404040404ull);
 	assert_int_equal(s.bad_user_blocks_norm, 0x0505);
