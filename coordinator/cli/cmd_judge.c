@@ -135,6 +135,7 @@ static int judge(struct rb_resdb *db, double margin, const char *where)
 	}
 	if (!f.nd) {
 		rb_err("no run of campaign '%s' in %s", J.campaign, where);
+		rb_resdb_fleet_release(&f);
 		return RB_EXIT_USAGE;
 	}
 	struct rb_fleet_in in = { .drives = f.drives,
