@@ -176,8 +176,7 @@ struct file_rows {
 	size_t nr;
 	struct rb_row_verdict *vd;
 	size_t nv;
-	char campaign[128], status[16], verdict[16];
-	int64_t start_ns, end_ns;
+	struct rb_run_header run;
 };
 
 static void rows_free(struct file_rows *f)
@@ -196,15 +195,10 @@ static int read_file(const char *path, struct file_rows *f, char *err, size_t er
 	memset(f, 0, sizeof(*f));
 	if (!in)
 		return -EINVAL;
-	rb_results_attr(in, "status", f->status, sizeof(f->status));
-	if (!strcmp(f->status, "running") || !f->status[0]) {
+	if (rb_results_run_header(in, &f->run)) {
 		rb_results_in_close(in);
 		return 1;
 	}
-	rb_results_attr(in, "campaign_name", f->campaign, sizeof(f->campaign));
-	rb_results_attr(in, "verdict", f->verdict, sizeof(f->verdict));
-	rb_results_attr_i64(in, "start_ns", &f->start_ns);
-	rb_results_attr_i64(in, "end_ns", &f->end_ns);
 	r = rb_results_read_drives(in, &f->dr, &f->nd);
 	if (!r)
 		r = rb_results_read_results(in, &f->rs, &f->nr);
@@ -237,11 +231,11 @@ static int put_file(struct rb_index *ix, const char *path, const struct stat *sb
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)sb->st_size);
 	sqlite3_bind_int64(st, 3,
 			   (sqlite3_int64)sb->st_mtim.tv_sec * 1000000000 + sb->st_mtim.tv_nsec);
-	bind_text(st, 4, f->campaign);
-	sqlite3_bind_int64(st, 5, f->start_ns);
-	sqlite3_bind_int64(st, 6, f->end_ns);
-	bind_text(st, 7, f->status);
-	bind_text(st, 8, f->verdict);
+	bind_text(st, 4, f->run.campaign);
+	sqlite3_bind_int64(st, 5, f->run.start_ns);
+	sqlite3_bind_int64(st, 6, f->run.end_ns);
+	bind_text(st, 7, f->run.status);
+	bind_text(st, 8, f->run.verdict);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	sqlite3_finalize(st);
 	return rc;
@@ -363,7 +357,7 @@ static int add_one(struct rb_index *ix, const char *path, bool warn, char *err, 
 	if (r) {
 		if (warn) {
 			/* noted as it is (no drives), so that it is said once, not at each query */
-			struct file_rows none = { .status = "unreadable" };
+			struct file_rows none = { .run.status = "unreadable" };
 
 			rb_warn("not indexed: %s", why);
 			put(ix, name, &sb, &none, err, errlen);

@@ -323,6 +323,13 @@ int rb_results_attr_get(struct rb_results_in *in, const char *name, char *buf, s
 int rb_results_attr_i64(struct rb_results_in *in, const char *name, int64_t *v);
 /* The same, for callers that need no reason: buf, "" when absent or not one string. */
 const char *rb_results_attr(struct rb_results_in *in, const char *name, char *buf, size_t len);
+/* A run as its file's attributes name it: what the drive index and the export key it by. */
+struct rb_run_header {
+	char campaign[128], status[16], verdict[16];
+	int64_t start_ns, end_ns;
+};
+/* Reads it: 0, or 1 when the run is still going on (status running, or none yet). */
+int rb_results_run_header(struct rb_results_in *in, struct rb_run_header *h);
 /*
  * Whole tables into new arrays the caller frees: 0, -ENOENT (no such table), -EINVAL
  * (not of this layout: rank, type, a column's class, more rows than the read limit),

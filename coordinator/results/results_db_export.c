@@ -26,8 +26,8 @@
 
 /* The rows of one file. */
 struct xfile {
-	char campaign[128], methodology[32], status[16], verdict[16], version[16];
-	int64_t start_ns, end_ns;
+	struct rb_run_header run;
+	char methodology[32], version[16];
 	int schema;
 	struct rb_row_drive *dr;
 	size_t nd;
@@ -62,17 +62,12 @@ static int read_file(const char *path, struct xfile *f, char *err, size_t errlen
 	memset(f, 0, sizeof(*f));
 	if (!in)
 		return -EINVAL;
-	rb_results_attr(in, "status", f->status, sizeof(f->status));
-	if (!strcmp(f->status, "running") || !f->status[0]) {
+	if (rb_results_run_header(in, &f->run)) {
 		rb_results_in_close(in);
 		return 1;
 	}
-	rb_results_attr(in, "campaign_name", f->campaign, sizeof(f->campaign));
 	rb_results_attr(in, "methodology", f->methodology, sizeof(f->methodology));
-	rb_results_attr(in, "verdict", f->verdict, sizeof(f->verdict));
 	rb_results_attr(in, "rackbench_version", f->version, sizeof(f->version));
-	rb_results_attr_i64(in, "start_ns", &f->start_ns);
-	rb_results_attr_i64(in, "end_ns", &f->end_ns);
 	f->schema = rb_results_schema(in);
 	r = rb_results_read_drives(in, &f->dr, &f->nd);
 	if (!r)
@@ -279,12 +274,12 @@ static int put_run(struct rb_resdb *db, const struct xfile *f, char *run_id, siz
 	struct prm q = { 0 };
 	PGresult *res;
 
-	p_text(&q, f->campaign);
+	p_text(&q, f->run.campaign);
 	p_text(&q, f->methodology);
-	p_i64(&q, f->start_ns);
-	p_i64(&q, f->end_ns);
-	p_text(&q, f->status);
-	p_text(&q, f->verdict);
+	p_i64(&q, f->run.start_ns);
+	p_i64(&q, f->run.end_ns);
+	p_text(&q, f->run.status);
+	p_text(&q, f->run.verdict);
 	p_text(&q, f->version);
 	p_i64(&q, f->schema);
 	res = rdb_exec(
@@ -329,7 +324,7 @@ static int put_drive(struct rb_resdb *db, const struct xfile *f, const char *run
 	p_text(&q, d->id.firmware);
 	p_u64(&q, d->id.size_bytes);
 	p_text(&q, d->id.kind);
-	p_i64(&q, f->start_ns);
+	p_i64(&q, f->run.start_ns);
 	if (rdb_do(db,
 		   "INSERT INTO rackbench.drives AS d VALUES ($1, NULLIF($2, ''), NULLIF($3, ''), "
 		   "NULLIF($4, ''), $5, $6, to_timestamp($7::float8 / 1e9), "
@@ -592,12 +587,12 @@ static int put_all(struct rb_resdb *db, const char *path, const char *sha, uint6
 		   char *err, size_t errlen)
 {
 	char start[32], run_id[32];
-	const char *key[] = { f->campaign, start, f->methodology };
+	const char *key[] = { f->run.campaign, start, f->methodology };
 	const char *shap[] = { sha };
 	PGresult *res;
 	int r = 0;
 
-	snprintf(start, sizeof(start), "%" PRId64, f->start_ns);
+	snprintf(start, sizeof(start), "%" PRId64, f->run.start_ns);
 	/* one exporter of a run at a time: the second sees the first's rows */
 	if (rdb_do(db,
 		   "SELECT pg_advisory_xact_lock(hashtextextended($1 || '/' || $2 || '/' || $3, 0))",

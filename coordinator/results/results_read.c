@@ -272,6 +272,19 @@ int rb_results_attr_get(struct rb_results_in *in, const char *name, char *buf, s
 	return attr_read(in, name, buf, len);
 }
 
+int rb_results_run_header(struct rb_results_in *in, struct rb_run_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	rb_results_attr(in, "status", h->status, sizeof(h->status));
+	if (!strcmp(h->status, "running") || !h->status[0])
+		return 1;
+	rb_results_attr(in, "campaign_name", h->campaign, sizeof(h->campaign));
+	rb_results_attr(in, "verdict", h->verdict, sizeof(h->verdict));
+	rb_results_attr_i64(in, "start_ns", &h->start_ns);
+	rb_results_attr_i64(in, "end_ns", &h->end_ns);
+	return 0;
+}
+
 int rb_results_attr_i64(struct rb_results_in *in, const char *name, int64_t *v)
 {
 	hid_t a, sp, ft;
