@@ -127,6 +127,23 @@ static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, s
 	return 0;
 }
 
+/* A number of the block device's queue in sysfs (queue/NAME); 0 when absent. */
+static uint64_t queue_num(dev_t rdev, const char *name)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/%s", major(rdev), minor(rdev),
+		 name);
+	f = fopen(path, "re");
+	if (f && fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /*
  * The generic device of the namespace open at fd, found through sysfs: the block
  * device's node sits in its controller's folder (.../nvme/nvme0/nvme0n1) beside the
@@ -136,7 +153,7 @@ static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, s
 static int pt_open_one(int fd, struct pt_ns *ns, char *err, size_t errlen)
 {
 	char sys[PATH_MAX], real[PATH_MAX], ng[64], dev[64], *ctrl, tail;
-	unsigned inst, maj, min, lbs = 0, kb = 0;
+	unsigned inst, maj, min, lbs = 0;
 	struct stat st, gst;
 	int id;
 	FILE *f;
@@ -203,20 +220,8 @@ static int pt_open_one(int fd, struct pt_ns *ns, char *err, size_t errlen)
 	}
 	ns->nsid = (uint32_t)id;
 	ns->lba_shift = (unsigned)__builtin_ctz(lbs);
-	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/max_hw_sectors_kb",
-		 major(st.st_rdev), minor(st.st_rdev));
-	f = fopen(sys, "re");
-	if (f && fscanf(f, "%u", &kb) == 1)
-		ns->max_bytes = (uint64_t)kb << 10;
-	if (f)
-		fclose(f);
-	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/queue/chunk_sectors", major(st.st_rdev),
-		 minor(st.st_rdev));
-	f = fopen(sys, "re");
-	if (f && fscanf(f, "%u", &kb) == 1)
-		ns->zone_bytes = (uint64_t)kb * 512;
-	if (f)
-		fclose(f);
+	ns->max_bytes = queue_num(st.st_rdev, "max_hw_sectors_kb") << 10;
+	ns->zone_bytes = queue_num(st.st_rdev, "chunk_sectors") * 512;
 	return 0;
 }
 
