@@ -192,7 +192,7 @@ static void point_msg(struct sim *s, uint64_t i)
 						   .elapsed_ns = s->runtime_ns,
 						   .dirs = &dr,
 						   .ndirs = 1,
-						   .status = "ok",
+						   .status = RB_STATUS_OK,
 						   .message = "",
 						   .uring_features = "simulated" };
 		send_numbered(s, &m, seq);

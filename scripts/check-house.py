@@ -62,6 +62,11 @@ OVER_FILES = {
 }
 OVER_FUNCS = {  # "file:function": lines
 }
+# state variables with one writer: (folder, field, the setter that alone assigns it)
+ONE_WRITER = [
+    ("coordinator/run/", "state", "agent_enter"),
+    ("coordinator/run/", "phase", "coord_enter"),
+]
 CIRCLES = [  # circles across folders (none today)
 ]
 
@@ -226,8 +231,11 @@ def functions(files):
     return out
 
 
+_funcs = {}
+
+
 def check_sizes(files):
-    funcs = functions(files)
+    funcs = _funcs.setdefault("all", functions(files))
     measured = 0
     for f in files:
         text = read(f)
@@ -389,6 +397,24 @@ def strong(edges, nodes):
     return comps
 
 
+def check_one_writer(files):
+    """A state variable is assigned in its setter only (systemd's *_set_state())."""
+    funcs = _funcs.get("all") or functions(files)
+    for room, field, setter in ONE_WRITER:
+        pat = re.compile(rf"(?:->|\.){re.escape(field)}\s*(?:[-+|&]?=(?!=)|\+\+|--)")
+        for f in files:
+            if not f.startswith(room) or not f.endswith(".c"):
+                continue
+            for n, line in enumerate(read(f).split("\n"), 1):
+                if not pat.search(line) or line.lstrip().startswith(("/*", "*")):
+                    continue
+                inside = [name for name, first, length in funcs.get(f, ())
+                          if first <= n < first + length]
+                if setter not in inside:
+                    problems.append(f"{f}:{n} sets ->{field} outside {setter}(), its one "
+                                    f"writer ({line.strip()})")
+
+
 def writers(field):
     """Every assignment to ->field or .field in the production files."""
     pat = re.compile(rf"(?:->|\.){re.escape(field)}\s*(?:[-+|&]?=(?!=)|\+\+|--)")
@@ -420,6 +446,7 @@ def main():
     measured = check_sizes(files)
     check_comment_paths(files)
     check_argv(files)
+    check_one_writer(files)
     if circles:
         check_circles(build, files, inc)
     for n in notes:

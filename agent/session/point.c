@@ -52,7 +52,7 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 }
 
 static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt, const char *drive,
-			      const char *status, const char *msg)
+			      enum rb_status status, const char *msg)
 {
 	struct rb_msg m;
 
@@ -65,7 +65,7 @@ static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt,
 	rb_delivery_send(a, &m);
 }
 
-static void fail_point(struct agent *a, const struct rb_msg_assign *as, const char *status,
+static void fail_point(struct agent *a, const struct rb_msg_assign *as, enum rb_status status,
 		       const struct rb_diags *d, const char *msg)
 {
 	for (size_t i = 0; i < as->ndrives; i++) {
@@ -276,9 +276,9 @@ static void finish_purge(struct agent *a)
 						      p->vols[i].stripe ? "': " : "", pg->msg[j]);
 		}
 		send_drive_status(a, p->point, p->attempt, p->drives[i],
-				  rc == 0	 ? "ok"
-				  : rc == -EPERM ? "refused"
-						 : "error",
+				  rc == 0	 ? RB_STATUS_OK
+				  : rc == -EPERM ? RB_STATUS_REFUSED
+						 : RB_STATUS_ERROR,
 				  rc ? msg : "purged");
 	}
 	send_point_done(a, p->point, p->attempt);
@@ -298,7 +298,7 @@ static void start_purge(struct agent *a, const struct rb_msg_assign *as,
 	    !(pg->msg = calloc(p->npaths + 1, sizeof(*pg->msg))) ||
 	    rb_purge_method_parse(as->purge, &pg->req.method)) {
 		purging_free(pg);
-		fail_point(a, as, "error", NULL, "cannot run this purge (unknown method?)");
+		fail_point(a, as, RB_STATUS_ERROR, NULL, "cannot run this purge (unknown method?)");
 		point_release(p);
 		return;
 	}
@@ -313,7 +313,7 @@ static void start_purge(struct agent *a, const struct rb_msg_assign *as,
 	if (pthread_create(&pg->th, NULL, purge_main, pg)) {
 		p->purge = NULL;
 		purging_free(pg);
-		fail_point(a, as, "error", NULL, "cannot start the purge");
+		fail_point(a, as, RB_STATUS_ERROR, NULL, "cannot start the purge");
 		point_release(p);
 	}
 }
@@ -453,7 +453,7 @@ static void ckpt_start(struct agent *a, const struct rb_msg_assign *as)
 		r = rb_ckpt_new(&p->wl, dirs, p->ndrives, &p->ck, err, sizeof(err));
 	free(dirs);
 	if (r) {
-		fail_point(a, as, "error", NULL, err);
+		fail_point(a, as, RB_STATUS_ERROR, NULL, err);
 		point_release(p);
 		return;
 	}
@@ -533,7 +533,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 			continue;
 		}
 		if (rb_opt_set(&p->wl, o, as->settings[i].value, err, sizeof(err))) {
-			fail_point(a, as, "error", NULL, err);
+			fail_point(a, as, RB_STATUS_ERROR, NULL, err);
 			return;
 		}
 	}
@@ -544,7 +544,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 	};
 
 	if (rb_preflight_layout(&L, &lm, err, sizeof(err))) {
-		fail_point(a, as, "error", NULL, err);
+		fail_point(a, as, RB_STATUS_ERROR, NULL, err);
 		goto out;
 	}
 	for (size_t i = 0; i < L.npaths; i++)
@@ -553,7 +553,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 				     "agent '%s' does not offer this target", a->cfg->name);
 	if (d.n) {
 		rb_preflight_layout_subjects(&L, &d, 0);
-		fail_point(a, as, "error", &d, NULL);
+		fail_point(a, as, RB_STATUS_ERROR, &d, NULL);
 		goto out;
 	}
 	/* the pin again at the moment of the run: a drive swapped since is refused */
@@ -561,12 +561,12 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 		rb_preflight_pin(L.paths[i], L.serials[i], &d);
 	if (d.n) {
 		rb_preflight_layout_subjects(&L, &d, 0);
-		fail_point(a, as, "refused", &d, NULL);
+		fail_point(a, as, RB_STATUS_REFUSED, &d, NULL);
 		goto out;
 	}
 	if (point_adopt(p, as, &L)) {
 		point_release(p);
-		fail_point(a, as, "error", NULL, "out of memory");
+		fail_point(a, as, RB_STATUS_ERROR, NULL, "out of memory");
 		goto out;
 	}
 	rb_preflight_policy(a, as->destructive, as->wipe_signatures, &gp);
@@ -588,7 +588,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 		rb_preflight_layout_subjects(&L, &d, 0);
 		for (size_t i = 0; i < d.n; i++)
 			rb_err("point %u: %s: %s", as->point, d.v[i].subject, d.v[i].message);
-		fail_point(a, as, r == -EPERM ? "refused" : "error", &d, NULL);
+		fail_point(a, as, r == -EPERM ? RB_STATUS_REFUSED : RB_STATUS_ERROR, &d, NULL);
 		point_release(p);
 		goto out;
 	}
@@ -596,7 +596,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 			       p->ndrives, &p->run, err, sizeof(err));
 	if (r) {
 		p->prep = rb_prepared_free(p->prep);
-		fail_point(a, as, "error", NULL, err);
+		fail_point(a, as, RB_STATUS_ERROR, NULL, err);
 		point_release(p);
 		goto out;
 	}

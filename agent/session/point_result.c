@@ -134,9 +134,9 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	}
 	dr->status = res->setup_err || p->spool_full || p->spool_failed ||
 				     (p->ex && res->message[0] && !p->stopped && !p->shut_down)
-			     ? "error"
-		     : p->stopped || p->shut_down ? "stopped"
-						  : "ok";
+			     ? RB_STATUS_ERROR
+		     : p->stopped || p->shut_down ? RB_STATUS_STOPPED
+						  : RB_STATUS_OK;
 	dr->message = p->spool_full ? "stopped: the spool reached its cap (spool_max) while the "
 				      "coordinator did not acknowledge; nothing measured was "
 				      "dropped"

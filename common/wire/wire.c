@@ -793,6 +793,15 @@ int rb_msg_unpack(const uint8_t *buf, size_t len, struct rb_msg **ret, char *err
 		rb__envelope__free_unpacked(e, &bounded);
 		return -EBADMSG;
 	}
+	if (e->body_case == RB__ENVELOPE__BODY_RESULT &&
+	    rb_status_parse(e->result->status, NULL) < 0) {
+		snprintf(err, errlen,
+			 "result of drive '%.200s' point %u has status '%.32s', not one of ok, "
+			 "error, refused, stopped, lost",
+			 e->result->drive, e->result->point, e->result->status);
+		rb__envelope__free_unpacked(e, &bounded);
+		return -EBADMSG;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m || !(m->priv = calloc(1, sizeof(*m->priv)))) {
 		free(m);

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "status.h"
+
 #define RB_PROTO_MAJOR 1
 #define RB_PROTO_MINOR 7
 #define RB_WIRE_MAX_BYTES (16u << 20)
@@ -225,7 +227,7 @@ struct rb_msg_result {
 	size_t nbs_counts;
 	const struct rb_msg_io_error *io_errors;
 	size_t nio_errors;
-	const char *status; /* "ok", "error", "refused", "stopped" */
+	enum rb_status status; /* the wire keeps its string (status.h) */
 	const char *message;
 	const char *uring_features;
 	const char *trim_method; /* 1.7: how its trims went ("" none) */

@@ -167,7 +167,7 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->bs_counts = b;
 	r->n_io_errors = m->nio_errors;
 	r->io_errors = e;
-	r->status = str_out(m->status);
+	r->status = (char *)rb_status_name(m->status);
 	r->message = str_out(m->message);
 	r->uring_features = str_out(m->uring_features);
 	r->trim_method = str_out(m->trim_method);
@@ -249,7 +249,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.nbs_counts = r->n_bs_counts,
 		.io_errors = e,
 		.nio_errors = r->n_io_errors,
-		.status = r->status,
+		.status = rb_status_of(r->status), /* checked by rb_msg_decode */
 		.message = r->message,
 		.uring_features = r->uring_features,
 		.trim_method = r->trim_method,

@@ -86,7 +86,7 @@ void rb_msg_json_fields(FILE *out, const struct rb_msg *m)
 		rb_json_str(out, m->result.drive);
 		fprintf(out, ", \"point\": %u, \"attempt\": %u, \"status\": ", m->result.point,
 			m->result.attempt);
-		rb_json_str(out, m->result.status);
+		rb_json_str(out, rb_status_name(m->result.status));
 		break;
 	case RB_MSG_POINT_DONE:
 		fprintf(out, ", \"point\": %u, \"attempt\": %u", m->point_done.point,

@@ -253,7 +253,7 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
  * figures to compare. */
 static bool measured(const struct rp_cell *c)
 {
-	return c->res && !strcmp(c->res->status, "ok");
+	return c->res && rb_row_status(c->res) == RB_STATUS_OK;
 }
 
 /* Groups cells by (point name, group: rp_cell_group); medians, MAD and outliers per

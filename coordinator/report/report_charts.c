@@ -461,7 +461,7 @@ int rp_table_curve_peaks(FILE *o, const struct rp_report *r)
 			    !same_family(c0->pt, c->pt, true))
 				continue;
 			done[k] = true;
-			if (!c->res || strcmp(c->res->status, "ok"))
+			if (!c->res || rb_row_status(c->res) != RB_STATUS_OK)
 				continue;
 			if (c->pt->curve_pct == 0)
 				max = c;

@@ -68,7 +68,7 @@ double rp_ckpt_seconds(const struct rp_report *r, const struct rp_cell *c)
 {
 	struct ckstat s;
 
-	return c->res && !strcmp(c->res->status, "ok") && stats(r, c, &s) ? s.mean : NAN;
+	return c->res && rb_row_status(c->res) == RB_STATUS_OK && stats(r, c, &s) ? s.mean : NAN;
 }
 
 void rp_ckpt_text(const struct rp_report *r, bool md)

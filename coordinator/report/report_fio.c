@@ -168,7 +168,7 @@ int rp_fio(const struct rp_report *r, enum rp_fio_form form, FILE *out)
 		dir_out(&x->dir[2], &res->trim, j, 2, res->elapsed_ns);
 		x->usr_cpu_pct = res->cpu_usr_pct;
 		x->sys_cpu_pct = res->cpu_sys_pct;
-		x->error = strcmp(res->status, "ok") ? EIO : 0;
+		x->error = rb_row_status(res) != RB_STATUS_OK ? EIO : 0;
 		x->start_ms = res->start_ns / 1000000;
 		x->iodepth = r->cells[i].pt->iodepth;
 	}

@@ -163,7 +163,7 @@ static double cell_value(const struct rp_report *r, const struct rp_cell *c, enu
 {
 	if (m >= RP_TPS)
 		return rp_app_value(r, c, m);
-	return c->res && !strcmp(c->res->status, "ok") ? rp_cell_metric(c, m) : NAN;
+	return c->res && rb_row_status(c->res) == RB_STATUS_OK ? rp_cell_metric(c, m) : NAN;
 }
 
 /* Per file, its histogram rows added into each (p99 row, subject) they belong to. */
@@ -187,7 +187,7 @@ static void merge_p99(const struct rp_report *r, struct rp_h2h *h, const long *r
 			ci = f->cell0 + (size_t)pl[x->point] * f->nd + (size_t)dl[x->drive];
 			if (row_of[ci] < 0 || !r->cells[ci].res ||
 			    x->attempt != r->cells[ci].res->attempt ||
-			    strcmp(r->cells[ci].res->status, "ok") ||
+			    rb_row_status(r->cells[ci].res) != RB_STATUS_OK ||
 			    x->direction != (r->cells[ci].res->read.ios ? 0 : 1))
 				continue;
 			slot = slot_of_first[row_of[ci]];

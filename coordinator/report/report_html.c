@@ -490,7 +490,7 @@ static void summary(FILE *o, const struct rp_report *r)
 	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		outliers += r->cells[i].outlier;
-		errors += r->cells[i].res && strcmp(r->cells[i].res->status, "ok");
+		errors += r->cells[i].res && rb_row_status(r->cells[i].res) != RB_STATUS_OK;
 	}
 	for (size_t i = 0; i < r->nverdicts; i++)
 		fails += r->verdicts[i].state == RP_FAIL;

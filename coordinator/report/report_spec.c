@@ -293,7 +293,7 @@ static enum match claim_match(const struct rp_report *r, const struct rp_claim *
 	    (c->phase[0] && strcmp(c->phase, p->phase)))
 		return M_WORKLOAD;
 	/* a point that failed (errors, lost, stopped) measured no datasheet figure */
-	if (!cell->res || strcmp(cell->res->status, "ok"))
+	if (!cell->res || rb_row_status(cell->res) != RB_STATUS_OK)
 		return M_STATUS;
 	if (p->rate_iops || (!isnan(p->curve_pct) && p->curve_pct > 0))
 		return M_RATE;

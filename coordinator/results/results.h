@@ -113,6 +113,12 @@ struct rb_row_result {
 	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 };
 
+/* A result row's status as the enum (the file keeps its string; unknown is an error). */
+static inline enum rb_status rb_row_status(const struct rb_row_result *r)
+{
+	return rb_status_of(r->status);
+}
+
 /* One row per drive and steady-state phase: the SNIA verdict and its window. */
 struct rb_row_steady {
 	uint32_t drive;

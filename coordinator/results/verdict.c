@@ -287,7 +287,7 @@ static int medians(struct judge *j)
 			     end++) {
 				const struct rb_row_result *r = j->latest[p * in->nd + by[end]];
 
-				if (r && !strcmp(r->status, "ok"))
+				if (r && rb_row_status(r) == RB_STATUS_OK)
 					v[n++] = row_iops(r);
 			}
 			med = n >= 3 ? rb_median(v, n) : NAN;
@@ -470,13 +470,12 @@ static void completeness_rules(struct judge *j, size_t dp)
 		if (!r) {
 			rb_vj_add(j, d, "not_run", RB_INCOMPLETE, NAN, NAN, pt, -1, 0,
 				  "point %u '%s' was not run on it", pt, in->points[p].name);
-		} else if (!strcmp(r->status, "lost") || !strcmp(r->status, "stopped") ||
-			   !strcmp(r->status, "refused") || !strcmp(r->status, "error")) {
+		} else if (rb_row_status(r) != RB_STATUS_OK) {
 			/* an error with IO errors is judged by the data rule; without, the
 			 * drive was not measured */
-			if (!strcmp(r->status, "error") && r->read.errors + r->write.errors +
-								   r->trim.errors +
-								   r->verify_mismatches)
+			if (rb_row_status(r) == RB_STATUS_ERROR &&
+			    r->read.errors + r->write.errors + r->trim.errors +
+				    r->verify_mismatches)
 				continue;
 			rb_vj_add(j, d, r->status, RB_INCOMPLETE, NAN, NAN, pt, -1, r->start_ns,
 				  "point %u '%s': %s%s%s", pt, in->points[p].name, r->status,
@@ -604,7 +603,7 @@ static void performance_rules(struct judge *j, size_t dp)
 		uint32_t pt = in->points[p].point;
 		const char *pn = in->points[p].name;
 
-		if (!res || strcmp(res->status, "ok"))
+		if (!res || rb_row_status(res) != RB_STATUS_OK)
 			continue;
 		/* files share their filesystem: their speed is not a drive's */
 		if (!isnan(r->min_model_pct) && !isnan(med) && med > 0 &&

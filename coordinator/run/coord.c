@@ -326,7 +326,9 @@ static int one_point(struct coord *k, size_t i, bool *replaying)
 		rc = loop_run_point(k, p, attempt);
 	/* however it ended: no Assign goes again */
 	coord_enter(k, rc || loop_stopped(k) ? PHASE_STOPPING : PHASE_IDLE);
-	rb_progress_point_done(k->prog, loop_stopped(k) ? "aborted" : rc ? "failed" : "ok");
+	rb_progress_point_done(k->prog, loop_stopped(k) ? RB_POINT_ABORTED
+					: rc		? RB_POINT_FAILED
+							: RB_POINT_OK);
 	return rc;
 }
 

@@ -141,7 +141,7 @@ struct summary {
 	double iops, mbps, mean_ns;
 	uint64_t p99_ns;
 	bool have;
-	char status[16];
+	enum rb_status status;
 };
 
 /* The health seen of one drive during the current point. */
@@ -305,6 +305,8 @@ static inline void copy(char *dst, size_t len, const char *src)
 
 /* Enters phase p (said in the log, and in the service's status). */
 void coord_enter(struct coord *k, enum coord_phase p);
+/* The one writer of an agent's state: sets it and logs the transition (loop.c). */
+void agent_enter(struct ragent *a, enum agent_state st);
 
 /* ---- delivery.c: the wire ---- */
 void dlv_send(struct coord *k, struct ragent *a, struct rb_msg *e);

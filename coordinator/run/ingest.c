@@ -60,13 +60,13 @@ uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di)
  * what, whatever its agent said (the run's exit code is the errors', 6, not a partial
  * run's). Returns whether it did.
  */
-static bool data_error_status(struct rb_row_result *row)
+static bool data_error_status(struct rb_row_result *row, enum rb_status *st)
 {
 	uint64_t errs = row->read.errors + row->write.errors + row->trim.errors;
 
-	if (strcmp(row->status, "ok") || !(errs || row->verify_mismatches))
+	if (*st != RB_STATUS_OK || !(errs || row->verify_mismatches))
 		return false;
-	copy(row->status, sizeof(row->status), "error");
+	*st = RB_STATUS_ERROR;
 	snprintf(row->message, sizeof(row->message),
 		 "%" PRIu64 " IO error(s), %" PRIu64
 		 " verification mismatch(es): the io_errors table lists where",
@@ -74,14 +74,44 @@ static bool data_error_status(struct rb_row_result *row)
 	return true;
 }
 
-/* The progress line adds up the rows: each drive's, all directions. */
-static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row)
+/* What a result row takes from its message as it came. */
+static void row_copy(struct rb_row_result *row, const struct rb_msg_result *dr)
 {
-	rb_progress_result(
-		k->prog, di, row->read.iops + row->write.iops + row->trim.iops,
-		row->read.bw_bytes_per_s + row->write.bw_bytes_per_s + row->trim.bw_bytes_per_s,
-		!strcmp(row->status, "ok") && !(row->read.errors + row->write.errors +
-						row->trim.errors + row->verify_mismatches));
+	copy(row->uring_features, sizeof(row->uring_features), dr->uring_features);
+	copy(row->trim_method, sizeof(row->trim_method), dr->trim_method);
+	row->fdp_host_bytes = dr->fdp ? dr->fdp_host_bytes : NAN;
+	row->fdp_media_bytes = dr->fdp ? dr->fdp_media_bytes : NAN;
+	row->waf =
+		dr->fdp && dr->fdp_host_bytes > 0 ? dr->fdp_media_bytes / dr->fdp_host_bytes : NAN;
+	row->start_ns = dr->start_ns;
+	row->end_ns = dr->end_ns;
+	row->elapsed_ns = dr->elapsed_ns;
+	row->cpu_usr_pct = dr->cpu_usr_pct;
+	row->cpu_sys_pct = dr->cpu_sys_pct;
+	row->verify_checked = dr->verify_checked;
+	row->verify_mismatches = dr->verify_mismatches;
+	row->history_since_ns = dr->history_since_ns;
+	row->purge_ns = dr->purge_ns;
+	copy(row->purge_method, sizeof(row->purge_method), dr->purge_method);
+	row->written_since_purge_bytes = dr->written_since_purge;
+	row->fill_passes_since_purge = dr->fill_passes_since_purge;
+	row->replay_ios = dr->replay_ios;
+	row->replay_complete = dr->replay_complete;
+	row->replay_timed = dr->replay_timed;
+	row->replay_lag_p50_ns = dr->replay_lag_p50_ns;
+	row->replay_lag_p99_ns = dr->replay_lag_p99_ns;
+	row->replay_lag_max_ns = dr->replay_lag_max_ns;
+}
+
+/* The progress line adds up the rows: each drive's, all directions. */
+static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row,
+			    enum rb_status st)
+{
+	rb_progress_result(k->prog, di, row->read.iops + row->write.iops + row->trim.iops,
+			   row->read.bw_bytes_per_s + row->write.bw_bytes_per_s +
+				   row->trim.bw_bytes_per_s,
+			   st == RB_STATUS_OK && !(row->read.errors + row->write.errors +
+						   row->trim.errors + row->verify_mismatches));
 }
 
 /*
@@ -196,6 +226,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	struct rb_row_result row;
 	const struct rb_dir_result *dirs[3] = { NULL, NULL, NULL };
 	struct summary *s;
+	enum rb_status st = dr->status;
 
 	if (di < 0 || dr->point != k->cur_point || !assigned(k, a, dr->point, dr->attempt)) {
 		rb_warn("agent '%s' sent a result for unknown drive '%s' or point %u", a->name,
@@ -220,50 +251,27 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	row.drive = (uint32_t)di;
 	row.point = dr->point;
 	row.attempt = dr->attempt;
-	copy(row.status, sizeof(row.status), dr->status);
 	copy(row.message, sizeof(row.message), dr->message);
 	/* a rolling steady-state point ends by our Stop once steady: its end, not a cut */
-	if (!strcmp(row.status, "stopped") &&
-	    k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
+	if (st == RB_STATUS_STOPPED && k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
 	    (k->roll_stopped || k->replaying)) {
-		copy(row.status, sizeof(row.status), "ok");
+		st = RB_STATUS_OK;
 		row.message[0] = '\0';
 	}
-	copy(row.uring_features, sizeof(row.uring_features), dr->uring_features);
-	copy(row.trim_method, sizeof(row.trim_method), dr->trim_method);
-	row.fdp_host_bytes = dr->fdp ? dr->fdp_host_bytes : NAN;
-	row.fdp_media_bytes = dr->fdp ? dr->fdp_media_bytes : NAN;
-	row.waf =
-		dr->fdp && dr->fdp_host_bytes > 0 ? dr->fdp_media_bytes / dr->fdp_host_bytes : NAN;
-	row.start_ns = dr->start_ns;
-	row.end_ns = dr->end_ns;
-	row.elapsed_ns = dr->elapsed_ns;
-	row.cpu_usr_pct = dr->cpu_usr_pct;
-	row.cpu_sys_pct = dr->cpu_sys_pct;
-	row.verify_checked = dr->verify_checked;
-	row.verify_mismatches = dr->verify_mismatches;
+	row_copy(&row, dr);
 	/* how far from the planned instant its jobs started, in our clock */
 	if (dr->start_mono_ns && k->start_at && a->clk.n && dr->attempt == 0)
 		row.start_skew_ns =
 			dr->start_mono_ns - rb_clock_offset(&a->clk, NULL) - k->start_at;
-	row.history_since_ns = dr->history_since_ns;
-	row.purge_ns = dr->purge_ns;
-	copy(row.purge_method, sizeof(row.purge_method), dr->purge_method);
-	row.written_since_purge_bytes = dr->written_since_purge;
-	row.fill_passes_since_purge = dr->fill_passes_since_purge;
-	row.replay_ios = dr->replay_ios;
-	row.replay_complete = dr->replay_complete;
-	row.replay_timed = dr->replay_timed;
-	row.replay_lag_p50_ns = dr->replay_lag_p50_ns;
-	row.replay_lag_p99_ns = dr->replay_lag_p99_ns;
-	row.replay_lag_max_ns = dr->replay_lag_max_ns;
 	for (size_t i = 0; i < dr->ndirs; i++)
 		if (dr->dirs[i].direction < 3)
 			dirs[dr->dirs[i].direction] = &dr->dirs[i];
 	dir_row(&row.read, dirs[0], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.write, dirs[1], dr->elapsed_ns, &k->scratch);
 	dir_row(&row.trim, dirs[2], dr->elapsed_ns, &k->scratch);
-	bool data_error = data_error_status(&row);
+	bool data_error = data_error_status(&row, &st);
+
+	copy(row.status, sizeof(row.status), rb_status_name(st)); /* the file keeps the string */
 
 	/* the summary's latency is over both directions: merge, never average */
 	rb_hist_clear(&k->scratch);
@@ -273,12 +281,12 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 					   dirs[d]->hist.n);
 	health_row(k, (size_t)di, &row);
 	row.rate_iops = ing_curve_rate(k, &k->c->points[dr->point], di);
-	if (k->roll && strcmp(row.status, "lost"))
+	if (k->roll && st != RB_STATUS_LOST)
 		srun_roll_verdict(k, &k->c->points[dr->point], di, &row);
 	if (k->c->points[dr->point].round)
 		srun_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
 	rb_results_result(k->res, &row);
-	progress_result(k, (size_t)di, &row);
+	progress_result(k, (size_t)di, &row, st);
 	result_extras(k, a, dr, (size_t)di);
 	k->io_errors +=
 		row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
@@ -290,14 +298,14 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	}
 	/* a point stopped short, replayed from the journal, runs again as the next attempt:
 	 * its row is superseded, not a failure of the run */
-	if (strcmp(row.status, "ok") && !(k->replaying && !strcmp(row.status, "stopped"))) {
+	if (st != RB_STATUS_OK && !(k->replaying && st == RB_STATUS_STOPPED)) {
 		k->bad_drives += !data_error;
 		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
 		       row.status, row.message);
 	}
 	s = &k->sum[(size_t)dr->point * k->c->ndrives + (size_t)di];
 	s->have = true;
-	copy(s->status, sizeof(s->status), row.status);
+	s->status = st;
 	s->iops = row.read.iops + row.write.iops + row.trim.iops;
 	s->mbps = (row.read.bw_bytes_per_s + row.write.bw_bytes_per_s + row.trim.bw_bytes_per_s) /
 		  1e6;
@@ -644,7 +652,7 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 			}
 		}
 		if (a->state == AGENT_CONNECTED)
-			a->state = AGENT_CHECKED;
+			agent_enter(a, AGENT_CHECKED);
 		break;
 	case RB_MSG_SAMPLES:
 		if (k->res)
@@ -667,7 +675,7 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 		 * (resume) leaves an agent that still owes its pre-flight answer owing it */
 		if (e->point_done.point == k->cur_point && e->point_done.attempt == a->attempt &&
 		    agent_running(a))
-			a->state = AGENT_DONE;
+			agent_enter(a, AGENT_DONE);
 		break;
 	case RB_MSG_HEARTBEAT:
 		break;
@@ -887,9 +895,9 @@ void ing_print_summary(struct coord *k, FILE *out)
 					"(no result)");
 				continue;
 			}
-			if (strcmp(s->status, "ok")) {
+			if (s->status != RB_STATUS_OK) {
 				fprintf(out, "%-40.40s %-28s %12s\n", c->points[p].name, drive,
-					s->status);
+					rb_status_name(s->status));
 				continue;
 			}
 			fprintf(out, "%-40.40s %-28s %12.0f %10.1f %12.1f %12.1f\n",

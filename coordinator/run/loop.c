@@ -125,7 +125,7 @@ static int pump(struct coord *k, int timeout_ms)
 	if (a->silent) {
 		a->silent = false;
 		if (a->state == AGENT_LOST)
-			a->state = AGENT_RUNNING;
+			agent_enter(a, AGENT_RUNNING);
 		k->live.dirty = true;
 		rb_info("agent '%s' is back", a->name);
 	}
@@ -317,25 +317,35 @@ int loop_preflight(struct coord *k)
 }
 
 /* A drive left out (on_refusal: skip): a 'refused' row for the point, with its reasons. */
+/* The row and summary of a drive not measured in a point: refused or lost, and why. */
+static void unmeasured_row(struct coord *k, size_t drive, uint32_t point, uint32_t attempt,
+			   enum rb_status st, const char *why)
+{
+	struct rb_row_result row;
+
+	memset(&row, 0, sizeof(row));
+	row.fdp_host_bytes = row.fdp_media_bytes = row.waf = NAN; /* not read */
+	row.drive = (uint32_t)drive;
+	row.point = point;
+	row.attempt = attempt;
+	copy(row.status, sizeof(row.status), rb_status_name(st));
+	copy(row.message, sizeof(row.message), why);
+	row.health_max_temp_c = NAN;
+	row.health_new_media_errors = NAN;
+	rb_results_result(k->res, &row);
+	k->sum[(size_t)point * k->c->ndrives + drive] =
+		(struct summary){ .have = true, .status = st };
+}
+
 static void skip_refused(struct coord *k, const struct rb_point *p, uint32_t attempt)
 {
 	for (size_t i = 0; k->skipped && i < k->c->ndrives; i++) {
-		struct rb_row_result row;
+		char why[256];
 
 		if (!k->refused[i] || !rb_point_has_drive(k->c, p, i))
 			continue;
-		memset(&row, 0, sizeof(row));
-		row.fdp_host_bytes = row.fdp_media_bytes = row.waf = NAN; /* not read */
-		row.drive = (uint32_t)i;
-		row.point = p->index;
-		row.attempt = attempt;
-		copy(row.status, sizeof(row.status), "refused");
-		snprintf(row.message, sizeof(row.message), "skipped: %s", k->refusal_why[i]);
-		row.health_max_temp_c = NAN;
-		row.health_new_media_errors = NAN;
-		rb_results_result(k->res, &row);
-		k->sum[(size_t)p->index * k->c->ndrives + i] =
-			(struct summary){ .have = true, .status = "refused" };
+		snprintf(why, sizeof(why), "skipped: %s", k->refusal_why[i]);
+		unmeasured_row(k, i, p->index, attempt, RB_STATUS_REFUSED, why);
 	}
 }
 
@@ -350,26 +360,15 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 		a->drop_attempt = a->attempt;
 		a->rejoin = false;
 	}
-	a->state = AGENT_DROPPED;
+	agent_enter(a, AGENT_DROPPED);
 	k->live.dirty = true;
 	for (size_t i = 0; i < k->c->ndrives; i++) {
-		struct rb_row_result row;
+		char why[256];
 
 		if (strcmp(k->c->drives[i].agent, a->name) || !rb_point_has_drive(k->c, p, i))
 			continue;
-		memset(&row, 0, sizeof(row));
-		row.fdp_host_bytes = row.fdp_media_bytes = row.waf = NAN; /* not read */
-		row.drive = (uint32_t)i;
-		row.point = p->index;
-		row.attempt = a->attempt;
-		copy(row.status, sizeof(row.status), "lost");
-		snprintf(row.message, sizeof(row.message), "agent '%s' lost during the point",
-			 a->name);
-		row.health_max_temp_c = NAN;
-		row.health_new_media_errors = NAN;
-		rb_results_result(k->res, &row);
-		k->sum[(size_t)p->index * k->c->ndrives + i] =
-			(struct summary){ .have = true, .status = "lost" };
+		snprintf(why, sizeof(why), "agent '%s' lost during the point", a->name);
+		unmeasured_row(k, i, p->index, a->attempt, RB_STATUS_LOST, why);
 		k->bad_drives++;
 	}
 }
@@ -388,7 +387,7 @@ static int point_start(struct coord *k, const struct rb_point *p, uint32_t attem
 		    coord_now(k) - a->last_seen_ns <= LOST_AFTER_NS) {
 			rb_info("agent '%s' is back: it takes part again from point %u", a->name,
 				p->index);
-			a->state = AGENT_CHECKED;
+			agent_enter(a, AGENT_CHECKED);
 		}
 		a->last_seen_ns = coord_now(k);
 		a->reassign = false;
@@ -421,7 +420,7 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 			*deadline = now + budget;
 	} else if (a->state == AGENT_RUNNING &&
 		   (now < k->drained_ns ? now : k->drained_ns) - a->last_seen_ns > LOST_AFTER_NS) {
-		a->state = AGENT_LOST;
+		agent_enter(a, AGENT_LOST);
 		a->silent = true;
 		k->live.dirty = true;
 		rb_warn("agent '%s': nothing heard for 5 s during point %u", a->name, p->index);
@@ -435,7 +434,7 @@ static int point_watch(struct coord *k, struct ragent *a, const struct rb_point 
 		else
 			a->lost_deadline = now + (int64_t)k->c->lost_wait_ns;
 	} else if (a->state == AGENT_LOST && now - a->last_seen_ns <= LOST_AFTER_NS) {
-		a->state = AGENT_RUNNING;
+		agent_enter(a, AGENT_RUNNING);
 		a->silent = false;
 		k->live.dirty = true;
 		rb_info("agent '%s' is back", a->name);
@@ -589,6 +588,26 @@ static const char *const phase_names[] = {
 const char *coord_phase_name(enum coord_phase p)
 {
 	return (unsigned)p < sizeof(phase_names) / sizeof(phase_names[0]) ? phase_names[p] : "?";
+}
+
+static const char *agent_state_name(enum agent_state st)
+{
+	static const char *const names[] = {
+		[AGENT_UNSEEN] = "unseen",   [AGENT_CONNECTED] = "connected",
+		[AGENT_CHECKED] = "checked", [AGENT_RUNNING] = "running",
+		[AGENT_DONE] = "done",	     [AGENT_LOST] = "lost",
+		[AGENT_DROPPED] = "dropped",
+	};
+
+	return (unsigned)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
+}
+
+void agent_enter(struct ragent *a, enum agent_state st)
+{
+	if (a->state == st)
+		return;
+	rb_debug("agent '%s': %s -> %s", a->name, agent_state_name(a->state), agent_state_name(st));
+	a->state = st;
 }
 
 void coord_enter(struct coord *k, enum coord_phase p)

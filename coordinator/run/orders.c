@@ -226,7 +226,7 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 	as->nsettings = rb_workload_nopts;
 	as->settings = st;
 	if (as->ndrives && a->state != AGENT_DROPPED) {
-		a->state = AGENT_RUNNING;
+		agent_enter(a, AGENT_RUNNING);
 		a->asked_ns = coord_now(k);
 		dlv_send(k, a, &m);
 		free(a->assign_msg);
@@ -234,7 +234,7 @@ int ord_assign(struct coord *k, struct ragent *a, const struct rb_point *p, uint
 		/* kept packed: sent again if the agent turns out never to have had it */
 		rb_msg_pack(&m, &a->assign_msg, &a->assign_len);
 	} else if (a->state != AGENT_DROPPED) {
-		a->state = AGENT_DONE; /* nothing of this point is its */
+		agent_enter(a, AGENT_DONE); /* nothing of this point is its */
 	}
 	free(vals);
 	free(drives);

@@ -495,8 +495,12 @@ void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double
 	p->d[drive].result_bw = bw_bytes_per_s;
 }
 
-void rb_progress_point_done(struct rb_progress *p, const char *status)
+void rb_progress_point_done(struct rb_progress *p, enum rb_point_end end)
 {
+	static const char *const names[] = {
+		[RB_POINT_OK] = "ok", [RB_POINT_FAILED] = "failed", [RB_POINT_ABORTED] = "aborted"
+	};
+	const char *status = names[end];
 	const struct rb_point *pt = &p->c->points[p->k];
 	double el = (double)(rb_mono_ns() - p->point_start) / 1e9;
 	double iops = 0, mbps = 0;
@@ -522,15 +526,15 @@ void rb_progress_point_done(struct rb_progress *p, const char *status)
 	/* "ok" says the point ran to its end; a drive's errors are not "ok" */
 	const char *ev_status = status;
 
-	if (!strcmp(status, "ok") && bad && bad == nres) {
+	if (end == RB_POINT_OK && bad && bad == nres) {
 		snprintf(words, sizeof(words), "failed: every drive had errors");
 		status = words;
 		ev_status = "failed";
-	} else if (!strcmp(status, "ok") && bad) {
+	} else if (end == RB_POINT_OK && bad) {
 		snprintf(words, sizeof(words), "%zu of %zu drive(s) with errors", bad, nres);
 		status = words;
 		ev_status = "errors";
-	} else if (!strcmp(status, "ok") && !nres && p->nin) {
+	} else if (end == RB_POINT_OK && !nres && p->nin) {
 		snprintf(words, sizeof(words), "failed: no drive's result came");
 		status = words;
 		ev_status = "failed";

@@ -35,7 +35,9 @@ void rb_progress_temp(struct rb_progress *p, size_t drive, double temp_c);
  * no verification mismatch), for the point's done line. */
 void rb_progress_result(struct rb_progress *p, size_t drive, double iops, double bw_bytes_per_s,
 			bool clean);
-void rb_progress_point_done(struct rb_progress *p, const char *status);
+/* How a point ended, for its done line and event: its names are the events' words. */
+enum rb_point_end { RB_POINT_OK, RB_POINT_FAILED, RB_POINT_ABORTED };
+void rb_progress_point_done(struct rb_progress *p, enum rb_point_end end);
 /* Redraws the view when due; call often. */
 void rb_progress_tick(struct rb_progress *p);
 void rb_progress_end(struct rb_progress *p, const char *status, int exit_code);

@@ -353,7 +353,7 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 			a->name);
 	a->peer = *peer;
 	if (a->state == AGENT_UNSEEN)
-		a->state = AGENT_CONNECTED;
+		agent_enter(a, AGENT_CONNECTED);
 	a->last_seen_ns = coord_now(k);
 	if (a->epoch && h->epoch != a->epoch && agent_running(a) && k->res) {
 		/* a new process: whatever point the old one ran is gone */

@@ -89,7 +89,7 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 				j->done = true;
 			/* stopped short (a full results folder, an abort): it runs again */
 			if (attempt == j->attempt && e->kind == RB_MSG_RESULT &&
-			    !strcmp(e->result.status, "stopped") &&
+			    e->result.status == RB_STATUS_STOPPED &&
 			    !k->c->phases[k->c->points[point].phase].steady_rolling)
 				j->stopped = true;
 		}

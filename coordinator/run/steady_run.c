@@ -167,7 +167,7 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round)
 			for (unsigned r = 0; r < round; r++) {
 				const struct summary *s = &k->sum[track[r] * c->ndrives + d];
 
-				complete &= s->have && !strcmp(s->status, "ok");
+				complete &= s->have && s->status == RB_STATUS_OK;
 				y[r] = P->metric == RB_TRACK_MBPS	? s->mbps
 				       : P->metric == RB_TRACK_MEAN_LAT ? s->mean_ns / 1e3
 									: s->iops;

@@ -49,10 +49,13 @@ with Tmp() as root:
         "agent/cli/cmds.h": "int cmd(void);\n",
         "agent/engine/uses.c": '#include "session.h"\n#include "cmds.h"\n'
         "/* see agent/engine/gone.c and docs/HACKING.md */\nint y;\n",
+        # an agent's state has one writer, agent_enter(): a second one is refused
+        "coordinator/run/orders.c": "void agent_enter(struct ragent *a, int st)\n{\n"
+        "\ta->state = st;\n}\n\nvoid order(struct ragent *a)\n{\n\ta->state = 3;\n}\n",
     }
     for rel, text in files.items():
         write(root, rel, text)
-    for d in ("agent/engine", "agent/session"):
+    for d in ("agent/engine", "agent/session", "coordinator/run"):
         write(root, f"{d}/README.md", "what it owns\n")
     write(root, "agent/stray.c", "int z;\n")
     for i in range(26):
@@ -71,10 +74,12 @@ with Tmp() as root:
                  "agent/engine/uses.c includes agent/cli/cmds.h: nothing outside a cli/",
                  "agent/engine/uses.c:3 names agent/engine/gone.c, which does not exist",
                  "agent/cli/ has no README.md", "coordinator/big/ holds 26 .c/.h files",
-                 "agent/stray.c stands in agent/ itself"):
+                 "agent/stray.c stands in agent/ itself",
+                 "coordinator/run/orders.c:8 sets ->state outside agent_enter()"):
         check(want in out, f"the check does not say {want!r}")
     check("docs/HACKING.md, which" not in out, "a file that exists was called missing")
     check("short_one" not in out, "a short function was refused")
+    check("orders.c:3 " not in out, "the setter itself was refused")
     # put right: it passes, every function still measured
     write(root, "agent/engine/loop.c", "int short_one(void)\n" + body(10)
           + "struct big grown(void)\n" + body(60) + "enum e chosen(void)\n" + body(60))
@@ -83,6 +88,7 @@ with Tmp() as root:
     write(root, "agent/cli/README.md", "x\n")
     os.unlink(os.path.join(root, "agent/stray.c"))
     shutil.rmtree(os.path.join(root, "coordinator"))
+    del files["coordinator/run/orders.c"]
     write(root, "docs/HACKING.md", "".join(f"| `{f}` | x |\n" for f in files))
     rc, out = house(root)
     check(rc == 0, f"the tree put right still fails: {out}")

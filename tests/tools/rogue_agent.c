@@ -84,7 +84,7 @@ static void run_point(void *sock, const struct rb_msg_assign *a)
 					   .attempt = a->attempt,
 					   .drive = drive,
 					   .elapsed_ns = runtime_ns,
-					   .status = "ok",
+					   .status = RB_STATUS_OK,
 					   .message = "",
 					   .uring_features = "rogue" };
 	send_as(sock, &m, epoch, ++seq);

@@ -368,7 +368,7 @@ static void test_point_runs_and_reports(void **st)
 	assert_int_equal(count(&h, RB_MSG_HEALTH), 0);
 	assert_int_equal(count(&h, RB_MSG_ERROR), 0);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "ok");
+	assert_int_equal(r->status, RB_STATUS_OK);
 	w = dir_of(r, 1);
 	assert_true(w->ios > 0);
 	assert_int_equal(w->bytes, w->ios * 4096);
@@ -430,7 +430,7 @@ static void test_point_assigned_twice_runs_once(void **st)
 	send_assign(t, &a);
 	until_done(t, 0, &h);
 	assert_point_order(t, &h, last + 2, 0, 1);
-	assert_string_equal(result_of(&h, p->paths[OWN0])->status, "ok");
+	assert_int_equal(result_of(&h, p->paths[OWN0])->status, RB_STATUS_OK);
 	heard_free(&h);
 }
 
@@ -452,7 +452,7 @@ static void test_point_history_and_purge(void **st)
 	send_assign(t, &a);
 	until_done(t, 0, &h);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "ok");
+	assert_int_equal(r->status, RB_STATUS_OK);
 	assert_int_equal(r->history_since_ns, 0);
 	written = dir_of(r, 1)->bytes;
 	assert_true(written > 0);
@@ -463,7 +463,7 @@ static void test_point_history_and_purge(void **st)
 	send_assign(t, &a);
 	until_done(t, 1, &h);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "ok");
+	assert_int_equal(r->status, RB_STATUS_OK);
 	assert_true(r->history_since_ns > 0);
 	assert_int_equal(r->written_since_purge, written);
 	assert_int_equal(r->purge_ns, 0);
@@ -477,7 +477,7 @@ static void test_point_history_and_purge(void **st)
 	send_assign(t, &a);
 	until_done(t, 2, &h);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "ok");
+	assert_int_equal(r->status, RB_STATUS_OK);
 	assert_string_equal(r->message, "purged");
 	assert_int_equal(count(&h, RB_MSG_SAMPLES), 0);
 	assert_int_equal(h.m[h.n - 1]->kind, RB_MSG_POINT_DONE);
@@ -488,7 +488,7 @@ static void test_point_history_and_purge(void **st)
 	send_assign(t, &a);
 	until_done(t, 3, &h);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "ok");
+	assert_int_equal(r->status, RB_STATUS_OK);
 	assert_true(r->purge_ns > 0);
 	assert_string_equal(r->purge_method, "zero");
 	assert_int_equal(r->written_since_purge, 0);
@@ -512,7 +512,7 @@ static void test_purge_refused(void **st)
 	until_done(t, 0, &h);
 	assert_point_order(t, &h, 1, 0, 0);
 	r = result_of(&h, p->paths[USER]);
-	assert_string_equal(r->status, "error");
+	assert_int_equal(r->status, RB_STATUS_ERROR);
 	assert_contains(r->message, "cannot run this purge");
 	heard_free(&h);
 
@@ -522,7 +522,7 @@ static void test_purge_refused(void **st)
 	send_assign(t, &a);
 	until_done(t, 1, &h);
 	r = result_of(&h, p->paths[USER]);
-	assert_string_equal(r->status, "refused");
+	assert_int_equal(r->status, RB_STATUS_REFUSED);
 	assert_contains(r->message, "--allow list");
 	heard_free(&h);
 }
@@ -553,7 +553,7 @@ static void test_point_on_a_volume(void **st)
 	assert_point_order(t, &h, 1, 0, 0);
 	assert_int_equal(count(&h, RB_MSG_RESULT), 1);
 	r = result_of(&h, "vol0");
-	assert_string_equal(r->status, "ok");
+	assert_int_equal(r->status, RB_STATUS_OK);
 	assert_string_equal(r->target->kind, "volume");
 	assert_int_equal(r->target->size_bytes, 2 << 20);
 	assert_int_equal(r->nmembers, 2);
@@ -579,9 +579,9 @@ static void assert_fails(struct harness *t, const struct assign *a, const char *
 	assert_int_equal(count(&h, RB_MSG_SAMPLES), 0);
 	assert_int_equal(count(&h, RB_MSG_RESULT), a->m.assign.ndrives);
 	r = result_of(&h, drive);
-	if (strcmp(r->status, status) || !strstr(r->message, why))
+	if (strcmp(rb_status_name(r->status), status) || !strstr(r->message, why))
 		fail_msg("point %u: '%s': %s, want %s: '%s'", a->m.assign.point, r->message,
-			 r->status, status, why);
+			 rb_status_name(r->status), status, why);
 	heard_free(&h);
 }
 
@@ -646,9 +646,9 @@ static const struct rb_msg_result *run_one(struct harness *t, const struct assig
 	until_done(t, a->m.assign.point, h);
 	assert_point_order(t, h, h->m[0]->seq, a->m.assign.point, a->m.assign.attempt);
 	r = result_of(h, drive);
-	if (strcmp(r->status, status) || !strstr(r->message, why))
+	if (strcmp(rb_status_name(r->status), status) || !strstr(r->message, why))
 		fail_msg("point %u: '%s': %s, want %s: '%s'", a->m.assign.point, r->message,
-			 r->status, status, why);
+			 rb_status_name(r->status), status, why);
 	return r;
 }
 
@@ -850,10 +850,10 @@ static void test_point_refused_by_the_guard(void **st)
 	assert_point_order(t, &h, 1, 0, 0);
 	assert_int_equal(count(&h, RB_MSG_SAMPLES), 0);
 	r = result_of(&h, p->paths[USER]);
-	assert_string_equal(r->status, "refused");
+	assert_int_equal(r->status, RB_STATUS_REFUSED);
 	assert_contains(r->message, "is not on the agent's --allow list");
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "refused");
+	assert_int_equal(r->status, RB_STATUS_REFUSED);
 	assert_contains(r->message, "not run");
 	assert_contains(r->message, p->paths[USER]);
 	/* the guard judged every drive before any was opened for writing */
@@ -910,7 +910,7 @@ static void test_point_stopped_by_the_coordinator(void **st)
 	send_stop(t, "the campaign was aborted");
 	until_done(t, 0, &h);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "stopped");
+	assert_int_equal(r->status, RB_STATUS_STOPPED);
 	assert_contains(r->message, "stopped by the coordinator");
 	sum_samples(&h, p->paths[OWN0], 1, &ios, &bytes, &intervals);
 	assert_int_equal(ios, dir_of(r, 1)->ios);
@@ -959,7 +959,7 @@ static void test_point_stopped_at_the_spool_cap(void **st)
 	rb_clock_fake_advance(&t->fake, 1100000000LL);
 	until_done(t, 0, &h);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "error");
+	assert_int_equal(r->status, RB_STATUS_ERROR);
 	assert_contains(r->message, "the spool reached its cap");
 	sum_samples(&h, p->paths[OWN0], 1, &ios, &bytes, &intervals);
 	assert_int_equal(ios, dir_of(r, 1)->ios);
@@ -990,7 +990,7 @@ static void test_point_cut_short_by_shutdown(void **st)
 	until_done(t, 0, &h);
 	assert_point_order(t, &h, 1, 0, 0);
 	r = result_of(&h, p->paths[OWN0]);
-	assert_string_equal(r->status, "stopped");
+	assert_int_equal(r->status, RB_STATUS_STOPPED);
 	assert_contains(r->message, "the agent was shut down");
 	sum_samples(&h, p->paths[OWN0], 1, &ios, &bytes, &intervals);
 	assert_int_equal(ios, dir_of(r, 1)->ios);

@@ -397,7 +397,7 @@ static void finish_point_as(struct run *r, uint32_t attempt, uint64_t ios, const
 					   .elapsed_ns = 3000000000ULL,
 					   .dirs = &dr,
 					   .ndirs = 1,
-					   .status = status,
+					   .status = rb_status_of(status),
 					   .message = "" };
 	send_numbered(r, &m, 0);
 	rb_msg_init(&m, RB_MSG_POINT_DONE);
@@ -668,7 +668,7 @@ static void test_verdict_of_the_run(void **st)
 					   .io_errors = ie,
 					   .nio_errors = 2,
 					   .verify_mismatches = 1,
-					   .status = "ok",
+					   .status = RB_STATUS_OK,
 					   .message = "" };
 	send_numbered(r, &m, 0);
 	rb_msg_init(&m, RB_MSG_POINT_DONE);

@@ -111,10 +111,10 @@ static int fed_run(int argc, char **argv)
 	rb_progress_result(f->p, 3, 400.0, 4e6, false);	 /* IO errors: not clean */
 	rb_progress_result(f->p, 99, 1e9, 1e9, true);
 	rb_progress_tick(f->p);
-	rb_progress_point_done(f->p, "ok");
+	rb_progress_point_done(f->p, RB_POINT_OK);
 	rb_progress_point(f->p, 2, NULL);
 	rb_progress_result(f->p, 5, 777.0, 7e6, true);
-	rb_progress_point_done(f->p, "partial");
+	rb_progress_point_done(f->p, RB_POINT_FAILED);
 	rb_progress_end(f->p, "partial", 4);
 	rb_progress_free(f->p);
 	return 0;
@@ -150,9 +150,9 @@ static int sized_run(int argc, char **argv)
 	if (!p)
 		return -1;
 	rb_progress_point(p, 0, NULL);
-	rb_progress_point_done(p, "ok");
+	rb_progress_point_done(p, RB_POINT_OK);
 	rb_progress_point(p, 1, NULL);
-	rb_progress_point_done(p, "ok");
+	rb_progress_point_done(p, RB_POINT_OK);
 	rb_progress_free(p);
 	rb_campaign_free(c);
 	return 0;
@@ -209,7 +209,7 @@ static void test_plain_lines_and_events(void **st)
 		  sizeof(line));
 	assert_non_null(strstr(line, "s, 6 drive(s): 1650 IOPS, 16.5 MB/s (from 5 drive(s) with "
 				     "results)"));
-	line_with(o.err, "rackbench: [3/3] some iodepth=2: done (partial)", line, sizeof(line));
+	line_with(o.err, "rackbench: [3/3] some iodepth=2: done (failed)", line, sizeof(line));
 	assert_non_null(strstr(line, ", 1 drive(s): 777 IOPS, 7.0 MB/s"));
 	assert_null(strstr(line, "from"));
 	out_free(&o);
@@ -401,9 +401,9 @@ static int failed_run(int argc, char **argv)
 		return -1;
 	rb_progress_point(p, 1, NULL);
 	rb_progress_result(p, 5, 10.0, 1e4, false);
-	rb_progress_point_done(p, "ok");
+	rb_progress_point_done(p, RB_POINT_OK);
 	rb_progress_point(p, 2, NULL);
-	rb_progress_point_done(p, "ok");
+	rb_progress_point_done(p, RB_POINT_OK);
 	rb_progress_free(p);
 	return 0;
 }

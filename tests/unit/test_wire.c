@@ -281,7 +281,7 @@ static void fill_result(struct rb_msg *m, struct rb_dir_result *d, struct rb_bs_
 		.nbs_counts = 1,
 		.io_errors = ie,
 		.nio_errors = 1,
-		.status = "error",
+		.status = RB_STATUS_ERROR,
 		.message = "EIO at 1 MiB",
 		.uring_features = "0x3fff",
 		.trim_method = "uring_cmd",
@@ -345,7 +345,7 @@ static void test_wire_result(void **state)
 	assert_int_equal(r->io_errors[0].direction, 1);
 	assert_int_equal(r->io_errors[0].err, 5);
 	assert_int_equal(r->io_errors[0].count, 3);
-	assert_string_equal(r->status, "error");
+	assert_int_equal(r->status, RB_STATUS_ERROR);
 	assert_string_equal(r->message, "EIO at 1 MiB");
 	assert_string_equal(r->uring_features, "0x3fff");
 	assert_string_equal(r->trim_method, "uring_cmd");
@@ -371,8 +371,9 @@ static void test_wire_result(void **state)
 	/* a status alone: no target at all, not an empty one */
 	rb_msg_init(&m, RB_MSG_RESULT);
 	m.result.drive = "/dev/sda";
-	m.result.status = "refused";
+	m.result.status = RB_STATUS_REFUSED;
 	b = round_trip(&m);
+	assert_int_equal(b->result.status, RB_STATUS_REFUSED);
 	assert_null(b->result.target);
 	assert_string_equal(b->result.message, "");
 	assert_int_equal(b->result.ndirs, 0);
@@ -650,6 +651,48 @@ static void test_wire_refuses_other_major(void **state)
 	assert_non_null(strstr(err, "2.7"));
 	assert_non_null(strstr(err, mine));
 	free(buf);
+}
+
+/* A result's status is one of the table's strings: another is refused, naming it. */
+static void test_wire_refuses_unknown_status(void **state)
+{
+	Rb__Envelope e = RB__ENVELOPE__INIT;
+	Rb__DriveResult r = RB__DRIVE_RESULT__INIT;
+	struct rb_msg *back = NULL;
+	uint8_t buf[256];
+	size_t len;
+	char err[256];
+	const char *bad[] = { "fine", "", "OK" };
+
+	(void)state;
+	e.version_major = RB_PROTO_MAJOR;
+	e.version_minor = RB_PROTO_MINOR;
+	e.body_case = RB__ENVELOPE__BODY_RESULT;
+	e.result = &r;
+	r.drive = (char *)"/dev/sdq";
+	r.point = 3;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		r.status = (char *)bad[i];
+		len = rb__envelope__pack(&e, buf);
+		assert_int_equal(rb_msg_unpack(buf, len, &back, err, sizeof(err)), -EBADMSG);
+		assert_null(back);
+		assert_non_null(strstr(err, "/dev/sdq"));
+		assert_non_null(strstr(err, "point 3"));
+	}
+	r.status = (char *)"stopped";
+	len = rb__envelope__pack(&e, buf);
+	assert_int_equal(rb_msg_unpack(buf, len, &back, err, sizeof(err)), 0);
+	assert_int_equal(back->result.status, RB_STATUS_STOPPED);
+	rb_msg_free(back);
+	/* every status's string reads back as itself, and nothing else parses */
+	for (int st = 0; st < RB_NSTATUS; st++) {
+		enum rb_status got;
+
+		assert_int_equal(rb_status_parse(rb_status_name((enum rb_status)st), &got), 0);
+		assert_int_equal(got, st);
+	}
+	assert_int_equal(rb_status_of("no such"), RB_STATUS_ERROR);
+	assert_string_equal(rb_status_name(RB_NSTATUS), "?");
 }
 
 static void test_wire_tolerates_unknown_field(void **state)
@@ -1087,6 +1130,7 @@ int main(void)
 		cmocka_unit_test(test_wire_small_messages),
 		cmocka_unit_test(test_wire_bytes_unchanged),
 		cmocka_unit_test(test_wire_refuses_other_major),
+		cmocka_unit_test(test_wire_refuses_unknown_status),
 		cmocka_unit_test(test_wire_tolerates_unknown_field),
 		cmocka_unit_test(test_wire_uneven_histogram_read_as_shorter),
 		cmocka_unit_test(test_wire_samples_direct_equals_generic),
