@@ -52,7 +52,8 @@ FOLDER_NEVER = {
     "coordinator/campaign": ("coordinator/run", "coordinator/report", "coordinator/service"),
     "agent/engine": ("agent/session",),
     "agent/guard": ("agent/session", "agent/engine"),
-    "common/util": ("common/wire", "common/fio"),
+    "common/util": ("common/wire", "common/fio", "common/store"),
+    "common/store": ("common/wire", "common/fio"),
 }
 
 # Today's exceptions, each with its present size: a ratchet. Shrink them; never add.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "target.h"
+#include "grow.h"
 
 #define MAX_FAMILY 256
 #define MAX_SYSTEM 64
@@ -260,15 +261,8 @@ struct uses {
 
 static bool add_use(struct uses *u, dev_t dev, const char *what)
 {
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 64;
-		struct use *v = realloc(u->v, cap * sizeof(*v));
-
-		if (!v)
-			return false;
-		u->v = v;
-		u->cap = cap;
-	}
+	if (RB_GROW(u->v, u->cap, u->n, 64))
+		return false;
 	u->v[u->n].dev = dev;
 	u->v[u->n].host = false;
 	snprintf(u->v[u->n].what, sizeof(u->v[u->n].what), "%s", what);

@@ -15,17 +15,7 @@
 #include "keys.h"
 #include "log.h"
 #include "transport.h"
-
-static volatile sig_atomic_t quit;
-
-static void on_signal(int sig)
-{
-	int saved_errno = errno; /* a handler leaves errno as it found it */
-
-	(void)sig;
-	quit = 1;
-	errno = saved_errno;
-}
+#include "stopsig.h"
 
 /* A coordinator's run id names the spool file: a plain name that stays in its folder. */
 static bool run_id_ok(const char *run)
@@ -97,12 +87,10 @@ static void *dealer(const struct session *s)
 static int session_start(struct session *s)
 {
 	const struct rb_agent_cfg *cfg = s->a.cfg;
-	struct sigaction sa = { .sa_handler = on_signal };
 	uint64_t epoch = 0;
 
-	quit = 0;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rb_stop_flag = 0;
+	rb_stop_signals(NULL, false, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (getrandom(&epoch, sizeof(epoch), 0) != sizeof(epoch))
 		epoch = (uint64_t)rb_wall_ns();
@@ -314,7 +302,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 
 	if (r)
 		return r;
-	while (!quit) {
+	while (!rb_stop_flag) {
 		int64_t now = agent_now(a);
 
 		if (fresh_due(&s, now) && fresh_socket(&s, now))

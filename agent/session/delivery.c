@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "log.h"
 #include "transport.h"
+#include "grow.h"
 
 /*
  * Data messages in flight unacknowledged, at most: the coordinator's acks are the credits.
@@ -28,15 +29,8 @@
 /* Keeps a message the spool could not take; takes buf. 0 or -ENOMEM. */
 static int mem_keep(struct agent *a, uint64_t seq, uint8_t **buf, size_t len)
 {
-	if (a->nmem == a->capmem) {
-		size_t cap = a->capmem ? a->capmem * 2 : 16;
-		struct memrec *m = realloc(a->mem, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		a->mem = m;
-		a->capmem = cap;
-	}
+	if (RB_GROW(a->mem, a->capmem, a->nmem, 16))
+		return -ENOMEM;
 	a->mem[a->nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
 	*buf = NULL;
 	return 0;

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "nvme.h"
 #include "purge.h"
+#include "grow.h"
 
 /* A purge point: the purges run on a thread while the loop keeps the heartbeats going. */
 struct purging {
@@ -641,15 +642,8 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 		/* an exec's command reads and writes as it pleases: both, as the kernel counts */
 		if (!(p->ex && d != RB_DIR_TRIM) && !dir_used(p->wl.rw, d))
 			continue;
-		if (p->nbatch == p->capbatch) {
-			size_t cap = p->capbatch ? p->capbatch * 2 : 16;
-			struct rb_msg_sample *nb = realloc(p->batch, cap * sizeof(*nb));
-
-			if (!nb)
-				return;
-			p->batch = nb;
-			p->capbatch = cap;
-		}
+		if (RB_GROW(p->batch, p->capbatch, p->nbatch, 16))
+			return;
 		sm = &p->batch[p->nbatch++];
 		*sm = (struct rb_msg_sample){
 			.point = p->point,

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "engine_ops.h"
 #include "gen.h"
+#include "grow.h"
 
 #define ALIGN 4096ULL
 
@@ -279,16 +280,10 @@ static void rows_of_step(struct rb_ckpt *c, unsigned index, int dir)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		struct drive *d = &c->d[i];
-		struct rb_ckpt_row *r, *v;
+		struct rb_ckpt_row *r;
 
-		if (d->nrows == d->cap) {
-			size_t cap = d->cap ? d->cap * 2 : 16;
-
-			if (!(v = realloc(d->rows, cap * sizeof(*v))))
-				continue;
-			d->rows = v;
-			d->cap = cap;
-		}
+		if (RB_GROW(d->rows, d->cap, d->nrows, 16))
+			continue;
 		r = &d->rows[d->nrows];
 		memset(r, 0, sizeof(*r));
 		r->writer_ns = calloc(c->nw, sizeof(uint64_t));

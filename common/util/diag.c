@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "diag.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -29,15 +30,8 @@ int rb_diags_add(struct rb_diags *d, enum rb_severity sev, const char *file, uns
 	va_list ap;
 	char buf[1024];
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 8;
-		struct rb_diag *v = realloc(d->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
+	if (RB_GROW(d->v, d->cap, d->n, 8))
+		return -ENOMEM;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);

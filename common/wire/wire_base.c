@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "wire_priv.h"
+#include "grow.h"
 
 void *pool_alloc(struct pool *p, size_t n, size_t size)
 {
@@ -25,16 +26,9 @@ void *pool_alloc(struct pool *p, size_t n, size_t size)
 		}
 		*p->budget -= need;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		void **nv = realloc(p->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			p->failed = true;
-			return NULL;
-		}
-		p->v = nv;
-		p->cap = cap;
+	if (RB_GROW(p->v, p->cap, p->n, 16)) {
+		p->failed = true;
+		return NULL;
 	}
 	x = calloc(n + 1, size);
 	if (!x) {

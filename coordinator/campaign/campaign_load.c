@@ -16,6 +16,7 @@
 #include "campaign_priv.h"
 #include "units.h"
 #include "yamlcfg.h"
+#include "grow.h"
 
 /*
  * Whether (agent, path) is listed already (a drive, a volume or a volume's member); else it
@@ -48,15 +49,8 @@ static bool drive_listed(struct loader *L, const char *agent, const char *path)
 		if (!strcmp(d->agent, agent) && !strcmp(d->path, path))
 			return true;
 	}
-	if (L->nkeys == L->capkeys) {
-		size_t cap = L->capkeys ? L->capkeys * 2 : 64;
-		struct seen_key *k = realloc(L->keys, cap * sizeof(*k));
-
-		if (!k)
-			return false;
-		L->keys = k;
-		L->capkeys = cap;
-	}
+	if (RB_GROW(L->keys, L->capkeys, L->nkeys, 64))
+		return false;
 	L->keys[L->nkeys] = (struct seen_key){ agent, path };
 	L->seen[h] = ++L->nkeys;
 	return false;

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "serve.h"
 #include "transport.h"
+#include "stopsig.h"
 
 /* What run and resume were asked. */
 static struct {
@@ -120,28 +121,12 @@ const struct rb_popt_cmd rb_coord_resume_spec = {
 	.args = resume_args,
 };
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	int saved_errno = errno; /* a handler leaves errno as it found it */
-
-	if (sig == SIGHUP) {
-		rb_zap_reload(); /* the ZAP handler rereads the allow-list */
-		errno = saved_errno;
-		return;
-	}
-	stop = 1;
-	errno = saved_errno;
-}
-
 /* path as an absolute one (for a service with another working folder); NULL stays. */
 int rb_run_cmd(int argc, char **argv)
 {
 	char cpath[4096];
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
-	struct sigaction sa = { .sa_handler = on_signal };
 	int rc;
 
 	memset(&R, 0, sizeof(R));
@@ -155,8 +140,7 @@ int rb_run_cmd(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	rb_diags_release(&d);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rb_stop_signals(NULL, false, NULL);
 	if (R.detach && !rb_service_use(R.ctl, R.no_service, cpath, sizeof(cpath))) {
 		rb_err("--detach hands the run to a service, and none listens on %s", cpath);
 		rb_campaign_free(c);
@@ -181,7 +165,7 @@ int rb_run_cmd(int argc, char **argv)
 							    .events = ev,
 							    .queue = R.queue,
 							    .detach = R.detach,
-							    .interrupted = &stop });
+							    .interrupted = &rb_stop_flag });
 		free(f);
 		free(res);
 		free(ev);
@@ -207,8 +191,8 @@ int rb_run_cmd(int argc, char **argv)
 		free(c->agent_keys);
 		c->agent_keys = strdup(R.agent_keys);
 	}
-	sigaction(SIGHUP, &sa, NULL);
-	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &stop, .events = R.events });
+	rb_stop_signals(NULL, false, rb_zap_reload); /* SIGHUP: the allow-list reread */
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &rb_stop_flag, .events = R.events });
 	rb_campaign_free(c);
 	rb_tx_context_term();
 	return rc;
@@ -220,7 +204,6 @@ int rb_resume_cmd(int argc, char **argv)
 	struct rb_journal_meta m;
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
-	struct sigaction sa = { .sa_handler = on_signal };
 	char jp[4200], err[600];
 	long n;
 	int rc;
@@ -238,15 +221,14 @@ int rb_resume_cmd(int argc, char **argv)
 	if (rb_service_use(R.ctl, R.no_service, cpath, sizeof(cpath))) {
 		char *p = rb_path_absolute(R.path), *ev = rb_path_absolute(R.events);
 
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
+		rb_stop_signals(NULL, false, NULL);
 		rc = rb_service_submit(&(struct rb_submit){ .ctl = cpath,
 							    .kind = "resume",
 							    .arg = p,
 							    .events = ev,
 							    .queue = R.queue,
 							    .detach = R.detach,
-							    .interrupted = &stop });
+							    .interrupted = &rb_stop_flag });
 		free(p);
 		free(ev);
 		rb_journal_meta_free(&m);
@@ -271,12 +253,11 @@ int rb_resume_cmd(int argc, char **argv)
 	free(c->agent_keys);
 	c->agent_keys = m.agent_keys[0] ? strdup(m.agent_keys) : NULL;
 	rb_info("resuming run %s of campaign '%s' (%s)", m.run, c->name, R.path);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	rb_stop_signals(NULL, false, rb_zap_reload);
 	rc = rb_coord_resume(c,
-			     &(struct rb_coord_opts){
-				     .stop = &stop, .events = R.events, .results_path = R.path },
+			     &(struct rb_coord_opts){ .stop = &rb_stop_flag,
+						      .events = R.events,
+						      .results_path = R.path },
 			     &m);
 	rb_campaign_free(c);
 	rb_journal_meta_free(&m);

@@ -22,19 +22,9 @@
 #include "log.h"
 #include "report.h"
 #include "transport.h"
+#include "stopsig.h"
 
 #define NAGENTS 2
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	int saved_errno = errno; /* a handler leaves errno as it found it */
-
-	(void)sig;
-	stop = 1;
-	errno = saved_errno;
-}
 
 /* The agent binary: next to ours (installed), or in the build tree, or on PATH. */
 static void find_agent(char *buf, size_t len)
@@ -143,7 +133,6 @@ int rb_demo(const char *out)
 	pid_t pids[NAGENTS] = { 0 };
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
-	struct sigaction sa = { .sa_handler = on_signal };
 	const char *tdir = getenv("TMPDIR");
 	void *sock;
 	int rc = RB_EXIT_FAILED;
@@ -164,9 +153,7 @@ int rb_demo(const char *out)
 		return RB_EXIT_FAILED;
 	}
 	rb_diags_init(&d);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	rb_stop_signals(NULL, true, NULL);
 	sock = rb_tx_router_bind("tcp://127.0.0.1:0", bound, sizeof(bound));
 	if (!sock) {
 		rb_err("cannot bind a loopback port: %s", strerror(errno));
@@ -211,13 +198,13 @@ int rb_demo(const char *out)
 	fprintf(stderr, "rackbench demo: 2 agents, 4 file targets in %s, coordinator on %s\n", tmp,
 		bound);
 	rc = rb_coord_run(c, &(struct rb_coord_opts){ .router = sock,
-						      .stop = &stop,
+						      .stop = &rb_stop_flag,
 						      .ret_path = path,
 						      .ret_path_len = sizeof(path) });
 	if (rc && rc != RB_EXIT_IO_ERRORS)
 		for (int i = 0; i < NAGENTS; i++)
 			show_log(tmp, i + 1);
-	if (path[0] && !stop) {
+	if (path[0] && !rb_stop_flag) {
 		/* the page next to the file: demo-<time>.h5 -> demo-<time>.html */
 		char html[sizeof(path) + 8];
 		size_t l = strlen(path);
@@ -237,7 +224,7 @@ out_rm:
 	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	rb_campaign_free(c);
 	rb_diags_release(&d);
-	if (stop)
+	if (rb_stop_flag)
 		rc = RB_EXIT_FAILED;
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "options.h"
 #include "serve.h"
 #include "units.h"
+#include "stopsig.h"
 
 static const char *type_name(enum rb_opt_type t)
 {
@@ -123,14 +124,6 @@ static uint64_t sized_bytes(const struct rb_workload *wl, uint64_t capacity)
 	return span * wl->passes;
 }
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 /* A phase that measures some of the drives says which. */
 static void phase_drives(const struct rb_phase *P)
 {
@@ -142,13 +135,11 @@ static void phase_drives(const struct rb_phase *P)
 /* --resolve: the campaign's drives as their agents see them. Frees C; the exit code. */
 static int plan_resolve(struct rb_campaign *c, const struct rb_plan_args *pa)
 {
-	struct sigaction sa = { .sa_handler = on_stop };
 	int rc;
 
 	char cpath[4096];
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rb_stop_signals(NULL, false, NULL);
 	/* the agents are the service's when one runs: it resolves on them, and writes the lock */
 	if (!pa->listen && rb_service_use(pa->ctl, pa->no_service, cpath, sizeof(cpath))) {
 		char *f = realpath(pa->file, NULL), *lock = rb_path_absolute(pa->lock);
@@ -158,7 +149,7 @@ static int plan_resolve(struct rb_campaign *c, const struct rb_plan_args *pa)
 							    .arg = f ? f : pa->file,
 							    .text = c->text,
 							    .lock = lock,
-							    .interrupted = &stop_flag });
+							    .interrupted = &rb_stop_flag });
 		free(f);
 		free(lock);
 		rb_campaign_free(c);
@@ -168,7 +159,7 @@ static int plan_resolve(struct rb_campaign *c, const struct rb_plan_args *pa)
 		free(c->listen);
 		c->listen = strdup(pa->listen);
 	}
-	rc = rb_coord_resolve(c, &(struct rb_coord_opts){ .stop = &stop_flag }, pa->lock);
+	rc = rb_coord_resolve(c, &(struct rb_coord_opts){ .stop = &rb_stop_flag }, pa->lock);
 	rb_campaign_free(c);
 	rb_tx_context_term();
 	return rc;

@@ -21,6 +21,7 @@
 #include "exitcode.h"
 #include "log.h"
 #include "units.h"
+#include "grow.h"
 
 struct ptarget {
 	char *path, *model, *serial, *firmware;
@@ -92,15 +93,8 @@ static int parse_agents(struct plan *p, const struct rb_fleet_rack *rack, size_t
 		}
 		if (n < 7)
 			continue;
-		if (p->n == p->cap) {
-			size_t nc = p->cap ? p->cap * 2 : 64;
-			struct pagent *na = realloc(p->a, nc * sizeof(*na));
-
-			if (!na)
-				return -ENOMEM;
-			p->a = na;
-			p->cap = nc;
-		}
+		if (RB_GROW(p->a, p->cap, p->n, 64))
+			return -ENOMEM;
 		a = &p->a[p->n++];
 		memset(a, 0, sizeof(*a));
 		a->name = dupn(f[0]);

@@ -24,6 +24,7 @@
 #include "report_model.h"
 #include "verdict.h"
 #include "units.h"
+#include "grow.h"
 
 enum fmt {
 	FMT_TABLE = RB_REPORT_TABLE,
@@ -191,16 +192,9 @@ static int add_cells(struct rp_report *r, size_t fi, size_t *cap)
 				latest(f->rs, ix, f->nr, f->pt[p].point, f->dr[d].drive);
 			struct rp_cell *c;
 
-			if (r->ncells == *cap) {
-				size_t nc = *cap ? *cap * 2 : 64;
-				struct rp_cell *n = realloc(r->cells, nc * sizeof(*n));
-
-				if (!n) {
-					free(ix);
-					return -ENOMEM;
-				}
-				r->cells = n;
-				*cap = nc;
+			if (RB_GROW(r->cells, *cap, r->ncells, 64)) {
+				free(ix);
+				return -ENOMEM;
 			}
 			c = &r->cells[r->ncells++];
 			memset(c, 0, sizeof(*c));

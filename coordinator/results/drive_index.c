@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "results.h"
+#include "grow.h"
 
 #define INDEX_LAYOUT 2 /* PRAGMA user_version: another one is rebuilt */
 /* PRAGMA application_id ("rbix", 0x72626978): a database without it is another program's */
@@ -473,15 +474,9 @@ static int collect(const struct rb_index *ix, sqlite3_stmt *st, struct rb_index_
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct rb_index_row *r;
 
-		if (n == cap) {
-			struct rb_index_row *nv =
-				realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (RB_GROW(v, cap, n, 16)) {
+			free(v);
+			return -ENOMEM;
 		}
 		r = &v[n++];
 		memset(r, 0, sizeof(*r));

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "verdict.h"
+#include "grow.h"
 
 /* The peers' noise: a robust sigma (1.4826 x MAD) times this, as the report's outliers. */
 #define NOISE_SIGMAS 3.5
@@ -75,16 +76,9 @@ static struct rb_fleet_verdict *add(struct ctx *c, const char *subject, const ch
 {
 	struct rb_fleet_verdict *v;
 
-	if (c->nv == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		struct rb_fleet_verdict *nv = realloc(c->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			c->oom = true;
-			return NULL;
-		}
-		c->v = nv;
-		c->cap = cap;
+	if (RB_GROW(c->v, c->cap, c->nv, 32)) {
+		c->oom = true;
+		return NULL;
 	}
 	v = &c->v[c->nv++];
 	memset(v, 0, sizeof(*v));

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "results_db_priv.h"
+#include "grow.h"
 
 /* The columns a group is known by, per enum rb_resdb_by: model, members, firmware,
  * capacity, rack (those it does not group by, constants). */
@@ -248,15 +249,8 @@ static long name_of(struct rb_resdb_fleet *f, const char *name, size_t *cap)
 	for (size_t k = f->nnames; k-- > 0;)
 		if (!strcmp(f->names[k], name))
 			return (long)k;
-	if (f->nnames == *cap) {
-		size_t nc = *cap ? *cap * 2 : 32;
-		char(*v)[256] = realloc(f->names, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		f->names = v;
-		*cap = nc;
-	}
+	if (RB_GROW(f->names, *cap, f->nnames, 32))
+		return -1;
 	snprintf(f->names[f->nnames], sizeof(f->names[0]), "%s", name);
 	return (long)f->nnames++;
 }

@@ -5,6 +5,7 @@
  */
 #include "verdict.h"
 #include "verdict_priv.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -85,16 +86,9 @@ void rb_vj_add(struct judge *j, uint32_t drive, const char *rule, enum rb_verdic
 	struct rb_row_verdict *r;
 	va_list ap;
 
-	if (j->n == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 64;
-		struct rb_row_verdict *nv = realloc(j->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			j->oom = true;
-			return;
-		}
-		j->v = nv;
-		j->cap = cap;
+	if (RB_GROW(j->v, j->cap, j->n, 64)) {
+		j->oom = true;
+		return;
 	}
 	r = &j->v[j->n++];
 	memset(r, 0, sizeof(*r));

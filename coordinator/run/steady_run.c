@@ -10,6 +10,7 @@
 #include "campaign.h"
 #include "log.h"
 #include "wire.h"
+#include "grow.h"
 
 /* How steady_state rows name the tracking metric (enum rb_track_metric). */
 static const char *const track_metric[] = { "iops", "mbps", "mean_latency_us" };
@@ -17,15 +18,8 @@ static const char *const track_metric[] = { "iops", "mbps", "mean_latency_us" };
 /* Remembers a steady-state round's results row, to mark it once the verdict is in. */
 void srun_note(struct coord *k, long row, int di, unsigned round)
 {
-	if (k->nss == k->capss) {
-		size_t nc = k->capss ? k->capss * 2 : 64;
-		struct ss_row *n = realloc(k->ss, nc * sizeof(*n));
-
-		if (!n)
-			return;
-		k->ss = n;
-		k->capss = nc;
-	}
+	if (RB_GROW(k->ss, k->capss, k->nss, 64))
+		return;
 	k->ss[k->nss++] = (struct ss_row){ .row = row, .drive = di, .round = round };
 }
 

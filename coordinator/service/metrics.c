@@ -18,6 +18,7 @@
 #include <microhttpd.h>
 
 #include "clock.h"
+#include "grow.h"
 
 /* ---- the page ---- */
 
@@ -647,15 +648,8 @@ static struct seen *seen_of(struct rb_metrics *m, const char *name, bool add)
 			return &m->seen[i];
 	if (!add)
 		return NULL;
-	if (m->nseen == m->capseen) {
-		size_t cap = m->capseen ? 2 * m->capseen : 16;
-		struct seen *n = realloc(m->seen, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		m->seen = n;
-		m->capseen = cap;
-	}
+	if (RB_GROW(m->seen, m->capseen, m->nseen, 16))
+		return NULL;
 	snprintf(m->seen[m->nseen].name, sizeof(m->seen[0].name), "%s", name);
 	m->seen[m->nseen].ns = 0;
 	return &m->seen[m->nseen++];

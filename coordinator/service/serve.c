@@ -28,24 +28,13 @@
 #include "metrics.h"
 #include "serve_priv.h"
 #include "transport.h"
+#include "grow.h"
+#include "stopsig.h"
 
 /* ---- the service ---- */
 
-static volatile sig_atomic_t quit, abort_run;
-
-static void on_signal(int sig)
-{
-	int saved_errno = errno; /* a handler leaves errno as it found it */
-
-	if (sig == SIGHUP) {
-		rb_zap_reload();
-		errno = saved_errno;
-		return;
-	}
-	quit = 1;
-	abort_run = 1; /* a run going on stops first: IO ends on every agent */
-	errno = saved_errno;
-}
+/* a stop signal raises it too: a run going on stops first, IO ends on every agent */
+static volatile sig_atomic_t abort_run;
 
 static struct reg *reg_find(struct service *s, const char *name, bool add)
 {
@@ -54,15 +43,8 @@ static struct reg *reg_find(struct service *s, const char *name, bool add)
 			return &s->agents[i];
 	if (!add)
 		return NULL;
-	if (s->nagents == s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 64;
-		struct reg *n = realloc(s->agents, nc * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		s->agents = n;
-		s->cap = nc;
-	}
+	if (RB_GROW(s->agents, s->cap, s->nagents, 64))
+		return NULL;
 	memset(&s->agents[s->nagents], 0, sizeof(s->agents[0]));
 	snprintf(s->agents[s->nagents].name, sizeof(s->agents[0].name), "%s", name);
 	s->agents[s->nagents].first_ns = rb_wall_ns();
@@ -398,7 +380,7 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 	s->c = c;
 	memset(&s->state, 0, sizeof(s->state));
 	/* a SIGTERM that came while the run was loading stops it at once */
-	abort_run = quit;
+	abort_run = rb_stop_flag;
 	/* the agents heard from lately start the run at once, as they last said hello */
 	struct rb_known_agent *known = calloc(s->nagents + 1, sizeof(*known));
 	size_t nknown = 0;
@@ -437,7 +419,7 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 	s->samples += s->run_samples;
 	s->run_samples = 0;
 	s->metrics_dirty = true;
-	if (!quit)
+	if (!rb_stop_flag)
 		abort_run = 0;
 	return rc;
 }
@@ -725,7 +707,7 @@ static int serve_loop(struct service *s)
 {
 	int rc = RB_EXIT_OK;
 
-	while (!quit) {
+	while (!rb_stop_flag) {
 		void *socks[3] = { s->router, s->control, s->admin };
 		unsigned char ready[3] = { 0 };
 		int r;
@@ -755,7 +737,7 @@ static int serve_loop(struct service *s)
 		}
 		if (s->zap && !rb_zap_alive(s->zap))
 			continue;
-		if (s->nqueue && !quit)
+		if (s->nqueue && !rb_stop_flag)
 			run_queued(s);
 		/* no run: the page again soon after a change, else each second (agents' state) */
 		if (s->metrics &&
@@ -848,7 +830,6 @@ int rb_serve(const struct rb_serve_args *args)
 {
 	struct rb_serve_args a = *args;
 	struct service s = { .results_dir = NULL, .log_fd = -1 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	char cpath[4096], dir[4096], bound[256], err[600];
 	struct rb_keypair server;
 	int rc;
@@ -918,9 +899,7 @@ int rb_serve(const struct rb_serve_args *args)
 		rb_info("metrics for Prometheus at http://%s/metrics",
 			rb_metrics_address(s.metrics));
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	rb_stop_signals(&abort_run, false, rb_zap_reload);
 	rb_info("serving agents on %s; control socket %s", bound, cpath);
 	rc = serve_loop(&s);
 out:

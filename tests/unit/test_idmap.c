@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "grow.h"
 #include "idmap.h"
 
 static char names[5000][16];
@@ -77,12 +80,43 @@ static void test_hash_str_separates_fields(void **s)
 	assert_true(rb_hash_bytes(RB_HASH_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL);
 }
 
+/* The grow helper: doubles from its first capacity, keeps what it held, refuses overflow. */
+static void test_grow_doubles_and_keeps(void **s)
+{
+	uint64_t *v = NULL;
+	size_t cap = 0, n = 0;
+
+	(void)s;
+	for (; n < 1000; n++) {
+		assert_int_equal(RB_GROW(v, cap, n, 8), 0);
+		v[n] = n * 7;
+		assert_true(cap > n);
+		assert_true(cap == 8 || (cap & (cap - 1)) == 0); /* 8, 16, 32, ...: doubled */
+	}
+	assert_int_equal(cap, 1024);
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] == i * 7);
+	/* room already there: nothing moves */
+	uint64_t *was = v;
+
+	assert_int_equal(rb_grow(&v, &cap, 1024, sizeof(*v), 8), 0);
+	assert_ptr_equal(v, was);
+	/* bytes past SIZE_MAX: refused, the array and its capacity as they were */
+	assert_int_equal(rb_grow(&v, &cap, SIZE_MAX / 4, sizeof(*v), 8), -ENOMEM);
+	assert_ptr_equal(v, was);
+	assert_int_equal(cap, 1024);
+	assert_int_equal(rb_grow(&v, &cap, SIZE_MAX, 1, 8), -ENOMEM);
+	assert_int_equal(cap, 1024);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_idmap_finds_every_item_through_growth),
 		cmocka_unit_test(test_idmap_returns_every_candidate_of_a_colliding_hash),
 		cmocka_unit_test(test_hash_str_separates_fields),
+		cmocka_unit_test(test_grow_doubles_and_keeps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

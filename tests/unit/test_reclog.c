@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The record log under the spool and the journal (common/util/reclog.h): records come back
+ * The record log under the spool and the journal (common/store/reclog.h): records come back
  * with their extra bytes and offsets; a walk stops where its callback says and the next
  * one starts there; damage with whole records after it is skipped and counted, a torn
  * tail ends the walk, damage at the start of a log that must start whole is no log; a

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
-#include "yamlcfg.h"
+#include "yamlcfg.h" /* rb_open_input */
 
 int rb_reclog_append(int fd, off_t size, const void *extra, size_t nextra,
 		     const struct iovec *parts, int nparts)
