@@ -9,7 +9,7 @@
 
 #include "pcie.h"
 
-int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_health *h)
+int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_health_snap *h)
 {
 	struct stat st;
 	char sys[128];

@@ -94,44 +94,31 @@ static void fail_point(struct agent *a, const struct rb_msg_assign *as, enum rb_
  * A volume's health: its members' counters added, the hottest temperature, the lowest
  * spare, the most wear, every warning. Each member's own is read the same way.
  */
-static void health_add(struct rb_health *acc, const struct rb_health *h, bool first)
+static void health_add(struct rb_health_snap *acc, const struct rb_health_snap *h, bool first)
 {
 	if (first) {
 		*acc = *h;
 		return;
 	}
-	acc->nvme &= h->nvme;
-	acc->kernel &= h->kernel;
+#define AGG_SUM(f) acc->f += h->f;
+#define AGG_MAX(f)                                                                                 \
+	if (h->f > acc->f)                                                                         \
+		acc->f = h->f;
+#define AGG_MIN(f)                                                                                 \
+	if (h->f < acc->f)                                                                         \
+		acc->f = h->f;
+#define AGG_OR(f) acc->f |= h->f;
+#define AGG_AND(f) acc->f &= h->f;
+#define AGG_NONE(f)
+#define AGG(col, type, name, known, agg, unit) AGG_##agg(name)
+	RB_HEALTH_FIELDS(AGG)
+#undef AGG
 	acc->pcie = false; /* a volume has no link: its members' snapshots carry theirs */
-	acc->critical_warning |= h->critical_warning;
-	if (h->temperature_c > acc->temperature_c)
-		acc->temperature_c = h->temperature_c;
-	if (h->available_spare_pct < acc->available_spare_pct)
-		acc->available_spare_pct = h->available_spare_pct;
-	if (h->percentage_used > acc->percentage_used)
-		acc->percentage_used = h->percentage_used;
-	if (h->power_on_hours > acc->power_on_hours)
-		acc->power_on_hours = h->power_on_hours;
-	acc->data_units_read += h->data_units_read;
-	acc->data_units_written += h->data_units_written;
-	acc->host_reads += h->host_reads;
-	acc->host_writes += h->host_writes;
-	acc->unsafe_shutdowns += h->unsafe_shutdowns;
-	acc->media_errors += h->media_errors;
-	acc->error_log_entries += h->error_log_entries;
-	acc->warn_temp_minutes += h->warn_temp_minutes;
-	acc->crit_temp_minutes += h->crit_temp_minutes;
-	acc->throttle_transitions += h->throttle_transitions;
-	acc->throttle_seconds += h->throttle_seconds;
-	acc->kernel_read_ios += h->kernel_read_ios;
-	acc->kernel_write_ios += h->kernel_write_ios;
-	acc->kernel_read_bytes += h->kernel_read_bytes;
-	acc->kernel_write_bytes += h->kernel_write_bytes;
 }
 
 /* One snapshot as a Health message: of the drive, or of member (NULL: the drive). */
 static void send_health_one(struct agent *a, const char *drive, const char *member, unsigned when,
-			    const struct rb_health *h, bool alert)
+			    const struct rb_health_snap *h, bool alert)
 {
 	struct point *p = &a->pt;
 	struct rb_msg e;
@@ -143,37 +130,7 @@ static void send_health_one(struct agent *a, const char *drive, const char *memb
 	m.member = member ? member : "";
 	m.t_ns = rb_clock_wall(a->clock);
 	m.when = when;
-	m.nvme = h->nvme;
-	m.critical_warning = h->critical_warning;
-	m.temperature_c = h->temperature_c;
-	m.available_spare_pct = h->available_spare_pct;
-	m.percentage_used = h->percentage_used;
-	m.data_units_read = h->data_units_read;
-	m.data_units_written = h->data_units_written;
-	m.host_reads = h->host_reads;
-	m.host_writes = h->host_writes;
-	m.power_on_hours = h->power_on_hours;
-	m.unsafe_shutdowns = h->unsafe_shutdowns;
-	m.media_errors = h->media_errors;
-	m.error_log_entries = h->error_log_entries;
-	m.warn_temp_minutes = h->warn_temp_minutes;
-	m.crit_temp_minutes = h->crit_temp_minutes;
-	m.throttle_transitions = h->throttle_transitions;
-	m.throttle_seconds = h->throttle_seconds;
-	m.pcie = h->pcie;
-	m.pcie_speed = h->pcie_speed;
-	m.pcie_max_speed = h->pcie_max_speed;
-	m.pcie_width = h->pcie_width;
-	m.pcie_max_width = h->pcie_max_width;
-	m.aer_correctable = h->aer_correctable;
-	m.aer_nonfatal = h->aer_nonfatal;
-	m.aer_fatal = h->aer_fatal;
-	m.slot = h->slot;
-	m.kernel = h->kernel;
-	m.kernel_read_ios = h->kernel_read_ios;
-	m.kernel_write_ios = h->kernel_write_ios;
-	m.kernel_read_bytes = h->kernel_read_bytes;
-	m.kernel_write_bytes = h->kernel_write_bytes;
+	m.h = *h;
 	rb_msg_init(&e, RB_MSG_HEALTH);
 	e.health = m;
 	rb_delivery_send(a, &e);
@@ -197,7 +154,7 @@ static void send_health(struct agent *a, unsigned when)
 	struct point *p = &a->pt;
 
 	for (size_t i = 0; i < p->ndrives; i++) {
-		struct rb_health h = { 0 }, one;
+		struct rb_health_snap h = { 0 }, one;
 		unsigned got = 0;
 
 		for (unsigned k = 0; k < p->vols[i].members; k++) {

@@ -264,18 +264,9 @@ static Rb__SampleBatch *samples_out(struct pool *p, const struct rb_msg_samples 
 	return b;
 }
 
-/* A Health's numbers: the same names on both sides, copied both ways by this list. */
-/* clang-format off */
-#define HEALTH_SCALARS(X)                                                                          \
-	X(point) X(attempt) X(t_ns) X(when) X(nvme) X(kernel) X(critical_warning)                  \
-	X(temperature_c) X(available_spare_pct) X(percentage_used) X(data_units_read)             \
-	X(data_units_written) X(host_reads) X(host_writes) X(power_on_hours) X(unsafe_shutdowns)  \
-	X(media_errors) X(error_log_entries) X(kernel_read_ios) X(kernel_write_ios)               \
-	X(kernel_read_bytes) X(kernel_write_bytes) X(warn_temp_minutes) X(crit_temp_minutes)      \
-	X(throttle_transitions) X(throttle_seconds) X(pcie) X(pcie_speed) X(pcie_max_speed)        \
-	X(pcie_width) X(pcie_max_width) X(aer_correctable) X(aer_nonfatal) X(aer_fatal)
-/* clang-format on */
-#define COPY_SCALAR(f) to->f = from->f;
+/* A Health's numbers: the snapshot's names on both sides (common/wire/healthsnap.h). */
+#define OUT_SCALAR(col, type, name, known, agg, unit) to->name = from->h.name;
+#define IN_SCALAR(col, type, name, known, agg, unit) to->h.name = from->name;
 
 static Rb__Health *health_out(struct pool *p, const struct rb_msg_health *from)
 {
@@ -284,10 +275,14 @@ static Rb__Health *health_out(struct pool *p, const struct rb_msg_health *from)
 	if (!to)
 		return NULL;
 	rb__health__init(to);
-	HEALTH_SCALARS(COPY_SCALAR)
+	to->point = from->point;
+	to->attempt = from->attempt;
+	to->t_ns = from->t_ns;
+	to->when = from->when;
+	RB_HEALTH_FIELDS(OUT_SCALAR)
 	to->drive = str_out(from->drive);
 	to->member = str_out(from->member);
-	to->slot = str_out(from->slot);
+	to->slot = (char *)from->h.slot;
 	return to;
 }
 
@@ -652,10 +647,14 @@ static void samples_in(struct pool *p, struct rb_msg_samples *m, const Rb__Sampl
 
 static void health_in(struct rb_msg_health *to, const Rb__Health *from)
 {
-	*to = (struct rb_msg_health){ .drive = from->drive,
+	*to = (struct rb_msg_health){ .point = from->point,
+				      .attempt = from->attempt,
+				      .drive = from->drive,
 				      .member = from->member,
-				      .slot = from->slot };
-	HEALTH_SCALARS(COPY_SCALAR)
+				      .t_ns = from->t_ns,
+				      .when = from->when };
+	RB_HEALTH_FIELDS(IN_SCALAR)
+	snprintf(to->h.slot, sizeof(to->h.slot), "%s", from->slot ? from->slot : "");
 }
 
 static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "healthsnap.h"
 #include "status.h"
 
 #define RB_PROTO_MAJOR 1
@@ -262,20 +263,7 @@ struct rb_msg_health {
 	const char *member; /* a volume's member this is of; "": the drive itself */
 	int64_t t_ns;
 	uint32_t when;
-	bool nvme, kernel;
-	uint32_t critical_warning;
-	int32_t temperature_c;
-	uint32_t available_spare_pct, percentage_used;
-	double data_units_read, data_units_written, host_reads, host_writes;
-	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
-	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
-	/* 1.4: minutes above the warning / critical temperature; throttling (both levels) */
-	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
-	/* 1.7: the PCIe link (pcie: set), its AER totals (negative: none), its slot */
-	bool pcie;
-	double pcie_speed, pcie_max_speed, pcie_width, pcie_max_width;
-	double aer_correctable, aer_nonfatal, aer_fatal;
-	const char *slot;
+	struct rb_health_snap h; /* common/wire/healthsnap.h */
 };
 
 struct rb_msg_heartbeat {

@@ -452,7 +452,7 @@ static void tripped(const struct rb_row_verdict *v, size_t nv, uint32_t drive,
 static bool has_smart(const struct rp_file *f, uint32_t drive)
 {
 	for (size_t i = 0; i < f->nhe; i++)
-		if (f->he[i].drive == drive && f->he[i].nvme && !f->he[i].member)
+		if (f->he[i].drive == drive && f->he[i].h.nvme && !f->he[i].member)
 			return true;
 	return false;
 }

@@ -165,18 +165,7 @@ struct rb_row_health {
 	uint32_t member; /* 0: the drive (a volume's: its members added up); k: member k - 1 */
 	uint8_t when;	 /* 0 before, 1 during, 2 after */
 	int64_t t_ns;
-	uint8_t nvme, critical_warning;
-	double temperature_c, available_spare_pct, percentage_used;
-	double data_units_read, data_units_written, host_reads, host_writes;
-	double power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
-	uint64_t kernel_read_ios, kernel_write_ios, kernel_read_bytes, kernel_write_bytes;
-	double warn_temp_minutes, crit_temp_minutes, throttle_transitions, throttle_seconds;
-	/* the PCIe link (pcie 1): GT/s and lanes now and the most both ends can do; AER
-	 * totals (negative: the kernel keeps none); the slot's name ("" none known) */
-	uint8_t pcie;
-	double pcie_speed, pcie_max_speed, pcie_width, pcie_max_width;
-	double aer_correctable, aer_nonfatal, aer_fatal;
-	char slot[32];
+	struct rb_health_snap h; /* its columns: common/wire/healthsnap.h */
 };
 
 struct rb_row_bs {

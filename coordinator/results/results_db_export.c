@@ -316,8 +316,8 @@ static int put_drive(struct rb_resdb *db, const struct xfile *f, const char *run
 			bytes += f->rs[i].read.bytes + f->rs[i].write.bytes;
 		}
 	for (size_t i = 0; i < f->nhe; i++)
-		if (f->he[i].drive == d->drive && !f->he[i].member && f->he[i].slot[0])
-			snprintf(slot, sizeof(slot), "%s", f->he[i].slot);
+		if (f->he[i].drive == d->drive && !f->he[i].member && f->he[i].h.slot[0])
+			snprintf(slot, sizeof(slot), "%s", f->he[i].h.slot);
 	p_text(&q, key);
 	p_text(&q, d->id.serial);
 	p_text(&q, d->id.model);
@@ -530,24 +530,24 @@ static int put_health(struct rb_resdb *db, const struct xfile *f, const char *ru
 		p_i64(&q, h->point);
 		p_i64(&q, h->attempt);
 		p_i64(&q, h->t_ns);
-		if (h->nvme)
-			p_i64(&q, h->critical_warning);
+		if (h->h.nvme)
+			p_i64(&q, h->h.critical_warning);
 		else
 			p_text(&q, NULL);
-		p_dbl(&q, h->nvme ? h->temperature_c : NAN);
-		p_dbl(&q, h->nvme ? h->available_spare_pct : NAN);
-		p_dbl(&q, h->nvme ? h->percentage_used : NAN);
-		p_dbl(&q, h->nvme ? h->media_errors : NAN);
-		p_dbl(&q, h->nvme ? h->error_log_entries : NAN);
-		p_dbl(&q, h->nvme ? h->data_units_written : NAN);
-		p_dbl(&q, h->nvme ? h->power_on_hours : NAN);
-		p_dbl(&q, h->nvme ? h->unsafe_shutdowns : NAN);
-		p_dbl(&q, h->pcie ? h->pcie_speed : NAN);
-		p_dbl(&q, h->pcie ? h->pcie_width : NAN);
-		p_dbl(&q, h->pcie && h->aer_correctable >= 0 ? h->aer_correctable : NAN);
-		p_dbl(&q, h->pcie && h->aer_nonfatal >= 0 ? h->aer_nonfatal : NAN);
-		p_dbl(&q, h->pcie && h->aer_fatal >= 0 ? h->aer_fatal : NAN);
-		p_text(&q, h->slot);
+		p_dbl(&q, h->h.nvme ? h->h.temperature_c : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.available_spare_pct : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.percentage_used : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.media_errors : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.error_log_entries : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.data_units_written : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.power_on_hours : NAN);
+		p_dbl(&q, h->h.nvme ? h->h.unsafe_shutdowns : NAN);
+		p_dbl(&q, h->h.pcie ? h->h.pcie_speed : NAN);
+		p_dbl(&q, h->h.pcie ? h->h.pcie_width : NAN);
+		p_dbl(&q, h->h.pcie && h->h.aer_correctable >= 0 ? h->h.aer_correctable : NAN);
+		p_dbl(&q, h->h.pcie && h->h.aer_nonfatal >= 0 ? h->h.aer_nonfatal : NAN);
+		p_dbl(&q, h->h.pcie && h->h.aer_fatal >= 0 ? h->h.aer_fatal : NAN);
+		p_text(&q, h->h.slot);
 		if (rdb_do(db,
 			   "INSERT INTO rackbench.health VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
 			   "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, NULLIF($20, ''))",

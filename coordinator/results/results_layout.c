@@ -28,6 +28,14 @@
 #d "_lat_max_ns", offsetof(T, d.lat_max_ns), FT_U64, 8, "ns"                       \
 	}
 
+/* a health snapshot's columns, from its one declaration; its WIRE fields are not stored */
+#define FT_OF(v)                                                                                   \
+	_Generic((v), uint8_t : FT_U8, uint32_t : FT_U32, uint64_t : FT_U64, double : FT_F64)
+#define HEALTH_COL_COL(type, name, unit)                                                           \
+	{ #name, offsetof(struct rb_row_health, h.name),                                           \
+	  FT_OF(((struct rb_row_health *)0)->h.name), sizeof(type), unit },
+#define HEALTH_COL_WIRE(type, name, unit)
+#define HEALTH_COL(col, type, name, known, agg, unit) HEALTH_COL_##col(type, name, unit)
 /* A drive's identity (wire.h), as the drives and members tables store it. */
 #define IDENTITY_FIELDS(T)                                                                         \
 	{ "path", offsetof(T, id.path), FT_STR, sizeof(((T *)0)->id.path), "" },                   \
@@ -175,42 +183,16 @@ static const struct field hist_f[] = {
 	FLD(struct rb_row_hist, count, FT_U64, "1"),
 };
 static const struct field health_f[] = {
-	FLD(struct rb_row_health, drive, FT_U32, ""),
-	FLD(struct rb_row_health, point, FT_U32, ""),
+	FLD(struct rb_row_health, drive, FT_U32, ""), FLD(struct rb_row_health, point, FT_U32, ""),
 	FLD(struct rb_row_health, attempt, FT_U32, ""),
 	FLD(struct rb_row_health, member, FT_U32, ""),
 	FLD(struct rb_row_health, when, FT_U8, "0=before 1=during 2=after"),
 	FLD(struct rb_row_health, t_ns, FT_I64, "ns since UTC epoch"),
-	FLD(struct rb_row_health, nvme, FT_U8, "bool"),
-	FLD(struct rb_row_health, critical_warning, FT_U8, "NVMe bits"),
-	FLD(struct rb_row_health, temperature_c, FT_F64, "degC"),
-	FLD(struct rb_row_health, available_spare_pct, FT_F64, "%"),
-	FLD(struct rb_row_health, percentage_used, FT_F64, "%"),
-	FLD(struct rb_row_health, data_units_read, FT_F64, "512000 B"),
-	FLD(struct rb_row_health, data_units_written, FT_F64, "512000 B"),
-	FLD(struct rb_row_health, host_reads, FT_F64, "1"),
-	FLD(struct rb_row_health, host_writes, FT_F64, "1"),
-	FLD(struct rb_row_health, power_on_hours, FT_F64, "h"),
-	FLD(struct rb_row_health, unsafe_shutdowns, FT_F64, "1"),
-	FLD(struct rb_row_health, media_errors, FT_F64, "1"),
-	FLD(struct rb_row_health, error_log_entries, FT_F64, "1"),
-	FLD(struct rb_row_health, kernel_read_ios, FT_U64, "1"),
-	FLD(struct rb_row_health, kernel_write_ios, FT_U64, "1"),
-	FLD(struct rb_row_health, kernel_read_bytes, FT_U64, "B"),
-	FLD(struct rb_row_health, kernel_write_bytes, FT_U64, "B"),
-	FLD(struct rb_row_health, warn_temp_minutes, FT_F64, "min"),
-	FLD(struct rb_row_health, crit_temp_minutes, FT_F64, "min"),
-	FLD(struct rb_row_health, throttle_transitions, FT_F64, "1"),
-	FLD(struct rb_row_health, throttle_seconds, FT_F64, "s"),
-	FLD(struct rb_row_health, pcie, FT_U8, "bool"),
-	FLD(struct rb_row_health, pcie_speed, FT_F64, "GT/s"),
-	FLD(struct rb_row_health, pcie_max_speed, FT_F64, "GT/s"),
-	FLD(struct rb_row_health, pcie_width, FT_F64, "lanes"),
-	FLD(struct rb_row_health, pcie_max_width, FT_F64, "lanes"),
-	FLD(struct rb_row_health, aer_correctable, FT_F64, "1"),
-	FLD(struct rb_row_health, aer_nonfatal, FT_F64, "1"),
-	FLD(struct rb_row_health, aer_fatal, FT_F64, "1"),
-	FLD(struct rb_row_health, slot, FT_STR, ""),
+	/* clang-format off */
+	RB_HEALTH_FIELDS(HEALTH_COL)
+	{ "slot", offsetof(struct rb_row_health, h.slot), FT_STR,
+	  sizeof(((struct rb_row_health *)0)->h.slot), "" },
+	/* clang-format on */
 };
 static const struct field bs_f[] = {
 	FLD(struct rb_row_bs, drive, FT_U32, ""),

@@ -496,13 +496,13 @@ static double throttled_in(const struct judge *j, uint32_t d, const struct rb_ro
 	for (size_t i = b; i < end; i++) {
 		const struct rb_row_health *h = &in->health[j->hs[i]];
 
-		if (h->member || !h->nvme || h->point != res->point || h->attempt != res->attempt ||
-		    isnan(h->throttle_transitions))
+		if (h->member || !h->h.nvme || h->point != res->point ||
+		    h->attempt != res->attempt || isnan(h->h.throttle_transitions))
 			continue;
-		if (prev && h->throttle_transitions > prev->throttle_transitions) {
+		if (prev && h->h.throttle_transitions > prev->h.throttle_transitions) {
 			if (!n)
 				*ret_t = h->t_ns;
-			n += h->throttle_transitions - prev->throttle_transitions;
+			n += h->h.throttle_transitions - prev->h.throttle_transitions;
 		}
 		prev = h;
 	}
@@ -700,7 +700,7 @@ static void drive_row(struct judge *j, size_t dp)
 	bool smart = false;
 
 	for (; h < hend && !smart; h++)
-		smart = j->in->health[j->hs[h]].nvme;
+		smart = j->in->health[j->hs[h]].h.nvme;
 	why[0] = '\0';
 	for (int pass = RB_FAIL; pass >= RB_INCOMPLETE; pass--) {
 		const char *name = rb_verdict_name((enum rb_verdict)pass);

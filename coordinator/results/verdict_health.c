@@ -57,19 +57,19 @@ static void spare_rule(struct judge *j, uint32_t d, const struct rb_verdict_rule
 {
 	double floor = r->min_spare_pct;
 
-	if (isnan(floor) || !low || isnan(first->available_spare_pct))
+	if (isnan(floor) || !low || isnan(first->h.available_spare_pct))
 		return;
-	if (first->available_spare_pct >= floor && low->available_spare_pct < floor)
-		rb_vj_add(j, d, "min_spare_pct", RB_FAIL, low->available_spare_pct, floor,
+	if (first->h.available_spare_pct >= floor && low->h.available_spare_pct < floor)
+		rb_vj_add(j, d, "min_spare_pct", RB_FAIL, low->h.available_spare_pct, floor,
 			  low->point, -1, low->t_ns,
 			  "available spare fell from %.0f%% to %.0f%% (at least %.0f%%)",
-			  first->available_spare_pct, low->available_spare_pct, floor);
-	else if (first->available_spare_pct < floor && (first->critical_warning & 1))
-		rb_vj_add(j, d, "min_spare_pct", RB_FAIL, first->available_spare_pct, floor,
+			  first->h.available_spare_pct, low->h.available_spare_pct, floor);
+	else if (first->h.available_spare_pct < floor && (first->h.critical_warning & 1))
+		rb_vj_add(j, d, "min_spare_pct", RB_FAIL, first->h.available_spare_pct, floor,
 			  first->point, -1, first->t_ns,
 			  "available spare %.0f%% from the first reading, below the drive's own "
 			  "threshold (critical warning bit 0)",
-			  first->available_spare_pct);
+			  first->h.available_spare_pct);
 }
 
 void rb_vj_health_rules(struct judge *j, size_t dp)
@@ -86,27 +86,28 @@ void rb_vj_health_rules(struct judge *j, size_t dp)
 	for (size_t i = b; i < end; i++) {
 		const struct rb_row_health *h = &in->health[j->hs[i]];
 
-		if (h->member || !h->nvme)
+		if (h->member || !h->h.nvme)
 			continue;
 		if (!first)
 			first = h;
 		last = h;
-		if (!isnan(h->temperature_c) && (!hot || h->temperature_c > hot->temperature_c))
+		if (!isnan(h->h.temperature_c) &&
+		    (!hot || h->h.temperature_c > hot->h.temperature_c))
 			hot = h;
-		if (h->critical_warning && !warn)
+		if (h->h.critical_warning && !warn)
 			warn = h;
-		bits |= h->critical_warning;
-		if (!isnan(h->available_spare_pct) &&
-		    (!low || h->available_spare_pct < low->available_spare_pct))
+		bits |= h->h.critical_warning;
+		if (!isnan(h->h.available_spare_pct) &&
+		    (!low || h->h.available_spare_pct < low->h.available_spare_pct))
 			low = h;
 	}
 	if (!first)
 		return; /* no SMART log: the drive row says health was not judged */
-	if (!isnan(r->max_temp_c) && hot && hot->temperature_c > r->max_temp_c)
-		rb_vj_add(j, d, "max_temp_c", RB_FAIL, hot->temperature_c, r->max_temp_c,
+	if (!isnan(r->max_temp_c) && hot && hot->h.temperature_c > r->max_temp_c)
+		rb_vj_add(j, d, "max_temp_c", RB_FAIL, hot->h.temperature_c, r->max_temp_c,
 			  hot->point, -1, hot->t_ns,
 			  "reached %.0f degC in point %u '%s' (at most %.0f allowed)",
-			  hot->temperature_c, hot->point, rb_vj_point_name(j, hot->point),
+			  hot->h.temperature_c, hot->point, rb_vj_point_name(j, hot->point),
 			  r->max_temp_c);
 	if (r->critical_warning == 1 && bits)
 		rb_vj_add(j, d, "critical_warning", RB_FAIL, bits, 0, warn->point, -1, warn->t_ns,
@@ -114,44 +115,44 @@ void rb_vj_health_rules(struct judge *j, size_t dp)
 			  warning_bits(bits, words, sizeof(words)), warn->point,
 			  rb_vj_point_name(j, warn->point));
 	spare_rule(j, d, r, first, low);
-	if (!isnan(r->max_wear_pct) && !isnan(first->percentage_used) &&
-	    last->percentage_used - first->percentage_used > r->max_wear_pct)
+	if (!isnan(r->max_wear_pct) && !isnan(first->h.percentage_used) &&
+	    last->h.percentage_used - first->h.percentage_used > r->max_wear_pct)
 		rb_vj_add(j, d, "max_wear_pct", RB_FAIL,
-			  last->percentage_used - first->percentage_used, r->max_wear_pct,
+			  last->h.percentage_used - first->h.percentage_used, r->max_wear_pct,
 			  last->point, -1, last->t_ns,
 			  "percentage used rose from %.0f%% to %.0f%% (by at most %.0f allowed)",
-			  first->percentage_used, last->percentage_used, r->max_wear_pct);
+			  first->h.percentage_used, last->h.percentage_used, r->max_wear_pct);
 	rise_rule(j, d, "max_media_errors", "media and data integrity error(s)",
-		  r->max_media_errors, first, last, offsetof(struct rb_row_health, media_errors));
+		  r->max_media_errors, first, last, offsetof(struct rb_row_health, h.media_errors));
 	rise_rule(j, d, "max_error_log_entries", "error-log entries", r->max_error_log_entries,
-		  first, last, offsetof(struct rb_row_health, error_log_entries));
+		  first, last, offsetof(struct rb_row_health, h.error_log_entries));
 	rise_rule(j, d, "max_unsafe_shutdowns", "unsafe shutdown(s)", r->max_unsafe_shutdowns,
-		  first, last, offsetof(struct rb_row_health, unsafe_shutdowns));
+		  first, last, offsetof(struct rb_row_health, h.unsafe_shutdowns));
 	rise_rule(j, d, "max_warn_temp_minutes", "minute(s) above the warning temperature",
 		  r->max_warn_temp_minutes, first, last,
-		  offsetof(struct rb_row_health, warn_temp_minutes));
+		  offsetof(struct rb_row_health, h.warn_temp_minutes));
 	rise_rule(j, d, "max_throttle_seconds", "second(s) of thermal throttling",
 		  r->max_throttle_seconds, first, last,
-		  offsetof(struct rb_row_health, throttle_seconds));
+		  offsetof(struct rb_row_health, h.throttle_seconds));
 	rise_rule(j, d, "max_throttle_transitions", "entries into thermal throttling",
 		  r->max_throttle_transitions, first, last,
-		  offsetof(struct rb_row_health, throttle_transitions));
+		  offsetof(struct rb_row_health, h.throttle_transitions));
 }
 
 /* "x2 of x4 at 8 GT/s of 16 GT/s" and the like: what a downtrained link lacks. */
 static bool link_short(const struct rb_row_health *h, char *why, size_t len)
 {
-	bool slow = h->pcie_speed > 0 && h->pcie_speed + 1e-9 < h->pcie_max_speed,
-	     narrow = h->pcie_width > 0 && h->pcie_width < h->pcie_max_width;
+	bool slow = h->h.pcie_speed > 0 && h->h.pcie_speed + 1e-9 < h->h.pcie_max_speed,
+	     narrow = h->h.pcie_width > 0 && h->h.pcie_width < h->h.pcie_max_width;
 
 	snprintf(why, len, "%s", "");
 	if (slow && narrow)
-		snprintf(why, len, "x%.0f of x%.0f at %g GT/s of %g GT/s", h->pcie_width,
-			 h->pcie_max_width, h->pcie_speed, h->pcie_max_speed);
+		snprintf(why, len, "x%.0f of x%.0f at %g GT/s of %g GT/s", h->h.pcie_width,
+			 h->h.pcie_max_width, h->h.pcie_speed, h->h.pcie_max_speed);
 	else if (slow)
-		snprintf(why, len, "%g GT/s of %g GT/s", h->pcie_speed, h->pcie_max_speed);
+		snprintf(why, len, "%g GT/s of %g GT/s", h->h.pcie_speed, h->h.pcie_max_speed);
 	else if (narrow)
-		snprintf(why, len, "x%.0f of x%.0f", h->pcie_width, h->pcie_max_width);
+		snprintf(why, len, "x%.0f of x%.0f", h->h.pcie_width, h->h.pcie_max_width);
 	return slow || narrow;
 }
 
@@ -172,7 +173,7 @@ void rb_vj_pcie_rules(struct judge *j, size_t dp)
 	for (size_t i = b; i < end; i++) {
 		const struct rb_row_health *h = &in->health[j->hs[i]];
 
-		if (h->member || !h->pcie)
+		if (h->member || !h->h.pcie)
 			continue;
 		if (!first)
 			first = h;
@@ -181,14 +182,15 @@ void rb_vj_pcie_rules(struct judge *j, size_t dp)
 			bad = h, snprintf(why, sizeof(why), "%s", w);
 	}
 	if (r->pcie_downtrained == 1 && bad)
-		rb_vj_add(j, d, "pcie_downtrained", RB_FAIL, bad->pcie_width, bad->pcie_max_width,
-			  bad->point, -1, bad->t_ns, "PCIe link %s, %s%s, first in point %u '%s'",
-			  why, bad->slot[0] ? "in slot " : "in no slot the host names", bad->slot,
+		rb_vj_add(j, d, "pcie_downtrained", RB_FAIL, bad->h.pcie_width,
+			  bad->h.pcie_max_width, bad->point, -1, bad->t_ns,
+			  "PCIe link %s, %s%s, first in point %u '%s'", why,
+			  bad->h.slot[0] ? "in slot " : "in no slot the host names", bad->h.slot,
 			  bad->point, rb_vj_point_name(j, bad->point));
 	if (!isnan(r->max_pcie_correctable_per_hour) && first && last->t_ns > first->t_ns &&
-	    !isnan(first->aer_correctable) && !isnan(last->aer_correctable)) {
+	    !isnan(first->h.aer_correctable) && !isnan(last->h.aer_correctable)) {
 		double h = (double)(last->t_ns - first->t_ns) / 3.6e12,
-		       n = last->aer_correctable - first->aer_correctable;
+		       n = last->h.aer_correctable - first->h.aer_correctable;
 
 		if (n / h > r->max_pcie_correctable_per_hour)
 			rb_vj_add(
@@ -197,6 +199,6 @@ void rb_vj_pcie_rules(struct judge *j, size_t dp)
 				"%.0f new PCIe correctable error(s) (AER) in %.2f h: %.1f an hour (at "
 				"most %g)%s%s",
 				n, h, n / h, r->max_pcie_correctable_per_hour,
-				last->slot[0] ? ", slot " : "", last->slot);
+				last->h.slot[0] ? ", slot " : "", last->h.slot);
 	}
 }

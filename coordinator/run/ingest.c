@@ -103,6 +103,25 @@ static void row_copy(struct rb_row_result *row, const struct rb_msg_result *dr)
 	row->replay_lag_max_ns = dr->replay_lag_max_ns;
 }
 
+/*
+ * The numbers a snapshot does not have are NaN in its row, unknown rather than zero: SMART's
+ * without an NVMe answer, the thermal counters from an agent before 1.4 (thermal false),
+ * the link's without a link, AER totals the kernel does not keep (sent negative).
+ */
+static void health_unknown(struct rb_health_snap *h, bool thermal)
+{
+	bool smart = h->nvme, pcie = h->pcie;
+
+#define MASK_ALWAYS(f)
+#define MASK_SMART(f) h->f = smart ? h->f : NAN;
+#define MASK_THERMAL(f) h->f = thermal ? h->f : NAN;
+#define MASK_PCIE(f) h->f = pcie ? h->f : NAN;
+#define MASK_AER(f) h->f = pcie && h->f >= 0 ? h->f : NAN;
+#define MASK(col, type, name, known, agg, unit) MASK_##known(name)
+	RB_HEALTH_FIELDS(MASK)
+#undef MASK
+}
+
 /* The progress line adds up the rows: each drive's, all directions. */
 static void progress_result(struct coord *k, size_t di, const struct rb_row_result *row,
 			    enum rb_status st)
@@ -137,14 +156,14 @@ static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 	row->health_critical_warning = hs->warnings;
 	if (!hs->have_before || !hs->have_after)
 		return;
-	if (hs->after.nvme && hs->before.nvme) {
+	if (hs->after.h.nvme && hs->before.h.nvme) {
+		row->health_write_bytes = (uint64_t)((hs->after.h.data_units_written -
+						      hs->before.h.data_units_written) *
+						     512000.0);
+		row->health_new_media_errors = hs->after.h.media_errors - hs->before.h.media_errors;
+	} else if (hs->after.h.kernel_write_bytes >= hs->before.h.kernel_write_bytes) {
 		row->health_write_bytes =
-			(uint64_t)((hs->after.data_units_written - hs->before.data_units_written) *
-				   512000.0);
-		row->health_new_media_errors = hs->after.media_errors - hs->before.media_errors;
-	} else if (hs->after.kernel_write_bytes >= hs->before.kernel_write_bytes) {
-		row->health_write_bytes =
-			hs->after.kernel_write_bytes - hs->before.kernel_write_bytes;
+			hs->after.h.kernel_write_bytes - hs->before.h.kernel_write_bytes;
 	}
 }
 
@@ -344,39 +363,9 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	row.attempt = m->attempt;
 	row.when = (uint8_t)m->when;
 	row.t_ns = m->t_ns;
-	row.nvme = m->nvme;
-	row.critical_warning = (uint8_t)m->critical_warning;
-	row.temperature_c = m->nvme ? m->temperature_c : NAN;
-	row.available_spare_pct = m->nvme ? m->available_spare_pct : NAN;
-	row.percentage_used = m->nvme ? m->percentage_used : NAN;
-	row.data_units_read = m->nvme ? m->data_units_read : NAN;
-	row.data_units_written = m->nvme ? m->data_units_written : NAN;
-	row.host_reads = m->nvme ? m->host_reads : NAN;
-	row.host_writes = m->nvme ? m->host_writes : NAN;
-	row.power_on_hours = m->nvme ? m->power_on_hours : NAN;
-	row.unsafe_shutdowns = m->nvme ? m->unsafe_shutdowns : NAN;
-	row.media_errors = m->nvme ? m->media_errors : NAN;
-	row.error_log_entries = m->nvme ? m->error_log_entries : NAN;
-	row.kernel_read_ios = m->kernel_read_ios;
-	row.kernel_write_ios = m->kernel_write_ios;
-	row.kernel_read_bytes = m->kernel_read_bytes;
-	row.kernel_write_bytes = m->kernel_write_bytes;
+	row.h = m->h;
 	/* an agent of 1.3 does not send the thermal counters: unknown, not zero */
-	bool thermal = m->nvme && a->minor >= 4;
-
-	row.warn_temp_minutes = thermal ? m->warn_temp_minutes : NAN;
-	row.crit_temp_minutes = thermal ? m->crit_temp_minutes : NAN;
-	row.throttle_transitions = thermal ? m->throttle_transitions : NAN;
-	row.throttle_seconds = thermal ? m->throttle_seconds : NAN;
-	row.pcie = m->pcie;
-	row.pcie_speed = m->pcie ? m->pcie_speed : NAN;
-	row.pcie_max_speed = m->pcie ? m->pcie_max_speed : NAN;
-	row.pcie_width = m->pcie ? m->pcie_width : NAN;
-	row.pcie_max_width = m->pcie ? m->pcie_max_width : NAN;
-	row.aer_correctable = m->pcie && m->aer_correctable >= 0 ? m->aer_correctable : NAN;
-	row.aer_nonfatal = m->pcie && m->aer_nonfatal >= 0 ? m->aer_nonfatal : NAN;
-	row.aer_fatal = m->pcie && m->aer_fatal >= 0 ? m->aer_fatal : NAN;
-	snprintf(row.slot, sizeof(row.slot), "%s", m->slot ? m->slot : "");
+	health_unknown(&row.h, m->h.nvme && a->minor >= 4);
 	rb_results_health(k->res, &row);
 	if (row.member)
 		return;
@@ -388,28 +377,28 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 		hs->after = row;
 		hs->have_after = true;
 	}
-	if (m->nvme && !(row.temperature_c <= hs->max_temp_c))
-		hs->max_temp_c = row.temperature_c;
-	if (m->nvme)
-		rb_progress_temp(k->prog, (size_t)di, row.temperature_c);
-	hs->warnings |= row.critical_warning;
+	if (m->h.nvme && !(row.h.temperature_c <= hs->max_temp_c))
+		hs->max_temp_c = row.h.temperature_c;
+	if (m->h.nvme)
+		rb_progress_temp(k->prog, (size_t)di, row.h.temperature_c);
+	hs->warnings |= row.h.critical_warning;
 	if (k->live.d && !k->replaying) {
 		struct ldrive *ld = &k->live.d[di];
 
-		if (m->nvme && !isnan(row.temperature_c)) {
-			ld->temp_c = row.temperature_c;
-			if (!(row.temperature_c <= ld->max_temp_c))
-				ld->max_temp_c = row.temperature_c;
+		if (m->h.nvme && !isnan(row.h.temperature_c)) {
+			ld->temp_c = row.h.temperature_c;
+			if (!(row.h.temperature_c <= ld->max_temp_c))
+				ld->max_temp_c = row.h.temperature_c;
 		}
-		ld->warnings |= row.critical_warning;
+		ld->warnings |= row.h.critical_warning;
 		k->live.dirty = true;
 	}
 	/* said once per drive and run for each bit, not with every snapshot */
-	if (row.critical_warning & ~k->warned[di]) {
-		k->warned[di] |= row.critical_warning;
+	if (row.h.critical_warning & ~k->warned[di]) {
+		k->warned[di] |= row.h.critical_warning;
 		rb_warn("agent '%s' drive '%s': health alert, critical warning 0x%02x (bits: 0 "
 			"spare, 1 temperature, 2 reliability, 3 read-only, 4 backup)",
-			a->name, m->drive, row.critical_warning);
+			a->name, m->drive, row.h.critical_warning);
 	}
 }
 

@@ -244,10 +244,10 @@ static void write_file(struct fixture *fx, const char *path, const char *methodo
 		struct rb_row_health h = { .drive = d,
 					   .when = 1,
 					   .t_ns = 150 * SEC,
-					   .nvme = 1,
-					   .temperature_c = d == 0 ? 75.0 : 40.0,
-					   .available_spare_pct = 100,
-					   .percentage_used = 3 };
+					   .h.nvme = 1,
+					   .h.temperature_c = d == 0 ? 75.0 : 40.0,
+					   .h.available_spare_pct = 100,
+					   .h.percentage_used = 3 };
 
 		assert_int_equal(rb_results_health(r, &h), 0);
 	}

@@ -85,8 +85,8 @@ static void test_round_trip(void **st)
 	struct rb_row_health he = { .drive = 3,
 				    .member = 2,
 				    .when = 1,
-				    .temperature_c = 40.5,
-				    .kernel_write_bytes = 13 },
+				    .h.temperature_c = 40.5,
+				    .h.kernel_write_bytes = 13 },
 			     *hes;
 	struct rb_row_steady ss = { .drive = 3, .rolling = 1, .slope = -0.25, .steady_round = 6 },
 			     *sss;
@@ -194,8 +194,8 @@ static void test_round_trip(void **st)
 	assert_int_equal(rb_results_read_health(in, &hes, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(hes[0].member, 2);
-	assert_true(hes[0].temperature_c == 40.5);
-	assert_int_equal(hes[0].kernel_write_bytes, 13);
+	assert_true(hes[0].h.temperature_c == 40.5);
+	assert_int_equal(hes[0].h.kernel_write_bytes, 13);
 	free(hes);
 	assert_int_equal(rb_results_read_steady(in, &sss, &n), 0);
 	assert_int_equal(n, 1);

@@ -269,15 +269,15 @@ static void health(struct fx *f, uint32_t d, uint32_t point, int64_t t, double t
 	f->hl[f->nh++] = (struct rb_row_health){ .drive = d,
 						 .point = point,
 						 .t_ns = t,
-						 .nvme = 1,
-						 .temperature_c = temp,
-						 .critical_warning = warn,
-						 .available_spare_pct = 100,
-						 .percentage_used = 3,
-						 .media_errors = media,
-						 .error_log_entries = 7,
-						 .unsafe_shutdowns = 2,
-						 .throttle_seconds = 5 };
+						 .h.nvme = 1,
+						 .h.temperature_c = temp,
+						 .h.critical_warning = warn,
+						 .h.available_spare_pct = 100,
+						 .h.percentage_used = 3,
+						 .h.media_errors = media,
+						 .h.error_log_entries = 7,
+						 .h.unsafe_shutdowns = 2,
+						 .h.throttle_seconds = 5 };
 }
 
 static void test_health_over_the_run(void **st)
@@ -313,14 +313,14 @@ static void test_health_over_the_run(void **st)
 	assert_null(row(&f, 0, "max_unsafe_shutdowns"));
 	/* drive 3 throttled 11 s more by its end: one second past the limit */
 	assert_drive(&f, 3, "PASS");
-	f.hl[7].throttle_seconds = 16;
+	f.hl[7].h.throttle_seconds = 16;
 	judge(&f);
 	r = row(&f, 3, "max_throttle_seconds");
 	assert_non_null(r);
 	if (!strstr(r->reason, "11 new second(s) of thermal throttling during the run (5 to 16"))
 		fail_msg("%s", r->reason);
 	assert_null(strstr(row(&f, 0, "drive")->reason, "health not judged"));
-	f.hl[7].throttle_seconds = 15; /* 10: the limit, held */
+	f.hl[7].h.throttle_seconds = 15; /* 10: the limit, held */
 	judge(&f);
 	assert_drive(&f, 3, "PASS");
 	free(f.v);
@@ -333,13 +333,13 @@ static void link(struct fx *f, uint32_t d, uint32_t point, int64_t t, double wid
 	f->hl[f->nh++] = (struct rb_row_health){ .drive = d,
 						 .point = point,
 						 .t_ns = t,
-						 .pcie = 1,
-						 .pcie_width = width,
-						 .pcie_max_width = 4,
-						 .pcie_speed = gts,
-						 .pcie_max_speed = 16,
-						 .aer_correctable = correctable,
-						 .slot = "7" };
+						 .h.pcie = 1,
+						 .h.pcie_width = width,
+						 .h.pcie_max_width = 4,
+						 .h.pcie_speed = gts,
+						 .h.pcie_max_speed = 16,
+						 .h.aer_correctable = correctable,
+						 .h.slot = "7" };
 }
 
 static void test_pcie_link(void **st)
@@ -501,10 +501,10 @@ static void test_cliff(void **st)
 	 * between the 2nd and the 3rd (5 s into the point): the cliff says it throttled */
 	for (int k = 0; k < 4; k++) {
 		health(&f, 1, 0, 1000 + (int64_t)k * 2500000000LL, 40, 0, 0);
-		f.hl[f.nh - 1].throttle_transitions = k < 2 ? 3 : 5;
+		f.hl[f.nh - 1].h.throttle_transitions = k < 2 ? 3 : 5;
 	}
 	health(&f, 1, 1, 20000000000LL, 40, 0, 0); /* another point's: not this one's */
-	f.hl[f.nh - 1].throttle_transitions = 9;
+	f.hl[f.nh - 1].h.throttle_transitions = 9;
 	judge(&f);
 	r = row(&f, 1, "cliff_pct");
 	assert_non_null(r);
@@ -548,13 +548,13 @@ static void test_spare(void **st)
 		health(&f, d, 1, 30, 40, 0, 1);
 	}
 	/* drive 0: 0% from the start, its threshold 0 (no warning): no fall, no FAIL */
-	f.hl[0].available_spare_pct = f.hl[1].available_spare_pct = 0;
+	f.hl[0].h.available_spare_pct = f.hl[1].h.available_spare_pct = 0;
 	/* drive 1: 10% then 3%: fell below the floor */
-	f.hl[2].available_spare_pct = 10;
-	f.hl[3].available_spare_pct = 3;
+	f.hl[2].h.available_spare_pct = 10;
+	f.hl[3].h.available_spare_pct = 3;
 	/* drive 2: 2% from the start, below its own threshold by its warning bit 0 */
-	f.hl[4].available_spare_pct = f.hl[5].available_spare_pct = 2;
-	f.hl[4].critical_warning = f.hl[5].critical_warning = 0x1;
+	f.hl[4].h.available_spare_pct = f.hl[5].h.available_spare_pct = 2;
+	f.hl[4].h.critical_warning = f.hl[5].h.critical_warning = 0x1;
 	assert_int_equal(judge(&f), RB_FAIL);
 	assert_null(row(&f, 0, "min_spare_pct"));
 	assert_drive(&f, 0, "PASS");
@@ -602,8 +602,8 @@ static void test_drive_line(void **st)
 	f.rules.max_throttle_seconds = 0;
 	health(&f, 0, 0, 10, 40, 0x1f, 1);
 	health(&f, 0, 1, 30, 45, 0x1f, 3);
-	f.hl[1].unsafe_shutdowns = 9;
-	f.hl[1].throttle_seconds = 99;
+	f.hl[1].h.unsafe_shutdowns = 9;
+	f.hl[1].h.throttle_seconds = 99;
 	judge(&f);
 	r = row(&f, 0, "drive");
 	assert_string_equal(r->verdict, "FAIL");

@@ -393,45 +393,45 @@ static void test_wire_health(void **state)
 		.member = "/dev/sdb",
 		.t_ns = 5,
 		.when = 2,
-		.nvme = true,
-		.kernel = true,
-		.critical_warning = 4,
-		.temperature_c = -3,
-		.available_spare_pct = 97,
-		.percentage_used = 12,
-		.data_units_read = 1.5,
-		.data_units_written = 2.5,
-		.host_reads = 3.5,
-		.host_writes = 4.5,
-		.power_on_hours = 5.5,
-		.unsafe_shutdowns = 6.5,
-		.media_errors = 7.5,
-		.error_log_entries = 8.5,
-		.kernel_read_ios = 9,
-		.kernel_write_ios = 10,
-		.kernel_read_bytes = 11,
-		.kernel_write_bytes = 12,
-		.warn_temp_minutes = 13.5,
-		.crit_temp_minutes = 14.5,
-		.throttle_transitions = 15,
-		.throttle_seconds = 16.5,
+		.h.nvme = true,
+		.h.kernel = true,
+		.h.critical_warning = 4,
+		.h.temperature_c = -3,
+		.h.available_spare_pct = 97,
+		.h.percentage_used = 12,
+		.h.data_units_read = 1.5,
+		.h.data_units_written = 2.5,
+		.h.host_reads = 3.5,
+		.h.host_writes = 4.5,
+		.h.power_on_hours = 5.5,
+		.h.unsafe_shutdowns = 6.5,
+		.h.media_errors = 7.5,
+		.h.error_log_entries = 8.5,
+		.h.kernel_read_ios = 9,
+		.h.kernel_write_ios = 10,
+		.h.kernel_read_bytes = 11,
+		.h.kernel_write_bytes = 12,
+		.h.warn_temp_minutes = 13.5,
+		.h.crit_temp_minutes = 14.5,
+		.h.throttle_transitions = 15,
+		.h.throttle_seconds = 16.5,
 	};
 	b = round_trip(&m);
 	assert_int_equal(b->health.t_ns, 5);
 	assert_int_equal(b->health.when, 2);
-	assert_true(b->health.nvme && b->health.kernel);
-	assert_int_equal(b->health.critical_warning, 4);
-	assert_int_equal(b->health.temperature_c, -3);
-	assert_int_equal(b->health.available_spare_pct, 97);
-	assert_int_equal(b->health.percentage_used, 12);
-	assert_true(b->health.data_units_read == 1.5 && b->health.data_units_written == 2.5);
-	assert_true(b->health.host_reads == 3.5 && b->health.host_writes == 4.5);
-	assert_true(b->health.power_on_hours == 5.5 && b->health.unsafe_shutdowns == 6.5);
-	assert_true(b->health.media_errors == 7.5 && b->health.error_log_entries == 8.5);
-	assert_int_equal(b->health.kernel_read_ios + b->health.kernel_write_ios, 19);
-	assert_int_equal(b->health.kernel_read_bytes + b->health.kernel_write_bytes, 23);
-	assert_true(b->health.warn_temp_minutes == 13.5 && b->health.crit_temp_minutes == 14.5);
-	assert_true(b->health.throttle_transitions == 15 && b->health.throttle_seconds == 16.5);
+	assert_true(b->health.h.nvme && b->health.h.kernel);
+	assert_int_equal(b->health.h.critical_warning, 4);
+	assert_int_equal(b->health.h.temperature_c, -3);
+	assert_int_equal(b->health.h.available_spare_pct, 97);
+	assert_int_equal(b->health.h.percentage_used, 12);
+	assert_true(b->health.h.data_units_read == 1.5 && b->health.h.data_units_written == 2.5);
+	assert_true(b->health.h.host_reads == 3.5 && b->health.h.host_writes == 4.5);
+	assert_true(b->health.h.power_on_hours == 5.5 && b->health.h.unsafe_shutdowns == 6.5);
+	assert_true(b->health.h.media_errors == 7.5 && b->health.h.error_log_entries == 8.5);
+	assert_int_equal(b->health.h.kernel_read_ios + b->health.h.kernel_write_ios, 19);
+	assert_int_equal(b->health.h.kernel_read_bytes + b->health.h.kernel_write_bytes, 23);
+	assert_true(b->health.h.warn_temp_minutes == 13.5 && b->health.h.crit_temp_minutes == 14.5);
+	assert_true(b->health.h.throttle_transitions == 15 && b->health.h.throttle_seconds == 16.5);
 	assert_int_equal(b->health.point, 2);
 	assert_int_equal(b->health.attempt, 1);
 	assert_string_equal(b->health.drive, "vol0");
