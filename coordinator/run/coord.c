@@ -102,7 +102,7 @@ static void check_space(struct coord *k, const char *path)
 /* The run's own state, before any agent: its agents, identity and clock. */
 static int coord_init(struct coord *k, struct rb_campaign *c, const struct rb_coord_opts *o)
 {
-	*k = (struct coord){ .c = c, .o = o, .journal = -1 };
+	*k = (struct coord){ .c = c, .o = o, .jr.journal = -1 };
 	k->clock = o->clock ? o->clock : &rb_clock_real;
 	coord_enter(k, PHASE_WAITING);
 	/* this run's identity: the agents' spool files carry it */
@@ -121,27 +121,27 @@ static int open_resumed(struct coord *k, const struct mode *m)
 	int r;
 
 	snprintf(k->run, sizeof(k->run), "%s", m->resume->run);
-	snprintf(k->journal_path, sizeof(k->journal_path), "%s.journal", path);
+	snprintf(k->jr.journal_path, sizeof(k->jr.journal_path), "%s.journal", path);
 	if (rsm_run_complete(path)) {
 		rb_info("the run in '%s' is complete: there is nothing to resume", path);
 		return -1;
 	}
-	r = rb_journal_open(k->journal_path, true, &k->journal);
+	r = rb_journal_open(k->jr.journal_path, true, &k->jr.journal);
 	if (r == -EWOULDBLOCK) {
-		pid_t pid = rb_journal_holder(k->journal_path);
+		pid_t pid = rb_journal_holder(k->jr.journal_path);
 
 		if (pid > 0)
 			rb_err("the run in '%s' is still going: its coordinator (pid %d) holds the "
 			       "journal '%s'; not resumed",
-			       path, (int)pid, k->journal_path);
+			       path, (int)pid, k->jr.journal_path);
 		else
 			rb_err("the run in '%s' is still going: another process holds the journal "
 			       "'%s'; not resumed",
-			       path, k->journal_path);
+			       path, k->jr.journal_path);
 		return RB_EXIT_FAILED;
 	}
 	if (r) {
-		rb_err("cannot reopen the journal '%s': %s", k->journal_path, strerror(-r));
+		rb_err("cannot reopen the journal '%s': %s", k->jr.journal_path, strerror(-r));
 		return RB_EXIT_FAILED;
 	}
 	return rsm_pass(k, J_SEQS, 0) ? RB_EXIT_FAILED : 0;
@@ -231,10 +231,10 @@ static int coord_prepare(struct coord *k, struct rb_campaign *c)
 		if (t)
 			rb_progress_capacity(k->prog, i, t->size_bytes);
 	}
-	k->refused = calloc(c->ndrives + 1, sizeof(bool));
-	k->refusal_why = calloc(c->ndrives + 1, sizeof(*k->refusal_why));
+	k->refusal.refused = calloc(c->ndrives + 1, sizeof(bool));
+	k->refusal.refusal_why = calloc(c->ndrives + 1, sizeof(*k->refusal.refusal_why));
 	k->warned = calloc(c->ndrives + 1, 1);
-	return k->refused && k->refusal_why && k->warned ? 0 : RB_EXIT_FAILED;
+	return k->refusal.refused && k->refusal.refusal_why && k->warned ? 0 : RB_EXIT_FAILED;
 }
 
 /* The results file (and a new run's journal), named to the caller and the service. */
@@ -321,7 +321,7 @@ static int one_point(struct coord *k, size_t i, bool *replaying)
 		*replaying = false;
 		rb_info("resuming at point %u ('%s') as attempt %u", p->index, p->name, attempt);
 	}
-	rb_progress_point(k->prog, i, k->skipped ? k->refused : NULL);
+	rb_progress_point(k->prog, i, k->refusal.skipped ? k->refusal.refused : NULL);
 	if (!rc)
 		rc = loop_run_point(k, p, attempt);
 	/* however it ended: no Assign goes again */
@@ -341,8 +341,8 @@ static int run_points(struct coord *k, const struct mode *m)
 	int rc = 0;
 
 	if (replaying) {
-		k->jp = calloc(c->npoints * c->nagents + 1, sizeof(*k->jp));
-		if (!k->jp || rsm_pass(k, J_POINTS, 0))
+		k->jr.jp = calloc(c->npoints * c->nagents + 1, sizeof(*k->jr.jp));
+		if (!k->jr.jp || rsm_pass(k, J_POINTS, 0))
 			return RB_EXIT_FAILED;
 	}
 	for (size_t i = 0; i < c->npoints; i++) {
@@ -409,7 +409,7 @@ static int run_end(struct coord *k, const char *path, int rc, const char **statu
 		return RB_EXIT_FAILED;
 	}
 	dlv_stop_agents(k, "campaign finished");
-	if (k->bad_drives || k->skipped)
+	if (k->bad_drives || k->refusal.skipped)
 		rc = rb_exit_worse(rc, RB_EXIT_PARTIAL);
 	if (rc == RB_EXIT_PARTIAL)
 		*status = "partial";
@@ -447,7 +447,7 @@ static int run_verdicts(struct coord *k, const char *path, int rc)
 	char err[512];
 	int v;
 
-	if (!rb_verdict_rules_any(&c->verdict) && !k->skipped)
+	if (!rb_verdict_rules_any(&c->verdict) && !k->refusal.skipped)
 		return rc;
 	k->vrules = calloc(c->nphases + 1, sizeof(*k->vrules));
 	if (!k->vrules) {
@@ -504,16 +504,16 @@ static void coord_release(struct coord *k)
 	free(k->health);
 	free(k->vinfo);
 	srun_roll_free(k);
-	if (k->journal >= 0) {
-		fdatasync(k->journal);
-		close(k->journal);
+	if (k->jr.journal >= 0) {
+		fdatasync(k->jr.journal);
+		close(k->jr.journal);
 	}
-	free(k->ss);
-	free(k->jp);
-	free(k->gaps);
+	free(k->steady.ss);
+	free(k->jr.jp);
+	free(k->jr.gaps);
 	ing_seen_release(k);
-	free(k->refused);
-	free(k->refusal_why);
+	free(k->refusal.refused);
+	free(k->refusal.refusal_why);
 	free(k->vrules);
 	free(k->warned);
 	rb_progress_free(k->prog);

@@ -197,39 +197,24 @@ struct seenset {
 	uint32_t n, cap;
 };
 
-struct coord {
-	const struct rb_campaign *c;
-	/* the run's timers and its agents' instants: real, or a test's fake (the results
-	 * file's name and the progress view read the host's clock) */
-	const struct rb_clock *clock;
-	enum coord_phase phase;
-	struct rb_zap *zap;		 /* NULL when insecure */
-	struct hstate *health;		 /* per drive */
-	struct rb_progress *prog;	 /* the live view; NULL before the points run */
-	bool *refused;			 /* per drive: the guard said no at preflight */
-	char (*refusal_why)[256];	 /* per drive: its reasons, joined (on_refusal: skip) */
-	struct rb_verdict_rules *vrules; /* per phase: the verdict's rules, merged */
-	uint8_t *warned;		 /* per drive: critical-warning bits said already */
-	struct ss_row {
-		long row;
-		int drive;
-		unsigned round;
-	} * ss; /* results rows of the current steady-state phase */
-	size_t nss, capss;
-	struct roll {
-		uint32_t interval;
-		bool have, steady;
-		uint64_t ios, bytes, lat_ns;
-		double *v;
-		unsigned n, cap;
-		long at;
-		struct rb_steady st;
-	} * roll;	     /* per drive, in a rolling steady-state point */
-	size_t roll_steady;  /* drives steady so far in this rolling point */
-	size_t point_drives; /* drives the current point measures */
-	bool roll_stopped;
-	int64_t start_at; /* the current point's start instant, our clock; 0 none */
-	int journal;	  /* the run's journal (RESULTS.h5.journal); -1 none */
+/* registry.c's: the campaign's agents, and those heard before groups are resolved */
+struct coord_reg {
+	struct ragent *agents;
+	size_t nreg;	       /* agents[]'s entries (c->nagents once groups have joined) */
+	struct rb_idmap names; /* agents by name */
+	/* agents of no target by name, heard before agent groups are resolved */
+	struct cand {
+		struct rb_peer peer;
+		struct rb_msg *hello; /* its last Hello (a copy) */
+		bool taken;
+	} * cands;
+	size_t ncands;
+	bool groups_resolved;
+};
+
+/* resume.c's and delivery.c's: the run's journal, and what a resume replays from it */
+struct coord_journal {
+	int journal; /* the run's journal (RESULTS.h5.journal); -1 none */
 	char journal_path[4200];
 	off_t jcursor;	/* resume: the next journal record to replay */
 	bool replaying; /* resume: applying journaled messages, not live ones */
@@ -251,29 +236,60 @@ struct coord {
 	} * gaps;
 	size_t ngaps;
 	int64_t last_ack_flush;
-	char run[96]; /* this run's identity, for the agents' spools */
+};
+
+/* steady_run.c's: the rows of a steady-state phase's rounds, and the rolling judge */
+struct coord_steady {
+	struct ss_row {
+		long row;
+		int drive;
+		unsigned round;
+	} * ss; /* results rows of the current steady-state phase */
+	size_t nss, capss;
+	struct roll {
+		uint32_t interval;
+		bool have, steady;
+		uint64_t ios, bytes, lat_ns;
+		double *v;
+		unsigned n, cap;
+		long at;
+		struct rb_steady st;
+	} * roll;	    /* per drive, in a rolling steady-state point */
+	size_t roll_steady; /* drives steady so far in this rolling point */
+	bool roll_stopped;
+};
+
+/* the pre-flight's refusals: which drives, why, and how many were left out */
+struct coord_refusal {
+	bool *refused;		  /* per drive: the guard said no at preflight */
+	char (*refusal_why)[256]; /* per drive: its reasons, joined (on_refusal: skip) */
+	size_t refusals;
+	size_t skipped;		  /* drives refused and left out (on_refusal: skip) */
+	size_t unmapped_refusals; /* refusals naming no drive of the campaign (the agent) */
+};
+
+struct coord {
+	const struct rb_campaign *c;
+	/* the run's timers and its agents' instants: real, or a test's fake (the results
+	 * file's name and the progress view read the host's clock) */
+	const struct rb_clock *clock;
+	enum coord_phase phase;
+	struct rb_zap *zap;		 /* NULL when insecure */
+	struct hstate *health;		 /* per drive */
+	struct rb_progress *prog;	 /* the live view; NULL before the points run */
+	struct rb_verdict_rules *vrules; /* per phase: the verdict's rules, merged */
+	uint8_t *warned;		 /* per drive: critical-warning bits said already */
+	size_t point_drives;		 /* drives the current point measures */
+	int64_t start_at;		 /* the current point's start instant, our clock; 0 none */
+	char run[96];			 /* this run's identity, for the agents' spools */
 	const struct rb_coord_opts *o;
 	void *sock;
-	struct ragent *agents;
-	size_t nreg;	       /* agents[]'s entries (c->nagents once groups have joined) */
-	struct rb_idmap names; /* agents by name */
-	/* agents of no target by name, heard before agent groups are resolved */
-	struct cand {
-		struct rb_peer peer;
-		struct rb_msg *hello; /* its last Hello (a copy) */
-		bool taken;
-	} * cands;
-	size_t ncands;
-	bool groups_resolved;
 	struct rb_results *res;
 	struct summary *sum;	   /* [point][drive] */
 	struct rb_identity *vinfo; /* per drive: a volume as its agent opened it */
 	unsigned cur_point;
 	bool drives_written;
 	bool lost_abort;
-	size_t refusals;
-	size_t skipped;		  /* drives refused and left out (on_refusal: skip) */
-	size_t unmapped_refusals; /* refusals naming no drive of the campaign (the agent) */
 	bool fatal;
 	int store_err; /* the journal or the results file could not be written: stop */
 	/* the current point's sample keys stored: each once, whatever the epoch it came in;
@@ -286,6 +302,10 @@ struct coord {
 	size_t bad_drives;
 	struct rb_hist scratch;
 	struct live live; /* rackbench serve's metrics (o->live) */
+	struct coord_reg reg;
+	struct coord_journal jr;
+	struct coord_steady steady;
+	struct coord_refusal refusal;
 };
 
 static inline int64_t coord_now(const struct coord *k)

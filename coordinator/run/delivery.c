@@ -61,16 +61,16 @@ static int dlv_journal(struct coord *k, const struct ragent *a, const uint8_t *b
 {
 	int r;
 
-	if (k->journal < 0 || !buf)
+	if (k->jr.journal < 0 || !buf)
 		return 0;
 	if (k->store_err)
 		return -k->store_err;
-	r = rb_journal_append(k->journal, a->name, buf, len);
+	r = rb_journal_append(k->jr.journal, a->name, buf, len);
 	if (r) {
 		dlv_store_failed(k, "append to the journal", -r);
 		return r;
 	}
-	k->journal_dirty = true;
+	k->jr.journal_dirty = true;
 	return 0;
 }
 
@@ -80,24 +80,24 @@ void dlv_flush_acks(struct coord *k, bool force)
 	int64_t now = coord_now(k);
 	bool any = false;
 
-	if (!force && now - k->last_ack_flush < 20000000LL)
+	if (!force && now - k->jr.last_ack_flush < 20000000LL)
 		return;
-	k->last_ack_flush = now;
+	k->jr.last_ack_flush = now;
 	for (size_t i = 0; i < k->c->nagents && !any; i++)
-		for (unsigned j = 0; j < k->agents[i].nseqs; j++)
-			any |= k->agents[i].seqs[j].due;
+		for (unsigned j = 0; j < k->reg.agents[i].nseqs; j++)
+			any |= k->reg.agents[i].seqs[j].due;
 	/* an Ack says "on disk": never after a failed write or sync */
 	if (!any || k->store_err)
 		return;
-	if (k->journal >= 0 && k->journal_dirty) {
-		if (fdatasync(k->journal)) {
+	if (k->jr.journal >= 0 && k->jr.journal_dirty) {
+		if (fdatasync(k->jr.journal)) {
 			dlv_store_failed(k, "sync the journal", errno);
 			return;
 		}
-		k->journal_dirty = false;
+		k->jr.journal_dirty = false;
 	}
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 
 		for (unsigned j = 0; j < a->nseqs; j++) {
 			struct rb_msg m;
@@ -112,8 +112,8 @@ void dlv_flush_acks(struct coord *k, bool force)
 		}
 	}
 	/* after the Acks, not before them: the synced pages leave the page cache */
-	if (k->journal >= 0)
-		rb_journal_forget(k->journal, &k->journal_cached);
+	if (k->jr.journal >= 0)
+		rb_journal_forget(k->jr.journal, &k->jr.journal_cached);
 }
 
 /* Round trips for each agent's clock offset: quickly after it registers, then every 2 s. */
@@ -127,7 +127,7 @@ void dlv_probe_clocks(struct coord *k)
 		return;
 	k->probe_scan_ns = now + 10000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 		struct rb_msg m;
 
 		if (!agent_probed(a) || now < a->next_probe)
@@ -147,11 +147,11 @@ void dlv_probe_clocks(struct coord *k)
  */
 void dlv_ask_gaps(struct coord *k, struct ragent *a)
 {
-	for (size_t i = 0; i < k->ngaps; i++) {
-		struct jgap *g = &k->gaps[i];
+	for (size_t i = 0; i < k->jr.ngaps; i++) {
+		struct jgap *g = &k->jr.gaps[i];
 		struct rb_msg m;
 
-		if (g->agent != (size_t)(a - k->agents) || g->lo > g->hi)
+		if (g->agent != (size_t)(a - k->reg.agents) || g->lo > g->hi)
 			continue;
 		rb_msg_init(&m, RB_MSG_ACK);
 		m.ack.epoch = g->epoch;
@@ -166,10 +166,10 @@ void dlv_ask_gaps(struct coord *k, struct ragent *a)
 /* A numbered message the journal lacked (in a gap): it fills it. */
 static bool dlv_gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t seq)
 {
-	for (size_t i = 0; i < k->ngaps; i++) {
-		struct jgap *g = &k->gaps[i];
+	for (size_t i = 0; i < k->jr.ngaps; i++) {
+		struct jgap *g = &k->jr.gaps[i];
 
-		if (g->agent != (size_t)(a - k->agents) || g->epoch != epoch || seq != g->lo ||
+		if (g->agent != (size_t)(a - k->reg.agents) || g->epoch != epoch || seq != g->lo ||
 		    g->lo > g->hi)
 			continue;
 		g->lo++;
@@ -182,7 +182,7 @@ static bool dlv_gap_fill(struct coord *k, const struct ragent *a, uint64_t epoch
 void dlv_stop_agents(struct coord *k, const char *reason)
 {
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 		struct rb_msg m;
 
 		if (!agent_seen(a))
@@ -206,7 +206,7 @@ enum dlv_verdict dlv_accept(struct coord *k, struct ragent *a, const struct rb_m
 		return DLV_APPLY;
 	x = dlv_seq(a, e->epoch);
 	x->due = true;
-	if (e->seq <= x->seq && k->ngaps && dlv_gap_fill(k, a, e->epoch, e->seq)) {
+	if (e->seq <= x->seq && k->jr.ngaps && dlv_gap_fill(k, a, e->epoch, e->seq)) {
 		/* what a damaged journal lacked: stored again, applied as it comes */
 		if (dlv_journal(k, a, raw, rawlen))
 			return DLV_DROP;

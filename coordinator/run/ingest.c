@@ -141,7 +141,7 @@ static bool assigned(struct coord *k, const struct ragent *a, uint32_t point, ui
 {
 	if (point >= k->c->npoints)
 		return false;
-	if (k->replaying)
+	if (k->jr.replaying)
 		return true;
 	return point == k->cur_point && a->assigned && attempt < a->assigned[point];
 }
@@ -252,7 +252,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 			dr->drive, dr->point);
 		return;
 	}
-	if (a->state == AGENT_DROPPED && !k->replaying) {
+	if (a->state == AGENT_DROPPED && !k->jr.replaying) {
 		/* its drives' rows for this point say "lost" already: one row per drive */
 		rb_info("agent '%s' is back and finished point %u on drive '%s'; its row stays "
 			"\"lost\"",
@@ -273,7 +273,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	copy(row.message, sizeof(row.message), dr->message);
 	/* a rolling steady-state point ends by our Stop once steady: its end, not a cut */
 	if (st == RB_STATUS_STOPPED && k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
-	    (k->roll_stopped || k->replaying)) {
+	    (k->steady.roll_stopped || k->jr.replaying)) {
 		st = RB_STATUS_OK;
 		row.message[0] = '\0';
 	}
@@ -300,7 +300,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 					   dirs[d]->hist.n);
 	health_row(k, (size_t)di, &row);
 	row.rate_iops = ing_curve_rate(k, &k->c->points[dr->point], di);
-	if (k->roll && st != RB_STATUS_LOST)
+	if (k->steady.roll && st != RB_STATUS_LOST)
 		srun_roll_verdict(k, &k->c->points[dr->point], di, &row);
 	if (k->c->points[dr->point].round)
 		srun_note(k, rb_results_next_result(k->res), di, k->c->points[dr->point].round);
@@ -309,7 +309,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	result_extras(k, a, dr, (size_t)di);
 	k->io_errors +=
 		row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
-	if (k->live.d && !k->replaying) {
+	if (k->live.d && !k->jr.replaying) {
 		/* its part of the point ended: it reads 0 from now on, not its last interval */
 		k->live.d[di].done = true;
 		k->live.d[di].mismatches += row.verify_mismatches;
@@ -317,7 +317,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	}
 	/* a point stopped short, replayed from the journal, runs again as the next attempt:
 	 * its row is superseded, not a failure of the run */
-	if (st != RB_STATUS_OK && !(k->replaying && st == RB_STATUS_STOPPED)) {
+	if (st != RB_STATUS_OK && !(k->jr.replaying && st == RB_STATUS_STOPPED)) {
 		k->bad_drives += !data_error;
 		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
 		       row.status, row.message);
@@ -382,7 +382,7 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	if (m->h.nvme)
 		rb_progress_temp(k->prog, (size_t)di, row.h.temperature_c);
 	hs->warnings |= row.h.critical_warning;
-	if (k->live.d && !k->replaying) {
+	if (k->live.d && !k->jr.replaying) {
 		struct ldrive *ld = &k->live.d[di];
 
 		if (m->h.nvme && !isnan(row.h.temperature_c)) {
@@ -602,7 +602,7 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		/* the drive's measurement ended with this interval (agents of 1.7 on) */
 		if (s->last && s->point == k->cur_point)
 			rb_progress_finished(k->prog, (size_t)di);
-		if (k->live.d && !k->replaying)
+		if (k->live.d && !k->jr.replaying)
 			live_sample(k, di, s, row.lat_p99_ns);
 		if (srun_roll_sample(k, di, s))
 			dlv_stop_agents(k, "steady state reached");
@@ -625,19 +625,20 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 			else
 				fprintf(stderr, "  agent '%s' drive '%s': %s\n", a->name,
 					d->subject, d->message);
-			k->refusals++;
+			k->refusal.refusals++;
 
-			if (di >= 0 && k->refused) {
-				char *w = k->refusal_why[di];
+			if (di >= 0 && k->refusal.refused) {
+				char *w = k->refusal.refusal_why[di];
 				size_t n = strlen(w);
 
-				k->refused[di] = true;
+				k->refusal.refused[di] = true;
 				/* a pre-flight asked again answers the same */
 				if (!strstr(w, d->message))
-					snprintf(w + n, sizeof(k->refusal_why[di]) - n, "%s%s",
-						 n ? "; " : "", d->message);
+					snprintf(w + n, sizeof(k->refusal.refusal_why[di]) - n,
+						 "%s%s", n ? "; " : "", d->message);
 			} else {
-				k->unmapped_refusals++; /* of the agent itself: no drive to skip */
+				k->refusal
+					.unmapped_refusals++; /* of the agent itself: no drive to skip */
 			}
 		}
 		if (a->state == AGENT_CONNECTED)
@@ -685,7 +686,7 @@ void ing_agent_rows(struct coord *k)
 	const struct rb_campaign *c = k->c;
 
 	for (size_t i = 0; i < c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 		struct rb_row_agent row;
 
 		memset(&row, 0, sizeof(row));
@@ -908,12 +909,12 @@ void ing_point_begin(struct coord *k, const struct rb_point *p)
 	k->live.newest = 0;
 	k->live.at_newest = 0;
 	/* a rolling steady state judges this point's intervals as they come */
-	k->roll_stopped = false;
-	k->roll_steady = 0;
+	k->steady.roll_stopped = false;
+	k->steady.roll_steady = 0;
 	k->point_drives = 0;
 	for (size_t i = 0; i < k->c->ndrives; i++)
 		k->point_drives += rb_point_has_drive(k->c, p, i);
 	srun_roll_free(k);
 	if (k->c->phases[p->phase].steady_rolling)
-		k->roll = calloc(k->c->ndrives + 1, sizeof(*k->roll));
+		k->steady.roll = calloc(k->c->ndrives + 1, sizeof(*k->steady.roll));
 }

@@ -59,7 +59,7 @@ static int failing(const struct coord *k, const struct ldrive *d)
 {
 	const struct rb_verdict_rules *r = &k->c->verdict;
 
-	if (!rb_verdict_rules_any(r) && !k->skipped)
+	if (!rb_verdict_rules_any(r) && !k->refusal.skipped)
 		return -1;
 	return d->errors || d->mismatches ||
 	       (!isnan(r->max_temp_c) && d->max_temp_c > r->max_temp_c) ||
@@ -152,7 +152,7 @@ static int agents(struct coord *k)
 		k->live.agents_cap = n;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct ragent *a = &k->agents[i];
+		const struct ragent *a = &k->reg.agents[i];
 		bool lost = a->state == AGENT_LOST || a->state == AGENT_DROPPED;
 
 		k->live.agents[i] = (struct rb_live_agent){ .name = a->name,
@@ -169,7 +169,7 @@ void live_publish(struct coord *k, bool force)
 	struct rb_coord_live l = { 0 };
 	int64_t now;
 
-	if (!o->live || !k->agents)
+	if (!o->live || !k->reg.agents)
 		return;
 	if (o->state && o->state->live_due) {
 		o->state->live_due = false;

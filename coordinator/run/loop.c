@@ -66,8 +66,8 @@ static int pump(struct coord *k, int timeout_ms)
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;
 
-	r = rb_tx_recv_keep(k->sock, timeout_ms, &peer, &e, k->journal >= 0 ? &raw : NULL, &rawlen,
-			    err, sizeof(err));
+	r = rb_tx_recv_keep(k->sock, timeout_ms, &peer, &e, k->jr.journal >= 0 ? &raw : NULL,
+			    &rawlen, err, sizeof(err));
 	int64_t t3 = coord_now(k);
 
 	if (r == -EAGAIN)
@@ -134,9 +134,9 @@ static int pump(struct coord *k, int timeout_ms)
 		ing_apply(k, a, e, t3);
 		break;
 	case DLV_REFILL:
-		k->replaying = true; /* of a point the journal holds: as a replay of it */
+		k->jr.replaying = true; /* of a point the journal holds: as a replay of it */
 		ing_apply(k, a, e, t3);
-		k->replaying = false;
+		k->jr.replaying = false;
 		break;
 	case DLV_DROP:
 		break;
@@ -184,15 +184,16 @@ static int await_agents(struct coord *k, enum agent_state least, int64_t deadlin
 		size_t waiting = 0;
 
 		for (size_t i = 0; i < k->c->nagents; i++)
-			waiting += k->agents[i].state < least;
+			waiting += k->reg.agents[i].state < least;
 		if (!waiting)
 			return 0;
 		if (loop_stopped(k))
 			return RB_EXIT_FAILED;
 		if (coord_now(k) >= deadline) {
 			for (size_t i = 0; i < k->c->nagents; i++)
-				if (k->agents[i].state < least)
-					rb_err("agent '%s' did not %s", k->agents[i].name, what);
+				if (k->reg.agents[i].state < least)
+					rb_err("agent '%s' did not %s", k->reg.agents[i].name,
+					       what);
 			return timeout_rc;
 		}
 		pump(k, 100);
@@ -208,7 +209,7 @@ static int await_agents(struct coord *k, enum agent_state least, int64_t deadlin
 static void settle_groups(struct coord *k, int64_t deadline)
 {
 	bool open = false;
-	size_t seen = k->ncands;
+	size_t seen = k->reg.ncands;
 	int64_t quiet = coord_now(k);
 
 	for (size_t g = 0; g < k->c->ngroups; g++)
@@ -217,8 +218,8 @@ static void settle_groups(struct coord *k, int64_t deadline)
 	       coord_now(k) - quiet < GROUP_SETTLE_NS) {
 		pump(k, 100);
 		drain(k);
-		if (k->ncands != seen) {
-			seen = k->ncands;
+		if (k->reg.ncands != seen) {
+			seen = k->reg.ncands;
 			quiet = coord_now(k);
 		}
 	}
@@ -269,7 +270,7 @@ static void await_clocks(struct coord *k)
 		size_t unknown = 0;
 
 		for (size_t i = 0; i < k->c->nagents; i++) {
-			const struct ragent *a = &k->agents[i];
+			const struct ragent *a = &k->reg.agents[i];
 
 			unknown += agent_probed(a) && !a->clk.n;
 		}
@@ -287,7 +288,7 @@ int loop_preflight(struct coord *k)
 	int rc;
 
 	for (size_t i = 0; i < k->c->nagents; i++)
-		ord_preflight(k, &k->agents[i]);
+		ord_preflight(k, &k->reg.agents[i]);
 	coord_enter(k, PHASE_PREFLIGHT);
 	if (writes)
 		fprintf(stderr, "rackbench: checking %zu drive(s) with the safety guard\n",
@@ -296,23 +297,23 @@ int loop_preflight(struct coord *k)
 	if (rc)
 		return rc;
 	await_clocks(k);
-	if (!k->refusals)
+	if (!k->refusal.refusals)
 		return 0;
 	/* a refusal of the agent itself (its layout, its configuration) names no drive to
 	 * leave out: it stops the campaign whatever on_refusal says */
-	if (k->c->on_refusal == RB_REFUSAL_SKIP && !k->unmapped_refusals) {
+	if (k->c->on_refusal == RB_REFUSAL_SKIP && !k->refusal.unmapped_refusals) {
 		for (size_t i = 0; i < k->c->ndrives; i++)
-			k->skipped += k->refused[i];
-		if (k->skipped < k->c->ndrives) {
+			k->refusal.skipped += k->refusal.refused[i];
+		if (k->refusal.skipped < k->c->ndrives) {
 			rb_warn("on_refusal: skip: %zu drive(s) the safety guard refused (reasons "
 				"above) are left out; the other %zu run",
-				k->skipped, k->c->ndrives - k->skipped);
+				k->refusal.skipped, k->c->ndrives - k->refusal.skipped);
 			return 0;
 		}
 	}
 	rb_err("refused by the safety guard (%zu reason(s) above); nothing was written "
 	       "to any drive",
-	       k->refusals);
+	       k->refusal.refusals);
 	return RB_EXIT_REFUSED;
 }
 
@@ -339,12 +340,12 @@ static void unmeasured_row(struct coord *k, size_t drive, uint32_t point, uint32
 
 static void skip_refused(struct coord *k, const struct rb_point *p, uint32_t attempt)
 {
-	for (size_t i = 0; k->skipped && i < k->c->ndrives; i++) {
+	for (size_t i = 0; k->refusal.skipped && i < k->c->ndrives; i++) {
 		char why[256];
 
-		if (!k->refused[i] || !rb_point_has_drive(k->c, p, i))
+		if (!k->refusal.refused[i] || !rb_point_has_drive(k->c, p, i))
 			continue;
-		snprintf(why, sizeof(why), "skipped: %s", k->refusal_why[i]);
+		snprintf(why, sizeof(why), "skipped: %s", k->refusal.refusal_why[i]);
 		unmeasured_row(k, i, p->index, attempt, RB_STATUS_REFUSED, why);
 	}
 }
@@ -381,7 +382,7 @@ static int point_start(struct coord *k, const struct rb_point *p, uint32_t attem
 	coord_enter(k, PHASE_POINT);
 	k->start_at = coord_now(k) + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 
 		if (a->state == AGENT_DROPPED && a->rejoin &&
 		    coord_now(k) - a->last_seen_ns <= LOST_AFTER_NS) {
@@ -483,7 +484,7 @@ int loop_run_point(struct coord *k, const struct rb_point *p, uint32_t attempt)
 		int64_t now = coord_now(k);
 
 		for (size_t i = 0; i < k->c->nagents; i++) {
-			struct ragent *a = &k->agents[i];
+			struct ragent *a = &k->reg.agents[i];
 
 			if (agent_finished(a))
 				continue;
@@ -497,10 +498,10 @@ int loop_run_point(struct coord *k, const struct rb_point *p, uint32_t attempt)
 			return RB_EXIT_FAILED;
 		if (now >= deadline) {
 			for (size_t i = 0; i < k->c->nagents; i++)
-				if (!agent_finished(&k->agents[i])) {
+				if (!agent_finished(&k->reg.agents[i])) {
 					rb_err("agent '%s' did not finish point %u in time",
-					       k->agents[i].name, p->index);
-					drop_agent(k, &k->agents[i], p);
+					       k->reg.agents[i].name, p->index);
+					drop_agent(k, &k->reg.agents[i], p);
 				}
 			break;
 		}
@@ -568,7 +569,7 @@ void loop_await_stopped(struct coord *k)
 		size_t running = 0;
 
 		for (size_t i = 0; i < k->c->nagents; i++)
-			running += agent_running(&k->agents[i]);
+			running += agent_running(&k->reg.agents[i]);
 		if (!running)
 			break;
 		pump(k, 100);

@@ -15,7 +15,7 @@
 /* Whether drive i is left out of the points: refused, and the campaign skips such. */
 static bool skipped(const struct coord *k, size_t i)
 {
-	return k->skipped && k->refused[i];
+	return k->refusal.skipped && k->refusal.refused[i];
 }
 
 /*

@@ -17,11 +17,11 @@
 /* A thousand agents each sending ten messages a second: names are looked up hashed. */
 static int hash_agents(struct coord *k)
 {
-	rb_idmap_clear(&k->names);
+	rb_idmap_clear(&k->reg.names);
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		const char *n = k->agents[i].name;
+		const char *n = k->reg.agents[i].name;
 
-		if (rb_idmap_add(&k->names, rb_hash_bytes(RB_HASH_INIT, n, strlen(n)), i))
+		if (rb_idmap_add(&k->reg.names, rb_hash_bytes(RB_HASH_INIT, n, strlen(n)), i))
 			return -ENOMEM;
 	}
 	return 0;
@@ -30,14 +30,14 @@ static int hash_agents(struct coord *k)
 /* The agents' table: one per agent the campaign names (groups' join later). */
 int reg_init(struct coord *k)
 {
-	k->agents = calloc(k->c->nagents + 1, sizeof(*k->agents));
-	if (!k->agents)
+	k->reg.agents = calloc(k->c->nagents + 1, sizeof(*k->reg.agents));
+	if (!k->reg.agents)
 		return -ENOMEM;
-	k->nreg = k->c->nagents;
-	rb_idmap_init(&k->names);
+	k->reg.nreg = k->c->nagents;
+	rb_idmap_init(&k->reg.names);
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		k->agents[i].name = k->c->agents[i];
-		if (!(k->agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
+		k->reg.agents[i].name = k->c->agents[i];
+		if (!(k->reg.agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
 			return -ENOMEM;
 	}
 	return hash_agents(k);
@@ -47,20 +47,20 @@ void reg_release(struct coord *k)
 {
 	/* nreg, not c->nagents: the campaign may have grown by a group's agents and the
 	 * table not (no memory) */
-	for (size_t i = 0; k->agents && i < k->nreg; i++) {
-		free(k->agents[i].targets);
-		free(k->agents[i].didx);
-		free(k->agents[i].assign_msg);
-		free(k->agents[i].assigned);
+	for (size_t i = 0; k->reg.agents && i < k->reg.nreg; i++) {
+		free(k->reg.agents[i].targets);
+		free(k->reg.agents[i].didx);
+		free(k->reg.agents[i].assign_msg);
+		free(k->reg.agents[i].assigned);
 	}
-	free(k->agents);
-	k->agents = NULL;
-	rb_idmap_release(&k->names);
-	for (size_t i = 0; i < k->ncands; i++)
-		rb_msg_free(k->cands[i].hello);
-	free(k->cands);
-	k->cands = NULL;
-	k->ncands = 0;
+	free(k->reg.agents);
+	k->reg.agents = NULL;
+	rb_idmap_release(&k->reg.names);
+	for (size_t i = 0; i < k->reg.ncands; i++)
+		rb_msg_free(k->reg.cands[i].hello);
+	free(k->reg.cands);
+	k->reg.cands = NULL;
+	k->reg.ncands = 0;
 }
 
 static struct ragent *agent_by_len(struct coord *k, const char *name, size_t len)
@@ -68,8 +68,8 @@ static struct ragent *agent_by_len(struct coord *k, const char *name, size_t len
 	uint64_t h = rb_hash_bytes(RB_HASH_INIT, name, len);
 	size_t cur = 0, i;
 
-	while ((i = rb_idmap_next(&k->names, h, &cur)) != SIZE_MAX) {
-		struct ragent *a = &k->agents[i];
+	while ((i = rb_idmap_next(&k->reg.names, h, &cur)) != SIZE_MAX) {
+		struct ragent *a = &k->reg.agents[i];
 
 		if (!strncmp(a->name, name, len) && !a->name[len])
 			return a;
@@ -96,7 +96,7 @@ struct ragent *reg_by_peer(struct coord *k, const struct rb_peer *p)
 	    !memcmp(a->peer.rid, p->rid, p->rid_len))
 		return a;
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		a = &k->agents[i];
+		a = &k->reg.agents[i];
 		if (agent_seen(a) && a->peer.rid_len == p->rid_len &&
 		    !memcmp(a->peer.rid, p->rid, p->rid_len))
 			return a;
@@ -136,10 +136,10 @@ void reg_index_drives(struct coord *k)
 	struct ragent **of = malloc((nd ? nd : 1) * sizeof(*of));
 
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		free(k->agents[i].didx);
-		k->agents[i].didx = NULL;
-		k->agents[i].ndidx = 0;
-		k->agents[i].dhint = 0;
+		free(k->reg.agents[i].didx);
+		k->reg.agents[i].didx = NULL;
+		k->reg.agents[i].ndidx = 0;
+		k->reg.agents[i].dhint = 0;
 	}
 	if (!of)
 		return;
@@ -149,7 +149,7 @@ void reg_index_drives(struct coord *k)
 			of[d]->ndidx++;
 	}
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 
 		a->didx = malloc((a->ndidx ? a->ndidx : 1) * sizeof(size_t));
 		a->ndidx = 0;
@@ -184,24 +184,24 @@ static void stash(struct coord *k, const struct rb_peer *peer, const struct rb_m
 
 	if (!copy)
 		return;
-	for (i = 0; i < k->ncands; i++)
-		if (!strcmp(k->cands[i].hello->hello.name, m->hello.name))
+	for (i = 0; i < k->reg.ncands; i++)
+		if (!strcmp(k->reg.cands[i].hello->hello.name, m->hello.name))
 			break;
-	if (i == k->ncands) {
-		struct cand *n = realloc(k->cands, (k->ncands + 1) * sizeof(*n));
+	if (i == k->reg.ncands) {
+		struct cand *n = realloc(k->reg.cands, (k->reg.ncands + 1) * sizeof(*n));
 
 		if (!n) {
 			rb_msg_free(copy);
 			return;
 		}
-		k->cands = n;
-		k->cands[k->ncands++] = (struct cand){ .hello = NULL };
+		k->reg.cands = n;
+		k->reg.cands[k->reg.ncands++] = (struct cand){ .hello = NULL };
 		rb_debug("agent '%s' connected; a candidate for the campaign's agent groups",
 			 m->hello.name);
 	}
-	rb_msg_free(k->cands[i].hello);
-	k->cands[i].hello = copy;
-	k->cands[i].peer = *peer;
+	rb_msg_free(k->reg.cands[i].hello);
+	k->reg.cands[i].hello = copy;
+	k->reg.cands[i].peer = *peer;
 }
 
 static bool cand_matches(const struct rb_agent_group *g, const struct cand *x)
@@ -232,18 +232,18 @@ size_t reg_groups_short(struct coord *k, bool report, bool choose)
 	struct rb_campaign *c = (struct rb_campaign *)k->c;
 	size_t lacking = 0;
 
-	if (k->ncands)
-		qsort(k->cands, k->ncands, sizeof(*k->cands), cand_cmp);
-	for (size_t i = 0; i < k->ncands; i++)
-		k->cands[i].taken = false;
+	if (k->reg.ncands)
+		qsort(k->reg.cands, k->reg.ncands, sizeof(*k->reg.cands), cand_cmp);
+	for (size_t i = 0; i < k->reg.ncands; i++)
+		k->reg.cands[i].taken = false;
 	for (size_t g = 0; g < c->ngroups; g++) {
 		const struct rb_agent_group *G = &c->groups[g];
 		unsigned found = 0;
 		char names[512] = "";
 
 		/* "all" and ">= N" take every match; N takes the first N by name */
-		for (size_t i = 0; i < k->ncands && (G->at_least || found < G->count); i++) {
-			struct cand *x = &k->cands[i];
+		for (size_t i = 0; i < k->reg.ncands && (G->at_least || found < G->count); i++) {
+			struct cand *x = &k->reg.cands[i];
 
 			if (x->taken || !cand_matches(G, x))
 				continue;
@@ -286,23 +286,23 @@ int reg_resolve_groups(struct coord *k)
 
 	if (reg_groups_short(k, false, true) == SIZE_MAX)
 		return RB_EXIT_FAILED;
-	n = realloc(k->agents, (k->c->nagents + 1) * sizeof(*n));
+	n = realloc(k->reg.agents, (k->c->nagents + 1) * sizeof(*n));
 	if (!n)
 		return RB_EXIT_FAILED;
-	k->agents = n;
-	memset(&k->agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
-	k->nreg = k->c->nagents;
+	k->reg.agents = n;
+	memset(&k->reg.agents[before], 0, (k->c->nagents + 1 - before) * sizeof(*n));
+	k->reg.nreg = k->c->nagents;
 	for (size_t i = 0; i < k->c->nagents; i++)
-		k->agents[i].name = k->c->agents[i];
+		k->reg.agents[i].name = k->c->agents[i];
 	for (size_t i = before; i < k->c->nagents; i++)
-		if (!(k->agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
+		if (!(k->reg.agents[i].assigned = calloc(k->c->npoints + 1, sizeof(uint32_t))))
 			return RB_EXIT_FAILED;
 	if (hash_agents(k))
 		return RB_EXIT_FAILED;
-	k->groups_resolved = true;
-	for (size_t i = 0; i < k->ncands; i++) {
-		if (k->cands[i].taken)
-			reg_hello(k, &k->cands[i].peer, k->cands[i].hello);
+	k->reg.groups_resolved = true;
+	for (size_t i = 0; i < k->reg.ncands; i++) {
+		if (k->reg.cands[i].taken)
+			reg_hello(k, &k->reg.cands[i].peer, k->reg.cands[i].hello);
 	}
 	return 0;
 }
@@ -337,7 +337,7 @@ enum reg_hello_event reg_hello(struct coord *k, const struct rb_peer *peer, cons
 	enum reg_hello_event ev = HELLO_NONE;
 
 	if (!a) {
-		if (k->c->ngroups && !k->groups_resolved)
+		if (k->c->ngroups && !k->reg.groups_resolved)
 			stash(k, peer, m);
 		else
 			rb_debug("agent '%s' is not in this campaign; ignored", h->name);
@@ -473,28 +473,28 @@ int reg_check_offered(struct coord *k)
 	 * buffered IO's invalidate and knows no write-zeroes nor engine uring_cmd: it would
 	 * move other bytes, wait otherwise, or read the page cache */
 	for (size_t i = 0; fio_keys && i < k->c->nagents; i++)
-		if (k->agents[i].minor < 7) {
+		if (k->reg.agents[i].minor < 7) {
 			rb_err("agent '%s' speaks protocol %s: this campaign's job_region, "
 			       "max_runtime, trim_method, completion, writezeroes, zns, engine "
 			       "uring_cmd or buffered IO's invalidate needs 1.7 or newer (an older "
 			       "agent would move other bytes); upgrade the agent",
-			       k->agents[i].name, k->agents[i].proto);
+			       k->reg.agents[i].name, k->reg.agents[i].proto);
 			rc = RB_EXIT_USAGE;
 		}
 	/* a 1.5 agent would ignore the command and run the point's default IO */
 	for (size_t i = 0; execs && i < k->c->nagents; i++)
-		if (k->agents[i].minor < 6) {
+		if (k->reg.agents[i].minor < 6) {
 			rb_err("agent '%s' speaks protocol %s: this campaign's exec phases need 1.6 "
 			       "or newer; upgrade the agent",
-			       k->agents[i].name, k->agents[i].proto);
+			       k->reg.agents[i].name, k->reg.agents[i].proto);
 			rc = RB_EXIT_USAGE;
 		}
 	/* an agent of 1.0 ignores per-drive rates and purges: it would run the wrong IO */
 	for (size_t i = 0; curves && i < k->c->nagents; i++)
-		if (k->agents[i].minor < 1) {
+		if (k->reg.agents[i].minor < 1) {
 			rb_err("agent '%s' speaks protocol %s: this campaign's curves or purges need "
 			       "1.1 or newer; upgrade the agent",
-			       k->agents[i].name, k->agents[i].proto);
+			       k->reg.agents[i].name, k->reg.agents[i].proto);
 			rc = RB_EXIT_USAGE;
 		}
 

@@ -41,7 +41,7 @@ int rsv_print(struct coord *k, const char *lock, int rc)
 	for (size_t i = 0; i < c->ndrives; i++) {
 		const struct rb_drive_ref *d = &c->drives[i];
 		struct ragent *a = reg_agent(k, d->agent);
-		const char *verdict = k->refused[i]	      ? "REFUSED (reasons above)"
+		const char *verdict = k->refusal.refused[i]   ? "REFUSED (reasons above)"
 				      : rb_campaign_writes(c) ? "writes allowed"
 							      : "reads only";
 

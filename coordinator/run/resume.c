@@ -19,17 +19,17 @@
 static void gap_add(struct coord *k, const struct ragent *a, uint64_t epoch, uint64_t lo,
 		    uint64_t hi, uint32_t point_lo, uint32_t point_hi)
 {
-	struct jgap *g = realloc(k->gaps, (k->ngaps + 1) * sizeof(*g));
+	struct jgap *g = realloc(k->jr.gaps, (k->jr.ngaps + 1) * sizeof(*g));
 
 	if (!g)
 		return;
-	k->gaps = g;
-	k->gaps[k->ngaps++] = (struct jgap){ .agent = (size_t)(a - k->agents),
-					     .epoch = epoch,
-					     .lo = lo,
-					     .hi = hi,
-					     .point_lo = point_lo,
-					     .point_hi = point_hi };
+	k->jr.gaps = g;
+	k->jr.gaps[k->jr.ngaps++] = (struct jgap){ .agent = (size_t)(a - k->reg.agents),
+						   .epoch = epoch,
+						   .lo = lo,
+						   .hi = hi,
+						   .point_lo = point_lo,
+						   .point_hi = point_hi };
 }
 
 struct jwalk {
@@ -53,8 +53,8 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 	if (!a)
 		return 0; /* not an agent of this campaign: nothing of it was used */
 	if (rb_msg_unpack(buf, len, &e, err, sizeof(err))) {
-		rb_warn("%s: the record at byte %lld is unreadable (%s); skipped", k->journal_path,
-			(long long)at, err);
+		rb_warn("%s: the record at byte %lld is unreadable (%s); skipped",
+			k->jr.journal_path, (long long)at, err);
 		return 0;
 	}
 	has = rb_msg_point(e, &point, &attempt) && point < k->c->npoints;
@@ -77,7 +77,8 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 	case J_POINTS:
 		/* which points the journal holds whole: each agent's newest attempt, done */
 		if (has) {
-			struct jpoint *j = &k->jp[point * k->c->nagents + (size_t)(a - k->agents)];
+			struct jpoint *j =
+				&k->jr.jp[point * k->c->nagents + (size_t)(a - k->reg.agents)];
 
 			if (!j->any || attempt > j->attempt) {
 				j->attempt = attempt;
@@ -96,7 +97,7 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 		break;
 	case J_REPLAY:
 		if (has && point > w->upto) {
-			k->jcursor = at; /* the next point's: it comes next time */
+			k->jr.jcursor = at; /* the next point's: it comes next time */
 			w->stopped = true;
 			rc = 1;
 		} else if (has) {
@@ -115,9 +116,9 @@ int rsm_pass(struct coord *k, int pass, uint32_t upto)
 	char err[512];
 	long n;
 
-	if (pass == J_REPLAY && k->jcursor < 0)
+	if (pass == J_REPLAY && k->jr.jcursor < 0)
 		return 0; /* walked to the end already */
-	n = rb_journal_walk_ex(k->journal_path, pass == J_REPLAY ? k->jcursor : 0, NULL,
+	n = rb_journal_walk_ex(k->jr.journal_path, pass == J_REPLAY ? k->jr.jcursor : 0, NULL,
 			       journal_record, &w, &info, err, sizeof(err));
 	if (n < 0) {
 		rb_err("%s", err);
@@ -127,20 +128,20 @@ int rsm_pass(struct coord *k, int pass, uint32_t upto)
 		rb_warn("the journal '%s' is damaged: %u stretch(es) of %lld byte(s) in all (the "
 			"first at byte %lld) fail their checksum; skipped, read on from the next "
 			"whole record, and kept as they are",
-			k->journal_path, info.damaged, (long long)info.damaged_bytes,
+			k->jr.journal_path, info.damaged, (long long)info.damaged_bytes,
 			(long long)info.first_damaged);
-		for (size_t i = 0; i < k->ngaps; i++) {
-			const struct jgap *g = &k->gaps[i];
+		for (size_t i = 0; i < k->jr.ngaps; i++) {
+			const struct jgap *g = &k->jr.gaps[i];
 
 			rb_warn("the damaged journal lacks agent '%s''s messages %" PRIu64
 				"..%" PRIu64 " (process %" PRIx64
 				", point(s) %u..%u): asking the agent for them",
-				k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo,
+				k->reg.agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo,
 				g->point_hi);
 		}
 	}
 	if (pass == J_REPLAY && !w.stopped)
-		k->jcursor = -1; /* walked to the end: nothing of a later point */
+		k->jr.jcursor = -1; /* walked to the end: nothing of a later point */
 	return 0;
 }
 
@@ -149,11 +150,11 @@ int rsm_pass(struct coord *k, int pass, uint32_t upto)
 bool rsm_point_whole(struct coord *k, size_t i)
 {
 	for (size_t a = 0; a < k->c->nagents; a++) {
-		const struct jpoint *j = &k->jp[i * k->c->nagents + a];
+		const struct jpoint *j = &k->jr.jp[i * k->c->nagents + a];
 		bool drives = false;
 
 		for (size_t d = 0; d < k->c->ndrives && !drives; d++)
-			drives = !strcmp(k->c->drives[d].agent, k->agents[a].name) &&
+			drives = !strcmp(k->c->drives[d].agent, k->reg.agents[a].name) &&
 				 rb_point_has_drive(k->c, &k->c->points[i], d);
 		if (drives && !(j->any && j->done && !j->stopped))
 			return false;
@@ -168,11 +169,11 @@ int rsm_replay(struct coord *k, const struct rb_point *p, uint32_t upto)
 	int rc;
 
 	ing_point_begin(k, p);
-	k->replaying = true;
+	k->jr.replaying = true;
 	k->prog = NULL; /* the live view shows live points */
 	rc = rsm_pass(k, J_REPLAY, upto);
 	k->prog = prog;
-	k->replaying = false;
+	k->jr.replaying = false;
 	return rc;
 }
 
@@ -181,8 +182,8 @@ void rsm_report_gaps(struct coord *k)
 {
 	uint64_t lost = 0, filled = 0;
 
-	for (size_t i = 0; i < k->ngaps; i++) {
-		const struct jgap *g = &k->gaps[i];
+	for (size_t i = 0; i < k->jr.ngaps; i++) {
+		const struct jgap *g = &k->jr.gaps[i];
 
 		filled += g->filled;
 		if (g->lo > g->hi)
@@ -191,11 +192,12 @@ void rsm_report_gaps(struct coord *k)
 		rb_err("lost: agent '%s''s messages %" PRIu64 "..%" PRIu64 " (process %" PRIx64
 		       ", of point(s) %u..%u): the journal was damaged there and the agent no "
 		       "longer holds them; what they measured is missing from the file",
-		       k->agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo, g->point_hi);
+		       k->reg.agents[g->agent].name, g->lo, g->hi, g->epoch, g->point_lo,
+		       g->point_hi);
 	}
 	if (lost)
 		k->bad_drives++; /* the file lacks measurements: partial, never complete */
-	if (k->ngaps)
+	if (k->jr.ngaps)
 		rb_info("damaged journal: %" PRIu64 " message(s) recovered from the agents' "
 			"spools, %" PRIu64 " lost",
 			filled, lost);
@@ -241,10 +243,10 @@ int rsm_journal_create(struct coord *k, const char *path)
 	char *abs;
 	int r;
 
-	snprintf(k->journal_path, sizeof(k->journal_path), "%s.journal", path);
-	r = rb_journal_open(k->journal_path, false, &k->journal);
+	snprintf(k->jr.journal_path, sizeof(k->jr.journal_path), "%s.journal", path);
+	r = rb_journal_open(k->jr.journal_path, false, &k->jr.journal);
 	if (r) {
-		rb_err("cannot create the journal '%s': %s", k->journal_path, strerror(-r));
+		rb_err("cannot create the journal '%s': %s", k->jr.journal_path, strerror(-r));
 		return RB_EXIT_FAILED;
 	}
 	copy(m.run, sizeof(m.run), k->run);
@@ -258,11 +260,11 @@ int rsm_journal_create(struct coord *k, const char *path)
 	copy(m.agent_keys, sizeof(m.agent_keys), abs ? abs : k->c->agent_keys);
 	free(abs);
 	m.campaign = k->c->text;
-	r = rb_journal_write_meta(k->journal, &m);
-	if (!r && fdatasync(k->journal))
+	r = rb_journal_write_meta(k->jr.journal, &m);
+	if (!r && fdatasync(k->jr.journal))
 		r = -errno;
 	if (r) {
-		rb_err("cannot write the journal '%s': %s", k->journal_path, strerror(-r));
+		rb_err("cannot write the journal '%s': %s", k->jr.journal_path, strerror(-r));
 		return RB_EXIT_FAILED;
 	}
 	return 0;
@@ -274,7 +276,7 @@ uint32_t rsm_next_attempt(struct coord *k, size_t i)
 	uint32_t attempt = 0;
 
 	for (size_t a = 0; a < k->c->nagents; a++) {
-		const struct jpoint *j = &k->jp[i * k->c->nagents + a];
+		const struct jpoint *j = &k->jr.jp[i * k->c->nagents + a];
 
 		if (j->any && j->attempt + 1 > attempt)
 			attempt = j->attempt + 1;
@@ -291,13 +293,13 @@ size_t rsm_spool_behind(struct coord *k)
 	size_t behind = 0;
 
 	for (size_t i = 0; i < k->c->nagents; i++) {
-		struct ragent *a = &k->agents[i];
+		struct ragent *a = &k->reg.agents[i];
 
 		if (!strcmp(a->spool_run, k->run) && a->spooled > dlv_seq(a, a->epoch)->seq)
 			behind++;
 	}
-	for (size_t i = 0; i < k->ngaps; i++)
-		behind += k->gaps[i].asked && k->gaps[i].lo <= k->gaps[i].hi &&
-			  coord_now(k) - k->gaps[i].asked_ns < 3000000000LL;
+	for (size_t i = 0; i < k->jr.ngaps; i++)
+		behind += k->jr.gaps[i].asked && k->jr.gaps[i].lo <= k->jr.gaps[i].hi &&
+			  coord_now(k) - k->jr.gaps[i].asked_ns < 3000000000LL;
 	return behind;
 }

@@ -18,9 +18,9 @@ static const char *const track_metric[] = { "iops", "mbps", "mean_latency_us" };
 /* Remembers a steady-state round's results row, to mark it once the verdict is in. */
 void srun_note(struct coord *k, long row, int di, unsigned round)
 {
-	if (RB_GROW(k->ss, k->capss, k->nss, 64))
+	if (RB_GROW(k->steady.ss, k->steady.capss, k->steady.nss, 64))
 		return;
-	k->ss[k->nss++] = (struct ss_row){ .row = row, .drive = di, .round = round };
+	k->steady.ss[k->steady.nss++] = (struct ss_row){ .row = row, .drive = di, .round = round };
 }
 
 /* A verdict row's window figures, from the judge (both steady-state modes). */
@@ -36,10 +36,10 @@ static void steady_fill(struct rb_row_steady *row, const struct rb_steady *st)
 
 void srun_roll_free(struct coord *k)
 {
-	for (size_t i = 0; k->roll && i < k->c->ndrives; i++)
-		free(k->roll[i].v);
-	free(k->roll);
-	k->roll = NULL;
+	for (size_t i = 0; k->steady.roll && i < k->c->ndrives; i++)
+		free(k->steady.roll[i].v);
+	free(k->steady.roll);
+	k->steady.roll = NULL;
 }
 
 /* A rolling steady state: one drive's interval is complete; judge the last window. */
@@ -68,7 +68,7 @@ static void roll_push(struct coord *k, const struct rb_point *p, struct roll *r)
 		if (r->st.steady) {
 			r->steady = true;
 			r->at = (long)r->n - 1;
-			k->roll_steady++;
+			k->steady.roll_steady++;
 		}
 	}
 }
@@ -82,9 +82,9 @@ bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp)
 	const struct rb_point *p = &k->c->points[k->cur_point];
 	struct roll *r;
 
-	if (!k->roll || smp->point != k->cur_point || di < 0)
+	if (!k->steady.roll || smp->point != k->cur_point || di < 0)
 		return false;
-	r = &k->roll[di];
+	r = &k->steady.roll[di];
 	if (!r->have) {
 		r->have = true;
 		r->interval = smp->interval;
@@ -96,8 +96,9 @@ bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp)
 	r->ios += smp->ios;
 	r->bytes += smp->bytes;
 	r->lat_ns += smp->lat_sum_ns;
-	if (k->roll_steady == k->point_drives && !k->roll_stopped && !k->replaying) {
-		k->roll_stopped = true;
+	if (k->steady.roll_steady == k->point_drives && !k->steady.roll_stopped &&
+	    !k->jr.replaying) {
+		k->steady.roll_stopped = true;
 		rb_info("point %u: every drive is steady; stopping it", p->index);
 		return true;
 	}
@@ -108,7 +109,7 @@ bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp)
 void srun_roll_verdict(struct coord *k, const struct rb_point *p, int di, struct rb_row_result *row)
 {
 	const struct rb_phase *P = &k->c->phases[p->phase];
-	struct roll *r = &k->roll[di];
+	struct roll *r = &k->steady.roll[di];
 	struct rb_row_steady st;
 
 	if (!r->steady && r->n >= P->steady_window)
@@ -187,8 +188,8 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round)
 			row.steady_round = at >= 0 ? (uint32_t)at + 1 : 0;
 			steady_fill(&row, &st);
 			rb_results_steady(k->res, &row);
-			for (size_t i = 0; i < k->nss; i++) {
-				const struct ss_row *x = &k->ss[i];
+			for (size_t i = 0; i < k->steady.nss; i++) {
+				const struct ss_row *x = &k->steady.ss[i];
 				bool in = at >= 0 && x->round <= (unsigned)at + 1 &&
 					  x->round + P->steady_window > (unsigned)at + 1;
 
@@ -211,7 +212,7 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round)
 	free(track);
 	free(y);
 	if ((any && all) || final) {
-		k->nss = 0;
+		k->steady.nss = 0;
 		return true;
 	}
 	return false;
