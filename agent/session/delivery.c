@@ -111,11 +111,10 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 				rb_err("cannot write the spool '%s': %s; what it cannot hold is kept "
 				       "in memory until acknowledged",
 				       a->spool.path, strerror(-r));
-			if (rb_point_measuring(a) && !a->pt.spool_failed) {
+			if (rb_point_measuring(a) && a->pt.halted < HALT_SPOOL_FAILED) {
 				rb_err("stopping point %u: its measurements could not be spooled",
 				       a->pt.point);
-				a->pt.spool_failed = true;
-				rb_point_halt(a);
+				rb_point_halt(a, HALT_SPOOL_FAILED);
 			}
 			if (mem_keep(a, e->seq, &buf, len)) {
 				free(buf);
@@ -378,14 +377,13 @@ void rb_delivery_sync(struct agent *a)
 
 	rb_spool_sync(&a->spool);
 	/* at the cap IO stops (and says so): what was measured stays, none dropped */
-	if (rb_point_measuring(a) && !a->pt.spool_full && a->spool.fd >= 0 &&
+	if (rb_point_measuring(a) && a->pt.halted != HALT_SPOOL_FULL && a->spool.fd >= 0 &&
 	    a->spool.bytes >= cfg->spool_max_bytes) {
 		rb_err("the spool '%s' reached its cap (%s bytes) with %" PRIu64
 		       " message(s) unacknowledged: stopping point %u",
 		       a->spool.path, cfg->spool_max ? cfg->spool_max : "4g",
 		       a->spool.last - a->spool.acked, a->pt.point);
-		a->pt.spool_full = true;
-		rb_point_halt(a);
+		rb_point_halt(a, HALT_SPOOL_FULL);
 	}
 }
 

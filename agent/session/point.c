@@ -358,8 +358,9 @@ static void fs_down(struct point *p)
 
 static void point_release(struct point *p)
 {
-	/* a command never outlives its point (a failed start, the agent's exit) */
-	p->ex = rb_exec_free(p->ex);
+	/* a measurement never outlives its point (a failed start, the agent's exit) */
+	if (p->mk)
+		p->mk->release(p);
 	fs_down(p);
 	free(p->devinfo);
 	for (size_t i = 0; p->drives && i < p->ndrives; i++)
@@ -409,6 +410,8 @@ static void ckpt_start(struct agent *a, const struct rb_msg_assign *as)
 	}
 	if (!r)
 		r = rb_ckpt_new(&p->wl, dirs, p->ndrives, &p->ck, err, sizeof(err));
+	if (!r)
+		p->mk = &rb_measure_ckpt;
 	free(dirs);
 	if (r) {
 		fail_point(a, as, RB_STATUS_ERROR, NULL, err);
@@ -460,6 +463,8 @@ static int exec_start(struct agent *a, const struct rb_msg_assign *as,
 			     p->ndrives, p->point, p->wl.interval_ns, &p->ex, err, sizeof(err))))
 		for (size_t t = 0; t < p->ndrives; t++)
 			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, p->paths[p->first[t]], "%s", err);
+	else if (!r)
+		p->mk = &rb_measure_exec;
 	free(xd);
 	if (r)
 		return r;
@@ -552,6 +557,8 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 	}
 	r = rb_run_new_volumes(&p->wl, p->prep->fds, p->prep->spans, p->prep->n, p->vols,
 			       p->ndrives, &p->run, err, sizeof(err));
+	if (!r)
+		p->mk = &rb_measure_run;
 	if (r) {
 		p->prep = rb_prepared_free(p->prep);
 		fail_point(a, as, RB_STATUS_ERROR, NULL, err);
@@ -597,7 +604,7 @@ static void on_sample(void *arg, unsigned target, unsigned interval, int64_t t_w
 
 		/* a direction the workload never uses is not sampled */
 		/* an exec's command reads and writes as it pleases: both, as the kernel counts */
-		if (!(p->ex && d != RB_DIR_TRIM) && !dir_used(p->wl.rw, d))
+		if (!(p->mk->all_dirs && d != RB_DIR_TRIM) && !dir_used(p->wl.rw, d))
 			continue;
 		if (RB_GROW(p->batch, p->capbatch, p->nbatch, 16))
 			return;
@@ -638,9 +645,7 @@ static void flush_batch(struct agent *a)
 /* The measurement's intervals sent on; true once it ended and all is sent. */
 static bool measure_poll(struct point *p, struct agent *a)
 {
-	return p->ck   ? rb_ckpt_poll(p->ck, on_sample, a)
-	       : p->ex ? rb_exec_poll(p->ex, on_sample, a)
-		       : rb_run_poll(p->run, on_sample, a);
+	return p->mk->poll(p, on_sample, a);
 }
 
 static void finish_point(struct agent *a)
@@ -653,10 +658,7 @@ static void finish_point(struct agent *a)
 	 */
 	while (!measure_poll(p, a))
 		nanosleep(&(struct timespec){ .tv_nsec = 5000000 }, NULL);
-	if (p->ck)
-		rb_ckpt_join(p->ck);
-	else if (p->run)
-		rb_run_join(p->run);
+	p->mk->join(p);
 	flush_batch(a);
 	/* after, and before the results: the coordinator computes the deltas with them */
 	send_health(a, 2);
@@ -664,9 +666,6 @@ static void finish_point(struct agent *a)
 		rb_point_send_result(a, t);
 	send_point_done(a, p->point, p->attempt);
 	rb_info("point %u done", p->point);
-	p->run = rb_run_free(p->run);
-	p->ck = rb_ckpt_free(p->ck);
-	p->ex = rb_exec_free(p->ex);
 	p->prep = rb_prepared_free(p->prep);
 	point_release(p);
 }
@@ -675,8 +674,7 @@ void rb_point_stop(struct agent *a, const char *reason)
 {
 	if (rb_point_measuring(a)) {
 		rb_warn("stopping point %u: %s", a->pt.point, reason);
-		a->pt.stopped = true;
-		rb_point_halt(a);
+		rb_point_halt(a, HALT_COORDINATOR);
 	}
 }
 
@@ -708,11 +706,11 @@ void rb_point_end(struct agent *a)
 	}
 	if (rb_point_measuring(a)) {
 		/* cut short, unless it had ended: its result must not pass for a full run */
-		if (!measure_poll(&a->pt, a)) {
+		bool ended = measure_poll(&a->pt, a);
+
+		if (!ended)
 			rb_warn("stopping point %u: the agent is shutting down", a->pt.point);
-			a->pt.shut_down = true;
-		}
-		rb_point_halt(a);
+		rb_point_halt(a, ended ? HALT_NONE : HALT_SHUT_DOWN);
 		finish_point(a);
 	}
 }

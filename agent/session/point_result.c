@@ -132,21 +132,23 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 			dr->fdp_media_bytes += media;
 		}
 	}
-	dr->status = res->setup_err || p->spool_full || p->spool_failed ||
-				     (p->ex && res->message[0] && !p->stopped && !p->shut_down)
+	static const char *const why[] = {
+		[HALT_SHUT_DOWN] = "stopped: the agent was shut down before the point's end",
+		[HALT_COORDINATOR] = "stopped by the coordinator before the point's end",
+		[HALT_SPOOL_FAILED] = "stopped: the spool could not be written (its folder is "
+				      "full or failing); nothing measured was dropped",
+		[HALT_SPOOL_FULL] = "stopped: the spool reached its cap (spool_max) while the "
+				    "coordinator did not acknowledge; nothing measured was dropped",
+	};
+	enum point_halt h = p->halted;
+	bool spool = h >= HALT_SPOOL_FAILED, cut = h == HALT_SHUT_DOWN || h == HALT_COORDINATOR;
+
+	/* a setup error says more than a cut; the spool's cause more than either */
+	dr->status = res->setup_err || spool || (p->mk->message_fails && res->message[0] && !cut)
 			     ? RB_STATUS_ERROR
-		     : p->stopped || p->shut_down ? RB_STATUS_STOPPED
-						  : RB_STATUS_OK;
-	dr->message = p->spool_full ? "stopped: the spool reached its cap (spool_max) while the "
-				      "coordinator did not acknowledge; nothing measured was "
-				      "dropped"
-		      : p->spool_failed ? "stopped: the spool could not be written (its folder is "
-					  "full or failing); nothing measured was dropped"
-		      : p->stopped && !res->setup_err	? "stopped by the coordinator before the "
-							  "point's end"
-		      : p->shut_down && !res->setup_err ? "stopped: the agent was shut down "
-							  "before the point's end"
-							: res->message;
+		     : cut ? RB_STATUS_STOPPED
+			   : RB_STATUS_OK;
+	dr->message = spool || (cut && !res->setup_err) ? why[h] : res->message;
 }
 
 /* What the drive did: per direction, its block sizes, its IO errors. */
@@ -199,9 +201,7 @@ static const struct rb_target_info *drive_info(const struct point *p, size_t t, 
 /* Drive t's figures: the engine's, the checkpoint's writers', or the exec's counters. */
 static const struct rb_target_result *point_result(const struct point *p, size_t t)
 {
-	return p->ck   ? rb_ckpt_result(p->ck, t)
-	       : p->ex ? rb_exec_result(p->ex, t)
-		       : rb_run_result(p->run, t);
+	return p->mk->result(p, t);
 }
 
 /* What was measured: the drive as opened, or a volume with its own size and its members. */
@@ -291,40 +291,13 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 	}
 }
 
-/* A checkpoint drive's rows, as the result carries them (the array: the caller's). */
-static struct rb_msg_checkpoint *result_checkpoints(const struct point *p, size_t t,
-						    struct result_msg *m)
-{
-	size_t n;
-	const struct rb_ckpt_row *r = rb_ckpt_rows(p->ck, t, &n);
-	struct rb_msg_checkpoint *v = calloc(n + 1, sizeof(*v));
-
-	for (size_t i = 0; v && i < n; i++)
-		v[i] = (struct rb_msg_checkpoint){
-			.index = r[i].index,
-			.direction = r[i].dir,
-			.bytes = r[i].bytes,
-			.start_ns = r[i].start_wall_ns,
-			.duration_ns = r[i].duration_ns,
-			.slowest_writer = r[i].slowest,
-			.errors = r[i].errors,
-			.fs_bytes = r[i].fs_bytes,
-			.writer_ns = r[i].writer_ns,
-			.writer_bytes = r[i].writer_bytes,
-			.nwriters = r[i].nwriters,
-		};
-	m->dr.checkpoints = v;
-	m->dr.ncheckpoints = v ? n : 0;
-	return v;
-}
-
 /* One drive's result, sent: how it ran, what it did, what it is, its history. */
 void rb_point_send_result(struct agent *a, size_t t)
 {
 	struct point *p = &a->pt;
 	const struct rb_target_result *res = point_result(p, t);
 	struct result_msg m = { 0 };
-	struct rb_msg_checkpoint *ck = NULL;
+	void *extras = NULL;
 	struct rb_msg e;
 
 	result_status(p, t, res, &m);
@@ -341,15 +314,13 @@ void rb_point_send_result(struct agent *a, size_t t)
 		       p->point, p->drives[t], (uint64_t)res->verify.bad,
 		       (uint64_t)res->verify.checked, res->mismatches[0].offset,
 		       rb_verify_kind_name(res->mismatches[0].kind));
-	if (p->ck)
-		ck = result_checkpoints(p, t, &m);
-	if (p->ex)
-		m.dr.exec = rb_exec_msg(p->ex, t);
+	if (p->mk->result_extras)
+		extras = p->mk->result_extras(p, t, &m.dr);
 	rb_msg_init(&e, RB_MSG_RESULT);
 	e.result = m.dr;
 	rb_delivery_send(a, &e);
 	for (int d = 0; d < RB_NDIR; d++)
 		rb_point_sparse_free(&m.dirs[d].hist);
 	free(m.bc);
-	free(ck);
+	free(extras);
 }

@@ -28,6 +28,35 @@
 struct purging;
 struct rb_fs_target;
 
+struct point;
+
+/*
+ * Why a point's measurement stopped before its end, the most telling cause last: when
+ * several come, the result says the highest (point_result.c).
+ */
+enum point_halt {
+	HALT_NONE,	   /* ran to its end (or stopped because it had) */
+	HALT_SHUT_DOWN,	   /* the agent exits (SIGTERM) before its end */
+	HALT_COORDINATOR,  /* stopped by the coordinator before its end */
+	HALT_SPOOL_FAILED, /* the spool could not be written */
+	HALT_SPOOL_FULL,   /* the spool reached its cap */
+};
+
+/* A point's measurement, one table per kind (measure.c): point.c calls these, never a kind. */
+struct measure_ops {
+	const char *kind;					   /* "run", "checkpoint", "exec" */
+	bool (*poll)(struct point *p, rb_sample_fn fn, void *arg); /* true once ended, all sent */
+	void (*stop)(struct point *p);				   /* IO stops; results stay */
+	void (*join)(struct point *p);				   /* after poll said done */
+	const struct rb_target_result *(*result)(const struct point *p, size_t t);
+	/* drive t's result's parts of this kind only; returns what to free after sending */
+	void *(*result_extras)(const struct point *p, size_t t, struct rb_msg_result *dr);
+	void (*release)(struct point *p);
+	bool all_dirs;	    /* reads and writes sampled whatever rw says (the kernel's counts) */
+	bool message_fails; /* a drive's message is its failure (an exec command's) */
+};
+extern const struct measure_ops rb_measure_run, rb_measure_ckpt, rb_measure_exec;
+
 /* The point this agent runs (a measurement, or a purge on its thread); zero when idle. */
 struct point {
 	struct rb_run *run;
@@ -36,10 +65,8 @@ struct point {
 	struct rb_exec *
 		ex; /* an exec point: its commands (agent/workload/execphase.h) in the run's place */
 	struct rb_target_info *devinfo; /* per drive, where no prep says: the device as probed */
-	bool spool_full;		/* stopped at the spool's cap */
-	bool spool_failed;		/* stopped: the spool could not be written */
-	bool stopped;			/* stopped by the coordinator before its end */
-	bool shut_down;			/* stopped: the agent exits (SIGTERM) before its end */
+	const struct measure_ops *mk;	/* the measurement's kind: run, ck or ex; NULL none */
+	enum point_halt halted;		/* why it stopped before its end (rb_point_halt) */
 	struct purging *purge;
 	struct rb_prepared *prep;
 	uint32_t point, attempt;
@@ -105,7 +132,7 @@ static inline int64_t agent_now(const struct agent *a)
 /* Whether a measurement (the engine's run, or checkpoints) is running. */
 static inline bool rb_point_measuring(const struct agent *a)
 {
-	return a->pt.run || a->pt.ck || a->pt.ex;
+	return a->pt.mk != NULL;
 }
 
 /* Whether a point (a measurement or a purge) is running. */
@@ -196,15 +223,16 @@ void rb_point_sparse_free(struct rb_sparse *x);
 void rb_point_start(struct agent *a, const struct rb_msg_assign *as);
 /* The coordinator stopped the running point before its end (a purge is not stopped). */
 void rb_point_stop(struct agent *a, const char *reason);
-/* The measurement's IO stops (its results stay): the spool cannot take more, or told to. */
-static inline void rb_point_halt(struct agent *a)
+/*
+ * The measurement's IO stops (its results stay), and why: the spool cannot take more, the
+ * coordinator said so, the agent exits. The one writer of the point's halted cause.
+ */
+static inline void rb_point_halt(struct agent *a, enum point_halt why)
 {
-	if (a->pt.ck)
-		rb_ckpt_stop(a->pt.ck);
-	else if (a->pt.ex)
-		rb_exec_stop(a->pt.ex);
-	else if (a->pt.run)
-		rb_run_stop(a->pt.run);
+	if (why > a->pt.halted)
+		a->pt.halted = why;
+	if (a->pt.mk)
+		a->pt.mk->stop(&a->pt);
 }
 /* A running point's health snapshot, and the next one scheduled. */
 void rb_point_health(struct agent *a);
