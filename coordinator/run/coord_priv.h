@@ -376,7 +376,9 @@ void srun_roll_verdict(struct coord *k, const struct rb_point *p, int di,
 bool srun_check(struct coord *k, unsigned ph, unsigned round);
 
 /* ---- ingest.c: messages applied ---- */
-void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3);
+/* What applying a message asks of the loop: nothing, or the agents stopped (steady). */
+enum ing_event { ING_NONE, ING_STEADY };
+enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3);
 uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
 void ing_agent_rows(struct coord *k);
 void ing_point_row(struct coord *k, const struct rb_point *p);

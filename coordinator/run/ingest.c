@@ -554,8 +554,11 @@ void ing_seen_release(struct coord *k)
 	k->nseen = 0;
 }
 
-static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_samples *b)
+/* Returns whether the samples made every drive of a rolling point steady. */
+static bool on_samples(struct coord *k, struct ragent *a, const struct rb_msg_samples *b)
 {
+	bool steady = false;
+
 	for (size_t i = 0; i < b->n; i++) {
 		const struct rb_msg_sample *s = &b->v[i];
 		int di = reg_agent_drive(k, a, s->drive);
@@ -604,13 +607,13 @@ static void on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 			rb_progress_finished(k->prog, (size_t)di);
 		if (k->live.d && !k->jr.replaying)
 			live_sample(k, di, s, row.lat_p99_ns);
-		if (srun_roll_sample(k, di, s))
-			dlv_stop_agents(k, "steady state reached");
+		steady |= srun_roll_sample(k, di, s);
 	}
+	return steady;
 }
 
 /* Applies one message of agent a (received at t3, our clock). */
-void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3)
+enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3)
 {
 	switch (e->kind) {
 	case RB_MSG_PREFLIGHT_REPLY:
@@ -637,16 +640,16 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 					snprintf(w + n, sizeof(k->refusal.refusal_why[di]) - n,
 						 "%s%s", n ? "; " : "", d->message);
 			} else {
-				k->refusal
-					.unmapped_refusals++; /* of the agent itself: no drive to skip */
+				/* of the agent itself: no drive to skip */
+				k->refusal.unmapped_refusals++;
 			}
 		}
 		if (a->state == AGENT_CONNECTED)
 			agent_enter(a, AGENT_CHECKED);
 		break;
 	case RB_MSG_SAMPLES:
-		if (k->res)
-			on_samples(k, a, &e->samples);
+		if (k->res && on_samples(k, a, &e->samples))
+			return ING_STEADY;
 		break;
 	case RB_MSG_HEALTH:
 		if (k->res)
@@ -679,6 +682,7 @@ void ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_
 		rb_debug("ignoring %s from '%s'", rb_msg_name(e), a->name);
 		break;
 	}
+	return ING_NONE;
 }
 
 void ing_agent_rows(struct coord *k)
