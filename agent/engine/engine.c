@@ -435,15 +435,8 @@ static inline __attribute__((always_inline)) struct rb_io *complete(struct job *
 		advance_to(j, idx);
 	lat = (uint64_t)(now - io->submit_ns);
 	s = &j->ival[io->dir];
-	s->ios++;
-	s->bytes += io->orig_len;
+	rb_dir_stats_record(s, io->orig_len, lat);
 	j->bs_ios[io->dir][io->bs_index]++;
-	s->lat_sum_ns += lat;
-	if (lat < s->lat_min_ns)
-		s->lat_min_ns = lat;
-	if (lat > s->lat_max_ns)
-		s->lat_max_ns = lat;
-	rb_hist_record(&s->hist, lat);
 	if (j->latlog)
 		fwrite(&lat, sizeof(lat), 1, j->latlog);
 	return io;

@@ -161,5 +161,17 @@ struct rb_run *rb_run_free(struct rb_run *r);
 double rb_dir_stats_mean_ns(const struct rb_dir_stats *s);
 void rb_dir_stats_merge(struct rb_dir_stats *dst, const struct rb_dir_stats *src);
 void rb_dir_stats_clear(struct rb_dir_stats *s);
+/* One measured IO of bytes that took lat ns: the one per-IO update (engine, checkpoint). */
+static inline void rb_dir_stats_record(struct rb_dir_stats *s, uint64_t bytes, uint64_t lat)
+{
+	s->ios++;
+	s->bytes += bytes;
+	s->lat_sum_ns += lat;
+	if (lat < s->lat_min_ns)
+		s->lat_min_ns = lat;
+	if (lat > s->lat_max_ns)
+		s->lat_max_ns = lat;
+	rb_hist_record(&s->hist, lat);
+}
 
 #endif

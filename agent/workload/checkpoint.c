@@ -113,14 +113,7 @@ static void measured(struct writer *w, int dir, uint64_t bytes, uint64_t lat)
 	struct rb_dir_stats *s = &w->cur[dir];
 
 	pthread_mutex_lock(&w->mu);
-	s->ios++;
-	s->bytes += bytes;
-	s->lat_sum_ns += lat;
-	if (lat < s->lat_min_ns)
-		s->lat_min_ns = lat;
-	if (lat > s->lat_max_ns)
-		s->lat_max_ns = lat;
-	rb_hist_record(&s->hist, lat);
+	rb_dir_stats_record(s, bytes, lat);
 	pthread_mutex_unlock(&w->mu);
 }
 
