@@ -77,13 +77,21 @@ int rb_run_new(const struct rb_workload *wl, const int *fds, const uint64_t *spa
 				  wl->stripe ? 1 : n, ret, err, errlen);
 }
 
+/* The engines by the workload's engine key (options.c's choices, in their order). */
+static const struct rb_engine_ops *const engines[] = {
+	[RB_ENGINE_URING] = &rb_engine_uring,
+	[RB_ENGINE_NULL] = &rb_engine_null,
+	[RB_ENGINE_NOP] = &rb_engine_nop,
+	[RB_ENGINE_URING_CMD] = &rb_engine_uring_cmd,
+};
+
 static const struct rb_engine_ops *ops_for(const struct rb_workload *wl)
 {
-	return wl->engine == RB_ENGINE_NULL	   ? &rb_engine_null
-	       : wl->engine == RB_ENGINE_NOP	   ? &rb_engine_nop
-	       : wl->engine == RB_ENGINE_URING_CMD ? &rb_engine_uring_cmd
-	       : wl->memory == RB_MEMORY_GPU	   ? &rb_engine_gpu
-						   : &rb_engine_uring;
+	/* GPU memory (cuFile) is io_uring's place taken, the key still "uring" */
+	if (wl->engine == RB_ENGINE_URING && wl->memory == RB_MEMORY_GPU)
+		return &rb_engine_gpu;
+	return wl->engine < sizeof(engines) / sizeof(engines[0]) ? engines[wl->engine]
+								 : &rb_engine_uring;
 }
 
 /* The run and its copy of the descriptors; NULL when memory ran out. */
