@@ -31,7 +31,8 @@ struct rb_resdb;
 
 /*
  * Connects to url and brings its schema to RB_RESDB_SCHEMA (one transaction, one
- * migrator at a time). NULL with err filled (the database named, its password never) and
+ * migrator at a time). A connection takes 10 s at most unless the URL's connect_timeout
+ * or PGCONNECT_TIMEOUT says otherwise. NULL with err filled (the database named, its password never) and
  * *ret_errno: -EINVAL a URL libpq does not read, -EPROTO a schema newer than this
  * program's, -ECONNREFUSED no connection, -EIO a statement that failed.
  */
@@ -42,6 +43,12 @@ struct rb_resdb *rb_resdb_close(struct rb_resdb *db);
 void rb_resdb_where(const char *url, char *buf, size_t len);
 /* url with its password (in the user part or as a parameter) written "***". */
 void rb_resdb_mask_url(const char *url, char *buf, size_t len);
+/*
+ * Whether url is one to write down (a campaign's, stored with every results file): 0, or
+ * with err filled (the URL masked) -EINVAL a URL libpq does not read, -EPERM one holding a
+ * password.
+ */
+int rb_resdb_url_check(const char *url, char *err, size_t errlen);
 
 /* What rb_resdb_export() did with a file. */
 enum rb_resdb_added {
@@ -51,6 +58,9 @@ enum rb_resdb_added {
 			   * resume): its rows replaced by this file's */
 	RB_RESDB_RUNNING, /* a run still going on: nothing written */
 };
+
+/* what in words: "added", "already there", "updated", "not exported". */
+const char *rb_resdb_added_word(enum rb_resdb_added what);
 
 /* What an export wrote. */
 struct rb_resdb_counts {

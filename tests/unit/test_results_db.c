@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The results database's words for a URL: the password never in them (no server needed;
  * tests/integration/test_results_db.py runs one). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,11 +53,36 @@ static void test_resdb_where_names_the_database_not_the_password(void **state)
 	assert_string_equal(buf, "'postgresql://ops:***@%zz/fleet'");
 }
 
+static void test_resdb_url_check_refuses_a_password_unsaid(void **state)
+{
+	static const char *const with[] = {
+		"postgresql://ops:hunter2@db1/fleet",
+		"postgresql://ops@db1/fleet?password=hunter2",
+		"host=db1 dbname=fleet password=hunter2",
+	};
+	char err[600];
+
+	(void)state;
+	assert_int_equal(rb_resdb_url_check("postgresql://ops@db1/fleet?sslmode=require", err,
+					    sizeof(err)),
+			 0);
+	assert_int_equal(rb_resdb_url_check("host=db1 dbname=fleet", err, sizeof(err)), 0);
+	for (size_t i = 0; i < sizeof(with) / sizeof(with[0]); i++) {
+		assert_int_equal(rb_resdb_url_check(with[i], err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "holds a password"));
+		assert_null(strstr(err, "hunter2"));
+	}
+	assert_int_equal(rb_resdb_url_check("postgresql://ops:hunter2@%zz/fleet", err, sizeof(err)),
+			 -EINVAL);
+	assert_null(strstr(err, "hunter2"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_resdb_mask_url_hides_every_password_spelling),
 		cmocka_unit_test(test_resdb_where_names_the_database_not_the_password),
+		cmocka_unit_test(test_resdb_url_check_refuses_a_password_unsaid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
