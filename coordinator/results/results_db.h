@@ -76,6 +76,40 @@ struct rb_resdb_counts {
 int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *ret_what,
 		    struct rb_resdb_counts *ret_counts, char *err, size_t errlen);
 
+/* ---- a run's file exported at its end, and the exports owed (results_db_owed.c) ---- */
+
+/* The list in a results folder of its files that a database did not take. */
+#define RB_RESDB_OWED "rackbench-db-owed"
+
+/* Where a run's file goes, and who hears what became of it. */
+struct rb_resdb_sink {
+	const char *url;	 /* rb_resdb_export_run(): the database */
+	const char *tag;	 /* how the list names it: "-" the service's own (its URL, which may
+			  * hold a password, is never written down), else url */
+	const char *service_url; /* the database of "-" entries (serve --results-db); NULL:
+				  * not a service, which leaves them */
+	bool at_start; /* the file's folder is caught up at a service's start too (said) */
+	/* each line said, warn: a gap (owed, still owed, dropped); else what was exported */
+	void (*say)(void *arg, bool warn, const char *msg);
+	void *arg;
+};
+
+/*
+ * A run's results file (path) into k's database, in one transaction. When the database
+ * cannot be reached or refused it, the export is owed: noted in the list of the file's
+ * folder, and said. 0 exported (or nothing to export: a run that did not end), 1 owed, or
+ * a negative errno (a file that does not read, a list that cannot be written): said.
+ */
+int rb_resdb_export_run(const struct rb_resdb_sink *k, const char *path);
+/*
+ * The exports folder dir owes, caught up: each database of its list over one connection,
+ * each file in its own transaction; an exported file leaves the list, and each is said
+ * with its name (a file gone or unreadable is dropped, said). 0 none owed any more, 1 some
+ * still (their database still away, or the service's with no service_url), or a negative
+ * errno (the list unreadable or not rewritten): said.
+ */
+int rb_resdb_catch_up(const struct rb_resdb_sink *k, const char *dir);
+
 /* Filters of rb_resdb_drives(): NULL or "" is any. */
 struct rb_resdb_filter {
 	int64_t since_ns; /* runs that started then or later; 0 ever */
