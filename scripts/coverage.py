@@ -34,6 +34,7 @@ AGENT_DAEMON = {"agent/session/agent.c", "agent/session/agent_cfg.c", "agent/ses
 # integration tests that start one (integration.results_db*, fleet, serve_admin), not here
 NEEDS_SERVER = {"coordinator/results/results_db.c", "coordinator/results/results_db_export.c",
                 "coordinator/results/results_db_fleet.c", "coordinator/report/report_db.c",
+                "coordinator/results/results_db_owed.c", "coordinator/service/serve_db.c",
                 "coordinator/cli/cmd_export.c", "coordinator/cli/cmd_judge.c",
                 "coordinator/cli/cmd_fleet.c", "coordinator/fleet/fleet_ask.c",
                 "coordinator/fleet/fleet_plan.c", "coordinator/service/admin.c"}

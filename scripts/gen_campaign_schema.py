@@ -177,6 +177,10 @@ def main():
             "wipe_signatures": {"type": "boolean",
                                 "description": "let writes overwrite filesystem/RAID/LVM/swap signatures and partition tables"},
             "results": {"type": "string", "description": "folder of the HDF5 file (default .)"},
+            "results_db": {"type": "string", "minLength": 1,
+                           "description": "the fleet's PostgreSQL database the run's file is exported into when "
+                                          "it ends: a libpq URI or key=value string without a password "
+                                          "(default: the service's --results-db)"},
             "on_agent_lost": {"enum": ["wait", "continue", "abort"],
                               "description": "an agent silent for 5 s mid-point: wait for it (up to lost_wait; a restarted agent runs the point again as a new attempt), continue without it (its drives' rows say 'lost', exit 4), or abort"},
             "lost_wait": {"$ref": "#/definitions/duration", "description": "how long to wait for a lost agent (default 60s)"},

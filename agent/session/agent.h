@@ -27,6 +27,9 @@ struct rb_agent_cfg {
 	/* the session's timers and time stamps; NULL: the real clock (tests give a fake) */
 	const struct rb_clock *clock;
 	struct rb_exec_list exec; /* the allow-list of exec phases (agent.yaml 'commands') */
+	/* agent.yaml 'serials': a serial for each of these targets that reports none */
+	char **serial_paths, **serials;
+	size_t nserials;
 };
 
 /*
@@ -38,6 +41,8 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *cfg);
 /* The flags' names and exit codes are the daemon's command's (agent/cli/cmd_agent.c). */
 /* The checks and defaults after the file and the flags: 0 or RB_EXIT_USAGE, said. */
 int rb_agent_cfg_finish(struct rb_agent_cfg *cfg);
+/* The serial agent.yaml gives target path (for one that reports none), or NULL. */
+const char *rb_agent_cfg_serial(const struct rb_agent_cfg *cfg, const char *path);
 /* A copy of s into *dst (freeing the old), and appended to a list of copies. */
 void rb_agent_cfg_set(char **dst, const char *s);
 int rb_agent_cfg_push(char ***v, size_t *n, const char *s);

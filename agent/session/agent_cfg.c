@@ -44,6 +44,12 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 		free(c->targets[i]);
 	for (size_t i = 0; i < c->nallow; i++)
 		free(c->allow[i]);
+	for (size_t i = 0; i < c->nserials; i++) {
+		free(c->serial_paths[i]);
+		free(c->serials[i]);
+	}
+	free(c->serial_paths);
+	free(c->serials);
 	free(c->labels);
 	free(c->targets);
 	free(c->allow);
@@ -55,6 +61,76 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 	free(c->coordinator_key);
 	rb_exec_cfg_release(&c->exec);
 	memset(c, 0, sizeof(*c));
+}
+
+const char *rb_agent_cfg_serial(const struct rb_agent_cfg *c, const char *path)
+{
+	for (size_t i = 0; i < c->nserials; i++)
+		if (!strcmp(c->serial_paths[i], path))
+			return c->serials[i];
+	return NULL;
+}
+
+/*
+ * agent.yaml's serials: a mapping of target paths to serials, for targets that report
+ * none of their own (a file, a loop device, a disk behind a controller that hides it):
+ * their key in a results folder's index and in the fleet's database, as a drive's own.
+ */
+static void load_serials(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cfg *c,
+			 struct rb_diags *d)
+{
+	size_t cap = 0;
+
+	if (v->type != YAML_MAPPING_NODE) {
+		rb_yaml_error(y, d, v, "serials",
+			      "'serials' must be a mapping PATH: SERIAL, not %s", rb_yaml_kind(v));
+		return;
+	}
+	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
+	     q++) {
+		yaml_node_t *kn = rb_yaml_get(y, q->key), *vn = rb_yaml_get(y, q->value);
+		const char *path = rb_yaml_scalar(kn), *serial = rb_yaml_scalar(vn);
+		bool plain = serial && *serial && strlen(serial) < 64;
+
+		for (const char *p = serial; plain && *p; p++)
+			plain = (unsigned char)*p > ' ' && *p != 0x7f;
+		if (!path || !*path) {
+			rb_yaml_error(y, d, kn, "serials", "'serials' keys are target paths");
+			continue;
+		}
+		if (!plain) {
+			rb_yaml_error(y, d, vn, "serials",
+				      "the serial of '%s' must be a word of 1 to 63 printable "
+				      "characters",
+				      path);
+			continue;
+		}
+		if (rb_agent_cfg_serial(c, path)) {
+			rb_yaml_error(y, d, kn, "serials", "'%s' is given a serial twice", path);
+			continue;
+		}
+		if (c->nserials == cap) {
+			size_t nc = cap ? cap * 2 : 8;
+			char **np = realloc(c->serial_paths, nc * sizeof(*np));
+
+			if (np)
+				c->serial_paths = np;
+			char **ns = np ? realloc(c->serials, nc * sizeof(*ns)) : NULL;
+
+			if (!ns)
+				return;
+			c->serials = ns;
+			cap = nc;
+		}
+		c->serial_paths[c->nserials] = strdup(path);
+		c->serials[c->nserials] = strdup(serial);
+		if (c->serial_paths[c->nserials] && c->serials[c->nserials]) {
+			c->nserials++;
+		} else {
+			free(c->serial_paths[c->nserials]);
+			free(c->serials[c->nserials]);
+		}
+	}
 }
 
 static int load_config(const char *path, struct rb_agent_cfg *c)
@@ -138,6 +214,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 			}
 		} else if (!strcmp(key, "commands")) {
 			rb_exec_cfg_load(&y, v, &c->exec, &d);
+		} else if (!strcmp(key, "serials")) {
+			load_serials(&y, v, c, &d);
 		} else if (!val) {
 			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
 				      rb_yaml_kind(v));
@@ -229,6 +307,17 @@ int rb_agent_cfg_finish(struct rb_agent_cfg *c)
 		if (!offered) {
 			rb_err("--allow '%s' is not one of this agent's --target paths",
 			       c->allow[i]);
+			return RB_EXIT_USAGE;
+		}
+	}
+	for (size_t i = 0; i < c->nserials; i++) {
+		bool offered = false;
+
+		for (size_t k = 0; k < c->ntargets; k++)
+			offered |= !strcmp(c->serial_paths[i], c->targets[k]);
+		if (!offered) {
+			rb_err("serials: '%s' is not one of this agent's targets",
+			       c->serial_paths[i]);
 			return RB_EXIT_USAGE;
 		}
 	}

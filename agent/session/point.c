@@ -521,7 +521,7 @@ void rb_point_start(struct agent *a, const struct rb_msg_assign *as)
 	}
 	/* the pin again at the moment of the run: a drive swapped since is refused */
 	for (size_t i = 0; i < L.npaths; i++)
-		rb_preflight_pin(L.paths[i], L.serials[i], &d);
+		rb_preflight_pin(a->cfg, L.paths[i], L.serials[i], &d);
 	if (d.n) {
 		rb_preflight_layout_subjects(&L, &d, 0);
 		fail_point(a, as, RB_STATUS_REFUSED, &d, NULL);

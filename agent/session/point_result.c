@@ -205,7 +205,8 @@ static const struct rb_target_result *point_result(const struct point *p, size_t
 }
 
 /* What was measured: the drive as opened, or a volume with its own size and its members. */
-static void result_target(const struct point *p, size_t t, struct result_msg *m)
+static void result_target(const struct rb_agent_cfg *c, const struct point *p, size_t t,
+			  struct result_msg *m)
 {
 	size_t f = p->first[t], nm = p->vols[t].members;
 
@@ -224,14 +225,14 @@ static void result_target(const struct point *p, size_t t, struct result_msg *m)
 				m->ti.logical_block_size = x->logical_block_size;
 			if (k >= 64)
 				continue;
-			rb_preflight_identity(&m->mi[k], p->paths[f + k], x);
+			rb_preflight_identity(&m->mi[k], c, p->paths[f + k], x);
 		}
 		m->ti.size_bytes = min / unit * unit * nm;
 		m->dr.members = m->mi;
 		m->dr.nmembers = nm < 64 ? nm : 64;
 	} else {
 		/* a filesystem's: the drive under it, not the file the workload ran on */
-		rb_preflight_identity(&m->ti, p->drives[t],
+		rb_preflight_identity(&m->ti, c, p->drives[t],
 				      p->fs && p->fs[t].mounted ? &p->fs[t].dev_info
 								: drive_info(p, t, 0));
 	}
@@ -302,7 +303,7 @@ void rb_point_send_result(struct agent *a, size_t t)
 
 	result_status(p, t, res, &m);
 	result_dirs(res, &m);
-	result_target(p, t, &m);
+	result_target(a->cfg, p, t, &m);
 	m.dr.verify_checked = res->verify.checked;
 	m.dr.verify_mismatches = res->verify.bad;
 	result_history(a, t, res, &m);

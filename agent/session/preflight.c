@@ -29,14 +29,18 @@ bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path)
 }
 
 /* A target's identity as the protocol carries it. */
-void rb_preflight_identity(struct rb_identity *m, const char *path, const struct rb_target_info *x)
+void rb_preflight_identity(struct rb_identity *m, const struct rb_agent_cfg *c, const char *path,
+			   const struct rb_target_info *x)
 {
+	const char *given = rb_agent_cfg_serial(c, path);
+
 	memset(m, 0, sizeof(*m));
 	rb_wire_strcpy(m->path, sizeof(m->path), path);
 	rb_wire_strcpy(m->kind, sizeof(m->kind), rb_target_kind_name(x->kind));
 	m->size_bytes = x->size_bytes;
 	rb_wire_strcpy(m->model, sizeof(m->model), x->model);
-	rb_wire_strcpy(m->serial, sizeof(m->serial), x->serial);
+	/* the drive's own serial, else the one agent.yaml gives it */
+	rb_wire_strcpy(m->serial, sizeof(m->serial), x->serial[0] || !given ? x->serial : given);
 	rb_wire_strcpy(m->firmware, sizeof(m->firmware), x->firmware);
 	m->logical_block_size = x->logical_block_size;
 }
@@ -79,7 +83,7 @@ void rb_preflight_hello(struct agent *a, uint64_t epoch)
 	h->labels = labels;
 	for (size_t i = 0; i < c->ntargets; i++) {
 		rb_target_probe(c->targets[i], &info[i]);
-		rb_preflight_identity(&ti[i], c->targets[i], &info[i]);
+		rb_preflight_identity(&ti[i], c, c->targets[i], &info[i]);
 		ti[i].writable = rb_guard_allowed(&gp, c->targets[i]);
 	}
 	h->ntargets = c->ntargets;
@@ -106,8 +110,12 @@ void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
 	gp->root = "";
 }
 
-/* The campaign's identity pin: the drive must report this serial (NVMe identify, else sysfs). */
-void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d)
+/*
+ * The campaign's identity pin: the drive must report this serial (NVMe identify, else
+ * sysfs, else the one agent.yaml gives it).
+ */
+void rb_preflight_pin(const struct rb_agent_cfg *c, const char *path, const char *serial,
+		      struct rb_diags *d)
 {
 	struct rb_target_info ti;
 	struct rb_nvme_id id;
@@ -125,6 +133,8 @@ void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d)
 	if (ti.kind == RB_TARGET_BLOCK && base && !strncmp(base + 1, "nvme", 4) &&
 	    rb_nvme_read(&rb_nvme_libnvme, ti.real, &id, NULL, &st) == 0)
 		got = id.serial;
+	if (!*got && rb_agent_cfg_serial(c, path))
+		got = rb_agent_cfg_serial(c, path);
 	if (strcmp(got, serial))
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "identity does not match the campaign's pin: the drive reports serial "
@@ -283,7 +293,7 @@ void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf)
 				     "agent '%s' does not offer this target (see its --target)",
 				     a->cfg->name);
 		else
-			rb_preflight_pin(L.paths[i], L.serials[i], &d);
+			rb_preflight_pin(a->cfg, L.paths[i], L.serials[i], &d);
 	}
 	/* each drive judged for the writes: a filesystem to make (the run's own filesystem
 	 * is no signature), or the points' */

@@ -181,13 +181,16 @@ void rb_preflight_hello(struct agent *a, uint64_t epoch);
 void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf);
 /* Whether path is one of the targets this agent offers. */
 bool rb_preflight_offered(const struct rb_agent_cfg *c, const char *path);
-/* A target's identity as the protocol carries it. */
-void rb_preflight_identity(struct rb_identity *m, const char *path, const struct rb_target_info *x);
+/* A target's identity as the protocol carries it (its serial, else agent.yaml's for it). */
+void rb_preflight_identity(struct rb_identity *m, const struct rb_agent_cfg *c, const char *path,
+			   const struct rb_target_info *x);
 /* The guard's policy for a campaign's point: this agent's allow-list and state folder. */
 void rb_preflight_policy(const struct agent *a, bool destructive, bool wipe,
 			 struct rb_guard_policy *gp);
-/* The campaign's identity pin: an error in d unless the drive reports serial. */
-void rb_preflight_pin(const char *path, const char *serial, struct rb_diags *d);
+/* The campaign's identity pin: an error in d unless the drive reports serial (or has none
+ * and agent.yaml gives it that one). */
+void rb_preflight_pin(const struct rb_agent_cfg *c, const char *path, const char *serial,
+		      struct rb_diags *d);
 /* A point's or a pre-flight's drives as the coordinator gave them. */
 struct layout_msg {
 	const char *const *drives;

@@ -105,6 +105,7 @@ struct rb_campaign {
 	bool destructive;
 	bool wipe_signatures; /* the guard may let writes overwrite signatures */
 	char *results_dir;
+	char *results_db; /* the fleet's database the file is exported into; NULL: the service's */
 	char *key;	  /* the coordinator's key pair file */
 	char *agent_keys; /* the allow-list: NAME PUBLIC-KEY lines */
 	uint64_t wait_ns;

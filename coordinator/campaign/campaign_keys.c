@@ -50,6 +50,11 @@ const struct rb_ckey rb_ckeys[] = {
 	  ROOT_AT(wipe_signatures) },
 	{ "results", RB_CK_ROOT, RB_CK_STRING, NULL, ".", "the folder of the HDF5 file",
 	  ROOT_AT(results_dir) },
+	{ "results_db", RB_CK_ROOT, RB_CK_STRING, NULL, "the service's --results-db",
+	  "the fleet's PostgreSQL database the run's file is exported into when it ends: a libpq "
+	  "URI or key=value string without a password (~/.pgpass, PGPASSFILE or PGPASSWORD hold "
+	  "it); a database away then is caught up later (docs/fleet-db.md)",
+	  ROOT_AT(results_db) },
 	{ "wait", RB_CK_ROOT, RB_CK_DURATION, NULL, "60s", "how long to wait for the agents",
 	  ROOT_AT(wait_ns) },
 	{ "on_agent_lost", RB_CK_ROOT, RB_CK_ENUM, lost_choices, "wait",

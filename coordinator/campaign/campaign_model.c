@@ -93,6 +93,7 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 	free(c->name);
 	free(c->listen);
 	free(c->results_dir);
+	free(c->results_db);
 	free(c->key);
 	free(c->agent_keys);
 	free(c);

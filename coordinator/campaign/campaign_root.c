@@ -18,6 +18,7 @@
 #include "endpoint.h"
 #include "fname.h"
 #include "presets.h"
+#include "results_db.h"
 #include "units.h"
 #include "yamlcfg.h"
 
@@ -196,7 +197,10 @@ static bool merge_keys(struct loader *L)
 /* What a string key at the root holds, in words, for "must be ...". */
 static const char *string_kind(const char *key)
 {
-	return !strcmp(key, "name") ? "a name" : !strcmp(key, "results") ? "a folder" : "a file";
+	return !strcmp(key, "name")	    ? "a name"
+	       : !strcmp(key, "results")    ? "a folder"
+	       : !strcmp(key, "results_db") ? "a PostgreSQL URL"
+					    : "a file";
 }
 
 /* A root scalar stored as the key table says (its type, at its offset in the campaign). */
@@ -239,10 +243,14 @@ static bool load_setting(struct loader *L, yaml_node_t *v, const char *key)
 {
 	const struct rb_ckey *k = rb_ckey_find(RB_CK_ROOT, key);
 	struct rb_campaign *c = L->c;
-	char why[256];
+	char why[1200];
 
 	if (k && k->off >= 0) {
 		store_root(L, v, k);
+		/* stored with every results file: a URL libpq reads, and no password in it */
+		if (!strcmp(key, "results_db") && c->results_db &&
+		    rb_resdb_url_check(c->results_db, why, sizeof(why)))
+			ERR(L, v, key, "'results_db': %s", why);
 		return true;
 	}
 	if (strcmp(key, "listen"))

@@ -48,13 +48,6 @@ const struct rb_popt_cmd rb_coord_export_spec = {
 	.args = export_args,
 };
 
-static const char *const what_words[] = {
-	[RB_RESDB_ADDED] = "added",
-	[RB_RESDB_KNOWN] = "already there",
-	[RB_RESDB_UPDATED] = "updated",
-	[RB_RESDB_RUNNING] = "not exported",
-};
-
 /* The files into db; the exit code. */
 static int export_files(struct rb_resdb *db, const char *where)
 {
@@ -87,8 +80,8 @@ static int export_files(struct rb_resdb *db, const char *where)
 		} else {
 			printf("%s '%s': %zu drive(s), %zu point(s), %zu result row(s), %zu "
 			       "verdict row(s), %zu health snapshot(s)%s\n",
-			       what_words[what], X.files.v[i], c.drives, c.points, c.results,
-			       c.verdicts, c.health,
+			       rb_resdb_added_word(what), X.files.v[i], c.drives, c.points,
+			       c.results, c.verdicts, c.health,
 			       what == RB_RESDB_UPDATED ? "; the run's earlier export replaced"
 							: "");
 		}

@@ -3,6 +3,7 @@
 #include "cmds.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "journal.h"
 #include "keys.h"
 #include "log.h"
+#include "results_db.h"
 #include "serve.h"
 #include "transport.h"
 #include "stopsig.h"
@@ -121,12 +123,33 @@ const struct rb_popt_cmd rb_coord_resume_spec = {
 	.args = resume_args,
 };
 
-/* path as an absolute one (for a service with another working folder); NULL stays. */
+static void say(void *arg, bool warn, const char *msg)
+{
+	(void)arg;
+	rb_log(warn ? RB_LOG_WARN : RB_LOG_INFO, "%s", msg);
+}
+
+/*
+ * A run in this process: its file into the campaign's results_db, or owed in its folder;
+ * when it went, the folder's exports owed to databases named by URL caught up too.
+ */
+static void export_run(const struct rb_campaign *c, const char *results)
+{
+	struct rb_resdb_sink k = { .url = c->results_db, .tag = c->results_db, .say = say };
+	char dir[4096];
+
+	if (!c->results_db || !results[0] || rb_resdb_export_run(&k, results) == 1)
+		return;
+	snprintf(dir, sizeof(dir), "%s", results);
+	rb_resdb_catch_up(&k, dirname(dir));
+}
+
 int rb_run_cmd(int argc, char **argv)
 {
 	char cpath[4096];
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
+	struct rb_coord_state st = { .point = 0 };
 	int rc;
 
 	memset(&R, 0, sizeof(R));
@@ -192,7 +215,9 @@ int rb_run_cmd(int argc, char **argv)
 		c->agent_keys = strdup(R.agent_keys);
 	}
 	rb_stop_signals(NULL, false, rb_zap_reload); /* SIGHUP: the allow-list reread */
-	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &rb_stop_flag, .events = R.events });
+	rc = rb_coord_run(c, &(struct rb_coord_opts){
+				     .stop = &rb_stop_flag, .events = R.events, .state = &st });
+	export_run(c, st.results);
 	rb_campaign_free(c);
 	rb_tx_context_term();
 	return rc;
@@ -204,6 +229,7 @@ int rb_resume_cmd(int argc, char **argv)
 	struct rb_journal_meta m;
 	struct rb_campaign *c = NULL;
 	struct rb_diags d;
+	struct rb_coord_state st = { .point = 0 };
 	char jp[4200], err[600];
 	long n;
 	int rc;
@@ -257,8 +283,10 @@ int rb_resume_cmd(int argc, char **argv)
 	rc = rb_coord_resume(c,
 			     &(struct rb_coord_opts){ .stop = &rb_stop_flag,
 						      .events = R.events,
-						      .results_path = R.path },
+						      .results_path = R.path,
+						      .state = &st },
 			     &m);
+	export_run(c, st.results);
 	rb_campaign_free(c);
 	rb_journal_meta_free(&m);
 	rb_tx_context_term();

@@ -31,6 +31,11 @@ static const struct rb_popt serve_opts[] = {
 	  &S.results_dir, NULL, 0 },
 	{ RB_POPT_STRING, "log-dir", 0, "DIR",
 	  "where the runs' logs go (default: the control socket's folder)", &S.log_dir, NULL, 0 },
+	{ RB_POPT_STRING, "results-db", 0, "URL",
+	  "export each run's results file into the fleet's PostgreSQL database when the run ends "
+	  "(a campaign's results_db wins): a libpq URI or key=value string, never printed with "
+	  "its password; exports a database missed are caught up later (docs/fleet-db.md)",
+	  &S.results_db, NULL, 0 },
 	{ RB_POPT_STRING, "metrics", 0, "ADDR:PORT",
 	  "serve Prometheus metrics over HTTP at http://ADDR:PORT/metrics (:PORT: every address; "
 	  "docs/service.md lists them)",
@@ -61,8 +66,13 @@ const struct rb_popt_cmd rb_coord_serve_spec = {
 		"temperature and errors in the run going on, the agents connected, the queue.\n"
 		"With --admin-listen, the same requests come from other hosts over TCP (CURVE),\n"
 		"from keys on the --admin-keys list, each logged with its key's name\n"
-		"(docs/fleet.md). SIGTERM or SIGINT aborts a run going on (IO stops on every\n"
-		"agent) and exits; queued runs do not run.",
+		"(docs/fleet.md). With --results-db, each run's results file goes into the\n"
+		"fleet's PostgreSQL database when the run ends (one transaction; a file there\n"
+		"already adds nothing); when the database cannot be reached the run still\n"
+		"completes, the export is owed (listed in the results folder's rackbench-db-owed)\n"
+		"and caught up at a later run's end and at the service's start, each file named.\n"
+		"SIGTERM or SIGINT aborts a run going on (IO stops on every agent) and exits;\n"
+		"queued runs do not run.",
 	.opts = serve_opts,
 };
 

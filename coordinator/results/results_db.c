@@ -16,6 +16,8 @@
 
 /* The advisory lock every migrator takes ("rbdb"): one migrates, the others wait. */
 #define MIGRATE_LOCK "1919050850"
+/* Seconds a connection may take when the URL and PGCONNECT_TIMEOUT do not say. */
+#define CONNECT_TIMEOUT "10"
 
 /*
  * Each version's statements, in order: migration k brings version k - 1 to k. A new
@@ -309,6 +311,58 @@ static int migrate(struct rb_resdb *db, char *err, size_t errlen)
 	return r;
 }
 
+/*
+ * A connection to url as libpq reads it, unchanged; only when neither the URL nor
+ * PGCONNECT_TIMEOUT says how long a connection may take, CONNECT_TIMEOUT seconds (a
+ * host that drops packets would hold a service's loop for minutes): the URL comes after
+ * it and wins.
+ */
+static PGconn *connect_url(const char *url)
+{
+	const char *const keys[] = { "connect_timeout", "dbname", NULL };
+	const char *const values[] = { CONNECT_TIMEOUT, url, NULL };
+	const char *env = getenv("PGCONNECT_TIMEOUT");
+
+	if (env && *env)
+		return PQconnectdb(url);
+	return PQconnectdbParams(keys, values, 1);
+}
+
+int rb_resdb_url_check(const char *url, char *err, size_t errlen)
+{
+	PQconninfoOption *opts = PQconninfoParse(url, NULL);
+	char masked[1024];
+	int r = 0;
+
+	rb_resdb_mask_url(url, masked, sizeof(masked));
+	if (!opts) {
+		snprintf(err, errlen, "'%s' is not a connection URI or string libpq reads", masked);
+		return -EINVAL;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++)
+		if (!strcmp(o->keyword, "password") && o->val)
+			r = -EPERM;
+	PQconninfoFree(opts);
+	if (r)
+		snprintf(err, errlen,
+			 "'%s' holds a password: give it through ~/.pgpass, PGPASSFILE or "
+			 "PGPASSWORD instead",
+			 masked);
+	return r;
+}
+
+const char *rb_resdb_added_word(enum rb_resdb_added what)
+{
+	static const char *const words[] = {
+		[RB_RESDB_ADDED] = "added",
+		[RB_RESDB_KNOWN] = "already there",
+		[RB_RESDB_UPDATED] = "updated",
+		[RB_RESDB_RUNNING] = "not exported",
+	};
+
+	return (unsigned)what < sizeof(words) / sizeof(words[0]) ? words[what] : "?";
+}
+
 struct rb_resdb *rb_resdb_open(const char *url, char *err, size_t errlen, int *ret_errno)
 {
 	struct rb_resdb *db = calloc(1, sizeof(*db));
@@ -336,7 +390,7 @@ struct rb_resdb *rb_resdb_open(const char *url, char *err, size_t errlen, int *r
 		if (!strcmp(o->keyword, "password") && o->val)
 			snprintf(db->password, sizeof(db->password), "%s", o->val);
 	PQconninfoFree(opts);
-	db->conn = PQconnectdb(url);
+	db->conn = connect_url(url);
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
 		rdb_scrub(db, db->conn ? PQerrorMessage(db->conn) : "out of memory", msg,
 			  sizeof(msg));

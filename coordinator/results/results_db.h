@@ -31,7 +31,8 @@ struct rb_resdb;
 
 /*
  * Connects to url and brings its schema to RB_RESDB_SCHEMA (one transaction, one
- * migrator at a time). NULL with err filled (the database named, its password never) and
+ * migrator at a time). A connection takes 10 s at most unless the URL's connect_timeout
+ * or PGCONNECT_TIMEOUT says otherwise. NULL with err filled (the database named, its password never) and
  * *ret_errno: -EINVAL a URL libpq does not read, -EPROTO a schema newer than this
  * program's, -ECONNREFUSED no connection, -EIO a statement that failed.
  */
@@ -42,6 +43,12 @@ struct rb_resdb *rb_resdb_close(struct rb_resdb *db);
 void rb_resdb_where(const char *url, char *buf, size_t len);
 /* url with its password (in the user part or as a parameter) written "***". */
 void rb_resdb_mask_url(const char *url, char *buf, size_t len);
+/*
+ * Whether url is one to write down (a campaign's, stored with every results file): 0, or
+ * with err filled (the URL masked) -EINVAL a URL libpq does not read, -EPERM one holding a
+ * password.
+ */
+int rb_resdb_url_check(const char *url, char *err, size_t errlen);
 
 /* What rb_resdb_export() did with a file. */
 enum rb_resdb_added {
@@ -51,6 +58,9 @@ enum rb_resdb_added {
 			   * resume): its rows replaced by this file's */
 	RB_RESDB_RUNNING, /* a run still going on: nothing written */
 };
+
+/* what in words: "added", "already there", "updated", "not exported". */
+const char *rb_resdb_added_word(enum rb_resdb_added what);
 
 /* What an export wrote. */
 struct rb_resdb_counts {
@@ -65,6 +75,40 @@ struct rb_resdb_counts {
  */
 int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *ret_what,
 		    struct rb_resdb_counts *ret_counts, char *err, size_t errlen);
+
+/* ---- a run's file exported at its end, and the exports owed (results_db_owed.c) ---- */
+
+/* The list in a results folder of its files that a database did not take. */
+#define RB_RESDB_OWED "rackbench-db-owed"
+
+/* Where a run's file goes, and who hears what became of it. */
+struct rb_resdb_sink {
+	const char *url;	 /* rb_resdb_export_run(): the database */
+	const char *tag;	 /* how the list names it: "-" the service's own (its URL, which may
+			  * hold a password, is never written down), else url */
+	const char *service_url; /* the database of "-" entries (serve --results-db); NULL:
+				  * not a service, which leaves them */
+	bool at_start; /* the file's folder is caught up at a service's start too (said) */
+	/* each line said, warn: a gap (owed, still owed, dropped); else what was exported */
+	void (*say)(void *arg, bool warn, const char *msg);
+	void *arg;
+};
+
+/*
+ * A run's results file (path) into k's database, in one transaction. When the database
+ * cannot be reached or refused it, the export is owed: noted in the list of the file's
+ * folder, and said. 0 exported (or nothing to export: a run that did not end), 1 owed, or
+ * a negative errno (a file that does not read, a list that cannot be written): said.
+ */
+int rb_resdb_export_run(const struct rb_resdb_sink *k, const char *path);
+/*
+ * The exports folder dir owes, caught up: each database of its list over one connection,
+ * each file in its own transaction; an exported file leaves the list, and each is said
+ * with its name (a file gone or unreadable is dropped, said). 0 none owed any more, 1 some
+ * still (their database still away, or the service's with no service_url), or a negative
+ * errno (the list unreadable or not rewritten): said.
+ */
+int rb_resdb_catch_up(const struct rb_resdb_sink *k, const char *dir);
 
 /* Filters of rb_resdb_drives(): NULL or "" is any. */
 struct rb_resdb_filter {

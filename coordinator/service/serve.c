@@ -26,6 +26,7 @@
 #include "keys.h"
 #include "log.h"
 #include "metrics.h"
+#include "results_db.h"
 #include "serve_priv.h"
 #include "transport.h"
 #include "grow.h"
@@ -449,7 +450,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 	bool resume = !strncmp(req, "resume\n", 7);
 	struct rb_journal_meta m = { .campaign = NULL };
 	struct rb_campaign *c;
-	int rc, fd, saved[2];
+	int rc, fd, saved[2], owed;
 
 	if (q) {
 		put(s->id, sizeof(s->id), q->id);
@@ -498,11 +499,14 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 	if (!q)
 		redirect(fd, open_out(log), saved);
 	rc = coord_of_service(s, c, req, resume, path, &m);
+	owed = svc_db_export_run(s, c, s->state.results);
 	restore(saved);
 	record_done(s, req, s->id, c->name, s->state.results, rc);
 	index_run(s->state.results);
 	rb_info("run %s ended: exit %d, results %s", s->id, rc,
 		s->state.results[0] ? s->state.results : "(none)");
+	if (!owed)
+		svc_db_catch_up(s);
 	rb_campaign_free(c);
 	rb_journal_meta_free(&m);
 }
@@ -830,7 +834,7 @@ int rb_serve(const struct rb_serve_args *args)
 {
 	struct rb_serve_args a = *args;
 	struct service s = { .results_dir = NULL, .log_fd = -1 };
-	char cpath[4096], dir[4096], bound[256], err[600];
+	char cpath[4096], dir[4096], bound[256], err[1200];
 	struct rb_keypair server;
 	int rc;
 
@@ -847,6 +851,11 @@ int rb_serve(const struct rb_serve_args *args)
 	}
 	if ((rc = admin_args_ok(&a)))
 		return rc;
+	/* the URL read as libpq will (a password in it is the service's to keep) */
+	if (a.results_db && rb_resdb_url_check(a.results_db, err, sizeof(err)) == -EINVAL) {
+		rb_err("bad --results-db: %s", err);
+		return RB_EXIT_USAGE;
+	}
 	if ((rc = folder_ok("--log-dir", a.log_dir, false)) ||
 	    (rc = folder_ok("--results", a.results_dir, true)))
 		return rc;
@@ -854,6 +863,7 @@ int rb_serve(const struct rb_serve_args *args)
 	if (rc)
 		return rc;
 	s.results_dir = a.results_dir;
+	s.results_db = a.results_db;
 	s.log_dir = a.log_dir ? a.log_dir : dir;
 	/* the service's own log: what admins ask goes there, not into a run's */
 	s.log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
@@ -901,6 +911,7 @@ int rb_serve(const struct rb_serve_args *args)
 	}
 	rb_stop_signals(&abort_run, false, rb_zap_reload);
 	rb_info("serving agents on %s; control socket %s", bound, cpath);
+	svc_db_catch_up(&s);
 	rc = serve_loop(&s);
 out:
 	if (s.control) {
@@ -918,6 +929,7 @@ out:
 		rb_msg_free(s.agents[i].hello);
 	free(s.agents);
 	free(s.live);
+	svc_db_release(&s);
 	rb_tx_context_term();
 	return rc;
 }

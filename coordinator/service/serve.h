@@ -61,6 +61,9 @@ struct rb_serve_args {
 		metrics; /* ADDR:PORT of the metrics page (coordinator/service/metrics.h), or NULL */
 	/* the admin endpoint (tcp://ADDR:PORT, CURVE) and its allow-list of admin keys; NULL */
 	const char *admin_listen, *admin_keys;
+	/* the fleet's database each run's file is exported into (a campaign's results_db
+	 * wins), or NULL */
+	const char *results_db;
 	bool insecure;
 };
 /* Serves until SIGTERM or SIGINT; says what was wrong. Returns the exit code. */

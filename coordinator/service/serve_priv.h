@@ -71,6 +71,12 @@ struct service {
 	/* the run's drives as its loop last said them (status --json) */
 	struct svc_drive *live;
 	size_t nlive;
+	/* serve --results-db (NULL: none); the folders other than results_dir whose exports
+	 * are owed (serve_db.c); whether the run's log is stderr while its export is said */
+	const char *results_db;
+	char **owed_dirs;
+	size_t nowed_dirs;
+	bool db_in_run_log;
 	/* serve --metrics: its page, the samples of runs ended, when it was last rendered */
 	struct rb_metrics *metrics;
 	uint64_t samples, run_samples;
@@ -94,6 +100,17 @@ const char *svc_request_id(const struct service *s, const char *req, char *buf, 
 bool svc_fleet_unknown(const struct service *s, const char *req, char *buf, size_t len);
 /* The admin endpoint bound at endpoint with the service's key pair: 0, or -errno said. */
 int svc_admin_bind(struct service *s, const char *endpoint, const struct rb_keypair *server);
+
+/*
+ * A run's results file into its database (the campaign's results_db, else serve
+ * --results-db), said in its log (stderr now) and the service's: 1 when the export is
+ * owed (the database away), else 0.
+ */
+int svc_db_export_run(struct service *s, const struct rb_campaign *c, const char *results);
+/* The exports owed in the service's results folder and in the folders of runs since its
+ * start, caught up (at its start and after a run whose export went through). */
+void svc_db_catch_up(struct service *s);
+void svc_db_release(struct service *s);
 
 /* A reply to the request being answered (or, for a queued run answered already, its log). */
 void svc_reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,7 +2,8 @@
 """A private PostgreSQL 15 server for a test: initdb and pg_ctl run as the `postgres` user
 the Debian package makes (as the test's own user when it is not root), in a 0755 folder
 that user owns, listening on a unix socket in that folder only (no TCP, no system service).
-Used as `with PgServer() as pg:`; pg.url(db) is a libpq URI, pg.sql(db, query) runs psql.
+Used as `with PgServer() as pg:`; pg.url(db) is a libpq URI, pg.sql(db, query) runs psql;
+pg.stop() and pg.start() take the server away and bring it back with its data.
 A machine without postgresql-15 skips the test (exit 77), naming why."""
 import os
 import pwd
@@ -50,6 +51,12 @@ class PgServer:
         if r.returncode:
             self.__exit__()
             raise RuntimeError(f"initdb: {r.returncode}\n{r.stdout}\n{r.stderr}")
+        self.start()
+        self.sql("postgres", f"CREATE DATABASE {self.db}")
+        return self
+
+    def start(self):
+        """The server started on its data folder (again, after stop())."""
         opts = f"-k {self.dir} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
         r = self._as_owner([os.path.join(BIN, "pg_ctl"), "-D", self.data, "-o", opts, "-l",
                             os.path.join(self.dir, "log"), "-w", "-t", "60", "start"])
@@ -59,8 +66,6 @@ class PgServer:
             self.__exit__()
             raise RuntimeError(f"pg_ctl start: {r.returncode}\n{r.stderr}\n{log}")
         self.started = True
-        self.sql("postgres", f"CREATE DATABASE {self.db}")
-        return self
 
     def url(self, db=None):
         """A libpq URI of database db (this server's by default), with a password in it

@@ -166,7 +166,8 @@ static void test_config_file_every_key(void **state)
 				  "key: /etc/rb/a.key\n"
 				  "coordinator_key: /etc/rb/c.pub\n"
 				  "insecure: false\n"
-				  "spool_max: 1g\n");
+				  "spool_max: 1g\n"
+				  "serials: {/dev/y: LAB-0001}\n");
 
 	(void)state;
 	assert_int_equal(parse(&c, (const char *[]){ "--config", path, NULL }), 0);
@@ -184,6 +185,9 @@ static void test_config_file_every_key(void **state)
 	assert_string_equal(c.coordinator_key, "/etc/rb/c.pub");
 	assert_false(c.insecure);
 	assert_int_equal(c.spool_max_bytes, 1ULL << 30);
+	assert_int_equal(c.nserials, 1);
+	assert_string_equal(rb_agent_cfg_serial(&c, "/dev/y"), "LAB-0001");
+	assert_null(rb_agent_cfg_serial(&c, "/dev/x"));
 	rb_agent_cfg_release(&c);
 }
 
@@ -283,6 +287,17 @@ static void test_bad_config_files(void **state)
 		{ "coordinator: tcp://c:1\ninsecure: true\nlabels: {\"\": c}\n",
 		  "label key '' must be a name without '='" },
 		{ "coordinator: [tcp://c:1]\ninsecure: true\n", "'coordinator' must be a scalar" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nserials: [a]\n",
+		  "'serials' must be a mapping PATH: SERIAL" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
+		  "serials: {/dev/a: \"two words\"}\n",
+		  "the serial of '/dev/a' must be a word" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
+		  "serials: {/dev/a: A, /dev/a: B}\n",
+		  "'/dev/a' is given a serial twice" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
+		  "serials: {/dev/b: B}\n",
+		  "serials: '/dev/b' is not one of this agent's targets" },
 		{ "[1, 2]\n", "agent config must be a mapping" },
 		{ "coordinator: tcp://c:1\n  name: x\n", "agent.yaml" },	/* not YAML */
 		{ "", "empty" },

@@ -219,6 +219,31 @@ static void test_value_errors(void **st)
 		"'wipe_signatures' must be true or false");
 }
 
+/* results_db: stored with every results file, so a URL libpq reads and no password. */
+static void test_results_db(void **st)
+{
+	static const char ok[] = "results_db: postgresql://ops@db1/fleet?sslmode=require\n"
+				 "targets: [{agent: a, drives: [x]}]\n" PHASES;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+
+	(void)st;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("x.yaml", ok, strlen(ok), &c, &d), 0);
+	assert_string_equal(c->results_db, "postgresql://ops@db1/fleet?sslmode=require");
+	rb_campaign_free(c);
+	rb_diags_release(&d);
+	refused("results_db: postgresql://ops:hunter2@db1/fleet\ntargets: [{agent: a, drives: "
+		"[x]}]\n" PHASES,
+		"postgresql://", "'results_db': 'postgresql://ops:***@db1/fleet' holds a password");
+	refused("results_db: 'host=db1 password=hunter2'\ntargets: [{agent: a, drives: [x]}]\n" PHASES,
+		"'host", "holds a password");
+	refused("results_db: postgresql://%zz/fleet\ntargets: [{agent: a, drives: [x]}]\n" PHASES,
+		"postgresql://", "is not a connection URI or string libpq reads");
+	refused("results_db: [a]\ntargets: [{agent: a, drives: [x]}]\n" PHASES, "[a]",
+		"'results_db' must be a PostgreSQL URL");
+}
+
 /* What loads: drives with their pins, volumes with members, selectors, groups. */
 static void test_targets_load(void **st)
 {
@@ -669,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_selector_and_group_errors),
 		cmocka_unit_test(test_volume_errors),
 		cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_results_db),
 		cmocka_unit_test(test_targets_load),
 		cmocka_unit_test(test_many_drives),
 		cmocka_unit_test(test_verdict_keys),
