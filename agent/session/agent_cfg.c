@@ -86,9 +86,8 @@ static void load_serials(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cfg 
 			      "'serials' must be a mapping PATH: SERIAL, not %s", rb_yaml_kind(v));
 		return;
 	}
-	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
-	     q++) {
-		yaml_node_t *kn = rb_yaml_get(y, q->key), *vn = rb_yaml_get(y, q->value);
+	for (struct rb_yaml_it q = rb_yaml_pairs(y, v); rb_yaml_next(&q);) {
+		yaml_node_t *kn = q.key, *vn = q.value;
 		const char *path = rb_yaml_scalar(kn), *serial = rb_yaml_scalar(vn);
 		bool plain = serial && *serial && strlen(serial) < 64;
 
@@ -153,11 +152,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 	if (!r && root->type != YAML_MAPPING_NODE)
 		rb_yaml_error(&y, &d, root, NULL, "agent config must be a mapping, not %s",
 			      rb_yaml_kind(root));
-	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE
-					   ? root->data.mapping.pairs.start
-					   : NULL;
-	     p && p < root->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&y, root); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		char ***list = NULL;
 		size_t *nlist = NULL;
@@ -175,9 +171,8 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 					      rb_yaml_kind(v));
 				continue;
 			}
-			for (yaml_node_item_t *it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top; it++) {
-				yaml_node_t *e = rb_yaml_get(&y, *it);
+			for (struct rb_yaml_it it = rb_yaml_items(&y, v); rb_yaml_next(&it);) {
+				yaml_node_t *e = it.value;
 
 				if (!rb_yaml_scalar(e))
 					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths",
@@ -191,20 +186,19 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 					      rb_yaml_kind(v));
 				continue;
 			}
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-			     q < v->data.mapping.pairs.top; q++) {
-				const char *lk = rb_yaml_scalar(rb_yaml_get(&y, q->key));
-				const char *lv = rb_yaml_scalar(rb_yaml_get(&y, q->value));
+			for (struct rb_yaml_it q = rb_yaml_pairs(&y, v); rb_yaml_next(&q);) {
+				const char *lk = rb_yaml_scalar(q.key);
+				const char *lv = rb_yaml_scalar(q.value);
 				char kv[512];
 
 				if (!lk || !lv) {
-					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
+					rb_yaml_error(&y, &d, q.key, key,
 						      "labels are KEY: VALUE scalars");
 					continue;
 				}
 				/* sent as KEY=VALUE, split at the first '=' */
 				if (!*lk || strchr(lk, '=')) {
-					rb_yaml_error(&y, &d, rb_yaml_get(&y, q->key), key,
+					rb_yaml_error(&y, &d, q.key, key,
 						      "label key '%s' must be a name without '='",
 						      lk);
 					continue;

@@ -48,15 +48,13 @@ static void load_cmd(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cmd *m, 
 		rb_yaml_error(y, d, v, m->name, "a command is {argv, params, timeout, output}");
 		return;
 	}
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(y, p->key), *x = rb_yaml_get(y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(y, v); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *x = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(x);
 
 		if (key && !strcmp(key, "argv") && x->type == YAML_SEQUENCE_NODE) {
-			for (yaml_node_item_t *it = x->data.sequence.items.start;
-			     it < x->data.sequence.items.top; it++) {
-				const char *a = rb_yaml_scalar(rb_yaml_get(y, *it));
+			for (struct rb_yaml_it it = rb_yaml_items(y, x); rb_yaml_next(&it);) {
+				const char *a = rb_yaml_scalar(it.value);
 
 				if (a)
 					push(&m->argv, &m->argc, a);
@@ -64,14 +62,13 @@ static void load_cmd(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cmd *m, 
 					rb_yaml_error(y, d, x, key, "argv entries are words");
 			}
 		} else if (key && !strcmp(key, "params") && x->type == YAML_MAPPING_NODE) {
-			for (yaml_node_pair_t *q = x->data.mapping.pairs.start;
-			     q < x->data.mapping.pairs.top; q++) {
-				const char *pk = rb_yaml_scalar(rb_yaml_get(y, q->key));
-				const char *pv = rb_yaml_scalar(rb_yaml_get(y, q->value));
+			for (struct rb_yaml_it q = rb_yaml_pairs(y, x); rb_yaml_next(&q);) {
+				const char *pk = rb_yaml_scalar(q.key);
+				const char *pv = rb_yaml_scalar(q.value);
 				size_t n = m->nparams;
 
 				if (!rb_plain_word(pk, "_") || !pv) {
-					rb_yaml_error(y, d, rb_yaml_get(y, q->key), key,
+					rb_yaml_error(y, d, q.key, key,
 						      "params are NAME: DEFAULT (names: letters, "
 						      "digits, '_')");
 					continue;
@@ -106,13 +103,12 @@ void rb_exec_cfg_load(struct rb_yaml *y, yaml_node_t *v, struct rb_exec_list *c,
 			      "'commands' must be a mapping: NAME: {argv, ...}");
 		return;
 	}
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		const char *name = rb_yaml_scalar(rb_yaml_get(y, p->key));
+	for (struct rb_yaml_it p = rb_yaml_pairs(y, v); rb_yaml_next(&p);) {
+		const char *name = rb_yaml_scalar(p.key);
 		struct rb_agent_cmd *nv;
 
 		if (!rb_plain_word(name, "._-")) {
-			rb_yaml_error(y, d, rb_yaml_get(y, p->key), "commands",
+			rb_yaml_error(y, d, p.key, "commands",
 				      "a command's name is a word (letters, digits, '._-')");
 			continue;
 		}
@@ -121,7 +117,7 @@ void rb_exec_cfg_load(struct rb_yaml *y, yaml_node_t *v, struct rb_exec_list *c,
 		c->cmds = nv;
 		memset(&c->cmds[c->ncmds], 0, sizeof(*nv));
 		c->cmds[c->ncmds].name = strdup(name);
-		load_cmd(y, rb_yaml_get(y, p->value), &c->cmds[c->ncmds++], d);
+		load_cmd(y, p.value, &c->cmds[c->ncmds++], d);
 	}
 }
 

@@ -230,3 +230,51 @@ int rb_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 	*ret_len = n;
 	return 0;
 }
+
+struct rb_yaml_it rb_yaml_pairs(struct rb_yaml *y, const yaml_node_t *map)
+{
+	struct rb_yaml_it it = { .y = y };
+
+	if (map && map->type == YAML_MAPPING_NODE) {
+		it.pair = map->data.mapping.pairs.start;
+		it.pairs_end = map->data.mapping.pairs.top;
+	}
+	return it;
+}
+
+struct rb_yaml_it rb_yaml_items(struct rb_yaml *y, const yaml_node_t *list)
+{
+	struct rb_yaml_it it = { .y = y };
+
+	if (list && list->type == YAML_SEQUENCE_NODE) {
+		it.item = list->data.sequence.items.start;
+		it.items_end = list->data.sequence.items.top;
+	}
+	return it;
+}
+
+bool rb_yaml_next(struct rb_yaml_it *it)
+{
+	if (it->pair && it->pair < it->pairs_end) {
+		it->key = rb_yaml_get(it->y, it->pair->key);
+		it->value = rb_yaml_get(it->y, it->pair->value);
+		it->pair++;
+		return true;
+	}
+	if (it->item && it->item < it->items_end) {
+		it->key = NULL;
+		it->value = rb_yaml_get(it->y, *it->item);
+		it->item++;
+		return true;
+	}
+	return false;
+}
+
+size_t rb_yaml_count(const yaml_node_t *n)
+{
+	if (n && n->type == YAML_MAPPING_NODE)
+		return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	if (n && n->type == YAML_SEQUENCE_NODE)
+		return (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	return 0;
+}

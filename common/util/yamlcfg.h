@@ -40,6 +40,25 @@ static inline unsigned rb_yaml_col(const yaml_node_t *n)
 {
 	return (unsigned)n->start_mark.column + 1;
 }
+/*
+ * A walk over a mapping's pairs (rb_yaml_pairs) or a list's items (rb_yaml_items): empty
+ * when the node is NULL or of another kind. break and continue work as in any loop:
+ *
+ *	for (struct rb_yaml_it p = rb_yaml_pairs(y, map); rb_yaml_next(&p);)
+ *		use(rb_yaml_scalar(p.key), p.value);
+ */
+struct rb_yaml_it {
+	struct rb_yaml *y;
+	const yaml_node_pair_t *pair, *pairs_end;
+	const yaml_node_item_t *item, *items_end;
+	yaml_node_t *key;   /* the pair's key; NULL for an item */
+	yaml_node_t *value; /* the pair's value, or the item */
+};
+struct rb_yaml_it rb_yaml_pairs(struct rb_yaml *y, const yaml_node_t *map);
+struct rb_yaml_it rb_yaml_items(struct rb_yaml *y, const yaml_node_t *list);
+bool rb_yaml_next(struct rb_yaml_it *it);
+/* A mapping's pairs or a list's items; 0 for a scalar or NULL. */
+size_t rb_yaml_count(const yaml_node_t *n);
 /* The scalar's text, or NULL when n is not a scalar. */
 const char *rb_yaml_scalar(const yaml_node_t *n);
 /* "a mapping", "a list", "a scalar". */

@@ -115,9 +115,8 @@ static void load_purge(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 	x->purge_node = v;
 	if (!want(L, v, YAML_MAPPING_NODE, "purge", "a mapping: method (and ses for format)"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, v); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *n = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
 		const struct rb_ckey *ck = rb_ckey_find(RB_CK_PURGE, key);
 		char words[256];
@@ -153,9 +152,8 @@ static void load_exec_params(struct loader *L, yaml_node_t *v, struct phase_extr
 
 	if (!want(L, v, YAML_MAPPING_NODE, "params", "a mapping: KEY: VALUE"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n2 = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, v); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *n2 = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n2);
 
 		if (!rb_plain_word(key, "_") || !rb_plain_value(val))
@@ -180,9 +178,8 @@ static void load_exec(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 	x->exec_node = v;
 	if (!want(L, v, YAML_MAPPING_NODE, "exec", "a mapping: command (and params)"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, v); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *n = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
 
 		if (key && !strcmp(key, "command")) {
@@ -209,9 +206,8 @@ static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 	x->curve_node = v;
 	if (!want(L, v, YAML_SEQUENCE_NODE, "curve", "a list of percentages of the maximum rate"))
 		return;
-	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++) {
-		yaml_node_t *n = rb_yaml_get(&L->y, *it);
+	for (struct rb_yaml_it it = rb_yaml_items(&L->y, v); rb_yaml_next(&it);) {
+		yaml_node_t *n = it.value;
 		const char *t = rb_yaml_scalar(n);
 		char *end = NULL;
 		double pct = t ? strtod(t, &end) : NAN;
@@ -244,9 +240,8 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 	if (!want(L, v, YAML_MAPPING_NODE, "steady_state",
 		  "a mapping: max_rounds, window, track, metric"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *n = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, v); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *n = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(n);
 		uint64_t u;
 
@@ -493,10 +488,9 @@ static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, siz
 	if (!want(L, v, YAML_MAPPING_NODE, "matrix",
 		  "a mapping of workload keys to lists of values"))
 		return false;
-	for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top;
-	     q++) {
-		yaml_node_t *mk = rb_yaml_get(&L->y, q->key);
-		yaml_node_t *mv = rb_yaml_get(&L->y, q->value);
+	for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, v); rb_yaml_next(&q);) {
+		yaml_node_t *mk = q.key;
+		yaml_node_t *mv = q.value;
 		const char *mkey = rb_yaml_scalar(mk);
 		const struct rb_opt *o = mkey ? rb_opt_find(mkey) : NULL;
 		char known[512];
@@ -594,15 +588,14 @@ static struct rb_phase *add_phase(struct loader *L, yaml_node_t *ph, const char 
 		c->phases[c->nphases].verdict = x->verdict;
 		c->phases[c->nphases].line = rb_yaml_line(ph);
 		c->phases[c->nphases].column = rb_yaml_col(ph);
-		for (yaml_node_item_t *di =
-			     x->drives_node ? x->drives_node->data.sequence.items.start : NULL;
-		     di && di < x->drives_node->data.sequence.items.top; di++) {
+		for (struct rb_yaml_it di = rb_yaml_items(&L->y, x->drives_node);
+		     rb_yaml_next(&di);) {
 			struct rb_phase *P = &c->phases[c->nphases];
-			const char *nm = rb_yaml_scalar(rb_yaml_get(&L->y, *di));
+			const char *nm = rb_yaml_scalar(di.value);
 			char **nd;
 
 			if (!nm || !*nm) {
-				ERR(L, rb_yaml_get(&L->y, *di), "drives",
+				ERR(L, di.value, "drives",
 				    "a phase's 'drives' are "
 				    "names: a drive's path or a volume's name");
 				continue;
@@ -690,9 +683,8 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 		return;
 	if (n->data.sequence.items.start == n->data.sequence.items.top)
 		ERR(L, n, "phases", "'phases' is empty: give at least one phase with a workload");
-	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-	     it++) {
-		yaml_node_t *ph = rb_yaml_get(&L->y, *it);
+	for (struct rb_yaml_it it = rb_yaml_items(&L->y, n); rb_yaml_next(&it);) {
+		yaml_node_t *ph = it.value;
 		struct setting ws[64];
 		struct axis axes[16];
 		size_t nws = 0, naxes = 0;
@@ -706,10 +698,8 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 		rb_verdict_rules_init(&x.verdict);
 		if (!want(L, ph, YAML_MAPPING_NODE, "phases", "a list of phases"))
 			continue;
-		for (yaml_node_pair_t *p = ph->data.mapping.pairs.start;
-		     p < ph->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = rb_yaml_get(&L->y, p->key),
-				    *v = rb_yaml_get(&L->y, p->value);
+		for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, ph); rb_yaml_next(&p);) {
+			yaml_node_t *k = p.key, *v = p.value;
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "name")) {

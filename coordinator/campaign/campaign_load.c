@@ -109,9 +109,8 @@ size_t rb_campaign_load_workload(struct loader *L, yaml_node_t *n, const char *c
 
 	if (!want(L, n, YAML_MAPPING_NODE, ctx, "a mapping of workload settings"))
 		return 0;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, n); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k);
 		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
 
@@ -178,9 +177,8 @@ static void load_selector(struct loader *L, const char *agent, yaml_node_t *n,
 	const char *model = "", *serial = "", *firmware = "";
 	bool have_count = false;
 
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, n); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 
 		if (!key || !val) {
@@ -244,10 +242,8 @@ static void selector_copy(struct rb_selector *dst, const struct rb_selector *src
 /* agents: {name: GLOB, labels: {K: V}, count: N} -- agents chosen when they connect. */
 static bool is_volume(struct loader *L, yaml_node_t *dn)
 {
-	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
-								 : NULL;
-	     q && q < dn->data.mapping.pairs.top; q++) {
-		const char *k = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
+	for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, dn); rb_yaml_next(&q);) {
+		const char *k = rb_yaml_scalar(q.key);
 
 		if (k && !strcmp(k, "volume"))
 			return true;
@@ -263,18 +259,16 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 	bool have_count = false;
 
 	g.name = xstrdup("");
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, n); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 
 		if (key && !strcmp(key, "labels")) {
 			if (!want(L, v, YAML_MAPPING_NODE, "labels", "a mapping of label: value"))
 				continue;
-			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
-			     q < v->data.mapping.pairs.top; q++) {
-				const char *lk = rb_yaml_scalar(rb_yaml_get(&L->y, q->key));
-				const char *lv = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+			for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, v); rb_yaml_next(&q);) {
+				const char *lk = rb_yaml_scalar(q.key);
+				const char *lv = rb_yaml_scalar(q.value);
 				char **nl;
 
 				if (!lk || !lv) {
@@ -397,11 +391,10 @@ static bool load_fs(struct loader *L, yaml_node_t *n, struct rb_fs_spec *ret)
 		snprintf(ret->type, sizeof(ret->type), "%s", v);
 	} else if (want(L, n, YAML_MAPPING_NODE, "filesystem",
 			"ext4, xfs or {type, mkfs_options, mount_options}")) {
-		for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
-		     q < n->data.mapping.pairs.top; q++) {
-			yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
+		for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, n); rb_yaml_next(&q);) {
+			yaml_node_t *qk = q.key;
 			const char *k = rb_yaml_scalar(qk);
-			const char *x = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+			const char *x = rb_yaml_scalar(q.value);
 			char *dst = NULL;
 			size_t len = 0;
 
@@ -461,11 +454,10 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 	const char *path = rb_yaml_scalar(dn), *serial = "", *alias = "";
 
 	if (dn->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *q = dn->data.mapping.pairs.start;
-		     q < dn->data.mapping.pairs.top; q++) {
-			yaml_node_t *qk = rb_yaml_get(&L->y, q->key);
+		for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, dn); rb_yaml_next(&q);) {
+			yaml_node_t *qk = q.key;
 			const char *k2 = rb_yaml_scalar(qk);
-			const char *v2 = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+			const char *v2 = rb_yaml_scalar(q.value);
 
 			if (k2 && !strcmp(k2, "path") && v2)
 				path = v2;
@@ -477,7 +469,7 @@ static bool drive_entry(struct loader *L, yaml_node_t *dn, const char *ctx, cons
 				ERR(L, qk, k2, "an alias is at most 63 characters, not %zu",
 				    strlen(v2));
 			else if (k2 && !strcmp(k2, "filesystem") && ret_fs)
-				load_fs(L, rb_yaml_get(&L->y, q->value), ret_fs);
+				load_fs(L, q.value, ret_fs);
 			else
 				ERR(L, qk, k2, "unknown key '%s' in a drive (known: %s%s%s)",
 				    k2 ? k2 : "?",
@@ -515,9 +507,8 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 	struct rb_member *mv = NULL;
 	size_t nm = 0;
 
-	for (yaml_node_pair_t *q = dn->data.mapping.pairs.start; q < dn->data.mapping.pairs.top;
-	     q++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, q->key), *v = rb_yaml_get(&L->y, q->value);
+	for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, dn); rb_yaml_next(&q);) {
+		yaml_node_t *k = q.key, *v = q.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 
 		if (key && !strcmp(key, "volume")) {
@@ -549,9 +540,8 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 		    name);
 		return;
 	}
-	for (yaml_node_item_t *it = members->data.sequence.items.start;
-	     it < members->data.sequence.items.top; it++) {
-		yaml_node_t *mn = rb_yaml_get(&L->y, *it);
+	for (struct rb_yaml_it it = rb_yaml_items(&L->y, members); rb_yaml_next(&it);) {
+		yaml_node_t *mn = it.value;
 		const char *path, *serial;
 		struct rb_member *n;
 
@@ -609,19 +599,16 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 		return;
 	if (n->data.sequence.items.start == n->data.sequence.items.top)
 		ERR(L, n, "targets", "'targets' is empty: name at least one agent and its drives");
-	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
-	     it++) {
-		yaml_node_t *t = rb_yaml_get(&L->y, *it), *drives = NULL;
+	for (struct rb_yaml_it it = rb_yaml_items(&L->y, n); rb_yaml_next(&it);) {
+		yaml_node_t *t = it.value, *drives = NULL;
 		const char *agent = NULL;
 		yaml_node_t *select = NULL, *group = NULL, *fsn = NULL;
 		struct rb_fs_spec tfs = { 0 };
 
 		if (!want(L, t, YAML_MAPPING_NODE, "targets", "a list of {agent, drives}"))
 			continue;
-		for (yaml_node_pair_t *p = t->data.mapping.pairs.start;
-		     p < t->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = rb_yaml_get(&L->y, p->key),
-				    *v = rb_yaml_get(&L->y, p->value);
+		for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, t); rb_yaml_next(&p);) {
+			yaml_node_t *k = p.key, *v = p.value;
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "agent")) {
@@ -682,9 +669,8 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 			continue;
 		}
 		add_agent(c, agent);
-		for (yaml_node_item_t *di = drives->data.sequence.items.start;
-		     di < drives->data.sequence.items.top; di++) {
-			yaml_node_t *dn = rb_yaml_get(&L->y, *di);
+		for (struct rb_yaml_it di = rb_yaml_items(&L->y, drives); rb_yaml_next(&di);) {
+			yaml_node_t *dn = di.value;
 			const char *path, *serial, *alias;
 			struct rb_fs_spec fs = tfs;
 

@@ -67,13 +67,11 @@ static bool campaign_agent(const struct rb_campaign *c, const char *agent)
 /* The value of key in a lock's drive entry, or NULL. */
 static const char *entry(struct rb_yaml *ly, yaml_node_t *dn, const char *key)
 {
-	for (yaml_node_pair_t *q =
-		     dn && dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start : NULL;
-	     q && q < dn->data.mapping.pairs.top; q++) {
-		const char *k = rb_yaml_scalar(rb_yaml_get(ly, q->key));
+	for (struct rb_yaml_it q = rb_yaml_pairs(ly, dn); rb_yaml_next(&q);) {
+		const char *k = rb_yaml_scalar(q.key);
 
 		if (k && !strcmp(k, key))
-			return rb_yaml_scalar(rb_yaml_get(ly, q->value));
+			return rb_yaml_scalar(q.value);
 	}
 	return NULL;
 }
@@ -91,9 +89,8 @@ static void lock_groups(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, ya
 
 	if (!c->ngroups || !(got = calloc(c->ngroups, sizeof(*got))))
 		return;
-	for (yaml_node_item_t *it = drives->data.sequence.items.start;
-	     it < drives->data.sequence.items.top; it++) {
-		const char *agent = entry(ly, rb_yaml_get(ly, *it), "agent");
+	for (struct rb_yaml_it it = rb_yaml_items(ly, drives); rb_yaml_next(&it);) {
+		const char *agent = entry(ly, it.value, "agent");
 
 		if (!agent || campaign_agent(c, agent))
 			continue;
@@ -165,11 +162,9 @@ static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yam
 	const char *agent = NULL, *dpath = NULL, *serial = NULL;
 	size_t i;
 
-	for (yaml_node_pair_t *q = dn->type == YAML_MAPPING_NODE ? dn->data.mapping.pairs.start
-								 : NULL;
-	     q && q < dn->data.mapping.pairs.top; q++) {
-		const char *k = rb_yaml_scalar(rb_yaml_get(ly, q->key));
-		const char *v = rb_yaml_scalar(rb_yaml_get(ly, q->value));
+	for (struct rb_yaml_it q = rb_yaml_pairs(ly, dn); rb_yaml_next(&q);) {
+		const char *k = rb_yaml_scalar(q.key);
+		const char *v = rb_yaml_scalar(q.value);
 
 		if (k && !strcmp(k, "agent"))
 			agent = v;
@@ -273,14 +268,11 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 		return;
 	}
 	root = rb_yaml_root(&ly);
-	for (yaml_node_pair_t *p = root && root->type == YAML_MAPPING_NODE
-					   ? root->data.mapping.pairs.start
-					   : NULL;
-	     p && p < root->data.mapping.pairs.top; p++) {
-		const char *key = rb_yaml_scalar(rb_yaml_get(&ly, p->key));
+	for (struct rb_yaml_it p = rb_yaml_pairs(&ly, root); rb_yaml_next(&p);) {
+		const char *key = rb_yaml_scalar(p.key);
 
 		if (key && !strcmp(key, "drives"))
-			drives = rb_yaml_get(&ly, p->value);
+			drives = p.value;
 	}
 	if (!drives || drives->type != YAML_SEQUENCE_NODE) {
 		rb_yaml_error(&ly, L->d, root, "drives", "a lock file has 'drives', a list");

@@ -52,11 +52,10 @@ static void override_exec(struct loader *L, yaml_node_t *v, size_t first)
 
 	if (!want(L, v, YAML_MAPPING_NODE, "exec", "a mapping of the exec command's parameters"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, v); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key;
 		const char *key = rb_yaml_scalar(k);
-		const char *val = rb_yaml_scalar(rb_yaml_get(&L->y, p->value));
+		const char *val = rb_yaml_scalar(p.value);
 		bool any = false;
 
 		if (!rb_plain_word(key, "_") || !rb_plain_value(val)) {
@@ -83,9 +82,8 @@ static void apply_overrides(struct loader *L, yaml_node_t *ov, size_t first)
 
 	if (!want(L, ov, YAML_MAPPING_NODE, "overrides", "a mapping of workload keys (and idle)"))
 		return;
-	for (yaml_node_pair_t *p = ov->data.mapping.pairs.start; p < ov->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, ov); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		const struct rb_opt *o = key ? rb_opt_find(key) : NULL;
 		char err[256], a[RB_OPT_VALUE_MAX], b[RB_OPT_VALUE_MAX];
@@ -181,28 +179,26 @@ void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *over
 	L->y = py;
 	/* the preset's defaults, then the campaign's on top */
 	L->ndefaults = 0;
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, root); rb_yaml_next(&p);) {
+		const char *key = rb_yaml_scalar(p.key);
 
 		if (key && !strcmp(key, "defaults"))
-			L->ndefaults = rb_campaign_load_workload(L, rb_yaml_get(&L->y, p->value),
-								 "defaults", L->defaults, 64);
+			L->ndefaults =
+				rb_campaign_load_workload(L, p.value, "defaults", L->defaults, 64);
 	}
 	for (size_t i = 0; i < nkeep && L->ndefaults < 64; i++)
 		L->defaults[L->ndefaults++] = keep[i];
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, root); rb_yaml_next(&p);) {
+		const char *key = rb_yaml_scalar(p.key);
 
 		if (key && !strcmp(key, "phases"))
-			rb_campaign_load_phases(L, rb_yaml_get(&L->y, p->value));
+			rb_campaign_load_phases(L, p.value);
 		if (key && !strcmp(key, "verdict")) {
 			/* the preset's rules, the campaign's own over them */
 			struct rb_verdict_rules pv, given = L->c->verdict;
 
 			rb_verdict_rules_init(&pv);
-			rb_campaign_load_verdict(L, rb_yaml_get(&L->y, p->value), &pv, false);
+			rb_campaign_load_verdict(L, p.value, &pv, false);
 			rb_verdict_rules_merge(&L->c->verdict, &pv, &given);
 		}
 	}

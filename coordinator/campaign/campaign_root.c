@@ -178,9 +178,8 @@ static bool merge_keys(struct loader *L)
 	for (yaml_node_t *nd = L->y.doc.nodes.start; nd < L->y.doc.nodes.top; nd++) {
 		if (nd->type != YAML_MAPPING_NODE)
 			continue;
-		for (yaml_node_pair_t *p = nd->data.mapping.pairs.start;
-		     p < nd->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = rb_yaml_get(&L->y, p->key);
+		for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, nd); rb_yaml_next(&p);) {
+			yaml_node_t *k = p.key;
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "<<")) {
@@ -278,17 +277,15 @@ static void load_root(struct loader *L, yaml_node_t *root)
 	if (merge_keys(L))
 		return;
 	/* defaults first: phases apply on top of them wherever they appear */
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		const char *key = rb_yaml_scalar(rb_yaml_get(&L->y, p->key));
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, root); rb_yaml_next(&p);) {
+		const char *key = rb_yaml_scalar(p.key);
 
 		if (key && !strcmp(key, "defaults"))
-			L->ndefaults = rb_campaign_load_workload(L, rb_yaml_get(&L->y, p->value),
-								 "defaults", L->defaults, 64);
+			L->ndefaults =
+				rb_campaign_load_workload(L, p.value, "defaults", L->defaults, 64);
 	}
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&L->y, p->key), *v = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, root); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k);
 
 		if (!key) {

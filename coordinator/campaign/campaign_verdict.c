@@ -56,9 +56,8 @@ void rb_campaign_load_verdict(struct loader *L, yaml_node_t *v, struct rb_verdic
 	if (!want(L, v, YAML_MAPPING_NODE, "verdict",
 		  "a mapping of rules such as {critical_warning: true, max_temp_c: 70}"))
 		return;
-	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *kn = rb_yaml_get(&L->y, p->key), *vn = rb_yaml_get(&L->y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&L->y, v); rb_yaml_next(&p);) {
+		yaml_node_t *kn = p.key, *vn = p.value;
 		const char *key = rb_yaml_scalar(kn);
 		const struct rb_ckey *k = rb_ckey_find(RB_CK_VERDICT, key);
 		char known[512];

@@ -44,9 +44,8 @@ static void rack_labels(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *m,
 			      rb_yaml_kind(m));
 		return;
 	}
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(y, m); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *ks = rb_yaml_scalar(k), *vs = rb_yaml_scalar(v);
 		char **n;
 
@@ -153,8 +152,8 @@ static void one_rack(struct rb_yaml *y, struct rb_diags *d, const char *file, ya
 			      rb_yaml_kind(n));
 		return;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
-		rack_field(y, d, file, rb_yaml_get(y, p->key), rb_yaml_get(y, p->value), r);
+	for (struct rb_yaml_it p = rb_yaml_pairs(y, n); rb_yaml_next(&p);)
+		rack_field(y, d, file, p.key, p.value, r);
 	if (!r->name || !r->endpoint || !r->pub[0])
 		rb_yaml_error(y, d, n, r->name ? r->name : "racks", "a rack needs %s",
 			      !r->name	     ? "a name"
@@ -180,7 +179,7 @@ static void racks(struct rb_yaml *y, struct rb_diags *d, const char *file, yaml_
 			      rb_yaml_kind(v));
 		return;
 	}
-	n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	n = rb_yaml_count(v);
 	if (!n || n > RB_FLEET_MAX_RACKS) {
 		rb_yaml_error(y, d, v, "racks", "a fleet has 1 to %d racks, not %zu",
 			      RB_FLEET_MAX_RACKS, n);
@@ -191,9 +190,8 @@ static void racks(struct rb_yaml *y, struct rb_diags *d, const char *file, yaml_
 		rb_yaml_error(y, d, v, "racks", "out of memory");
 		return;
 	}
-	for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top;
-	     i++)
-		one_rack(y, d, file, rb_yaml_get(y, *i), f);
+	for (struct rb_yaml_it i = rb_yaml_items(y, v); rb_yaml_next(&i);)
+		one_rack(y, d, file, i.value, f);
 }
 
 int rb_fleet_load(const char *file, const char *text, size_t len, struct rb_fleet **ret,
@@ -218,14 +216,13 @@ int rb_fleet_load(const char *file, const char *text, size_t len, struct rb_flee
 		rb_yaml_error(&y, d, root, "fleet", "expected a mapping with 'racks:', got %s",
 			      root ? rb_yaml_kind(root) : "nothing");
 	} else {
-		for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
-		     p < root->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = rb_yaml_get(&y, p->key);
+		for (struct rb_yaml_it p = rb_yaml_pairs(&y, root); rb_yaml_next(&p);) {
+			yaml_node_t *k = p.key;
 			const char *key = rb_yaml_scalar(k);
 
 			if (key && !strcmp(key, "racks") && !seen) {
 				seen = true;
-				racks(&y, d, file, rb_yaml_get(&y, p->value), f);
+				racks(&y, d, file, p.value, f);
 			} else {
 				rb_yaml_error(
 					&y, d, k, key ? key : "fleet", "%s '%s'%s",

@@ -36,9 +36,8 @@ static int spec_claim(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n, con
 			      rb_yaml_kind(n));
 		return -EINVAL;
 	}
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(y, n); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		static const char *const metrics[] = { "mbps", "iops", "mean_us", "p99_us",
 						       "p99_9_us" };
@@ -135,9 +134,8 @@ static int spec_health(struct rb_yaml *y, struct rb_diags *d, yaml_node_t *n,
 	size_t errs = rb_diags_errors(d);
 
 	rb_verdict_rules_init(rules);
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(y, p->key), *v = rb_yaml_get(y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(y, n); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
 		const struct rb_ckey *ck = key ? rb_ckey_find(RB_CK_VERDICT, key) : NULL;
 		uint64_t u;
@@ -191,9 +189,8 @@ int rp_load_spec(struct rp_report *r, const char *path)
 		rb_yaml_error(&y, &d, root, NULL, "a spec file is a mapping: model, claims");
 		goto out_yaml;
 	}
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = rb_yaml_get(&y, p->key), *v = rb_yaml_get(&y, p->value);
+	for (struct rb_yaml_it p = rb_yaml_pairs(&y, root); rb_yaml_next(&p);) {
+		yaml_node_t *k = p.key, *v = p.value;
 		const char *key = rb_yaml_scalar(k);
 
 		if (key && !strcmp(key, "model") && rb_yaml_scalar(v))
