@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "pcie.h"
 
+#include "healthsnap.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -136,18 +138,7 @@ bool rb_pcie_downtrained(const struct rb_pcie_link *l, char *why, size_t len)
 {
 	double ms;
 	unsigned mw;
-	bool slow, narrow;
 
 	rb_pcie_most(l, &ms, &mw);
-	slow = ms > 0 && l->speed > 0 && l->speed + 1e-9 < ms;
-	narrow = mw && l->width && l->width < mw;
-	if (why && len)
-		why[0] = '\0';
-	if (why && slow && narrow)
-		snprintf(why, len, "x%u of x%u at %g GT/s of %g GT/s", l->width, mw, l->speed, ms);
-	else if (why && slow)
-		snprintf(why, len, "%g GT/s of %g GT/s", l->speed, ms);
-	else if (why && narrow)
-		snprintf(why, len, "x%u of x%u", l->width, mw);
-	return slow || narrow;
+	return rb_link_short(l->speed, ms, l->width, mw, why, len);
 }

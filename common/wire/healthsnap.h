@@ -19,6 +19,8 @@
 #ifndef RB_HEALTHSNAP_H
 #define RB_HEALTHSNAP_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* clang-format off */
@@ -68,5 +70,14 @@ struct rb_health_snap {
 	RB_HEALTH_FIELDS(RB_HEALTH_DECL)
 	char slot[32];
 };
+
+/*
+ * Whether a PCIe link runs below what both its ends can do (speeds in GT/s, widths in
+ * lanes; 0 or NaN: unknown, never short), and what it lacks in words when why is given:
+ * "x2 of x4 at 8 GT/s of 16 GT/s", "8 GT/s of 16 GT/s", "x2 of x4". The agent's log and
+ * the coordinator's verdict say it the same way.
+ */
+bool rb_link_short(double speed, double max_speed, double width, double max_width, char *why,
+		   size_t len);
 
 #endif

@@ -142,18 +142,8 @@ void rb_vj_health_rules(struct judge *j, size_t dp)
 /* "x2 of x4 at 8 GT/s of 16 GT/s" and the like: what a downtrained link lacks. */
 static bool link_short(const struct rb_row_health *h, char *why, size_t len)
 {
-	bool slow = h->h.pcie_speed > 0 && h->h.pcie_speed + 1e-9 < h->h.pcie_max_speed,
-	     narrow = h->h.pcie_width > 0 && h->h.pcie_width < h->h.pcie_max_width;
-
-	snprintf(why, len, "%s", "");
-	if (slow && narrow)
-		snprintf(why, len, "x%.0f of x%.0f at %g GT/s of %g GT/s", h->h.pcie_width,
-			 h->h.pcie_max_width, h->h.pcie_speed, h->h.pcie_max_speed);
-	else if (slow)
-		snprintf(why, len, "%g GT/s of %g GT/s", h->h.pcie_speed, h->h.pcie_max_speed);
-	else if (narrow)
-		snprintf(why, len, "x%.0f of x%.0f", h->h.pcie_width, h->h.pcie_max_width);
-	return slow || narrow;
+	return rb_link_short(h->h.pcie_speed, h->h.pcie_max_speed, h->h.pcie_width,
+			     h->h.pcie_max_width, why, len);
 }
 
 /*
