@@ -17,6 +17,7 @@
 #include "units.h"
 #include "yamlcfg.h"
 #include "grow.h"
+#include "idmap.h"
 
 /*
  * Whether (agent, path) is listed already (a drive, a volume or a volume's member); else it
@@ -25,34 +26,15 @@
  */
 static bool drive_listed(struct loader *L, const char *agent, const char *path)
 {
-	size_t h;
+	uint64_t h = drive_hash(agent, path);
+	size_t cur = 0, i;
 
-	if (!L->seen || L->nkeys * 2 >= L->seen_mask) {
-		size_t cap = L->seen ? (L->seen_mask + 1) * 2 : 64;
-		size_t *n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return false;
-		free(L->seen);
-		L->seen = n;
-		L->seen_mask = cap - 1;
-		for (size_t i = 0; i < L->nkeys; i++) {
-			h = drive_hash(L->keys[i].agent, L->keys[i].path) & L->seen_mask;
-			while (L->seen[h])
-				h = (h + 1) & L->seen_mask;
-			L->seen[h] = i + 1;
-		}
-	}
-	for (h = drive_hash(agent, path) & L->seen_mask; L->seen[h]; h = (h + 1) & L->seen_mask) {
-		const struct seen_key *d = &L->keys[L->seen[h] - 1];
-
-		if (!strcmp(d->agent, agent) && !strcmp(d->path, path))
+	while ((i = rb_idmap_next(&L->seen, h, &cur)) != SIZE_MAX)
+		if (!strcmp(L->keys[i].agent, agent) && !strcmp(L->keys[i].path, path))
 			return true;
-	}
-	if (RB_GROW(L->keys, L->capkeys, L->nkeys, 64))
+	if (RB_GROW(L->keys, L->capkeys, L->nkeys, 64) || rb_idmap_add(&L->seen, h, L->nkeys))
 		return false;
-	L->keys[L->nkeys] = (struct seen_key){ agent, path };
-	L->seen[h] = ++L->nkeys;
+	L->keys[L->nkeys++] = (struct seen_key){ agent, path };
 	return false;
 }
 

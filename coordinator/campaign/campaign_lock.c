@@ -5,6 +5,7 @@
  * what selectors and agent groups chose when the lock was made becomes the campaign's
  * drives and agents, so a locked run measures the same drives whatever connects.
  */
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "campaign_priv.h"
 #include "units.h"
 #include "yamlcfg.h"
+#include "idmap.h"
+#include "grow.h"
 
 /* A device of the campaign by (agent, path): a drive, or a volume's member. */
 struct lock_key {
@@ -22,29 +25,27 @@ struct lock_key {
 };
 
 /* Every device of the campaign by (agent, path), hashed: a fleet's lock is looked up so. */
-static struct lock_key *lock_keys(const struct rb_campaign *c, size_t *ret_mask)
+struct lock_index {
+	struct lock_key *v;
+	size_t n;
+	struct rb_idmap ix;
+};
+
+static int lock_keys(const struct rb_campaign *c, struct lock_index *k)
 {
-	size_t nkeys = 0, kcap = 16, kmask;
-	struct lock_key *keys;
+	size_t cap = 0;
 
 	for (size_t d = 0; d < c->ndrives; d++)
-		nkeys += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
-	while (kcap < nkeys * 2)
-		kcap *= 2;
-	kmask = kcap - 1;
-	keys = calloc(kcap, sizeof(*keys));
-	for (size_t d = 0; keys && d < c->ndrives; d++)
 		for (size_t m = 0; m < (c->drives[d].nmembers ? c->drives[d].nmembers : 1); m++) {
 			const char *kp = c->drives[d].nmembers ? c->drives[d].members[m].path
 							       : c->drives[d].path;
-			size_t h = drive_hash(c->drives[d].agent, kp) & kmask;
 
-			while (keys[h].path)
-				h = (h + 1) & kmask;
-			keys[h] = (struct lock_key){ c->drives[d].agent, kp, d, m };
+			if (RB_GROW(k->v, cap, k->n, 16) ||
+			    rb_idmap_add(&k->ix, drive_hash(c->drives[d].agent, kp), k->n))
+				return -ENOMEM;
+			k->v[k->n++] = (struct lock_key){ c->drives[d].agent, kp, d, m };
 		}
-	*ret_mask = kmask;
-	return keys;
+	return 0;
 }
 
 /* The selector of agent, or -1. */
@@ -155,8 +156,7 @@ static void selectors_locked(struct loader *L, yaml_node_t *n, const char *path,
 /* One drive the lock names: its serial pinned on each device of the campaign it is;
  * a drive a selector of its agent chose is added to the campaign. */
 static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yaml_node_t *dn,
-		       const struct lock_key *keys, size_t kmask, bool *seen, size_t *mseen,
-		       unsigned *taken)
+		       const struct lock_index *keys, bool *seen, size_t *mseen, unsigned *taken)
 {
 	struct rb_campaign *c = L->c;
 	const char *agent = NULL, *dpath = NULL, *serial = NULL;
@@ -181,14 +181,18 @@ static void lock_drive(struct loader *L, struct rb_yaml *ly, yaml_node_t *n, yam
 	bool any = false;
 	const char *other = NULL;
 
-	for (size_t h = drive_hash(agent, dpath) & kmask; keys[h].path; h = (h + 1) & kmask) {
-		struct rb_drive_ref *d = &c->drives[keys[h].drive];
-		char **pin = d->nmembers ? &d->members[keys[h].member].serial : &d->serial;
+	uint64_t kh = drive_hash(agent, dpath);
+	size_t cur = 0, ki;
 
-		if (strcmp(keys[h].agent, agent) || strcmp(keys[h].path, dpath))
+	while ((ki = rb_idmap_next(&keys->ix, kh, &cur)) != SIZE_MAX) {
+		const struct lock_key *key = &keys->v[ki];
+		struct rb_drive_ref *d = &c->drives[key->drive];
+		char **pin = d->nmembers ? &d->members[key->member].serial : &d->serial;
+
+		if (strcmp(key->agent, agent) || strcmp(key->path, dpath))
 			continue;
 		any = true;
-		i = keys[h].drive;
+		i = key->drive;
 		seen[i] |= !d->nmembers;
 		mseen[i] += d->nmembers > 0;
 		if (!*serial)
@@ -243,9 +247,9 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 	yaml_node_t *root, *drives = NULL;
 	bool *seen = NULL;
 	size_t *mseen = NULL;
-	struct lock_key *keys = NULL;
+	struct lock_index keys = { .n = 0 };
 	unsigned *taken = NULL;
-	size_t kmask, ndrives;
+	size_t ndrives;
 	int e;
 
 	if (!name || !*name) {
@@ -284,14 +288,13 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 	seen = calloc(ndrives + 1, sizeof(bool));
 	mseen = calloc(ndrives + 1, sizeof(size_t));
 	taken = calloc(c->nselectors + 1, sizeof(unsigned));
-	keys = lock_keys(c, &kmask);
-	if (!seen || !mseen || !taken || !keys) {
+	if (!seen || !mseen || !taken || lock_keys(c, &keys)) {
 		ERR(L, n, "lock", "out of memory");
 		goto out;
 	}
 	for (yaml_node_item_t *it = drives->data.sequence.items.start;
 	     it < drives->data.sequence.items.top; it++)
-		lock_drive(L, &ly, n, rb_yaml_get(&ly, *it), keys, kmask, seen, mseen, taken);
+		lock_drive(L, &ly, n, rb_yaml_get(&ly, *it), &keys, seen, mseen, taken);
 	selectors_locked(L, n, path, taken);
 	for (size_t i = 0; i < ndrives; i++)
 		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])
@@ -305,7 +308,8 @@ out:
 	free(seen);
 	free(mseen);
 	free(taken);
-	free(keys);
+	free(keys.v);
+	rb_idmap_release(&keys.ix);
 	rb_yaml_release(&ly);
 	free(text);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "idmap.h"
 #include "yamlcfg.h"
 
 /* A workload key as a campaign sets it: the option, and its value as written. */
@@ -31,7 +32,7 @@ struct loader {
 	struct rb_campaign *c;
 	struct setting defaults[64];
 	size_t ndefaults;
-	size_t *seen, seen_mask; /* keys by (agent, path): index + 1, open addressing */
+	struct rb_idmap seen; /* keys[] by (agent, path) */
 	struct seen_key {
 		const char *agent, *path;
 	} * keys;
@@ -42,17 +43,10 @@ struct loader {
 
 #define ERR(L, node, subject, ...) rb_yaml_error(&(L)->y, (L)->d, node, subject, __VA_ARGS__)
 
-/* FNV-1a over (agent, path): the loader's tables of devices are hashed with it. */
-static inline size_t drive_hash(const char *agent, const char *path)
+/* A device's key (agent, path) for the loader's indexes (rb_idmap). */
+static inline uint64_t drive_hash(const char *agent, const char *path)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (const char *p = agent; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	h = (h ^ 0xff) * 1099511628211ULL;
-	for (const char *p = path; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return (size_t)h;
+	return rb_hash_str(rb_hash_str(RB_HASH_INIT, agent), path);
 }
 
 /* Whether n is of type t; else an error at n: "'key' must be WHAT, not ...". */

@@ -21,6 +21,8 @@
 #include "results_db.h"
 #include "units.h"
 #include "yamlcfg.h"
+#include "idmap.h"
+#include "grow.h"
 
 #define MAX_CAMPAIGN_BYTES (4u << 20)
 
@@ -34,18 +36,12 @@ static bool phase_clash(const struct rb_campaign *c, size_t ph, const char **ret
 	struct rb_point probe = { .phase = (unsigned)ph };
 	struct key {
 		const char *agent, *path, *owner;
-	} * tab;
-	size_t n = 0, cap = 16, mask;
+	} *tab = NULL;
+	size_t n = 0, cap = 0;
+	struct rb_idmap ix;
 	bool clash = false;
 
-	for (size_t d = 0; d < c->ndrives; d++)
-		n += c->drives[d].nmembers ? c->drives[d].nmembers : 1;
-	while (cap < n * 2)
-		cap *= 2;
-	mask = cap - 1;
-	tab = calloc(cap, sizeof(*tab));
-	if (!tab)
-		return false;
+	rb_idmap_init(&ix);
 	for (size_t d = 0; d < c->ndrives && !clash; d++) {
 		const struct rb_drive_ref *dr = &c->drives[d];
 
@@ -53,22 +49,27 @@ static bool phase_clash(const struct rb_campaign *c, size_t ph, const char **ret
 			continue;
 		for (size_t m = 0; m < (dr->nmembers ? dr->nmembers : 1) && !clash; m++) {
 			const char *path = dr->nmembers ? dr->members[m].path : dr->path;
-			size_t h = drive_hash(dr->agent, path) & mask;
+			uint64_t h = drive_hash(dr->agent, path);
+			size_t cur = 0, i;
 
-			for (; tab[h].path; h = (h + 1) & mask)
-				if (!strcmp(tab[h].agent, dr->agent) &&
-				    !strcmp(tab[h].path, path)) {
+			while (!clash && (i = rb_idmap_next(&ix, h, &cur)) != SIZE_MAX)
+				if (!strcmp(tab[i].agent, dr->agent) &&
+				    !strcmp(tab[i].path, path)) {
 					clash = true;
 					*ret_path = path;
-					*ret_a = tab[h].owner;
+					*ret_a = tab[i].owner;
 					*ret_b = dr->path;
 					*ret_agent = dr->agent;
-					break;
 				}
-			if (!clash)
-				tab[h] = (struct key){ dr->agent, path, dr->path };
+			if (clash)
+				break;
+			if (RB_GROW(tab, cap, n, 16) || rb_idmap_add(&ix, h, n))
+				goto out; /* no memory for the check: as if none clashed */
+			tab[n++] = (struct key){ dr->agent, path, dr->path };
 		}
 	}
+out:
+	rb_idmap_release(&ix);
 	free(tab);
 	return clash;
 }
@@ -363,7 +364,7 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 		load_root(&L, rb_yaml_root(&L.y));
 	}
 	rb_yaml_release(&L.y);
-	free(L.seen);
+	rb_idmap_release(&L.seen);
 	free(L.keys);
 	rb_diags_sort(diags);
 	if (rb_diags_errors(diags) > before) {
