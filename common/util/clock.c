@@ -40,6 +40,17 @@ static void real_spin_until(void *arg, int64_t t)
 const struct rb_clock rb_clock_real = { real_now, real_wall, real_sleep_until, NULL,
 					real_spin_until };
 
+static int64_t offset_wall(void *arg)
+{
+	return rb_wall_ns() + *(const int64_t *)arg;
+}
+
+struct rb_clock rb_clock_real_offset(const int64_t *wall_offset_ns)
+{
+	return (struct rb_clock){ real_now, offset_wall, real_sleep_until, (void *)wall_offset_ns,
+				  real_spin_until };
+}
+
 static int64_t fake_now(void *arg)
 {
 	struct rb_clock_fake *f = arg;

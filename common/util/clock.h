@@ -44,6 +44,12 @@ struct rb_clock {
 
 /* The host's clocks: CLOCK_MONOTONIC, CLOCK_REALTIME, clock_nanosleep. */
 extern const struct rb_clock rb_clock_real;
+/*
+ * The host's clocks with wall() moved by *wall_offset_ns (which must outlive it): a host
+ * whose CLOCK_REALTIME is off by that much, as tests make a rack service (rackbench
+ * serve's RB_TEST_WALL_OFFSET_NS).
+ */
+struct rb_clock rb_clock_real_offset(const int64_t *wall_offset_ns);
 
 /*
  * A fake clock for tests: time stands still until advanced (by hand, or by a sleep to a

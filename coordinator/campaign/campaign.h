@@ -62,6 +62,10 @@ struct rb_agent_group {
 	bool has_select;
 	struct rb_selector select; /* agent "": a template */
 	unsigned line, column;
+	/* a fleet's shard (rb_campaign_shard): exactly these agents, whatever their labels */
+	char **only;
+	size_t nonly;
+	bool sharded;
 };
 
 struct rb_point {
@@ -138,6 +142,13 @@ int rb_campaign_add_drive(struct rb_campaign *c, const char *agent, const char *
 			  const char *serial);
 /* Appends an agent (a group's choice); its drives as paths, or a copy of a selector. */
 int rb_campaign_add_agent(struct rb_campaign *c, const char *agent, const struct rb_agent_group *g);
+/*
+ * A rack's shard of a fleet's campaign (rackbench fleet run): spec is "AGENT:GROUP,..."
+ * (the agents `fleet plan` chose on the rack, each with the index of the agent group that
+ * took it, or '-' for an agent the campaign names). Drives, selectors and agents of other
+ * agents go; each group takes exactly its agents of the shard. 0, or -EINVAL (err says).
+ */
+int rb_campaign_shard(struct rb_campaign *c, const char *spec, char *err, size_t len);
 /* Whether an agent of that name and labels ("K=V" pairs) belongs to group g. */
 bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
 			    const char *const *keys, const char *const *values, size_t nlabels);

@@ -326,6 +326,12 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 bool rb_agent_group_matches(const struct rb_agent_group *g, const char *name,
 			    const char *const *keys, const char *const *values, size_t nlabels)
 {
+	if (g->sharded) {
+		for (size_t i = 0; i < g->nonly; i++)
+			if (!strcmp(g->only[i], name))
+				return true;
+		return false;
+	}
 	if (*g->name && fnmatch(g->name, name, 0))
 		return false;
 	for (size_t i = 0; i < g->nlabels; i++) {

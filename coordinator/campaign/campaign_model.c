@@ -53,6 +53,9 @@ void rb_agent_group_release(struct rb_agent_group *g)
 	free(g->drives);
 	if (g->has_select)
 		rb_selector_release(&g->select);
+	for (size_t j = 0; j < g->nonly; j++)
+		free(g->only[j]);
+	free(g->only);
 }
 
 struct rb_campaign *rb_campaign_free(struct rb_campaign *c)

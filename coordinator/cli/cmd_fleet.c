@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* `rackbench fleet` and its commands `plan`, `status`, `abort`: their flags. */
+/* `rackbench fleet` and its commands `plan`, `run`, `status`, `abort`: their flags. */
 #include "cmds.h"
 
 #include <string.h>
@@ -41,6 +41,16 @@ static struct rb_fleet_args A;
 	}
 
 static const struct rb_popt fleet_opts[] = { FLEET_OPTS };
+static const struct rb_popt run_opts[] = {
+	{ RB_POPT_DURATION, "start-in", 0, "DURATION",
+	  "how far ahead the fleet's UTC start instant is (default 3s): long enough for every "
+	  "rack to be reached and its agents given the first point",
+	  &A.start_in_ns, NULL, 0 },
+	{ RB_POPT_STRING, "summary", 0, "FILE",
+	  "the fleet summary (JSON) written at the end (default fleet-ID.json here)", &A.summary,
+	  NULL, 0 },
+	FLEET_OPTS
+};
 static const struct rb_parg id_args[] = { { "FLEET-ID", &A.id, 0 }, { NULL, NULL, 0 } };
 static const struct rb_parg plan_args[] = { { "CAMPAIGN.yaml", &A.campaign, 0 },
 					    { NULL, NULL, 0 } };
@@ -56,6 +66,26 @@ static const struct rb_popt_cmd plan_spec = {
 		"points, planned time. A rack that does not answer by the deadline is named\n"
 		"(exit 1); a campaign the fleet cannot meet is exit 2.",
 	.opts = fleet_opts,
+	.args = plan_args,
+};
+
+static const struct rb_popt_cmd run_spec = {
+	.name = "rackbench fleet run",
+	.summary = "run a campaign on every rack from one UTC instant, followed in one view",
+	.desc = "Plans the campaign across the racks as 'fleet plan' does and submits each\n"
+		"rack's shard to its service (queued behind a run going on there), tagged with\n"
+		"a new fleet id. Every shard starts at one UTC instant (--start-in ahead): each\n"
+		"rack's wall clock is measured against this client's over its admin endpoint\n"
+		"first, and the instant goes to it in its own clock; the service aligns its\n"
+		"agents to it as to any run's start. A live view on stderr follows the racks\n"
+		"(state, point, IOPS, failing drives, racks not answering); at the end the\n"
+		"fleet table on stdout (rack, run, status, exit, clock offset, start skew,\n"
+		"results) and the fleet summary (--summary). A rack unreachable at submit or\n"
+		"whose service stops answering for the deadline is INCOMPLETE: the others go\n"
+		"on, and the exit is 4 with those racks named; else the worst of the racks'\n"
+		"codes. Ctrl-C aborts every rack's shard ('fleet abort'); the runs are the\n"
+		"services' own, so a client that dies leaves them running ('fleet status').",
+	.opts = run_opts,
 	.args = plan_args,
 };
 
@@ -98,6 +128,11 @@ static int plan_cmd(int argc, char **argv)
 	return sub(&plan_spec, rb_fleet_plan, argc, argv);
 }
 
+static int run_cmd(int argc, char **argv)
+{
+	return sub(&run_spec, rb_fleet_run, argc, argv);
+}
+
 static int status_cmd(int argc, char **argv)
 {
 	return sub(&status_spec, rb_fleet_status, argc, argv);
@@ -110,6 +145,7 @@ static int abort_cmd(int argc, char **argv)
 
 static const struct rb_subcmd fleet_cmds[] = {
 	{ "plan", plan_cmd, &plan_spec },
+	{ "run", run_cmd, &run_spec },
 	{ "status", status_cmd, &status_spec },
 	{ "abort", abort_cmd, &abort_spec },
 };
@@ -118,7 +154,7 @@ static const struct rb_popt no_opts[] = { { RB_POPT_END, NULL, 0, NULL, NULL, NU
 
 const struct rb_popt_cmd rb_coord_fleet_spec = {
 	.name = "rackbench fleet",
-	.summary = "one campaign across many rack services: plan, status, abort",
+	.summary = "one campaign across many rack services: plan, run, status, abort",
 	.usage = "COMMAND [ARGS] --fleet FLEET.yaml --key FILE",
 	.desc = "A client of many rack services (each a 'rackbench serve' with --admin-listen),\n"
 		"named in FLEET.yaml; it keeps no state of its own (docs/fleet.md).\n"
@@ -126,6 +162,8 @@ const struct rb_popt_cmd rb_coord_fleet_spec = {
 		"commands:\n"
 		"  plan CAMPAIGN.yaml\n"
 		"      each rack's shard of a campaign: agents, drives, points, time\n"
+		"  run CAMPAIGN.yaml\n"
+		"      run a campaign on every rack from one UTC instant, followed in one view\n"
 		"  status FLEET-ID\n"
 		"      each rack's shard of fleet run FLEET-ID: state, run, point, exit, results\n"
 		"  abort FLEET-ID\n"

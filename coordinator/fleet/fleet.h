@@ -71,12 +71,21 @@ struct rb_fleet_args {
 	const char *campaign;	 /* plan: the campaign */
 	uint64_t deadline_ns;	 /* how long a rack is waited for (0: 5 s) */
 	bool json;
+	uint64_t start_in_ns; /* run: how far ahead the fleet's instant is (0: 3 s) */
+	const char *summary;  /* run: the summary's file (NULL: fleet-ID.json here) */
 };
 
 /* `fleet status ID`: each rack's shard of the fleet run. Returns the exit code. */
 int rb_fleet_status(const struct rb_fleet_args *a);
 /* `fleet abort ID`: each rack's shard aborted (or taken out of its queue). Exit code. */
 int rb_fleet_abort(const struct rb_fleet_args *a);
+/*
+ * `fleet run CAMPAIGN`: each rack's shard submitted to its service (queued behind a run
+ * going on) with the fleet's id and one UTC start instant in each rack's own wall clock,
+ * followed in one view until every shard ended or was lost; the fleet table and summary.
+ * Exit code: the worst of the racks', 4 when a rack is INCOMPLETE.
+ */
+int rb_fleet_run(const struct rb_fleet_args *a);
 /* `fleet plan CAMPAIGN`: each rack's shard: agents, drives, points, time. Exit code. */
 int rb_fleet_plan(const struct rb_fleet_args *a);
 

@@ -23,6 +23,13 @@
 size_t rb_fleet_ask(const struct rb_fleet *f, const struct rb_keypair *me, const char *req,
 		    int deadline_ms, struct rb_fleet_reply *ret)
 {
+	return fleet_ask_each(f, me, NULL, req, deadline_ms, ret);
+}
+
+size_t fleet_ask_each(const struct rb_fleet *f, const struct rb_keypair *me,
+		      const char *const *reqs, const char *req, int deadline_ms,
+		      struct rb_fleet_reply *ret)
+{
 	void **socks = calloc(f->nracks + 1, sizeof(*socks));
 	void **live = calloc(f->nracks + 1, sizeof(*live));
 	size_t *which = calloc(f->nracks + 1, sizeof(*which));
@@ -38,13 +45,19 @@ size_t rb_fleet_ask(const struct rb_fleet *f, const struct rb_keypair *me, const
 		goto out;
 	}
 	for (size_t i = 0; i < f->nracks; i++) {
+		const char *q = reqs ? reqs[i] : req;
+
+		if (!q) {
+			ret[i].err = -ENOENT; /* nothing to ask this rack */
+			continue;
+		}
 		socks[i] =
 			rb_tx_admin_connect(f->racks[i].endpoint, me, f->racks[i].pub, deadline_ms);
 		if (!socks[i]) {
 			ret[i].err = -errno;
 			continue;
 		}
-		ret[i].err = rb_tx_text_send(socks[i], req, strlen(req));
+		ret[i].err = rb_tx_text_send(socks[i], q, strlen(q));
 	}
 	for (;;) {
 		int64_t left = (end - rb_mono_ns()) / 1000000;

@@ -36,6 +36,7 @@ struct pagent {
 	struct ptarget *t;
 	size_t nt;
 	bool taken;
+	long group;    /* the agent group that took it; -1: the campaign names it */
 	size_t drives; /* the campaign's drives on it */
 };
 
@@ -233,6 +234,7 @@ static void named(struct plan *p, const struct rb_campaign *c)
 			problem(p, c, r->line ? r->line : 1, r->column ? r->column : 1,
 				"agent '%s' does not offer '%s'", r->agent, r->path);
 		a->taken = true;
+		a->group = -1;
 		a->drives++;
 	}
 	for (size_t s = 0; s < c->nselectors; s++) {
@@ -249,6 +251,7 @@ static void named(struct plan *p, const struct rb_campaign *c)
 			continue;
 		}
 		a->taken = true;
+		a->group = -1;
 		a->drives += sel->at_least || found <= sel->count ? found : sel->count;
 		snprintf(want, sizeof(want), "%s%u", sel->at_least ? "at least " : "", sel->count);
 		if (sel->at_least ? found < sel->count : found != sel->count)
@@ -273,6 +276,7 @@ static void groups(struct plan *p, const struct rb_campaign *c)
 			    !rb_agent_group_matches(G, a->name, a->keys, a->vals, a->nlabels))
 				continue;
 			a->taken = true;
+			a->group = (long)g;
 			found++;
 			if (G->has_select) {
 				unsigned n = select_on(a, &G->select);
@@ -355,6 +359,69 @@ static void print_plan(const struct plan *p, const struct rb_fleet *f, const str
 	       sized ? " planned, and the size-based points' time" : " planned");
 }
 
+/* The racks' agents from their replies, the campaign's selectors across them: 0, or
+ * -ENOMEM said (p->rc: the plan's exit code). */
+static int plan_build(struct plan *p, const struct rb_fleet *f, const struct rb_campaign *c,
+		      struct rb_fleet_reply *rep)
+{
+	for (size_t r = 0; r < f->nracks; r++) {
+		if (!rep[r].text || strncmp(rep[r].text, "ok\n", 3)) {
+			p->rc = rb_exit_worse(p->rc, RB_EXIT_FAILED);
+			continue;
+		}
+		if (parse_agents(p, &f->racks[r], r, rep[r].text)) {
+			rb_err("out of memory");
+			return -ENOMEM;
+		}
+	}
+	if (p->n)
+		qsort(p->a, p->n, sizeof(*p->a), by_rack_name);
+	named(p, c);
+	groups(p, c);
+	return 0;
+}
+
+int fleet_shards(const struct rb_fleet *f, const struct rb_campaign *c, struct rb_fleet_reply *rep,
+		 char **spec, size_t *drives)
+{
+	struct plan p = { .rc = RB_EXIT_OK };
+	int rc;
+
+	if (plan_build(&p, f, c, rep)) {
+		plan_release(&p);
+		return RB_EXIT_FAILED;
+	}
+	rc = p.rc == RB_EXIT_USAGE ? RB_EXIT_USAGE : RB_EXIT_OK;
+	for (size_t r = 0; r < f->nracks; r++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		drives[r] = 0;
+		spec[r] = NULL;
+		for (size_t i = 0; m && i < p.n; i++)
+			if (p.a[i].rack == r && p.a[i].taken) {
+				if (p.a[i].group < 0)
+					fprintf(m, "%s%s:-", ftell(m) ? "," : "", p.a[i].name);
+				else
+					fprintf(m, "%s%s:%ld", ftell(m) ? "," : "", p.a[i].name,
+						p.a[i].group);
+				drives[r] += p.a[i].drives;
+			}
+		if (!m || fclose(m)) {
+			rc = RB_EXIT_FAILED;
+			free(buf);
+			continue;
+		}
+		if (len)
+			spec[r] = buf;
+		else
+			free(buf);
+	}
+	plan_release(&p);
+	return rc;
+}
+
 int rb_fleet_plan(const struct rb_fleet_args *a)
 {
 	struct rb_fleet *f = NULL;
@@ -380,21 +447,10 @@ int rb_fleet_plan(const struct rb_fleet_args *a)
 		rc = RB_EXIT_FAILED;
 		goto out;
 	}
-	for (size_t r = 0; r < f->nracks; r++) {
-		if (!rep[r].text || strncmp(rep[r].text, "ok\n", 3)) {
-			p.rc = rb_exit_worse(p.rc, RB_EXIT_FAILED);
-			continue;
-		}
-		if (parse_agents(&p, &f->racks[r], r, rep[r].text)) {
-			rb_err("out of memory");
-			rc = RB_EXIT_FAILED;
-			goto out;
-		}
+	if (plan_build(&p, f, c, rep)) {
+		rc = RB_EXIT_FAILED;
+		goto out;
 	}
-	if (p.n)
-		qsort(p.a, p.n, sizeof(*p.a), by_rack_name);
-	named(&p, c);
-	groups(&p, c);
 	print_plan(&p, f, c, rep, deadline_ms);
 	rc = p.rc;
 	if (rc == RB_EXIT_FAILED)

@@ -25,6 +25,11 @@ struct rb_coord_state {
 	size_t point, npoints; /* the point running (index), of how many */
 	char results[4096];    /* the file being written; "" before */
 	bool live_due;	       /* set by the service: the loop's next turn calls o->live */
+	/* rackbench fleet run (rb_coord_opts.start_wall_ns): how far the first point's drives
+	 * started from the fleet's instant, in our clock (skew_n of them), and how late the
+	 * point was sent past it (a run queued behind another: 0 when in time) */
+	int64_t skew_lo_ns, skew_hi_ns, late_ns;
+	unsigned skew_n;
 };
 
 /*
@@ -70,6 +75,9 @@ struct rb_coord_opts {
 	char *ret_path;		     /* the file written */
 	size_t ret_path_len;
 	const struct rb_clock *clock; /* the run's timers; NULL: the real clock */
+	/* rackbench fleet run: the first point starts at this instant of the clock's wall time
+	 * (UTC ns), converted to its monotonic time when the point is sent; 0: at once */
+	int64_t start_wall_ns;
 	/* rackbench serve: its ZAP handler (with router; NULL keyless), a hook for every
 	 * Hello (any agent, of this campaign or not), one called between messages (the
 	 * control socket), and where the run stands */

@@ -281,7 +281,8 @@ struct coord {
 	uint8_t *warned;		 /* per drive: critical-warning bits said already */
 	size_t point_drives;		 /* drives the current point measures */
 	int64_t start_at;		 /* the current point's start instant, our clock; 0 none */
-	char run[96];			 /* this run's identity, for the agents' spools */
+	int64_t fleet_point; /* the point started at the fleet's instant, plus 1; 0: none */
+	char run[96];	     /* this run's identity, for the agents' spools */
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct rb_results *res;

@@ -75,6 +75,20 @@ static bool data_error_status(struct rb_row_result *row, enum rb_status *st)
 }
 
 /* What a result row takes from its message as it came. */
+/* A drive's start skew at the fleet's instant (rackbench fleet run), for the service's status. */
+static void fleet_skew(struct coord *k, uint32_t point, int64_t skew)
+{
+	struct rb_coord_state *st = k->o->state;
+
+	if (!st || k->fleet_point != (int64_t)point + 1)
+		return;
+	if (!st->skew_n || skew < st->skew_lo_ns)
+		st->skew_lo_ns = skew;
+	if (!st->skew_n || skew > st->skew_hi_ns)
+		st->skew_hi_ns = skew;
+	st->skew_n++;
+}
+
 static void row_copy(struct rb_row_result *row, const struct rb_msg_result *dr)
 {
 	copy(row->uring_features, sizeof(row->uring_features), dr->uring_features);
@@ -279,9 +293,11 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	}
 	row_copy(&row, dr);
 	/* how far from the planned instant its jobs started, in our clock */
-	if (dr->start_mono_ns && k->start_at && a->clk.n && dr->attempt == 0)
+	if (dr->start_mono_ns && k->start_at && a->clk.n && dr->attempt == 0) {
 		row.start_skew_ns =
 			dr->start_mono_ns - rb_clock_offset(&a->clk, NULL) - k->start_at;
+		fleet_skew(k, dr->point, row.start_skew_ns);
+	}
 	for (size_t i = 0; i < dr->ndirs; i++)
 		if (dr->dirs[i].direction < 3)
 			dirs[dr->dirs[i].direction] = &dr->dirs[i];

@@ -376,13 +376,50 @@ static void drop_agent(struct coord *k, struct ragent *a, const struct rb_point 
 	}
 }
 
+/*
+ * rackbench fleet run: the run's first point waits for the fleet's instant (a UTC instant
+ * in the run's wall clock, o->start_wall_ns), serving its messages meanwhile, and starts
+ * at it: the instant converted to our monotonic clock with the wall clock's offset from
+ * it read now, then given to the agents as any start instant is. One already past (a run
+ * queued behind another) starts as a run alone does, and says how late.
+ */
+static void fleet_instant(struct coord *k, const struct rb_point *p)
+{
+	int64_t lead = 200000000LL, at;
+
+	k->fleet_point = (int64_t)p->index + 1;
+	for (;;) {
+		int64_t left = k->o->start_wall_ns - coord_wall(k) - lead;
+
+		if (left <= 0 || loop_stopped(k))
+			break;
+		pump(k, left > 100000000LL ? 100 : (int)(left / 1000000) + 1);
+		rb_progress_tick(k->prog);
+	}
+	at = k->o->start_wall_ns - coord_wall(k) + coord_now(k);
+	if (at > coord_now(k)) {
+		k->start_at = at;
+		rb_info("point %u starts at the fleet's instant (%.3f s ahead)", p->index,
+			(double)(at - coord_now(k)) / 1e9);
+		return;
+	}
+	k->start_at = coord_now(k) + lead;
+	if (k->o->state)
+		k->o->state->late_ns = k->start_at - at;
+	rb_warn("point %u starts %.3f s after the fleet's instant, which had passed", p->index,
+		(double)(k->start_at - at) / 1e9);
+}
+
 /* Every agent given the point, to start at one instant far enough ahead for the messages. */
 static int point_start(struct coord *k, const struct rb_point *p, uint32_t attempt)
 {
 	ing_point_begin(k, p);
 	skip_refused(k, p, attempt);
 	coord_enter(k, PHASE_POINT);
-	k->start_at = coord_now(k) + 200000000LL;
+	if (k->o->start_wall_ns && !k->fleet_point && attempt == 0)
+		fleet_instant(k, p);
+	else
+		k->start_at = coord_now(k) + 200000000LL;
 	for (size_t i = 0; i < k->c->nagents; i++) {
 		struct ragent *a = &k->reg.agents[i];
 

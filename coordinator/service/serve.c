@@ -255,7 +255,7 @@ static struct rb_campaign *submitted(struct service *s, const char *req, bool re
 		c = NULL;
 	}
 	rb_diags_release(&d);
-	return c;
+	return c ? svc_fleet_cut(s, c, req) : NULL;
 }
 
 /* A new run's id: its start (UTC) and a count, so two in one second differ. */
@@ -336,6 +336,7 @@ static void record_done(struct service *s, const char *req, const char *id, cons
 {
 	struct done_run *dr = &s->done[s->ndone++ % 16];
 
+	memset(dr, 0, sizeof(*dr));
 	if (!rb_control_field(req, "fleet", dr->fleet, sizeof(dr->fleet)))
 		dr->fleet[0] = '\0';
 	put(dr->id, sizeof(dr->id), id);
@@ -399,6 +400,8 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 				    .hello_hook = on_hello,
 				    .tick = tick,
 				    .hook_arg = s,
+				    .clock = &s->clock,
+				    .start_wall_ns = resume ? 0 : svc_fleet_start(req),
 				    .state = &s->state,
 				    .live = on_live,
 				    .known = known,
@@ -502,6 +505,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 	owed = svc_db_export_run(s, c, s->state.results);
 	restore(saved);
 	record_done(s, req, s->id, c->name, s->state.results, rc);
+	svc_fleet_done(s, &s->done[(s->ndone - 1) % 16]);
 	index_run(s->state.results);
 	rb_info("run %s ended: exit %d, results %s", s->id, rc,
 		s->state.results[0] ? s->state.results : "(none)");
@@ -605,6 +609,7 @@ static void control_request(struct service *s, void *sock, bool idle_now, char *
 	char *req = NULL, id[RB_RUN_ID_MAX], why[256], who[64];
 	size_t len;
 	int r = rb_tx_text_recv_from(sock, 0, &req, &len, who, sizeof(who));
+	int64_t t1 = rb_clock_wall(&s->clock);
 
 	if (r == -EAGAIN || r == -EINTR)
 		return;
@@ -618,6 +623,8 @@ static void control_request(struct service *s, void *sock, bool idle_now, char *
 		svc_reply(s, "error\n%s\n", why);
 	} else if (sock == s->admin && svc_admin_refuses(s, who, req, why, sizeof(why))) {
 		svc_reply(s, "error\n%s\n", why);
+	} else if (!strncmp(req, "time\n", 5) || !strcmp(req, "time")) {
+		svc_fleet_time(s, t1);
 	} else if (!strncmp(req, "agents\n", 7) || !strcmp(req, "agents")) {
 		char dr[8];
 
@@ -670,7 +677,7 @@ static void control_request(struct service *s, void *sock, bool idle_now, char *
 	} else {
 		svc_reply(
 			s,
-			"error\nunknown request '%.*s' (agents, status, abort, run, resume, resolve)\n",
+			"error\nunknown request '%.*s' (agents, status, abort, run, resume, resolve, time)\n",
 			(int)strcspn(req, "\n"), req);
 	}
 	free(req);
@@ -867,6 +874,7 @@ int rb_serve(const struct rb_serve_args *args)
 	s.log_dir = a.log_dir ? a.log_dir : dir;
 	/* the service's own log: what admins ask goes there, not into a run's */
 	s.log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	svc_fleet_clock(&s);
 	s.listen = a.listen;
 	s.key = a.insecure ? NULL : a.key;
 	s.agent_keys = a.insecure ? NULL : a.agent_keys;

@@ -30,6 +30,8 @@ struct done_run {
 	char id[48], campaign[128], results[4096];
 	char fleet[RB_RUN_ID_MAX]; /* the fleet run it was a shard of, or "" */
 	int rc;
+	int64_t skew_lo, skew_hi, late; /* its start at the fleet's instant (rb_coord_state) */
+	unsigned skew_n;
 };
 
 /* A drive of the run going on, as its loop last said it (copied: the loop's strings
@@ -46,6 +48,9 @@ struct service {
 	void *admin;	/* serve --admin-listen: the admin endpoint (admin.c), or NULL */
 	void *reply_to; /* the socket of the request being answered: control or admin */
 	int log_fd;	/* the service's own stderr, kept while a run's log is stderr (admin.c) */
+	/* its clocks (the seam: a test's wall clock may be off, fleet_shard.c) */
+	struct rb_clock clock;
+	int64_t wall_offset_ns;
 	struct rb_zap *zap;
 	struct reg *agents;
 	size_t nagents, cap;
@@ -111,6 +116,19 @@ int svc_db_export_run(struct service *s, const struct rb_campaign *c, const char
  * start, caught up (at its start and after a run whose export went through). */
 void svc_db_catch_up(struct service *s);
 void svc_db_release(struct service *s);
+/* The service's clocks: the host's, the wall clock moved by $RB_TEST_WALL_OFFSET_NS. */
+void svc_fleet_clock(struct service *s);
+/* "time": the instant the request came (t1) and the reply's (t2), in its wall clock. */
+void svc_fleet_time(struct service *s, int64_t t1);
+/* A run request's fleet start instant ("start_at=", UTC ns in its wall clock), or 0. */
+int64_t svc_fleet_start(const char *req);
+/* c cut to the request's "shard=" (rb_campaign_shard); NULL: freed, the error replied. */
+struct rb_campaign *svc_fleet_cut(struct service *s, struct rb_campaign *c, const char *req);
+/* The run just ended's start skew at the fleet's instant kept in dr. */
+void svc_fleet_done(const struct service *s, struct done_run *dr);
+/* A status reply's lines of the start at the fleet's instant (dr's, NULL: the running's). */
+const char *svc_fleet_lines(const struct service *s, const struct done_run *dr, char *buf,
+			    size_t len);
 
 /* A reply to the request being answered (or, for a queued run answered already, its log). */
 void svc_reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

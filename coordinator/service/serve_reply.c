@@ -176,13 +176,14 @@ void svc_reply_status(struct service *s, const char *id, size_t max_drives)
 	size_t sized = 0;
 
 	if (s->running && (!id || !strcmp(id, s->id))) {
-		char *drives = running_drives(s, max_drives);
+		char *drives = running_drives(s, max_drives), fl[128];
 
 		svc_reply(s,
 			  "ok\nstate=running\nphase=%s\nid=%s\ncampaign=%s\npoint=%zu\npoints=%zu\n"
-			  "results=%s\nplanned_left_s=%.0f\nsize_based_left=%zu\n%s%s",
+			  "results=%s\nplanned_left_s=%.0f\nsize_based_left=%zu\n%s%s%s",
 			  s->state.phase, s->id, s->c->name, s->state.point, s->state.npoints,
-			  s->state.results, planned_left(s, &sized), sized, drives ? drives : "",
+			  s->state.results, planned_left(s, &sized), sized,
+			  svc_fleet_lines(s, NULL, fl, sizeof(fl)), drives ? drives : "",
 			  id ? "" : queue_lines(s));
 		free(drives);
 		return;
@@ -199,9 +200,11 @@ void svc_reply_status(struct service *s, const char *id, size_t max_drives)
 		if (i + 16 < s->ndone)
 			break;
 		if (!id || !strcmp(id, d->id)) {
-			svc_reply(s, "ok\nstate=%s\nid=%s\ncampaign=%s\nexit=%d\nresults=%s\n%s",
+			char fl[128];
+
+			svc_reply(s, "ok\nstate=%s\nid=%s\ncampaign=%s\nexit=%d\nresults=%s\n%s%s",
 				  id ? "done" : "idle", d->id, d->campaign, d->rc, d->results,
-				  id ? "" : queue_lines(s));
+				  svc_fleet_lines(s, d, fl, sizeof(fl)), id ? "" : queue_lines(s));
 			return;
 		}
 	}

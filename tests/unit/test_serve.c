@@ -272,7 +272,7 @@ static void test_idle_requests(void **st)
 	out_free(&o);
 	rep = ask("reboot\nnow=1\n");
 	assert_string_equal(rep, "error\nunknown request 'reboot' (agents, status, abort, run, "
-				 "resume, resolve)\n");
+				 "resume, resolve, time)\n");
 	free(rep);
 	/* no agent yet: the table's head only */
 	cap_run(&o, agents_cmd, "agents", "--control", svc.ctl);
