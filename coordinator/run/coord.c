@@ -204,6 +204,13 @@ static int coord_prepare(struct coord *k, struct rb_campaign *c)
 	rc = loop_wait_agents(k);
 	if (rc)
 		return rc;
+	/*
+	 * A resume knew its named agents at open; a group's agents are known only now: where
+	 * their numbered messages stand, from the journal (the walk leaves the others as
+	 * they are), before anything of theirs is acknowledged.
+	 */
+	if (k->jr.journal >= 0 && c->ngroups && rsm_pass(k, J_SEQS, 0))
+		return RB_EXIT_FAILED;
 	/* the drives are known now: selectors chose theirs from what the agents offer */
 	coord_enter(k, PHASE_SELECTING);
 	rc = reg_select_drives(k, c);
