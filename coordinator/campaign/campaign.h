@@ -101,7 +101,8 @@ struct rb_phase {
 
 struct rb_campaign {
 	char *file;
-	char *text; /* the campaign as written, stored with the results */
+	char *text;  /* the campaign as written, stored with the results */
+	char *shard; /* the fleet shard it was cut to (rb_campaign_shard); NULL: whole */
 	size_t text_len;
 	char *name;
 	char *listen;

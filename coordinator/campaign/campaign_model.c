@@ -93,6 +93,7 @@ struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 	free(c->points);
 	free(c->file);
 	free(c->text);
+	free(c->shard);
 	free(c->name);
 	free(c->listen);
 	free(c->results_dir);

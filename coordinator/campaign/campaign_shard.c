@@ -128,6 +128,12 @@ int rb_campaign_shard(struct rb_campaign *c, const char *spec, char *err, size_t
 		cut_named(c, a, n);
 		r = set_groups(c, a, n);
 	}
+	/* kept: the run's journal says it, so that a resume cuts the campaign the same way */
+	if (!r) {
+		free(c->shard);
+		if (!(c->shard = strdup(spec)))
+			r = -ENOMEM;
+	}
 	if (r == -ENOMEM)
 		snprintf(err, len, "shard: out of memory");
 	for (size_t i = 0; i < n; i++)

@@ -270,6 +270,13 @@ int rb_resume_cmd(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	rb_diags_release(&d);
+	/* a fleet's shard is cut again as it ran: the same agents, drives and groups */
+	if (m.shard && rb_campaign_shard(c, m.shard, err, sizeof(err))) {
+		rb_err("the run in '%s': %s", jp, err);
+		rb_campaign_free(c);
+		rb_journal_meta_free(&m);
+		return RB_EXIT_USAGE;
+	}
 	/* the run's own settings, as it ran (flags included) */
 	c->insecure = m.insecure;
 	free(c->listen);

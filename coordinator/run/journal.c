@@ -52,9 +52,12 @@ int rb_journal_write_meta(int fd, const struct rb_journal_meta *m)
 		return -ENOMEM;
 	fprintf(f,
 		MAGIC "run %s\nfile %s\nlisten %s\nkey %s\nagent_keys %s\ninsecure %d\n"
-		      "start_ns %" PRId64 "\ncampaign\n%s",
-		m->run, m->file, m->listen, m->key, m->agent_keys, m->insecure ? 1 : 0, m->start_ns,
-		m->campaign ? m->campaign : "");
+		      "start_ns %" PRId64 "\n",
+		m->run, m->file, m->listen, m->key, m->agent_keys, m->insecure ? 1 : 0,
+		m->start_ns);
+	if (m->shard)
+		fprintf(f, "shard %s\n", m->shard);
+	fprintf(f, "campaign\n%s", m->campaign ? m->campaign : "");
 	if (fclose(f))
 		return -ENOMEM;
 	r = rb_journal_append(fd, "", (const uint8_t *)text, len);
@@ -66,7 +69,8 @@ void rb_journal_meta_free(struct rb_journal_meta *m)
 {
 	if (m) {
 		free(m->campaign);
-		m->campaign = NULL;
+		free(m->shard);
+		m->campaign = m->shard = NULL;
 	}
 }
 
@@ -108,6 +112,8 @@ static int parse_meta(const char *t, size_t len, struct rb_journal_meta *m)
 			m->insecure = vl == 1 && sp[1] == '1';
 		else if (KEY("start_ns"))
 			m->start_ns = strtoll(sp + 1, NULL, 10);
+		else if (KEY("shard") && !m->shard && !(m->shard = strndup(sp + 1, vl)))
+			return -ENOMEM;
 #undef KEY
 		if (dst) {
 			if (vl >= cap)

@@ -27,6 +27,7 @@ struct rb_journal_meta {
 	bool insecure;
 	int64_t start_ns;
 	char *campaign; /* the campaign's text (allocated) */
+	char *shard;	/* the fleet shard it was cut to; NULL: whole (allocated when read) */
 };
 
 /*

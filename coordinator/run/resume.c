@@ -260,6 +260,7 @@ int rsm_journal_create(struct coord *k, const char *path)
 	copy(m.agent_keys, sizeof(m.agent_keys), abs ? abs : k->c->agent_keys);
 	free(abs);
 	m.campaign = k->c->text;
+	m.shard = k->c->shard;
 	r = rb_journal_write_meta(k->jr.journal, &m);
 	if (!r && fdatasync(k->jr.journal))
 		r = -errno;

@@ -41,11 +41,15 @@ int64_t svc_fleet_start(const char *req)
 	return rb_control_field(req, "start_at", v, sizeof(v)) ? strtoll(v, NULL, 10) : 0;
 }
 
-struct rb_campaign *svc_fleet_cut(struct service *s, struct rb_campaign *c, const char *req)
+struct rb_campaign *svc_fleet_cut(struct service *s, struct rb_campaign *c, const char *req,
+				  const char *journaled)
 {
 	char *spec = malloc(RB_CONTROL_VALUE_MAX), err[512];
 
-	if (!spec || !rb_control_field(req, "shard", spec, RB_CONTROL_VALUE_MAX)) {
+	/* a resume's shard is the journal's: the run cut again as it ran */
+	if (spec && journaled)
+		snprintf(spec, RB_CONTROL_VALUE_MAX, "%s", journaled);
+	else if (!spec || !rb_control_field(req, "shard", spec, RB_CONTROL_VALUE_MAX)) {
 		free(spec);
 		return c;
 	}

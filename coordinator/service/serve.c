@@ -255,7 +255,7 @@ static struct rb_campaign *submitted(struct service *s, const char *req, bool re
 		c = NULL;
 	}
 	rb_diags_release(&d);
-	return c ? svc_fleet_cut(s, c, req) : NULL;
+	return c ? svc_fleet_cut(s, c, req, resume ? m->shard : NULL) : NULL;
 }
 
 /* A new run's id: its start (UTC) and a count, so two in one second differ. */

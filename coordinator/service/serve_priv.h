@@ -122,8 +122,12 @@ void svc_fleet_clock(struct service *s);
 void svc_fleet_time(struct service *s, int64_t t1);
 /* A run request's fleet start instant ("start_at=", UTC ns in its wall clock), or 0. */
 int64_t svc_fleet_start(const char *req);
-/* c cut to the request's "shard=" (rb_campaign_shard); NULL: freed, the error replied. */
-struct rb_campaign *svc_fleet_cut(struct service *s, struct rb_campaign *c, const char *req);
+/*
+ * c cut to the request's "shard=", or to journaled (a resumed run's, from its journal) when
+ * given (rb_campaign_shard); NULL: freed, the error replied.
+ */
+struct rb_campaign *svc_fleet_cut(struct service *s, struct rb_campaign *c, const char *req,
+				  const char *journaled);
 /* The run just ended's start skew at the fleet's instant kept in dr. */
 void svc_fleet_done(const struct service *s, struct done_run *dr);
 /* A status reply's lines of the start at the fleet's instant (dr's, NULL: the running's). */
