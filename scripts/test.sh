@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=$(nproc)
 export RB_SKIP_LOG=$ROOT/build/skipped.txt
-declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=360 [root]=300
+declare -A BUDGET=([deps]=600 [build]=300 [unit]=60 [integration]=360 [root]=360
 	[package]=550 [sanitize]=600 [tsan]=600 [fuzz]=240 [qemu]=120 [faults]=240 [compat]=300 [coverage]=300 [browser]=0
 	[slow]=0)
 FAILED=0
