@@ -386,6 +386,111 @@ static int put_point(struct rb_resdb *db, const char *run_id, const struct rb_ro
 		      q.n, q.p, "add a point", err, errlen);
 }
 
+/* n bytes of s appended to b. */
+static int tb_put(struct tbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		char *p;
+
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		p = realloc(b->s, cap);
+		if (!p)
+			return -ENOMEM;
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+	return 0;
+}
+
+/*
+ * One row of a COPY in text format, its parameters in the table's column order: tabs
+ * between, "\\N" for NULL, a backslash, tab, newline or carriage return escaped.
+ */
+static int copy_row(struct rb_resdb *db, const struct prm *q, struct tbuf *line, char *err,
+		    size_t errlen)
+{
+	char msg[1024];
+	int r = 0;
+
+	line->n = 0;
+	for (int i = 0; i < q->n && !r; i++) {
+		const char *s = q->p[i];
+
+		if (i)
+			r |= tb_put(line, "\t", 1);
+		if (!s) {
+			r |= tb_put(line, "\\N", 2);
+			continue;
+		}
+		while (*s && !r) {
+			size_t k = strcspn(s, "\\\t\n\r");
+			char e[2] = { '\\', 0 };
+
+			r |= tb_put(line, s, k);
+			if (!s[k])
+				break;
+			e[1] = s[k] == '\\' ? '\\' : s[k] == '\t' ? 't' : s[k] == '\n' ? 'n' : 'r';
+			r |= tb_put(line, e, 2);
+			s += k + 1;
+		}
+	}
+	r |= tb_put(line, "\n", 1);
+	if (r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (PQputCopyData(db->conn, line->s, (int)line->n) == 1)
+		return 0;
+	rdb_scrub(db, PQerrorMessage(db->conn), msg, sizeof(msg));
+	snprintf(err, errlen, "%s: cannot add a drive's figures at a point: %s", db->where, msg);
+	return -EIO;
+}
+
+/* A COPY ... FROM STDIN begun: 0, or -EIO with err filled. */
+static int copy_begin(struct rb_resdb *db, const char *sql, char *err, size_t errlen)
+{
+	PGresult *res = PQexec(db->conn, sql);
+	char msg[1024];
+
+	if (PQresultStatus(res) == PGRES_COPY_IN) {
+		PQclear(res);
+		return 0;
+	}
+	rdb_scrub(db, res ? PQresultErrorMessage(res) : PQerrorMessage(db->conn), msg, sizeof(msg));
+	snprintf(err, errlen, "%s: cannot add the figures: %s", db->where, msg);
+	PQclear(res);
+	return -EIO;
+}
+
+/* The COPY ended: 0, or -EIO with err filled (the server's reason). fail: this side's
+ * reason to end it without its rows (err then left as it is). */
+static int copy_end(struct rb_resdb *db, const char *fail, char *err, size_t errlen)
+{
+	PGresult *res;
+	char msg[1024];
+	int r = 0;
+
+	if (PQputCopyEnd(db->conn, fail) != 1) {
+		rdb_scrub(db, PQerrorMessage(db->conn), msg, sizeof(msg));
+		snprintf(err, errlen, "%s: cannot add the figures: %s", db->where, msg);
+		r = -EIO;
+	}
+	while ((res = PQgetResult(db->conn))) {
+		if (!r && !fail && PQresultStatus(res) != PGRES_COMMAND_OK) {
+			rdb_scrub(db, PQresultErrorMessage(res), msg, sizeof(msg));
+			snprintf(err, errlen, "%s: cannot add the figures: %s", db->where, msg);
+			r = -EIO;
+		}
+		PQclear(res);
+	}
+	return r;
+}
+
 static void p_dir(struct prm *q, const struct rb_row_dir *d)
 {
 	p_u64(q, d->ios);
@@ -405,7 +510,8 @@ static void p_dir(struct prm *q, const struct rb_row_dir *d)
 }
 
 static int put_result(struct rb_resdb *db, const struct xfile *f, const char *run_id,
-		      const struct rb_row_result *rs, struct tbuf *t, char *err, size_t errlen)
+		      const struct rb_row_result *rs, struct tbuf *t, struct tbuf *line, char *err,
+		      size_t errlen)
 {
 	struct prm q = { 0 };
 	size_t first = hist_first(f, rs);
@@ -428,11 +534,7 @@ static int put_result(struct rb_resdb *db, const struct xfile *f, const char *ru
 		p_text(&q, t[2 * dir + 1].s);
 	}
 	p_dbl(&q, rs->trim.iops);
-	return rdb_do(db,
-		      "INSERT INTO rackbench.results VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-		      "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, "
-		      "$25, $26, $27, $28)",
-		      q.n, q.p, "add a drive's figures at a point", err, errlen);
+	return copy_row(db, &q, line, err, errlen);
 }
 
 static int cmp_result(const void *a, const void *b)
@@ -454,7 +556,7 @@ static int put_results(struct rb_resdb *db, const struct xfile *f, const char *r
 		       size_t *ret_n, char *err, size_t errlen)
 {
 	const struct rb_row_result **v = malloc((f->nr + 1) * sizeof(*v));
-	struct tbuf t[4] = { 0 };
+	struct tbuf t[5] = { 0 };
 	int r = 0;
 
 	*ret_n = 0;
@@ -465,16 +567,26 @@ static int put_results(struct rb_resdb *db, const struct xfile *f, const char *r
 	for (size_t i = 0; i < f->nr; i++)
 		v[i] = &f->rs[i];
 	qsort(v, f->nr, sizeof(*v), cmp_result);
+	/* the bulk of a file (a row of two histograms per drive and point): one COPY, not a
+	 * statement a row (docs/performance.md: the export's rate) */
+	if (copy_begin(db, "COPY rackbench.results FROM STDIN", err, errlen)) {
+		free(v);
+		return -EIO;
+	}
 	for (size_t i = 0; i < f->nr && !r; i++) {
 		if (i + 1 < f->nr && v[i + 1]->drive == v[i]->drive &&
 		    v[i + 1]->point == v[i]->point)
 			continue;
 		if (!has_drive(f, v[i]->drive) || !has_point(f, v[i]->point))
 			continue;
-		r = put_result(db, f, run_id, v[i], t, err, errlen);
+		r = put_result(db, f, run_id, v[i], t, &t[4], err, errlen);
 		*ret_n += !r;
 	}
-	for (int i = 0; i < 4; i++)
+	if (r)
+		copy_end(db, "the export stopped", err, 0);
+	else
+		r = copy_end(db, NULL, err, errlen);
+	for (int i = 0; i < 5; i++)
 		free(t[i].s);
 	free(v);
 	return r;
