@@ -271,6 +271,9 @@ static bool dvalue(const struct rb_live_drive *d, enum dfig f, double *v)
 /* A drive's own labels, fixed */
 static const char *const drive_keys[] = { "agent", "host",     "path",	"serial",
 					  "model", "firmware", "alias", NULL };
+/* A verdict's own, after them: an agent's label of one of these names is put after
+ * "label_" too, so that a label means one thing on every series */
+static const char *const verdict_keys[] = { "campaign", "run", "rule", "verdict", NULL };
 
 /*
  * A drive's labels: its own, then its agent's (rack, slot, ...), each name made one
@@ -302,6 +305,8 @@ static size_t drive_labels(const struct rb_live_drive *d, char (*keys)[64], char
 			name[m] = '\0';
 			for (size_t j = 0; drive_keys[j]; j++)
 				clash |= !strcmp(name, drive_keys[j]);
+			for (size_t j = 0; verdict_keys[j]; j++)
+				clash |= !strcmp(name, verdict_keys[j]);
 			snprintf(keys[k], sizeof(keys[k]), "%s%s%s", clash ? "label_" : "",
 				 isdigit((unsigned char)name[0]) ? "_" : "", name);
 			snprintf(vals[k], sizeof(vals[k]), "%.*s", (int)(len - eq - 1), p + eq + 1);
@@ -332,6 +337,28 @@ static void drives(struct buf *b, const struct rb_metrics_snap *s)
 	}
 }
 
+static void verdicts(struct buf *b, const struct rb_metrics_snap *s)
+{
+	char keys[MAX_AGENT_LABELS][64], vals[MAX_AGENT_LABELS][256];
+	const char *kv[2 * (7 + MAX_AGENT_LABELS + 4)];
+
+	family(b, "rackbench_drive_verdict", "gauge",
+	       "a verdict of the drive in the last run of its campaign that ended on this "
+	       "service, always 1: rule drive is the drive's own (PASS, FAIL, INCOMPLETE), the "
+	       "others each rule that tripped (the results file's verdicts table)");
+	for (size_t i = 0; s->verdicts && i < s->nverdicts; i++) {
+		const struct rb_metrics_verdict *v = &s->verdicts[i];
+		const char *own[] = { v->campaign, v->run, v->rule, v->verdict };
+		size_t n = drive_labels(&v->drive, keys, vals, kv);
+
+		for (size_t k = 0; verdict_keys[k]; k++, n++) {
+			kv[2 * n] = verdict_keys[k];
+			kv[2 * n + 1] = own[k];
+		}
+		sample(b, "rackbench_drive_verdict", kv, n, 1);
+	}
+}
+
 int rb_metrics_render(const struct rb_metrics_snap *s, char **ret_text, size_t *ret_len)
 {
 	struct buf b = { 0 };
@@ -339,6 +366,7 @@ int rb_metrics_render(const struct rb_metrics_snap *s, char **ret_text, size_t *
 	service(&b, s);
 	agents(&b, s);
 	drives(&b, s);
+	verdicts(&b, s);
 	if (!b.err && !b.p)
 		puts_(&b, "");
 	if (b.err) {

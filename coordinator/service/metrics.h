@@ -27,7 +27,18 @@ struct rb_metrics_agent {
 	bool connected, lost;
 };
 
-/* What a page shows: the service, its agents, the drives of the run going on. */
+/*
+ * A verdict row of a run that ended (its results file's verdicts table): the drive's
+ * identity and labels (the figures of drive unused), its campaign and run, the rule
+ * ("drive": the drive's own verdict) and the verdict (PASS, FAIL, INCOMPLETE).
+ */
+struct rb_metrics_verdict {
+	struct rb_live_drive drive;
+	const char *campaign, *run, *rule, *verdict;
+};
+
+/* What a page shows: the service, its agents, the drives of the run going on, the
+ * verdicts of the runs that ended. */
 struct rb_metrics_snap {
 	bool running;			    /* a run goes on */
 	const char *run, *campaign, *phase; /* the run going on (NULL: none) */
@@ -38,6 +49,8 @@ struct rb_metrics_snap {
 	size_t nagents;
 	const struct rb_live_drive *drives; /* the run's (coord.h); NULL none */
 	size_t ndrives;
+	const struct rb_metrics_verdict *verdicts; /* each campaign's last run's; NULL none */
+	size_t nverdicts;
 };
 
 /*

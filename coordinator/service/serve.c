@@ -56,6 +56,7 @@ static struct reg *reg_find(struct service *s, const char *name, bool add)
 static void metrics_feed(struct service *s, const struct rb_coord_live *l)
 {
 	struct rb_metrics_agent *ag = calloc(s->nagents + 1, sizeof(*ag));
+	struct rb_metrics_verdict *vd = svc_verdicts_view(s);
 	int64_t now = rb_wall_ns();
 
 	for (size_t i = 0; ag && i < s->nagents; i++)
@@ -72,10 +73,13 @@ static void metrics_feed(struct service *s, const struct rb_coord_live *l)
 					    .point = s->state.point,
 					    .npoints = s->state.npoints,
 					    .queued = s->nqueue,
-					    .samples = s->samples + s->run_samples },
+					    .samples = s->samples + s->run_samples,
+					    .verdicts = vd,
+					    .nverdicts = vd ? s->nverdicts : 0 },
 				    ag, s->nagents, l))
 		rb_warn("the metrics page was not rendered: out of memory");
 	free(ag);
+	free(vd);
 	s->metrics_dirty = false;
 	s->metrics_at = now;
 }
@@ -503,6 +507,7 @@ static void run_now(struct service *s, char *req, const struct queued *q)
 		redirect(fd, open_out(log), saved);
 	rc = coord_of_service(s, c, req, resume, path, &m);
 	owed = svc_db_export_run(s, c, s->state.results);
+	svc_verdicts_note(s, c->name, s->id, s->state.results);
 	restore(saved);
 	record_done(s, req, s->id, c->name, s->state.results, rc);
 	svc_fleet_done(s, &s->done[(s->ndone - 1) % 16]);
@@ -938,6 +943,7 @@ out:
 	free(s.agents);
 	free(s.live);
 	svc_db_release(&s);
+	svc_verdicts_release(&s);
 	rb_tx_context_term();
 	return rc;
 }

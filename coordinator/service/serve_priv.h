@@ -12,6 +12,7 @@
 
 #include "coord.h"
 #include "keys.h"
+#include "results.h"
 #include "serve.h"
 #include "transport.h"
 #include "wire.h"
@@ -87,6 +88,12 @@ struct service {
 	uint64_t samples, run_samples;
 	bool metrics_dirty;
 	int64_t metrics_at;
+	/* the verdict rows of each campaign's last run that ended (serve_verdicts.c) */
+	struct svc_verdict {
+		struct rb_row_drive drive;
+		char campaign[128], run[48], rule[32], verdict[16];
+	} * verdicts;
+	size_t nverdicts, capverdicts;
 };
 
 /*
@@ -133,6 +140,15 @@ void svc_fleet_done(const struct service *s, struct done_run *dr);
 /* A status reply's lines of the start at the fleet's instant (dr's, NULL: the running's). */
 const char *svc_fleet_lines(const struct service *s, const struct done_run *dr, char *buf,
 			    size_t len);
+
+/* The verdict rows of run's results file (its campaign's earlier run's replaced), for the
+ * metrics page; a file that does not read leaves none, said. Nothing without --metrics. */
+void svc_verdicts_note(struct service *s, const char *campaign, const char *run,
+		       const char *results);
+/* The page's view of them (their strings the service's): the caller frees it; NULL: no
+ * memory. */
+struct rb_metrics_verdict *svc_verdicts_view(const struct service *s);
+void svc_verdicts_release(struct service *s);
 
 /* A reply to the request being answered (or, for a queued run answered already, its log). */
 void svc_reply(struct service *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

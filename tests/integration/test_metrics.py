@@ -15,7 +15,9 @@ IOs in the HDF5 `samples` table (both directions) over the interval's own length
 the interval before's end), scraped within a few intervals of that interval's end; the
 drive that finished early reads 0 within one interval of its end while the others run,
 so the sum over drives is the running drives' alone. The page's samples counter is the
-number of rows in the table once the run ends.
+number of rows in the table once the run ends, and its verdicts (rackbench_drive_verdict)
+are the rows of the file's verdicts table, each drive's by its agent and path, in
+Prometheus too.
 """
 import json
 import os
@@ -41,6 +43,7 @@ insecure: true
 destructive: true
 wait: 20s
 defaults: {interval: 1s, rate_iops: 1500}
+verdict: {max_p99: 10s}
 targets:
   - agent: mx-a1
     drives: [a1/disk0.dat, a1/disk1.dat]
@@ -97,7 +100,8 @@ def dashboard_metrics():
     """Every rackbench_ metric name the dashboard's queries use."""
     with open(os.path.join(SRC, "deploy", "grafana-rackbench.json")) as f:
         dash = json.load(f)
-    exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+    # the Prometheus panels' (the fleet page's are SQL: test_results_db_report.py runs them)
+    exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", []) if "expr" in t]
     for v in dash.get("templating", {}).get("list", []):
         q = v.get("query")
         exprs.append(q["query"] if isinstance(q, dict) else str(q or ""))
@@ -226,6 +230,21 @@ with Tmp() as tmp:
             if iv == 0 or (di, iv - 1) not in per:
                 return INTERVAL_S
             return min((per[(di, iv)][1] - per[(di, iv - 1)][1]) / 1e9, INTERVAL_S)
+        # the run's verdicts: the file's verdicts table, row for row, each drive named
+        with h5py.File(results, "r") as h:
+            want = sorted((drives[int(v["drive"])][0], drives[int(v["drive"])][1],
+                           s(v["rule"]), s(v["verdict"])) for v in h["verdicts"][:])
+        got = sorted((l["agent"], l["path"], l["rule"], l["verdict"])
+                     for l, v in series_lines(after, "rackbench_drive_verdict") if v == 1)
+        check(len(want) >= 3 and got == want,
+              f"the page's verdicts {got} are the file's {want}")
+        for l, _ in series_lines(after, "rackbench_drive_verdict"):
+            check(l.get("campaign") == "metrics" and l.get("rack") == "r12" and l.get("run"),
+                  f"a verdict's series carries its campaign, run and rack: {l}")
+        q = urllib.parse.urlencode({"query": 'rackbench_drive_verdict{rule="drive"}'})
+        wait_for(lambda: len(json.loads(get(f"{prom_url}/api/v1/query?{q}")[1])["data"]
+                             ["result"]) == 3, "the three drives' verdicts in Prometheus",
+                 timeout=10, every=0.2)
         total = series_lines(after, "rackbench_samples_total")
         check(total == [({}, float(len(samples)))],
               f"the samples counter {total} is the table's {len(samples)} rows")

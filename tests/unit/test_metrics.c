@@ -3,7 +3,9 @@
  * The metrics page (coordinator/service/metrics.c): a crafted snapshot renders to exactly the
  * expected lines -- label values escaped (quote, backslash, newline), a drive without a
  * serial has no serial label, an unknown temperature and an unmeasured drive's figures
- * are left out, a campaign without verdicts has no failing line; the addresses --metrics
+ * are left out, a campaign without verdicts has no failing line; the verdicts of runs
+ * ended, a line each with the drive's labels and campaign, run, rule and verdict (an
+ * agent's label of one of those names after "label_"); the addresses --metrics
  * takes and refuses; the HTTP server on 127.0.0.1 and a free port answers GET /metrics
  * with 200 and the last page published, 404 for another path, 405 for POST, as a plain
  * socket client sees it; a port in use is refused, naming the address and why; what a
@@ -82,10 +84,13 @@ static const struct rb_metrics_agent AGENTS[] = {
 #define DL(host, path, rest) "{agent=\"rack1-a\",host=\"" host "\",path=\"" path "\"" rest "}"
 /* its alias, then its agent's labels: a name of the drive's own after "label_", one
  * Prometheus does not take made one */
-#define D0                                                                                         \
-	DL("host\\\"one\\\"", "/dev/nvme0n1",                                                      \
-	   ",serial=\"S3\\\\X\",model=\"Fast\\nDrive\",firmware=\"1.0\",alias=\"boot-a\","           \
-	   "rack=\"r12\",slot=\"3\",label_path=\"x\",cage_id=\"7\"")
+#define D0_REST                                                                                    \
+	",serial=\"S3\\\\X\",model=\"Fast\\nDrive\",firmware=\"1.0\",alias=\"boot-a\","              \
+	"rack=\"r12\",slot=\"3\",label_path=\"x\",cage_id=\"7\""
+#define D0 DL("host\\\"one\\\"", "/dev/nvme0n1", D0_REST)
+/* a verdict's labels after the drive's */
+#define VK(rule, verdict)                                                                          \
+	",campaign=\"night \\\"burn\\\"\",run=\"20251231T000000Z-7\",rule=\"" rule "\",verdict=\"" verdict "\""
 #define D1 DL("h2", "a1/disk0.dat", ",model=\"file\"")
 #define D2 "{agent=\"b\",host=\"h3\",path=\"vol0\",serial=\"A+B\"}"
 
@@ -169,7 +174,35 @@ static const char EXPECTED[] =
 	"asks for verdicts\n"
 	"# TYPE rackbench_drive_failing gauge\n"
 	"rackbench_drive_failing" D0 " 1\n"
-	"rackbench_drive_failing" D1 " 0\n";
+	"rackbench_drive_failing" D1 " 0\n"
+	"# HELP rackbench_drive_verdict a verdict of the drive in the last run of its campaign "
+	"that ended on this service, always 1: rule drive is the drive's own (PASS, FAIL, "
+	"INCOMPLETE), the others each rule that tripped (the results file's verdicts table)\n"
+	"# TYPE rackbench_drive_verdict gauge\n"
+	"rackbench_drive_verdict" DL("host\\\"one\\\"", "/dev/nvme0n1", D0_REST VK("drive", "FAIL")) " 1\n"
+	"rackbench_drive_verdict" DL("host\\\"one\\\"", "/dev/nvme0n1", D0_REST VK("max_temp_c", "FAIL")) " 1\n"
+	"rackbench_drive_verdict" DL("h2", "a1/disk0.dat", ",model=\"file\"" VK("drive", "PASS")) " 1\n"
+	/* an agent's label named as a verdict's own goes after "label_" */
+	"rackbench_drive_verdict{agent=\"c\",host=\"h4\",path=\"/dev/sdb\",label_verdict=\"odd\""
+	VK("drive", "INCOMPLETE") "} 1\n";
+
+/* DRIVES[0]'s and DRIVES[1]'s identities */
+#define V0                                                                                         \
+	{ .agent = "rack1-a", .host = "host\"one\"", .path = "/dev/nvme0n1", .serial = "S3\\X",     \
+	  .model = "Fast\nDrive", .firmware = "1.0", .alias = "boot-a",                           \
+	  .labels = "rack=r12,slot=3,path=x,cage-id=7" }
+#define V1 { .agent = "rack1-a", .host = "h2", .path = "a1/disk0.dat", .serial = "", .model = "file" }
+#define VC .campaign = "night \"burn\"", .run = "20251231T000000Z-7"
+
+static const struct rb_metrics_verdict VERDICTS[] = {
+	{ .drive = V0, VC, .rule = "drive", .verdict = "FAIL" },
+	{ .drive = V0, VC, .rule = "max_temp_c", .verdict = "FAIL" },
+	{ .drive = V1, VC, .rule = "drive", .verdict = "PASS" },
+	{ .drive = { .agent = "c", .host = "h4", .path = "/dev/sdb", .labels = "verdict=odd" },
+	  VC,
+	  .rule = "drive",
+	  .verdict = "INCOMPLETE" },
+};
 
 static const struct rb_metrics_snap SNAP = {
 	.running = true,
@@ -184,6 +217,8 @@ static const struct rb_metrics_snap SNAP = {
 	.nagents = 2,
 	.drives = DRIVES,
 	.ndrives = 3,
+	.verdicts = VERDICTS,
+	.nverdicts = 4,
 };
 
 /* The first line where two texts differ, printed, for a readable failure. */
