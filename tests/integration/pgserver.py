@@ -4,6 +4,7 @@ the Debian package makes (as the test's own user when it is not root), in a 0755
 that user owns, listening on a unix socket in that folder only (no TCP, no system service).
 Used as `with PgServer() as pg:`; pg.url(db) is a libpq URI, pg.sql(db, query) runs psql;
 pg.stop() and pg.start() take the server away and bring it back with its data.
+A test's server does not sync (fsync off); a bench's, durable=True, does, as a real one.
 A machine without postgresql-15 skips the test (exit 77), naming why."""
 import os
 import pwd
@@ -18,18 +19,18 @@ BIN = "/usr/lib/postgresql/15/bin"
 
 
 class PgServer:
-    def __init__(self, db="rbtest", password="pg-S3cret-not-printed"):
+    def __init__(self, db="rbtest", password="pg-S3cret-not-printed", durable=False, base=None):
         if not os.path.exists(os.path.join(BIN, "initdb")):
             skip(f"needs postgresql-15 ({BIN}/initdb is absent; scripts/install-deps.sh "
                  "installs it)")
-        self.db, self.password = db, password
+        self.db, self.password, self.durable = db, password, durable
         self.user = None
         if os.geteuid() == 0:
             try:
                 self.user = pwd.getpwnam("postgres")
             except KeyError:
                 skip("needs the postgres user the postgresql-15 package makes")
-        self.dir = tempfile.mkdtemp(prefix="rbpg-")
+        self.dir = tempfile.mkdtemp(prefix="rbpg-", dir=base)
         os.chmod(self.dir, 0o755)
         if self.user:
             os.chown(self.dir, self.user.pw_uid, self.user.pw_gid)
@@ -47,7 +48,8 @@ class PgServer:
 
     def __enter__(self):
         r = self._as_owner([os.path.join(BIN, "initdb"), "-D", self.data, "-A", "trust",
-                            "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"])
+                            "-U", "postgres", "-E", "UTF8", "--locale=C"]
+                           + ([] if self.durable else ["--no-sync"]))
         if r.returncode:
             self.__exit__()
             raise RuntimeError(f"initdb: {r.returncode}\n{r.stdout}\n{r.stderr}")
@@ -57,7 +59,9 @@ class PgServer:
 
     def start(self):
         """The server started on its data folder (again, after stop())."""
-        opts = f"-k {self.dir} -c listen_addresses='' -c fsync=off -c full_page_writes=off"
+        opts = f"-k {self.dir} -c listen_addresses=''"
+        if not self.durable:
+            opts += " -c fsync=off -c full_page_writes=off"
         r = self._as_owner([os.path.join(BIN, "pg_ctl"), "-D", self.data, "-o", opts, "-l",
                             os.path.join(self.dir, "log"), "-w", "-t", "60", "start"])
         if r.returncode:
