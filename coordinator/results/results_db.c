@@ -110,6 +110,30 @@ static const char *const migrations[RB_RESDB_SCHEMA] = {
 	"expected double precision, points integer, reason text NOT NULL, "
 	"judged timestamptz NOT NULL DEFAULT now(), "
 	"PRIMARY KEY (campaign, drive, rule, run_start_ns));",
+	/* 4: a bucket's value, and each run's percentiles per point and model from the summed
+	 * histograms (the dashboard's p99 per model over time): exact, as the report's */
+	"CREATE FUNCTION rackbench.bucket_ns(b integer) RETURNS bigint LANGUAGE sql IMMUTABLE "
+	"AS $$ SELECT CASE WHEN b < 128 THEN b::bigint ELSE ((128 + (b - 128) % 128)::bigint "
+	"<< ((b - 128) / 128)) + ((1::bigint << ((b - 128) / 128)) - 1) / 2 END $$;"
+	"CREATE FUNCTION rackbench.rank_bucket(p float8, total numeric, cum numeric, b integer) "
+	"RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT CASE WHEN cum >= greatest(least("
+	"ceil(p / 100.0 * total::float8), total::float8), 1) THEN b END $$;"
+	"CREATE VIEW rackbench.model_latency AS WITH h AS (SELECT x.run_id, pt.name AS "
+	"point_name, coalesce(p.model, '') AS model, d.direction, u.b, sum(u.c) AS c "
+	"FROM rackbench.results x JOIN rackbench.placements p USING (run_id, drive) JOIN rackbench.points pt USING (run_id, point) CROSS JOIN LATERAL "
+	"(VALUES ('read', x.read_hist_buckets, x.read_hist_counts), ('write', "
+	"x.write_hist_buckets, x.write_hist_counts)) AS d(direction, bk, ct) CROSS JOIN LATERAL "
+	"unnest(d.bk, d.ct) AS u(b, c) WHERE p.members = 0 GROUP BY 1, 2, 3, 4, 5), "
+	"c AS (SELECT *, sum(c) OVER (PARTITION BY run_id, point_name, model, direction ORDER "
+	"BY b) AS cum, sum(c) OVER (PARTITION BY run_id, point_name, model, direction) AS total "
+	"FROM h), q AS (SELECT run_id, point_name, model, direction, max(total)::bigint AS ios, "
+	"min(rackbench.rank_bucket(50, total, cum, b)) AS b50, "
+	"min(rackbench.rank_bucket(99, total, cum, b)) AS b99, "
+	"min(rackbench.rank_bucket(99.9, total, cum, b)) AS b999 FROM c GROUP BY 1, 2, 3, 4) "
+	"SELECT r.campaign, r.started, r.start_ns, q.run_id, q.point_name, q.model, "
+	"q.direction, q.ios, rackbench.bucket_ns(q.b50) AS p50_ns, rackbench.bucket_ns(q.b99) "
+	"AS p99_ns, rackbench.bucket_ns(q.b999) AS p99_9_ns FROM q JOIN rackbench.runs r "
+	"USING (run_id);",
 };
 
 void rb_resdb_mask_url(const char *url, char *buf, size_t len)

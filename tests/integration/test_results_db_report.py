@@ -10,6 +10,9 @@ and rack, the per-group table of `report --db` (markdown) has the same rows as `
 FILES` prints for the campaign's three files: drives, IOPS min/median/max, p50/p99 per
 direction, outliers. Its CSV's percentiles in ns are those of the files' histograms added
 up in Python (rackbench_h5's rank rule), and the other campaign's drives are in no group.
+The view model_latency (each run's percentiles per point, model and direction) equals the
+files' histograms added up per file, and the Grafana dashboard's fleet queries run on
+these runs (grafana_sql.py).
 """
 import csv
 import glob
@@ -19,6 +22,7 @@ import sys
 
 import numpy as np
 
+import grafana_sql
 import synth
 from pgserver import PgServer
 from rbtest import COORD, SRC, Tmp, check, h5, run
@@ -100,9 +104,10 @@ with Tmp() as tmp, PgServer() as pg:
     r = run([COORD, "report", "--db", pg.url(), "--campaign", campaign, "--format", "csv"])
     check(r.returncode == 0, f"csv: {r.returncode} {r.stderr}")
     got = {(w["point"], w["group"]): w for w in csv.DictReader(io.StringIO(r.stdout))}
-    sums = {}
+    sums, runs = {}, {}
     for path in files:
         x = rb.open(path)
+        start = int(x.h5.attrs["start_ns"])
         pts = {int(p["point"]): p["name"].decode() for p in x.h5["points"][:]}
         res = x.h5["results"][:]
         models = {int(d["drive"]): d["model"].decode() for d in x.h5["drives"][:]}
@@ -115,8 +120,10 @@ with Tmp() as tmp, PgServer() as pg:
                 for direction in (0, 1):
                     key = (name, model, direction)
                     sums.setdefault(key, np.zeros(rb.BUCKETS, dtype=np.uint64))
-                    sums[key] += x.histogram(drive=d, point=p, attempt=att,
-                                             direction=direction)
+                    h = x.histogram(drive=d, point=p, attempt=att, direction=direction)
+                    sums[key] += h
+                    runs.setdefault((start,) + key, np.zeros(rb.BUCKETS, dtype=np.uint64))
+                    runs[(start,) + key] += h
     checked = 0
     for (name, model, direction), counts in sums.items():
         w = got.get((name, model))
@@ -128,6 +135,22 @@ with Tmp() as tmp, PgServer() as pg:
             checked += 1
     print(f"{checked} percentiles equal")
     check(checked >= 8, f"percentiles checked: {checked}")
+
+    # the view model_latency (the dashboard's p99 per model over time): each run's
+    # percentiles per point, model and direction, exact from the files' histograms
+    got = {(int(a), b, c, 0 if d == "read" else 1): (int(e), int(f), int(g))
+           for a, b, c, d, e, f, g in pg.sql(None, (
+               "SELECT start_ns, point_name, model, direction, ios, p50_ns, p99_ns FROM "
+               f"rackbench.model_latency WHERE campaign = '{campaign}'"))}
+    want = {k: (int(v.sum()), rb.percentile(v, 50), rb.percentile(v, 99))
+            for k, v in runs.items() if v.sum()}
+    check(got == want and len(want) >= 24, f"model_latency: {len(got)} rows, {len(want)} "
+          f"wanted; differing: {sorted(k for k in want if got.get(k) != want[k])[:5]}")
+    page = grafana_sql.run_all(pg, [campaign], sorted(sums)[0][0])
+    p99 = page[[t for t in page if t.startswith("p99 latency per model")][0]]
+    check(len(p99) >= 6 and all(float(x[2]) > 0 for x in p99),
+          f"the dashboard's p99 per model: {p99}")
+    print(f"model_latency: {len(got)} rows equal; the dashboard's fleet queries ran")
 
     # bad asks: no --campaign, an unknown one, --db with files
     r = run([COORD, "report", "--db", pg.url()])

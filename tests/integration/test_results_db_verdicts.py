@@ -11,11 +11,14 @@ Judged: exactly the five are QUARANTINE (fail_slow, each reason naming its point
 and its peers'), rack r4 alone is on HOLD naming its four drives, the three are named for
 their firmware, nothing else is said; exit 4; judging again changes no row. Then a retest
 run of the five: the three still slow FAIL (quarantined before), the two healed have no
-verdict; exit 5. Bad flags are exit 2.
+verdict; exit 5. Bad flags are exit 2. The Grafana dashboard's fleet page, every query of
+it run on this fleet, counts the six failed drives by rack, model and firmware and lists
+the hold first, then the five quarantined (grafana_sql.py).
 """
 import os
 import random
 
+import grafana_sql
 from pgserver import PgServer
 from rbtest import COORD, Tmp, check, run
 
@@ -151,6 +154,19 @@ with Tmp() as tmp, PgServer() as pg:
                   f"a fail_slow reason names its points and figures: {x[3]}")
     check("1 on HOLD" in r.stdout and "5 QUARANTINE" in r.stdout and "0 FAIL" in r.stdout,
           f"the summary: {r.stdout.splitlines()[-1]}")
+    # the dashboard's fleet page on this fleet: every query runs; the failed drives by rack
+    # are r4's four and r7's two, by model and firmware six in all, the fleet's verdicts
+    # the hold first and the five quarantined
+    page = grafana_sql.run_all(pg, [CAMPAIGN], POINTS[0][0])
+    check(dict(map(tuple, page["Failed drives by rack"])) == {"r4": "4", "r7": "2"},
+          f"failed drives by rack: {page['Failed drives by rack']}")
+    for t in ("Failed drives by model", "Failed drives by firmware"):
+        check(sum(int(x[1]) for x in page[t]) == 6, f"{t}: {page[t]}")
+    check(len(page["Failed drives"]) == 6, f"failed drives: {page['Failed drives']}")
+    fv = [x[1] for x in page["The fleet's verdicts (rackbench judge)"]]
+    check(fv == ["HOLD"] + ["QUARANTINE"] * 5, f"the fleet's verdicts: {fv}")
+    check([CAMPAIGN] in page["$campaign"], f"the campaigns: {page['$campaign']}")
+    print(f"the dashboard's {len(page)} fleet queries ran")
     first = stored(pg)
     check(len(first) == 9 and sorted((v, d) for v, _, d, _ in first if v == "QUARANTINE") ==
           sorted(("QUARANTINE", k) for k in SLOW), f"stored: {first}")
