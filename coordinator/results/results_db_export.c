@@ -745,6 +745,21 @@ static int put_all(struct rb_resdb *db, const char *path, const char *sha, uint6
 	return r;
 }
 
+/* Whether a file of these bytes (sha) was exported: 1, 0, or -EIO with err filled. */
+static int known(struct rb_resdb *db, const char *sha, char *err, size_t errlen)
+{
+	const char *p[] = { sha };
+	PGresult *res = rdb_exec(db, "SELECT 1 FROM rackbench.files WHERE sha256 = $1", 1, p,
+				 "look the file up", err, errlen);
+	int r;
+
+	if (!res)
+		return -EIO;
+	r = PQntuples(res) > 0;
+	PQclear(res);
+	return r;
+}
+
 int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *ret_what,
 		    struct rb_resdb_counts *ret_counts, char *err, size_t errlen)
 {
@@ -763,6 +778,22 @@ int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *
 		snprintf(err, errlen, "'%s': not a regular file", path);
 		return -ENOENT;
 	}
+	r = rb_sha256_file(path, sha);
+	if (r) {
+		snprintf(err, errlen, "'%s': %s", path, strerror(-r));
+		return -ENOENT;
+	}
+	/* bytes exported before (committed, so there to stay) are not read again: a folder
+	 * exported again costs a hash a file; put_all() looks again under the run's lock */
+	r = known(db, sha, err, errlen);
+	if (r) {
+		if (r < 0)
+			return r;
+		*ret_what = RB_RESDB_KNOWN;
+		if (ret_counts)
+			*ret_counts = c;
+		return 0;
+	}
 	r = read_file(path, &f, err, errlen);
 	if (r == 1) {
 		*ret_what = RB_RESDB_RUNNING;
@@ -770,12 +801,6 @@ int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *
 	}
 	if (r)
 		return r;
-	r = rb_sha256_file(path, sha);
-	if (r) {
-		snprintf(err, errlen, "'%s': %s", path, strerror(-r));
-		xfile_free(&f);
-		return -ENOENT;
-	}
 	qsort(f.hi, f.nhi, sizeof(*f.hi), cmp_hist);
 	r = rdb_do(db, "BEGIN", 0, NULL, "begin", err, errlen);
 	if (!r)
