@@ -27,6 +27,8 @@
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
+_Static_assert(RB_WIRE_MAX_BYTES <= RB_WIRE_DECODE_BUDGET,
+	       "a message the wire takes must fit what its decoding may use");
 
 /*
  * A drive as someone saw it: the agent's offer (Hello), the drive as opened for a point

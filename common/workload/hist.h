@@ -28,6 +28,8 @@
 #define RB_HIST_SUB (1u << RB_HIST_SUB_BITS)
 #define RB_HIST_MAX_POW 42
 #define RB_HIST_BUCKETS (RB_HIST_SUB + (RB_HIST_MAX_POW - RB_HIST_SUB_BITS + 1) * RB_HIST_SUB)
+/* the layout the results file and the fleet database store (schemas/results-layout.md) */
+_Static_assert(RB_HIST_BUCKETS == 4736, "the histogram's buckets are a stored layout");
 
 struct rb_hist {
 	uint64_t total;

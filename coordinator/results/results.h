@@ -113,6 +113,10 @@ struct rb_row_result {
 	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 };
 
+/* its longest names, "refused" and "stopped", fit a result row's status */
+_Static_assert(sizeof(((struct rb_row_result *)0)->status) >= sizeof("refused"),
+	       "a result row's status holds every name of enum rb_status");
+
 /* A result row's status as the enum (the file keeps its string; unknown is an error). */
 static inline enum rb_status rb_row_status(const struct rb_row_result *r)
 {
