@@ -244,6 +244,56 @@ static void test_results_db(void **st)
 		"'results_db' must be a PostgreSQL URL");
 }
 
+/*
+ * A rack's shard (rackbench fleet run): named agents of other racks go with their drives
+ * and selectors; each group takes exactly the shard's agents given it; errors name why.
+ */
+static void test_shard_cuts_to_the_rack(void **st)
+{
+	static const char text[] =
+		"targets:\n"
+		"  - agent: a\n"
+		"    drives: [/dev/x]\n"
+		"  - agent: b\n"
+		"    select: {model: M, count: 1}\n"
+		"  - agent: far\n"
+		"    drives: [/dev/y]\n"
+		"  - agents: {labels: {rack: r1}, count: all}\n"
+		"    drives: [/dev/p]\n" PHASES;
+	struct rb_campaign *c = NULL;
+	struct rb_diags d;
+	char err[256] = "";
+
+	(void)st;
+	rb_diags_init(&d);
+	assert_int_equal(rb_campaign_load("x.yaml", text, strlen(text), &c, &d), 0);
+	rb_diags_release(&d);
+	assert_int_equal(c->nagents, 3);
+	assert_null(c->shard);
+	/* a group index past the campaign's: refused, naming the agent and the count */
+	assert_int_equal(rb_campaign_shard(c, "a:-,g1:3", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'g1'"));
+	assert_non_null(strstr(err, "1 group(s)"));
+	assert_int_equal(c->nagents, 3); /* nothing cut on a refusal */
+	assert_int_equal(rb_campaign_shard(c, "a:-,b:-,g1:0,g2:0", err, sizeof(err)), 0);
+	assert_string_equal(c->shard, "a:-,b:-,g1:0,g2:0");
+	assert_int_equal(c->nagents, 2);
+	assert_string_equal(c->agents[0], "a");
+	assert_string_equal(c->agents[1], "b");
+	assert_int_equal(c->ndrives, 1);
+	assert_string_equal(c->drives[0].agent, "a");
+	assert_int_equal(c->nselectors, 1);
+	assert_string_equal(c->selectors[0].agent, "b");
+	/* the group: exactly its two agents, whatever labels they have */
+	assert_true(c->groups[0].sharded);
+	assert_int_equal(c->groups[0].nonly, 2);
+	assert_string_equal(c->groups[0].only[0], "g1");
+	assert_string_equal(c->groups[0].only[1], "g2");
+	assert_int_equal(c->groups[0].count, 2);
+	assert_false(c->groups[0].at_least);
+	rb_campaign_free(c);
+}
+
 /* What loads: drives with their pins, volumes with members, selectors, groups. */
 static void test_targets_load(void **st)
 {
@@ -703,6 +753,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lock_answers_a_selector, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_answers_a_group, setup, teardown),
 		cmocka_unit_test(test_exec_overrides_and_filesystems),
+		cmocka_unit_test(test_shard_cuts_to_the_rack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
