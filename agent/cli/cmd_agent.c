@@ -23,8 +23,10 @@ static const struct rb_popt daemon_opts[] = {
 	{ RB_POPT_STRING, "config", 0, "FILE",
 	  "YAML with the keys below (coordinator, name, labels, targets, allow, state_dir, key, "
 	  "coordinator_key, insecure, spool_max); the flags override it. Only there: commands "
-	  "(exec phases' allow-list) and serials ({PATH: SERIAL}: a serial for a target that "
-	  "reports none, a file or a loop device; its key in the fleet's database)",
+	  "(exec phases' allow-list), serials ({PATH: SERIAL}: a serial for a target that "
+	  "reports none, a file or a loop device; its key in the fleet's database) and slots "
+	  "({PATH: SLOT}: where a target sits, named as the rack's people name it; else its PCI "
+	  "slot's name)",
 	  &F.config, NULL, 0 },
 	{ RB_POPT_STRING, "coordinator", 0, "ENDPOINT", "tcp://HOST:PORT of the coordinator",
 	  &F.coordinator, NULL, 0 },

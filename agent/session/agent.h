@@ -10,6 +10,12 @@
 #include "clock.h"
 #include "execphase.h"
 
+/* agent.yaml's per-target words (serials, slots): a value for each of these paths */
+struct rb_path_map {
+	char **paths, **values;
+	size_t n, cap;
+};
+
 struct rb_agent_cfg {
 	char *coordinator; /* tcp://HOST:PORT */
 	char *name;
@@ -28,8 +34,10 @@ struct rb_agent_cfg {
 	const struct rb_clock *clock;
 	struct rb_exec_list exec; /* the allow-list of exec phases (agent.yaml 'commands') */
 	/* agent.yaml 'serials': a serial for each of these targets that reports none */
-	char **serial_paths, **serials;
-	size_t nserials;
+	struct rb_path_map serials;
+	/* agent.yaml 'slots': where each of these targets sits, as the rack's people name it
+	 * (a drive's slot: this, else its PCI slot's name, else none) */
+	struct rb_path_map slots;
 };
 
 /*
@@ -43,6 +51,8 @@ int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *cfg);
 int rb_agent_cfg_finish(struct rb_agent_cfg *cfg);
 /* The serial agent.yaml gives target path (for one that reports none), or NULL. */
 const char *rb_agent_cfg_serial(const struct rb_agent_cfg *cfg, const char *path);
+/* agent.yaml's slot of the target at path, or NULL (the PCI slot's name is used then). */
+const char *rb_agent_cfg_slot(const struct rb_agent_cfg *cfg, const char *path);
 /* A copy of s into *dst (freeing the old), and appended to a list of copies. */
 void rb_agent_cfg_set(char **dst, const char *s);
 int rb_agent_cfg_push(char ***v, size_t *n, const char *s);

@@ -10,6 +10,7 @@
 
 #include "endpoint.h"
 #include "exitcode.h"
+#include "grow.h"
 #include "log.h"
 #include "statedir.h"
 #include "units.h"
@@ -36,6 +37,17 @@ void rb_agent_cfg_set(char **dst, const char *s)
 	*dst = strdup(s);
 }
 
+static void path_map_release(struct rb_path_map *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->paths[i]);
+		free(m->values[i]);
+	}
+	free(m->paths);
+	free(m->values);
+	memset(m, 0, sizeof(*m));
+}
+
 void rb_agent_cfg_release(struct rb_agent_cfg *c)
 {
 	for (size_t i = 0; i < c->nlabels; i++)
@@ -44,12 +56,8 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 		free(c->targets[i]);
 	for (size_t i = 0; i < c->nallow; i++)
 		free(c->allow[i]);
-	for (size_t i = 0; i < c->nserials; i++) {
-		free(c->serial_paths[i]);
-		free(c->serials[i]);
-	}
-	free(c->serial_paths);
-	free(c->serials);
+	path_map_release(&c->serials);
+	path_map_release(&c->slots);
 	free(c->labels);
 	free(c->targets);
 	free(c->allow);
@@ -63,71 +71,81 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 	memset(c, 0, sizeof(*c));
 }
 
-const char *rb_agent_cfg_serial(const struct rb_agent_cfg *c, const char *path)
+static const char *path_map_get(const struct rb_path_map *m, const char *path)
 {
-	for (size_t i = 0; i < c->nserials; i++)
-		if (!strcmp(c->serial_paths[i], path))
-			return c->serials[i];
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->paths[i], path))
+			return m->values[i];
 	return NULL;
 }
 
-/*
- * agent.yaml's serials: a mapping of target paths to serials, for targets that report
- * none of their own (a file, a loop device, a disk behind a controller that hides it):
- * their key in a results folder's index and in the fleet's database, as a drive's own.
- */
-static void load_serials(struct rb_yaml *y, yaml_node_t *v, struct rb_agent_cfg *c,
-			 struct rb_diags *d)
+const char *rb_agent_cfg_serial(const struct rb_agent_cfg *c, const char *path)
 {
-	size_t cap = 0;
+	return path_map_get(&c->serials, path);
+}
 
+const char *rb_agent_cfg_slot(const struct rb_agent_cfg *c, const char *path)
+{
+	return path_map_get(&c->slots, path);
+}
+
+/*
+ * A mapping of target paths to words (agent.yaml's serials and slots): each value 1 to
+ * max - 1 printable characters without blanks (a slot may hold blanks: "bay 7"), each path
+ * once. serials: for targets that report none of their own (a file, a loop device, a disk
+ * behind a controller that hides it), their key in a results folder's index and in the
+ * fleet's database, as a drive's own. slots: where a target sits, named as the rack's
+ * people name it, first in every table that shows a slot.
+ */
+static void load_path_map(struct rb_yaml *y, yaml_node_t *v, const char *key, size_t max,
+			  bool blanks, struct rb_path_map *m, struct rb_diags *d)
+{
 	if (v->type != YAML_MAPPING_NODE) {
-		rb_yaml_error(y, d, v, "serials",
-			      "'serials' must be a mapping PATH: SERIAL, not %s", rb_yaml_kind(v));
+		rb_yaml_error(y, d, v, key, "'%s' must be a mapping PATH: %s, not %s", key,
+			      !strcmp(key, "slots") ? "SLOT" : "SERIAL", rb_yaml_kind(v));
 		return;
 	}
 	for (struct rb_yaml_it q = rb_yaml_pairs(y, v); rb_yaml_next(&q);) {
-		yaml_node_t *kn = q.key, *vn = q.value;
-		const char *path = rb_yaml_scalar(kn), *serial = rb_yaml_scalar(vn);
-		bool plain = serial && *serial && strlen(serial) < 64;
+		const char *path = rb_yaml_scalar(q.key), *val = rb_yaml_scalar(q.value);
+		bool plain = val && *val && strlen(val) < max;
 
-		for (const char *p = serial; plain && *p; p++)
-			plain = (unsigned char)*p > ' ' && *p != 0x7f;
+		for (const char *p = val; plain && *p; p++)
+			plain = ((unsigned char)*p > ' ' || (blanks && *p == ' ')) && *p != 0x7f;
 		if (!path || !*path) {
-			rb_yaml_error(y, d, kn, "serials", "'serials' keys are target paths");
+			rb_yaml_error(y, d, q.key, key, "'%s' keys are target paths", key);
 			continue;
 		}
 		if (!plain) {
-			rb_yaml_error(y, d, vn, "serials",
-				      "the serial of '%s' must be a word of 1 to 63 printable "
-				      "characters",
-				      path);
+			rb_yaml_error(y, d, q.value, key,
+				      "the %.*s of '%s' must be 1 to %zu printable characters%s",
+				      (int)strlen(key) - 1, key, path, max - 1,
+				      blanks ? "" : " without blanks");
 			continue;
 		}
-		if (rb_agent_cfg_serial(c, path)) {
-			rb_yaml_error(y, d, kn, "serials", "'%s' is given a serial twice", path);
+		if (path_map_get(m, path)) {
+			rb_yaml_error(y, d, q.key, key, "'%s' is given a %.*s twice", path,
+				      (int)strlen(key) - 1, key);
 			continue;
 		}
-		if (c->nserials == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			char **np = realloc(c->serial_paths, nc * sizeof(*np));
+		size_t cap = m->cap;
 
-			if (np)
-				c->serial_paths = np;
-			char **ns = np ? realloc(c->serials, nc * sizeof(*ns)) : NULL;
+		if (RB_GROW(m->paths, cap, m->n, 8))
+			return;
+		if (cap != m->cap) {
+			char **nv = realloc(m->values, cap * sizeof(*nv));
 
-			if (!ns)
+			if (!nv)
 				return;
-			c->serials = ns;
-			cap = nc;
+			m->values = nv;
+			m->cap = cap;
 		}
-		c->serial_paths[c->nserials] = strdup(path);
-		c->serials[c->nserials] = strdup(serial);
-		if (c->serial_paths[c->nserials] && c->serials[c->nserials]) {
-			c->nserials++;
+		m->paths[m->n] = strdup(path);
+		m->values[m->n] = strdup(val);
+		if (m->paths[m->n] && m->values[m->n]) {
+			m->n++;
 		} else {
-			free(c->serial_paths[c->nserials]);
-			free(c->serials[c->nserials]);
+			free(m->paths[m->n]);
+			free(m->values[m->n]);
 		}
 	}
 }
@@ -209,7 +227,10 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 		} else if (!strcmp(key, "commands")) {
 			rb_exec_cfg_load(&y, v, &c->exec, &d);
 		} else if (!strcmp(key, "serials")) {
-			load_serials(&y, v, c, &d);
+			load_path_map(&y, v, key, 64, false, &c->serials, &d);
+		} else if (!strcmp(key, "slots")) {
+			/* a health snapshot's slot column holds 31 characters */
+			load_path_map(&y, v, key, 32, true, &c->slots, &d);
 		} else if (!val) {
 			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
 				      rb_yaml_kind(v));
@@ -304,15 +325,19 @@ int rb_agent_cfg_finish(struct rb_agent_cfg *c)
 			return RB_EXIT_USAGE;
 		}
 	}
-	for (size_t i = 0; i < c->nserials; i++) {
-		bool offered = false;
+	for (int w = 0; w < 2; w++) {
+		const struct rb_path_map *m = w ? &c->slots : &c->serials;
 
-		for (size_t k = 0; k < c->ntargets; k++)
-			offered |= !strcmp(c->serial_paths[i], c->targets[k]);
-		if (!offered) {
-			rb_err("serials: '%s' is not one of this agent's targets",
-			       c->serial_paths[i]);
-			return RB_EXIT_USAGE;
+		for (size_t i = 0; i < m->n; i++) {
+			bool offered = false;
+
+			for (size_t k = 0; k < c->ntargets; k++)
+				offered |= !strcmp(m->paths[i], c->targets[k]);
+			if (!offered) {
+				rb_err("%s: '%s' is not one of this agent's targets",
+				       w ? "slots" : "serials", m->paths[i]);
+				return RB_EXIT_USAGE;
+			}
 		}
 	}
 	if (!c->insecure && (!c->key || !c->coordinator_key)) {

@@ -162,6 +162,10 @@ static void send_health(struct agent *a, unsigned when)
 
 			if (rb_health_read(path, &rb_nvme_libnvme, &one))
 				break; /* files have no health of their own */
+			/* a drive's slot: agent.yaml's for it, else its PCI slot's name */
+			if (rb_agent_cfg_slot(a->cfg, path))
+				snprintf(one.slot, sizeof(one.slot), "%s",
+					 rb_agent_cfg_slot(a->cfg, path));
 			if (p->vols[i].stripe)
 				send_health_one(a, p->drives[i], path, when, &one, true);
 			health_add(&h, &one, !got++);

@@ -35,7 +35,12 @@ with Tmp() as tmp:
         with open(path, "w") as f:
             f.write(CAMPAIGN.format(d0=devs[0], d1=devs[1]))
         ep = f"tcp://127.0.0.1:{free_port()}"
-        agent = Agent(ep, "h1", devs, allow=devs, state_dir=os.path.join(tmp, "state"))
+        # the first drive's slot as agent.yaml names it; the second has no PCI slot: none
+        cfg = os.path.join(tmp, "agent.yaml")
+        with open(cfg, "w") as f:
+            f.write(f'slots: {{{devs[0]}: "bay 7"}}\n')
+        agent = Agent(ep, "h1", devs, allow=devs, state_dir=os.path.join(tmp, "state"),
+                      extra=["--config", cfg])
         try:
             r = run([COORD, "run", path, "--listen", ep, "--results", os.path.join(tmp, "out")])
         finally:
@@ -55,6 +60,8 @@ with Tmp() as tmp:
                           f"drive {d} point {p}: snapshots {whens}")
                     check(all(rows["nvme"] == 0) and all(rows["temperature_c"] != rows["temperature_c"]),
                           "a loop device has no SMART: NaN")
+                    slots = {x.decode() for x in rows["slot"]}
+                    check(slots == ({"bay 7"} if d == 0 else {""}), f"drive {d}'s slot: {slots}")
                     before = rows[rows["when"] == 0][0]
                     after = rows[rows["when"] == 2][0]
                     row = res[(res["drive"] == d) & (res["point"] == p)][0]

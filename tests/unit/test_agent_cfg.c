@@ -167,7 +167,8 @@ static void test_config_file_every_key(void **state)
 				  "coordinator_key: /etc/rb/c.pub\n"
 				  "insecure: false\n"
 				  "spool_max: 1g\n"
-				  "serials: {/dev/y: LAB-0001}\n");
+				  "serials: {/dev/y: LAB-0001}\n"
+				  "slots: {/dev/x: \"bay 7\"}\n");
 
 	(void)state;
 	assert_int_equal(parse(&c, (const char *[]){ "--config", path, NULL }), 0);
@@ -185,9 +186,13 @@ static void test_config_file_every_key(void **state)
 	assert_string_equal(c.coordinator_key, "/etc/rb/c.pub");
 	assert_false(c.insecure);
 	assert_int_equal(c.spool_max_bytes, 1ULL << 30);
-	assert_int_equal(c.nserials, 1);
+	assert_int_equal(c.serials.n, 1);
 	assert_string_equal(rb_agent_cfg_serial(&c, "/dev/y"), "LAB-0001");
 	assert_null(rb_agent_cfg_serial(&c, "/dev/x"));
+	/* a slot as the rack's people name it, blanks and all */
+	assert_int_equal(c.slots.n, 1);
+	assert_string_equal(rb_agent_cfg_slot(&c, "/dev/x"), "bay 7");
+	assert_null(rb_agent_cfg_slot(&c, "/dev/y"));
 	rb_agent_cfg_release(&c);
 }
 
@@ -291,13 +296,21 @@ static void test_bad_config_files(void **state)
 		  "'serials' must be a mapping PATH: SERIAL" },
 		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
 		  "serials: {/dev/a: \"two words\"}\n",
-		  "the serial of '/dev/a' must be a word" },
+		  "the serial of '/dev/a' must be 1 to 63 printable characters without blanks" },
 		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
 		  "serials: {/dev/a: A, /dev/a: B}\n",
 		  "'/dev/a' is given a serial twice" },
 		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
 		  "serials: {/dev/b: B}\n",
 		  "serials: '/dev/b' is not one of this agent's targets" },
+		{ "coordinator: tcp://c:1\ninsecure: true\nslots: [a]\n",
+		  "'slots' must be a mapping PATH: SLOT" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
+		  "slots: {/dev/a: \"a slot name longer than thirty-one\"}\n",
+		  "the slot of '/dev/a' must be 1 to 31 printable characters" },
+		{ "coordinator: tcp://c:1\ninsecure: true\ntargets: [/dev/a]\n"
+		  "slots: {/dev/b: B}\n",
+		  "slots: '/dev/b' is not one of this agent's targets" },
 		{ "[1, 2]\n", "agent config must be a mapping" },
 		{ "coordinator: tcp://c:1\n  name: x\n", "agent.yaml" },	/* not YAML */
 		{ "", "empty" },
