@@ -22,7 +22,7 @@ static bool run_id_ok(const char *run)
 {
 	size_t n = run ? strlen(run) : 0;
 
-	if (!n || n >= sizeof(((struct agent *)0)->run) || run[0] == '.' || run[0] == '-' ||
+	if (!n || n >= sizeof(((struct agent *)0)->dlv.run) || run[0] == '.' || run[0] == '-' ||
 	    strchr(run, '/') || strstr(run, ".."))
 		return false;
 	for (size_t i = 0; i < n; i++)
@@ -295,7 +295,7 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 {
 	struct session s = { .a = { .cfg = cfg,
 				    .clock = cfg->clock ? cfg->clock : &rb_clock_real,
-				    .spool = { .fd = -1 } },
+				    .dlv.spool = { .fd = -1 } },
 			     .next = { .backoff = HELLO_BACKOFF_MIN_NS } };
 	struct agent *a = &s.a;
 	int r = session_start(&s);
@@ -314,10 +314,10 @@ int rb_agent_serve(const struct rb_agent_cfg *cfg)
 			rb_delivery_sync(a);
 			s.next.sync = now + SYNC_EVERY_NS;
 		}
-		if (s.welcomed && a->seq > a->spool.acked &&
-		    now - a->last_ack_progress > RESEND_AFTER_NS) {
+		if (s.welcomed && a->dlv.seq > a->dlv.spool.acked &&
+		    now - a->dlv.last_ack_progress > RESEND_AFTER_NS) {
 			rb_delivery_resend_unacked(a);
-			a->last_ack_progress = now;
+			a->dlv.last_ack_progress = now;
 		}
 		if (rb_agent_busy(a) && now >= s.next.beat) {
 			heartbeat(a);

@@ -29,9 +29,9 @@
 /* Keeps a message the spool could not take; takes buf. 0 or -ENOMEM. */
 static int mem_keep(struct agent *a, uint64_t seq, uint8_t **buf, size_t len)
 {
-	if (RB_GROW(a->mem, a->capmem, a->nmem, 16))
+	if (RB_GROW(a->dlv.mem, a->dlv.capmem, a->dlv.nmem, 16))
 		return -ENOMEM;
-	a->mem[a->nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
+	a->dlv.mem[a->dlv.nmem++] = (struct memrec){ .seq = seq, .buf = *buf, .len = len };
 	*buf = NULL;
 	return 0;
 }
@@ -41,12 +41,12 @@ static void mem_acked(struct agent *a, uint64_t seq)
 {
 	size_t n = 0;
 
-	while (n < a->nmem && a->mem[n].seq <= seq)
-		free(a->mem[n++].buf);
+	while (n < a->dlv.nmem && a->dlv.mem[n].seq <= seq)
+		free(a->dlv.mem[n++].buf);
 	if (!n)
 		return;
-	memmove(a->mem, a->mem + n, (a->nmem - n) * sizeof(*a->mem));
-	a->nmem -= n;
+	memmove(a->dlv.mem, a->dlv.mem + n, (a->dlv.nmem - n) * sizeof(*a->dlv.mem));
+	a->dlv.nmem -= n;
 }
 
 /*
@@ -58,11 +58,11 @@ static int mem_flush(struct agent *a)
 	size_t n = 0;
 	int r = 0;
 
-	while (n < a->nmem &&
-	       !(r = rb_spool_append(&a->spool, a->mem[n].seq, a->mem[n].buf, a->mem[n].len)))
+	while (n < a->dlv.nmem && !(r = rb_spool_append(&a->dlv.spool, a->dlv.mem[n].seq,
+							a->dlv.mem[n].buf, a->dlv.mem[n].len)))
 		n++;
 	if (n)
-		mem_acked(a, a->mem[n - 1].seq);
+		mem_acked(a, a->dlv.mem[n - 1].seq);
 	if (!r && n)
 		rb_info("the spool has room again: %zu message(s) kept in memory are in it now", n);
 	return r;
@@ -70,10 +70,10 @@ static int mem_flush(struct agent *a)
 
 static void mem_clear(struct agent *a)
 {
-	if (a->nmem)
+	if (a->dlv.nmem)
 		rb_warn("%zu message(s) of the previous run never acknowledged (its spool could "
 			"not hold them): dropped",
-			a->nmem);
+			a->dlv.nmem);
 	mem_acked(a, UINT64_MAX);
 }
 
@@ -82,9 +82,9 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len);
 /* Hands what memory kept with seq > after to resend_one, in order, while it takes them. */
 static void mem_send(struct agent *a, uint64_t after)
 {
-	for (size_t i = 0; i < a->nmem; i++)
-		if (a->mem[i].seq > after &&
-		    resend_one(a, a->mem[i].seq, a->mem[i].buf, a->mem[i].len))
+	for (size_t i = 0; i < a->dlv.nmem; i++)
+		if (a->dlv.mem[i].seq > after &&
+		    resend_one(a, a->dlv.mem[i].seq, a->dlv.mem[i].buf, a->dlv.mem[i].len))
 			return;
 }
 
@@ -92,25 +92,25 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 {
 	int r;
 
-	if (a->spool.fd >= 0) {
+	if (a->dlv.spool.fd >= 0) {
 		/* numbered and on disk before it leaves: a crash or a cut link loses nothing */
 		uint8_t *buf;
 		size_t len;
 
 		e->epoch = a->epoch;
-		e->seq = ++a->seq;
+		e->seq = ++a->dlv.seq;
 		r = rb_msg_pack(e, &buf, &len);
 		if (r)
 			return r;
 		r = mem_flush(a);
 		if (!r)
-			r = rb_spool_append(&a->spool, e->seq, buf, len);
+			r = rb_spool_append(&a->dlv.spool, e->seq, buf, len);
 		if (r) {
 			/* never a gap: kept in memory, sent as any other; the point stops */
-			if (!a->nmem)
+			if (!a->dlv.nmem)
 				rb_err("cannot write the spool '%s': %s; what it cannot hold is kept "
 				       "in memory until acknowledged",
-				       a->spool.path, strerror(-r));
+				       a->dlv.spool.path, strerror(-r));
 			if (rb_point_measuring(a) && a->pt.halted < HALT_SPOOL_FAILED) {
 				rb_err("stopping point %u: its measurements could not be spooled",
 				       a->pt.point);
@@ -122,12 +122,13 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 				a->lost_data = true;
 				return -ENOMEM;
 			}
-			buf = a->mem[a->nmem - 1].buf;
-			if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
+			buf = a->dlv.mem[a->dlv.nmem - 1].buf;
+			if (e->seq <= a->dlv.spool.acked + SEND_WINDOW &&
+			    e->seq == a->dlv.sent + 1) {
 				rb_tx_send_raw(a->sock, NULL, buf, len, true);
-				a->sent = e->seq;
+				a->dlv.sent = e->seq;
 			} else {
-				a->held = true;
+				a->dlv.held = true;
 			}
 			return 0;
 		}
@@ -135,15 +136,15 @@ int rb_delivery_send(struct agent *a, struct rb_msg *e)
 		/* never waits: with the coordinator gone a blocking send would stall this
 		 * loop, and with it the engine's intervals (a send that fails goes again
 		 * from the spool, after a silence or at the next acknowledgement) */
-		if (e->seq <= a->spool.acked + SEND_WINDOW && e->seq == a->sent + 1) {
+		if (e->seq <= a->dlv.spool.acked + SEND_WINDOW && e->seq == a->dlv.sent + 1) {
 			rb_tx_send_raw(a->sock, NULL, buf, len, true);
-			a->sent = e->seq;
-		} else if (!a->held) {
-			a->held = true;
+			a->dlv.sent = e->seq;
+		} else if (!a->dlv.held) {
+			a->dlv.held = true;
 			rb_info("the coordinator is %" PRIu64
 				" message(s) behind: holding the rest "
 				"in the spool until it acknowledges",
-				a->seq - a->spool.acked);
+				a->dlv.seq - a->dlv.spool.acked);
 		}
 		free(buf);
 		return 0;
@@ -162,13 +163,13 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 	struct agent *a = arg;
 
 	/* the current spool: no further than the window (an old process's: all of it) */
-	if (a->spool.fd >= 0 && a->spool.epoch == a->epoch && seq > a->spool.acked + SEND_WINDOW &&
-	    a->walking_own)
+	if (a->dlv.spool.fd >= 0 && a->dlv.spool.epoch == a->epoch &&
+	    seq > a->dlv.spool.acked + SEND_WINDOW && a->dlv.walking_own)
 		return 1;
 	if (rb_tx_send_raw(a->sock, NULL, buf, len, true) == -EAGAIN)
 		return 1;
-	if (a->walking_own && seq > a->sent)
-		a->sent = seq;
+	if (a->dlv.walking_own && seq > a->dlv.sent)
+		a->dlv.sent = seq;
 	return 0;
 }
 
@@ -176,50 +177,52 @@ static int resend_one(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 static void send_held(struct agent *a)
 {
 	/* walk once half the window is open, not at every ack */
-	if (a->spool.fd < 0 || a->sent >= a->seq ||
-	    a->sent + SEND_WINDOW / 2 > a->spool.acked + SEND_WINDOW)
+	if (a->dlv.spool.fd < 0 || a->dlv.sent >= a->dlv.seq ||
+	    a->dlv.sent + SEND_WINDOW / 2 > a->dlv.spool.acked + SEND_WINDOW)
 		return;
-	rb_spool_sync(&a->spool);
+	rb_spool_sync(&a->dlv.spool);
 	/* from where the last walk stopped: linear in what is sent, not in the spool */
-	if (a->sent_emptied != a->spool.emptied || a->sent_off > (off_t)a->spool.bytes) {
-		a->sent_off = 0;
-		a->sent_emptied = a->spool.emptied;
+	if (a->dlv.sent_emptied != a->dlv.spool.emptied ||
+	    a->dlv.sent_off > (off_t)a->dlv.spool.bytes) {
+		a->dlv.sent_off = 0;
+		a->dlv.sent_emptied = a->dlv.spool.emptied;
 	}
-	a->walking_own = true;
-	if (a->sent < a->spool.last &&
-	    rb_spool_walk_at(a->spool.path, a->sent_off, a->sent, resend_one, a, &a->sent_off) < 0)
-		a->sent_off = 0;
-	if (a->sent >= a->spool.last)
-		mem_send(a, a->sent);
-	a->walking_own = false;
-	if (a->sent >= a->seq && a->held) {
-		a->held = false;
+	a->dlv.walking_own = true;
+	if (a->dlv.sent < a->dlv.spool.last &&
+	    rb_spool_walk_at(a->dlv.spool.path, a->dlv.sent_off, a->dlv.sent, resend_one, a,
+			     &a->dlv.sent_off) < 0)
+		a->dlv.sent_off = 0;
+	if (a->dlv.sent >= a->dlv.spool.last)
+		mem_send(a, a->dlv.sent);
+	a->dlv.walking_own = false;
+	if (a->dlv.sent >= a->dlv.seq && a->dlv.held) {
+		a->dlv.held = false;
 		rb_info("the coordinator caught up: nothing held in the spool");
 	}
 }
 
 void rb_delivery_resend_unacked(struct agent *a)
 {
-	if (a->spool.fd < 0 || a->seq <= a->spool.acked)
+	if (a->dlv.spool.fd < 0 || a->dlv.seq <= a->dlv.spool.acked)
 		return;
 	static int64_t said;
 	int64_t now = agent_now(a);
 
-	rb_spool_sync(&a->spool);
-	a->walking_own = true;
-	long n = a->spool.last > a->spool.acked
-			 ? rb_spool_walk(a->spool.path, a->spool.acked, resend_one, a)
+	rb_spool_sync(&a->dlv.spool);
+	a->dlv.walking_own = true;
+	long n = a->dlv.spool.last > a->dlv.spool.acked
+			 ? rb_spool_walk(a->dlv.spool.path, a->dlv.spool.acked, resend_one, a)
 			 : 0;
 
-	mem_send(a, a->spool.acked);
-	a->walking_own = false;
+	mem_send(a, a->dlv.spool.acked);
+	a->dlv.walking_own = false;
 
 	/* said once in a while: a coordinator gone for good would fill the log otherwise */
 	if (now - said > 30000000000LL) {
 		rb_info("sent again %" PRIu64
 			" unacknowledged message(s) from the spool (%ld held, "
 			"%zu in memory)",
-			a->seq - a->spool.acked, n, a->nmem);
+			a->dlv.seq - a->dlv.spool.acked, n, a->dlv.nmem);
 		said = now;
 	}
 }
@@ -235,23 +238,23 @@ void rb_delivery_for_run(struct agent *a, const char *run)
 	DIR *d;
 	struct dirent *de;
 
-	if (!run || !*run || !strcmp(run, a->run))
+	if (!run || !*run || !strcmp(run, a->dlv.run))
 		return;
 	/* the previous run's spool: gone when its coordinator holds all of it, else kept */
-	rb_spool_retire(&a->spool);
+	rb_spool_retire(&a->dlv.spool);
 	mem_clear(a);
-	snprintf(a->run, sizeof(a->run), "%s", run);
-	a->seq = 0; /* numbered from 1 in each run */
-	a->sent = 0;
-	a->sent_off = 0; /* a new file: its records from the start */
-	a->sent_emptied = 0;
-	a->held = false;
+	snprintf(a->dlv.run, sizeof(a->dlv.run), "%s", run);
+	a->dlv.seq = 0; /* numbered from 1 in each run */
+	a->dlv.sent = 0;
+	a->dlv.sent_off = 0; /* a new file: its records from the start */
+	a->dlv.sent_emptied = 0;
+	a->dlv.held = false;
 	a->ran_any = false;
-	a->last_ack_progress = agent_now(a);
-	if (rb_spool_open(&a->spool, a->cfg->state_dir, run, a->epoch)) {
+	a->dlv.last_ack_progress = agent_now(a);
+	if (rb_spool_open(&a->dlv.spool, a->cfg->state_dir, run, a->epoch)) {
 		rb_warn("no spool in '%s/spool': %s; data is sent unspooled", a->cfg->state_dir,
 			strerror(errno));
-		a->spool.fd = -1;
+		a->dlv.spool.fd = -1;
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s/spool", a->cfg->state_dir);
@@ -266,11 +269,11 @@ void rb_delivery_for_run(struct agent *a, const char *run)
 		    sscanf(de->d_name + strlen(prefix), "%" SCNu64 ".spool", &ep) != 1 ||
 		    ep == a->epoch)
 			continue;
-		o = realloc(a->old, (a->nold + 1) * sizeof(*o));
+		o = realloc(a->dlv.old, (a->dlv.nold + 1) * sizeof(*o));
 		if (!o)
 			break;
-		a->old = o;
-		o = &a->old[a->nold++];
+		a->dlv.old = o;
+		o = &a->dlv.old[a->dlv.nold++];
 		snprintf(o->path, sizeof(o->path), "%s/%s", dir, de->d_name);
 		o->epoch = ep;
 		o->last = 0;
@@ -287,7 +290,7 @@ void rb_delivery_for_run(struct agent *a, const char *run)
 				(long long)info.first_damaged);
 		if (!o->last && !o->damaged) {
 			unlink(o->path);
-			a->nold--;
+			a->dlv.nold--;
 			continue;
 		}
 		rb_info("sent again %ld message(s) of this agent's earlier process (%s)", n,
@@ -316,28 +319,29 @@ static int resend_upto(void *arg, uint64_t seq, const uint8_t *buf, size_t len)
 
 void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq)
 {
-	if (epoch == a->epoch && seq < a->spool.acked) {
+	if (epoch == a->epoch && seq < a->dlv.spool.acked) {
 		/*
 		 * Below what it acknowledged before: a resumed coordinator whose journal was
 		 * damaged lacks what follows. What the spool (or memory) still holds of it goes
 		 * again; the rest is gone, which the coordinator says.
 		 */
-		struct upto u = { .a = a, .upto = a->spool.acked };
+		struct upto u = { .a = a, .upto = a->dlv.spool.acked };
 
-		rb_spool_sync(&a->spool);
-		if (a->spool.fd >= 0)
-			rb_spool_walk(a->spool.path, seq, resend_upto, &u);
-		for (size_t i = 0; i < a->nmem && a->mem[i].seq <= u.upto; i++)
-			if (a->mem[i].seq > seq)
-				resend_upto(&u, a->mem[i].seq, a->mem[i].buf, a->mem[i].len);
+		rb_spool_sync(&a->dlv.spool);
+		if (a->dlv.spool.fd >= 0)
+			rb_spool_walk(a->dlv.spool.path, seq, resend_upto, &u);
+		for (size_t i = 0; i < a->dlv.nmem && a->dlv.mem[i].seq <= u.upto; i++)
+			if (a->dlv.mem[i].seq > seq)
+				resend_upto(&u, a->dlv.mem[i].seq, a->dlv.mem[i].buf,
+					    a->dlv.mem[i].len);
 		rb_warn("the coordinator lacks messages %" PRIu64 "..%" PRIu64 " (a damaged "
 			"journal): sent again the %ld the spool still holds",
-			seq + 1, a->spool.acked, u.n);
+			seq + 1, a->dlv.spool.acked, u.n);
 		return;
 	}
 	if (epoch == a->epoch) {
-		if (seq > a->spool.acked)
-			a->last_ack_progress = agent_now(a);
+		if (seq > a->dlv.spool.acked)
+			a->dlv.last_ack_progress = agent_now(a);
 		/*
 		 * Once the coordinator holds everything the file starts over: between points,
 		 * and during one whenever it has grown past 1 MiB or a quarter of the cap (a
@@ -347,26 +351,26 @@ void rb_delivery_on_ack(struct agent *a, uint64_t epoch, uint64_t seq)
 				       ? a->cfg->spool_max_bytes / 4
 				       : (1u << 20);
 
-		rb_spool_acked(&a->spool, seq, rb_agent_busy(a) ? min : 0);
+		rb_spool_acked(&a->dlv.spool, seq, rb_agent_busy(a) ? min : 0);
 		mem_acked(a, seq);
 		send_held(a);
 		return;
 	}
-	for (size_t i = 0; i < a->nold; i++)
-		if (a->old[i].epoch == epoch && seq >= a->old[i].last) {
+	for (size_t i = 0; i < a->dlv.nold; i++)
+		if (a->dlv.old[i].epoch == epoch && seq >= a->dlv.old[i].last) {
 			char kept[4200];
 
-			snprintf(kept, sizeof(kept), "%s.damaged", a->old[i].path);
-			if (a->old[i].damaged && !rename(a->old[i].path, kept)) {
+			snprintf(kept, sizeof(kept), "%s.damaged", a->dlv.old[i].path);
+			if (a->dlv.old[i].damaged && !rename(a->dlv.old[i].path, kept)) {
 				rb_warn("the coordinator holds all that is whole of '%s'; the damaged "
 					"file is kept as '%s'",
-					a->old[i].path, kept);
+					a->dlv.old[i].path, kept);
 			} else {
 				rb_info("the coordinator holds all of '%s': removed",
-					a->old[i].path);
-				unlink(a->old[i].path);
+					a->dlv.old[i].path);
+				unlink(a->dlv.old[i].path);
 			}
-			a->old[i] = a->old[--a->nold];
+			a->dlv.old[i] = a->dlv.old[--a->dlv.nold];
 			return;
 		}
 }
@@ -375,14 +379,14 @@ void rb_delivery_sync(struct agent *a)
 {
 	const struct rb_agent_cfg *cfg = a->cfg;
 
-	rb_spool_sync(&a->spool);
+	rb_spool_sync(&a->dlv.spool);
 	/* at the cap IO stops (and says so): what was measured stays, none dropped */
-	if (rb_point_measuring(a) && a->pt.halted != HALT_SPOOL_FULL && a->spool.fd >= 0 &&
-	    a->spool.bytes >= cfg->spool_max_bytes) {
+	if (rb_point_measuring(a) && a->pt.halted != HALT_SPOOL_FULL && a->dlv.spool.fd >= 0 &&
+	    a->dlv.spool.bytes >= cfg->spool_max_bytes) {
 		rb_err("the spool '%s' reached its cap (%s bytes) with %" PRIu64
 		       " message(s) unacknowledged: stopping point %u",
-		       a->spool.path, cfg->spool_max ? cfg->spool_max : "4g",
-		       a->spool.last - a->spool.acked, a->pt.point);
+		       a->dlv.spool.path, cfg->spool_max ? cfg->spool_max : "4g",
+		       a->dlv.spool.last - a->dlv.spool.acked, a->pt.point);
 		rb_point_halt(a, HALT_SPOOL_FULL);
 	}
 }
@@ -390,12 +394,12 @@ void rb_delivery_sync(struct agent *a)
 void rb_delivery_close(struct agent *a)
 {
 	/* what was not acknowledged stays in the spool for the next process */
-	if (a->nmem)
+	if (a->dlv.nmem)
 		rb_err("%zu message(s) the spool could not hold were never acknowledged: lost "
 		       "with this process",
-		       a->nmem);
-	rb_spool_retire(&a->spool);
+		       a->dlv.nmem);
+	rb_spool_retire(&a->dlv.spool);
 	mem_acked(a, UINT64_MAX);
-	free(a->mem);
-	free(a->old);
+	free(a->dlv.mem);
+	free(a->dlv.old);
 }

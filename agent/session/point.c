@@ -49,7 +49,7 @@ static void send_point_done(struct agent *a, uint32_t point, uint32_t attempt)
 	m.point_done.attempt = attempt;
 	rb_delivery_send(a, &m);
 	/* a point's data on disk at its end */
-	rb_spool_sync(&a->spool);
+	rb_spool_sync(&a->dlv.spool);
 }
 
 static void send_drive_status(struct agent *a, uint32_t point, uint32_t attempt, const char *drive,
@@ -336,7 +336,7 @@ static int fs_up(struct agent *a, const struct layout *L, const struct rb_guard_
 			return -ENOMEM;
 		f = &p->fs[t];
 		snprintf(mnt, sizeof(mnt), "%s/fs/%s", a->cfg->state_dir, base ? base + 1 : real);
-		e = rb_fs_target_setup(gp, &L->fs[t], dev, mnt, a->run, f, d);
+		e = rb_fs_target_setup(gp, &L->fs[t], dev, mnt, a->dlv.run, f, d);
 		if (e) {
 			r = r ? r : e;
 			continue;

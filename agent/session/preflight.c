@@ -70,8 +70,8 @@ void rb_preflight_hello(struct agent *a, uint64_t epoch)
 	h->rb_version = RB_VERSION;
 	h->epoch = epoch;
 	/* what a restarted coordinator must hear before it judges which points are done */
-	h->run = a->run;
-	h->spooled = a->spool.fd >= 0 ? a->seq : 0;
+	h->run = a->dlv.run;
+	h->spooled = a->dlv.spool.fd >= 0 ? a->dlv.seq : 0;
 	for (size_t i = 0; i < c->nlabels; i++) {
 		char *eq = strchr(c->labels[i], '=');
 
@@ -306,7 +306,7 @@ void rb_preflight_handle(struct agent *a, const struct rb_msg_preflight *pf)
 			if (!rb_preflight_offered(a->cfg, path))
 				continue;
 			if (rb_fs_spec_set(&L.fs[i]))
-				rb_fs_target_check(&gp, &L.fs[i], path, a->run, &own, &d);
+				rb_fs_target_check(&gp, &L.fs[i], path, a->dlv.run, &own, &d);
 			else if (pf->writes)
 				rb_guard_check_write(&gp, path, &d);
 		}

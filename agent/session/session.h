@@ -86,24 +86,16 @@ struct point {
 };
 
 /* The daemon's one session with its coordinator: its socket, its point, its delivery. */
-struct agent {
-	const struct rb_agent_cfg *cfg;
-	const struct rb_clock *clock; /* every time read of the session (cfg's, or real) */
-	void *sock;
-	struct point pt;
-	bool lost_data;
-	uint64_t epoch;
-	/* delivery: data messages spooled and numbered until acknowledged (spool.h) */
+/* delivery.c's: data messages spooled and numbered until acknowledged (spool.h) */
+struct agent_delivery {
 	struct rb_spool spool;
 	char run[96];
 	uint64_t seq;
-	uint64_t sent;	       /* the last seq sent: at most SEND_WINDOW past the last ack */
-	off_t sent_off;	       /* where in the spool file the record after it begins */
-	uint64_t sent_emptied; /* ... valid while the file was not emptied since */
-	bool held;	       /* messages wait in the spool for acknowledgements */
-	bool walking_own;      /* resend_one walks this process's spool (not an old one) */
-	bool ran_any;	       /* in this run: the last point and attempt started */
-	uint32_t ran_point, ran_attempt;
+	uint64_t sent;		   /* the last seq sent: at most SEND_WINDOW past the last ack */
+	off_t sent_off;		   /* where in the spool file the record after it begins */
+	uint64_t sent_emptied;	   /* ... valid while the file was not emptied since */
+	bool held;		   /* messages wait in the spool for acknowledgements */
+	bool walking_own;	   /* resend_one walks this process's spool (not an old one) */
 	int64_t last_ack_progress; /* when an ack last moved seq on (or the run began) */
 	struct oldspool {
 		char path[4096];
@@ -122,6 +114,18 @@ struct agent {
 		size_t len;
 	} * mem;
 	size_t nmem, capmem;
+};
+
+struct agent {
+	const struct rb_agent_cfg *cfg;
+	const struct rb_clock *clock; /* every time read of the session (cfg's, or real) */
+	void *sock;
+	struct point pt;
+	bool lost_data;
+	uint64_t epoch;
+	bool ran_any; /* in this run: the last point and attempt started */
+	uint32_t ran_point, ran_attempt;
+	struct agent_delivery dlv; /* delivery.c's */
 };
 
 static inline int64_t agent_now(const struct agent *a)
