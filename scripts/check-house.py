@@ -67,6 +67,7 @@ OVER_FUNCS = {  # "file:function": lines
 ONE_WRITER = [
     ("coordinator/run/", "state", "agent_enter"),
     ("coordinator/run/", "phase", "coord_enter"),
+    ("coordinator/run/", "apply", "ing_apply"),
 ]
 CIRCLES = [  # circles across folders (none today)
 ]

@@ -212,12 +212,19 @@ struct coord_reg {
 	bool groups_resolved;
 };
 
+/*
+ * How a message is applied: as it comes from its agent, or replayed from the journal (a
+ * resume, or a refill of what a damaged journal lacked): a replay moves no live figure,
+ * stops nothing and judges no steady state anew.
+ */
+enum coord_apply { APPLY_LIVE, APPLY_REPLAY };
+
 /* resume.c's and delivery.c's: the run's journal, and what a resume replays from it */
 struct coord_journal {
 	int journal; /* the run's journal (RESULTS.h5.journal); -1 none */
 	char journal_path[4200];
-	off_t jcursor;	/* resume: the next journal record to replay */
-	bool replaying; /* resume: applying journaled messages, not live ones */
+	off_t jcursor;		/* resume: the next journal record to replay */
+	enum coord_apply apply; /* how the message being applied came (ing_apply sets it) */
 	struct jpoint {
 		uint32_t attempt; /* the newest attempt the journal has of the point */
 		bool any, done;	  /* any message of it; its PointDone */
@@ -379,7 +386,8 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round);
 /* ---- ingest.c: messages applied ---- */
 /* What applying a message asks of the loop: nothing, or the agents stopped (steady). */
 enum ing_event { ING_NONE, ING_STEADY };
-enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3);
+enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3,
+			 enum coord_apply mode);
 uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
 void ing_agent_rows(struct coord *k);
 void ing_point_row(struct coord *k, const struct rb_point *p);

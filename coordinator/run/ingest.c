@@ -155,7 +155,7 @@ static bool assigned(struct coord *k, const struct ragent *a, uint32_t point, ui
 {
 	if (point >= k->c->npoints)
 		return false;
-	if (k->jr.replaying)
+	if (k->jr.apply == APPLY_REPLAY)
 		return true;
 	return point == k->cur_point && a->assigned && attempt < a->assigned[point];
 }
@@ -266,7 +266,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 			dr->drive, dr->point);
 		return;
 	}
-	if (a->state == AGENT_DROPPED && !k->jr.replaying) {
+	if (a->state == AGENT_DROPPED && k->jr.apply == APPLY_LIVE) {
 		/* its drives' rows for this point say "lost" already: one row per drive */
 		rb_info("agent '%s' is back and finished point %u on drive '%s'; its row stays "
 			"\"lost\"",
@@ -287,7 +287,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	copy(row.message, sizeof(row.message), dr->message);
 	/* a rolling steady-state point ends by our Stop once steady: its end, not a cut */
 	if (st == RB_STATUS_STOPPED && k->c->phases[k->c->points[dr->point].phase].steady_rolling &&
-	    (k->steady.roll_stopped || k->jr.replaying)) {
+	    (k->steady.roll_stopped || k->jr.apply == APPLY_REPLAY)) {
 		st = RB_STATUS_OK;
 		row.message[0] = '\0';
 	}
@@ -325,7 +325,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	result_extras(k, a, dr, (size_t)di);
 	k->io_errors +=
 		row.read.errors + row.write.errors + row.trim.errors + row.verify_mismatches;
-	if (k->live.d && !k->jr.replaying) {
+	if (k->live.d && k->jr.apply == APPLY_LIVE) {
 		/* its part of the point ended: it reads 0 from now on, not its last interval */
 		k->live.d[di].done = true;
 		k->live.d[di].mismatches += row.verify_mismatches;
@@ -333,7 +333,7 @@ static void on_result(struct coord *k, struct ragent *a, const struct rb_msg_res
 	}
 	/* a point stopped short, replayed from the journal, runs again as the next attempt:
 	 * its row is superseded, not a failure of the run */
-	if (st != RB_STATUS_OK && !(k->jr.replaying && st == RB_STATUS_STOPPED)) {
+	if (st != RB_STATUS_OK && !(k->jr.apply == APPLY_REPLAY && st == RB_STATUS_STOPPED)) {
 		k->bad_drives += !data_error;
 		rb_err("agent '%s' drive '%s' point %u: %s: %s", a->name, dr->drive, dr->point,
 		       row.status, row.message);
@@ -398,7 +398,7 @@ static void on_health(struct coord *k, struct ragent *a, const struct rb_msg_hea
 	if (m->h.nvme)
 		rb_progress_temp(k->prog, (size_t)di, row.h.temperature_c);
 	hs->warnings |= row.h.critical_warning;
-	if (k->live.d && !k->jr.replaying) {
+	if (k->live.d && k->jr.apply == APPLY_LIVE) {
 		struct ldrive *ld = &k->live.d[di];
 
 		if (m->h.nvme && !isnan(row.h.temperature_c)) {
@@ -621,15 +621,15 @@ static bool on_samples(struct coord *k, struct ragent *a, const struct rb_msg_sa
 		/* the drive's measurement ended with this interval (agents of 1.7 on) */
 		if (s->last && s->point == k->cur_point)
 			rb_progress_finished(k->prog, (size_t)di);
-		if (k->live.d && !k->jr.replaying)
+		if (k->live.d && k->jr.apply == APPLY_LIVE)
 			live_sample(k, di, s, row.lat_p99_ns);
 		steady |= srun_roll_sample(k, di, s);
 	}
 	return steady;
 }
 
-/* Applies one message of agent a (received at t3, our clock). */
-enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3)
+static enum ing_event apply_one(struct coord *k, struct ragent *a, const struct rb_msg *e,
+				int64_t t3)
 {
 	switch (e->kind) {
 	case RB_MSG_PREFLIGHT_REPLY:
@@ -699,6 +699,18 @@ enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg 
 		break;
 	}
 	return ING_NONE;
+}
+
+/* Applies one message of agent a (received at t3, our clock), as it came or replayed. */
+enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3,
+			 enum coord_apply mode)
+{
+	enum ing_event ev;
+
+	k->jr.apply = mode; /* the one writer: read by what applying calls */
+	ev = apply_one(k, a, e, t3);
+	k->jr.apply = APPLY_LIVE;
+	return ev;
 }
 
 void ing_agent_rows(struct coord *k)

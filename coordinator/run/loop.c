@@ -132,13 +132,12 @@ static int pump(struct coord *k, int timeout_ms)
 	switch (dlv_accept(k, a, e, raw, rawlen)) {
 	case DLV_APPLY:
 		/* the one turn back: every drive of a rolling point steady stops the agents */
-		if (ing_apply(k, a, e, t3) == ING_STEADY)
+		if (ing_apply(k, a, e, t3, APPLY_LIVE) == ING_STEADY)
 			dlv_stop_agents(k, "steady state reached");
 		break;
 	case DLV_REFILL:
-		k->jr.replaying = true;	      /* of a point the journal holds: as a replay of it */
-		(void)ing_apply(k, a, e, t3); /* replayed: never steady news (srun_roll_sample) */
-		k->jr.replaying = false;
+		/* of a point the journal holds: as a replay of it, never steady news */
+		(void)ing_apply(k, a, e, t3, APPLY_REPLAY);
 		break;
 	case DLV_DROP:
 		break;

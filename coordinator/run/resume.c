@@ -101,7 +101,7 @@ static int journal_record(void *arg, const char *agent, const uint8_t *buf, size
 			w->stopped = true;
 			rc = 1;
 		} else if (has) {
-			(void)ing_apply(k, a, e, coord_now(k)); /* replayed: no steady news */
+			(void)ing_apply(k, a, e, coord_now(k), APPLY_REPLAY); /* no steady news */
 		}
 		break;
 	}
@@ -169,11 +169,9 @@ int rsm_replay(struct coord *k, const struct rb_point *p, uint32_t upto)
 	int rc;
 
 	ing_point_begin(k, p);
-	k->jr.replaying = true;
 	k->prog = NULL; /* the live view shows live points */
 	rc = rsm_pass(k, J_REPLAY, upto);
 	k->prog = prog;
-	k->jr.replaying = false;
 	return rc;
 }
 

@@ -97,7 +97,7 @@ bool srun_roll_sample(struct coord *k, int di, const struct rb_msg_sample *smp)
 	r->bytes += smp->bytes;
 	r->lat_ns += smp->lat_sum_ns;
 	if (k->steady.roll_steady == k->point_drives && !k->steady.roll_stopped &&
-	    !k->jr.replaying) {
+	    k->jr.apply == APPLY_LIVE) {
 		k->steady.roll_stopped = true;
 		rb_info("point %u: every drive is steady; stopping it", p->index);
 		return true;
