@@ -227,7 +227,7 @@ static void load_curve(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 		}
 		x->curve[x->ncurve++] = pct;
 	}
-	if (!x->ncurve && v->data.sequence.items.start == v->data.sequence.items.top)
+	if (!x->ncurve && !rb_yaml_count(v))
 		ERR(L, v, "curve",
 		    "'curve' is empty: give the percentages, e.g. [10, 50, 90, 100]");
 }
@@ -273,11 +273,11 @@ static void load_steady(struct loader *L, yaml_node_t *v, struct phase_extra *x)
 			if (!want(L, n, YAML_MAPPING_NODE, "track",
 				  "a mapping of matrix keys to the tracking point's values"))
 				continue;
-			for (yaml_node_pair_t *q = n->data.mapping.pairs.start;
-			     q < n->data.mapping.pairs.top && x->ntrack < 16; q++) {
-				yaml_node_t *tk = rb_yaml_get(&L->y, q->key);
+			for (struct rb_yaml_it q = rb_yaml_pairs(&L->y, n);
+			     x->ntrack < 16 && rb_yaml_next(&q);) {
+				yaml_node_t *tk = q.key;
 				const char *tkey = rb_yaml_scalar(tk);
-				const char *tval = rb_yaml_scalar(rb_yaml_get(&L->y, q->value));
+				const char *tval = rb_yaml_scalar(q.value);
 				const struct rb_opt *o = tkey ? rb_opt_find(tkey) : NULL;
 
 				if (!o || !tval) {
@@ -524,13 +524,13 @@ static bool load_matrix(struct loader *L, yaml_node_t *v, struct axis *axes, siz
 			ok = false;
 			continue;
 		}
-		size_t cnt = (size_t)(mv->data.sequence.items.top - mv->data.sequence.items.start);
+		size_t cnt = rb_yaml_count(mv);
 		ax->values = calloc(cnt + 1, sizeof(char *));
 		if (!cnt)
 			ERR(L, mv, mkey, "matrix key '%s' has no values", mkey);
-		for (yaml_node_item_t *vi = mv->data.sequence.items.start;
-		     ax->values && vi < mv->data.sequence.items.top; vi++) {
-			yaml_node_t *vn = rb_yaml_get(&L->y, *vi);
+		for (struct rb_yaml_it vi = rb_yaml_items(&L->y, mv);
+		     ax->values && rb_yaml_next(&vi);) {
+			yaml_node_t *vn = vi.value;
 
 			if (rb_campaign_check_value(L, o, vn))
 				ax->values[ax->n++] = rb_yaml_scalar(vn);
@@ -681,7 +681,7 @@ void rb_campaign_load_phases(struct loader *L, yaml_node_t *n)
 
 	if (!want(L, n, YAML_SEQUENCE_NODE, "phases", "a list of phases"))
 		return;
-	if (n->data.sequence.items.start == n->data.sequence.items.top)
+	if (!rb_yaml_count(n))
 		ERR(L, n, "phases", "'phases' is empty: give at least one phase with a workload");
 	for (struct rb_yaml_it it = rb_yaml_items(&L->y, n); rb_yaml_next(&it);) {
 		yaml_node_t *ph = it.value;

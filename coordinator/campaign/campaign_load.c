@@ -290,9 +290,8 @@ static void load_group(struct loader *L, yaml_node_t *n, yaml_node_t *drives, ya
 		g.has_select = true;
 		load_selector(L, NULL, select, &g.select);
 	}
-	for (yaml_node_item_t *di = drives ? drives->data.sequence.items.start : NULL;
-	     drives && di < drives->data.sequence.items.top; di++) {
-		yaml_node_t *dn = rb_yaml_get(&L->y, *di);
+	for (struct rb_yaml_it di = rb_yaml_items(&L->y, drives); rb_yaml_next(&di);) {
+		yaml_node_t *dn = di.value;
 		const char *path = rb_yaml_scalar(dn);
 		char **nd;
 
@@ -554,7 +553,7 @@ static void load_volume(struct loader *L, const char *agent, yaml_node_t *dn)
 		nm++;
 	}
 	if (!nm) {
-		if (members->data.sequence.items.start == members->data.sequence.items.top)
+		if (!rb_yaml_count(members))
 			ERR(L, members, "members", "volume '%s' has no members", name);
 		free(mv);
 		return;
@@ -585,7 +584,7 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 
 	if (!want(L, n, YAML_SEQUENCE_NODE, "targets", "a list of {agent, drives}"))
 		return;
-	if (n->data.sequence.items.start == n->data.sequence.items.top)
+	if (!rb_yaml_count(n))
 		ERR(L, n, "targets", "'targets' is empty: name at least one agent and its drives");
 	for (struct rb_yaml_it it = rb_yaml_items(&L->y, n); rb_yaml_next(&it);) {
 		yaml_node_t *t = it.value, *drives = NULL;
@@ -688,7 +687,7 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n)
 				return;
 			c->drives[c->ndrives - 1].fs = fs;
 		}
-		if (drives->data.sequence.items.start == drives->data.sequence.items.top)
+		if (!rb_yaml_count(drives))
 			ERR(L, drives, "drives", "'drives' of agent '%s' is empty", agent);
 	}
 }

@@ -292,9 +292,8 @@ void rb_campaign_load_lock(struct loader *L, yaml_node_t *n)
 		ERR(L, n, "lock", "out of memory");
 		goto out;
 	}
-	for (yaml_node_item_t *it = drives->data.sequence.items.start;
-	     it < drives->data.sequence.items.top; it++)
-		lock_drive(L, &ly, n, rb_yaml_get(&ly, *it), &keys, seen, mseen, taken);
+	for (struct rb_yaml_it it = rb_yaml_items(&ly, drives); rb_yaml_next(&it);)
+		lock_drive(L, &ly, n, it.value, &keys, seen, mseen, taken);
 	selectors_locked(L, n, path, taken);
 	for (size_t i = 0; i < ndrives; i++)
 		if (c->drives[i].nmembers ? mseen[i] < c->drives[i].nmembers : !seen[i])

@@ -224,14 +224,13 @@ int rp_load_spec(struct rp_report *r, const char *path)
 		if (!spec_health(&y, &d, health, &nh[r->nhealths].rules))
 			r->nhealths++;
 	}
-	for (yaml_node_item_t *it = claims ? claims->data.sequence.items.start : NULL;
-	     claims && it < claims->data.sequence.items.top; it++) {
+	for (struct rb_yaml_it it = rb_yaml_items(&y, claims); rb_yaml_next(&it);) {
 		struct rp_claim *nc = realloc(r->claims, (r->nclaims + 1) * sizeof(*nc));
 
 		if (!nc)
 			goto out_yaml;
 		r->claims = nc;
-		if (!spec_claim(&y, &d, rb_yaml_get(&y, *it), model, &r->claims[r->nclaims]))
+		if (!spec_claim(&y, &d, it.value, model, &r->claims[r->nclaims]))
 			r->nclaims++;
 	}
 	if (!rb_diags_errors(&d))
