@@ -7,10 +7,20 @@ as the API server's lenient decoding would), every value of its type (a string w
 string is due: an unquoted `true` in a nodeSelector is refused by the server too), every
 required field present.
 
-Usage: check-k8s.py [FILE|-]...   (YAML, several documents each; - or none: stdin)
+A field newer than the client's types (batch/v1 Job's backoffLimitPerIndex and
+podFailurePolicy came with Kubernetes 1.28, after the client's 1.22) is learnt from
+--schema FILE: a JSON fragment of a newer Kubernetes' OpenAPI definitions
+({"definitions": {"io.k8s.api.batch.v1.JobSpec": {"properties": ...}, ...}}). Each
+definition's properties are added to the client's type of the same version and kind
+(io.k8s.api.batch.v1.JobSpec: V1JobSpec) and their values checked against the fragment
+(JSON Schema, $ref within it); a property the client knows too is checked by both.
+
+Usage: check-k8s.py [--schema FILE]... [FILE|-]...   (YAML, several documents each; - or
+       none: stdin)
        kubectl kustomize deploy/k8s/overlays/site | scripts/check-k8s.py
 Prints one line per document and each problem with its path; exits 1 on any problem."""
 import datetime
+import json
 import re
 import sys
 
@@ -28,6 +38,35 @@ def model_of(doc):
     version = doc.get("apiVersion", "").split("/")[-1]
     name = version[:1].upper() + version[1:] + doc.get("kind", "")
     return name if hasattr(k8s, name) else None
+
+
+SCHEMAS = []  # (the fragment, its definitions by the client's type name)
+
+
+def load_schema(path):
+    """Adds a fragment of OpenAPI definitions (--schema FILE) to what walk() knows."""
+    frag = json.load(open(path))
+    by_type = {}
+    for name in frag.get("definitions", {}):
+        m = re.fullmatch(r"io\.k8s\.api\.[a-z.]+\.(v[0-9a-z]+)\.(\w+)", name)
+        if m:
+            by_type[m.group(1)[:1].upper() + m.group(1)[1:] + m.group(2)] = name
+    SCHEMAS.append((frag, by_type))
+
+
+def schema_errs(value, typ, key, path):
+    """None when no --schema defines property key of the client's type typ, else the
+    problems of value against it."""
+    import jsonschema
+    for frag, by_type in SCHEMAS:
+        name = by_type.get(typ)
+        props = frag["definitions"][name].get("properties", {}) if name else {}
+        if key in props:
+            check = dict(props[key], definitions=frag["definitions"])
+            v = jsonschema.Draft7Validator(check)
+            return [f"{path}{'.' + '.'.join(map(str, e.absolute_path)) if e.absolute_path else ''}:"
+                    f" {e.message}" for e in v.iter_errors(value)]
+    return None
 
 
 def walk(value, typ, path, errs):
@@ -73,6 +112,11 @@ def walk(value, typ, path, errs):
         return
     by_json = {j: a for a, j in cls.attribute_map.items()}
     for key, v in value.items():
+        newer = schema_errs(v, typ, key, f"{path}.{key}")
+        if newer is not None:
+            errs.extend(newer)
+            if key not in by_json:
+                continue
         if key not in by_json:
             errs.append(f"{path}.{key}: no such field in {typ}")
             continue
@@ -102,6 +146,9 @@ def check(doc):
 
 def main(argv):
     bad = 0
+    while argv[:1] == ["--schema"] and len(argv) > 1:
+        load_schema(argv[1])
+        argv = argv[2:]
     for path in argv or ["-"]:
         text = sys.stdin.read() if path == "-" else open(path).read()
         try:
