@@ -12,7 +12,9 @@
 
 /* agent.yaml's per-target words (serials, slots): a value for each of these paths */
 struct rb_path_map {
-	char **paths, **values;
+	struct rb_path_word {
+		char *path, *value;
+	} * v;
 	size_t n, cap;
 };
 

@@ -40,11 +40,10 @@ void rb_agent_cfg_set(char **dst, const char *s)
 static void path_map_release(struct rb_path_map *m)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		free(m->paths[i]);
-		free(m->values[i]);
+		free(m->v[i].path);
+		free(m->v[i].value);
 	}
-	free(m->paths);
-	free(m->values);
+	free(m->v);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -74,8 +73,8 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 static const char *path_map_get(const struct rb_path_map *m, const char *path)
 {
 	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->paths[i], path))
-			return m->values[i];
+		if (!strcmp(m->v[i].path, path))
+			return m->v[i].value;
 	return NULL;
 }
 
@@ -127,26 +126,14 @@ static void load_path_map(struct rb_yaml *y, yaml_node_t *v, const char *key, si
 				      (int)strlen(key) - 1, key);
 			continue;
 		}
-		size_t cap = m->cap;
+		struct rb_path_word w = { strdup(path), strdup(val) };
 
-		if (RB_GROW(m->paths, cap, m->n, 8))
+		if (!w.path || !w.value || RB_GROW(m->v, m->cap, m->n, 8)) {
+			free(w.path);
+			free(w.value);
 			return;
-		if (cap != m->cap) {
-			char **nv = realloc(m->values, cap * sizeof(*nv));
-
-			if (!nv)
-				return;
-			m->values = nv;
-			m->cap = cap;
 		}
-		m->paths[m->n] = strdup(path);
-		m->values[m->n] = strdup(val);
-		if (m->paths[m->n] && m->values[m->n]) {
-			m->n++;
-		} else {
-			free(m->paths[m->n]);
-			free(m->values[m->n]);
-		}
+		m->v[m->n++] = w;
 	}
 }
 
@@ -332,10 +319,10 @@ int rb_agent_cfg_finish(struct rb_agent_cfg *c)
 			bool offered = false;
 
 			for (size_t k = 0; k < c->ntargets; k++)
-				offered |= !strcmp(m->paths[i], c->targets[k]);
+				offered |= !strcmp(m->v[i].path, c->targets[k]);
 			if (!offered) {
 				rb_err("%s: '%s' is not one of this agent's targets",
-				       w ? "slots" : "serials", m->paths[i]);
+				       w ? "slots" : "serials", m->v[i].path);
 				return RB_EXIT_USAGE;
 			}
 		}

@@ -20,6 +20,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "grow.h"
+
 /* A line of the list: the file's name in the folder and its database's tag. */
 struct owed {
 	char *name, *tag;
@@ -99,14 +101,9 @@ static int list_read(const char *dir, struct owed **ret, size_t *ret_n)
 		if (!tab || tab == line || !tab[1])
 			continue; /* not a line of ours: a person's edit */
 		*tab = '\0';
-		if (n == vcap) {
-			struct owed *nv = realloc(v, (vcap = vcap ? vcap * 2 : 8) * sizeof(*v));
-
-			if (!nv) {
-				r = -ENOMEM;
-				break;
-			}
-			v = nv;
+		if (RB_GROW(v, vcap, n, 8)) {
+			r = -ENOMEM;
+			break;
 		}
 		v[n] = (struct owed){ .name = strdup(line), .tag = strdup(tab + 1) };
 		if (!v[n].name || !v[n++].tag) {
