@@ -58,23 +58,27 @@ void rb_agent_group_release(struct rb_agent_group *g)
 	free(g->only);
 }
 
+void rb_drive_ref_release(struct rb_drive_ref *d)
+{
+	free(d->agent);
+	free(d->path);
+	free(d->serial);
+	free(d->alias);
+	for (size_t m = 0; m < d->nmembers; m++) {
+		free(d->members[m].path);
+		free(d->members[m].serial);
+	}
+	free(d->members);
+}
+
 struct rb_campaign *rb_campaign_free(struct rb_campaign *c)
 {
 	if (!c)
 		return NULL;
 	for (size_t i = 0; i < c->nagents; i++)
 		free(c->agents[i]);
-	for (size_t i = 0; i < c->ndrives; i++) {
-		free(c->drives[i].agent);
-		free(c->drives[i].path);
-		free(c->drives[i].serial);
-		free(c->drives[i].alias);
-		for (size_t m = 0; m < c->drives[i].nmembers; m++) {
-			free(c->drives[i].members[m].path);
-			free(c->drives[i].members[m].serial);
-		}
-		free(c->drives[i].members);
-	}
+	for (size_t i = 0; i < c->ndrives; i++)
+		rb_drive_ref_release(&c->drives[i]);
 	for (size_t i = 0; i < c->nphases; i++) {
 		free(c->phases[i].name);
 		for (size_t j = 0; j < c->phases[i].ndrives; j++)

@@ -77,6 +77,8 @@ void rb_campaign_load_targets(struct loader *L, yaml_node_t *n);
 void rb_campaign_load_lock(struct loader *L, yaml_node_t *n);
 /* A selector's or an agent group's strings freed (campaign_model.c). */
 void rb_selector_release(struct rb_selector *s);
+/* A drive reference's strings and members freed (the campaign's and a shard's cut). */
+void rb_drive_ref_release(struct rb_drive_ref *d);
 void rb_agent_group_release(struct rb_agent_group *g);
 /* preset: NAME, with its overrides (campaign_preset.c). */
 void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides);

@@ -26,19 +26,6 @@ static bool in_shard(const struct sh_agent *a, size_t n, const char *name)
 	return false;
 }
 
-static void drive_release(struct rb_drive_ref *d)
-{
-	free(d->agent);
-	free(d->path);
-	free(d->serial);
-	free(d->alias);
-	for (size_t m = 0; m < d->nmembers; m++) {
-		free(d->members[m].path);
-		free(d->members[m].serial);
-	}
-	free(d->members);
-}
-
 /* The named drives, selectors and agents of agents not in the shard taken out. */
 static void cut_named(struct rb_campaign *c, const struct sh_agent *a, size_t n)
 {
@@ -48,7 +35,7 @@ static void cut_named(struct rb_campaign *c, const struct sh_agent *a, size_t n)
 		if (in_shard(a, n, c->drives[i].agent))
 			c->drives[k++] = c->drives[i];
 		else
-			drive_release(&c->drives[i]);
+			rb_drive_ref_release(&c->drives[i]);
 	c->ndrives = k;
 	k = 0;
 	for (size_t i = 0; i < c->nselectors; i++)

@@ -157,8 +157,9 @@ static void submit(const struct rb_fleet *f, const struct rb_keypair *me, struct
 					       sizeof(why)));
 		} else if (strncmp(t, "ok\n", 3)) {
 			r[i].st = RACK_REFUSED;
-			snprintf(r[i].why, sizeof(r[i].why), "%.*s", (int)strcspn(t + 6, "\n"),
-				 strlen(t) > 6 ? t + 6 : "");
+			const char *msg = strlen(t) > 6 ? t + 6 : ""; /* after "error\n" */
+
+			snprintf(r[i].why, sizeof(r[i].why), "%.*s", (int)strcspn(msg, "\n"), msg);
 		} else {
 			char q[16];
 
@@ -317,9 +318,15 @@ int rb_fleet_run(const struct rb_fleet_args *a)
 	if (!r || !rep)
 		goto out;
 	for (size_t i = 0; i < f->nracks; i++)
-		if (!rep[i].text || strncmp(rep[i].text, "ok\n", 3)) {
+		if (!rep[i].text) {
 			r[i].st = RACK_UNREACHABLE;
 			fleet_why_not(rep[i].err, deadline_ms, r[i].why, sizeof(r[i].why));
+		} else if (strncmp(rep[i].text, "ok\n", 3)) {
+			/* it answered, and said no: its words, not an errno's */
+			const char *msg = strlen(rep[i].text) > 6 ? rep[i].text + 6 : "";
+
+			r[i].st = RACK_UNREACHABLE;
+			snprintf(r[i].why, sizeof(r[i].why), "%.*s", (int)strcspn(msg, "\n"), msg);
 		}
 	{
 		char **spec = calloc(f->nracks + 1, sizeof(*spec));

@@ -151,6 +151,14 @@ static const char *ms(char *buf, size_t len, bool known, int64_t ns)
 	return buf;
 }
 
+/* A rack's outcome at the fleet's end, in the table and the summary alike: a rack that
+ * has not ended (lost, unreachable, refused, or left running at a second Ctrl-C) is
+ * INCOMPLETE. */
+static const char *outcome(const struct fleet_rack *x)
+{
+	return x->st == RACK_DONE ? (x->exit ? "FAILED" : "COMPLETE") : "INCOMPLETE";
+}
+
 void fleet_table(const struct rb_fleet *f, const struct fleet_rack *r, const char *fid,
 		 int64_t instant)
 {
@@ -179,12 +187,8 @@ void fleet_table(const struct rb_fleet *f, const struct fleet_rack *r, const cha
 		else
 			snprintf(skew, sizeof(skew), "-");
 		printf("%-16s %-24s %-11s %4s %12s %21s  %s\n", f->racks[i].name,
-		       x->id[0] ? x->id : "-",
-		       x->st == RACK_DONE ? (x->exit ? "FAILED" : "COMPLETE")
-		       : x->st == RACK_UNREACHABLE || x->st == RACK_REFUSED || x->st == RACK_LOST
-			       ? "INCOMPLETE"
-			       : fleet_rack_word(x),
-		       ex, ms(c, sizeof(c), x->clock_ok, x->offset_ns), skew,
+		       x->id[0] ? x->id : "-", outcome(x), ex,
+		       ms(c, sizeof(c), x->clock_ok, x->offset_ns), skew,
 		       x->results[0] ? x->results : "-");
 		if (x->clock_ok && x->delay_ns > delay)
 			delay = x->delay_ns;
@@ -226,8 +230,7 @@ int fleet_summary(const char *path, const struct rb_fleet *f, const struct fleet
 		rb_json_str(o, f->racks[i].name);
 		fprintf(o, ", \"endpoint\": ");
 		rb_json_str(o, f->racks[i].endpoint);
-		fprintf(o, ", \"status\": \"%s\", \"state\": \"%s\", \"run\": ",
-			x->st == RACK_DONE ? (x->exit ? "FAILED" : "COMPLETE") : "INCOMPLETE",
+		fprintf(o, ", \"status\": \"%s\", \"state\": \"%s\", \"run\": ", outcome(x),
 			fleet_rack_word(x));
 		rb_json_str(o, x->id);
 		fprintf(o, ", \"results\": ");

@@ -105,8 +105,8 @@ static int list_read(const char *dir, struct owed **ret, size_t *ret_n)
 			r = -ENOMEM;
 			break;
 		}
-		v[n] = (struct owed){ .name = strdup(line), .tag = strdup(tab + 1) };
-		if (!v[n].name || !v[n++].tag) {
+		v[n++] = (struct owed){ .name = strdup(line), .tag = strdup(tab + 1) };
+		if (!v[n - 1].name || !v[n - 1].tag) { /* counted: list_free frees both */
 			r = -ENOMEM;
 			break;
 		}
@@ -262,7 +262,7 @@ static size_t catch_up_one(const struct rb_resdb_sink *k, const char *dir, struc
 		say(k, true, "%zu export(s) of '%s' still owed: %s", owed, dir, err);
 		return owed;
 	}
-	for (size_t i = 0; i < n && db; i++) {
+	for (size_t i = 0; i < n; i++) {
 		enum rb_resdb_added what;
 		struct rb_resdb_counts c;
 

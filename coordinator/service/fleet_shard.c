@@ -46,10 +46,15 @@ struct rb_campaign *svc_fleet_cut(struct service *s, struct rb_campaign *c, cons
 {
 	char *spec = malloc(RB_CONTROL_VALUE_MAX), err[512];
 
+	if (!spec) {
+		/* never the whole fleet's campaign on this rack for want of memory */
+		svc_reply(s, "error\nout of memory\n");
+		return rb_campaign_free(c);
+	}
 	/* a resume's shard is the journal's: the run cut again as it ran */
-	if (spec && journaled)
+	if (journaled)
 		snprintf(spec, RB_CONTROL_VALUE_MAX, "%s", journaled);
-	else if (!spec || !rb_control_field(req, "shard", spec, RB_CONTROL_VALUE_MAX)) {
+	else if (!rb_control_field(req, "shard", spec, RB_CONTROL_VALUE_MAX)) {
 		free(spec);
 		return c;
 	}

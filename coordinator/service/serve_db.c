@@ -91,7 +91,8 @@ void svc_db_catch_up(struct service *s)
 		rb_resdb_catch_up(&k, s->results_dir);
 	/* the other folders a run's export was owed in since the service started */
 	for (size_t i = 0; i < s->nowed_dirs;) {
-		if (rb_resdb_catch_up(&k, s->owed_dirs[i]) == 1) {
+		/* forgotten only when nothing is owed there any more (errors keep it) */
+		if (rb_resdb_catch_up(&k, s->owed_dirs[i]) != 0) {
 			i++;
 			continue;
 		}

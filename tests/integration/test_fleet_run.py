@@ -217,7 +217,12 @@ with Tmp() as tmp:
         skew = doc["start_skew_across_racks_ns"]
         print(f"start skew across racks: {skew / 1e6:.3f} ms; fleet run took "
               f"{time.monotonic() - t1:.1f} s")
-        check(skew < 10e6, f"start skew across racks {skew / 1e6:.3f} ms")
+        # the agents report the instant they were given unless late, so the racks' skew alone
+        # is 0 when none is late: the alignment's bound is it plus the clocks' uncertainty,
+        # half the best round trip of each rack's measured offset
+        bound = skew + max(x["clock_delay_ns"] for x in doc["racks"]) / 2
+        check(bound < 10e6, f"start skew across racks {skew / 1e6:.3f} ms, "
+              f"aligned to within {bound / 1e6:.3f} ms")
 
         # r1's service killed in the second point: r1 INCOMPLETE, r0 and r2 complete
         with open(camp, "w") as f:
