@@ -189,7 +189,7 @@ static void point_msg(struct sim *s, uint64_t i)
 		m.result = (struct rb_msg_result){ .point = s->point,
 						   .attempt = s->attempt,
 						   .drive = drive_names[d],
-						   .elapsed_ns = s->runtime_ns,
+						   .core.elapsed_ns = s->runtime_ns,
 						   .dirs = &dr,
 						   .ndirs = 1,
 						   .status = RB_STATUS_OK,

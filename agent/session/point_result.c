@@ -105,20 +105,20 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 	dr->point = p->point;
 	dr->attempt = p->attempt;
 	dr->drive = p->drives[t];
-	dr->start_ns = res->start_wall_ns;
+	dr->core.start_ns = res->start_wall_ns;
 	dr->start_mono_ns = res->start_mono_ns;
-	dr->replay_ios = res->replay.ios;
-	dr->replay_complete = res->replay.complete;
-	dr->replay_timed = res->replay.timed;
+	dr->core.replay_ios = res->replay.ios;
+	dr->core.replay_complete = res->replay.complete;
+	dr->core.replay_timed = res->replay.timed;
 	if (res->replay.timed && res->replay.lag.total) {
-		dr->replay_lag_p50_ns = rb_hist_percentile(&res->replay.lag, 50);
-		dr->replay_lag_p99_ns = rb_hist_percentile(&res->replay.lag, 99);
-		dr->replay_lag_max_ns = res->replay.lag_max_ns;
+		dr->core.replay_lag_p50_ns = rb_hist_percentile(&res->replay.lag, 50);
+		dr->core.replay_lag_p99_ns = rb_hist_percentile(&res->replay.lag, 99);
+		dr->core.replay_lag_max_ns = res->replay.lag_max_ns;
 	}
-	dr->end_ns = res->end_wall_ns;
-	dr->elapsed_ns = res->elapsed_ns;
-	dr->cpu_usr_pct = res->cpu_usr_pct;
-	dr->cpu_sys_pct = res->cpu_sys_pct;
+	dr->core.end_ns = res->end_wall_ns;
+	dr->core.elapsed_ns = res->elapsed_ns;
+	dr->core.cpu_usr_pct = res->cpu_usr_pct;
+	dr->core.cpu_sys_pct = res->cpu_sys_pct;
 	dr->uring_features = res->features;
 	dr->trim_method = res->trim_method;
 	/* FDP: what the drive's endurance groups wrote for the host and on the media (a
@@ -274,11 +274,11 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 				hist->fill_passes = h.fill_passes;
 		}
 	}
-	m->dr.history_since_ns = hist->first_ns;
-	m->dr.purge_ns = hist->purge_ns;
+	m->dr.core.history_since_ns = hist->first_ns;
+	m->dr.core.purge_ns = hist->purge_ns;
 	m->dr.purge_method = hist->purge_method;
-	m->dr.written_since_purge = hist->written_bytes;
-	m->dr.fill_passes_since_purge = hist->fill_passes;
+	m->dr.core.written_since_purge_bytes = hist->written_bytes;
+	m->dr.core.fill_passes_since_purge = hist->fill_passes;
 	for (size_t k = 0; k < nm; k++) {
 		uint64_t w = res->dir[RB_DIR_WRITE].bytes / nm;
 		/* checkpoints: what they wrote is the range, never a fill of the drive */
@@ -304,8 +304,8 @@ void rb_point_send_result(struct agent *a, size_t t)
 	result_status(p, t, res, &m);
 	result_dirs(res, &m);
 	result_target(a->cfg, p, t, &m);
-	m.dr.verify_checked = res->verify.checked;
-	m.dr.verify_mismatches = res->verify.bad;
+	m.dr.core.verify_checked = res->verify.checked;
+	m.dr.core.verify_mismatches = res->verify.bad;
 	result_history(a, t, res, &m);
 	result_evidence(a, t, res, &m);
 	/* one line per drive: the offsets go with the result, into the io_errors table */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "healthsnap.h"
+#include "resultcore.h"
 #include "status.h"
 
 #define RB_PROTO_MAJOR 1
@@ -221,9 +222,7 @@ struct rb_msg_checkpoint {
 struct rb_msg_result {
 	uint32_t point, attempt;
 	const char *drive;
-	int64_t start_ns, end_ns;
-	uint64_t elapsed_ns;
-	double cpu_usr_pct, cpu_sys_pct;
+	struct rb_result_core core; /* the numbers the agent measured (resultcore.h) */
 	const struct rb_dir_result *dirs;
 	size_t ndirs;
 	const struct rb_bs_count *bs_counts;
@@ -240,19 +239,11 @@ struct rb_msg_result {
 	double fdp_host_bytes, fdp_media_bytes;
 	const struct rb_msg_evidence *evidence; /* 1.7: kept for the vendor on IO errors */
 	size_t nevidence;
-	const struct rb_identity *target; /* identity as opened for this point; NULL none */
-	uint64_t verify_checked, verify_mismatches;
-	/* the drive's history before this point (agent/drive/history.h) */
-	int64_t history_since_ns, purge_ns;
-	const char *purge_method;
-	uint64_t written_since_purge, fill_passes_since_purge;
+	const struct rb_identity *target;  /* identity as opened for this point; NULL none */
+	const char *purge_method;	   /* the drive's last purge (agent/drive/history.h) */
 	int64_t start_mono_ns;		   /* when its jobs started, the agent's CLOCK_MONOTONIC */
 	const struct rb_identity *members; /* a volume's members as opened */
 	size_t nmembers;
-	/* 1.5, rw replay: IOs issued, the trace ended, paced; the issue lag in ns */
-	uint64_t replay_ios;
-	bool replay_complete, replay_timed;
-	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 	const struct rb_msg_checkpoint *checkpoints; /* 1.6, rw checkpoint */
 	size_t ncheckpoints;
 	const struct rb_msg_exec_result *exec; /* 1.6, an exec point's; NULL none */

@@ -156,11 +156,9 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->point = m->point;
 	r->attempt = m->attempt;
 	r->drive = str_out(m->drive);
-	r->start_ns = m->start_ns;
-	r->end_ns = m->end_ns;
-	r->elapsed_ns = m->elapsed_ns;
-	r->cpu_usr_pct = m->cpu_usr_pct;
-	r->cpu_sys_pct = m->cpu_sys_pct;
+#define OUT(type, name, wire, unit) r->wire = m->core.name;
+	RB_RESULT_FIELDS(OUT)
+#undef OUT
 	r->n_dirs = m->ndirs;
 	r->dirs = d;
 	r->n_bs_counts = m->nbs_counts;
@@ -177,20 +175,8 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
 	r->target = m->target ? ident_out(p, m->target) : NULL;
-	r->verify_checked = m->verify_checked;
-	r->verify_mismatches = m->verify_mismatches;
-	r->history_since_ns = m->history_since_ns;
-	r->purge_ns = m->purge_ns;
 	r->purge_method = str_out(m->purge_method);
-	r->written_since_purge = m->written_since_purge;
-	r->fill_passes_since_purge = m->fill_passes_since_purge;
 	r->start_mono_ns = m->start_mono_ns;
-	r->replay_ios = m->replay_ios;
-	r->replay_complete = m->replay_complete;
-	r->replay_timed = m->replay_timed;
-	r->replay_lag_p50_ns = m->replay_lag_p50_ns;
-	r->replay_lag_p99_ns = m->replay_lag_p99_ns;
-	r->replay_lag_max_ns = m->replay_lag_max_ns;
 	r->n_members = m->nmembers;
 	r->members = idents_out(p, m->members, m->nmembers);
 	r->n_checkpoints = m->ncheckpoints;
@@ -238,11 +224,6 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.point = r->point,
 		.attempt = r->attempt,
 		.drive = r->drive,
-		.start_ns = r->start_ns,
-		.end_ns = r->end_ns,
-		.elapsed_ns = r->elapsed_ns,
-		.cpu_usr_pct = r->cpu_usr_pct,
-		.cpu_sys_pct = r->cpu_sys_pct,
 		.dirs = d,
 		.ndirs = r->n_dirs,
 		.bs_counts = b,
@@ -259,24 +240,15 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.fdp_host_bytes = r->fdp_host_bytes,
 		.fdp_media_bytes = r->fdp_media_bytes,
 		.target = t,
-		.verify_checked = r->verify_checked,
-		.verify_mismatches = r->verify_mismatches,
-		.history_since_ns = r->history_since_ns,
-		.purge_ns = r->purge_ns,
 		.purge_method = r->purge_method,
-		.written_since_purge = r->written_since_purge,
-		.fill_passes_since_purge = r->fill_passes_since_purge,
 		.start_mono_ns = r->start_mono_ns,
-		.replay_ios = r->replay_ios,
-		.replay_complete = r->replay_complete,
-		.replay_timed = r->replay_timed,
-		.replay_lag_p50_ns = r->replay_lag_p50_ns,
-		.replay_lag_p99_ns = r->replay_lag_p99_ns,
-		.replay_lag_max_ns = r->replay_lag_max_ns,
 		.members = idents_in(p, r->members, r->n_members),
 		.nmembers = r->n_members,
 		.checkpoints = ckpts_in(p, r->checkpoints, r->n_checkpoints),
 		.ncheckpoints = r->n_checkpoints,
 		.exec = r->exec ? exec_in(p, r->exec) : NULL,
 	};
+#define IN(type, name, wire, unit) m->core.name = (type)r->wire;
+	RB_RESULT_FIELDS(IN)
+#undef IN
 }

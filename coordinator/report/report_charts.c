@@ -193,7 +193,7 @@ static void cell_timeseries(const struct rp_file *f, const struct rp_cell *c, bo
 		    m->attempt != c->res->attempt)
 			continue;
 		/* a sample's t_ns is its interval's end */
-		rp_series_add(x, (double)(m->t_ns - c->res->start_ns) / 1e9,
+		rp_series_add(x, (double)(m->t_ns - c->res->core.start_ns) / 1e9,
 			      mbps ? (double)m->bytes / 1e6 : (double)m->ios);
 	}
 	/* samples per direction add up within an interval */

@@ -163,13 +163,13 @@ int rp_fio(const struct rp_report *r, enum rp_fio_form form, FILE *out)
 			x->options[k][0] = okeys[k];
 			x->options[k][1] = j->vals[k];
 		}
-		dir_out(&x->dir[0], &res->read, j, 0, res->elapsed_ns);
-		dir_out(&x->dir[1], &res->write, j, 1, res->elapsed_ns);
-		dir_out(&x->dir[2], &res->trim, j, 2, res->elapsed_ns);
-		x->usr_cpu_pct = res->cpu_usr_pct;
-		x->sys_cpu_pct = res->cpu_sys_pct;
+		dir_out(&x->dir[0], &res->read, j, 0, res->core.elapsed_ns);
+		dir_out(&x->dir[1], &res->write, j, 1, res->core.elapsed_ns);
+		dir_out(&x->dir[2], &res->trim, j, 2, res->core.elapsed_ns);
+		x->usr_cpu_pct = res->core.cpu_usr_pct;
+		x->sys_cpu_pct = res->core.cpu_sys_pct;
 		x->error = rb_row_status(res) != RB_STATUS_OK ? EIO : 0;
-		x->start_ms = res->start_ns / 1000000;
+		x->start_ms = res->core.start_ns / 1000000;
 		x->iodepth = r->cells[i].pt->iodepth;
 	}
 	/* the file keeps no IO depths, context switches, faults nor disk counters: left out */
@@ -363,7 +363,7 @@ static int file_logs(const struct rp_report *r, size_t fi, const char *dir, long
 			    !ins || (rc = logs_open(&L, dir, "rackbench", jx[c])))
 				break;
 		}
-		log_sample(&L, s, r->cells[f->cell0 + c].res->start_ns, ins, f->hi, hx, f->nhi,
+		log_sample(&L, s, r->cells[f->cell0 + c].res->core.start_ns, ins, f->hi, hx, f->nhi,
 			   bins);
 	}
 	if (logs_close(&L) && !rc) {

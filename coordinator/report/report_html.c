@@ -185,7 +185,7 @@ static void drives_table(FILE *o, const struct rp_report *r)
 
 				if (x->drive != dr->drive)
 					continue;
-				if (!last || x->start_ns >= last->start_ns)
+				if (!last || x->core.start_ns >= last->core.start_ns)
 					last = x;
 				written += x->health_write_bytes;
 				if (!isnan(x->health_max_temp_c))
@@ -209,9 +209,9 @@ static void drives_table(FILE *o, const struct rp_report *r)
 			fprintf(o, "</td><td class=\"n\">%s</td>",
 				rb_fmt_size_human(dr->id.size_bytes, cap, sizeof(cap)));
 			/* the state the drive was measured in: purge, then what was written since */
-			if (last && last->purge_ns) {
+			if (last && last->core.purge_ns) {
 				char when[40];
-				time_t t = (time_t)(last->purge_ns / 1000000000LL);
+				time_t t = (time_t)(last->core.purge_ns / 1000000000LL);
 				struct tm tm;
 
 				gmtime_r(&t, &tm);
@@ -222,14 +222,14 @@ static void drives_table(FILE *o, const struct rp_report *r)
 			} else {
 				fputs("<td>none recorded</td>", o);
 			}
-			if (last && last->history_since_ns) {
+			if (last && last->core.history_since_ns) {
 				char b[32];
 
 				fprintf(o, "<td>%s written%s, %llu passes</td>",
-					rb_fmt_size_human(last->written_since_purge_bytes, b,
+					rb_fmt_size_human(last->core.written_since_purge_bytes, b,
 							  sizeof(b)),
-					last->purge_ns ? " since" : " (no purge recorded)",
-					(unsigned long long)last->fill_passes_since_purge);
+					last->core.purge_ns ? " since" : " (no purge recorded)",
+					(unsigned long long)last->core.fill_passes_since_purge);
 			} else {
 				fputs("<td>new to rackbench</td>", o);
 			}

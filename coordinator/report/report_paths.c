@@ -60,7 +60,7 @@ bool rp_has_paths(const struct rp_report *r)
 /* The CPU a cell's IOs took: microseconds per IO, and IOs per CPU-second. NAN: unknown. */
 static void cpu_of(const struct rp_cell *c, double *us_per_io, double *ios_per_cpu_s)
 {
-	double cpu = (c->res->cpu_usr_pct + c->res->cpu_sys_pct) / 100;
+	double cpu = (c->res->core.cpu_usr_pct + c->res->core.cpu_sys_pct) / 100;
 
 	*us_per_io = c->iops > 0 && cpu > 0 ? cpu / c->iops * 1e6 : NAN;
 	*ios_per_cpu_s = c->iops > 0 && cpu > 0 ? c->iops / cpu : NAN;

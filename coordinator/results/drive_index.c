@@ -262,7 +262,7 @@ static int put_drive(sqlite3_stmt *st, const char *path, const struct file_rows 
 		}
 	for (size_t i = 0; i < f->nr; i++)
 		if (f->rs[i].drive == d->drive) {
-			seconds += (double)f->rs[i].elapsed_ns / 1e9;
+			seconds += (double)f->rs[i].core.elapsed_ns / 1e9;
 			bytes += f->rs[i].read.bytes + f->rs[i].write.bytes;
 		}
 	sqlite3_reset(st);

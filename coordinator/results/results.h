@@ -84,11 +84,8 @@ struct rb_row_dir {
 struct rb_row_result {
 	uint32_t drive, point, attempt;
 	char status[16];
-	int64_t start_ns, end_ns;
-	uint64_t elapsed_ns;
+	struct rb_result_core core; /* what the agent measured (common/wire/resultcore.h) */
 	struct rb_row_dir read, write, trim;
-	double cpu_usr_pct, cpu_sys_pct;
-	uint64_t verify_checked, verify_mismatches;
 	uint64_t health_write_bytes;	 /* written during the point, by the drive's counters */
 	double health_max_temp_c;	 /* NaN: unknown */
 	double health_new_media_errors;	 /* NaN: unknown */
@@ -98,19 +95,10 @@ struct rb_row_result {
 	/* FDP over the point: host and media bytes written, media over host; NaN: none */
 	double fdp_host_bytes, fdp_media_bytes, waf;
 	char message[256];
-	uint64_t rate_iops; /* the limit this drive ran at (curves: its own); 0 none */
-	uint8_t steady;	    /* 0 no steady-state phase, 1 in the steady window, 2 not */
-	/* the drive's history before the point, as its agent recorded it */
-	int64_t history_since_ns;
-	int64_t purge_ns;
-	char purge_method[24];
-	uint64_t written_since_purge_bytes;
-	uint64_t fill_passes_since_purge;
+	uint64_t rate_iops;    /* the limit this drive ran at (curves: its own); 0 none */
+	uint8_t steady;	       /* 0 no steady-state phase, 1 in the steady window, 2 not */
+	char purge_method[24]; /* the drive's last purge, as its agent recorded it */
 	int64_t start_skew_ns; /* its jobs' start minus the point's planned instant, our clock */
-	/* rw replay (schema 8 on): the trace's IOs issued, whether it ended, paced, the lag */
-	uint64_t replay_ios;
-	uint8_t replay_complete, replay_timed;
-	uint64_t replay_lag_p50_ns, replay_lag_p99_ns, replay_lag_max_ns;
 };
 
 /* its longest names, "refused" and "stopped", fit a result row's status */

@@ -312,7 +312,7 @@ static int put_drive(struct rb_resdb *db, const struct xfile *f, const char *run
 		snprintf(key, sizeof(key), "%s:%s", d->agent, d->id.path);
 	for (size_t i = 0; i < f->nr; i++)
 		if (f->rs[i].drive == d->drive) {
-			seconds += (double)f->rs[i].elapsed_ns / 1e9;
+			seconds += (double)f->rs[i].core.elapsed_ns / 1e9;
 			bytes += f->rs[i].read.bytes + f->rs[i].write.bytes;
 		}
 	for (size_t i = 0; i < f->nhe; i++)
@@ -521,8 +521,8 @@ static int put_result(struct rb_resdb *db, const struct xfile *f, const char *ru
 	p_i64(&q, rs->point);
 	p_i64(&q, rs->attempt);
 	p_text(&q, rs->status);
-	p_i64(&q, rs->start_ns);
-	p_u64(&q, rs->elapsed_ns);
+	p_i64(&q, rs->core.start_ns);
+	p_u64(&q, rs->core.elapsed_ns);
 	p_dir(&q, &rs->read);
 	p_dir(&q, &rs->write);
 	for (unsigned dir = 0; dir < 2; dir++) {

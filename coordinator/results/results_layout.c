@@ -30,12 +30,21 @@
 
 /* a health snapshot's columns, from its one declaration; its WIRE fields are not stored */
 #define FT_OF(v)                                                                                   \
-	_Generic((v), uint8_t : FT_U8, uint32_t : FT_U32, uint64_t : FT_U64, double : FT_F64)
+	_Generic((v), uint8_t                                                                      \
+		 : FT_U8, uint32_t                                                                 \
+		 : FT_U32, uint64_t                                                                \
+		 : FT_U64, int64_t                                                                 \
+		 : FT_I64, double                                                                  \
+		 : FT_F64)
 #define HEALTH_COL_COL(type, name, unit)                                                           \
 	{ #name, offsetof(struct rb_row_health, h.name),                                           \
 	  FT_OF(((struct rb_row_health *)0)->h.name), sizeof(type), unit },
 #define HEALTH_COL_WIRE(type, name, unit)
 #define HEALTH_COL(col, type, name, known, agg, unit) HEALTH_COL_##col(type, name, unit)
+/* what the agent measured for a point, from its one declaration (resultcore.h) */
+#define RESULT_COL(type, name, wire, unit)                                                         \
+	{ #name, offsetof(struct rb_row_result, core.name),                                        \
+	  FT_OF(((struct rb_row_result *)0)->core.name), sizeof(type), unit },
 /* A drive's identity (wire.h), as the drives and members tables store it. */
 #define IDENTITY_FIELDS(T)                                                                         \
 	{ "path", offsetof(T, id.path), FT_STR, sizeof(((T *)0)->id.path), "" },                   \
@@ -101,17 +110,10 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, point, FT_U32, ""),
 	FLD(struct rb_row_result, attempt, FT_U32, ""),
 	FLD(struct rb_row_result, status, FT_STR, ""),
-	FLD(struct rb_row_result, start_ns, FT_I64, "ns since UTC epoch"),
-	FLD(struct rb_row_result, end_ns, FT_I64, "ns since UTC epoch"),
-	FLD(struct rb_row_result, elapsed_ns, FT_U64, "ns"),
-	DIR_FIELDS(struct rb_row_result, read),
+	RB_RESULT_TIMES(RESULT_COL) DIR_FIELDS(struct rb_row_result, read),
 	DIR_FIELDS(struct rb_row_result, write),
 	DIR_FIELDS(struct rb_row_result, trim),
-	FLD(struct rb_row_result, cpu_usr_pct, FT_F64, "%"),
-	FLD(struct rb_row_result, cpu_sys_pct, FT_F64, "%"),
-	FLD(struct rb_row_result, verify_checked, FT_U64, "1"),
-	FLD(struct rb_row_result, verify_mismatches, FT_U64, "1"),
-	FLD(struct rb_row_result, health_write_bytes, FT_U64, "B"),
+	RB_RESULT_WORK(RESULT_COL) FLD(struct rb_row_result, health_write_bytes, FT_U64, "B"),
 	FLD(struct rb_row_result, health_max_temp_c, FT_F64, "degC"),
 	FLD(struct rb_row_result, health_new_media_errors, FT_F64, "1"),
 	FLD(struct rb_row_result, health_critical_warning, FT_U8, "NVMe bits"),
@@ -123,18 +125,9 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, message, FT_STR, ""),
 	FLD(struct rb_row_result, rate_iops, FT_U64, "1/s"),
 	FLD(struct rb_row_result, steady, FT_U8, "0=no steady-state phase 1=steady 2=not"),
-	FLD(struct rb_row_result, history_since_ns, FT_I64, "ns since UTC epoch"),
-	FLD(struct rb_row_result, purge_ns, FT_I64, "ns since UTC epoch"),
-	FLD(struct rb_row_result, purge_method, FT_STR, ""),
-	FLD(struct rb_row_result, written_since_purge_bytes, FT_U64, "B"),
-	FLD(struct rb_row_result, fill_passes_since_purge, FT_U64, "1"),
-	FLD(struct rb_row_result, start_skew_ns, FT_I64, "ns"),
-	FLD(struct rb_row_result, replay_ios, FT_U64, "1"),
-	FLD(struct rb_row_result, replay_complete, FT_U8, "bool"),
-	FLD(struct rb_row_result, replay_timed, FT_U8, "bool"),
-	FLD(struct rb_row_result, replay_lag_p50_ns, FT_U64, "ns"),
-	FLD(struct rb_row_result, replay_lag_p99_ns, FT_U64, "ns"),
-	FLD(struct rb_row_result, replay_lag_max_ns, FT_U64, "ns"),
+	RB_RESULT_HISTORY(RESULT_COL) FLD(struct rb_row_result, purge_method, FT_STR, ""),
+	RB_RESULT_SINCE_PURGE(RESULT_COL) FLD(struct rb_row_result, start_skew_ns, FT_I64, "ns"),
+	RB_RESULT_TAIL(RESULT_COL)
 };
 static const struct field steady_f[] = {
 	FLD(struct rb_row_steady, drive, FT_U32, ""),

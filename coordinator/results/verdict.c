@@ -419,11 +419,11 @@ static void data_rules(struct judge *j, size_t dp)
 		const struct rb_row_result *r = &in->results[j->rs[i]];
 		uint64_t e = r->read.errors + r->write.errors + r->trim.errors;
 
-		if (r->verify_mismatches && (mp < 0 || r->point < mp))
+		if (r->core.verify_mismatches && (mp < 0 || r->point < mp))
 			mp = r->point;
 		if (e && (ep < 0 || r->point < ep))
 			ep = r->point;
-		mism += r->verify_mismatches;
+		mism += r->core.verify_mismatches;
 		errs += e;
 	}
 	if (mism) {
@@ -469,11 +469,11 @@ static void completeness_rules(struct judge *j, size_t dp)
 			 * drive was not measured */
 			if (rb_row_status(r) == RB_STATUS_ERROR &&
 			    r->read.errors + r->write.errors + r->trim.errors +
-				    r->verify_mismatches)
+				    r->core.verify_mismatches)
 				continue;
-			rb_vj_add(j, d, r->status, RB_INCOMPLETE, NAN, NAN, pt, -1, r->start_ns,
-				  "point %u '%s': %s%s%s", pt, in->points[p].name, r->status,
-				  r->message[0] ? ": " : "", r->message);
+			rb_vj_add(j, d, r->status, RB_INCOMPLETE, NAN, NAN, pt, -1,
+				  r->core.start_ns, "point %u '%s': %s%s%s", pt, in->points[p].name,
+				  r->status, r->message[0] ? ": " : "", r->message);
 		}
 	}
 }
@@ -566,8 +566,9 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 					 "; throttled: the drive entered thermal throttling %.0f "
 					 "time(s) during the point (SMART), first seen %.1f s in",
 					 hot,
-					 tt > res->start_ns ? (double)(tt - res->start_ns) / 1e9
-							    : 0.0);
+					 tt > res->core.start_ns
+						 ? (double)(tt - res->core.start_ns) / 1e9
+						 : 0.0);
 			rb_vj_add(
 				j, d, "cliff_pct", RB_FAIL, 100 * (1 - m / peak), r->cliff_pct,
 				res->point, (int64_t)at, 0,
@@ -605,7 +606,7 @@ static void performance_rules(struct judge *j, size_t dp)
 		    row_iops(res) < med * r->min_model_pct / 100)
 			rb_vj_add(
 				j, d, "min_model_pct", RB_FAIL, 100 * row_iops(res) / med,
-				r->min_model_pct, pt, -1, res->start_ns,
+				r->min_model_pct, pt, -1, res->core.start_ns,
 				"%.0f IOPS in point %u '%s': %.0f%% of its model's median %.0f (at "
 				"least %.0f%%)",
 				row_iops(res), pt, pn, 100 * row_iops(res) / med, med,
@@ -620,12 +621,12 @@ static void performance_rules(struct judge *j, size_t dp)
 				continue;
 			if (!isnan(r->max_p99_ns) && (double)x->lat_p99_ns > r->max_p99_ns)
 				rb_vj_add(j, d, "max_p99", RB_FAIL, (double)x->lat_p99_ns,
-					  r->max_p99_ns, pt, -1, res->start_ns,
+					  r->max_p99_ns, pt, -1, res->core.start_ns,
 					  "%s p99 %.4g us in point %u '%s' (at most %.4g us)", dn,
 					  (double)x->lat_p99_ns / 1e3, pt, pn, r->max_p99_ns / 1e3);
 			if (!isnan(r->max_p99_9_ns) && (double)x->lat_p99_9_ns > r->max_p99_9_ns)
 				rb_vj_add(j, d, "max_p99_9", RB_FAIL, (double)x->lat_p99_9_ns,
-					  r->max_p99_9_ns, pt, -1, res->start_ns,
+					  r->max_p99_9_ns, pt, -1, res->core.start_ns,
 					  "%s p99.9 %.4g us in point %u '%s' (at most %.4g us)", dn,
 					  (double)x->lat_p99_9_ns / 1e3, pt, pn,
 					  r->max_p99_9_ns / 1e3);

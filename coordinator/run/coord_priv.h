@@ -388,6 +388,10 @@ bool srun_check(struct coord *k, unsigned ph, unsigned round);
 enum ing_event { ING_NONE, ING_STEADY };
 enum ing_event ing_apply(struct coord *k, struct ragent *a, const struct rb_msg *e, int64_t t3,
 			 enum coord_apply mode);
+bool ing_assigned(struct coord *k, const struct ragent *a, uint32_t point, uint32_t attempt);
+/* A drive's end of a point (ingest_result.c): its result row, its health snapshots. */
+void ing_result(struct coord *k, struct ragent *a, const struct rb_msg_result *dr);
+void ing_health(struct coord *k, struct ragent *a, const struct rb_msg_health *m);
 uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
 void ing_agent_rows(struct coord *k);
 void ing_point_row(struct coord *k, const struct rb_point *p);

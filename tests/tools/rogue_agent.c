@@ -83,7 +83,7 @@ static void run_point(void *sock, const struct rb_msg_assign *a)
 	m.result = (struct rb_msg_result){ .point = a->point,
 					   .attempt = a->attempt,
 					   .drive = drive,
-					   .elapsed_ns = runtime_ns,
+					   .core.elapsed_ns = runtime_ns,
 					   .status = RB_STATUS_OK,
 					   .message = "",
 					   .uring_features = "rogue" };

@@ -393,10 +393,10 @@ static void test_point_runs_and_reports(void **st)
 	assert_string_equal(r->target->kind, "file");
 	assert_int_equal(r->target->size_bytes, 1 << 20);
 	assert_int_equal(r->nmembers, 0);
-	assert_true(r->end_ns >= r->start_ns);
+	assert_true(r->core.end_ns >= r->core.start_ns);
 	/* nothing recorded of this file before it: its history starts with this point */
-	assert_int_equal(r->history_since_ns, 0);
-	assert_int_equal(r->written_since_purge, 0);
+	assert_int_equal(r->core.history_since_ns, 0);
+	assert_int_equal(r->core.written_since_purge_bytes, 0);
 	heard_free(&h);
 }
 
@@ -453,7 +453,7 @@ static void test_point_history_and_purge(void **st)
 	until_done(t, 0, &h);
 	r = result_of(&h, p->paths[OWN0]);
 	assert_int_equal(r->status, RB_STATUS_OK);
-	assert_int_equal(r->history_since_ns, 0);
+	assert_int_equal(r->core.history_since_ns, 0);
 	written = dir_of(r, 1)->bytes;
 	assert_true(written > 0);
 	heard_free(&h);
@@ -464,9 +464,9 @@ static void test_point_history_and_purge(void **st)
 	until_done(t, 1, &h);
 	r = result_of(&h, p->paths[OWN0]);
 	assert_int_equal(r->status, RB_STATUS_OK);
-	assert_true(r->history_since_ns > 0);
-	assert_int_equal(r->written_since_purge, written);
-	assert_int_equal(r->purge_ns, 0);
+	assert_true(r->core.history_since_ns > 0);
+	assert_int_equal(r->core.written_since_purge_bytes, written);
+	assert_int_equal(r->core.purge_ns, 0);
 	assert_string_equal(r->purge_method, "");
 	heard_free(&h);
 
@@ -489,9 +489,9 @@ static void test_point_history_and_purge(void **st)
 	until_done(t, 3, &h);
 	r = result_of(&h, p->paths[OWN0]);
 	assert_int_equal(r->status, RB_STATUS_OK);
-	assert_true(r->purge_ns > 0);
+	assert_true(r->core.purge_ns > 0);
 	assert_string_equal(r->purge_method, "zero");
-	assert_int_equal(r->written_since_purge, 0);
+	assert_int_equal(r->core.written_since_purge_bytes, 0);
 	heard_free(&h);
 }
 

@@ -394,7 +394,7 @@ static void finish_point_as(struct run *r, uint32_t attempt, uint64_t ios, const
 	m.result = (struct rb_msg_result){ .point = r->point,
 					   .attempt = attempt,
 					   .drive = DRIVE,
-					   .elapsed_ns = 3000000000ULL,
+					   .core.elapsed_ns = 3000000000ULL,
 					   .dirs = &dr,
 					   .ndirs = 1,
 					   .status = rb_status_of(status),
@@ -662,12 +662,12 @@ static void test_verdict_of_the_run(void **st)
 	rb_msg_init(&m, RB_MSG_RESULT);
 	m.result = (struct rb_msg_result){ .point = r->point,
 					   .drive = DRIVE,
-					   .elapsed_ns = 3000000000ULL,
+					   .core.elapsed_ns = 3000000000ULL,
 					   .dirs = &dr,
 					   .ndirs = 1,
 					   .io_errors = ie,
 					   .nio_errors = 2,
-					   .verify_mismatches = 1,
+					   .core.verify_mismatches = 1,
 					   .status = RB_STATUS_OK,
 					   .message = "" };
 	send_numbered(r, &m, 0);

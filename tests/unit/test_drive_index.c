@@ -40,7 +40,7 @@ static void write_run(const char *name, int64_t start_ns, const char *v1, const 
 				     .start_ns = start_ns };
 	struct rb_results *r;
 	struct rb_row_drive d1 = { .drive = 0, .agent = "a0" }, d2 = { .drive = 1, .agent = "a1" };
-	struct rb_row_result res = { .drive = 0, .elapsed_ns = 3600000000000ULL };
+	struct rb_row_result res = { .drive = 0, .core.elapsed_ns = 3600000000000ULL };
 	struct rb_row_verdict vd[2] = { { .drive = 0, .rule = "drive" },
 					{ .drive = 1, .rule = "drive" } };
 

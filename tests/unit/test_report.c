@@ -104,9 +104,9 @@ static void add_result(struct fixture *fx, struct rb_results *r, size_t p, size_
 	x.point = (uint32_t)p;
 	x.attempt = attempt;
 	snprintf(x.status, sizeof(x.status), "%s", status);
-	x.start_ns = (int64_t)(p + 1) * 100 * SEC;
-	x.end_ns = x.start_ns + 10 * SEC;
-	x.elapsed_ns = 10 * SEC;
+	x.core.start_ns = (int64_t)(p + 1) * 100 * SEC;
+	x.core.end_ns = x.core.start_ns + 10 * SEC;
+	x.core.elapsed_ns = 10 * SEC;
 	if (!strcmp(points[p].rw, "randread"))
 		dir_set(&x.read, iops, points[p].bs, 40000);
 	else
@@ -121,11 +121,11 @@ static void add_result(struct fixture *fx, struct rb_results *r, size_t p, size_
 	if (d == 0 && p == 6)
 		x.health_critical_warning = 4;
 	if (d == 0) {
-		x.history_since_ns = 1000 * SEC;
-		x.purge_ns = 1700000000LL * SEC;
+		x.core.history_since_ns = 1000 * SEC;
+		x.core.purge_ns = 1700000000LL * SEC;
 		snprintf(x.purge_method, sizeof(x.purge_method), "format");
-		x.written_since_purge_bytes = 1ULL << 30;
-		x.fill_passes_since_purge = 2;
+		x.core.written_since_purge_bytes = 1ULL << 30;
+		x.core.fill_passes_since_purge = 2;
 	}
 	x.rate_iops = points[p].rate;
 	assert_int_equal(rb_results_result(r, &x), 0);
@@ -1022,7 +1022,7 @@ static void test_checkpoints_and_execs(void **st)
 		snprintf(x.rw, sizeof(x.rw), p ? "exec" : "checkpoint");
 		assert_int_equal(rb_results_point(r, &x), 0);
 		for (uint32_t d = 0; d < 2; d++) {
-			struct rb_row_result y = { .drive = d, .point = p, .elapsed_ns = 10 * SEC };
+			struct rb_row_result y = { .drive = d, .point = p, .core.elapsed_ns = 10 * SEC };
 
 			snprintf(y.status, sizeof(y.status), "ok");
 			dir_set(&y.write, 100, 1 << 20, 5000000);

@@ -67,7 +67,7 @@ static void fixture(struct fx *f)
 			r->read.iops = 1000;
 			r->read.lat_p99_ns = 100000;
 			r->read.lat_p99_9_ns = 200000;
-			r->start_ns = 1000 + p;
+			r->core.start_ns = 1000 + p;
 		}
 	}
 }
@@ -157,7 +157,7 @@ static void test_data_rules_name_offsets(void **st)
 	(void)st;
 	fixture(&f);
 	/* a 4 KiB block's eight chunks failed their check on drive 1 in point 1 */
-	result(&f, 1, 1)->verify_mismatches = 8;
+	result(&f, 1, 1)->core.verify_mismatches = 8;
 	for (int c = 0; c < 8; c++)
 		f.ie[f.ne++] = (struct rb_row_ioerror){ .drive = 1,
 							.point = 1,
@@ -181,7 +181,7 @@ static void test_data_rules_name_offsets(void **st)
 					  "bytes), first in point 1 'p1'"));
 	assert_null(row(&f, 1, "io_errors"));
 	/* ranges are of the drive, over its points: one earlier on the drive, in point 0 */
-	result(&f, 1, 0)->verify_mismatches = 1;
+	result(&f, 1, 0)->core.verify_mismatches = 1;
 	f.ie[f.ne++] = (struct rb_row_ioerror){
 		.drive = 1, .point = 0, .offset = 1048576, .length = 512, .err = EILSEQ, .count = 1
 	};
