@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "pcie.h"
+#include "power.h"
 
 int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_health_snap *h)
 {
@@ -19,6 +20,7 @@ int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_he
 	const char *base = strrchr(path, '/');
 
 	memset(h, 0, sizeof(*h));
+	h->power_state = h->apst = -1; /* not answered */
 	if (stat(path, &st) < 0)
 		return -errno;
 	if (!S_ISBLK(st.st_mode))
@@ -77,6 +79,7 @@ int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_he
 			h->throttle_transitions =
 				(double)s.thm_temp1_transitions + s.thm_temp2_transitions;
 			h->throttle_seconds = (double)s.thm_temp1_seconds + s.thm_temp2_seconds;
+			rb_power_now(ops, path, &h->power_state, &h->apst);
 		}
 	}
 	return 0;

@@ -13,6 +13,7 @@
 #include "log.h"
 
 #define FID_POWER_MGMT 0x02
+#define FID_APST 0x0c
 
 /* Get or set feature fid on path's namespace: 0, negative errno, -EIO with the status. */
 static int on_drive(const struct rb_nvme_ops *ops, const char *path, uint8_t fid, bool set,
@@ -161,4 +162,14 @@ int rb_power_restore_pending(const struct rb_nvme_ops *ops, const char *state_di
 	}
 	closedir(dh);
 	return n;
+}
+
+void rb_power_now(const struct rb_nvme_ops *ops, const char *path, double *ps, double *apst)
+{
+	uint32_t v = 0;
+	uint16_t st = 0;
+
+	*ps = on_drive(ops, path, FID_POWER_MGMT, false, &v, &st) ? -1 : (double)(v & 0x1f);
+	v = 0;
+	*apst = on_drive(ops, path, FID_APST, false, &v, &st) ? -1 : (double)(v & 1);
 }

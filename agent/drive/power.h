@@ -33,4 +33,11 @@ int rb_power_restore(const struct rb_nvme_ops *ops, struct rb_power_hold *h);
 /* Puts back what a killed run left recorded under state_dir; the count put back. */
 int rb_power_restore_pending(const struct rb_nvme_ops *ops, const char *state_dir);
 
+/*
+ * The drive's power now, for its health snapshot: its current power state (Get Features
+ * 02h, bits 4:0) and whether autonomous power state transitions are enabled (Get Features
+ * 0Ch, bit 0), each -1 when the drive or the backend does not answer it.
+ */
+void rb_power_now(const struct rb_nvme_ops *ops, const char *path, double *ps, double *apst);
+
 #endif

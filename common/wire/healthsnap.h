@@ -10,7 +10,9 @@
  *   col   COL: a column of the results file; WIRE: carried, not stored
  *   known when the value means something (else the row says NaN): ALWAYS, SMART (the
  *         drive answered SMART), THERMAL (SMART, from an agent of protocol 1.4 on),
- *         PCIE (a PCIe link was read), AER (PCIe, and the kernel keeps AER totals)
+ *         PCIE (a PCIe link was read), AER (PCIe, and the kernel keeps AER totals),
+ *         POWER (the drive answered that Get Features, from an agent of protocol 1.8 on;
+ *         the agent sends -1 for one it did not)
  *   agg   how a volume's snapshot adds its members': SUM, MAX, MIN, OR, AND, NONE (0)
  *   unit  the column's unit in the results file
  * Adding a number measured on the agent: its line here, its field in the proto's Health,
@@ -54,7 +56,9 @@
 	X(COL, double, pcie_max_width, PCIE, NONE, "lanes")                                    \
 	X(COL, double, aer_correctable, AER, NONE, "1")                                        \
 	X(COL, double, aer_nonfatal, AER, NONE, "1")                                           \
-	X(COL, double, aer_fatal, AER, NONE, "1")
+	X(COL, double, aer_fatal, AER, NONE, "1")                                              \
+	X(COL, double, power_state, POWER, NONE, "NVMe PS")                                    \
+	X(COL, double, apst, POWER, NONE, "bool")
 /* clang-format on */
 
 #define RB_HEALTH_DECL(col, type, name, known, agg, unit) type name;
@@ -63,8 +67,9 @@
  * The snapshot. nvme: the SMART numbers are set (temperature in degrees C, spare and wear
  * in percent, NVMe's data units of 512,000 bytes); kernel: the kernel's IO counters
  * (/sys/dev/block/M:m/stat) are; pcie: the link is (GT/s and lanes now and the most both
- * ends can do; AER totals, negative where the kernel keeps none); slot: the link's slot
- * name ("" none known).
+ * ends can do; AER totals, negative where the kernel keeps none); power_state and apst: the
+ * drive's power state and whether APST is on (negative: not answered); slot: the link's
+ * slot name ("" none known).
  */
 struct rb_health_snap {
 	RB_HEALTH_FIELDS(RB_HEALTH_DECL)

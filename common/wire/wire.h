@@ -24,7 +24,7 @@
 #include "status.h"
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 7
+#define RB_PROTO_MINOR 8
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)

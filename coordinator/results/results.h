@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 11
+#define RB_RESULTS_SCHEMA_VERSION 12
 
 struct rb_row_agent {
 	char name[64];

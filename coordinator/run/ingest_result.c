@@ -104,9 +104,10 @@ static void row_copy(struct rb_row_result *row, const struct rb_msg_result *dr)
 /*
  * The numbers a snapshot does not have are NaN in its row, unknown rather than zero: SMART's
  * without an NVMe answer, the thermal counters from an agent before 1.4 (thermal false),
- * the link's without a link, AER totals the kernel does not keep (sent negative).
+ * the link's without a link, AER totals the kernel does not keep (sent negative), the power
+ * state and APST from an agent before 1.8 or not answered (sent negative).
  */
-static void health_unknown(struct rb_health_snap *h, bool thermal)
+static void health_unknown(struct rb_health_snap *h, bool thermal, bool power)
 {
 	bool smart = h->nvme, pcie = h->pcie;
 
@@ -115,6 +116,7 @@ static void health_unknown(struct rb_health_snap *h, bool thermal)
 #define MASK_THERMAL(f) h->f = thermal ? h->f : NAN;
 #define MASK_PCIE(f) h->f = pcie ? h->f : NAN;
 #define MASK_AER(f) h->f = pcie && h->f >= 0 ? h->f : NAN;
+#define MASK_POWER(f) h->f = power && h->f >= 0 ? h->f : NAN;
 #define MASK(col, type, name, known, agg, unit) MASK_##known(name)
 	RB_HEALTH_FIELDS(MASK)
 #undef MASK
@@ -352,7 +354,7 @@ void ing_health(struct coord *k, struct ragent *a, const struct rb_msg_health *m
 	row.t_ns = m->t_ns;
 	row.h = m->h;
 	/* an agent of 1.3 does not send the thermal counters: unknown, not zero */
-	health_unknown(&row.h, m->h.nvme && a->minor >= 4);
+	health_unknown(&row.h, m->h.nvme && a->minor >= 4, m->h.nvme && a->minor >= 8);
 	rb_results_health(k->res, &row);
 	if (row.member)
 		return;

@@ -133,6 +133,13 @@ with Tmp() as tmp:
         check(x["status"] == b"ok" and int(x["read_ios"]) > 0 and len(snaps) == 2 and
               seen == int(x["read_ios"]),
               f"point {p}: {int(x['read_ios'])} reads, the controller counted {seen}")
+    # the power state on the timeline: QEMU 7.2 describes PS0 alone, so every snapshot
+    # of the drive reads 0, or NaN in each if it answers no Get Features 02h; APST it lacks
+    ps = [float(y["power_state"]) for y in hl if int(y["member"]) == 0]
+    apst = [float(y["apst"]) for y in hl if int(y["member"]) == 0]
+    print(f"power_state {sorted(set(map(str, ps)))}, apst {sorted(set(map(str, apst)))}")
+    check(ps and (all(v == 0 for v in ps) or all(v != v for v in ps)) and
+          all(v != v or v == 0 for v in apst), f"power state {ps}, apst {apst}")
     r = run([COORD, "report", f])
     print(r.stdout[-1500:])
     check(r.returncode == 0 and "IO paths: the block layer against NVMe passthrough" in r.stdout,

@@ -390,6 +390,22 @@ static void test_power_state(void **st)
 			 -EINVAL);
 	assert_true(rb_diags_errors(&d) == 1);
 	rb_diags_release(&d);
+
+	/* the health snapshot's power: the state now, APST on (0Ch bit 0; other bits not
+	 * it), and -1 for each where the backend answers no Get Features */
+	double ps, apst;
+	struct rb_nvme_ops mute = rb_nvme_pages;
+
+	record(dir, "feature-0c", "3\n", 2);
+	rb_power_now(&rb_nvme_pages, "/dev/nvme9n1", &ps, &apst);
+	assert_true(ps == 1 && apst == 1);
+	record(dir, "feature-02", "34\n", 3); /* 0x22: PS 2 in bits 4:0, workload hint above */
+	record(dir, "feature-0c", "2\n", 2);
+	rb_power_now(&rb_nvme_pages, "/dev/nvme9n1", &ps, &apst);
+	assert_true(ps == 2 && apst == 0);
+	mute.get_feature = NULL;
+	rb_power_now(&mute, "/dev/nvme9n1", &ps, &apst);
+	assert_true(ps == -1 && apst == -1);
 	memset(ctrl + 263, 0, 4096 - 263);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
