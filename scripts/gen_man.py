@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Writes the manual pages from the programs' own tables: rackbench(1) and
-rackbench-agent(1) from each command's --help (made by the option parser from its table),
+rackbench-agent(1) from each command's --help (made by the option parser from its table)
+and its agent.yaml keys from the agent's key table (`rackbench-agent options --json`),
 rackbench-campaign(5) from the campaign key table and the workload option table
 (`rackbench options --json`), each with a few hand-written sections kept here. The pages
 are committed in man/; tests/integration/test_man.py regenerates them, compares, and has
@@ -148,7 +149,7 @@ def agent_page(agent):
     out += [".SH SYNOPSIS", ".B rackbench-agent", "[\\fIoptions\\fR]", ".br",
             ".B rackbench-agent", ".I COMMAND", "[\\fIARGS\\fR]", ".SH DESCRIPTION"] + body
     out.append(".SH COMMANDS")
-    cmds = re.findall(r"\b(run|inventory|purge|keygen|spool|completion)\b",
+    cmds = re.findall(r"\b(run|inventory|purge|keygen|spool|options|completion)\b",
                       text.split("Commands:")[1]) if "Commands:" in text else []
     seen = []
     for name in cmds:
@@ -162,8 +163,19 @@ def agent_page(agent):
             esc("rackbench's own files (default ~/.local/state/rackbench, as root "
                 "/var/lib/rackbench)"),
             ".SH FILES", ".TP", ".I /etc/rackbench/agent.yaml",
-            esc("the packaged daemon's configuration (--config)"),
-            ".SH SEE ALSO", "rackbench(1), rackbench-campaign(5)"]
+            esc("the packaged daemon's configuration (--config): a YAML mapping of the keys "
+                "below")]
+    # agent.yaml's keys, from the agent's key table (`rackbench-agent options --json`)
+    rows = json.loads(subprocess.run([agent, "options", "--json"], capture_output=True,
+                                     text=True, check=True).stdout)["agent_keys"]
+    out.append(".SH AGENT.YAML KEYS")
+    out.append(esc("A key with a flag can be given as that flag too; the flag's value wins "
+                   "over the file's, a list's flag adds to the file's list."))
+    for k in rows:
+        d = f" (default: {k['default']})" if k["default"] else ""
+        flag = f" Flag: --{k['flag']} {k['argname']}".rstrip() + "." if k["flag"] else ""
+        out += [".TP", f".B {esc(k['name'])}", esc(f"{k['type']}. {k['help']}{d}.{flag}")]
+    out += [".SH SEE ALSO", "rackbench(1), rackbench-campaign(5)"]
     return "\n".join(out) + "\n"
 
 

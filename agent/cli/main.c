@@ -34,6 +34,7 @@ static const struct rb_subcmd cmds[] = {
 	{ "purge", rb_agent_purge_cmd, &rb_agent_purge_spec },
 	{ "inventory", rb_agent_inventory_cmd, &rb_agent_inventory_spec },
 	{ "spool", rb_agent_spool_cmd, &rb_agent_spool_spec },
+	{ "options", rb_agent_options_cmd, &rb_agent_options_spec },
 	{ "completion", completion, &completion_spec },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
@@ -52,7 +53,7 @@ static const char *words(const char *cmd)
 static int completion(int argc, char **argv)
 {
 	return rb_parseopt_completion(&completion_spec, &shell, argc, argv, "rackbench-agent", cmds,
-				      NCMDS, &rb_agent_daemon_spec, words);
+				      NCMDS, rb_agent_daemon_cmd(), words);
 }
 
 int main(int argc, char **argv)

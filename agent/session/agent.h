@@ -43,9 +43,10 @@ struct rb_agent_cfg {
 };
 
 /*
- * Parses `rackbench-agent` daemon flags (agent/cli/cmd_agent.c) and --config FILE (a YAML mapping with the
- * same keys). Returns 0, 1 when --help was printed, or an exit code >= 2 after
- * printing what was wrong. The cfg's strings point into argv or a loaded config.
+ * Parses `rackbench-agent` daemon flags (agent/cli/cmd_agent.c) and --config FILE (a YAML
+ * mapping with the same keys: agent/session/agent_keys.c). Returns 0, 1 when --help was
+ * printed, or an exit code >= 2 after printing what was wrong. The cfg's strings point into
+ * argv or a loaded config.
  */
 int rb_agent_parse(int argc, char **argv, struct rb_agent_cfg *cfg);
 /* The flags' names and exit codes are the daemon's command's (agent/cli/cmd_agent.c). */
@@ -85,9 +86,14 @@ int rb_agent_run_cmd(int argc, char **argv);
 /* `rackbench-agent spool FILE`; argv[0] is "spool". Returns the exit code. */
 int rb_agent_spool_cmd(int argc, char **argv);
 
+/* `rackbench-agent options [--json]`: agent.yaml's key table. Returns the exit code. */
+int rb_agent_options_cmd(int argc, char **argv);
+
 /* The commands' tables (agent/cli/cmd_*.c): their flags, help and completion. */
 struct rb_popt_cmd;
-extern const struct rb_popt_cmd rb_agent_daemon_spec, rb_agent_run_spec, rb_agent_inventory_spec,
-	rb_agent_purge_spec, rb_agent_spool_spec;
+extern const struct rb_popt_cmd rb_agent_run_spec, rb_agent_inventory_spec, rb_agent_purge_spec,
+	rb_agent_spool_spec, rb_agent_options_spec;
+/* The daemon's table, its flags made from agent.yaml's key table on the first call. */
+const struct rb_popt_cmd *rb_agent_daemon_cmd(void);
 
 #endif

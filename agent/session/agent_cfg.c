@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The agent daemon's configuration: the YAML config file, its checks and defaults. */
+/*
+ * The agent daemon's configuration: the YAML config file, each key read as its row of the
+ * key table says (agent_keys.c), the flags' values by the same rows, the checks and defaults.
+ */
 #include "agent.h"
 
 #include <errno.h>
@@ -8,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent_keys.h"
 #include "endpoint.h"
 #include "exitcode.h"
 #include "grow.h"
@@ -137,11 +141,117 @@ static void load_path_map(struct rb_yaml *y, yaml_node_t *v, const char *key, si
 	}
 }
 
+/* A list of paths (targets, allow), added to what the list holds. */
+static void read_paths(struct rb_yaml *y, yaml_node_t *v, const char *key, char ***list,
+		       size_t *nlist, struct rb_diags *d)
+{
+	if (v->type != YAML_SEQUENCE_NODE) {
+		rb_yaml_error(y, d, v, key, "'%s' must be a list of paths, not %s", key,
+			      rb_yaml_kind(v));
+		return;
+	}
+	for (struct rb_yaml_it it = rb_yaml_items(y, v); rb_yaml_next(&it);) {
+		yaml_node_t *e = it.value;
+
+		if (!rb_yaml_scalar(e))
+			rb_yaml_error(y, d, e, key, "'%s' entries must be paths", key);
+		else
+			rb_agent_cfg_push(list, nlist, rb_yaml_scalar(e));
+	}
+}
+
+void rb_agent_cfg_read_targets(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+			       struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	read_paths(y, v, k->name, &c->targets, &c->ntargets, d);
+}
+
+void rb_agent_cfg_read_allow(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+			     struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	read_paths(y, v, k->name, &c->allow, &c->nallow, d);
+}
+
+void rb_agent_cfg_read_labels(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+			      struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	if (v->type != YAML_MAPPING_NODE) {
+		rb_yaml_error(y, d, v, k->name, "'%s' must be a mapping, not %s", k->name,
+			      rb_yaml_kind(v));
+		return;
+	}
+	for (struct rb_yaml_it q = rb_yaml_pairs(y, v); rb_yaml_next(&q);) {
+		const char *lk = rb_yaml_scalar(q.key);
+		const char *lv = rb_yaml_scalar(q.value);
+		char kv[512];
+
+		if (!lk || !lv) {
+			rb_yaml_error(y, d, q.key, k->name, "labels are KEY: VALUE scalars");
+			continue;
+		}
+		/* sent as KEY=VALUE, split at the first '=' */
+		if (!*lk || strchr(lk, '=')) {
+			rb_yaml_error(y, d, q.key, k->name,
+				      "label key '%s' must be a name without '='", lk);
+			continue;
+		}
+		snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
+		rb_agent_cfg_push(&c->labels, &c->nlabels, kv);
+	}
+}
+
+void rb_agent_cfg_read_commands(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+				struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	(void)k;
+	rb_exec_cfg_load(y, v, &c->exec, d);
+}
+
+void rb_agent_cfg_read_serials(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+			       struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	load_path_map(y, v, k->name, 64, false, &c->serials, d);
+}
+
+void rb_agent_cfg_read_slots(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+			     struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	/* a health snapshot's slot column holds 31 characters */
+	load_path_map(y, v, k->name, 32, true, &c->slots, d);
+}
+
+/* A scalar key stored as its row says: its type, at its offset in the configuration. */
+static void store_scalar(struct rb_yaml *y, yaml_node_t *v, const struct rb_akey *k,
+			 struct rb_agent_cfg *c, struct rb_diags *d)
+{
+	char *at = (char *)c + k->off;
+	const char *val = rb_yaml_scalar(v);
+
+	if (!val) {
+		rb_yaml_error(y, d, v, k->name, "'%s' must be a scalar, not %s", k->name,
+			      rb_yaml_kind(v));
+		return;
+	}
+	switch (k->type) {
+	case RB_AK_BOOL:
+		if (strcmp(val, "true") && strcmp(val, "false"))
+			rb_yaml_error(y, d, v, k->name, "'%s' must be true or false", k->name);
+		*(bool *)at = !strcmp(val, "true");
+		break;
+	case RB_AK_STRING:
+	case RB_AK_SIZE: /* checked with the flags' values (rb_agent_cfg_finish) */
+		rb_agent_cfg_set((char **)at, val);
+		break;
+	default:
+		break;
+	}
+}
+
 static int load_config(const char *path, struct rb_agent_cfg *c)
 {
 	struct rb_diags d;
 	struct rb_yaml y;
-	char *text = NULL;
+	char *text = NULL, known[512];
 	size_t len;
 	yaml_node_t *root;
 	int r;
@@ -157,89 +267,21 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 	if (!r && root->type != YAML_MAPPING_NODE)
 		rb_yaml_error(&y, &d, root, NULL, "agent config must be a mapping, not %s",
 			      rb_yaml_kind(root));
+	/* each key through its row of the table (agent_keys.c) */
 	for (struct rb_yaml_it p = rb_yaml_pairs(&y, root); rb_yaml_next(&p);) {
-		yaml_node_t *k = p.key, *v = p.value;
-		const char *key = rb_yaml_scalar(k), *val = rb_yaml_scalar(v);
-		char ***list = NULL;
-		size_t *nlist = NULL;
+		const char *key = rb_yaml_scalar(p.key);
+		const struct rb_akey *k = rb_akey_find(key);
 
-		if (!key) {
-			rb_yaml_error(&y, &d, k, NULL, "keys must be scalars");
-			continue;
-		}
-		if (!strcmp(key, "targets") || !strcmp(key, "allow")) {
-			list = !strcmp(key, "targets") ? &c->targets : &c->allow;
-			nlist = !strcmp(key, "targets") ? &c->ntargets : &c->nallow;
-			if (v->type != YAML_SEQUENCE_NODE) {
-				rb_yaml_error(&y, &d, v, key,
-					      "'%s' must be a list of paths, not %s", key,
-					      rb_yaml_kind(v));
-				continue;
-			}
-			for (struct rb_yaml_it it = rb_yaml_items(&y, v); rb_yaml_next(&it);) {
-				yaml_node_t *e = it.value;
-
-				if (!rb_yaml_scalar(e))
-					rb_yaml_error(&y, &d, e, key, "'%s' entries must be paths",
-						      key);
-				else
-					rb_agent_cfg_push(list, nlist, rb_yaml_scalar(e));
-			}
-		} else if (!strcmp(key, "labels")) {
-			if (v->type != YAML_MAPPING_NODE) {
-				rb_yaml_error(&y, &d, v, key, "'labels' must be a mapping, not %s",
-					      rb_yaml_kind(v));
-				continue;
-			}
-			for (struct rb_yaml_it q = rb_yaml_pairs(&y, v); rb_yaml_next(&q);) {
-				const char *lk = rb_yaml_scalar(q.key);
-				const char *lv = rb_yaml_scalar(q.value);
-				char kv[512];
-
-				if (!lk || !lv) {
-					rb_yaml_error(&y, &d, q.key, key,
-						      "labels are KEY: VALUE scalars");
-					continue;
-				}
-				/* sent as KEY=VALUE, split at the first '=' */
-				if (!*lk || strchr(lk, '=')) {
-					rb_yaml_error(&y, &d, q.key, key,
-						      "label key '%s' must be a name without '='",
-						      lk);
-					continue;
-				}
-				snprintf(kv, sizeof(kv), "%s=%s", lk, lv);
-				rb_agent_cfg_push(&c->labels, &c->nlabels, kv);
-			}
-		} else if (!strcmp(key, "commands")) {
-			rb_exec_cfg_load(&y, v, &c->exec, &d);
-		} else if (!strcmp(key, "serials")) {
-			load_path_map(&y, v, key, 64, false, &c->serials, &d);
-		} else if (!strcmp(key, "slots")) {
-			/* a health snapshot's slot column holds 31 characters */
-			load_path_map(&y, v, key, 32, true, &c->slots, &d);
-		} else if (!val) {
-			rb_yaml_error(&y, &d, v, key, "'%s' must be a scalar, not %s", key,
-				      rb_yaml_kind(v));
-		} else if (!strcmp(key, "coordinator")) {
-			rb_agent_cfg_set(&c->coordinator, val);
-		} else if (!strcmp(key, "name")) {
-			rb_agent_cfg_set(&c->name, val);
-		} else if (!strcmp(key, "state_dir")) {
-			rb_agent_cfg_set(&c->state_dir, val);
-		} else if (!strcmp(key, "spool_max")) {
-			rb_agent_cfg_set(&c->spool_max, val);
-		} else if (!strcmp(key, "key")) {
-			rb_agent_cfg_set(&c->key, val);
-		} else if (!strcmp(key, "coordinator_key")) {
-			rb_agent_cfg_set(&c->coordinator_key, val);
-		} else if (!strcmp(key, "insecure")) {
-			if (strcmp(val, "true") && strcmp(val, "false"))
-				rb_yaml_error(&y, &d, v, key, "'insecure' must be true or false");
-			c->insecure = !strcmp(val, "true");
-		} else {
-			rb_yaml_error(&y, &d, k, key, "unknown key '%s' in agent config", key);
-		}
+		if (!key)
+			rb_yaml_error(&y, &d, p.key, NULL, "keys must be scalars");
+		else if (!k)
+			rb_yaml_error(&y, &d, p.key, key,
+				      "unknown key '%s' in agent config (known: %s)", key,
+				      rb_akey_known(known, sizeof(known)));
+		else if (k->load)
+			k->load(&y, p.value, k, c, &d);
+		else
+			store_scalar(&y, p.value, k, c, &d);
 	}
 	rb_diags_sort(&d);
 	rb_diags_print(&d, stderr);
@@ -248,6 +290,40 @@ static int load_config(const char *path, struct rb_agent_cfg *c)
 	rb_yaml_release(&y);
 	free(text);
 	return r;
+}
+
+int rb_agent_cfg_add_target(const struct rb_akey *k, const char *value, struct rb_agent_cfg *c)
+{
+	(void)k;
+	return rb_agent_cfg_push(&c->targets, &c->ntargets, value) ? RB_EXIT_FAILED : 0;
+}
+
+int rb_agent_cfg_add_allow(const struct rb_akey *k, const char *value, struct rb_agent_cfg *c)
+{
+	(void)k;
+	return rb_agent_cfg_push(&c->allow, &c->nallow, value) ? RB_EXIT_FAILED : 0;
+}
+
+int rb_agent_cfg_add_label(const struct rb_akey *k, const char *value, struct rb_agent_cfg *c)
+{
+	if (!strchr(value, '=') || *value == '=') {
+		rb_err("'--%s' takes KEY=VALUE, not '%s'", k->flag, value);
+		return RB_EXIT_USAGE;
+	}
+	return rb_agent_cfg_push(&c->labels, &c->nlabels, value) ? RB_EXIT_FAILED : 0;
+}
+
+int rb_agent_cfg_flag(struct rb_agent_cfg *c, const struct rb_akey *k, const char *value)
+{
+	if (k->add)
+		return k->add(k, value, c);
+	if (k->off < 0)
+		return 0;
+	if (k->type == RB_AK_BOOL)
+		*(bool *)((char *)c + k->off) = true;
+	else
+		rb_agent_cfg_set((char **)((char *)c + k->off), value);
+	return 0;
 }
 
 /*

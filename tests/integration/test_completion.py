@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The bash completion scripts of both programs, made from their tables, driven through
 bash: commands at the first word, each command's flags (every one its --help lists),
-preset names for `rackbench presets`, files where a flag's value goes."""
+preset names for `rackbench presets`, the agent's flags of agent.yaml's key table, files
+where a flag's value goes."""
 import json
 import os
 import re
@@ -77,6 +78,17 @@ with Tmp() as tmp:
           {"--coordinator", "--coordinator-key"}, "the daemon's flags")
     check(complete(agent, "rackbench-agent", ["rackbench-agent", "inv"]) == {"inventory"},
           "the agent's commands")
+    # the daemon's flags that set agent.yaml's keys: one for each row of its key table that
+    # has one, as `rackbench-agent options --json` lists them
+    rows = json.loads(run([AGENT, "options", "--json"]).stdout)["agent_keys"]
+    flags = {"--" + k["flag"] for k in rows if k["flag"]}
+    check(len(flags) >= 10, f"agent key flags {flags}")
+    check(flags <= complete(agent, "rackbench-agent", ["rackbench-agent", "--"]),
+          "the agent's key flags")
+    check(complete(agent, "rackbench-agent", ["rackbench-agent", "--spool"]) == {"--spool-max"},
+          "a key's flag")
+    check(complete(agent, "rackbench-agent", ["rackbench-agent", "options", "--"]) ==
+          {"--json", "--help"}, "options' flags")
     # a flag's value: files
     os.makedirs(os.path.join(tmp, "w"))
     open(os.path.join(tmp, "w", "job.fio"), "w").close()

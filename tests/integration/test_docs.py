@@ -36,6 +36,7 @@ agent.yaml's, read in each place it could stand (the campaign's root, a phase, a
 workload, a target, agent.yaml) and refused only when no place takes it; one with a
 placeholder (NAME, N, ..., a|b) is a template, not an example."""
 import glob
+import json
 import os
 import re
 import shutil
@@ -231,9 +232,7 @@ def run_block(path, line, lang, code, env_base):
 NEEDS = re.compile(r"^<!-- needs: (.+) -->$")
 YAML_KIND = re.compile(r"^<!-- yaml: (campaign|agent|spec|k8s|prometheus|none)(?:, (.+))? -->$")
 COMMAND_LANGS = ("sh", "bash", "console", "shell")
-AGENT_KEYS = {"coordinator", "name", "key", "coordinator_key", "insecure", "state_dir",
-              "targets", "allow", "labels", "commands", "spool_max", "destructive",
-              "wipe_signatures"}
+AGENT_KEYS = set()  # agent.yaml's keys: the agent's key table (main reads it)
 SPEC_KEYS = {"model", "claims", "health"}
 # a placeholder: a template, not an example
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]*\b|\.\.\.|\||\[percentages\]|\[values\]|"
@@ -400,6 +399,8 @@ def main():
         if not os.access(os.path.join(b, name), os.X_OK):
             print(f"FAIL: {name} is not built in {b}")
             sys.exit(1)
+    out = subprocess.run([AGENT, "options", "--json"], capture_output=True, text=True).stdout
+    AGENT_KEYS.update(k["name"] for k in json.loads(out)["agent_keys"])
     env = dict(os.environ, PATH=os.pathsep.join(bins + [os.path.dirname(sys.executable),
                                                        os.environ.get("PATH", "")]))
     env.pop("RACKBENCH_CONTROL", None)

@@ -10,6 +10,7 @@ only keys the agent knows and reaches the Service, the flags the pods pass exist
 the Job and the CronJob reach the service's control socket on its node."""
 import atexit
 import copy
+import json
 import os
 import shutil
 import subprocess
@@ -83,8 +84,8 @@ agents_port = [p["port"] for p in svc["spec"]["ports"] if p["name"] == "agents"]
 check(svc["spec"]["selector"].items() <= sts["spec"]["template"]["metadata"]["labels"].items(),
       "the Service selects the coordinator's pod")
 agent_help = run([AGENT, "--help"]).stdout
-yaml_keys = agent_help.split("YAML with the keys below (")[1].split(")")[0].replace("\n", " ")
-yaml_keys = {k.strip() for k in yaml_keys.split(",")}
+# agent.yaml's keys, from the agent's key table
+yaml_keys = {k["name"] for k in json.loads(run([AGENT, "options", "--json"]).stdout)["agent_keys"]}
 maps = {d["metadata"]["name"]: d for d in by["ConfigMap"]}
 check(len(by["DaemonSet"]) == 2, "one DaemonSet per rack")
 selectors = []

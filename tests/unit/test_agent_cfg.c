@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "agent.h"
+#include "agent_keys.h"
 #include "exitcode.h"
 #include "log.h"
 
@@ -370,6 +371,94 @@ static void test_bad_endpoint(void **state)
 	}
 }
 
+/*
+ * The key table drives the loader and the flags: every row is either a scalar stored at its
+ * offset or a key with a handler; a scalar key in a file, and its flag, land in the field
+ * the row names; an unknown key's error lists every row.
+ */
+static void test_key_table(void **state)
+{
+	char yaml[256], value[64], flag[64];
+
+	(void)state;
+	assert_true(rb_nakeys >= 13 && rb_nakeys <= RB_AKEY_MAX);
+	for (size_t i = 0; i < rb_nakeys; i++) {
+		const struct rb_akey *k = &rb_akeys[i];
+
+		/* one way to read each key; a list's flag has a handler for its values */
+		assert_true((k->off >= 0) != (k->load != NULL));
+		assert_true(!k->add || (k->flag && k->load));
+		assert_true(!k->flag || k->type == RB_AK_BOOL || k->argname);
+		assert_ptr_equal(rb_akey_find(k->name), k);
+		assert_non_null(k->def);
+		assert_true(strlen(k->help) > 10);
+	}
+	assert_null(rb_akey_find("frobnicate"));
+	/* the unknown key's error: every key of the table, in its order */
+	refused((const char *[]){ "--config",
+				  config("agent.yaml", "coordinator: tcp://c:1\nfrobnicate: 3\n"),
+				  NULL },
+		"unknown key 'frobnicate' in agent config (known: coordinator, name, labels, ");
+	for (size_t i = 0; i < rb_nakeys; i++)
+		assert_non_null(strstr(said, rb_akeys[i].name));
+	/* each scalar key, from a file and from its flag, at the offset its row gives */
+	for (size_t i = 0; i < rb_nakeys; i++) {
+		const struct rb_akey *k = &rb_akeys[i];
+		struct rb_agent_cfg c;
+
+		if (k->off < 0)
+			continue;
+		snprintf(value, sizeof(value), k->type == RB_AK_BOOL ? "true" : "v-%s", k->name);
+		snprintf(yaml, sizeof(yaml), "%s: %s\n", k->name, value);
+		assert_int_equal(rb_agent_cfg_load(config("one.yaml", yaml), &c), 0);
+		if (k->type == RB_AK_BOOL)
+			assert_true(*(bool *)((char *)&c + k->off));
+		else
+			assert_string_equal(*(char **)((char *)&c + k->off), value);
+		rb_agent_cfg_release(&c);
+		if (!k->flag || !strcmp(k->name, "coordinator") || !strcmp(k->name, "spool_max"))
+			continue;
+		snprintf(flag, sizeof(flag), "--%s", k->flag);
+		assert_int_equal(parse(&c, (const char *[]){ "--coordinator", "tcp://c:1",
+							    "--insecure", flag,
+							    k->type == RB_AK_BOOL ? NULL : value,
+							    NULL }),
+				 0);
+		if (k->type == RB_AK_BOOL)
+			assert_true(*(bool *)((char *)&c + k->off));
+		else
+			assert_string_equal(*(char **)((char *)&c + k->off), value);
+		rb_agent_cfg_release(&c);
+	}
+}
+
+/* The daemon's --help: a flag for each key that has one, with the row's value name. */
+static void test_flags_from_the_table(void **state)
+{
+	struct rb_agent_cfg c;
+	char want[64];
+
+	(void)state;
+	assert_int_equal(parse_fd(1, &c, (const char *[]){ "--help", NULL }), 1);
+	for (size_t i = 0; i < rb_nakeys; i++) {
+		const struct rb_akey *k = &rb_akeys[i];
+		const char *at = strstr(said, k->name), *end = strstr(said, "--coordinator ");
+
+		/* --config's help names every key, as a word of its lists */
+		while (at && (!at[strlen(k->name)] || !strchr(",)", at[strlen(k->name)])))
+			at = strstr(at + 1, k->name);
+		if (!at || at > end)
+			fail_msg("--help's --config lacks '%s': %s", k->name, said);
+		if (!k->flag)
+			continue;
+		snprintf(want, sizeof(want), "  --%s%s%s ", k->flag, k->argname ? " " : "",
+			 k->argname ? k->argname : "");
+		if (!strstr(said, want))
+			fail_msg("--help lacks '%s': %s", want, said);
+	}
+	rb_agent_cfg_release(&c);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -398,6 +487,8 @@ int main(void)
 		cmocka_unit_test(test_bad_spool_max),
 		cmocka_unit_test(test_bad_config_files),
 		cmocka_unit_test(test_bad_endpoint),
+		cmocka_unit_test(test_key_table),
+		cmocka_unit_test(test_flags_from_the_table),
 	};
 
 	rb_log_init("rackbench-agent", RB_LOG_WARN);
