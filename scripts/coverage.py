@@ -25,7 +25,7 @@ GROUPS = {
     "agent daemon": (50, lambda f: f in AGENT_DAEMON),
 }
 # a campaign run: coordinator/run/coord_priv.h's modules
-RUN = {f"coordinator/run/{n}.c" for n in ("coord", "loop", "registry", "delivery", "ingest",
+RUN = {f"coordinator/run/{n}.c" for n in ("coord", "loop", "registry", "delivery", "ingest", "ingest_result",
                                        "orders", "steady_run", "resume", "resolve")}
 AGENT_DAEMON = {"agent/session/agent.c", "agent/session/agent_cfg.c", "agent/session/delivery.c", "agent/session/preflight.c",
                 "agent/session/point.c", "agent/session/point_result.c"}
