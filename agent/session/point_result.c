@@ -19,6 +19,7 @@
 #include "history.h"
 #include "log.h"
 #include "verify.h"
+#include "zns.h"
 
 /* A histogram as the wire's sparse lists, allocated (sparse_free()); empty without memory. */
 struct rb_sparse rb_point_sparse_new(const struct rb_hist *h)
@@ -292,6 +293,29 @@ static void result_history(struct agent *a, size_t t, const struct rb_target_res
 	}
 }
 
+/* A zns point's drive: its zone report after the point, what the run left in each zone. */
+static struct rb_msg_zone *result_zones(const struct point *p, size_t t, struct rb_msg_result *dr)
+{
+	const char *dev;
+	struct rb_msg_zone *z = NULL;
+	size_t n = 0;
+	int r;
+
+	if (p->wl.zns == RB_ZNS_OFF || !p->prep)
+		return NULL;
+	dev = p->prep->info[p->first[t]].real; /* a generic device's: its namespace's */
+	dr->core.zone_reset_ns = p->prep->zone_reset_ns[p->first[t]];
+	r = rb_zns_report(dev, &z, &n);
+	if (r) {
+		rb_warn("point %u drive '%s': no zone report of %s: %s", p->point, p->drives[t],
+			dev, strerror(-r));
+		return NULL;
+	}
+	dr->zones = z;
+	dr->nzones = n;
+	return z;
+}
+
 /* One drive's result, sent: how it ran, what it did, what it is, its history. */
 void rb_point_send_result(struct agent *a, size_t t)
 {
@@ -308,6 +332,8 @@ void rb_point_send_result(struct agent *a, size_t t)
 	m.dr.core.verify_mismatches = res->verify.bad;
 	result_history(a, t, res, &m);
 	result_evidence(a, t, res, &m);
+	struct rb_msg_zone *zones = result_zones(p, t, &m.dr);
+
 	/* one line per drive: the offsets go with the result, into the io_errors table */
 	if (res->nmismatches)
 		rb_err("point %u drive '%s': %" PRIu64 " verification mismatch(es) in %" PRIu64
@@ -324,4 +350,5 @@ void rb_point_send_result(struct agent *a, size_t t)
 		rb_point_sparse_free(&m.dirs[d].hist);
 	free(m.bc);
 	free(extras);
+	free(zones);
 }

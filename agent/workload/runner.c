@@ -32,6 +32,7 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 	free(p->power);
 	free(p->fdp);
 	free(p->fdp_page);
+	free(p->zone_reset_ns);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->fds && p->fds[i] >= 0)
 			close(p->fds[i]);
@@ -259,7 +260,9 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->power = calloc(n + 1, sizeof(*p->power));
 	p->fdp = calloc(n + 1, sizeof(*p->fdp));
 	p->fdp_page = calloc(n + 1, sizeof(*p->fdp_page));
-	if (!p->fds || !p->spans || !p->info || !p->power || !p->fdp || !p->fdp_page)
+	p->zone_reset_ns = calloc(n + 1, sizeof(*p->zone_reset_ns));
+	if (!p->fds || !p->spans || !p->info || !p->power || !p->fdp || !p->fdp_page ||
+	    !p->zone_reset_ns)
 		goto out_nomem;
 	/* a killed run's power states first: the drives' own put back */
 	if (rb_engine_needs_target(wl->engine) && gp->state_dir)
@@ -310,7 +313,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 		int e = finish_one(wl, paths[i], gp, writes, &t[i], &p->spans[i], diags);
 
 		if (!e && wl->zns)
-			e = rb_zns_prepare(wl, paths[i], t[i].fd, p->spans[i], diags);
+			e = rb_zns_prepare(wl, paths[i], t[i].fd, p->spans[i], &p->zone_reset_ns[i],
+					   diags);
 		/* FDP's counters at the start: a point's write amplification is their delta */
 		p->fdp[i] = !e && t[i].info.kind == RB_TARGET_BLOCK &&
 			    rb_nvme_fdp_stats(rb_nvme_runs(), t[i].info.real, p->fdp_page[i]) == 0;

@@ -26,6 +26,7 @@ struct rb_prepared {
 	/* FDP statistics of each target's endurance group at the start (fdp[i]: read) */
 	bool *fdp;
 	uint8_t (*fdp_page)[64];
+	uint64_t *zone_reset_ns; /* zns: resetting each target's zones took; 0 none */
 };
 
 /*

@@ -2,6 +2,7 @@
 #include "zns.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/blkzoned.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "target.h"
@@ -54,7 +56,7 @@ int rb_zns_geometry(int fd, struct rb_zoned *z)
 }
 
 int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint64_t span,
-		   struct rb_diags *d)
+		   uint64_t *ret_reset_ns, struct rb_diags *d)
 {
 	unsigned open = wl->numjobs * (wl->zns == RB_ZNS_APPEND && wl->iodepth > 1 ? 2 : 1);
 	struct blk_zone_range range;
@@ -107,8 +109,72 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 		return -e;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ret_reset_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL + (uint64_t)t1.tv_nsec -
+			(uint64_t)t0.tv_nsec;
 	rb_info("%s: reset %llu zone(s) of %llu MiB in %.1f ms", path,
 		(unsigned long long)(span / z.zone_bytes), (unsigned long long)(z.zone_bytes >> 20),
 		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	return 0;
+}
+
+int rb_zns_report(const char *path, struct rb_msg_zone **ret, size_t *n)
+{
+	enum { CHUNK = 1024 };
+	struct blk_zone_report *rep = NULL;
+	struct rb_msg_zone *v = NULL;
+	struct rb_zoned z;
+	size_t got = 0;
+	uint64_t sector = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	*ret = NULL;
+	*n = 0;
+	if (fd < 0)
+		return -errno;
+	r = rb_zns_geometry(fd, &z);
+	if (!r && !(rep = malloc(sizeof(*rep) + CHUNK * sizeof(struct blk_zone))))
+		r = -ENOMEM;
+	while (!r && got < z.nr_zones && got < RB_ZNS_REPORT_MAX) {
+		struct rb_msg_zone *nv;
+
+		memset(rep, 0, sizeof(*rep));
+		rep->sector = sector;
+		rep->nr_zones = CHUNK;
+		if (ioctl(fd, BLKREPORTZONE, rep)) {
+			r = -errno;
+			break;
+		}
+		if (!rep->nr_zones)
+			break;
+		nv = realloc(v, (got + rep->nr_zones) * sizeof(*v));
+		if (!nv) {
+			r = -ENOMEM;
+			break;
+		}
+		v = nv;
+		for (unsigned i = 0; i < rep->nr_zones && got < RB_ZNS_REPORT_MAX; i++) {
+			const struct blk_zone *x = &rep->zones[i];
+
+			v[got++] = (struct rb_msg_zone){
+				.start_bytes = x->start * 512,
+				.len_bytes = x->len * 512,
+				.capacity_bytes = (rep->flags & BLK_ZONE_REP_CAPACITY ? x->capacity
+										      : x->len) *
+						  512,
+				.wp_bytes = x->wp * 512,
+				.cond = x->cond,
+				.type = x->type,
+			};
+			sector = x->start + x->len;
+		}
+	}
+	free(rep);
+	close(fd);
+	if (r) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*n = got;
 	return 0;
 }

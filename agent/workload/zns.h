@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "options.h"
+#include "wire.h"
 
 struct rb_zoned {
 	uint64_t zone_bytes, capacity_bytes; /* the first zone's capacity: written up to it */
@@ -23,10 +24,20 @@ int rb_zns_geometry(int fd, struct rb_zoned *ret);
 /*
  * Checks that wl's writes fit the zoned device open at fd for path (span bytes from
  * wl->offset, split between the jobs), naming every limit a refusal meets, and resets the
- * zones of that range (a write, already judged by the guard). 0 or negative errno, said in
- * d.
+ * zones of that range (a write, already judged by the guard), the time that took in
+ * *ret_reset_ns. 0 or negative errno, said in d.
  */
 int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint64_t span,
-		   struct rb_diags *d);
+		   uint64_t *ret_reset_ns, struct rb_diags *d);
+
+/* Zones a report holds at most (a namespace of more is reported from its start). */
+#define RB_ZNS_REPORT_MAX 65536
+
+/*
+ * The zone report of the zoned block device at path (the kernel's BLKREPORTZONE, read
+ * only), every zone in bytes, into *ret (malloc'd, the caller frees) and *n: 0, -ENOTBLK
+ * when not zoned, or negative errno.
+ */
+int rb_zns_report(const char *path, struct rb_msg_zone **ret, size_t *n);
 
 #endif

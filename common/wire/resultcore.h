@@ -45,7 +45,8 @@
 	X(uint8_t, replay_timed, replay_timed, "bool")                                          \
 	X(uint64_t, replay_lag_p50_ns, replay_lag_p50_ns, "ns")                                 \
 	X(uint64_t, replay_lag_p99_ns, replay_lag_p99_ns, "ns")                                 \
-	X(uint64_t, replay_lag_max_ns, replay_lag_max_ns, "ns")
+	X(uint64_t, replay_lag_max_ns, replay_lag_max_ns, "ns")                                 \
+	X(uint64_t, zone_reset_ns, zone_reset_ns, "ns")
 /* clang-format on */
 
 #define RB_RESULT_FIELDS(X)                                                                        \

@@ -195,6 +195,13 @@ struct rb_msg_evidence {
 	uint64_t bytes;
 };
 
+/* 1.8: one zone of a zoned namespace, the kernel's report in bytes (BLK_ZONE_COND_*,
+ * BLK_ZONE_TYPE_* numbers). */
+struct rb_msg_zone {
+	uint64_t start_bytes, len_bytes, capacity_bytes, wp_bytes;
+	uint32_t cond, type;
+};
+
 struct rb_bs_count {
 	uint32_t direction;
 	uint64_t bs, ios;
@@ -239,6 +246,8 @@ struct rb_msg_result {
 	double fdp_host_bytes, fdp_media_bytes;
 	const struct rb_msg_evidence *evidence; /* 1.7: kept for the vendor on IO errors */
 	size_t nevidence;
+	const struct rb_msg_zone *zones; /* 1.8: a zns point's zone report after it */
+	size_t nzones;
 	const struct rb_identity *target;  /* identity as opened for this point; NULL none */
 	const char *purge_method;	   /* the drive's last purge (agent/drive/history.h) */
 	int64_t start_mono_ns;		   /* when its jobs started, the agent's CLOCK_MONOTONIC */

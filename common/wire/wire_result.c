@@ -54,6 +54,37 @@ static struct rb_msg_checkpoint *ckpts_in(struct pool *p, Rb__Checkpoint **v, si
 	return o;
 }
 
+static Rb__Zone **zones_out(struct pool *p, const struct rb_msg_zone *v, size_t n)
+{
+	Rb__Zone **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		Rb__Zone *x = o[i] = pool_alloc(p, 1, sizeof(*x));
+
+		if (!x)
+			return NULL;
+		rb__zone__init(x);
+		x->start_bytes = v[i].start_bytes;
+		x->len_bytes = v[i].len_bytes;
+		x->capacity_bytes = v[i].capacity_bytes;
+		x->wp_bytes = v[i].wp_bytes;
+		x->cond = v[i].cond;
+		x->type = v[i].type;
+	}
+	return o;
+}
+
+static struct rb_msg_zone *zones_in(struct pool *p, Rb__Zone **v, size_t n)
+{
+	struct rb_msg_zone *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		o[i] = (struct rb_msg_zone){ v[i]->start_bytes,	   v[i]->len_bytes,
+					     v[i]->capacity_bytes, v[i]->wp_bytes,
+					     v[i]->cond,	   v[i]->type };
+	return o;
+}
+
 static Rb__ExecResult *exec_out(struct pool *p, const struct rb_msg_exec_result *m)
 {
 	Rb__ExecResult *x = pool_alloc(p, 1, sizeof(*x));
@@ -171,6 +202,8 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->trim_method = str_out(m->trim_method);
 	r->n_evidence = m->nevidence;
 	r->evidence = ev;
+	r->zones = zones_out(p, m->zones, m->nzones);
+	r->n_zones = r->zones ? m->nzones : 0;
 	r->fdp = m->fdp;
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
@@ -236,6 +269,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.trim_method = r->trim_method,
 		.evidence = ev,
 		.nevidence = ev ? r->n_evidence : 0,
+		.zones = zones_in(p, r->zones, r->n_zones),
 		.fdp = r->fdp,
 		.fdp_host_bytes = r->fdp_host_bytes,
 		.fdp_media_bytes = r->fdp_media_bytes,
@@ -248,6 +282,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.ncheckpoints = r->n_checkpoints,
 		.exec = r->exec ? exec_in(p, r->exec) : NULL,
 	};
+	m->nzones = m->zones ? r->n_zones : 0;
 #define IN(type, name, wire, unit) m->core.name = (type)r->wire;
 	RB_RESULT_FIELDS(IN)
 #undef IN

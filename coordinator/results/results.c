@@ -695,6 +695,11 @@ int rb_results_evidence(struct rb_results *r, const struct rb_row_evidence *row)
 	return push(r, T_EVIDENCE, row);
 }
 
+int rb_results_zone(struct rb_results *r, const struct rb_row_zone *row)
+{
+	return push(r, T_ZONES, row);
+}
+
 /* The verdicts table of an open file (empty since its creation) given its rows. */
 static int verdicts_write(hid_t f, const struct rb_row_verdict *rows, size_t n)
 {

@@ -207,6 +207,14 @@ struct rb_row_evidence {
 	char sha256[65]; /* hex */
 };
 
+/* A zoned namespace's zone after a zns point, as the kernel reports it (schema 12 on). */
+struct rb_row_zone {
+	uint32_t drive, point, attempt, zone;
+	uint64_t start_bytes, len_bytes, capacity_bytes, wp_bytes;
+	char cond[16]; /* empty, implicit-open, explicit-open, closed, full, read-only, offline */
+	char type[16]; /* conventional, seq-required, seq-preferred */
+};
+
 /* An exec point's command on a drive: how it ended, what its parser read (schema 10 on). */
 struct rb_row_exec {
 	uint32_t drive, point, attempt;
@@ -269,6 +277,7 @@ int rb_results_ckpt(struct rb_results *r, const struct rb_row_ckpt *row);
 int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer *row);
 int rb_results_exec(struct rb_results *r, const struct rb_row_exec *row);
 int rb_results_evidence(struct rb_results *r, const struct rb_row_evidence *row);
+int rb_results_zone(struct rb_results *r, const struct rb_row_zone *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -341,6 +350,8 @@ int rb_results_read_ckpt_writers(struct rb_results_in *in, struct rb_row_ckpt_wr
 int rb_results_read_execs(struct rb_results_in *in, struct rb_row_exec **ret, size_t *ret_n);
 /* The evidence table (none in files of schema 10 and older). */
 int rb_results_read_evidence(struct rb_results_in *in, struct rb_row_evidence **ret, size_t *ret_n);
+/* The zones table (none in files of schema 11 and older). */
+int rb_results_read_zones(struct rb_results_in *in, struct rb_row_zone **ret, size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

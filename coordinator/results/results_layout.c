@@ -230,6 +230,18 @@ static const struct field ckpt_writer_f[] = {
 	FLD(struct rb_row_ckpt_writer, bytes, FT_U64, "B"),
 	FLD(struct rb_row_ckpt_writer, duration_ns, FT_U64, "ns"),
 };
+static const struct field zone_f[] = {
+	FLD(struct rb_row_zone, drive, FT_U32, ""),
+	FLD(struct rb_row_zone, point, FT_U32, ""),
+	FLD(struct rb_row_zone, attempt, FT_U32, ""),
+	FLD(struct rb_row_zone, zone, FT_U32, ""),
+	FLD(struct rb_row_zone, start_bytes, FT_U64, "B"),
+	FLD(struct rb_row_zone, len_bytes, FT_U64, "B"),
+	FLD(struct rb_row_zone, capacity_bytes, FT_U64, "B"),
+	FLD(struct rb_row_zone, wp_bytes, FT_U64, "B"),
+	FLD(struct rb_row_zone, cond, FT_STR, ""),
+	FLD(struct rb_row_zone, type, FT_STR, ""),
+};
 static const struct field evidence_f[] = {
 	FLD(struct rb_row_evidence, drive, FT_U32, ""),
 	FLD(struct rb_row_evidence, point, FT_U32, ""),
@@ -318,6 +330,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "exec phases: each drive's command, how it ended, what its output said" },
 	{ "evidence", ARRAY(evidence_f), sizeof(struct rb_row_evidence),
 	  "files of a drive's evidence for its vendor, kept on its agent's host" },
+	{ "zones", ARRAY(zone_f), sizeof(struct rb_row_zone),
+	  "zns points: a zoned namespace's zone report after the point" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };

@@ -41,6 +41,7 @@ enum {
 	T_CKPT_WRITERS, /* checkpoint_writers (schema 10 on) */
 	T_EXEC,		/* exec (schema 10 on) */
 	T_EVIDENCE,	/* evidence (schema 11 on) */
+	T_ZONES,	/* zones (schema 12 on) */
 	NWRITTEN,
 	T_HIST_V7 = NWRITTEN, /* histograms: files of schema 7 and older, read only */
 	NTABLES

@@ -581,6 +581,11 @@ int rb_results_read_evidence(struct rb_results_in *in, struct rb_row_evidence **
 	return read_optional(in, T_EVIDENCE, (void **)ret, ret_n);
 }
 
+int rb_results_read_zones(struct rb_results_in *in, struct rb_row_zone **ret, size_t *ret_n)
+{
+	return read_optional(in, T_ZONES, (void **)ret, ret_n);
+}
+
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,34 @@ static void progress_result(struct coord *k, size_t di, const struct rb_row_resu
 						   row->trim.errors + row->core.verify_mismatches));
 }
 
+/* A zns point's zone i after it: the kernel's numbers in words (linux/blkzoned.h). */
+static void zone_row(struct coord *k, size_t di, const struct rb_msg_result *dr, size_t i)
+{
+	static const char *const cond[16] = {
+		[0x0] = "not-wp",	 [0x1] = "empty",  [0x2] = "implicit-open",
+		[0x3] = "explicit-open", [0x4] = "closed", [0xd] = "read-only",
+		[0xe] = "full",		 [0xf] = "offline"
+	};
+	static const char *const type[4] = {
+		[1] = "conventional", [2] = "seq-required", [3] = "seq-preferred"
+	};
+	const struct rb_msg_zone *z = &dr->zones[i];
+	struct rb_row_zone row = { .drive = (uint32_t)di,
+				   .point = dr->point,
+				   .attempt = dr->attempt,
+				   .zone = (uint32_t)i,
+				   .start_bytes = z->start_bytes,
+				   .len_bytes = z->len_bytes,
+				   .capacity_bytes = z->capacity_bytes,
+				   .wp_bytes = z->wp_bytes };
+
+	snprintf(row.cond, sizeof(row.cond), "%s",
+		 z->cond < 16 && cond[z->cond] ? cond[z->cond] : "unknown");
+	snprintf(row.type, sizeof(row.type), "%s",
+		 z->type < 4 && type[z->type] ? type[z->type] : "unknown");
+	rb_results_zone(k->res, &row);
+}
+
 /* The drive's own account of the point in its row: what it wrote, how hot, new errors. */
 static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 {
@@ -184,6 +213,8 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 			"(sha256 %.16s...)",
 			dr->drive, dr->point, ev.kind, a->name, ev.path, ev.sha256);
 	}
+	for (size_t i = 0; i < dr->nzones; i++)
+		zone_row(k, di, dr, i);
 	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
 	uint32_t err = 0;
 

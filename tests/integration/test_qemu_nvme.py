@@ -142,9 +142,28 @@ phases:
   - name: verify
     workload: {rw: read, passes: 1}
 CAMPAIGN
-$A --coordinator tcp://127.0.0.1:7470 --name vm --insecure --state-dir /state --target $N1 --allow $N1 > /tmp/agent.log 2>&1 &
+# in-order writes on the zoned namespace through the coordinator: the zone report after
+# the point is stored in the results file's zones table (qemu.zoned holds it to blkzone's)
+cat > /zones.yaml <<'CAMPAIGN'
+name: qemu-zones
+insecure: true
+listen: tcp://127.0.0.1:7470
+destructive: true
+wait: 30s
+targets:
+  - agent: vm
+    drives: [/dev/nvme0n3]
+phases:
+  - name: zoned
+    workload: {rw: write, zns: write, bs: 64k, iodepth: 1, numjobs: 2, offset: 192m, size: 32m, passes: 1}
+CAMPAIGN
+mkdir -p /tmp/zones
+$A --coordinator tcp://127.0.0.1:7470 --name vm --insecure --state-dir /state --target $N1 --allow $N1 --target $N3 --allow $N3 > /tmp/agent.log 2>&1 &
 step paths /rackbench run /paths.yaml --no-service --results /tmp/paths
 step paths_file sh -c "gzip -c /tmp/paths/*.h5 | base64"
+step zn_campaign /rackbench run /zones.yaml --no-service --results /tmp/zones
+step zn_campaign_file sh -c "gzip -c /tmp/zones/*.h5 | base64"
+step zn_report2 /blkzone report $N3
 step burnin /rackbench run /burnin.yaml --no-service --results /tmp
 kill %1
 echo "=== DONE"

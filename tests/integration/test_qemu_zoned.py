@@ -6,12 +6,16 @@ through passthrough at queue depth 1, 4 and 16 (zns append) complete; util-linux
 report afterwards shows every zone the runs wrote full and every other one empty, its write
 pointers adding up to the bytes the runs say they wrote. A workload that would keep 6 zones
 open is refused naming the namespace's limits; in-order writes at depth 4, a size that is
-not whole zones and a namespace that is not zoned are refused with the reason."""
+not whole zones and a namespace that is not zoned are refused with the reason. A campaign's
+zns point through the coordinator stores the namespace's zone report after it in the
+results file's zones table, zone for zone what blkzone reports afterwards."""
+import base64
+import gzip
 import json
 import os
 import re
 
-from rbtest import VM_CONSOLE, check, skip
+from rbtest import VM_CONSOLE, Tmp, check, h5, skip
 
 if not os.path.exists(VM_CONSOLE):
     skip("no console of the QEMU VM's boot: qemu.qemu_nvme did not run or skipped (it "
@@ -85,4 +89,38 @@ rc, out = got["zn_unaligned"]
 check(rc != 0 and "whole zones" in out, f"12 MiB over 8 MiB zones: {rc}\n{out}")
 rc, out = got["zn_notzoned"]
 check(rc != 0 and "not a zoned block device" in out, f"zns on a conventional one: {rc}\n{out}")
+# the zone report in the results file: a campaign wrote 32 MiB from 192 MiB by two jobs;
+# its zones table, read when the point ended, is blkzone's report taken after it
+if "zn_campaign" in got:
+    rc, out = got["zn_campaign"]
+    check(rc == 0, f"the zns campaign: {rc}\n{out[-2000:]}")
+    rc, out = got["zn_campaign_file"]
+    check(rc == 0, f"its results file out of the VM: {rc}")
+    h5py = h5()
+    words = {"em": "empty", "fu": "full", "oi": "implicit-open", "oe": "explicit-open",
+             "cl": "closed", "ro": "read-only", "ol": "offline"}
+    with Tmp() as tmp:
+        f = os.path.join(tmp, "zones.h5")
+        with open(f, "wb") as fh:
+            fh.write(gzip.decompress(base64.b64decode("".join(out.split()))))
+        with h5py.File(f, "r") as h:
+            zt = h["zones"][:]
+            res = h["results"][:]
+    check(len(res) == 1 and res[0]["status"] == b"ok" and int(res[0]["write_bytes"]) == 32 << 20,
+          f"the zns point: {res}")
+    reset = int(res[0]["zone_reset_ns"])
+    print(f"resetting the point's 4 zones before it: {reset / 1e3:.0f} us")
+    check(0 < reset < 10 * 10**9, f"the zone reset's time: {reset} ns")
+    report = zones("zn_report2")
+    stored = [(int(z["start_bytes"]), int(z["wp_bytes"]) - int(z["start_bytes"]),
+               z["cond"].decode()) for z in zt]
+    want = [(st, wp, words.get(c, c)) for st, wp, c in report]
+    check(stored == want, f"zones table {stored[:30]}... against blkzone {want[:30]}...")
+    check(all(int(z["len_bytes"]) == ZONE and z["type"] == b"seq-required" for z in zt),
+          "every zone 8 MiB, sequential write required")
+    mine = [z for z in stored if 192 << 20 <= z[0] < 224 << 20]
+    check(len(mine) == 4 and all(wp == ZONE and c == "full" for _, wp, c in mine),
+          f"the four zones the campaign wrote, full: {mine}")
+    print(f"zones table: {len(zt)} zones, {sum(1 for z in stored if z[2] == 'full')} full, "
+          "each as blkzone reports it")
 print("ok")

@@ -325,10 +325,21 @@ static void test_wire_result(void **state)
 	struct rb_identity t, mem[2];
 	struct rb_msg m, *b;
 
+	/* 1.8: a zns point's zone report, each field its own value */
+	static const struct rb_msg_zone zones[2] = {
+		{ 0, 8 << 20, 7 << 20, 8 << 20, 0xe, 2 },
+		{ 8 << 20, 8 << 20, 7 << 20, (8 << 20) + 4096, 0x2, 2 },
+	};
+
 	(void)state;
 	fill_result(&m, d, bc, ie, &t, mem);
+	m.result.zones = zones;
+	m.result.nzones = 2;
 	b = round_trip(&m);
 	const struct rb_msg_result *r = &b->result;
+
+	assert_int_equal(r->nzones, 2);
+	assert_memory_equal(r->zones, zones, sizeof(zones));
 
 	assert_int_equal(r->point, 3);
 	assert_int_equal(r->attempt, 1);
@@ -586,6 +597,7 @@ static void test_wire_bytes_unchanged(void **state)
 	r.replay_lag_p50_ns = 240;
 	r.replay_lag_p99_ns = 250;
 	r.replay_lag_max_ns = 260;
+	r.zone_reset_ns = 270;
 	r.n_dirs = 2;
 	r.dirs = dp;
 	r.n_bs_counts = 1;
