@@ -124,7 +124,7 @@ static void make_base(void)
 		rb_results_point(r, &pt);
 		for (uint32_t d = 0; d < 2; d++) {
 			struct rb_row_result rs = {
-				.drive = d, .point = p, .attempt = 0, .elapsed_ns = 1000000000
+				.drive = d, .point = p, .attempt = 0, .core.elapsed_ns = 1000000000
 			};
 
 			snprintf(rs.status, sizeof(rs.status), "ok");
