@@ -5,14 +5,20 @@
  * coordinator: Hello with DRIVES targets, Welcome, PreflightReply (no refusals),
  * TimeReply, and on Assign one SampleBatch per interval (a Sample per drive: the
  * counters and a sparse histogram of BUCKETS buckets, at most 512), then a DriveResult per drive
- * and PointDone, numbered (epoch, seq) like a real agent's data messages.
+ * (its start: the instant it was given, or the Assign's arrival if that was later) and
+ * PointDone, numbered (epoch, seq) like a real agent's data messages.
  *
- *   fleet_sim keys DIR N            writes N key pairs and DIR/allowed (the allow-list)
- *   fleet_sim run ENDPOINT DIR N DRIVES BUCKETS
+ *   fleet_sim keys DIR N [PREFIX]   writes N key pairs and DIR/allowed (the allow-list)
+ *   fleet_sim run ENDPOINT DIR N DRIVES BUCKETS [PREFIX]
  *
- * Every 10 s it prints a line: agents welcomed, running, samples sent and acknowledged
- * (cumulative acks cover whole batches: drives samples each) and per second. At the end,
- * the latest instant (CLOCK_MONOTONIC) an agent started its point: "last_start_mono_ns".
+ * The agents are named PREFIX-0000 on (default "sim": sim-0000), so that several
+ * simulators (one a rack, for bench/fleet.py --racks) give a fleet's agents names of
+ * their own. Every 10 s it prints a line: agents welcomed, running, samples sent and
+ * acknowledged (cumulative acks cover whole batches: drives samples each) and per second.
+ * At the end, the latest instant (CLOCK_MONOTONIC) an agent started its point,
+ * "last_start_mono_ns"; the latest instant an Assign came, "last_assign_mono_ns" (before
+ * the start instant: the agents were given it in time); and the totals, "final: samples
+ * sent N acked N" (of the point's batches: an agent's current point).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -190,6 +196,7 @@ static void point_msg(struct sim *s, uint64_t i)
 						   .attempt = s->attempt,
 						   .drive = drive_names[d],
 						   .core.elapsed_ns = s->runtime_ns,
+						   .start_mono_ns = s->start_at,
 						   .dirs = &dr,
 						   .ndirs = 1,
 						   .status = RB_STATUS_OK,
@@ -234,7 +241,8 @@ static void pace(struct sim *s, int64_t now, int64_t *wake)
 		*wake = due(s, s->next);
 }
 
-static void on_message(struct sim *s, const struct rb_msg *e, int64_t *last_start)
+static void on_message(struct sim *s, const struct rb_msg *e, int64_t *last_start,
+		       int64_t *last_assign)
 {
 	struct rb_msg m;
 
@@ -275,6 +283,8 @@ static void on_message(struct sim *s, const struct rb_msg *e, int64_t *last_star
 				rb_parse_duration(a->settings[i].value, &s->runtime_ns);
 		}
 		s->start_at = a->start_at_ns > now ? a->start_at_ns : now;
+		if (now > *last_assign)
+			*last_assign = now;
 		if (s->start_at > *last_start)
 			*last_start = s->start_at;
 		s->nbatches = s->runtime_ns / s->interval_ns;
@@ -298,7 +308,7 @@ static void on_message(struct sim *s, const struct rb_msg *e, int64_t *last_star
 	}
 }
 
-static int keys_cmd(const char *dir, unsigned n)
+static int keys_cmd(const char *dir, unsigned n, const char *prefix)
 {
 	char path[4096], name[32];
 	FILE *f;
@@ -310,7 +320,7 @@ static int keys_cmd(const char *dir, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		struct rb_keypair k;
 
-		snprintf(name, sizeof(name), "sim-%04u", i);
+		snprintf(name, sizeof(name), "%s-%04u", prefix, i);
 		if (rb_keys_generate(&k) || rb_keys_write(dir, name, &k))
 			return 1;
 		fprintf(f, "%s %s\n", name, k.pub);
@@ -318,13 +328,42 @@ static int keys_cmd(const char *dir, unsigned n)
 	return fclose(f) ? 1 : 0;
 }
 
+/* The agents' samples sent and acknowledged, of their current point's batches. */
+static void totals(const struct sim *s, unsigned n, uint64_t *sent, uint64_t *acked,
+		   unsigned *welcomed, unsigned *running)
+{
+	*sent = *acked = 0;
+	*welcomed = *running = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct sim *x = &s[i];
+		uint64_t sb = x->next < x->nbatches ? x->next : x->nbatches;
+		uint64_t ab = x->acked >= x->base ? x->acked - x->base + 1 : 0;
+
+		if (ab > x->nbatches)
+			ab = x->nbatches;
+		if (!x->base)
+			sb = ab = 0;
+		*sent += sb * x->ndrives;
+		*acked += ab * x->ndrives;
+		*welcomed += x->welcomed;
+		*running += x->running;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 4 && !strcmp(argv[1], "keys"))
-		return keys_cmd(argv[2], (unsigned)atoi(argv[3]));
-	if (argc != 7 || strcmp(argv[1], "run")) {
-		fprintf(stderr, "usage: fleet_sim keys DIR N | fleet_sim run ENDPOINT DIR N DRIVES "
-				"BUCKETS\n");
+	bool keys = argc > 1 && !strcmp(argv[1], "keys");
+	const char *prefix = (keys && argc == 5) || (!keys && argc == 8) ? argv[argc - 1] : "sim";
+
+	if (strlen(prefix) > 20) {
+		fprintf(stderr, "PREFIX: at most 20 characters\n");
+		return 2;
+	}
+	if (keys && (argc == 4 || argc == 5))
+		return keys_cmd(argv[2], (unsigned)atoi(argv[3]), prefix);
+	if ((argc != 7 && argc != 8) || strcmp(argv[1], "run")) {
+		fprintf(stderr, "usage: fleet_sim keys DIR N [PREFIX] | fleet_sim run ENDPOINT DIR "
+				"N DRIVES BUCKETS [PREFIX]\n");
 		return 2;
 	}
 	const char *ep = argv[2], *dir = argv[3];
@@ -334,8 +373,9 @@ int main(int argc, char **argv)
 	unsigned char *ready = calloc(n, 1);
 	struct rb_keypair coord;
 	char err[600], path[4096];
-	int64_t last_start = 0, next_report;
-	uint64_t prev_sent = 0, prev_acked = 0;
+	int64_t last_start = 0, last_assign = 0, next_report;
+	uint64_t prev_sent = 0, prev_acked = 0, sent, acked;
+	unsigned welcomed, running;
 
 	ndrives_g = (unsigned)atoi(argv[5]);
 	nbuckets_g = (unsigned)atoi(argv[6]);
@@ -358,7 +398,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < n; i++) {
 		struct rb_keypair k;
 
-		snprintf(s[i].name, sizeof(s[i].name), "sim-%04u", i);
+		snprintf(s[i].name, sizeof(s[i].name), "%s-%04u", prefix, i);
 		snprintf(path, sizeof(path), "%s/%s.key", dir, s[i].name);
 		if (rb_keys_read(path, true, &k, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
@@ -399,29 +439,13 @@ int main(int argc, char **argv)
 
 				while (ready[i] &&
 				       rb_tx_recv(s[i].sock, 0, NULL, &e, err, sizeof(err)) == 0) {
-					on_message(&s[i], e, &last_start);
+					on_message(&s[i], e, &last_start, &last_assign);
 					rb_msg_free(e);
 				}
 			}
 		}
 		if (rb_mono_ns() >= next_report) {
-			uint64_t sent = 0, acked = 0;
-			unsigned welcomed = 0, running = 0;
-
-			for (unsigned i = 0; i < n; i++) {
-				const struct sim *x = &s[i];
-				uint64_t sb = x->next < x->nbatches ? x->next : x->nbatches;
-				uint64_t ab = x->acked >= x->base ? x->acked - x->base + 1 : 0;
-
-				if (ab > x->nbatches)
-					ab = x->nbatches;
-				if (!x->base)
-					sb = ab = 0;
-				sent += sb * x->ndrives;
-				acked += ab * x->ndrives;
-				welcomed += x->welcomed;
-				running += x->running;
-			}
+			totals(s, n, &sent, &acked, &welcomed, &running);
 			printf("sim: welcomed %u running %u samples sent %" PRIu64 " acked %" PRIu64
 			       " | last 10 s: %.0f sent/s %.0f acked/s\n",
 			       welcomed, running, sent, acked, (double)(sent - prev_sent) / 10,
@@ -432,7 +456,10 @@ int main(int argc, char **argv)
 			next_report += 10000000000LL;
 		}
 	}
-	printf("last_start_mono_ns %" PRId64 "\n", last_start);
+	totals(s, n, &sent, &acked, &welcomed, &running);
+	printf("last_start_mono_ns %" PRId64 "\nlast_assign_mono_ns %" PRId64
+	       "\nfinal: samples sent %" PRIu64 " acked %" PRIu64 "\n",
+	       last_start, last_assign, sent, acked);
 	for (unsigned i = 0; i < n; i++)
 		rb_tx_close(s[i].sock);
 	rb_tx_context_term();
