@@ -80,7 +80,12 @@ const struct rb_popt_cmd rb_coord_report_spec = {
 	.args = report_args,
 	.epilog =
 		"Files compare side by side; when their methodology hashes differ (another plan),\n"
-		"the report says so and compares points by name.\n"
+		"the report says so and compares points by name. When the files' drives span\n"
+		"several racks (their agents' label rack), or with --by rack, a fleet summary\n"
+		"comes before the rows (not in CSV): per rack its files, drives and verdicts, per\n"
+		"point its median and total IOPS and the percentiles of its drives' histograms\n"
+		"added together (the fleet's: every drive's), and the racks slowest first by\n"
+		"their p99 against the fleet's.\n"
 		"With --db URL --campaign NAME, the fleet's head-to-head from the results database\n"
 		"(docs/fleet-db.md): per point and group (--by model, firmware or rack), the\n"
 		"drives, min/median/max IOPS and the outliers, and p50/p99 per direction of the\n"

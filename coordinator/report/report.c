@@ -657,6 +657,34 @@ static int load(struct rp_report *r, const struct rb_report_args *a)
 	return 0;
 }
 
+int rp_report_build(struct rp_report *r, const struct rb_report_args *a)
+{
+	int rc = load(r, a);
+
+	if (rc)
+		return rc;
+	/* one grouping for the head-to-head, the per-model table and the outliers */
+	r->by = rp_by_resolve(r, (enum rp_by)a->by);
+	if (make_groups(r) || merge_hists(r) || rp_fleet_build(r))
+		return RB_EXIT_FAILED;
+	return 0;
+}
+
+void rp_report_free(struct rp_report *r)
+{
+	rp_fleet_free(r);
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		file_free(&r->files[fi]);
+	free(r->files);
+	free(r->cells);
+	free(r->groups);
+	free(r->claims);
+	free(r->verdicts);
+	free(r->healths);
+	free(r->hchecks);
+	memset(r, 0, sizeof(*r));
+}
+
 /* a->format < 0: no text output (the demo's page). */
 /* What a failing drive's vendor will ask for, and where it is: the files agents kept. */
 static void evidence_text(const struct rp_report *r)
@@ -689,14 +717,8 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 	struct rp_h2h h2h = { .nsubj = 0 };
 	bool drive_base = false;
 
-	if ((rc = load(r, a)))
+	if ((rc = rp_report_build(r, a)))
 		goto out;
-	/* one grouping for the head-to-head, the per-model table and the outliers */
-	r->by = rp_by_resolve(r, (enum rp_by)a->by);
-	if (make_groups(r) || merge_hists(r)) {
-		rc = RB_EXIT_FAILED;
-		goto out;
-	}
 	if (r->baseline)
 		drive_base = apply_baseline(r);
 	if (rp_h2h_build(r, r->by, r->baseline, &h2h)) {
@@ -747,6 +769,9 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		}
 	if (f >= 0 && f != FMT_CSV)
 		evidence_text(r);
+	/* the racks side by side before the rows of their drives */
+	if (f >= 0 && f != FMT_CSV && r->fleet)
+		rp_fleet_text(r, f == FMT_MARKDOWN);
 	if (f >= 0)
 		tables(r, (enum fmt)f, a->wide);
 	if (f >= 0 && f != FMT_CSV && !a->wide) {
@@ -789,15 +814,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 out:
 	rp_h2h_free(&h2h);
 	r->h2h = NULL;
-	for (size_t fi = 0; fi < r->nfiles; fi++)
-		file_free(&r->files[fi]);
-	free(r->files);
-	free(r->cells);
-	free(r->groups);
-	free(r->claims);
-	free(r->verdicts);
-	free(r->healths);
-	free(r->hchecks);
+	rp_report_free(r);
 	return rc;
 }
 

@@ -551,6 +551,7 @@ static void summary(FILE *o, const struct rp_report *r)
 /* The page's sections, in the order a reviewer reads them. */
 static void body(FILE *o, const struct rp_report *r)
 {
+	rp_fleet_html(o, r);
 	fleet_table(o, r);
 	if (r->nclaims || r->nhealths)
 		verdicts_table(o, r);

@@ -78,6 +78,23 @@ enum rp_by rp_by_resolve(const struct rp_report *r, enum rp_by by)
 	return r->nfiles > 1 ? RP_BY_FILE : RP_BY_DRIVE;
 }
 
+bool rp_label_value(const char *labels, const char *key, char *buf, size_t len)
+{
+	/* KEY=VALUE among the agent's labels, K=V,K=V */
+	size_t kl = strlen(key);
+	const char *l = labels;
+
+	while (*l && !(!strncmp(l, key, kl) && l[kl] == '=')) {
+		l = strchr(l, ',');
+		l = l ? l + 1 : "";
+	}
+	if (*l)
+		snprintf(buf, len, "%s=%.*s", key, (int)strcspn(l + kl + 1, ","), l + kl + 1);
+	else
+		snprintf(buf, len, "no %s label", key);
+	return *l;
+}
+
 void rp_cell_subject(const struct rp_report *r, const struct rp_cell *c, enum rp_by by, char *buf,
 		     size_t len)
 {
@@ -95,23 +112,9 @@ void rp_cell_subject(const struct rp_report *r, const struct rp_cell *c, enum rp
 	case RP_BY_FILE:
 		snprintf(buf, len, "#%zu %s", c->file + 1, r->files[c->file].campaign);
 		break;
-	case RP_BY_LABEL: {
-		/* KEY=VALUE among the agent's labels, K=V,K=V */
-		const char *key = r->by_label ? r->by_label : "";
-		size_t kl = strlen(key);
-		const char *l = c->dr->labels;
-
-		while (*l && !(!strncmp(l, key, kl) && l[kl] == '=')) {
-			l = strchr(l, ',');
-			l = l ? l + 1 : "";
-		}
-		if (*l)
-			snprintf(buf, len, "%s=%.*s", key, (int)strcspn(l + kl + 1, ","),
-				 l + kl + 1);
-		else
-			snprintf(buf, len, "no %s label", key);
+	case RP_BY_LABEL:
+		rp_label_value(c->dr->labels, r->by_label ? r->by_label : "", buf, len);
 		break;
-	}
 	default:
 		snprintf(buf, len, "%s", c->label);
 		break;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report.h"
 #include "results.h"
 #include "verdict.h"
 
@@ -140,6 +141,43 @@ struct rp_verdict {
 	char why[200]; /* not judged: why ("it never reached steady state in phase 'x'") */
 };
 
+/* A rack's figures (or the fleet's) at one point: its drives that ran it, their IOPS, and
+ * the percentiles of its drives' histograms added bucket by bucket (ns; 0: no IO). */
+struct rp_fleet_fig {
+	size_t ndrives;		       /* that ran the point to its end */
+	double iops_med, iops_sum;     /* of those drives; NAN: none */
+	uint64_t rd_p50_ns, rd_p99_ns; /* reads */
+	uint64_t wr_p50_ns, wr_p99_ns; /* writes */
+	uint64_t rd_total, wr_total;   /* IOs in the summed histograms */
+};
+
+/* A rack: the drives whose agents carry one value of the label `rack`. */
+struct rp_fleet_rack {
+	char name[160];	   /* "rack=r1", or "no rack label" (rp_cell_subject's words) */
+	size_t nfiles;	   /* files holding any of its drives */
+	size_t ndrives;	   /* its rows of the files' drives tables */
+	double slow_pct;   /* its p99 (or IOPS median) against the fleet's: + slower; NAN none */
+	double worst_pct;  /* at its worst point */
+	size_t worst, npt; /* that point; how many points the mean is over */
+};
+
+/* The fleet summary (report_fleet.c): a row per rack, its verdicts, its figures per
+ * comparable point, and the racks slowest first. */
+struct rp_fleet {
+	struct rp_fleet_rack *racks;
+	size_t nracks;
+	char (*states)[16]; /* the verdict states the files hold: FAIL, INCOMPLETE, PASS, ... */
+	size_t nstates;
+	size_t *verdicts; /* [rack * (nstates + 1) + state]; state nstates: no verdict */
+	bool any_verdicts;
+	char (*points)[256]; /* the comparable points, by name */
+	size_t npoints;
+	struct rp_fleet_fig *fig; /* [point * (nracks + 1) + rack]; rack nracks: the fleet */
+	size_t *order;		  /* the racks, slowest first */
+	bool by_iops;		  /* slowness by IOPS median: no histograms */
+	size_t nfiles, ndrives;
+};
+
 struct rp_report {
 	struct rp_file *files;
 	size_t nfiles;
@@ -158,9 +196,10 @@ struct rp_report {
 	const char *baseline;
 	double require_pct;
 	bool methodology_differs;
-	struct rp_h2h *h2h;   /* the head-to-head table (report_h2h.h) */
-	enum rp_by by;	      /* what drives are grouped by (rp_by_resolve: never AUTO) */
-	const char *by_label; /* RP_BY_LABEL: this label of the drives' agents */
+	struct rp_h2h *h2h;	/* the head-to-head table (report_h2h.h) */
+	enum rp_by by;		/* what drives are grouped by (rp_by_resolve: never AUTO) */
+	const char *by_label;	/* RP_BY_LABEL: this label of the drives' agents */
+	struct rp_fleet *fleet; /* the fleet summary; NULL: the drives are of one rack */
 };
 
 /* Outlier rule: |x - median| > max(3.5 * 1.4826 * MAD, 10% of the median). */
@@ -192,6 +231,9 @@ bool rp_cell_names(const struct rp_cell *c, const char *text);
 /* What --by asks for, AUTO made a choice: models when the cells are of several, else
  * files when there are several, else drives. */
 enum rp_by rp_by_resolve(const struct rp_report *r, enum rp_by by);
+/* The value of label key among labels (K=V,K=V) into buf as "key=value", or "no key
+ * label"; whether it was there. */
+bool rp_label_value(const char *labels, const char *key, char *buf, size_t len);
 /* The name of a cell's drive's subject by what by names (not AUTO): its model, its
  * model, firmware and capacity, its file ("#2 campaign"), its agent's label ("rack=r12",
  * "no rack label"), or the drive itself (its label). */
@@ -243,6 +285,21 @@ int rp_spec_counts(const struct rp_report *r, size_t *ret_fail, size_t *ret_not_
  * percentiles in microseconds; form is RB_REPORT_TABLE or RB_REPORT_MARKDOWN. The
  * files' report and the fleet's (report_db.c) print it alike. */
 void rp_groups_table(const struct rp_report *r, int form);
+
+/* The files of a read (rb_report's arguments), a cell per point and drive, their groups
+ * and merged histograms, and the fleet summary when it is shown: 0, or an exit code with
+ * the reason said. rp_report_free releases it (also after a failure). */
+int rp_report_build(struct rp_report *r, const struct rb_report_args *a);
+void rp_report_free(struct rp_report *r);
+
+/* The fleet summary (report_fleet.c), shown when the drives span several racks (values of
+ * their agents' label rack) or the report is --by rack: r->fleet built, 0 or -ENOMEM
+ * (nothing built when it is not shown); freed. */
+int rp_fleet_build(struct rp_report *r);
+void rp_fleet_free(struct rp_report *r);
+/* Its section in the text report (md: Markdown) and on the page. */
+void rp_fleet_text(const struct rp_report *r, bool md);
+void rp_fleet_html(FILE *o, const struct rp_report *r);
 
 int rp_html(const struct rp_report *r, const char *path);
 /* fio's output of every cell with a result, to out (report_fio.c): its JSON, json+ or terse

@@ -10,7 +10,8 @@ import layout
 def widen(h5py, src, dst, drives):
     """drives: a list of dicts with keys model, scale (IOPS and bandwidth factor) and
     shift (histogram buckets added to every latency bucket, so drives differ); labels
-    (its agent's, "k=v,k=v"), optional."""
+    (its agent's, "k=v,k=v") and verdict (its row of rule "drive" in the verdicts table,
+    PASS, FAIL, ...: the file's verdict the worst of them), optional."""
     with h5py.File(src, "r") as s, h5py.File(dst, "w") as d:
         for k, v in s.attrs.items():
             d.attrs[k] = v
@@ -58,6 +59,18 @@ def widen(h5py, src, dst, drives):
         out["drives"] = np.array(rows["drives"], dtype=tables["drives"].dtype)
         for name in ("results", "samples", "hist_bins", "bs_counts", "health"):
             out[name] = np.concatenate(rows[name]) if rows[name] else tables[name]
+        judged = [(i, x["verdict"]) for i, x in enumerate(drives) if "verdict" in x]
+        if judged:
+            v = np.zeros(len(judged), dtype=s["verdicts"].dtype)
+            for row, (i, verdict) in zip(v, judged):
+                row["drive"], row["rule"], row["verdict"] = i, b"drive", verdict.encode()
+                row["measured"] = row["limit"] = np.nan
+                row["point"] = row["interval"] = -1
+                row["reason"] = f"synthetic: {verdict}".encode()
+            out["verdicts"] = v
+            states = [x for _, x in judged]
+            d.attrs["verdict"] = next((w for w in ("FAIL", "INCOMPLETE") if w in states),
+                                      "PASS")
         for name, data in out.items():
             ds = d.create_dataset(name, data=data, maxshape=(None,), chunks=True)
             for k, v in s[name].attrs.items():

@@ -467,7 +467,11 @@ static void test_models_from_merged_histograms(void **st)
 	/* the terminal table: the same cell, its status and IOPS on its line */
 	cap_run(&o, rb_report_cmd, "report", fx->path);
 	assert_int_equal(o.rc, RB_EXIT_OK);
-	line_with(o.out, "randread iodepth=8", line, sizeof(line));
+	/* the drives are of racks r12 and r13: the fleet summary (test_report_fleet.c) comes
+	 * first, then the rows */
+	assert_non_null(strstr(o.out, "fleet: 2 rack(s)"));
+	assert_non_null(strstr(o.out, "rd mean"));
+	line_with(strstr(o.out, "rd mean"), "randread iodepth=8", line, sizeof(line));
 	assert_non_null(strstr(line, "a1:/dev/nvme0n1"));
 	assert_non_null(strstr(line, "         -         -"));
 	snprintf(want, sizeof(want), " %.0f ", cell_iops(fx, 1, 0));
