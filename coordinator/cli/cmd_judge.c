@@ -3,8 +3,8 @@
  * `rackbench judge --db URL --campaign NAME`: the fleet's verdicts (fleet_verdict.h) over
  * a campaign's every drive in the results database -- fail_slow against the peers at the
  * same load, failures that cluster in a rack or host, minority firmwares -- stored in
- * fleet_verdicts and printed, HOLD first (coordinator/results/fleet_judge.c). Its flags
- * here.
+ * fleet_verdicts and printed, HOLD first (coordinator/results/fleet_judge.c, which
+ * `fleet run` calls too). Its flags here.
  */
 #include "cmds.h"
 

@@ -2,7 +2,7 @@
 /*
  * A campaign's fleet judged (fleet_judge.h): its every drive's latest run read from the
  * results database, the fleet's verdicts made (fleet_verdict.c), stored in fleet_verdicts
- * and printed, HOLD first, for `rackbench judge`.
+ * and printed, HOLD first. `rackbench judge` and `rackbench fleet run` both come here.
  */
 #include "fleet_judge.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A campaign's fleet judged in the results database and the verdicts printed: what
- * `rackbench judge` does, kept out of its command so that other commands can judge a
- * campaign the same way. The database's campaign read (results_db.h), judged
+ * `rackbench judge` does, and `rackbench fleet run` once every rack has ended when the
+ * campaign says fleet_verdict. The database's campaign read (results_db.h), judged
  * (fleet_verdict.h), stored unless a dry run, printed on stdout HOLD first, with a line of
  * counts; the exit code follows from the verdicts (docs/fleet-db.md).
  */
