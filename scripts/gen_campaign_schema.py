@@ -66,6 +66,7 @@ PLACES = {
     "verdict": lambda s: s["definitions"]["verdict"]["properties"],
     "filesystem": lambda s: FS["oneOf"][1]["properties"],
     "exec": lambda s: s["properties"]["phases"]["items"]["properties"]["exec"]["properties"],
+    "fleet_verdict": lambda s: s["properties"]["fleet_verdict"]["oneOf"][1]["properties"],
 }
 
 
@@ -77,7 +78,7 @@ def describe(k):
 # a scalar key's schema follows from its type: a table row is all it needs
 SCALARS = {"string": {"type": "string"}, "bool": {"type": "boolean"},
            "duration": {"$ref": "#/definitions/duration"}, "size": {"$ref": "#/definitions/size"},
-           "uint": {"type": "integer", "minimum": 0}, "enum": {}}
+           "uint": {"type": "integer", "minimum": 0}, "number": {"type": "number"}, "enum": {}}
 
 
 def apply_table(schema, table):
@@ -117,6 +118,8 @@ def markdown(table):
               "steady_state": "A phase's `steady_state`",
               "filesystem": "A drive's or a target's `filesystem` (or just its type: `ext4`)",
               "exec": "A phase's `exec` (an application on each drive)",
+              "fleet_verdict": "The campaign's `fleet_verdict` (`true`: every default; "
+                               "`rackbench judge`'s flags of the same names)",
               "verdict": "A `verdict` (the campaign's; a phase's takes the performance rules: "
                          "`min_model_pct`, `max_p99`, `max_p99_9`, `cliff_pct`, `cliff_window`)"}
     rows = table["campaign_key_table"]
@@ -165,6 +168,10 @@ def main():
         "required": ["targets"],
         "oneOf": [{"required": ["phases"], "not": {"required": ["preset"]}},
                   {"required": ["preset"], "not": {"required": ["phases"]}}],
+        # the fleet's verdicts are judged in the database the racks export into
+        "if": {"required": ["fleet_verdict"],
+               "properties": {"fleet_verdict": {"not": {"const": False}}}},
+        "then": {"required": ["results_db"]},
         "properties": {
             "name": {"type": "string", "description": "names the results file (default: the file name)"},
             "listen": {"type": "string", "pattern": "^(tcp|ipc)://",
@@ -187,6 +194,15 @@ def main():
             "wait": {"$ref": "#/definitions/duration", "description": "how long to wait for the agents (default 60s)"},
             "defaults": {"$ref": "#/definitions/workload"},
             "verdict": {"$ref": "#/definitions/verdict"},
+            # true: the judge's defaults; the loader refuses it without results_db
+            "fleet_verdict": {"oneOf": [
+                {"type": "boolean"},
+                {"type": "object", "additionalProperties": False,
+                 "properties": {"margin": {"type": "number", "exclusiveMinimum": 1, "maximum": 1000},
+                                "min_points": {"type": "integer", "minimum": 1, "maximum": 100000},
+                                "cluster": {"type": "integer", "minimum": 1, "maximum": 100000},
+                                "domain": {"enum": ["rack", "host"]},
+                                "wait": {"$ref": "#/definitions/duration"}}}]},
             "lock": {"type": "string",
                      "description": "a file from 'rackbench plan --lock': each drive must report the serial recorded there"},
             "preset": {"enum": table["presets"],

@@ -183,7 +183,8 @@ PLACES = [("root", "THE CAMPAIGN"), ("target", "A TARGET (AN ENTRY OF targets)")
           ("agents", "A TARGET'S agents"), ("select", "A TARGET'S select"),
           ("drive", "A DRIVE WRITTEN AS A MAPPING"), ("volume", "A STRIPED VOLUME"),
           ("phase", "A PHASE (AN ENTRY OF phases)"), ("purge", "A PHASE'S purge"),
-          ("steady_state", "A PHASE'S steady_state")]
+          ("steady_state", "A PHASE'S steady_state"),
+          ("fleet_verdict", "THE CAMPAIGN'S fleet_verdict (rackbench judge's flags)")]
 
 
 def key_item(name, kind, default, helptext_):

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "diag.h"
+#include "fleet_verdict.h"
 #include "fsspec.h"
 #include "options.h"
 #include "verdict.h"
@@ -119,7 +120,13 @@ struct rb_campaign {
 	/* a drive the guard refuses: the campaign stops, or it goes on without the drive */
 	enum { RB_REFUSAL_STOP, RB_REFUSAL_SKIP } on_refusal;
 	struct rb_verdict_rules verdict; /* every NAN: no verdicts asked for */
-	char **agents;			 /* distinct agent names, in file order */
+	/* fleet_verdict: the fleet's verdicts in results_db, judged by `fleet run` at its end */
+	struct {
+		bool on;
+		struct rb_fleet_params params;
+		uint64_t wait_ns; /* how long the racks' exports are waited for */
+	} fleet_verdict;
+	char **agents; /* distinct agent names, in file order */
 	size_t nagents;
 	struct rb_drive_ref *drives; /* selected drives are appended when agents connect */
 	size_t ndrives;

@@ -28,6 +28,7 @@ static const char *const method_choices[] = { "format",	    "sanitize", "sanitiz
 static const char *const ses_choices[] = { "user", "crypto", NULL };
 static const char *const fs_choices[] = { "ext4", "xfs", NULL };
 static const char *const metric_choices[] = { "iops", "mbps", "mean_latency", NULL };
+static const char *const domain_choices[] = { "rack", "host", NULL };
 
 const struct rb_ckey rb_ckeys[] = {
 	/* the root, in the order its "known:" list gives them */
@@ -88,6 +89,11 @@ const struct rb_ckey rb_ckeys[] = {
 	  "passes, io_size: size-based ones only), and idle",
 	  -1 },
 	{ "phases", RB_CK_ROOT, RB_CK_LIST, NULL, "", "what is measured, in order (or a preset)",
+	  -1 },
+	{ "fleet_verdict", RB_CK_ROOT, RB_CK_MAPPING, NULL, "",
+	  "the fleet's verdicts over the campaign's every drive in results_db (rackbench judge: "
+	  "fail_slow, cluster_hold, firmware), judged by rackbench fleet run once every rack has "
+	  "ended; true: with the defaults; needs results_db (docs/fleet-db.md)",
 	  -1 },
 #ifdef RB_CKEY_TEST_ROW
 	/* a test build's one added row (tests/tools/campaign_key_row.c): nothing else names it */
@@ -256,6 +262,24 @@ const struct rb_ckey rb_ckeys[] = {
 	  RULE_AT(cliff_pct) },
 	{ "cliff_window", RB_CK_VERDICT, RB_CK_UINT, NULL, "5",
 	  "sample intervals per window of the cliff rule", RULE_AT(cliff_window) },
+
+	/* the fleet's verdicts: rackbench judge's flags of the same names */
+	{ "margin", RB_CK_FLEETV, RB_CK_NUMBER, NULL, "2",
+	  "fail_slow: a point is slow when the drive's p99 is beyond this factor (above 1) times "
+	  "its peers' at its load, and beyond their noise",
+	  -1 },
+	{ "min_points", RB_CK_FLEETV, RB_CK_UINT, NULL, "2",
+	  "fail_slow: slow in this many points or more is QUARANTINE (FAIL when an earlier run "
+	  "was QUARANTINE too)",
+	  -1 },
+	{ "cluster", RB_CK_FLEETV, RB_CK_UINT, NULL, "3",
+	  "cluster_hold: this many failed drives or more put their rack (or host) on HOLD", -1 },
+	{ "domain", RB_CK_FLEETV, RB_CK_ENUM, domain_choices, "rack",
+	  "cluster_hold's domain: the agents' rack label or the host", -1 },
+	{ "wait", RB_CK_FLEETV, RB_CK_DURATION, NULL, "60s",
+	  "how long fleet run waits for each ended rack's run to reach results_db before it "
+	  "judges without it (named)",
+	  -1 },
 };
 
 const size_t rb_nckeys = sizeof(rb_ckeys) / sizeof(rb_ckeys[0]);
@@ -283,12 +307,13 @@ const char *rb_ckey_known(enum rb_ckey_where where, char *buf, size_t len)
 const char *rb_ckey_where_name(enum rb_ckey_where where)
 {
 	static const char *const names[RB_CK_NWHERE] = {
-		[RB_CK_ROOT] = "a campaign",	 [RB_CK_TARGET] = "a target",
-		[RB_CK_AGENTS] = "agents",	 [RB_CK_SELECT] = "select",
-		[RB_CK_DRIVE] = "a drive",	 [RB_CK_VOLUME] = "a volume",
-		[RB_CK_PHASE] = "a phase",	 [RB_CK_PURGE] = "purge",
-		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
-		[RB_CK_FS] = "a filesystem",	 [RB_CK_EXEC] = "exec",
+		[RB_CK_ROOT] = "a campaign",	  [RB_CK_TARGET] = "a target",
+		[RB_CK_AGENTS] = "agents",	  [RB_CK_SELECT] = "select",
+		[RB_CK_DRIVE] = "a drive",	  [RB_CK_VOLUME] = "a volume",
+		[RB_CK_PHASE] = "a phase",	  [RB_CK_PURGE] = "purge",
+		[RB_CK_STEADY] = "steady_state",  [RB_CK_VERDICT] = "verdict",
+		[RB_CK_FS] = "a filesystem",	  [RB_CK_EXEC] = "exec",
+		[RB_CK_FLEETV] = "fleet_verdict",
 	};
 
 	return where < RB_CK_NWHERE ? names[where] : "?";
@@ -297,12 +322,19 @@ const char *rb_ckey_where_name(enum rb_ckey_where where)
 const char *rb_ckey_where_id(enum rb_ckey_where where)
 {
 	static const char *const ids[RB_CK_NWHERE] = {
-		[RB_CK_ROOT] = "root",		 [RB_CK_TARGET] = "target",
-		[RB_CK_AGENTS] = "agents",	 [RB_CK_SELECT] = "select",
-		[RB_CK_DRIVE] = "drive",	 [RB_CK_VOLUME] = "volume",
-		[RB_CK_PHASE] = "phase",	 [RB_CK_PURGE] = "purge",
-		[RB_CK_STEADY] = "steady_state", [RB_CK_VERDICT] = "verdict",
-		[RB_CK_FS] = "filesystem",	 [RB_CK_EXEC] = "exec",
+		[RB_CK_ROOT] = "root",
+		[RB_CK_TARGET] = "target",
+		[RB_CK_AGENTS] = "agents",
+		[RB_CK_SELECT] = "select",
+		[RB_CK_DRIVE] = "drive",
+		[RB_CK_VOLUME] = "volume",
+		[RB_CK_PHASE] = "phase",
+		[RB_CK_PURGE] = "purge",
+		[RB_CK_STEADY] = "steady_state",
+		[RB_CK_VERDICT] = "verdict",
+		[RB_CK_FS] = "filesystem",
+		[RB_CK_EXEC] = "exec",
+		[RB_CK_FLEETV] = "fleet_verdict",
 	};
 
 	return where < RB_CK_NWHERE ? ids[where] : "?";
@@ -314,6 +346,7 @@ const char *rb_ckey_type_name(enum rb_ckey_type type)
 		[RB_CK_STRING] = "string",   [RB_CK_BOOL] = "bool", [RB_CK_DURATION] = "duration",
 		[RB_CK_UINT] = "uint",	     [RB_CK_SIZE] = "size", [RB_CK_ENUM] = "enum",
 		[RB_CK_MAPPING] = "mapping", [RB_CK_LIST] = "list", [RB_CK_WORKLOAD] = "workload",
+		[RB_CK_NUMBER] = "number",
 	};
 
 	return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";

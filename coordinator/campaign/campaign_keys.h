@@ -27,6 +27,7 @@ enum rb_ckey_where {
 	RB_CK_VERDICT, /* the root's or a phase's verdict */
 	RB_CK_FS,      /* a drive's or a target's filesystem */
 	RB_CK_EXEC,    /* a phase's exec */
+	RB_CK_FLEETV,  /* the root's fleet_verdict */
 	RB_CK_NWHERE,
 };
 
@@ -40,6 +41,7 @@ enum rb_ckey_type {
 	RB_CK_MAPPING,
 	RB_CK_LIST,
 	RB_CK_WORKLOAD, /* a mapping of workload keys (the option table) */
+	RB_CK_NUMBER,	/* a real number: 1.5 */
 };
 
 struct rb_ckey {

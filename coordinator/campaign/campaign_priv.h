@@ -83,9 +83,12 @@ void rb_agent_group_release(struct rb_agent_group *g);
 /* preset: NAME, with its overrides (campaign_preset.c). */
 void rb_campaign_load_preset(struct loader *L, yaml_node_t *n, yaml_node_t *overrides);
 
-/* campaign_root.c: a verdict's rules into r (a phase's: performance rules only) */
+/* campaign_verdict.c: a verdict's rules into r (a phase's: performance rules only) */
 void rb_campaign_load_verdict(struct loader *L, yaml_node_t *v, struct rb_verdict_rules *r,
 			      bool phase);
+
+/* campaign_verdict.c: fleet_verdict (true, false, or a mapping of the judge's keys) */
+void rb_campaign_load_fleet_verdict(struct loader *L, yaml_node_t *v);
 
 /* campaign_expand.c: phases, each expanded into its points */
 void rb_campaign_load_phases(struct loader *L, yaml_node_t *n);

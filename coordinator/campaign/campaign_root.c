@@ -267,7 +267,7 @@ static bool load_setting(struct loader *L, yaml_node_t *v, const char *key)
 static void load_root(struct loader *L, yaml_node_t *root)
 {
 	yaml_node_t *targets = NULL, *phases = NULL, *preset = NULL, *overrides = NULL,
-		    *lock = NULL;
+		    *lock = NULL, *fleetv = NULL;
 
 	if (root->type != YAML_MAPPING_NODE) {
 		ERR(L, root, NULL,
@@ -307,6 +307,9 @@ static void load_root(struct loader *L, yaml_node_t *root)
 			lock = v;
 		} else if (!strcmp(key, "verdict")) {
 			rb_campaign_load_verdict(L, v, &L->c->verdict, false);
+		} else if (!strcmp(key, "fleet_verdict")) {
+			fleetv = k;
+			rb_campaign_load_fleet_verdict(L, v);
 		} else {
 			char known[512];
 
@@ -326,6 +329,11 @@ static void load_root(struct loader *L, yaml_node_t *root)
 		ERR(L, overrides, "overrides", "'overrides' adjusts a preset: give 'preset' too");
 	if (!phases && !preset)
 		ERR(L, root, "phases", "campaign has no 'phases' (or 'preset')");
+	/* the fleet's verdicts are judged in the database the racks export into */
+	if (fleetv && L->c->fleet_verdict.on && (!L->c->results_db || !L->c->results_db[0]))
+		ERR(L, fleetv, "fleet_verdict",
+		    "'fleet_verdict' judges the fleet in the campaign's database: give "
+		    "'results_db' (the PostgreSQL URL every rack exports into) too");
 	check_volumes(L, root);
 	check_filesystems(L);
 }
@@ -356,6 +364,8 @@ int rb_campaign_load(const char *file, const char *text, size_t len, struct rb_c
 	c->wait_ns = 60ULL * 1000000000ULL;
 	c->lost_wait_ns = 60ULL * 1000000000ULL;
 	rb_verdict_rules_init(&c->verdict);
+	c->fleet_verdict.params = RB_FLEET_PARAMS_DEFAULT;
+	c->fleet_verdict.wait_ns = 60ULL * 1000000000ULL;
 	base = strrchr(file, '/');
 	c->name = xstrdup(base ? base + 1 : file);
 	if (len && memchr(text, '\0', len)) {

@@ -83,8 +83,14 @@ static const struct rb_popt_cmd run_spec = {
 		"results) and the fleet summary (--summary). A rack unreachable at submit or\n"
 		"whose service stops answering for the deadline is INCOMPLETE: the others go\n"
 		"on, and the exit is 4 with those racks named; else the worst of the racks'\n"
-		"codes. Ctrl-C aborts every rack's shard ('fleet abort'); the runs are the\n"
-		"services' own, so a client that dies leaves them running ('fleet status').",
+		"codes. A campaign with fleet_verdict is then judged over its results_db as\n"
+		"'rackbench judge' does, once the database holds every ended rack's run (or\n"
+		"fleet_verdict's wait is over: the racks missing named): the verdicts printed\n"
+		"after the fleet table, counted in the summary, and the exit the most severe of\n"
+		"the racks' and the judge's (5 a FAIL, 4 a QUARANTINE or HOLD, 4 a database\n"
+		"that cannot be reached). Ctrl-C aborts every rack's shard ('fleet abort'); the\n"
+		"runs are the services' own, so a client that dies leaves them running ('fleet\n"
+		"status').",
 	.opts = run_opts,
 	.args = plan_args,
 };

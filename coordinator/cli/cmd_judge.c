@@ -3,19 +3,17 @@
  * `rackbench judge --db URL --campaign NAME`: the fleet's verdicts (fleet_verdict.h) over
  * a campaign's every drive in the results database -- fail_slow against the peers at the
  * same load, failures that cluster in a rack or host, minority firmwares -- stored in
- * fleet_verdicts and printed, HOLD first.
+ * fleet_verdicts and printed, HOLD first (coordinator/results/fleet_judge.c, which
+ * `fleet run` calls too). Its flags here.
  */
 #include "cmds.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exitcode.h"
-#include "fleet_verdict.h"
+#include "fleet_judge.h"
 #include "log.h"
-#include "results_db.h"
 
 static struct {
 	const char *db, *campaign, *margin, *domain;
@@ -67,21 +65,25 @@ const struct rb_popt_cmd rb_coord_judge_spec = {
 	.opts = judge_opts,
 };
 
-/* The flags' values checked: 0, or -1 said. */
-static int values(double *ret_margin)
+/* The flags' values checked into p: 0, or -1 said. */
+static int values(struct rb_fleet_params *p)
 {
 	char *end = NULL;
 
-	*ret_margin = J.margin ? strtod(J.margin, &end) : 2.0;
+	*p = RB_FLEET_PARAMS_DEFAULT;
+	if (J.margin)
+		p->margin = strtod(J.margin, &end);
 	if (!J.db || !J.campaign) {
 		rb_err("judge needs --db URL and --campaign NAME");
 		return -1;
 	}
-	if (J.margin && (end == J.margin || *end || !(*ret_margin > 1) || *ret_margin > 1000)) {
+	if (J.margin &&
+	    (end == J.margin || *end || !(p->margin > 1) || p->margin > RB_FLEET_MAX_MARGIN)) {
 		rb_err("'--margin' must be a factor above 1 like 2 or 1.5, not '%s'", J.margin);
 		return -1;
 	}
-	if (J.min_points < 1 || J.min_points > 100000 || J.cluster < 1 || J.cluster > 100000) {
+	if (J.min_points < 1 || J.min_points > RB_FLEET_MAX_COUNT || J.cluster < 1 ||
+	    J.cluster > RB_FLEET_MAX_COUNT) {
 		rb_err("'--min-points' and '--cluster' must be counts of 1 or more");
 		return -1;
 	}
@@ -89,103 +91,26 @@ static int values(double *ret_margin)
 		rb_err("'--domain' must be rack or host, not '%s'", J.domain);
 		return -1;
 	}
+	p->min_points = (unsigned)J.min_points;
+	p->cluster = (unsigned)J.cluster;
+	p->by_host = J.domain && !strcmp(J.domain, "host");
 	return 0;
-}
-
-static int print(const struct rb_resdb_fleet *f, const struct rb_fleet_verdict *v, size_t n,
-		 const struct rb_fleet_stats *st, const char *where)
-{
-	size_t count[4] = { 0 };
-	int rc = RB_EXIT_OK;
-
-	printf("campaign '%s' in %s: %zu drive(s) of %zu model(s), %zu point(s) judged against "
-	       "their peers\n",
-	       J.campaign, where, f->nd, st->models, st->judged_points);
-	for (size_t i = 0; i < n; i++) {
-		count[v[i].state]++;
-		printf("%-10s %-24s %-12s %s\n", rb_fleet_state_name(v[i].state), v[i].subject,
-		       v[i].rule, v[i].reason);
-	}
-	printf("%zu FAIL, %zu QUARANTINE, %zu on HOLD, %zu on a minority firmware",
-	       count[RB_FLEET_FAIL], count[RB_FLEET_QUARANTINE], count[RB_FLEET_HOLD],
-	       count[RB_FLEET_NOTE]);
-	if (st->unjudged_points)
-		printf("; %zu point(s) not judged: fewer than %d peers at their load",
-		       st->unjudged_points, RB_FLEET_MIN_PEERS);
-	putchar('\n');
-	if (count[RB_FLEET_QUARANTINE] || count[RB_FLEET_HOLD])
-		rc = RB_EXIT_PARTIAL;
-	if (count[RB_FLEET_FAIL])
-		rc = RB_EXIT_BELOW_SPEC;
-	return rc;
-}
-
-static int judge(struct rb_resdb *db, double margin, const char *where)
-{
-	struct rb_resdb_fleet f;
-	struct rb_fleet_verdict *v = NULL;
-	struct rb_fleet_stats st;
-	char err[1200];
-	size_t n = 0;
-	int r = rb_resdb_fleet_read(db, J.campaign, &f, err, sizeof(err));
-
-	if (r) {
-		rb_err("%s", err);
-		return r == -ENOMEM ? RB_EXIT_FAILED : RB_EXIT_PARTIAL;
-	}
-	if (!f.nd) {
-		rb_err("no run of campaign '%s' in %s", J.campaign, where);
-		rb_resdb_fleet_release(&f);
-		return RB_EXIT_USAGE;
-	}
-	struct rb_fleet_in in = { .drives = f.drives,
-				  .nd = f.nd,
-				  .points = f.points,
-				  .np = f.np,
-				  .names = (const char(*)[256])f.names,
-				  .nnames = f.nnames,
-				  .margin = margin,
-				  .min_points = (unsigned)J.min_points,
-				  .cluster = (unsigned)J.cluster,
-				  .by_host = J.domain && !strcmp(J.domain, "host") };
-
-	if (rb_fleet_judge(&in, &v, &n, &st)) {
-		rb_err("out of memory");
-		r = RB_EXIT_FAILED;
-	} else if (!J.dry_run && rb_resdb_fleet_store(db, J.campaign, &f, v, n, err, sizeof(err))) {
-		rb_err("%s", err);
-		r = RB_EXIT_PARTIAL;
-	} else {
-		r = print(&f, v, n, &st, where);
-		fflush(stdout);
-	}
-	free(v);
-	rb_resdb_fleet_release(&f);
-	return r;
 }
 
 int rb_judge_cmd(int argc, char **argv)
 {
-	char err[1200], where[600];
-	struct rb_resdb *db;
-	double margin;
+	struct rb_fleet_judge_args a = { .campaign = NULL };
 	int r;
 
 	memset(&J, 0, sizeof(J));
-	J.min_points = 2;
-	J.cluster = 3;
+	J.min_points = RB_FLEET_PARAMS_DEFAULT.min_points;
+	J.cluster = RB_FLEET_PARAMS_DEFAULT.cluster;
 	r = rb_parseopt(&rb_coord_judge_spec, argc, argv, NULL);
 	if (r)
 		return rb_parseopt_exit(r);
-	if (values(&margin))
+	if (values(&a.params))
 		return RB_EXIT_USAGE;
-	db = rb_resdb_open(J.db, err, sizeof(err), &r);
-	if (!db) {
-		rb_err("%s", err);
-		return r == -EINVAL ? RB_EXIT_USAGE : RB_EXIT_PARTIAL;
-	}
-	rb_resdb_where(J.db, where, sizeof(where));
-	r = judge(db, margin, where);
-	rb_resdb_close(db);
-	return r;
+	a.campaign = J.campaign;
+	a.dry_run = J.dry_run;
+	return rb_fleet_judge_url(J.db, &a, NULL);
 }

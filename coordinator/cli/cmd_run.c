@@ -163,6 +163,11 @@ int rb_run_cmd(int argc, char **argv)
 		return RB_EXIT_USAGE;
 	}
 	rb_diags_release(&d);
+	if (c->fleet_verdict.on)
+		rb_info("campaign '%s' asks for the fleet's verdicts (fleet_verdict): they are "
+			"judged by 'rackbench fleet run' once every rack has ended, or by 'rackbench "
+			"judge --db URL --campaign %s', not by this run",
+			c->name, c->name);
 	rb_stop_signals(NULL, false, NULL);
 	if (R.detach && !rb_service_use(R.ctl, R.no_service, cpath, sizeof(cpath))) {
 		rb_err("--detach hands the run to a service, and none listens on %s", cpath);

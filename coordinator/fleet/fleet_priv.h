@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the fleet commands share (fleet_ask.c, fleet_plan.c): private to coordinator/fleet/. */
+/* What the fleet commands share (fleet_ask.c, fleet_plan.c, fleet_run.c, fleet_view.c,
+ * fleet_db.c): private to coordinator/fleet/. */
 #ifndef RB_FLEET_PRIV_H
 #define RB_FLEET_PRIV_H
 
@@ -64,6 +65,24 @@ struct fleet_rack {
 	int64_t skew_lo, skew_hi, late;
 };
 
+/* fleet run's fleet verdict (a campaign's fleet_verdict), once every rack has ended. */
+struct fleet_judgement {
+	bool asked;		 /* the campaign has fleet_verdict */
+	bool judged;		 /* the verdicts were made and stored */
+	int exit;		 /* the judgement's part of the exit code */
+	size_t drives, count[4]; /* drives judged; verdicts by enum rb_fleet_state */
+	char missing[1024];	 /* the ended racks whose runs the database lacked: their names */
+	char why[512];		 /* not judged: why */
+};
+
+/*
+ * When c has fleet_verdict: its database waited for (up to fleet_verdict.wait) until it
+ * holds each ended rack's run, those still missing named; then judged, the verdicts
+ * printed on stdout (fleet_db.c). *ret says what became of it; returns its exit code.
+ */
+int fleet_judge(const struct rb_fleet *f, const struct fleet_rack *r, const struct rb_campaign *c,
+		struct fleet_judgement *ret);
+
 /* A status reply of its run into r. */
 void fleet_rack_status(struct fleet_rack *r, const char *text);
 /* A rack's state in a word (INCOMPLETE ones in capitals). */
@@ -75,7 +94,8 @@ void fleet_table(const struct rb_fleet *f, const struct fleet_rack *r, const cha
 		 int64_t instant);
 /* The fleet summary (JSON) written to path: 0, or -errno. */
 int fleet_summary(const char *path, const struct rb_fleet *f, const struct fleet_rack *r,
-		  const char *fid, const char *campaign, int64_t instant, int rc);
+		  const char *fid, const char *campaign, int64_t instant, int rc,
+		  const struct fleet_judgement *fj);
 /* The start skew across the racks (latest minus earliest start in our clock): whether known. */
 bool fleet_skew(const struct rb_fleet *f, const struct fleet_rack *r, int64_t *ret_lo,
 		int64_t *ret_hi);

@@ -9,8 +9,9 @@
  * monotonic clock and aligns its agents to it as any run's start. The shards are then
  * followed by asking each service its run's status once a second: a rack that stops
  * answering for the deadline is lost (INCOMPLETE) and the others go on. Ctrl-C aborts
- * every rack's shard as `fleet abort` does. Nothing is kept here but what is printed: the
- * runs are the services'.
+ * every rack's shard as `fleet abort` does. Once every rack has ended, a campaign with
+ * fleet_verdict is judged over its results database (fleet_db.c). Nothing is kept here
+ * but what is printed: the runs are the services'.
  */
 #include "fleet.h"
 #include "fleet_priv.h"
@@ -305,6 +306,7 @@ int rb_fleet_run(const struct rb_fleet_args *a)
 	struct rb_keypair me;
 	struct rb_fleet_reply *rep = NULL;
 	struct fleet_rack *r = NULL;
+	struct fleet_judgement fj;
 	char fid[RB_FLEET_ID_MAX], path[4200];
 	int deadline_ms, rc = run_setup(a, &f, &me, &deadline_ms, &c);
 	int64_t instant, start_in = a->start_in_ns ? (int64_t)a->start_in_ns : 3000000000LL;
@@ -360,11 +362,12 @@ int rb_fleet_run(const struct rb_fleet_args *a)
 	follow(a, f, &me, r, fid, deadline_ms);
 	fleet_table(f, r, fid, instant);
 	rc = fleet_rc(f, r, fid);
+	rc = rb_exit_worse(rc, fleet_judge(f, r, c, &fj));
 	if (a->summary)
 		snprintf(path, sizeof(path), "%s", a->summary);
 	else
 		snprintf(path, sizeof(path), "%s.json", fid);
-	if (fleet_summary(path, f, r, fid, c->name, instant, rc))
+	if (fleet_summary(path, f, r, fid, c->name, instant, rc, &fj))
 		rb_err("cannot write the fleet summary '%s': %s", path, strerror(errno));
 	else
 		rb_info("fleet summary: %s", path);

@@ -3,7 +3,8 @@
  * What `fleet run` shows (fleet_priv.h): each rack's shard as its service's status says it,
  * the live view on stderr (a line a rack), and at the end the fleet table on stdout and
  * the fleet summary file with the same: rack, run id, results file, status, the rack's
- * clock offset from ours and its agents' start skew at the fleet's instant.
+ * clock offset from ours and its agents' start skew at the fleet's instant; and the
+ * fleet verdict's counts when the campaign asked for one (fleet_db.c).
  */
 #include "fleet_priv.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fleet_verdict.h"
 #include "jsonout.h"
 #include "serve.h"
 
@@ -203,8 +205,35 @@ void fleet_table(const struct rb_fleet *f, const struct fleet_rack *r, const cha
 	fflush(stdout);
 }
 
+/* The summary's fleet_verdict: what the judgement found, or why there was none. */
+static void summary_verdict(FILE *o, const struct fleet_judgement *fj)
+{
+	fprintf(o, ",\n \"fleet_verdict\": {\"judged\": %s, \"exit\": %d",
+		fj->judged ? "true" : "false", fj->exit);
+	if (fj->judged)
+		fprintf(o,
+			", \"drives\": %zu, \"fail\": %zu, \"quarantine\": %zu, \"hold\": %zu, "
+			"\"note\": %zu",
+			fj->drives, fj->count[RB_FLEET_FAIL], fj->count[RB_FLEET_QUARANTINE],
+			fj->count[RB_FLEET_HOLD], fj->count[RB_FLEET_NOTE]);
+	fprintf(o, ", \"racks_missing\": [");
+	for (const char *p = fj->missing, *q; *p; p = q + (*q ? 2 : 0)) {
+		q = strstr(p, ", ");
+		if (!q)
+			q = p + strlen(p);
+		fprintf(o, "%s\"%.*s\"", p == fj->missing ? "" : ", ", (int)(q - p), p);
+	}
+	fprintf(o, "]");
+	if (fj->why[0]) {
+		fprintf(o, ", \"why\": ");
+		rb_json_str(o, fj->why);
+	}
+	fprintf(o, "}");
+}
+
 int fleet_summary(const char *path, const struct rb_fleet *f, const struct fleet_rack *r,
-		  const char *fid, const char *campaign, int64_t instant, int rc)
+		  const char *fid, const char *campaign, int64_t instant, int rc,
+		  const struct fleet_judgement *fj)
 {
 	FILE *o = fopen(path, "w");
 	int64_t lo = 0, hi = 0;
@@ -254,6 +283,9 @@ int fleet_summary(const char *path, const struct rb_fleet *f, const struct fleet
 		}
 		fprintf(o, "}");
 	}
-	fprintf(o, "\n ]}\n");
+	fprintf(o, "\n ]");
+	if (fj && fj->asked)
+		summary_verdict(o, fj);
+	fprintf(o, "}\n");
 	return fclose(o) ? -errno : 0;
 }

@@ -54,6 +54,24 @@ struct rb_fleet_point {
 	double p99_ns; /* the figure */
 };
 
+/* The judge's parameters (`rackbench judge`'s flags, a campaign's fleet_verdict). */
+struct rb_fleet_params {
+	double margin;	     /* slow beyond margin x the peers' expectation (> 1) */
+	unsigned min_points; /* K */
+	unsigned cluster;    /* N */
+	bool by_host;	     /* cluster_hold's domain: the host, not the rack */
+};
+
+/* Their defaults. */
+#define RB_FLEET_PARAMS_DEFAULT                                                                    \
+	(struct rb_fleet_params)                                                                   \
+	{                                                                                          \
+		.margin = 2.0, .min_points = 2, .cluster = 3, .by_host = false                     \
+	}
+/* Their bounds: a margin above 1 and at most this, counts of 1 up to this. */
+#define RB_FLEET_MAX_MARGIN 1000.0
+#define RB_FLEET_MAX_COUNT 100000
+
 struct rb_fleet_in {
 	const struct rb_fleet_drive *drives;
 	size_t nd;

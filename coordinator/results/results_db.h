@@ -194,4 +194,13 @@ void rb_resdb_fleet_release(struct rb_resdb_fleet *f);
 int rb_resdb_fleet_store(struct rb_resdb *db, const char *campaign, const struct rb_resdb_fleet *f,
 			 const struct rb_fleet_verdict *v, size_t n, char *err, size_t errlen);
 
+/*
+ * Whether the database holds a run of campaign whose results file is named file_name (its
+ * path's last part: a rack's file, wherever its service resolved the folder) and whose
+ * drives were on one of agents ("A,B": the rack's; a run without drives: any agent's).
+ * 0 with *ret_held, or -EIO (err filled).
+ */
+int rb_resdb_run_held(struct rb_resdb *db, const char *campaign, const char *file_name,
+		      const char *agents, bool *ret_held, char *err, size_t errlen);
+
 #endif

@@ -403,3 +403,25 @@ int rb_resdb_fleet_store(struct rb_resdb *db, const char *campaign, const struct
 		rdb_rollback(db);
 	return r ? -EIO : 0;
 }
+
+/* ---- a rack's run, as `fleet run` waits for it ---- */
+
+int rb_resdb_run_held(struct rb_resdb *db, const char *campaign, const char *file_name,
+		      const char *agents, bool *ret_held, char *err, size_t errlen)
+{
+	const char *p[] = { campaign, file_name, agents };
+	PGresult *res = rdb_exec(
+		db,
+		"SELECT EXISTS (SELECT 1 FROM rackbench.runs r JOIN rackbench.files f USING "
+		"(run_id) WHERE r.campaign = $1 AND f.kind = 'results' AND right(f.path, "
+		"length($2) + 1) = '/' || $2 AND (EXISTS (SELECT 1 FROM rackbench.placements p "
+		"WHERE p.run_id = r.run_id AND p.agent = ANY (string_to_array($3, ','))) OR NOT "
+		"EXISTS (SELECT 1 FROM rackbench.placements p WHERE p.run_id = r.run_id)))",
+		3, p, "look for a rack's run", err, errlen);
+
+	if (!res)
+		return -EIO;
+	*ret_held = PQntuples(res) == 1 && !strcmp(val(res, 0, 0), "t");
+	PQclear(res);
+	return 0;
+}

@@ -707,6 +707,59 @@ static void test_verdict_keys(void **st)
 }
 
 /*
+ * fleet_verdict: `rackbench judge`'s parameters for `fleet run`, true for the defaults;
+ * each bad value refused at its place with the key's path, and the key without results_db
+ * refused naming both.
+ */
+static void test_fleet_verdict_key(void **st)
+{
+#define DB "results_db: postgresql://ops@db1/fleet\n"
+	struct rb_campaign *c;
+
+	(void)st;
+	c = loads(TARGET PHASES);
+	assert_false(c->fleet_verdict.on);
+	rb_campaign_free(c);
+	c = loads(TARGET PHASES DB "fleet_verdict: true\n");
+	assert_true(c->fleet_verdict.on);
+	assert_true(c->fleet_verdict.params.margin == 2 && c->fleet_verdict.params.min_points == 2);
+	assert_true(c->fleet_verdict.params.cluster == 3 && !c->fleet_verdict.params.by_host);
+	assert_true(c->fleet_verdict.wait_ns == 60000000000ULL);
+	rb_campaign_free(c);
+	c = loads(TARGET PHASES "fleet_verdict: {margin: 1.5, min_points: 1, cluster: 4, domain: "
+				"host, wait: 2m}\n" DB);
+	assert_true(c->fleet_verdict.on && c->fleet_verdict.params.margin == 1.5);
+	assert_true(c->fleet_verdict.params.min_points == 1 && c->fleet_verdict.params.cluster == 4);
+	assert_true(c->fleet_verdict.params.by_host && c->fleet_verdict.wait_ns == 120000000000ULL);
+	rb_campaign_free(c);
+	/* false is as if it were not there: no database needed */
+	c = loads(TARGET PHASES "fleet_verdict: false\n");
+	assert_false(c->fleet_verdict.on);
+	rb_campaign_free(c);
+
+	refused(TARGET PHASES "fleet_verdict: true\n", "fleet_verdict",
+		"'fleet_verdict' judges the fleet in the campaign's database: give 'results_db'");
+	refused(TARGET PHASES DB "fleet_verdict: {margin: -1}\n", "-1",
+		"'fleet_verdict.margin' must be a factor above 1 like 2 or 1.5, not '-1'");
+	refused(TARGET PHASES DB "fleet_verdict: {margin: 1}\n", "1}",
+		"'fleet_verdict.margin' must be a factor above 1");
+	refused(TARGET PHASES DB "fleet_verdict: {domain: row}\n", "row",
+		"'fleet_verdict.domain' must be rack or host, not 'row'");
+	refused(TARGET PHASES DB "fleet_verdict: {cluster: 0}\n", "0}",
+		"'fleet_verdict.cluster' must be a count of 1 or more, not '0'");
+	refused(TARGET PHASES DB "fleet_verdict: {min_points: [2]}\n", "[2]",
+		"'fleet_verdict.min_points' must be a count of 1 or more, not a list");
+	refused(TARGET PHASES DB "fleet_verdict: {wait: soon}\n", "soon",
+		"'fleet_verdict.wait' must be a duration");
+	refused(TARGET PHASES DB "fleet_verdict: {marg: 2}\n", "marg",
+		"unknown key 'marg' in fleet_verdict (known: margin, min_points, cluster, domain, "
+		"wait)");
+	refused(TARGET PHASES DB "fleet_verdict: maybe\n", "maybe",
+		"'fleet_verdict' must be true, false or a mapping of the judge's keys");
+#undef DB
+}
+
+/*
  * A preset's exec phases take overrides' exec parameters (replaced, or added), and only
  * words; a preset without an exec phase refuses them. A filesystem loads from a drive or
  * from its target.
@@ -748,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_targets_load),
 		cmocka_unit_test(test_many_drives),
 		cmocka_unit_test(test_verdict_keys),
+		cmocka_unit_test(test_fleet_verdict_key),
 		cmocka_unit_test_setup_teardown(test_lock_pins_serials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lock_answers_a_selector, setup, teardown),
