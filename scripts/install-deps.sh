@@ -13,15 +13,15 @@ libsqlite3-dev libdeflate-dev libmicrohttpd-dev libpq-dev"
 # running the programs beyond their libraries: nothing for the demo
 RUNTIME=""
 # the tests: unit tests and their tools, the integration tests' real components (fio,
-# Prometheus, MariaDB, PostgreSQL, QEMU, podman, Chromium, Ansible...), the fuzzers and
-# sanitizers
+# Prometheus, MariaDB, PostgreSQL, QEMU, podman, Chromium, Ansible, Slurm and munge...),
+# the fuzzers and sanitizers
 TEST="clang clang-format libcmocka-dev hdf5-tools prometheus python3 python3-h5py python3-numpy
 python3-pandas python3-jsonschema python3-yaml postgresql-15 python3-venv python3-pip
 python3-setuptools python3-wheel util-linux util-linux-extra mount fdisk e2fsprogs mariadb-server sysbench systemd
 fio blktrace libclang-rt-14-dev procps libfuse3-dev fuse3 chromium tmux qemu-system-x86
 linux-image-amd64 busybox-static cpio file debootstrap lintian python3-kubernetes ansible-core
 ansible-lint yamllint python3-apt podman runc golang-github-containers-common man-db
-universal-ctags"
+universal-ctags slurm-wlm munge"
 case "${1:-}" in
 demo) PKGS="$BUILD $RUNTIME" ;;
 "") PKGS="$BUILD $RUNTIME $TEST"
