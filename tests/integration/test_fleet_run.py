@@ -9,7 +9,8 @@ through the clock seam (RB_TEST_WALL_OFFSET_NS: +2.5 s, -1.7 s, 0), so the racks
 share a kernel clock's idea of UTC. `fleet plan` prints three shards. `fleet run` of a
 write-then-verify-read campaign completes on all three: the table has one row a rack,
 each rack's measured offset is the faked one, and the start skew across the racks is
-printed and under 10 ms. A second run, whose rack r1's service is killed (-9) in its
+printed and under 10 ms; `rackbench report --by rack` of the three racks' files has the
+fleet summary's row a rack, each with its file and four drives. A second run, whose rack r1's service is killed (-9) in its
 second point, ends with r1 INCOMPLETE (exit 4, r1 named) while r0 and r2 complete; a new
 service on r1 and `rackbench resume` of r1's results file complete r1's run.
 An unknown admin key and an agent's key used as an admin key are refused while the
@@ -169,7 +170,8 @@ with Tmp() as tmp:
                                     state_dir=os.path.join(tmp, n), insecure=False,
                                     netns=nsname(n),
                                     extra=["--key", f"{keys}/{n}.key", "--coordinator-key",
-                                           f"{keys}/coordinator.pub", "--label", "role=disk"]))
+                                           f"{keys}/coordinator.pub", "--label", "role=disk",
+                                           "--label", f"rack={rack}"]))
         fleet = os.path.join(tmp, "fleet.yaml")
         with open(fleet, "w") as f:
             f.write("racks:\n" + "".join(
@@ -223,6 +225,19 @@ with Tmp() as tmp:
         bound = skew + max(x["clock_delay_ns"] for x in doc["racks"]) / 2
         check(bound < 10e6, f"start skew across racks {skew / 1e6:.3f} ms, "
               f"aligned to within {bound / 1e6:.3f} ms")
+
+        # the fleet report from the racks' files: a row a rack with its file and four drives
+        # (unit.report_fleet holds its percentiles to one histogram of every sample)
+        files = [x["results"] for x in sorted(doc["racks"], key=lambda x: x["rack"])]
+        r = run([COORD, "report", "--by", "rack"] + files, timeout=60)
+        sec = r.stdout[r.stdout.find("fleet: 3 rack(s)"):]
+        print(sec[:sec.find("racks per point")])
+        check(r.returncode == 0 and "fleet: 3 rack(s) by the agents' label rack, 3 file(s), "
+              "12 drive(s)" in r.stdout, f"report --by rack: {r.returncode} {r.stderr[-800:]}")
+        for rk in RACKS:
+            check(re.search(rf"^rack={rk} +1 +4  no verdicts$", r.stdout, re.M),
+                  f"rack {rk}: 1 file, 4 drives, no verdict asked")
+        check("slowest racks" in r.stdout, "the racks ranked")
 
         # r1's service killed in the second point: r1 INCOMPLETE, r0 and r2 complete
         with open(camp, "w") as f:
