@@ -89,6 +89,9 @@ void fleet_view(const struct rb_fleet *f, const struct fleet_rack *r, bool tty, 
 			break;
 		if (x->st == RACK_RUNNING && x->unheard)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " not answering");
+		else if (x->st == RACK_RUNNING && !x->points) /* its plan not known yet */
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %s",
+					      x->phase[0] ? x->phase : "starting");
 		else if (x->st == RACK_RUNNING)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 					      " point %zu/%zu %-10s %10.0f IOPS  %u failing",
