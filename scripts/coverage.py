@@ -38,7 +38,8 @@ NEEDS_SERVER = {"coordinator/results/results_db.c", "coordinator/results/results
                 "coordinator/cli/cmd_export.c", "coordinator/cli/cmd_judge.c",
                 "coordinator/cli/cmd_fleet.c", "coordinator/fleet/fleet_ask.c",
                 "coordinator/fleet/fleet_plan.c", "coordinator/fleet/fleet_run.c",
-                "coordinator/fleet/fleet_view.c", "coordinator/service/admin.c"}
+                "coordinator/fleet/fleet_view.c", "coordinator/service/admin.c",
+                "coordinator/results/fleet_judge.c", "coordinator/fleet/fleet_db.c"}
 FLOORS = {"coordinator": 79.5, "coordinator run": 65.0, "agent daemon": 83.0}
 
 
