@@ -319,10 +319,10 @@ def main():
             print(f"  every row and bucket there: {'yes' if ok else 'NO'}")
             # the server's ceiling for the same rows: COPY of them into a bare copy
             dump = os.path.join(pg.dir, "results.copy")
-            pg.sql(None, f"COPY rackbench.results TO '{dump}'")
+            pg.sql(None, f"COPY rackbench.results TO '{dump}'", timeout=3600)
             pg.sql(None, "CREATE TABLE rackbench.results_copy (LIKE rackbench.results)")
             t = time.monotonic()
-            pg.sql(None, f"COPY rackbench.results_copy FROM '{dump}'")
+            pg.sql(None, f"COPY rackbench.results_copy FROM '{dump}'", timeout=3600)
             copy_s = time.monotonic() - t
             pg.sql(None, "DROP TABLE rackbench.results_copy")
             os.unlink(dump)

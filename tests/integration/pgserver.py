@@ -77,11 +77,12 @@ class PgServer:
         return (f"postgresql://postgres:{self.password}@/{db or self.db}?host="
                 + urllib.parse.quote(self.dir, safe=""))
 
-    def sql(self, db, query):
-        """psql's unaligned rows of query, as a list of lists of strings."""
+    def sql(self, db, query, timeout=60):
+        """psql's unaligned rows of query, as a list of lists of strings (a bench's bulk
+        statement may take a longer timeout)."""
         r = subprocess.run([os.path.join(BIN, "psql"), "-h", self.dir, "-U", "postgres",
                             "-d", db or self.db, "-v", "ON_ERROR_STOP=1", "-At", "-F", "\t",
-                            "-c", query], capture_output=True, text=True, timeout=60)
+                            "-c", query], capture_output=True, text=True, timeout=timeout)
         if r.returncode:
             raise RuntimeError(f"psql {query!r}: {r.returncode} {r.stderr}")
         return [x.split("\t") for x in r.stdout.splitlines()]
