@@ -75,10 +75,7 @@ int rb_fleet_judge_db(struct rb_resdb *db, const char *where, const struct rb_fl
 				  .np = f.np,
 				  .names = (const char(*)[256])f.names,
 				  .nnames = f.nnames,
-				  .margin = a->params.margin,
-				  .min_points = a->params.min_points,
-				  .cluster = a->params.cluster,
-				  .by_host = a->params.by_host };
+				  .p = a->params };
 
 	if (rb_fleet_judge(&in, &v, &n, &st)) {
 		rb_err("out of memory");

@@ -154,7 +154,7 @@ static bool judge_point(struct ctx *c, size_t i, size_t b, size_t e, double *buf
 		buf[k] = fabs(buf[k] - med);
 	mad = rb_median(buf, n);
 	s->judged++;
-	if (!(p->p99_ns > in->margin * med && p->p99_ns - med > NOISE_SIGMAS * 1.4826 * mad))
+	if (!(p->p99_ns > in->p.margin * med && p->p99_ns - med > NOISE_SIGMAS * 1.4826 * mad))
 		return true;
 	s->slow++;
 	if (p->p99_ns / med > s->worst_ratio) {
@@ -190,7 +190,7 @@ static void slow_verdict(struct ctx *c, size_t d, const struct slow *s)
 	struct rb_fleet_verdict *v;
 	char when[40];
 
-	if (s->slow < in->min_points)
+	if (s->slow < in->p.min_points)
 		return;
 	v = add(c, dr->key, "fail_slow", again ? RB_FLEET_FAIL : RB_FLEET_QUARANTINE, d);
 	if (!v)
@@ -201,7 +201,7 @@ static void slow_verdict(struct ctx *c, size_t d, const struct slow *s)
 	cat(v->reason, sizeof(v->reason),
 	    "p99 at its load beyond %.3gx its peers' (model %s, firmware %s) in %u of %u "
 	    "points: %s",
-	    in->margin, dr->model[0] ? dr->model : "?", dr->firmware[0] ? dr->firmware : "?",
+	    in->p.margin, dr->model[0] ? dr->model : "?", dr->firmware[0] ? dr->firmware : "?",
 	    s->slow, s->judged, s->words);
 	if (s->slow > SHOWN)
 		cat(v->reason, sizeof(v->reason), "; and %u more", s->slow - SHOWN);
@@ -255,13 +255,13 @@ static bool failed(const struct ctx *c, size_t d)
 
 static const char *domain_of(const struct rb_fleet_in *in, size_t d)
 {
-	return in->by_host ? in->drives[d].host : in->drives[d].rack;
+	return in->p.by_host ? in->drives[d].host : in->drives[d].rack;
 }
 
 static int cluster_hold(struct ctx *c)
 {
 	const struct rb_fleet_in *in = c->in;
-	const char *what = in->by_host ? "host" : "rack";
+	const char *what = in->p.by_host ? "host" : "rack";
 	bool *done = calloc(in->nd + 1, sizeof(*done));
 
 	if (!done)
@@ -282,7 +282,7 @@ static int cluster_hold(struct ctx *c)
 			if (failed(c, k) && nf++ == 0)
 				first = k;
 		}
-		if (nf < in->cluster || !in->cluster)
+		if (nf < in->p.cluster || !in->p.cluster)
 			continue;
 		snprintf(subject, sizeof(subject), "%s=%s", what, dom);
 		v = add(c, subject, "cluster_hold", RB_FLEET_HOLD, first);
@@ -291,7 +291,7 @@ static int cluster_hold(struct ctx *c)
 		v->points = (unsigned)nf;
 		cat(v->reason, sizeof(v->reason),
 		    "%zu of its %zu drives failed (at least %u put a %s on hold): ", nf, all,
-		    in->cluster, what);
+		    in->p.cluster, what);
 		for (size_t k = first, shown = 0; k < in->nd; k++)
 			if (!strcmp(domain_of(in, k), dom) && failed(c, k))
 				cat(v->reason, sizeof(v->reason), "%s%s", shown++ ? ", " : "",

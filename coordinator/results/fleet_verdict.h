@@ -79,10 +79,7 @@ struct rb_fleet_in {
 	size_t np;
 	const char (*names)[256];
 	size_t nnames;
-	double margin;	     /* slow beyond margin x the peers' expectation (> 1) */
-	unsigned min_points; /* K */
-	unsigned cluster;    /* N */
-	bool by_host;	     /* cluster_hold's domain: the host, not the rack */
+	struct rb_fleet_params p; /* the rules' parameters, as judge and fleet_verdict: give */
 };
 
 enum rb_fleet_state { RB_FLEET_HOLD, RB_FLEET_FAIL, RB_FLEET_QUARANTINE, RB_FLEET_NOTE };

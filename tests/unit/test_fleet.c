@@ -117,9 +117,7 @@ static void test_fleet_verdicts(void **st)
 				  .np = np,
 				  .names = names,
 				  .nnames = 4,
-				  .margin = 2,
-				  .min_points = 2,
-				  .cluster = 3 };
+				  .p = { .margin = 2, .min_points = 2, .cluster = 3 } };
 
 	assert_int_equal(rb_fleet_judge(&in, &v, &n, &s), 0);
 	for (size_t i = 0; i < n; i++)
@@ -146,7 +144,7 @@ static void test_fleet_verdicts(void **st)
 	assert_int_equal(find(v, n, "S41", "fail_slow")->state, RB_FLEET_QUARANTINE);
 	free(v);
 	/* by host: no host holds three failures */
-	in.by_host = true;
+	in.p.by_host = true;
 	assert_int_equal(rb_fleet_judge(&in, &v, &n, &s), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_int_not_equal(v[i].state, RB_FLEET_HOLD);
