@@ -344,3 +344,29 @@ class Faulty:
         subprocess.run(["umount", self.mnt], capture_output=True)
         self.proc.terminate()
         self.proc.wait(10)
+
+
+def pub(path):
+    """The public key (Z85) of a `keygen` .pub file at path."""
+    return [x.split("=", 1)[1].strip() for x in open(path) if x.startswith("public-key")][0]
+
+
+def rack_service(tmp, keys, rack, names):
+    """A rack service on loopback (`serve` with CURVE, its agents' allow-list of names, an
+    admin endpoint taking keys/admins), its results in tmp/RACK/out: (process, agents' port,
+    admin port, log file)."""
+    allowed = os.path.join(keys, f"{rack}.allow")
+    with open(allowed, "w") as f:
+        for n in names:
+            f.write(f"{n} {pub(os.path.join(keys, n + '.pub'))}\n")
+    os.makedirs(os.path.join(tmp, rack))
+    port, aport = free_port(), free_port()
+    log = open(os.path.join(tmp, f"{rack}.log"), "w+")
+    proc = subprocess.Popen(
+        [COORD, "serve", "--listen", f"tcp://127.0.0.1:{port}",
+         "--key", f"{keys}/coordinator.key", "--agent-keys", allowed,
+         "--admin-listen", f"tcp://127.0.0.1:{aport}",
+         "--admin-keys", f"{keys}/admins", "--results", os.path.join(tmp, rack, "out")],
+        cwd=tmp, stdout=log, stderr=subprocess.STDOUT,
+        env=dict(os.environ, RACKBENCH_CONTROL=os.path.join(tmp, rack, "ctl", "control")))
+    return proc, port, aport, log

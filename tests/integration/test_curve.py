@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, h5, run, wait_for
+from rbtest import AGENT, Agent, COORD, Tmp, check, free_port, h5, pub, run, wait_for
 
 h5py = h5()
 
@@ -27,9 +27,6 @@ phases:
   - workload: {{rw: randread}}
 """
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 def keyed_agent(ep, tmp, name, keyname=None):

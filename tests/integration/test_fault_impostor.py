@@ -9,7 +9,7 @@ import os
 import subprocess
 
 from faults import read_file, stop_all
-from rbtest import AGENT, COORD, Agent, Tmp, check, events, free_port, run, wait_for
+from rbtest import AGENT, Agent, COORD, Tmp, check, events, free_port, pub, run, wait_for
 
 IMPOSTOR = os.path.join(os.environ.get("RB_BUILD", "build"), "tests", "impostor")
 
@@ -25,9 +25,6 @@ phases:
   - workload: {{rw: randread}}
 """
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 with Tmp() as tmp:

@@ -17,13 +17,10 @@ import signal
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, run, wait_for
+from rbtest import AGENT, Agent, COORD, Tmp, check, free_port, pub, rack_service, run, wait_for
 
 ASK = os.path.join(os.environ.get("RB_BUILD", "build"), "tests", "control_ask")
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 CAMPAIGN = """name: fleetplan
@@ -64,20 +61,8 @@ with Tmp() as tmp:
     logs = {}
     try:
         for rack, names in racks.items():
-            allowed = os.path.join(keys, f"{rack}.allow")
-            with open(allowed, "w") as f:
-                for n in names:
-                    f.write(f"{n} {pub(os.path.join(keys, n + '.pub'))}\n")
-            os.makedirs(os.path.join(tmp, rack))
-            port, aports[rack] = free_port(), free_port()
-            logs[rack] = open(os.path.join(tmp, f"{rack}.log"), "w+")
-            services[rack] = subprocess.Popen(
-                [COORD, "serve", "--listen", f"tcp://127.0.0.1:{port}",
-                 "--key", f"{keys}/coordinator.key", "--agent-keys", allowed,
-                 "--admin-listen", f"tcp://127.0.0.1:{aports[rack]}",
-                 "--admin-keys", f"{keys}/admins", "--results", os.path.join(tmp, rack, "out")],
-                cwd=tmp, stdout=logs[rack], stderr=subprocess.STDOUT,
-                env=dict(os.environ, RACKBENCH_CONTROL=os.path.join(tmp, rack, "ctl", "control")))
+            services[rack], port, aports[rack], logs[rack] = rack_service(tmp, keys, rack,
+                                                                          names)
             for n in names:
                 os.makedirs(os.path.join(tmp, n), exist_ok=True)
                 t = [f"{n}/d0.dat", f"{n}/d1.dat"]

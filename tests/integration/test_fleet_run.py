@@ -24,7 +24,7 @@ import subprocess
 import threading
 import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, run, skip, spool_done, wait_for
+from rbtest import AGENT, Agent, COORD, Tmp, check, pub, run, skip, spool_done, wait_for
 
 if os.geteuid() != 0:
     skip("needs root for network namespaces and loop devices")
@@ -80,9 +80,6 @@ def setup():
             teardown()
             skip(f"cannot build the namespaces: {' '.join(cmd)}: {r.stderr.strip()}")
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 CAMPAIGN = """name: {name}

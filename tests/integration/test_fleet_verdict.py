@@ -28,7 +28,7 @@ import subprocess
 import time
 
 from pgserver import PgServer
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, run, wait_for
+from rbtest import AGENT, Agent, COORD, Tmp, check, free_port, pub, rack_service, run, wait_for
 
 CAMPAIGN = """name: {name}
 destructive: true
@@ -69,9 +69,6 @@ CREATE TRIGGER keep_r2_out BEFORE INSERT ON rackbench.files FOR EACH ROW
   EXECUTE FUNCTION rackbench.keep_r2_out();
 """
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 def fleet_run(camp, base, summary, want):
@@ -132,19 +129,8 @@ with Tmp() as tmp, PgServer() as pg:
     services, agents, aports, logs = {}, [], {}, {}
     try:
         for rack, agent in racks.items():
-            allowed = os.path.join(keys, f"{rack}.allow")
-            with open(allowed, "w") as f:
-                f.write(f"{agent} {pub(os.path.join(keys, agent + '.pub'))}\n")
-            os.makedirs(os.path.join(tmp, rack))
-            port, aports[rack] = free_port(), free_port()
-            logs[rack] = open(os.path.join(tmp, f"{rack}.log"), "w+")
-            services[rack] = subprocess.Popen(
-                [COORD, "serve", "--listen", f"tcp://127.0.0.1:{port}",
-                 "--key", f"{keys}/coordinator.key", "--agent-keys", allowed,
-                 "--admin-listen", f"tcp://127.0.0.1:{aports[rack]}",
-                 "--admin-keys", f"{keys}/admins", "--results", os.path.join(tmp, rack, "out")],
-                cwd=tmp, stdout=logs[rack], stderr=subprocess.STDOUT,
-                env=dict(os.environ, RACKBENCH_CONTROL=os.path.join(tmp, rack, "ctl", "control")))
+            services[rack], port, aports[rack], logs[rack] = rack_service(tmp, keys, rack,
+                                                                          [agent])
             os.makedirs(os.path.join(tmp, agent))
             t = [f"{agent}/d0.dat", f"{agent}/d1.dat"]
             agents.append(Agent(f"tcp://127.0.0.1:{port}", agent, t, allow=t, cwd=tmp,

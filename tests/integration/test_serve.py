@@ -16,13 +16,10 @@ import signal
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, PROTO, Agent, Tmp, check, free_port, h5, run, wait_for
+from rbtest import AGENT, Agent, COORD, PROTO, Tmp, check, free_port, h5, pub, run, wait_for
 
 h5py = h5()
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 CAMPAIGN = """name: {name}

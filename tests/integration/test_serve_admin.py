@@ -14,13 +14,10 @@ import signal
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, Agent, Tmp, check, free_port, run, wait_for
+from rbtest import AGENT, Agent, COORD, Tmp, check, free_port, pub, run, wait_for
 
 ASK = os.path.join(os.environ.get("RB_BUILD", "build"), "tests", "control_ask")
 
-
-def pub(path):
-    return [l.split("=", 1)[1].strip() for l in open(path) if l.startswith("public-key")][0]
 
 
 CAMPAIGN = """name: {name}

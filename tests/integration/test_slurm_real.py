@@ -29,7 +29,7 @@ import socket
 import subprocess
 import time
 
-from rbtest import AGENT, COORD, SRC, Agent, Tmp, check, free_port, h5, run, skip, wait_for
+from rbtest import AGENT, Agent, COORD, SRC, Tmp, check, free_port, h5, pub, run, skip, wait_for
 
 if os.geteuid() != 0:
     skip("needs root: slurmd runs the jobs, munged runs as the munge user")
@@ -107,9 +107,6 @@ def come_up(cond, what, daemons, timeout):
                  + "; ".join(f"{d.name}: {last_error(d.out)}" for d in daemons))
         time.sleep(0.2)
 
-
-def pub(path):
-    return [x.split("=", 1)[1].strip() for x in open(path) if x.startswith("public-key")][0]
 
 
 def strays(tmp):
