@@ -10,9 +10,9 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "target.h"
 
@@ -60,7 +60,7 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 {
 	unsigned open = wl->numjobs * (wl->zns == RB_ZNS_APPEND && wl->iodepth > 1 ? 2 : 1);
 	struct blk_zone_range range;
-	struct timespec t0, t1;
+	int64_t t0;
 	struct rb_zoned z;
 
 	if (rb_zns_geometry(fd, &z)) {
@@ -100,7 +100,7 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 		return -EINVAL;
 	}
 	range = (struct blk_zone_range){ .sector = wl->offset / 512, .nr_sectors = span / 512 };
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = rb_mono_ns();
 	if (ioctl(fd, BLKRESETZONE, &range)) {
 		int e = errno;
 
@@ -108,12 +108,10 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 			     strerror(e));
 		return -e;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	*ret_reset_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL + (uint64_t)t1.tv_nsec -
-			(uint64_t)t0.tv_nsec;
+	*ret_reset_ns = (uint64_t)(rb_mono_ns() - t0);
 	rb_info("%s: reset %llu zone(s) of %llu MiB in %.1f ms", path,
 		(unsigned long long)(span / z.zone_bytes), (unsigned long long)(z.zone_bytes >> 20),
-		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+		(double)*ret_reset_ns / 1e6);
 	return 0;
 }
 
