@@ -311,6 +311,19 @@ static int make_groups(struct rp_report *r)
 	return 0;
 }
 
+const struct rp_cell *rp_hist_cell(const struct rp_report *r, const struct rp_file *f,
+				   const struct rb_row_hist *x, const long *dl, size_t ndl,
+				   const long *pl, size_t npl)
+{
+	const struct rp_cell *c;
+
+	if (x->drive >= ndl || x->point >= npl || dl[x->drive] < 0 || pl[x->point] < 0 ||
+	    x->direction > 1 || x->bucket >= RB_HIST_BUCKETS)
+		return NULL;
+	c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd + (size_t)dl[x->drive]];
+	return c->res && x->attempt == c->res->attempt ? c : NULL;
+}
+
 /*
  * Per group and direction, the drives' histograms added bucket by bucket (every
  * interval of each drive's latest attempt); percentiles come from the sum.
@@ -335,14 +348,9 @@ static int merge_hists(struct rp_report *r)
 		}
 		for (size_t k = 0; k < f->nhi && !rc; k++) {
 			const struct rb_row_hist *x = &f->hi[k];
-			const struct rp_cell *c;
+			const struct rp_cell *c = rp_hist_cell(r, f, x, dl, nd_lut, pl, np_lut);
 
-			if (x->drive >= nd_lut || x->point >= np_lut || dl[x->drive] < 0 ||
-			    pl[x->point] < 0 || x->direction > 1 || x->bucket >= RB_HIST_BUCKETS)
-				continue;
-			c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd +
-				      (size_t)dl[x->drive]];
-			if (!c->res || x->attempt != c->res->attempt)
+			if (!c)
 				continue;
 			h[c->group * 2 + x->direction].counts[x->bucket] += x->count;
 			h[c->group * 2 + x->direction].total += x->count;

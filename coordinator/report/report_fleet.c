@@ -285,7 +285,7 @@ static void iops_at(const struct rp_report *r, struct rp_fleet *fl, const struct
 }
 
 /* Point k's histograms added per rack and direction (h[rack * 2 + direction]; the fleet's
- * after the racks'), by merge_hists' rule: every interval of each drive's latest attempt;
+ * after the racks'), by rp_hist_cell's rule: every interval of each drive's latest attempt;
  * their percentiles. */
 static void hists_at(const struct rp_report *r, struct rp_fleet *fl, const struct ffile *ff,
 		     size_t k, struct rb_hist *h)
@@ -302,17 +302,11 @@ static void hists_at(const struct rp_report *r, struct rp_fleet *fl, const struc
 			for (size_t j = x->hstart[p]; x->pk[p] == (long)k && j < x->hstart[p + 1];
 			     j++) {
 				const struct rb_row_hist *b = &f->hi[x->hix[j]];
-				const struct rp_cell *c;
-				size_t d, rk;
+				size_t rk;
 
-				if (b->drive >= x->ndl || x->dl[b->drive] < 0 || b->direction > 1 ||
-				    b->bucket >= RB_HIST_BUCKETS)
+				if (!rp_hist_cell(r, f, b, x->dl, x->ndl, x->pl, x->npl))
 					continue;
-				d = (size_t)x->dl[b->drive];
-				c = &r->cells[f->cell0 + p * f->nd + d];
-				if (!c->res || b->attempt != c->res->attempt)
-					continue;
-				rk = x->rack[d];
+				rk = x->rack[x->dl[b->drive]];
 				h[rk * 2 + b->direction].counts[b->bucket] += b->count;
 				h[rk * 2 + b->direction].total += b->count;
 				h[nr * 2 + b->direction].counts[b->bucket] += b->count;

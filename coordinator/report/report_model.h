@@ -312,6 +312,15 @@ int rp_fio_logs(const struct rp_report *r, const char *dir);
 /* Row index by id (the row's first u32), for ids that are row numbers or close to them;
  * -1 when unknown; NULL when they are not (or no memory). */
 long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n);
+/*
+ * The cell a histogram row of file f counts for: its drive's at its point, when the row
+ * is of that cell's latest attempt and a read or write bucket in range; else NULL. dl
+ * and pl (ndl, npl of them): the file's drive and point ids to rows (rp_id_lut). The one
+ * rule by which every table adds histograms.
+ */
+const struct rp_cell *rp_hist_cell(const struct rp_report *r, const struct rp_file *f,
+				   const struct rb_row_hist *x, const long *dl, size_t ndl,
+				   const long *pl, size_t npl);
 
 /* The IO paths side by side (report_paths.c): whether any drive ran the same point through
  * the block layer (engine uring) and NVMe passthrough (uring_cmd); the table of them. */
