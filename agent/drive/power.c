@@ -166,10 +166,18 @@ int rb_power_restore_pending(const struct rb_nvme_ops *ops, const char *state_di
 
 void rb_power_now(const struct rb_nvme_ops *ops, const char *path, double *ps, double *apst)
 {
-	uint32_t v = 0;
+	uint32_t v = 0, nsid;
 	uint16_t st = 0;
+	void *h;
 
-	*ps = on_drive(ops, path, FID_POWER_MGMT, false, &v, &st) ? -1 : (double)(v & 0x1f);
+	*ps = *apst = -1;
+	if (!ops->get_feature || ops->open(path, &h, &nsid))
+		return;
+	/* one open for both: a health snapshot reads them every interval */
+	if (ops->get_feature(h, FID_POWER_MGMT, &v, &st) == 0)
+		*ps = (double)(v & 0x1f);
 	v = 0;
-	*apst = on_drive(ops, path, FID_APST, false, &v, &st) ? -1 : (double)(v & 1);
+	if (ops->get_feature(h, FID_APST, &v, &st) == 0)
+		*apst = (double)(v & 1);
+	ops->close(h);
 }
