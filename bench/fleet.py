@@ -17,8 +17,9 @@ second half's peak within 5% of the first half's).
                                     [--interval 100ms] [--duration 300] [--dir /var/tmp/...]
                                     [--nice-sim 19] [--keep]
 
-docs/performance.md's figures: --duration 90 --nice-sim 19, and --agents 1500 / 2000
---duration 40.
+docs/performance.md's figures: --duration 300 --nice-sim 19 (and 60 after the house's
+redesign), --agents 1500 / 2000 --duration 120, and with --racks 10 --agents 200 --duration
+30 a fleet of rack services.
 
 Targets (issue 15): all that 1,000 x 24 at 100 ms offers (240k samples/s) acknowledged
 and stored, <= 6 us of coordinator CPU per sample, RSS < 600 MiB, <= 2 s to start. The
