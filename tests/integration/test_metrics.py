@@ -2,7 +2,7 @@
 """`rackbench serve --metrics`: a real Prometheus scrapes the page during a real run.
 
 A service with --metrics on a free port, two file agents (three drives), and a Prometheus
-server (Debian's) scraping the page every second into a database in the test's folder.
+server (Debian's) scraping the page twice a second into a database in the test's folder.
 A campaign with 1 s sample intervals runs one pass of randrw over each drive (rate-
 limited so the two cores keep up): two drives of 36 MiB take about 6 s, one of 3 MiB
 finishes in its first half second. During the run the page has both agents connected
@@ -55,8 +55,8 @@ phases:
 # one pass over each drive: the small one ends in its first interval, the others run on
 SIZES = {"a1/disk0.dat": 3 << 20, "a1/disk1.dat": 36 << 20, "a2/disk0.dat": 36 << 20}
 PROM_CONFIG = """global:
-  scrape_interval: 1s
-  scrape_timeout: 900ms
+  scrape_interval: 500ms
+  scrape_timeout: 400ms
 scrape_configs:
   - job_name: rackbench
     static_configs:
@@ -87,8 +87,10 @@ def series_lines(page, name):
 
 
 def query_range(prom, query, start, end):
+    """A range query stepping at half the scrape interval, so that every scrape is the
+    latest at some step: no sample is skipped, whatever the scrapes' jitter."""
     q = urllib.parse.urlencode({"query": query, "start": f"{start:.3f}", "end": f"{end:.3f}",
-                                "step": "1"})
+                                "step": "0.25"})
     status, body = get(f"{prom}/api/v1/query_range?{q}")
     check(status == 200, f"query_range {query}: HTTP {status}: {body[:300]}")
     doc = json.loads(body)
@@ -292,8 +294,10 @@ with Tmp() as tmp:
                 seen.add(iv)
             n = len({iv for d, iv in per if d == di})
             print(f"{agent}:{path}: Prometheus saw intervals {sorted(seen)} of {n}")
+            # most intervals: under load (TSan, two tests on two cores) an agent's samples
+            # may come two at once, and the page shows the latest
             if di != small:
-                check(len(seen) >= max(n // 2, n - 3),
+                check(len(seen) >= n // 2,
                       f"{agent}:{path}: only {len(seen)} of {n} intervals")
         # the drive that finished reads 0 within an interval (and a scrape) of its end, while
         # the others still run: a sum over the drives is theirs alone
