@@ -23,23 +23,29 @@
 #       output: sysbench
 set -eu
 DIR=$1 THREADS=$2 TIME=$3 TABLES=$4 ROWS=$5 POOL=${6:-128M} FRESH=${7:-yes}
-D=$DIR/mariadb S=$DIR/mariadb.sock
+D=$DIR/mariadb S=$DIR/mariadb.sock T=$DIR/mariadb-tmp
 if [ "$FRESH" = no ] && [ ! -d "$D/sbtest" ]; then
 	echo "sysbench-mariadb: no database from an earlier run in $DIR (did the warm-up" \
 		"fail?): a run on one made now would be cold, not the measured one" >&2
 	exit 3
 fi
 if [ "$FRESH" != no ]; then
-	rm -rf "$D"
-	mkdir -p "$D"
-	if ! mariadb-install-db --no-defaults --datadir="$D" --user=root \
+	rm -rf "$D" "$T"
+	# a temporary folder of its own: MariaDBs made at once on one host in the shared /tmp
+	# remove each other's temporary tables ("Can't find file: '/tmp/#sql-temptable-...'")
+	mkdir -p "$D" "$T"
+	if ! mariadb-install-db --no-defaults --datadir="$D" --tmpdir="$T" --user=root \
 		--auth-root-authentication-method=normal --skip-test-db >"$DIR/mariadb-install.log" 2>&1; then
-		echo "mariadb-install-db failed; the end of its log:" >&2
-		tail -n 20 "$DIR/mariadb-install.log" >&2
+		# the reason is what mariadbd --bootstrap said before the boilerplate that
+		# starts at "Installation of system tables failed"
+		echo "mariadb-install-db failed; its log up to its advice ($DIR/mariadb-install.log):" >&2
+		sed '/^Installation of system tables failed/,$d' "$DIR/mariadb-install.log" |
+			tail -n 30 >&2
 		exit 1
 	fi
 fi
-mariadbd --no-defaults --datadir="$D" --socket="$S" --skip-networking --user=root \
+mkdir -p "$T"
+mariadbd --no-defaults --datadir="$D" --tmpdir="$T" --socket="$S" --skip-networking --user=root \
 	--innodb-buffer-pool-size="$POOL" --innodb-flush-method=O_DIRECT \
 	--pid-file="$DIR/mariadb.pid" >"$DIR/mariadbd.log" 2>&1 &
 PID=$!
