@@ -101,34 +101,50 @@ run_tsan() {
 		bash -c 'ctest_label build-tsan unit nosan && ctest_label build-tsan integration "nosan|notsan"'
 }
 
+# One libFuzzer target for its seconds from its corpus; its log's tail is printed once
+# every target has run. A crash or leak leaves a line in build-fuzz/failed.txt.
+fuzz_one() { # target seconds
+	local t=$1 secs=$2 corpus=$ROOT/build-fuzz/corpus-$1
+	mkdir -p "$corpus"
+	cp "$ROOT"/tests/fuzz/corpus/$t/* "$corpus"/ 2>/dev/null
+	ASAN_OPTIONS=detect_leaks=1 "$ROOT/build-fuzz/tests/$t" -max_total_time="$secs" \
+		-rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$ROOT/build-fuzz/$t-" "$corpus" >"$ROOT/build-fuzz/$t.log" 2>&1 ||
+		echo "$t: crash or leak (exit $?); artifacts in build-fuzz/, log build-fuzz/$t.log" \
+			>>"$ROOT/build-fuzz/failed.txt"
+}
+
+# The targets run one per core at a time, each for the same seconds as alone.
 run_fuzz() {
 	if ! command -v clang >/dev/null; then
 		echo "clang missing: cannot build libFuzzer targets"
 		return 1
 	fi
 	CC=clang configure_build build-fuzz -DRB_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug || return 1
-	# seconds per target: 20 x 10 targets from their corpora keeps the whole run under 30 min
-	local secs=${RB_FUZZ_SECONDS:-20} rc=0
-	for t in ${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal fuzz_control fuzz_fiojob fuzz_results fuzz_trace fuzz_execout fuzz_nvme_logs fuzz_fleet}; do
-		local corpus=$ROOT/build-fuzz/corpus-$t
-		mkdir -p "$corpus"
-		cp "$ROOT"/tests/fuzz/corpus/$t/* "$corpus"/ 2>/dev/null
+	# seconds per target (.ci/run sets them so that the whole run stays under 30 min)
+	local secs=${RB_FUZZ_SECONDS:-20} t
+	local targets=${RB_FUZZ_TARGETS:-fuzz_campaign fuzz_wire fuzz_journal fuzz_control fuzz_fiojob fuzz_results fuzz_trace fuzz_execout fuzz_nvme_logs fuzz_fleet}
+	rm -f "$ROOT/build-fuzz/failed.txt"
+	for t in $targets; do
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n
+		done
 		echo "--- $t for ${secs}s"
-		ASAN_OPTIONS=detect_leaks=1 "$ROOT/build-fuzz/tests/$t" -max_total_time="$secs" \
-			-rss_limit_mb=2048 -print_final_stats=1 \
-			-artifact_prefix="$ROOT/build-fuzz/$t-" "$corpus" >"$ROOT/build-fuzz/$t.log" 2>&1
-		local frc=$?
-		tail -12 "$ROOT/build-fuzz/$t.log"
-		if [ $frc -ne 0 ]; then
-			echo "$t: crash or leak (exit $frc); artifacts in build-fuzz/, log build-fuzz/$t.log"
-			rc=1
-		fi
+		fuzz_one "$t" "$secs" &
 	done
-	return $rc
+	wait
+	for t in $targets; do
+		echo "--- $t"
+		tail -12 "$ROOT/build-fuzz/$t.log"
+	done
+	if [ -s "$ROOT/build-fuzz/failed.txt" ]; then
+		cat "$ROOT/build-fuzz/failed.txt"
+		return 1
+	fi
 }
 
 export ROOT JOBS
-export -f ctest_label configure_build run_sanitized run_tsan run_fuzz
+export -f ctest_label configure_build run_sanitized run_tsan fuzz_one run_fuzz
 rm -f "$RB_SKIP_LOG" build/counts.txt
 mkdir -p build
 stage deps ./scripts/install-deps.sh
