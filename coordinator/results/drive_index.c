@@ -251,10 +251,7 @@ static int put_drive(sqlite3_stmt *st, const char *path, const struct file_rows 
 	double seconds = 0;
 	uint64_t bytes = 0;
 
-	if (d->id.serial[0])
-		snprintf(key, sizeof(key), "%s", d->id.serial);
-	else
-		snprintf(key, sizeof(key), "%s:%s", d->agent, d->id.path);
+	rb_row_drive_key(d, key, sizeof(key));
 	for (size_t i = 0; i < f->nv; i++)
 		if (f->vd[i].drive == d->drive && !strcmp(f->vd[i].rule, "drive")) {
 			verdict = f->vd[i].verdict;

@@ -332,6 +332,11 @@ int rb_results_run_header(struct rb_results_in *in, struct rb_run_header *h);
  * -EIO or -ENOMEM. String fields always end in a NUL inside the field.
  */
 int rb_results_read_drives(struct rb_results_in *in, struct rb_row_drive **ret, size_t *ret_n);
+/* A drive's key across runs and racks (the drive index's, the results database's): its
+ * serial, else AGENT:PATH. */
+void rb_row_drive_key(const struct rb_row_drive *d, char *buf, size_t len);
+/* The value of key among an agent's labels ("K=V,K=V") in buf, "" when none: buf. */
+const char *rb_row_label(const char *labels, const char *key, char *buf, size_t len);
 /* Files older than schema 6 have no members table, older ones no steady_state: 0 rows. */
 int rb_results_read_members(struct rb_results_in *in, struct rb_row_member **ret, size_t *ret_n);
 int rb_results_read_points(struct rb_results_in *in, struct rb_row_point **ret, size_t *ret_n);

@@ -253,21 +253,6 @@ static bool has_point(const struct xfile *f, uint32_t point)
 }
 
 /* The value of label key in "K=V,K=V" into buf; "" when absent. */
-static const char *label(const char *labels, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-
-	buf[0] = 0;
-	for (const char *s = labels; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
-		if (!strncmp(s, key, kl) && s[kl] == '=') {
-			size_t n = strcspn(s + kl + 1, ",");
-
-			snprintf(buf, len, "%.*s", (int)n, s + kl + 1);
-			break;
-		}
-	return buf;
-}
-
 static int put_run(struct rb_resdb *db, const struct xfile *f, char *run_id, size_t len, char *err,
 		   size_t errlen)
 {
@@ -306,10 +291,7 @@ static int put_drive(struct rb_resdb *db, const struct xfile *f, const char *run
 	double seconds = 0;
 	uint64_t bytes = 0;
 
-	if (d->id.serial[0])
-		snprintf(key, sizeof(key), "%s", d->id.serial);
-	else
-		snprintf(key, sizeof(key), "%s:%s", d->agent, d->id.path);
+	rb_row_drive_key(d, key, sizeof(key));
 	for (size_t i = 0; i < f->nr; i++)
 		if (f->rs[i].drive == d->drive) {
 			seconds += (double)f->rs[i].core.elapsed_ns / 1e9;
@@ -344,7 +326,7 @@ static int put_drive(struct rb_resdb *db, const struct xfile *f, const char *run
 	p_text(&q, key);
 	p_text(&q, d->agent);
 	p_text(&q, d->host);
-	p_text(&q, label(d->labels, "rack", rack, sizeof(rack)));
+	p_text(&q, rb_row_label(d->labels, "rack", rack, sizeof(rack)));
 	p_text(&q, slot);
 	p_text(&q, d->id.path);
 	p_text(&q, d->alias);

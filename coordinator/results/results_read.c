@@ -590,3 +590,24 @@ int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **r
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);
 }
+
+void rb_row_drive_key(const struct rb_row_drive *d, char *buf, size_t len)
+{
+	if (d->id.serial[0])
+		snprintf(buf, len, "%s", d->id.serial);
+	else
+		snprintf(buf, len, "%s:%s", d->agent, d->id.path);
+}
+
+const char *rb_row_label(const char *labels, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	buf[0] = 0;
+	for (const char *s = labels; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, key, kl) && s[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)strcspn(s + kl + 1, ","), s + kl + 1);
+			break;
+		}
+	return buf;
+}
