@@ -194,6 +194,19 @@ void rb_resdb_fleet_release(struct rb_resdb_fleet *f);
 int rb_resdb_fleet_store(struct rb_resdb *db, const char *campaign, const struct rb_resdb_fleet *f,
 			 const struct rb_fleet_verdict *v, size_t n, char *err, size_t errlen);
 
+/* One of the fleet's verdicts as a rack service shows it: on a drive (subject its key) or a
+ * domain's hold (subject "rack=R" or "host=H"). */
+struct rb_resdb_mark {
+	char subject[300], rule[32], verdict[16];
+};
+/*
+ * The fleet's verdicts of campaign on subjects (drive keys and domains, one a line): each
+ * drive's on its latest run of the campaign (an earlier run's stay in the table but are
+ * not the drive's now), every hold. 0 or -EIO (err filled); *ret (free()) and *ret_n.
+ */
+int rb_resdb_fleet_marks(struct rb_resdb *db, const char *campaign, const char *subjects,
+			 struct rb_resdb_mark **ret, size_t *ret_n, char *err, size_t errlen);
+
 /*
  * Whether the database holds a run of campaign whose results file is named file_name (its
  * path's last part: a rack's file, wherever its service resolved the folder) and whose

@@ -404,6 +404,43 @@ int rb_resdb_fleet_store(struct rb_resdb *db, const char *campaign, const struct
 	return r ? -EIO : 0;
 }
 
+/* ---- the fleet's verdicts on a rack's drives, as its service shows them ---- */
+
+int rb_resdb_fleet_marks(struct rb_resdb *db, const char *campaign, const char *subjects,
+			 struct rb_resdb_mark **ret, size_t *ret_n, char *err, size_t errlen)
+{
+	const char *p[] = { campaign, subjects };
+	PGresult *res =
+		rdb_exec(db,
+			 LATEST "SELECT f.drive, f.rule, f.verdict FROM rackbench.fleet_verdicts f "
+				"WHERE f.campaign = $1 AND f.drive = ANY (string_to_array($2, "
+				"E'\\n')) AND (f.run_start_ns = 0 OR EXISTS (SELECT 1 FROM "
+				"latest l WHERE l.drive_key = f.drive AND l.start_ns = "
+				"f.run_start_ns)) ORDER BY f.drive, f.rule",
+			 2, p, "read the fleet's verdicts", err, errlen);
+	struct rb_resdb_mark *v;
+	int n;
+
+	if (!res)
+		return -EIO;
+	n = PQntuples(res);
+	v = calloc((size_t)n + 1, sizeof(*v));
+	if (!v) {
+		PQclear(res);
+		snprintf(err, errlen, "out of memory");
+		return -EIO;
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(v[i].subject, sizeof(v[i].subject), "%s", val(res, i, 0));
+		snprintf(v[i].rule, sizeof(v[i].rule), "%s", val(res, i, 1));
+		snprintf(v[i].verdict, sizeof(v[i].verdict), "%s", val(res, i, 2));
+	}
+	PQclear(res);
+	*ret = v;
+	*ret_n = (size_t)n;
+	return 0;
+}
+
 /* ---- a rack's run, as `fleet run` waits for it ---- */
 
 int rb_resdb_run_held(struct rb_resdb *db, const char *campaign, const char *file_name,

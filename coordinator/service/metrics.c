@@ -337,26 +337,44 @@ static void drives(struct buf *b, const struct rb_metrics_snap *s)
 	}
 }
 
-static void verdicts(struct buf *b, const struct rb_metrics_snap *s)
+/* One verdict's sample, 1: a drive's labels and the verdict's, or a domain's hold's. */
+static void verdict_sample(struct buf *b, const char *name, const struct rb_metrics_verdict *v)
 {
 	char keys[MAX_AGENT_LABELS][64], vals[MAX_AGENT_LABELS][256];
 	const char *kv[2 * (7 + MAX_AGENT_LABELS + 4)];
+	const char *own[] = { v->campaign, v->run, v->rule, v->verdict };
+	size_t n = 0;
 
+	if (v->domain) {
+		const char *hold[] = { "campaign", v->campaign, "rule",	  v->rule,
+				       "verdict",  v->verdict,	"domain", v->domain };
+
+		sample(b, name, hold, 4, 1);
+		return;
+	}
+	n = drive_labels(&v->drive, keys, vals, kv);
+	for (size_t k = 0; verdict_keys[k]; k++, n++) {
+		kv[2 * n] = verdict_keys[k];
+		kv[2 * n + 1] = own[k];
+	}
+	sample(b, name, kv, n, 1);
+}
+
+static void verdicts(struct buf *b, const struct rb_metrics_snap *s)
+{
 	family(b, "rackbench_drive_verdict", "gauge",
 	       "a verdict of the drive in the last run of its campaign that ended on this "
 	       "service, always 1: rule drive is the drive's own (PASS, FAIL, INCOMPLETE), the "
 	       "others each rule that tripped (the results file's verdicts table)");
-	for (size_t i = 0; s->verdicts && i < s->nverdicts; i++) {
-		const struct rb_metrics_verdict *v = &s->verdicts[i];
-		const char *own[] = { v->campaign, v->run, v->rule, v->verdict };
-		size_t n = drive_labels(&v->drive, keys, vals, kv);
-
-		for (size_t k = 0; verdict_keys[k]; k++, n++) {
-			kv[2 * n] = verdict_keys[k];
-			kv[2 * n + 1] = own[k];
-		}
-		sample(b, "rackbench_drive_verdict", kv, n, 1);
-	}
+	for (size_t i = 0; s->verdicts && i < s->nverdicts; i++)
+		verdict_sample(b, "rackbench_drive_verdict", &s->verdicts[i]);
+	family(b, "rackbench_fleet_verdict", "gauge",
+	       "a verdict of the fleet (rackbench judge, in the results database) on a drive of "
+	       "the last run of its campaign on this service (rule fail_slow or firmware: FAIL, "
+	       "QUARANTINE, NOTE), or on its rack or host (rule cluster_hold, verdict HOLD, "
+	       "domain rack=R or host=H), always 1");
+	for (size_t i = 0; s->fleet && i < s->nfleet; i++)
+		verdict_sample(b, "rackbench_fleet_verdict", &s->fleet[i]);
 }
 
 int rb_metrics_render(const struct rb_metrics_snap *s, char **ret_text, size_t *ret_len)

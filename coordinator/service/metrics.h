@@ -35,6 +35,7 @@ struct rb_metrics_agent {
 struct rb_metrics_verdict {
 	struct rb_live_drive drive;
 	const char *campaign, *run, *rule, *verdict;
+	const char *domain; /* a fleet's hold: "rack=R" or "host=H" (no drive); NULL: none */
 };
 
 /* What a page shows: the service, its agents, the drives of the run going on, the
@@ -51,6 +52,9 @@ struct rb_metrics_snap {
 	size_t ndrives;
 	const struct rb_metrics_verdict *verdicts; /* each campaign's last run's; NULL none */
 	size_t nverdicts;
+	/* the fleet's verdicts (rackbench judge) on those runs' drives, their racks and hosts */
+	const struct rb_metrics_verdict *fleet;
+	size_t nfleet;
 };
 
 /*

@@ -75,7 +75,9 @@ static void metrics_feed(struct service *s, const struct rb_coord_live *l)
 					    .queued = s->nqueue,
 					    .samples = s->samples + s->run_samples,
 					    .verdicts = vd,
-					    .nverdicts = vd ? s->nverdicts : 0 },
+					    .nverdicts = vd ? s->nverdicts : 0,
+					    .fleet = vd ? vd + s->nverdicts : NULL,
+					    .nfleet = vd ? s->nmarks : 0 },
 				    ag, s->nagents, l))
 		rb_warn("the metrics page was not rendered: out of memory");
 	free(ag);
@@ -755,7 +757,9 @@ static int serve_loop(struct service *s)
 			continue;
 		if (s->nqueue && !rb_stop_flag)
 			run_queued(s);
-		/* no run: the page again soon after a change, else each second (agents' state) */
+		/* no run: the fleet's verdicts when due; the page again soon after a change,
+		 * else each second (agents' state) */
+		svc_fleet_read(s);
 		if (s->metrics &&
 		    rb_wall_ns() - s->metrics_at >= (s->metrics_dirty ? 250 : 1000) * 1000000LL)
 			metrics_feed(s, NULL);

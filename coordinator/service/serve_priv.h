@@ -94,7 +94,25 @@ struct service {
 		char campaign[128], run[48], rule[32], verdict[16];
 	} * verdicts;
 	size_t nverdicts, capverdicts;
+	/* the drives of each campaign's last run that ended, and the fleet's verdicts
+	 * (rackbench judge) on them and on their racks and hosts, read from --results-db
+	 * after each run and every SVC_FLEET_READ_S while none goes on (serve_verdicts.c) */
+	struct svc_ran {
+		struct rb_row_drive drive;
+		char campaign[128], run[48];
+	} * ran;
+	size_t nran, capran;
+	struct svc_mark {
+		size_t ran; /* the drive's row in ran; SIZE_MAX: a domain's hold */
+		char campaign[128], rule[32], verdict[16], domain[300];
+	} * marks;
+	size_t nmarks;
+	int64_t fleet_next; /* wall clock ns of the next read; 0: at the loop's next turn */
+	bool fleet_down;    /* the last read failed (said once, tried again in 5 min) */
 };
+
+/* Seconds between two reads of the fleet's verdicts while no run goes on. */
+#define SVC_FLEET_READ_S 15
 
 /*
  * Whether the admin endpoint refuses request req of the admin key named who (logged, with
@@ -145,9 +163,15 @@ const char *svc_fleet_lines(const struct service *s, const struct done_run *dr, 
  * metrics page; a file that does not read leaves none, said. Nothing without --metrics. */
 void svc_verdicts_note(struct service *s, const char *campaign, const char *run,
 		       const char *results);
-/* The page's view of them (their strings the service's): the caller frees it; NULL: no
- * memory. */
+/*
+ * The page's view of them (their strings the service's), then of the fleet's verdicts (a
+ * domain's hold without a drive): nverdicts + nmarks rows the caller frees; NULL: no
+ * memory.
+ */
 struct rb_metrics_verdict *svc_verdicts_view(const struct service *s);
+/* The fleet's verdicts on the drives of the campaigns' last runs read again when due
+ * (serve --metrics with --results-db; a database away keeps the last ones, said). */
+void svc_fleet_read(struct service *s);
 void svc_verdicts_release(struct service *s);
 
 /* A reply to the request being answered (or, for a queued run answered already, its log). */

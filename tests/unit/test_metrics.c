@@ -184,7 +184,16 @@ static const char EXPECTED[] =
 	"rackbench_drive_verdict" DL("h2", "a1/disk0.dat", ",model=\"file\"" VK("drive", "PASS")) " 1\n"
 	/* an agent's label named as a verdict's own goes after "label_" */
 	"rackbench_drive_verdict{agent=\"c\",host=\"h4\",path=\"/dev/sdb\",label_verdict=\"odd\""
-	VK("drive", "INCOMPLETE") "} 1\n";
+	VK("drive", "INCOMPLETE") "} 1\n"
+	"# HELP rackbench_fleet_verdict a verdict of the fleet (rackbench judge, in the results "
+	"database) on a drive of the last run of its campaign on this service (rule fail_slow or "
+	"firmware: FAIL, QUARANTINE, NOTE), or on its rack or host (rule cluster_hold, verdict "
+	"HOLD, domain rack=R or host=H), always 1\n"
+	"# TYPE rackbench_fleet_verdict gauge\n"
+	"rackbench_fleet_verdict" DL("host\\\"one\\\"", "/dev/nvme0n1", D0_REST VK("fail_slow", "QUARANTINE")) " 1\n"
+	/* a domain's hold: no drive, its domain escaped as any value */
+	"rackbench_fleet_verdict{campaign=\"night \\\"burn\\\"\",rule=\"cluster_hold\",verdict=\"HOLD\","
+	"domain=\"rack=r\\\"12\"} 1\n";
 
 /* DRIVES[0]'s and DRIVES[1]'s identities */
 #define V0                                                                                         \
@@ -204,6 +213,13 @@ static const struct rb_metrics_verdict VERDICTS[] = {
 	  .verdict = "INCOMPLETE" },
 };
 
+/* the fleet's: a drive's, a domain's hold */
+static const struct rb_metrics_verdict FLEET[] = {
+	{ .drive = V0, VC, .rule = "fail_slow", .verdict = "QUARANTINE" },
+	{ .campaign = "night \"burn\"", .rule = "cluster_hold", .verdict = "HOLD",
+	  .domain = "rack=r\"12" },
+};
+
 static const struct rb_metrics_snap SNAP = {
 	.running = true,
 	.run = "20260101T000000Z-1",
@@ -219,6 +235,8 @@ static const struct rb_metrics_snap SNAP = {
 	.ndrives = 3,
 	.verdicts = VERDICTS,
 	.nverdicts = 4,
+	.fleet = FLEET,
+	.nfleet = 2,
 };
 
 /* The first line where two texts differ, printed, for a readable failure. */
