@@ -126,4 +126,5 @@ with Tmp() as tmp, PgServer() as pg:
           re.search(r'run="[^"]+"', drive[0]) and drive[0].endswith(" 1"),
           f"the slow drive's QUARANTINE with its labels: {drive}")
     check(pg.password not in said, "the service's log holds the database's password")
+    check(svc.returncode == 0, f"the service stopped: exit {svc.returncode}\n{said[-2000:]}")
 print("ok")
