@@ -175,8 +175,9 @@ struct xdrive {
 	char dir[PATH_MAX], out[PATH_MAX + 64], err[PATH_MAX + 64];
 	char stat_path[64];
 	uint64_t base[11], last[11]; /* the kernel's counters at the start, the last interval */
+	uint64_t at_end[11];	     /* and when its command ended (end_read: read then) */
 	pid_t pid;
-	bool started, ended, timed_out, term_sent;
+	bool started, ended, timed_out, term_sent, end_read, final_sent;
 	int status;
 	int64_t start_ns, end_ns, term_ns;
 	struct rb_target_result res;
@@ -474,6 +475,8 @@ static void ended(struct rb_exec *x, struct xdrive *xd)
 		stat_delta(xd->base, now, all);
 		for (int d = 0; d < RB_NDIR; d++)
 			res->dir[d] = all[d];
+		memcpy(xd->at_end, now, sizeof(now));
+		xd->end_read = true;
 	}
 	tail(xd->out, xd->out_tail, OUT_TAIL);
 	tail(xd->err, xd->err_tail, ERR_TAIL);
@@ -539,7 +542,6 @@ static void reap(struct rb_exec *x, int64_t now)
 bool rb_exec_poll(struct rb_exec *x, rb_sample_fn fn, void *arg)
 {
 	int64_t now = rb_mono_ns();
-	size_t alive = 0;
 
 	if (x->final_sent)
 		return true;
@@ -552,34 +554,51 @@ bool rb_exec_poll(struct rb_exec *x, rb_sample_fn fn, void *arg)
 			spawn(&x->d[i]);
 	}
 	reap(x, now);
-	for (size_t i = 0; i < x->n; i++)
-		alive += x->d[i].started && !x->d[i].ended;
 	for (;;) {
 		int64_t end = x->first + (int64_t)(x->next_ival + 1) * x->interval;
-		bool last = !alive && now < end;
+		size_t open = 0;
 
-		if (now < end && alive)
+		/*
+		 * A drive whose command ended: its last interval, up to the instant it ended, so
+		 * that its samples add up to its result. The IO its drive does after (its
+		 * filesystem writing back, while another drive's command still runs) is no
+		 * command's.
+		 */
+		for (size_t i = 0; i < x->n; i++) {
+			struct xdrive *xd = &x->d[i];
+
+			/* stopped before its instant: nothing ran, nothing to sample */
+			if (!xd->started || !xd->ended || xd->final_sent)
+				continue;
+			stat_delta(xd->last, xd->end_read ? xd->at_end : xd->last, xd->sample);
+			if (xd->end_read)
+				memcpy(xd->last, xd->at_end, sizeof(xd->last));
+			fn(arg, (unsigned)i, x->next_ival,
+			   xd->res.start_wall_ns + (xd->end_ns - x->first), xd->sample, true);
+			xd->final_sent = true;
+		}
+		for (size_t i = 0; i < x->n; i++)
+			open += x->d[i].started && !x->d[i].final_sent;
+		if (!open) {
+			x->final_sent = true;
+			return true;
+		}
+		if (now < end)
 			return false;
 		for (size_t i = 0; i < x->n; i++) {
 			struct xdrive *xd = &x->d[i];
 			uint64_t cur[11];
 
-			/* stopped before its instant: nothing ran, nothing to sample */
-			if (!xd->started)
+			if (!xd->started || xd->final_sent)
 				continue;
 			if (!read_stat(xd->stat_path, cur))
 				memcpy(cur, xd->last, sizeof(cur));
 			stat_delta(xd->last, cur, xd->sample);
 			memcpy(xd->last, cur, sizeof(cur));
-			fn(arg, (unsigned)i, x->next_ival,
-			   xd->res.start_wall_ns + (last ? now - x->first : end - x->first),
-			   xd->sample, last);
+			fn(arg, (unsigned)i, x->next_ival, xd->res.start_wall_ns + (end - x->first),
+			   xd->sample, false);
 		}
 		x->next_ival++;
-		if (last) {
-			x->final_sent = true;
-			return true;
-		}
 	}
 }
 

@@ -8,7 +8,9 @@ by its overrides.
   campaign's parameters; TPS, QPS and the p95 latency in the results' exec table are
   what sysbench printed (its output's tail is stored too);
 - the drive's samples during the phase show its IO: non-zero, and their bytes equal the
-  /sys/block stat deltas the command itself read before and after (within 1%);
+  /sys/block stat deltas the command itself read before and after (within 1%) and, to the
+  byte, the result's: a drive's samples end when its command does, also while the other
+  drive's command still runs (its filesystem's writeback after is no command's);
 - `rackbench report` puts each command's figures beside the drive's, in words and on the
   page (its Applications table, in headless Chromium where it is installed);
 - an agent refuses a command not on its allow-list, naming it and its list; nothing runs.
@@ -173,8 +175,10 @@ with Tmp() as tmp:
                   f"{dev}: samples {sampled} B, the kernel's delta {kernel} B")
             check(set(int(v) for v in s["direction"]) == {0, 1}, f"{dev}: directions")
             row = [y for y in rows if y["drive"] == d and y["point"] == x["point"]][0]
-            check(row["status"] == b"ok" and row["write_bytes"] + row["read_bytes"] >= sampled,
-                  f"{dev}: result {row['status']}")
+            # its samples end when its command ends: they add up to its result exactly
+            check(row["status"] == b"ok" and row["write_bytes"] + row["read_bytes"] == sampled,
+                  f"{dev}: result {row['status']} {row['write_bytes'] + row['read_bytes']} B, "
+                  f"samples {sampled} B")
         r = run([COORD, "report", res])
         print(r.stdout)
         for x in ex:
