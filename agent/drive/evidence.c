@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "nvme_bytes.h"
 #include "nvme_logs.h"
 #include "sha256.h"
 
@@ -55,6 +56,38 @@ static int keep_log(const struct rb_nvme_ops *ops, void *h, uint8_t lid, uint8_t
 	e->bytes = len;
 	rb_sha256_hex(&s, e->sha256);
 	return 0;
+}
+
+/*
+ * The persistent event log (0Dh: power cycles, resets, firmware commits, thermal
+ * excursions, with time stamps): its header read first with its context established (lsp
+ * 1) says its total length, read whole from the same context; the context released (lsp
+ * 2) after. 1 when kept into e, else 0 (a drive without it, said at debug level).
+ */
+static int keep_event_log(const struct rb_nvme_ops *ops, void *h, const char *path, const char *dir,
+			  struct rb_evidence *e)
+{
+	uint8_t hdr[RB_EVENT_LOG_HEADER];
+	uint16_t st = 0;
+	uint64_t len;
+	int r;
+
+	if (ops->get_log(h, 0xffffffff, 0x0d, 1, 0, 0, hdr, sizeof(hdr), &st) || hdr[0] != 0x0d) {
+		rb_debug("%s: no persistent event log (log 0Dh)", path);
+		return 0;
+	}
+	/* Total Log Length (bytes 15:8), the header included */
+	len = le64(hdr + 8);
+	if (len < sizeof(hdr)) {
+		rb_debug("%s: its persistent event log says %llu bytes, less than its header", path,
+			 (unsigned long long)len);
+		len = 0;
+	}
+	if (len > RB_EVIDENCE_TELEMETRY_MAX)
+		len = RB_EVIDENCE_TELEMETRY_MAX;
+	r = len ? keep_log(ops, h, 0x0d, 0, len, dir, "event-log.bin", "event-log", e) : -EINVAL;
+	ops->get_log(h, 0xffffffff, 0x0d, 2, 0, 0, hdr, sizeof(hdr), &st);
+	return r == 0;
 }
 
 /* The captures of drive name kept under dir (NAME-TIME folders). */
@@ -129,9 +162,12 @@ int rb_evidence_capture(const struct rb_nvme_ops *ops, const char *path, const c
 	if (n < max &&
 	    keep_log(ops, h, 0x02, 0, RB_NVME_SMART_SIZE, dir, "smart.bin", "smart", &out[n]) == 0)
 		n++;
+	if (n < max)
+		n += keep_event_log(ops, h, path, dir, &out[n]);
 	ops->close(h);
 	if (n)
-		rb_info("%s: kept its telemetry, error log and SMART in %s for the vendor", path,
-			dir);
+		rb_info("%s: kept its telemetry, error log, SMART and persistent event log (those it "
+			"has) in %s for the vendor",
+			path, dir);
 	return n ? (int)n : -EIO;
 }

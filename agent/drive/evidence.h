@@ -3,7 +3,8 @@
  * Evidence for the RMA: when a point ends with a drive's IO errors, data mismatches or a
  * new critical warning, what its vendor will ask for is read from the drive at once, before
  * anything else touches it -- the host-initiated telemetry log (07h, a fresh capture, data
- * areas 1 to 3), the error information log (01h) and the SMART / health log (02h) -- and
+ * areas 1 to 3), the error information log (01h), the SMART / health log (02h) and the
+ * persistent event log (0Dh, where the drive has one) -- and
  * kept in the state folder (evidence/NAME-TIME-XXXXXX/), each file named in the point's result
  * with its size and sha256.
  */
@@ -15,12 +16,13 @@
 
 #include "nvme.h"
 
-#define RB_EVIDENCE_MAX 3
+#define RB_EVIDENCE_MAX 4
+#define RB_EVENT_LOG_HEADER 512		      /* the persistent event log's header */
 #define RB_EVIDENCE_TELEMETRY_MAX (64u << 20) /* the most of a telemetry log kept */
 #define RB_EVIDENCE_KEEP 8 /* captures kept per drive; later failures keep none */
 
 struct rb_evidence {
-	char kind[16];	 /* telemetry, error-log, smart */
+	char kind[16];	 /* telemetry, error-log, smart, event-log */
 	char path[512];	 /* the file on the agent's host */
 	uint64_t bytes;	 /* its size */
 	char sha256[65]; /* its digest, hex */

@@ -201,7 +201,7 @@ struct rb_row_ckpt_writer {
 /* A file of a drive's evidence for the vendor, kept on its agent's host (schema 11 on). */
 struct rb_row_evidence {
 	uint32_t drive, point, attempt;
-	char kind[16];	/* telemetry, error-log, smart */
+	char kind[16];	/* telemetry, error-log, smart, event-log */
 	char path[512]; /* on the agent's host */
 	uint64_t bytes;
 	char sha256[65]; /* hex */

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Evidence for the RMA: a drive that fails IO from 8 MiB on (a faultfs file under a
 loop device) whose NVMe pages the agent reads from a folder (--nvme-pages: a telemetry
-log of 2 KiB, an error log, a SMART log). The point that hit the errors leaves its
-telemetry, error log and SMART in the agent's state folder, byte for byte what the drive
+log of 2 KiB, an error log, a SMART log, a persistent event log whose header says 1,536
+bytes). The point that hit the errors leaves its telemetry, error log, SMART and event
+log (as long as its header says) in the agent's state folder, byte for byte what the drive
 gave, each named in the results file's evidence table with its size and sha256, and
 `rackbench report` lists them after the verdicts, `rackbench history` under the drive's run.
 A drive without errors keeps nothing."""
@@ -55,8 +56,13 @@ with Tmp() as tmp:
         tel = bytearray(os.urandom(2048))
         tel[0] = 0x07
         struct.pack_into("<HHH", tel, 8, 1, 3, 3)  # data areas 1..3 end at block 3: 2 KiB
+        # a persistent event log of 1,536 bytes (its header's Total Log Length), a page of
+        # 2 KiB: what follows the length is not the log's
+        pel = bytearray(os.urandom(2048))
+        pel[0] = 0x0D
+        struct.pack_into("<Q", pel, 8, 1536)
         logs = {"log-07": bytes(tel), "log-01": os.urandom(4096), "log-02": os.urandom(512),
-                "id-ctrl": bytes(4096), "id-ns": bytes(4096)}
+                "log-0d": bytes(pel), "id-ctrl": bytes(4096), "id-ns": bytes(4096)}
         for k, v in logs.items():
             for n in (name, os.path.basename(ok.dev)):
                 with open(os.path.join(pages, f"{n}.{k}"), "wb") as f:
@@ -72,11 +78,14 @@ with Tmp() as tmp:
         with h5py.File(f, "r") as h:
             ev = h["evidence"][:]
         kept = {x["kind"].decode(): x for x in ev}
-        check(sorted(kept) == ["error-log", "smart", "telemetry"], f"kinds {sorted(kept)}")
-        for kind, log in (("telemetry", "log-07"), ("error-log", "log-01"), ("smart", "log-02")):
+        check(sorted(kept) == ["error-log", "event-log", "smart", "telemetry"],
+              f"kinds {sorted(kept)}")
+        for kind, log in (("telemetry", "log-07"), ("error-log", "log-01"), ("smart", "log-02"),
+                          ("event-log", "log-0d")):
             x = kept[kind]
             data = open(x["path"].decode(), "rb").read()
-            check(data == logs[log] and int(x["bytes"]) == len(data) and
+            want = logs[log][:1536] if kind == "event-log" else logs[log]
+            check(data == want and int(x["bytes"]) == len(data) and
                   x["sha256"].decode() == hashlib.sha256(data).hexdigest(),
                   f"{kind}: {x['path']} holds what the drive gave, its size and digest")
             check(x["path"].decode().startswith(os.path.join(tmp, "s", "evidence", name + "-")),

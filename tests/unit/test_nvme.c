@@ -453,12 +453,13 @@ static void test_fdp_stats_through_the_seam(void **st)
 /*
  * Evidence through the recorded pages: telemetry sized by its header (areas 1 to 3 end at
  * block 3: 2 KiB), the error log and SMART, each file's digest; a drive's ninth capture is
- * refused (eight kept), and a backend without log pages keeps nothing.
+ * refused (eight kept), and a backend without log pages keeps nothing. The persistent
+ * event log, where the drive has one, sized by its header.
  */
 static void test_evidence_capture(void **st)
 {
 	char dir[] = "/tmp/rb-ev-XXXXXX", state[600], cmd[700];
-	uint8_t tel[2048] = { 0x07 }, elog[4096], sm[512];
+	uint8_t tel[2048] = { 0x07 }, elog[4096], sm[512], pel[2048] = { 0 };
 	struct rb_evidence ev[RB_EVIDENCE_MAX];
 	char hex[65];
 
@@ -489,6 +490,25 @@ static void test_evidence_capture(void **st)
 	assert_int_equal(rb_evidence_capture(&rb_nvme_pages, "/dev/nvme9n1", state, ev, 3),
 			 -EEXIST);
 	assert_int_equal(rb_evidence_capture(&fake, "/dev/nvme0n2", state, ev, 3), -EOPNOTSUPP);
+	/* the persistent event log as long as its header's Total Log Length says, read after
+	 * the three; one whose length is shorter than its header is not kept */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/evidence'", state);
+	assert_int_equal(system(cmd), 0);
+	pel[0] = 0x0d;
+	put64(pel + 8, 1536);
+	memset(pel + 512, 0x3c, sizeof(pel) - 512);
+	record(dir, "log-0d", pel, sizeof(pel));
+	assert_int_equal(rb_evidence_capture(&rb_nvme_pages, "/dev/nvme9n1", state, ev,
+					     RB_EVIDENCE_MAX),
+			 4);
+	assert_true(!strcmp(ev[3].kind, "event-log") && ev[3].bytes == 1536);
+	assert_int_equal(rb_sha256_file(ev[3].path, hex), 0);
+	assert_string_equal(hex, ev[3].sha256);
+	put64(pel + 8, 100);
+	record(dir, "log-0d", pel, sizeof(pel));
+	assert_int_equal(rb_evidence_capture(&rb_nvme_pages, "/dev/nvme9n1", state, ev,
+					     RB_EVIDENCE_MAX),
+			 3);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
