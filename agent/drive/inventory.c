@@ -320,12 +320,33 @@ static void print_reasons_json(const struct rb_diags *why)
 	}
 }
 
-static void print_device_json(const struct dev_row *r, bool first)
+/*
+ * A target's slot as every table shows one: agent.yaml's `slots:` for its path, else its
+ * PCI slot's name (pci may be NULL), else none (JSON null, text "-").
+ */
+static const char *slot_of_target(const struct rb_agent_cfg *cfg, const char *path, const char *pci)
+{
+	const char *s = rb_agent_cfg_slot(cfg, path);
+
+	return s && *s ? s : pci && *pci ? pci : NULL;
+}
+
+static void print_slot_json(const char *slot)
+{
+	printf(", \"slot\": ");
+	if (slot)
+		rb_json_str(stdout, slot);
+	else
+		printf("null");
+}
+
+static void print_device_json(const struct rb_agent_cfg *cfg, const struct dev_row *r, bool first)
 {
 	printf("%s{\"name\": ", first ? "" : ", ");
 	rb_json_str(stdout, r->name);
 	printf(", \"path\": ");
 	rb_json_str(stdout, r->path);
+	print_slot_json(slot_of_target(cfg, r->path, r->link.slot));
 	printf(", \"dev\": \"%u:%u\", \"size_bytes\": %" PRIu64
 	       ", \"logical_block_size\": %u, \"physical_block_size\": %u, "
 	       "\"rotational\": %s, \"numa_node\": %d, \"partitions\": %u, \"model\": ",
@@ -387,8 +408,10 @@ static void print_more_reasons_text(const struct rb_diags *why)
 		printf("%-12s %10s %-24s %-20s %-6s %s\n", "", "", "", "", "", why->v[k].message);
 }
 
-static void print_device_text(const struct dev_row *r)
+static void print_device_text(const struct rb_agent_cfg *cfg, const struct dev_row *r)
 {
+	const char *slot = slot_of_target(cfg, r->path, r->link.slot);
+
 	printf("%-12s %9.1fG %-24.24s %-20.20s %-6s %s\n", r->path,
 	       (double)r->size_bytes / (1 << 30), r->model[0] ? r->model : "-",
 	       r->serial[0] ? r->serial : "-", r->allowed ? "yes" : "no",
@@ -396,6 +419,8 @@ static void print_device_text(const struct dev_row *r)
 	print_more_reasons_text(&r->why);
 	if (r->backing[0])
 		printf("%-12s over %s\n", "", r->backing);
+	if (slot)
+		printf("%-12s in slot %s\n", "", slot);
 	if (r->nvme && !r->nvme_err && r->smart.critical_warning) {
 		char warn[256];
 
@@ -405,8 +430,11 @@ static void print_device_text(const struct dev_row *r)
 }
 
 /* A target of the agent's (a file, most often): its kind, size and verdict. */
-static void print_target(const struct rb_guard_policy *gp, const char *path, bool json, bool first)
+static void print_target(const struct rb_agent_cfg *cfg, const struct rb_guard_policy *gp,
+			 const char *path, bool json, bool first)
 {
+	const char *slot = slot_of_target(cfg, path, NULL);
+
 	struct rb_target_info ti;
 	struct rb_diags why;
 
@@ -416,6 +444,7 @@ static void print_target(const struct rb_guard_policy *gp, const char *path, boo
 	if (json) {
 		printf("%s{\"path\": ", first ? "" : ", ");
 		rb_json_str(stdout, path);
+		print_slot_json(slot);
 		printf(", \"kind\": \"%s\", \"size_bytes\": %" PRIu64 ", \"write_allowed\": %s, "
 		       "\"reasons\": [",
 		       rb_target_kind_name(ti.kind), ti.size_bytes,
@@ -427,6 +456,8 @@ static void print_target(const struct rb_guard_policy *gp, const char *path, boo
 		       (double)ti.size_bytes / (1 << 30), rb_target_kind_name(ti.kind), "-",
 		       rb_diags_errors(&why) ? "no" : "yes", why.n ? why.v[0].message : "");
 		print_more_reasons_text(&why);
+		if (slot)
+			printf("%-12s in slot %s\n", "", slot);
 	}
 	rb_diags_release(&why);
 }
@@ -438,16 +469,16 @@ static void print_inventory(const struct inv_args *ia, const struct rb_guard_pol
 	if (ia->json) {
 		printf("{\"devices\": [");
 		for (size_t i = 0; i < nrows; i++)
-			print_device_json(&rows[i], i == 0);
+			print_device_json(&ia->cfg, &rows[i], i == 0);
 		printf("], \"targets\": [");
 	} else {
 		printf("%-12s %10s %-24s %-20s %-6s %s\n", "DEVICE", "SIZE", "MODEL", "SERIAL",
 		       "WRITE", "REASONS");
 		for (size_t i = 0; i < nrows; i++)
-			print_device_text(&rows[i]);
+			print_device_text(&ia->cfg, &rows[i]);
 	}
 	for (size_t i = 0; i < ia->ntargets; i++)
-		print_target(gp, ia->targets[i], ia->json, i == 0);
+		print_target(&ia->cfg, gp, ia->targets[i], ia->json, i == 0);
 	if (ia->json)
 		printf("], \"note\": \"writes also need the run's key (destructive: true or "
 		       "--destructive)\"}\n");

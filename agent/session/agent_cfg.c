@@ -6,6 +6,7 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,10 +75,19 @@ void rb_agent_cfg_release(struct rb_agent_cfg *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* path's value: its own entry, else the entry of a path naming the same file (a drive
+ * given by /dev/disk/by-id/... in agent.yaml and by /dev/nvme0n1 elsewhere). */
 static const char *path_map_get(const struct rb_path_map *m, const char *path)
 {
+	char want[PATH_MAX], real[PATH_MAX];
+
 	for (size_t i = 0; i < m->n; i++)
 		if (!strcmp(m->v[i].path, path))
+			return m->v[i].value;
+	if (!m->n || !realpath(path, want))
+		return NULL;
+	for (size_t i = 0; i < m->n; i++)
+		if (realpath(m->v[i].path, real) && !strcmp(real, want))
 			return m->v[i].value;
 	return NULL;
 }

@@ -57,12 +57,14 @@ const struct rb_akey rb_akeys[] = {
 	{ "serials", RB_AK_MAPPING, "",
 	  "PATH: SERIAL for targets that report none (a file, a loop device, a disk behind a "
 	  "controller that hides it): the target's key in results indexes and the fleet's "
-	  "database, as a drive's own serial is; 1 to 63 printable characters without blanks",
+	  "database, as a drive's own serial is; 1 to 63 printable characters without blanks; "
+	  "a PATH that is a link (/dev/disk/by-id/...) holds for the device it names",
 	  NULL, NULL, -1, rb_agent_cfg_read_serials, NULL },
 	{ "slots", RB_AK_MAPPING, "",
 	  "PATH: SLOT, where each target sits as the rack's people name it (\"bay 7\"; 1 to 31 "
-	  "printable characters): a drive's slot in every table that shows one is this, else its "
-	  "PCI slot's name",
+	  "printable characters): a drive's slot in every table that shows one (inventory "
+	  "included) is this, else its PCI slot's name; a PATH that is a link holds for the "
+	  "device it names",
 	  NULL, NULL, -1, rb_agent_cfg_read_slots, NULL },
 };
 
