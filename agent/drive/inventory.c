@@ -322,7 +322,7 @@ static void print_reasons_json(const struct rb_diags *why)
 
 /*
  * A target's slot as every table shows one: agent.yaml's `slots:` for its path, else its
- * PCI slot's name (pci may be NULL), else none (JSON null, text "-").
+ * PCI slot's name (pci may be NULL), else NULL: none (JSON null, no text line).
  */
 static const char *slot_of_target(const struct rb_agent_cfg *cfg, const char *path, const char *pci)
 {
@@ -434,7 +434,6 @@ static void print_target(const struct rb_agent_cfg *cfg, const struct rb_guard_p
 			 const char *path, bool json, bool first)
 {
 	const char *slot = slot_of_target(cfg, path, NULL);
-
 	struct rb_target_info ti;
 	struct rb_diags why;
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report_model.h"
+#include "results.h"
 #include "units.h"
 
 int rp_cmp_double(const void *a, const void *b)
@@ -80,19 +81,15 @@ enum rp_by rp_by_resolve(const struct rp_report *r, enum rp_by by)
 
 bool rp_label_value(const char *labels, const char *key, char *buf, size_t len)
 {
-	/* KEY=VALUE among the agent's labels, K=V,K=V */
-	size_t kl = strlen(key);
-	const char *l = labels;
+	char v[256];
 
-	while (*l && !(!strncmp(l, key, kl) && l[kl] == '=')) {
-		l = strchr(l, ',');
-		l = l ? l + 1 : "";
+	/* KEY=VALUE among the agent's labels, K=V,K=V */
+	if (rb_row_label(labels, key, v, sizeof(v))[0]) {
+		snprintf(buf, len, "%s=%s", key, v);
+		return true;
 	}
-	if (*l)
-		snprintf(buf, len, "%s=%.*s", key, (int)strcspn(l + kl + 1, ","), l + kl + 1);
-	else
-		snprintf(buf, len, "no %s label", key);
-	return *l;
+	snprintf(buf, len, "no %s label", key);
+	return false;
 }
 
 void rp_cell_subject(const struct rp_report *r, const struct rp_cell *c, enum rp_by by, char *buf,

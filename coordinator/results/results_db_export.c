@@ -252,7 +252,6 @@ static bool has_point(const struct xfile *f, uint32_t point)
 	return false;
 }
 
-/* The value of label key in "K=V,K=V" into buf; "" when absent. */
 static int put_run(struct rb_resdb *db, const struct xfile *f, char *run_id, size_t len, char *err,
 		   size_t errlen)
 {

@@ -104,7 +104,8 @@ struct service {
 	size_t nran, capran;
 	struct svc_mark {
 		size_t ran; /* the drive's row in ran; SIZE_MAX: a domain's hold */
-		char campaign[128], rule[32], verdict[16], domain[300];
+		char campaign[128], rule[32], verdict[16];
+		char subject[300]; /* the drive's key, or the domain: "rack=R", "host=H" */
 	} * marks;
 	size_t nmarks;
 	int64_t fleet_next; /* wall clock ns of the next read; 0: at the loop's next turn */

@@ -131,7 +131,7 @@ struct rb_metrics_verdict *svc_verdicts_view(const struct service *s)
 			.run = r ? r->run : NULL,
 			.rule = m->rule,
 			.verdict = m->verdict,
-			.domain = r ? NULL : m->domain,
+			.domain = r ? NULL : m->subject,
 		};
 	}
 	return v;
@@ -203,7 +203,7 @@ static int read_campaign(struct service *s, struct rb_resdb *db, const char *cam
 		snprintf(x->campaign, sizeof(x->campaign), "%s", campaign);
 		snprintf(x->rule, sizeof(x->rule), "%s", m[i].rule);
 		snprintf(x->verdict, sizeof(x->verdict), "%s", m[i].verdict);
-		snprintf(x->domain, sizeof(x->domain), "%s", m[i].subject);
+		snprintf(x->subject, sizeof(x->subject), "%s", m[i].subject);
 	}
 	free(m);
 	return (int)n;
