@@ -33,9 +33,10 @@ const struct rb_popt_cmd rb_agent_inventory_spec = {
 	.name = "rackbench-agent inventory",
 	.summary = "the host's drives and whether a write would be allowed",
 	.desc = "Lists this host's block devices (identity, size, block sizes, rotational,\n"
-		"scheduler, NUMA node, /dev/disk/by-id names) and the agent's targets, each with\n"
-		"whether a write would be allowed and every reason if not. Writes also need the\n"
-		"run's key (destructive: true, or --destructive), which inventory does not judge.\n"
+		"scheduler, NUMA node, /dev/disk/by-id names, slot) and the agent's targets, each\n"
+		"with its slot (agent.yaml's slots:, else the PCI slot's name) and whether a write\n"
+		"would be allowed and every reason if not. Writes also need the run's key\n"
+		"(destructive: true, or --destructive), which inventory does not judge.\n"
 		"Nothing is opened for writing.",
 	.opts = inventory_opts,
 };
