@@ -244,6 +244,7 @@ static void receive(struct session *s)
 		return;
 	}
 	s->last_heard = recv_ns;
+	a->coord_minor = env->minor; /* the same major: another is refused above */
 	switch (env->kind) {
 	case RB_MSG_WELCOME:
 		welcome(s, env->welcome.run, env->welcome.campaign);

@@ -97,6 +97,59 @@ static void result_evidence(struct agent *a, size_t t, const struct rb_target_re
 	m->dr.nevidence = n;
 }
 
+/*
+ * The evidence files named in m, each sent in pieces ahead of the result to a coordinator
+ * that keeps them (1.9 on): data like the rest, so a killed agent or a cut link loses none.
+ * A file that cannot be read is said; its row still names it on this host.
+ */
+static void send_evidence(struct agent *a, const struct result_msg *m)
+{
+	_Static_assert(RB_EVIDENCE_TELEMETRY_MAX <= RB_EVIDENCE_FILE_MAX,
+		       "the coordinator takes every file the agent keeps");
+	uint8_t *buf;
+
+	if (!m->dr.nevidence || a->coord_minor < 9)
+		return;
+	buf = malloc(RB_EVIDENCE_CHUNK);
+	for (size_t i = 0; buf && i < m->dr.nevidence; i++) {
+		const struct rb_evidence *x = &m->ev[i];
+		FILE *f = fopen(x->path, "rbe");
+		uint64_t off = 0;
+		size_t n;
+
+		if (!f) {
+			rb_err("cannot read %s to send it to the coordinator: %s", x->path,
+			       strerror(errno));
+			continue;
+		}
+		/* an empty file still goes, as one empty piece */
+		do {
+			struct rb_msg e;
+
+			n = fread(buf, 1, RB_EVIDENCE_CHUNK, f);
+			rb_msg_init(&e, RB_MSG_EVIDENCE_DATA);
+			e.evidence_data = (struct rb_msg_evidence_data){
+				.point = m->dr.point,
+				.attempt = m->dr.attempt,
+				.drive = m->dr.drive,
+				.path = x->path,
+				.sha256 = x->sha256,
+				.offset = off,
+				.bytes = x->bytes,
+				.data = buf,
+				.len = n,
+			};
+			rb_delivery_send(a, &e);
+			off += n;
+		} while (n == RB_EVIDENCE_CHUNK && off < x->bytes);
+		if (off != x->bytes)
+			rb_err("%s: read %" PRIu64 " of its %" PRIu64 " bytes to send", x->path,
+			       off, x->bytes);
+		fclose(f);
+	}
+	free(buf);
+}
+
 /* How the drive ran: its times, CPU, and its status with the reason. */
 static void result_status(const struct point *p, size_t t, const struct rb_target_result *res,
 			  struct result_msg *m)
@@ -343,6 +396,7 @@ void rb_point_send_result(struct agent *a, size_t t)
 		       rb_verify_kind_name(res->mismatches[0].kind));
 	if (p->mk->result_extras)
 		extras = p->mk->result_extras(p, t, &m.dr);
+	send_evidence(a, &m);
 	rb_msg_init(&e, RB_MSG_RESULT);
 	e.result = m.dr;
 	rb_delivery_send(a, &e);

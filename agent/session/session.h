@@ -123,7 +123,8 @@ struct agent {
 	struct point pt;
 	bool lost_data;
 	uint64_t epoch;
-	bool ran_any; /* in this run: the last point and attempt started */
+	uint32_t coord_minor; /* the coordinator's protocol minor, as its last message said */
+	bool ran_any;	      /* in this run: the last point and attempt started */
 	uint32_t ran_point, ran_attempt;
 	struct agent_delivery dlv; /* delivery.c's */
 };

@@ -369,6 +369,7 @@ static const Rb__Envelope__BodyCase body_case[] = {
 	[RB_MSG_TIME_PROBE] = RB__ENVELOPE__BODY_TIME_PROBE,
 	[RB_MSG_TIME_REPLY] = RB__ENVELOPE__BODY_TIME_REPLY,
 	[RB_MSG_ACK] = RB__ENVELOPE__BODY_ACK,
+	[RB_MSG_EVIDENCE_DATA] = RB__ENVELOPE__BODY_EVIDENCE_DATA,
 };
 
 static int envelope_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
@@ -404,6 +405,9 @@ static int envelope_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
 		break;
 	case RB_MSG_HEALTH:
 		body = e->health = health_out(p, &m->health);
+		break;
+	case RB_MSG_EVIDENCE_DATA:
+		body = e->evidence_data = evidence_data_out(p, &m->evidence_data);
 		break;
 	default:
 		return small_out(p, m, e);
@@ -722,6 +726,10 @@ static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)
 	case RB__ENVELOPE__BODY_ACK:
 		m->kind = RB_MSG_ACK;
 		m->ack = (struct rb_msg_ack){ e->ack->epoch, e->ack->seq };
+		break;
+	case RB__ENVELOPE__BODY_EVIDENCE_DATA:
+		m->kind = RB_MSG_EVIDENCE_DATA;
+		evidence_data_in(&m->evidence_data, e->evidence_data);
 		break;
 	default:
 		m->kind = RB_MSG_NONE;

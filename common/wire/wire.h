@@ -24,7 +24,7 @@
 #include "status.h"
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 8
+#define RB_PROTO_MINOR 9
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -195,6 +195,18 @@ struct rb_msg_evidence {
 	uint64_t bytes;
 };
 
+/* 1.9: a piece of a file of a drive's evidence, sent before its result (data). */
+struct rb_msg_evidence_data {
+	uint32_t point, attempt;
+	const char *drive, *path, *sha256; /* path as rb_msg_evidence's; the whole file's digest */
+	uint64_t offset, bytes;		   /* of data in the file; the whole file's size */
+	const uint8_t *data;
+	size_t len; /* RB_EVIDENCE_CHUNK at most */
+};
+/* The most of a file one EvidenceData carries, and the largest file of evidence. */
+#define RB_EVIDENCE_CHUNK (1u << 20)
+#define RB_EVIDENCE_FILE_MAX (64u << 20)
+
 /* 1.8: one zone of a zoned namespace, the kernel's report in bytes (BLK_ZONE_COND_*,
  * BLK_ZONE_TYPE_* numbers). */
 struct rb_msg_zone {
@@ -308,6 +320,7 @@ enum rb_msg_kind {
 	RB_MSG_TIME_PROBE,
 	RB_MSG_TIME_REPLY,
 	RB_MSG_ACK,
+	RB_MSG_EVIDENCE_DATA,
 };
 
 struct rb_wire_priv;
@@ -333,6 +346,7 @@ struct rb_msg {
 		struct rb_msg_heartbeat heartbeat;
 		struct rb_msg_time time; /* TIME_PROBE (t0) and TIME_REPLY */
 		struct rb_msg_ack ack;
+		struct rb_msg_evidence_data evidence_data;
 	};
 	struct rb_wire_priv *priv; /* received: what its strings and arrays live in */
 };

@@ -67,5 +67,10 @@ int rb_wire_samples_out(const struct rb_msg *m, uint8_t **ret_buf, size_t *ret_l
 /* A drive's result (wire_result.c). */
 Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m);
 void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r);
+/* A piece of a drive's evidence (wire_result.c). */
+#define evidence_data_out rb_wire_evidence_data_out
+#define evidence_data_in rb_wire_evidence_data_in
+Rb__EvidenceData *evidence_data_out(struct pool *p, const struct rb_msg_evidence_data *m);
+void evidence_data_in(struct rb_msg_evidence_data *m, const Rb__EvidenceData *e);
 
 #endif

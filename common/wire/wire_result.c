@@ -287,3 +287,34 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 	RB_RESULT_FIELDS(IN)
 #undef IN
 }
+
+Rb__EvidenceData *evidence_data_out(struct pool *p, const struct rb_msg_evidence_data *m)
+{
+	Rb__EvidenceData *e = pool_alloc(p, 1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	rb__evidence_data__init(e);
+	e->point = m->point;
+	e->attempt = m->attempt;
+	e->drive = str_out(m->drive);
+	e->path = str_out(m->path);
+	e->offset = m->offset;
+	e->bytes = m->bytes;
+	e->sha256 = str_out(m->sha256);
+	e->data = (ProtobufCBinaryData){ m->len, (uint8_t *)m->data };
+	return e;
+}
+
+void evidence_data_in(struct rb_msg_evidence_data *m, const Rb__EvidenceData *e)
+{
+	*m = (struct rb_msg_evidence_data){ .point = e->point,
+					    .attempt = e->attempt,
+					    .drive = e->drive,
+					    .path = e->path,
+					    .sha256 = e->sha256,
+					    .offset = e->offset,
+					    .bytes = e->bytes,
+					    .data = e->data.data,
+					    .len = e->data.len };
+}

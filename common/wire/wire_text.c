@@ -31,6 +31,7 @@ const char *rb_msg_name(const struct rb_msg *m)
 		[RB_MSG_TIME_PROBE] = "time-probe",
 		[RB_MSG_TIME_REPLY] = "time-reply",
 		[RB_MSG_ACK] = "ack",
+		[RB_MSG_EVIDENCE_DATA] = "evidence-data",
 	};
 
 	return (unsigned)m->kind < sizeof(names) / sizeof(names[0]) ? names[m->kind] : "unknown";
@@ -56,6 +57,10 @@ bool rb_msg_point(const struct rb_msg *m, uint32_t *ret_point, uint32_t *ret_att
 	case RB_MSG_POINT_DONE:
 		*ret_point = m->point_done.point;
 		*ret_attempt = m->point_done.attempt;
+		return true;
+	case RB_MSG_EVIDENCE_DATA:
+		*ret_point = m->evidence_data.point;
+		*ret_attempt = m->evidence_data.attempt;
 		return true;
 	default:
 		return false;
@@ -91,6 +96,15 @@ void rb_msg_json_fields(FILE *out, const struct rb_msg *m)
 	case RB_MSG_POINT_DONE:
 		fprintf(out, ", \"point\": %u, \"attempt\": %u", m->point_done.point,
 			m->point_done.attempt);
+		break;
+	case RB_MSG_EVIDENCE_DATA:
+		fprintf(out, ", \"drive\": ");
+		rb_json_str(out, m->evidence_data.drive);
+		fprintf(out, ", \"point\": %u, \"attempt\": %u, \"path\": ", m->evidence_data.point,
+			m->evidence_data.attempt);
+		rb_json_str(out, m->evidence_data.path);
+		fprintf(out, ", \"offset\": %" PRIu64 ", \"length\": %zu", m->evidence_data.offset,
+			m->evidence_data.len);
 		break;
 	default:
 		break;

@@ -234,6 +234,18 @@ static void csv(FILE *o, const char *s, const char *sep)
 	fprintf(o, "\"%s", sep);
 }
 
+/* One file of evidence: where its agent keeps it, and its copy beside the results file. */
+static void evidence_line(const struct rb_index_row *r, const struct rb_row_evidence *e)
+{
+	const char *slash = strrchr(r->file, '/');
+
+	printf("    evidence: %s, %llu bytes, sha256 %s, on %s at %s\n", e->kind,
+	       (unsigned long long)e->bytes, e->sha256, r->agent, e->path);
+	if (e->stored[0])
+		printf("      kept beside the results: %.*s%s\n",
+		       slash ? (int)(slash - r->file + 1) : 0, r->file, e->stored);
+}
+
 /* The evidence a run kept for the drive of row r (its results file's evidence table),
  * each file a line under the run's; a file that no longer reads says nothing. */
 static void evidence_of(const struct rb_index_row *r)
@@ -252,9 +264,7 @@ static void evidence_of(const struct rb_index_row *r)
 				continue;
 			for (size_t i = 0; i < ne; i++)
 				if (ev[i].drive == dr[d].drive)
-					printf("    evidence: %s, %llu bytes, sha256 %s, on %s at %s\n",
-					       ev[i].kind, (unsigned long long)ev[i].bytes,
-					       ev[i].sha256, r->agent, ev[i].path);
+					evidence_line(r, &ev[i]);
 		}
 	free(dr);
 	free(ev);

@@ -706,11 +706,14 @@ static void evidence_text(const struct rp_report *r)
 				if (r->files[fi].dr[d].drive == e->drive)
 					dr = &r->files[fi].dr[d];
 			if (!i)
-				printf("evidence kept for the vendor (on the agents' hosts):\n");
+				printf("evidence kept for the vendor (on the agents' hosts, and "
+				       "beside the results file where it came whole):\n");
 			printf("  %s:%s  %s  point %u  %s, %llu bytes, sha256 %s\n",
 			       dr ? dr->agent : "?", dr ? dr->id.path : "?",
 			       dr && dr->id.serial[0] ? dr->id.serial : "-", e->point, e->path,
 			       (unsigned long long)e->bytes, e->sha256);
+			if (e->stored[0])
+				printf("    beside the results: %s\n", e->stored);
 			if (i + 1 == r->files[fi].nev)
 				printf("\n");
 		}

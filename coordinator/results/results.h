@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 12
+#define RB_RESULTS_SCHEMA_VERSION 13
 
 struct rb_row_agent {
 	char name[64];
@@ -198,13 +198,15 @@ struct rb_row_ckpt_writer {
 	uint64_t bytes, duration_ns;
 };
 
-/* A file of a drive's evidence for the vendor, kept on its agent's host (schema 11 on). */
+/* A file of a drive's evidence for the vendor, kept on its agent's host (schema 11 on) and
+ * beside the results file (schema 13 on). */
 struct rb_row_evidence {
 	uint32_t drive, point, attempt;
 	char kind[16];	/* telemetry, error-log, smart, event-log */
 	char path[512]; /* on the agent's host */
 	uint64_t bytes;
-	char sha256[65]; /* hex */
+	char sha256[65];  /* hex, of the file */
+	char stored[512]; /* gzip-compressed, relative to the results file's folder; "" none */
 };
 
 /* A zoned namespace's zone after a zns point, as the kernel reports it (schema 12 on). */

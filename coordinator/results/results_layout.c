@@ -250,6 +250,7 @@ static const struct field evidence_f[] = {
 	FLD(struct rb_row_evidence, path, FT_STR, ""),
 	FLD(struct rb_row_evidence, bytes, FT_U64, "B"),
 	FLD(struct rb_row_evidence, sha256, FT_STR, "hex"),
+	FLD(struct rb_row_evidence, stored, FT_STR, ""),
 };
 static const struct field exec_f[] = {
 	FLD(struct rb_row_exec, drive, FT_U32, ""),
@@ -329,7 +330,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	{ "exec", ARRAY(exec_f), sizeof(struct rb_row_exec),
 	  "exec phases: each drive's command, how it ended, what its output said" },
 	{ "evidence", ARRAY(evidence_f), sizeof(struct rb_row_evidence),
-	  "files of a drive's evidence for its vendor, kept on its agent's host" },
+	  "files of a drive's evidence for its vendor, kept on its agent's host and beside "
+	  "the results file" },
 	{ "zones", ARRAY(zone_f), sizeof(struct rb_row_zone),
 	  "zns points: a zoned namespace's zone report after the point" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),

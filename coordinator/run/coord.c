@@ -280,6 +280,12 @@ static int open_results(struct coord *k, const struct mode *m, char *path, size_
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;
 	}
+	/* evidence the agents send is kept beside it: RESULTS.evidence */
+	snprintf(k->evidence_dir, sizeof(k->evidence_dir), "%.*s.evidence",
+		 (int)(strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".h5")
+			       ? strlen(path) - 3
+			       : strlen(path)),
+		 path);
 	if (o->ret_path)
 		snprintf(o->ret_path, o->ret_path_len, "%s", path);
 	if (o->state) {

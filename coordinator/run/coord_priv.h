@@ -277,6 +277,7 @@ struct coord_refusal {
 
 struct coord {
 	const struct rb_campaign *c;
+	char evidence_dir[4200]; /* RESULTS.evidence beside RESULTS.h5 (ingest_evidence.c) */
 	/* the run's timers and its agents' instants: real, or a test's fake (the results
 	 * file's name and the progress view read the host's clock) */
 	const struct rb_clock *clock;
@@ -392,6 +393,13 @@ bool ing_assigned(struct coord *k, const struct ragent *a, uint32_t point, uint3
 /* A drive's end of a point (ingest_result.c): its result row, its health snapshots. */
 void ing_result(struct coord *k, struct ragent *a, const struct rb_msg_result *dr);
 void ing_health(struct coord *k, struct ragent *a, const struct rb_msg_health *m);
+/* A piece of a drive's evidence (ingest_evidence.c): written beside the results file, the
+ * whole file checked against its sha256 and kept compressed; errors said. */
+void ing_evidence_data(struct coord *k, struct ragent *a, const struct rb_msg_evidence_data *m);
+/* Where agent a's evidence file path is kept whole, relative to the results file's folder
+ * (RESULTS.evidence/AGENT/CAPTURE/FILE.gz) into rel; -ENOENT: not kept here. */
+int ing_evidence_stored(const struct coord *k, const struct ragent *a, const char *path, char *rel,
+			size_t len);
 uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
 void ing_agent_rows(struct coord *k);
 void ing_point_row(struct coord *k, const struct rb_point *p);

@@ -283,6 +283,10 @@ static enum ing_event apply_one(struct coord *k, struct ragent *a, const struct 
 		if (k->res)
 			ing_result(k, a, &e->result);
 		break;
+	case RB_MSG_EVIDENCE_DATA:
+		if (k->res)
+			ing_evidence_data(k, a, &e->evidence_data);
+		break;
 	case RB_MSG_POINT_DONE:
 		/* dropped, and now idle: it runs the next point again */
 		if (a->state == AGENT_DROPPED && e->point_done.point == a->drop_point &&

@@ -208,10 +208,12 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 		copy(ev.kind, sizeof(ev.kind), dr->evidence[i].kind);
 		copy(ev.path, sizeof(ev.path), dr->evidence[i].path);
 		copy(ev.sha256, sizeof(ev.sha256), dr->evidence[i].sha256);
+		ing_evidence_stored(k, a, ev.path, ev.stored, sizeof(ev.stored));
 		rb_results_evidence(k->res, &ev);
-		rb_warn("drive '%s' point %u: its %s kept for the vendor on agent '%s': %s "
+		rb_warn("drive '%s' point %u: its %s kept for the vendor on agent '%s': %s%s%s "
 			"(sha256 %.16s...)",
-			dr->drive, dr->point, ev.kind, a->name, ev.path, ev.sha256);
+			dr->drive, dr->point, ev.kind, a->name, ev.path,
+			ev.stored[0] ? ", and beside the results: " : "", ev.stored, ev.sha256);
 	}
 	for (size_t i = 0; i < dr->nzones; i++)
 		zone_row(k, di, dr, i);

@@ -6,7 +6,11 @@ bytes). The point that hit the errors leaves its telemetry, error log, SMART and
 log (as long as its header says) in the agent's state folder, byte for byte what the drive
 gave, each named in the results file's evidence table with its size and sha256, and
 `rackbench report` lists them after the verdicts, `rackbench history` under the drive's run.
+The agent also sends each file to the coordinator, which keeps it beside the results file,
+gzip-compressed (RESULTS.evidence/a1/CAPTURE/FILE.gz), named in the row's `stored` column:
+the copy decompresses to the bytes of the row's sha256, and survives the agent's folder.
 A drive without errors keeps nothing."""
+import gzip
 import hashlib
 import os
 import struct
@@ -90,15 +94,35 @@ with Tmp() as tmp:
                   f"{kind}: {x['path']} holds what the drive gave, its size and digest")
             check(x["path"].decode().startswith(os.path.join(tmp, "s", "evidence", name + "-")),
                   f"{kind} kept in the agent's state folder: {x['path']}")
+            # the coordinator's copy, beside the results file
+            stored = x["stored"].decode()
+            capture = os.path.basename(os.path.dirname(x["path"].decode()))
+            want_rel = os.path.join(os.path.basename(f)[:-3] + ".evidence", "a1", capture,
+                                    os.path.basename(x["path"].decode()) + ".gz")
+            check(stored == want_rel, f"{kind} stored as {stored!r}, want {want_rel!r}")
+            copy = gzip.decompress(open(os.path.join(os.path.dirname(f), stored), "rb").read())
+            check(copy == want, f"{kind}: the coordinator's copy holds the drive's bytes")
+        # nothing half-written is left beside the results
+        left = [os.path.join(d, x) for d, _, xs in os.walk(os.path.join(tmp, "out-bad"))
+                for x in xs if x.endswith((".part", ".tmp"))]
+        check(not left, f"pieces left: {left}")
+        # the vendor's copy outlives the agent's host: its state folder gone
+        run(["rm", "-rf", os.path.join(tmp, "s", "evidence")])
         # the drive's history lists what each of its runs kept
         hist = run([COORD, "history", "a1:" + dev, "--results", os.path.join(tmp, "out-bad")])
         check(hist.returncode == 0 and all(f"evidence: {k}" in hist.stdout and
-                                           kept[k]["sha256"].decode() in hist.stdout
+                                           kept[k]["sha256"].decode() in hist.stdout and
+                                           "kept beside the results: " +
+                                           os.path.join(os.path.dirname(f),
+                                                        kept[k]["stored"].decode())
+                                           in hist.stdout
                                            for k in kept),
               f"history: {hist.returncode} {hist.stdout} {hist.stderr}")
         rep = run([COORD, "report", f])
         check("evidence kept for the vendor" in rep.stdout and
-              all(kept[k]["sha256"].decode() in rep.stdout for k in kept),
+              all(kept[k]["sha256"].decode() in rep.stdout and
+                  "beside the results: " + kept[k]["stored"].decode() in rep.stdout
+                  for k in kept),
               f"report: {rep.stdout[:1500]}")
     finally:
         bad.close()

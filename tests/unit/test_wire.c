@@ -448,6 +448,55 @@ static void test_wire_health(void **state)
 	rb_msg_free(b);
 }
 
+/* A piece of evidence: every field, the bytes as sent (zeros and high bytes included). */
+static void test_wire_evidence_data(void **state)
+{
+	(void)state;
+	uint8_t data[3000];
+	struct rb_msg m, *back;
+	char json[1024];
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7);
+	rb_msg_init(&m, RB_MSG_EVIDENCE_DATA);
+	m.epoch = 9;
+	m.seq = 41;
+	m.evidence_data = (struct rb_msg_evidence_data){
+		.point = 3,
+		.attempt = 2,
+		.drive = "/dev/nvme0n1",
+		.path = "/var/lib/rackbench/evidence/nvme0n1-X-abc/telemetry-host.bin",
+		.sha256 = "00ff",
+		.offset = 1u << 20,
+		.bytes = (1u << 20) + sizeof(data),
+		.data = data,
+		.len = sizeof(data),
+	};
+	back = round_trip(&m);
+	assert_int_equal(back->evidence_data.point, 3);
+	assert_int_equal(back->evidence_data.attempt, 2);
+	assert_string_equal(back->evidence_data.drive, "/dev/nvme0n1");
+	assert_string_equal(back->evidence_data.path, m.evidence_data.path);
+	assert_string_equal(back->evidence_data.sha256, "00ff");
+	assert_int_equal(back->evidence_data.offset, 1u << 20);
+	assert_int_equal(back->evidence_data.bytes, (1u << 20) + sizeof(data));
+	assert_int_equal(back->evidence_data.len, sizeof(data));
+	assert_memory_equal(back->evidence_data.data, data, sizeof(data));
+	/* a data message of a point: the journal and the spool dump say which */
+	uint32_t pt = 0, at = 0;
+
+	assert_true(rb_msg_point(back, &pt, &at));
+	assert_int_equal(pt, 3);
+	assert_int_equal(at, 2);
+	assert_string_equal(rb_msg_name(back), "evidence-data");
+	f = fmemopen(json, sizeof(json), "w");
+	rb_msg_json_fields(f, back);
+	fclose(f);
+	assert_non_null(strstr(json, "\"offset\": 1048576, \"length\": 3000"));
+	rb_msg_free(back);
+}
+
 static void test_wire_small_messages(void **state)
 {
 	struct rb_msg m, *b;
@@ -1138,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_wire_samples),
 		cmocka_unit_test(test_wire_result),
 		cmocka_unit_test(test_wire_health),
+		cmocka_unit_test(test_wire_evidence_data),
 		cmocka_unit_test(test_wire_small_messages),
 		cmocka_unit_test(test_wire_bytes_unchanged),
 		cmocka_unit_test(test_wire_refuses_other_major),

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A drive's evidence for its vendor, kept beside the results file: the pieces an agent
+ * sends ahead of the drive's result (EvidenceData, 1.9) are written into
+ * RESULTS.evidence/AGENT/CAPTURE/FILE.part; the last one completes the file, which is
+ * checked against the agent's sha256 and kept gzip-compressed as FILE.gz. The result's
+ * evidence rows then name it (ing_evidence_stored), so what the vendor asks for in an RMA
+ * outlives the agent's host. Pieces come in order (delivery) and land at their offset, so a
+ * journal replayed after a crash writes the same bytes again.
+ */
+#include "coord_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libdeflate.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sha256.h"
+
+/* A name the folder may hold: letters, digits, '.', '_', '-', not starting with '.'. */
+static bool plain_name(const char *s, size_t n)
+{
+	if (!n || n > 200 || s[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+			    s[i]) ||
+		    !s[i])
+			return false;
+	return true;
+}
+
+/*
+ * The folder (dir) and the file's name (base, ".gz" to add) where the agent's file path is
+ * kept: RESULTS.evidence/AGENT/CAPTURE, from the path's last two names. -EINVAL for a
+ * path or an agent whose names are not plain (nothing from the wire names a path here).
+ */
+static int kept_where(const struct coord *k, const struct ragent *a, const char *path, char *dir,
+		      size_t dlen, char *base, size_t blen)
+{
+	const char *file = strrchr(path, '/'), *cap;
+
+	if (!file || file == path || !k->evidence_dir[0])
+		return -EINVAL;
+	for (cap = file - 1; cap > path && cap[-1] != '/'; cap--)
+		;
+	if (!plain_name(cap, (size_t)(file - cap)) || !plain_name(file + 1, strlen(file + 1)) ||
+	    !plain_name(a->name, strlen(a->name)))
+		return -EINVAL;
+	if (snprintf(dir, dlen, "%s/%s/%.*s", k->evidence_dir, a->name, (int)(file - cap), cap) >=
+		    (int)dlen ||
+	    snprintf(base, blen, "%s", file + 1) >= (int)blen)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* The part file whole: its digest checked, then kept compressed as gz. 0 or -errno. */
+static int complete(const char *part, const char *gz, uint64_t bytes, const char *sha256)
+{
+	struct libdeflate_compressor *c = NULL;
+	uint8_t *in = malloc(bytes ? bytes : 1), *out = NULL;
+	char hex[65], tmp[4300];
+	struct rb_sha256 s;
+	size_t outlen = 0;
+	int fd, r = 0;
+
+	fd = open(part, O_RDONLY | O_CLOEXEC);
+	if (!in || fd < 0) {
+		r = in ? -errno : -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, in, bytes, 0) != (ssize_t)bytes) {
+		r = -EIO;
+		goto out;
+	}
+	rb_sha256_init(&s);
+	rb_sha256_update(&s, in, bytes);
+	rb_sha256_hex(&s, hex);
+	if (strcmp(hex, sha256)) {
+		r = -EBADMSG;
+		goto out;
+	}
+	/* level 1: a 64 MiB telemetry log is compressed in a fraction of a second on the
+	 * coordinator's loop, and such logs are mostly zeros and repeats */
+	c = libdeflate_alloc_compressor(1);
+	out = c ? malloc(libdeflate_gzip_compress_bound(c, bytes)) : NULL;
+	if (!out) {
+		r = -ENOMEM;
+		goto out;
+	}
+	outlen = libdeflate_gzip_compress(c, in, bytes, out,
+					  libdeflate_gzip_compress_bound(c, bytes));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", gz);
+	close(fd);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || !outlen) {
+		r = fd < 0 ? -errno : -EIO;
+		goto out;
+	}
+	if (write(fd, out, outlen) != (ssize_t)outlen || fsync(fd))
+		r = -EIO;
+	if (!r && rename(tmp, gz))
+		r = -errno;
+	if (r)
+		unlink(tmp);
+	else
+		unlink(part);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (c)
+		libdeflate_free_compressor(c);
+	free(in);
+	free(out);
+	return r;
+}
+
+/* Makes dir's last three levels (AGENT/CAPTURE under RESULTS.evidence). */
+static int make_dirs(char *dir)
+{
+	for (int up = 2; up >= 0; up--) {
+		char *cut = dir + strlen(dir);
+
+		for (int i = 0; i < up; i++)
+			while (cut > dir && *--cut != '/')
+				;
+		char c = *cut;
+
+		*cut = 0;
+		int r = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
+
+		*cut = c;
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+void ing_evidence_data(struct coord *k, struct ragent *a, const struct rb_msg_evidence_data *m)
+{
+	char dir[4300], base[256], part[4600], gz[4600];
+	struct stat st;
+	int fd, r;
+
+	r = kept_where(k, a, m->path, dir, sizeof(dir), base, sizeof(base));
+	if (r || m->bytes > RB_EVIDENCE_FILE_MAX || m->len > RB_EVIDENCE_CHUNK ||
+	    m->offset > m->bytes || m->len > m->bytes - m->offset || !m->sha256 ||
+	    strlen(m->sha256) != 64) {
+		rb_err("agent '%s' drive '%s': evidence '%s' (%" PRIu64 " bytes at %" PRIu64
+		       " of %" PRIu64 "): not a file of evidence this coordinator keeps; left on "
+		       "the agent's host",
+		       a->name, m->drive, m->path, (uint64_t)m->len, m->offset, m->bytes);
+		return;
+	}
+	snprintf(part, sizeof(part), "%s/%s.part", dir, base);
+	snprintf(gz, sizeof(gz), "%s/%s.gz", dir, base);
+	if (!stat(gz, &st))
+		return; /* kept already: a journal replayed */
+	r = make_dirs(dir);
+	fd = r ? -1 : open(part, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 && !r)
+		r = -errno;
+	if (!r && m->len && pwrite(fd, m->data, m->len, (off_t)m->offset) != (ssize_t)m->len)
+		r = errno ? -errno : -EIO;
+	if (fd >= 0 && close(fd) && !r)
+		r = -EIO;
+	if (!r && m->offset + m->len == m->bytes) {
+		r = complete(part, gz, m->bytes, m->sha256);
+		if (!r)
+			rb_info("drive '%s' point %u: its %s from agent '%s' kept in %s", m->drive,
+				m->point, base, a->name, gz);
+	}
+	if (r == -EBADMSG)
+		rb_err("drive '%s': evidence %s from agent '%s' does not have the sha256 the "
+		       "agent gave: left as %s (the agent's copy stays on its host)",
+		       m->drive, base, a->name, part);
+	else if (r)
+		rb_err("drive '%s': cannot keep evidence %s from agent '%s' in %s: %s (the "
+		       "run's journal holds it; the agent's copy stays on its host)",
+		       m->drive, base, a->name, dir, strerror(-r));
+}
+
+int ing_evidence_stored(const struct coord *k, const struct ragent *a, const char *path, char *rel,
+			size_t len)
+{
+	char dir[4300], base[256], gz[4600];
+	const char *name = strrchr(k->evidence_dir, '/');
+	struct stat st;
+
+	rel[0] = 0;
+	if (kept_where(k, a, path, dir, sizeof(dir), base, sizeof(base)))
+		return -EINVAL;
+	snprintf(gz, sizeof(gz), "%s/%s.gz", dir, base);
+	if (stat(gz, &st))
+		return -errno;
+	/* relative to the results file's folder: the two move together */
+	name = name ? name + 1 : k->evidence_dir;
+	return snprintf(rel, len, "%s%s", name, gz + strlen(k->evidence_dir)) < (int)len
+		       ? 0
+		       : -ENAMETOOLONG;
+}
