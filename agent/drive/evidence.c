@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "nvme_bytes.h"
@@ -141,8 +142,10 @@ int rb_evidence_capture(const struct rb_nvme_ops *ops, const char *path, const c
 	if (!mkdtemp(dir))
 		return -errno;
 	r = ops->open(path, &h, &nsid);
-	if (r)
+	if (r) {
+		rmdir(dir); /* nothing kept: no empty capture counts against the drive */
 		return r;
+	}
 	/* telemetry: a fresh host-initiated capture (lsp 1), its header says its size */
 	if (n < max && ops->get_log(h, 0xffffffff, 0x07, 1, 0, 0, hdr, sizeof(hdr), &st) == 0 &&
 	    rb_telemetry_header_parse(hdr, sizeof(hdr), &th) == 0) {
@@ -169,5 +172,7 @@ int rb_evidence_capture(const struct rb_nvme_ops *ops, const char *path, const c
 		rb_info("%s: kept its telemetry, error log, SMART and persistent event log (those it "
 			"has) in %s for the vendor",
 			path, dir);
+	if (!n)
+		rmdir(dir);
 	return n ? (int)n : -EIO;
 }

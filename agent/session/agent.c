@@ -276,6 +276,12 @@ static void receive(struct session *s)
 		a->lost_data = false;
 		rb_point_start(a, &env->assign);
 		break;
+	case RB_MSG_CAPTURE:
+		if (rb_agent_busy(a))
+			send_error(a, EBUSY, "a point is running: no capture now");
+		else
+			rb_point_capture(a, &env->capture);
+		break;
 	case RB_MSG_STOP:
 		rb_point_stop(a, env->stop.reason);
 		s->welcomed = false;

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "fstarget.h"
 #include "history.h"
 #include "log.h"
+#include "target.h"
 #include "verify.h"
 #include "zns.h"
 
@@ -102,17 +104,18 @@ static void result_evidence(struct agent *a, size_t t, const struct rb_target_re
  * that keeps them (1.9 on): data like the rest, so a killed agent or a cut link loses none.
  * A file that cannot be read is said; its row still names it on this host.
  */
-static void send_evidence(struct agent *a, const struct result_msg *m)
+static void send_evidence(struct agent *a, uint32_t point, uint32_t attempt, const char *drive,
+			  const struct rb_evidence *ev, size_t nev)
 {
 	_Static_assert(RB_EVIDENCE_TELEMETRY_MAX <= RB_EVIDENCE_FILE_MAX,
 		       "the coordinator takes every file the agent keeps");
 	uint8_t *buf;
 
-	if (!m->dr.nevidence || a->coord_minor < 9)
+	if (!nev || a->coord_minor < 9)
 		return;
 	buf = malloc(RB_EVIDENCE_CHUNK);
-	for (size_t i = 0; buf && i < m->dr.nevidence; i++) {
-		const struct rb_evidence *x = &m->ev[i];
+	for (size_t i = 0; buf && i < nev; i++) {
+		const struct rb_evidence *x = &ev[i];
 		FILE *f = fopen(x->path, "rbe");
 		uint64_t off = 0;
 		size_t n;
@@ -129,9 +132,9 @@ static void send_evidence(struct agent *a, const struct result_msg *m)
 			n = fread(buf, 1, RB_EVIDENCE_CHUNK, f);
 			rb_msg_init(&e, RB_MSG_EVIDENCE_DATA);
 			e.evidence_data = (struct rb_msg_evidence_data){
-				.point = m->dr.point,
-				.attempt = m->dr.attempt,
-				.drive = m->dr.drive,
+				.point = point,
+				.attempt = attempt,
+				.drive = drive,
 				.path = x->path,
 				.sha256 = x->sha256,
 				.offset = off,
@@ -396,7 +399,7 @@ void rb_point_send_result(struct agent *a, size_t t)
 		       rb_verify_kind_name(res->mismatches[0].kind));
 	if (p->mk->result_extras)
 		extras = p->mk->result_extras(p, t, &m.dr);
-	send_evidence(a, &m);
+	send_evidence(a, m.dr.point, m.dr.attempt, m.dr.drive, m.ev, m.dr.nevidence);
 	rb_msg_init(&e, RB_MSG_RESULT);
 	e.result = m.dr;
 	rb_delivery_send(a, &e);
@@ -405,4 +408,44 @@ void rb_point_send_result(struct agent *a, size_t t)
 	free(m.bc);
 	free(extras);
 	free(zones);
+}
+
+void rb_point_capture(struct agent *a, const struct rb_msg_capture *c)
+{
+	struct rb_evidence ev[RB_EVIDENCE_MAX];
+	struct rb_msg_evidence mev[RB_EVIDENCE_MAX];
+	struct rb_target_info x;
+	char why[256] = "";
+	bool offered = false;
+	struct rb_msg e;
+	int n = 0;
+
+	for (size_t i = 0; i < a->cfg->ntargets; i++)
+		offered |= !strcmp(a->cfg->targets[i], c->drive);
+	rb_info("capturing the evidence of '%s' for its vendor: %s", c->drive, c->reason);
+	/* only a drive the agent offers: the order names a path, the agent decides */
+	if (!offered)
+		snprintf(why, sizeof(why), "'%s' is not a target of this agent", c->drive);
+	else if (rb_target_probe(c->drive, &x) || x.kind != RB_TARGET_BLOCK)
+		snprintf(why, sizeof(why), "'%s' is not a block device here", c->drive);
+	else if ((n = rb_evidence_capture(rb_nvme_runs(), x.real, a->cfg->state_dir, ev,
+					  RB_EVIDENCE_MAX)) < 0)
+		snprintf(why, sizeof(why), "'%s' kept nothing: %s", c->drive,
+			 n == -EOPNOTSUPP || n == -EIO ? "it answers no NVMe log pages"
+						       : strerror(-n));
+	if (why[0])
+		rb_warn("%s", why);
+	n = n < 0 ? 0 : n;
+	send_evidence(a, c->point, c->attempt, c->drive, ev, (size_t)n);
+	for (int i = 0; i < n; i++)
+		mev[i] = (struct rb_msg_evidence){ ev[i].kind, ev[i].path, ev[i].sha256,
+						   ev[i].bytes };
+	rb_msg_init(&e, RB_MSG_CAPTURED);
+	e.captured = (struct rb_msg_captured){ .point = c->point,
+					       .attempt = c->attempt,
+					       .drive = c->drive,
+					       .error = why,
+					       .evidence = mev,
+					       .nevidence = (size_t)n };
+	rb_delivery_send(a, &e);
 }

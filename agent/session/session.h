@@ -222,6 +222,9 @@ void rb_preflight_layout_subjects(const struct layout *L, struct rb_diags *d, si
 
 /* Drive t's DriveResult, sent: how it ran, what it did, what it is, its history. */
 void rb_point_send_result(struct agent *a, size_t t);
+/* The coordinator's Capture (after a FAIL verdict): the drive's evidence kept and sent as
+ * after a point's IO errors, then a Captured saying what was kept or why nothing was. */
+void rb_point_capture(struct agent *a, const struct rb_msg_capture *c);
 /* A histogram as the wire's sparse lists, allocated (rb_point_sparse_free()); empty
  * without memory. */
 struct rb_sparse rb_point_sparse_new(const struct rb_hist *h);

@@ -370,6 +370,8 @@ static const Rb__Envelope__BodyCase body_case[] = {
 	[RB_MSG_TIME_REPLY] = RB__ENVELOPE__BODY_TIME_REPLY,
 	[RB_MSG_ACK] = RB__ENVELOPE__BODY_ACK,
 	[RB_MSG_EVIDENCE_DATA] = RB__ENVELOPE__BODY_EVIDENCE_DATA,
+	[RB_MSG_CAPTURE] = RB__ENVELOPE__BODY_CAPTURE,
+	[RB_MSG_CAPTURED] = RB__ENVELOPE__BODY_CAPTURED,
 };
 
 static int envelope_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
@@ -408,6 +410,12 @@ static int envelope_out(struct pool *p, const struct rb_msg *m, Rb__Envelope *e)
 		break;
 	case RB_MSG_EVIDENCE_DATA:
 		body = e->evidence_data = evidence_data_out(p, &m->evidence_data);
+		break;
+	case RB_MSG_CAPTURE:
+		body = e->capture = capture_out(p, &m->capture);
+		break;
+	case RB_MSG_CAPTURED:
+		body = e->captured = captured_out(p, &m->captured);
 		break;
 	default:
 		return small_out(p, m, e);
@@ -730,6 +738,15 @@ static void body_in(struct pool *p, struct rb_msg *m, const Rb__Envelope *e)
 	case RB__ENVELOPE__BODY_EVIDENCE_DATA:
 		m->kind = RB_MSG_EVIDENCE_DATA;
 		evidence_data_in(&m->evidence_data, e->evidence_data);
+		break;
+	case RB__ENVELOPE__BODY_CAPTURE:
+		m->kind = RB_MSG_CAPTURE;
+		m->capture = (struct rb_msg_capture){ e->capture->point, e->capture->attempt,
+						      e->capture->drive, e->capture->reason };
+		break;
+	case RB__ENVELOPE__BODY_CAPTURED:
+		m->kind = RB_MSG_CAPTURED;
+		captured_in(p, &m->captured, e->captured);
 		break;
 	default:
 		m->kind = RB_MSG_NONE;

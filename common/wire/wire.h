@@ -203,6 +203,18 @@ struct rb_msg_evidence_data {
 	const uint8_t *data;
 	size_t len; /* RB_EVIDENCE_CHUNK at most */
 };
+/* 1.9: the coordinator's order to capture a drive's evidence after the verdicts, and the
+ * agent's answer (data, after the files' EvidenceData). */
+struct rb_msg_capture {
+	uint32_t point, attempt;
+	const char *drive, *reason;
+};
+struct rb_msg_captured {
+	uint32_t point, attempt;
+	const char *drive, *error; /* error: why nothing was kept; "" when some was */
+	const struct rb_msg_evidence *evidence;
+	size_t nevidence;
+};
 /* The most of a file one EvidenceData carries, and the largest file of evidence. */
 #define RB_EVIDENCE_CHUNK (1u << 20)
 #define RB_EVIDENCE_FILE_MAX (64u << 20)
@@ -321,6 +333,8 @@ enum rb_msg_kind {
 	RB_MSG_TIME_REPLY,
 	RB_MSG_ACK,
 	RB_MSG_EVIDENCE_DATA,
+	RB_MSG_CAPTURE,
+	RB_MSG_CAPTURED,
 };
 
 struct rb_wire_priv;
@@ -347,6 +361,8 @@ struct rb_msg {
 		struct rb_msg_time time; /* TIME_PROBE (t0) and TIME_REPLY */
 		struct rb_msg_ack ack;
 		struct rb_msg_evidence_data evidence_data;
+		struct rb_msg_capture capture;
+		struct rb_msg_captured captured;
 	};
 	struct rb_wire_priv *priv; /* received: what its strings and arrays live in */
 };

@@ -72,5 +72,12 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 #define evidence_data_in rb_wire_evidence_data_in
 Rb__EvidenceData *evidence_data_out(struct pool *p, const struct rb_msg_evidence_data *m);
 void evidence_data_in(struct rb_msg_evidence_data *m, const Rb__EvidenceData *e);
+/* A Capture order and its answer (wire_result.c). */
+#define capture_out rb_wire_capture_out
+#define captured_out rb_wire_captured_out
+#define captured_in rb_wire_captured_in
+Rb__Capture *capture_out(struct pool *p, const struct rb_msg_capture *m);
+Rb__Captured *captured_out(struct pool *p, const struct rb_msg_captured *m);
+void captured_in(struct pool *p, struct rb_msg_captured *m, const Rb__Captured *c);
 
 #endif

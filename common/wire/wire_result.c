@@ -126,25 +126,43 @@ static struct rb_msg_exec_result *exec_in(struct pool *p, const Rb__ExecResult *
 	return m;
 }
 
+/* Files of evidence, both ways. */
+static Rb__Evidence **evidence_out(struct pool *p, const struct rb_msg_evidence *v, size_t n)
+{
+	Rb__Evidence **ev = pool_alloc(p, n, sizeof(*ev));
+
+	for (size_t i = 0; ev && i < n; i++) {
+		if (!(ev[i] = pool_alloc(p, 1, sizeof(**ev))))
+			return NULL;
+		rb__evidence__init(ev[i]);
+		ev[i]->kind = str_out(v[i].kind);
+		ev[i]->path = str_out(v[i].path);
+		ev[i]->sha256 = str_out(v[i].sha256);
+		ev[i]->bytes = v[i].bytes;
+	}
+	return ev;
+}
+
+static struct rb_msg_evidence *evidence_in(struct pool *p, Rb__Evidence *const *v, size_t n)
+{
+	struct rb_msg_evidence *ev = pool_alloc(p, n, sizeof(*ev));
+
+	for (size_t i = 0; ev && i < n; i++)
+		ev[i] = (struct rb_msg_evidence){ v[i]->kind, v[i]->path, v[i]->sha256,
+						  v[i]->bytes };
+	return ev;
+}
+
 Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 {
 	Rb__DriveResult *r = pool_alloc(p, 1, sizeof(*r));
 	Rb__DirResult **d = pool_alloc(p, m->ndirs, sizeof(*d));
 	Rb__BsCount **b = pool_alloc(p, m->nbs_counts, sizeof(*b));
 	Rb__IoError **e = pool_alloc(p, m->nio_errors, sizeof(*e));
-	Rb__Evidence **ev = pool_alloc(p, m->nevidence, sizeof(*ev));
+	Rb__Evidence **ev = evidence_out(p, m->evidence, m->nevidence);
 
 	if (!r || !d || !b || !e || !ev)
 		return NULL;
-	for (size_t i = 0; i < m->nevidence; i++) {
-		if (!(ev[i] = pool_alloc(p, 1, sizeof(**ev))))
-			return NULL;
-		rb__evidence__init(ev[i]);
-		ev[i]->kind = str_out(m->evidence[i].kind);
-		ev[i]->path = str_out(m->evidence[i].path);
-		ev[i]->sha256 = str_out(m->evidence[i].sha256);
-		ev[i]->bytes = m->evidence[i].bytes;
-	}
 	rb__drive_result__init(r);
 	for (size_t i = 0; i < m->ndirs; i++) {
 		const struct rb_dir_result *s = &m->dirs[i];
@@ -223,12 +241,8 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 	struct rb_dir_result *d = pool_alloc(p, r->n_dirs, sizeof(*d));
 	struct rb_bs_count *b = pool_alloc(p, r->n_bs_counts, sizeof(*b));
 	struct rb_msg_io_error *e = pool_alloc(p, r->n_io_errors, sizeof(*e));
-	struct rb_msg_evidence *ev = pool_alloc(p, r->n_evidence, sizeof(*ev));
+	struct rb_msg_evidence *ev = evidence_in(p, r->evidence, r->n_evidence);
 	struct rb_identity *t = r->target ? idents_in(p, &r->target, 1) : NULL;
-
-	for (size_t i = 0; ev && i < r->n_evidence; i++)
-		ev[i] = (struct rb_msg_evidence){ r->evidence[i]->kind, r->evidence[i]->path,
-						  r->evidence[i]->sha256, r->evidence[i]->bytes };
 
 	for (size_t i = 0; d && i < r->n_dirs; i++) {
 		const Rb__DirResult *x = r->dirs[i];
@@ -317,4 +331,47 @@ void evidence_data_in(struct rb_msg_evidence_data *m, const Rb__EvidenceData *e)
 					    .bytes = e->bytes,
 					    .data = e->data.data,
 					    .len = e->data.len };
+}
+
+Rb__Capture *capture_out(struct pool *p, const struct rb_msg_capture *m)
+{
+	Rb__Capture *c = pool_alloc(p, 1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	rb__capture__init(c);
+	c->point = m->point;
+	c->attempt = m->attempt;
+	c->drive = str_out(m->drive);
+	c->reason = str_out(m->reason);
+	return c;
+}
+
+Rb__Captured *captured_out(struct pool *p, const struct rb_msg_captured *m)
+{
+	Rb__Captured *c = pool_alloc(p, 1, sizeof(*c));
+	Rb__Evidence **ev = evidence_out(p, m->evidence, m->nevidence);
+
+	if (!c || !ev)
+		return NULL;
+	rb__captured__init(c);
+	c->point = m->point;
+	c->attempt = m->attempt;
+	c->drive = str_out(m->drive);
+	c->error = str_out(m->error);
+	c->n_evidence = m->nevidence;
+	c->evidence = ev;
+	return c;
+}
+
+void captured_in(struct pool *p, struct rb_msg_captured *m, const Rb__Captured *c)
+{
+	struct rb_msg_evidence *ev = evidence_in(p, c->evidence, c->n_evidence);
+
+	*m = (struct rb_msg_captured){ .point = c->point,
+				       .attempt = c->attempt,
+				       .drive = c->drive,
+				       .error = c->error,
+				       .evidence = ev,
+				       .nevidence = ev ? c->n_evidence : 0 };
 }

@@ -32,6 +32,8 @@ const char *rb_msg_name(const struct rb_msg *m)
 		[RB_MSG_TIME_REPLY] = "time-reply",
 		[RB_MSG_ACK] = "ack",
 		[RB_MSG_EVIDENCE_DATA] = "evidence-data",
+		[RB_MSG_CAPTURE] = "capture",
+		[RB_MSG_CAPTURED] = "captured",
 	};
 
 	return (unsigned)m->kind < sizeof(names) / sizeof(names[0]) ? names[m->kind] : "unknown";
@@ -61,6 +63,10 @@ bool rb_msg_point(const struct rb_msg *m, uint32_t *ret_point, uint32_t *ret_att
 	case RB_MSG_EVIDENCE_DATA:
 		*ret_point = m->evidence_data.point;
 		*ret_attempt = m->evidence_data.attempt;
+		return true;
+	case RB_MSG_CAPTURED:
+		*ret_point = m->captured.point;
+		*ret_attempt = m->captured.attempt;
 		return true;
 	default:
 		return false;
@@ -105,6 +111,12 @@ void rb_msg_json_fields(FILE *out, const struct rb_msg *m)
 		rb_json_str(out, m->evidence_data.path);
 		fprintf(out, ", \"offset\": %" PRIu64 ", \"length\": %zu", m->evidence_data.offset,
 			m->evidence_data.len);
+		break;
+	case RB_MSG_CAPTURED:
+		fprintf(out, ", \"drive\": ");
+		rb_json_str(out, m->captured.drive);
+		fprintf(out, ", \"point\": %u, \"attempt\": %u, \"files\": %zu", m->captured.point,
+			m->captured.attempt, m->captured.nevidence);
 		break;
 	default:
 		break;

@@ -701,10 +701,11 @@ int rb_results_zone(struct rb_results *r, const struct rb_row_zone *row)
 }
 
 /* The verdicts table of an open file (empty since its creation) given its rows. */
-static int verdicts_write(hid_t f, const struct rb_row_verdict *rows, size_t n)
+/* Rows of table ti appended to the closed file f's; replace: instead of those it has. */
+static int closed_rows_write(hid_t f, int ti, const void *rows, size_t n, bool replace)
 {
-	struct table t = { .rowsize = sizeof(*rows) };
-	const struct table_def *def = &rb_results_tables[T_VERDICTS];
+	const struct table_def *def = &rb_results_tables[ti];
+	struct table t = { .rowsize = def->rowsize };
 	hsize_t dims;
 	hid_t sp;
 	int r;
@@ -725,7 +726,7 @@ static int verdicts_write(hid_t f, const struct rb_row_verdict *rows, size_t n)
 		H5Tclose(mt);
 	}
 	/* a file judged again (rackbench verdict): its rows replace the earlier ones */
-	if (dims) {
+	if (dims && replace) {
 		hsize_t zero = 0;
 
 		H5Dset_extent(t.dset, &zero);
@@ -748,9 +749,24 @@ int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows,
 	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 	if (f < 0)
 		return -EIO;
-	r = verdicts_write(f, rows, n);
+	r = closed_rows_write(f, T_VERDICTS, rows, n, true);
 	if (!r)
 		r = attr_str(f, "verdict", verdict);
+	if (H5Fclose(f) < 0)
+		r = -EIO;
+	return r;
+}
+
+int rb_results_add_evidence(const char *path, const struct rb_row_evidence *rows, size_t n)
+{
+	hid_t f;
+	int r;
+
+	rb_results_hdf5_init();
+	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (f < 0)
+		return -EIO;
+	r = closed_rows_write(f, T_EVIDENCE, rows, n, false);
 	if (H5Fclose(f) < 0)
 		r = -EIO;
 	return r;

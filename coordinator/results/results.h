@@ -297,6 +297,8 @@ int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns);
  */
 int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows, size_t n,
 			    const char *verdict);
+/* Evidence rows appended to a closed file's (a capture the verdicts ordered): 0 or -EIO. */
+int rb_results_add_evidence(const char *path, const struct rb_row_evidence *rows, size_t n);
 
 /* ---- reading a results file back (rackbench report) ---- */
 

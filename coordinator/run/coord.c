@@ -421,7 +421,8 @@ static int run_end(struct coord *k, const char *path, int rc, const char **statu
 		rb_err("campaign aborted; results so far are in %s", path);
 		return RB_EXIT_FAILED;
 	}
-	dlv_stop_agents(k, "campaign finished");
+	/* the agents are stopped after the verdicts: a FAILed drive's evidence is captured */
+	k->finished = true;
 	if (k->bad_drives || k->refusal.skipped)
 		rc = rb_exit_worse(rc, RB_EXIT_PARTIAL);
 	if (rc == RB_EXIT_PARTIAL)
@@ -474,6 +475,10 @@ static int run_verdicts(struct coord *k, const char *path, int rc)
 		rb_err("%s", err);
 		return RB_EXIT_FAILED;
 	}
+	/* the vendor will ask for what the drive says of itself: captured now, while the
+	 * agents are still here */
+	if (v == RB_FAIL && k->finished)
+		ing_capture_failed(k, path);
 	/* a FAIL holds the IO errors and mismatches that failed it (exitcode.h's order) */
 	return rb_exit_worse(rc, v == RB_FAIL	      ? RB_EXIT_BELOW_SPEC
 				 : v == RB_INCOMPLETE ? RB_EXIT_PARTIAL
@@ -528,6 +533,7 @@ static void coord_release(struct coord *k)
 	free(k->refusal.refused);
 	free(k->refusal.refusal_why);
 	free(k->vrules);
+	free(k->cap.rows);
 	free(k->warned);
 	rb_progress_free(k->prog);
 	live_release(k);
@@ -577,6 +583,8 @@ static int coord_main(struct rb_campaign *c, const struct rb_coord_opts *o, cons
 	rc = run_points(&k, m);
 	rc = run_end(&k, path, rc, &status);
 	rc = run_close(&k, path, rc, status);
+	if (k.finished)
+		dlv_stop_agents(&k, "campaign finished");
 out_close:
 	if (!started)
 		dlv_stop_agents(&k, "campaign failed before it started");

@@ -278,6 +278,13 @@ struct coord_refusal {
 struct coord {
 	const struct rb_campaign *c;
 	char evidence_dir[4200]; /* RESULTS.evidence beside RESULTS.h5 (ingest_evidence.c) */
+	/* after the verdicts: the evidence captures ordered for FAILed drives (ingest_evidence.c) */
+	struct coord_capture {
+		struct rb_row_evidence *rows; /* what the Captured answers named */
+		size_t n, cap;
+		size_t waiting; /* captures ordered, not answered */
+	} cap;
+	bool finished; /* the points ran to the end: the agents are stopped after the verdicts */
 	/* the run's timers and its agents' instants: real, or a test's fake (the results
 	 * file's name and the progress view read the host's clock) */
 	const struct rb_clock *clock;
@@ -400,6 +407,12 @@ void ing_evidence_data(struct coord *k, struct ragent *a, const struct rb_msg_ev
  * (RESULTS.evidence/AGENT/CAPTURE/FILE.gz) into rel; -ENOENT: not kept here. */
 int ing_evidence_stored(const struct coord *k, const struct ragent *a, const char *path, char *rel,
 			size_t len);
+/* A Capture's answer: its files' rows kept for the file (k->cap). */
+void ing_captured(struct coord *k, struct ragent *a, const struct rb_msg_captured *m);
+/* After the verdicts of the closed file path: each FAILed drive without evidence has it
+ * captured by its agent (up to CAPTURE_WAIT_NS), the rows added to the file and printed. */
+#define CAPTURE_WAIT_NS (120 * 1000000000LL)
+void ing_capture_failed(struct coord *k, const char *path);
 uint64_t ing_curve_rate(struct coord *k, const struct rb_point *p, int di);
 void ing_agent_rows(struct coord *k);
 void ing_point_row(struct coord *k, const struct rb_point *p);
@@ -447,5 +460,7 @@ int loop_run_point(struct coord *k, const struct rb_point *p, uint32_t attempt);
 void loop_idle(struct coord *k, uint64_t ns);
 void loop_await_spooled(struct coord *k);
 void loop_await_stopped(struct coord *k);
+/* Turns the loop until every capture ordered is answered (k->cap.waiting), or deadline. */
+void loop_await_captures(struct coord *k, int64_t deadline);
 
 #endif

@@ -284,8 +284,12 @@ static enum ing_event apply_one(struct coord *k, struct ragent *a, const struct 
 			ing_result(k, a, &e->result);
 		break;
 	case RB_MSG_EVIDENCE_DATA:
-		if (k->res)
+		/* also after the file is closed: a capture the verdicts ordered */
+		if (k->evidence_dir[0])
 			ing_evidence_data(k, a, &e->evidence_data);
+		break;
+	case RB_MSG_CAPTURED:
+		ing_captured(k, a, &e->captured);
 		break;
 	case RB_MSG_POINT_DONE:
 		/* dropped, and now idle: it runs the next point again */

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 #include "sha256.h"
 
@@ -204,4 +205,135 @@ int ing_evidence_stored(const struct coord *k, const struct ragent *a, const cha
 	return snprintf(rel, len, "%s%s", name, gz + strlen(k->evidence_dir)) < (int)len
 		       ? 0
 		       : -ENAMETOOLONG;
+}
+
+void ing_captured(struct coord *k, struct ragent *a, const struct rb_msg_captured *m)
+{
+	int di = reg_agent_drive(k, a, m->drive);
+
+	if (m->error && m->error[0])
+		rb_warn("agent '%s' drive '%s': no evidence captured: %s", a->name, m->drive,
+			m->error);
+	for (size_t i = 0; di >= 0 && i < m->nevidence; i++) {
+		struct rb_row_evidence *ev;
+
+		if (RB_GROW(k->cap.rows, k->cap.cap, k->cap.n, 8)) {
+			rb_err("out of memory keeping the evidence rows of drive '%s'", m->drive);
+			break;
+		}
+		ev = memset(&k->cap.rows[k->cap.n++], 0, sizeof(*ev));
+		*ev = (struct rb_row_evidence){ .drive = (uint32_t)di,
+						.point = m->point,
+						.attempt = m->attempt,
+						.bytes = m->evidence[i].bytes };
+		rb_wire_strcpy(ev->kind, sizeof(ev->kind), m->evidence[i].kind);
+		rb_wire_strcpy(ev->path, sizeof(ev->path), m->evidence[i].path);
+		rb_wire_strcpy(ev->sha256, sizeof(ev->sha256), m->evidence[i].sha256);
+		ing_evidence_stored(k, a, ev->path, ev->stored, sizeof(ev->stored));
+	}
+	if (k->cap.waiting)
+		k->cap.waiting--;
+}
+
+/*
+ * Where drive d's FAIL tripped first (its rules' rows), else the run's last point; -1 when
+ * IO errors or mismatches failed it: its agent tried to capture when the point ended.
+ */
+static int64_t fail_point(const struct coord *k, const struct rb_row_verdict *v, size_t nv,
+			  uint32_t d)
+{
+	int64_t first = -1;
+
+	for (size_t i = 0; i < nv; i++) {
+		if (v[i].drive != d || strcmp(v[i].verdict, "FAIL"))
+			continue;
+		if (!strcmp(v[i].rule, "mismatch") || !strcmp(v[i].rule, "io_errors"))
+			return -1;
+		if (v[i].point >= 0 && (first < 0 || v[i].point < first))
+			first = v[i].point;
+	}
+	return first >= 0 ? first : (int64_t)(k->c->npoints ? k->c->npoints - 1 : 0);
+}
+
+/*
+ * Orders a capture for each drive of the file that its verdict FAILed and that has no
+ * evidence yet (IO errors capture at once): one Capture per drive, to agents of 1.9 on
+ * still connected. Returns how many were ordered.
+ */
+static size_t order_captures(struct coord *k, const char *path)
+{
+	struct rb_row_drive *dr = NULL;
+	struct rb_row_verdict *v = NULL;
+	struct rb_row_evidence *ev = NULL;
+	size_t nd = 0, nv = 0, ne = 0, n = 0;
+	char err[256];
+	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
+
+	if (!in || rb_results_read_drives(in, &dr, &nd) || rb_results_read_verdicts(in, &v, &nv) ||
+	    rb_results_read_evidence(in, &ev, &ne))
+		nd = 0;
+	for (size_t i = 0; i < nv; i++) {
+		uint32_t d = v[i].drive;
+		struct ragent *a;
+		bool kept = false;
+		struct rb_msg m;
+
+		if (strcmp(v[i].rule, "drive") || strcmp(v[i].verdict, "FAIL") || d >= nd)
+			continue;
+		for (size_t e = 0; e < ne; e++)
+			kept |= ev[e].drive == d;
+		int64_t at = fail_point(k, v, nv, d);
+
+		a = kept || at < 0 ? NULL : reg_agent(k, dr[d].agent);
+		if (!a || dr[d].members)
+			continue;
+		if (a->minor < 9 || !agent_seen(a) || a->state == AGENT_LOST ||
+		    a->state == AGENT_DROPPED) {
+			rb_warn("drive '%s' of agent '%s' FAILed: its evidence is not captured (the "
+				"agent is %s)",
+				dr[d].id.path, a->name,
+				a->minor < 9 && agent_seen(a) ? "older than protocol 1.9"
+							      : "not connected");
+			continue;
+		}
+		rb_msg_init(&m, RB_MSG_CAPTURE);
+		m.capture = (struct rb_msg_capture){ .point = (uint32_t)at,
+						     .attempt = a->attempt,
+						     .drive = dr[d].id.path,
+						     .reason = "its verdict is FAIL" };
+		dlv_send(k, a, &m);
+		n++;
+	}
+	if (in)
+		rb_results_in_close(in);
+	free(dr);
+	free(v);
+	free(ev);
+	return n;
+}
+
+void ing_capture_failed(struct coord *k, const char *path)
+{
+	k->cap.waiting = order_captures(k, path);
+	if (!k->cap.waiting)
+		return;
+	rb_info("capturing the evidence of %zu failed drive(s) for their vendors", k->cap.waiting);
+	loop_await_captures(k, coord_now(k) + CAPTURE_WAIT_NS);
+	if (k->cap.waiting)
+		rb_warn("%zu drive(s) did not answer their evidence capture within %d s",
+			k->cap.waiting, (int)(CAPTURE_WAIT_NS / 1000000000LL));
+	if (k->cap.n && rb_results_add_evidence(path, k->cap.rows, k->cap.n))
+		rb_err("cannot add the captured evidence to '%s' (the files are in %s)", path,
+		       k->evidence_dir);
+	if (k->cap.n)
+		printf("\nevidence captured for the vendor after the verdicts:\n");
+	for (size_t i = 0; i < k->cap.n; i++) {
+		const struct rb_row_evidence *e = &k->cap.rows[i];
+		const struct rb_drive_ref *d = &k->c->drives[e->drive];
+
+		printf("  %s:%s  point %u  %s, %llu bytes, sha256 %.16s..., %s%s\n", d->agent,
+		       d->path, e->point, e->kind, (unsigned long long)e->bytes, e->sha256,
+		       e->stored[0] ? "beside the results: " : "on the agent's host: ",
+		       e->stored[0] ? e->stored : e->path);
+	}
 }

@@ -614,6 +614,15 @@ void loop_await_stopped(struct coord *k)
 	}
 }
 
+void loop_await_captures(struct coord *k, int64_t deadline)
+{
+	while (k->cap.waiting && coord_now(k) < deadline && !loop_stopped(k)) {
+		pump(k, 100);
+		drain(k);
+	}
+	dlv_flush_acks(k, true);
+}
+
 static const char *const phase_names[] = {
 	[PHASE_WAITING] = "waiting",
 	[PHASE_SELECTING] = "selecting",

@@ -29,6 +29,7 @@
 #include "journal.h"
 #include "log.h"
 #include "results.h"
+#include "sha256.h"
 #include "transport.h"
 #include "wire.h"
 
@@ -694,6 +695,85 @@ static void test_verdict_of_the_run(void **st)
 	free(rows);
 }
 
+/*
+ * A drive FAILed by a rule (p99 over 1 us), not by IO errors: after the verdicts the
+ * coordinator orders its agent to capture its evidence before stopping it; the piece sent
+ * is kept beside the results file, compressed, and the Captured answer's row is added to
+ * the closed file's evidence table with where the copy is.
+ */
+static void test_capture_after_fail(void **st)
+{
+	struct run *r = *st;
+	uint32_t idx = 2000;
+	uint64_t cnt = 300;
+	struct rb_dir_result dr = { .ios = 300, .bytes = 300 * 4096, .hist = { &idx, &cnt, 1 } };
+	static const uint8_t data[] = "the drive's SMART log, as it gave it";
+	const char *file = "/state/evidence/harness0-T-abc123/smart.bin";
+	struct rb_msg_evidence ev = { "smart", file, NULL, sizeof(data) };
+	struct rb_row_evidence *rows;
+	char err[256], hex[65], gz[4200];
+	struct rb_results_in *in;
+	struct rb_msg m, *order;
+	struct rb_sha256 sh;
+	size_t n;
+
+	rb_sha256_init(&sh);
+	rb_sha256_update(&sh, data, sizeof(data));
+	rb_sha256_hex(&sh, hex);
+	ev.sha256 = hex;
+	run_start(r, "verdict: {max_p99: 1us}\n");
+	connect_and_assign(r);
+	sample(r, 0, 0, 300, 0);
+	rb_msg_init(&m, RB_MSG_RESULT);
+	m.result = (struct rb_msg_result){ .point = r->point,
+					   .drive = DRIVE,
+					   .core.elapsed_ns = 1000000000ULL,
+					   .dirs = &dr,
+					   .ndirs = 1,
+					   .status = RB_STATUS_OK,
+					   .message = "" };
+	send_numbered(r, &m, 0);
+	rb_msg_init(&m, RB_MSG_POINT_DONE);
+	m.point_done.point = r->point;
+	send_numbered(r, &m, 0);
+	order = expect(r, RB_MSG_CAPTURE, 5000);
+	assert_non_null(order);
+	assert_string_equal(order->capture.drive, DRIVE);
+	assert_int_equal(order->capture.point, r->point);
+	rb_msg_free(order);
+	rb_msg_init(&m, RB_MSG_EVIDENCE_DATA);
+	m.evidence_data = (struct rb_msg_evidence_data){ .point = r->point,
+							 .drive = DRIVE,
+							 .path = file,
+							 .sha256 = hex,
+							 .bytes = sizeof(data),
+							 .data = data,
+							 .len = sizeof(data) };
+	send_numbered(r, &m, 0);
+	rb_msg_init(&m, RB_MSG_CAPTURED);
+	m.captured = (struct rb_msg_captured){
+		.point = r->point, .drive = DRIVE, .error = "", .evidence = &ev, .nevidence = 1
+	};
+	send_numbered(r, &m, 0);
+	expect_free(r, RB_MSG_STOP, 5000);
+	out_begin(r);
+	assert_int_equal(run_join(r), RB_EXIT_BELOW_SPEC);
+	free(out_end(r));
+	in = rb_results_open(r->path, err, sizeof(err));
+	assert_non_null(in);
+	assert_int_equal(rb_results_read_evidence(in, &rows, &n), 0);
+	rb_results_in_close(in);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].kind, "smart");
+	assert_string_equal(rows[0].sha256, hex);
+	assert_non_null(strstr(rows[0].stored, ".evidence/h1/harness0-T-abc123/smart.bin.gz"));
+	/* beside the file: its folder joined with the row's relative name */
+	snprintf(gz, sizeof(gz), "%.*s%s", (int)(strrchr(r->path, '/') + 1 - r->path), r->path,
+		 rows[0].stored);
+	assert_int_equal(access(gz, R_OK), 0);
+	free(rows);
+}
+
 /* A point reaching past the end of the 1 GiB drive offered: refused before any
  * pre-flight or IO, naming the point, the drive and its size, and the other points. */
 static void test_size_past_the_drive_refused(void **st)
@@ -1201,6 +1281,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clock_wait_is_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_past_the_drive_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_the_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_capture_after_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_skip_with_every_drive_refused, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_live_hook_once_an_interval, setup, teardown),

@@ -497,6 +497,42 @@ static void test_wire_evidence_data(void **state)
 	rb_msg_free(back);
 }
 
+/* The coordinator's capture order and the agent's answer, every field. */
+static void test_wire_capture(void **state)
+{
+	(void)state;
+	struct rb_msg_evidence ev[2] = { { "telemetry", "/s/evidence/x/telemetry-host.bin", "ab", 2048 },
+					 { "smart", "/s/evidence/x/smart.bin", "cd", 512 } };
+	struct rb_msg m, *back;
+	uint32_t pt = 0, at = 0;
+
+	rb_msg_init(&m, RB_MSG_CAPTURE);
+	m.capture = (struct rb_msg_capture){ 4, 1, "/dev/nvme1n1", "its verdict is FAIL" };
+	back = round_trip(&m);
+	assert_int_equal(back->capture.point, 4);
+	assert_int_equal(back->capture.attempt, 1);
+	assert_string_equal(back->capture.drive, "/dev/nvme1n1");
+	assert_string_equal(back->capture.reason, "its verdict is FAIL");
+	assert_false(rb_msg_point(back, &pt, &at)); /* an order, not data of a point */
+	rb_msg_free(back);
+
+	rb_msg_init(&m, RB_MSG_CAPTURED);
+	m.seq = 7;
+	m.captured = (struct rb_msg_captured){ .point = 4, .attempt = 1, .drive = "/dev/nvme1n1",
+					       .error = "", .evidence = ev, .nevidence = 2 };
+	back = round_trip(&m);
+	assert_int_equal(back->captured.nevidence, 2);
+	assert_string_equal(back->captured.evidence[1].kind, "smart");
+	assert_string_equal(back->captured.evidence[0].path, ev[0].path);
+	assert_string_equal(back->captured.evidence[0].sha256, "ab");
+	assert_int_equal(back->captured.evidence[0].bytes, 2048);
+	assert_string_equal(back->captured.error, "");
+	assert_true(rb_msg_point(back, &pt, &at));
+	assert_int_equal(pt, 4);
+	assert_int_equal(at, 1);
+	rb_msg_free(back);
+}
+
 static void test_wire_small_messages(void **state)
 {
 	struct rb_msg m, *b;
@@ -1188,6 +1224,7 @@ int main(void)
 		cmocka_unit_test(test_wire_result),
 		cmocka_unit_test(test_wire_health),
 		cmocka_unit_test(test_wire_evidence_data),
+		cmocka_unit_test(test_wire_capture),
 		cmocka_unit_test(test_wire_small_messages),
 		cmocka_unit_test(test_wire_bytes_unchanged),
 		cmocka_unit_test(test_wire_refuses_other_major),
