@@ -134,6 +134,14 @@ static const char *const migrations[RB_RESDB_SCHEMA] = {
 	"q.direction, q.ios, rackbench.bucket_ns(q.b50) AS p50_ns, rackbench.bucket_ns(q.b99) "
 	"AS p99_ns, rackbench.bucket_ns(q.b999) AS p99_9_ns FROM q JOIN rackbench.runs r "
 	"USING (run_id);",
+	/* 5: the files of evidence kept for a failing drive's vendor, on its agent's host and
+	 * beside the results file */
+	"CREATE TABLE rackbench.evidence (run_id bigint NOT NULL, drive integer NOT NULL, "
+	"point integer NOT NULL, attempt integer NOT NULL, kind text NOT NULL, "
+	"agent_path text NOT NULL, size_bytes bigint NOT NULL, sha256 text NOT NULL, "
+	"stored text, FOREIGN KEY (run_id, drive) REFERENCES rackbench.placements "
+	"ON DELETE CASCADE);"
+	"CREATE INDEX evidence_by_drive ON rackbench.evidence (run_id, drive);",
 };
 
 void rb_resdb_mask_url(const char *url, char *buf, size_t len)

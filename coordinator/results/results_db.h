@@ -25,7 +25,7 @@
 #include "fleet_verdict.h"
 
 /* The schema version this rackbench creates and migrates to. */
-#define RB_RESDB_SCHEMA 4
+#define RB_RESDB_SCHEMA 5
 
 struct rb_resdb;
 

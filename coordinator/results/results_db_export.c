@@ -41,6 +41,8 @@ struct xfile {
 	size_t nhe;
 	struct rb_row_verdict *vd;
 	size_t nvd;
+	struct rb_row_evidence *ev;
+	size_t nev;
 };
 
 static void xfile_free(struct xfile *f)
@@ -51,6 +53,7 @@ static void xfile_free(struct xfile *f)
 	free(f->hi);
 	free(f->he);
 	free(f->vd);
+	free(f->ev);
 }
 
 /* The file's rows; 1: a run going on (nothing to export yet). */
@@ -80,6 +83,8 @@ static int read_file(const char *path, struct xfile *f, char *err, size_t errlen
 		r = rb_results_read_health(in, &f->he, &f->nhe);
 	if (!r)
 		r = rb_results_read_verdicts(in, &f->vd, &f->nvd);
+	if (!r)
+		r = rb_results_read_evidence(in, &f->ev, &f->nev);
 	if (r)
 		snprintf(err, errlen, "'%s': %s", path,
 			 r == -ENOMEM ? "out of memory" : rb_results_in_error(in));
@@ -607,6 +612,46 @@ static int put_verdicts(struct rb_resdb *db, const struct xfile *f, const char *
 	return 0;
 }
 
+/*
+ * The files of evidence kept for failing drives' vendors: where the agent keeps each, and
+ * its copy beside the results file at path (absolute, as this host resolves it; NULL when
+ * the coordinator did not receive it), with its size and sha256.
+ */
+static int put_evidence(struct rb_resdb *db, const struct xfile *f, const char *run_id,
+			const char *path, char *err, size_t errlen)
+{
+	char real[PATH_MAX], stored[PATH_MAX + 600];
+	const char *slash;
+
+	if (!realpath(path, real))
+		snprintf(real, sizeof(real), "%s", path);
+	slash = strrchr(real, '/');
+	for (size_t i = 0; i < f->nev; i++) {
+		const struct rb_row_evidence *e = &f->ev[i];
+		struct prm q = { 0 };
+
+		if (!has_drive(f, e->drive))
+			continue;
+		snprintf(stored, sizeof(stored), "%.*s%s", slash ? (int)(slash - real + 1) : 0,
+			 real, e->stored);
+		p_text(&q, run_id);
+		p_i64(&q, e->drive);
+		p_i64(&q, e->point);
+		p_i64(&q, e->attempt);
+		p_text(&q, e->kind);
+		p_text(&q, e->path);
+		p_u64(&q, e->bytes);
+		p_text(&q, e->sha256);
+		p_text(&q, e->stored[0] ? stored : "");
+		if (rdb_do(db,
+			   "INSERT INTO rackbench.evidence VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+			   "NULLIF($9, ''))",
+			   q.n, q.p, "add a file of evidence", err, errlen))
+			return -EIO;
+	}
+	return 0;
+}
+
 /* The drives' health at each point's end (the drive's own, a volume's members added up). */
 static int put_health(struct rb_resdb *db, const struct xfile *f, const char *run_id, size_t *ret_n,
 		      char *err, size_t errlen)
@@ -721,6 +766,8 @@ static int put_all(struct rb_resdb *db, const char *path, const char *sha, uint6
 		r = put_verdicts(db, f, run_id, &c->verdicts, err, errlen);
 	if (!r)
 		r = put_health(db, f, run_id, &c->health, err, errlen);
+	if (!r)
+		r = put_evidence(db, f, run_id, path, err, errlen);
 	if (!r)
 		r = put_file(db, run_id, path, sha, size, err, errlen);
 	return r;

@@ -9,12 +9,16 @@ gave, each named in the results file's evidence table with its size and sha256, 
 The agent also sends each file to the coordinator, which keeps it beside the results file,
 gzip-compressed (RESULTS.evidence/a1/CAPTURE/FILE.gz), named in the row's `stored` column:
 the copy decompresses to the bytes of the row's sha256, and survives the agent's folder.
-A drive without errors keeps nothing."""
+A drive without errors keeps nothing; one whose verdict FAILs (p99 over 1 us) has its
+evidence captured after the verdicts, on the coordinator's order, the same four files
+beside the results and in the file's evidence table, named at the run's end; one whose
+verdict PASSes keeps nothing."""
 import gzip
 import hashlib
 import os
 import struct
 
+import pgserver
 from rbtest import COORD, Agent, Faulty, Tmp, check, free_port, h5, need_faultfs, run
 
 h5py = h5()
@@ -31,13 +35,13 @@ defaults: {{size: 16m, bs: 64k, iodepth: 4}}
 phases:
   - name: {phase}
     workload: {{rw: {rw}, passes: 1}}
-"""
+{verdict}"""
 
 
-def campaign(tmp, ep, dev, pages, out, rw, phase):
+def campaign(tmp, ep, dev, pages, out, rw, phase, verdict=""):
     path = os.path.join(tmp, f"{phase}.yaml")
     with open(path, "w") as f:
-        f.write(CAMPAIGN.format(dev=dev, rw=rw, phase=phase))
+        f.write(CAMPAIGN.format(dev=dev, rw=rw, phase=phase, verdict=verdict))
     agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
                   extra=["--nvme-pages", pages])
     try:
@@ -77,6 +81,46 @@ with Tmp() as tmp:
         check(r.returncode == 0, f"the healthy drive: exit {r.returncode}")
         with h5py.File(f, "r") as h:
             check(len(h["evidence"]) == 0, "a drive without errors keeps no evidence")
+        # a verdict that PASSes orders no capture
+        r, f = campaign(tmp, ep, ok.dev, pages, os.path.join(tmp, "out-pass"), "read", "pass",
+                        "verdict: {max_p99: 10s}\n")
+        check(r.returncode == 0, f"the passing drive: exit {r.returncode}")
+        with h5py.File(f, "r") as h:
+            check(len(h["evidence"]) == 0, "a drive that PASSes keeps no evidence")
+        # a verdict that FAILs (no IO error) captures after the verdicts, on order
+        r, f = campaign(tmp, ep, ok.dev, pages, os.path.join(tmp, "out-slow"), "read", "slow",
+                        "verdict: {max_p99: 1us}\n")
+        check(r.returncode == 5, f"a FAIL by max_p99: exit {r.returncode}, want 5")
+        check("evidence captured for the vendor after the verdicts" in r.stdout,
+              f"the capture said at the end: {r.stdout[-800:]}")
+        with h5py.File(f, "r") as h:
+            ev = h["evidence"][:]
+            verdicts = [(x["rule"].decode(), x["verdict"].decode()) for x in h["verdicts"][:]]
+        check(("drive", "FAIL") in verdicts, f"verdicts {verdicts}")
+        kinds = sorted(x["kind"].decode() for x in ev)
+        check(kinds == ["error-log", "event-log", "smart", "telemetry"],
+              f"captured after the verdict: {kinds}")
+        okname = os.path.basename(ok.dev)
+        for x in ev:
+            check(int(x["point"]) == 0 and x["stored"].decode().endswith(".gz"),
+                  f"{x['kind']}: point {x['point']}, stored {x['stored']!r}")
+            copy = gzip.decompress(open(os.path.join(os.path.dirname(f), x["stored"].decode()),
+                                        "rb").read())
+            check(hashlib.sha256(copy).hexdigest() == x["sha256"].decode() and
+                  os.path.basename(os.path.dirname(x["path"].decode())).startswith(okname + "-"),
+                  f"{x['kind']}: the copy beside the results has the row's digest")
+        # the fleet's database knows where each file is (when postgresql-15 is here)
+        if os.path.exists(os.path.join(pgserver.BIN, "initdb")):
+            with pgserver.PgServer() as pg:
+                x = run([COORD, "export", f, "--db", pg.url()])
+                check(x.returncode == 0, f"export: {x.stdout} {x.stderr}")
+                rows = pg.sql(None, "SELECT kind, sha256, size_bytes, stored FROM "
+                              "rackbench.evidence ORDER BY kind")
+                want = sorted([e["kind"].decode(), e["sha256"].decode(), str(int(e["bytes"])),
+                               os.path.join(os.path.dirname(os.path.realpath(f)),
+                                            e["stored"].decode())] for e in ev)
+                print("evidence in the database:", rows)
+                check(rows == want, f"the database's evidence rows {rows}, want {want}")
         r, f = campaign(tmp, ep, dev, pages, os.path.join(tmp, "out-bad"), "write", "fill")
         check(r.returncode == 6, f"IO errors no verdict judged: exit {r.returncode}, want 6")
         with h5py.File(f, "r") as h:
