@@ -55,7 +55,8 @@ int rb_health_read(const char *path, const struct rb_nvme_ops *ops, struct rb_he
 		snprintf(h->slot, sizeof(h->slot), "%s", link.slot);
 	}
 	base = base ? base + 1 : path;
-	if (ops && !strncmp(base, "nvme", 4)) {
+	/* an NVMe namespace, or any device the recorded pages stand for */
+	if (ops && (!strncmp(base, "nvme", 4) || ops == &rb_nvme_pages)) {
 		struct rb_nvme_id id;
 		struct rb_nvme_smart s;
 		uint16_t status;

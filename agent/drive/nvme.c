@@ -455,10 +455,30 @@ static int pg_ns(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 	return pg_read(h, "id-ns", page, RB_NVME_ID_SIZE);
 }
 
+/* The SMART log: DIR/NAME.smart.1, .2, ... in turn while they exist (a drive's counters
+ * moving during a run), then DIR/NAME.smart. */
 static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 {
+	static struct {
+		char name[256];
+		unsigned reads;
+	} seq[16];
+	const char *name = ((struct pages_h *)h)->name;
+	char what[32];
+	unsigned k = 0;
+
 	(void)nsid;
 	(void)st;
+	for (; k < 16 && seq[k].name[0] && strcmp(seq[k].name, name); k++)
+		;
+	if (k < 16) {
+		snprintf(seq[k].name, sizeof(seq[k].name), "%s", name);
+		snprintf(what, sizeof(what), "smart.%u", seq[k].reads + 1);
+		if (!pg_read(h, what, page, RB_NVME_SMART_SIZE)) {
+			seq[k].reads++;
+			return 0;
+		}
+	}
 	return pg_read(h, "smart", page, RB_NVME_SMART_SIZE);
 }
 

@@ -160,7 +160,7 @@ static void send_health(struct agent *a, unsigned when)
 		for (unsigned k = 0; k < p->vols[i].members; k++) {
 			const char *path = p->paths[p->first[i] + k];
 
-			if (rb_health_read(path, &rb_nvme_libnvme, &one))
+			if (rb_health_read(path, rb_nvme_runs(), &one))
 				break; /* files have no health of their own */
 			/* a drive's slot: agent.yaml's for it, else its PCI slot's name */
 			if (rb_agent_cfg_slot(a->cfg, path))
