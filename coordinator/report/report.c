@@ -73,7 +73,7 @@ static int attr_opt(struct rb_results_in *in, const char *name, char *buf, size_
 	return r == -ENOENT ? 0 : r;
 }
 
-static int load_file(struct rp_file *f, const char *path, bool health)
+static int load_file(struct rp_file *f, const char *path)
 {
 	char err[512];
 	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
@@ -116,8 +116,8 @@ static int load_file(struct rp_file *f, const char *path, bool health)
 		r = rb_results_read_evidence(in, &f->ev, &f->nev);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
-	/* a spec's health limits judge the readings: read only then */
-	if (!r && health)
+	/* a spec's health limits judge the readings, and throttled intervals are marked */
+	if (!r)
 		r = rb_results_read_health(in, &f->he, &f->nhe);
 	if (r) {
 		rb_err("'%s': cannot report: %s", path,
@@ -649,7 +649,7 @@ static int load(struct rp_report *r, const struct rb_report_args *a)
 		return RB_EXIT_FAILED;
 	for (size_t fi = 0; fi < a->nfiles; fi++) {
 		r->nfiles = fi + 1;
-		if ((rc = load_file(&r->files[fi], a->files[fi], r->nhealths > 0)))
+		if ((rc = load_file(&r->files[fi], a->files[fi])))
 			return rc;
 	}
 	for (size_t fi = 0; fi < a->nfiles; fi++) {
@@ -802,6 +802,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 			rp_paths_text(r, f == FMT_MARKDOWN);
 		if (rp_has_waf(r))
 			rp_waf_text(r, f == FMT_MARKDOWN);
+		rp_throttle_text(r, f == FMT_MARKDOWN);
 	}
 	/* what was printed ends before anything is said on stderr: the two often go to one
 	 * terminal or file, and stdout's buffer would be flushed in the middle of a line */

@@ -326,6 +326,14 @@ const struct rp_cell *rp_hist_cell(const struct rp_report *r, const struct rp_fi
  * the block layer (engine uring) and NVMe passthrough (uring_cmd); the table of them. */
 bool rp_has_paths(const struct rp_report *r);
 void rp_paths_text(const struct rp_report *r, bool md);
+/*
+ * Thermal throttling within points (report_throttle.c): each drive and point whose SMART
+ * throttling counters rose during it, with the intervals that marks
+ * (rb_throttled_intervals); nothing printed when none did.
+ */
+void rp_throttle_text(const struct rp_report *r, bool md);
+void rp_throttle_html(FILE *o, const struct rp_report *r);
+
 /* Write amplification per point (report_fdp.c): whether any drive has FDP statistics; the
  * table of host and media bytes and their ratio. */
 bool rp_has_waf(const struct rp_report *r);

@@ -516,11 +516,14 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 	size_t end, b = RANGE(j->ss, in->ns, in->samples, d, &end), n = 0;
 	unsigned w = isnan(r->cliff_window) || r->cliff_window < 1 ? 5 : (unsigned)r->cliff_window;
 	double *x, peak = 0, thr;
-	size_t peak_end = 0;
-	int64_t t0 = 0;
+	size_t peak_end = 0, all;
+	int64_t t0 = 0, *ends;
 
 	x = calloc(end - b + 1, sizeof(*x));
-	if (!x) {
+	ends = calloc(end - b + 1, sizeof(*ends));
+	if (!x || !ends) {
+		free(x);
+		free(ends);
 		j->oom = true;
 		return;
 	}
@@ -535,10 +538,13 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 		if (s->interval + 1 > n)
 			n = s->interval + 1;
 		x[s->interval] += (double)s->bytes;
+		if (s->t_ns > ends[s->interval])
+			ends[s->interval] = s->t_ns;
 		if (!t0 || s->t_ns < t0)
 			t0 = s->t_ns;
 	}
 	/* the last interval is cut short by the end of the point: not judged */
+	all = n;
 	if (n)
 		n--;
 	for (size_t s = 0; s + w <= n; s += w) {
@@ -559,16 +565,26 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 				at++;
 			int64_t tt = 0;
 			double hot = throttled_in(j, d, res, &tt);
-			char why[160] = "";
+			char why[320] = "", ivs[120] = "";
 
-			if (hot > 0)
-				snprintf(why, sizeof(why),
-					 "; throttled: the drive entered thermal throttling %.0f "
-					 "time(s) during the point (SMART), first seen %.1f s in",
-					 hot,
-					 tt > res->core.start_ns
-						 ? (double)(tt - res->core.start_ns) / 1e9
-						 : 0.0);
+			if (hot > 0) {
+				bool *mark = calloc(all + 1, sizeof(*mark));
+
+				if (mark && rb_throttled_intervals(
+						    in->health, in->nh, d, res->point, res->attempt,
+						    res->core.start_ns, ends, all, mark))
+					rb_intervals_text(mark, all, ivs, sizeof(ivs));
+				free(mark);
+				snprintf(
+					why, sizeof(why),
+					"; throttled: the drive entered thermal throttling %.0f "
+					"time(s) during the point (SMART), first seen %.1f s in%s%s",
+					hot,
+					tt > res->core.start_ns
+						? (double)(tt - res->core.start_ns) / 1e9
+						: 0.0,
+					ivs[0] ? ", in intervals " : "", ivs);
+			}
 			rb_vj_add(
 				j, d, "cliff_pct", RB_FAIL, 100 * (1 - m / peak), r->cliff_pct,
 				res->point, (int64_t)at, 0,
@@ -584,6 +600,7 @@ static void cliff_rule(struct judge *j, uint32_t d, const struct rb_row_result *
 		}
 	}
 	free(x);
+	free(ends);
 }
 
 static void performance_rules(struct judge *j, size_t dp)

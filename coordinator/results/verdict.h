@@ -105,4 +105,20 @@ int rb_verdict_file(const char *path, const struct rb_verdict_rules *root,
 /* The median of v's n values (NAN for none); sorts v. The report's and the verdicts'. */
 double rb_median(double *v, size_t n);
 
+/*
+ * The intervals of a point's attempt during which drive d throttled (verdict_health.c):
+ * interval i spans (ends[i - 1], ends[i]] (the first from start_ns), ends[] being its
+ * samples' times. Two of the drive's consecutive snapshots of that point whose thermal
+ * throttling counters (entries or seconds, SMART) rose mark every interval at least half
+ * of which lies between them: health read every sample interval (just after each
+ * interval's end) marks exactly the interval, a coarser health_interval the span the drive
+ * throttled within. mark[] gets n flags;
+ * returns how many are set.
+ */
+size_t rb_throttled_intervals(const struct rb_row_health *h, size_t nh, uint32_t drive,
+			      uint32_t point, uint32_t attempt, int64_t start_ns,
+			      const int64_t *ends, size_t n, bool *mark);
+/* The marked intervals as ranges, "2-4, 9", into buf. */
+void rb_intervals_text(const bool *mark, size_t n, char *buf, size_t len);
+
 #endif

@@ -192,3 +192,56 @@ void rb_vj_pcie_rules(struct judge *j, size_t dp)
 				last->h.slot[0] ? ", slot " : "", last->h.slot);
 	}
 }
+
+size_t rb_throttled_intervals(const struct rb_row_health *h, size_t nh, uint32_t drive,
+			      uint32_t point, uint32_t attempt, int64_t start_ns,
+			      const int64_t *ends, size_t n, bool *mark)
+{
+	const struct rb_row_health *prev = NULL;
+	size_t marked = 0;
+
+	memset(mark, 0, n * sizeof(*mark));
+	for (size_t k = 0; k < nh; k++) {
+		const struct rb_row_health *x = &h[k];
+
+		if (x->drive != drive || x->point != point || x->attempt != attempt || x->member ||
+		    !x->h.nvme || isnan(x->h.throttle_transitions))
+			continue;
+		/* the counters rose between prev and x: throttled somewhere in (prev, x] */
+		if (prev && x->t_ns >= prev->t_ns &&
+		    (x->h.throttle_transitions > prev->h.throttle_transitions ||
+		     x->h.throttle_seconds > prev->h.throttle_seconds))
+			for (size_t i = 0; i < n; i++) {
+				int64_t from = i ? ends[i - 1] : start_ns;
+				int64_t lo = from > prev->t_ns ? from : prev->t_ns;
+				int64_t hi = ends[i] < x->t_ns ? ends[i] : x->t_ns;
+
+				/* at least half of the interval between the two: a snapshot
+				 * taken just after an interval's end marks that one alone */
+				if (!mark[i] && hi > lo && 2 * (hi - lo) >= ends[i] - from) {
+					mark[i] = true;
+					marked++;
+				}
+			}
+		prev = x;
+	}
+	return marked;
+}
+
+void rb_intervals_text(const bool *mark, size_t n, char *buf, size_t len)
+{
+	size_t w = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && w < len; i++) {
+		size_t j = i;
+
+		if (!mark[i])
+			continue;
+		while (j + 1 < n && mark[j + 1])
+			j++;
+		w += (size_t)(j > i ? snprintf(buf + w, len - w, "%s%zu-%zu", w ? ", " : "", i, j)
+				    : snprintf(buf + w, len - w, "%s%zu", w ? ", " : "", i));
+		i = j;
+	}
+}

@@ -446,6 +446,7 @@ static void series(struct fx *f, uint32_t d, size_t n, double (*mbps)(size_t))
 	for (size_t i = 0; i < n; i++)
 		f->sm[f->ns++] = (struct rb_row_sample){ .drive = d,
 							 .interval = (uint32_t)i,
+							 .t_ns = (int64_t)(i + 1) * 1000000000LL,
 							 .bytes = (uint64_t)(mbps(i) * 1e6) };
 }
 
@@ -500,7 +501,7 @@ static void test_cliff(void **st)
 	/* drive 1's SMART snapshots during the point: it entered thermal throttling twice
 	 * between the 2nd and the 3rd (5 s into the point): the cliff says it throttled */
 	for (int k = 0; k < 4; k++) {
-		health(&f, 1, 0, 1000 + (int64_t)k * 2500000000LL, 40, 0, 0);
+		health(&f, 1, 0, k ? (int64_t)k * 2500000000LL : 1000, 40, 0, 0);
 		f.hl[f.nh - 1].h.throttle_transitions = k < 2 ? 3 : 5;
 	}
 	health(&f, 1, 1, 20000000000LL, 40, 0, 0); /* another point's: not this one's */
@@ -508,10 +509,57 @@ static void test_cliff(void **st)
 	judge(&f);
 	r = row(&f, 1, "cliff_pct");
 	assert_non_null(r);
+	/* the rise lay between the snapshots at 2.5 s and 5.0 s: intervals 2 to 4 */
 	if (!strstr(r->reason, "from interval 11 on; throttled: the drive entered thermal "
-			       "throttling 2 time(s) during the point (SMART), first seen 5.0 s in"))
+			       "throttling 2 time(s) during the point (SMART), first seen 5.0 s in, "
+			       "in intervals 2-4"))
 		fail_msg("%s", r->reason);
 	free(f.v);
+}
+
+/*
+ * Health read every sample interval, just after each interval's end: a rise of the
+ * throttling counters marks the one interval it closed; seconds count as entries do; a
+ * member's or another point's snapshot marks nothing; the text joins runs.
+ */
+static void test_throttled_intervals(void **st)
+{
+	struct rb_row_health h[12];
+	int64_t ends[10];
+	bool mark[10];
+	char text[64];
+	size_t n = 0;
+
+	(void)st;
+	memset(h, 0, sizeof(h));
+	for (int i = 0; i < 10; i++)
+		ends[i] = (int64_t)(i + 1) * 1000000000LL;
+	for (int k = 0; k <= 10; k++, n++) {
+		h[n].drive = 2;
+		h[n].t_ns = (int64_t)k * 1000000000LL + 3000000; /* 3 ms after each end */
+		h[n].h.nvme = true;
+		h[n].h.throttle_transitions = k >= 7 ? 1 : 0; /* entered in interval 6 */
+		h[n].h.throttle_seconds = k >= 10 ? 1 : 0;    /* ... and 9 */
+	}
+	h[n++] = (struct rb_row_health){ .drive = 2, .member = 1, .t_ns = 4500000000LL,
+					 .h = { .nvme = true, .throttle_transitions = 50 } };
+	assert_int_equal(rb_throttled_intervals(h, n, 2, 0, 0, 0, ends, 10, mark), 2);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(mark[i], i == 6 || i == 9);
+	rb_intervals_text(mark, 10, text, sizeof(text));
+	assert_string_equal(text, "6, 9");
+	/* another point or drive: nothing */
+	assert_int_equal(rb_throttled_intervals(h, n, 2, 1, 0, 0, ends, 10, mark), 0);
+	assert_int_equal(rb_throttled_intervals(h, n, 3, 0, 0, 0, ends, 10, mark), 0);
+	/* health every 3 s: the span between the two snapshots */
+	h[0].t_ns = 0;
+	h[1] = h[3];
+	h[1].h.throttle_transitions = 0;
+	h[2] = h[6];
+	h[2].h.throttle_transitions = 1; /* (3 s, 6 s]: intervals 3, 4, 5 */
+	assert_int_equal(rb_throttled_intervals(h, 3, 2, 0, 0, 0, ends, 10, mark), 3);
+	rb_intervals_text(mark, 10, text, sizeof(text));
+	assert_string_equal(text, "3-5");
 }
 
 static void test_rules_merge(void **st)
@@ -639,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_pcie_link),
 		cmocka_unit_test(test_performance_rules),
 		cmocka_unit_test(test_cliff),
+		cmocka_unit_test(test_throttled_intervals),
 		cmocka_unit_test(test_rules_merge),
 		cmocka_unit_test(test_spare),
 		cmocka_unit_test(test_drive_line),

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: MIT
+"""Thermal throttling on the interval timeline, end to end through the admin seam's recorded
+pages: a loop device whose SMART log the agent reads from a folder (--nvme-pages), a page
+per reading in turn (NAME.smart.1, .2, ...), its thermal-throttling counters (TMT1
+transitions and seconds) rising once, from the 6th reading on. The point reads health
+every sample interval (health_interval = interval). The results file's health table holds
+the rise; `rackbench report` names the drive and point under "Thermal throttling within
+points" with exactly the intervals the rule gives from the file's own rows (an interval at
+least half of which lies between the two readings that saw the rise), and its page has the
+same table. A drive whose counters never move has no such row."""
+import os
+import struct
+
+from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, run
+
+h5py = h5()
+
+CAMPAIGN = """name: throttle
+insecure: true
+destructive: true
+wait: 20s
+targets:
+  - agent: a1
+    drives: [{dev}]
+phases:
+  - name: hot
+    workload: {{rw: randread, bs: 4k, iodepth: 4, size: 8m, runtime: 3s, interval: 250ms,
+               health_interval: 250ms}}
+"""
+
+
+def smart(transitions, seconds):
+    """A SMART log of 512 bytes: 40 C, TMT1 transitions at 216, its seconds at 224."""
+    b = bytearray(512)
+    struct.pack_into("<H", b, 1, 313)
+    struct.pack_into("<I", b, 216, transitions)
+    struct.pack_into("<I", b, 224, seconds)
+    return bytes(b)
+
+
+def marked(health, samples, start_ns, point=0, attempt=0):
+    """The rule, from the file's rows: interval i spans (end[i-1], end[i]]; a rise between
+    two consecutive readings marks the intervals at least half of which lie between them."""
+    ends = {}
+    for s in samples:
+        if int(s["point"]) == point and int(s["attempt"]) == attempt:
+            i = int(s["interval"])
+            ends[i] = max(ends.get(i, 0), int(s["t_ns"]))
+    n = max(ends) + 1
+    hs = [h for h in health if int(h["point"]) == point and int(h["attempt"]) == attempt and
+          int(h["member"]) == 0 and int(h["nvme"])]
+    mark = set()
+    for a, b in zip(hs, hs[1:]):
+        if (b["throttle_transitions"] > a["throttle_transitions"] or
+                b["throttle_seconds"] > a["throttle_seconds"]):
+            for i in range(n):
+                lo = max(ends[i - 1] if i else start_ns, int(a["t_ns"]))
+                hi = min(ends[i], int(b["t_ns"]))
+                if hi > lo and 2 * (hi - lo) >= ends[i] - (ends[i - 1] if i else start_ns):
+                    mark.add(i)
+    return sorted(mark), n
+
+
+def ranges(v):
+    out, i = [], 0
+    while i < len(v):
+        j = i
+        while j + 1 < len(v) and v[j + 1] == v[j] + 1:
+            j += 1
+        out.append(f"{v[i]}-{v[j]}" if j > i else f"{v[i]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+with Tmp() as tmp, LoopDevices(tmp, 1, size=16 << 20) as (dev,):
+    pages = os.path.join(tmp, "pages")
+    os.mkdir(pages)
+    name = os.path.basename(dev)
+    for k in range(1, 60):
+        hot = k >= 6
+        with open(os.path.join(pages, f"{name}.smart.{k}"), "wb") as f:
+            f.write(smart(1 if hot else 0, 2 if hot else 0))
+    with open(os.path.join(pages, f"{name}.smart"), "wb") as f:
+        f.write(smart(1, 2))
+    for what in ("id-ctrl", "id-ns"):
+        with open(os.path.join(pages, f"{name}.{what}"), "wb") as f:
+            f.write(bytes(4096))
+    path = os.path.join(tmp, "c.yaml")
+    with open(path, "w") as f:
+        f.write(CAMPAIGN.format(dev=dev))
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
+                  extra=["--nvme-pages", pages])
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--no-service",
+                 "--results", os.path.join(tmp, "out")], timeout=120)
+    finally:
+        agent.stop()
+    print(r.stdout[-1500:], r.stderr[-1500:])
+    check(r.returncode == 0, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
+    out = os.path.join(tmp, "out")
+    f = [os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")][0]
+    with h5py.File(f, "r") as h:
+        health, samples = h["health"][:], h["samples"][:]
+        start = int(h["results"][0]["start_ns"])
+    during = [h for h in health if int(h["when"]) == 1]
+    check(len(during) >= 4, f"health read during the point: {len(during)} reading(s)")
+    want, n = marked(health, samples, start)
+    check(want, f"the rise marks some interval: {[float(x['throttle_transitions']) for x in health]}")
+    text = run([COORD, "report", f]).stdout
+    sec = text[text.find("Thermal throttling within points"):]
+    print(sec[:500])
+    check(sec and "hot" in sec and f"{len(want)} of {n}" in sec and
+          sec.splitlines()[2].rstrip().endswith(ranges(want)),
+          f"report names intervals {ranges(want)} of {n}: {sec[:600]}")
+    page = os.path.join(tmp, "p.html")
+    run([COORD, "report", f, "--html", page])
+    html = open(page).read()
+    check('data-section="throttling"' in html and f"<td>{ranges(want)}</td>" in html,
+          "the page has the table")
+    # counters that never move: no row
+    for k in range(1, 60):
+        os.remove(os.path.join(pages, f"{name}.smart.{k}"))
+    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s2"),
+                  extra=["--nvme-pages", pages])
+    try:
+        r = run([COORD, "run", path, "--listen", ep, "--no-service",
+                 "--results", os.path.join(tmp, "out2")], timeout=120)
+    finally:
+        agent.stop()
+    check(r.returncode == 0, f"the cool run: exit {r.returncode}")
+    out = os.path.join(tmp, "out2")
+    f = [os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")][0]
+    text = run([COORD, "report", f]).stdout
+    check("Thermal throttling within points" not in text, "a drive that never throttled")
+print("ok")
