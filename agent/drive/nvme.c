@@ -147,6 +147,24 @@ int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t p
 	return r;
 }
 
+int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512])
+{
+	uint16_t st = 0;
+	uint32_t nsid;
+	void *h;
+	int r;
+
+	if (!ops->get_log)
+		return -EOPNOTSUPP;
+	r = ops->open(path, &h, &nsid);
+	if (r)
+		return r;
+	/* a controller's log: every namespace; its GUID says whether it is the OCP one */
+	r = ops->get_log(h, 0xffffffff, 0xc3, 0, 0, 0, page, 512, &st);
+	ops->close(h);
+	return r;
+}
+
 int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,
 		 struct rb_nvme_smart *ret_smart, uint16_t *ret_status)
 {

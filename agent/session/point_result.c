@@ -189,6 +189,10 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 			dr->fdp_media_bytes += media;
 		}
 	}
+	/* the drive's own latency buckets over the point (OCP C3h): a drive, not a volume */
+	if (p->prep && p->vols[t].members == 1)
+		dr->dev_lat.valid = rb_runner_dev_latency(
+			p->prep, p->first[t], dr->dev_lat.threshold_ms, dr->dev_lat.cmds);
 	static const char *const why[] = {
 		[HALT_SHUT_DOWN] = "stopped: the agent was shut down before the point's end",
 		[HALT_COORDINATOR] = "stopped by the coordinator before the point's end",

@@ -32,6 +32,8 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 	free(p->power);
 	free(p->fdp);
 	free(p->fdp_page);
+	free(p->ocp);
+	free(p->ocp_page);
 	free(p->zone_reset_ns);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->fds && p->fds[i] >= 0)
@@ -209,6 +211,18 @@ static int same_targets(char *const *paths, const struct rb_guard_target *t, siz
 }
 
 /*
+ * What the drive counts of itself at the start, each point's share their delta: FDP's
+ * statistics (write amplification), the OCP latency monitor (its own latency buckets).
+ */
+static void read_counters(struct rb_prepared *p, size_t i, const char *real)
+{
+	struct rb_ocp_latency ol;
+
+	p->fdp[i] = rb_nvme_fdp_stats(rb_nvme_runs(), real, p->fdp_page[i]) == 0;
+	p->ocp[i] = rb_nvme_ocp_latency(rb_nvme_runs(), real, p->ocp_page[i]) == 0 &&
+		    rb_ocp_latency_parse(p->ocp_page[i], RB_OCP_LOG_SIZE, &ol) == 0;
+}
+/*
  * The passthrough node names the path as well as the drive: a block engine on it would
  * measure the block layer under the name of passthrough; uring_cmd needs a namespace.
  */
@@ -261,8 +275,10 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->fdp = calloc(n + 1, sizeof(*p->fdp));
 	p->fdp_page = calloc(n + 1, sizeof(*p->fdp_page));
 	p->zone_reset_ns = calloc(n + 1, sizeof(*p->zone_reset_ns));
+	p->ocp = calloc(n + 1, sizeof(*p->ocp));
+	p->ocp_page = calloc(n + 1, sizeof(*p->ocp_page));
 	if (!p->fds || !p->spans || !p->info || !p->power || !p->fdp || !p->fdp_page ||
-	    !p->zone_reset_ns)
+	    !p->zone_reset_ns || !p->ocp || !p->ocp_page)
 		goto out_nomem;
 	/* a killed run's power states first: the drives' own put back */
 	if (rb_engine_needs_target(wl->engine) && gp->state_dir)
@@ -315,9 +331,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 		if (!e && wl->zns)
 			e = rb_zns_prepare(wl, paths[i], t[i].fd, p->spans[i], &p->zone_reset_ns[i],
 					   diags);
-		/* FDP's counters at the start: a point's write amplification is their delta */
-		p->fdp[i] = !e && t[i].info.kind == RB_TARGET_BLOCK &&
-			    rb_nvme_fdp_stats(rb_nvme_runs(), t[i].info.real, p->fdp_page[i]) == 0;
+		if (!e && t[i].info.kind == RB_TARGET_BLOCK)
+			read_counters(p, i, t[i].info.real);
 		if (!e && wl->power_state[0])
 			e = rb_power_apply(rb_nvme_runs(), t[i].info.real,
 					   (unsigned)atoi(wl->power_state), gp->state_dir,
@@ -365,5 +380,31 @@ bool rb_runner_fdp(const struct rb_prepared *p, size_t i, double *ret_host, doub
 		return false;
 	*ret_host = b.hbmw - a.hbmw;
 	*ret_media = b.mbmw - a.mbmw;
+	return true;
+}
+
+bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t threshold_ms[4],
+			   uint64_t cmds[3][4])
+{
+	struct rb_ocp_latency a, b;
+	uint8_t now[RB_OCP_LOG_SIZE];
+
+	if (!p || i >= p->n || !p->ocp[i] ||
+	    rb_nvme_ocp_latency(rb_nvme_runs(), p->info[i].real, now) ||
+	    rb_ocp_latency_parse(p->ocp_page[i], RB_OCP_LOG_SIZE, &a) ||
+	    rb_ocp_latency_parse(now, RB_OCP_LOG_SIZE, &b) ||
+	    b.bucket_timer_min < a.bucket_timer_min)
+		return false;
+	for (int k = 0; k < 4; k++) {
+		const struct rb_ocp_lat_counters *x = &a.active[k], *y = &b.active[k];
+
+		/* a counter that fell restarted: the point's share is not known */
+		if (y->read < x->read || y->write < x->write || y->trim < x->trim)
+			return false;
+		cmds[0][k] = y->read - x->read;
+		cmds[1][k] = y->write - x->write;
+		cmds[2][k] = y->trim - x->trim;
+		threshold_ms[k] = b.threshold_ms[k];
+	}
 	return true;
 }

@@ -27,7 +27,19 @@ struct rb_prepared {
 	bool *fdp;
 	uint8_t (*fdp_page)[64];
 	uint64_t *zone_reset_ns; /* zns: resetting each target's zones took; 0 none */
+	/* the OCP Latency Monitor (C3h) of each target at the start (ocp[i]: read, its GUID) */
+	bool *ocp;
+	uint8_t (*ocp_page)[512];
 };
+
+/*
+ * The commands target i's drive counted in each of its own latency buckets since the
+ * prepare (OCP Latency Monitor, C3h, read again now), cmds[read, write, trim][bucket], and
+ * the buckets' lower thresholds in ms: true, or false when it has no such log or its
+ * counters restarted meanwhile (its bucket timer reached its threshold, a counter fell).
+ */
+bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t threshold_ms[4],
+			   uint64_t cmds[3][4]);
 
 /*
  * The host and media bytes target i's endurance group wrote since the prepare (FDP

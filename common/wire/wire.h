@@ -250,6 +250,14 @@ struct rb_msg_checkpoint {
 	size_t nwriters;
 };
 
+/* 1.9: an OCP drive's own latency buckets over a point (Latency Monitor, C3h): bucket b
+ * from threshold_ms[b] to threshold_ms[b + 1], the last without an end. */
+struct rb_dev_latency {
+	bool valid; /* read before and after the point, its counters not restarted */
+	uint32_t threshold_ms[4];
+	uint64_t cmds[3][4]; /* [read, write, trim][bucket] */
+};
+
 struct rb_msg_result {
 	uint32_t point, attempt;
 	const char *drive;
@@ -280,6 +288,7 @@ struct rb_msg_result {
 	const struct rb_msg_checkpoint *checkpoints; /* 1.6, rw checkpoint */
 	size_t ncheckpoints;
 	const struct rb_msg_exec_result *exec; /* 1.6, an exec point's; NULL none */
+	struct rb_dev_latency dev_lat;	       /* 1.9 */
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

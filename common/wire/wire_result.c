@@ -2,6 +2,8 @@
 /* The wire codec of a drive's result (DriveResult), both ways; wire.c calls it. */
 #include <stdint.h>
 
+#include <string.h>
+
 #include "wire_priv.h"
 
 static Rb__Checkpoint **ckpts_out(struct pool *p, const struct rb_msg_checkpoint *v, size_t n)
@@ -126,6 +128,34 @@ static struct rb_msg_exec_result *exec_in(struct pool *p, const Rb__ExecResult *
 	return m;
 }
 
+/* A drive's own latency buckets, both ways: four of each list, or none (not valid). */
+static Rb__DeviceLatency *dev_lat_out(struct pool *p, const struct rb_dev_latency *m)
+{
+	Rb__DeviceLatency *d = pool_alloc(p, 1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	rb__device_latency__init(d);
+	d->n_threshold_ms = d->n_reads = d->n_writes = d->n_trims = 4;
+	d->threshold_ms = (uint32_t *)m->threshold_ms;
+	d->reads = (uint64_t *)m->cmds[0];
+	d->writes = (uint64_t *)m->cmds[1];
+	d->trims = (uint64_t *)m->cmds[2];
+	return d;
+}
+
+static void dev_lat_in(struct rb_dev_latency *m, const Rb__DeviceLatency *d)
+{
+	memset(m, 0, sizeof(*m));
+	if (!d || d->n_threshold_ms != 4 || d->n_reads != 4 || d->n_writes != 4 || d->n_trims != 4)
+		return; /* another shape is no reading */
+	m->valid = true;
+	memcpy(m->threshold_ms, d->threshold_ms, sizeof(m->threshold_ms));
+	memcpy(m->cmds[0], d->reads, sizeof(m->cmds[0]));
+	memcpy(m->cmds[1], d->writes, sizeof(m->cmds[1]));
+	memcpy(m->cmds[2], d->trims, sizeof(m->cmds[2]));
+}
+
 /* Files of evidence, both ways. */
 static Rb__Evidence **evidence_out(struct pool *p, const struct rb_msg_evidence *v, size_t n)
 {
@@ -222,6 +252,7 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->evidence = ev;
 	r->zones = zones_out(p, m->zones, m->nzones);
 	r->n_zones = r->zones ? m->nzones : 0;
+	r->device_latency = m->dev_lat.valid ? dev_lat_out(p, &m->dev_lat) : NULL;
 	r->fdp = m->fdp;
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
@@ -297,6 +328,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 		.exec = r->exec ? exec_in(p, r->exec) : NULL,
 	};
 	m->nzones = m->zones ? r->n_zones : 0;
+	dev_lat_in(&m->dev_lat, r->device_latency);
 #define IN(type, name, wire, unit) m->core.name = (type)r->wire;
 	RB_RESULT_FIELDS(IN)
 #undef IN

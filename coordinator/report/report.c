@@ -56,6 +56,7 @@ static void file_free(struct rp_file *f)
 	free(f->ex);
 	free(f->ev);
 	free(f->he);
+	free(f->dl);
 	free(f->vd);
 	free(f->ss);
 	free(f->dr);
@@ -114,6 +115,8 @@ static int load_file(struct rp_file *f, const char *path)
 		r = rb_results_read_execs(in, &f->ex, &f->nex);
 	if (!r)
 		r = rb_results_read_evidence(in, &f->ev, &f->nev);
+	if (!r)
+		r = rb_results_read_devlat(in, &f->dl, &f->ndl);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
 	/* a spec's health limits judge the readings, and throttled intervals are marked */
@@ -803,6 +806,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 		if (rp_has_waf(r))
 			rp_waf_text(r, f == FMT_MARKDOWN);
 		rp_throttle_text(r, f == FMT_MARKDOWN);
+		rp_devlat_text(r, f == FMT_MARKDOWN);
 	}
 	/* what was printed ends before anything is said on stderr: the two often go to one
 	 * terminal or file, and stdout's buffer would be flushed in the middle of a line */

@@ -41,6 +41,8 @@ struct rp_file {
 	size_t nex;
 	struct rb_row_evidence *ev; /* files kept for a failing drive's vendor (schema 11 on) */
 	size_t nev;
+	struct rb_row_devlat *dl; /* OCP drives' own latency buckets per point (schema 13 on) */
+	size_t ndl;
 	char verdict[16]; /* the run's: PASS, FAIL, INCOMPLETE; "": not judged */
 	size_t cell0;	  /* its first cell: cell0 + point row * nd + drive row */
 	size_t drive0;	  /* its first drive's place among every file's drives */
@@ -327,12 +329,15 @@ const struct rp_cell *rp_hist_cell(const struct rp_report *r, const struct rp_fi
 bool rp_has_paths(const struct rp_report *r);
 void rp_paths_text(const struct rp_report *r, bool md);
 /*
- * Thermal throttling within points (report_throttle.c): each drive and point whose SMART
- * throttling counters rose during it, with the intervals that marks
- * (rb_throttled_intervals); nothing printed when none did.
+ * What the drive says of itself (report_nvme.c), nothing printed where it said nothing:
+ * thermal throttling within points, each drive and point whose SMART throttling counters
+ * rose during it with the intervals that marks (rb_throttled_intervals); and an OCP
+ * drive's own latency buckets over each point beside the host's IOs in the same ranges.
  */
 void rp_throttle_text(const struct rp_report *r, bool md);
 void rp_throttle_html(FILE *o, const struct rp_report *r);
+void rp_devlat_text(const struct rp_report *r, bool md);
+void rp_devlat_html(FILE *o, const struct rp_report *r);
 
 /* Write amplification per point (report_fdp.c): whether any drive has FDP statistics; the
  * table of host and media bytes and their ratio. */

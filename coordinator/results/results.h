@@ -217,6 +217,18 @@ struct rb_row_zone {
 	char type[16]; /* conventional, seq-required, seq-preferred */
 };
 
+/*
+ * One of an OCP drive's own latency buckets over a point (Latency Monitor C3h, read before
+ * and after it), beside the IOs the host measured in the same range (schema 13 on): where
+ * the host saw more slow IOs than the drive, the time was spent above the drive.
+ */
+struct rb_row_devlat {
+	uint32_t drive, point, attempt, bucket;
+	uint32_t from_ms, to_ms;		      /* to_ms 0: no end (the last bucket) */
+	uint64_t reads, writes, trims;		      /* the drive's count */
+	uint64_t host_reads, host_writes, host_trims; /* the host's, its histograms' buckets */
+};
+
 /* An exec point's command on a drive: how it ended, what its parser read (schema 10 on). */
 struct rb_row_exec {
 	uint32_t drive, point, attempt;
@@ -280,6 +292,7 @@ int rb_results_ckpt_writer(struct rb_results *r, const struct rb_row_ckpt_writer
 int rb_results_exec(struct rb_results *r, const struct rb_row_exec *row);
 int rb_results_evidence(struct rb_results *r, const struct rb_row_evidence *row);
 int rb_results_zone(struct rb_results *r, const struct rb_row_zone *row);
+int rb_results_devlat(struct rb_results *r, const struct rb_row_devlat *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -361,6 +374,8 @@ int rb_results_read_execs(struct rb_results_in *in, struct rb_row_exec **ret, si
 int rb_results_read_evidence(struct rb_results_in *in, struct rb_row_evidence **ret, size_t *ret_n);
 /* The zones table (none in files of schema 11 and older). */
 int rb_results_read_zones(struct rb_results_in *in, struct rb_row_zone **ret, size_t *ret_n);
+/* The device_latency table (none in files of schema 12 and older). */
+int rb_results_read_devlat(struct rb_results_in *in, struct rb_row_devlat **ret, size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

@@ -242,6 +242,20 @@ static const struct field zone_f[] = {
 	FLD(struct rb_row_zone, cond, FT_STR, ""),
 	FLD(struct rb_row_zone, type, FT_STR, ""),
 };
+static const struct field devlat_f[] = {
+	FLD(struct rb_row_devlat, drive, FT_U32, ""),
+	FLD(struct rb_row_devlat, point, FT_U32, ""),
+	FLD(struct rb_row_devlat, attempt, FT_U32, ""),
+	FLD(struct rb_row_devlat, bucket, FT_U32, ""),
+	FLD(struct rb_row_devlat, from_ms, FT_U32, "ms"),
+	FLD(struct rb_row_devlat, to_ms, FT_U32, "ms"),
+	FLD(struct rb_row_devlat, reads, FT_U64, "1"),
+	FLD(struct rb_row_devlat, writes, FT_U64, "1"),
+	FLD(struct rb_row_devlat, trims, FT_U64, "1"),
+	FLD(struct rb_row_devlat, host_reads, FT_U64, "1"),
+	FLD(struct rb_row_devlat, host_writes, FT_U64, "1"),
+	FLD(struct rb_row_devlat, host_trims, FT_U64, "1"),
+};
 static const struct field evidence_f[] = {
 	FLD(struct rb_row_evidence, drive, FT_U32, ""),
 	FLD(struct rb_row_evidence, point, FT_U32, ""),
@@ -334,6 +348,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "the results file" },
 	{ "zones", ARRAY(zone_f), sizeof(struct rb_row_zone),
 	  "zns points: a zoned namespace's zone report after the point" },
+	{ "device_latency", ARRAY(devlat_f), sizeof(struct rb_row_devlat),
+	  "an OCP drive's own latency buckets over each point, beside the host's count" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };

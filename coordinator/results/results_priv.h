@@ -42,6 +42,7 @@ enum {
 	T_EXEC,		/* exec (schema 10 on) */
 	T_EVIDENCE,	/* evidence (schema 11 on) */
 	T_ZONES,	/* zones (schema 12 on) */
+	T_DEVLAT,	/* device_latency (schema 13 on) */
 	NWRITTEN,
 	T_HIST_V7 = NWRITTEN, /* histograms: files of schema 7 and older, read only */
 	NTABLES

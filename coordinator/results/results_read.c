@@ -586,6 +586,11 @@ int rb_results_read_zones(struct rb_results_in *in, struct rb_row_zone **ret, si
 	return read_optional(in, T_ZONES, (void **)ret, ret_n);
 }
 
+int rb_results_read_devlat(struct rb_results_in *in, struct rb_row_devlat **ret, size_t *ret_n)
+{
+	return read_optional(in, T_DEVLAT, (void **)ret, ret_n);
+}
+
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);

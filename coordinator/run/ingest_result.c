@@ -14,6 +14,7 @@
 
 #include "coord_priv.h"
 #include "campaign.h"
+#include "hist.h"
 #include "log.h"
 #include "progress.h"
 #include "wire.h"
@@ -183,6 +184,45 @@ static void health_row(struct coord *k, size_t di, struct rb_row_result *row)
 	}
 }
 
+/*
+ * An OCP drive's own latency buckets over the point, each beside the IOs the host measured
+ * in its range: the host's histogram buckets whose value lies there.
+ */
+static void devlat_rows(struct coord *k, size_t di, const struct rb_msg_result *dr)
+{
+	const struct rb_dev_latency *d = &dr->dev_lat;
+
+	for (uint32_t b = 0; d->valid && b < 4; b++) {
+		struct rb_row_devlat row = { .drive = (uint32_t)di,
+					     .point = dr->point,
+					     .attempt = dr->attempt,
+					     .bucket = b,
+					     .from_ms = d->threshold_ms[b],
+					     .to_ms = b < 3 ? d->threshold_ms[b + 1] : 0,
+					     .reads = d->cmds[0][b],
+					     .writes = d->cmds[1][b],
+					     .trims = d->cmds[2][b] };
+		uint64_t lo = (uint64_t)row.from_ms * 1000000, hi = (uint64_t)row.to_ms * 1000000;
+
+		for (size_t i = 0; i < dr->ndirs; i++) {
+			const struct rb_sparse *h = &dr->dirs[i].hist;
+			uint64_t *to = dr->dirs[i].direction == 0   ? &row.host_reads
+				       : dr->dirs[i].direction == 1 ? &row.host_writes
+								    : &row.host_trims;
+
+			for (size_t j = 0; j < h->n; j++) {
+				uint64_t v = h->idx[j] < RB_HIST_BUCKETS
+						     ? rb_hist_bucket_value(h->idx[j])
+						     : 0;
+
+				if (h->idx[j] < RB_HIST_BUCKETS && v >= lo && (!hi || v < hi))
+					*to += h->cnt[j];
+			}
+		}
+		rb_results_devlat(k->res, &row);
+	}
+}
+
 /* A result's block-size counts into their table, its IO errors said. */
 static void result_extras(struct coord *k, const struct ragent *a, const struct rb_msg_result *dr,
 			  size_t di)
@@ -217,6 +257,7 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 	}
 	for (size_t i = 0; i < dr->nzones; i++)
 		zone_row(k, di, dr, i);
+	devlat_rows(k, di, dr);
 	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
 	uint32_t err = 0;
 

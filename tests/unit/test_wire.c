@@ -335,11 +335,20 @@ static void test_wire_result(void **state)
 	fill_result(&m, d, bc, ie, &t, mem);
 	m.result.zones = zones;
 	m.result.nzones = 2;
+	m.result.dev_lat = (struct rb_dev_latency){
+		.valid = true,
+		.threshold_ms = { 5, 10, 20, 40 },
+		.cmds = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 10, 11, 1ull << 40 } },
+	};
 	b = round_trip(&m);
 	const struct rb_msg_result *r = &b->result;
 
 	assert_int_equal(r->nzones, 2);
 	assert_memory_equal(r->zones, zones, sizeof(zones));
+	assert_true(r->dev_lat.valid);
+	assert_memory_equal(r->dev_lat.threshold_ms, m.result.dev_lat.threshold_ms,
+			    sizeof(r->dev_lat.threshold_ms));
+	assert_memory_equal(r->dev_lat.cmds, m.result.dev_lat.cmds, sizeof(r->dev_lat.cmds));
 
 	assert_int_equal(r->point, 3);
 	assert_int_equal(r->attempt, 1);
@@ -386,6 +395,7 @@ static void test_wire_result(void **state)
 	assert_null(b->result.target);
 	assert_string_equal(b->result.message, "");
 	assert_int_equal(b->result.ndirs, 0);
+	assert_false(b->result.dev_lat.valid); /* none sent: none read */
 	rb_msg_free(b);
 }
 
