@@ -115,6 +115,32 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 	return 0;
 }
 
+int rb_zns_finish(int fd, const struct rb_msg_zone *z, size_t n, uint64_t from, uint64_t to,
+		  uint64_t *ret_ns, uint32_t *ret_zones)
+{
+	int64_t t0 = rb_mono_ns();
+	int r = 0;
+
+	*ret_ns = 0;
+	*ret_zones = 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		struct blk_zone_range range = { .sector = z[i].start_bytes / 512,
+						.nr_sectors = z[i].len_bytes / 512 };
+
+		/* open (implicitly or explicitly) or closed: written in part, not full */
+		if (z[i].start_bytes < from || z[i].start_bytes >= to ||
+		    (z[i].cond != BLK_ZONE_COND_IMP_OPEN && z[i].cond != BLK_ZONE_COND_EXP_OPEN &&
+		     z[i].cond != BLK_ZONE_COND_CLOSED))
+			continue;
+		if (ioctl(fd, BLKFINISHZONE, &range))
+			r = -errno;
+		else
+			(*ret_zones)++;
+	}
+	*ret_ns = (uint64_t)(rb_mono_ns() - t0);
+	return r;
+}
+
 int rb_zns_report(const char *path, struct rb_msg_zone **ret, size_t *n)
 {
 	enum { CHUNK = 1024 };

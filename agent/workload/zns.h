@@ -40,4 +40,14 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
  */
 int rb_zns_report(const char *path, struct rb_msg_zone **ret, size_t *n);
 
+/*
+ * After a zns point, once its zone report is read: every zone of [from, to) the run left
+ * open or closed (written in part) finished, one BLKFINISHZONE each (the drive fills it:
+ * a write, already judged by the guard for the point), through the device open at fd.
+ * The time all of them took in *ret_ns and how many in *ret_zones; 0 or negative errno
+ * (those finished before stay counted).
+ */
+int rb_zns_finish(int fd, const struct rb_msg_zone *z, size_t n, uint64_t from, uint64_t to,
+		  uint64_t *ret_ns, uint32_t *ret_zones);
+
 #endif

@@ -46,7 +46,9 @@
 	X(uint64_t, replay_lag_p50_ns, replay_lag_p50_ns, "ns")                                 \
 	X(uint64_t, replay_lag_p99_ns, replay_lag_p99_ns, "ns")                                 \
 	X(uint64_t, replay_lag_max_ns, replay_lag_max_ns, "ns")                                 \
-	X(uint64_t, zone_reset_ns, zone_reset_ns, "ns")
+	X(uint64_t, zone_reset_ns, zone_reset_ns, "ns")                                         \
+	X(uint64_t, zone_finish_ns, zone_finish_ns, "ns")                                       \
+	X(uint32_t, zones_finished, zones_finished, "1")
 /* clang-format on */
 
 #define RB_RESULT_FIELDS(X)                                                                        \

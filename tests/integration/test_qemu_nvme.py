@@ -156,6 +156,8 @@ targets:
 phases:
   - name: zoned
     workload: {rw: write, zns: write, bs: 64k, iodepth: 1, numjobs: 2, offset: 192m, size: 32m, passes: 1}
+  - name: zoned-part
+    workload: {rw: write, zns: write, bs: 4k, iodepth: 1, numjobs: 2, offset: 224m, size: 32m, passes: 1, max_runtime: 1s, rate_iops: 100}
 CAMPAIGN
 mkdir -p /tmp/zones
 $A --coordinator tcp://127.0.0.1:7470 --name vm --insecure --state-dir /state --target $N1 --allow $N1 --target $N3 --allow $N3 > /tmp/agent.log 2>&1 &

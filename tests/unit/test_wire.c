@@ -693,6 +693,8 @@ static void test_wire_bytes_unchanged(void **state)
 	r.replay_lag_p99_ns = 250;
 	r.replay_lag_max_ns = 260;
 	r.zone_reset_ns = 270;
+	r.zone_finish_ns = 280;
+	r.zones_finished = 290;
 	r.n_dirs = 2;
 	r.dirs = dp;
 	r.n_bs_counts = 1;
