@@ -147,7 +147,8 @@ int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t p
 	return r;
 }
 
-int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512])
+/* An OCP log (C0h, C3h) of the controller, 512 bytes raw. */
+static int ocp_log(const struct rb_nvme_ops *ops, const char *path, uint8_t lid, uint8_t page[512])
 {
 	uint16_t st = 0;
 	uint32_t nsid;
@@ -160,9 +161,19 @@ int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t
 	if (r)
 		return r;
 	/* a controller's log: every namespace; its GUID says whether it is the OCP one */
-	r = ops->get_log(h, 0xffffffff, 0xc3, 0, 0, 0, page, 512, &st);
+	r = ops->get_log(h, 0xffffffff, lid, 0, 0, 0, page, 512, &st);
 	ops->close(h);
 	return r;
+}
+
+int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512])
+{
+	return ocp_log(ops, path, 0xc3, page);
+}
+
+int rb_nvme_ocp_smart(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512])
+{
+	return ocp_log(ops, path, 0xc0, page);
 }
 
 int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,

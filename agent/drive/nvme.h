@@ -132,6 +132,8 @@ int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t p
 /* The OCP Latency Monitor log (C3h, 512 bytes) of the drive at path, raw: 0, or the read's
  * error (a drive without it refuses the log id). */
 int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512]);
+/* ... and its OCP SMART / Health Information Extended log (C0h). */
+int rb_nvme_ocp_smart(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512]);
 
 /* Identity and health of a namespace through ops. 0 or negative errno. */
 int rb_nvme_read(const struct rb_nvme_ops *ops, const char *path, struct rb_nvme_id *ret_id,

@@ -191,6 +191,15 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 			dr->fdp_media_bytes += media;
 		}
 	}
+	/* what the media wrote over the point (OCP C0h): a volume's members added up */
+	for (size_t k = 0; p->prep && k < p->vols[t].members; k++) {
+		double media;
+
+		if (rb_runner_ocp_media(p->prep, p->first[t] + k, &media)) {
+			dr->ocp_smart = true;
+			dr->ocp_media_bytes += media;
+		}
+	}
 	/* the drive's own latency buckets over the point (OCP C3h): a drive, not a volume */
 	if (p->prep && p->vols[t].members == 1)
 		dr->dev_lat.valid = rb_runner_dev_latency(

@@ -34,6 +34,8 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 	free(p->fdp_page);
 	free(p->ocp);
 	free(p->ocp_page);
+	free(p->ocp_smart);
+	free(p->ocp_smart_page);
 	free(p->zone_reset_ns);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->fds && p->fds[i] >= 0)
@@ -212,15 +214,19 @@ static int same_targets(char *const *paths, const struct rb_guard_target *t, siz
 
 /*
  * What the drive counts of itself at the start, each point's share their delta: FDP's
- * statistics (write amplification), the OCP latency monitor (its own latency buckets).
+ * statistics (write amplification), the OCP latency monitor (its own latency buckets),
+ * OCP's SMART extended log (the bytes its media wrote).
  */
 static void read_counters(struct rb_prepared *p, size_t i, const char *real)
 {
 	struct rb_ocp_latency ol;
+	struct rb_ocp_smart os;
 
 	p->fdp[i] = rb_nvme_fdp_stats(rb_nvme_runs(), real, p->fdp_page[i]) == 0;
 	p->ocp[i] = rb_nvme_ocp_latency(rb_nvme_runs(), real, p->ocp_page[i]) == 0 &&
 		    rb_ocp_latency_parse(p->ocp_page[i], RB_OCP_LOG_SIZE, &ol) == 0;
+	p->ocp_smart[i] = rb_nvme_ocp_smart(rb_nvme_runs(), real, p->ocp_smart_page[i]) == 0 &&
+			  rb_ocp_smart_parse(p->ocp_smart_page[i], RB_OCP_LOG_SIZE, &os) == 0;
 }
 /*
  * The passthrough node names the path as well as the drive: a block engine on it would
@@ -277,8 +283,10 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->zone_reset_ns = calloc(n + 1, sizeof(*p->zone_reset_ns));
 	p->ocp = calloc(n + 1, sizeof(*p->ocp));
 	p->ocp_page = calloc(n + 1, sizeof(*p->ocp_page));
+	p->ocp_smart = calloc(n + 1, sizeof(*p->ocp_smart));
+	p->ocp_smart_page = calloc(n + 1, sizeof(*p->ocp_smart_page));
 	if (!p->fds || !p->spans || !p->info || !p->power || !p->fdp || !p->fdp_page ||
-	    !p->zone_reset_ns || !p->ocp || !p->ocp_page)
+	    !p->zone_reset_ns || !p->ocp || !p->ocp_page || !p->ocp_smart || !p->ocp_smart_page)
 		goto out_nomem;
 	/* a killed run's power states first: the drives' own put back */
 	if (rb_engine_needs_target(wl->engine) && gp->state_dir)
@@ -406,5 +414,20 @@ bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t thres
 		cmds[2][k] = y->trim - x->trim;
 		threshold_ms[k] = b.threshold_ms[k];
 	}
+	return true;
+}
+
+bool rb_runner_ocp_media(const struct rb_prepared *p, size_t i, double *ret_bytes)
+{
+	struct rb_ocp_smart a, b;
+	uint8_t now[RB_OCP_LOG_SIZE];
+
+	if (!p || i >= p->n || !p->ocp_smart[i] ||
+	    rb_nvme_ocp_smart(rb_nvme_runs(), p->info[i].real, now) ||
+	    rb_ocp_smart_parse(p->ocp_smart_page[i], RB_OCP_LOG_SIZE, &a) ||
+	    rb_ocp_smart_parse(now, RB_OCP_LOG_SIZE, &b) ||
+	    b.media_bytes_written < a.media_bytes_written)
+		return false;
+	*ret_bytes = b.media_bytes_written - a.media_bytes_written;
 	return true;
 }

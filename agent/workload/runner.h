@@ -30,7 +30,16 @@ struct rb_prepared {
 	/* the OCP Latency Monitor (C3h) of each target at the start (ocp[i]: read, its GUID) */
 	bool *ocp;
 	uint8_t (*ocp_page)[512];
+	/* ... and its OCP SMART extended log (C0h) (ocp_smart[i]: read, its GUID) */
+	bool *ocp_smart;
+	uint8_t (*ocp_smart_page)[512];
 };
+
+/*
+ * The bytes target i's media wrote since the prepare (OCP C0h's physical media units
+ * written, read again now): true, or false when it has no such log or the counter fell.
+ */
+bool rb_runner_ocp_media(const struct rb_prepared *p, size_t i, double *ret_bytes);
 
 /*
  * The commands target i's drive counted in each of its own latency buckets since the

@@ -289,6 +289,9 @@ struct rb_msg_result {
 	size_t ncheckpoints;
 	const struct rb_msg_exec_result *exec; /* 1.6, an exec point's; NULL none */
 	struct rb_dev_latency dev_lat;	       /* 1.9 */
+	/* 1.9: OCP C0h over the point (ocp_smart: read): the bytes the media wrote */
+	bool ocp_smart;
+	double ocp_media_bytes;
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

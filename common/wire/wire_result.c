@@ -253,6 +253,8 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->zones = zones_out(p, m->zones, m->nzones);
 	r->n_zones = r->zones ? m->nzones : 0;
 	r->device_latency = m->dev_lat.valid ? dev_lat_out(p, &m->dev_lat) : NULL;
+	r->ocp_smart = m->ocp_smart;
+	r->ocp_media_bytes = m->ocp_media_bytes;
 	r->fdp = m->fdp;
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
@@ -329,6 +331,8 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 	};
 	m->nzones = m->zones ? r->n_zones : 0;
 	dev_lat_in(&m->dev_lat, r->device_latency);
+	m->ocp_smart = r->ocp_smart;
+	m->ocp_media_bytes = r->ocp_media_bytes;
 #define IN(type, name, wire, unit) m->core.name = (type)r->wire;
 	RB_RESULT_FIELDS(IN)
 #undef IN

@@ -94,6 +94,9 @@ struct rb_row_result {
 	char trim_method[16]; /* how its trims or write-zeroes went; "" none */
 	/* FDP over the point: host and media bytes written, media over host; NaN: none */
 	double fdp_host_bytes, fdp_media_bytes, waf;
+	/* OCP C0h over the point (schema 13 on): the bytes the media wrote, and over the
+	 * bytes written to the drive (health_write_bytes); NaN: not read */
+	double ocp_media_bytes, ocp_waf;
 	char message[256];
 	uint64_t rate_iops;    /* the limit this drive ran at (curves: its own); 0 none */
 	uint8_t steady;	       /* 0 no steady-state phase, 1 in the steady window, 2 not */

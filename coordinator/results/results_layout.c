@@ -122,6 +122,8 @@ static const struct field result_f[] = {
 	FLD(struct rb_row_result, fdp_host_bytes, FT_F64, "B"),
 	FLD(struct rb_row_result, fdp_media_bytes, FT_F64, "B"),
 	FLD(struct rb_row_result, waf, FT_F64, "1"),
+	FLD(struct rb_row_result, ocp_media_bytes, FT_F64, "B"),
+	FLD(struct rb_row_result, ocp_waf, FT_F64, "1"),
 	FLD(struct rb_row_result, message, FT_STR, ""),
 	FLD(struct rb_row_result, rate_iops, FT_U64, "1/s"),
 	FLD(struct rb_row_result, steady, FT_U8, "0=no steady-state phase 1=steady 2=not"),

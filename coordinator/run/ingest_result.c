@@ -99,6 +99,8 @@ static void row_copy(struct rb_row_result *row, const struct rb_msg_result *dr)
 	row->fdp_media_bytes = dr->fdp ? dr->fdp_media_bytes : NAN;
 	row->waf =
 		dr->fdp && dr->fdp_host_bytes > 0 ? dr->fdp_media_bytes / dr->fdp_host_bytes : NAN;
+	row->ocp_media_bytes = dr->ocp_smart ? dr->ocp_media_bytes : NAN;
+	row->ocp_waf = NAN;   /* over the bytes written, once health_row() has them */
 	row->core = dr->core; /* as the agent measured it, one struct both ways */
 	copy(row->purge_method, sizeof(row->purge_method), dr->purge_method);
 }
@@ -362,6 +364,8 @@ void ing_result(struct coord *k, struct ragent *a, const struct rb_msg_result *d
 			rb_hist_add_sparse(&k->scratch, dirs[d]->hist.idx, dirs[d]->hist.cnt,
 					   dirs[d]->hist.n);
 	health_row(k, (size_t)di, &row);
+	if (!isnan(row.ocp_media_bytes) && row.health_write_bytes)
+		row.ocp_waf = row.ocp_media_bytes / (double)row.health_write_bytes;
 	row.rate_iops = ing_curve_rate(k, &k->c->points[dr->point], di);
 	if (k->steady.roll && st != RB_STATUS_LOST)
 		srun_roll_verdict(k, &k->c->points[dr->point], di, &row);

@@ -83,8 +83,9 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=32 << 20) as (dev,):
     r = run([COORD, "report", f])
     table = r.stdout[r.stdout.find("Write amplification"):]
     rows = [x.split() for x in table.splitlines()[2:] if x.strip()]
-    check(r.returncode == 0 and len(rows) == 2 and [x[-1] for x in rows] == ["2.40", "1.00"]
-          and [x[-3] for x in rows] == ["500.0", "2000.0"], f"report: {table[:800]}")
+    check(r.returncode == 0 and len(rows) == 2 and [x[-2] for x in rows] == ["2.40", "1.00"]
+          and [x[-4] for x in rows] == ["500.0", "2000.0"] and
+          all(x[-1] == "FDP" for x in rows), f"report: {table[:800]}")
     # the page: a chart a point, its bar the WAF
     page = os.path.join(tmp, "p.html")
     r = run([COORD, "report", f, "--html", page])

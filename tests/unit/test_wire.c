@@ -340,12 +340,16 @@ static void test_wire_result(void **state)
 		.threshold_ms = { 5, 10, 20, 40 },
 		.cmds = { { 1, 2, 3, 4 }, { 5, 6, 7, 8 }, { 9, 10, 11, 1ull << 40 } },
 	};
+	m.result.ocp_smart = true;
+	m.result.ocp_media_bytes = 3.5e12;
 	b = round_trip(&m);
 	const struct rb_msg_result *r = &b->result;
 
 	assert_int_equal(r->nzones, 2);
 	assert_memory_equal(r->zones, zones, sizeof(zones));
 	assert_true(r->dev_lat.valid);
+	assert_true(r->ocp_smart);
+	assert_true(r->ocp_media_bytes == 3.5e12);
 	assert_memory_equal(r->dev_lat.threshold_ms, m.result.dev_lat.threshold_ms,
 			    sizeof(r->dev_lat.threshold_ms));
 	assert_memory_equal(r->dev_lat.cmds, m.result.dev_lat.cmds, sizeof(r->dev_lat.cmds));
@@ -396,6 +400,7 @@ static void test_wire_result(void **state)
 	assert_string_equal(b->result.message, "");
 	assert_int_equal(b->result.ndirs, 0);
 	assert_false(b->result.dev_lat.valid); /* none sent: none read */
+	assert_false(b->result.ocp_smart);
 	rb_msg_free(b);
 }
 
