@@ -277,10 +277,7 @@ static void receive(struct session *s)
 		rb_point_start(a, &env->assign);
 		break;
 	case RB_MSG_CAPTURE:
-		if (rb_agent_busy(a))
-			send_error(a, EBUSY, "a point is running: no capture now");
-		else
-			rb_point_capture(a, &env->capture);
+		rb_point_capture(a, &env->capture);
 		break;
 	case RB_MSG_STOP:
 		rb_point_stop(a, env->stop.reason);

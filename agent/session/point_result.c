@@ -456,8 +456,11 @@ void rb_point_capture(struct agent *a, const struct rb_msg_capture *c)
 	for (size_t i = 0; i < a->cfg->ntargets; i++)
 		offered |= !strcmp(a->cfg->targets[i], c->drive);
 	rb_info("capturing the evidence of '%s' for its vendor: %s", c->drive, c->reason);
-	/* only a drive the agent offers: the order names a path, the agent decides */
-	if (!offered)
+	/* only a drive the agent offers: the order names a path, the agent decides; never
+	 * while a point runs (the coordinator orders it between runs): answered, not done */
+	if (rb_agent_busy(a))
+		snprintf(why, sizeof(why), "a point is running on this agent: no capture now");
+	else if (!offered)
 		snprintf(why, sizeof(why), "'%s' is not a target of this agent", c->drive);
 	else if (rb_target_probe(c->drive, &x) || x.kind != RB_TARGET_BLOCK)
 		snprintf(why, sizeof(why), "'%s' is not a block device here", c->drive);

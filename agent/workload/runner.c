@@ -403,6 +403,9 @@ bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t thres
 	    rb_ocp_latency_parse(now, RB_OCP_LOG_SIZE, &b) ||
 	    b.bucket_timer_min < a.bucket_timer_min)
 		return false;
+	/* a monitor that is off counts nothing: zeros would read as a drive never slow */
+	if (!(a.feature_status & b.feature_status & 1))
+		return false;
 	for (int k = 0; k < 4; k++) {
 		const struct rb_ocp_lat_counters *x = &a.active[k], *y = &b.active[k];
 

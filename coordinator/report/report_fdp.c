@@ -24,7 +24,9 @@ static bool has_fdp(const struct rp_cell *c)
 /* A row with OCP C0h's media bytes and bytes written to the drive (not FDP's: those first). */
 static bool has_ocp(const struct rp_cell *c)
 {
-	return c->res && !has_fdp(c) && !isnan(c->res->ocp_waf) && c->res->health_write_bytes > 0;
+	/* a file before schema 13 reads the columns as zeros: no media bytes, no row */
+	return c->res && !has_fdp(c) && !isnan(c->res->ocp_waf) && c->res->ocp_media_bytes > 0 &&
+	       c->res->health_write_bytes > 0;
 }
 
 /* A cell's WAF and its two byte counts, from FDP's statistics or else OCP C0h's. */

@@ -10,6 +10,7 @@
  *   host's IOs in the same ranges: slow IOs the host saw and the drive did not were slow
  *   above the drive (the host's stack, the PCIe path, contention).
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +36,14 @@ static size_t cell_throttled(const struct rp_report *r, const struct rp_cell *c,
 	*ret_n = 0;
 	if (!c->res || !f->nhe)
 		return 0;
+	/* a point has no more intervals than the file has samples (a damaged row has) */
 	for (size_t k = 0; k < f->nsm; k++) {
 		const struct rb_row_sample *s = &f->sm[k];
 
 		if (s->drive == c->dr->drive && s->point == c->pt->point &&
-		    s->attempt == c->res->attempt && s->interval + 1 > n)
-			n = s->interval + 1;
+		    s->attempt == c->res->attempt && s->interval < f->nsm &&
+		    (size_t)s->interval + 1 > n)
+			n = (size_t)s->interval + 1;
 	}
 	ends = calloc(n + 1, sizeof(*ends));
 	mark = calloc(n + 1, sizeof(*mark));
@@ -49,7 +52,7 @@ static size_t cell_throttled(const struct rp_report *r, const struct rp_cell *c,
 
 		/* a sample's time is its interval's end; directions share it */
 		if (s->drive == c->dr->drive && s->point == c->pt->point &&
-		    s->attempt == c->res->attempt && s->t_ns > ends[s->interval])
+		    s->attempt == c->res->attempt && s->interval < n && s->t_ns > ends[s->interval])
 			ends[s->interval] = s->t_ns;
 	}
 	if (ends && mark && n)
@@ -64,14 +67,59 @@ static size_t cell_throttled(const struct rp_report *r, const struct rp_cell *c,
 	return marked;
 }
 
+/*
+ * Which cells' drives throttled during the point: one pass over each file's health rows,
+ * two consecutive readings of a drive's point whose counters rose; NULL when none did (or
+ * without memory). Only those cells are looked at interval by interval: a long burn-in's
+ * samples are read once per throttled point, not once per point.
+ */
+static bool *hot_cells(const struct rp_report *r)
+{
+	bool *hot = calloc(r->ncells + 1, sizeof(*hot)), any = false;
+
+	for (size_t fi = 0; hot && fi < r->nfiles; fi++) {
+		const struct rp_file *f = &r->files[fi];
+		const struct rb_row_health **last;
+		uint32_t top = 0;
+
+		for (size_t k = 0; k < f->nhe; k++)
+			top = f->he[k].drive > top ? f->he[k].drive : top;
+		last = f->nhe ? calloc((size_t)top + 1, sizeof(*last)) : NULL;
+		for (size_t k = 0; last && k < f->nhe; k++) {
+			const struct rb_row_health *x = &f->he[k], *p = last[x->drive];
+
+			if (x->member || !x->h.nvme || isnan(x->h.throttle_transitions))
+				continue;
+			if (p && p->point == x->point && p->attempt == x->attempt &&
+			    (x->h.throttle_transitions > p->h.throttle_transitions ||
+			     x->h.throttle_seconds > p->h.throttle_seconds))
+				for (size_t i = 0; i < r->ncells; i++) {
+					const struct rp_cell *c = &r->cells[i];
+
+					if (c->file == fi && c->res && c->dr->drive == x->drive &&
+					    c->pt->point == x->point &&
+					    c->res->attempt == x->attempt)
+						any = hot[i] = true;
+				}
+			last[x->drive] = x;
+		}
+		free(last);
+	}
+	if (!any) {
+		free(hot);
+		return NULL;
+	}
+	return hot;
+}
+
 void rp_throttle_text(const struct rp_report *r, bool md)
 {
-	bool head = false;
+	bool head = false, *hot = hot_cells(r);
 
-	for (size_t i = 0; i < r->ncells; i++) {
+	for (size_t i = 0; hot && i < r->ncells; i++) {
 		const struct rp_cell *c = &r->cells[i];
 		char ivs[200];
-		size_t n, k = cell_throttled(r, c, ivs, sizeof(ivs), &n);
+		size_t n, k = hot[i] ? cell_throttled(r, c, ivs, sizeof(ivs), &n) : 0;
 
 		if (!k)
 			continue;
@@ -86,16 +134,17 @@ void rp_throttle_text(const struct rp_report *r, bool md)
 		printf("%s%-34.34s %-30.30s %4zu of %-3zu %s\n", md ? "| " : "", c->pt->name,
 		       c->label, k, n, ivs);
 	}
+	free(hot);
 }
 
 void rp_throttle_html(FILE *o, const struct rp_report *r)
 {
-	bool head = false;
+	bool head = false, *hot = hot_cells(r);
 
-	for (size_t i = 0; i < r->ncells; i++) {
+	for (size_t i = 0; hot && i < r->ncells; i++) {
 		const struct rp_cell *c = &r->cells[i];
 		char ivs[200];
-		size_t n, k = cell_throttled(r, c, ivs, sizeof(ivs), &n);
+		size_t n, k = hot[i] ? cell_throttled(r, c, ivs, sizeof(ivs), &n) : 0;
 
 		if (!k)
 			continue;
@@ -118,6 +167,7 @@ void rp_throttle_html(FILE *o, const struct rp_report *r)
 	}
 	if (head)
 		fputs("</table>\n", o);
+	free(hot);
 }
 
 /* A bucket's range in words: "5-10 ms", "at least 40 ms". */
@@ -129,87 +179,108 @@ static void range_text(const struct rb_row_devlat *d, char *buf, size_t len)
 		snprintf(buf, len, "at least %u ms", d->from_ms);
 }
 
-/* The row's cell: the file's drive and point it names (NULL: none). */
-static const struct rp_cell *devlat_cell(const struct rp_report *r, size_t fi,
-					 const struct rb_row_devlat *d)
+/* The row's cell: the file's drive and point it names, through their ids' rows (NULL:
+ * none, or another attempt than the cell's). */
+static const struct rp_cell *devlat_cell(const struct rp_report *r, const struct rp_file *f,
+					 const struct rb_row_devlat *d, const long *dl, size_t ndl,
+					 const long *pl, size_t npl)
 {
-	for (size_t i = 0; i < r->ncells; i++) {
-		const struct rp_cell *c = &r->cells[i];
+	const struct rp_cell *c;
 
-		if (c->file == fi && c->res && c->dr->drive == d->drive &&
-		    c->pt->point == d->point && c->res->attempt == d->attempt)
-			return c;
+	if (!dl || !pl || d->drive >= ndl || d->point >= npl || dl[d->drive] < 0 ||
+	    pl[d->point] < 0)
+		return NULL;
+	c = &r->cells[f->cell0 + (size_t)pl[d->point] * f->nd + (size_t)dl[d->drive]];
+	return c->res && c->res->attempt == d->attempt ? c : NULL;
+}
+
+/* Each device-latency row of every file with its cell, handed to row(); a file's rows
+ * find their cells through its ids' rows. */
+static void each_devlat(const struct rp_report *r,
+			void (*row)(const struct rp_cell *c, const struct rb_row_devlat *d,
+				    void *arg, bool first),
+			void *arg)
+{
+	bool first = true;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++) {
+		const struct rp_file *f = &r->files[fi];
+		size_t ndl = 0, npl = 0;
+		long *dl = f->ndl ? rp_id_lut(f->dr, f->nd, sizeof(*f->dr), &ndl) : NULL;
+		long *pl = f->ndl ? rp_id_lut(f->pt, f->np, sizeof(*f->pt), &npl) : NULL;
+
+		for (size_t i = 0; i < f->ndl; i++) {
+			const struct rp_cell *c = devlat_cell(r, f, &f->dl[i], dl, ndl, pl, npl);
+
+			if (c) {
+				row(c, &f->dl[i], arg, first);
+				first = false;
+			}
+		}
+		free(dl);
+		free(pl);
 	}
-	return NULL;
+}
+
+static void devlat_line(const struct rp_cell *c, const struct rb_row_devlat *d, void *arg,
+			bool first)
+{
+	bool md = *(const bool *)arg;
+	char range[48];
+
+	if (first) {
+		printf("\n%sThe drive's own latency (OCP latency monitor, C3h) beside the host's, "
+		       "per point\n",
+		       md ? "### " : "");
+		printf("%s%-26s %-24s %-16s %10s %10s %10s %10s\n", md ? "| " : "", "point",
+		       "drive", "bucket", "dev reads", "host reads", "dev writes", "host writes");
+	}
+	range_text(d, range, sizeof(range));
+	printf("%s%-26.26s %-24.24s %-16s %10llu %10llu %10llu %10llu\n", md ? "| " : "",
+	       c->pt->name, c->label, range, (unsigned long long)d->reads,
+	       (unsigned long long)d->host_reads, (unsigned long long)d->writes,
+	       (unsigned long long)d->host_writes);
 }
 
 void rp_devlat_text(const struct rp_report *r, bool md)
 {
-	bool head = false;
+	each_devlat(r, devlat_line, &md);
+}
 
-	for (size_t fi = 0; fi < r->nfiles; fi++)
-		for (size_t i = 0; i < r->files[fi].ndl; i++) {
-			const struct rb_row_devlat *d = &r->files[fi].dl[i];
-			const struct rp_cell *c = devlat_cell(r, fi, d);
-			char range[48];
+static void devlat_tr(const struct rp_cell *c, const struct rb_row_devlat *d, void *arg, bool first)
+{
+	FILE *o = *(FILE **)arg;
+	char range[48];
 
-			if (!c)
-				continue;
-			if (!head) {
-				printf("\n%sThe drive's own latency (OCP latency monitor, C3h) beside "
-				       "the host's, per point\n",
-				       md ? "### " : "");
-				printf("%s%-26s %-24s %-16s %10s %10s %10s %10s\n", md ? "| " : "",
-				       "point", "drive", "bucket", "dev reads", "host reads",
-				       "dev writes", "host writes");
-				head = true;
-			}
-			range_text(d, range, sizeof(range));
-			printf("%s%-26.26s %-24.24s %-16s %10llu %10llu %10llu %10llu\n",
-			       md ? "| " : "", c->pt->name, c->label, range,
-			       (unsigned long long)d->reads, (unsigned long long)d->host_reads,
-			       (unsigned long long)d->writes, (unsigned long long)d->host_writes);
-		}
+	if (first)
+		fputs("<h2 data-section=\"device-latency\">The drive's own latency beside the "
+		      "host's</h2>\n<p class=\"note\">An OCP drive counts its commands slower than "
+		      "its thresholds in four buckets (latency monitor, log C3h, read before and "
+		      "after each point); beside them, the IOs the host measured in the same "
+		      "ranges. Slow IOs the host saw and the drive did not were slow above the "
+		      "drive: the host's stack, the PCIe path, contention.</p>\n<table "
+		      "class=\"device-latency\"><tr><th>point</th><th>drive</th><th>bucket</th>"
+		      "<th>drive's reads</th><th>host's reads</th><th>drive's writes</th>"
+		      "<th>host's writes</th></tr>\n",
+		      o);
+	range_text(d, range, sizeof(range));
+	fputs("<tr><td>", o);
+	rp_esc(o, c->pt->name);
+	fputs("</td><td>", o);
+	rp_esc(o, c->label);
+	((FILE **)arg)[1] = o;
+	fprintf(o,
+		"</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td "
+		"class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
+		range, (unsigned long long)d->reads, (unsigned long long)d->host_reads,
+		(unsigned long long)d->writes, (unsigned long long)d->host_writes);
 }
 
 void rp_devlat_html(FILE *o, const struct rp_report *r)
 {
-	bool head = false;
+	FILE *out[2] = { o, NULL }; /* the second: set once a row went out */
 
-	for (size_t fi = 0; fi < r->nfiles; fi++)
-		for (size_t i = 0; i < r->files[fi].ndl; i++) {
-			const struct rb_row_devlat *d = &r->files[fi].dl[i];
-			const struct rp_cell *c = devlat_cell(r, fi, d);
-			char range[48];
-
-			if (!c)
-				continue;
-			if (!head) {
-				fputs("<h2 data-section=\"device-latency\">The drive's own latency "
-				      "beside the host's</h2>\n<p class=\"note\">An OCP drive counts "
-				      "its commands slower than its thresholds in four buckets (latency "
-				      "monitor, log C3h, read before and after each point); beside them, "
-				      "the IOs the host measured in the same ranges. Slow IOs the host "
-				      "saw and the drive did not were slow above the drive: the host's "
-				      "stack, the PCIe path, contention.</p>\n<table "
-				      "class=\"device-latency\"><tr><th>point</th><th>drive</th>"
-				      "<th>bucket</th><th>drive's reads</th><th>host's reads</th>"
-				      "<th>drive's writes</th><th>host's writes</th></tr>\n",
-				      o);
-				head = true;
-			}
-			range_text(d, range, sizeof(range));
-			fputs("<tr><td>", o);
-			rp_esc(o, c->pt->name);
-			fputs("</td><td>", o);
-			rp_esc(o, c->label);
-			fprintf(o,
-				"</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
-				"<td class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-				range, (unsigned long long)d->reads,
-				(unsigned long long)d->host_reads, (unsigned long long)d->writes,
-				(unsigned long long)d->host_writes);
-		}
-	if (head)
+	each_devlat(r, devlat_tr, out);
+	if (out[1])
 		fputs("</table>\n", o);
 }

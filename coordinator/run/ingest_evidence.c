@@ -66,7 +66,7 @@ static int complete(const char *part, const char *gz, uint64_t bytes, const char
 {
 	struct libdeflate_compressor *c = NULL;
 	uint8_t *in = malloc(bytes ? bytes : 1), *out = NULL;
-	char hex[65], tmp[4300];
+	char hex[65], tmp[4700];
 	struct rb_sha256 s;
 	size_t outlen = 0;
 	int fd, r = 0;
@@ -102,6 +102,7 @@ static int complete(const char *part, const char *gz, uint64_t bytes, const char
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || !outlen) {
 		r = fd < 0 ? -errno : -EIO;
+		unlink(tmp);
 		goto out;
 	}
 	if (write(fd, out, outlen) != (ssize_t)outlen || fsync(fd))
@@ -265,41 +266,50 @@ static size_t order_captures(struct coord *k, const char *path)
 	struct rb_row_drive *dr = NULL;
 	struct rb_row_verdict *v = NULL;
 	struct rb_row_evidence *ev = NULL;
-	size_t nd = 0, nv = 0, ne = 0, n = 0;
+	struct rb_row_result *rs = NULL;
+	size_t nd = 0, nv = 0, ne = 0, nr = 0, n = 0;
 	char err[256];
 	struct rb_results_in *in = rb_results_open(path, err, sizeof(err));
 
 	if (!in || rb_results_read_drives(in, &dr, &nd) || rb_results_read_verdicts(in, &v, &nv) ||
-	    rb_results_read_evidence(in, &ev, &ne))
-		nd = 0;
+	    rb_results_read_evidence(in, &ev, &ne) || rb_results_read_results(in, &rs, &nr))
+		nd = nv = 0;
 	for (size_t i = 0; i < nv; i++) {
-		uint32_t d = v[i].drive;
+		uint32_t d = v[i].drive, attempt = 0;
+		const struct rb_row_drive *x = NULL;
 		struct ragent *a;
 		bool kept = false;
 		struct rb_msg m;
 
-		if (strcmp(v[i].rule, "drive") || strcmp(v[i].verdict, "FAIL") || d >= nd)
+		if (strcmp(v[i].rule, "drive") || strcmp(v[i].verdict, "FAIL"))
 			continue;
+		for (size_t e = 0; e < nd && !x; e++)
+			x = dr[e].drive == d ? &dr[e] : NULL;
 		for (size_t e = 0; e < ne; e++)
 			kept |= ev[e].drive == d;
 		int64_t at = fail_point(k, v, nv, d);
 
-		a = kept || at < 0 ? NULL : reg_agent(k, dr[d].agent);
-		if (!a || dr[d].members)
+		a = !x || kept || at < 0 ? NULL : reg_agent(k, x->agent);
+		if (!a || x->members)
 			continue;
+		/* the attempt of that point the file kept: the one the verdict read */
+		for (size_t e = 0; e < nr; e++)
+			if (rs[e].drive == d && rs[e].point == (uint32_t)at &&
+			    rs[e].attempt > attempt)
+				attempt = rs[e].attempt;
 		if (a->minor < 9 || !agent_seen(a) || a->state == AGENT_LOST ||
 		    a->state == AGENT_DROPPED) {
 			rb_warn("drive '%s' of agent '%s' FAILed: its evidence is not captured (the "
 				"agent is %s)",
-				dr[d].id.path, a->name,
+				x->id.path, a->name,
 				a->minor < 9 && agent_seen(a) ? "older than protocol 1.9"
 							      : "not connected");
 			continue;
 		}
 		rb_msg_init(&m, RB_MSG_CAPTURE);
 		m.capture = (struct rb_msg_capture){ .point = (uint32_t)at,
-						     .attempt = a->attempt,
-						     .drive = dr[d].id.path,
+						     .attempt = attempt,
+						     .drive = x->id.path,
 						     .reason = "its verdict is FAIL" };
 		dlv_send(k, a, &m);
 		n++;
@@ -309,6 +319,7 @@ static size_t order_captures(struct coord *k, const char *path)
 	free(dr);
 	free(v);
 	free(ev);
+	free(rs);
 	return n;
 }
 
