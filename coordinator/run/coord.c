@@ -421,8 +421,15 @@ static int run_end(struct coord *k, const char *path, int rc, const char **statu
 		rb_err("campaign aborted; results so far are in %s", path);
 		return RB_EXIT_FAILED;
 	}
-	/* the agents are stopped after the verdicts: a FAILed drive's evidence is captured */
-	k->finished = true;
+	/*
+	 * A campaign with verdicts stops its agents after them: a FAILed drive's evidence is
+	 * captured first. Without verdicts they stop now, while the file closes: the Stop
+	 * has that time to leave before the socket goes.
+	 */
+	if (rb_verdict_rules_any(&k->c->verdict))
+		k->finished = true;
+	else
+		dlv_stop_agents(k, "campaign finished");
 	if (k->bad_drives || k->refusal.skipped)
 		rc = rb_exit_worse(rc, RB_EXIT_PARTIAL);
 	if (rc == RB_EXIT_PARTIAL)
@@ -583,8 +590,10 @@ static int coord_main(struct rb_campaign *c, const struct rb_coord_opts *o, cons
 	rc = run_points(&k, m);
 	rc = run_end(&k, path, rc, &status);
 	rc = run_close(&k, path, rc, status);
-	if (k.finished)
+	if (k.finished) {
 		dlv_stop_agents(&k, "campaign finished");
+		loop_await_quiet(&k);
+	}
 out_close:
 	if (!started)
 		dlv_stop_agents(&k, "campaign failed before it started");

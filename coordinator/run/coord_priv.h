@@ -462,5 +462,8 @@ void loop_await_spooled(struct coord *k);
 void loop_await_stopped(struct coord *k);
 /* Turns the loop until every capture ordered is answered (k->cap.waiting), or deadline. */
 void loop_await_captures(struct coord *k, int64_t deadline);
+/* After the last Stops: turns the loop until nothing came for 100 ms (500 ms at most), so
+ * the Stops leave the socket before it closes. */
+void loop_await_quiet(struct coord *k);
 
 #endif

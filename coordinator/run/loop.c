@@ -623,6 +623,14 @@ void loop_await_captures(struct coord *k, int64_t deadline)
 	dlv_flush_acks(k, true);
 }
 
+void loop_await_quiet(struct coord *k)
+{
+	int64_t end = coord_now(k) + 500000000LL;
+
+	while (coord_now(k) < end && pump(k, 100) == 0)
+		;
+}
+
 static const char *const phase_names[] = {
 	[PHASE_WAITING] = "waiting",
 	[PHASE_SELECTING] = "selecting",
