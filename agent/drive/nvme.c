@@ -123,12 +123,26 @@ void rb_nvme_warning_text(uint8_t w, char *buf, size_t len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", bits[i]);
 }
 
+/* One log page of the device at path, len bytes from its start: opened, read, closed. */
+static int log_once(const struct rb_nvme_ops *ops, const char *path, uint32_t nsid, uint8_t lid,
+		    uint16_t lsi, uint8_t *page, uint32_t len)
+{
+	uint16_t st = 0;
+	uint32_t ns;
+	void *h;
+	int r = ops->open(path, &h, &ns);
+
+	if (r)
+		return r;
+	r = ops->get_log(h, nsid, lid, 0, lsi, 0, page, len, &st);
+	ops->close(h);
+	return r;
+}
+
 int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64])
 {
 	struct rb_nvme_id id;
 	uint16_t st = 0;
-	uint32_t nsid;
-	void *h;
 	int r;
 
 	if (!ops->get_log)
@@ -138,32 +152,17 @@ int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t p
 		return r;
 	if (!id.fdp)
 		return -EOPNOTSUPP;
-	r = ops->open(path, &h, &nsid);
-	if (r)
-		return r;
 	/* an endurance group's log: no namespace, the group in LSI */
-	r = ops->get_log(h, 0, 0x22, 0, id.endgid, 0, page, 64, &st);
-	ops->close(h);
-	return r;
+	return log_once(ops, path, 0, 0x22, id.endgid, page, 64);
 }
 
-/* An OCP log (C0h, C3h) of the controller, 512 bytes raw. */
+/* An OCP log (C0h, C3h) of the controller, 512 bytes raw: every namespace; its GUID says
+ * whether it is the OCP one. */
 static int ocp_log(const struct rb_nvme_ops *ops, const char *path, uint8_t lid, uint8_t page[512])
 {
-	uint16_t st = 0;
-	uint32_t nsid;
-	void *h;
-	int r;
-
 	if (!ops->get_log)
 		return -EOPNOTSUPP;
-	r = ops->open(path, &h, &nsid);
-	if (r)
-		return r;
-	/* a controller's log: every namespace; its GUID says whether it is the OCP one */
-	r = ops->get_log(h, 0xffffffff, lid, 0, 0, 0, page, 512, &st);
-	ops->close(h);
-	return r;
+	return log_once(ops, path, 0xffffffff, lid, 0, page, 512);
 }
 
 int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512])
@@ -484,75 +483,84 @@ static int pg_ns(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 	return pg_read(h, "id-ns", page, RB_NVME_ID_SIZE);
 }
 
-/* The SMART log: DIR/NAME.smart.1, .2, ... in turn while they exist (a drive's counters
- * moving during a run), then DIR/NAME.smart. */
-static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
+/*
+ * How many of a recorded page's turns were read: NAME.WHAT.1, .2, ... are the reads of one
+ * page in turn while they exist (a drive's counters moving during a run), then NAME.WHAT;
+ * key tells the pages of one device apart. NULL past 16 pages (the plain file then).
+ */
+static unsigned *pg_turns(const char *name, unsigned key)
 {
 	static struct {
 		char name[256];
-		unsigned reads;
-	} seq[16];
-	const char *name = ((struct pages_h *)h)->name;
-	char what[32];
-	unsigned k = 0;
-
-	(void)nsid;
-	(void)st;
-	for (; k < 16 && seq[k].name[0] && strcmp(seq[k].name, name); k++)
-		;
-	if (k < 16) {
-		snprintf(seq[k].name, sizeof(seq[k].name), "%s", name);
-		snprintf(what, sizeof(what), "smart.%u", seq[k].reads + 1);
-		if (!pg_read(h, what, page, RB_NVME_SMART_SIZE)) {
-			seq[k].reads++;
-			return 0;
-		}
-	}
-	return pg_read(h, "smart", page, RB_NVME_SMART_SIZE);
-}
-
-/* A log page: DIR/NAME.log-LID (two hex digits), from offset. */
-static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
-		      uint64_t offset, void *buf, uint32_t len, uint16_t *st)
-{
-	char path[4600];
-	FILE *f;
-	size_t n;
-
-	(void)nsid;
-	(void)lsp;
-	(void)lsi;
-	(void)st;
-	/* the reads of one log in turn: NAME.log-LID.1, .2, ... while they exist */
-	static struct {
-		char name[256];
-		uint8_t lid;
-		unsigned reads;
+		unsigned key, reads;
 	} seq[16];
 	unsigned k = 0;
 
 	for (; k < 16 && seq[k].name[0]; k++)
-		if (!strcmp(seq[k].name, ((struct pages_h *)h)->name) && seq[k].lid == lid)
-			break;
-	if (k < 16 && !seq[k].name[0]) {
-		snprintf(seq[k].name, sizeof(seq[k].name), "%s", ((struct pages_h *)h)->name);
-		seq[k].lid = lid;
+		if (!strcmp(seq[k].name, name) && seq[k].key == key)
+			return &seq[k].reads;
+	if (k == 16)
+		return NULL;
+	snprintf(seq[k].name, sizeof(seq[k].name), "%s", name);
+	seq[k].key = key;
+	return &seq[k].reads;
+}
+
+/* DIR/NAME.WHAT.N, its next turn, opened (and counted); else DIR/NAME.WHAT. */
+static FILE *pg_open_turn(void *h, const char *what, unsigned key)
+{
+	const char *name = ((struct pages_h *)h)->name;
+	unsigned *turns = pg_turns(name, key);
+	char path[4600];
+	FILE *f = NULL;
+
+	if (turns) {
+		snprintf(path, sizeof(path), "%s/%s.%s.%u", pages_dir, name, what, *turns + 1);
+		f = fopen(path, "rbe");
+		if (f)
+			(*turns)++;
 	}
-	snprintf(path, sizeof(path), "%s/%s.log-%02x.%u", pages_dir, ((struct pages_h *)h)->name,
-		 lid, k < 16 ? seq[k].reads + 1 : 0);
-	f = fopen(path, "rbe");
-	if (f && k < 16)
-		seq[k].reads++;
 	if (!f) {
-		snprintf(path, sizeof(path), "%s/%s.log-%02x", pages_dir,
-			 ((struct pages_h *)h)->name, lid);
+		snprintf(path, sizeof(path), "%s/%s.%s", pages_dir, name, what);
 		f = fopen(path, "rbe");
 	}
+	return f;
+}
+
+/* A page read whole from its turn's file (pg_open_turn), len bytes from offset. */
+static int pg_read_turn(void *h, const char *what, unsigned key, uint64_t offset, void *buf,
+			size_t len)
+{
+	FILE *f = pg_open_turn(h, what, key);
+	size_t n;
+
 	if (!f)
 		return -errno;
 	n = fseek(f, (long)offset, SEEK_SET) ? 0 : fread(buf, 1, len, f);
 	fclose(f);
 	return n == len ? 0 : -EIO;
+}
+
+/* The SMART log: DIR/NAME.smart.1, .2, ... in turn, then DIR/NAME.smart. */
+static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
+{
+	(void)nsid;
+	(void)st;
+	return pg_read_turn(h, "smart", 0x100, 0, page, RB_NVME_SMART_SIZE);
+}
+
+/* A log page: DIR/NAME.log-LID (two hex digits) .1, .2, ... in turn, from offset. */
+static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
+		      uint64_t offset, void *buf, uint32_t len, uint16_t *st)
+{
+	char what[16];
+
+	(void)nsid;
+	(void)lsp;
+	(void)lsi;
+	(void)st;
+	snprintf(what, sizeof(what), "log-%02x", lid);
+	return pg_read_turn(h, what, lid, offset, buf, len);
 }
 
 /* A feature: DIR/NAME.feature-FID holds its value as text; a set writes it (what a test

@@ -112,62 +112,75 @@ static bool *hot_cells(const struct rp_report *r)
 	return hot;
 }
 
-void rp_throttle_text(const struct rp_report *r, bool md)
+/* A drive and point that throttled: its cell, its marked intervals of how many, in words. */
+struct throttled {
+	const struct rp_cell *c;
+	size_t k, n;
+	char ivs[200];
+};
+
+/* Every cell whose drive throttled during the point, in cell order, into a new list. */
+static size_t throttled_list(const struct rp_report *r, struct throttled **ret)
 {
-	bool head = false, *hot = hot_cells(r);
+	bool *hot = hot_cells(r);
+	struct throttled *v = hot ? calloc(r->ncells, sizeof(*v)) : NULL;
+	size_t m = 0;
 
-	for (size_t i = 0; hot && i < r->ncells; i++) {
-		const struct rp_cell *c = &r->cells[i];
-		char ivs[200];
-		size_t n, k = hot[i] ? cell_throttled(r, c, ivs, sizeof(ivs), &n) : 0;
+	for (size_t i = 0; v && i < r->ncells; i++) {
+		struct throttled *t = &v[m];
 
-		if (!k)
-			continue;
-		if (!head) {
-			printf("\n%sThermal throttling within points (the intervals the drive's SMART "
-			       "throttling counters rose in)\n",
-			       md ? "### " : "");
-			printf("%s%-34s %-30s %9s  %s\n", md ? "| " : "", "point", "drive",
-			       "intervals", "throttled");
-			head = true;
-		}
-		printf("%s%-34.34s %-30.30s %4zu of %-3zu %s\n", md ? "| " : "", c->pt->name,
-		       c->label, k, n, ivs);
+		t->c = &r->cells[i];
+		t->k = hot[i] ? cell_throttled(r, t->c, t->ivs, sizeof(t->ivs), &t->n) : 0;
+		m += t->k > 0;
 	}
 	free(hot);
+	*ret = v;
+	return m;
+}
+
+void rp_throttle_text(const struct rp_report *r, bool md)
+{
+	struct throttled *v;
+	size_t m = throttled_list(r, &v);
+
+	if (m) {
+		printf("\n%sThermal throttling within points (the intervals the drive's SMART "
+		       "throttling counters rose in)\n",
+		       md ? "### " : "");
+		printf("%s%-34s %-30s %9s  %s\n", md ? "| " : "", "point", "drive", "intervals",
+		       "throttled");
+	}
+	for (size_t i = 0; i < m; i++)
+		printf("%s%-34.34s %-30.30s %4zu of %-3zu %s\n", md ? "| " : "", v[i].c->pt->name,
+		       v[i].c->label, v[i].k, v[i].n, v[i].ivs);
+	free(v);
 }
 
 void rp_throttle_html(FILE *o, const struct rp_report *r)
 {
-	bool head = false, *hot = hot_cells(r);
+	struct throttled *v;
+	size_t m = throttled_list(r, &v);
 
-	for (size_t i = 0; hot && i < r->ncells; i++) {
-		const struct rp_cell *c = &r->cells[i];
-		char ivs[200];
-		size_t n, k = hot[i] ? cell_throttled(r, c, ivs, sizeof(ivs), &n) : 0;
-
-		if (!k)
-			continue;
-		if (!head) {
-			fputs("<h2 data-section=\"throttling\">Thermal throttling within points</h2>\n"
-			      "<p class=\"note\">The intervals in which the drive's SMART thermal "
-			      "throttling counters rose (health read every sample interval marks "
-			      "each; a longer <code>health_interval</code> marks the span between "
-			      "two readings). A throughput cliff there is the drive's cooling, not "
-			      "its media.</p>\n<table class=\"throttling\"><tr><th>point</th>"
-			      "<th>drive</th><th>intervals</th><th>throttled</th></tr>\n",
-			      o);
-			head = true;
-		}
+	if (m)
+		fputs("<h2 data-section=\"throttling\">Thermal throttling within points</h2>\n"
+		      "<p class=\"note\">The intervals in which the drive's SMART thermal "
+		      "throttling counters rose (health read every sample interval marks each; a "
+		      "longer <code>health_interval</code> marks the span between two readings). "
+		      "A throughput cliff there is the drive's cooling, not its media.</p>\n<table "
+		      "class=\"throttling\"><tr><th>point</th><th>drive</th><th>intervals</th>"
+		      "<th>throttled</th></tr>\n",
+		      o);
+	for (size_t i = 0; i < m; i++) {
 		fputs("<tr><td>", o);
-		rp_esc(o, c->pt->name);
+		rp_esc(o, v[i].c->pt->name);
 		fputs("</td><td>", o);
-		rp_esc(o, c->label);
-		fprintf(o, "</td><td class=\"n\">%zu of %zu</td><td>%s</td></tr>\n", k, n, ivs);
+		rp_esc(o, v[i].c->label);
+		fprintf(o, "</td><td class=\"n\">%zu of %zu</td><td>%s</td></tr>\n", v[i].k, v[i].n,
+			v[i].ivs);
 	}
-	if (head)
+	if (m)
 		fputs("</table>\n", o);
-	free(hot);
+	free(v);
 }
 
 /* A bucket's range in words: "5-10 ms", "at least 40 ms". */
@@ -194,65 +207,71 @@ static const struct rp_cell *devlat_cell(const struct rp_report *r, const struct
 	return c->res && c->res->attempt == d->attempt ? c : NULL;
 }
 
-/* Each device-latency row of every file with its cell, handed to row(); a file's rows
- * find their cells through its ids' rows. */
-static void each_devlat(const struct rp_report *r,
-			void (*row)(const struct rp_cell *c, const struct rb_row_devlat *d,
-				    void *arg, bool first),
-			void *arg)
-{
-	bool first = true;
+/* A device-latency row with its cell. */
+struct devlat {
+	const struct rp_cell *c;
+	const struct rb_row_devlat *d;
+};
 
-	for (size_t fi = 0; fi < r->nfiles; fi++) {
+/* Every file's device-latency rows that have a cell, into a new list; a file's rows find
+ * their cells through its ids' rows. */
+static size_t devlat_list(const struct rp_report *r, struct devlat **ret)
+{
+	size_t all = 0, m = 0;
+	struct devlat *v;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		all += r->files[fi].ndl;
+	v = all ? calloc(all, sizeof(*v)) : NULL;
+	for (size_t fi = 0; v && fi < r->nfiles; fi++) {
 		const struct rp_file *f = &r->files[fi];
 		size_t ndl = 0, npl = 0;
 		long *dl = f->ndl ? rp_id_lut(f->dr, f->nd, sizeof(*f->dr), &ndl) : NULL;
 		long *pl = f->ndl ? rp_id_lut(f->pt, f->np, sizeof(*f->pt), &npl) : NULL;
 
 		for (size_t i = 0; i < f->ndl; i++) {
-			const struct rp_cell *c = devlat_cell(r, f, &f->dl[i], dl, ndl, pl, npl);
-
-			if (c) {
-				row(c, &f->dl[i], arg, first);
-				first = false;
-			}
+			v[m] = (struct devlat){ devlat_cell(r, f, &f->dl[i], dl, ndl, pl, npl),
+						&f->dl[i] };
+			m += v[m].c != NULL;
 		}
 		free(dl);
 		free(pl);
 	}
+	*ret = v;
+	return m;
 }
 
-static void devlat_line(const struct rp_cell *c, const struct rb_row_devlat *d, void *arg,
-			bool first)
+void rp_devlat_text(const struct rp_report *r, bool md)
 {
-	bool md = *(const bool *)arg;
-	char range[48];
+	struct devlat *v;
+	size_t m = devlat_list(r, &v);
 
-	if (first) {
+	if (m) {
 		printf("\n%sThe drive's own latency (OCP latency monitor, C3h) beside the host's, "
 		       "per point\n",
 		       md ? "### " : "");
 		printf("%s%-26s %-24s %-16s %10s %10s %10s %10s\n", md ? "| " : "", "point",
 		       "drive", "bucket", "dev reads", "host reads", "dev writes", "host writes");
 	}
-	range_text(d, range, sizeof(range));
-	printf("%s%-26.26s %-24.24s %-16s %10llu %10llu %10llu %10llu\n", md ? "| " : "",
-	       c->pt->name, c->label, range, (unsigned long long)d->reads,
-	       (unsigned long long)d->host_reads, (unsigned long long)d->writes,
-	       (unsigned long long)d->host_writes);
+	for (size_t i = 0; i < m; i++) {
+		const struct rb_row_devlat *d = v[i].d;
+		char range[48];
+
+		range_text(d, range, sizeof(range));
+		printf("%s%-26.26s %-24.24s %-16s %10llu %10llu %10llu %10llu\n", md ? "| " : "",
+		       v[i].c->pt->name, v[i].c->label, range, (unsigned long long)d->reads,
+		       (unsigned long long)d->host_reads, (unsigned long long)d->writes,
+		       (unsigned long long)d->host_writes);
+	}
+	free(v);
 }
 
-void rp_devlat_text(const struct rp_report *r, bool md)
+void rp_devlat_html(FILE *o, const struct rp_report *r)
 {
-	each_devlat(r, devlat_line, &md);
-}
+	struct devlat *v;
+	size_t m = devlat_list(r, &v);
 
-static void devlat_tr(const struct rp_cell *c, const struct rb_row_devlat *d, void *arg, bool first)
-{
-	FILE *o = *(FILE **)arg;
-	char range[48];
-
-	if (first)
+	if (m)
 		fputs("<h2 data-section=\"device-latency\">The drive's own latency beside the "
 		      "host's</h2>\n<p class=\"note\">An OCP drive counts its commands slower than "
 		      "its thresholds in four buckets (latency monitor, log C3h, read before and "
@@ -263,24 +282,22 @@ static void devlat_tr(const struct rp_cell *c, const struct rb_row_devlat *d, vo
 		      "<th>drive's reads</th><th>host's reads</th><th>drive's writes</th>"
 		      "<th>host's writes</th></tr>\n",
 		      o);
-	range_text(d, range, sizeof(range));
-	fputs("<tr><td>", o);
-	rp_esc(o, c->pt->name);
-	fputs("</td><td>", o);
-	rp_esc(o, c->label);
-	((FILE **)arg)[1] = o;
-	fprintf(o,
-		"</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td "
-		"class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
-		range, (unsigned long long)d->reads, (unsigned long long)d->host_reads,
-		(unsigned long long)d->writes, (unsigned long long)d->host_writes);
-}
+	for (size_t i = 0; i < m; i++) {
+		const struct rb_row_devlat *d = v[i].d;
+		char range[48];
 
-void rp_devlat_html(FILE *o, const struct rp_report *r)
-{
-	FILE *out[2] = { o, NULL }; /* the second: set once a row went out */
-
-	each_devlat(r, devlat_tr, out);
-	if (out[1])
+		range_text(d, range, sizeof(range));
+		fputs("<tr><td>", o);
+		rp_esc(o, v[i].c->pt->name);
+		fputs("</td><td>", o);
+		rp_esc(o, v[i].c->label);
+		fprintf(o,
+			"</td><td>%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td "
+			"class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
+			range, (unsigned long long)d->reads, (unsigned long long)d->host_reads,
+			(unsigned long long)d->writes, (unsigned long long)d->host_writes);
+	}
+	if (m)
 		fputs("</table>\n", o);
+	free(v);
 }

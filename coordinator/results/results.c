@@ -744,8 +744,10 @@ static int closed_rows_write(hid_t f, int ti, const void *rows, size_t n, bool r
 	return r;
 }
 
-int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows, size_t n,
-			    const char *verdict)
+/* Rows of table ti written into the closed file at path (see closed_rows_write), and the
+ * run's verdict attribute when verdict is not NULL. */
+static int closed_add(const char *path, int ti, const void *rows, size_t n, bool replace,
+		      const char *verdict)
 {
 	hid_t f;
 	int r;
@@ -754,27 +756,23 @@ int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows,
 	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
 	if (f < 0)
 		return -EIO;
-	r = closed_rows_write(f, T_VERDICTS, rows, n, true);
-	if (!r)
+	r = closed_rows_write(f, ti, rows, n, replace);
+	if (!r && verdict)
 		r = attr_str(f, "verdict", verdict);
 	if (H5Fclose(f) < 0)
 		r = -EIO;
 	return r;
 }
 
+int rb_results_add_verdicts(const char *path, const struct rb_row_verdict *rows, size_t n,
+			    const char *verdict)
+{
+	return closed_add(path, T_VERDICTS, rows, n, true, verdict);
+}
+
 int rb_results_add_evidence(const char *path, const struct rb_row_evidence *rows, size_t n)
 {
-	hid_t f;
-	int r;
-
-	rb_results_hdf5_init();
-	f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-	if (f < 0)
-		return -EIO;
-	r = closed_rows_write(f, T_EVIDENCE, rows, n, false);
-	if (H5Fclose(f) < 0)
-		r = -EIO;
-	return r;
+	return closed_add(path, T_EVIDENCE, rows, n, false, NULL);
 }
 
 long rb_results_next_result(const struct rb_results *r)

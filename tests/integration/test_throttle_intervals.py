@@ -89,17 +89,22 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=16 << 20) as (dev,):
     with open(path, "w") as f:
         f.write(CAMPAIGN.format(dev=dev))
     ep = f"tcp://127.0.0.1:{free_port()}"
-    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
-                  extra=["--nvme-pages", pages])
-    try:
-        r = run([COORD, "run", path, "--listen", ep, "--no-service",
-                 "--results", os.path.join(tmp, "out")], timeout=120)
-    finally:
-        agent.stop()
-    print(r.stdout[-1500:], r.stderr[-1500:])
-    check(r.returncode == 0, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
-    out = os.path.join(tmp, "out")
-    f = [os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")][0]
+
+    def campaign(out):
+        """The campaign run once by an agent reading the pages; its results file."""
+        agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, out + "-s"),
+                      extra=["--nvme-pages", pages])
+        try:
+            r = run([COORD, "run", path, "--listen", ep, "--no-service",
+                     "--results", os.path.join(tmp, out)], timeout=120)
+        finally:
+            agent.stop()
+        print(r.stdout[-1500:], r.stderr[-1500:])
+        check(r.returncode == 0, f"{out}: exit {r.returncode}\n{agent.output()[-2000:]}")
+        d = os.path.join(tmp, out)
+        return [os.path.join(d, x) for x in os.listdir(d) if x.endswith(".h5")][0]
+
+    f = campaign("out")
     with h5py.File(f, "r") as h:
         health, samples = h["health"][:], h["samples"][:]
         start = int(h["results"][0]["start_ns"])
@@ -121,16 +126,7 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=16 << 20) as (dev,):
     # counters that never move: no row
     for k in range(1, 60):
         os.remove(os.path.join(pages, f"{name}.smart.{k}"))
-    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s2"),
-                  extra=["--nvme-pages", pages])
-    try:
-        r = run([COORD, "run", path, "--listen", ep, "--no-service",
-                 "--results", os.path.join(tmp, "out2")], timeout=120)
-    finally:
-        agent.stop()
-    check(r.returncode == 0, f"the cool run: exit {r.returncode}")
-    out = os.path.join(tmp, "out2")
-    f = [os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")][0]
+    f = campaign("out2")
     text = run([COORD, "report", f]).stdout
     check("Thermal throttling within points" not in text, "a drive that never throttled")
 print("ok")
