@@ -16,14 +16,20 @@
 
 static struct {
 	const char *db;
+	int running;
 	struct rb_popt_list files;
 } X;
 
 static const struct rb_popt export_opts[] = {
 	{ RB_POPT_STRING, "db", 0, "URL",
 	  "the PostgreSQL database: a libpq URI (postgresql://USER@HOST/DB) or key=value "
-	  "string; its password is never printed",
+	  "string; its password is never printed. -: the first line of standard input (a "
+	  "password kept out of the process list)",
 	  &X.db, NULL, 0 },
+	{ RB_POPT_FLAG, "running", 0, NULL,
+	  "a run still going on is exported as far as it went: its ended points, as the run "
+	  "so far (status running), which its end's export replaces",
+	  &X.running, NULL, 0 },
 	{ RB_POPT_END, NULL, 0, NULL, NULL, NULL, NULL, 0 },
 };
 
@@ -41,9 +47,12 @@ const struct rb_popt_cmd rb_coord_export_spec = {
 		"at each point's end, the file's path and SHA-256 -- one transaction per file.\n"
 		"The schema is created and migrated first (schemas/results-db.md). A file whose\n"
 		"bytes are there already adds nothing; a run exported before from other bytes\n"
-		"(verdicts added since) is replaced. Exit 2: a file that does not read; exit 4: a\n"
-		"database that cannot be reached or refused a file, or a run still going on --\n"
-		"run it again later: what is there is skipped.",
+		"(verdicts added since) is replaced. A run still going on is skipped, or with\n"
+		"--running exported as far as it went (a service with a database does this at\n"
+		"each point's end); the fleet's verdicts judge only runs that ended. Exit 2: a\n"
+		"file that does not read; exit 4: a database that cannot be reached or refused a\n"
+		"file, or a run still going on without --running -- run it again later: what is\n"
+		"there is skipped.",
 	.opts = export_opts,
 	.args = export_args,
 };
@@ -51,14 +60,15 @@ const struct rb_popt_cmd rb_coord_export_spec = {
 /* The files into db; the exit code. */
 static int export_files(struct rb_resdb *db, const char *where)
 {
-	size_t n[4] = { 0 }, bad = 0, i;
+	size_t n[5] = { 0 }, bad = 0, i;
 	int rc = RB_EXIT_OK;
 
 	for (i = 0; i < X.files.n; i++) {
 		struct rb_resdb_counts c;
 		enum rb_resdb_added what;
 		char err[1200];
-		int r = rb_resdb_export(db, X.files.v[i], &what, &c, err, sizeof(err));
+		int r = rb_resdb_export(db, X.files.v[i], X.running ? RB_RESDB_RUNNING_TOO : 0,
+					&what, &c, err, sizeof(err));
 
 		if (r == -EIO) {
 			rb_err("%s", err);
@@ -75,6 +85,10 @@ static int export_files(struct rb_resdb *db, const char *where)
 		if (what == RB_RESDB_RUNNING) {
 			printf("not exported '%s': its run is still going on\n", X.files.v[i]);
 			rc = rb_exit_worse(rc, RB_EXIT_PARTIAL);
+		} else if (what == RB_RESDB_SO_FAR) {
+			printf("so far '%s': %zu drive(s), %zu ended point(s), %zu result row(s); "
+			       "its run goes on\n",
+			       X.files.v[i], c.drives, c.points, c.results);
 		} else if (what == RB_RESDB_KNOWN) {
 			printf("already there '%s' (the same bytes)\n", X.files.v[i]);
 		} else {
@@ -88,6 +102,8 @@ static int export_files(struct rb_resdb *db, const char *where)
 	}
 	printf("%s: %zu added, %zu updated, %zu already there", where, n[RB_RESDB_ADDED],
 	       n[RB_RESDB_UPDATED], n[RB_RESDB_KNOWN]);
+	if (n[RB_RESDB_SO_FAR])
+		printf(", %zu so far", n[RB_RESDB_SO_FAR]);
 	if (n[RB_RESDB_RUNNING] || bad)
 		printf(", %zu not exported", n[RB_RESDB_RUNNING] + bad);
 	if (i < X.files.n)
@@ -96,15 +112,27 @@ static int export_files(struct rb_resdb *db, const char *where)
 	return rc;
 }
 
+/* --db -: the URL from standard input's first line, its newline cut. */
+static const char *url_from_stdin(char *buf, size_t len)
+{
+	if (!fgets(buf, (int)len, stdin))
+		return NULL;
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return buf[0] ? buf : NULL;
+}
+
 int rb_export_cmd(int argc, char **argv)
 {
-	char err[1200], where[600];
+	char err[1200], where[600], line[4096];
 	struct rb_resdb *db;
 	int r;
 
 	memset(&X, 0, sizeof(X));
 	r = rb_parseopt(&rb_coord_export_spec, argc, argv, NULL);
-	if (r) {
+	if (!r && X.db && !strcmp(X.db, "-") && !(X.db = url_from_stdin(line, sizeof(line)))) {
+		rb_err("--db -: no URL on standard input's first line");
+		r = RB_EXIT_USAGE;
+	} else if (r) {
 		r = rb_parseopt_exit(r);
 	} else if (!X.db) {
 		rb_err("export needs --db URL: the database to write into");

@@ -220,8 +220,10 @@ int rb_run_cmd(int argc, char **argv)
 		c->agent_keys = strdup(R.agent_keys);
 	}
 	rb_stop_signals(NULL, false, rb_zap_reload); /* SIGHUP: the allow-list reread */
-	rc = rb_coord_run(c, &(struct rb_coord_opts){
-				     .stop = &rb_stop_flag, .events = R.events, .state = &st });
+	rc = rb_coord_run(c, &(struct rb_coord_opts){ .stop = &rb_stop_flag,
+						      .events = R.events,
+						      .state = &st,
+						      .results_db = c->results_db });
 	export_run(c, st.results);
 	rb_campaign_free(c);
 	rb_tx_context_term();
@@ -296,7 +298,8 @@ int rb_resume_cmd(int argc, char **argv)
 			     &(struct rb_coord_opts){ .stop = &rb_stop_flag,
 						      .events = R.events,
 						      .results_path = R.path,
-						      .state = &st },
+						      .state = &st,
+						      .results_db = c->results_db },
 			     &m);
 	export_run(c, st.results);
 	rb_campaign_free(c);

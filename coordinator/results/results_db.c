@@ -386,10 +386,9 @@ int rb_resdb_url_check(const char *url, char *err, size_t errlen)
 const char *rb_resdb_added_word(enum rb_resdb_added what)
 {
 	static const char *const words[] = {
-		[RB_RESDB_ADDED] = "added",
-		[RB_RESDB_KNOWN] = "already there",
-		[RB_RESDB_UPDATED] = "updated",
-		[RB_RESDB_RUNNING] = "not exported",
+		[RB_RESDB_ADDED] = "added",	[RB_RESDB_KNOWN] = "already there",
+		[RB_RESDB_UPDATED] = "updated", [RB_RESDB_RUNNING] = "not exported",
+		[RB_RESDB_SO_FAR] = "so far",
 	};
 
 	return (unsigned)what < sizeof(words) / sizeof(words[0]) ? words[what] : "?";

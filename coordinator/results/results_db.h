@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "drive_index.h"
 #include "fleet_verdict.h"
@@ -57,9 +58,19 @@ enum rb_resdb_added {
 	RB_RESDB_UPDATED, /* the run was there from other bytes (verdicts added since, a
 			   * resume): its rows replaced by this file's */
 	RB_RESDB_RUNNING, /* a run still going on: nothing written */
+	RB_RESDB_SO_FAR,  /* a run still going on, RB_RESDB_RUNNING_TOO: its finished points
+			   * written as the run so far (status running, no file row) */
 };
 
-/* what in words: "added", "already there", "updated", "not exported". */
+/* rb_resdb_export()'s flags. */
+enum {
+	/* a run still going on is exported as far as it went: its points with result rows
+	 * (each written when its point ended), replacing an earlier "so far"; the run's end
+	 * replaces them, and a run that ended in the database is left as it is */
+	RB_RESDB_RUNNING_TOO = 1u << 0,
+};
+
+/* what in words: "added", "already there", "updated", "not exported", "so far". */
 const char *rb_resdb_added_word(enum rb_resdb_added what);
 
 /* What an export wrote. */
@@ -68,13 +79,14 @@ struct rb_resdb_counts {
 };
 
 /*
- * Exports one results file in one transaction. 0 with *ret_what (and *ret_counts, when
- * not NULL, what was written), or a negative errno with err filled: -EINVAL / -ENOENT a
- * file that does not read (nothing written), -EIO the database refused or went away
- * (nothing written).
+ * Exports one results file in one transaction (flags: RB_RESDB_*). 0 with *ret_what (and
+ * *ret_counts, when not NULL, what was written), or a negative errno with err filled:
+ * -EINVAL / -ENOENT a file that does not read (nothing written), -EIO the database
+ * refused or went away (nothing written).
  */
-int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *ret_what,
-		    struct rb_resdb_counts *ret_counts, char *err, size_t errlen);
+int rb_resdb_export(struct rb_resdb *db, const char *path, unsigned flags,
+		    enum rb_resdb_added *ret_what, struct rb_resdb_counts *ret_counts, char *err,
+		    size_t errlen);
 
 /* ---- a run's file exported at its end, and the exports owed (results_db_owed.c) ---- */
 
@@ -109,6 +121,32 @@ int rb_resdb_export_run(const struct rb_resdb_sink *k, const char *path);
  * errno (the list unreadable or not rewritten): said.
  */
 int rb_resdb_catch_up(const struct rb_resdb_sink *k, const char *dir);
+
+/* ---- a run so far, exported at each point's end (results_db_so_far.c) ---- */
+
+/* A run's exports so far: its database, and the child exporting (one at a time). */
+struct rb_resdb_so_far {
+	const char *url;  /* NULL or "": none */
+	const char *path; /* the run's file */
+	pid_t pid;	  /* `rackbench export --running` of the file, or 0 */
+	uint32_t point;	  /* the last point that ended */
+	bool pending;	  /* it ended while a child exported: the next child's */
+	bool warned;	  /* a failed export said (once a run) */
+	unsigned exported;
+};
+
+/*
+ * At point's end, the file flushed: a child exports the run as far as it went, or, when
+ * one still does, the next does once it ended (rb_resdb_so_far_poll). Never waits on the
+ * database.
+ */
+void rb_resdb_so_far_point(struct rb_resdb_so_far *s, const char *path, uint32_t point);
+/* The child reaped if it ended, and the next started if a point waits for one: the run's
+ * loop calls it every turn (nothing but a test when no child is there). */
+void rb_resdb_so_far_poll(struct rb_resdb_so_far *s);
+/* Before the file closes: a child still exporting is stopped (the run's end exports the
+ * whole file) and reaped. */
+void rb_resdb_so_far_end(struct rb_resdb_so_far *s);
 
 /* Filters of rb_resdb_drives(): NULL or "" is any. */
 struct rb_resdb_filter {

@@ -4,7 +4,9 @@
  * transaction: its run (replacing the run's rows when other bytes of the same run were
  * exported before), its drives and their placements, its points, each drive's latest
  * attempt at each point with its histograms merged over the point's intervals, its
- * verdict rows, the health snapshots at point ends, and the file with its SHA-256.
+ * verdict rows, the health snapshots at point ends, and the file with its SHA-256. A
+ * run still going on can be exported as far as it went (RB_RESDB_RUNNING_TOO): its ended
+ * points, status "running", no file row; its end's export replaces them.
  */
 #include "results_db.h"
 
@@ -56,8 +58,11 @@ static void xfile_free(struct xfile *f)
 	free(f->ev);
 }
 
-/* The file's rows; 1: a run going on (nothing to export yet). */
-static int read_file(const char *path, struct xfile *f, char *err, size_t errlen)
+/*
+ * The file's rows; 1: a run going on (nothing to export yet) unless so_far, which reads
+ * it as the run so far: its header from the attributes its start wrote.
+ */
+static int read_file(const char *path, bool so_far, struct xfile *f, char *err, size_t errlen)
 {
 	struct rb_results_in *in = rb_results_open(path, err, errlen);
 	int r;
@@ -66,8 +71,13 @@ static int read_file(const char *path, struct xfile *f, char *err, size_t errlen
 	if (!in)
 		return -EINVAL;
 	if (rb_results_run_header(in, &f->run)) {
-		rb_results_in_close(in);
-		return 1;
+		if (!so_far) {
+			rb_results_in_close(in);
+			return 1;
+		}
+		snprintf(f->run.status, sizeof(f->run.status), "running");
+		rb_results_attr(in, "campaign_name", f->run.campaign, sizeof(f->run.campaign));
+		rb_results_attr_i64(in, "start_ns", &f->run.start_ns);
 	}
 	rb_results_attr(in, "methodology", f->methodology, sizeof(f->methodology));
 	rb_results_attr(in, "rackbench_version", f->version, sizeof(f->version));
@@ -255,6 +265,35 @@ static bool has_point(const struct xfile *f, uint32_t point)
 		if (f->pt[i].point == point)
 			return true;
 	return false;
+}
+
+static bool so_far(const struct xfile *f)
+{
+	return !strcmp(f->run.status, "running");
+}
+
+/*
+ * A run so far: only its points that ended (their result rows are written at their end),
+ * and the health rows of those; the point going on is the next export's.
+ */
+static void keep_ended_points(struct xfile *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->np; i++) {
+		bool ended = false;
+
+		for (size_t j = 0; j < f->nr && !ended; j++)
+			ended = f->rs[j].point == f->pt[i].point;
+		if (ended)
+			f->pt[n++] = f->pt[i];
+	}
+	f->np = n;
+	n = 0;
+	for (size_t i = 0; i < f->nhe; i++)
+		if (has_point(f, f->he[i].point))
+			f->he[n++] = f->he[i];
+	f->nhe = n;
 }
 
 static int put_run(struct rb_resdb *db, const struct xfile *f, char *run_id, size_t len, char *err,
@@ -744,14 +783,31 @@ static int put_all(struct rb_resdb *db, const char *path, const char *sha, uint6
 	PQclear(res);
 	if (*ret_what == RB_RESDB_KNOWN)
 		return 0;
+	/* a run so far never replaces the run that ended (a late exporter of its points) */
+	if (so_far(f)) {
+		res = rdb_exec(db,
+			       "SELECT 1 FROM rackbench.runs WHERE campaign = $1 AND start_ns = $2 "
+			       "AND methodology = $3 AND status <> 'running'",
+			       3, key, "look the run up", err, errlen);
+		if (!res)
+			return -EIO;
+		if (PQntuples(res))
+			*ret_what = RB_RESDB_KNOWN;
+		PQclear(res);
+		if (*ret_what == RB_RESDB_KNOWN)
+			return 0;
+		*ret_what = RB_RESDB_SO_FAR;
+	}
 	res = rdb_exec(db,
 		       "DELETE FROM rackbench.runs WHERE campaign = $1 AND start_ns = $2 AND "
-		       "methodology = $3 RETURNING run_id",
+		       "methodology = $3 RETURNING status",
 		       3, key, "replace the run", err, errlen);
 	if (!res)
 		return -EIO;
-	if (PQntuples(res))
-		*ret_what = RB_RESDB_UPDATED;
+	/* the run so far replaced by its end is the run added, not updated */
+	for (int i = 0; i < PQntuples(res); i++)
+		if (strcmp(PQgetvalue(res, i, 0), "running") && !so_far(f))
+			*ret_what = RB_RESDB_UPDATED;
 	PQclear(res);
 	r = put_run(db, f, run_id, sizeof(run_id), err, errlen);
 	for (size_t i = 0; i < f->nd && !r; i++)
@@ -768,7 +824,8 @@ static int put_all(struct rb_resdb *db, const char *path, const char *sha, uint6
 		r = put_health(db, f, run_id, &c->health, err, errlen);
 	if (!r)
 		r = put_evidence(db, f, run_id, path, err, errlen);
-	if (!r)
+	/* the file of a run so far is not its record yet: its bytes change */
+	if (!r && !so_far(f))
 		r = put_file(db, run_id, path, sha, size, err, errlen);
 	return r;
 }
@@ -788,8 +845,9 @@ static int known(struct rb_resdb *db, const char *sha, char *err, size_t errlen)
 	return r;
 }
 
-int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *ret_what,
-		    struct rb_resdb_counts *ret_counts, char *err, size_t errlen)
+int rb_resdb_export(struct rb_resdb *db, const char *path, unsigned flags,
+		    enum rb_resdb_added *ret_what, struct rb_resdb_counts *ret_counts, char *err,
+		    size_t errlen)
 {
 	struct rb_resdb_counts c = { 0 };
 	enum rb_resdb_added what = RB_RESDB_ADDED;
@@ -822,13 +880,15 @@ int rb_resdb_export(struct rb_resdb *db, const char *path, enum rb_resdb_added *
 			*ret_counts = c;
 		return 0;
 	}
-	r = read_file(path, &f, err, errlen);
+	r = read_file(path, flags & RB_RESDB_RUNNING_TOO, &f, err, errlen);
 	if (r == 1) {
 		*ret_what = RB_RESDB_RUNNING;
 		return 0;
 	}
 	if (r)
 		return r;
+	if (so_far(&f))
+		keep_ended_points(&f);
 	qsort(f.hi, f.nhi, sizeof(*f.hi), cmp_hist);
 	r = rdb_do(db, "BEGIN", 0, NULL, "begin", err, errlen);
 	if (!r)

@@ -213,11 +213,12 @@ struct rb_resdb_group *rb_resdb_groups_free(struct rb_resdb_group *v, size_t n)
 
 /* ---- the fleet's verdicts ---- */
 
-/* Each drive's latest run of the campaign ($1): its key, run, drive number, start. */
+/* Each drive's latest run of the campaign ($1) that ended (a run so far is not judged):
+ * its key, run, drive number, start. */
 #define LATEST                                                                                     \
 	"WITH latest AS (SELECT DISTINCT ON (p.drive_key) p.drive_key, p.run_id, p.drive, "        \
 	"r.start_ns FROM rackbench.placements p JOIN rackbench.runs r USING (run_id) WHERE "       \
-	"r.campaign = $1 ORDER BY p.drive_key, r.start_ns DESC, r.run_id DESC) "
+	"r.campaign = $1 AND r.status <> 'running' ORDER BY p.drive_key, r.start_ns DESC, r.run_id DESC) "
 
 static int fleet_drives(PGresult *res, struct rb_resdb_fleet *f)
 {

@@ -207,7 +207,7 @@ int rb_resdb_export_run(const struct rb_resdb_sink *k, const char *path)
 	split(path, dir, sizeof(dir), name, sizeof(name));
 	db = rb_resdb_open(k->url, err, sizeof(err), &r);
 	if (db) {
-		r = rb_resdb_export(db, path, &what, &c, err, sizeof(err));
+		r = rb_resdb_export(db, path, 0, &what, &c, err, sizeof(err));
 		rb_resdb_close(db);
 	}
 	if (!r && what == RB_RESDB_RUNNING) {
@@ -269,7 +269,7 @@ static size_t catch_up_one(const struct rb_resdb_sink *k, const char *dir, struc
 		if (v[i].done || strcmp(v[i].tag, tag))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, v[i].name);
-		r = rb_resdb_export(db, path, &what, &c, err, sizeof(err));
+		r = rb_resdb_export(db, path, 0, &what, &c, err, sizeof(err));
 		if (database_failed(r)) {
 			say(k, true, "%zu export(s) of '%s' still owed: %s", owed, dir, err);
 			break;

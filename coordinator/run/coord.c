@@ -102,7 +102,7 @@ static void check_space(struct coord *k, const char *path)
 /* The run's own state, before any agent: its agents, identity and clock. */
 static int coord_init(struct coord *k, struct rb_campaign *c, const struct rb_coord_opts *o)
 {
-	*k = (struct coord){ .c = c, .o = o, .jr.journal = -1 };
+	*k = (struct coord){ .c = c, .o = o, .jr.journal = -1, .so_far.url = o->results_db };
 	k->clock = o->clock ? o->clock : &rb_clock_real;
 	coord_enter(k, PHASE_WAITING);
 	/* this run's identity: the agents' spool files carry it */
@@ -346,7 +346,7 @@ static int one_point(struct coord *k, size_t i, bool *replaying)
 }
 
 /* The points in order; a resume replays those its journal holds whole, then runs on. */
-static int run_points(struct coord *k, const struct mode *m)
+static int run_points(struct coord *k, const struct mode *m, const char *path)
 {
 	const struct rb_campaign *c = k->c;
 	unsigned skip_phase = UINT_MAX;
@@ -379,6 +379,9 @@ static int run_points(struct coord *k, const struct mode *m)
 		while (next < c->npoints && c->points[next].round &&
 		       c->points[next].phase == skip_phase)
 			next++;
+		/* the fleet's database hears of the point now (the run's end: of the file) */
+		if (next < c->npoints && !replaying && !loop_stopped(k))
+			rb_resdb_so_far_point(&k->so_far, path, p->index);
 		if (next < c->npoints && !replaying)
 			loop_idle(k, c->phases[p->phase].idle_ns);
 		if (loop_stopped(k))
@@ -498,6 +501,8 @@ static int run_close(struct coord *k, const char *path, int rc, const char *stat
 {
 	rb_progress_end(k->prog, status, rc);
 	ing_drive_rows(k);
+	/* no reader of the file while it closes (its end is written in a second open) */
+	rb_resdb_so_far_end(&k->so_far);
 	if (rb_results_close(k->res, status, coord_wall(k))) {
 		rb_err("cannot finish '%s'%s", path,
 		       k->store_err ? ": its journal holds what was acknowledged" : "");
@@ -519,6 +524,7 @@ static void coord_release(struct coord *k)
 {
 	/* a run that ended before its points (its journal could not be created): the file
 	 * is closed, and says so */
+	rb_resdb_so_far_end(&k->so_far);
 	if (k->res && rb_results_close(k->res, "failed", coord_wall(k)))
 		rb_err("cannot finish the results file");
 	k->res = NULL;
@@ -587,7 +593,7 @@ static int coord_main(struct rb_campaign *c, const struct rb_coord_opts *o, cons
 	if (rc)
 		goto out_close;
 	started = true;
-	rc = run_points(&k, m);
+	rc = run_points(&k, m, path);
 	rc = run_end(&k, path, rc, &status);
 	rc = run_close(&k, path, rc, status);
 	if (k.finished) {

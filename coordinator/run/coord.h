@@ -82,6 +82,10 @@ struct rb_coord_opts {
 	 * Hello (any agent, of this campaign or not), one called between messages (the
 	 * control socket), and where the run stands */
 	struct rb_zap *zap;
+	/* the fleet's database (a campaign's results_db, or serve --results-db): the run so
+	 * far is exported into it at each point's end but the last (results_db_so_far.c);
+	 * the caller exports the file at the run's end. NULL: none */
+	const char *results_db;
 	void (*hello_hook)(void *arg, const struct rb_peer *peer, const struct rb_msg_hello *h,
 			   uint32_t major, uint32_t minor);
 	void (*tick)(void *arg);

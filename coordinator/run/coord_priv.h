@@ -35,6 +35,7 @@
 #include "hist.h"
 #include "idmap.h"
 #include "results.h"
+#include "results_db.h"
 #include "steady.h"
 #include "transport.h"
 #include "verdict.h"
@@ -301,8 +302,9 @@ struct coord {
 	const struct rb_coord_opts *o;
 	void *sock;
 	struct rb_results *res;
-	struct summary *sum;	   /* [point][drive] */
-	struct rb_identity *vinfo; /* per drive: a volume as its agent opened it */
+	struct rb_resdb_so_far so_far; /* the run so far into o->results_db at point ends */
+	struct summary *sum;	       /* [point][drive] */
+	struct rb_identity *vinfo;     /* per drive: a volume as its agent opened it */
 	unsigned cur_point;
 	bool drives_written;
 	bool lost_abort;

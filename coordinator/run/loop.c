@@ -46,9 +46,10 @@ void loop_known(struct coord *k)
 }
 
 /*
- * The loop's one turn: the timers (clock probes, the group commit, the service's tick),
- * then one message received (up to timeout_ms), delivered and applied. Returns 0, or
- * -EAGAIN when nothing came (-EINTR: a signal came first).
+ * The loop's one turn: the timers (clock probes, the group commit, the service's tick,
+ * the export of the run so far), then one message received (up to timeout_ms),
+ * delivered and applied. Returns 0, or -EAGAIN when nothing came (-EINTR: a signal came
+ * first).
  */
 static int pump(struct coord *k, int timeout_ms)
 {
@@ -62,6 +63,8 @@ static int pump(struct coord *k, int timeout_ms)
 	dlv_flush_acks(k, false);
 	if (k->o->tick)
 		k->o->tick(k->o->hook_arg);
+	if (k->so_far.pid > 0 || k->so_far.pending)
+		rb_resdb_so_far_poll(&k->so_far);
 	live_publish(k, false);
 	uint8_t *raw = NULL;
 	size_t rawlen = 0;

@@ -400,6 +400,7 @@ static int coord_of_service(struct service *s, struct rb_campaign *c, const char
 								   .hello = s->agents[i].hello };
 	struct rb_coord_opts co = { .router = s->router,
 				    .zap = s->zap,
+				    .results_db = c->results_db ? c->results_db : s->results_db,
 				    .stop = &abort_run,
 				    .events = events[0] ? events : NULL,
 				    .results_path = resume ? path : NULL,
