@@ -35,7 +35,7 @@ SUB = 1 << SUB_BITS
 MAX_POW = 42
 BUCKETS = SUB + (MAX_POW - SUB_BITS + 1) * SUB
 DIRECTIONS = {0: "read", 1: "write", 2: "trim"}
-SCHEMA_VERSION = 12  # coordinator/results/results.h RB_RESULTS_SCHEMA_VERSION
+SCHEMA_VERSION = 14  # coordinator/results/results.h RB_RESULTS_SCHEMA_VERSION
 READ_LIMIT_BYTES = 4 << 30  # the most one table may take in memory, as rackbench report
 # An interval shorter than this share of its point's nominal one is merged into the one
 # before it (a fill's last, ended by its last IO): coordinator/report/report_model.h's

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,14 +192,25 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 			dr->fdp_media_bytes += media;
 		}
 	}
-	/* what the media wrote over the point (OCP C0h): a volume's members added up */
+	/* what the media wrote and the drive counted over the point (OCP C0h): a volume's
+	 * members added up (a throttle level: the highest) */
 	for (size_t k = 0; p->prep && k < p->vols[t].members; k++) {
+		struct rb_ocp_counters c, *o = &dr->ocp;
 		double media;
 
-		if (rb_runner_ocp_media(p->prep, p->first[t] + k, &media)) {
+		if (!rb_runner_ocp_smart(p->prep, p->first[t] + k, &media, &c))
+			continue;
+		if (!isnan(media)) {
 			dr->ocp_smart = true;
 			dr->ocp_media_bytes += media;
 		}
+		o->throttle_events += c.throttle_events;
+		o->pcie_correctable += c.pcie_correctable;
+		o->link_retrains += c.link_retrains;
+		o->power_state_changes += c.power_state_changes;
+		o->throttle_status = c.throttle_status > o->throttle_status ? c.throttle_status
+									    : o->throttle_status;
+		o->valid = true;
 	}
 	/* the drive's own latency buckets over the point (OCP C3h): a drive, not a volume */
 	if (p->prep && p->vols[t].members == 1)

@@ -2,6 +2,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <math.h>
 #include <linux/nvme_ioctl.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -420,7 +421,14 @@ bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t thres
 	return true;
 }
 
-bool rb_runner_ocp_media(const struct rb_prepared *p, size_t i, double *ret_bytes)
+/* A counter's rise from a to b; NaN when it fell (the drive reset it, or it wrapped). */
+static double rise(double a, double b)
+{
+	return b >= a ? b - a : NAN;
+}
+
+bool rb_runner_ocp_smart(const struct rb_prepared *p, size_t i, double *ret_media,
+			 struct rb_ocp_counters *ret)
 {
 	struct rb_ocp_smart a, b;
 	uint8_t now[RB_OCP_LOG_SIZE];
@@ -428,9 +436,18 @@ bool rb_runner_ocp_media(const struct rb_prepared *p, size_t i, double *ret_byte
 	if (!p || i >= p->n || !p->ocp_smart[i] ||
 	    rb_nvme_ocp_smart(rb_nvme_runs(), p->info[i].real, now) ||
 	    rb_ocp_smart_parse(p->ocp_smart_page[i], RB_OCP_LOG_SIZE, &a) ||
-	    rb_ocp_smart_parse(now, RB_OCP_LOG_SIZE, &b) ||
-	    b.media_bytes_written < a.media_bytes_written)
+	    rb_ocp_smart_parse(now, RB_OCP_LOG_SIZE, &b))
 		return false;
-	*ret_bytes = b.media_bytes_written - a.media_bytes_written;
+	*ret_media = rise(a.media_bytes_written, b.media_bytes_written);
+	*ret = (struct rb_ocp_counters){
+		.valid = true,
+		.throttle_events = rise(a.throttle_events, b.throttle_events),
+		.pcie_correctable =
+			rise((double)a.pcie_correctable_errors, (double)b.pcie_correctable_errors),
+		.link_retrains = rise((double)a.link_retrains, (double)b.link_retrains),
+		.power_state_changes =
+			rise((double)a.power_state_changes, (double)b.power_state_changes),
+		.throttle_status = b.throttle_status,
+	};
 	return true;
 }

@@ -16,6 +16,7 @@
 #include "power.h"
 #include "options.h"
 #include "target.h"
+#include "wire.h"
 
 struct rb_prepared {
 	size_t n;
@@ -36,10 +37,12 @@ struct rb_prepared {
 };
 
 /*
- * The bytes target i's media wrote since the prepare (OCP C0h's physical media units
- * written, read again now): true, or false when it has no such log or the counter fell.
+ * What target i's OCP SMART extended log (C0h) counted since the prepare, read again now:
+ * false when it has no such log. *ret_media the bytes its media wrote (NaN: the counter
+ * fell), *ret the other counters' rises (wire.h).
  */
-bool rb_runner_ocp_media(const struct rb_prepared *p, size_t i, double *ret_bytes);
+bool rb_runner_ocp_smart(const struct rb_prepared *p, size_t i, double *ret_media,
+			 struct rb_ocp_counters *ret);
 
 /*
  * The commands target i's drive counted in each of its own latency buckets since the

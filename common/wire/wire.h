@@ -24,7 +24,7 @@
 #include "status.h"
 
 #define RB_PROTO_MAJOR 1
-#define RB_PROTO_MINOR 9
+#define RB_PROTO_MINOR 10
 #define RB_WIRE_MAX_BYTES (16u << 20)
 /* memory the decoder may use for one message */
 #define RB_WIRE_DECODE_BUDGET (64u << 20)
@@ -258,6 +258,14 @@ struct rb_dev_latency {
 	uint64_t cmds[3][4]; /* [read, write, trim][bucket] */
 };
 
+/* 1.10: an OCP drive's C0h counters over a point: each a rise, NaN when it fell (reset
+ * or wrapped); throttle_status the drive's at the point's end (0 none, 1-3 a level). */
+struct rb_ocp_counters {
+	bool valid; /* read before and after the point */
+	double throttle_events, pcie_correctable, link_retrains, power_state_changes;
+	uint8_t throttle_status;
+};
+
 struct rb_msg_result {
 	uint32_t point, attempt;
 	const char *drive;
@@ -292,6 +300,7 @@ struct rb_msg_result {
 	/* 1.9: OCP C0h over the point (ocp_smart: read): the bytes the media wrote */
 	bool ocp_smart;
 	double ocp_media_bytes;
+	struct rb_ocp_counters ocp; /* 1.10 */
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

@@ -156,6 +156,36 @@ static void dev_lat_in(struct rb_dev_latency *m, const Rb__DeviceLatency *d)
 	memcpy(m->cmds[2], d->trims, sizeof(m->cmds[2]));
 }
 
+/* An OCP drive's C0h counters, both ways: absent is not read. */
+static Rb__OcpCounters *ocp_out(struct pool *p, const struct rb_ocp_counters *m)
+{
+	Rb__OcpCounters *o = m->valid ? pool_alloc(p, 1, sizeof(*o)) : NULL;
+
+	if (!o)
+		return NULL;
+	rb__ocp_counters__init(o);
+	o->throttle_events = m->throttle_events;
+	o->throttle_status = m->throttle_status;
+	o->pcie_correctable = m->pcie_correctable;
+	o->link_retrains = m->link_retrains;
+	o->power_state_changes = m->power_state_changes;
+	return o;
+}
+
+static void ocp_in(struct rb_ocp_counters *m, const Rb__OcpCounters *o)
+{
+	memset(m, 0, sizeof(*m));
+	if (!o)
+		return;
+	m->valid = true;
+	m->throttle_events = o->throttle_events;
+	/* a level the log cannot hold is none the drive gave */
+	m->throttle_status = o->throttle_status <= 0xff ? (uint8_t)o->throttle_status : 0;
+	m->pcie_correctable = o->pcie_correctable;
+	m->link_retrains = o->link_retrains;
+	m->power_state_changes = o->power_state_changes;
+}
+
 /* Files of evidence, both ways. */
 static Rb__Evidence **evidence_out(struct pool *p, const struct rb_msg_evidence *v, size_t n)
 {
@@ -255,6 +285,7 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->device_latency = m->dev_lat.valid ? dev_lat_out(p, &m->dev_lat) : NULL;
 	r->ocp_smart = m->ocp_smart;
 	r->ocp_media_bytes = m->ocp_media_bytes;
+	r->ocp_counters = ocp_out(p, &m->ocp);
 	r->fdp = m->fdp;
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
@@ -333,6 +364,7 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 	dev_lat_in(&m->dev_lat, r->device_latency);
 	m->ocp_smart = r->ocp_smart;
 	m->ocp_media_bytes = r->ocp_media_bytes;
+	ocp_in(&m->ocp, r->ocp_counters);
 #define IN(type, name, wire, unit) m->core.name = (type)r->wire;
 	RB_RESULT_FIELDS(IN)
 #undef IN

@@ -90,6 +90,7 @@ static int load_file(struct rp_file *f, const char *path)
 		rb_warn("'%s' has schema_version %d, newer than this rackbench reads (%d): what "
 			"the newer layout added is not shown",
 			path, rb_results_schema(in), RB_RESULTS_SCHEMA_VERSION);
+	f->schema = rb_results_schema(in);
 	r = attr_opt(in, "methodology", f->methodology, sizeof(f->methodology));
 	if (!r)
 		r = attr_opt(in, "campaign_name", f->campaign, sizeof(f->campaign));
@@ -807,6 +808,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 			rp_waf_text(r, f == FMT_MARKDOWN);
 		rp_throttle_text(r, f == FMT_MARKDOWN);
 		rp_devlat_text(r, f == FMT_MARKDOWN);
+		rp_ocp_text(r, f == FMT_MARKDOWN);
 	}
 	/* what was printed ends before anything is said on stderr: the two often go to one
 	 * terminal or file, and stdout's buffer would be flushed in the middle of a line */

@@ -582,6 +582,7 @@ static void body(FILE *o, const struct rp_report *r)
 		rp_waf_chart(o, r);
 	rp_throttle_html(o, r);
 	rp_devlat_html(o, r);
+	rp_ocp_html(o, r);
 	drives_table(o, r);
 	models_table(o, r);
 	results_table(o, r);

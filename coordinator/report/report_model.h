@@ -19,6 +19,7 @@
 struct rp_file {
 	const char *path;
 	char methodology[32], campaign[128], status[16];
+	int schema; /* its schema_version */
 	struct rb_row_drive *dr;
 	size_t nd;
 	struct rb_row_point *pt;
@@ -337,6 +338,9 @@ void rp_paths_text(const struct rp_report *r, bool md);
 void rp_throttle_text(const struct rp_report *r, bool md);
 void rp_throttle_html(FILE *o, const struct rp_report *r);
 void rp_devlat_text(const struct rp_report *r, bool md);
+/* An OCP drive's own C0h counters over each point beside SMART's and the host's AER. */
+void rp_ocp_text(const struct rp_report *r, bool md);
+void rp_ocp_html(FILE *o, const struct rp_report *r);
 void rp_devlat_html(FILE *o, const struct rp_report *r);
 
 /* Write amplification per point (report_fdp.c): whether any drive has FDP statistics; the

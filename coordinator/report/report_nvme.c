@@ -8,7 +8,11 @@
  *   made it;
  * - an OCP drive's own latency buckets (Latency Monitor C3h) over each point beside the
  *   host's IOs in the same ranges: slow IOs the host saw and the drive did not were slow
- *   above the drive (the host's stack, the PCIe path, contention).
+ *   above the drive (the host's stack, the PCIe path, contention);
+ * - an OCP drive's own counters over each point (SMART / Health Information Extended,
+ *   C0h): throttle events beside SMART's throttling counters, PCIe correctable errors
+ *   beside the host's AER count, link retrains, power state changes. Two witnesses that
+ *   disagree are named: one of them is not counting what the other sees.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -296,6 +300,194 @@ void rp_devlat_html(FILE *o, const struct rp_report *r)
 			"class=\"n\">%llu</td><td class=\"n\">%llu</td></tr>\n",
 			range, (unsigned long long)d->reads, (unsigned long long)d->host_reads,
 			(unsigned long long)d->writes, (unsigned long long)d->host_writes);
+	}
+	if (m)
+		fputs("</table>\n", o);
+	free(v);
+}
+
+/* ---- the drive's own counters (OCP C0h) beside SMART's and the host's ---- */
+
+/* A drive and point whose C0h counters rose (or whose witnesses disagree). */
+struct ocprow {
+	const struct rp_cell *c;
+	const char *smart; /* SMART's throttling counters: "rose", "no", "-" not read */
+	double aer;	   /* the host's AER correctable count's rise; NaN unknown */
+	char note[200];	   /* the witnesses that disagree */
+};
+
+/* The rise of the host's AER correctable count over cell c's readings; NaN: unknown. */
+static double host_aer(const struct rp_file *f, const struct rp_cell *c)
+{
+	const struct rb_row_health *a = NULL, *b = NULL;
+
+	for (size_t k = 0; k < f->nhe; k++) {
+		const struct rb_row_health *x = &f->he[k];
+
+		if (x->drive != c->dr->drive || x->point != c->pt->point ||
+		    x->attempt != c->res->attempt || x->member || !x->h.pcie ||
+		    x->h.aer_correctable < 0)
+			continue;
+		if (!a || x->t_ns < a->t_ns)
+			a = x;
+		if (!b || x->t_ns >= b->t_ns)
+			b = x;
+	}
+	return a && b && a != b && b->h.aer_correctable >= a->h.aer_correctable
+		       ? b->h.aer_correctable - a->h.aer_correctable
+		       : NAN;
+}
+
+/* Whether cell c's drive has SMART throttling counters among its readings of the point. */
+static bool smart_read(const struct rp_file *f, const struct rp_cell *c)
+{
+	for (size_t k = 0; k < f->nhe; k++) {
+		const struct rb_row_health *x = &f->he[k];
+
+		if (x->drive == c->dr->drive && x->point == c->pt->point &&
+		    x->attempt == c->res->attempt && !x->member && x->h.nvme &&
+		    !isnan(x->h.throttle_transitions))
+			return true;
+	}
+	return false;
+}
+
+static void note_add(char *buf, size_t len, const char *what)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s", n ? "; " : "", what);
+}
+
+/* Whether the row says anything: a counter rose or fell, a level, a witness that saw. */
+static bool ocp_worth(const struct rb_row_result *x, const struct ocprow *o)
+{
+	const double v[] = { x->ocp_throttle_events, x->ocp_pcie_correctable, x->ocp_link_retrains,
+			     x->ocp_power_state_changes, x->ocp_throttle_status };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (isnan(v[i]) || v[i] > 0)
+			return true;
+	return o->note[0] != '\0';
+}
+
+/* The witnesses of row o that disagree, into its note. */
+static void ocp_witness(const struct rb_row_result *x, struct ocprow *o)
+{
+	if (x->ocp_throttle_events > 0 && !strcmp(o->smart, "no"))
+		note_add(o->note, sizeof(o->note), "SMART's throttling counters did not rise");
+	if (x->ocp_throttle_events == 0 && !strcmp(o->smart, "rose"))
+		note_add(o->note, sizeof(o->note), "C0h counted no throttle event");
+	if (x->ocp_pcie_correctable > 0 && o->aer == 0)
+		note_add(o->note, sizeof(o->note), "the host's AER counted no error");
+	if (x->ocp_pcie_correctable == 0 && o->aer > 0)
+		note_add(o->note, sizeof(o->note), "the drive counted no PCIe error");
+}
+
+/* Every cell whose drive's C0h was read (schema 14 on) and says something, into a list. */
+static size_t ocp_list(const struct rp_report *r, struct ocprow **ret)
+{
+	bool *hot = hot_cells(r);
+	struct ocprow *v = calloc(r->ncells + 1, sizeof(*v));
+	size_t m = 0;
+
+	for (size_t i = 0; v && i < r->ncells; i++) {
+		const struct rp_cell *c = &r->cells[i];
+		const struct rp_file *f = &r->files[c->file];
+		const struct rb_row_result *x = c->res;
+		struct ocprow *o = &v[m];
+
+		/* an older file reads the columns as zeros: not read */
+		if (!x || f->schema < 14 || isnan(x->ocp_throttle_status))
+			continue;
+		*o = (struct ocprow){ .c = c, .aer = host_aer(f, c) };
+		o->smart = hot && hot[i] ? "rose" : smart_read(f, c) ? "no" : "-";
+		ocp_witness(x, o);
+		m += ocp_worth(x, o);
+	}
+	free(hot);
+	*ret = v;
+	return m;
+}
+
+/* A counter as the tables print it: "-" when it fell (reset or wrapped) or is unknown. */
+static void count_text(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* Row o's counters as text: throttle events, PCIe errors, host AER, retrains, p-states. */
+static void ocp_cols(const struct ocprow *o, char b[5][32])
+{
+	const struct rb_row_result *x = o->c->res;
+
+	count_text(x->ocp_throttle_events, b[0], 32);
+	count_text(x->ocp_pcie_correctable, b[1], 32);
+	count_text(o->aer, b[2], 32);
+	count_text(x->ocp_link_retrains, b[3], 32);
+	count_text(x->ocp_power_state_changes, b[4], 32);
+}
+
+void rp_ocp_text(const struct rp_report *r, bool md)
+{
+	struct ocprow *v;
+	size_t m = ocp_list(r, &v);
+
+	if (m) {
+		printf("\n%sThe drive's own counters over each point (OCP C0h) beside SMART's and "
+		       "the host's AER\n",
+		       md ? "### " : "");
+		printf("%s%-26s %-24s %8s %5s %5s %8s %8s %8s %8s  %s\n", md ? "| " : "", "point",
+		       "drive", "throttle", "SMART", "level", "PCIe err", "host AER", "retrains",
+		       "p-states", "witnesses");
+	}
+	for (size_t i = 0; i < m; i++) {
+		char b[5][32];
+
+		ocp_cols(&v[i], b);
+		printf("%s%-26.26s %-24.24s %8s %5s %5.0f %8s %8s %8s %8s  %s\n", md ? "| " : "",
+		       v[i].c->pt->name, v[i].c->label, b[0], v[i].smart,
+		       v[i].c->res->ocp_throttle_status, b[1], b[2], b[3], b[4],
+		       v[i].note[0] ? v[i].note : "agree");
+	}
+	free(v);
+}
+
+void rp_ocp_html(FILE *o, const struct rp_report *r)
+{
+	struct ocprow *v;
+	size_t m = ocp_list(r, &v);
+
+	if (m)
+		fputs("<h2 data-section=\"ocp-counters\">The drive's own counters over each "
+		      "point</h2>\n<p class=\"note\">An OCP drive's SMART / Health Information "
+		      "Extended log (C0h), read before and after each point: its thermal throttle "
+		      "events beside its SMART throttling counters, its PCIe correctable errors "
+		      "beside the host's AER count, its link retrains and power state changes, "
+		      "and its throttle level at the point's end. Where two witnesses disagree, "
+		      "one is not counting what the other sees. A dash: a counter that fell "
+		      "(reset, wrapped) or was not read.</p>\n<table class=\"ocp-counters\"><tr>"
+		      "<th>point</th><th>drive</th><th>throttle events</th><th>SMART "
+		      "throttling</th><th>level at end</th><th>PCIe errors</th><th>host AER</th>"
+		      "<th>link retrains</th><th>power state changes</th><th>witnesses</th></tr>\n",
+		      o);
+	for (size_t i = 0; i < m; i++) {
+		char b[5][32];
+
+		ocp_cols(&v[i], b);
+		fputs("<tr><td>", o);
+		rp_esc(o, v[i].c->pt->name);
+		fputs("</td><td>", o);
+		rp_esc(o, v[i].c->label);
+		fprintf(o,
+			"</td><td class=\"n\">%s</td><td>%s</td><td class=\"n\">%.0f</td><td "
+			"class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td "
+			"class=\"n\">%s</td><td>%s</td></tr>\n",
+			b[0], v[i].smart, v[i].c->res->ocp_throttle_status, b[1], b[2], b[3], b[4],
+			v[i].note[0] ? v[i].note : "agree");
 	}
 	if (m)
 		fputs("</table>\n", o);

@@ -18,7 +18,7 @@
 
 #include "options.h"
 
-#define RB_RESULTS_SCHEMA_VERSION 13
+#define RB_RESULTS_SCHEMA_VERSION 14
 
 struct rb_row_agent {
 	char name[64];
@@ -97,6 +97,11 @@ struct rb_row_result {
 	/* OCP C0h over the point (schema 13 on): the bytes the media wrote, and over the
 	 * bytes written to the drive (health_write_bytes); NaN: not read */
 	double ocp_media_bytes, ocp_waf;
+	/* OCP C0h's other counters over the point (schema 14 on), the drive's second
+	 * witness: throttle events, PCIe correctable errors, link retrains, power state
+	 * changes (rises), and its throttle level at the end; NaN: not read (or fell) */
+	double ocp_throttle_events, ocp_pcie_correctable, ocp_link_retrains,
+		ocp_power_state_changes, ocp_throttle_status;
 	char message[256];
 	uint64_t rate_iops;    /* the limit this drive ran at (curves: its own); 0 none */
 	uint8_t steady;	       /* 0 no steady-state phase, 1 in the steady window, 2 not */

@@ -100,7 +100,12 @@ static void row_copy(struct rb_row_result *row, const struct rb_msg_result *dr)
 	row->waf =
 		dr->fdp && dr->fdp_host_bytes > 0 ? dr->fdp_media_bytes / dr->fdp_host_bytes : NAN;
 	row->ocp_media_bytes = dr->ocp_smart ? dr->ocp_media_bytes : NAN;
-	row->ocp_waf = NAN;   /* over the bytes written, once health_row() has them */
+	row->ocp_waf = NAN; /* over the bytes written, once health_row() has them */
+	row->ocp_throttle_events = dr->ocp.valid ? dr->ocp.throttle_events : NAN;
+	row->ocp_pcie_correctable = dr->ocp.valid ? dr->ocp.pcie_correctable : NAN;
+	row->ocp_link_retrains = dr->ocp.valid ? dr->ocp.link_retrains : NAN;
+	row->ocp_power_state_changes = dr->ocp.valid ? dr->ocp.power_state_changes : NAN;
+	row->ocp_throttle_status = dr->ocp.valid ? dr->ocp.throttle_status : NAN;
 	row->core = dr->core; /* as the agent measured it, one struct both ways */
 	copy(row->purge_method, sizeof(row->purge_method), dr->purge_method);
 }

@@ -7,7 +7,14 @@ every sample interval (health_interval = interval). The results file's health ta
 the rise; `rackbench report` names the drive and point under "Thermal throttling within
 points" with exactly the intervals the rule gives from the file's own rows (an interval at
 least half of which lies between the two readings that saw the rise), and its page has the
-same table. A drive whose counters never move has no such row."""
+same table. A drive whose counters never move has no such row.
+
+Its OCP SMART extended log (C0h) too, read when the point's targets open (NAME.log-c0.1)
+and when it ends (.2): 2 throttle events, throttle level 1 at the end, 3 PCIe correctable
+errors, no link retrain, 2 power state changes. The results row holds those rises; the
+report's C0h table prints them beside SMART's throttling ("rose": the two witnesses
+agree). In the run whose SMART counters never move, the same C0h pages make the table say
+"SMART's throttling counters did not rise"."""
 import os
 import struct
 
@@ -36,6 +43,28 @@ def smart(transitions, seconds):
     struct.pack_into("<I", b, 216, transitions)
     struct.pack_into("<I", b, 224, seconds)
     return bytes(b)
+
+
+C0_GUID = bytes([0xc5, 0xaf, 0x10, 0x28, 0xea, 0xbf, 0xf2, 0xa4,
+                 0x9c, 0x4f, 0x6f, 0x7c, 0xc9, 0x14, 0xd5, 0xaf])
+
+
+def c0(throttle, level, pcie, retrains, pstates):
+    """An OCP SMART extended page: thermal throttle count (96) and status (97), PCIe
+    correctable errors (104), link retrains (192), power state changes (200)."""
+    b = bytearray(512)
+    b[96], b[97] = throttle, level
+    struct.pack_into("<Q", b, 104, pcie)
+    struct.pack_into("<Q", b, 192, retrains)
+    struct.pack_into("<Q", b, 200, pstates)
+    b[496:512] = C0_GUID
+    return bytes(b)
+
+
+def c0_line(text):
+    sec = text[text.find("The drive's own counters over each point (OCP C0h)"):]
+    print(sec[:400])
+    return next((x for x in sec.splitlines() if x.startswith("hot ")), "")
 
 
 def marked(health, samples, start_ns, point=0, attempt=0):
@@ -82,6 +111,9 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=16 << 20) as (dev,):
             f.write(smart(1 if hot else 0, 2 if hot else 0))
     with open(os.path.join(pages, f"{name}.smart"), "wb") as f:
         f.write(smart(1, 2))
+    for k, page in ((1, c0(4, 0, 10, 2, 7)), (2, c0(6, 1, 13, 2, 9))):
+        with open(os.path.join(pages, f"{name}.log-c0.{k}"), "wb") as f:
+            f.write(page)
     for what in ("id-ctrl", "id-ns"):
         with open(os.path.join(pages, f"{name}.{what}"), "wb") as f:
             f.write(bytes(4096))
@@ -118,15 +150,27 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=16 << 20) as (dev,):
     check(sec and "hot" in sec and f"{len(want)} of {n}" in sec and
           sec.splitlines()[2].rstrip().endswith(ranges(want)),
           f"report names intervals {ranges(want)} of {n}: {sec[:600]}")
+    with h5py.File(f, "r") as h:
+        row = h["results"][0]
+    got = [float(row[c]) for c in ("ocp_throttle_events", "ocp_throttle_status",
+                                   "ocp_pcie_correctable", "ocp_link_retrains",
+                                   "ocp_power_state_changes")]
+    check(got == [2, 1, 3, 0, 2], f"C0h's rises over the point: {got}")
+    line = c0_line(text).split()
+    check(line[-8:] == ["2", "rose", "1", "3", "-", "0", "2", "agree"],
+          f"the report's C0h row: {line}")
     page = os.path.join(tmp, "p.html")
     run([COORD, "report", f, "--html", page])
     html = open(page).read()
     check('data-section="throttling"' in html and f"<td>{ranges(want)}</td>" in html,
           "the page has the table")
+    check('data-section="ocp-counters"' in html, "the page has the C0h table")
     # counters that never move: no row
     for k in range(1, 60):
         os.remove(os.path.join(pages, f"{name}.smart.{k}"))
     f = campaign("out2")
     text = run([COORD, "report", f]).stdout
     check("Thermal throttling within points" not in text, "a drive that never throttled")
+    check(c0_line(text).endswith("SMART's throttling counters did not rise"),
+          "C0h's throttle events without SMART's: the witnesses disagree")
 print("ok")

@@ -5,6 +5,7 @@
  * changed nothing on the wire); versions, unknown fields and garbage are handled.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -342,6 +343,13 @@ static void test_wire_result(void **state)
 	};
 	m.result.ocp_smart = true;
 	m.result.ocp_media_bytes = 3.5e12;
+	/* 1.10: C0h's other counters, a fallen one (NaN) kept as such */
+	m.result.ocp = (struct rb_ocp_counters){ .valid = true,
+						 .throttle_events = 2,
+						 .pcie_correctable = 1e6,
+						 .link_retrains = NAN,
+						 .power_state_changes = 9,
+						 .throttle_status = 3 };
 	b = round_trip(&m);
 	const struct rb_msg_result *r = &b->result;
 
@@ -350,6 +358,9 @@ static void test_wire_result(void **state)
 	assert_true(r->dev_lat.valid);
 	assert_true(r->ocp_smart);
 	assert_true(r->ocp_media_bytes == 3.5e12);
+	assert_true(r->ocp.valid && r->ocp.throttle_events == 2 &&
+		    r->ocp.pcie_correctable == 1e6 && isnan(r->ocp.link_retrains) &&
+		    r->ocp.power_state_changes == 9 && r->ocp.throttle_status == 3);
 	assert_memory_equal(r->dev_lat.threshold_ms, m.result.dev_lat.threshold_ms,
 			    sizeof(r->dev_lat.threshold_ms));
 	assert_memory_equal(r->dev_lat.cmds, m.result.dev_lat.cmds, sizeof(r->dev_lat.cmds));
@@ -401,6 +412,7 @@ static void test_wire_result(void **state)
 	assert_int_equal(b->result.ndirs, 0);
 	assert_false(b->result.dev_lat.valid); /* none sent: none read */
 	assert_false(b->result.ocp_smart);
+	assert_false(b->result.ocp.valid);
 	rb_msg_free(b);
 }
 
