@@ -31,6 +31,28 @@ struct rb_io {
 	char *orig_buf;
 };
 
+/* The most placement ids a job's writes take in turn (options.h RB_PLACEMENT_MAX). */
+#define RB_ENGINE_PLACEMENT_MAX 16
+
+/*
+ * The Data Placement directive on an NVMe Write: directive type 2 in CDW12 bits 23:20,
+ * its specific field (the placement id: an index into the namespace's placement handle
+ * list) in CDW13 bits 31:16; the other bits (the block count in CDW12) kept.
+ */
+static inline void rb_nvme_placement(uint32_t *cdw12, uint32_t *cdw13, uint16_t dspec)
+{
+	*cdw12 = (*cdw12 & ~(0xfu << 20)) | (2u << 20);
+	*cdw13 = (*cdw13 & 0xffffu) | ((uint32_t)dspec << 16);
+}
+
+/*
+ * Linux 6.16's write stream of a write through the block layer: one byte of the
+ * submission entry at offset 44 (struct io_uring_sqe's write_stream, beside __pad4; the
+ * headers rackbench builds with are older). Stream 0 is none; a namespace with FDP
+ * enabled gives its placement handles as streams 1 to queue/max_write_streams.
+ */
+#define RB_SQE_WRITE_STREAM_OFFSET 44
+
 struct rb_engine_ctx {
 	int fd;		/* fds[0] */
 	const int *fds; /* a striped volume's members; else &fd */
@@ -41,6 +63,9 @@ struct rb_engine_ctx {
 	bool passthru;	     /* NVMe commands on the namespaces' generic devices (uring_cmd) */
 	bool nodata;	     /* only the third kind of IO: no data moves (no transfer limit) */
 	bool zone_append;    /* passthrough writes are Zone Appends at their zone's start */
+	/* FDP placement (the key placement): the ids writes carry, in turn; none when 0 */
+	uint16_t placement[RB_ENGINE_PLACEMENT_MAX];
+	unsigned nplacement, place_turn;
 	uint32_t completion; /* enum rb_completion resolved: wait, spin or poll */
 	char *bufs;	     /* depth * bs, aligned */
 	uint64_t bs;	     /* bytes per IO slot: the largest block size */

@@ -329,6 +329,17 @@ static int job_slots(struct rb_run *r, struct job *j)
 	j->ctx.passthru = wl->engine == RB_ENGINE_URING_CMD;
 	j->ctx.nodata = rb_rw_third(wl->rw);
 	j->ctx.zone_append = wl->zns == RB_ZNS_APPEND;
+	/* checked with the campaign and at pre-flight: the ids the writes take in turn, each
+	 * job from its own place in the list */
+	{
+		size_t n = 0;
+
+		_Static_assert(RB_ENGINE_PLACEMENT_MAX == RB_PLACEMENT_MAX, "placement ids");
+		if (wl->placement[0] && rb_parse_placement(wl->placement, j->ctx.placement, &n))
+			n = 0;
+		j->ctx.nplacement = (unsigned)n;
+		j->ctx.place_turn = j->idx;
+	}
 	j->ctx.depth = depth;
 	/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
 	j->pmax = j->t->stripe ? (unsigned)(r->max_bs / j->t->stripe) + 2 : 1;

@@ -6,6 +6,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <limits.h>
+#include <stddef.h>
 #include <linux/nvme_ioctl.h>
 #include <liburing.h>
 #include <stdio.h>
@@ -393,6 +394,10 @@ static void u_teardown(struct rb_engine_ctx *c)
 	c->priv = NULL;
 }
 
+_Static_assert(sizeof(struct io_uring_sqe) == 64 &&
+		       offsetof(struct io_uring_sqe, splice_fd_in) == RB_SQE_WRITE_STREAM_OFFSET,
+	       "the write stream byte is the first of the entry's splice_fd_in union");
+
 static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 {
 	struct uring_priv *p = c->priv;
@@ -437,6 +442,10 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	} else {
 		io_uring_prep_write(sqe, fd, io->buf, io->len, io->offset);
 	}
+	/* after the prep, which zeroes the union the byte lies in */
+	if (io->dir == RB_DIR_WRITE && c->nplacement)
+		((uint8_t *)sqe)[RB_SQE_WRITE_STREAM_OFFSET] =
+			(uint8_t)(c->placement[c->place_turn++ % c->nplacement] + 1);
 	if (p->fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data(sqe, io);
@@ -591,6 +600,9 @@ static void pt_prep(struct rb_engine_ctx *c, struct rb_io *io)
 			cmd.cdw10 = (uint32_t)zs;
 			cmd.cdw11 = (uint32_t)(zs >> 32);
 		}
+		if (io->dir == RB_DIR_WRITE && c->nplacement)
+			rb_nvme_placement(&cmd.cdw12, &cmd.cdw13,
+					  c->placement[c->place_turn++ % c->nplacement]);
 		cmd.addr = (uint64_t)(uintptr_t)io->buf;
 		cmd.data_len = io->len;
 		if (p->fixed_bufs) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "nvme_logs.h"
@@ -259,6 +260,81 @@ static int path_refusals(const struct rb_workload *wl, char *const *paths,
 	return r;
 }
 
+/* The write streams the block device fd has (queue/max_write_streams, a partition's
+ * disk's); -1: the kernel has none (before Linux 6.16). */
+static long write_streams(int fd)
+{
+	char dir[96], b[32] = "";
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/queue", major(st.st_rdev),
+		 minor(st.st_rdev));
+	rb_sysfs_read(dir, "max_write_streams", b, sizeof(b));
+	if (!b[0]) {
+		snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/../queue", major(st.st_rdev),
+			 minor(st.st_rdev));
+		rb_sysfs_read(dir, "max_write_streams", b, sizeof(b));
+	}
+	return b[0] ? strtol(b, NULL, 10) : -1;
+}
+
+/*
+ * placement: target t's writes can carry the ids -- the FDP directive on a namespace whose
+ * FDP statistics read (fdp: they did), or the block layer's write streams -- or the point
+ * is refused, saying which is missing and what would do.
+ */
+static int placement_refusal(const struct rb_workload *wl, const char *path,
+			     const struct rb_guard_target *t, bool fdp, struct rb_diags *d)
+{
+	uint16_t ids[RB_PLACEMENT_MAX], top = 0;
+	size_t n = 0;
+	long streams;
+
+	if (!wl->placement[0] || rb_parse_placement(wl->placement, ids, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		top = ids[i] > top ? ids[i] : top;
+	if (t->info.kind != RB_TARGET_BLOCK) {
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "placement: a file has no placement: it needs an NVMe namespace "
+			     "(engine uring_cmd) or a block device with write streams");
+		return -EINVAL;
+	}
+	if (wl->engine == RB_ENGINE_URING_CMD) {
+		if (fdp)
+			return 0;
+		rb_diags_add(
+			d, RB_SEV_ERROR, NULL, 0, 0, path,
+			"placement: %s has no Flexible Data Placement to write with: its FDP "
+			"statistics log (22h) does not read (the drive lacks FDP, or it is not "
+			"enabled on the namespace's endurance group -- enabling it deletes the "
+			"group's namespaces, which rackbench does not do; docs/nvme.md): run "
+			"the point without placement",
+			t->info.real);
+		return -EINVAL;
+	}
+	streams = write_streams(t->fd);
+	if (streams > top)
+		return 0;
+	if (streams < 0)
+		rb_diags_add(
+			d, RB_SEV_ERROR, NULL, 0, 0, path,
+			"placement: this kernel has no write streams (queue/max_write_streams: "
+			"Linux 6.16 on): use engine uring_cmd on the namespace's /dev/ngXnY "
+			"(the FDP directive), or run without placement");
+	else
+		rb_diags_add(
+			d, RB_SEV_ERROR, NULL, 0, 0, path,
+			"placement: %s has %ld write stream(s) (queue/max_write_streams), and "
+			"placement id %u needs stream %u: the block layer gives streams to NVMe "
+			"namespaces with FDP enabled; use engine uring_cmd on the namespace's "
+			"/dev/ngXnY, or fewer ids",
+			t->info.real, streams, top, top + 1);
+	return -EINVAL;
+}
+
 int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n,
 		      const struct rb_guard_policy *gp, struct rb_prepared **ret,
 		      struct rb_diags *diags)
@@ -342,6 +418,8 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 					   diags);
 		if (!e && t[i].info.kind == RB_TARGET_BLOCK)
 			read_counters(p, i, t[i].info.real);
+		if (!e)
+			e = placement_refusal(wl, paths[i], &t[i], p->fdp[i], diags);
 		if (!e && wl->power_state[0])
 			e = rb_power_apply(rb_nvme_runs(), t[i].info.real,
 					   (unsigned)atoi(wl->power_state), gp->state_dir,

@@ -104,6 +104,13 @@ const struct rb_opt rb_workload_opts[] = {
 	  "02h before it; the drive's state before is put back after it, also after a kill "
 	  "(recorded in the state folder); \"\": the drive's own",
 	  rb_check_power_state },
+	{ "placement", RB_OPT_TEXT, F(placement), 0, 0, "", NULL, "IDS",
+	  "FDP placement ids the writes carry, in turn (0,1 or 0-3; 0 to 127, 16 at most): "
+	  "engine uring_cmd sets the Data Placement directive on each Write (the id indexes "
+	  "the namespace's placement handles); engine uring writes to the block layer's write "
+	  "stream id + 1 (Linux 6.16 on, a namespace with FDP enabled); the point is refused "
+	  "where neither is there; \"\": none",
+	  rb_check_placement },
 	{ "zns", RB_OPT_ENUM, F(zns), 0, 2, "off", zns_choices, "HOW",
 	  "writes on a zoned namespace: write (each job its own zones, in order, at iodepth 1, "
 	  "after resetting them) or append (NVMe Zone Append at any iodepth; engine uring_cmd); "
@@ -520,6 +527,26 @@ static int zns_check(const struct rb_workload *wl, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/* placement: ids that writes of data carry, on an engine that can send them */
+static int placement_check(const struct rb_workload *wl, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (wl->engine != RB_ENGINE_URING && wl->engine != RB_ENGINE_URING_CMD)
+		why = "placement needs engine uring (write streams) or uring_cmd (the FDP "
+		      "directive)";
+	else if (!rb_workload_writes(wl) || rb_rw_third(wl->rw) || wl->rw == RB_RW_REPLAY ||
+		 wl->rw == RB_RW_CHECKPOINT)
+		why = "placement ids are carried by writes: rw must write data (write, randwrite, "
+		      "or rw/randrw with writes)";
+	else if (wl->zns)
+		why = "placement does not go with zns: a zoned namespace places data by zone";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	return -EINVAL;
+}
+
 int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
 	if (wl->memory == RB_MEMORY_GPU &&
@@ -551,6 +578,8 @@ int rb_workload_check(const struct rb_workload *wl, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (wl->zns && zns_check(wl, err, errlen))
+		return -EINVAL;
+	if (wl->placement[0] && placement_check(wl, err, errlen))
 		return -EINVAL;
 	if (wl->engine == RB_ENGINE_URING_CMD && !wl->direct) {
 		snprintf(err, errlen,
@@ -655,6 +684,37 @@ int rb_check_power_state(const char *value, char *err, size_t errlen)
 	v = strtoul(value, &end, 10);
 	if (*end || value[0] == '-' || value[0] == '+' || v > 31 || end == value) {
 		snprintf(err, errlen, "'%s' is no NVMe power state: give 0 to 31", value);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rb_parse_placement(const char *text, uint16_t *ret, size_t *ret_n)
+{
+	unsigned v[RB_PLACEMENT_MAX];
+	size_t n;
+
+	if (rb_parse_cpus(text, v, RB_PLACEMENT_MAX, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] > RB_PLACEMENT_MAX_ID)
+			return -EINVAL;
+		ret[i] = (uint16_t)v[i];
+	}
+	*ret_n = n;
+	return 0;
+}
+
+int rb_check_placement(const char *value, char *err, size_t errlen)
+{
+	uint16_t ids[RB_PLACEMENT_MAX];
+	size_t n;
+
+	if (*value && rb_parse_placement(value, ids, &n)) {
+		snprintf(err, errlen,
+			 "'placement' must be placement ids such as 0,1 or 0-3 (0 to %d, %d at "
+			 "most), not '%s'",
+			 RB_PLACEMENT_MAX_ID, RB_PLACEMENT_MAX, value);
 		return -EINVAL;
 	}
 	return 0;

@@ -104,6 +104,7 @@ struct rb_workload {
 	uint32_t invalidate;	      /* buffered: the range's page cache dropped each pass */
 	uint32_t zns;		      /* enum rb_zns: writes on a zoned namespace */
 	char power_state[8];	      /* "" none, else the NVMe power state 0..31 to run in */
+	char placement[64];	      /* "" none, else the placement ids writes carry in turn */
 };
 
 /* The most keys the workload table may have: an Assign carries them all. */
@@ -161,6 +162,14 @@ struct rb_opt {
 int rb_check_bssplit(const char *value, char *err, size_t errlen);
 /* power_state: "" or a whole number 0 to 31. */
 int rb_check_power_state(const char *value, char *err, size_t errlen);
+
+/* The most placement ids a workload names, and the highest (a namespace's placement handle
+ * list holds 128 at most). */
+#define RB_PLACEMENT_MAX 16
+#define RB_PLACEMENT_MAX_ID 127
+/* placement's ids ("0,1" or "0-3"), in the order writes take them: 0, or -EINVAL. */
+int rb_parse_placement(const char *text, uint16_t *ret, size_t *ret_n);
+int rb_check_placement(const char *value, char *err, size_t errlen);
 int rb_check_distribution(const char *value, char *err, size_t errlen);
 int rb_check_cpus(const char *value, char *err, size_t errlen);
 int rb_check_speed(const char *value, char *err, size_t errlen);

@@ -87,6 +87,10 @@ step pt_zeroes $A run --json --target $G1 --engine uring_cmd --rw writezeroes --
 step pt_zeroed sh -c "dd if=$N1 bs=1M skip=32 count=16 2>/dev/null | od -An -tx1 | sort -u"
 step pt_big $A run --target $G1 --engine uring_cmd --rw read --bs 8m --size 16m --passes 1 --state-dir /state
 step pt_notnvme $A run --target /tmp/m --engine uring_cmd --rw read --bs 512 --size 512 --passes 1 --state-dir /state
+# FDP placement: QEMU 7.2 has no FDP (its statistics log does not read), and the block
+# layer gives its namespace no write streams; both refused before any write
+step pt_placement $A run --target $G1 --engine uring_cmd --rw write --bs 64k --size 16m --offset 96m --passes 1 --placement 0,1 --destructive --allow $G1 --state-dir /state
+step blk_placement $A run --target $N1 --rw write --bs 64k --size 16m --offset 96m --passes 1 --placement 0 --destructive --allow $N1 --state-dir /state
 # power states (qemu.passthrough reads these): QEMU 7.2 describes PS0 alone
 step ps0 $A run --json --target $N1 --power-state 0 --rw randread --bs 4k --size 16m --runtime 200ms --state-dir /state
 step ps1 $A run --target $N1 --power-state 1 --rw randread --bs 4k --size 16m --runtime 200ms --state-dir /state

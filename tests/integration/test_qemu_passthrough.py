@@ -7,7 +7,8 @@ reads, counted alone; the block queue set to merge nothing); a verified write se
 NVMe commands reads back verified through the block layer (the LBAs are the block
 layer's); IOPOLL, Dataset Management (deallocate) and Write Zeroes go as commands (the
 zeroed range reads zeros); a block engine on the passthrough node, writes without the
-keys, an IO beyond the controller's largest transfer and a file are each refused with
+keys, an IO beyond the controller's largest transfer, a file, and FDP placement on a
+namespace without FDP (passthrough) or write streams (block layer) are each refused with
 the reason."""
 import base64
 import gzip
@@ -89,6 +90,12 @@ rc, out = got["pt_big"]
 check(rc != 0 and "largest transfer" in out, f"bs beyond the controller's MDTS: {rc}\n{out}")
 rc, out = got["pt_notnvme"]
 check(rc != 0 and "needs an NVMe namespace" in out, f"a file: {rc}\n{out}")
+rc, out = got["pt_placement"]
+check(rc != 0 and "placement: /dev/nvme0n1 has no Flexible Data Placement" in out and
+      "22h" in out, f"placement without FDP: {rc}\n{out}")
+rc, out = got["blk_placement"]
+check(rc != 0 and "placement:" in out and "write stream" in out and "uring_cmd" in out,
+      f"placement through the block layer without write streams: {rc}\n{out}")
 
 # power states: QEMU 7.2 describes PS0 alone (NPSS 0) and refuses Set Features 02h; a
 # state past NPSS is refused before the drive is asked, and no record of a state before is

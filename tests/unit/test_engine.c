@@ -866,6 +866,21 @@ static void test_engine_replay_runtime_and_refusal(void **state)
 	assert_non_null(strstr(err, "cannot open trace"));
 }
 
+/* The FDP directive's fields land where NVMe puts them, the block count kept (as fio's
+ * io_uring_cmd engine sets them: dtype << 20 in CDW12, dspec << 16 in CDW13). */
+static void test_engine_placement_directive(void **state)
+{
+	uint32_t cdw12 = 15, cdw13 = 0xabcd;
+
+	(void)state;
+	rb_nvme_placement(&cdw12, &cdw13, 7);
+	assert_int_equal(cdw12, (2u << 20) | 15);
+	assert_int_equal(cdw13, (7u << 16) | 0xabcd);
+	rb_nvme_placement(&cdw12, &cdw13, 0xffff); /* again: replaced, not or-ed */
+	assert_int_equal(cdw12, (2u << 20) | 15);
+	assert_int_equal(cdw13, 0xffffabcdu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -883,6 +898,7 @@ int main(void)
 		cmocka_unit_test(test_engine_volumes_split_ios_across_units),
 		cmocka_unit_test(test_engine_replay_in_order_at_its_times),
 		cmocka_unit_test(test_engine_replay_runtime_and_refusal),
+		cmocka_unit_test(test_engine_placement_directive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -126,6 +126,25 @@ static void test_options_cpu_lists(void **state)
 	assert_int_equal(rb_parse_cpus("0-99", v, 64, &(size_t){ 0 }), -E2BIG);
 }
 
+/* placement: ids in the order writes take them, 0 to 127, 16 at most */
+static void test_options_placement(void **state)
+{
+	uint16_t v[RB_PLACEMENT_MAX];
+	char err[256];
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(rb_parse_placement("3,0-2,127", v, &n), 0);
+	assert_int_equal(n, 5);
+	assert_true(v[0] == 3 && v[1] == 0 && v[3] == 2 && v[4] == 127);
+	assert_int_equal(rb_parse_placement("128", v, &n), -EINVAL);
+	assert_int_equal(rb_parse_placement("0-16", v, &n), -EINVAL); /* 17 ids */
+	assert_int_equal(rb_parse_placement("", v, &n), -EINVAL);
+	assert_int_equal(rb_check_placement("", err, sizeof(err)), 0); /* none */
+	assert_int_equal(rb_check_placement("x", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'x'"));
+}
+
 static void test_options_writes(void **state)
 {
 	struct rb_workload wl;
@@ -303,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_options_dump_names_every_key),
 		cmocka_unit_test(test_options_describe_names_every_choice),
 		cmocka_unit_test(test_options_pct_of),
+		cmocka_unit_test(test_options_placement),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
