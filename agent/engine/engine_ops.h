@@ -31,6 +31,9 @@ struct rb_io {
 	char *orig_buf;
 };
 
+/* Zone Management Send's actions (NVMe ZNS: CDW13 bits 7:0), the zone_op values. */
+enum { RB_ZONE_FINISH = 2, RB_ZONE_RESET = 4 };
+
 /* The most placement ids a job's writes take in turn (options.h RB_PLACEMENT_MAX). */
 #define RB_ENGINE_PLACEMENT_MAX 16
 
@@ -63,6 +66,9 @@ struct rb_engine_ctx {
 	bool passthru;	     /* NVMe commands on the namespaces' generic devices (uring_cmd) */
 	bool nodata;	     /* only the third kind of IO: no data moves (no transfer limit) */
 	bool zone_append;    /* passthrough writes are Zone Appends at their zone's start */
+	/* the third kind of IO is zone management, one zone an IO: 0 none, else the NVMe
+	 * Zone Send Action (RB_ZONE_FINISH, RB_ZONE_RESET) */
+	uint8_t zone_op;
 	/* FDP placement (the key placement): the ids writes carry, in turn; none when 0 */
 	uint16_t placement[RB_ENGINE_PLACEMENT_MAX];
 	unsigned nplacement, place_turn;

@@ -329,6 +329,9 @@ static int job_slots(struct rb_run *r, struct job *j)
 	j->ctx.passthru = wl->engine == RB_ENGINE_URING_CMD;
 	j->ctx.nodata = rb_rw_third(wl->rw);
 	j->ctx.zone_append = wl->zns == RB_ZNS_APPEND;
+	j->ctx.zone_op = wl->zns == RB_ZNS_RESET    ? RB_ZONE_RESET
+			 : wl->zns == RB_ZNS_FINISH ? RB_ZONE_FINISH
+						    : 0;
 	/* checked with the campaign and at pre-flight: the ids the writes take in turn, each
 	 * job from its own place in the list */
 	{

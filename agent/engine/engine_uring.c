@@ -3,6 +3,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/blkzoned.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <limits.h>
@@ -28,12 +29,12 @@
 #endif
 
 /* How the third kind of IO goes on this target. */
-enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL, T_NVME };
+enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL, T_NVME, T_ZONE };
 
 /* NVM command set opcodes (NVMe NVM Command Set Specification, figure 2) */
 enum { NVME_OP_WRITE = 0x01, NVME_OP_READ = 0x02, NVME_OP_WRITE_ZEROES = 0x08, NVME_OP_DSM = 0x09 };
 /* Zoned Namespace command set (NVMe ZNS specification, figure 29) */
-enum { NVME_OP_ZONE_APPEND = 0x7d };
+enum { NVME_OP_ZONE_APPEND = 0x7d, NVME_OP_ZONE_MGMT_SEND = 0x79 };
 
 /* A namespace as passthrough addresses it: its generic device, id and block size. */
 struct pt_ns {
@@ -94,10 +95,16 @@ static bool discard_cmd_works(struct io_uring *ring, int fd)
 /* The way this target's third kind of IO goes, said in c->trim_method; 0 or -errno. */
 static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, size_t errlen)
 {
-	static const char *const names[] = { "punch_hole", "zero_range", "uring_cmd", "ioctl",
-					     "nvme_dsm" };
+	static const char *const names[] = { "punch_hole", "zero_range", "uring_cmd",
+					     "ioctl",	   "nvme_dsm",	 "zone" };
 
-	if (c->passthru)
+	if (c->zone_op && !c->passthru && !c->blockdev) {
+		snprintf(err, errlen, "zns reset and finish need a zoned block device");
+		return -EINVAL;
+	}
+	if (c->zone_op)
+		p->third = c->passthru ? T_NVME : T_ZONE; /* a command, or the kernel's ioctl */
+	else if (c->passthru)
 		p->third = T_NVME;
 	else if (c->zeroes)
 		p->third = T_ZERO_RANGE;
@@ -117,9 +124,12 @@ static int third_way(struct rb_engine_ctx *c, struct uring_priv *p, char *err, s
 	/* write-zeroes on a block device is Write Zeroes (fallocate's zero range, which the
 	 * block layer sends as such); on a file, the range zeroed in place */
 	snprintf(c->trim_method, sizeof(c->trim_method), "%s",
-		 c->zeroes && (c->blockdev || c->passthru) ? "write_zeroes" : names[p->third]);
-	/* passthrough completes a misaligned IO here, as the ioctl does its trims */
-	if (p->third == T_IOCTL || p->third == T_NVME) {
+		 c->zone_op == RB_ZONE_RESET		     ? "zone_reset"
+		 : c->zone_op == RB_ZONE_FINISH		     ? "zone_finish"
+		 : c->zeroes && (c->blockdev || c->passthru) ? "write_zeroes"
+							     : names[p->third]);
+	/* passthrough completes a misaligned IO here, as the ioctls do theirs */
+	if (p->third == T_IOCTL || p->third == T_NVME || p->third == T_ZONE) {
 		p->local = calloc(c->entries + 1, sizeof(*p->local));
 		p->local_res = calloc(c->entries + 1, sizeof(*p->local_res));
 		if (!p->local || !p->local_res)
@@ -404,6 +414,20 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	struct io_uring_sqe *sqe;
 	int fd = p->fixed_file ? (int)io->fd_index : c->fds[io->fd_index];
 
+	if (io->dir == RB_DIR_TRIM && p->third == T_ZONE) {
+		/* one zone reset or finished: the ioctl blocks, its completion handed back by
+		 * the next reap (a zone's size in sectors; the kernel checks the alignment) */
+		struct blk_zone_range range = { .sector = io->offset >> 9,
+						.nr_sectors = io->len >> 9 };
+
+		p->local[p->nlocal] = io;
+		p->local_res[p->nlocal++] =
+			ioctl(c->fds[io->fd_index],
+			      c->zone_op == RB_ZONE_RESET ? BLKRESETZONE : BLKFINISHZONE, &range)
+				? -errno
+				: (int)io->len;
+		return;
+	}
 	if (io->dir == RB_DIR_TRIM && p->third == T_IOCTL) {
 		/* the ioctl blocks: done now, its completion handed back by the next reap */
 		uint64_t range[2] = { io->offset, io->len };
@@ -578,7 +602,12 @@ static void pt_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	if (p->fixed_file)
 		sqe->flags |= IOSQE_FIXED_FILE;
 	sqe->cmd_op = NVME_URING_CMD_IO;
-	if (io->dir == RB_DIR_TRIM && c->zeroes) {
+	if (io->dir == RB_DIR_TRIM && c->zone_op) {
+		/* Zone Management Send on the zone starting at SLBA: no data, its action */
+		cmd.opcode = NVME_OP_ZONE_MGMT_SEND;
+		cmd.cdw12 = 0;
+		cmd.cdw13 = c->zone_op;
+	} else if (io->dir == RB_DIR_TRIM && c->zeroes) {
 		cmd.opcode = NVME_OP_WRITE_ZEROES;
 	} else if (io->dir == RB_DIR_TRIM) {
 		struct dsm_range *rg = (struct dsm_range *)(void *)io->buf;

@@ -68,6 +68,21 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 			     "zns: not a zoned block device (sysfs queue/zoned)");
 		return -EINVAL;
 	}
+	/* zone management timed, one zone an IO: nothing opened, nothing reset ahead */
+	if (wl->zns == RB_ZNS_RESET || wl->zns == RB_ZNS_FINISH) {
+		if (wl->bs == z.zone_bytes && !(wl->offset % z.zone_bytes) &&
+		    !(span % (z.zone_bytes * wl->numjobs)))
+			return 0;
+		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+			     "zns %s: each IO %s one zone: bs (%llu) must be the zone size "
+			     "(%llu), offset (%llu) and size (%llu) whole zones, the same "
+			     "number for each of the %u job(s)",
+			     wl->zns == RB_ZNS_RESET ? "reset" : "finish",
+			     wl->zns == RB_ZNS_RESET ? "resets" : "finishes",
+			     (unsigned long long)wl->bs, (unsigned long long)z.zone_bytes,
+			     (unsigned long long)wl->offset, (unsigned long long)span, wl->numjobs);
+		return -EINVAL;
+	}
 	if (z.capacity_bytes != z.zone_bytes) {
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "zns: zones of %llu bytes hold %llu writable: rackbench writes "

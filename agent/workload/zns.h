@@ -2,7 +2,8 @@
 /*
  * Writes on a zoned namespace (the workload key zns): the zones a run will write checked
  * against the namespace's geometry and its open and active zone limits, and reset before
- * the run. The zones come from sysfs and the kernel's zone report (BLKREPORTZONE).
+ * the run; a point of zone management (zns reset or finish) checked to be whole zones,
+ * one an IO. The zones come from sysfs and the kernel's zone report (BLKREPORTZONE).
  */
 #ifndef RB_ZNS_H
 #define RB_ZNS_H
@@ -25,7 +26,8 @@ int rb_zns_geometry(int fd, struct rb_zoned *ret);
  * Checks that wl's writes fit the zoned device open at fd for path (span bytes from
  * wl->offset, split between the jobs), naming every limit a refusal meets, and resets the
  * zones of that range (a write, already judged by the guard), the time that took in
- * *ret_reset_ns. 0 or negative errno, said in d.
+ * *ret_reset_ns; zns reset or finish: checked only (bs a zone, whole zones). 0 or negative
+ * errno, said in d.
  */
 int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint64_t span,
 		   uint64_t *ret_reset_ns, struct rb_diags *d);

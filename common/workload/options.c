@@ -13,7 +13,7 @@ static const char *const rw_choices[] = { "read",   "write",	  "randread",	 "ran
 					  "replay", "checkpoint", "writezeroes", "randwritezeroes",
 					  NULL };
 static const char *const trim_choices[] = { "auto", "uring_cmd", "ioctl", NULL };
-static const char *const zns_choices[] = { "off", "write", "append", NULL };
+static const char *const zns_choices[] = { "off", "write", "append", "reset", "finish", NULL };
 static const char *const completion_choices[] = { "auto", "wait", "spin", "poll", NULL };
 static const char *const model_choices[] = { "none",	    "llama3-8b", "llama3-70b",
 					     "llama3-405b", "llama3-1t", NULL };
@@ -111,10 +111,14 @@ const struct rb_opt rb_workload_opts[] = {
 	  "stream id + 1 (Linux 6.16 on, a namespace with FDP enabled); the point is refused "
 	  "where neither is there; \"\": none",
 	  rb_check_placement },
-	{ "zns", RB_OPT_ENUM, F(zns), 0, 2, "off", zns_choices, "HOW",
+	{ "zns", RB_OPT_ENUM, F(zns), 0, 4, "off", zns_choices, "HOW",
 	  "writes on a zoned namespace: write (each job its own zones, in order, at iodepth 1, "
 	  "after resetting them) or append (NVMe Zone Append at any iodepth; engine uring_cmd); "
-	  "one pass, zone-aligned offset and size, the open-zone limits checked before the run",
+	  "one pass, zone-aligned offset and size, the open-zone limits checked before the run. "
+	  "Or zone management timed as a point: reset or finish (rw trim, bs the zone size: "
+	  "each IO resets or finishes one zone, its time in the trim histogram; engine uring: "
+	  "the kernel's BLKRESETZONE/BLKFINISHZONE, uring_cmd: NVMe Zone Management Send at "
+	  "any iodepth)",
 	  NULL },
 	{ "trim_method", RB_OPT_ENUM, F(trim_method), 0, 2, "auto", trim_choices, "HOW",
 	  "how a block device's trims go: auto (io_uring's block discard command where the "
@@ -507,7 +511,20 @@ static int zns_check(const struct rb_workload *wl, char *err, size_t errlen)
 {
 	const char *why = NULL;
 
-	if (wl->rw != RB_RW_WRITE)
+	if (wl->job_region != RB_REGION_SPLIT)
+		why = "zns gives each job its own zones: job_region must be split";
+	else if (wl->zns == RB_ZNS_RESET || wl->zns == RB_ZNS_FINISH)
+		why = wl->rw != RB_RW_TRIM
+			      ? "zns reset and finish time zone management, one zone an IO: rw must "
+				"be trim (and bs the zone size)"
+		      : wl->passes != 1 || wl->verify || wl->stripe || wl->bssplit[0]
+			      ? "zns reset and finish go over each zone once: passes: 1, without "
+				"verify, stripe or bssplit"
+		      : wl->engine != RB_ENGINE_URING && wl->engine != RB_ENGINE_URING_CMD
+			      ? "zns reset and finish need engine uring (the kernel's zone ioctls) "
+				"or uring_cmd (NVMe Zone Management Send)"
+			      : NULL;
+	else if (wl->rw != RB_RW_WRITE)
 		why = "zns writes zones in order: rw must be write";
 	else if (wl->passes != 1)
 		why = "zns writes each zone once: give passes: 1 (a second pass would need the zones "
@@ -519,8 +536,6 @@ static int zns_check(const struct rb_workload *wl, char *err, size_t errlen)
 	else if (wl->zns == RB_ZNS_WRITE && wl->iodepth != 1)
 		why = "zns write keeps a zone's writes in order at iodepth 1 (Zone Append, zns "
 		      "append, takes any depth)";
-	else if (wl->job_region != RB_REGION_SPLIT)
-		why = "zns gives each job its own zones: job_region must be split";
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "%s", why);

@@ -30,8 +30,9 @@ enum rb_rw {
 };
 /* How a block device's trims go (the key trim_method; results say which went). */
 enum rb_trim_method { RB_TRIM_AUTO, RB_TRIM_URING_CMD, RB_TRIM_IOCTL };
-/* Writes to a zoned namespace (the key zns): none, in order per zone, or Zone Append. */
-enum rb_zns { RB_ZNS_OFF, RB_ZNS_WRITE, RB_ZNS_APPEND };
+/* Writes to a zoned namespace (the key zns): none, in order per zone, or Zone Append; or
+ * a point of zone management, each IO one zone reset or finished (rw trim, bs a zone). */
+enum rb_zns { RB_ZNS_OFF, RB_ZNS_WRITE, RB_ZNS_APPEND, RB_ZNS_RESET, RB_ZNS_FINISH };
 /* How a job waits for what is due and what completes (the key completion). */
 enum rb_completion {
 	RB_COMPLETION_AUTO,

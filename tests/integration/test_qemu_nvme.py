@@ -170,6 +170,13 @@ step paths_file sh -c "gzip -c /tmp/paths/*.h5 | base64"
 step zn_campaign /rackbench run /zones.yaml --no-service --results /tmp/zones
 step zn_campaign_file sh -c "gzip -c /tmp/zones/*.h5 | base64"
 step zn_report2 /blkzone report $N3
+# zone management as points of their own (qemu.zoned reads these): the 4 empty zones from
+# 64 MiB finished through the block layer's ioctl, then reset as NVMe commands at depth 4
+step zn_finish $A run --json --target $N3 --rw trim --zns finish --bs 8m --numjobs 2 --size 32m --offset 64m --passes 1 --destructive --allow $N3 --state-dir /state
+step zn_report3 /blkzone report $N3
+step zn_reset $A run --json --target $G3 --engine uring_cmd --rw trim --zns reset --bs 8m --iodepth 4 --size 32m --offset 64m --passes 1 --destructive --allow $G3 --state-dir /state
+step zn_report4 /blkzone report $N3
+step zn_mgmt_bs $A run --target $N3 --rw trim --zns reset --bs 64k --size 32m --offset 64m --passes 1 --destructive --allow $N3 --state-dir /state
 step burnin /rackbench run /burnin.yaml --no-service --results /tmp
 kill %1
 echo "=== DONE"

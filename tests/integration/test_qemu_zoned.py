@@ -91,6 +91,26 @@ rc, out = got["zn_unaligned"]
 check(rc != 0 and "whole zones" in out, f"12 MiB over 8 MiB zones: {rc}\n{out}")
 rc, out = got["zn_notzoned"]
 check(rc != 0 and "not a zoned block device" in out, f"zns on a conventional one: {rc}\n{out}")
+# zone management timed, a zone an IO: finish (the kernel's ioctl), then reset (NVMe Zone
+# Management Send at depth 4) of the 4 zones from 64 MiB, which no write touched
+mgmt = range(64 << 20, 96 << 20, ZONE)
+check(all(wp == 0 and c == "em" for s, wp, c in zones("zn_report2") if s in mgmt),
+      "the zones to manage are empty first")
+for step, method, cond, wp_want in (("zn_finish", "zone_finish", "fu", ZONE),
+                                     ("zn_reset", "zone_reset", "em", 0)):
+    m = doc(step)
+    t = m["trim"]
+    print(f"{method}: {t['ios']} zones, p50 {t['lat_ns']['p50'] / 1e3:.0f} us, "
+          f"max {t['lat_ns']['max'] / 1e3:.0f} us ({m['settings']['engine']})")
+    check(m["trim_method"] == method and t["ios"] == 4 and t["bytes"] == 32 << 20 and
+          not m["errors"] and t["lat_ns"]["p50"] > 0,
+          f"{step}: {m['trim_method']} {t} {m['errors']}")
+    report = zones("zn_report3" if step == "zn_finish" else "zn_report4")
+    got_z = [(wp, c) for s, wp, c in report if s in mgmt]
+    check(got_z == [(wp_want, cond)] * 4, f"after {step}: {got_z}")
+rc, out = got["zn_mgmt_bs"]
+check(rc != 0 and "must be the zone size" in out, f"zns reset with bs 64k: {rc}\n{out}")
+
 # the zone report in the results file: a campaign wrote 32 MiB from 192 MiB by two jobs;
 # its zones table, read when the point ended, is blkzone's report taken after it
 if "zn_campaign" in got:

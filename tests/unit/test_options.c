@@ -164,6 +164,41 @@ static void test_options_writes(void **state)
 	assert_false(rb_workload_writes(&wl));
 }
 
+/* zns reset and finish: a zone an IO, as trims, once, on an engine that manages zones */
+static void test_options_zns_management(void **state)
+{
+	static const struct {
+		const char *key, *val, *msg;
+	} cases[] = {
+		{ "rw", "write", "rw must be trim" },
+		{ "passes", "2", "passes: 1" },
+		{ "bssplit", "8m/100", "without verify, stripe or bssplit" },
+		{ "engine", "null", "engine uring" },
+		{ "job_region", "whole", "job_region must be split" },
+	};
+	struct rb_workload wl;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rb_workload_defaults(&wl);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find("rw"), "trim", err, sizeof(err)), 0);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find("passes"), "1", err, sizeof(err)), 0);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find("bs"), "8m", err, sizeof(err)), 0);
+		assert_int_equal(rb_opt_set(&wl, rb_opt_find("zns"), i % 2 ? "finish" : "reset",
+					    err, sizeof(err)),
+				 0);
+		assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), 0);
+		assert_int_equal(
+			rb_opt_set(&wl, rb_opt_find(cases[i].key), cases[i].val, err, sizeof(err)),
+			0);
+		assert_int_equal(rb_workload_check(&wl, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("%s=%s: '%s' lacks '%s'", cases[i].key, cases[i].val, err,
+				 cases[i].msg);
+	}
+}
+
 static void test_options_replay(void **state)
 {
 	static const struct {
@@ -323,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_options_describe_names_every_choice),
 		cmocka_unit_test(test_options_pct_of),
 		cmocka_unit_test(test_options_placement),
+		cmocka_unit_test(test_options_zns_management),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
