@@ -231,37 +231,10 @@ static void read_counters(struct rb_prepared *p, size_t i, const char *real)
 			  rb_ocp_smart_parse(p->ocp_smart_page[i], RB_OCP_LOG_SIZE, &os) == 0;
 }
 /*
- * The passthrough node names the path as well as the drive: a block engine on it would
- * measure the block layer under the name of passthrough; uring_cmd needs a namespace.
+ * The write streams the block device fd has (queue/max_write_streams); -1: the kernel has
+ * none (before Linux 6.16); -2: a partition, to which the block layer gives none (a
+ * namespace's streams are the whole namespace's).
  */
-static int path_refusals(const struct rb_workload *wl, char *const *paths,
-			 const struct rb_guard_target *t, size_t n, struct rb_diags *diags)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (t[i].info.generic[0] && wl->engine != RB_ENGINE_URING_CMD) {
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
-				     "is the NVMe passthrough device of %s: run it with engine "
-				     "uring_cmd, or name %s for the block layer's path",
-				     t[i].info.real, t[i].info.real);
-			r = -EINVAL;
-		} else if (wl->engine == RB_ENGINE_URING_CMD &&
-			   (t[i].info.kind != RB_TARGET_BLOCK ||
-			    ioctl(t[i].fd, NVME_IOCTL_ID) <= 0)) {
-			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
-				     "engine uring_cmd sends NVMe commands: it needs an NVMe "
-				     "namespace (/dev/nvmeXnY or its /dev/ngXnY), not a %s",
-				     t[i].info.kind == RB_TARGET_BLOCK ? "block device of another "
-									 "kind"
-								       : "file");
-			r = -EINVAL;
-		}
-	return r;
-}
-
-/* The write streams the block device fd has (queue/max_write_streams, a partition's
- * disk's); -1: the kernel has none (before Linux 6.16). */
 static long write_streams(int fd)
 {
 	char dir[96], b[32] = "";
@@ -269,26 +242,26 @@ static long write_streams(int fd)
 
 	if (fstat(fd, &st) || !S_ISBLK(st.st_mode))
 		return 0;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	rb_sysfs_read(dir, "partition", b, sizeof(b));
+	if (b[0])
+		return -2;
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/queue", major(st.st_rdev),
 		 minor(st.st_rdev));
 	rb_sysfs_read(dir, "max_write_streams", b, sizeof(b));
-	if (!b[0]) {
-		snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u/../queue", major(st.st_rdev),
-			 minor(st.st_rdev));
-		rb_sysfs_read(dir, "max_write_streams", b, sizeof(b));
-	}
 	return b[0] ? strtol(b, NULL, 10) : -1;
 }
 
 /*
  * placement: target t's writes can carry the ids -- the FDP directive on a namespace whose
- * FDP statistics read (fdp: they did), or the block layer's write streams -- or the point
- * is refused, saying which is missing and what would do.
+ * FDP statistics read, or the block layer's write streams -- or the point is refused
+ * before anything is laid out or written, saying which is missing and what would do.
  */
 static int placement_refusal(const struct rb_workload *wl, const char *path,
-			     const struct rb_guard_target *t, bool fdp, struct rb_diags *d)
+			     const struct rb_guard_target *t, struct rb_diags *d)
 {
 	uint16_t ids[RB_PLACEMENT_MAX], top = 0;
+	uint8_t page[64];
 	size_t n = 0;
 	long streams;
 
@@ -303,7 +276,7 @@ static int placement_refusal(const struct rb_workload *wl, const char *path,
 		return -EINVAL;
 	}
 	if (wl->engine == RB_ENGINE_URING_CMD) {
-		if (fdp)
+		if (rb_nvme_fdp_stats(rb_nvme_runs(), t->info.real, page) == 0)
 			return 0;
 		rb_diags_add(
 			d, RB_SEV_ERROR, NULL, 0, 0, path,
@@ -333,6 +306,39 @@ static int placement_refusal(const struct rb_workload *wl, const char *path,
 			"/dev/ngXnY, or fewer ids",
 			t->info.real, streams, top, top + 1);
 	return -EINVAL;
+}
+
+/*
+ * The passthrough node names the path as well as the drive: a block engine on it would
+ * measure the block layer under the name of passthrough; uring_cmd needs a namespace;
+ * placement a way to carry its ids.
+ */
+static int path_refusals(const struct rb_workload *wl, char *const *paths,
+			 const struct rb_guard_target *t, size_t n, struct rb_diags *diags)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (t[i].info.generic[0] && wl->engine != RB_ENGINE_URING_CMD) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "is the NVMe passthrough device of %s: run it with engine "
+				     "uring_cmd, or name %s for the block layer's path",
+				     t[i].info.real, t[i].info.real);
+			r = -EINVAL;
+		} else if (wl->engine == RB_ENGINE_URING_CMD &&
+			   (t[i].info.kind != RB_TARGET_BLOCK ||
+			    ioctl(t[i].fd, NVME_IOCTL_ID) <= 0)) {
+			rb_diags_add(diags, RB_SEV_ERROR, NULL, 0, 0, paths[i],
+				     "engine uring_cmd sends NVMe commands: it needs an NVMe "
+				     "namespace (/dev/nvmeXnY or its /dev/ngXnY), not a %s",
+				     t[i].info.kind == RB_TARGET_BLOCK ? "block device of another "
+									 "kind"
+								       : "file");
+			r = -EINVAL;
+		} else if (placement_refusal(wl, paths[i], &t[i], diags)) {
+			r = -EINVAL;
+		}
+	return r;
 }
 
 int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n,
@@ -418,8 +424,6 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 					   diags);
 		if (!e && t[i].info.kind == RB_TARGET_BLOCK)
 			read_counters(p, i, t[i].info.real);
-		if (!e)
-			e = placement_refusal(wl, paths[i], &t[i], p->fdp[i], diags);
 		if (!e && wl->power_state[0])
 			e = rb_power_apply(rb_nvme_runs(), t[i].info.real,
 					   (unsigned)atoi(wl->power_state), gp->state_dir,

@@ -556,6 +556,9 @@ static int placement_check(const struct rb_workload *wl, char *err, size_t errle
 		      "or rw/randrw with writes)";
 	else if (wl->zns)
 		why = "placement does not go with zns: a zoned namespace places data by zone";
+	else if (!wl->direct)
+		why = "placement needs direct: true (the block layer carries a write stream on "
+		      "direct IO; buffered writes would go unplaced)";
 	if (!why)
 		return 0;
 	snprintf(err, errlen, "%s", why);

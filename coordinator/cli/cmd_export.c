@@ -60,7 +60,7 @@ const struct rb_popt_cmd rb_coord_export_spec = {
 /* The files into db; the exit code. */
 static int export_files(struct rb_resdb *db, const char *where)
 {
-	size_t n[5] = { 0 }, bad = 0, i;
+	size_t n[6] = { 0 }, bad = 0, i;
 	int rc = RB_EXIT_OK;
 
 	for (i = 0; i < X.files.n; i++) {
@@ -89,6 +89,10 @@ static int export_files(struct rb_resdb *db, const char *where)
 			printf("so far '%s': %zu drive(s), %zu ended point(s), %zu result row(s); "
 			       "its run goes on\n",
 			       X.files.v[i], c.drives, c.points, c.results);
+		} else if (what == RB_RESDB_ENDED) {
+			printf("not exported '%s': its run ended, and the database holds its end "
+			       "already\n",
+			       X.files.v[i]);
 		} else if (what == RB_RESDB_KNOWN) {
 			printf("already there '%s' (the same bytes)\n", X.files.v[i]);
 		} else {
@@ -104,6 +108,8 @@ static int export_files(struct rb_resdb *db, const char *where)
 	       n[RB_RESDB_UPDATED], n[RB_RESDB_KNOWN]);
 	if (n[RB_RESDB_SO_FAR])
 		printf(", %zu so far", n[RB_RESDB_SO_FAR]);
+	if (n[RB_RESDB_ENDED])
+		printf(", %zu ended already", n[RB_RESDB_ENDED]);
 	if (n[RB_RESDB_RUNNING] || bad)
 		printf(", %zu not exported", n[RB_RESDB_RUNNING] + bad);
 	if (i < X.files.n)

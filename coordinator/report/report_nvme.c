@@ -326,7 +326,7 @@ static double host_aer(const struct rp_file *f, const struct rp_cell *c)
 
 		if (x->drive != c->dr->drive || x->point != c->pt->point ||
 		    x->attempt != c->res->attempt || x->member || !x->h.pcie ||
-		    x->h.aer_correctable < 0)
+		    !(x->h.aer_correctable >= 0)) /* negative or NaN: not counted */
 			continue;
 		if (!a || x->t_ns < a->t_ns)
 			a = x;

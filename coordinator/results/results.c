@@ -73,7 +73,8 @@ struct rb_results {
 	pthread_cond_t room; /* the queue shrank */
 	struct job *head, *tail;
 	size_t queued_bytes;
-	struct chunker z; /* the writer's */
+	uint64_t sent, done; /* jobs queued and written: rb_results_sync() waits on them */
+	struct chunker z;    /* the writer's */
 };
 
 static void *writer(void *arg);
@@ -550,6 +551,7 @@ static void *writer(void *arg)
 		pthread_mutex_lock(&r->mu);
 		r->failed |= bad;
 		r->queued_bytes -= j->bytes;
+		r->done++;
 		pthread_cond_broadcast(&r->room);
 		free(j);
 	}
@@ -564,6 +566,7 @@ static void enqueue(struct rb_results *r, struct job *j)
 	while (r->queued_bytes > QUEUE_MAX_BYTES)
 		pthread_cond_wait(&r->room, &r->mu);
 	r->queued_bytes += j->bytes;
+	r->sent++;
 	if (r->tail)
 		r->tail->next = j;
 	else
@@ -615,6 +618,20 @@ int rb_results_flush(struct rb_results *r)
 	failed = r->failed;
 	pthread_mutex_unlock(&r->mu);
 	return failed ? -EIO : 0;
+}
+
+int rb_results_sync(struct rb_results *r)
+{
+	int rc = rb_results_flush(r);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&r->mu);
+	while (r->done != r->sent)
+		pthread_cond_wait(&r->room, &r->mu);
+	rc = r->failed ? -EIO : 0;
+	pthread_mutex_unlock(&r->mu);
+	return rc;
 }
 
 int rb_results_close(struct rb_results *r, const char *status, int64_t end_ns)

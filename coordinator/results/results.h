@@ -307,6 +307,9 @@ long rb_results_next_result(const struct rb_results *r);
 int rb_results_set_steady(struct rb_results *r, long row, uint8_t steady);
 /* Appends buffered rows and flushes the file. 0 or negative errno. */
 int rb_results_flush(struct rb_results *r);
+/* The same, and waits until the writer has them on disk (another process may read them
+ * then: a SWMR reader). 0 or negative errno. */
+int rb_results_sync(struct rb_results *r);
 /* Bytes of rows buffered, not yet appended. */
 size_t rb_results_buffered(const struct rb_results *r);
 /* Sets status and end time, flushes and closes. Returns 0 or negative errno. */

@@ -388,7 +388,7 @@ const char *rb_resdb_added_word(enum rb_resdb_added what)
 	static const char *const words[] = {
 		[RB_RESDB_ADDED] = "added",	[RB_RESDB_KNOWN] = "already there",
 		[RB_RESDB_UPDATED] = "updated", [RB_RESDB_RUNNING] = "not exported",
-		[RB_RESDB_SO_FAR] = "so far",
+		[RB_RESDB_SO_FAR] = "so far",	[RB_RESDB_ENDED] = "ended already",
 	};
 
 	return (unsigned)what < sizeof(words) / sizeof(words[0]) ? words[what] : "?";

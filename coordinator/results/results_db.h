@@ -60,6 +60,7 @@ enum rb_resdb_added {
 	RB_RESDB_RUNNING, /* a run still going on: nothing written */
 	RB_RESDB_SO_FAR,  /* a run still going on, RB_RESDB_RUNNING_TOO: its finished points
 			   * written as the run so far (status running, no file row) */
+	RB_RESDB_ENDED,	  /* ... whose end the database holds already: nothing written */
 };
 
 /* rb_resdb_export()'s flags. */
@@ -70,7 +71,8 @@ enum {
 	RB_RESDB_RUNNING_TOO = 1u << 0,
 };
 
-/* what in words: "added", "already there", "updated", "not exported", "so far". */
+/* what in words: "added", "already there", "updated", "not exported", "so far", "ended
+ * already". */
 const char *rb_resdb_added_word(enum rb_resdb_added what);
 
 /* What an export wrote. */
@@ -132,6 +134,7 @@ struct rb_resdb_so_far {
 	uint32_t point;	  /* the last point that ended */
 	bool pending;	  /* it ended while a child exported: the next child's */
 	bool warned;	  /* a failed export said (once a run) */
+	bool stopping;	  /* the run's end stops the child: not a failure */
 	unsigned exported;
 };
 

@@ -791,12 +791,10 @@ static int put_all(struct rb_resdb *db, const char *path, const char *sha, uint6
 			       3, key, "look the run up", err, errlen);
 		if (!res)
 			return -EIO;
-		if (PQntuples(res))
-			*ret_what = RB_RESDB_KNOWN;
+		*ret_what = PQntuples(res) ? RB_RESDB_ENDED : RB_RESDB_SO_FAR;
 		PQclear(res);
-		if (*ret_what == RB_RESDB_KNOWN)
+		if (*ret_what == RB_RESDB_ENDED)
 			return 0;
-		*ret_what = RB_RESDB_SO_FAR;
 	}
 	res = rdb_exec(db,
 		       "DELETE FROM rackbench.runs WHERE campaign = $1 AND start_ns = $2 AND "
@@ -864,15 +862,29 @@ int rb_resdb_export(struct rb_resdb *db, const char *path, unsigned flags,
 		snprintf(err, errlen, "'%s': not a regular file", path);
 		return -ENOENT;
 	}
+	/* a run so far is read first: its bytes change, their hash is no file's (a long run's
+	 * file is not hashed at every point's end) */
+	if (flags & RB_RESDB_RUNNING_TOO) {
+		r = read_file(path, true, &f, err, errlen);
+		if (r)
+			return r;
+		sha[0] = '\0';
+		if (so_far(&f))
+			goto put;
+	}
 	r = rb_sha256_file(path, sha);
 	if (r) {
 		snprintf(err, errlen, "'%s': %s", path, strerror(-r));
-		return -ENOENT;
+		r = -ENOENT; /* the file's, not the database's */
+	} else {
+		/* bytes exported before (committed, so there to stay) are not read again: a
+		 * folder exported again costs a hash a file; put_all() looks again under the
+		 * run's lock */
+		r = known(db, sha, err, errlen);
 	}
-	/* bytes exported before (committed, so there to stay) are not read again: a folder
-	 * exported again costs a hash a file; put_all() looks again under the run's lock */
-	r = known(db, sha, err, errlen);
 	if (r) {
+		if (flags & RB_RESDB_RUNNING_TOO)
+			xfile_free(&f);
 		if (r < 0)
 			return r;
 		*ret_what = RB_RESDB_KNOWN;
@@ -880,13 +892,14 @@ int rb_resdb_export(struct rb_resdb *db, const char *path, unsigned flags,
 			*ret_counts = c;
 		return 0;
 	}
-	r = read_file(path, flags & RB_RESDB_RUNNING_TOO, &f, err, errlen);
+	r = flags & RB_RESDB_RUNNING_TOO ? 0 : read_file(path, false, &f, err, errlen);
 	if (r == 1) {
 		*ret_what = RB_RESDB_RUNNING;
 		return 0;
 	}
 	if (r)
 		return r;
+put:
 	if (so_far(&f))
 		keep_ended_points(&f);
 	qsort(f.hi, f.nhi, sizeof(*f.hi), cmp_hist);

@@ -25,24 +25,36 @@
 
 extern char **environ;
 
-/* How the child ended, said once a run when it did not export. */
-static void ended(struct rb_resdb_so_far *s, int st)
+/* Says once a run that the run so far did not reach the database, and why. */
+static void warn_once(struct rb_resdb_so_far *s, const char *why)
 {
 	char where[600];
+
+	if (s->warned)
+		return;
+	s->warned = true;
+	rb_resdb_where(s->url, where, sizeof(where));
+	rb_warn("the run so far did not reach %s after point %u (%s): the run's end exports its "
+		"file, or owes it",
+		where, s->point, why);
+}
+
+/* How the child ended: an export, or a failure said (not the stop the run's end sent). */
+static void ended(struct rb_resdb_so_far *s, int st)
+{
+	char why[64];
 
 	s->pid = 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == RB_EXIT_OK) {
 		s->exported++;
 		return;
 	}
-	if (s->warned)
+	if (s->stopping)
 		return;
-	s->warned = true;
-	rb_resdb_where(s->url, where, sizeof(where));
-	rb_warn("the run so far did not reach %s after point %u (its export %s %d): the "
-		"run's end exports its file, or owes it",
-		where, s->point, WIFEXITED(st) ? "exited" : "was killed by signal",
-		WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	snprintf(why, sizeof(why), "its export %s %d",
+		 WIFEXITED(st) ? "exited" : "was killed by signal",
+		 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	warn_once(s, why);
 }
 
 /* The child reaped if it ended (wait: until it does). */
@@ -62,7 +74,13 @@ static void reap(struct rb_resdb_so_far *s, bool wait)
 		s->pid = 0; /* reaped by someone else: nothing to say */
 }
 
-/* posix_spawn's actions: stdin from the pipe's end, stdout and stderr to /dev/null. */
+/*
+ * posix_spawn's actions: stdin from the pipe's end, stdout and stderr to /dev/null, no
+ * other descriptor of the coordinator's (its results file, a service's log); a process
+ * group of its own (a Ctrl-C is the run's to act on: its end stops the child). The
+ * program is this one, by /proc/self/exe: still there when a package upgrade replaced the
+ * file on disk during a long run.
+ */
 static int spawn(struct rb_resdb_so_far *s, const char *self, const char *path, int in)
 {
 	char *argv[] = { (char *)self,
@@ -73,38 +91,54 @@ static int spawn(struct rb_resdb_so_far *s, const char *self, const char *path, 
 			 (char *)path,
 			 NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
 	int r;
 
 	if (posix_spawn_file_actions_init(&fa))
 		return -ENOMEM;
+	if (posix_spawnattr_init(&at)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -ENOMEM;
+	}
 	r = posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
 	if (!r)
 		r = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
 	if (!r)
 		r = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
 	if (!r)
-		r = posix_spawn(&s->pid, self, &fa, NULL, argv, environ);
+		r = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+	if (!r)
+		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	if (!r)
+		r = posix_spawnattr_setpgroup(&at, 0);
+	if (!r)
+		r = posix_spawn(&s->pid, "/proc/self/exe", &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
 	return -r;
 }
 
-/* A child started on s->path, as of s->point. */
+/* A child started on s->path, as of s->point; a failure said once a run. */
 static void start(struct rb_resdb_so_far *s)
 {
-	char self[4096];
+	char self[4096] = "rackbench", why[300];
 	ssize_t n;
 	int fd[2], r;
 
 	s->pending = false;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || strlen(s->url) >= PIPE_BUF || pipe2(fd, O_CLOEXEC)) {
-		rb_warn("the run so far is not exported after point %u: %s", s->point,
-			n <= 0			     ? "this program's path is unknown"
-			: strlen(s->url) >= PIPE_BUF ? "the database's URL is too long"
-						     : strerror(errno));
+	if (strlen(s->url) >= PIPE_BUF) {
+		warn_once(s, "the database's URL is too long to hand over");
 		return;
 	}
-	self[n] = '\0';
+	if (pipe2(fd, O_CLOEXEC)) {
+		snprintf(why, sizeof(why), "cannot start its export: %s", strerror(errno));
+		warn_once(s, why);
+		return;
+	}
+	/* its name in the process list */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = '\0';
 	/* the URL in the pipe before the child exists: one write under PIPE_BUF neither
 	 * waits nor meets a reader gone (SIGPIPE) */
 	r = dprintf(fd[1], "%s\n", s->url) < 0 ? -errno : spawn(s, self, s->path, fd[0]);
@@ -112,9 +146,8 @@ static void start(struct rb_resdb_so_far *s)
 	close(fd[1]);
 	if (r) {
 		s->pid = 0;
-		rb_warn("the run so far is not exported after point %u: cannot start '%s "
-			"export': %s",
-			s->point, self, strerror(-r));
+		snprintf(why, sizeof(why), "cannot start its export: %s", strerror(-r));
+		warn_once(s, why);
 	}
 }
 
@@ -141,6 +174,7 @@ void rb_resdb_so_far_end(struct rb_resdb_so_far *s)
 {
 	/* the run's end exports the whole file: an export of a part is not waited for */
 	s->pending = false;
+	s->stopping = true;
 	if (s->pid > 0)
 		kill(s->pid, SIGTERM);
 	reap(s, true);

@@ -379,8 +379,10 @@ static int run_points(struct coord *k, const struct mode *m, const char *path)
 		while (next < c->npoints && c->points[next].round &&
 		       c->points[next].phase == skip_phase)
 			next++;
-		/* the fleet's database hears of the point now (the run's end: of the file) */
-		if (next < c->npoints && !replaying && !loop_stopped(k))
+		/* the fleet's database hears of the point now (the run's end: of the file),
+		 * from a reader of the file: the point's rows on disk first */
+		if (next < c->npoints && !replaying && !loop_stopped(k) && k->so_far.url &&
+		    !rb_results_sync(k->res))
 			rb_resdb_so_far_point(&k->so_far, path, p->index);
 		if (next < c->npoints && !replaying)
 			loop_idle(k, c->phases[p->phase].idle_ns);

@@ -102,6 +102,7 @@ with Tmp() as tmp, PgServer() as pg:
         f1 = glob.glob(os.path.join(out, "sofar-*.h5"))
         check(len(f1) == 1, f"one file: {f1}")
         f1 = f1[0]
+        check("did not reach" not in text, "the run's end stopping a child is no failure")
         check(f"results '{f1}' exported into database 'rbtest'" in text and
               "user 'postgres': added (2 drive(s), 6 result row(s))" in text,
               "the run's end adds the run (its run so far replaced, not an update)")
@@ -152,7 +153,8 @@ with Tmp() as tmp, PgServer() as pg:
         r = subprocess.run([COORD, "export", "--running", "--db", "-", f2], input=url + "\n",
                            capture_output=True, text=True, timeout=120)
         print(r.stdout, r.stderr)
-        check(r.returncode == 0 and "1 already there" in r.stdout and
+        check(r.returncode == 0 and f"not exported '{f2}': its run ended" in r.stdout and
+              "1 ended already" in r.stdout and
               run_row(pg, "killed") == ended and rows(pg, "killed") == during2,
               f"the ended run stays: {r.stdout}")
     finally:
