@@ -125,7 +125,7 @@ void rb_nvme_warning_text(uint8_t w, char *buf, size_t len)
 
 /* One log page of the device at path, len bytes from its start: opened, read, closed. */
 static int log_once(const struct rb_nvme_ops *ops, const char *path, uint32_t nsid, uint8_t lid,
-		    uint16_t lsi, uint8_t *page, uint32_t len)
+		    uint8_t lsp, uint16_t lsi, uint8_t *page, uint32_t len)
 {
 	uint16_t st = 0;
 	uint32_t ns;
@@ -134,12 +134,14 @@ static int log_once(const struct rb_nvme_ops *ops, const char *path, uint32_t ns
 
 	if (r)
 		return r;
-	r = ops->get_log(h, nsid, lid, 0, lsi, 0, page, len, &st);
+	r = ops->get_log(h, nsid, lid, lsp, lsi, 0, page, len, &st);
 	ops->close(h);
 	return r;
 }
 
-int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64])
+/* An FDP log of path's endurance group (no namespace, the group in LSI). */
+static int fdp_log(const struct rb_nvme_ops *ops, const char *path, uint8_t lid, uint8_t lsp,
+		   uint8_t *page, uint32_t len)
 {
 	struct rb_nvme_id id;
 	uint16_t st = 0;
@@ -152,8 +154,20 @@ int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t p
 		return r;
 	if (!id.fdp)
 		return -EOPNOTSUPP;
-	/* an endurance group's log: no namespace, the group in LSI */
-	return log_once(ops, path, 0, 0x22, id.endgid, page, 64);
+	return log_once(ops, path, 0, lid, lsp, id.endgid, page, len);
+}
+
+int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64])
+{
+	return fdp_log(ops, path, 0x22, 0, page, 64);
+}
+
+int rb_nvme_fdp_events(const struct rb_nvme_ops *ops, const char *path, bool controller,
+		       uint8_t page[RB_FDP_EVENTS_SIZE])
+{
+	/* LSP bit 0: the controller's events (media reallocated, handles modified), else the
+	 * host's (a reclaim unit not fully written or past its time, a bad placement id) */
+	return fdp_log(ops, path, 0x23, controller, page, RB_FDP_EVENTS_SIZE);
 }
 
 /* An OCP log (C0h, C3h) of the controller, 512 bytes raw: every namespace; its GUID says
@@ -162,7 +176,7 @@ static int ocp_log(const struct rb_nvme_ops *ops, const char *path, uint8_t lid,
 {
 	if (!ops->get_log)
 		return -EOPNOTSUPP;
-	return log_once(ops, path, 0xffffffff, lid, 0, page, 512);
+	return log_once(ops, path, 0xffffffff, lid, 0, 0, page, 512);
 }
 
 int rb_nvme_ocp_latency(const struct rb_nvme_ops *ops, const char *path, uint8_t page[512])
@@ -549,18 +563,30 @@ static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 	return pg_read_turn(h, "smart", 0x100, 0, page, RB_NVME_SMART_SIZE);
 }
 
-/* A log page: DIR/NAME.log-LID (two hex digits) .1, .2, ... in turn, from offset. */
+/*
+ * A log page: DIR/NAME.log-LID (two hex digits) .1, .2, ... in turn, from offset. A read
+ * with a log specific field takes DIR/NAME.log-LID-LSP (and its turns) where there is one
+ * (log-23-1: the controller's FDP events, beside log-23 the host's), else the same as
+ * without (log-07 for the telemetry a read creates).
+ */
 static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
 		      uint64_t offset, void *buf, uint32_t len, uint16_t *st)
 {
-	char what[16];
+	char what[24];
+	int r = -ENOENT;
 
 	(void)nsid;
-	(void)lsp;
 	(void)lsi;
 	(void)st;
-	snprintf(what, sizeof(what), "log-%02x", lid);
-	return pg_read_turn(h, what, lid, offset, buf, len);
+	if (lsp) {
+		snprintf(what, sizeof(what), "log-%02x-%u", lid, lsp);
+		r = pg_read_turn(h, what, lid | (unsigned)lsp << 8, offset, buf, len);
+	}
+	if (r == -ENOENT) {
+		snprintf(what, sizeof(what), "log-%02x", lid);
+		r = pg_read_turn(h, what, lid, offset, buf, len);
+	}
+	return r;
 }
 
 /* A feature: DIR/NAME.feature-FID holds its value as text; a set writes it (what a test

@@ -62,6 +62,10 @@ static void fill_dir(struct rb_dir_result *dr, int dir, const struct rb_dir_stat
 }
 
 /* One drive's result message and what it points to, filled by the result_*() below. */
+/* FDP events a result carries at most (a member logs 2 x 63 at most; a wide volume: its
+ * first members'). */
+#define RB_POINT_FDP_EVENTS 256
+
 struct result_msg {
 	struct rb_msg_result dr;
 	struct rb_dir_result dirs[RB_NDIR];
@@ -71,6 +75,7 @@ struct result_msg {
 	struct rb_drive_history hist; /* the drive's state: dr.purge_method points here */
 	struct rb_evidence ev[4 * RB_EVIDENCE_MAX]; /* kept for the vendor: 4 members at most */
 	struct rb_msg_evidence mev[4 * RB_EVIDENCE_MAX];
+	struct rb_msg_fdp_event fdp_ev[RB_POINT_FDP_EVENTS]; /* the FDP events logged during it */
 };
 
 /*
@@ -212,6 +217,12 @@ static void result_status(const struct point *p, size_t t, const struct rb_targe
 									    : o->throttle_status;
 		o->valid = true;
 	}
+	/* the FDP events each member's drive logged during the point */
+	for (size_t k = 0; p->prep && k < p->vols[t].members; k++)
+		dr->nfdp_events +=
+			rb_runner_fdp_events(p->prep, p->first[t] + k, m->fdp_ev + dr->nfdp_events,
+					     RB_POINT_FDP_EVENTS - dr->nfdp_events);
+	dr->fdp_events = dr->nfdp_events ? m->fdp_ev : NULL;
 	/* the drive's own latency buckets over the point (OCP C3h): a drive, not a volume */
 	if (p->prep && p->vols[t].members == 1)
 		dr->dev_lat.valid = rb_runner_dev_latency(

@@ -38,6 +38,8 @@ struct rb_prepared *rb_prepared_free(struct rb_prepared *p)
 	free(p->ocp_page);
 	free(p->ocp_smart);
 	free(p->ocp_smart_page);
+	free(p->fdp_ev);
+	free(p->fdp_ev_page);
 	free(p->zone_reset_ns);
 	for (size_t i = 0; i < p->n; i++)
 		if (p->fds && p->fds[i] >= 0)
@@ -225,6 +227,9 @@ static void read_counters(struct rb_prepared *p, size_t i, const char *real)
 	struct rb_ocp_smart os;
 
 	p->fdp[i] = rb_nvme_fdp_stats(rb_nvme_runs(), real, p->fdp_page[i]) == 0;
+	for (unsigned k = 0; k < 2 && p->fdp[i]; k++)
+		if (rb_nvme_fdp_events(rb_nvme_runs(), real, k, p->fdp_ev_page[i][k]) == 0)
+			p->fdp_ev[i] |= (uint8_t)(1u << k);
 	p->ocp[i] = rb_nvme_ocp_latency(rb_nvme_runs(), real, p->ocp_page[i]) == 0 &&
 		    rb_ocp_latency_parse(p->ocp_page[i], RB_OCP_LOG_SIZE, &ol) == 0;
 	p->ocp_smart[i] = rb_nvme_ocp_smart(rb_nvme_runs(), real, p->ocp_smart_page[i]) == 0 &&
@@ -368,8 +373,11 @@ int rb_runner_prepare(const struct rb_workload *wl, char *const *paths, size_t n
 	p->ocp_page = calloc(n + 1, sizeof(*p->ocp_page));
 	p->ocp_smart = calloc(n + 1, sizeof(*p->ocp_smart));
 	p->ocp_smart_page = calloc(n + 1, sizeof(*p->ocp_smart_page));
+	p->fdp_ev = calloc(n + 1, sizeof(*p->fdp_ev));
+	p->fdp_ev_page = calloc(n + 1, sizeof(*p->fdp_ev_page));
 	if (!p->fds || !p->spans || !p->info || !p->power || !p->fdp || !p->fdp_page ||
-	    !p->zone_reset_ns || !p->ocp || !p->ocp_page || !p->ocp_smart || !p->ocp_smart_page)
+	    !p->zone_reset_ns || !p->ocp || !p->ocp_page || !p->ocp_smart || !p->ocp_smart_page ||
+	    !p->fdp_ev || !p->fdp_ev_page)
 		goto out_nomem;
 	/* a killed run's power states first: the drives' own put back */
 	if (rb_engine_needs_target(wl->engine) && gp->state_dir)
@@ -501,6 +509,48 @@ bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t thres
 		threshold_ms[k] = b.threshold_ms[k];
 	}
 	return true;
+}
+
+size_t rb_runner_fdp_events(const struct rb_prepared *p, size_t i, struct rb_msg_fdp_event *out,
+			    size_t max)
+{
+	struct rb_fdp_events *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	uint8_t *now = malloc(RB_FDP_EVENTS_SIZE);
+	size_t m = 0;
+
+	for (unsigned k = 0; a && b && now && p && i < p->n && k < 2; k++) {
+		uint64_t newest = 0;
+
+		if (!(p->fdp_ev[i] & (1u << k)) ||
+		    rb_nvme_fdp_events(rb_nvme_runs(), p->info[i].real, k, now) ||
+		    rb_fdp_events_parse(p->fdp_ev_page[i][k], RB_FDP_EVENTS_SIZE, a) ||
+		    rb_fdp_events_parse(now, RB_FDP_EVENTS_SIZE, b))
+			continue;
+		for (unsigned e = 0; e < a->n; e++)
+			newest = a->event[e].timestamp_ms > newest ? a->event[e].timestamp_ms
+								   : newest;
+		/* an empty log then: every event now is the point's */
+		for (unsigned e = 0; e < b->n && m < max; e++) {
+			const struct rb_fdp_event *x = &b->event[e];
+
+			if (a->n && x->timestamp_ms <= newest)
+				continue;
+			out[m++] = (struct rb_msg_fdp_event){ .type = x->type,
+							      .flags = x->flags,
+							      .ruhid = x->ruhid,
+							      .pid = x->pid,
+							      .rgid = x->rgid,
+							      .nlbam = x->nlbam,
+							      .nsid = x->nsid,
+							      .timestamp_ms = x->timestamp_ms,
+							      .lba_valid = x->lba_valid,
+							      .lba = x->lba };
+		}
+	}
+	free(a);
+	free(b);
+	free(now);
+	return m;
 }
 
 /* A counter's rise from a to b; NaN when it fell (the drive reset it, or it wrapped). */

@@ -13,6 +13,7 @@
 
 #include "diag.h"
 #include "guard.h"
+#include "nvme.h"
 #include "power.h"
 #include "options.h"
 #include "target.h"
@@ -34,6 +35,10 @@ struct rb_prepared {
 	/* ... and its OCP SMART extended log (C0h) (ocp_smart[i]: read, its GUID) */
 	bool *ocp_smart;
 	uint8_t (*ocp_smart_page)[512];
+	/* ... and, with FDP, its events logs at the start: [0] the host's, [1] the
+	 * controller's (fdp_ev[i] bit k: log k read) */
+	uint8_t *fdp_ev;
+	uint8_t (*fdp_ev_page)[2][RB_FDP_EVENTS_SIZE];
 };
 
 /*
@@ -43,6 +48,13 @@ struct rb_prepared {
  */
 bool rb_runner_ocp_smart(const struct rb_prepared *p, size_t i, double *ret_media,
 			 struct rb_ocp_counters *ret);
+
+/*
+ * The FDP events target i's drive logged since the prepare (its events logs read again
+ * now: those newer than the newest each held then), up to max into out: how many.
+ */
+size_t rb_runner_fdp_events(const struct rb_prepared *p, size_t i, struct rb_msg_fdp_event *out,
+			    size_t max);
 
 /*
  * The commands target i's drive counted in each of its own latency buckets since the

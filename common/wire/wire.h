@@ -266,6 +266,17 @@ struct rb_ocp_counters {
 	uint8_t throttle_status;
 };
 
+/* 1.10: an FDP event the drive logged during a point (its log's fields, agent/drive's
+ * rb_fdp_event). */
+struct rb_msg_fdp_event {
+	uint8_t type, flags, ruhid;
+	uint16_t pid, rgid, nlbam;
+	uint32_t nsid;
+	uint64_t timestamp_ms;
+	bool lba_valid;
+	uint64_t lba;
+};
+
 struct rb_msg_result {
 	uint32_t point, attempt;
 	const char *drive;
@@ -300,7 +311,9 @@ struct rb_msg_result {
 	/* 1.9: OCP C0h over the point (ocp_smart: read): the bytes the media wrote */
 	bool ocp_smart;
 	double ocp_media_bytes;
-	struct rb_ocp_counters ocp; /* 1.10 */
+	struct rb_ocp_counters ocp;		   /* 1.10 */
+	const struct rb_msg_fdp_event *fdp_events; /* 1.10 */
+	size_t nfdp_events;
 };
 
 /* A drive's health: before (0), during (1), after (2) a point. */

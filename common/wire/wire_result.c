@@ -87,6 +87,49 @@ static struct rb_msg_zone *zones_in(struct pool *p, Rb__Zone **v, size_t n)
 	return o;
 }
 
+static Rb__FdpEvent **fdp_events_out(struct pool *p, const struct rb_msg_fdp_event *v, size_t n)
+{
+	Rb__FdpEvent **o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++) {
+		Rb__FdpEvent *x = o[i] = pool_alloc(p, 1, sizeof(*x));
+
+		if (!x)
+			return NULL;
+		rb__fdp_event__init(x);
+		x->type = v[i].type;
+		x->flags = v[i].flags;
+		x->pid = v[i].pid;
+		x->nsid = v[i].nsid;
+		x->rgid = v[i].rgid;
+		x->ruhid = v[i].ruhid;
+		x->timestamp_ms = v[i].timestamp_ms;
+		x->nlbam = v[i].nlbam;
+		x->lba_valid = v[i].lba_valid;
+		x->lba = v[i].lba;
+	}
+	return o;
+}
+
+/* Each field cut to the log's own width: a wider value is none a drive logged. */
+static struct rb_msg_fdp_event *fdp_events_in(struct pool *p, Rb__FdpEvent **v, size_t n)
+{
+	struct rb_msg_fdp_event *o = pool_alloc(p, n, sizeof(*o));
+
+	for (size_t i = 0; o && i < n; i++)
+		o[i] = (struct rb_msg_fdp_event){ .type = (uint8_t)v[i]->type,
+						  .flags = (uint8_t)v[i]->flags,
+						  .ruhid = (uint8_t)v[i]->ruhid,
+						  .pid = (uint16_t)v[i]->pid,
+						  .rgid = (uint16_t)v[i]->rgid,
+						  .nlbam = (uint16_t)v[i]->nlbam,
+						  .nsid = v[i]->nsid,
+						  .timestamp_ms = v[i]->timestamp_ms,
+						  .lba_valid = v[i]->lba_valid,
+						  .lba = v[i]->lba };
+	return o;
+}
+
 static Rb__ExecResult *exec_out(struct pool *p, const struct rb_msg_exec_result *m)
 {
 	Rb__ExecResult *x = pool_alloc(p, 1, sizeof(*x));
@@ -286,6 +329,8 @@ Rb__DriveResult *result_out(struct pool *p, const struct rb_msg_result *m)
 	r->ocp_smart = m->ocp_smart;
 	r->ocp_media_bytes = m->ocp_media_bytes;
 	r->ocp_counters = ocp_out(p, &m->ocp);
+	r->fdp_events = fdp_events_out(p, m->fdp_events, m->nfdp_events);
+	r->n_fdp_events = r->fdp_events ? m->nfdp_events : 0;
 	r->fdp = m->fdp;
 	r->fdp_host_bytes = m->fdp_host_bytes;
 	r->fdp_media_bytes = m->fdp_media_bytes;
@@ -365,6 +410,8 @@ void result_in(struct pool *p, struct rb_msg_result *m, const Rb__DriveResult *r
 	m->ocp_smart = r->ocp_smart;
 	m->ocp_media_bytes = r->ocp_media_bytes;
 	ocp_in(&m->ocp, r->ocp_counters);
+	m->fdp_events = fdp_events_in(p, r->fdp_events, r->n_fdp_events);
+	m->nfdp_events = m->fdp_events ? r->n_fdp_events : 0;
 #define IN(type, name, wire, unit) m->core.name = (type)r->wire;
 	RB_RESULT_FIELDS(IN)
 #undef IN

@@ -57,6 +57,7 @@ static void file_free(struct rp_file *f)
 	free(f->ev);
 	free(f->he);
 	free(f->dl);
+	free(f->fe);
 	free(f->vd);
 	free(f->ss);
 	free(f->dr);
@@ -118,6 +119,8 @@ static int load_file(struct rp_file *f, const char *path)
 		r = rb_results_read_evidence(in, &f->ev, &f->nev);
 	if (!r)
 		r = rb_results_read_devlat(in, &f->dl, &f->ndl);
+	if (!r)
+		r = rb_results_read_fdp_events(in, &f->fe, &f->nfe);
 	if (!r)
 		r = attr_opt(in, "verdict", f->verdict, sizeof(f->verdict));
 	/* a spec's health limits judge the readings, and throttled intervals are marked */
@@ -806,6 +809,7 @@ static int report(struct rp_report *r, const struct rb_report_args *a)
 			rp_paths_text(r, f == FMT_MARKDOWN);
 		if (rp_has_waf(r))
 			rp_waf_text(r, f == FMT_MARKDOWN);
+		rp_fdp_events_text(r, f == FMT_MARKDOWN);
 		rp_throttle_text(r, f == FMT_MARKDOWN);
 		rp_devlat_text(r, f == FMT_MARKDOWN);
 		rp_ocp_text(r, f == FMT_MARKDOWN);

@@ -3,7 +3,7 @@
  * Write amplification per point (report_model.h): for drives with Flexible Data Placement,
  * the bytes the host wrote and the bytes the media wrote over each point (the endurance
  * group's FDP statistics, read before and after it) and their ratio, the WAF a placement
- * scheme is bought for.
+ * scheme is bought for; and the FDP events the drives logged during each point.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -107,4 +107,136 @@ void rp_waf_chart(FILE *o, const struct rp_report *r)
 	}
 	free(b);
 	free(done);
+}
+
+/* ---- the FDP events drives logged during points ---- */
+
+static const char *event_name(uint8_t type)
+{
+	switch (type) {
+	case 0:
+		return "reclaim unit not fully written";
+	case 1:
+		return "reclaim unit time limit exceeded";
+	case 2:
+		return "handles modified by a reset";
+	case 3:
+		return "invalid placement id";
+	case 0x80:
+		return "media reallocated";
+	case 0x81:
+		return "handle modified implicitly";
+	default:
+		return "vendor or reserved";
+	}
+}
+
+/* The events of one type a drive logged during a point: how many, blocks, the pids. */
+struct evsum {
+	const struct rp_cell *c;
+	uint8_t type;
+	size_t n;
+	uint64_t blocks;
+	char pids[64];
+};
+
+static void add_pid(struct evsum *e, uint32_t pid)
+{
+	char one[16];
+	size_t len = strlen(e->pids);
+
+	snprintf(one, sizeof(one), "%s%u", len ? "," : "", pid);
+	/* the first ones that fit, each once */
+	if (strlen(one) + len + 4 < sizeof(e->pids) && !strstr(e->pids, one + (len ? 1 : 0)))
+		strcat(e->pids, one);
+}
+
+/* Every file's FDP events with a cell, summed by cell and type, into a new list. */
+static size_t evsum_list(const struct rp_report *r, struct evsum **ret)
+{
+	size_t all = 0, m = 0;
+	struct evsum *v;
+
+	for (size_t fi = 0; fi < r->nfiles; fi++)
+		all += r->files[fi].nfe;
+	v = all ? calloc(all, sizeof(*v)) : NULL;
+	for (size_t fi = 0; v && fi < r->nfiles; fi++) {
+		const struct rp_file *f = &r->files[fi];
+		size_t ndl = 0, npl = 0;
+		long *dl = rp_id_lut(f->dr, f->nd, sizeof(*f->dr), &ndl);
+		long *pl = rp_id_lut(f->pt, f->np, sizeof(*f->pt), &npl);
+
+		for (size_t i = 0; dl && pl && i < f->nfe; i++) {
+			const struct rb_row_fdp_event *x = &f->fe[i];
+			const struct rp_cell *c;
+			size_t j = 0;
+
+			if (x->drive >= ndl || x->point >= npl || dl[x->drive] < 0 ||
+			    pl[x->point] < 0)
+				continue;
+			c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd +
+				      (size_t)dl[x->drive]];
+			if (!c->res || c->res->attempt != x->attempt)
+				continue;
+			while (j < m && !(v[j].c == c && v[j].type == x->type))
+				j++;
+			if (j == m)
+				v[m++] = (struct evsum){ .c = c, .type = x->type };
+			v[j].n++;
+			v[j].blocks += x->type == 0x80 ? x->nlbam : 0;
+			if (x->flags & 1)
+				add_pid(&v[j], x->pid);
+		}
+		free(dl);
+		free(pl);
+	}
+	*ret = v;
+	return m;
+}
+
+void rp_fdp_events_text(const struct rp_report *r, bool md)
+{
+	struct evsum *v;
+	size_t m = evsum_list(r, &v);
+
+	if (m) {
+		printf("\n%sFDP events the drives logged during points\n", md ? "### " : "");
+		printf("%s%-26s %-24s %-34s %6s %8s  %s\n", md ? "| " : "", "point", "drive",
+		       "event", "count", "blocks", "placement ids");
+	}
+	for (size_t i = 0; i < m; i++)
+		printf("%s%-26.26s %-24.24s %-34s %6zu %8llu  %s\n", md ? "| " : "",
+		       v[i].c->pt->name, v[i].c->label, event_name(v[i].type), v[i].n,
+		       (unsigned long long)v[i].blocks, v[i].pids[0] ? v[i].pids : "-");
+	free(v);
+}
+
+void rp_fdp_events_html(FILE *o, const struct rp_report *r)
+{
+	struct evsum *v;
+	size_t m = evsum_list(r, &v);
+
+	if (m)
+		fputs("<h2 data-section=\"fdp-events\">FDP events during points</h2>\n<p "
+		      "class=\"note\">What an FDP drive logged while each point ran (its events "
+		      "logs, the host's and the controller's, read before and after it): reclaim "
+		      "units written in part or past their time, invalid placement ids the "
+		      "writes carried, media the drive reallocated.</p>\n<table "
+		      "class=\"fdp-events\"><tr><th>point</th><th>drive</th><th>event</th>"
+		      "<th>count</th><th>blocks</th><th>placement ids</th></tr>\n",
+		      o);
+	for (size_t i = 0; i < m; i++) {
+		fputs("<tr><td>", o);
+		rp_esc(o, v[i].c->pt->name);
+		fputs("</td><td>", o);
+		rp_esc(o, v[i].c->label);
+		fprintf(o,
+			"</td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%llu</td>"
+			"<td>%s</td></tr>\n",
+			event_name(v[i].type), v[i].n, (unsigned long long)v[i].blocks,
+			v[i].pids[0] ? v[i].pids : "-");
+	}
+	if (m)
+		fputs("</table>\n", o);
+	free(v);
 }

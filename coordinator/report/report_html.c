@@ -580,6 +580,7 @@ static void body(FILE *o, const struct rp_report *r)
 	rp_chart_point_bars(o, r);
 	if (rp_has_waf(r))
 		rp_waf_chart(o, r);
+	rp_fdp_events_html(o, r);
 	rp_throttle_html(o, r);
 	rp_devlat_html(o, r);
 	rp_ocp_html(o, r);

@@ -44,6 +44,8 @@ struct rp_file {
 	size_t nev;
 	struct rb_row_devlat *dl; /* OCP drives' own latency buckets per point (schema 13 on) */
 	size_t ndl;
+	struct rb_row_fdp_event *fe; /* FDP events logged during points (schema 14 on) */
+	size_t nfe;
 	char verdict[16]; /* the run's: PASS, FAIL, INCOMPLETE; "": not judged */
 	size_t cell0;	  /* its first cell: cell0 + point row * nd + drive row */
 	size_t drive0;	  /* its first drive's place among every file's drives */
@@ -349,5 +351,8 @@ bool rp_has_waf(const struct rp_report *r);
 void rp_waf_text(const struct rp_report *r, bool md);
 /* The page's charts of it: a bar chart a point, its drives' WAF. */
 void rp_waf_chart(FILE *o, const struct rp_report *r);
+/* The FDP events drives logged during points, by drive, point and type. */
+void rp_fdp_events_text(const struct rp_report *r, bool md);
+void rp_fdp_events_html(FILE *o, const struct rp_report *r);
 
 #endif

@@ -722,6 +722,11 @@ int rb_results_devlat(struct rb_results *r, const struct rb_row_devlat *row)
 	return push(r, T_DEVLAT, row);
 }
 
+int rb_results_fdp_event(struct rb_results *r, const struct rb_row_fdp_event *row)
+{
+	return push(r, T_FDP_EVENTS, row);
+}
+
 /* The verdicts table of an open file (empty since its creation) given its rows. */
 /* Rows of table ti appended to the closed file f's; replace: instead of those it has. */
 static int closed_rows_write(hid_t f, int ti, const void *rows, size_t n, bool replace)

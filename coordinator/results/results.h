@@ -237,6 +237,24 @@ struct rb_row_devlat {
 	uint64_t host_reads, host_writes, host_trims; /* the host's, its histograms' buckets */
 };
 
+/*
+ * An FDP event a drive logged during a point (its events logs, the host's and the
+ * controller's, read before and after it; schema 14 on): a reclaim unit not fully written
+ * or past its time limit, handles modified, an invalid placement id, media reallocated.
+ */
+struct rb_row_fdp_event {
+	uint32_t drive, point, attempt;
+	uint8_t type;  /* 0, 1, 2, 3 the host's events; 128, 129 the controller's */
+	uint8_t flags; /* bit 0 pid valid, 1 nsid valid, 2 location (rgid, ruhid) valid */
+	uint32_t pid, rgid;
+	uint8_t ruhid;
+	uint32_t nsid;
+	uint64_t timestamp_ms; /* the drive's clock */
+	uint32_t nlbam;	       /* media reallocated: blocks moved */
+	uint8_t lba_valid;
+	uint64_t lba;
+};
+
 /* An exec point's command on a drive: how it ended, what its parser read (schema 10 on). */
 struct rb_row_exec {
 	uint32_t drive, point, attempt;
@@ -301,6 +319,7 @@ int rb_results_exec(struct rb_results *r, const struct rb_row_exec *row);
 int rb_results_evidence(struct rb_results *r, const struct rb_row_evidence *row);
 int rb_results_zone(struct rb_results *r, const struct rb_row_zone *row);
 int rb_results_devlat(struct rb_results *r, const struct rb_row_devlat *row);
+int rb_results_fdp_event(struct rb_results *r, const struct rb_row_fdp_event *row);
 /* The row index the next rb_results_result() gets. */
 long rb_results_next_result(const struct rb_results *r);
 /* Sets the steady column of a results row already added. 0 or negative errno. */
@@ -387,6 +406,8 @@ int rb_results_read_evidence(struct rb_results_in *in, struct rb_row_evidence **
 int rb_results_read_zones(struct rb_results_in *in, struct rb_row_zone **ret, size_t *ret_n);
 /* The device_latency table (none in files of schema 12 and older). */
 int rb_results_read_devlat(struct rb_results_in *in, struct rb_row_devlat **ret, size_t *ret_n);
+int rb_results_read_fdp_events(struct rb_results_in *in, struct rb_row_fdp_event **ret,
+			       size_t *ret_n);
 /* How many bytes of rows one table read may take (4 GiB unless set; the fuzzer sets less). */
 void rb_results_set_read_limit(size_t bytes);
 

@@ -249,6 +249,24 @@ static const struct field zone_f[] = {
 	FLD(struct rb_row_zone, cond, FT_STR, ""),
 	FLD(struct rb_row_zone, type, FT_STR, ""),
 };
+static const struct field fdp_event_f[] = {
+	FLD(struct rb_row_fdp_event, drive, FT_U32, ""),
+	FLD(struct rb_row_fdp_event, point, FT_U32, ""),
+	FLD(struct rb_row_fdp_event, attempt, FT_U32, ""),
+	FLD(struct rb_row_fdp_event, type, FT_U8,
+	    "0=RU not fully written 1=RU time limit 2=reset modified handles 3=invalid "
+	    "placement id 128=media reallocated 129=handle modified"),
+	FLD(struct rb_row_fdp_event, flags, FT_U8, "bits"),
+	FLD(struct rb_row_fdp_event, pid, FT_U32, ""),
+	FLD(struct rb_row_fdp_event, rgid, FT_U32, ""),
+	FLD(struct rb_row_fdp_event, ruhid, FT_U8, ""),
+	FLD(struct rb_row_fdp_event, nsid, FT_U32, ""),
+	FLD(struct rb_row_fdp_event, timestamp_ms, FT_U64, "ms"),
+	FLD(struct rb_row_fdp_event, nlbam, FT_U32, "blocks"),
+	FLD(struct rb_row_fdp_event, lba_valid, FT_U8, "bool"),
+	FLD(struct rb_row_fdp_event, lba, FT_U64, "LBA"),
+};
+
 static const struct field devlat_f[] = {
 	FLD(struct rb_row_devlat, drive, FT_U32, ""),
 	FLD(struct rb_row_devlat, point, FT_U32, ""),
@@ -357,6 +375,8 @@ const struct table_def rb_results_tables[NTABLES] = {
 	  "zns points: a zoned namespace's zone report after the point" },
 	{ "device_latency", ARRAY(devlat_f), sizeof(struct rb_row_devlat),
 	  "an OCP drive's own latency buckets over each point, beside the host's count" },
+	{ "fdp_events", ARRAY(fdp_event_f), sizeof(struct rb_row_fdp_event),
+	  "the FDP events a drive logged during each point" },
 	{ "histograms", ARRAY(hist_f), sizeof(struct rb_row_hist),
 	  "non-zero latency buckets per (drive, point, attempt, interval, direction)" },
 };

@@ -43,6 +43,7 @@ enum {
 	T_EVIDENCE,	/* evidence (schema 11 on) */
 	T_ZONES,	/* zones (schema 12 on) */
 	T_DEVLAT,	/* device_latency (schema 13 on) */
+	T_FDP_EVENTS,	/* fdp_events (schema 14 on) */
 	NWRITTEN,
 	T_HIST_V7 = NWRITTEN, /* histograms: files of schema 7 and older, read only */
 	NTABLES

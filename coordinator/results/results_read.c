@@ -591,6 +591,12 @@ int rb_results_read_devlat(struct rb_results_in *in, struct rb_row_devlat **ret,
 	return read_optional(in, T_DEVLAT, (void **)ret, ret_n);
 }
 
+int rb_results_read_fdp_events(struct rb_results_in *in, struct rb_row_fdp_event **ret,
+			       size_t *ret_n)
+{
+	return read_optional(in, T_FDP_EVENTS, (void **)ret, ret_n);
+}
+
 int rb_results_read_verdicts(struct rb_results_in *in, struct rb_row_verdict **ret, size_t *ret_n)
 {
 	return read_optional(in, T_VERDICTS, (void **)ret, ret_n);

@@ -265,6 +265,24 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 	for (size_t i = 0; i < dr->nzones; i++)
 		zone_row(k, di, dr, i);
 	devlat_rows(k, di, dr);
+	for (size_t i = 0; i < dr->nfdp_events; i++) {
+		const struct rb_msg_fdp_event *e = &dr->fdp_events[i];
+
+		rb_results_fdp_event(k->res,
+				     &(struct rb_row_fdp_event){ .drive = (uint32_t)di,
+								 .point = dr->point,
+								 .attempt = dr->attempt,
+								 .type = e->type,
+								 .flags = e->flags,
+								 .pid = e->pid,
+								 .rgid = e->rgid,
+								 .ruhid = e->ruhid,
+								 .nsid = e->nsid,
+								 .timestamp_ms = e->timestamp_ms,
+								 .nlbam = e->nlbam,
+								 .lba_valid = e->lba_valid,
+								 .lba = e->lba });
+	}
 	uint64_t n[2] = { 0, 0 }, first[2] = { 0, 0 }; /* IO errors, mismatches */
 	uint32_t err = 0;
 

@@ -350,8 +350,33 @@ static void test_wire_result(void **state)
 						 .link_retrains = NAN,
 						 .power_state_changes = 9,
 						 .throttle_status = 3 };
+	/* 1.10: FDP events, each field its own value */
+	static const struct rb_msg_fdp_event fe[2] = {
+		{ .type = 3, .flags = 1, .pid = 5, .timestamp_ms = 2000 },
+		{ .type = 0x80,
+		  .flags = 6,
+		  .ruhid = 7,
+		  .rgid = 9,
+		  .nsid = 2,
+		  .nlbam = 16,
+		  .timestamp_ms = 1ull << 40,
+		  .lba_valid = true,
+		  .lba = 1ull << 33 },
+	};
+	m.result.fdp_events = fe;
+	m.result.nfdp_events = 2;
 	b = round_trip(&m);
 	const struct rb_msg_result *r = &b->result;
+
+	assert_int_equal(r->nfdp_events, 2);
+	for (int i = 0; i < 2; i++) {
+		const struct rb_msg_fdp_event *x = &r->fdp_events[i], *y = &fe[i];
+
+		assert_true(x->type == y->type && x->flags == y->flags && x->pid == y->pid &&
+			    x->ruhid == y->ruhid && x->rgid == y->rgid && x->nsid == y->nsid &&
+			    x->nlbam == y->nlbam && x->timestamp_ms == y->timestamp_ms &&
+			    x->lba_valid == y->lba_valid && x->lba == y->lba);
+	}
 
 	assert_int_equal(r->nzones, 2);
 	assert_memory_equal(r->zones, zones, sizeof(zones));
