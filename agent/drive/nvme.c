@@ -162,12 +162,13 @@ int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t p
 	return fdp_log(ops, path, 0x22, 0, page, 64);
 }
 
-int rb_nvme_fdp_events(const struct rb_nvme_ops *ops, const char *path, bool controller,
+int rb_nvme_fdp_events(const struct rb_nvme_ops *ops, const char *path, bool host,
 		       uint8_t page[RB_FDP_EVENTS_SIZE])
 {
-	/* LSP bit 0: the controller's events (media reallocated, handles modified), else the
-	 * host's (a reclaim unit not fully written or past its time, a bad placement id) */
-	return fdp_log(ops, path, 0x23, controller, page, RB_FDP_EVENTS_SIZE);
+	/* LSP bit 0 set: the host's events (a reclaim unit not fully written or past its
+	 * time, a bad placement id), as libnvme's nvme_get_log_fdp_events() sends it; clear:
+	 * the controller's (media reallocated, handles modified) */
+	return fdp_log(ops, path, 0x23, host, page, RB_FDP_EVENTS_SIZE);
 }
 
 /* An OCP log (C0h, C3h) of the controller, 512 bytes raw: every namespace; its GUID says
@@ -563,11 +564,18 @@ static int pg_smart(void *h, uint32_t nsid, uint8_t *page, uint16_t *st)
 	return pg_read_turn(h, "smart", 0x100, 0, page, RB_NVME_SMART_SIZE);
 }
 
+/* Whether a log's specific field is an action (create, establish a context), not which
+ * content it returns: telemetry (07h, 08h) and the persistent event log (0Dh). */
+static bool lsp_is_action(uint8_t lid)
+{
+	return lid == 0x07 || lid == 0x08 || lid == 0x0d;
+}
+
 /*
  * A log page: DIR/NAME.log-LID (two hex digits) .1, .2, ... in turn, from offset. A read
- * with a log specific field takes DIR/NAME.log-LID-LSP (and its turns) where there is one
- * (log-23-1: the controller's FDP events, beside log-23 the host's), else the same as
- * without (log-07 for the telemetry a read creates).
+ * with a log specific field takes DIR/NAME.log-LID-LSP (and its turns): log-23-1 the
+ * host's FDP events, beside log-23 the controller's; where the field is an action, the
+ * page without it when there is no such file (log-07 for the telemetry a read creates).
  */
 static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
 		      uint64_t offset, void *buf, uint32_t len, uint16_t *st)
@@ -582,7 +590,7 @@ static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t
 		snprintf(what, sizeof(what), "log-%02x-%u", lid, lsp);
 		r = pg_read_turn(h, what, lid | (unsigned)lsp << 8, offset, buf, len);
 	}
-	if (r == -ENOENT) {
+	if (!lsp || (r == -ENOENT && lsp_is_action(lid))) {
 		snprintf(what, sizeof(what), "log-%02x", lid);
 		r = pg_read_turn(h, what, lid, offset, buf, len);
 	}

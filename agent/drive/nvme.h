@@ -116,8 +116,8 @@ void rb_nvme_use(const struct rb_nvme_ops *ops);
 /*
  * Recorded pages: for a device /dev/NAME, DIR/NAME.id-ctrl, DIR/NAME.id-ns and
  * DIR/NAME.smart (raw bytes, as `nvme id-ctrl -b` writes them); a log page DIR/NAME.log-LID
- * (hex; a read with a log specific field takes DIR/NAME.log-LID-LSP where it exists:
- * log-23-1), or, where they exist,
+ * (hex; a read with a log specific field DIR/NAME.log-LID-LSP: log-23-1 the host's FDP
+ * events), or, where they exist,
  * DIR/NAME.log-LID.1, .2, ... one per read in turn (a drive's
  * counters moving); a feature DIR/NAME.feature-FID as text. For drives seen
  * elsewhere, and for tests. Set the folder first.
@@ -131,9 +131,9 @@ void rb_nvme_pages_dir(const char *dir);
  * backend no log pages; other negative errno.
  */
 int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64]);
-/* The FDP events log (23h) of the group, the controller's or the host's: 0 or as above. */
+/* The FDP events log (23h) of the group, the host's or the controller's: 0 or as above. */
 #define RB_FDP_EVENTS_SIZE 4096
-int rb_nvme_fdp_events(const struct rb_nvme_ops *ops, const char *path, bool controller,
+int rb_nvme_fdp_events(const struct rb_nvme_ops *ops, const char *path, bool host,
 		       uint8_t page[RB_FDP_EVENTS_SIZE]);
 /* The OCP Latency Monitor log (C3h, 512 bytes) of the drive at path, raw: 0, or the read's
  * error (a drive without it refuses the log id). */

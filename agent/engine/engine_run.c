@@ -347,11 +347,12 @@ static int job_slots(struct rb_run *r, struct job *j)
 	/* parts: an IO touches at most max_bs / unit + 2 units of a volume */
 	j->pmax = j->t->stripe ? (unsigned)(r->max_bs / j->t->stripe) + 2 : 1;
 	j->ctx.entries = depth * j->pmax;
-	j->ctx.bs = r->max_bs;
-	if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * r->max_bs))
+	/* a slot a block, but a zone's management moves no data: a page a slot */
+	j->ctx.bs = j->ctx.zone_op ? 4096 : r->max_bs;
+	if (posix_memalign((void **)&j->ctx.bufs, 4096, depth * j->ctx.bs))
 		return -ENOMEM;
 	/* writes carry random data, never zeros a drive could compress away */
-	for (size_t b = 0; b < depth * r->max_bs / 8; b++)
+	for (size_t b = 0; b < depth * j->ctx.bs / 8; b++)
 		((uint64_t *)j->ctx.bufs)[b] = rb_rng_next(&j->rng);
 	j->ios = calloc(depth, sizeof(*j->ios));
 	j->freelist = calloc(depth, sizeof(*j->freelist));
@@ -365,7 +366,7 @@ static int job_slots(struct rb_run *r, struct job *j)
 		return -ENOMEM;
 	for (unsigned i = 0; i < depth; i++) {
 		j->ios[i].slot = i;
-		j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * r->max_bs;
+		j->ios[i].orig_buf = j->ctx.bufs + (size_t)i * j->ctx.bs;
 		j->freelist[j->nfree++] = &j->ios[i];
 	}
 	for (int d = 0; d < RB_NDIR; d++) {

@@ -31,6 +31,9 @@
 /* How the third kind of IO goes on this target. */
 enum third { T_PUNCH, T_ZERO_RANGE, T_URING_CMD, T_IOCTL, T_NVME, T_ZONE };
 
+/* A local IO not yet run: a blocking ioctl the next reap runs. */
+#define LOCAL_PENDING INT_MIN
+
 /* NVM command set opcodes (NVMe NVM Command Set Specification, figure 2) */
 enum { NVME_OP_WRITE = 0x01, NVME_OP_READ = 0x02, NVME_OP_WRITE_ZEROES = 0x08, NVME_OP_DSM = 0x09 };
 /* Zoned Namespace command set (NVMe ZNS specification, figure 29) */
@@ -414,27 +417,10 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	struct io_uring_sqe *sqe;
 	int fd = p->fixed_file ? (int)io->fd_index : c->fds[io->fd_index];
 
-	if (io->dir == RB_DIR_TRIM && p->third == T_ZONE) {
-		/* one zone reset or finished: the ioctl blocks, its completion handed back by
-		 * the next reap (a zone's size in sectors; the kernel checks the alignment) */
-		struct blk_zone_range range = { .sector = io->offset >> 9,
-						.nr_sectors = io->len >> 9 };
-
+	if (io->dir == RB_DIR_TRIM && (p->third == T_ZONE || p->third == T_IOCTL)) {
+		/* a blocking ioctl: run by the reap, after the engine stamped its submission */
 		p->local[p->nlocal] = io;
-		p->local_res[p->nlocal++] =
-			ioctl(c->fds[io->fd_index],
-			      c->zone_op == RB_ZONE_RESET ? BLKRESETZONE : BLKFINISHZONE, &range)
-				? -errno
-				: (int)io->len;
-		return;
-	}
-	if (io->dir == RB_DIR_TRIM && p->third == T_IOCTL) {
-		/* the ioctl blocks: done now, its completion handed back by the next reap */
-		uint64_t range[2] = { io->offset, io->len };
-
-		p->local[p->nlocal] = io;
-		p->local_res[p->nlocal++] =
-			ioctl(c->fds[io->fd_index], BLKDISCARD, range) ? -errno : (int)io->len;
+		p->local_res[p->nlocal++] = LOCAL_PENDING;
 		return;
 	}
 	/* a resubmitted remainder of a short IO may not start on the slot's boundary;
@@ -476,6 +462,25 @@ static void u_prep(struct rb_engine_ctx *c, struct rb_io *io)
 	p->queued++;
 }
 
+/* The blocking ioctl of a queued local IO: a zone reset or finish, or a discard. */
+static int local_ioctl(struct rb_engine_ctx *c, const struct rb_io *io)
+{
+	int fd = c->fds[io->fd_index];
+
+	if (c->zone_op) {
+		/* a zone's size in sectors; the kernel checks the alignment */
+		struct blk_zone_range range = { .sector = io->offset >> 9,
+						.nr_sectors = io->len >> 9 };
+
+		return ioctl(fd, c->zone_op == RB_ZONE_RESET ? BLKRESETZONE : BLKFINISHZONE, &range)
+			       ? -errno
+			       : (int)io->len;
+	}
+	uint64_t range[2] = { io->offset, io->len };
+
+	return ioctl(fd, BLKDISCARD, range) ? -errno : (int)io->len;
+}
+
 static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wait_nr,
 			 struct rb_io **done, int *res, unsigned max)
 {
@@ -484,7 +489,7 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 	unsigned n = 0, head;
 	int r;
 
-	/* the ioctl's trims are done already: nothing to wait for while they are there */
+	/* the ioctls are this call's to run: nothing to wait for while they are there */
 	if (p->nlocal)
 		wait_ns = 0;
 	if (wait_ns == UINT64_MAX) {
@@ -516,12 +521,21 @@ static int u_submit_reap(struct rb_engine_ctx *c, uint64_t wait_ns, unsigned wai
 			return r;
 	}
 	p->queued = 0;
-	/* the ioctl's trims first: they are done */
-	while (p->nlocal && n < max) {
+	/* the blocking ones: one ioctl a call, so that each IO's time is its own ioctl's (and
+	 * the wait of those queued before it), not the batch's; then the ones done already */
+	for (bool ran = false; p->nlocal && n < max;) {
+		struct rb_io *io = p->local[p->nlocal - 1];
+		int *rv = &p->local_res[p->nlocal - 1];
+
+		if (*rv == LOCAL_PENDING) {
+			if (ran)
+				break;
+			*rv = local_ioctl(c, io);
+			ran = true;
+		}
 		p->nlocal--;
-		done[n] = p->local[p->nlocal];
-		res[n] = p->local_res[p->nlocal];
-		n++;
+		done[n] = io;
+		res[n++] = *rv;
 	}
 	io_uring_for_each_cqe(&p->ring, head, cqe)
 	{

@@ -511,6 +511,29 @@ bool rb_runner_dev_latency(const struct rb_prepared *p, size_t i, uint32_t thres
 	return true;
 }
 
+/*
+ * Where the events a log holds now begin after those it held at the start (a and b, raw):
+ * after the start's last entry, found again (the log keeps them oldest first; older ones
+ * fall off its front), else after the newest of its stamps. The index of b's first new one.
+ */
+static unsigned first_new(const uint8_t *a_raw, const struct rb_fdp_events *a, const uint8_t *b_raw,
+			  const struct rb_fdp_events *b)
+{
+	uint64_t newest = 0;
+	unsigned e;
+
+	if (!a->n)
+		return 0; /* an empty log then: every event now is the point's */
+	for (e = b->n; e-- > 0;)
+		if (!memcmp(b_raw + 64 + 64 * e, a_raw + 64 + 64 * (a->n - 1), 64))
+			return e + 1;
+	for (e = 0; e < a->n; e++)
+		newest = a->event[e].timestamp_ms > newest ? a->event[e].timestamp_ms : newest;
+	for (e = 0; e < b->n && b->event[e].timestamp_ms <= newest; e++)
+		;
+	return e;
+}
+
 size_t rb_runner_fdp_events(const struct rb_prepared *p, size_t i, struct rb_msg_fdp_event *out,
 			    size_t max)
 {
@@ -519,22 +542,15 @@ size_t rb_runner_fdp_events(const struct rb_prepared *p, size_t i, struct rb_msg
 	size_t m = 0;
 
 	for (unsigned k = 0; a && b && now && p && i < p->n && k < 2; k++) {
-		uint64_t newest = 0;
-
 		if (!(p->fdp_ev[i] & (1u << k)) ||
 		    rb_nvme_fdp_events(rb_nvme_runs(), p->info[i].real, k, now) ||
 		    rb_fdp_events_parse(p->fdp_ev_page[i][k], RB_FDP_EVENTS_SIZE, a) ||
 		    rb_fdp_events_parse(now, RB_FDP_EVENTS_SIZE, b))
 			continue;
-		for (unsigned e = 0; e < a->n; e++)
-			newest = a->event[e].timestamp_ms > newest ? a->event[e].timestamp_ms
-								   : newest;
-		/* an empty log then: every event now is the point's */
-		for (unsigned e = 0; e < b->n && m < max; e++) {
+		for (unsigned e = first_new(p->fdp_ev_page[i][k], a, now, b); e < b->n && m < max;
+		     e++) {
 			const struct rb_fdp_event *x = &b->event[e];
 
-			if (a->n && x->timestamp_ms <= newest)
-				continue;
 			out[m++] = (struct rb_msg_fdp_event){ .type = x->type,
 							      .flags = x->flags,
 							      .ruhid = x->ruhid,

@@ -35,8 +35,8 @@ struct rb_prepared {
 	/* ... and its OCP SMART extended log (C0h) (ocp_smart[i]: read, its GUID) */
 	bool *ocp_smart;
 	uint8_t (*ocp_smart_page)[512];
-	/* ... and, with FDP, its events logs at the start: [0] the host's, [1] the
-	 * controller's (fdp_ev[i] bit k: log k read) */
+	/* ... and, with FDP, its events logs at the start: [0] the controller's, [1] the
+	 * host's (fdp_ev[i] bit k: log k read) */
 	uint8_t *fdp_ev;
 	uint8_t (*fdp_ev_page)[2][RB_FDP_EVENTS_SIZE];
 };

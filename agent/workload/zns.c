@@ -73,6 +73,16 @@ int rb_zns_prepare(const struct rb_workload *wl, const char *path, int fd, uint6
 		if (wl->bs == z.zone_bytes && !(wl->offset % z.zone_bytes) &&
 		    !(span % (z.zone_bytes * wl->numjobs)))
 			return 0;
+		if (z.zone_bytes > RB_MAX_BS) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "zns %s: its zones of %llu MiB are larger than the largest bs "
+				     "(%llu MiB): zone management points take zones up to that "
+				     "size for now",
+				     wl->zns == RB_ZNS_RESET ? "reset" : "finish",
+				     (unsigned long long)(z.zone_bytes >> 20),
+				     (unsigned long long)(RB_MAX_BS >> 20));
+			return -EINVAL;
+		}
 		rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
 			     "zns %s: each IO %s one zone: bs (%llu) must be the zone size "
 			     "(%llu), offset (%llu) and size (%llu) whole zones, the same "

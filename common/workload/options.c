@@ -35,7 +35,7 @@ const struct rb_opt rb_workload_opts[] = {
 	  "AI training job's checkpoints on a drive's filesystem: 'checkpoints'), "
 	  "writezeroes, randwritezeroes (the range zeroed: NVMe's Write Zeroes, not a discard)",
 	  NULL },
-	{ "bs", RB_OPT_SIZE, F(bs), 512, 64ULL << 20, "4k", NULL, "SIZE",
+	{ "bs", RB_OPT_SIZE, F(bs), 512, RB_MAX_BS, "4k", NULL, "SIZE",
 	  "block size (binary units: 4k = 4096)", NULL },
 	{ "iodepth", RB_OPT_UINT, F(iodepth), 1, 4096, "1", NULL, "N", "IOs in flight per job",
 	  NULL },
@@ -513,13 +513,15 @@ static int zns_check(const struct rb_workload *wl, char *err, size_t errlen)
 
 	if (wl->job_region != RB_REGION_SPLIT)
 		why = "zns gives each job its own zones: job_region must be split";
+	else if (wl->memory == RB_MEMORY_GPU)
+		why = "zns does not go with memory gpu (its file IO knows no zones)";
 	else if (wl->zns == RB_ZNS_RESET || wl->zns == RB_ZNS_FINISH)
 		why = wl->rw != RB_RW_TRIM
 			      ? "zns reset and finish time zone management, one zone an IO: rw must "
 				"be trim (and bs the zone size)"
-		      : wl->passes != 1 || wl->verify || wl->stripe || wl->bssplit[0]
-			      ? "zns reset and finish go over each zone once: passes: 1, without "
-				"verify, stripe or bssplit"
+		      : wl->passes != 1 || wl->verify || wl->stripe || wl->bssplit[0] || wl->ramp_ns
+			      ? "zns reset and finish go over each zone once, each measured: "
+				"passes: 1, without verify, stripe, bssplit or ramp"
 		      : wl->engine != RB_ENGINE_URING && wl->engine != RB_ENGINE_URING_CMD
 			      ? "zns reset and finish need engine uring (the kernel's zone ioctls) "
 				"or uring_cmd (NVMe Zone Management Send)"

@@ -108,6 +108,9 @@ struct rb_workload {
 	char placement[64];	      /* "" none, else the placement ids writes carry in turn */
 };
 
+/* The largest block size (bs, a bssplit's sizes). */
+#define RB_MAX_BS (64ULL << 20)
+
 /* The most keys the workload table may have: an Assign carries them all. */
 #define RB_WORKLOAD_MAX_OPTS 64
 

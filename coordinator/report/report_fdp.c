@@ -137,18 +137,33 @@ struct evsum {
 	uint8_t type;
 	size_t n;
 	uint64_t blocks;
-	char pids[64];
+	uint32_t pid[8]; /* the first ones, each once */
+	unsigned npid;
+	bool more; /* more pids than those */
 };
 
 static void add_pid(struct evsum *e, uint32_t pid)
 {
-	char one[16];
-	size_t len = strlen(e->pids);
+	for (unsigned i = 0; i < e->npid; i++)
+		if (e->pid[i] == pid)
+			return;
+	if (e->npid < sizeof(e->pid) / sizeof(e->pid[0]))
+		e->pid[e->npid++] = pid;
+	else
+		e->more = true;
+}
 
-	snprintf(one, sizeof(one), "%s%u", len ? "," : "", pid);
-	/* the first ones that fit, each once */
-	if (strlen(one) + len + 4 < sizeof(e->pids) && !strstr(e->pids, one + (len ? 1 : 0)))
-		strcat(e->pids, one);
+/* The pids as text: "5", "1,11", "-" none, "..." after the first eight. */
+static const char *pids_text(const struct evsum *e, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < e->npid && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "", e->pid[i]);
+	if (e->more && n < len)
+		snprintf(buf + n, len - n, ",...");
+	return buf[0] ? buf : "-";
 }
 
 /* Every file's FDP events with a cell, summed by cell and type, into a new list. */
@@ -204,10 +219,13 @@ void rp_fdp_events_text(const struct rp_report *r, bool md)
 		printf("%s%-26s %-24s %-34s %6s %8s  %s\n", md ? "| " : "", "point", "drive",
 		       "event", "count", "blocks", "placement ids");
 	}
-	for (size_t i = 0; i < m; i++)
+	for (size_t i = 0; i < m; i++) {
+		char pids[128];
+
 		printf("%s%-26.26s %-24.24s %-34s %6zu %8llu  %s\n", md ? "| " : "",
 		       v[i].c->pt->name, v[i].c->label, event_name(v[i].type), v[i].n,
-		       (unsigned long long)v[i].blocks, v[i].pids[0] ? v[i].pids : "-");
+		       (unsigned long long)v[i].blocks, pids_text(&v[i], pids, sizeof(pids)));
+	}
 	free(v);
 }
 
@@ -226,6 +244,8 @@ void rp_fdp_events_html(FILE *o, const struct rp_report *r)
 		      "<th>count</th><th>blocks</th><th>placement ids</th></tr>\n",
 		      o);
 	for (size_t i = 0; i < m; i++) {
+		char pids[128];
+
 		fputs("<tr><td>", o);
 		rp_esc(o, v[i].c->pt->name);
 		fputs("</td><td>", o);
@@ -234,7 +254,7 @@ void rp_fdp_events_html(FILE *o, const struct rp_report *r)
 			"</td><td>%s</td><td class=\"n\">%zu</td><td class=\"n\">%llu</td>"
 			"<td>%s</td></tr>\n",
 			event_name(v[i].type), v[i].n, (unsigned long long)v[i].blocks,
-			v[i].pids[0] ? v[i].pids : "-");
+			pids_text(&v[i], pids, sizeof(pids)));
 	}
 	if (m)
 		fputs("</table>\n", o);

@@ -265,7 +265,8 @@ static void result_extras(struct coord *k, const struct ragent *a, const struct 
 	for (size_t i = 0; i < dr->nzones; i++)
 		zone_row(k, di, dr, i);
 	devlat_rows(k, di, dr);
-	for (size_t i = 0; i < dr->nfdp_events; i++) {
+	/* an agent sends a member's two logs' events at most (63 each): more are no drive's */
+	for (size_t i = 0; i < dr->nfdp_events && i < 4096; i++) {
 		const struct rb_msg_fdp_event *e = &dr->fdp_events[i];
 
 		rb_results_fdp_event(k->res,

@@ -197,6 +197,25 @@ def file_agents(ep, tmp, prefix, names=("a1", "a2"), extra=()):
     return agents
 
 
+def paged_run(campaign, dev, pages, out, state_dir, timeout=120):
+    """The campaign file run in this process (--no-service) against an agent a1 that offers
+    and allows dev and reads its NVMe pages from the folder pages (--nvme-pages): the run's
+    CompletedProcess, the agent (stopped: its output() still there) and the results file
+    the run wrote into out (None when it wrote none)."""
+    ep = f"tcp://127.0.0.1:{free_port()}"
+    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=state_dir,
+                  extra=["--nvme-pages", pages])
+    try:
+        r = run([COORD, "run", campaign, "--listen", ep, "--no-service", "--results", out],
+                timeout=timeout)
+    finally:
+        agent.stop()
+    print(r.stdout[-1500:], r.stderr[-1500:])
+    files = sorted(os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")) \
+        if os.path.isdir(out) else []
+    return r, agent, files[-1] if files else None
+
+
 def run(args, timeout=180, **kw):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kw)
 

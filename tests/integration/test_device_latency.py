@@ -15,7 +15,7 @@ import math
 import os
 import struct
 
-from rbtest import COORD, Agent, Faulty, Tmp, check, free_port, h5, need_faultfs, run
+from rbtest import COORD, Faulty, Tmp, check, h5, need_faultfs, paged_run, run
 
 h5py = h5()
 need_faultfs()
@@ -67,18 +67,10 @@ def one_run(tmp, dev, pages, out):
     path = os.path.join(tmp, "c.yaml")
     with open(path, "w") as f:
         f.write(CAMPAIGN.format(dev=dev))
-    ep = f"tcp://127.0.0.1:{free_port()}"
-    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, out + "-s"),
-                  extra=["--nvme-pages", pages])
-    try:
-        r = run([COORD, "run", path, "--listen", ep, "--no-service",
-                 "--results", os.path.join(tmp, out)], timeout=120)
-    finally:
-        agent.stop()
-    print(r.stdout[-1200:], r.stderr[-1200:])
-    check(r.returncode == 0, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
-    d = os.path.join(tmp, out)
-    return [os.path.join(d, x) for x in os.listdir(d) if x.endswith(".h5")][0]
+    r, agent, f = paged_run(path, dev, pages, os.path.join(tmp, out),
+                            os.path.join(tmp, out + "-s"))
+    check(r.returncode == 0 and f, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
+    return f
 
 
 with Tmp() as tmp:

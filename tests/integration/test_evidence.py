@@ -19,7 +19,7 @@ import os
 import struct
 
 import pgserver
-from rbtest import COORD, Agent, Faulty, Tmp, check, free_port, h5, need_faultfs, run
+from rbtest import COORD, Faulty, Tmp, check, h5, need_faultfs, paged_run, run
 
 h5py = h5()
 need_faultfs()
@@ -38,20 +38,12 @@ phases:
 {verdict}"""
 
 
-def campaign(tmp, ep, dev, pages, out, rw, phase, verdict=""):
+def campaign(tmp, dev, pages, out, rw, phase, verdict=""):
     path = os.path.join(tmp, f"{phase}.yaml")
     with open(path, "w") as f:
         f.write(CAMPAIGN.format(dev=dev, rw=rw, phase=phase, verdict=verdict))
-    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
-                  extra=["--nvme-pages", pages])
-    try:
-        r = run([COORD, "run", path, "--listen", ep, "--no-service", "--results", out],
-                timeout=120)
-    finally:
-        agent.stop()
-    print(r.stdout[-1500:], r.stderr[-1500:])
-    files = [os.path.join(out, x) for x in os.listdir(out) if x.endswith(".h5")]
-    return r, files[0]
+    r, _, f = paged_run(path, dev, pages, out, os.path.join(tmp, "s"))
+    return r, f
 
 
 with Tmp() as tmp:
@@ -75,20 +67,19 @@ with Tmp() as tmp:
             for n in (name, os.path.basename(ok.dev)):
                 with open(os.path.join(pages, f"{n}.{k}"), "wb") as f:
                     f.write(v)
-        ep = f"tcp://127.0.0.1:{free_port()}"
         # a healthy drive with the same pages keeps nothing
-        r, f = campaign(tmp, ep, ok.dev, pages, os.path.join(tmp, "out-ok"), "write", "fill")
+        r, f = campaign(tmp, ok.dev, pages, os.path.join(tmp, "out-ok"), "write", "fill")
         check(r.returncode == 0, f"the healthy drive: exit {r.returncode}")
         with h5py.File(f, "r") as h:
             check(len(h["evidence"]) == 0, "a drive without errors keeps no evidence")
         # a verdict that PASSes orders no capture
-        r, f = campaign(tmp, ep, ok.dev, pages, os.path.join(tmp, "out-pass"), "read", "pass",
+        r, f = campaign(tmp, ok.dev, pages, os.path.join(tmp, "out-pass"), "read", "pass",
                         "verdict: {max_p99: 10s}\n")
         check(r.returncode == 0, f"the passing drive: exit {r.returncode}")
         with h5py.File(f, "r") as h:
             check(len(h["evidence"]) == 0, "a drive that PASSes keeps no evidence")
         # a verdict that FAILs (no IO error) captures after the verdicts, on order
-        r, f = campaign(tmp, ep, ok.dev, pages, os.path.join(tmp, "out-slow"), "read", "slow",
+        r, f = campaign(tmp, ok.dev, pages, os.path.join(tmp, "out-slow"), "read", "slow",
                         "verdict: {max_p99: 1us}\n")
         check(r.returncode == 5, f"a FAIL by max_p99: exit {r.returncode}, want 5")
         check("evidence captured for the vendor after the verdicts" in r.stdout,
@@ -121,7 +112,7 @@ with Tmp() as tmp:
                                             e["stored"].decode())] for e in ev)
                 print("evidence in the database:", rows)
                 check(rows == want, f"the database's evidence rows {rows}, want {want}")
-        r, f = campaign(tmp, ep, dev, pages, os.path.join(tmp, "out-bad"), "write", "fill")
+        r, f = campaign(tmp, dev, pages, os.path.join(tmp, "out-bad"), "write", "fill")
         check(r.returncode == 6, f"IO errors no verdict judged: exit {r.returncode}, want 6")
         with h5py.File(f, "r") as h:
             ev = h["evidence"][:]

@@ -7,8 +7,8 @@ write points. Each point's row holds the host and media bytes its statistics mov
 their ratio, the WAF the pages encode (2.4, then 1.0); `rackbench report` prints them per
 point and its page charts them, a chart a point. A drive without FDP (no pages) has NaN there, not 0.
 
-The FDP events logs (23h) too, the host's (NAME.log-23.N) and the controller's
-(NAME.log-23-1.N), read at each point's start and end: the first point's writes carry an
+The FDP events logs (23h) too, the host's (LSP 1: NAME.log-23-1.N) and the controller's
+(NAME.log-23.N), read at each point's start and end: the first point's writes carry an
 invalid placement id (5), the second sees the media reallocate 8 and 16 blocks. The
 results file's fdp_events table holds exactly the events logged during each point (not
 the one logged before the run), and the report lists them by point and type."""
@@ -16,7 +16,7 @@ import math
 import os
 import struct
 
-from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, run
+from rbtest import COORD, LoopDevices, Tmp, check, h5, paged_run, run
 
 h5py = h5()
 
@@ -89,24 +89,14 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=32 << 20) as (dev,):
     moved = [(0x80, 0, 0, 3000, 8, 4096), (0x80, 0, 0, 3001, 16, None)]
     for i, evs in enumerate([[before], [before, bad_pid], [before, bad_pid],
                              [before, bad_pid]]):
-        put(f"log-23.{i + 1}", events(*evs))
-    for i, evs in enumerate([[], [], [], moved]):
         put(f"log-23-1.{i + 1}", events(*evs))
+    for i, evs in enumerate([[], [], [], moved]):
+        put(f"log-23.{i + 1}", events(*evs))
     path = os.path.join(tmp, "c.yaml")
     with open(path, "w") as f:
         f.write(CAMPAIGN.format(dev=dev))
-    ep = f"tcp://127.0.0.1:{free_port()}"
-    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
-                  extra=["--nvme-pages", pages])
-    try:
-        r = run([COORD, "run", path, "--listen", ep, "--no-service",
-                 "--results", os.path.join(tmp, "out")], timeout=120)
-    finally:
-        agent.stop()
-    print(r.stdout[-2000:], r.stderr[-2000:])
-    check(r.returncode == 0, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
-    f = [os.path.join(tmp, "out", x) for x in os.listdir(os.path.join(tmp, "out"))
-         if x.endswith(".h5")][0]
+    r, agent, f = paged_run(path, dev, pages, os.path.join(tmp, "out"), os.path.join(tmp, "s"))
+    check(r.returncode == 0 and f, f"the campaign: exit {r.returncode}\n{agent.output()[-2000:]}")
     with h5py.File(f, "r") as h:
         res = sorted(h["results"][:], key=lambda x: int(x["point"]))
     got = [(float(x["fdp_host_bytes"]), float(x["fdp_media_bytes"]), float(x["waf"]))
@@ -142,16 +132,8 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=32 << 20) as (dev,):
     # no pages for the drive: no FDP, NaN in its rows
     for x in os.listdir(pages):
         os.unlink(os.path.join(pages, x))
-    agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, "s"),
-                  extra=["--nvme-pages", pages])
-    try:
-        r = run([COORD, "run", path, "--listen", ep, "--no-service",
-                 "--results", os.path.join(tmp, "out2")], timeout=120)
-    finally:
-        agent.stop()
-    check(r.returncode == 0, f"the campaign without FDP: exit {r.returncode}")
-    f = [os.path.join(tmp, "out2", x) for x in os.listdir(os.path.join(tmp, "out2"))
-         if x.endswith(".h5")][0]
+    r, agent, f = paged_run(path, dev, pages, os.path.join(tmp, "out2"), os.path.join(tmp, "s"))
+    check(r.returncode == 0 and f, f"the campaign without FDP: exit {r.returncode}")
     with h5py.File(f, "r") as h:
         res = h["results"][:]
     check(all(math.isnan(float(x["waf"])) and math.isnan(float(x["fdp_host_bytes"]))

@@ -18,7 +18,7 @@ agree). In the run whose SMART counters never move, the same C0h pages make the 
 import os
 import struct
 
-from rbtest import COORD, Agent, LoopDevices, Tmp, check, free_port, h5, run
+from rbtest import COORD, LoopDevices, Tmp, check, h5, paged_run, run
 
 h5py = h5()
 
@@ -120,21 +120,12 @@ with Tmp() as tmp, LoopDevices(tmp, 1, size=16 << 20) as (dev,):
     path = os.path.join(tmp, "c.yaml")
     with open(path, "w") as f:
         f.write(CAMPAIGN.format(dev=dev))
-    ep = f"tcp://127.0.0.1:{free_port()}"
-
     def campaign(out):
         """The campaign run once by an agent reading the pages; its results file."""
-        agent = Agent(ep, "a1", [dev], allow=[dev], state_dir=os.path.join(tmp, out + "-s"),
-                      extra=["--nvme-pages", pages])
-        try:
-            r = run([COORD, "run", path, "--listen", ep, "--no-service",
-                     "--results", os.path.join(tmp, out)], timeout=120)
-        finally:
-            agent.stop()
-        print(r.stdout[-1500:], r.stderr[-1500:])
-        check(r.returncode == 0, f"{out}: exit {r.returncode}\n{agent.output()[-2000:]}")
-        d = os.path.join(tmp, out)
-        return [os.path.join(d, x) for x in os.listdir(d) if x.endswith(".h5")][0]
+        r, agent, f = paged_run(path, dev, pages, os.path.join(tmp, out),
+                                os.path.join(tmp, out + "-s"))
+        check(r.returncode == 0 and f, f"{out}: exit {r.returncode}\n{agent.output()[-2000:]}")
+        return f
 
     f = campaign("out")
     with h5py.File(f, "r") as h:

@@ -172,7 +172,9 @@ static void test_options_zns_management(void **state)
 	} cases[] = {
 		{ "rw", "write", "rw must be trim" },
 		{ "passes", "2", "passes: 1" },
-		{ "bssplit", "8m/100", "without verify, stripe or bssplit" },
+		{ "bssplit", "8m/100", "without verify, stripe, bssplit or ramp" },
+		{ "ramp", "1s", "without verify, stripe, bssplit or ramp" },
+		{ "memory", "gpu", "memory gpu" },
 		{ "engine", "null", "engine uring" },
 		{ "job_region", "whole", "job_region must be split" },
 	};
