@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "nvme_bytes.h"
+#include "nvme_logs.h"
 
 /* ASCII field, space padded: copy and trim */
 static void ascii(char *dst, const uint8_t *src, size_t n)
@@ -155,6 +156,45 @@ static int fdp_log(const struct rb_nvme_ops *ops, const char *path, uint8_t lid,
 	if (!id.fdp)
 		return -EOPNOTSUPP;
 	return log_once(ops, path, 0, lid, lsp, id.endgid, page, len);
+}
+
+int rb_nvme_fdp_pids(const struct rb_nvme_ops *ops, const char *path, unsigned *ret_n)
+{
+	struct rb_fdp_configs *c = NULL;
+	struct rb_nvme_id id;
+	uint32_t v = 0, ns;
+	uint16_t st = 0;
+	uint8_t *page = NULL;
+	void *h;
+	int r;
+
+	if (!ops->get_log || !ops->get_feature)
+		return -EOPNOTSUPP;
+	r = rb_nvme_read(ops, path, &id, NULL, &st);
+	if (!r && !id.fdp)
+		r = -EOPNOTSUPP;
+	if (!r && !(r = ops->open(path, &h, &ns))) {
+		/* FDP (1Dh) of the group: bit 0 enabled, bits 15:8 the configuration's index */
+		r = ops->get_feature(h, 0x1d, id.endgid, &v, &st);
+		ops->close(h);
+	}
+	if (!r && !(v & 1))
+		r = -ENODATA;
+	page = r ? NULL : malloc(RB_FDP_CONFIGS_SIZE);
+	c = page ? malloc(sizeof(*c)) : NULL;
+	if (!r && (!page || !c))
+		r = -ENOMEM;
+	if (!r)
+		r = fdp_log(ops, path, 0x20, 0, page, RB_FDP_CONFIGS_SIZE);
+	if (!r)
+		r = rb_fdp_configs_parse(page, RB_FDP_CONFIGS_SIZE, c);
+	if (!r && ((v >> 8) & 0xff) >= c->n)
+		r = -EINVAL; /* an index the log does not describe */
+	if (!r)
+		*ret_n = (unsigned)c->config[(v >> 8) & 0xff].maxpids + 1;
+	free(c);
+	free(page);
+	return r;
 }
 
 int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64])
@@ -382,7 +422,7 @@ static int ln_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t
 	return ln_result(nvme_get_log(&a), st);
 }
 
-static int ln_get_feature(void *h, uint8_t fid, uint32_t *value, uint16_t *st)
+static int ln_get_feature(void *h, uint8_t fid, uint32_t cdw11, uint32_t *value, uint16_t *st)
 {
 	struct nvme_get_features_args a = {
 		.result = value,
@@ -390,6 +430,7 @@ static int ln_get_feature(void *h, uint8_t fid, uint32_t *value, uint16_t *st)
 		.fd = (int)(intptr_t)h - 1,
 		.sel = NVME_GET_FEATURES_SEL_CURRENT,
 		.fid = fid,
+		.cdw11 = cdw11,
 	};
 
 	return ln_result(nvme_get_features(&a), st);
@@ -598,13 +639,15 @@ static int pg_get_log(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t
 }
 
 /* A feature: DIR/NAME.feature-FID holds its value as text; a set writes it (what a test
- * reads back, across processes, as a drive keeps it). An absent one reads 0. */
-static int pg_get_feature(void *h, uint8_t fid, uint32_t *value, uint16_t *st)
+ * reads back, across processes, as a drive keeps it). An absent one reads 0. A recorded
+ * drive has one value a feature, whatever cdw11 selects. */
+static int pg_get_feature(void *h, uint8_t fid, uint32_t cdw11, uint32_t *value, uint16_t *st)
 {
 	char path[4600];
 	unsigned v = 0;
 	FILE *f;
 
+	(void)cdw11;
 	(void)st;
 	snprintf(path, sizeof(path), "%s/%s.feature-%02x", pages_dir, ((struct pages_h *)h)->name,
 		 fid);

@@ -99,12 +99,14 @@ struct rb_nvme_ops {
 	 * The admin seam's general commands (NULL where a backend has none): a log page by id
 	 * (lsp and lsi its specific field and identifier: an endurance group's for FDP's
 	 * logs) from byte offset, len bytes; a feature's current value
-	 * (Get Features, CQE dword 0); a feature set (Set Features with cdw11), not saved
+	 * (Get Features with cdw11: FDP's 1Dh names the endurance group; CQE dword 0); a
+	 * feature set (Set Features with cdw11), not saved
 	 * across a reset.
 	 */
 	int (*get_log)(void *h, uint32_t nsid, uint8_t lid, uint8_t lsp, uint16_t lsi,
 		       uint64_t offset, void *buf, uint32_t len, uint16_t *ret_status);
-	int (*get_feature)(void *h, uint8_t fid, uint32_t *ret_value, uint16_t *ret_status);
+	int (*get_feature)(void *h, uint8_t fid, uint32_t cdw11, uint32_t *ret_value,
+			   uint16_t *ret_status);
 	int (*set_feature)(void *h, uint8_t fid, uint32_t value, uint16_t *ret_status);
 };
 
@@ -131,6 +133,14 @@ void rb_nvme_pages_dir(const char *dir);
  * backend no log pages; other negative errno.
  */
 int rb_nvme_fdp_stats(const struct rb_nvme_ops *ops, const char *path, uint8_t page[64]);
+/*
+ * How many placement ids a namespace of path's endurance group may use: the FDP
+ * configuration in use (Get Features 1Dh with the group: enabled, its index) in the
+ * configurations log (20h), its MAXPIDS + 1. 0 with *ret_n; -EOPNOTSUPP no FDP (or no
+ * such commands), -ENODATA FDP not enabled on the group, other negative errno.
+ */
+#define RB_FDP_CONFIGS_SIZE 4096
+int rb_nvme_fdp_pids(const struct rb_nvme_ops *ops, const char *path, unsigned *ret_n);
 /* The FDP events log (23h) of the group, the host's or the controller's: 0 or as above. */
 #define RB_FDP_EVENTS_SIZE 4096
 int rb_nvme_fdp_events(const struct rb_nvme_ops *ops, const char *path, bool host,

@@ -28,7 +28,7 @@ static int on_drive(const struct rb_nvme_ops *ops, const char *path, uint8_t fid
 	r = ops->open(path, &h, &nsid);
 	if (r)
 		return r;
-	r = set ? ops->set_feature(h, fid, *value, st) : ops->get_feature(h, fid, value, st);
+	r = set ? ops->set_feature(h, fid, *value, st) : ops->get_feature(h, fid, 0, value, st);
 	ops->close(h);
 	return r;
 }
@@ -174,10 +174,10 @@ void rb_power_now(const struct rb_nvme_ops *ops, const char *path, double *ps, d
 	if (!ops->get_feature || ops->open(path, &h, &nsid))
 		return;
 	/* one open for both: a health snapshot reads them every interval */
-	if (ops->get_feature(h, FID_POWER_MGMT, &v, &st) == 0)
+	if (ops->get_feature(h, FID_POWER_MGMT, 0, &v, &st) == 0)
 		*ps = (double)(v & 0x1f);
 	v = 0;
-	if (ops->get_feature(h, FID_APST, &v, &st) == 0)
+	if (ops->get_feature(h, FID_APST, 0, &v, &st) == 0)
 		*apst = (double)(v & 1);
 	ops->close(h);
 }

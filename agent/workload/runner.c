@@ -281,17 +281,40 @@ static int placement_refusal(const struct rb_workload *wl, const char *path,
 		return -EINVAL;
 	}
 	if (wl->engine == RB_ENGINE_URING_CMD) {
-		if (rb_nvme_fdp_stats(rb_nvme_runs(), t->info.real, page) == 0)
-			return 0;
-		rb_diags_add(
-			d, RB_SEV_ERROR, NULL, 0, 0, path,
-			"placement: %s has no Flexible Data Placement to write with: its FDP "
-			"statistics log (22h) does not read (the drive lacks FDP, or it is not "
-			"enabled on the namespace's endurance group -- enabling it deletes the "
-			"group's namespaces, which rackbench does not do; docs/nvme.md): run "
-			"the point without placement",
-			t->info.real);
-		return -EINVAL;
+		unsigned pids = 0;
+		int r;
+
+		if (rb_nvme_fdp_stats(rb_nvme_runs(), t->info.real, page)) {
+			rb_diags_add(
+				d, RB_SEV_ERROR, NULL, 0, 0, path,
+				"placement: %s has no Flexible Data Placement to write with: "
+				"its FDP statistics log (22h) does not read (the drive lacks FDP, "
+				"or it is not enabled on the namespace's endurance group -- "
+				"enabling it deletes the group's namespaces, which rackbench does "
+				"not do; docs/nvme.md): run the point without placement",
+				t->info.real);
+			return -EINVAL;
+		}
+		r = rb_nvme_fdp_pids(rb_nvme_runs(), t->info.real, &pids);
+		if (r == -ENODATA) {
+			rb_diags_add(
+				d, RB_SEV_ERROR, NULL, 0, 0, path,
+				"placement: %s has FDP, not enabled on its endurance group (Get "
+				"Features 1Dh): enabling it deletes the group's namespaces, which "
+				"rackbench does not do (docs/nvme.md); run the point without "
+				"placement",
+				t->info.real);
+			return -EINVAL;
+		}
+		if (!r && top >= pids) {
+			rb_diags_add(d, RB_SEV_ERROR, NULL, 0, 0, path,
+				     "placement: id %u is past the %u placement id(s) %s's FDP "
+				     "configuration in use allows (0 to %u, its MAXPIDS)",
+				     top, pids, t->info.real, pids - 1);
+			return -EINVAL;
+		}
+		/* a configurations log that does not read: a bad id is the drive's to refuse */
+		return 0;
 	}
 	streams = write_streams(t->fd);
 	if (streams > top)

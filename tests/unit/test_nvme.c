@@ -414,7 +414,8 @@ static void test_power_state(void **st)
 /*
  * FDP statistics through the admin seam (recorded pages): a drive without FDP (CTRATT bit
  * 19 clear) is said to have none; with it, the log of the namespace's endurance group read
- * before and after a point gives the write amplification its bytes encode.
+ * before and after a point gives the write amplification its bytes encode; the placement
+ * ids its namespaces may use come from the configuration FDP's feature names.
  */
 static void test_fdp_stats_through_the_seam(void **st)
 {
@@ -446,6 +447,37 @@ static void test_fdp_stats_through_the_seam(void **st)
 	assert_true(fabs(rb_fdp_waf(&before, &after) - 2.4) < 1e-12);
 	/* a backend without log pages (the test's own fake) has no FDP to read */
 	assert_int_equal(rb_nvme_fdp_stats(&fake, "/dev/nvme0n2", page), -EOPNOTSUPP);
+
+	/* the placement ids a namespace may use: the configuration in use's MAXPIDS + 1 */
+	static uint8_t cfg[RB_FDP_CONFIGS_SIZE];
+	unsigned pids = 0;
+	FILE *f;
+	char path[700];
+
+	put16(cfg + 0, 1);			 /* two configurations */
+	for (int c = 0; c < 2; c++) {
+		uint8_t *d = cfg + 16 + 72 * c; /* 64 bytes and 2 handles of 4 */
+
+		put16(d + 0, 72);
+		d[2] = 0x80; /* valid */
+		put16(d + 8, 2);
+		put16(d + 10, c ? 3 : 0); /* MAXPIDS: 1, then 4 ids */
+	}
+	put32(cfg + 4, 16 + 2 * 72);
+	record(dir, "log-20", cfg, sizeof(cfg));
+	/* not enabled (no feature recorded reads 0) */
+	assert_int_equal(rb_nvme_fdp_pids(&rb_nvme_pages, "/dev/nvme9n1", &pids), -ENODATA);
+	snprintf(path, sizeof(path), "%s/nvme9n1.feature-1d", dir);
+	assert_non_null(f = fopen(path, "we"));
+	fprintf(f, "%u\n", 1u | 1u << 8); /* enabled, configuration 1 */
+	fclose(f);
+	assert_int_equal(rb_nvme_fdp_pids(&rb_nvme_pages, "/dev/nvme9n1", &pids), 0);
+	assert_int_equal(pids, 4);
+	assert_non_null(f = fopen(path, "we"));
+	fprintf(f, "%u\n", 1u | 2u << 8); /* a configuration the log does not describe */
+	fclose(f);
+	assert_int_equal(rb_nvme_fdp_pids(&rb_nvme_pages, "/dev/nvme9n1", &pids), -EINVAL);
+	assert_int_equal(rb_nvme_fdp_pids(&fake, "/dev/nvme0n2", &pids), -EOPNOTSUPP);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
