@@ -318,17 +318,25 @@ static int make_groups(struct rp_report *r)
 	return 0;
 }
 
+const struct rp_cell *rp_row_cell(const struct rp_report *r, const struct rp_file *f,
+				  uint32_t drive, uint32_t point, uint32_t attempt, const long *dl,
+				  size_t ndl, const long *pl, size_t npl)
+{
+	const struct rp_cell *c;
+
+	if (!dl || !pl || drive >= ndl || point >= npl || dl[drive] < 0 || pl[point] < 0)
+		return NULL;
+	c = &r->cells[f->cell0 + (size_t)pl[point] * f->nd + (size_t)dl[drive]];
+	return c->res && attempt == c->res->attempt ? c : NULL;
+}
+
 const struct rp_cell *rp_hist_cell(const struct rp_report *r, const struct rp_file *f,
 				   const struct rb_row_hist *x, const long *dl, size_t ndl,
 				   const long *pl, size_t npl)
 {
-	const struct rp_cell *c;
-
-	if (x->drive >= ndl || x->point >= npl || dl[x->drive] < 0 || pl[x->point] < 0 ||
-	    x->direction > 1 || x->bucket >= RB_HIST_BUCKETS)
+	if (x->direction > 1 || x->bucket >= RB_HIST_BUCKETS)
 		return NULL;
-	c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd + (size_t)dl[x->drive]];
-	return c->res && x->attempt == c->res->attempt ? c : NULL;
+	return rp_row_cell(r, f, x->drive, x->point, x->attempt, dl, ndl, pl, npl);
 }
 
 /*

@@ -181,17 +181,13 @@ static size_t evsum_list(const struct rp_report *r, struct evsum **ret)
 		long *dl = rp_id_lut(f->dr, f->nd, sizeof(*f->dr), &ndl);
 		long *pl = rp_id_lut(f->pt, f->np, sizeof(*f->pt), &npl);
 
-		for (size_t i = 0; dl && pl && i < f->nfe; i++) {
+		for (size_t i = 0; i < f->nfe; i++) {
 			const struct rb_row_fdp_event *x = &f->fe[i];
-			const struct rp_cell *c;
+			const struct rp_cell *c =
+				rp_row_cell(r, f, x->drive, x->point, x->attempt, dl, ndl, pl, npl);
 			size_t j = 0;
 
-			if (x->drive >= ndl || x->point >= npl || dl[x->drive] < 0 ||
-			    pl[x->point] < 0)
-				continue;
-			c = &r->cells[f->cell0 + (size_t)pl[x->point] * f->nd +
-				      (size_t)dl[x->drive]];
-			if (!c->res || c->res->attempt != x->attempt)
+			if (!c)
 				continue;
 			while (j < m && !(v[j].c == c && v[j].type == x->type))
 				j++;

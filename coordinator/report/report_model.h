@@ -318,6 +318,14 @@ int rp_fio_logs(const struct rp_report *r, const char *dir);
  * -1 when unknown; NULL when they are not (or no memory). */
 long *rp_id_lut(const void *rows, size_t n, size_t rowsize, size_t *ret_n);
 /*
+ * The cell a row of file f names (its drive, point and attempt): that drive's at that
+ * point when the row is of the cell's latest attempt; else NULL. dl and pl (ndl, npl of
+ * them): the file's drive and point ids to rows (rp_id_lut; NULL: none).
+ */
+const struct rp_cell *rp_row_cell(const struct rp_report *r, const struct rp_file *f,
+				  uint32_t drive, uint32_t point, uint32_t attempt, const long *dl,
+				  size_t ndl, const long *pl, size_t npl);
+/*
  * The cell a histogram row of file f counts for: its drive's at its point, when the row
  * is of that cell's latest attempt and a read or write bucket in range; else NULL. dl
  * and pl (ndl, npl of them): the file's drive and point ids to rows (rp_id_lut). The one

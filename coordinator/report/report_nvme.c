@@ -196,21 +196,6 @@ static void range_text(const struct rb_row_devlat *d, char *buf, size_t len)
 		snprintf(buf, len, "at least %u ms", d->from_ms);
 }
 
-/* The row's cell: the file's drive and point it names, through their ids' rows (NULL:
- * none, or another attempt than the cell's). */
-static const struct rp_cell *devlat_cell(const struct rp_report *r, const struct rp_file *f,
-					 const struct rb_row_devlat *d, const long *dl, size_t ndl,
-					 const long *pl, size_t npl)
-{
-	const struct rp_cell *c;
-
-	if (!dl || !pl || d->drive >= ndl || d->point >= npl || dl[d->drive] < 0 ||
-	    pl[d->point] < 0)
-		return NULL;
-	c = &r->cells[f->cell0 + (size_t)pl[d->point] * f->nd + (size_t)dl[d->drive]];
-	return c->res && c->res->attempt == d->attempt ? c : NULL;
-}
-
 /* A device-latency row with its cell. */
 struct devlat {
 	const struct rp_cell *c;
@@ -234,8 +219,11 @@ static size_t devlat_list(const struct rp_report *r, struct devlat **ret)
 		long *pl = f->ndl ? rp_id_lut(f->pt, f->np, sizeof(*f->pt), &npl) : NULL;
 
 		for (size_t i = 0; i < f->ndl; i++) {
-			v[m] = (struct devlat){ devlat_cell(r, f, &f->dl[i], dl, ndl, pl, npl),
-						&f->dl[i] };
+			const struct rb_row_devlat *d = &f->dl[i];
+
+			v[m] = (struct devlat){ rp_row_cell(r, f, d->drive, d->point, d->attempt,
+							    dl, ndl, pl, npl),
+						d };
 			m += v[m].c != NULL;
 		}
 		free(dl);
@@ -316,40 +304,58 @@ struct ocprow {
 	char note[200];	   /* the witnesses that disagree */
 };
 
-/* The rise of the host's AER correctable count over cell c's readings; NaN: unknown. */
-static double host_aer(const struct rp_file *f, const struct rp_cell *c)
+/*
+ * What the other witnesses of each cell read, from one pass over each file's health rows
+ * (a long burn-in's readings are read once, not once a cell): the first and last reading
+ * of the host's AER correctable count, and whether SMART's throttling counters were read.
+ */
+struct witness {
+	const struct rb_row_health *first, *last;
+	bool smart;
+};
+
+static struct witness *witnesses(const struct rp_report *r)
 {
-	const struct rb_row_health *a = NULL, *b = NULL;
+	struct witness *w = calloc(r->ncells + 1, sizeof(*w));
 
-	for (size_t k = 0; k < f->nhe; k++) {
-		const struct rb_row_health *x = &f->he[k];
+	for (size_t fi = 0; w && fi < r->nfiles; fi++) {
+		const struct rp_file *f = &r->files[fi];
+		size_t ndl = 0, npl = 0;
+		long *dl = f->nhe ? rp_id_lut(f->dr, f->nd, sizeof(*f->dr), &ndl) : NULL;
+		long *pl = f->nhe ? rp_id_lut(f->pt, f->np, sizeof(*f->pt), &npl) : NULL;
 
-		if (x->drive != c->dr->drive || x->point != c->pt->point ||
-		    x->attempt != c->res->attempt || x->member || !x->h.pcie ||
-		    !(x->h.aer_correctable >= 0)) /* negative or NaN: not counted */
-			continue;
-		if (!a || x->t_ns < a->t_ns)
-			a = x;
-		if (!b || x->t_ns >= b->t_ns)
-			b = x;
+		for (size_t k = 0; k < f->nhe; k++) {
+			const struct rb_row_health *x = &f->he[k];
+			const struct rp_cell *c =
+				x->member ? NULL
+					  : rp_row_cell(r, f, x->drive, x->point, x->attempt, dl,
+							ndl, pl, npl);
+			struct witness *e = c ? &w[c - r->cells] : NULL;
+
+			if (!e)
+				continue;
+			e->smart |= x->h.nvme && !isnan(x->h.throttle_transitions);
+			if (!x->h.pcie || !(x->h.aer_correctable >= 0)) /* negative or NaN */
+				continue;
+			if (!e->first || x->t_ns < e->first->t_ns)
+				e->first = x;
+			if (!e->last || x->t_ns >= e->last->t_ns)
+				e->last = x;
+		}
+		free(dl);
+		free(pl);
 	}
+	return w;
+}
+
+/* The rise of the host's AER correctable count over a cell's readings; NaN: unknown. */
+static double aer_rise(const struct witness *e)
+{
+	const struct rb_row_health *a = e->first, *b = e->last;
+
 	return a && b && a != b && b->h.aer_correctable >= a->h.aer_correctable
 		       ? b->h.aer_correctable - a->h.aer_correctable
 		       : NAN;
-}
-
-/* Whether cell c's drive has SMART throttling counters among its readings of the point. */
-static bool smart_read(const struct rp_file *f, const struct rp_cell *c)
-{
-	for (size_t k = 0; k < f->nhe; k++) {
-		const struct rb_row_health *x = &f->he[k];
-
-		if (x->drive == c->dr->drive && x->point == c->pt->point &&
-		    x->attempt == c->res->attempt && !x->member && x->h.nvme &&
-		    !isnan(x->h.throttle_transitions))
-			return true;
-	}
-	return false;
 }
 
 static void note_add(char *buf, size_t len, const char *what)
@@ -388,7 +394,8 @@ static void ocp_witness(const struct rb_row_result *x, struct ocprow *o)
 static size_t ocp_list(const struct rp_report *r, struct ocprow **ret)
 {
 	bool *hot = hot_cells(r);
-	struct ocprow *v = calloc(r->ncells + 1, sizeof(*v));
+	struct witness *w = witnesses(r);
+	struct ocprow *v = w ? calloc(r->ncells + 1, sizeof(*v)) : NULL;
 	size_t m = 0;
 
 	for (size_t i = 0; v && i < r->ncells; i++) {
@@ -400,12 +407,13 @@ static size_t ocp_list(const struct rp_report *r, struct ocprow **ret)
 		/* an older file reads the columns as zeros: not read */
 		if (!x || f->schema < 14 || isnan(x->ocp_throttle_status))
 			continue;
-		*o = (struct ocprow){ .c = c, .aer = host_aer(f, c) };
-		o->smart = hot && hot[i] ? "rose" : smart_read(f, c) ? "no" : "-";
+		*o = (struct ocprow){ .c = c, .aer = aer_rise(&w[i]) };
+		o->smart = hot && hot[i] ? "rose" : w[i].smart ? "no" : "-";
 		ocp_witness(x, o);
 		m += ocp_worth(x, o);
 	}
 	free(hot);
+	free(w);
 	*ret = v;
 	return m;
 }
